@@ -1,0 +1,24 @@
+"""bnclassify: Bayesian network classifiers on networkx structures and pgmpy networks.
+
+Examples
+--------
+>>> from bnclassify import TAN
+>>> from bnclassify.datasets import load_p450
+>>> X, y = load_p450(return_X_y=True)
+>>> TAN().fit(X, y).score(X, y) > 0.8
+True
+"""
+
+from .classifiers import TAN, BayesNetClassifier, NaiveBayes, SimplerTAN
+from .information import conditional_mutual_information, mutual_information_with_class
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "TAN",
+    "BayesNetClassifier",
+    "NaiveBayes",
+    "SimplerTAN",
+    "conditional_mutual_information",
+    "mutual_information_with_class",
+]

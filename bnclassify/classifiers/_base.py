@@ -1,0 +1,217 @@
+"""The shared base of every Bayesian network classifier in bnclassify.
+
+One base class owns the flow encode -> count -> weigh -> structure ->
+parameters -> network; subclasses say only how edge weights and the feature
+DAG are made. ``predict``, ``predict_proba`` and ``predict_log_proba`` all
+derive from one ``_joint_log_likelihood``, as in scikit-learn's naive Bayes.
+"""
+
+from __future__ import annotations
+
+import time
+from abc import abstractmethod
+
+import numpy as np
+import pandas as pd
+from scipy.special import logsumexp
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
+
+from .._encoding import (
+    HANDLE_UNKNOWN,
+    as_frame,
+    check_alpha,
+    encode_frame,
+    encode_target,
+    learn_categories,
+)
+from ..counts import TrainingCounts
+from ..network import CompiledNetwork, to_pgmpy
+from ..parameters import log_class_prior, log_conditional
+from ..structure import add_class_arcs, feature_parents
+
+
+class BayesNetClassifier(ClassifierMixin, BaseEstimator):
+    """Base class: a class node with an arc to every feature, plus a feature DAG.
+
+    Subclasses implement :meth:`_edge_weights` and :meth:`_feature_dag`.
+    """
+
+    def __init__(self, alpha=1.0, handle_unknown="error"):
+        self.alpha = alpha
+        self.handle_unknown = handle_unknown
+
+    # -- what subclasses define -------------------------------------------------
+    def _edge_weights(self, counts: TrainingCounts, features: list) -> pd.DataFrame | None:
+        """The m x m weights the structure is learned from (None if it needs none)."""
+        return None
+
+    @abstractmethod
+    def _feature_dag(self, weights, features: list, counts: TrainingCounts):
+        """The DAG over the features alone (the class arcs are added by the base)."""
+
+    # -- fitting -----------------------------------------------------------------
+    def fit(self, X, y):
+        """Learn the structure and the CPTs from categorical data.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+            Categorical features; NaN/None cells are missing and are left out
+            of the counts that involve them.
+        y : array-like of shape (n_samples,)
+            Class labels.
+
+        Returns
+        -------
+        self
+        """
+        alpha = check_alpha(self.alpha)
+        if self.handle_unknown not in HANDLE_UNKNOWN:
+            raise ValueError(
+                f"handle_unknown must be one of {HANDLE_UNKNOWN}, got {self.handle_unknown!r}."
+            )
+        frame, has_names = as_frame(X)
+        self.classes_, y_codes = encode_target(y, len(frame))
+        features = list(frame.columns)
+        self.categories_ = [learn_categories(frame[name]) for name in features]
+        codes = encode_frame(frame, self.categories_)
+        self.n_features_in_ = len(features)
+        if has_names:
+            self.feature_names_in_ = np.asarray(features, dtype=object)
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        self.class_node_ = _class_node_name(y, features)
+        cards = np.array([len(c) for c in self.categories_])
+        counts = TrainingCounts(codes, y_codes, cards, len(self.classes_))
+        self._fit_counts(counts, features, alpha)
+        return self
+
+    def _fit_counts(self, counts: TrainingCounts, features, alpha):
+        """Everything after encoding: weights, structure, parameters."""
+        start = time.perf_counter()
+        weights = self._edge_weights(counts, features)
+        after_weights = time.perf_counter()
+        feature_dag = self._feature_dag(weights, features, counts)
+        self.structure_ = add_class_arcs(feature_dag, self.class_node_)
+        after_structure = time.perf_counter()
+        self.compiled_ = self._compile(counts, features, alpha)
+        done = time.perf_counter()
+        self.weights_ = weights
+        self.fit_times_ = {
+            "weights": after_weights - start,
+            "structure": after_structure - after_weights,
+            "parameters": done - after_structure,
+        }
+        self._network = None
+
+    def _compile(self, counts, features, alpha) -> CompiledNetwork:
+        position = {name: k for k, name in enumerate(features)}
+        parents_by_name = feature_parents(self.structure_, self.class_node_)
+        parents = [tuple(position[p] for p in parents_by_name[f]) for f in features]
+        return CompiledNetwork(
+            log_prior=log_class_prior(counts.classes, alpha),
+            parents=parents,
+            log_cpts=[log_conditional(counts.family(i, parents[i]), alpha) for i in range(len(features))],
+        )
+
+    @property
+    def feature_names_(self) -> list:
+        """Names of the feature nodes (the DataFrame's columns, else ``x0 .. x{m-1}``)."""
+        check_is_fitted(self, "structure_")
+        return [n for n in self.structure_.nodes if n != self.class_node_]
+
+    @property
+    def network_(self):
+        """The fitted model as a pgmpy ``DiscreteBayesianNetwork`` (built on first access).
+
+        Its CPDs hold the same probabilities as the fast path; state names are
+        the original category values and class labels.
+        """
+        check_is_fitted(self, "compiled_")
+        if getattr(self, "_network", None) is None:
+            self._network = to_pgmpy(
+                self.compiled_,
+                self.structure_,
+                self.class_node_,
+                self.feature_names_,
+                self.categories_,
+                self.classes_,
+            )
+        return self._network
+
+    # -- prediction --------------------------------------------------------------
+    def _encode(self, X) -> np.ndarray:
+        """Codes of X in the fitted column order and categories."""
+        check_is_fitted(self, "compiled_")
+        frame, has_names = as_frame(X)
+        fitted = self.feature_names_
+        if has_names and hasattr(self, "feature_names_in_"):
+            columns = list(frame.columns)
+            if columns != fitted:
+                missing = [c for c in fitted if c not in columns]
+                extra = [c for c in columns if c not in fitted]
+                if missing or extra:
+                    raise ValueError(
+                        "X's columns differ from those seen in fit: "
+                        f"missing {missing}, unexpected {extra}."
+                    )
+                frame = frame[fitted]  # same columns, other order: align by name
+        elif frame.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"X has {frame.shape[1]} features, but {type(self).__name__} was fitted "
+                f"with {self.n_features_in_}."
+            )
+        frame = frame.set_axis(fitted, axis=1)
+        return encode_frame(frame, self.categories_, self.handle_unknown)
+
+    def _joint_log_likelihood(self, X) -> np.ndarray:
+        """log P(c, x) for every row and class; missing cells summed out exactly."""
+        return self.compiled_.joint_log_likelihood(self._encode(X))
+
+    def predict_log_proba(self, X) -> np.ndarray:
+        """log P(c | x), columns in the order of ``classes_``.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+        """
+        joint = self._joint_log_likelihood(X)
+        norm = logsumexp(joint, axis=1, keepdims=True)
+        impossible = ~np.isfinite(norm[:, 0])
+        if impossible.any():
+            # Only reachable with alpha=0: every class gives the row probability 0.
+            raise ValueError(
+                f"{int(impossible.sum())} row(s) (first: {int(np.argmax(impossible))}) have "
+                "probability 0 under every class; use alpha > 0."
+            )
+        return joint - norm
+
+    def predict_proba(self, X) -> np.ndarray:
+        """P(c | x), columns in the order of ``classes_``; rows sum to 1."""
+        return np.exp(self.predict_log_proba(X))
+
+    def predict(self, X) -> np.ndarray:
+        """The most probable class of each row (ties go to the first class in ``classes_``)."""
+        return self.classes_[np.argmax(self._joint_log_likelihood(X), axis=1)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        tags.input_tags.allow_nan = True
+        return tags
+
+
+def _class_node_name(y, features) -> str:
+    """The class node's name: y's own name when it has one that no feature uses."""
+    name = getattr(y, "name", None)
+    if not isinstance(name, str) or not name:
+        name = "class"
+    while name in features:
+        name = f"{name}_"
+    return name

@@ -1,0 +1,167 @@
+"""Loaders for the data sets bundled with bnclassify."""
+
+from __future__ import annotations
+
+from importlib import resources
+
+import pandas as pd
+from sklearn.utils import Bunch
+
+__all__ = [
+    "load_car",
+    "load_csv",
+    "load_lactamase",
+    "load_nursery",
+    "load_p450",
+    "load_vote",
+]
+
+_DATA = resources.files("bnclassify.datasets") / "data"
+_DESCR = resources.files("bnclassify.datasets") / "descr"
+
+
+def _as_categorical(column: pd.Series) -> pd.Series:
+    """A column as a pandas Categorical whose categories are its sorted values."""
+    values = column.dropna().unique()
+    return column.astype(pd.CategoricalDtype(sorted(values), ordered=False))
+
+
+def load_csv(path, target=None, *, return_X_y=False, descr=""):
+    """Load a categorical CSV file: every column read as strings, empty cells missing.
+
+    Parameters
+    ----------
+    path : str or path-like
+        CSV file with one header row.
+    target : str, optional
+        Name of the class column; the last column by default.
+    return_X_y : bool, default=False
+        Return ``(data, target)`` instead of a Bunch.
+    descr : str, default=""
+        Text stored as ``DESCR``.
+
+    Returns
+    -------
+    sklearn.utils.Bunch or tuple
+        ``data`` (DataFrame of categorical columns), ``target`` (categorical
+        Series), ``feature_names``, ``target_names``, ``frame`` and ``DESCR``.
+
+    Examples
+    --------
+    >>> from importlib import resources
+    >>> path = resources.files("bnclassify.datasets") / "data" / "car.csv"
+    >>> bunch = load_csv(path)
+    >>> bunch.data.shape, bunch.target.name
+    ((1728, 6), 'class')
+    """
+    frame = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""])
+    if frame.empty or frame.shape[1] < 2:
+        raise ValueError(f"{path}: need a header, at least one row and at least two columns.")
+    target = frame.columns[-1] if target is None else target
+    if target not in frame.columns:
+        raise ValueError(
+            f"{path}: no column named {target!r}; columns are {list(frame.columns)}."
+        )
+    frame = frame.apply(_as_categorical)
+    data = frame.drop(columns=[target])
+    y = frame[target]
+    if return_X_y:
+        return data, y
+    return Bunch(
+        data=data,
+        target=y,
+        frame=frame,
+        feature_names=list(data.columns),
+        target_names=list(y.cat.categories),
+        DESCR=descr,
+    )
+
+
+def _load_bundled(name, return_X_y, contacts=False):
+    descr = (_DESCR / f"{name}.rst").read_text()
+    bunch = load_csv(_DATA / f"{name}.csv", descr=descr)
+    if contacts:
+        matrix = pd.read_csv(_DATA / f"{name}_contacts.csv", index_col=0)
+        bunch.contact_matrix = matrix.astype(float)
+    if return_X_y:
+        return bunch.data, bunch.target
+    return bunch
+
+
+def load_p450(*, return_X_y=False):
+    """The 955 cytochrome P450 chimeras (8 blocks, 3 parents each) and their contact matrix.
+
+    Parameters
+    ----------
+    return_X_y : bool, default=False
+        Return ``(data, target)`` only.
+
+    Returns
+    -------
+    sklearn.utils.Bunch
+        ``data``, ``target``, ``frame``, ``feature_names``, ``target_names``,
+        ``DESCR`` and ``contact_matrix`` (8 x 8 DataFrame labelled by block).
+
+    Examples
+    --------
+    >>> p450 = load_p450()
+    >>> p450.data.shape, p450.contact_matrix.loc["block1", "block7"]
+    ((955, 8), np.float64(65.0))
+    """
+    return _load_bundled("p450", return_X_y, contacts=True)
+
+
+def load_lactamase(*, return_X_y=False):
+    """The 553 beta-lactamase chimeras (8 blocks) and their contact matrix.
+
+    Parameters
+    ----------
+    return_X_y : bool, default=False
+        Return ``(data, target)`` only.
+
+    Returns
+    -------
+    sklearn.utils.Bunch
+        As :func:`load_p450`.
+
+    Examples
+    --------
+    >>> lac = load_lactamase()
+    >>> lac.data.shape, lac.contact_matrix.shape
+    ((553, 8), (8, 8))
+    """
+    return _load_bundled("lactamase", return_X_y, contacts=True)
+
+
+def load_car(*, return_X_y=False):
+    """UCI Car Evaluation: 1728 rows, 6 categorical features, 4 classes.
+
+    Examples
+    --------
+    >>> load_car().target.value_counts()["unacc"]
+    np.int64(1210)
+    """
+    return _load_bundled("car", return_X_y)
+
+
+def load_nursery(*, return_X_y=False):
+    """UCI Nursery: 12960 rows, 8 categorical features, 5 classes.
+
+    Examples
+    --------
+    >>> load_nursery().data.shape
+    (12960, 8)
+    """
+    return _load_bundled("nursery", return_X_y)
+
+
+def load_vote(*, return_X_y=False):
+    """UCI Congressional Voting Records: 435 rows, 16 y/n votes, with missing votes as NaN.
+
+    Examples
+    --------
+    >>> X, y = load_vote(return_X_y=True)
+    >>> int(X.isna().sum().sum()), int(X.isna().any(axis=1).sum())
+    (392, 203)
+    """
+    return _load_bundled("vote", return_X_y)

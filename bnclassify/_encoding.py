@@ -74,8 +74,8 @@ def learn_categories(column: pd.Series) -> np.ndarray:
     if isinstance(column.dtype, pd.CategoricalDtype):
         categories = np.asarray(column.dtype.categories)
     elif _is_numeric(column):
-        values = column.to_numpy(dtype=float if column.dtype.kind == "f" else None)
-        categories = np.unique(values[~pd.isna(values)]) if column.dtype.kind == "f" else np.unique(values)
+        values = column.to_numpy()
+        categories = np.unique(values[~pd.isna(values)])
     else:
         observed = pd.unique(column.dropna())
         try:
@@ -142,8 +142,8 @@ def encode_target(y, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
     missing = pd.isna(values)
     if missing.any():
         raise ValueError(
-            f"y has {int(missing.sum())} missing value(s) (first at row {int(np.argmax(missing))}); "
-            "the class must be observed in every training row."
+            f"y has {int(missing.sum())} missing value(s) "
+            f"(first at row {int(np.argmax(missing))}); the class must be observed in every row."
         )
     check_classification_targets(values)
     classes, codes = np.unique(values, return_inverse=True)

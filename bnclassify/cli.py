@@ -36,15 +36,20 @@ def compare(args) -> int:
     rows = []
     for name, model in models.items():
         scores = cross_validate(
-            model, bunch.data, bunch.target, cv=cv,
+            model,
+            bunch.data,
+            bunch.target,
+            cv=cv,
             scoring={"accuracy": "accuracy", "cll_log2_sum": _cll_log2_sum},
         )
-        rows.append({
-            "model": name,
-            "accuracy": scores["test_accuracy"].mean(),
-            "CLL (log2, sum per fold)": scores["test_cll_log2_sum"].mean(),
-            "fit seconds": scores["fit_time"].mean(),
-        })
+        rows.append(
+            {
+                "model": name,
+                "accuracy": scores["test_accuracy"].mean(),
+                "CLL (log2, sum per fold)": scores["test_cll_log2_sum"].mean(),
+                "fit seconds": scores["fit_time"].mean(),
+            }
+        )
     table = pd.DataFrame(rows).set_index("model")
     print(f"{args.dataset}: 10-fold CV (KFold, shuffle, random_state=42), alpha=1")
     print(table.to_string(float_format=lambda v: f"{v:.4f}"))

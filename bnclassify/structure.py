@@ -43,7 +43,9 @@ def weight_graph(weights, features=None) -> nx.Graph:
         Node names; a DataFrame's columns by default, else ``0 .. m-1``.
     """
     if features is None:
-        features = list(weights.columns) if isinstance(weights, pd.DataFrame) else range(len(weights))
+        features = (
+            list(weights.columns) if isinstance(weights, pd.DataFrame) else range(len(weights))
+        )
     features = list(features)
     values = np.asarray(weights, dtype=float)
     graph = nx.Graph()

@@ -112,7 +112,9 @@ class BayesNetClassifier(ClassifierMixin, BaseEstimator):
         return CompiledNetwork(
             log_prior=log_class_prior(counts.classes, alpha),
             parents=parents,
-            log_cpts=[log_conditional(counts.family(i, parents[i]), alpha) for i in range(len(features))],
+            log_cpts=[
+                log_conditional(counts.family(i, parents[i]), alpha) for i in range(len(features))
+            ],
         )
 
     @property

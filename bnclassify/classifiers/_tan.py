@@ -70,9 +70,15 @@ def _resolve_root(root, features):
         return features[0]
     if root in features:
         return root
-    if isinstance(root, int) and not isinstance(root, bool) and -len(features) <= root < len(features):
+    if (
+        isinstance(root, int)
+        and not isinstance(root, bool)
+        and -len(features) <= root < len(features)
+    ):
         return features[root]
-    raise ValueError(f"root={root!r} is neither a feature name nor a position; features: {features}.")
+    raise ValueError(
+        f"root={root!r} is neither a feature name nor a position; features: {features}."
+    )
 
 
 class TAN(_TreeAugmented):

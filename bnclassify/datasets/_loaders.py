@@ -59,9 +59,7 @@ def load_csv(path, target=None, *, return_X_y=False, descr=""):
         raise ValueError(f"{path}: need a header, at least one row and at least two columns.")
     target = frame.columns[-1] if target is None else target
     if target not in frame.columns:
-        raise ValueError(
-            f"{path}: no column named {target!r}; columns are {list(frame.columns)}."
-        )
+        raise ValueError(f"{path}: no column named {target!r}; columns are {list(frame.columns)}.")
     frame = frame.apply(_as_categorical)
     data = frame.drop(columns=[target])
     y = frame[target]

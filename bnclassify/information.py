@@ -38,8 +38,10 @@ def cmi_from_counts(pairwise: PairwiseCounts) -> np.ndarray:
         weighted += np.add.reduceat(np.add.reduceat(terms, starts, axis=0), starts, axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         cmi = np.where(total > 0, weighted / total, 0.0)
-    np.fill_diagonal(cmi, 0.0)
-    return np.maximum(cmi, 0.0)  # rounding can leave -1e-17 where the true value is 0
+    # Mirror one triangle: (i, j) and (j, i) sum in different orders and could
+    # differ in the last bit; rounding can leave -1e-17 where the true value is 0.
+    upper = np.maximum(np.triu(cmi, k=1), 0.0)
+    return upper + upper.T
 
 
 def class_mi_from_counts(counts: TrainingCounts) -> np.ndarray:

@@ -1,0 +1,67 @@
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bnclassify.counts import TrainingCounts, family_counts, pairwise_counts
+
+
+def _random_codes(seed, n=300, cards=(2, 3, 4), n_classes=3, missing=0.1):
+    rng = np.random.default_rng(seed)
+    codes = np.column_stack([rng.integers(0, r, n) for r in cards])
+    codes[rng.random(codes.shape) < missing] = -1
+    return codes, rng.integers(0, n_classes, n), np.array(cards), n_classes
+
+
+def _slow_pair_table(codes, y, i, j, cards, n_classes):
+    table = np.zeros((n_classes, cards[i], cards[j]))
+    for row, c in zip(codes, y, strict=True):
+        if row[i] >= 0 and row[j] >= 0:
+            table[c, row[i], row[j]] += 1
+    return table
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), chunk=st.integers(1, 400))
+def test_pairwise_counts_equal_a_row_loop_for_any_chunk_size(seed, chunk):
+    codes, y, cards, n_classes = _random_codes(seed)
+    pc = pairwise_counts(codes, y, cards, n_classes, chunk_rows=chunk)
+    for i in range(3):
+        for j in range(3):
+            expected = _slow_pair_table(codes, y, i, j, cards, n_classes)
+            if i == j:
+                np.testing.assert_array_equal(pc.feature_class(i), np.einsum("caa->ca", expected))
+            else:
+                np.testing.assert_array_equal(pc.block(i, j), expected)
+
+
+def test_family_counts_equal_pairwise_blocks_and_are_cached():
+    codes, y, cards, n_classes = _random_codes(5)
+    direct = family_counts(codes, y, 2, [0], cards, n_classes)
+    counts = TrainingCounts(codes, y, cards, n_classes)
+    before = counts.family(2, (0,))
+    np.testing.assert_array_equal(before, direct)
+    counts.pairwise  # noqa: B018 - computing it switches family() to read blocks
+    counts._families.clear()
+    np.testing.assert_array_equal(counts.family(2, (0,)), direct)
+    assert counts.family(2, (0,)) is counts.family(2, (0,))
+
+
+def test_two_parent_family_counts():
+    codes, y, cards, n_classes = _random_codes(7)
+    table = family_counts(codes, y, 2, [0, 1], cards, n_classes)
+    assert table.shape == (n_classes, 2, 3, 4)
+    complete = (codes >= 0).all(axis=1)
+    assert table.sum() == complete.sum()
+    c, a, b, x = y[complete][0], *codes[complete][0]
+    expected = np.sum(
+        (y == c) & (codes[:, 0] == a) & (codes[:, 1] == b) & (codes[:, 2] == x)
+    )
+    assert table[c, a, b, x] == expected
+
+
+@pytest.mark.parametrize("n_classes", [2, 5])
+def test_class_counts_total(n_classes):
+    codes, y, cards, _ = _random_codes(1, n_classes=n_classes)
+    counts = TrainingCounts(codes, y, cards, n_classes)
+    assert counts.classes.sum() == len(y)

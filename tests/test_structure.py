@@ -1,0 +1,98 @@
+import networkx as nx
+import numpy as np
+import pandas as pd
+import pytest
+
+from bnclassify.structure import (
+    add_class_arcs,
+    check_weight_matrix,
+    naive_bayes_structure,
+    orient_tree,
+    tan_structure,
+    tree_from_weights,
+    weight_graph,
+)
+
+
+def test_tree_equals_networkx_maximum_spanning_tree():
+    rng = np.random.default_rng(0)
+    w = rng.random((7, 7))
+    w = w + w.T
+    names = list("abcdefg")
+    ours = tree_from_weights(pd.DataFrame(w, index=names, columns=names))
+    reference = nx.maximum_spanning_tree(nx.from_numpy_array(w))
+    assert {frozenset((names[i], names[j])) for i, j in reference.edges()} == {
+        frozenset(e) for e in ours.edges()
+    }
+
+
+def test_ties_break_by_feature_order():
+    # all weights equal: Kruskal with a stable sort keeps (a,b), (a,c), (a,d) — a star on a
+    w = np.ones((4, 4))
+    assert sorted(tree_from_weights(w, list("abcd")).edges()) == [("a", "b"), ("a", "c"), ("a", "d")]
+
+
+def test_zero_weights_still_give_a_spanning_tree():
+    w = np.zeros((5, 5))
+    w[0, 1] = w[1, 0] = 2.0
+    tree = tree_from_weights(w)
+    assert nx.is_tree(tree) and tree.number_of_nodes() == 5
+
+
+def test_orientation_points_away_from_root_and_handles_forests():
+    tree = nx.Graph([("a", "b"), ("b", "c"), ("d", "e")])
+    dag = orient_tree(tree, root="c", order=list("abcde"))
+    assert set(dag.edges()) == {("c", "b"), ("b", "a"), ("d", "e")}
+    assert list(dag.nodes) == list("abcde")
+    assert all(dag.in_degree(v) <= 1 for v in dag)
+    with pytest.raises(ValueError, match="root 'z'"):
+        orient_tree(tree, root="z")
+    with pytest.raises(ValueError, match="cycle"):
+        orient_tree(nx.cycle_graph(3))
+
+
+def test_class_arcs_and_naive_bayes():
+    nb = naive_bayes_structure(["a", "b"], "y")
+    assert set(nb.edges()) == {("y", "a"), ("y", "b")} and list(nb.nodes)[0] == "y"
+    with pytest.raises(ValueError, match="also a feature"):
+        add_class_arcs(nx.DiGraph([("y", "a")]), "y")
+
+
+def test_tan_structure_is_a_dag_where_every_feature_has_the_class_and_at_most_one_feature_parent():
+    rng = np.random.default_rng(3)
+    w = rng.random((6, 6))
+    dag = tan_structure(w + w.T, root=2, class_node="C", features=range(6))
+    assert nx.is_directed_acyclic_graph(dag)
+    for v in range(6):
+        parents = list(dag.predecessors(v))
+        assert "C" in parents and len(parents) <= 2
+    assert dag.in_degree(2) == 1
+
+
+def test_weight_graph_inserts_edges_in_feature_order():
+    graph = weight_graph(np.arange(9).reshape(3, 3) * 1.0, ["a", "b", "c"])
+    assert list(graph.edges()) == [("a", "b"), ("a", "c"), ("b", "c")]
+
+
+@pytest.mark.parametrize(
+    ("matrix", "message"),
+    [
+        (np.ones((2, 3)), "square"),
+        (np.ones((2, 2)), "2 x 2 but the data has 3"),
+        (np.array([[0, 1, 2], [1, 0, 1], [3, 1, 0]]), "symmetric.*'a', 'c'"),
+        (np.array([[0, -1, 0], [-1, 0, 0], [0, 0, 0]]), "non-negative.*'a', 'b'"),
+        (np.array([[0, np.nan, 0], [np.nan, 0, 0], [0, 0, 0]]), "non-finite.*'a', 'b'"),
+        (pd.DataFrame(np.zeros((3, 3)), index=list("abz"), columns=list("abz")), "unexpected"),
+        (np.array([["x"] * 3] * 3), "numeric"),
+    ],
+)
+def test_weight_matrix_errors(matrix, message):
+    with pytest.raises((ValueError, TypeError), match=message):
+        check_weight_matrix(matrix, ["a", "b", "c"])
+
+
+def test_labelled_weight_matrix_is_reordered_to_the_columns():
+    frame = pd.DataFrame([[0, 1, 2], [1, 0, 3], [2, 3, 0]], index=list("cab"), columns=list("cab"))
+    out = check_weight_matrix(frame, ["a", "b", "c"])
+    assert out.loc["a", "b"] == 3 and out.loc["c", "a"] == 1
+    assert list(out.index) == ["a", "b", "c"]

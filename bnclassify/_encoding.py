@@ -9,9 +9,11 @@ pandas' hash-based ``Categorical``, so encoding is vectorised either way.
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 import pandas as pd
+from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.multiclass import check_classification_targets
 
 MISSING = -1
@@ -32,16 +34,21 @@ def as_frame(X, feature_names=None) -> tuple[pd.DataFrame, bool]:
         array = np.asarray(X, dtype=object if _is_ragged_or_mixed(X) else None)
         if array.ndim != 2:
             raise ValueError(
-                f"Expected a 2-D table of features, got an array of shape {array.shape}; "
-                "reshape a single feature with X.reshape(-1, 1)."
+                f"Expected 2D array, got an array of shape {array.shape} instead. Reshape your "
+                "data either using X.reshape(-1, 1) if it has a single feature or "
+                "X.reshape(1, -1) if it contains a single sample."
             )
         names = feature_names if feature_names is not None else _default_names(array.shape[1])
         frame = pd.DataFrame(array, columns=list(names))
         has_names = False
     if frame.shape[0] == 0:
-        raise ValueError("Found an empty table (0 rows); at least one row is required.")
+        raise ValueError(
+            f"Found array with 0 sample(s) (shape={frame.shape}) while a minimum of 1 is required."
+        )
     if frame.shape[1] == 0:
-        raise ValueError("Found a table with 0 features; at least one feature is required.")
+        raise ValueError(
+            f"Found array with 0 feature(s) (shape={frame.shape}) while a minimum of 1 is required."
+        )
     if frame.columns.has_duplicates:
         dupes = sorted(set(frame.columns[frame.columns.duplicated()]))
         raise ValueError(f"Duplicate column names: {dupes}.")
@@ -128,12 +135,19 @@ def encode_frame(frame: pd.DataFrame, categories, handle_unknown="error") -> np.
 
 def encode_target(y, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
     """``(classes, codes)`` of the class column; checks length, missing values, >= 2 classes."""
+    if y is None:
+        raise ValueError("requires y to be passed, but the target y is None.")
     if isinstance(y, pd.DataFrame):
         if y.shape[1] != 1:
             raise ValueError(f"y must be one column, got a DataFrame with {y.shape[1]} columns.")
         y = y.iloc[:, 0]
     values = y.to_numpy() if isinstance(y, pd.Series) else np.asarray(y)
     if values.ndim == 2 and values.shape[1] == 1:
+        warnings.warn(
+            "A column-vector y was passed when a 1d array was expected; using y.ravel().",
+            DataConversionWarning,
+            stacklevel=3,
+        )
         values = values.ravel()
     if values.ndim != 1:
         raise ValueError(f"y must be 1-D, got shape {values.shape}.")
@@ -149,7 +163,8 @@ def encode_target(y, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
     classes, codes = np.unique(values, return_inverse=True)
     if len(classes) < 2:
         raise ValueError(
-            f"y has a single class ({classes[0]!r}); a classifier needs at least 2 classes."
+            f"y has only 1 class ({classes[0]!r}) in {n_rows} sample(s); "
+            "a classifier needs at least 2 classes."
         )
     return classes, codes.astype(np.intp)
 

@@ -61,7 +61,10 @@ def tree_from_weights(weights, features=None) -> nx.Graph:
     """Maximum weight spanning tree of a weight matrix (``nx.maximum_spanning_tree``).
 
     Every pair is a candidate edge, zero weights included, so the result is
-    always a spanning tree; ties break by feature order.
+    always a spanning tree; ties break by feature order. Weights that agree to
+    12 significant digits count as ties: estimates such as the conditional
+    mutual information differ in the last bits when only the order of a sum
+    changes (e.g. categories relabelled), and that must not change the tree.
 
     Examples
     --------
@@ -70,7 +73,13 @@ def tree_from_weights(weights, features=None) -> nx.Graph:
     >>> sorted(tree_from_weights(w, ["a", "b", "c"]).edges())
     [('a', 'b'), ('b', 'c')]
     """
-    return nx.maximum_spanning_tree(weight_graph(weights, features), algorithm="kruskal")
+    if features is None and isinstance(weights, pd.DataFrame):
+        features = list(weights.columns)
+    values = np.asarray(weights, dtype=float)
+    scale = np.abs(values).max() if values.size else 0.0
+    if scale > 0:
+        values = np.round(values / scale, 12) * scale
+    return nx.maximum_spanning_tree(weight_graph(values, features), algorithm="kruskal")
 
 
 def orient_tree(tree: nx.Graph, root=None, order=None) -> nx.DiGraph:

@@ -6,7 +6,6 @@ import itertools
 import math
 from collections import Counter
 
-import numpy as np
 import pandas as pd
 
 
@@ -16,8 +15,11 @@ def slow_cmi(X: pd.DataFrame, y) -> pd.DataFrame:
     y = list(y)
     out = pd.DataFrame(0.0, index=names, columns=names)
     for a, b in itertools.combinations(names, 2):
-        rows = [(xa, xb, c) for xa, xb, c in zip(X[a], X[b], y, strict=True)
-                if not pd.isna(xa) and not pd.isna(xb)]
+        rows = [
+            (xa, xb, c)
+            for xa, xb, c in zip(X[a], X[b], y, strict=True)
+            if not pd.isna(xa) and not pd.isna(xb)
+        ]
         n = len(rows)
         n_abc = Counter(rows)
         n_ac = Counter((xa, c) for xa, _, c in rows)

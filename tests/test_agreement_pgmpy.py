@@ -3,6 +3,7 @@
 import numpy as np
 import pandas as pd
 import pytest
+from _reference import cpd_as_dict
 from pgmpy.estimators import TreeSearch
 from pgmpy.inference import VariableElimination
 from pgmpy.models import DiscreteBayesianNetwork
@@ -10,8 +11,6 @@ from pgmpy.parameter_estimator import DiscreteBayesianEstimator
 
 from bnclassify import TAN, NaiveBayes, SimplerTAN
 from bnclassify.datasets import load_car, load_p450, load_vote
-
-from _reference import cpd_as_dict
 
 
 def _pgmpy_data(X, y, class_node):
@@ -111,13 +110,17 @@ def test_tan_tree_on_p450_equals_pgmpy_tree_search():
     dag = TreeSearch(data, root_node="block1").estimate(
         estimator_type="tan", class_node="functional", show_progress=False
     )
-    feature_edges = {
-        frozenset(e) for e in dag.edges() if "functional" not in e
-    }
+    feature_edges = {frozenset(e) for e in dag.edges() if "functional" not in e}
     ours = {frozenset(e) for e in model.structure_.edges() if "functional" not in e}
     assert ours == feature_edges
     # the tree SOURCES.md states for P450
-    stated = {("block1", "block4"), ("block1", "block7"), ("block7", "block2"),
-              ("block7", "block5"), ("block7", "block6"), ("block7", "block8"),
-              ("block5", "block3")}
+    stated = {
+        ("block1", "block4"),
+        ("block1", "block7"),
+        ("block7", "block2"),
+        ("block7", "block5"),
+        ("block7", "block6"),
+        ("block7", "block8"),
+        ("block5", "block3"),
+    }
     assert ours == {frozenset(e) for e in stated}

@@ -54,9 +54,7 @@ def test_two_parent_family_counts():
     complete = (codes >= 0).all(axis=1)
     assert table.sum() == complete.sum()
     c, a, b, x = y[complete][0], *codes[complete][0]
-    expected = np.sum(
-        (y == c) & (codes[:, 0] == a) & (codes[:, 1] == b) & (codes[:, 2] == x)
-    )
+    expected = np.sum((y == c) & (codes[:, 0] == a) & (codes[:, 1] == b) & (codes[:, 2] == x))
     assert table[c, a, b, x] == expected
 
 

@@ -29,7 +29,11 @@ def test_tree_equals_networkx_maximum_spanning_tree():
 def test_ties_break_by_feature_order():
     # all weights equal: Kruskal with a stable sort keeps (a,b), (a,c), (a,d) — a star on a
     w = np.ones((4, 4))
-    assert sorted(tree_from_weights(w, list("abcd")).edges()) == [("a", "b"), ("a", "c"), ("a", "d")]
+    assert sorted(tree_from_weights(w, list("abcd")).edges()) == [
+        ("a", "b"),
+        ("a", "c"),
+        ("a", "d"),
+    ]
 
 
 def test_zero_weights_still_give_a_spanning_tree():

@@ -161,15 +161,16 @@ class BayesNetClassifier(ClassifierMixin, BaseEstimator):
                 frame = frame[fitted]  # same columns, other order: align by name
         elif frame.shape[1] != self.n_features_in_:
             raise ValueError(
-                f"X has {frame.shape[1]} features, but {type(self).__name__} was fitted "
-                f"with {self.n_features_in_}."
+                f"X has {frame.shape[1]} features, but {type(self).__name__} is expecting "
+                f"{self.n_features_in_} features as input."
             )
         frame = frame.set_axis(fitted, axis=1)
         return encode_frame(frame, self.categories_, self.handle_unknown)
 
     def _joint_log_likelihood(self, X) -> np.ndarray:
         """log P(c, x) for every row and class; missing cells summed out exactly."""
-        return self.compiled_.joint_log_likelihood(self._encode(X))
+        codes = self._encode(X)  # checks fitted before compiled_ is read
+        return self.compiled_.joint_log_likelihood(codes)
 
     def predict_log_proba(self, X) -> np.ndarray:
         """log P(c | x), columns in the order of ``classes_``.
@@ -199,7 +200,8 @@ class BayesNetClassifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X) -> np.ndarray:
         """The most probable class of each row (ties go to the first class in ``classes_``)."""
-        return self.classes_[np.argmax(self._joint_log_likelihood(X), axis=1)]
+        joint = self._joint_log_likelihood(X)  # checks fitted before classes_ is read
+        return self.classes_[np.argmax(joint, axis=1)]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

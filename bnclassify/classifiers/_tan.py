@@ -126,9 +126,11 @@ class SimplerTAN(_TreeAugmented):
 
     Parameters
     ----------
-    contact_matrix : DataFrame or array of shape (n_features, n_features)
+    contact_matrix : DataFrame, array of shape (n_features, n_features) or callable
         Symmetric, non-negative edge weights. A DataFrame is matched to the
-        columns by its labels; an array must be in column order.
+        columns by its labels; an array must be in column order. A callable
+        is called at fit time with the list of feature names and must return
+        such a matrix (useful when the columns are chosen inside a pipeline).
     alpha : float, default=1.0
     root : str or int, optional
         Root of the tree (default: the first feature).
@@ -156,4 +158,7 @@ class SimplerTAN(_TreeAugmented):
     def _edge_weights(self, counts, features):
         if self.contact_matrix is None:
             raise ValueError("SimplerTAN needs a contact_matrix (n_features x n_features).")
-        return check_weight_matrix(self.contact_matrix, features, name="contact_matrix")
+        matrix = self.contact_matrix
+        if callable(matrix):
+            matrix = matrix(list(features))
+        return check_weight_matrix(matrix, features, name="contact_matrix")

@@ -1,0 +1,22 @@
+"""scikit-learn's estimator checks on the three core estimators."""
+
+import numpy as np
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from bnclassify import TAN, NaiveBayes, SimplerTAN
+
+
+def sequence_neighbours(features):
+    """Contacts between neighbouring features only: a chain, whatever the data's width."""
+    m = len(features)
+    return np.eye(m, k=1) + np.eye(m, k=-1)
+
+
+ESTIMATORS = [NaiveBayes(), TAN(), SimplerTAN(contact_matrix=sequence_neighbours)]
+
+
+# Every check applies and passes: no expected failures. (The three array-API checks
+# are skipped by scikit-learn itself unless SCIPY_ARRAY_API is set.)
+@parametrize_with_checks(ESTIMATORS)
+def test_sklearn_compatible_estimator(estimator, check):
+    check(estimator)

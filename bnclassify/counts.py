@@ -18,6 +18,8 @@ from ._encoding import MISSING
 
 #: Rows per block when building one-hot blocks; float32 counts stay exact below 2**24.
 CHUNK_ROWS = 1 << 16
+#: Cells per block when building index arrays over many columns at once.
+CHUNK_ELEMENTS = 1 << 18
 
 
 def class_counts(y: np.ndarray, n_classes: int) -> np.ndarray:
@@ -62,12 +64,17 @@ def family_counts(codes, y, child, parents, cards, n_classes) -> np.ndarray:
     family = [*parents, child]
     shape = (n_classes, *(cards[v] for v in family))
     index = y.astype(np.intp, copy=True)
-    observed = np.ones(len(y), dtype=bool)
+    observed = None
     for v in family:
         column = codes[:, v]
-        observed &= column != MISSING
-        index = index * cards[v] + column
-    counts = np.bincount(index[observed], minlength=int(np.prod(shape)))
+        missing = column == MISSING
+        if missing.any():
+            observed = ~missing if observed is None else observed & ~missing
+        index *= cards[v]
+        index += column
+    counts = np.bincount(
+        index if observed is None else index[observed], minlength=int(np.prod(shape))
+    )
     return counts.astype(float).reshape(shape)
 
 
@@ -119,11 +126,12 @@ def pairwise_counts(codes, y, cards, n_classes, chunk_rows=CHUNK_ROWS) -> Pairwi
     n_total = int(offsets[-1])
     table = np.zeros((n_classes, n_total, n_total))
     for start in range(0, len(y), chunk_rows):
-        block_codes = codes[start : start + chunk_rows]
+        block_codes = np.ascontiguousarray(codes[start : start + chunk_rows])  # row-major scatter
         block_y = y[start : start + chunk_rows]
-        onehot = _one_hot(block_codes, offsets[:-1], n_total)
         for c in range(n_classes):
-            z = onehot[block_y == c]
+            # select the class's (small, integer) rows before one-hot encoding them:
+            # selecting rows of the float one-hot instead costs more than the product
+            z = _one_hot(block_codes[block_y == c], offsets[:-1], n_total)
             if len(z):
                 table[c] += z.T @ z
     return PairwiseCounts(table=table, cards=cards)
@@ -158,12 +166,62 @@ class TrainingCounts:
         return class_counts(self.y, self.n_classes)
 
     @cached_property
+    def feature_class(self) -> list:
+        """N(c, x_i) of every feature, from one bincount over the whole table."""
+        offsets = np.concatenate([[0], np.cumsum(self.cards)])
+        total = int(offsets[-1])
+        flat = np.zeros(self.n_classes * total)
+        rows = max(1, CHUNK_ELEMENTS // self.n_features)
+        for start in range(0, len(self.y), rows):
+            codes = self.codes[start : start + rows]
+            index = self.y[start : start + rows, None] * total + (codes + offsets[:-1])
+            flat += np.bincount(index[codes != MISSING], minlength=len(flat))
+        table = flat.reshape(self.n_classes, total)
+        return [table[:, offsets[i] : offsets[i + 1]] for i in range(self.n_features)]
+
+    @cached_property
     def pairwise(self) -> PairwiseCounts:
         return pairwise_counts(self.codes, self.y, self.cards, self.n_classes)
 
     @property
     def n_features(self) -> int:
         return self.codes.shape[1]
+
+    def families(self, parents_of) -> list:
+        """N(c, x_parents, x_i) for every feature ``i`` given its parent tuple ``parents_of[i]``.
+
+        Families with at most one parent are counted together in one bincount
+        over an ``(n_rows, n_features)`` index, so a tree costs one pass over
+        the table rather than one per feature.
+        """
+        todo = [
+            i
+            for i, parents in enumerate(parents_of)
+            if len(parents) == 1
+            and (i, tuple(parents)) not in self._families
+            and "pairwise" not in self.__dict__
+        ]
+        if len(todo) > 1:
+            self._count_single_parent_families(todo, [parents_of[i][0] for i in todo])
+        return [self.family(i, tuple(parents)) for i, parents in enumerate(parents_of)]
+
+    def _count_single_parent_families(self, children, parents):
+        sizes = self.cards[parents] * self.cards[children]
+        offsets = np.concatenate([[0], np.cumsum(sizes)])
+        total = int(offsets[-1])
+        flat = np.zeros(self.n_classes * total)
+        rows = max(1, CHUNK_ELEMENTS // len(children))  # cache-sized index blocks
+        for start in range(0, len(self.y), rows):
+            child = self.codes[start : start + rows, children].astype(np.intp)
+            parent = self.codes[start : start + rows, parents].astype(np.intp)
+            index = parent * self.cards[children] + child + offsets[:-1]
+            index += self.y[start : start + rows, None] * total
+            observed = (child != MISSING) & (parent != MISSING)
+            flat += np.bincount(index[observed], minlength=len(flat))
+        table = flat.reshape(self.n_classes, total)
+        for k, (i, p) in enumerate(zip(children, parents, strict=True)):
+            shape = (self.n_classes, self.cards[p], self.cards[i])
+            self._families[(i, (p,))] = table[:, offsets[k] : offsets[k + 1]].reshape(shape)
 
     def family(self, child: int, parents=()) -> np.ndarray:
         """N(c, x_parents, x_child), cached; see :func:`family_counts`."""
@@ -172,6 +230,8 @@ class TrainingCounts:
             if "pairwise" in self.__dict__ and len(parents) <= 1:
                 pc = self.pairwise
                 counts = pc.block(parents[0], child).copy() if parents else pc.feature_class(child)
+            elif not parents:
+                counts = self.feature_class[child]
             else:
                 counts = family_counts(
                     self.codes, self.y, child, parents, self.cards, self.n_classes

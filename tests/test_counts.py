@@ -63,3 +63,12 @@ def test_class_counts_total(n_classes):
     codes, y, cards, _ = _random_codes(1, n_classes=n_classes)
     counts = TrainingCounts(codes, y, cards, n_classes)
     assert counts.classes.sum() == len(y)
+
+
+def test_batched_single_parent_families_equal_one_at_a_time():
+    codes, y, cards, n_classes = _random_codes(11, n=500, cards=(2, 3, 4, 2, 3))
+    parents_of = [(), (0,), (1,), (1,), (2,)]
+    batched = TrainingCounts(codes, y, cards, n_classes).families(parents_of)
+    for i, parents in enumerate(parents_of):
+        direct = family_counts(codes, y, i, list(parents), cards, n_classes)
+        np.testing.assert_array_equal(batched[i], direct)

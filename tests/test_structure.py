@@ -26,6 +26,19 @@ def test_tree_equals_networkx_maximum_spanning_tree():
     }
 
 
+@pytest.mark.parametrize("seed", range(20))
+def test_tree_equals_networkx_with_ties_and_zeros(seed):
+    # small integer weights, many ties and zeros (like contact matrices): same edges as networkx
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(2, 12))
+    w = rng.integers(0, 3, (m, m)).astype(float)
+    w = np.triu(w, 1) + np.triu(w, 1).T
+    reference = nx.maximum_spanning_tree(weight_graph(w), algorithm="kruskal")
+    assert {frozenset(e) for e in tree_from_weights(w).edges()} == {
+        frozenset(e) for e in reference.edges()
+    }
+
+
 def test_ties_break_by_feature_order():
     # all weights equal: Kruskal with a stable sort keeps (a,b), (a,c), (a,d) — a star on a
     w = np.ones((4, 4))

@@ -23,7 +23,7 @@ from .._encoding import (
     check_alpha,
     encode_frame,
     encode_target,
-    learn_categories,
+    learn_frame_categories,
 )
 from ..counts import TrainingCounts
 from ..network import CompiledNetwork, to_pgmpy
@@ -74,7 +74,7 @@ class BayesNetClassifier(ClassifierMixin, BaseEstimator):
         frame, has_names = as_frame(X)
         self.classes_, y_codes = encode_target(y, len(frame))
         features = list(frame.columns)
-        self.categories_ = [learn_categories(frame[name]) for name in features]
+        self.categories_ = learn_frame_categories(frame)
         codes = encode_frame(frame, self.categories_)
         self.n_features_in_ = len(features)
         if has_names:
@@ -112,9 +112,7 @@ class BayesNetClassifier(ClassifierMixin, BaseEstimator):
         return CompiledNetwork(
             log_prior=log_class_prior(counts.classes, alpha),
             parents=parents,
-            log_cpts=[
-                log_conditional(counts.family(i, parents[i]), alpha) for i in range(len(features))
-            ],
+            log_cpts=[log_conditional(table, alpha) for table in counts.families(parents)],
         )
 
     @property

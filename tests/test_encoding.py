@@ -1,0 +1,56 @@
+import numpy as np
+import pandas as pd
+import pytest
+
+from bnclassify._encoding import (
+    MISSING,
+    as_frame,
+    codes_dtype,
+    encode_column,
+    encode_frame,
+    learn_categories,
+    learn_frame_categories,
+)
+
+
+def test_integer_block_path_equals_column_path():
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 7, (3000, 5)) * 3  # gaps between values
+    X[:, 2] = rng.integers(0, 2, 3000)
+    frame, _ = as_frame(X)
+    fast = learn_frame_categories(frame)
+    slow = [learn_categories(frame[c]) for c in frame.columns]
+    for a, b in zip(fast, slow, strict=True):
+        np.testing.assert_array_equal(a, b)
+    codes = encode_frame(frame, fast)
+    assert codes.dtype == np.int8 and codes.flags.f_contiguous
+    for j, c in enumerate(frame.columns):
+        np.testing.assert_array_equal(codes[:, j], encode_column(frame[c], slow[j]))
+
+
+def test_integer_block_unknown_values():
+    train, _ = as_frame(np.array([[0, 5], [1, 5], [0, 6]]))
+    categories = learn_frame_categories(train)
+    test, _ = as_frame(np.array([[0, 5], [2, 6], [0, 9000]]))
+    with pytest.raises(ValueError, match=r"Column 'x0' has value\(s\) \[.*2.*\] not seen"):
+        encode_frame(test, categories)
+    codes = encode_frame(test, categories, handle_unknown="marginalize")
+    np.testing.assert_array_equal(codes, [[0, 0], [MISSING, 1], [0, MISSING]])
+
+
+def test_strings_floats_and_mixed_columns():
+    frame = pd.DataFrame(
+        {"s": ["b", "a", None], "f": [1.5, np.nan, 1.5], "o": pd.Series([1, "a", 1], dtype=object)}
+    )
+    categories = [learn_categories(frame[c]) for c in frame.columns]
+    assert list(categories[0]) == ["a", "b"] and list(categories[1]) == [1.5]
+    assert list(categories[2]) == [1, "a"]  # mixed types sort by type name, then text
+    np.testing.assert_array_equal(
+        encode_frame(frame, categories), [[1, 0, 0], [0, MISSING, 1], [MISSING, 0, 0]]
+    )
+
+
+def test_codes_dtype_grows_with_the_number_of_categories():
+    assert codes_dtype([np.arange(3)]) == np.int8
+    assert codes_dtype([np.arange(300)]) == np.int16
+    assert codes_dtype([np.arange(70_000)]) == np.int32

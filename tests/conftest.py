@@ -1,3 +1,0 @@
-import matplotlib
-
-matplotlib.use("Agg")

@@ -188,7 +188,7 @@ def learn_frame_categories(frame: pd.DataFrame) -> list:
     block = _integer_block(frame)
     if block is None:
         return [learn_categories(frame[name]) for name in frame.columns]
-    sizes = block.max(axis=0) + 1
+    sizes = block.max(axis=0).astype(np.intp) + 1  # uint8 data: no wrap-around, int offsets
     offsets = np.concatenate([[0], np.cumsum(sizes)])
     present = np.zeros(offsets[-1], dtype=bool)
     step = max(1, _ENCODE_CELLS // block.shape[1])

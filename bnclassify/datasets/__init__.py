@@ -9,6 +9,8 @@ from ._loaders import (
     load_p450,
     load_vote,
 )
+from ._networks import make_signal_subgraph_networks
+from ._synthetic import make_tree_classification
 
 __all__ = [
     "load_car",
@@ -17,4 +19,6 @@ __all__ = [
     "load_nursery",
     "load_p450",
     "load_vote",
+    "make_signal_subgraph_networks",
+    "make_tree_classification",
 ]

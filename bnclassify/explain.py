@@ -1,0 +1,503 @@
+"""Shapley values (SHAP) of Bayesian network classifiers, exact where it matters.
+
+A Bayesian network classifier's log-odds is a sum of small table look-ups::
+
+    f(x) = [log P(c1) - log P(c0)] + sum_i g_i(x_i, x_pa(i)),
+    g_i = log P(x_i | c1, x_pa(i)) - log P(x_i | c0, x_pa(i)),
+
+one term per feature family (the feature and its feature parents). Shapley
+values are linear in the explained function, so each term can be explained on
+its own and the results added up. A term that reads a family ``F`` of ``k``
+features is a game on ``k`` players only, and its interventional value of a
+coalition ``S`` is ``E_b[g(x_S, b_F\\S)]``: a contraction of the term's table
+with the background's empirical joint distribution over ``F \\ S`` followed by
+one look-up per row. Naive Bayes terms (``k = 1``) give each feature
+``g_i(x_i) - mean_b g_i(b_i)``; a tree edge (``k = 2``) is shared between its
+two endpoints by the two-player Shapley formula. This is exact for any number
+of features and costs a few table operations per family, whatever the sizes of
+``X`` and the background.
+
+Other combinations have no closed form and use the coalition game directly:
+
+* ``method="conditional"``: the value of a coalition ``S`` is the model's own
+  prediction from ``x_S`` alone, the other features marginalised exactly by the
+  network (:meth:`~bnclassify.network.CompiledNetwork.joint_log_likelihood`
+  with missing cells). No background data is involved.
+* ``output="probability"`` (either method) and models without a single
+  compiled network (e.g. ensembles that average members' probabilities).
+
+These are exact by enumerating all ``2**m`` coalitions for up to
+``max_exact_features`` features (12 by default), vectorised over rows and
+coalitions, with every distinct input evaluated once. Beyond that, Shapley
+values are estimated by antithetic permutation sampling: each sampled feature
+order contributes the telescoping differences along its prefixes, so the
+estimate is unbiased and still adds up exactly to ``f(x) - base value``; the
+Monte Carlo standard error is returned as ``Explanation.error_std``.
+
+Output scales. Binary models have one output, for ``classes_[1]``:
+
+* ``"log_odds"``: ``log P(c1 | x) - log P(c0 | x)``;
+* ``"probability"``: ``P(c1 | x)``; interventional value of ``S`` is
+  ``E_b[P(c1 | x_S, b_rest)]`` (the same game shap's ``ExactExplainer`` or
+  ``KernelExplainer`` play on ``predict_proba``), conditional value
+  ``P(c1 | x_S)``.
+
+Models with more than two classes get one output per class (``values`` of shape
+``(n_rows, n_features, n_classes)``):
+
+* ``"log_odds"``: centred class scores ``log P(c, x) - mean_c' log P(c', x)``,
+  the multinomial generalisation of the log-odds: additive like ``log P(c, x)``,
+  free of the ``log P(x)`` part every class shares, and
+  ``softmax(scores) = predict_proba``; differences between two classes' scores
+  are their pairwise log-odds;
+* ``"probability"``: ``P(c | x)`` for every class.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+from math import factorial, prod
+
+import numpy as np
+import pandas as pd
+import shap
+from scipy.special import softmax
+from sklearn.utils.validation import check_is_fitted
+
+from ._encoding import MISSING
+
+__all__ = ["explain", "METHODS", "OUTPUTS"]
+
+METHODS = ("interventional", "conditional")
+OUTPUTS = ("log_odds", "probability")
+
+#: Hybrid rows built at once by the coalition engine (bounds temporary memory).
+_CHUNK_CELLS = 1 << 22
+#: Largest input domain (product of cards + 1) whose model outputs are cached in a dense table.
+_DENSE_CACHE = 1 << 22
+
+
+def explain(
+    model,
+    X,
+    background=None,
+    method="interventional",
+    output="log_odds",
+    *,
+    max_exact_features=12,
+    n_permutations=128,
+    random_state=None,
+):
+    """Shapley values of a fitted Bayesian network classifier as a ``shap.Explanation``.
+
+    Parameters
+    ----------
+    model : fitted bnclassify classifier
+        :class:`~bnclassify.NaiveBayes`, :class:`~bnclassify.TAN`,
+        :class:`~bnclassify.SimplerTAN` or any other bnclassify model. Models
+        with a compiled network (``compiled_``) are explained from their tables;
+        others (e.g. ensembles) through ``predict_log_proba``.
+    X : DataFrame or array-like of shape (n_rows, n_features)
+        Rows to explain, in the model's columns and categories.
+    background : DataFrame or array-like, optional
+        Reference rows for ``method="interventional"`` (complete rows only).
+        Default: ``X`` itself. Not used, and not accepted, by
+        ``method="conditional"``, where the network marginalises absent
+        features itself.
+    method : {"interventional", "conditional"}, default="interventional"
+        ``"interventional"``: an absent feature takes the background's values,
+        ``v(S) = E_b[f(x_S, b_rest)]``. ``"conditional"``: an absent feature is
+        summed out by the model, ``v(S) = f(x_S)``; cells missing in ``X`` are
+        then simply absent (their Shapley value is 0).
+    output : {"log_odds", "probability"}, default="log_odds"
+        Scale of the explained output; see the module docstring for the
+        multiclass definitions. Interventional log-odds of a single network are
+        computed in closed form for any number of features.
+    max_exact_features : int, default=12
+        Coalition games with at most this many features are solved exactly by
+        enumerating the ``2**n_features`` coalitions; larger ones are estimated
+        by permutation sampling.
+    n_permutations : int, default=128
+        Feature orders sampled per row (rounded up to an even number: each order
+        is paired with its reverse) when the game is estimated by sampling.
+    random_state : int, numpy Generator or None, default=None
+        Seed of the permutation sampling.
+
+    Returns
+    -------
+    shap.Explanation
+        ``values`` of shape ``(n_rows, n_features)`` for two classes, else
+        ``(n_rows, n_features, n_classes)``; ``base_values`` (the value of the
+        empty coalition), ``data`` (numeric category values where the
+        categories are numbers, else the category codes; NaN when missing),
+        ``display_data`` (the category values), ``feature_names``, and
+        ``error_std`` (zeros when exact). ``base_values + values.sum(axis=1)``
+        equals the explained output of every row up to rounding.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``method`` or ``output``, a background given with
+        ``method="conditional"``, or missing cells in ``X`` or in the background
+        with ``method="interventional"``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bnclassify import TAN
+    >>> from bnclassify.datasets import load_p450
+    >>> from bnclassify.explain import explain
+    >>> X, y = load_p450(return_X_y=True)
+    >>> model = TAN().fit(X, y)
+    >>> explanation = explain(model, X.iloc[:5], background=X)
+    >>> explanation.values.shape
+    (5, 8)
+    >>> log_proba = model.predict_log_proba(X.iloc[:5])
+    >>> log_odds = log_proba[:, 1] - log_proba[:, 0]
+    >>> total = explanation.base_values + explanation.values.sum(axis=1)
+    >>> bool(np.allclose(total, log_odds, rtol=0, atol=1e-10))
+    True
+
+    The plots of shap take the explanation directly, e.g.
+    ``shap.plots.beeswarm(explain(model, X))``.
+    """
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}.")
+    if output not in OUTPUTS:
+        raise ValueError(f"output must be one of {OUTPUTS}, got {output!r}.")
+    if (
+        isinstance(max_exact_features, bool)
+        or not isinstance(max_exact_features, int | np.integer)
+        or max_exact_features < 0
+    ):
+        raise ValueError(
+            f"max_exact_features must be a non-negative integer, got {max_exact_features!r}."
+        )
+    if (
+        isinstance(n_permutations, bool)
+        or not isinstance(n_permutations, int | np.integer)
+        or n_permutations < 1
+    ):
+        raise ValueError(f"n_permutations must be a positive integer, got {n_permutations!r}.")
+    _check_model(model)
+    codes = np.asarray(model._encode(X), dtype=np.intp)
+    names = _feature_names(model, codes.shape[1])
+    n_classes = len(model.classes_)
+
+    if method == "conditional":
+        if background is not None:
+            raise ValueError(
+                "method='conditional' uses no background data: the model marginalises the "
+                "absent features itself. Pass background=None, or use method='interventional'."
+            )
+        reference = None
+    else:
+        _check_complete(codes, names, "X")
+        reference = codes if background is None else np.asarray(model._encode(background), np.intp)
+        _check_complete(reference, names, "background")
+
+    if method == "interventional" and output == "log_odds" and hasattr(model, "compiled_"):
+        values, base = _additive_interventional(model.compiled_, codes, reference)
+        error = np.zeros_like(values)
+    else:
+        evaluate = _ModelOutput(model, output, n_classes)
+        game = _Game(evaluate, codes, reference)
+        if codes.shape[1] <= max_exact_features:
+            values, base = game.exact()
+            error = np.zeros_like(values)
+        else:
+            values, base, error = game.sampled(n_permutations, np.random.default_rng(random_state))
+
+    data, display = _data_arrays(model.categories_, codes)
+    if n_classes == 2:
+        values, base, error = values[..., 0], base[..., 0], error[..., 0]
+        output_names = None
+    else:
+        output_names = [str(c) for c in model.classes_]
+    return shap.Explanation(
+        values=values,
+        base_values=base,
+        data=data,
+        display_data=display,
+        feature_names=names,
+        output_names=output_names,
+        error_std=error,
+    )
+
+
+# -- checks and bookkeeping ---------------------------------------------------------------------
+def _check_model(model):
+    for attribute in ("_encode", "predict_log_proba"):
+        if not hasattr(model, attribute):
+            raise TypeError(
+                f"explain needs a bnclassify classifier; {type(model).__name__} has no "
+                f"{attribute!r}."
+            )
+    check_is_fitted(model)
+    for attribute in ("classes_", "categories_"):
+        if not hasattr(model, attribute):
+            raise TypeError(
+                f"explain needs a fitted bnclassify classifier; {type(model).__name__} has no "
+                f"{attribute!r}."
+            )
+
+
+def _feature_names(model, m):
+    names = getattr(model, "feature_names_in_", None)
+    if names is None:
+        try:
+            names = model.feature_names_
+        except AttributeError:
+            names = [f"x{i}" for i in range(m)]
+    return [str(n) for n in names]
+
+
+def _check_complete(codes, names, what):
+    missing = codes == MISSING
+    if missing.any():
+        row, column = np.argwhere(missing)[0]
+        raise ValueError(
+            f"{what} has missing cells (first: row {row}, column {names[column]!r}); "
+            "interventional Shapley values need complete rows. Use method='conditional', "
+            "which marginalises missing cells exactly."
+        )
+
+
+def _data_arrays(categories, codes):
+    """Numeric values for colouring shap plots, and the category values for display."""
+    data = np.empty(codes.shape, dtype=float)
+    display = np.empty(codes.shape, dtype=object)
+    for j, cats in enumerate(categories):
+        column = codes[:, j]
+        missing = column == MISSING
+        safe = np.where(missing, 0, column)
+        numbers = pd.to_numeric(pd.Series(cats), errors="coerce").to_numpy(dtype=float)
+        if np.isnan(numbers).any():
+            numbers = np.arange(len(cats), dtype=float)
+        data[:, j] = np.where(missing, np.nan, numbers[safe])
+        display[:, j] = np.where(missing, None, np.asarray(cats, dtype=object)[safe])
+    return data, display
+
+
+def _contrast(scores):
+    """Class scores (leading axis: class) -> explained outputs (leading axis: output).
+
+    Two classes: the log-odds of class 1 (one output). More: centred scores.
+    """
+    if scores.shape[0] == 2:
+        return (scores[1] - scores[0])[None]
+    return scores - scores.mean(axis=0)
+
+
+def _shapley_weight(size, players):
+    """Weight of a coalition of ``size`` other players in a game of ``players``."""
+    return factorial(size) * factorial(players - size - 1) / factorial(players)
+
+
+# -- closed form: interventional log-odds of one network -------------------------------------
+def _additive_interventional(compiled, codes, background):
+    """Exact interventional Shapley values of the (centred) log-odds, family by family.
+
+    Returns ``values`` (n, m, n_outputs) and ``base`` (n, n_outputs).
+    """
+    n, m = codes.shape
+    cards = compiled.cards
+    base = _contrast(compiled.log_prior).astype(float)
+    values = np.zeros((n, m, base.shape[0]))
+    for i in range(m):
+        family = [*compiled.parents[i], i]
+        k = len(family)
+        term = _contrast(compiled.log_cpts[i])  # (outputs, *cards of family)
+        expected = {}  # frozenset of present family positions -> (n, outputs) or (outputs,)
+        for size in range(k + 1):
+            for present in combinations(range(k), size):
+                absent = [p for p in range(k) if p not in present]
+                table = term
+                if absent:
+                    joint = _empirical_joint(background, [family[p] for p in absent], cards)
+                    table = np.tensordot(
+                        term, joint, axes=([1 + p for p in absent], list(range(len(absent))))
+                    )
+                if present:
+                    index = tuple(codes[:, family[p]] for p in present)
+                    expected[frozenset(present)] = table[(slice(None), *index)].T
+                else:
+                    expected[frozenset()] = table
+        base = base + expected[frozenset()]
+        everything = frozenset(range(k))
+        for p, j in enumerate(family):
+            others = everything - {p}
+            for size in range(k):
+                weight = _shapley_weight(size, k)
+                for present in combinations(sorted(others), size):
+                    s = frozenset(present)
+                    values[:, j] += weight * (expected[s | {p}] - expected[s])
+    return values, np.broadcast_to(base, (n, base.shape[0])).copy()
+
+
+def _empirical_joint(codes, columns, cards):
+    """The background's joint relative frequencies over ``columns``, shape ``cards[columns]``."""
+    shape = [cards[c] for c in columns]
+    flat = np.ravel_multi_index(tuple(codes[:, c] for c in columns), shape)
+    return (np.bincount(flat, minlength=prod(shape)) / len(codes)).reshape(shape)
+
+
+# -- coalition games -----------------------------------------------------------------------------
+class _ModelOutput:
+    """The explained output of complete or partial rows of codes, each distinct row computed once.
+
+    Partial rows (``MISSING`` cells) are marginalised by the model. Rows are
+    keyed in a mixed radix (cards + 1, the extra digit for missing); outputs of
+    keys already seen are cached.
+    """
+
+    def __init__(self, model, output, n_classes):
+        self.model = model
+        self.output = output
+        self.n_outputs = 1 if n_classes == 2 else n_classes
+        self.radix = np.array([len(c) + 1 for c in model.categories_], dtype=np.int64)
+        domain = prod(int(r) for r in self.radix)
+        self.keyed = domain < 2**62
+        if self.keyed:
+            self.strides = np.cumprod(np.r_[1, self.radix[::-1][:-1]])[::-1].astype(np.int64)
+        self.dense = domain * self.n_outputs <= _DENSE_CACHE
+        if self.dense:
+            self.cache = np.empty((domain, self.n_outputs))
+            self.filled = np.zeros(domain, dtype=bool)
+
+    def scores(self, codes):
+        """Class scores equal to log P(c | x) up to a per-row constant, shape (rows, classes)."""
+        compiled = getattr(self.model, "compiled_", None)
+        if compiled is not None:
+            return compiled.joint_log_likelihood(codes)
+        return self.model.predict_log_proba(_decode(self.model, codes))
+
+    def transform(self, scores):
+        if self.output == "log_odds":
+            return _contrast(scores.T).T
+        proba = softmax(scores, axis=1)
+        return proba[:, 1:] if scores.shape[1] == 2 else proba
+
+    def evaluate(self, codes):
+        return self.transform(self.scores(codes))
+
+    def __call__(self, rows):
+        """Outputs of ``rows`` (..., m) -> (..., n_outputs)."""
+        shape = rows.shape[:-1]
+        rows = rows.reshape(-1, rows.shape[-1])
+        if not self.keyed:
+            unique, inverse = np.unique(rows, axis=0, return_inverse=True)
+            return self.evaluate(unique)[inverse.ravel()].reshape(*shape, self.n_outputs)
+        keys = (rows + 1) @ self.strides
+        if self.dense:
+            new = np.unique(keys[~self.filled[keys]])
+            if len(new):
+                self.cache[new] = self.evaluate(self._codes(new))
+                self.filled[new] = True
+            return self.cache[keys].reshape(*shape, self.n_outputs)
+        unique, inverse = np.unique(keys, return_inverse=True)
+        return self.evaluate(self._codes(unique))[inverse].reshape(*shape, self.n_outputs)
+
+    def _codes(self, keys):
+        return np.stack(np.unravel_index(keys, tuple(self.radix)), axis=1) - 1
+
+
+def _decode(model, codes):
+    """Codes back to a table of category values (None where missing) that the model accepts."""
+    columns = {}
+    for j, cats in enumerate(model.categories_):
+        column = codes[:, j]
+        values = np.asarray(cats, dtype=object)[np.where(column == MISSING, 0, column)]
+        values[column == MISSING] = None
+        columns[j] = values
+    names = getattr(model, "feature_names_in_", None)
+    frame = pd.DataFrame(columns)
+    if names is not None:
+        frame.columns = list(names)
+    else:
+        frame = frame.to_numpy()
+    return frame
+
+
+class _Game:
+    """Coalition values of every explained row: ``v(S) = output(x_S, rest)``.
+
+    The rest is ``MISSING`` (conditional: the model marginalises it) or each
+    background row in turn (interventional: outputs averaged over the
+    background).
+    """
+
+    def __init__(self, output, codes, background):
+        self.output = output
+        self.codes = codes
+        self.background = background
+
+    def values(self, rows, masks):
+        """Coalition values for ``rows`` (n, m) and masks (n or 1, q, m) -> (n, q, outputs)."""
+        x = rows[:, None, :]
+        if self.background is None:
+            return self.output(np.where(masks, x, MISSING))
+        out = np.zeros((len(rows), masks.shape[1], self.output.n_outputs))
+        b_chunk = max(1, _CHUNK_CELLS // (len(rows) * masks.shape[1] * masks.shape[2]))
+        for start in range(0, len(self.background), b_chunk):
+            b = self.background[start : start + b_chunk]
+            hybrid = np.where(masks[:, :, None, :], x[:, :, None, :], b[None, None, :, :])
+            out += self.output(hybrid).sum(axis=2)
+        return out / len(self.background)
+
+    def _row_chunk(self, per_row):
+        width = 1 if self.background is None else len(self.background)
+        return max(1, _CHUNK_CELLS // max(1, per_row * width))
+
+    def exact(self):
+        """Exact Shapley values by enumerating all coalitions."""
+        n, m = self.codes.shape
+        masks = _all_coalitions(m)
+        weights = _shapley_matrix(masks)
+        values = np.empty((n, m, self.output.n_outputs))
+        base = np.empty((n, self.output.n_outputs))
+        step = self._row_chunk(masks.size)
+        for start in range(0, n, step):
+            rows = self.codes[start : start + step]
+            v = self.values(rows, masks[None])
+            values[start : start + step] = np.einsum("nko,km->nmo", v, weights)
+            base[start : start + step] = v[:, 0]
+        return values, base
+
+    def sampled(self, n_permutations, rng):
+        """Antithetic permutation-sampling estimate, its standard error, exact additivity."""
+        n, m = self.codes.shape
+        half = -(-n_permutations // 2)
+        values = np.empty((n, m, self.output.n_outputs))
+        error = np.empty_like(values)
+        base = np.empty((n, self.output.n_outputs))
+        step = self._row_chunk(2 * half * (m + 1) * m)
+        for start in range(0, n, step):
+            rows = self.codes[start : start + step]
+            orders = np.argsort(rng.random((len(rows), half, m)), axis=2)
+            orders = np.concatenate([orders, orders[:, :, ::-1]], axis=1)
+            rank = np.argsort(orders, axis=2)  # position of each feature in its order
+            masks = rank[:, :, None, :] < np.arange(m + 1)[None, None, :, None]
+            v = self.values(rows, masks.reshape(len(rows), -1, m))
+            v = v.reshape(len(rows), 2 * half, m + 1, -1)
+            steps = np.diff(v, axis=2)  # steps[..., t, :]: gain of the t-th feature of the order
+            gains = np.take_along_axis(steps, rank[..., None], axis=2)  # (rows, orders, m, out)
+            pairs = 0.5 * (gains[:, :half] + gains[:, half:])  # antithetic pairs are independent
+            values[start : start + step] = pairs.mean(axis=1)
+            spread = pairs.std(axis=1, ddof=1) if half > 1 else np.zeros_like(pairs[:, 0])
+            error[start : start + step] = spread / np.sqrt(half)
+            base[start : start + step] = v[:, 0, 0]
+        return values, base, error
+
+
+def _all_coalitions(m):
+    """All 2**m coalitions as boolean masks, coalition k holding the features of k's bits."""
+    return (np.arange(2**m)[:, None] >> np.arange(m)[None, :]) & 1 == 1
+
+
+def _shapley_matrix(masks):
+    """W with ``phi = V @ W``: +w(|S|-1) where i is in S, -w(|S|) where it is not."""
+    m = masks.shape[1]
+    size = masks.sum(axis=1)
+    weight = np.array([_shapley_weight(s, m) for s in range(m)] + [0.0])
+    return np.where(masks, weight[np.maximum(size - 1, 0)][:, None], -weight[size][:, None])

@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
+import numbers
+
+import numpy as np
 import pandas as pd
 
 from ..information import cmi_from_counts
-from ..structure import _empty_feature_graph, check_weight_matrix, orient_tree, tree_from_weights
+from ..structure import (
+    EDGE_SCORES,
+    _empty_feature_graph,
+    check_weight_matrix,
+    edge_gains,
+    forest_from_weights,
+    orient_tree,
+    tree_from_weights,
+)
 from ._base import BayesNetClassifier
 
 
@@ -54,14 +65,46 @@ class NaiveBayes(BayesNetClassifier):
 
 
 class _TreeAugmented(BayesNetClassifier):
-    """A maximum spanning tree of ``weights_`` over the features, rooted at ``root``."""
+    """A maximum spanning tree of ``weights_`` over the features, rooted at ``root``.
+
+    Subclasses say how the weights are computed (``_compute_weights``) and, if
+    not a spanning tree, how the undirected tree or forest is built from them
+    (``_undirected_tree``). :meth:`_fit_shared` lets an ensemble fit several
+    members, rooted differently, from one set of counts, one weight matrix and
+    one undirected tree.
+    """
 
     def __init__(self, alpha=1.0, root=None, handle_unknown="error"):
         super().__init__(alpha=alpha, handle_unknown=handle_unknown)
         self.root = root
 
+    def _compute_weights(self, counts, features):
+        raise NotImplementedError
+
+    def _undirected_tree(self, weights):
+        return tree_from_weights(weights)
+
+    def _edge_weights(self, counts, features):
+        shared = getattr(self, "_shared_tree", None)
+        return shared[0] if shared is not None else self._compute_weights(counts, features)
+
     def _feature_dag(self, weights, features, counts):
-        return orient_tree(tree_from_weights(weights), _resolve_root(self.root, features))
+        shared = getattr(self, "_shared_tree", None)
+        tree = shared[1] if shared is not None else self._undirected_tree(weights)
+        return orient_tree(tree, _resolve_root(self.root, features))
+
+    def _fit_shared(self, counts, features, alpha, weights, tree):
+        """Fit on already-encoded counts with a given weight matrix and undirected tree.
+
+        Used by ensembles whose members differ only in their root: the
+        weights and the tree are computed once and only oriented here.
+        """
+        self._shared_tree = (weights, tree)
+        try:
+            self._fit_counts(counts, features, alpha)
+        finally:
+            del self._shared_tree
+        return self
 
 
 def _resolve_root(root, features):
@@ -82,11 +125,36 @@ def _resolve_root(root, features):
 
 
 class TAN(_TreeAugmented):
-    """Tree-augmented naive Bayes (Friedman, Geiger and Goldszmidt 1997).
+    """Tree-augmented naive Bayes (Friedman, Geiger and Goldszmidt 1997), with
+    penalised Chow-Liu forests and an optional contact prior.
 
-    The feature tree is the maximum spanning tree (``nx.maximum_spanning_tree``)
-    of the conditional mutual information I(X_i; X_j | C), computed from
-    counts (Chow-Liu conditioned on the class), oriented away from ``root``.
+    By default the feature tree is the maximum spanning tree of the
+    conditional mutual information I(X_i; X_j | C), computed from counts
+    (Chow-Liu conditioned on the class), oriented away from ``root``.
+
+    **Penalised forests.** With ``criterion="aic"`` or ``"bic"`` each pair's weight is the
+    gain in penalised log-likelihood of an arc between them (see
+    :func:`~bnclassify.structure.edge_gains`): ``N I(X_i; X_j | C) - df`` or
+    ``N I(X_i; X_j | C) - df log(N) / 2`` with ``df = C (r_i - 1)(r_j - 1)``;
+    only edges whose penalised gain is positive are kept, so the result can
+    be a forest (each further component is rooted at its first feature). This
+    is R bnclassify's ``tan_cl(score=...)``; the parameter is not called
+    ``score`` because scikit-learn estimators have a ``score`` method.
+
+    **Contact prior.** With a ``contact_matrix`` and ``contact_prior = lambda > 0``
+    the tree is the maximum a posteriori tree under the structure prior
+
+        log P(tree) = lambda * sum over edges (i, j) of c_ij / max c + const,
+
+    where ``c`` is the contact matrix and ``max c`` its largest off-diagonal
+    entry: an edge between the most-touching features earns ``lambda`` nats
+    of prior, an edge between features that do not touch earns none. Each
+    pair's weight is then its log-likelihood gain plus its prior term,
+    ``N_ij I(X_i; X_j | C) - penalty_ij + lambda c_ij / max c`` (nats), and the
+    tree maximises log-likelihood + log-prior. ``lambda = 0`` is TAN's tree;
+    as ``lambda`` grows the contacts dominate and the tree becomes Simpler
+    TAN's (:class:`SimplerTAN`), with ties between equal contacts broken by
+    the data instead of by column order.
 
     Parameters
     ----------
@@ -94,14 +162,29 @@ class TAN(_TreeAugmented):
         Dirichlet pseudo-count for every CPT cell and the class prior.
     root : str or int, optional
         Root of the tree: a feature name or position (default: the first feature).
+    criterion : {"loglik", "aic", "bic"}, default="loglik"
+        The structure score. ``"loglik"`` always gives a spanning tree;
+        ``"aic"`` and ``"bic"`` keep only the edges that pay for their parameters.
+    contact_matrix : DataFrame, array of shape (n_features, n_features) or callable, optional
+        Prior belief about which features interact, as in :class:`SimplerTAN`;
+        used only when ``contact_prior > 0``.
+    contact_prior : float, default=0.0
+        ``lambda`` above, in nats: how much the contacts count against the data.
     handle_unknown : {"error", "marginalize"}, default="error"
 
     Attributes
     ----------
     weights_ : DataFrame of shape (n_features, n_features)
-        I(X_i; X_j | C) in nats.
+        With the default ``criterion="loglik"`` and no prior, I(X_i; X_j | C) in
+        nats per row; otherwise each pair's (penalised) gain plus prior term,
+        in nats, the weights the tree or forest maximises.
     structure_, compiled_, network_, classes_, categories_, fit_times_
         As in :class:`NaiveBayes`.
+
+    See Also
+    --------
+    SimplerTAN : the tree of the contact matrix alone.
+    bnclassify.structure.forest_from_weights : the forest step.
 
     Examples
     --------
@@ -111,10 +194,89 @@ class TAN(_TreeAugmented):
     >>> model = TAN().fit(X, y)
     >>> sorted(model.structure_.successors("block7"))
     ['block2', 'block5', 'block6', 'block8']
+    >>> forest = TAN(criterion="bic").fit(X, y)
+    >>> [arc for arc in forest.structure_.edges() if arc[0] != forest.class_node_]
+    [('block1', 'block7'), ('block7', 'block8')]
     """
 
-    def _edge_weights(self, counts, features):
-        return pd.DataFrame(cmi_from_counts(counts.pairwise), index=features, columns=features)
+    def __init__(
+        self,
+        alpha=1.0,
+        root=None,
+        criterion="loglik",
+        contact_matrix=None,
+        contact_prior=0.0,
+        handle_unknown="error",
+    ):
+        super().__init__(alpha=alpha, root=root, handle_unknown=handle_unknown)
+        self.criterion = criterion
+        self.contact_matrix = contact_matrix
+        self.contact_prior = contact_prior
+
+    def _check_params(self):
+        if self.criterion not in EDGE_SCORES:
+            raise ValueError(f"criterion must be one of {EDGE_SCORES}, got {self.criterion!r}.")
+        prior = self.contact_prior
+        if (
+            isinstance(prior, bool)
+            or not isinstance(prior, numbers.Real)
+            or not np.isfinite(prior)
+            or prior < 0
+        ):
+            raise ValueError(f"contact_prior must be a finite number >= 0, got {prior!r}.")
+        if prior > 0 and self.contact_matrix is None:
+            raise ValueError("contact_prior > 0 needs a contact_matrix (n_features x n_features).")
+        return float(prior)
+
+    def _compute_weights(self, counts, features):
+        prior = self._check_params()
+        cmi = cmi_from_counts(counts.pairwise)
+        if self.criterion == "loglik" and prior == 0:
+            weights = cmi
+        else:
+            weights = edge_gains(
+                cmi, pair_rows(counts.pairwise), counts.cards, counts.n_classes, self.criterion
+            )
+            if prior > 0:
+                weights = weights + prior * contact_prior_terms(
+                    _contact_weights(self.contact_matrix, features)
+                )
+        return pd.DataFrame(weights, index=features, columns=features)
+
+    def _undirected_tree(self, weights):
+        if self.criterion == "loglik":
+            return tree_from_weights(weights)
+        return forest_from_weights(weights)
+
+
+def pair_rows(pairwise) -> np.ndarray:
+    """Rows observing both features of each pair, shape ``(m, m)``, from the pair tables."""
+    starts = pairwise.offsets[:-1]
+    total = pairwise.table.sum(axis=0)
+    return np.add.reduceat(np.add.reduceat(total, starts, axis=0), starts, axis=1)
+
+
+def contact_prior_terms(contacts) -> np.ndarray:
+    """Contacts scaled by their largest off-diagonal entry (``c_ij / max c``), zero diagonal.
+
+    Examples
+    --------
+    >>> contact_prior_terms(np.array([[9.0, 4.0, 0.0], [4.0, 9.0, 2.0], [0.0, 2.0, 9.0]]))
+    array([[0. , 1. , 0. ],
+           [1. , 0. , 0.5],
+           [0. , 0.5, 0. ]])
+    """
+    values = np.array(contacts, dtype=float)
+    np.fill_diagonal(values, 0.0)
+    top = values.max() if values.size else 0.0
+    return values / top if top > 0 else values
+
+
+def _contact_weights(matrix, features):
+    """The validated contact matrix (array, DataFrame or callable of the feature names)."""
+    if callable(matrix):
+        matrix = matrix(list(features))
+    return check_weight_matrix(matrix, features, name="contact_matrix")
 
 
 class SimplerTAN(_TreeAugmented):
@@ -155,10 +317,7 @@ class SimplerTAN(_TreeAugmented):
         super().__init__(alpha=alpha, root=root, handle_unknown=handle_unknown)
         self.contact_matrix = contact_matrix
 
-    def _edge_weights(self, counts, features):
+    def _compute_weights(self, counts, features):
         if self.contact_matrix is None:
             raise ValueError("SimplerTAN needs a contact_matrix (n_features x n_features).")
-        matrix = self.contact_matrix
-        if callable(matrix):
-            matrix = matrix(list(features))
-        return check_weight_matrix(matrix, features, name="contact_matrix")
+        return _contact_weights(self.contact_matrix, features)

@@ -66,6 +66,18 @@ class BayesNetClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
+        counts, features, alpha = self._encode_training(X, y)
+        self._fit_counts(counts, features, alpha)
+        return self
+
+    def _encode_training(self, X, y):
+        """Validate and encode the training data; set the encoding attributes.
+
+        Sets ``classes_``, ``categories_``, ``n_features_in_``,
+        ``feature_names_in_`` and ``class_node_`` and returns
+        ``(counts, features, alpha)`` for :meth:`_fit_counts`. Ensembles call
+        it once and fit every member from the same counts.
+        """
         alpha = check_alpha(self.alpha)
         if self.handle_unknown not in HANDLE_UNKNOWN:
             raise ValueError(
@@ -84,8 +96,7 @@ class BayesNetClassifier(ClassifierMixin, BaseEstimator):
         self.class_node_ = _class_node_name(y, features)
         cards = np.array([len(c) for c in self.categories_])
         counts = TrainingCounts(codes, y_codes, cards, len(self.classes_))
-        self._fit_counts(counts, features, alpha)
-        return self
+        return counts, features, alpha
 
     def _fit_counts(self, counts: TrainingCounts, features, alpha):
         """Everything after encoding: weights, structure, parameters."""

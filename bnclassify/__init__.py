@@ -9,7 +9,13 @@ Examples
 True
 """
 
-from .classifiers import TAN, BayesNetClassifier, NaiveBayes, SimplerTAN
+from .classifiers import (
+    TAN,
+    BayesNetClassifier,
+    NaiveBayes,
+    SignalSubgraphClassifier,
+    SimplerTAN,
+)
 from .information import conditional_mutual_information, mutual_information_with_class
 
 __version__ = "0.1.0"
@@ -19,6 +25,7 @@ __all__ = [
     "BayesNetClassifier",
     "NaiveBayes",
     "SimplerTAN",
+    "SignalSubgraphClassifier",
     "conditional_mutual_information",
     "mutual_information_with_class",
 ]

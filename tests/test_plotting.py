@@ -1,0 +1,379 @@
+"""bnclassify.plotting on real fitted models: what is drawn is what the model holds."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import networkx as nx  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+from matplotlib.colors import same_color  # noqa: E402
+
+from bnclassify import TAN, NaiveBayes, SimplerTAN  # noqa: E402
+from bnclassify.datasets import load_car, load_lactamase, load_p450  # noqa: E402
+from bnclassify.plotting import (  # noqa: E402
+    SHARED_COLOR,
+    TREE_A_COLOR,
+    TREE_B_COLOR,
+    drawn_edges,
+    plot_cpt,
+    plot_cv_results,
+    plot_structure,
+    plot_tree_comparison,
+    plot_weights,
+)
+from bnclassify.structure import tree_from_weights  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+@pytest.fixture(autouse=True)
+def _no_show(monkeypatch):
+    def show(*args, **kwargs):
+        raise AssertionError("plotting functions must never call plt.show()")
+
+    monkeypatch.setattr(plt, "show", show)
+
+
+def _fit_all(bunch):
+    X, y = bunch.data, bunch.target
+    return {
+        "nb": NaiveBayes().fit(X, y),
+        "tan": TAN().fit(X, y),
+        "stan": SimplerTAN(bunch.contact_matrix).fit(X, y),
+    }
+
+
+@pytest.fixture(scope="module")
+def p450():
+    bunch = load_p450()
+    return bunch, _fit_all(bunch)
+
+
+@pytest.fixture(scope="module")
+def lactamase():
+    bunch = load_lactamase()
+    return bunch, _fit_all(bunch)
+
+
+def _feature_edges(model):
+    c = model.class_node_
+    return {(u, v) for u, v in model.structure_.edges if c not in (u, v)}
+
+
+def _undirected(edges):
+    return {frozenset(e) for e in edges}
+
+
+def _save_png(fig, path):
+    fig.savefig(path, dpi=60)
+    image = plt.imread(path)
+    assert image.ndim == 3 and image.shape[0] > 50 and image.shape[1] > 50
+    # not a blank canvas: some pixels differ from the background
+    assert np.ptp(image[..., :3]) > 0.5
+
+
+# -- plot_structure -----------------------------------------------------------------------
+@pytest.mark.parametrize("name", ["nb", "tan", "stan"])
+@pytest.mark.parametrize("data", ["p450", "lactamase"])
+def test_structure_draws_exactly_the_models_edges(name, data, request, tmp_path):
+    _, models = request.getfixturevalue(data)
+    model = models[name]
+    ax = plot_structure(model)
+    assert isinstance(ax, plt.Axes)
+    assert set(drawn_edges(ax, role="feature")) == _feature_edges(model)
+    class_arcs = set(drawn_edges(ax, role="class"))
+    assert class_arcs == {(model.class_node_, f) for f in model.feature_names_}
+    assert len(drawn_edges(ax)) == model.structure_.number_of_edges()
+    _save_png(ax.figure, tmp_path / f"{data}_{name}.png")
+
+
+def test_structure_edge_width_grows_with_weight(p450):
+    _, models = p450
+    for model in (models["tan"], models["stan"]):
+        ax = plot_structure(model)
+        arrows = [a for a in ax.patches if getattr(a, "bnclassify_role", None) == "feature"]
+        weights = [model.weights_.loc[u, v] for u, v in (a.bnclassify_edge for a in arrows)]
+        widths = [a.get_linewidth() for a in arrows]
+        order = np.argsort(weights, kind="stable")
+        assert np.all(np.diff(np.asarray(widths)[order]) >= 0)
+        assert max(widths) > 2 * min(widths)
+
+
+def test_structure_tree_is_laid_out_from_its_root(p450):
+    _, models = p450
+    model = models["tan"]
+    ax = plot_structure(model)
+    texts = {t.bnclassify_node: t.get_position() for t in ax.texts if hasattr(t, "bnclassify_node")}
+    assert set(texts) == set(model.structure_.nodes)
+    depth = nx.shortest_path_length(model.structure_.subgraph(model.feature_names_), "block1")
+    for node, d in depth.items():  # one row per depth, root on top, class above the root
+        assert texts[node][1] == pytest.approx(-d)
+    assert texts[model.class_node_][1] > texts["block1"][1]
+    for u, v in _feature_edges(model):  # every edge points down one row
+        assert texts[u][1] - texts[v][1] == pytest.approx(1)
+
+
+def _node_boxes(ax):
+    return {
+        t.bnclassify_node: t.get_bbox_patch().get_window_extent()
+        for t in ax.texts
+        if hasattr(t, "bnclassify_node")
+    }
+
+
+@pytest.mark.parametrize("data", ["p450", "lactamase"])
+def test_no_edge_passes_through_another_node(data, request):
+    """Read back the drawn curves: each stays clear of every node box but its own two."""
+    _, models = request.getfixturevalue(data)
+    fig = plot_tree_comparison(models["tan"], models["stan"])
+    fig.canvas.draw()
+    for ax in fig.axes[:2]:
+        boxes = _node_boxes(ax)
+        for arrow in ax.patches:
+            edge = getattr(arrow, "bnclassify_edge", None)
+            if edge is None:
+                continue
+            path = arrow.get_transform().transform_path(arrow.get_path())
+            points = np.concatenate(path.to_polygons(closed_only=False))
+            for node, box in boxes.items():
+                if node in edge:
+                    continue
+                inside = (
+                    (points[:, 0] > box.x0)
+                    & (points[:, 0] < box.x1)
+                    & (points[:, 1] > box.y0)
+                    & (points[:, 1] < box.y1)
+                )
+                assert not inside.any(), f"{edge} passes through {node}"
+
+
+def test_structure_of_graphs():
+    tree = tree_from_weights(np.array([[0, 3, 1, 0], [3, 0, 2, 1], [1, 2, 0, 5], [0, 1, 5, 0]]))
+    ax = plot_structure(tree, root=1)
+    assert _undirected(drawn_edges(ax)) == _undirected(tree.edges)
+    assert all(a.get_arrowstyle().__class__.__name__ == "Curve" for a in ax.patches)
+
+    dag = nx.DiGraph([("y", "a"), ("y", "b"), ("y", "c"), ("a", "b"), ("a", "c"), ("b", "c")])
+    ax = plot_structure(dag)  # a k-dependence DAG (c has two feature parents); class guessed
+    assert set(drawn_edges(ax, role="class")) == {("y", "a"), ("y", "b"), ("y", "c")}
+    assert set(drawn_edges(ax, role="feature")) == {("a", "b"), ("a", "c"), ("b", "c")}
+    ax = plot_structure(dag, class_node=False)
+    assert set(drawn_edges(ax, role="feature")) == set(dag.edges)
+
+
+def test_structure_on_given_axes_with_weights_from_edges(tmp_path):
+    graph = nx.DiGraph()
+    graph.add_edge("C", "a")
+    graph.add_edge("C", "b")
+    graph.add_edge("a", "b", weight=0.25)
+    fig, ax = plt.subplots()
+    assert plot_structure(graph, ax=ax, class_node="C") is ax
+    labels = {t.get_text() for t in ax.texts}
+    assert "0.25" in labels
+    _save_png(fig, tmp_path / "small.png")
+
+
+def test_structure_errors(p450):
+    with pytest.raises(ValueError, match="not fitted"):
+        plot_structure(TAN())
+    with pytest.raises(TypeError, match="networkx graph"):
+        plot_structure(np.eye(3))
+    with pytest.raises(ValueError, match="'z' is not a node"):
+        plot_structure(nx.DiGraph([("a", "b")]), class_node="z")
+
+
+# -- plot_tree_comparison ------------------------------------------------------------------------
+@pytest.mark.parametrize("data", ["p450", "lactamase"])
+def test_tree_comparison(data, request, tmp_path):
+    bunch, models = request.getfixturevalue(data)
+    tan, stan = models["tan"], models["stan"]
+    fig = plot_tree_comparison(tan, stan, bunch.contact_matrix, labels=("TAN", "STAN"))
+    ax_a, ax_b, ax_m = fig.axes[:3]
+    assert set(drawn_edges(ax_a)) == set(tan.structure_.edges)
+    assert set(drawn_edges(ax_b)) == set(stan.structure_.edges)
+
+    shared = _undirected(_feature_edges(tan)) & _undirected(_feature_edges(stan))
+    assert fig.shared_edges == sorted(tuple(sorted(e)) for e in shared)
+    assert f"{len(shared)} of 7 tree edges shared" in fig._suptitle.get_text()
+
+    # shared edges are vermillion in both trees, the others in each tree's own colour
+    for ax, own in ((ax_a, TREE_A_COLOR), (ax_b, TREE_B_COLOR)):
+        for arrow in ax.patches:
+            if getattr(arrow, "bnclassify_role", None) == "feature":
+                expected = SHARED_COLOR if frozenset(arrow.bnclassify_edge) in shared else own
+                assert same_color(arrow.get_edgecolor(), expected)
+
+    # the heatmap marks TAN's edges in the upper triangle, Simpler TAN's in the lower one
+    names = list(bunch.contact_matrix.index)
+    for role, model, upper in (("matrix-a", tan, True), ("matrix-b", stan, False)):
+        marks = [p for p in ax_m.patches if getattr(p, "bnclassify_role", None) == role]
+        assert _undirected(p.bnclassify_edge for p in marks) == _undirected(_feature_edges(model))
+        for mark in marks:
+            u, v = mark.bnclassify_edge
+            row, col = round(mark.get_y() + 0.5), round(mark.get_x() + 0.5)
+            assert {names[row], names[col]} == {u, v}
+            assert (row < col) == upper
+            shared_mark = frozenset((u, v)) in shared
+            assert same_color(mark.get_edgecolor(), SHARED_COLOR) == shared_mark
+    _save_png(fig, tmp_path / f"{data}_comparison.png")
+
+
+def test_tree_comparison_defaults_to_model_b_weights(p450):
+    _, models = p450
+    fig = plot_tree_comparison(models["tan"], models["stan"])
+    image = fig.axes[2].images[0].get_array()
+    off_diagonal = ~np.eye(8, dtype=bool)
+    np.testing.assert_array_equal(
+        image[off_diagonal], models["stan"].weights_.to_numpy()[off_diagonal]
+    )
+    with pytest.raises(ValueError, match="contact_matrix"):
+        plot_tree_comparison(models["tan"], models["nb"])
+
+
+# -- plot_weights ----------------------------------------------------------------------------------
+def test_weights_heatmap(p450, tmp_path):
+    bunch, models = p450
+    ax = plot_weights(models["tan"])
+    image = ax.images[0].get_array()
+    cmi = models["tan"].weights_.to_numpy()
+    assert image.mask.diagonal().all() and not image.mask[~np.eye(8, dtype=bool)].any()
+    np.testing.assert_allclose(image[~image.mask], cmi[~np.eye(8, dtype=bool)])
+    assert [t.get_text() for t in ax.get_yticklabels()] == models["tan"].feature_names_
+    cell_texts = [t for t in ax.texts if t.get_text()]
+    assert len(cell_texts) == 8 * 7
+    _save_png(ax.figure, tmp_path / "cmi.png")
+
+    ax = plot_weights(bunch.contact_matrix, diagonal=True, annotate=False, colorbar=False)
+    np.testing.assert_array_equal(ax.images[0].get_array(), bunch.contact_matrix.to_numpy())
+    assert not ax.texts
+
+    with pytest.raises(ValueError, match="no weights_"):
+        plot_weights(models["nb"])
+    with pytest.raises(ValueError, match="square"):
+        plot_weights(np.zeros((2, 3)))
+
+
+# -- plot_cpt ------------------------------------------------------------
+@pytest.mark.parametrize(("name", "feature"), [("tan", "block7"), ("stan", 2), ("nb", "block1")])
+def test_cpt_panels_equal_pgmpy_cpds(p450, name, feature, tmp_path):
+    _, models = p450
+    model = models[name]
+    fig = plot_cpt(model, feature)
+    feature = feature if isinstance(feature, str) else model.feature_names_[feature]
+    cpd = model.network_.get_cpds(feature)  # the peer: pgmpy's TabularCPD of the same model
+    values = cpd.get_values().T  # (class x parent configurations, states)
+    n_classes = len(model.classes_)
+    panels = fig.axes[:n_classes]
+    for c, ax in enumerate(panels):
+        shown = ax.images[0].get_array()
+        block = values.reshape(n_classes, -1, values.shape[-1])[c]
+        np.testing.assert_allclose(shown, block)
+        np.testing.assert_allclose(shown.sum(axis=1), 1.0)
+        assert ax.get_title() == f"functional = {model.classes_[c]}"
+    parents = [p for p in cpd.variables[1:] if p != model.class_node_]
+    assert fig._suptitle.get_text() == f"P({feature} | {', '.join(['functional', *parents])})"
+    _save_png(fig, tmp_path / f"cpt_{name}.png")
+
+
+def test_cpt_multiclass_and_errors(tmp_path):
+    X, y = load_car(return_X_y=True)
+    model = TAN().fit(X, y)
+    fig = plot_cpt(model, "safety")
+    assert len([ax for ax in fig.axes if ax.images]) == len(model.classes_)
+    _save_png(fig, tmp_path / "car.png")
+    with pytest.raises(ValueError, match="'colour'"):
+        plot_cpt(model, "colour")
+    with pytest.raises(ValueError, match="not fitted"):
+        plot_cpt(TAN(), "safety")
+
+
+# -- plot_cv_results ------------------------------------------------------------
+def _hand_results(seed=0):
+    rng = np.random.default_rng(seed)
+    rows = []
+    for model, acc, cll in (
+        ("NB", 0.81, -60.7),
+        ("TAN", 0.84, -53.2),
+        ("Simpler TAN", 0.84, -52.1),
+    ):
+        for fold in range(10):
+            rows.append(
+                {
+                    "model": model,
+                    "fold": fold,
+                    "accuracy": acc + rng.normal(0, 0.03),
+                    "f1_macro": acc - 0.05 + rng.normal(0, 0.03),
+                    "cll": cll + rng.normal(0, 4),
+                    "fit_time": abs(rng.normal(0.01, 0.002)),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def _bars(ax):
+    """(label, height, x) of every bar, and the error-bar half-lengths, read from the axes."""
+    bars = []
+    for container in ax.containers:
+        if hasattr(container, "patches") and container.patches:
+            label = container.get_label()
+            segments = container.errorbar.lines[2][0].get_segments()
+            for patch, segment in zip(container.patches, segments, strict=True):
+                half = (segment[1][1] - segment[0][1]) / 2
+                bars.append((label, patch.get_height(), patch.get_x(), half))
+    return bars
+
+
+def test_cv_results_bars_are_fold_means_with_sd(tmp_path):
+    results = _hand_results()
+    fig = plot_cv_results(results)
+    score_ax, cll_ax = fig.axes
+    mean = results.groupby("model").mean(numeric_only=True)
+    sd = results.groupby("model").std(numeric_only=True)
+    bars = _bars(score_ax)
+    assert len(bars) == 3 * 2
+    for label, height, x, half in bars:
+        metric = "accuracy" if x < 0.5 else "f1_macro"  # first group: accuracy
+        assert height == pytest.approx(mean.loc[label, metric])
+        assert half == pytest.approx(sd.loc[label, metric])
+    for label, height, _, half in _bars(cll_ax):
+        assert height == pytest.approx(mean.loc[label, "cll"])
+        assert abs(half) == pytest.approx(sd.loc[label, "cll"])
+    _save_png(fig, tmp_path / "cv.png")
+
+
+def test_cv_results_per_dataset_rows_and_errors(tmp_path):
+    both = pd.concat(
+        [_hand_results(0).assign(dataset="p450"), _hand_results(1).assign(dataset="lactamase")]
+    )
+    fig = plot_cv_results((both, None), metrics=("accuracy", "cll", "fit_time"))
+    assert len(fig.axes) == 2 * 3  # [accuracy] [cll] [fit_time] per data set
+    assert fig.axes[0].get_title() == "p450: accuracy"
+    assert fig.axes[5].get_title() == "lactamase: fit time (s)"
+    _save_png(fig, tmp_path / "cv_two.png")
+    with pytest.raises(ValueError, match=r"\['recall_macro'\]"):
+        plot_cv_results(both, metrics=("accuracy", "recall_macro"))
+    with pytest.raises(TypeError, match="per-fold DataFrame"):
+        plot_cv_results([1, 2, 3])
+
+
+def test_cv_results_from_evaluate(tmp_path):
+    """The real evaluation table, once bnclassify.metrics.evaluate exists."""
+    metrics = pytest.importorskip("bnclassify.metrics")
+    if not hasattr(metrics, "evaluate"):
+        pytest.skip("bnclassify.metrics.evaluate is not written yet")
+    from sklearn.model_selection import KFold
+
+    bunch = load_p450()
+    models = {"NB": NaiveBayes(), "Simpler TAN": SimplerTAN(bunch.contact_matrix)}
+    results = metrics.evaluate(models, bunch.data, bunch.target, cv=KFold(3))
+    fig = plot_cv_results(results)
+    heights = {label for label, *_ in _bars(fig.axes[0])}
+    assert heights == set(models)
+    _save_png(fig, tmp_path / "cv_evaluate.png")

@@ -10,8 +10,12 @@ True
 """
 
 from .classifiers import (
+    AODE,
+    KDB,
+    SPODE,
     TAN,
     BayesNetClassifier,
+    EnsembleTAN,
     NaiveBayes,
     SignalSubgraphClassifier,
     SimplerTAN,
@@ -21,7 +25,11 @@ from .information import conditional_mutual_information, mutual_information_with
 __version__ = "0.1.0"
 
 __all__ = [
+    "AODE",
+    "KDB",
+    "SPODE",
     "TAN",
+    "EnsembleTAN",
     "BayesNetClassifier",
     "NaiveBayes",
     "SimplerTAN",

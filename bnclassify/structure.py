@@ -367,7 +367,7 @@ def kdb_feature_dag(cmi, class_mi, k, features=None, order=None) -> nx.DiGraph:
     -------
     nx.DiGraph
         Nodes in ``features`` order; each node's predecessors are listed by
-        decreasing I(X_i; X_j | C).
+        decreasing I(X_i; X_j | C). ``dag.graph["order"]`` is the order used.
 
     Examples
     --------
@@ -390,6 +390,7 @@ def kdb_feature_dag(cmi, class_mi, k, features=None, order=None) -> nx.DiGraph:
         raise ValueError(f"order must be a permutation of the features {features}, got {order}.")
     position = {name: i for i, name in enumerate(features)}
     dag = _empty_feature_graph(features)
+    dag.graph["order"] = order
     for rank, child in enumerate(order):
         earlier = [position[v] for v in order[:rank]]
         strength = values[position[child], earlier]

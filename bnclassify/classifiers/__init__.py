@@ -1,7 +1,20 @@
 """scikit-learn estimators: thin layers of structure + parameters + network."""
 
+from ._aode import AODE, SPODE
 from ._base import BayesNetClassifier
+from ._ensemble import EnsembleTAN
+from ._kdb import KDB
 from ._signal_subgraph import SignalSubgraphClassifier
 from ._tan import TAN, NaiveBayes, SimplerTAN
 
-__all__ = ["TAN", "BayesNetClassifier", "NaiveBayes", "SimplerTAN", "SignalSubgraphClassifier"]
+__all__ = [
+    "AODE",
+    "KDB",
+    "SPODE",
+    "EnsembleTAN",
+    "TAN",
+    "BayesNetClassifier",
+    "NaiveBayes",
+    "SimplerTAN",
+    "SignalSubgraphClassifier",
+]

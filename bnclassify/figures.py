@@ -166,8 +166,8 @@ def _structures(dataset, out_dir):
     paths = []
     for model, slug, caption in (
         (nb, "naive_bayes", "naive Bayes"),
-        (tan, "tan", "TAN: maximum spanning tree of I(Xi; Xj | C), nats"),
-        (stan, "simpler_tan", "Simpler TAN: maximum spanning tree of the contacts"),
+        (tan, "tan", "TAN: maximum spanning tree\nof I(Xi; Xj | C), in nats"),
+        (stan, "simpler_tan", "Simpler TAN: maximum spanning tree\nof the contact counts"),
     ):
         ax = plotting.plot_structure(model, title=f"{title} {caption}")
         paths.append(save(ax.figure, out_dir, f"{dataset}_{slug}_structure.png"))

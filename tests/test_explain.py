@@ -377,3 +377,30 @@ def test_bad_arguments_raise(p450, p450_models, vote):
         explain(vote_model, incomplete)
     with pytest.raises(ValueError, match="background has missing cells"):
         explain(vote_model, vote.data.dropna().iloc[:3], incomplete)
+
+
+# -- the study's figures -----------------------------------------------------------------------
+def test_beeswarm_panels_order_blocks_by_each_models_mean_abs_shap():
+    from bnclassify._shap_figures import plot_beeswarms, study_explanations
+
+    explanations = study_explanations("lactamase")
+    fig = plot_beeswarms(explanations, "lactamase")
+    for ax, explanation in zip(fig.axes, explanations.values(), strict=True):
+        ranking = np.array(explanation.feature_names)[
+            np.argsort(-np.abs(explanation.values).mean(0))
+        ]
+        drawn = [t.get_text() for t in ax.get_yticklabels()][::-1]  # shap draws bottom-up
+        assert drawn == list(ranking)
+    plt.close(fig)
+
+
+def test_shap_figures_writes_four_pngs(tmp_path):
+    from bnclassify._shap_figures import shap_figures
+
+    paths = shap_figures(tmp_path)
+    assert sorted(p.name for p in paths) == sorted(
+        f"shap_{kind}_{data}.png" for kind in ("bar", "beeswarm") for data in ("p450", "lactamase")
+    )
+    for path in paths:
+        assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert plt.imread(path).shape[0] > 400

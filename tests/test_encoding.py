@@ -54,3 +54,12 @@ def test_codes_dtype_grows_with_the_number_of_categories():
     assert codes_dtype([np.arange(3)]) == np.int8
     assert codes_dtype([np.arange(300)]) == np.int16
     assert codes_dtype([np.arange(70_000)]) == np.int32
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.uint16, np.int32])
+def test_small_integer_dtypes_take_the_block_path_correctly(dtype):
+    X = np.array([[0, 255 if dtype in (np.uint8, np.uint16, np.int32) else 127], [3, 0]])
+    frame, _ = as_frame(X.astype(dtype))
+    categories = learn_frame_categories(frame)
+    assert [list(c) for c in categories] == [[0, 3], sorted(X[:, 1])]
+    np.testing.assert_array_equal(encode_frame(frame, categories), [[0, 1], [1, 0]])

@@ -177,6 +177,12 @@ def test_coherent_equals_the_literal_algorithm(directed, loops, n_edges, n_verti
     assert clf.signal_vertices_.tolist() == vertices
     assert len(vertices) == n_vertices_signal
     assert all(i in vertices or j in vertices for i, j in clf.signal_edges_)
+    flagged = [v for v, is_signal in clf.signal_graph_.nodes(data="signal_vertex") if is_signal]
+    assert sorted(flagged) == vertices
+    canonical = tuple if directed else frozenset
+    assert {canonical(e) for e in clf.signal_graph_.edges} == {
+        canonical(e) for e in clf.signal_edges_
+    }
 
 
 @settings(max_examples=150, deadline=None)

@@ -486,9 +486,11 @@ class SignalSubgraphClassifier(ClassifierMixin, BaseEstimator):
         The signal vertices of the coherent estimator; for the incoherent one,
         the vertices the signal edges touch. Sorted.
     signal_graph_ : networkx.Graph or networkx.DiGraph
-        The signal subgraph on ``signal_vertices_``; each edge carries
-        ``rank`` (1 = most significant), ``pvalue`` and ``probability`` (a
-        dict from class label to ``edge_prob_``).
+        The signal subgraph: its nodes are the vertices the signal edges
+        touch, plus the signal vertices (node attribute ``signal_vertex``
+        True for those in ``signal_vertices_``); each edge carries ``rank``
+        (1 = most significant), ``pvalue`` and ``probability`` (a dict from
+        class label to ``edge_prob_``).
     edge_log_prob_ : ndarray of shape (n_classes, n_edges)
         ``log p^y_ij`` of each signal edge, in the order of ``signal_edges_``.
 
@@ -697,11 +699,13 @@ class SignalSubgraphClassifier(ClassifierMixin, BaseEstimator):
 
     def _signal_graph(self, pvalues):
         graph = nx.DiGraph() if self.directed else nx.Graph()
-        graph.add_nodes_from(self.signal_vertices_.tolist())
+        graph.add_nodes_from(self.signal_vertices_.tolist(), signal_vertex=True)
         labels = self.classes_.tolist()
         for rank, ((i, j), p) in enumerate(zip(self.signal_edges_, pvalues, strict=True), 1):
             probability = dict(zip(labels, self.edge_prob_[:, i, j].tolist(), strict=True))
             graph.add_edge(i, j, rank=rank, pvalue=float(p), probability=probability)
+        for _, data in graph.nodes(data=True):
+            data.setdefault("signal_vertex", False)
         return graph
 
     # -- prediction --------------------------------------------------------------

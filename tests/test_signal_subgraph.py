@@ -65,7 +65,9 @@ def _tables(X, y, rows, cols, classes):
 
 
 # -- the per-edge tests against scipy ------------------------------------------------
-@pytest.mark.parametrize(("n_1", "n"), [(1, 2), (1, 5), (5, 10), (10, 20), (7, 23), (30, 61)])
+@pytest.mark.parametrize(
+    ("n_1", "n"), [(1, 2), (1, 5), (5, 10), (10, 20), (7, 23), (30, 61), (23, 30)]
+)
 def test_fisher_log_pvalues_equal_scipy_on_every_table(n_1, n):
     """Every 2 x 2 table with these row sums, balanced designs (symmetric pmfs) included."""
     pairs = [(x, k) for k in range(n + 1) for x in range(max(0, n_1 - (n - k)), min(k, n_1) + 1)]
@@ -73,6 +75,19 @@ def test_fisher_log_pvalues_equal_scipy_on_every_table(n_1, n):
     ours = np.exp(fisher_exact_log_pvalues(x, k, n_1, n))
     scipy_p = [fisher_exact([[a, n_1 - a], [b - a, n - n_1 - (b - a)]]).pvalue for a, b in pairs]
     np.testing.assert_allclose(ours, scipy_p, rtol=1e-9, atol=0)
+
+
+def test_fisher_log_pvalues_in_small_blocks_of_margins(monkeypatch):
+    """Many networks are processed in blocks of margins; the blocks must not matter."""
+    rng = np.random.default_rng(0)
+    k = rng.integers(0, 91, 500)
+    x = np.array([rng.integers(max(0, 37 - (90 - b)), min(b, 37) + 1) for b in k])
+    whole = fisher_exact_log_pvalues(x, k, 37, 90)
+    monkeypatch.setattr("bnclassify.classifiers._signal_subgraph._FISHER_BLOCK", 100)
+    np.testing.assert_array_equal(fisher_exact_log_pvalues(x, k, 37, 90), whole)
+    tables = [[[a, 37 - a], [b - a, 53 - b + a]] for a, b in zip(x, k, strict=True)]
+    expected = [fisher_exact(table).pvalue for table in tables]
+    np.testing.assert_allclose(np.exp(whole), expected, rtol=1e-9)
 
 
 def test_fisher_log_pvalues_stay_exact_where_pvalues_underflow():

@@ -49,6 +49,9 @@ TESTS = ("auto", "fisher", "chi2")
 #: two-sided Fisher test (R's ``fisher.test`` uses the same 1e-7).
 _FISHER_RTOL = 1e-7
 
+#: Hypergeometric log-pmf entries computed at once (bounds memory for many networks).
+_FISHER_BLOCK = 1 << 21
+
 
 # -- the possible edges -------------------------------------------------------------
 def candidate_edges(n_vertices, directed, loops):
@@ -226,7 +229,8 @@ def fisher_exact_log_pvalues(present_1, present, n_networks_1, n_networks):
 
     Vectorised: the hypergeometric log-pmf is computed once per distinct margin
     ``present[e]`` (at most ``n_networks + 1`` of them, whatever the number of
-    edges) in one array call, then looked up for every edge. Working in logs
+    edges) in array calls over blocks of margins, then looked up for every
+    edge. Working in logs
     keeps the p-values of strongly significant edges distinct instead of
     underflowing to 0, so edges rank correctly however strong the signal.
 
@@ -251,19 +255,27 @@ def fisher_exact_log_pvalues(present_1, present, n_networks_1, n_networks):
     """
     present_1 = np.asarray(present_1, dtype=np.int64)
     present = np.asarray(present, dtype=np.int64)
+    if 2 * n_networks_1 > n_networks:  # same p-value, seen from the smaller group
+        present_1, n_networks_1 = present - present_1, n_networks - n_networks_1
     margins, which = np.unique(present, return_inverse=True)
     support = np.arange(n_networks_1 + 1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        log_pmf = hypergeom.logpmf(support[None, :], n_networks, margins[:, None], n_networks_1)
-    log_pmf = np.where(np.isnan(log_pmf), -np.inf, log_pmf)
-    table = np.empty_like(log_pmf)
     tolerance = np.log1p(_FISHER_RTOL)
-    for row, values in enumerate(log_pmf):  # one row per distinct margin, vectorised in it
-        ascending = np.sort(values)
-        cumulative = np.logaddexp.accumulate(ascending)
-        last = np.searchsorted(ascending, values + tolerance, side="right") - 1
-        table[row] = cumulative[last]
-    return np.minimum(table[which, present_1], 0.0)
+    log_p = np.empty(len(present))
+    step = max(1, _FISHER_BLOCK // len(support))
+    for start in range(0, len(margins), step):  # blocks of margins bound the memory
+        block = margins[start : start + step]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            log_pmf = hypergeom.logpmf(support[None, :], n_networks, block[:, None], n_networks_1)
+        log_pmf[np.isnan(log_pmf)] = -np.inf
+        table = np.empty_like(log_pmf)
+        for row, values in enumerate(log_pmf):  # one row per distinct margin, vectorised in it
+            ascending = np.sort(values)
+            cumulative = np.logaddexp.accumulate(ascending)
+            last = np.searchsorted(ascending, values + tolerance, side="right") - 1
+            table[row] = cumulative[last]
+        here = (which >= start) & (which < start + len(block))
+        log_p[here] = table[which[here] - start, present_1[here]]
+    return np.minimum(log_p, 0.0)
 
 
 def chi2_log_pvalues(present, class_counts):

@@ -12,6 +12,7 @@ from .._encoding import MISSING
 from ..structure import orient_tree
 from ._base import BayesNetClassifier
 from ._ensemble import _fit_on_counts, _MemberEnsemble, _normalise
+from ._kdb import check_categorical
 from ._tan import _resolve_root
 
 
@@ -45,11 +46,14 @@ class SPODE(BayesNetClassifier):
     ['class', 'safety']
     """
 
+    distributions = "categorical"  # every column is categorical (floats too): discretise first
+
     def __init__(self, superparent=None, alpha=1.0, handle_unknown="error"):
         super().__init__(alpha=alpha, handle_unknown=handle_unknown)
         self.superparent = superparent
 
     def _edge_weights(self, counts, features):
+        check_categorical(self)
         self._superparent(features)  # fail early on a bad name
         return None
 
@@ -81,7 +85,9 @@ class AODE(_MemberEnsemble):
     least ``min_frequency`` times in training (Webb's frequency limit; a row
     with no such super-parent falls back to naive Bayes). Each SPODE is a
     Bayesian network with Laplace-smoothed CPTs, as in R bnclassify's
-    ``aode``; all of them are fitted from one pairwise count table.
+    ``aode``; all of them are fitted from one pairwise count table. Every
+    column is modelled as categorical, float columns included: discretise
+    continuous features first.
 
     A missing value is summed out exactly: each SPODE contributes its
     marginal P_sp(c, x_observed), and a SPODE whose super-parent is missing in
@@ -124,6 +130,8 @@ class AODE(_MemberEnsemble):
     0.939
     """
 
+    _column_model = "categorical"
+
     def __init__(self, alpha=1.0, min_frequency=1, handle_unknown="error"):
         self.alpha = alpha
         self.min_frequency = min_frequency
@@ -146,6 +154,7 @@ class AODE(_MemberEnsemble):
         if isinstance(limit, bool) or not isinstance(limit, numbers.Integral) or limit < 0:
             raise ValueError(f"min_frequency must be a non-negative integer, got {limit!r}.")
         counts, features, alpha, naive_bayes = self._encode_training(X, y)
+        check_categorical(self)
         counts.pairwise  # noqa: B018 -- one pair table serves every SPODE's CPTs
         spodes = []
         for feature in features:
@@ -157,9 +166,9 @@ class AODE(_MemberEnsemble):
         self.frequencies_ = [counts.family(i).sum(axis=0) for i in range(len(features))]
         return self
 
-    def _joint_log_likelihood_codes(self, codes):
+    def _joint_log_likelihood_codes(self, X, codes):
         joint = np.stack(
-            [m.compiled_.joint_log_likelihood(codes) for m in self.estimators_], axis=1
+            [self._member_joint(m, X, codes) for m in self.estimators_], axis=1
         )  # (n, m, C)
         eligible = codes == MISSING
         for i, frequency in enumerate(self.frequencies_):
@@ -176,7 +185,7 @@ class AODE(_MemberEnsemble):
 
     def _joint_log_likelihood(self, X) -> np.ndarray:
         """log P(c, x) of the averaged model for every row and class."""
-        return self._joint_log_likelihood_codes(self._encode(X))
+        return self._joint_log_likelihood_codes(X, self._encode(X))
 
-    def _log_proba_codes(self, codes):
-        return _normalise(self._joint_log_likelihood_codes(codes))
+    def _log_proba(self, X, codes):
+        return _normalise(self._joint_log_likelihood_codes(X, codes))

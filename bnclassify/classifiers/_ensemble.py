@@ -9,6 +9,7 @@ one undirected tree, which each of them merely orients.
 
 from __future__ import annotations
 
+import dataclasses
 import numbers
 import time
 
@@ -33,8 +34,11 @@ class _MemberEnsemble(ClassifierMixin, BaseEstimator):
     """Shared machinery: encode once, fit members on shared counts, predict from codes.
 
     Subclasses define ``fit`` (with :meth:`_encode_training` and
-    :meth:`_fit_members`) and ``_log_proba_codes(codes)``.
+    :meth:`_fit_members`) and ``_log_proba(X, codes)``.
     """
+
+    #: Passed to the encoding: None models columns by dtype, "categorical" all as categories.
+    _column_model = None
 
     def _encode_training(self, X, y):
         """Encode X and y once through a naive Bayes that is also fitted on the counts.
@@ -43,6 +47,8 @@ class _MemberEnsemble(ClassifierMixin, BaseEstimator):
         attributes (``classes_``, ``categories_``, ...) are copied to self.
         """
         encoder = NaiveBayes(alpha=self.alpha, handle_unknown=self.handle_unknown)
+        if self._column_model is not None:
+            encoder.distributions = self._column_model
         counts, features, alpha = encoder._encode_training(X, y)
         self._encoding = {
             name: value
@@ -98,7 +104,7 @@ class _MemberEnsemble(ClassifierMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples, n_classes)
         """
-        return self._log_proba_codes(self._encode(X))
+        return self._log_proba(X, self._encode(X))
 
     def predict_proba(self, X) -> np.ndarray:
         """P(c | x), columns in the order of ``classes_``; rows sum to 1."""
@@ -108,6 +114,13 @@ class _MemberEnsemble(ClassifierMixin, BaseEstimator):
         """The most probable class of each row (ties go to the first class in ``classes_``)."""
         log_proba = self.predict_log_proba(X)
         return self.classes_[np.argmax(log_proba, axis=1)]
+
+    @staticmethod
+    def _member_joint(member, X, codes) -> np.ndarray:
+        """log P(c, x) of one member: from the shared codes, or its own path for densities."""
+        if getattr(member, "distributions_", None):  # continuous features, as the base decides
+            return member._joint_log_likelihood(X)
+        return member.compiled_.joint_log_likelihood(codes)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -139,9 +152,28 @@ def _fit_with_tree(member, counts, features, alpha, weights, tree):
 
 
 def _fit_on_sample(member, counts, rows, features, alpha):
-    sample = TrainingCounts(counts.codes[rows], counts.y[rows], counts.cards, counts.n_classes)
-    member._fit_counts(sample, features, alpha)
+    member._fit_counts(_resample_counts(counts, rows), features, alpha)
     return member
+
+
+def _resample_counts(counts: TrainingCounts, rows) -> TrainingCounts:
+    """The same kind of counts over ``rows`` of the training table, with empty caches.
+
+    Every per-row array field (codes, class codes, and e.g. the continuous
+    values of hybrid counts) is indexed; per-feature fields are kept, caches
+    start empty, so the full data's categories and classes carry over.
+    """
+    n_rows = len(counts.y)
+    changes = {}
+    for field in dataclasses.fields(counts):
+        if not field.init:
+            continue
+        value = getattr(counts, field.name)
+        if isinstance(value, dict):
+            changes[field.name] = {}
+        elif field.name != "cards" and isinstance(value, np.ndarray) and len(value) == n_rows:
+            changes[field.name] = value[rows]
+    return dataclasses.replace(counts, **changes)
 
 
 def _bootstrap_rows(seed, n_rows):
@@ -376,10 +408,10 @@ default="auto"
         return [_bootstrap_rows(seed, self._n_rows) for seed in self._seeds]
 
     # -- prediction --------------------------------------------------------------
-    def _log_proba_codes(self, codes):
+    def _log_proba(self, X, codes):
         total = 0.0
         for member in self.estimators_:
-            total = total + np.exp(_normalise(member.compiled_.joint_log_likelihood(codes)))
+            total = total + np.exp(_normalise(self._member_joint(member, X, codes)))
         with np.errstate(divide="ignore"):
             return np.log(total / len(self.estimators_))
 

@@ -25,8 +25,10 @@ class KDB(BayesNetClassifier):
     optional threshold on I(X_i; X_j | C) is not applied (as in R bnclassify
     and Weka).
 
-    Rows with missing cells are marginalised exactly (by enumerating the
-    missing cells' values when a feature has two or more feature parents).
+    Every column is modelled as categorical, float columns included (each
+    distinct value a category): discretise continuous features first. Rows
+    with missing cells are marginalised exactly (by enumerating the missing
+    cells' values when a feature has two or more feature parents).
 
     Parameters
     ----------
@@ -64,12 +66,15 @@ class KDB(BayesNetClassifier):
     ['class', 'persons', 'safety']
     """
 
+    distributions = "categorical"  # every column is categorical (floats too): discretise first
+
     def __init__(self, k=1, alpha=1.0, order=None, handle_unknown="error"):
         super().__init__(alpha=alpha, handle_unknown=handle_unknown)
         self.k = k
         self.order = order
 
     def _edge_weights(self, counts, features):
+        check_categorical(self)
         k = self.k
         if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 0:
             raise ValueError(f"k must be a non-negative integer, got {k!r}.")
@@ -109,3 +114,22 @@ class KDB(BayesNetClassifier):
                 f"order must list every feature exactly once; got {order} for {features}."
             )
         return resolved
+
+
+def check_categorical(model):
+    """Raise unless every feature of the fitted encoding is categorical.
+
+    KDB, SPODE and AODE model categorical features only and encode every
+    column as categories, floats included; this guards a member that was
+    handed another encoding (e.g. inside an ensemble).
+    """
+    kinds = getattr(model, "feature_kinds_", None)
+    if kinds is None:
+        return
+    names = getattr(model, "feature_names_in_", [f"x{i}" for i in range(len(kinds))])
+    other = [f"{n} ({k})" for n, k in zip(names, kinds, strict=True) if k != "categorical"]
+    if other:
+        raise ValueError(
+            f"{type(model).__name__} models categorical features only; got {other}. "
+            "Discretise them first (e.g. bnclassify.preprocessing.MDLDiscretizer)."
+        )

@@ -484,6 +484,32 @@ def test_clone_pickle_params_and_refit(networks):
     assert clf.__sklearn_tags__().input_tags.three_d_array
 
 
+@pytest.mark.parametrize(
+    "check",
+    [
+        "check_no_attributes_set_in_init",
+        "check_parameters_default_constructible",
+        "check_get_params_invariance",
+        "check_set_params",
+        "check_estimator_cloneable",
+        "check_estimator_repr",
+        "check_valid_tag_types",
+    ],
+)
+def test_sklearn_checks_that_do_not_need_2d_data(check):
+    from sklearn.utils import estimator_checks
+
+    getattr(estimator_checks, check)("SignalSubgraphClassifier", SignalSubgraphClassifier())
+
+
+def test_fit_leaves_parameters_alone(networks):
+    X, y, _ = networks
+    clf = SignalSubgraphClassifier(n_edges=np.int64(5), n_vertices_signal=2, class_prior=[0.5, 0.5])
+    before = clone(clf).get_params()
+    clf.fit(X, y)
+    assert clf.get_params() == before
+
+
 def test_not_fitted():
     with pytest.raises(NotFittedError):
         SignalSubgraphClassifier().predict(np.zeros((1, 3, 3)))

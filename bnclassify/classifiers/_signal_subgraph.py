@@ -190,7 +190,7 @@ def check_networks(X, n_vertices=None, *, directed=True, name="X"):
         present = array == 1
         bad = ~present & (array != 0)
         if bad.any():
-            k, i, j = (int(v) for v in np.argwhere(bad)[0])
+            k, i, j = (int(v) for v in np.unravel_index(np.argmax(bad), bad.shape))
             value = array[k, i, j]
             value = value.item() if not float(value).is_integer() else int(value)
             raise ValueError(
@@ -588,10 +588,11 @@ class SignalSubgraphClassifier(ClassifierMixin, BaseEstimator):
         self.test_ = self._resolve_test(n_classes)
         self._check_sizes(n_vertices)
         self.n_vertices_ = n_vertices
+        self.class_count_ = np.bincount(y_codes, minlength=n_classes)
+        self.class_log_prior_ = self._log_prior(n_networks)
         rows, cols = candidate_edges(n_vertices, self.directed, self.loops)
 
         edges = present[:, rows, cols]  # (n_networks, n_candidates)
-        self.class_count_ = np.bincount(y_codes, minlength=n_classes)
         with_edge = np.stack([edges[y_codes == c].sum(axis=0) for c in range(n_classes)])
         if self.test_ == "fisher":
             log_p = fisher_exact_log_pvalues(
@@ -613,7 +614,6 @@ class SignalSubgraphClassifier(ClassifierMixin, BaseEstimator):
         self._log_present = log_prob[:, chosen, 1]
         self._log_absent = log_prob[:, chosen, 0]
         self.edge_log_prob_ = self._log_present.copy()
-        self.class_log_prior_ = self._log_prior(n_networks)
         self.pvalues_ = self._as_matrix(np.exp(log_p), rows, cols)
         self.edge_prob_ = np.stack(
             [self._as_matrix(np.exp(log_prob[c, :, 1]), rows, cols) for c in range(n_classes)]

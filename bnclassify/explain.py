@@ -24,7 +24,9 @@ Other combinations have no closed form and use the coalition game directly:
   network (:meth:`~bnclassify.network.CompiledNetwork.joint_log_likelihood`
   with missing cells). No background data is involved.
 * ``output="probability"`` (either method) and models without a single
-  compiled network (e.g. ensembles that average members' probabilities).
+  compiled network (:class:`~bnclassify.EnsembleTAN` and
+  :class:`~bnclassify.AODE`, which average their members' probabilities: their
+  log-odds is not a sum of terms).
 
 These are exact by enumerating all ``2**m`` coalitions for up to
 ``max_exact_features`` features (12 by default), vectorised over rows and
@@ -75,6 +77,8 @@ OUTPUTS = ("log_odds", "probability")
 _CHUNK_CELLS = 1 << 22
 #: Largest input domain (product of cards + 1) whose model outputs are cached in a dense table.
 _DENSE_CACHE = 1 << 22
+#: Largest input domain whose rows are keyed by one integer (else rows are deduplicated as rows).
+_MAX_KEYED = 1 << 62
 
 
 def explain(
@@ -94,9 +98,11 @@ def explain(
     ----------
     model : fitted bnclassify classifier
         :class:`~bnclassify.NaiveBayes`, :class:`~bnclassify.TAN`,
-        :class:`~bnclassify.SimplerTAN` or any other bnclassify model. Models
-        with a compiled network (``compiled_``) are explained from their tables;
-        others (e.g. ensembles) through ``predict_log_proba``.
+        :class:`~bnclassify.SimplerTAN`, :class:`~bnclassify.KDB` or any other
+        model with a compiled network (``compiled_``) is explained from its
+        tables; ensembles (:class:`~bnclassify.EnsembleTAN`,
+        :class:`~bnclassify.AODE`) from their members' tables, and any other
+        bnclassify-like model through ``predict_log_proba``.
     X : DataFrame or array-like of shape (n_rows, n_features)
         Rows to explain, in the model's columns and categories.
     background : DataFrame or array-like, optional
@@ -357,7 +363,7 @@ class _ModelOutput:
         self.n_outputs = 1 if n_classes == 2 else n_classes
         self.radix = np.array([len(c) + 1 for c in model.categories_], dtype=np.int64)
         domain = prod(int(r) for r in self.radix)
-        self.keyed = domain < 2**62
+        self.keyed = domain <= _MAX_KEYED
         if self.keyed:
             self.strides = np.cumprod(np.r_[1, self.radix[::-1][:-1]])[::-1].astype(np.int64)
         self.dense = domain * self.n_outputs <= _DENSE_CACHE
@@ -370,6 +376,8 @@ class _ModelOutput:
         compiled = getattr(self.model, "compiled_", None)
         if compiled is not None:
             return compiled.joint_log_likelihood(codes)
+        if hasattr(self.model, "_log_proba_codes"):  # bnclassify ensembles (EnsembleTAN, AODE)
+            return self.model._log_proba_codes(codes)
         return self.model.predict_log_proba(_decode(self.model, codes))
 
     def transform(self, scores):
@@ -383,12 +391,21 @@ class _ModelOutput:
 
     def __call__(self, rows):
         """Outputs of ``rows`` (..., m) -> (..., n_outputs)."""
+        if self.keyed:
+            return self.of_keys(self.digits(rows).sum(axis=-1))
         shape = rows.shape[:-1]
         rows = rows.reshape(-1, rows.shape[-1])
-        if not self.keyed:
-            unique, inverse = np.unique(rows, axis=0, return_inverse=True)
-            return self.evaluate(unique)[inverse.ravel()].reshape(*shape, self.n_outputs)
-        keys = (rows + 1) @ self.strides
+        unique, inverse = np.unique(rows, axis=0, return_inverse=True)
+        return self.evaluate(unique)[inverse.ravel()].reshape(*shape, self.n_outputs)
+
+    def digits(self, codes):
+        """Each cell's share of its row's key (0 for a missing cell); keys are row sums."""
+        return (codes + 1) * self.strides
+
+    def of_keys(self, keys):
+        """Outputs of the rows with these keys, shape ``(*keys.shape, n_outputs)``."""
+        shape = keys.shape
+        keys = keys.ravel()
         if self.dense:
             new = np.unique(keys[~self.filled[keys]])
             if len(new):
@@ -434,6 +451,8 @@ class _Game:
 
     def values(self, rows, masks):
         """Coalition values for ``rows`` (n, m) and masks (n or 1, q, m) -> (n, q, outputs)."""
+        if self.output.keyed:
+            return self._keyed_values(rows, masks)
         x = rows[:, None, :]
         if self.background is None:
             return self.output(np.where(masks, x, MISSING))
@@ -443,6 +462,29 @@ class _Game:
             b = self.background[start : start + b_chunk]
             hybrid = np.where(masks[:, :, None, :], x[:, :, None, :], b[None, None, :, :])
             out += self.output(hybrid).sum(axis=2)
+        return out / len(self.background)
+
+    def _keyed_values(self, rows, masks):
+        """As :meth:`values`, with hybrid rows' keys summed from the two sides' digits.
+
+        The key of "x on S, the rest from b" is the sum of x's digits on S and
+        b's digits off S (a missing cell's digit is 0), so no hybrid row is built.
+        """
+        masks = masks.astype(np.int64)
+        shared = masks.shape[0] == 1  # one set of coalitions for every row, or one per row
+        present = np.einsum(
+            "nj,qj->nq" if shared else "nj,nqj->nq",
+            self.output.digits(rows),
+            masks[0] if shared else masks,
+        )
+        if self.background is None:
+            return self.output.of_keys(present)
+        out = np.zeros((len(rows), masks.shape[1], self.output.n_outputs))
+        b_chunk = max(1, _CHUNK_CELLS // (len(rows) * masks.shape[1]))
+        for start in range(0, len(self.background), b_chunk):
+            digits = self.output.digits(self.background[start : start + b_chunk])
+            absent = np.einsum("bj,aqj->aqb", digits, 1 - masks)  # (n or 1, q, b)
+            out += self.output.of_keys(present[:, :, None] + absent).sum(axis=2)
         return out / len(self.background)
 
     def _row_chunk(self, per_row):

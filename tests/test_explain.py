@@ -16,7 +16,8 @@ from scipy.special import logsumexp, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model import LogisticRegression
 
-from bnclassify import TAN, NaiveBayes, SimplerTAN
+from bnclassify import AODE, KDB, TAN, EnsembleTAN, NaiveBayes, SimplerTAN
+from bnclassify import explain as explain_module
 from bnclassify.datasets import load_car, load_lactamase, load_p450, load_vote
 from bnclassify.explain import explain
 
@@ -285,6 +286,47 @@ def test_averaged_models_are_explained_exactly(p450, p450_models):
     conditional = explain(ensemble, rows, method="conditional")
     total = conditional.base_values + conditional.values.sum(axis=1)
     np.testing.assert_allclose(total, _target(ensemble, rows, "log_odds"), atol=ADDITIVITY)
+
+
+@pytest.mark.parametrize("kind", ["EnsembleTAN", "AODE", "KDB"])
+def test_ensembles_and_kdb_equal_shap_exact_explainer(p450, kind):
+    X, y = p450.data, p450.target
+    model = {
+        "EnsembleTAN": EnsembleTAN(contact_matrix=p450.contact_matrix),  # STAN + TAN bagging
+        "AODE": AODE(),
+        "KDB": KDB(k=2),  # families of three: the closed form's general case
+    }[kind].fit(X, y)
+    columns = list(X.columns)
+    background, rows = X.iloc[:10], X.iloc[[2, 800]]
+
+    def log_odds(codes):
+        return _log_odds(model.predict_log_proba(_frame(model, codes, columns)))
+
+    masker = shap.maskers.Independent(_codes(model, background), max_samples=len(background))
+    reference = shap.explainers.Exact(log_odds, masker)(_codes(model, rows))
+    ours = explain(model, rows, background)
+    np.testing.assert_allclose(ours.values, reference.values, rtol=0, atol=AGREEMENT)
+    np.testing.assert_allclose(ours.base_values, reference.base_values, rtol=0, atol=AGREEMENT)
+    conditional = explain(model, X.iloc[::20], method="conditional")
+    total = conditional.base_values + conditional.values.sum(axis=1)
+    np.testing.assert_allclose(total, _target(model, X.iloc[::20], "log_odds"), atol=ADDITIVITY)
+
+
+@pytest.mark.parametrize("route", ["dense cache", "keys", "rows"])
+def test_every_evaluation_route_gives_the_same_values(p450, p450_models, monkeypatch, route):
+    model = p450_models["SimplerTAN"]
+    rows, background = p450.data.iloc[:6], p450.data.iloc[::60]
+    expected = explain(model, rows, background, output="probability")
+    if route != "dense cache":
+        monkeypatch.setattr(explain_module, "_DENSE_CACHE", 0)
+    if route == "rows":
+        monkeypatch.setattr(explain_module, "_MAX_KEYED", 0)
+    again = explain(model, rows, background, output="probability")
+    np.testing.assert_allclose(again.values, expected.values, rtol=0, atol=1e-14)
+    sampled = explain(model, rows, method="conditional", max_exact_features=0, random_state=3)
+    monkeypatch.undo()
+    reference = explain(model, rows, method="conditional", max_exact_features=0, random_state=3)
+    np.testing.assert_allclose(sampled.values, reference.values, rtol=0, atol=1e-14)
 
 
 # -- missing cells and sampling ----------------------------------------------------------------

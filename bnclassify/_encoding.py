@@ -83,7 +83,7 @@ _ENCODE_CELLS = 1 << 18
 
 def codes_dtype(categories) -> np.dtype:
     """The smallest signed integer type holding every code and :data:`MISSING`."""
-    largest = max((len(c) for c in categories), default=0)
+    largest = max((1 if c is None else len(c) for c in categories), default=0)
     for dtype in (np.int8, np.int16, np.int32):
         if largest <= np.iinfo(dtype).max:
             return np.dtype(dtype)
@@ -97,6 +97,23 @@ def _small_nonnegative_ints(values) -> bool:
         and values.min() >= 0
         and values.max() < _LOOKUP_LIMIT
     )
+
+
+def default_kind(column: pd.Series) -> str:
+    """How a column is modelled unless told otherwise: ``"gaussian"`` for floats, else categorical.
+
+    Integers, booleans, strings, objects and pandas Categorical columns (of
+    any category type) are categorical; float columns are continuous.
+
+    Examples
+    --------
+    >>> default_kind(pd.Series([1.5, 2.0])), default_kind(pd.Series([1, 2]))
+    ('gaussian', 'categorical')
+    """
+    dtype = column.dtype
+    if not isinstance(dtype, pd.CategoricalDtype) and dtype.kind == "f":
+        return "gaussian"
+    return "categorical"
 
 
 def learn_categories(column: pd.Series) -> np.ndarray:
@@ -183,8 +200,18 @@ def _integer_block(frame: pd.DataFrame):
     return block
 
 
-def learn_frame_categories(frame: pd.DataFrame) -> list:
-    """:func:`learn_categories` of every column (vectorised for integer tables)."""
+def learn_frame_categories(frame: pd.DataFrame, kinds=None) -> list:
+    """:func:`learn_categories` of every column (vectorised for integer tables).
+
+    With ``kinds`` (one per column), a column whose kind is not
+    ``"categorical"`` gets ``None``: it is not a categorical feature, and
+    :func:`encode_frame` gives it a one-state dummy code.
+    """
+    if kinds is not None and any(kind != "categorical" for kind in kinds):
+        return [
+            learn_categories(frame[name]) if kind == "categorical" else None
+            for name, kind in zip(frame.columns, kinds, strict=True)
+        ]
     block = _integer_block(frame)
     if block is None:
         return [learn_categories(frame[name]) for name in frame.columns]
@@ -226,14 +253,20 @@ def encode_frame(frame: pd.DataFrame, categories, handle_unknown="error") -> np.
     """Codes of every column, shape ``(n_rows, n_features)``.
 
     The array is column-major and of the smallest integer type that holds the
-    codes (see :func:`codes_dtype`): counting reads it column by column.
+    codes (see :func:`codes_dtype`): counting reads it column by column. A
+    column whose categories are ``None`` (not categorical) gets the one-state
+    dummy code 0, or :data:`MISSING` where the cell is missing.
     """
-    block = _integer_block(frame)
+    dummies = any(c is None for c in categories)
+    block = None if dummies else _integer_block(frame)
     if block is not None and all(c.dtype.kind in "iu" for c in categories):
         return _encode_integer_block(block, frame, categories, handle_unknown)
     codes = np.empty(frame.shape, dtype=codes_dtype(categories), order="F")
     for j, (name, cats) in enumerate(zip(frame.columns, categories, strict=True)):
-        codes[:, j] = encode_column(frame[name], cats, handle_unknown)
+        if cats is None:
+            codes[:, j] = np.where(frame[name].isna().to_numpy(), MISSING, 0)
+        else:
+            codes[:, j] = encode_column(frame[name], cats, handle_unknown)
     return codes
 
 

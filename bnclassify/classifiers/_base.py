@@ -25,6 +25,14 @@ from .._encoding import (
     encode_target,
     learn_frame_categories,
 )
+from .._hybrid import (
+    continuous_values,
+    fit_distributions,
+    hybrid_joint_log_likelihood,
+    is_hybrid,
+    resolve_distributions,
+    training_counts,
+)
 from ..counts import TrainingCounts
 from ..network import CompiledNetwork, to_pgmpy
 from ..parameters import log_class_prior, log_conditional
@@ -86,7 +94,11 @@ class BayesNetClassifier(ClassifierMixin, BaseEstimator):
         frame, has_names = as_frame(X)
         self.classes_, y_codes = encode_target(y, len(frame))
         features = list(frame.columns)
-        self.categories_ = learn_frame_categories(frame)
+        # each column's distribution: by dtype (float -> Gaussian) unless `distributions` says
+        self.feature_kinds_, groups = resolve_distributions(
+            frame, getattr(self, "distributions", None)
+        )
+        self.categories_ = learn_frame_categories(frame, self.feature_kinds_)
         codes = encode_frame(frame, self.categories_)
         self.n_features_in_ = len(features)
         if has_names:
@@ -94,8 +106,10 @@ class BayesNetClassifier(ClassifierMixin, BaseEstimator):
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
         self.class_node_ = _class_node_name(y, features)
-        cards = np.array([len(c) for c in self.categories_])
-        counts = TrainingCounts(codes, y_codes, cards, len(self.classes_))
+        cards = np.array([1 if c is None else len(c) for c in self.categories_])
+        counts = training_counts(
+            frame, codes, y_codes, cards, len(self.classes_), self.feature_kinds_, groups
+        )
         return counts, features, alpha
 
     def _fit_counts(self, counts: TrainingCounts, features, alpha):
@@ -107,6 +121,12 @@ class BayesNetClassifier(ClassifierMixin, BaseEstimator):
         self.structure_ = add_class_arcs(feature_dag, self.class_node_)
         after_structure = time.perf_counter()
         self.compiled_ = self._compile(counts, features, alpha)
+        # densities of the non-categorical features (their CPTs in compiled_ are one-state dummies)
+        self.distributions_ = (
+            fit_distributions(counts, self.compiled_.parents, features, alpha)
+            if is_hybrid(counts)
+            else {}
+        )
         done = time.perf_counter()
         self.weights_ = weights
         self.fit_times_ = {
@@ -140,6 +160,12 @@ class BayesNetClassifier(ClassifierMixin, BaseEstimator):
         the original category values and class labels.
         """
         check_is_fitted(self, "compiled_")
+        if getattr(self, "distributions_", None):
+            raise AttributeError(
+                "network_ is a pgmpy DiscreteBayesianNetwork, which cannot hold the "
+                f"continuous features {list(self.distributions_)}; their fitted densities "
+                "are in distributions_."
+            )
         if getattr(self, "_network", None) is None:
             self._network = to_pgmpy(
                 self.compiled_,
@@ -154,6 +180,10 @@ class BayesNetClassifier(ClassifierMixin, BaseEstimator):
     # -- prediction --------------------------------------------------------------
     def _encode(self, X) -> np.ndarray:
         """Codes of X in the fitted column order and categories."""
+        return encode_frame(self._aligned_frame(X), self.categories_, self.handle_unknown)
+
+    def _aligned_frame(self, X) -> pd.DataFrame:
+        """X as a DataFrame in the fitted column order, named like the fitted features."""
         check_is_fitted(self, "compiled_")
         frame, has_names = as_frame(X)
         fitted = self.feature_names_
@@ -173,13 +203,16 @@ class BayesNetClassifier(ClassifierMixin, BaseEstimator):
                 f"X has {frame.shape[1]} features, but {type(self).__name__} is expecting "
                 f"{self.n_features_in_} features as input."
             )
-        frame = frame.set_axis(fitted, axis=1)
-        return encode_frame(frame, self.categories_, self.handle_unknown)
+        return frame.set_axis(fitted, axis=1)
 
     def _joint_log_likelihood(self, X) -> np.ndarray:
         """log P(c, x) for every row and class; missing cells summed out exactly."""
-        codes = self._encode(X)  # checks fitted before compiled_ is read
-        return self.compiled_.joint_log_likelihood(codes)
+        frame = self._aligned_frame(X)  # checks fitted before compiled_ is read
+        codes = encode_frame(frame, self.categories_, self.handle_unknown)
+        if not getattr(self, "distributions_", None):
+            return self.compiled_.joint_log_likelihood(codes)
+        values = continuous_values(frame, self.feature_kinds_)
+        return hybrid_joint_log_likelihood(self.compiled_, self.distributions_, codes, values)
 
     def predict_log_proba(self, X) -> np.ndarray:
         """log P(c | x), columns in the order of ``classes_``.
@@ -219,12 +252,14 @@ class BayesNetClassifier(ClassifierMixin, BaseEstimator):
 
         ``C`` classes, ``r_i`` categories of feature ``i``, ``q_i`` joint
         configurations of its feature parents (1 without any); R bnclassify's
-        ``nparams``.
+        ``nparams``. Continuous features add their densities' parameters (see
+        :mod:`bnclassify.distributions`).
         """
         check_is_fitted(self, "compiled_")
         tables = self.compiled_.log_cpts
         per_feature = (t.size // t.shape[-1] * (t.shape[-1] - 1) for t in tables)
-        return int(self.compiled_.n_classes - 1 + sum(per_feature))
+        densities = sum(d.n_parameters_ for d in getattr(self, "distributions_", {}).values())
+        return int(self.compiled_.n_classes - 1 + sum(per_feature) + densities)
 
     def log_likelihood(self, X, y) -> float:
         """Log-likelihood of labelled data: the sum over rows of log P(y, x), natural log.

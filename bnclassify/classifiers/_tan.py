@@ -7,6 +7,12 @@ import numbers
 import numpy as np
 import pandas as pd
 
+from .._hybrid import (
+    gaussian_naive_bayes_from_parameters,
+    hybrid_edge_weights,
+    hybrid_feature_dag,
+    is_hybrid,
+)
 from ..information import cmi_from_counts
 from ..structure import (
     EDGE_SCORES,
@@ -21,7 +27,11 @@ from ._base import BayesNetClassifier
 
 
 class NaiveBayes(BayesNetClassifier):
-    """Categorical naive Bayes: every feature depends on the class alone.
+    """Naive Bayes: every feature depends on the class alone.
+
+    Categorical features get CPTs; float columns are Gaussian by default, and
+    ``distributions`` chooses kernel densities, Bernoulli features or
+    multinomial groups of count columns (see :mod:`bnclassify.distributions`).
 
     Parameters
     ----------
@@ -31,6 +41,13 @@ class NaiveBayes(BayesNetClassifier):
     handle_unknown : {"error", "marginalize"}, default="error"
         What to do with a category not seen in fit: raise, or treat the cell
         as missing (sum it out).
+    distributions : None, str, Distribution or dict, default=None
+        How each column is modelled. ``None``: by dtype (float -> Gaussian,
+        anything else -> categorical CPT). A name (``"categorical"``,
+        ``"gaussian"``, ``"kde"``, ``"bernoulli"``, ``"multinomial"``) or a
+        :mod:`bnclassify.distributions` instance applies to every column; a
+        dict maps a column (name or position), or a tuple of columns (a
+        multinomial group), to one, the other columns by dtype.
 
     Attributes
     ----------
@@ -45,8 +62,16 @@ class NaiveBayes(BayesNetClassifier):
     weights_ : None
         Naive Bayes learns no edge weights.
     compiled_ : CompiledNetwork
-        Log-probability tables used for prediction.
+        Log-probability tables used for prediction (a one-state dummy for
+        each non-categorical feature).
+    feature_kinds_ : list of str
+        How each column is modelled (``"categorical"``, ``"gaussian"``, ...).
+    distributions_ : dict
+        The fitted densities of the non-categorical features, keyed by column
+        name (a tuple of names for a multinomial group); empty when every
+        feature is categorical.
     network_ : pgmpy.models.DiscreteBayesianNetwork
+        Only when every feature is categorical.
     fit_times_ : dict
         Seconds spent on ``weights``, ``structure`` and ``parameters``.
 
@@ -58,10 +83,75 @@ class NaiveBayes(BayesNetClassifier):
     >>> model = NaiveBayes().fit(X, y)
     >>> model.predict(X.iloc[:2]).tolist()
     ['unacc', 'unacc']
+
+    Float columns are Gaussian (scikit-learn's ``GaussianNB`` with ``alpha=0``):
+
+    >>> from sklearn.datasets import load_iris
+    >>> iris = load_iris(as_frame=True)
+    >>> gnb = NaiveBayes(alpha=0).fit(iris.data, iris.target)
+    >>> gnb.distributions_["petal length (cm)"].mean_
+    array([1.462, 4.26 , 5.552])
     """
+
+    def __init__(self, alpha=1.0, handle_unknown="error", distributions=None):
+        super().__init__(alpha=alpha, handle_unknown=handle_unknown)
+        self.distributions = distributions
 
     def _feature_dag(self, weights, features, counts):
         return _empty_feature_graph(features)
+
+    @classmethod
+    def from_parameters(
+        cls, class_prior, means, stds, *, classes=None, feature_names=None, class_name="class"
+    ):
+        """A fitted Gaussian naive Bayes with the given parameters, no training data needed.
+
+        For teaching: reproduce a worked example from its published priors,
+        means and standard deviations.
+
+        Parameters
+        ----------
+        class_prior : array-like of shape (n_classes,)
+            P(c); must sum to 1.
+        means, stds : array-like or DataFrame of shape (n_classes, n_features)
+            Per-class means and standard deviations (> 0). A DataFrame's index
+            gives the classes and its columns the feature names.
+        classes : array-like of shape (n_classes,), optional
+            Class labels (default ``0 .. n_classes-1``).
+        feature_names : list of str, optional
+            Column names; when given, ``predict`` also accepts DataFrames with
+            these columns.
+        class_name : str, default="class"
+            Name of the class node in ``structure_``.
+
+        Returns
+        -------
+        NaiveBayes
+            Fitted; ``distributions_`` holds one :class:`~bnclassify.distributions.Gaussian`
+            per feature.
+
+        Examples
+        --------
+        A disease/control example with two Gaussian features:
+
+        >>> model = NaiveBayes.from_parameters(
+        ...     class_prior=[0.7542088, 0.2457912],
+        ...     means=[[3.7338882, 2.7163842], [4.0007477, 2.8384269]],
+        ...     stds=[[0.1757146, 0.1019839], [0.2523813, 0.0969595]],
+        ...     classes=["control", "disease"],
+        ... )
+        >>> model.predict_proba([[3.7930077, 2.5993371]]).round(7)
+        array([[0.9836423, 0.0163577]])
+        """
+        return gaussian_naive_bayes_from_parameters(
+            cls(),
+            class_prior,
+            means,
+            stds,
+            classes=classes,
+            feature_names=feature_names,
+            class_name=class_name,
+        )
 
 
 class _TreeAugmented(BayesNetClassifier):
@@ -74,9 +164,10 @@ class _TreeAugmented(BayesNetClassifier):
     one undirected tree.
     """
 
-    def __init__(self, alpha=1.0, root=None, handle_unknown="error"):
+    def __init__(self, alpha=1.0, root=None, handle_unknown="error", distributions=None):
         super().__init__(alpha=alpha, handle_unknown=handle_unknown)
         self.root = root
+        self.distributions = distributions
 
     def _compute_weights(self, counts, features):
         raise NotImplementedError
@@ -89,6 +180,10 @@ class _TreeAugmented(BayesNetClassifier):
         return shared[0] if shared is not None else self._compute_weights(counts, features)
 
     def _feature_dag(self, weights, features, counts):
+        if is_hybrid(counts):  # continuous features: a categorical node never gets their arcs
+            root = None if self.root is None else _resolve_root(self.root, features)
+            forest = getattr(self, "criterion", "loglik") != "loglik"
+            return hybrid_feature_dag(weights, features, counts.kinds, root, forest=forest)
         shared = getattr(self, "_shared_tree", None)
         tree = shared[1] if shared is not None else self._undirected_tree(weights)
         return orient_tree(tree, _resolve_root(self.root, features))
@@ -156,6 +251,22 @@ class TAN(_TreeAugmented):
     TAN's (:class:`SimplerTAN`), with ties between equal contacts broken by
     the data instead of by column order.
 
+    **Continuous features (Gaussian TAN).** Float columns are Gaussian by
+    default (see ``distributions``). A Gaussian feature with a Gaussian
+    parent is the conditional linear Gaussian
+    ``X_i | c, x_p ~ N(a_ic + b_ic x_p, s_ic^2)``, fitted by per-class least
+    squares; with a categorical parent, one Gaussian per (class, parent
+    state). Pairs of Gaussian features weigh the Gaussian CMI
+    ``-1/2 sum_c P(c) log(1 - rho_c^2)``; a categorical and a Gaussian
+    feature weigh the log-likelihood gain of one Gaussian per (class,
+    category). A categorical feature never gets a continuous parent: the
+    tree is the best one in which the categorical features form a connected
+    subtree holding the root (by default the first categorical feature), so
+    every mixed arc points from the categorical to the Gaussian end. Kernel
+    density, Bernoulli and multinomial features depend on the class only.
+    Missing Gaussian values, parents included, are integrated out exactly
+    (see :class:`~bnclassify.distributions.Gaussian`).
+
     Parameters
     ----------
     alpha : float, default=1.0
@@ -171,6 +282,9 @@ class TAN(_TreeAugmented):
     contact_prior : float, default=0.0
         ``lambda`` above, in nats: how much the contacts count against the data.
     handle_unknown : {"error", "marginalize"}, default="error"
+    distributions : None, str, Distribution or dict, default=None
+        How each column is modelled, as in :class:`NaiveBayes` (default: float
+        columns Gaussian, the others categorical).
 
     Attributes
     ----------
@@ -197,6 +311,15 @@ class TAN(_TreeAugmented):
     >>> forest = TAN(criterion="bic").fit(X, y)
     >>> [arc for arc in forest.structure_.edges() if arc[0] != forest.class_node_]
     [('block1', 'block7'), ('block7', 'block8')]
+
+    Gaussian TAN on float columns:
+
+    >>> from sklearn.datasets import load_iris
+    >>> iris = load_iris(as_frame=True)
+    >>> gtan = TAN().fit(iris.data, iris.target)
+    >>> g = gtan.distributions_["petal width (cm)"]
+    >>> g.parents_, g.coef_.shape  # one slope on its parent per class
+    (('petal length (cm)',), (3, 1))
     """
 
     def __init__(
@@ -207,8 +330,11 @@ class TAN(_TreeAugmented):
         contact_matrix=None,
         contact_prior=0.0,
         handle_unknown="error",
+        distributions=None,
     ):
-        super().__init__(alpha=alpha, root=root, handle_unknown=handle_unknown)
+        super().__init__(
+            alpha=alpha, root=root, handle_unknown=handle_unknown, distributions=distributions
+        )
         self.criterion = criterion
         self.contact_matrix = contact_matrix
         self.contact_prior = contact_prior
@@ -230,6 +356,14 @@ class TAN(_TreeAugmented):
 
     def _compute_weights(self, counts, features):
         prior = self._check_params()
+        if is_hybrid(counts):  # continuous features: see bnclassify._hybrid for the weights
+            scored = self.criterion != "loglik" or prior > 0
+            weights = hybrid_edge_weights(counts, features, self.criterion if scored else None)
+            if prior > 0:
+                weights = weights + prior * contact_prior_terms(
+                    _contact_weights(self.contact_matrix, features)
+                )
+            return weights
         cmi = cmi_from_counts(counts.pairwise)
         if self.criterion == "loglik" and prior == 0:
             weights = cmi
@@ -295,8 +429,12 @@ class SimplerTAN(_TreeAugmented):
         such a matrix (useful when the columns are chosen inside a pipeline).
     alpha : float, default=1.0
     root : str or int, optional
-        Root of the tree (default: the first feature).
+        Root of the tree (default: the first feature; with continuous
+        features, the first categorical one, as in :class:`TAN`).
     handle_unknown : {"error", "marginalize"}, default="error"
+    distributions : None, str, Distribution or dict, default=None
+        How each column is modelled, as in :class:`NaiveBayes`; continuous
+        features follow :class:`TAN`'s rules.
 
     Attributes
     ----------
@@ -313,8 +451,12 @@ class SimplerTAN(_TreeAugmented):
     ['block7']
     """
 
-    def __init__(self, contact_matrix=None, alpha=1.0, root=None, handle_unknown="error"):
-        super().__init__(alpha=alpha, root=root, handle_unknown=handle_unknown)
+    def __init__(
+        self, contact_matrix=None, alpha=1.0, root=None, handle_unknown="error", distributions=None
+    ):
+        super().__init__(
+            alpha=alpha, root=root, handle_unknown=handle_unknown, distributions=distributions
+        )
         self.contact_matrix = contact_matrix
 
     def _compute_weights(self, counts, features):

@@ -1,0 +1,312 @@
+"""The cost study: how the fit time of TAN and Simpler TAN grows with features and rows.
+
+The study argued on paper that Simpler TAN is cheaper to train because it
+skips the conditional mutual information (CMI) step. This module measures it
+on data from :func:`~bnclassify.datasets.make_tree_classification`: the fit
+time of both models as the number of features grows (rows fixed) and as the
+number of rows grows (features fixed), TAN's time split into its stages from
+``fit_times_``:
+
+- ``encode``: input validation and category codes (the rest of ``fit``);
+- ``weights``: for TAN the pairwise class-conditional counts plus the CMI,
+  for Simpler TAN only the validation of the contact matrix;
+- ``structure``: maximum spanning tree, orientation, class arcs;
+- ``parameters``: the CPTs (family counts and smoothing).
+
+Simpler TAN gets the generating tree's adjacency as its contact matrix (a
+perfect contact map), so both models fit the same true structure's family.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from .classifiers import TAN, SimplerTAN
+from .datasets import make_tree_classification
+
+__all__ = [
+    "DEFAULT_FEATURES",
+    "DEFAULT_ROWS",
+    "cost_table",
+    "default_cost_study",
+    "measure_fit",
+    "plot_cost_study",
+    "run_cost_study",
+    "save_cost_study",
+]
+
+#: Feature counts of the "features" sweep (rows fixed).
+DEFAULT_FEATURES = (8, 16, 32, 64, 128, 256, 512, 1024)
+#: Row counts of the "rows" sweep (features fixed).
+DEFAULT_ROWS = (1_000, 10_000, 100_000, 1_000_000)
+
+STAGES = ("encode_s", "weights_s", "structure_s", "parameters_s")
+_MODELS = ("TAN", "Simpler TAN")
+
+
+def measure_fit(n_samples, n_features, *, n_categories=4, repeats=1, random_state=0):
+    """Fit TAN and Simpler TAN once (or best of ``repeats``) on one synthetic table.
+
+    Parameters
+    ----------
+    n_samples, n_features : int
+        Size of the table drawn from :func:`make_tree_classification`.
+    n_categories : int, default=4
+    repeats : int, default=1
+        Fits per model; the fastest is kept (least disturbed by other load).
+    random_state : int, default=0
+
+    Returns
+    -------
+    list of dict
+        One record per model: ``model``, ``n_samples``, ``n_features``,
+        ``encode_s``, ``weights_s``, ``structure_s``, ``parameters_s``,
+        ``fit_s`` and ``tree_correct`` (whether the learned tree is the
+        generating one).
+
+    Examples
+    --------
+    >>> records = measure_fit(500, 8)
+    >>> [r["model"] for r in records]
+    ['TAN', 'Simpler TAN']
+    >>> all(r["fit_s"] >= r["weights_s"] + r["parameters_s"] for r in records)
+    True
+    """
+    X, y, truth = make_tree_classification(
+        n_samples,
+        n_features,
+        n_categories=n_categories,
+        return_network=True,
+        random_state=random_state,
+    )
+    true_edges = set(truth.structure.edges)
+    records = []
+    for name in _MODELS:
+        best = None
+        for _ in range(max(1, int(repeats))):
+            model = (
+                TAN(root=truth.root)
+                if name == "TAN"
+                else SimplerTAN(truth.adjacency, root=truth.root)
+            )
+            start = time.perf_counter()
+            model.fit(X, y)
+            fit_s = time.perf_counter() - start
+            if best is None or fit_s < best[0]:
+                best = (fit_s, model)
+        fit_s, model = best
+        stages = model.fit_times_
+        records.append(
+            {
+                "model": name,
+                "n_samples": n_samples,
+                "n_features": n_features,
+                "encode_s": max(fit_s - sum(stages.values()), 0.0),
+                "weights_s": stages["weights"],
+                "structure_s": stages["structure"],
+                "parameters_s": stages["parameters"],
+                "fit_s": fit_s,
+                "tree_correct": set(model.structure_.edges) == true_edges,
+            }
+        )
+    return records
+
+
+def run_cost_study(
+    features=DEFAULT_FEATURES,
+    rows=DEFAULT_ROWS,
+    *,
+    rows_for_features=10_000,
+    features_for_rows=20,
+    n_categories=4,
+    repeats=1,
+    random_state=0,
+    progress=None,
+):
+    """Fit time of TAN and Simpler TAN over a features sweep and a rows sweep.
+
+    Parameters
+    ----------
+    features : sequence of int
+        Numbers of features, each with ``rows_for_features`` rows.
+    rows : sequence of int
+        Numbers of rows, each with ``features_for_rows`` features.
+    rows_for_features : int, default=10_000
+    features_for_rows : int, default=20
+    n_categories : int, default=4
+    repeats : int, default=1
+    random_state : int, default=0
+    progress : bool, optional
+        Progress bar on stderr (default: when stderr is a terminal).
+
+    Returns
+    -------
+    DataFrame
+        The records of :func:`measure_fit` with a ``sweep`` column
+        (``"features"`` or ``"rows"``).
+
+    Examples
+    --------
+    >>> results = run_cost_study(features=(4, 8), rows=(200, 400), rows_for_features=200,
+    ...                          features_for_rows=4, progress=False)
+    >>> results.groupby("sweep").size().to_dict()
+    {'features': 4, 'rows': 4}
+    """
+    from .metrics import _progress_bar, _show_progress
+
+    plan = [("features", rows_for_features, m) for m in features]
+    plan += [("rows", n, features_for_rows) for n in rows]
+    records = []
+    with _progress_bar(len(plan), _show_progress(progress)) as bar:
+        for sweep, n, m in plan:
+            bar.set_description(f"cost study {n} x {m}")
+            for record in measure_fit(
+                n, m, n_categories=n_categories, repeats=repeats, random_state=random_state
+            ):
+                records.append({"sweep": sweep, **record})
+            bar.update(1)
+    return pd.DataFrame(records)
+
+
+def cost_table(results: pd.DataFrame) -> pd.DataFrame:
+    """One row per table size: TAN's stages, Simpler TAN's fit, and the ratio of fits.
+
+    Examples
+    --------
+    >>> results = run_cost_study(features=(4,), rows=(), rows_for_features=200, progress=False)
+    >>> list(cost_table(results).columns)  # doctest: +NORMALIZE_WHITESPACE
+    ['sweep', 'rows', 'features', 'TAN encode s', 'TAN CMI s', 'TAN tree s', 'TAN CPTs s',
+     'TAN fit s', 'Simpler TAN fit s', 'TAN / Simpler TAN']
+    """
+    tan = results[results.model == "TAN"].set_index(["sweep", "n_samples", "n_features"])
+    stan = results[results.model == "Simpler TAN"].set_index(["sweep", "n_samples", "n_features"])
+    table = pd.DataFrame(
+        {
+            "TAN encode s": tan["encode_s"],
+            "TAN CMI s": tan["weights_s"],
+            "TAN tree s": tan["structure_s"],
+            "TAN CPTs s": tan["parameters_s"],
+            "TAN fit s": tan["fit_s"],
+            "Simpler TAN fit s": stan["fit_s"],
+        }
+    )
+    table["TAN / Simpler TAN"] = table["TAN fit s"] / table["Simpler TAN fit s"]
+    table.index = table.index.set_names(["sweep", "rows", "features"])
+    return table.reset_index()
+
+
+def plot_cost_study(results: pd.DataFrame, axes=None):
+    """Fit time against features and against rows, log-log; TAN split into stages.
+
+    Parameters
+    ----------
+    results : DataFrame
+        From :func:`run_cost_study`.
+    axes : pair of matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> results = run_cost_study(features=(4, 8), rows=(200, 400), rows_for_features=200,
+    ...                          features_for_rows=4, progress=False)
+    >>> fig = plot_cost_study(results)
+    >>> [ax.get_xlabel() for ax in fig.axes]
+    ['features (rows fixed)', 'rows (features fixed)']
+    """
+    import matplotlib.pyplot as plt
+
+    if axes is None:
+        fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), constrained_layout=True)
+    else:
+        fig = axes[0].figure
+    lines = [
+        ("TAN", "fit_s", "TAN: whole fit", dict(color="C0", lw=2.2, marker="o")),
+        ("TAN", "weights_s", "TAN: counts + CMI", dict(color="C0", ls="--", marker=".")),
+        ("TAN", "structure_s", "TAN: spanning tree", dict(color="C0", ls=":", marker=".")),
+        ("TAN", "parameters_s", "TAN: CPTs", dict(color="C0", ls="-.", marker=".")),
+        ("TAN", "encode_s", "TAN: encoding", dict(color="0.55", ls=(0, (1, 3)), marker=".")),
+        ("Simpler TAN", "fit_s", "Simpler TAN: whole fit", dict(color="C3", lw=2.2, marker="s")),
+    ]
+    sweeps = (
+        ("features", "n_features", "features (rows fixed)"),
+        ("rows", "n_samples", "rows (features fixed)"),
+    )
+    for ax, (sweep, x, label) in zip(axes, sweeps, strict=True):
+        part = results[results.sweep == sweep]
+        for model, column, text, style in lines:
+            data = part[part.model == model].sort_values(x)
+            values = data[column].clip(lower=1e-5)  # log axis: show ~0 stages at the floor
+            ax.plot(data[x], values, label=text, **style)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel(label)
+        ax.grid(True, which="major", alpha=0.3)
+        fixed = part["n_samples" if sweep == "features" else "n_features"]
+        if len(fixed):
+            what = "rows" if sweep == "features" else "features"
+            ax.set_title(f"{what} = {int(fixed.iloc[0]):,}")
+    axes[0].set_ylabel("seconds")
+    axes[1].legend(loc="upper left", fontsize=8)
+    fig.suptitle("Fit time: TAN (by stage) vs Simpler TAN, synthetic tree data, 4 states")
+    return fig
+
+
+_RUNS: dict = {}
+
+
+def default_cost_study(quick=False) -> pd.DataFrame:
+    """The study's sweep (8..1024 features at 10^4 rows; 10^3..10^6 rows at 20 features).
+
+    Cached, so the figure and the results page share one run (the figure
+    uses the latest run, quick or not). ``quick=True`` stops at 256
+    features and 10^5 rows.
+    """
+    if quick not in _RUNS:
+        if quick:
+            _RUNS[quick] = run_cost_study(
+                features=tuple(f for f in DEFAULT_FEATURES if f <= 256),
+                rows=tuple(n for n in DEFAULT_ROWS if n <= 100_000),
+            )
+        else:
+            _RUNS[quick] = run_cost_study(repeats=2)
+    _RUNS["latest"] = _RUNS[quick]
+    return _RUNS[quick]
+
+
+def save_cost_study(out_dir, results=None) -> list:
+    """Write ``cost_study.png``, ``cost_study.csv`` and the table ``cost_table.csv``."""
+    import matplotlib.pyplot as plt
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    if results is None:
+        results = _RUNS["latest"] if "latest" in _RUNS else default_cost_study()
+    paths = [out / "cost_study.png", out / "cost_study.csv", out / "cost_table.csv"]
+    fig = plot_cost_study(results)
+    fig.savefig(paths[0], dpi=130)
+    plt.close(fig)
+    results.to_csv(paths[1], index=False)
+    cost_table(results).to_csv(paths[2], index=False)
+    return paths
+
+
+def _register_figures():
+    try:
+        from .figures import figure
+    except ImportError:  # the figure registry is optional
+        return
+
+    @figure("cost_study")
+    def _cost_study_figure(out_dir):
+        return save_cost_study(out_dir)[:1]
+
+
+_register_figures()

@@ -1,0 +1,250 @@
+"""The ``bnclassify`` command: compare, errors in one line, reproduce, figures, cost."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bnclassify import cost_study
+from bnclassify.cli import main
+from bnclassify.datasets import make_tree_classification
+
+
+def _run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _assert_one_line_error(code, err, *fragments):
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("bnclassify: error: ")
+    assert "Traceback" not in err
+    for fragment in fragments:
+        assert fragment in lines[0]
+
+
+@pytest.fixture
+def csv_dataset(tmp_path):
+    X, y, truth = make_tree_classification(
+        240, 4, n_categories=3, as_frame=True, return_network=True, random_state=0
+    )
+    frame = X.astype(str).assign(label=y.map({0: "no", 1: "yes"}))
+    path = tmp_path / "toy.csv"
+    frame.to_csv(path, index=False)
+    contact = pd.DataFrame(truth.adjacency, index=X.columns, columns=X.columns)
+    contact_path = tmp_path / "contacts.csv"
+    contact.to_csv(contact_path)
+    return path, contact_path, truth
+
+
+def test_compare_p450_reproduces_the_studys_nb_and_simpler_tan(capsys):
+    code, out, err = _run(capsys, "compare", "--models", "NB,Simpler TAN", "--no-progress")
+    assert code == 0, err
+    assert "KFold, shuffle, random_state=42" in out and "log2" in out
+    rows = {line.split()[0]: line.split() for line in out.splitlines()}
+    nb = rows["NB"]
+    # accuracy, accuracy sd, study accuracy, ..., CLL, CLL sd, study CLL
+    assert nb[1] == nb[3] == "0.808"
+    assert nb[7] == nb[9] == "-60.69"
+    simpler = next(line.split() for line in out.splitlines() if line.startswith("Simpler TAN"))
+    assert simpler[2] == simpler[4] == "0.843" and simpler[8] == simpler[10] == "-52.13"
+
+
+def test_compare_csv_with_contact_matrix_and_out(capsys, csv_dataset, tmp_path):
+    path, contact_path, _ = csv_dataset
+    out_dir = tmp_path / "out"
+    code, out, err = _run(
+        capsys,
+        "compare",
+        "--csv",
+        str(path),
+        "--target",
+        "label",
+        "--contact",
+        str(contact_path),
+        "--folds",
+        "3",
+        "--stratified",
+        "--seed",
+        "7",
+        "--models",
+        "nb,tan,simpler tan",
+        "--out",
+        str(out_dir),
+        "--no-progress",
+    )
+    assert code == 0, err
+    assert "3-fold CV (StratifiedKFold, shuffle, random_state=7)" in out
+    assert "Simpler TAN" in out and "study accuracy" not in out
+    folds = pd.read_csv(out_dir / "toy_folds.csv")
+    assert len(folds) == 9 and set(folds.model) == {"NB", "TAN", "Simpler TAN"}
+    payload = json.loads((out_dir / "toy_results.json").read_text())
+    assert set(payload["summary"]) == {"NB", "TAN", "Simpler TAN"}
+    assert payload["cll"] == "log2, sum per fold"
+    summary = pd.read_csv(out_dir / "toy_summary.csv", index_col=0)
+    assert summary.loc["NB", "accuracy_mean"] == pytest.approx(
+        folds[folds.model == "NB"].accuracy.mean()
+    )
+    assert (out_dir / "toy_cv_results.png").stat().st_size > 0
+
+
+def test_compare_csv_defaults_to_the_last_column(capsys, csv_dataset):
+    path, _, _ = csv_dataset
+    code, out, _ = _run(capsys, "compare", "--csv", str(path), "--folds", "2", "--models", "NB")
+    assert code == 0 and "toy: 240 rows, 4 features, 2 classes" in out
+
+
+def test_study_tan_row_is_labelled_and_optional(capsys):
+    code, out, _ = _run(capsys, "compare", "--models", "TAN (study's tree)", "--no-progress")
+    assert code == 0 and "accidental tree" in out
+    code, out, _ = _run(capsys, "compare", "--no-study-tan", "--models", "NB", "--no-progress")
+    assert code == 0 and "study's tree" not in out
+
+
+@pytest.mark.parametrize(
+    "argv, fragments",
+    [
+        (["--csv", "{missing}"], ["data file not found", "nope.csv"]),
+        (["--csv", "{csv}", "--target", "colour"], ["no column named 'colour'"]),
+        (["--csv", "{csv}", "--contact", "{missing}"], ["contact matrix file not found"]),
+        (["--csv", "{csv}", "--contact", "{bad_contact}"], ["contact matrix", "x3"]),
+        (["--csv", "{csv}", "--contact", "{asymmetric}"], ["symmetric"]),
+        (["--models", "NB,forest"], ["unknown model 'forest'"]),
+        (["--folds", "1"], ["--folds must be at least 2"]),
+        (["--target", "functional"], ["--target only applies to --csv"]),
+        (["--csv", "{empty}"], ["empty"]),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(capsys, csv_dataset, tmp_path, argv, fragments):
+    path, contact_path, _ = csv_dataset
+    contact = pd.read_csv(contact_path, index_col=0)
+    bad_contact = tmp_path / "bad.csv"
+    contact.iloc[:3, :3].to_csv(bad_contact)  # 3 x 3 for 4 features: x3 missing
+    asymmetric = tmp_path / "asym.csv"
+    skewed = contact.copy()
+    skewed.iloc[0, 1] = 5.0
+    skewed.to_csv(asymmetric)
+    empty = tmp_path / "empty.csv"
+    empty.write_text("")
+    names = {
+        "missing": str(tmp_path / "nope.csv"),
+        "csv": str(path),
+        "bad_contact": str(bad_contact),
+        "asymmetric": str(asymmetric),
+        "empty": str(empty),
+    }
+    code, _, err = _run(capsys, "compare", "--no-progress", *[a.format(**names) for a in argv])
+    _assert_one_line_error(code, err, *fragments)
+
+
+def test_usage_errors_are_one_line_too(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["compare", "--dataset", "iris"])
+    _, err = capsys.readouterr()
+    assert exit_info.value.code == 2 and len(err.strip().splitlines()) == 1
+    assert err.startswith("bnclassify compare: error: ") and "invalid choice: 'iris'" in err
+
+
+def test_console_command_prints_no_traceback(tmp_path):
+    missing = tmp_path / "missing.csv"
+    result = subprocess.run(
+        [sys.executable, "-m", "bnclassify.cli", "compare", "--csv", str(missing)],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 2
+    assert result.stderr.strip() == f"bnclassify: error: data file not found: {missing}"
+
+
+@pytest.fixture
+def tiny_cost_study(monkeypatch):
+    tiny = cost_study.run_cost_study(
+        features=(4, 8),
+        rows=(200, 400),
+        rows_for_features=200,
+        features_for_rows=4,
+        progress=False,
+    )
+    monkeypatch.setattr(cost_study, "default_cost_study", lambda quick=False: tiny)
+    monkeypatch.setitem(cost_study._RUNS, "latest", tiny)
+    return tiny
+
+
+def test_cost_command(capsys, tiny_cost_study, tmp_path):
+    code, out, err = _run(capsys, "cost", "--out", str(tmp_path))
+    assert code == 0, err
+    assert "TAN / Simpler TAN" in out
+    table = pd.read_csv(tmp_path / "cost_table.csv")
+    assert len(table) == 4
+    assert (tmp_path / "cost_study.png").stat().st_size > 0
+
+
+def test_reproduce_rewrites_only_the_marked_blocks(capsys, tiny_cost_study, tmp_path):
+    readme = tmp_path / "README.md"
+    head = '```bash\npip install -e ".[dev]" && bnclassify compare --dataset p450\npytest\n```\n'
+    readme.write_text(
+        head
+        + "\nintro\n<!-- bnclassify:results:start -->\nold\n<!-- bnclassify:results:end -->\n"
+        + "middle\n<!-- bnclassify:cost:start -->\nold\n<!-- bnclassify:cost:end -->\ntail\n"
+    )
+    results = tmp_path / "docs" / "results.md"
+    code, out, err = _run(
+        capsys,
+        "reproduce",
+        "--readme",
+        str(readme),
+        "--results",
+        str(results),
+        "--no-figures",
+        "--no-progress",
+    )
+    assert code == 0, err
+    text = readme.read_text()
+    assert text.startswith(head) and "\nintro\n" in text and "middle\n" in text
+    assert text.endswith("tail\n") and "\nold\n" not in text
+    assert "| NB | 0.808 | 0.808 | -60.69 | -60.69 |" in text
+    assert "| Simpler TAN | 0.843 | 0.843 | -52.13 | -52.13 |" in text
+    assert "What the study's TAN tree changes" in text
+    page = results.read_text()
+    assert "## Cost study" in page and "P450 TAN (study's tree): block1->block2" in page
+    assert f"wrote {results}" in out
+
+
+def test_reproduce_refuses_a_readme_without_markers(capsys, tiny_cost_study, tmp_path):
+    readme = tmp_path / "README.md"
+    readme.write_text("no markers\n")
+    code, _, err = _run(
+        capsys,
+        "reproduce",
+        "--readme",
+        str(readme),
+        "--results",
+        str(tmp_path / "r.md"),
+        "--no-figures",
+    )
+    _assert_one_line_error(code, err, "bnclassify:results:start")
+    assert readme.read_text() == "no markers\n"
+
+
+def test_figures_command_writes_the_cv_figure(capsys, tmp_path):
+    code, out, err = _run(capsys, "figures", "--out", str(tmp_path), "--only", "cv_results")
+    assert code == 0, err
+    assert (tmp_path / "cv_results.png").stat().st_size > 0
+    code, _, err = _run(capsys, "figures", "--out", str(tmp_path), "--only", "no_such_figure")
+    _assert_one_line_error(code, err, "no_such_figure")
+
+
+def test_reproduced_tables_match_evaluate():
+    from bnclassify.study import comparison_table, study_evaluation
+
+    _, summary = study_evaluation("p450")
+    table = comparison_table(summary, "p450")
+    assert np.isnan(table.loc["TAN", "study accuracy"])  # the study has no correct-TAN figure
+    assert table.loc["TAN (study's tree)", "study CLL"] == -53.21
+    assert round(table.loc["TAN (study's tree)", "CLL"], 2) == -53.21

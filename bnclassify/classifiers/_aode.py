@@ -162,6 +162,7 @@ class AODE(_MemberEnsemble):
             self._adopt_encoding(member)
             spodes.append((member, _fit_on_counts, (counts, features, alpha)))
         self.estimators_, self.fit_times_ = self._fit_members(spodes)
+        self._fit_encoder(naive_bayes, counts, features, alpha)
         self.naive_bayes_ = naive_bayes
         self.frequencies_ = [counts.family(i).sum(axis=0) for i in range(len(features))]
         return self

@@ -41,10 +41,12 @@ class _MemberEnsemble(ClassifierMixin, BaseEstimator):
     _column_model = None
 
     def _encode_training(self, X, y):
-        """Encode X and y once through a naive Bayes that is also fitted on the counts.
+        """Encode X and y once, through a naive Bayes.
 
         Returns ``(counts, features, alpha, naive_bayes)``; the encoding
         attributes (``classes_``, ``categories_``, ...) are copied to self.
+        The naive Bayes, which also encodes X at predict time, is fitted by
+        :meth:`_fit_encoder` once the members have filled the counts' caches.
         """
         encoder = NaiveBayes(alpha=self.alpha, handle_unknown=self.handle_unknown)
         if self._column_model is not None:
@@ -56,9 +58,11 @@ class _MemberEnsemble(ClassifierMixin, BaseEstimator):
             if name.endswith("_") and not name.startswith("_")
         }
         self._adopt_encoding(self)
+        return counts, features, alpha, encoder
+
+    def _fit_encoder(self, encoder, counts, features, alpha):
         encoder._fit_counts(counts, features, alpha)
         self._encoder = encoder
-        return counts, features, alpha, encoder
 
     def _adopt_encoding(self, estimator):
         """Give ``estimator`` the ensemble's encoding (categories, classes, names)."""
@@ -299,7 +303,8 @@ default="auto"
         self
         """
         self._check_params()
-        counts, features, alpha, _ = self._encode_training(X, y)
+        self._column_model = _common_column_model(self.members)
+        counts, features, alpha, encoder = self._encode_training(X, y)
         groups = self._member_groups(features)
         for group in groups:
             for member in group:
@@ -310,6 +315,7 @@ default="auto"
             jobs, shared_time = self._shared_jobs(groups, counts, features)
         self.estimators_, self.fit_times_ = self._fit_members(jobs)
         self.fit_times_["weights"] += shared_time
+        self._fit_encoder(encoder, counts, features, alpha)
         return self
 
     # -- parameters and members --------------------------------------------------
@@ -368,6 +374,10 @@ default="auto"
     def _shared_jobs(self, groups, counts, features):
         """Fit jobs on the shared counts; one weight matrix and tree per rooted group."""
         start = time.perf_counter()
+        if any(isinstance(m, TAN) for group in groups for m in group):
+            # one pair table serves every TAN's weights and every member's tree CPTs; made
+            # here, before any member counts a tree the slow way or members run in parallel
+            counts.pairwise  # noqa: B018
         jobs = []
         for group in groups:
             first = group[0]
@@ -382,8 +392,6 @@ default="auto"
                 ]
             else:
                 jobs += [(m, _fit_on_counts, (counts, features, _alpha(m))) for m in group]
-        if any(isinstance(m, TAN) for m, _, _ in jobs):
-            counts.pairwise  # noqa: B018 -- computed once here, not in parallel members
         return jobs, time.perf_counter() - start
 
     def _bootstrap_jobs(self, groups, counts, features):
@@ -414,6 +422,21 @@ default="auto"
             total = total + np.exp(_normalise(self._member_joint(member, X, codes)))
         with np.errstate(divide="ignore"):
             return np.log(total / len(self.estimators_))
+
+
+def _common_column_model(members):
+    """How the members model columns (their ``distributions``), when they all agree.
+
+    Members such as KDB model every column as categorical, TAN by dtype by
+    default; the ensemble encodes the data once, the way its members do.
+    """
+    if isinstance(members, BaseEstimator):
+        members = [members]
+    if not isinstance(members, list | tuple) or not members:
+        return None
+    models = [getattr(m, "distributions", None) for m in members]
+    same = all(type(m) is type(models[0]) and m == models[0] for m in models)
+    return models[0] if same else None
 
 
 def _rooted(template, features) -> list:

@@ -1,0 +1,280 @@
+"""Figures for continuous features: class-conditional densities and decision boundaries.
+
+Re-exported by :mod:`bnclassify.plotting`. Both functions draw on an optional
+``ax`` and return it; neither calls ``plt.show()``.
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.colors import ListedColormap
+from sklearn.utils.validation import check_is_fitted
+
+from ._hybrid import continuous_values
+
+__all__ = ["plot_class_densities", "plot_decision_boundary"]
+
+#: Okabe-Ito colours (readable by colour-blind readers), one per class.
+CLASS_COLORS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442"]
+
+
+def _class_colors(n):
+    return [CLASS_COLORS[k % len(CLASS_COLORS)] for k in range(n)]
+
+
+def _feature_name(model, feature):
+    names = model.feature_names_
+    if isinstance(feature, str) and feature in names:
+        return feature
+    if isinstance(feature, (int, np.integer)) and not isinstance(feature, bool):
+        if -len(names) <= feature < len(names):
+            return names[feature]
+    raise ValueError(f"{feature!r} is neither a feature name nor a position; features: {names}.")
+
+
+def _sample_frame(model, sample):
+    """A one-row DataFrame in the model's column order from a Series, dict, sequence or frame."""
+    names = model.feature_names_
+    if isinstance(sample, pd.DataFrame):
+        frame = sample.iloc[[0]]
+    elif isinstance(sample, (pd.Series, dict)):
+        row = dict(sample)
+        missing = [n for n in names if n not in row]
+        if missing:
+            raise ValueError(f"sample lacks the feature(s) {missing}.")
+        frame = pd.DataFrame({n: [row[n]] for n in names})
+    else:
+        values = np.asarray(sample, dtype=object).ravel()
+        if len(values) != len(names):
+            raise ValueError(f"sample has {len(values)} values for {len(names)} features.")
+        frame = pd.DataFrame([list(values)], columns=names)
+        frame = frame.infer_objects()
+    return model._aligned_frame(frame)
+
+
+def plot_class_densities(
+    model, feature, sample=None, *, ax=None, weighted=False, n_points=400, xlim=None
+):
+    """The class-conditional densities p(x_i | c) of one continuous feature.
+
+    One curve per class (a Gaussian or kernel density). With a ``sample``,
+    its value is marked by a vertical line and a dot on each curve, and the
+    legend gives the sample's posterior P(c | x) under the whole model. A
+    feature with feature parents (Gaussian TAN) is drawn given the sample's
+    parent values, so it then needs a sample.
+
+    Parameters
+    ----------
+    model : fitted bnclassify estimator
+    feature : str or int
+        A continuous (Gaussian or kernel density) feature, by name or position.
+    sample : Series, dict, sequence or one-row DataFrame, optional
+        A full row of feature values.
+    ax : matplotlib Axes, optional
+    weighted : bool, default=False
+        Draw ``P(c) p(x_i | c)`` instead of ``p(x_i | c)``; where the weighted
+        curves cross is the one-feature decision boundary.
+    n_points : int, default=400
+        Points on the x grid.
+    xlim : (float, float), optional
+        The x range (default: every class's density down to about 1e-4 of its peak).
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Examples
+    --------
+    >>> from bnclassify import NaiveBayes
+    >>> model = NaiveBayes.from_parameters(
+    ...     [0.7542088, 0.2457912],
+    ...     [[3.7338882, 2.7163842], [4.0007477, 2.8384269]],
+    ...     [[0.1757146, 0.1019839], [0.2523813, 0.0969595]],
+    ...     classes=["control", "disease"],
+    ... )
+    >>> ax = plot_class_densities(model, 0, sample=[3.7930077, 2.5993371])
+    >>> [line.get_label() for line in ax.get_lines()[:2]]
+    ['control (P = 0.984)', 'disease (P = 0.016)']
+    """
+    check_is_fitted(model, "compiled_")
+    name = _feature_name(model, feature)
+    dist = getattr(model, "distributions_", {}).get(name)
+    if dist is None or dist.kind not in ("gaussian", "kde"):
+        kind = model.feature_kinds_[model.feature_names_.index(name)]
+        raise ValueError(
+            f"Feature {name!r} is {kind}; plot_class_densities draws Gaussian or kernel "
+            "densities (for a CPT use bnclassify.plotting.plot_cpt)."
+        )
+    n_classes = len(model.classes_)
+    row = None if sample is None else _sample_frame(model, sample)
+    if dist.parents_ and row is None:
+        raise ValueError(
+            f"Feature {name!r} has the feature parents {list(dist.parents_)}; its density "
+            "depends on their values, so pass a sample to condition on."
+        )
+    codes = values = None
+    if row is not None:
+        codes = model._encode(row)
+        values = continuous_values(row, model.feature_kinds_)
+    if dist.kind == "gaussian":
+        if dist.parents_:
+            cat_codes = codes[:, list(dist._categorical_parents)].astype(np.intp)
+            a, b, v = dist._conditional(cat_codes)
+            cont = values[:, list(dist._continuous_parents)]
+            mean = (a + np.einsum("ncp,np->nc", b, cont))[0]
+            var = v[0]
+        else:
+            mean, var = dist.intercept_.reshape(n_classes), dist.var_.reshape(n_classes)
+        sd = np.sqrt(var)
+        low, high = (mean - 4.3 * sd).min(), (mean + 4.3 * sd).max()
+    else:
+        centres = np.concatenate(dist.values_)
+        h = np.sqrt(dist.bandwidth_.max() ** 2 + dist.epsilon_)
+        low, high = centres.min() - 4.3 * h, centres.max() + 4.3 * h
+    x_value = None if row is None else values[0, model.feature_names_.index(name)]
+    if x_value is not None and np.isfinite(x_value):
+        span = high - low
+        low, high = min(low, x_value - 0.05 * span), max(high, x_value + 0.05 * span)
+    if xlim is not None:
+        low, high = xlim
+    grid = np.linspace(low, high, n_points)
+    if dist.kind == "gaussian":
+        log_density = -0.5 * (np.log(2 * np.pi * var) + (grid[:, None] - mean) ** 2 / var)
+    else:
+        log_density = dist._log_density(grid)
+    density = np.exp(log_density)
+    if weighted:
+        density = density * np.exp(model.compiled_.log_prior)
+    posterior = None if row is None else model.predict_proba(row)[0]
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 3.5))
+    colors = _class_colors(n_classes)
+    for c, label in enumerate(model.classes_):
+        text = f"{label}" if posterior is None else f"{label} (P = {posterior[c]:.3f})"
+        ax.plot(grid, density[:, c], color=colors[c], lw=2, label=text)
+        ax.fill_between(grid, density[:, c], color=colors[c], alpha=0.12)
+    if x_value is not None and np.isfinite(x_value):
+        if dist.kind == "gaussian":
+            at = np.exp(-0.5 * (np.log(2 * np.pi * var) + (x_value - mean) ** 2 / var))
+        else:
+            at = np.exp(dist._log_density(np.array([x_value])))[0]
+        if weighted:
+            at = at * np.exp(model.compiled_.log_prior)
+        ax.axvline(x_value, color="#333333", ls="--", lw=1)
+        ax.scatter(np.full(n_classes, x_value), at, color=colors[:n_classes], zorder=3, s=30)
+        ax.annotate(
+            f"x = {x_value:.4g}",
+            (x_value, ax.get_ylim()[1]),
+            xytext=(4, -12),
+            textcoords="offset points",
+            fontsize=9,
+        )
+    ax.set_xlabel(name)
+    given = ", ".join(["c", *dist.parents_])
+    ax.set_ylabel(f"P(c) p({name} | {given})" if weighted else f"p({name} | {given})")
+    ax.legend(title=model.class_node_, frameon=False, fontsize=9)
+    ax.spines[["top", "right"]].set_visible(False)
+    return ax
+
+
+def plot_decision_boundary(
+    model, X, y=None, *, ax=None, resolution=200, margin=0.05, proba_levels=(0.5,)
+):
+    """A two-feature scatter with the model's predicted regions and decision boundary.
+
+    The model must have been fitted on exactly two numeric features; the
+    plane is coloured by the predicted class on a ``resolution`` x
+    ``resolution`` grid, the boundary is drawn where the prediction
+    changes, and (two classes only) the probability contours
+    ``proba_levels`` of the second class are added.
+
+    Parameters
+    ----------
+    model : fitted bnclassify estimator with two features
+    X : DataFrame or array of shape (n_samples, 2)
+        Points to scatter, columns in the model's order (a DataFrame is
+        aligned by name).
+    y : array-like of shape (n_samples,), optional
+        Their classes, for the point colours (grey without).
+    ax : matplotlib Axes, optional
+    resolution : int, default=200
+    margin : float, default=0.05
+        Extra room around the points, as a fraction of their range.
+    proba_levels : sequence of float, default=(0.5,)
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from bnclassify import NaiveBayes
+    >>> X, y = load_iris(return_X_y=True, as_frame=True)
+    >>> X2 = X[["petal length (cm)", "petal width (cm)"]]
+    >>> ax = plot_decision_boundary(NaiveBayes().fit(X2, y), X2, y)
+    >>> ax.get_xlabel()
+    'petal length (cm)'
+    """
+    check_is_fitted(model, "compiled_")
+    if model.n_features_in_ != 2:
+        raise ValueError(
+            f"plot_decision_boundary needs a model of two features; this one has "
+            f"{model.n_features_in_}. Fit it on the two columns to draw."
+        )
+    names = model.feature_names_
+    frame = model._aligned_frame(X)
+    points = frame.to_numpy(dtype=float)
+    low, high = np.nanmin(points, axis=0), np.nanmax(points, axis=0)
+    pad = margin * np.where(high > low, high - low, 1.0)
+    xs = np.linspace(low[0] - pad[0], high[0] + pad[0], resolution)
+    ys = np.linspace(low[1] - pad[1], high[1] + pad[1], resolution)
+    gx, gy = np.meshgrid(xs, ys)
+    grid = np.column_stack([gx.ravel(), gy.ravel()])
+    grid_input = pd.DataFrame(grid, columns=names) if hasattr(model, "feature_names_in_") else grid
+    proba = model.predict_proba(grid_input)
+    predicted = proba.argmax(axis=1).reshape(gx.shape)
+    n_classes = len(model.classes_)
+    colors = _class_colors(n_classes)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(5.5, 4.5))
+    ax.contourf(
+        gx,
+        gy,
+        predicted,
+        levels=np.arange(n_classes + 1) - 0.5,
+        cmap=ListedColormap(colors),
+        alpha=0.22,
+    )
+    ax.contour(
+        gx, gy, predicted, levels=np.arange(n_classes) + 0.5, colors="#333333", linewidths=1.2
+    )
+    if n_classes == 2 and proba_levels:
+        second = proba[:, 1].reshape(gx.shape)
+        lines = ax.contour(
+            gx, gy, second, levels=sorted(proba_levels), colors="#777777", linestyles=":"
+        )
+        ax.clabel(lines, fmt=lambda v: f"P={v:g}", fontsize=8)
+    if y is None:
+        ax.scatter(points[:, 0], points[:, 1], s=14, color="#555555", edgecolor="white", lw=0.4)
+    else:
+        labels = np.asarray(y)
+        for c, label in enumerate(model.classes_):
+            keep = labels == label
+            ax.scatter(
+                points[keep, 0],
+                points[keep, 1],
+                s=16,
+                color=colors[c],
+                edgecolor="white",
+                lw=0.4,
+                label=str(label),
+            )
+        ax.legend(title=model.class_node_, frameon=False, fontsize=9)
+    ax.set_xlabel(names[0])
+    ax.set_ylabel(names[1])
+    ax.set_xlim(xs[0], xs[-1])
+    ax.set_ylim(ys[0], ys[-1])
+    return ax

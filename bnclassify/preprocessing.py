@@ -1,0 +1,173 @@
+"""Supervised discretisation for putting discrete models behind continuous data.
+
+:class:`MDLDiscretizer` is Fayyad and Irani's (1993) entropy-based
+discretisation with the minimum description length stopping rule, as a
+scikit-learn transformer: ``make_pipeline(MDLDiscretizer(), TAN())`` is a
+discretised TAN on numeric data.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+__all__ = ["MDLDiscretizer", "mdl_cut_points"]
+
+
+def _entropy(counts):
+    """Class entropy in bits of each row of ``counts`` (shape (..., n_classes))."""
+    total = counts.sum(axis=-1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = np.where(counts > 0, counts / total, 1.0)
+        return -(np.where(counts > 0, p * np.log2(p), 0.0)).sum(axis=-1)
+
+
+def mdl_cut_points(x, y) -> np.ndarray:
+    """Fayyad-Irani MDL cut points of one feature, sorted.
+
+    The values are sorted once; a segment ``S`` of ``N`` rows is split at the
+    cut ``T`` (a midpoint between consecutive distinct values) minimising the
+    class information entropy ``E(T) = |S1|/N Ent(S1) + |S2|/N Ent(S2)``
+    (ties to the smallest cut), and the split is kept when
+
+        Gain(T) > log2(N - 1) / N + Delta / N,
+        Delta = log2(3^k - 2) - [k Ent(S) - k1 Ent(S1) - k2 Ent(S2)],
+
+    ``k``, ``k1``, ``k2`` the numbers of classes present in ``S``, ``S1``,
+    ``S2`` (entropies in bits); both halves are then split the same way.
+    Every segment's candidate entropies come from one cumulative class-count
+    table, vectorised over the cuts.
+
+    Parameters
+    ----------
+    x : array-like of shape (n,)
+        Finite numbers.
+    y : array-like of shape (n,)
+        Class labels.
+
+    Returns
+    -------
+    ndarray
+        The accepted cut points, ascending (empty when no split pays).
+
+    Examples
+    --------
+    >>> mdl_cut_points([1, 2, 3, 4, 5, 6, 7, 8], list("aaaabbbb"))
+    array([4.5])
+    """
+    x = np.asarray(x, dtype=float)
+    _, y = np.unique(np.asarray(y), return_inverse=True)
+    n = len(x)
+    if n < 2:
+        return np.empty(0)
+    order = np.argsort(x, kind="stable")
+    xs, ys = x[order], y.ravel()[order]
+    onehot = np.zeros((n, int(ys.max()) + 1))
+    onehot[np.arange(n), ys] = 1.0
+    cum = np.zeros((n + 1, onehot.shape[1]))
+    np.cumsum(onehot, axis=0, out=cum[1:])
+    boundary = np.zeros(n + 1, dtype=bool)
+    boundary[1:n] = xs[1:] > xs[:-1]  # a cut at position t separates xs[t-1] < xs[t]
+    cuts = []
+    stack = [(0, n)]
+    while stack:
+        lo, hi = stack.pop()
+        candidates = np.flatnonzero(boundary[lo + 1 : hi]) + lo + 1
+        if len(candidates) == 0:
+            continue
+        size = hi - lo
+        total = cum[hi] - cum[lo]
+        left = cum[candidates] - cum[lo]
+        right = cum[hi] - cum[candidates]
+        n_left = (candidates - lo)[:, None]
+        mixed = (n_left[:, 0] * _entropy(left) + (hi - candidates) * _entropy(right)) / size
+        best = int(np.flatnonzero(mixed <= mixed.min() + 1e-12)[0])
+        t = candidates[best]
+        whole = float(_entropy(total))
+        gain = whole - mixed[best]
+        k = np.count_nonzero(total)
+        k1, k2 = np.count_nonzero(left[best]), np.count_nonzero(right[best])
+        delta = np.log2(3.0**k - 2) - (
+            k * whole - k1 * _entropy(left[best]) - k2 * _entropy(right[best])
+        )
+        if gain > (np.log2(size - 1) + delta) / size:
+            cuts.append((xs[t - 1] + xs[t]) / 2)
+            stack.extend([(t, hi), (lo, t)])
+    return np.sort(np.asarray(cuts, dtype=float))
+
+
+class MDLDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
+    """Supervised MDL discretisation (Fayyad and Irani 1993) of every column.
+
+    ``fit`` learns each column's cut points with :func:`mdl_cut_points`;
+    ``transform`` replaces each value by the index of its bin (0 below the
+    first cut; a value equal to a cut falls in the lower bin). The output is
+    integer, so bnclassify's estimators model it as categorical and any
+    discrete model can follow in a ``Pipeline``. A column for which no split
+    pays becomes the constant 0 (one bin).
+
+    Attributes
+    ----------
+    cut_points_ : list of ndarray
+        Ascending cut points of each column.
+    n_bins_ : ndarray of shape (n_features,)
+        ``len(cut_points_[j]) + 1``.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when X was a DataFrame with string column names.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from bnclassify import TAN
+    >>> X, y = load_iris(return_X_y=True, as_frame=True)
+    >>> mdl = MDLDiscretizer().fit(X, y)
+    >>> mdl.cut_points_[2]  # petal length (cm)
+    array([2.45, 4.75])
+    >>> mdl.transform(X.iloc[[0, 50, 100]])
+    array([[0, 2, 0, 0],
+           [2, 1, 1, 1],
+           [2, 1, 2, 2]])
+    >>> model = make_pipeline(MDLDiscretizer(), TAN()).fit(X, y)
+    >>> round(model.score(X, y), 2)
+    0.95
+    """
+
+    def fit(self, X, y):
+        """Learn the cut points of every column.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Numeric, finite (no missing values).
+        y : array-like of shape (n_samples,)
+            Class labels.
+
+        Returns
+        -------
+        self
+        """
+        X, y = validate_data(self, X, y, dtype="numeric", y_numeric=False)
+        check_classification_targets(y)
+        X = X.astype(float, copy=False)
+        self.cut_points_ = [mdl_cut_points(X[:, j], y) for j in range(X.shape[1])]
+        self.n_bins_ = np.array([len(c) + 1 for c in self.cut_points_])
+        return self
+
+    def transform(self, X):
+        """Bin index of every value, shape ``(n_samples, n_features)``, dtype int64."""
+        check_is_fitted(self, "cut_points_")
+        X = validate_data(self, X, reset=False, dtype="numeric")
+        out = np.empty(X.shape, dtype=np.int64)
+        for j, cuts in enumerate(self.cut_points_):
+            out[:, j] = np.searchsorted(cuts, X[:, j], side="left")
+        return out
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        tags.transformer_tags.preserves_dtype = []
+        return tags

@@ -21,6 +21,7 @@ from .classifiers import (
     SimplerTAN,
 )
 from .information import conditional_mutual_information, mutual_information_with_class
+from .preprocessing import MDLDiscretizer
 
 __version__ = "0.1.0"
 
@@ -34,6 +35,7 @@ __all__ = [
     "NaiveBayes",
     "SimplerTAN",
     "SignalSubgraphClassifier",
+    "MDLDiscretizer",
     "conditional_mutual_information",
     "mutual_information_with_class",
 ]

@@ -128,8 +128,8 @@ def compare(args) -> int:
     print(format_table(table))
     if "TAN (study's tree)" in table.index:
         print(
-            "TAN (study's tree): the study's accidental tree (int(weight) in its Prim step); "
-            "its TAN figures are this row's."
+            "(study's tree/trees): the study's accidental TAN trees (int(weight) in its Prim "
+            "step); its TAN, TAN bagging and STAN+TAN bagging figures are these rows'."
         )
     if args.out is not None:
         for path in _write_outputs(Path(args.out), name, folds, summary, table, args):

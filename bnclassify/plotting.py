@@ -353,14 +353,21 @@ def plot_structure(
             (n_cols - 1) / 2 if features.number_of_nodes() else 0.0,
             1.15 if depth < 1 else 1.35,
         )
+    # Side room for class arcs that bulge around the tree: more for deep, narrow trees.
+    margin = 0.6
+    if class_node is not None and show_class:
+        margin = 0.85 + 0.25 * max(0.0, depth + 1 - n_cols / 1.5)
     if ax is None:
         _, ax = plt.subplots(
-            figsize=(max(5.0, 1.05 * n_cols + 1.4), max(3.0, 1.25 * (depth + 2) + 0.4)),
+            figsize=(
+                max(5.0, 1.05 * (n_cols - 1 + 2 * margin) + 0.4),
+                max(3.0, 1.25 * (depth + 2) + 0.4),
+            ),
             layout="constrained",
         )
     xs = [p[0] for p in pos.values()] or [0.0]
     ys = [p[1] for p in pos.values()] or [0.0]
-    ax.set_xlim(min(xs) - 0.85, max(xs) + 0.85)  # room for class arcs bulging sideways
+    ax.set_xlim(min(xs) - margin, max(xs) + margin)
     ax.set_ylim(min(ys) - 0.45, max(ys) + 0.45)
     texts = {v: _node_text(ax, v, pos[v], is_class=v == class_node, fontsize=fontsize) for v in pos}
     arrowstyle = "-|>" if graph.is_directed() else "-"
@@ -531,9 +538,9 @@ class _RoutedArrow(FancyArrowPatch):
 
 
 class _EdgeLabel(Text):
-    """An edge's label, kept on the edge's (possibly bent) curve a little before its middle.
+    """An edge's label, kept on the edge's (possibly bent) curve just before its middle.
 
-    A little before, so that on short edges it stays clear of the arrowhead.
+    Just before, so that on short edges it stays clear of the arrowhead.
     """
 
     def __init__(self, router, edge, **kwargs):
@@ -542,7 +549,7 @@ class _EdgeLabel(Text):
 
     def draw(self, renderer):
         rad = self._router.bends(renderer)[self._edge]
-        spot = self._router.curve(self._edge, rad, t=0.42)[0]
+        spot = self._router.curve(self._edge, rad, t=0.47)[0]
         xy = tuple(self.axes.transData.inverted().transform(spot))
         if not np.allclose(xy, self.get_position()):
             self.set_position(xy)
@@ -1053,7 +1060,7 @@ def plot_cv_results(
                 ax.bar_label(
                     bars,
                     fmt="{:.3f}" if panel is bounded else "{:.4g}",
-                    fontsize=fontsize - 3,
+                    fontsize=fontsize - 2,
                     padding=2,
                 )
             names = [_metric_label(m, table.attrs) for m in panel]

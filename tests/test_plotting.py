@@ -4,6 +4,8 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+import itertools  # noqa: E402
+
 import matplotlib.pyplot as plt  # noqa: E402
 import networkx as nx  # noqa: E402
 import numpy as np  # noqa: E402
@@ -128,30 +130,65 @@ def _node_boxes(ax):
     }
 
 
+def _densify(points, n=25):
+    """Points every 1/n of the way along each segment of a polyline."""
+    t = np.linspace(0, 1, n)[:, None, None]
+    return (points[:-1] + t * (points[1:] - points[:-1])).reshape(-1, 2)
+
+
+def _assert_readable(ax):
+    """No drawn edge crosses a node box other than its own two; no label overlaps another."""
+    boxes = _node_boxes(ax)
+    for arrow in ax.patches:
+        edge = getattr(arrow, "bnclassify_edge", None)
+        if edge is None:
+            continue
+        path = arrow.get_transform().transform_path(arrow.get_path())
+        points = _densify(np.concatenate(path.to_polygons(closed_only=False)))
+        for node, box in boxes.items():
+            if node in edge:
+                continue
+            inside = (
+                (points[:, 0] > box.x0)
+                & (points[:, 0] < box.x1)
+                & (points[:, 1] > box.y0)
+                & (points[:, 1] < box.y1)
+            )
+            assert not inside.any(), f"{edge} passes through {node}"
+    labels = [t.get_bbox_patch().get_window_extent() for t in ax.texts if t.get_bbox_patch()]
+    for a, b in itertools.combinations(labels, 2):
+        assert not a.overlaps(b), "two labels overlap"
+
+
 @pytest.mark.parametrize("data", ["p450", "lactamase"])
 def test_no_edge_passes_through_another_node(data, request):
-    """Read back the drawn curves: each stays clear of every node box but its own two."""
+    """Read back the drawn curves and labels, at the figures' final layout."""
     _, models = request.getfixturevalue(data)
     fig = plot_tree_comparison(models["tan"], models["stan"])
     fig.canvas.draw()
     for ax in fig.axes[:2]:
-        boxes = _node_boxes(ax)
-        for arrow in ax.patches:
-            edge = getattr(arrow, "bnclassify_edge", None)
-            if edge is None:
-                continue
-            path = arrow.get_transform().transform_path(arrow.get_path())
-            points = np.concatenate(path.to_polygons(closed_only=False))
-            for node, box in boxes.items():
-                if node in edge:
-                    continue
-                inside = (
-                    (points[:, 0] > box.x0)
-                    & (points[:, 0] < box.x1)
-                    & (points[:, 1] > box.y0)
-                    & (points[:, 1] < box.y1)
-                )
-                assert not inside.any(), f"{edge} passes through {node}"
+        _assert_readable(ax)
+    for name in ("nb", "tan", "stan"):
+        ax = plot_structure(models[name])
+        ax.figure.canvas.draw()
+        _assert_readable(ax)
+
+
+def test_narrow_deep_tree_is_readable():
+    """Quinlan's weather data: the class arc to humidity must go round temperature."""
+    X = pd.DataFrame(
+        {
+            "outlook": list("ssorrrossrsoor"),
+            "temperature": list("hhhmcccmcmmmhm"),
+            "humidity": list("hhhhnnnhnnnhnh"),
+            "windy": list("nynnnyynnnyyny"),
+        }
+    )
+    y = pd.Series(list("nnyyynynyyyyyn"), name="play")
+    model = TAN().fit(X, y)
+    ax = plot_structure(model)
+    ax.figure.canvas.draw()
+    _assert_readable(ax)
 
 
 def test_structure_of_graphs():

@@ -325,6 +325,7 @@ class BayesNetClassifier(ClassifierMixin, BaseEstimator):
         codes = pd.Index(self.classes_).get_indexer(values)
         if (codes < 0).any():
             bad = values[np.argmax(codes < 0)]
+            bad = bad.item() if isinstance(bad, np.generic) else bad
             raise ValueError(
                 f"y has the label {bad!r}, which is not one of the classes seen in fit: "
                 f"{list(self.classes_)}."

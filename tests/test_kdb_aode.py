@@ -1,0 +1,332 @@
+"""KDB, SPODE and AODE: by-hand references, pgmpy agreement, exact marginalisation."""
+
+import itertools
+import math
+from collections import Counter
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+import pytest
+from _reference import cpd_as_dict, slow_cmi
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pgmpy.inference import VariableElimination
+from pgmpy.models import DiscreteBayesianNetwork
+from pgmpy.parameter_estimator import DiscreteBayesianEstimator
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from bnclassify import AODE, KDB, SPODE, TAN, NaiveBayes
+from bnclassify.datasets import load_car, load_lactamase, load_p450, load_vote
+
+
+def feature_parents(model):
+    return {
+        f: [p for p in model.structure_.predecessors(f) if p != model.class_node_]
+        for f in model.feature_names_
+    }
+
+
+def slow_class_mi(X, y):
+    """I(X_i; C) in nats by counting row by row (rows observing X_i)."""
+    out = {}
+    for name in X.columns:
+        rows = [(x, c) for x, c in zip(X[name], y, strict=True) if not pd.isna(x)]
+        n = len(rows)
+        joint, nx_, nc = Counter(rows), Counter(x for x, _ in rows), Counter(c for _, c in rows)
+        out[name] = sum(k / n * math.log(k * n / (nx_[x] * nc[c])) for (x, c), k in joint.items())
+    return pd.Series(out)
+
+
+def slow_kdb_parents(X, y, k):
+    """Sahami's rule, written out: rank by I(X;C), take the k strongest earlier features."""
+    cmi, mi = slow_cmi(X, y), slow_class_mi(X, y)
+    order = sorted(X.columns, key=lambda f: -mi[f])
+    parents = {}
+    for rank, child in enumerate(order):
+        earlier = sorted(order[:rank], key=lambda f: -cmi.loc[child, f])
+        parents[child] = earlier[:k]
+    return order, parents
+
+
+# -- KDB ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("load", [load_car, load_p450, load_vote])
+@pytest.mark.parametrize("k", [1, 2, 3])
+def test_kdb_structure_equals_a_slow_reference(load, k):
+    X, y = load(return_X_y=True)
+    order, parents = slow_kdb_parents(X, y, k)
+    model = KDB(k=k).fit(X, y)
+    assert model.order_ == order
+    assert {f: sorted(p) for f, p in feature_parents(model).items()} == {
+        f: sorted(p) for f, p in parents.items()
+    }
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    k=st.integers(0, 4),
+    m=st.integers(1, 7),
+    seed=st.integers(0, 2**16),
+)
+def test_kdb_gives_each_feature_at_most_k_feature_parents(k, m, seed):
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame(rng.integers(0, 3, size=(80, m)), columns=[f"f{i}" for i in range(m)])
+    y = rng.integers(0, 2, size=80)
+    y[:2] = [0, 1]
+    model = KDB(k=k).fit(X, y)
+    parents = feature_parents(model)
+    for rank, feature in enumerate(model.order_):
+        assert len(parents[feature]) == min(k, rank)
+        assert set(parents[feature]) <= set(model.order_[:rank])
+    assert nx.is_directed_acyclic_graph(model.structure_)
+
+
+@pytest.mark.parametrize("load", [load_car, load_vote])
+def test_kdb_with_k_zero_is_naive_bayes(load):
+    X, y = load(return_X_y=True)
+    kdb, nb = KDB(k=0).fit(X, y), NaiveBayes().fit(X, y)
+    assert set(kdb.structure_.edges()) == set(nb.structure_.edges())
+    assert kdb.weights_ is None
+    np.testing.assert_allclose(kdb.predict_proba(X), nb.predict_proba(X), rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("load", [load_p450, load_lactamase, load_car, load_vote])
+def test_kdb_with_k_one_is_a_tree_no_heavier_than_tans(load):
+    X, y = load(return_X_y=True)
+    kdb, tan = KDB(k=1).fit(X, y), TAN().fit(X, y)
+    tree = nx.Graph(kdb.structure_.subgraph(kdb.feature_names_).to_undirected())
+    assert nx.is_tree(tree) and tree.number_of_edges() == X.shape[1] - 1
+    root = [f for f, p in feature_parents(kdb).items() if not p]
+    assert root == [kdb.order_[0]] == [slow_class_mi(X, y).idxmax()]
+    cmi = tan.weights_
+
+    def weight(model):
+        return sum(cmi.loc[a, b] for a, b in model.structure_.subgraph(model.feature_names_).edges)
+
+    assert weight(kdb) <= weight(tan) + 1e-12
+
+
+def test_kdb_with_the_columns_order_is_the_studys_tan_tree():
+    # SOURCES.md: the study's TAN on P450 is block1 -> block2..block7, block7 -> block8
+    X, y = load_p450(return_X_y=True)
+    model = KDB(k=1, order=list(X.columns)).fit(X, y)
+    arcs = {(p, f) for f, ps in feature_parents(model).items() for p in ps}
+    assert arcs == {("block1", f"block{i}") for i in range(2, 8)} | {("block7", "block8")}
+    by_position = KDB(k=1, order=list(range(8))).fit(X, y)
+    assert set(by_position.structure_.edges()) == set(model.structure_.edges())
+
+
+def _pgmpy_data(X, y, class_node):
+    data = pd.concat([X, pd.Series(y, index=X.index, name=class_node)], axis=1).astype(object)
+    return data.where(data.notna(), np.nan)
+
+
+def _pgmpy_network(model, X, y, alpha=1.0):
+    reference = DiscreteBayesianNetwork(model.structure_.edges())
+    estimator = DiscreteBayesianEstimator(prior_type="dirichlet", pseudo_counts=alpha)
+    reference.add_cpds(*estimator.fit(reference, _pgmpy_data(X, y, model.class_node_)).parameters_)
+    return reference
+
+
+def _assert_same_cpds(ours, reference):
+    for cpd in reference.get_cpds():
+        expected, got = cpd_as_dict(cpd), cpd_as_dict(ours.get_cpds(cpd.variable))
+        assert got.keys() == expected.keys()
+        np.testing.assert_allclose([got[k] for k in expected], list(expected.values()), atol=1e-12)
+
+
+def _ve(network, rows, class_node, classes):
+    inference = VariableElimination(network)
+    out = []
+    for _, row in rows.iterrows():
+        evidence = {k: v for k, v in row.items() if not pd.isna(v)}
+        factor = inference.query([class_node], evidence=evidence, show_progress=False)
+        out.append([factor.get_value(**{class_node: c}) for c in classes])
+    return np.array(out)
+
+
+@pytest.mark.parametrize("model", [KDB(k=2), KDB(k=3), SPODE(superparent="el_salvador_aid")])
+def test_single_networks_equal_pgmpy_with_missing_values(model):
+    X, y = load_vote(return_X_y=True)
+    model.fit(X, y)
+    reference = _pgmpy_network(model, X, y)
+    _assert_same_cpds(model.network_, reference)
+    rows = X[X.isna().any(axis=1)].iloc[:25]
+    assert rows.isna().sum(axis=1).max() >= 3
+    expected = _ve(reference, rows, model.class_node_, model.classes_.tolist())
+    np.testing.assert_allclose(model.predict_proba(rows), expected, rtol=0, atol=1e-10)
+
+
+def test_spode_structure():
+    X, y = load_car(return_X_y=True)
+    model = SPODE(superparent=-1).fit(X, y)
+    hub = X.columns[-1]
+    assert feature_parents(model) == {f: ([] if f == hub else [hub]) for f in X.columns}
+
+
+# -- AODE ---------------------------------------------------------------------------------
+def _small_table():
+    rng = np.random.default_rng(5)
+    n = 70
+    X = pd.DataFrame(
+        {
+            "a": rng.choice(["a0", "a1", "a2"], n, p=[0.5, 0.45, 0.05]),
+            "b": rng.choice(["b0", "b1"], n),
+            "c": rng.choice(["c0", "c1", "c2"], n, p=[0.6, 0.35, 0.05]),
+            "d": rng.choice(["d0", "d1"], n, p=[0.93, 0.07]),
+        }
+    )
+    y = np.where(rng.random(n) < 0.4, "pos", "neg")
+    X = X.astype(object)
+    X.iloc[3, 1] = np.nan  # training cells missing too
+    X.iloc[8, 2] = np.nan
+    return X, pd.Series(y, name="label")
+
+
+def _slow_aode_joint(X, y, row, alpha, min_frequency):
+    """AODE joint P(c, x) for one complete row, counted from the rows one at a time."""
+    names = list(X.columns)
+    records = [dict(zip(names, values, strict=True)) for values in X.itertuples(index=False)]
+    labels = list(y)
+    classes = sorted(set(labels))
+    categories = {f: sorted({r[f] for r in records if not pd.isna(r[f])}) for f in names}
+
+    def observed(r, *features):
+        return all(not pd.isna(r[f]) for f in features)
+
+    def prior(c):
+        return (labels.count(c) + alpha) / (len(labels) + alpha * len(classes))
+
+    def given_class(f, v, c):
+        rows = [r for r, lab in zip(records, labels, strict=True) if lab == c and observed(r, f)]
+        hits = sum(r[f] == v for r in rows)
+        return (hits + alpha) / (len(rows) + alpha * len(categories[f]))
+
+    def given_class_and(f, v, c, p, pv):
+        rows = [
+            r
+            for r, lab in zip(records, labels, strict=True)
+            if lab == c and observed(r, f, p) and r[p] == pv
+        ]
+        hits = sum(r[f] == v for r in rows)
+        return (hits + alpha) / (len(rows) + alpha * len(categories[f]))
+
+    frequency = {f: Counter(r[f] for r in records if observed(r, f)) for f in names}
+    eligible = [sp for sp in names if frequency[sp][row[sp]] >= min_frequency]
+    out = {}
+    for c in classes:
+        if eligible:
+            total = 0.0
+            for sp in eligible:
+                term = prior(c) * given_class(sp, row[sp], c)
+                for f in names:
+                    if f != sp:
+                        term *= given_class_and(f, row[f], c, sp, row[sp])
+                total += term
+            out[c] = total / len(eligible)
+        else:  # no frequent super-parent value: naive Bayes
+            out[c] = prior(c) * math.prod(given_class(f, row[f], c) for f in names)
+    return out
+
+
+@pytest.mark.parametrize(
+    ("min_frequency", "partial", "fallback"),
+    [(1, 0, 0), (4, 20, 0), (40, 24, 12)],  # rows of the grid with some / no super-parent
+)
+@pytest.mark.parametrize("alpha", [1.0, 0.5])
+def test_aode_equals_a_slow_reference(min_frequency, partial, fallback, alpha):
+    X, y = _small_table()
+    model = AODE(alpha=alpha, min_frequency=min_frequency).fit(X, y)
+    grid = pd.DataFrame(
+        list(itertools.product(*[sorted(X[f].dropna().unique()) for f in X.columns])),
+        columns=X.columns,
+    )
+    expected = []
+    for _, row in grid.iterrows():
+        joint = _slow_aode_joint(X, y, row, alpha, min_frequency)
+        expected.append([joint[c] for c in model.classes_])
+    expected = np.array(expected)
+    np.testing.assert_allclose(
+        np.exp(model._joint_log_likelihood(grid)), expected, rtol=1e-12, atol=0
+    )
+    np.testing.assert_allclose(
+        model.predict_proba(grid), expected / expected.sum(axis=1, keepdims=True), atol=1e-12
+    )
+    # the frequency rule is exercised: some rows lose super-parents, some fall back to NB
+    codes = model._encode(grid)
+    eligible = np.stack(
+        [model.frequencies_[i][codes[:, i]] >= min_frequency for i in range(X.shape[1])], axis=1
+    ).sum(axis=1)
+    assert ((eligible > 0) & (eligible < X.shape[1])).sum() == partial
+    assert (eligible == 0).sum() == fallback
+
+
+def test_aode_sums_missing_values_out_exactly():
+    X, y = _small_table()
+    model = AODE().fit(X, y)
+    row = pd.DataFrame([{"a": "a1", "b": np.nan, "c": np.nan, "d": "d0"}], dtype=object)
+    completions = pd.DataFrame(
+        [{"a": "a1", "b": b, "c": c, "d": "d0"} for b in ["b0", "b1"] for c in ["c0", "c1", "c2"]]
+    )
+    joint = np.exp(model._joint_log_likelihood(completions)).sum(axis=0)
+    np.testing.assert_allclose(np.exp(model._joint_log_likelihood(row))[0], joint, rtol=1e-12)
+    np.testing.assert_allclose(model.predict_proba(row)[0], joint / joint.sum(), atol=1e-12)
+    # an unseen category is the same as a missing cell under handle_unknown="marginalize"
+    lenient = AODE(handle_unknown="marginalize").fit(X, y)
+    unseen = row.fillna({"b": "b9", "c": "c9"})
+    np.testing.assert_allclose(lenient.predict_proba(unseen), model.predict_proba(row), atol=1e-12)
+
+
+def test_aode_on_data_with_missing_values_is_the_mean_of_its_spodes():
+    X, y = load_vote(return_X_y=True)
+    model = AODE().fit(X, y)
+    rows = X[X.isna().any(axis=1)]
+    joint = np.mean([np.exp(m._joint_log_likelihood(rows)) for m in model.estimators_], axis=0)
+    np.testing.assert_allclose(
+        model.predict_proba(rows), joint / joint.sum(axis=1, keepdims=True), atol=1e-12
+    )
+
+
+def test_aode_members_are_real_spodes_sharing_one_pair_table():
+    X, y = load_car(return_X_y=True)
+    model = AODE().fit(X, y)
+    assert [m.superparent for m in model.estimators_] == list(X.columns)
+    for member in model.estimators_:
+        alone = SPODE(superparent=member.superparent).fit(X, y)
+        np.testing.assert_allclose(member.predict_proba(X), alone.predict_proba(X), atol=1e-12)
+        assert member.network_.check_model()
+    assert isinstance(model.naive_bayes_, NaiveBayes)
+    np.testing.assert_array_equal(model.frequencies_[0], X["buying"].value_counts().sort_index())
+
+
+@pytest.mark.parametrize(
+    ("model", "message"),
+    [
+        (KDB(k=-1), "k must be a non-negative integer"),
+        (KDB(k=1.5), "k must be a non-negative integer"),
+        (KDB(k=True), "k must be a non-negative integer"),
+        (KDB(order=["block1", "block2"]), "order must list every feature exactly once"),
+        (KDB(order=["block1"] * 8), "order must list every feature exactly once"),
+        (KDB(order=["nope", *[f"block{i}" for i in range(2, 9)]]), "'nope', which is not"),
+        (KDB(order=list(range(20, 28))), "position 20"),
+        (SPODE(superparent="nope"), "superparent='nope'"),
+        (AODE(min_frequency=-1), "min_frequency must be a non-negative integer"),
+        (AODE(alpha=-1), "alpha"),
+    ],
+)
+def test_bad_parameters_raise_clear_errors(model, message):
+    X, y = load_p450(return_X_y=True)
+    with pytest.raises(ValueError, match=message):
+        model.fit(X, y)
+
+
+def test_prediction_errors_name_aode():
+    X, y = load_p450(return_X_y=True)
+    model = AODE().fit(X, y)
+    with pytest.raises(ValueError, match="X has 2 features, but AODE is expecting 8"):
+        model.predict(X.to_numpy()[:, :2])
+
+
+@parametrize_with_checks([KDB(k=2), SPODE(), AODE(), AODE(min_frequency=3)])
+def test_sklearn_compatible_estimator(estimator, check):
+    check(estimator)

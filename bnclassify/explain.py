@@ -498,13 +498,45 @@ class _Game:
         weights = _shapley_matrix(masks)
         values = np.empty((n, m, self.output.n_outputs))
         base = np.empty((n, self.output.n_outputs))
-        step = self._row_chunk(masks.size)
+        if self.output.keyed and self.background is not None:
+            groups = self._background_groups(masks)
+            step = max(1, _CHUNK_CELLS // len(groups[0]))
+        elif self.output.keyed:
+            step = max(1, _CHUNK_CELLS // len(masks))
+        else:
+            step = self._row_chunk(masks.size)
         for start in range(0, n, step):
             rows = self.codes[start : start + step]
-            v = self.values(rows, masks[None])
+            if self.output.keyed and self.background is not None:
+                v = self._grouped_values(rows, masks, *groups)
+            else:
+                v = self.values(rows, masks[None])
             values[start : start + step] = np.einsum("nko,km->nmo", v, weights)
             base[start : start + step] = v[:, 0]
         return values, base
+
+    def _background_groups(self, masks):
+        """Per coalition, the distinct keys of the background's absent part and their weights.
+
+        A coalition's value averages over the background, but only the cells
+        outside the coalition matter: background rows that agree there are
+        one term, weighted by their count. Returns flat arrays ``(coalition,
+        key, weight)`` sorted by coalition, and where each coalition starts.
+        """
+        digits = self.output.digits(self.background)
+        absent = np.sort(np.einsum("bj,qj->qb", digits, 1 - masks.astype(np.int64)), axis=1)
+        first = np.ones(absent.shape, dtype=bool)
+        first[:, 1:] = absent[:, 1:] != absent[:, :-1]
+        coalition, position = np.nonzero(first)
+        flat = coalition * absent.shape[1] + position
+        counts = np.diff(np.r_[flat, absent.size])
+        starts = np.flatnonzero(np.r_[True, coalition[1:] != coalition[:-1]])
+        return coalition, absent[coalition, position], counts / absent.shape[1], starts
+
+    def _grouped_values(self, rows, masks, coalition, keys, weight, starts):
+        present = self.output.digits(rows) @ masks.T.astype(np.int64)  # (n, q)
+        outputs = self.output.of_keys(present[:, coalition] + keys) * weight[:, None]
+        return np.add.reduceat(outputs, starts, axis=1)
 
     def sampled(self, n_permutations, rng):
         """Antithetic permutation-sampling estimate, its standard error, exact additivity."""

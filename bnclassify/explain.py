@@ -107,9 +107,13 @@ def explain(
         Rows to explain, in the model's columns and categories.
     background : DataFrame or array-like, optional
         Reference rows for ``method="interventional"`` (complete rows only).
-        Default: ``X`` itself. Not used, and not accepted, by
-        ``method="conditional"``, where the network marginalises absent
-        features itself.
+        Default: ``X`` itself. The closed form (interventional log-odds of a
+        single network) reads only the background's family frequencies, so its
+        cost does not depend on the background's size; enumerated games cost
+        about ``n_rows * 2**n_features * distinct background rows`` look-ups,
+        so keep the background to a few hundred rows there. Not used, and not
+        accepted, by ``method="conditional"``, where the network marginalises
+        absent features itself.
     method : {"interventional", "conditional"}, default="interventional"
         ``"interventional"``: an absent feature takes the background's values,
         ``v(S) = E_b[f(x_S, b_rest)]``. ``"conditional"``: an absent feature is

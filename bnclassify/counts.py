@@ -203,6 +203,14 @@ class TrainingCounts:
         ]
         if len(todo) > 1:
             self._count_single_parent_families(todo, [parents_of[i][0] for i in todo])
+        roots = [i for i, parents in enumerate(parents_of) if not len(parents)]
+        if len(roots) == 1 and not {"feature_class", "pairwise"} & self.__dict__.keys():
+            # a tree has one root: count it alone, not N(c, x_i) of every feature
+            key = (roots[0], ())
+            if key not in self._families:
+                self._families[key] = family_counts(
+                    self.codes, self.y, roots[0], (), self.cards, self.n_classes
+                )
         return [self.family(i, tuple(parents)) for i, parents in enumerate(parents_of)]
 
     def _count_single_parent_families(self, children, parents):
@@ -211,13 +219,21 @@ class TrainingCounts:
         total = int(offsets[-1])
         flat = np.zeros(self.n_classes * total)
         rows = max(1, CHUNK_ELEMENTS // len(children))  # cache-sized index blocks
+        # int32 arithmetic halves the memory traffic when every index fits
+        dtype = np.int32 if len(flat) < np.iinfo(np.int32).max else np.intp
+        child_cards = self.cards[children].astype(dtype)
+        starts = offsets[:-1].astype(dtype)
         for start in range(0, len(self.y), rows):
-            child = self.codes[start : start + rows, children].astype(np.intp)
-            parent = self.codes[start : start + rows, parents].astype(np.intp)
-            index = parent * self.cards[children] + child + offsets[:-1]
-            index += self.y[start : start + rows, None] * total
-            observed = (child != MISSING) & (parent != MISSING)
-            flat += np.bincount(index[observed], minlength=len(flat))
+            child = self.codes[start : start + rows, children]
+            parent = self.codes[start : start + rows, parents]
+            index = parent.astype(dtype) * child_cards
+            index += child
+            index += starts
+            index += (self.y[start : start + rows, None] * total).astype(dtype)
+            missing = (child == MISSING) | (parent == MISSING)
+            if missing.any():
+                index = index[~missing]
+            flat += np.bincount(index.ravel(), minlength=len(flat))
         table = flat.reshape(self.n_classes, total)
         for k, (i, p) in enumerate(zip(children, parents, strict=True)):
             shape = (self.n_classes, self.cards[p], self.cards[i])

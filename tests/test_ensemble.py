@@ -211,6 +211,21 @@ def test_bootstrap_members_keep_categories_absent_from_their_sample():
     assert np.isfinite(model.predict_proba(X.iloc[:1])).all()
 
 
+def test_bagging_continuous_features():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3))
+    y = (X[:, 0] + X[:, 1] * X[:, 2] > 0).astype(int)
+    model = EnsembleTAN(bootstrap=True, n_estimators=4, random_state=0).fit(X, y)
+    np.testing.assert_allclose(model.predict_proba(X), member_mean(model, X), atol=1e-12)
+    rows = model.estimators_samples_[2]
+    alone = clone(model.estimators_[2]).fit(X[rows], y[rows])  # densities, not CPTs
+    np.testing.assert_allclose(alone.predict_proba(X), model.estimators_[2].predict_proba(X))
+    # a density cannot be fitted for a class a sample lacks: say so
+    y_rare = np.r_[np.zeros(10, dtype=int), 1, 2]
+    with pytest.raises(ValueError, match="has no row of class 1"):
+        EnsembleTAN(bootstrap=True, n_estimators=5, random_state=0).fit(X[:12], y_rare)
+
+
 def test_shared_fit_in_parallel_equals_sequential(p450):
     X, y = p450.data, p450.target
     one = EnsembleTAN(p450.contact_matrix, members="all").fit(X, y)

@@ -214,7 +214,8 @@ class EnsembleTAN(_MemberEnsemble):
     ``n_estimators`` members, member ``k`` being the ``k``-th of the members
     above (cycling through them) fitted on its own bootstrap sample of the
     rows. Every member keeps the full data's categories and classes, so a
-    category or class absent from a sample is smoothed, not lost.
+    category or class absent from a sample is smoothed, not lost (with
+    continuous features, whose densities need rows, an absent class raises).
 
     Parameters
     ----------
@@ -399,11 +400,22 @@ default="auto"
         random_state = check_random_state(self.random_state)
         self._seeds = random_state.randint(np.iinfo(np.int32).max, size=self.n_estimators)
         self._n_rows = len(counts.y)
+        continuous = any(kind != "categorical" for kind in getattr(self, "feature_kinds_", []))
         jobs = []
         for k, seed in enumerate(self._seeds):
             member = clone(flat[k % len(flat)])
             self._adopt_encoding(member)
             rows = _bootstrap_rows(seed, self._n_rows)
+            present = np.bincount(counts.y[rows], minlength=counts.n_classes)
+            if continuous and (present == 0).any():
+                # a CPT smooths an absent class; a density cannot be estimated without rows
+                absent = self.classes_[np.argmax(present == 0)]
+                absent = absent.item() if isinstance(absent, np.generic) else absent
+                raise ValueError(
+                    f"Bootstrap sample {k} has no row of class {absent!r}, so its densities "
+                    "of the continuous features cannot be fitted; use more rows per class "
+                    "or discretise the continuous features."
+                )
             jobs.append((member, _fit_on_sample, (counts, rows, features, _alpha(member))))
         return jobs, 0.0
 

@@ -477,8 +477,10 @@ def _count_tree_once(counts, tree, features):
 
     Members rooted elsewhere need N(c, x_i, x_j) where another has
     N(c, x_j, x_i); the transpose is the same count, so no member goes back
-    to the rows for it.
+    to the rows for it. Every feature is some member's root, so N(c, x_i) of
+    all features is counted in one pass too.
     """
+    counts.feature_class  # noqa: B018
     position = {name: i for i, name in enumerate(features)}
     dag = orient_tree(tree, features[0])
     parents_of = [tuple(position[p] for p in dag.predecessors(f)) for f in features]

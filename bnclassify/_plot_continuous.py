@@ -180,15 +180,15 @@ def plot_class_densities(
 
 
 def plot_decision_boundary(
-    model, X, y=None, *, ax=None, resolution=200, margin=0.05, proba_levels=(0.5,)
+    model, X, y=None, *, ax=None, resolution=200, margin=0.05, proba_levels=()
 ):
     """A two-feature scatter with the model's predicted regions and decision boundary.
 
     The model must have been fitted on exactly two numeric features; the
     plane is coloured by the predicted class on a ``resolution`` x
     ``resolution`` grid, the boundary is drawn where the prediction
-    changes, and (two classes only) the probability contours
-    ``proba_levels`` of the second class are added.
+    changes, and (two classes only) optional probability contours of the
+    second class are added.
 
     Parameters
     ----------
@@ -202,7 +202,9 @@ def plot_decision_boundary(
     resolution : int, default=200
     margin : float, default=0.05
         Extra room around the points, as a fraction of their range.
-    proba_levels : sequence of float, default=(0.5,)
+    proba_levels : sequence of float, default=()
+        Levels of P(second class | x) to draw as dotted contours, e.g.
+        ``(0.1, 0.9)``; two-class models only (0.5 is the boundary itself).
 
     Returns
     -------
@@ -272,7 +274,13 @@ def plot_decision_boundary(
                 lw=0.4,
                 label=str(label),
             )
-        ax.legend(title=model.class_node_, frameon=False, fontsize=9)
+        ax.legend(
+            title=model.class_node_,
+            frameon=False,
+            fontsize=9,
+            loc="upper left",
+            bbox_to_anchor=(1.0, 1.0),
+        )
     ax.set_xlabel(names[0])
     ax.set_ylabel(names[1])
     ax.set_xlim(xs[0], xs[-1])

@@ -215,8 +215,8 @@ def _layout(features: nx.Graph, root=None) -> dict:
             ),
         )
         width = len(generation) - 1
-        for k, v in enumerate(generation):
-            pos[v] = (k - width / 2, -float(depth))
+        for k, v in enumerate(generation):  # wider spacing: edges skip rows and need room
+            pos[v] = (1.6 * (k - width / 2), -float(depth))
     xs = [p[0] for p in pos.values()]
     return {v: (x - min(xs), y) for v, (x, y) in pos.items()}
 
@@ -447,7 +447,8 @@ class _Router:
     def __init__(self, ax, texts, edges, feature_edges):
         self.ax, self.texts = ax, texts
         self.edges, self.feature_edges = list(edges), list(feature_edges)
-        self._key, self._bends = None, {}
+        self.labels = {}  # edge -> its label, registered by _EdgeLabel
+        self._key, self._bends, self._spots = None, {}, {}
 
     def bends(self, renderer) -> dict:
         """``{edge: rad}`` for the current layout (recomputed when the layout changed)."""
@@ -460,8 +461,41 @@ class _Router:
         if key != self._key:
             self._measure(renderer)
             self._bends = {edge: self._bend(*edge) for edge in self.edges}
+            self._spots = self._place_labels(renderer)
             self._key = key
         return self._bends
+
+    def label_spots(self, renderer) -> dict:
+        """``{edge: (x, y)}``: where each edge label goes, in display coordinates."""
+        self.bends(renderer)
+        return self._spots
+
+    _LABEL_AT = (0.47, 0.38, 0.56, 0.3, 0.64, 0.22, 0.72)  # fractions along the curve
+
+    def _place_labels(self, renderer) -> dict:
+        """Put each label on its curve where it covers no node and no label placed before.
+
+        The middle is tried first; if no spot is clear, the one covering least.
+        """
+        boxes = [(self.pos[v] - self.half[v], self.pos[v] + self.half[v]) for v in self.pos]
+        spots = {}
+        for edge, label in self.labels.items():
+            extent = label.get_window_extent(renderer)
+            half = np.array([extent.width, extent.height]) / 2 + 2
+            best, fewest = None, np.inf
+            for t in self._LABEL_AT:
+                centre = self.curve(edge, self._bends[edge], t=t)[0]
+                covered = sum(
+                    bool(np.all(centre - half < high) and np.all(centre + half > low))
+                    for low, high in boxes
+                )
+                if covered < fewest:
+                    best, fewest = centre, covered
+                if covered == 0:
+                    break
+            spots[edge] = best
+            boxes.append((best - half, best + half))
+        return spots
 
     def _measure(self, renderer):
         to_pixels = self.ax.figure.dpi / 72
@@ -538,18 +572,19 @@ class _RoutedArrow(FancyArrowPatch):
 
 
 class _EdgeLabel(Text):
-    """An edge's label, kept on the edge's (possibly bent) curve just before its middle.
+    """An edge's label, on the edge's (possibly bent) curve where the router puts it.
 
-    Just before, so that on short edges it stays clear of the arrowhead.
+    Near the middle (just before it, to stay clear of the arrowhead on short
+    edges), or further along when that spot would cover a node or another label.
     """
 
     def __init__(self, router, edge, **kwargs):
         super().__init__(*router.texts[edge[0]].get_position(), **kwargs)
         self._router, self._edge = router, tuple(edge)
+        router.labels[self._edge] = self
 
     def draw(self, renderer):
-        rad = self._router.bends(renderer)[self._edge]
-        spot = self._router.curve(self._edge, rad, t=0.47)[0]
+        spot = self._router.label_spots(renderer)[self._edge]
         xy = tuple(self.axes.transData.inverted().transform(spot))
         if not np.allclose(xy, self.get_position()):
             self.set_position(xy)

@@ -174,6 +174,19 @@ def test_no_edge_passes_through_another_node(data, request):
         _assert_readable(ax)
 
 
+def test_multi_parent_dag_is_drawn_exactly_and_readably(p450):
+    """k-dependence Bayes: features with two feature parents, edges that skip rows."""
+    from bnclassify import KDB
+
+    bunch, _ = p450
+    model = KDB(k=2).fit(bunch.data, bunch.target)
+    assert any(len(list(model.structure_.predecessors(f))) == 3 for f in model.feature_names_)
+    ax = plot_structure(model)
+    assert set(drawn_edges(ax)) == set(model.structure_.edges)
+    ax.figure.canvas.draw()
+    _assert_readable(ax)
+
+
 def test_narrow_deep_tree_is_readable():
     """Quinlan's weather data: the class arc to humidity must go round temperature."""
     X = pd.DataFrame(

@@ -784,7 +784,7 @@ def plot_weights(
         Write each value in its cell.
     fmt : str, optional
         Format spec of the annotations (default: integers as integers, else
-        as many decimals as give the largest value 2 significant digits).
+        as many decimals as give the largest value 3 significant digits).
     cmap : str or Colormap, default="viridis"
     vmax_scale : float, default=1.0
         The colour scale ends at ``vmax_scale`` times the largest shown value
@@ -863,12 +863,12 @@ def plot_weights(
 
 
 def _cell_format(values):
-    """Integers as integers; otherwise enough decimals for 2 significant digits of the largest."""
+    """Integers as integers; otherwise enough decimals for 3 significant digits of the largest."""
     finite = values[np.isfinite(values)]
     if finite.size == 0 or np.all(finite == np.round(finite)):
         return "{:.0f}"
     top = np.abs(finite).max()
-    decimals = 2 if top == 0 else int(np.clip(1 - np.floor(np.log10(top)), 0, 6))
+    decimals = 2 if top == 0 else int(np.clip(2 - np.floor(np.log10(top)), 0, 6))
     return f"{{:.{decimals}f}}"
 
 

@@ -153,8 +153,16 @@ def continuous_values(frame: pd.DataFrame, kinds) -> np.ndarray:
     naming the column.
     """
     values = np.full(frame.shape, np.nan)
+    plain = [  # numpy numeric columns convert in one block
+        j
+        for j, (kind, dtype) in enumerate(zip(kinds, frame.dtypes, strict=True))
+        if kind != CATEGORICAL and isinstance(dtype, np.dtype) and dtype.kind in "biuf"
+    ]
+    if plain:
+        values[:, plain] = frame.iloc[:, plain].to_numpy(dtype=float)
+    done = set(plain)
     for j, (name, kind) in enumerate(zip(frame.columns, kinds, strict=True)):
-        if kind == CATEGORICAL:
+        if kind == CATEGORICAL or j in done:
             continue
         column = frame[name]
         if isinstance(column.dtype, pd.CategoricalDtype):
@@ -166,14 +174,14 @@ def continuous_values(frame: pd.DataFrame, kinds) -> np.ndarray:
                 f"Column {name!r} is modelled as {kind} and needs numbers; "
                 f"got {list(pd.unique(column[bad]))[:5]}."
             )
-        x = numbers.to_numpy(dtype=float, na_value=np.nan)
-        infinite = np.isinf(x)
-        if infinite.any():
-            raise ValueError(
-                f"Column {name!r} has infinite value(s) (first at row "
-                f"{int(np.argmax(infinite))}); continuous features must be finite or NaN."
-            )
-        values[:, j] = x
+        values[:, j] = numbers.to_numpy(dtype=float, na_value=np.nan)
+    infinite = np.isinf(values)
+    if infinite.any():
+        row, j = np.argwhere(infinite)[0]
+        raise ValueError(
+            f"Column {frame.columns[j]!r} has infinite value(s) (first at row {row}); "
+            "continuous features must be finite or NaN."
+        )
     return values
 
 

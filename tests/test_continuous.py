@@ -75,6 +75,21 @@ def test_float_columns_as_categorical_equal_their_integer_codes(digits):
     )
 
 
+def test_nullable_floats_and_integers_declared_gaussian(iris):
+    X, y = iris
+    reference = NaiveBayes().fit(X, y).predict_proba(X)
+    nullable = X.astype("Float64")
+    nullable.iloc[0, 0] = pd.NA
+    model = NaiveBayes().fit(nullable, y)
+    assert model.feature_kinds_ == ["gaussian"] * 4
+    np.testing.assert_allclose(model.predict_proba(X.iloc[1:]), reference[1:], atol=1e-3)
+    tenths = (X * 10).round().astype(int)  # integers: categorical unless declared Gaussian
+    assert NaiveBayes().fit(tenths, y).distributions_ == {}
+    declared = NaiveBayes(distributions="gaussian").fit(tenths, y)
+    as_float = NaiveBayes().fit(tenths.astype(float), y)
+    np.testing.assert_array_equal(declared.predict_proba(tenths), as_float.predict_proba(tenths))
+
+
 # -- agreement with scikit-learn and scipy --------------------------------------------------
 @pytest.mark.parametrize("var_smoothing", [1e-9, 1e-2])
 @pytest.mark.parametrize("dataset", ["iris", "digits"])

@@ -294,6 +294,9 @@ class TAN(_TreeAugmented):
         in nats, the weights the tree or forest maximises.
     structure_, compiled_, network_, classes_, categories_, fit_times_
         As in :class:`NaiveBayes`.
+    feature_kinds_, distributions_
+        As in :class:`NaiveBayes`; a Gaussian's ``parents_``, ``intercept_``,
+        ``coef_`` and ``var_`` hold its conditional linear Gaussian.
 
     See Also
     --------

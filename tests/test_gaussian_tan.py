@@ -304,10 +304,30 @@ def test_missing_categorical_parent_of_a_gaussian_is_summed_out():
     filled["site"] = ["s0", "s1", "s2"]
     by_hand = logsumexp(model._joint_log_likelihood(filled), axis=0)
     np.testing.assert_allclose(got, by_hand, rtol=1e-12)
-    with_z = X.iloc[[5]].copy()
-    with_z.loc[:, "x"] = np.nan  # a missing Gaussian between site and z
-    total = model._joint_log_likelihood(with_z)[0]
-    assert np.isfinite(total).all()
+    between = X.iloc[[5]].copy()
+    between.loc[:, "x"] = np.nan  # a missing Gaussian between site and z:
+    got = model._joint_log_likelihood(between)[0]
+    # int N(x; mu_ck, v_ck) N(z; a_c + b_c x, s_c^2) dx = N(z; a_c + b_c mu_ck, s_c^2 + b_c^2 v_ck)
+    gx, gz = model.distributions_["x"], model.distributions_["z"]
+    k = ["s0", "s1", "s2"].index(X.site.iloc[5])
+    z_term = stats.norm.logpdf(
+        X.z.iloc[5],
+        gz.intercept_ + gz.coef_[:, 0] * gx.intercept_[:, k],
+        np.sqrt(gz.var_ + gz.coef_[:, 0] ** 2 * gx.var_[:, k]),
+    )
+    without_z = model._joint_log_likelihood(between.assign(z=np.nan))[0]  # x, z both summed out
+    np.testing.assert_allclose(got, without_z + z_term, rtol=1e-12)
+
+
+def test_a_class_never_seen_with_a_parent_state_borrows_the_class_fit():
+    X, y = _mixed_table()
+    keep = ~((y == "neg") & (X.site == "s2"))
+    X, y = X[keep], y[keep]
+    model = TAN().fit(X, y)
+    g = model.distributions_["x"]
+    assert g.parents_ == ("site",) and g.count_[0, 2] == 0
+    assert g.intercept_[0, 2] == pytest.approx(X.x[y == "neg"].mean())
+    assert g.var_[0, 2] == pytest.approx(X.x[y == "neg"].var(ddof=0) + g.epsilon_)
 
 
 # -- digits: constant pixels, NB vs Gaussian TAN ------------------------------------

@@ -9,10 +9,12 @@ counted: a row contributes to every count whose variables it observes.
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cache, cached_property
 
 import numpy as np
+from threadpoolctl import ThreadpoolController
 
 from ._encoding import MISSING
 
@@ -20,6 +22,8 @@ from ._encoding import MISSING
 CHUNK_ROWS = 1 << 16
 #: Cells per block when building index arrays over many columns at once.
 CHUNK_ELEMENTS = 1 << 18
+#: Up to this many categories in all, pairwise products run on one BLAS thread.
+SINGLE_THREAD_MAX = 512
 
 
 def class_counts(y: np.ndarray, n_classes: int) -> np.ndarray:
@@ -125,16 +129,25 @@ def pairwise_counts(codes, y, cards, n_classes, chunk_rows=CHUNK_ROWS) -> Pairwi
     offsets = np.concatenate([[0], np.cumsum(cards)])
     n_total = int(offsets[-1])
     table = np.zeros((n_classes, n_total, n_total))
-    for start in range(0, len(y), chunk_rows):
-        block_codes = np.ascontiguousarray(codes[start : start + chunk_rows])  # row-major scatter
-        block_y = y[start : start + chunk_rows]
-        for c in range(n_classes):
-            # select the class's (small, integer) rows before one-hot encoding them:
-            # selecting rows of the float one-hot instead costs more than the product
-            z = _one_hot(block_codes[block_y == c], offsets[:-1], n_total)
-            if len(z):
-                table[c] += z.T @ z
+    # Small products (R x R outputs) gain nothing from BLAS threads, and on a busy
+    # machine the threads' synchronisation makes them many times slower.
+    single = n_total <= SINGLE_THREAD_MAX and len(y) > chunk_rows
+    with _blas_controller().limit(limits=1, user_api="blas") if single else nullcontext():
+        for start in range(0, len(y), chunk_rows):
+            block_codes = np.ascontiguousarray(codes[start : start + chunk_rows])  # row-major
+            block_y = y[start : start + chunk_rows]
+            for c in range(n_classes):
+                # select the class's (small, integer) rows before one-hot encoding them:
+                # selecting rows of the float one-hot instead costs more than the product
+                z = _one_hot(block_codes[block_y == c], offsets[:-1], n_total)
+                if len(z):
+                    table[c] += z.T @ z
     return PairwiseCounts(table=table, cards=cards)
+
+
+@cache
+def _blas_controller() -> ThreadpoolController:
+    return ThreadpoolController()  # scans the loaded BLAS libraries once
 
 
 def _one_hot(codes, offsets, n_total):

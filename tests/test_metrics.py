@@ -245,3 +245,21 @@ def test_evaluate_with_dataframe_and_series_keeps_labels():
     folds, _ = evaluate({"NB": NaiveBayes()}, X, y, cv=3, progress=False)
     assert folds.accuracy.between(0, 1).all()
     assert isinstance(folds, pd.DataFrame)
+
+
+def test_log_probabilities_scored_here_equal_scipy_normalisation():
+    # predict_log_proba normalises with a numpy log-sum-exp; check it against scipy's
+    from scipy.special import logsumexp
+
+    X, y = make_tree_classification(500, 6, n_classes=3, random_state=4)
+    model = TAN().fit(X[:400], y[:400])
+    joint = model._joint_log_likelihood(X[400:])
+    expected = joint - logsumexp(joint, axis=1, keepdims=True)
+    np.testing.assert_allclose(model.predict_log_proba(X[400:]), expected, rtol=0, atol=1e-12)
+
+
+def test_rows_impossible_under_every_class_raise():
+    X = np.array([[0, 1], [1, 0]])
+    model = NaiveBayes(alpha=0).fit(X, [0, 1])
+    with pytest.raises(ValueError, match="probability 0 under every class"):
+        model.predict_proba(np.array([[0, 0]]))

@@ -283,7 +283,7 @@ def default_cost_study(quick=False) -> pd.DataFrame:
                 rows=tuple(n for n in DEFAULT_ROWS if n <= 100_000),
             )
         else:
-            _RUNS[quick] = run_cost_study(repeats=2)
+            _RUNS[quick] = run_cost_study(repeats=3)
     _RUNS["latest"] = _RUNS[quick]
     return _RUNS[quick]
 

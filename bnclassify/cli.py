@@ -131,6 +131,12 @@ def compare(args) -> int:
             "(study's tree/trees): the study's accidental TAN trees (int(weight) in its Prim "
             "step); its TAN, TAN bagging and STAN+TAN bagging figures are these rows'."
         )
+    unseen = int(folds.loc[folds.model == folds.model.iloc[0], "n_unseen_class"].sum())
+    if unseen:
+        print(
+            f"note: {unseen} test row(s) have a class missing from their training fold; "
+            "the models give them probability 0, so CLL is -inf. Try --stratified."
+        )
     if args.out is not None:
         for path in _write_outputs(Path(args.out), name, folds, summary, table, args):
             print(f"wrote {path}")

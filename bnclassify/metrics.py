@@ -322,7 +322,9 @@ def evaluate(
     -------
     Evaluation
         ``folds``: one row per model and fold with columns ``model``,
-        ``fold``, ``n_train``, ``n_test``, ``accuracy``, ``precision_macro``,
+        ``fold``, ``n_train``, ``n_test``, ``n_unseen_class`` (test rows whose
+        class the training fold lacks: the model gives them probability 0, so
+        their fold's ``cll`` is ``-inf``), ``accuracy``, ``precision_macro``,
         ``recall_macro``, ``f1_macro`` (macro averages over the fitted
         model's classes; a class never predicted has precision 0),
         ``cll``, ``log_loss`` (mean negative log-likelihood in nats, as in
@@ -409,12 +411,19 @@ def _fit_and_score(model, name, fold, X, y, train, test, *, base, reduce):
     predict_s = time.perf_counter() - start
     classes = model.classes_
     y_pred = classes[np.argmax(proba, axis=1)]
+    unseen = ~np.isin(y_test, classes)
+    if unseen.any():
+        # a class absent from the training fold: the model gives it probability 0
+        extra = np.unique(y_test[unseen])
+        classes = np.concatenate([classes, extra])
+        proba = np.hstack([proba, np.zeros((len(proba), len(extra)))])
     stages = getattr(model, "fit_times_", None) or {}
     scores = {
         "model": name,
         "fold": fold,
         "n_train": len(train),
         "n_test": len(test),
+        "n_unseen_class": int(unseen.sum()),
         "accuracy": accuracy_score(y_test, y_pred),
     }
     for metric, score in (

@@ -263,3 +263,13 @@ def test_rows_impossible_under_every_class_raise():
     model = NaiveBayes(alpha=0).fit(X, [0, 1])
     with pytest.raises(ValueError, match="probability 0 under every class"):
         model.predict_proba(np.array([[0, 0]]))
+
+
+def test_a_test_class_missing_from_the_training_fold_gets_probability_zero():
+    X = np.array([[0], [1], [0], [1], [2], [2]])
+    y = np.array(["a", "b", "a", "b", "c", "c"])
+    splits = [(np.arange(4), np.arange(4, 6)), (np.array([0, 1, 4, 5]), np.array([2, 3]))]
+    folds, _ = evaluate({"NB": NaiveBayes()}, X, y, cv=splits, progress=False)
+    assert list(folds.n_unseen_class) == [2, 0]
+    assert folds.cll[0] == -np.inf and np.isfinite(folds.cll[1])
+    assert folds.accuracy[0] == 0.0 and np.isfinite(folds.log_loss[0])

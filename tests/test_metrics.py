@@ -266,7 +266,7 @@ def test_rows_impossible_under_every_class_raise():
 
 
 def test_a_test_class_missing_from_the_training_fold_gets_probability_zero():
-    X = np.array([[0], [1], [0], [1], [2], [2]])
+    X = np.array([[0], [1], [0], [1], [1], [0]])
     y = np.array(["a", "b", "a", "b", "c", "c"])
     splits = [(np.arange(4), np.arange(4, 6)), (np.array([0, 1, 4, 5]), np.array([2, 3]))]
     folds, _ = evaluate({"NB": NaiveBayes()}, X, y, cv=splits, progress=False)

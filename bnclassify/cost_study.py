@@ -288,20 +288,22 @@ def default_cost_study(quick=False) -> pd.DataFrame:
     return _RUNS[quick]
 
 
-def save_cost_study(out_dir, results=None) -> list:
-    """Write ``cost_study.png``, ``cost_study.csv`` and the table ``cost_table.csv``."""
+def save_cost_study(out_dir, results=None, *, tables=True) -> list:
+    """Write ``cost_study.png`` and (``tables=True``) ``cost_study.csv`` and ``cost_table.csv``."""
     import matplotlib.pyplot as plt
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     if results is None:
         results = _RUNS["latest"] if "latest" in _RUNS else default_cost_study()
-    paths = [out / "cost_study.png", out / "cost_study.csv", out / "cost_table.csv"]
+    paths = [out / "cost_study.png"]
     fig = plot_cost_study(results)
     fig.savefig(paths[0], dpi=130)
     plt.close(fig)
-    results.to_csv(paths[1], index=False)
-    cost_table(results).to_csv(paths[2], index=False)
+    if tables:
+        paths += [out / "cost_study.csv", out / "cost_table.csv"]
+        results.to_csv(paths[1], index=False)
+        cost_table(results).to_csv(paths[2], index=False)
     return paths
 
 
@@ -313,7 +315,7 @@ def _register_figures():
 
     @figure("cost_study")
     def _cost_study_figure(out_dir):
-        return save_cost_study(out_dir)[:1]
+        return save_cost_study(out_dir, tables=False)
 
 
 _register_figures()

@@ -683,7 +683,9 @@ def reproduce(
         try:
             from .figures import make_figures
         except ImportError:
-            written += save_cv_figure(figures_dir) + save_cost_study(figures_dir, cost)[:1]
+            written += save_cv_figure(figures_dir) + save_cost_study(
+                figures_dir, cost, tables=False
+            )
         else:
             written += list(make_figures(figures_dir))
     return written

@@ -271,7 +271,13 @@ def encode_frame(frame: pd.DataFrame, categories, handle_unknown="error") -> np.
 
 
 def encode_target(y, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
-    """``(classes, codes)`` of the class column; checks length, missing values, >= 2 classes."""
+    """``(classes, codes)`` of the class column; checks length, missing values, >= 2 classes.
+
+    ``classes`` are the sorted observed labels, except for a pandas Categorical
+    target, whose declared categories are kept (as R keeps a factor's levels):
+    a class absent from a training fold then still gets a smoothed prior
+    instead of probability 0 on the test fold.
+    """
     if y is None:
         raise ValueError("requires y to be passed, but the target y is None.")
     if isinstance(y, pd.DataFrame):
@@ -297,13 +303,17 @@ def encode_target(y, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
             f"(first at row {int(np.argmax(missing))}); the class must be observed in every row."
         )
     check_classification_targets(values)
-    classes, codes = np.unique(values, return_inverse=True)
-    if len(classes) < 2:
+    observed, codes = np.unique(values, return_inverse=True)
+    if len(observed) < 2:
         raise ValueError(
-            f"y has only 1 class ({classes[0]!r}) in {n_rows} sample(s); "
+            f"y has only 1 class ({observed[0]!r}) in {n_rows} sample(s); "
             "a classifier needs at least 2 classes."
         )
-    return classes, codes.astype(np.intp)
+    dtype = getattr(y, "dtype", None)
+    if isinstance(dtype, pd.CategoricalDtype):
+        classes = np.asarray(dtype.categories)
+        return classes, pd.Index(classes).get_indexer(values).astype(np.intp)
+    return observed, codes.astype(np.intp)
 
 
 def check_alpha(alpha):

@@ -170,3 +170,19 @@ def test_vote_training_rows_with_missing_values_count_where_observed():
     expected = (X.loc[dem, column] == "y").mean()
     k = list(X.columns).index(column)
     assert np.exp(model.compiled_.log_cpts[k][0, 1]) == pytest.approx(expected)
+
+
+def test_categorical_target_keeps_its_declared_classes():
+    # nursery's "recommend" has 2 rows: a training fold without it must still give those
+    # test rows a (smoothed) probability, as R's factor levels do
+    from bnclassify.datasets import load_nursery
+
+    X, y = load_nursery(return_X_y=True)
+    train = (y != "recommend").to_numpy()
+    model = NaiveBayes().fit(X[train], y[train])
+    assert list(model.classes_) == list(y.cat.categories)
+    proba = model.predict_proba(X[~train])
+    k = list(model.classes_).index("recommend")
+    assert (proba[:, k] > 0).all() and np.isfinite(np.log(proba)).all()
+    plain = NaiveBayes().fit(X[train], y[train].astype(str))
+    assert "recommend" not in plain.classes_

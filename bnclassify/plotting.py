@@ -1007,6 +1007,21 @@ def _fold_table(results):
     )
 
 
+_HATCHES = ["", "///", "...", "xxx"]
+
+
+def _model_styles(models) -> dict:
+    """A distinct (colour, hatch) per model: colours first, hatches once they repeat."""
+    return {
+        m: {
+            "facecolor": MODEL_COLORS[k % len(MODEL_COLORS)],
+            "hatch": _HATCHES[(k // len(MODEL_COLORS)) % len(_HATCHES)],
+            "edgecolor": "white",
+        }
+        for k, m in enumerate(models)
+    }
+
+
 def plot_cv_results(
     results,
     metrics=("accuracy", "f1_macro", "cll"),
@@ -1058,7 +1073,7 @@ def plot_cv_results(
         )
     datasets = list(pd.unique(table["dataset"])) if "dataset" in table.columns else [None]
     models = list(pd.unique(table["model"]))
-    colors = {m: MODEL_COLORS[k % len(MODEL_COLORS)] for k, m in enumerate(models)}
+    styles = _model_styles(models)
     bounded = [m for m in metrics if _is_score(m)]
     panels = ([bounded] if bounded else []) + [[m] for m in metrics if m not in bounded]
     if fig is None:
@@ -1088,8 +1103,8 @@ def plot_cv_results(
                     bar_width,
                     yerr=sd.loc[model, panel].to_numpy(dtype=float),
                     capsize=3,
-                    color=colors[model],
                     label=str(model),
+                    **styles[model],
                     error_kw={"elinewidth": 1, "ecolor": "#333333"},
                 )
                 ax.bar_label(
@@ -1110,12 +1125,12 @@ def plot_cv_results(
             ax.spines[["top", "right"]].set_visible(False)
             ax.tick_params(labelsize=fontsize - 1)
             ax.margins(y=0.15)
-    handles = [Rectangle((0, 0), 1, 1, color=colors[m]) for m in models]
+    handles = [Rectangle((0, 0), 1, 1, **styles[m]) for m in models]
     fig.legend(
         handles,
         [str(m) for m in models],
         loc="outside lower center",
-        ncol=len(models),
+        ncol=min(len(models), 6),
         fontsize=fontsize,
         frameon=False,
     )

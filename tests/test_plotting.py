@@ -427,3 +427,21 @@ def test_cv_results_from_evaluate(tmp_path):
     heights = {label for label, *_ in _bars(fig.axes[0])}
     assert heights == set(models)
     _save_png(fig, tmp_path / "cv_evaluate.png")
+
+
+def test_cv_results_give_every_model_its_own_look(tmp_path):
+    # 12 models (the compare table) outnumber the palette: no two may look alike
+    base = _hand_results()
+    frames = []
+    for k in range(12):
+        part = base[base["model"] == base["model"].iloc[0]].copy()
+        part["model"] = f"model {k}"
+        frames.append(part)
+    fig = plot_cv_results(pd.concat(frames, ignore_index=True))
+    looks = {}
+    for container in fig.axes[0].containers:
+        if hasattr(container, "patches"):
+            patch = container.patches[0]
+            looks[container.get_label()] = (tuple(patch.get_facecolor()), patch.get_hatch() or "")
+    assert len(looks) == 12 and len(set(looks.values())) == 12
+    _save_png(fig, tmp_path / "cv12.png")

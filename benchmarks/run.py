@@ -157,7 +157,8 @@ def record(scenario, task, library, seconds, note=""):
     RESULTS.append(
         {"scenario": scenario, "task": task, "library": library, "seconds": seconds, "note": note}
     )
-    print(f"  {scenario:<14} {task:<22} {library:<14} {seconds:10.4f} s {note}", flush=True)
+    value = f"{seconds:10.0f} MB" if "MB" in task else f"{seconds:10.4f} s "
+    print(f"  {scenario:<14} {task:<22} {library:<14} {value} {note}", flush=True)
 
 
 def run_tan(scenario, X, y, X_predict, peers, repeats):
@@ -299,42 +300,22 @@ def evaluate_targets(args):
 
 
 def environment():
-    import networkx
-    import pgmpy
+    """bnclassify.study.environment() plus what a benchmark also needs: load, BLAS, pyAgrum."""
     import pyagrum
-    import scipy
-    import sklearn
     from threadpoolctl import threadpool_info
 
-    import bnclassify
+    from bnclassify.study import environment as package_environment
 
-    cpu = platform.processor()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
     blas = [
         f"{p.get('internal_api')} {p.get('version')} x{p.get('num_threads')}"
         for p in threadpool_info()
     ]
-    return {
-        "machine": f"{cpu}; {os.cpu_count()} logical CPUs; {platform.system()} "
-        f"{platform.release()}",
-        "load average (1, 5, 15 min) at start": " ".join(f"{v:.2f}" for v in os.getloadavg()),
-        "python": platform.python_version(),
-        "bnclassify": bnclassify.__version__,
-        "numpy": np.__version__,
-        "scipy": scipy.__version__,
-        "pandas": pd.__version__,
-        "scikit-learn": sklearn.__version__,
-        "networkx": networkx.__version__,
-        "pgmpy": pgmpy.__version__,
-        "pyAgrum": pyagrum.__version__,
-        "BLAS": "; ".join(blas),
-    }
+    env = package_environment()
+    env["machine"] += f" {platform.release()}"
+    env["load average (1, 5, 15 min) at start"] = " ".join(f"{v:.2f}" for v in os.getloadavg())
+    env["pyAgrum"] = pyagrum.__version__
+    env["BLAS"] = "; ".join(blas)
+    return env
 
 
 def markdown(env) -> str:

@@ -97,10 +97,10 @@ def class_mi_from_counts(counts: TrainingCounts) -> np.ndarray:
 
 
 def _training_counts(X, y):
-    from ._encoding import as_frame, encode_frame, encode_target, learn_categories
+    from ._encoding import as_frame, encode_frame, encode_target, learn_frame_categories
 
     frame, _ = as_frame(X)
-    categories = [learn_categories(frame[c]) for c in frame.columns]
+    categories = learn_frame_categories(frame)  # every column categorical, as documented
     codes = encode_frame(frame, categories)
     classes, y_codes = encode_target(y, len(frame))
     cards = np.array([len(c) for c in categories])

@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bnclassify import cost_study
-from bnclassify.cli import main
+from bnclassify.study import cost as cost_study
+from bnclassify.study.cli import main
 from bnclassify.datasets import make_tree_classification
 
 
@@ -154,7 +154,7 @@ def test_usage_errors_are_one_line_too(capsys):
 def test_console_command_prints_no_traceback(tmp_path):
     missing = tmp_path / "missing.csv"
     result = subprocess.run(
-        [sys.executable, "-m", "bnclassify.cli", "compare", "--csv", str(missing)],
+        [sys.executable, "-m", "bnclassify.study.cli", "compare", "--csv", str(missing)],
         capture_output=True,
         text=True,
     )

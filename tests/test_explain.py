@@ -423,7 +423,7 @@ def test_bad_arguments_raise(p450, p450_models, vote):
 
 # -- the study's figures -----------------------------------------------------------------------
 def test_beeswarm_panels_order_blocks_by_each_models_mean_abs_shap():
-    from bnclassify._shap_figures import plot_beeswarms, study_explanations
+    from bnclassify.study.shap_figures import plot_beeswarms, study_explanations
 
     explanations = study_explanations("lactamase")
     fig = plot_beeswarms(explanations, "lactamase")
@@ -437,7 +437,7 @@ def test_beeswarm_panels_order_blocks_by_each_models_mean_abs_shap():
 
 
 def test_shap_figures_writes_four_pngs(tmp_path):
-    from bnclassify._shap_figures import shap_figures
+    from bnclassify.study.shap_figures import shap_figures
 
     paths = shap_figures(tmp_path)
     assert sorted(p.name for p in paths) == sorted(

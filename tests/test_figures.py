@@ -1,4 +1,4 @@
-"""The figure registry and ``python -m bnclassify.figures``."""
+"""The figure registry and ``python -m bnclassify.study.figures``."""
 
 import matplotlib
 
@@ -10,7 +10,7 @@ import sys  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 
-from bnclassify import figures  # noqa: E402
+from bnclassify.study import figures  # noqa: E402
 
 OWN = [
     "p450_tree_comparison",
@@ -48,9 +48,9 @@ def test_registry_is_complete_and_names_are_checked():
     loaded = figures.load_figure_modules()
     assert set(OWN) <= set(figures.FIGURES)
     expected_elsewhere = {
-        "bnclassify._shap_figures": "shap",
+        "bnclassify.study.shap_figures": "shap",
         "bnclassify.study": "cv_results",
-        "bnclassify.cost_study": "cost_study",
+        "bnclassify.study.cost": "cost_study",
     }
     for module, name in expected_elsewhere.items():
         assert (module in loaded) == (name in figures.FIGURES)
@@ -84,7 +84,7 @@ def test_missing_modules_are_skipped_broken_ones_raise(tmp_path, monkeypatch):
 
 def test_command_line(tmp_path):
     done = subprocess.run(
-        [sys.executable, "-m", "bnclassify.figures", "--list"],
+        [sys.executable, "-m", "bnclassify.study.figures", "--list"],
         capture_output=True,
         text=True,
         check=True,

@@ -11,8 +11,8 @@ whole data set as background: exact, in closed form). Two figures per data set:
 * ``shap_bar_<data>.png``: mean |SHAP| per block, the three models as grouped
   bars in one panel.
 
-Registered as ``"shap"`` in :mod:`bnclassify.figures`
-(``python -m bnclassify.figures shap``).
+Registered as ``"shap"`` in :mod:`bnclassify.study.figures`
+(``python -m bnclassify.study.figures shap``).
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ import shap
 from matplotlib.colors import ListedColormap
 from matplotlib.lines import Line2D
 
-from .classifiers import TAN, NaiveBayes, SimplerTAN
-from .datasets import load_lactamase, load_p450
-from .explain import explain
+from ..classifiers import TAN, NaiveBayes, SimplerTAN
+from ..datasets import load_lactamase, load_p450
+from ..explain import explain
 from .figures import figure
 
 DATASETS = {"p450": load_p450, "lactamase": load_lactamase}

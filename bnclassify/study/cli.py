@@ -5,7 +5,7 @@ Subcommands
 compare     cross-validate NB, TAN, Simpler TAN (and the other structures) on a
             bundled data set or a CSV file; prints the table, ``--out`` writes
             CSV/JSON and a figure
-figures     write the registered figures (``bnclassify.figures``) to a folder
+figures     write the registered figures (``bnclassify.study.figures``) to a folder
 cost        the cost study: fit time of TAN vs Simpler TAN as features and rows grow
 reproduce   everything the README reports: the P450 and lactamase comparisons,
             the cost study, ``docs/results.md``, the README's results blocks and
@@ -44,7 +44,7 @@ class _Parser(argparse.ArgumentParser):
 
 # -- compare -------------------------------------------------------------------------------------
 def _read_contact_matrix(path, features) -> pd.DataFrame:
-    from .structure import check_weight_matrix
+    from ..structure import check_weight_matrix
 
     path = Path(path)
     if not path.is_file():
@@ -65,8 +65,8 @@ def _read_contact_matrix(path, features) -> pd.DataFrame:
 
 def _load(args):
     """(name, X, y, contact matrix or None) from --dataset or --csv."""
-    from . import datasets
-    from .study import _dataset
+    from .. import datasets
+    from . import load_study_dataset
 
     if args.csv is not None:
         path = Path(args.csv)
@@ -82,7 +82,7 @@ def _load(args):
         if args.target is not None:
             raise InputError("--target only applies to --csv.")
         name = args.dataset
-        bunch = _dataset(name)
+        bunch = load_study_dataset(name)
         contact = bunch.get("contact_matrix")
     if args.contact is not None:
         contact = _read_contact_matrix(args.contact, list(bunch.data.columns))
@@ -108,8 +108,8 @@ def _protocol(args) -> str:
 
 
 def compare(args) -> int:
-    from .metrics import evaluate, study_cv
-    from .study import STUDY_DATASETS, comparison_table, format_table, study_models
+    from ..metrics import evaluate, study_cv
+    from . import STUDY_DATASETS, comparison_table, format_table, study_models
 
     if args.folds < 2:
         raise InputError(f"--folds must be at least 2, got {args.folds}.")
@@ -166,7 +166,7 @@ def _write_outputs(out: Path, name, folds, summary, table, args) -> list:
 
 def _cv_figure(folds, path, title=None):
     try:
-        from .plotting import plot_cv_results
+        from ..plotting import plot_cv_results
     except ImportError:
         return None
     import matplotlib
@@ -195,8 +195,8 @@ def _make_figures(out: Path, names=None) -> list:
     try:
         from .figures import make_figures
     except ImportError:
-        raise InputError("bnclassify.figures is not available in this installation.") from None
-    from . import cost_study, study  # noqa: F401  (they register their figures)
+        raise InputError("bnclassify.study.figures is not available in this installation.") from None
+    from . import cost  # noqa: F401  (they register their figures)
 
     return list(make_figures(out, names=names))
 
@@ -205,7 +205,7 @@ def cost(args) -> int:
     import matplotlib
 
     matplotlib.use("Agg")
-    from .cost_study import cost_table, default_cost_study, save_cost_study
+    from .cost import cost_table, default_cost_study, save_cost_study
 
     results = default_cost_study(quick=args.quick)
     with pd.option_context("display.width", 160, "display.max_columns", 20):
@@ -217,7 +217,7 @@ def cost(args) -> int:
 
 
 def reproduce(args) -> int:
-    from .study import reproduce as run
+    from . import reproduce as run
 
     for path in run(
         figures_dir=Path(args.figures),

@@ -24,8 +24,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from .classifiers import TAN, SimplerTAN
-from .datasets import make_tree_classification
+from ..classifiers import TAN, SimplerTAN
+from ..datasets import make_tree_classification
 
 __all__ = [
     "DEFAULT_FEATURES",
@@ -156,7 +156,7 @@ def run_cost_study(
     >>> results.groupby("sweep").size().to_dict()
     {'features': 4, 'rows': 4}
     """
-    from .metrics import _progress_bar, _show_progress
+    from ..metrics import _progress_bar, _show_progress
 
     plan = [("features", rows_for_features, m) for m in features]
     plan += [("rows", n, features_for_rows) for n in rows]

@@ -23,10 +23,10 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
-from . import datasets
-from .classifiers import TAN, NaiveBayes, SimplerTAN
-from .classifiers._tan import _resolve_root
-from .metrics import Evaluation, evaluate, study_cv
+from .. import datasets
+from ..classifiers import TAN, NaiveBayes, SimplerTAN
+from ..classifiers._tan import _resolve_root
+from ..metrics import Evaluation, evaluate, study_cv
 
 __all__ = [
     "STUDY_RESULTS",
@@ -148,7 +148,7 @@ def study_models(contact_matrix=None, *, alpha=1.0, study_tan=True, extra=True) 
     >>> list(study_models(load_p450().contact_matrix, extra=False))
     ['NB', 'TAN', "TAN (study's tree)", 'Simpler TAN']
     """
-    from .classifiers import AODE, KDB, EnsembleTAN
+    from ..classifiers import AODE, KDB, EnsembleTAN
 
     models = {"NB": NaiveBayes(alpha=alpha), "TAN": TAN(alpha=alpha)}
     if study_tan:
@@ -176,7 +176,7 @@ def study_models(contact_matrix=None, *, alpha=1.0, study_tan=True, extra=True) 
     return models
 
 
-def _dataset(name):
+def load_study_dataset(name):
     loaders = {
         "p450": datasets.load_p450,
         "lactamase": datasets.load_lactamase,
@@ -201,7 +201,7 @@ def load_study_data(dataset, *, as_study_loaded=False):
     >>> load_study_data("lactamase", as_study_loaded=True).data.shape
     (552, 8)
     """
-    bunch = _dataset(dataset)
+    bunch = load_study_dataset(dataset)
     if as_study_loaded and dataset == "lactamase":
         for key in ("data", "target", "frame"):
             bunch[key] = bunch[key].iloc[1:].reset_index(drop=True)
@@ -473,7 +473,7 @@ def environment() -> dict:
     import scipy
     import sklearn
 
-    from . import __version__
+    from .. import __version__
 
     cpu = platform.processor() or platform.machine()
     try:
@@ -522,7 +522,7 @@ def readme_results_block(evaluations: dict) -> str:
 
 def readme_cost_block(cost: pd.DataFrame) -> str:
     """The cost study's headline numbers and the figure."""
-    from .cost_study import cost_table
+    from .cost import cost_table
 
     table = cost_table(cost)
     wide = table[table.sweep == "features"].sort_values("features").iloc[-1]
@@ -542,7 +542,7 @@ def readme_cost_block(cost: pd.DataFrame) -> str:
 
 def results_page(evaluations: dict, cost: pd.DataFrame | None) -> str:
     """The whole of ``docs/results.md``."""
-    from .cost_study import cost_table
+    from .cost import cost_table
 
     env = environment()
     out = [
@@ -631,7 +631,7 @@ def save_cv_figure(out_dir, progress=None) -> list:
     """``cv_results.png``: accuracy, F1 and CLL per model on P450 and lactamase."""
     import matplotlib.pyplot as plt
 
-    from .plotting import plot_cv_results
+    from ..plotting import plot_cv_results
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -660,13 +660,13 @@ def reproduce(
     The P450 and lactamase comparisons, the cost study, ``docs/results.md``,
     the README's blocks between ``<!-- bnclassify:results:start -->`` /
     ``...:end -->`` and ``<!-- bnclassify:cost:start -->`` / ``...:end -->``,
-    and the figures (every figure registered in :mod:`bnclassify.figures`
+    and the figures (every figure registered in :mod:`bnclassify.study.figures`
     when it exists, else this module's and the cost study's).
     """
     import matplotlib
 
     matplotlib.use("Agg")
-    from .cost_study import default_cost_study, save_cost_study
+    from .cost import default_cost_study, save_cost_study
 
     written = []
     evaluations = _evaluations(progress)

@@ -20,8 +20,8 @@ from .classifiers import (
     SignalSubgraphClassifier,
     SimplerTAN,
 )
-from .information import conditional_mutual_information, mutual_information_with_class
 from .preprocessing import MDLDiscretizer
+from .weights import conditional_mutual_information, mutual_information_with_class
 
 __version__ = "0.1.0"
 

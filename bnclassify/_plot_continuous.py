@@ -12,8 +12,6 @@ import pandas as pd
 from matplotlib.colors import ListedColormap
 from sklearn.utils.validation import check_is_fitted
 
-from ._hybrid import continuous_values
-
 __all__ = ["plot_class_densities", "plot_decision_boundary"]
 
 #: Okabe-Ito colours (readable by colour-blind readers), one per class.
@@ -51,7 +49,7 @@ def _sample_frame(model, sample):
             raise ValueError(f"sample has {len(values)} values for {len(names)} features.")
         frame = pd.DataFrame([list(values)], columns=names)
         frame = frame.infer_objects()
-    return model._aligned_frame(frame)
+    return model.schema_.align(frame, owner=type(model).__name__)
 
 
 def plot_class_densities(
@@ -116,11 +114,10 @@ def plot_class_densities(
         )
     codes = values = None
     if row is not None:
-        codes = model._encode(row)
-        values = continuous_values(row, model.feature_kinds_)
+        codes, values = model._encode(row)
     if dist.kind == "gaussian":
         if dist.parents_:
-            cat_codes = codes[:, list(dist._categorical_parents)].astype(np.intp)
+            cat_codes = codes[:, list(dist._discrete_parents)].astype(np.intp)
             a, b, v = dist._conditional(cat_codes)
             cont = values[:, list(dist._continuous_parents)]
             mean = (a + np.einsum("ncp,np->nc", b, cont))[0]
@@ -143,7 +140,7 @@ def plot_class_densities(
     if dist.kind == "gaussian":
         log_density = -0.5 * (np.log(2 * np.pi * var) + (grid[:, None] - mean) ** 2 / var)
     else:
-        log_density = dist._log_density(grid)
+        log_density = dist.log_density(grid)
     density = np.exp(log_density)
     if weighted:
         density = density * np.exp(model.compiled_.log_prior)
@@ -159,7 +156,7 @@ def plot_class_densities(
         if dist.kind == "gaussian":
             at = np.exp(-0.5 * (np.log(2 * np.pi * var) + (x_value - mean) ** 2 / var))
         else:
-            at = np.exp(dist._log_density(np.array([x_value])))[0]
+            at = np.exp(dist.log_density(np.array([x_value])))[0]
         if weighted:
             at = at * np.exp(model.compiled_.log_prior)
         ax.axvline(x_value, color="#333333", ls="--", lw=1)
@@ -227,7 +224,7 @@ def plot_decision_boundary(
             f"{model.n_features_in_}. Fit it on the two columns to draw."
         )
     names = model.feature_names_
-    frame = model._aligned_frame(X)
+    frame = model.schema_.align(X, owner=type(model).__name__)
     points = frame.to_numpy(dtype=float)
     low, high = np.nanmin(points, axis=0), np.nanmax(points, axis=0)
     pad = margin * np.where(high > low, high - low, 1.0)

@@ -16,7 +16,7 @@ from functools import cache, cached_property
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
-from ._encoding import MISSING
+from ._encoding import MISSING, encode_target
 
 #: Rows per block when building one-hot blocks; float32 counts stay exact below 2**24.
 CHUNK_ROWS = 1 << 16
@@ -173,6 +173,17 @@ class TrainingCounts:
     cards: np.ndarray
     n_classes: int
     _families: dict = field(default_factory=dict, repr=False)
+    #: Numbers of the continuous columns (NaN: missing; discrete columns are not read).
+    values: np.ndarray | None = None
+    #: Whether each column is discrete (codes) or continuous (values); default all discrete.
+    discrete: np.ndarray | None = None
+    #: V of the variance floors: the largest variance of any column whose node scales by it.
+    variance_scale: float = 1.0
+    _moments: dict = field(default_factory=dict, repr=False)
+
+    def __post_init__(self):
+        if self.discrete is None:
+            self.discrete = np.ones(self.codes.shape[1], dtype=bool)
 
     @cached_property
     def classes(self) -> np.ndarray:
@@ -252,6 +263,36 @@ class TrainingCounts:
             shape = (self.n_classes, self.cards[p], self.cards[i])
             self._families[(i, (p,))] = table[:, offsets[k] : offsets[k + 1]].reshape(shape)
 
+    def gaussian_moments(self, child, discrete_parents=(), continuous_parents=()):
+        """:class:`GaussianMoments` of a continuous child per (class, discrete-parent state).
+
+        Only rows observing the child and every parent count. Cached per family.
+        """
+        key = (child, tuple(discrete_parents), tuple(continuous_parents))
+        if key not in self._moments:
+            x = self.values[:, child]
+            cont = self.values[:, list(continuous_parents)]
+            cat = self.codes[:, list(discrete_parents)]
+            observed = ~np.isnan(x) & ~np.isnan(cont).any(axis=1) & (cat != MISSING).all(axis=1)
+            cards = tuple(int(self.cards[p]) for p in discrete_parents)
+            n_configs = int(np.prod(cards)) if cards else 1
+            config = (
+                np.ravel_multi_index(tuple(cat[observed].T.astype(np.intp)), cards)
+                if cards
+                else np.zeros(int(observed.sum()), dtype=np.intp)
+            )
+            group = self.y[observed] * n_configs + config
+            self._moments[key] = GaussianMoments.from_data(
+                x[observed], cont[observed], group, self.n_classes * n_configs
+            )
+        return self._moments[key]
+
+    def class_values(self, column) -> list:
+        """The observed values of a continuous column in each class."""
+        x = self.values[:, column]
+        observed = ~np.isnan(x)
+        return [x[observed & (self.y == c)] for c in range(self.n_classes)]
+
     def family(self, child: int, parents=()) -> np.ndarray:
         """N(c, x_parents, x_child), cached; see :func:`family_counts`."""
         key = (child, tuple(parents))
@@ -267,3 +308,144 @@ class TrainingCounts:
                 )
             self._families[key] = counts
         return self._families[key]
+
+
+@dataclass
+class GaussianMoments:
+    """Additive moments of a Gaussian family: per group (class x categorical-parent state)
+    the row count, the means of the child ``x`` and of its Gaussian parents ``p``, and the
+    centred sums of squares and cross-products.
+
+    Two moments of the same family add (Chan, Golub and LeVeque's pairwise update), so a
+    fit over chunks equals a fit over their concatenation; centring keeps them exact at
+    any offset of the data.
+
+    Examples
+    --------
+    >>> a = GaussianMoments.from_data(np.array([1.0, 3.0]), np.zeros((2, 0)), np.zeros(2, int), 1)
+    >>> b = GaussianMoments.from_data(np.array([5.0]), np.zeros((1, 0)), np.zeros(1, int), 1)
+    >>> (a + b).least_squares()[2]  # the variance of 1, 3, 5
+    array([2.66666667])
+    """
+
+    count: np.ndarray  # (G,)
+    mean_x: np.ndarray  # (G,)
+    mean_p: np.ndarray  # (G, p)
+    sxx: np.ndarray  # (G,)
+    sxp: np.ndarray  # (G, p)
+    spp: np.ndarray  # (G, p, p)
+
+    @classmethod
+    def from_data(cls, x, parents, group, n_groups) -> GaussianMoments:
+        """Moments of values ``x`` (n,) on ``parents`` (n, p) within ``group`` (n,) ids."""
+        p = parents.shape[1]
+        count = np.bincount(group, minlength=n_groups).astype(float)
+        safe = np.maximum(count, 1.0)
+        mean_x = np.bincount(group, x, minlength=n_groups) / safe
+        dx = x - mean_x[group]
+        mean_p = np.zeros((n_groups, p))
+        sxp = np.zeros((n_groups, p))
+        spp = np.zeros((n_groups, p, p))
+        dp = np.empty_like(parents)
+        for k in range(p):  # a handful of parents: one bincount each
+            mean_p[:, k] = np.bincount(group, parents[:, k], minlength=n_groups) / safe
+            dp[:, k] = parents[:, k] - mean_p[group, k]
+            sxp[:, k] = np.bincount(group, dp[:, k] * dx, minlength=n_groups)
+        for k in range(p):
+            for j in range(k, p):
+                spp[:, k, j] = spp[:, j, k] = np.bincount(
+                    group, dp[:, k] * dp[:, j], minlength=n_groups
+                )
+        sxx = np.bincount(group, dx * dx, minlength=n_groups)
+        return cls(count, mean_x, mean_p, sxx, sxp, spp)
+
+    def __add__(self, other: GaussianMoments) -> GaussianMoments:
+        n = self.count + other.count
+        share = np.where(n > 0, other.count / np.maximum(n, 1.0), 0.0)
+        cross = np.where(n > 0, self.count * other.count / np.maximum(n, 1.0), 0.0)
+        dx = other.mean_x - self.mean_x
+        dp = other.mean_p - self.mean_p
+        return GaussianMoments(
+            count=n,
+            mean_x=self.mean_x + dx * share,
+            mean_p=self.mean_p + dp * share[:, None],
+            sxx=self.sxx + other.sxx + dx * dx * cross,
+            sxp=self.sxp + other.sxp + dp * (dx * cross)[:, None],
+            spp=self.spp + other.spp + dp[:, :, None] * dp[:, None, :] * cross[:, None, None],
+        )
+
+    def pooled(self) -> GaussianMoments:
+        """All groups merged into one."""
+        n = self.count.sum()
+        w = self.count / max(n, 1.0)
+        mean_x = w @ self.mean_x
+        mean_p = w @ self.mean_p
+        dx = self.mean_x - mean_x
+        dp = self.mean_p - mean_p
+        return GaussianMoments(
+            count=np.array([n]),
+            mean_x=np.array([mean_x]),
+            mean_p=mean_p[None],
+            sxx=np.array([self.sxx.sum() + self.count @ (dx * dx)]),
+            sxp=(self.sxp.sum(axis=0) + (self.count * dx) @ dp)[None],
+            spp=(self.spp.sum(axis=0) + np.einsum("g,gk,gj->kj", self.count, dp, dp))[None],
+        )
+
+    def least_squares(self):
+        """Per-group ``(intercept, slopes, residual variance)`` (maximum likelihood).
+
+        A parent constant within the group (relative to its scale) explains
+        nothing and gets slope 0; several parents use the pseudo-inverse
+        (minimum-norm least squares).
+        """
+        n = np.maximum(self.count, 1.0)
+        p = self.mean_p.shape[1]
+        if p == 0:
+            return self.mean_x.copy(), np.zeros((len(n), 0)), self.sxx / n
+        if p == 1:
+            spp = self.spp[:, 0, 0]
+            scale = spp + self.count * self.mean_p[:, 0] ** 2  # sum of the parent's squares
+            usable = spp > 1e-12 * np.maximum(scale, np.finfo(float).tiny)
+            coef = np.where(usable, self.sxp[:, 0] / np.where(usable, spp, 1.0), 0.0)[:, None]
+        else:
+            coef = np.einsum("gkj,gj->gk", np.linalg.pinv(self.spp), self.sxp)
+        explained = 2 * np.einsum("gk,gk->g", coef, self.sxp)
+        explained -= np.einsum("gk,gkj,gj->g", coef, self.spp, coef)
+        var = np.maximum(self.sxx - explained, 0.0) / n
+        intercept = self.mean_x - np.einsum("gk,gk->g", coef, self.mean_p)
+        return intercept, coef, var
+
+
+def training_statistics(X, y, distributions=None):
+    """Learn the schema of ``X``, encode ``X`` and ``y``, and wrap them as statistics.
+
+    Returns
+    -------
+    schema : TableSchema
+    classes : ndarray
+    stats : TrainingCounts
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> X = pd.DataFrame({"site": [0, 1], "size": [1.5, 2.5]})
+    >>> schema, classes, stats = training_statistics(X, ["a", "b"])
+    >>> schema.kinds, classes.tolist(), stats.classes.tolist()
+    (['categorical', 'gaussian'], ['a', 'b'], [1.0, 1.0])
+    """
+    from .data import TableSchema
+
+    schema, frame = TableSchema.learn(X, distributions)
+    classes, y_codes = encode_target(y, len(frame))
+    codes, values = schema.encode(frame)
+    schema.check_observed(values)
+    stats = TrainingCounts(
+        codes,
+        y_codes,
+        schema.cards,
+        len(classes),
+        values=values,
+        discrete=schema.discrete,
+        variance_scale=schema.variance_scale(values),
+    )
+    return schema, classes, stats

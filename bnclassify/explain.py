@@ -190,7 +190,7 @@ def explain(
     ):
         raise ValueError(f"n_permutations must be a positive integer, got {n_permutations!r}.")
     _check_model(model)
-    codes = np.asarray(model._encode(X), dtype=np.intp)
+    codes = np.asarray(model._encode(X)[0], dtype=np.intp)
     names = _feature_names(model, codes.shape[1])
     n_classes = len(model.classes_)
 
@@ -203,7 +203,9 @@ def explain(
         reference = None
     else:
         _check_complete(codes, names, "X")
-        reference = codes if background is None else np.asarray(model._encode(background), np.intp)
+        reference = (
+            codes if background is None else np.asarray(model._encode(background)[0], np.intp)
+        )
         _check_complete(reference, names, "background")
 
     if method == "interventional" and output == "log_odds" and hasattr(model, "compiled_"):
@@ -317,7 +319,7 @@ def _additive_interventional(compiled, codes, background):
     for i in range(m):
         family = [*compiled.parents[i], i]
         k = len(family)
-        term = _contrast(compiled.log_cpts[i])  # (outputs, *cards of family)
+        term = _contrast(compiled.factors[i].log_table_)  # (outputs, *cards of family)
         expected = {}  # frozenset of present family positions -> (n, outputs) or (outputs,)
         for size in range(k + 1):
             for present in combinations(range(k), size):

@@ -1,9 +1,8 @@
-"""Mutual information between features given the class, computed from counts."""
+"""Mutual information of discrete features, computed from counts (the plug-in estimates)."""
 
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from .counts import PairwiseCounts, TrainingCounts
 
@@ -82,67 +81,16 @@ def _cmi_pairwise_complete(pairwise, starts):
         return np.where(total > 0, weighted / total, 0.0)
 
 
-def class_mi_from_counts(counts: TrainingCounts) -> np.ndarray:
-    """Mutual information I(X_i; C) in nats of every feature with the class."""
-    out = np.empty(counts.n_features)
-    for i in range(counts.n_features):
+def class_mi_from_counts(counts: TrainingCounts, features=None) -> np.ndarray:
+    """Mutual information I(X_i; C) in nats of each (discrete) feature with the class."""
+    features = range(counts.n_features) if features is None else features
+    out = np.empty(len(features))
+    for k, i in enumerate(features):
         joint = counts.family(i)
         n = joint.sum()
         pc = joint.sum(axis=1, keepdims=True)
         px = joint.sum(axis=0, keepdims=True)
         with np.errstate(divide="ignore", invalid="ignore"):
             terms = np.where(joint > 0, joint * np.log(joint * n / (pc * px)), 0.0)
-        out[i] = max(terms.sum() / n, 0.0)
+        out[k] = max(terms.sum() / n, 0.0)
     return out
-
-
-def _training_counts(X, y):
-    from ._encoding import as_frame, encode_frame, encode_target, learn_frame_categories
-
-    frame, _ = as_frame(X)
-    categories = learn_frame_categories(frame)  # every column categorical, as documented
-    codes = encode_frame(frame, categories)
-    classes, y_codes = encode_target(y, len(frame))
-    cards = np.array([len(c) for c in categories])
-    return frame.columns, TrainingCounts(codes, y_codes, cards, len(classes))
-
-
-def conditional_mutual_information(X, y) -> pd.DataFrame:
-    """Conditional mutual information I(X_i; X_j | C) of every pair of features, in nats.
-
-    Parameters
-    ----------
-    X : DataFrame or array of shape (n_rows, n_features)
-        Categorical features; NaN is missing (each pair uses the rows observing both).
-    y : array-like of shape (n_rows,)
-        Class labels.
-
-    Returns
-    -------
-    DataFrame of shape (n_features, n_features)
-        Symmetric, zero diagonal, labelled by feature name.
-
-    Examples
-    --------
-    >>> from bnclassify.datasets import load_p450
-    >>> X, y = load_p450(return_X_y=True)
-    >>> cmi = conditional_mutual_information(X, y)
-    >>> round(float(cmi.loc["block1", "block4"]), 4)
-    0.0101
-    """
-    names, counts = _training_counts(X, y)
-    return pd.DataFrame(cmi_from_counts(counts.pairwise), index=names, columns=names)
-
-
-def mutual_information_with_class(X, y) -> pd.Series:
-    """Mutual information I(X_i; C) of every feature with the class, in nats.
-
-    Examples
-    --------
-    >>> from bnclassify.datasets import load_p450
-    >>> X, y = load_p450(return_X_y=True)
-    >>> mutual_information_with_class(X, y).idxmax()
-    'block5'
-    """
-    names, counts = _training_counts(X, y)
-    return pd.Series(class_mi_from_counts(counts), index=names, name="mutual_information")

@@ -924,7 +924,7 @@ def plot_cpt(model, feature, *, fig=None, annotate=True, cmap="Blues", fontsize=
     names = model.feature_names_
     name = names[i]
     parents = [names[p] for p in model.compiled_.parents[i]]
-    table = np.exp(model.compiled_.log_cpts[i])  # (C, *parent cards, r_i)
+    table = model.compiled_.factor_of(i).table_  # (C, *parent cards, r_i)
     n_classes, n_states = table.shape[0], table.shape[-1]
     rows = table.reshape(n_classes, -1, n_states)
     parent_states = [model.categories_[p] for p in model.compiled_.parents[i]]

@@ -11,6 +11,9 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
+from .data import resolve_column
+from .weights import EDGE_SCORES, check_weight_matrix, edge_gains  # noqa: F401  (public here too)
+
 
 def naive_bayes_structure(features, class_node="class") -> nx.DiGraph:
     """The naive Bayes DAG: the class is the only parent of every feature.
@@ -20,10 +23,11 @@ def naive_bayes_structure(features, class_node="class") -> nx.DiGraph:
     >>> sorted(naive_bayes_structure(["a", "b"], "y").edges())
     [('y', 'a'), ('y', 'b')]
     """
-    return add_class_arcs(_empty_feature_graph(features), class_node)
+    return add_class_arcs(empty_feature_graph(features), class_node)
 
 
-def _empty_feature_graph(features) -> nx.DiGraph:
+def empty_feature_graph(features) -> nx.DiGraph:
+    """A DiGraph with the features as nodes and no arcs (the naive Bayes feature part)."""
     dag = nx.DiGraph()
     dag.add_nodes_from(features)
     return dag
@@ -136,7 +140,7 @@ def orient_tree(tree: nx.Graph, root=None, order=None) -> nx.DiGraph:
         raise ValueError(f"root {root!r} is not a node of the tree; nodes are {order}.")
     if not nx.is_forest(tree):
         raise ValueError("orient_tree needs a tree or a forest; the graph has a cycle.")
-    dag = _empty_feature_graph(order)
+    dag = empty_feature_graph(order)
     position = {node: k for k, node in enumerate(order)}
     components = sorted(nx.connected_components(tree), key=lambda c: min(position[v] for v in c))
     for component in components:
@@ -189,62 +193,6 @@ def feature_parents(structure: nx.DiGraph, class_node) -> dict:
     }
 
 
-def check_weight_matrix(matrix, features, name="contact_matrix") -> pd.DataFrame:
-    """Validate a feature-by-feature weight matrix and return it labelled by ``features``.
-
-    A DataFrame is matched to the features by its labels (and re-ordered); an
-    array must already be in column order. The matrix must be square, of the
-    right size, symmetric, finite and non-negative.
-    """
-    features = list(features)
-    m = len(features)
-    if isinstance(matrix, pd.DataFrame):
-        rows, cols = [str(v) for v in matrix.index], [str(v) for v in matrix.columns]
-        if matrix.shape[0] != matrix.shape[1]:
-            raise ValueError(f"{name} must be square, got shape {matrix.shape}.")
-        for label, labels in (("columns", cols), ("index", rows)):
-            missing = [f for f in features if f not in labels]
-            extra = [f for f in labels if f not in features]
-            if missing or extra:
-                raise ValueError(
-                    f"{name} {label} do not match the data's columns: "
-                    f"missing {missing}, unexpected {extra}."
-                )
-        frame = matrix.set_axis(rows, axis=0).set_axis(cols, axis=1).loc[features, features]
-        values = frame.to_numpy()
-    else:
-        values = np.asarray(matrix)
-        if values.ndim != 2 or values.shape[0] != values.shape[1]:
-            raise ValueError(f"{name} must be a square matrix, got shape {values.shape}.")
-        if values.shape[0] != m:
-            raise ValueError(
-                f"{name} is {values.shape[0]} x {values.shape[0]} but the data has {m} features."
-            )
-    try:
-        values = values.astype(float)
-    except (TypeError, ValueError) as error:
-        raise TypeError(f"{name} must be numeric: {error}") from None
-    bad = np.argwhere(~np.isfinite(values))
-    if len(bad):
-        i, j = bad[0]
-        raise ValueError(f"{name} has a non-finite entry at ({features[i]!r}, {features[j]!r}).")
-    negative = np.argwhere(values < 0)
-    if len(negative):
-        i, j = negative[0]
-        raise ValueError(
-            f"{name} must be non-negative; entry ({features[i]!r}, {features[j]!r}) "
-            f"is {values[i, j]}."
-        )
-    asymmetric = np.argwhere(~np.isclose(values, values.T))
-    if len(asymmetric):
-        i, j = asymmetric[0]
-        raise ValueError(
-            f"{name} must be symmetric; ({features[i]!r}, {features[j]!r}) = {values[i, j]} "
-            f"but ({features[j]!r}, {features[i]!r}) = {values[j, i]}."
-        )
-    return pd.DataFrame(values, index=features, columns=features)
-
-
 def forest_from_weights(weights, features=None) -> nx.Graph:
     """Maximum weight spanning forest over the edges of positive weight.
 
@@ -280,67 +228,9 @@ def forest_from_weights(weights, features=None) -> nx.Graph:
     return forest
 
 
-#: Scores understood by :func:`edge_gains`.
-EDGE_SCORES = ("loglik", "aic", "bic")
-
-
-def edge_gains(cmi, pair_rows, cards, n_classes, score="loglik") -> np.ndarray:
-    """Gain in (penalised) log-likelihood, in nats, of an arc between each pair of features.
-
-    Adding the arc X_j -> X_i (or X_i -> X_j) to a class-rooted forest raises
-    the maximised log-likelihood by ``N_ij * I(X_i; X_j | C)`` and the number
-    of free parameters by ``df_ij = C (r_i - 1) (r_j - 1)``, so the gains are
-
-    - ``"loglik"``: ``N_ij I_ij``;
-    - ``"aic"``: ``N_ij I_ij - df_ij``;
-    - ``"bic"``: ``N_ij I_ij - df_ij log(N_ij) / 2``;
-
-    the per-edge terms of R bnclassify's ``tan_cl(score=...)``, whose AIC and
-    BIC scores are the penalised log-likelihoods ``LL - k`` and
-    ``LL - k log(N) / 2``. ``N_ij`` is the number of rows observing both
-    features (every row when nothing is missing). The maximum spanning forest
-    of the positive gains (:func:`forest_from_weights`) maximises the score
-    over all class-rooted forests (Chow and Liu 1968; Friedman et al. 1997).
-
-    Parameters
-    ----------
-    cmi : ndarray of shape (m, m)
-        I(X_i; X_j | C) in nats.
-    pair_rows : ndarray of shape (m, m)
-        Rows observing both features of each pair.
-    cards : sequence of int
-        Number of categories of each feature.
-    n_classes : int
-    score : {"loglik", "aic", "bic"}, default="loglik"
-
-    Returns
-    -------
-    ndarray of shape (m, m)
-        Symmetric, zero diagonal.
-
-    Examples
-    --------
-    >>> cmi = np.array([[0.0, 0.02], [0.02, 0.0]])
-    >>> rows = np.full((2, 2), 1000.0)
-    >>> edge_gains(cmi, rows, [3, 3], 2, "aic")[0, 1]  # 1000 * 0.02 - 2 * 2 * 2
-    np.float64(12.0)
-    """
-    if score not in EDGE_SCORES:
-        raise ValueError(f"score must be one of {EDGE_SCORES}, got {score!r}.")
-    cmi = np.asarray(cmi, dtype=float)
-    pair_rows = np.asarray(pair_rows, dtype=float)
-    dof = np.asarray(cards, dtype=float) - 1.0
-    df = n_classes * np.outer(dof, dof)
-    gains = pair_rows * cmi
-    if score == "aic":
-        gains = gains - df
-    elif score == "bic":
-        gains = gains - df * np.log(np.maximum(pair_rows, 1.0)) / 2.0
-    np.fill_diagonal(gains, 0.0)
-    return gains
-
-
-def kdb_feature_dag(cmi, class_mi, k, features=None, order=None) -> nx.DiGraph:
+def kdb_feature_dag(
+    cmi, class_mi, k, features=None, order=None, discrete=None, structural=None
+) -> nx.DiGraph:
     """The feature DAG of a k-dependence Bayesian classifier (Sahami 1996).
 
     Features are taken in ``order`` (by default by decreasing I(X_i; C), ties
@@ -362,6 +252,12 @@ def kdb_feature_dag(cmi, class_mi, k, features=None, order=None) -> nx.DiGraph:
         Node names; a DataFrame's columns by default, else ``0 .. m-1``.
     order : list, optional
         The feature order, a permutation of ``features``.
+    discrete, structural : sequence of bool, optional
+        Each feature's capabilities (default: all discrete and structural).
+        The kind rule: a discrete feature takes only discrete parents, a
+        continuous one at most one continuous parent, and a feature that is
+        not structural neither takes nor gives parents; candidates that break
+        it are skipped.
 
     Returns
     -------
@@ -388,14 +284,30 @@ def kdb_feature_dag(cmi, class_mi, k, features=None, order=None) -> nx.DiGraph:
     order = list(order)
     if len(order) != len(features) or set(order) != set(features):
         raise ValueError(f"order must be a permutation of the features {features}, got {order}.")
+    discrete = np.ones(len(features), bool) if discrete is None else np.asarray(discrete)
+    structural = np.ones(len(features), bool) if structural is None else np.asarray(structural)
     position = {name: i for i, name in enumerate(features)}
-    dag = _empty_feature_graph(features)
+    dag = empty_feature_graph(features)
     dag.graph["order"] = order
     for rank, child in enumerate(order):
+        i = position[child]
+        if not structural[i]:
+            continue
         earlier = [position[v] for v in order[:rank]]
-        strength = values[position[child], earlier]
-        best = sorted(range(len(earlier)), key=lambda e: -strength[e])[:k]
-        dag.add_edges_from((features[earlier[e]], child) for e in best)
+        strength = values[i, earlier]
+        chosen, continuous_parent = [], False
+        for e in sorted(range(len(earlier)), key=lambda e: -strength[e]):
+            j = earlier[e]
+            if len(chosen) == k:
+                break
+            if not structural[j] or (discrete[i] and not discrete[j]):
+                continue
+            if not discrete[j]:
+                if continuous_parent:
+                    continue
+                continuous_parent = True
+            chosen.append(j)
+        dag.add_edges_from((features[j], child) for j in chosen)
     return dag
 
 
@@ -403,3 +315,108 @@ def _round_ties(values):
     """Round to 12 significant digits of the largest magnitude (see tree_from_weights)."""
     scale = np.abs(values).max() if values.size else 0.0
     return np.round(values / scale, 12) * scale if scale > 0 else values
+
+
+# -- the kind rule: a continuous feature never parents a discrete one -----------------------
+def structure_root(root, features, discrete, structural):
+    """The root of a feature tree: ``root`` (a name or position, checked) or a default.
+
+    The default is the first discrete feature that may take part in a
+    structure, else the first such feature, else the first feature. A root
+    that takes no part in structures is a ``ValueError`` (when others do).
+    """
+    features = list(features)
+    candidates = [f for f, d, s in zip(features, discrete, structural, strict=True) if d and s]
+    usable = [f for f, s in zip(features, structural, strict=True) if s]
+    if root is None:
+        return (candidates or usable or features)[0]
+    name = features[resolve_column(root, features, what="root")]
+    if not structural[features.index(name)] and usable:
+        raise ValueError(
+            f"root {name!r} depends on the class only and takes no part in the tree; "
+            f"choose one of {usable}."
+        )
+    return name
+
+
+def constrained_tree(weights, features, discrete, structural, forest=False) -> nx.Graph:
+    """Maximum spanning tree (or forest) in which no continuous feature links discrete ones.
+
+    A discrete feature must never get a continuous parent, so in every valid
+    tree the discrete features form a connected subtree: a valid tree is the
+    union of a spanning tree of the discrete features and a spanning tree of
+    the continuous features plus one node standing for all discrete ones.
+    Both parts are maximised independently: the discrete features' maximum
+    spanning tree, and the maximum spanning tree of the contracted graph,
+    whose weight from the hub to a continuous feature is its largest weight to
+    any discrete feature (ties to the first). The same holds for forests
+    (``forest=True``: positive weights only, :func:`forest_from_weights`) with
+    "a connected subtree" read per component. Features that take no part in
+    structures (``structural`` False) are isolated nodes. With a single kind
+    this is :func:`tree_from_weights` (or :func:`forest_from_weights`).
+
+    Examples
+    --------
+    A continuous feature ``g`` may not join the discrete ``a`` and ``b``:
+
+    >>> w = np.array([[0, 1, 5], [1, 0, 5], [5, 5, 0]])
+    >>> tree = constrained_tree(w, ["a", "b", "g"], [True, True, False], [True] * 3)
+    >>> sorted(tree.edges())
+    [('a', 'b'), ('a', 'g')]
+    """
+    span = forest_from_weights if forest else tree_from_weights
+    values = np.asarray(weights, dtype=float)
+    features = list(features)
+    cat = [j for j in range(len(features)) if discrete[j] and structural[j]]
+    cont = [j for j in range(len(features)) if not discrete[j] and structural[j]]
+    if len(cat) == len(features) or len(cont) == len(features):
+        return span(values, features)
+    tree = nx.Graph()
+    tree.add_nodes_from(features)
+    if len(cat) > 1:
+        sub = span(values[np.ix_(cat, cat)], [features[j] for j in cat])
+        tree.add_edges_from(sub.edges(data=True))
+    if cont:
+        hub = [-1] if cat else []
+        nodes = hub + cont
+        contracted = np.zeros((len(nodes), len(nodes)))
+        contracted[len(hub) :, len(hub) :] = values[np.ix_(cont, cont)]
+        if cat:
+            block = values[np.ix_(cat, cont)]
+            best = np.argmax(block, axis=0)
+            contracted[0, 1:] = contracted[1:, 0] = block.max(axis=0)
+        sub = span(contracted, list(range(len(nodes))))
+        for u, v in sub.edges():
+            a, b = nodes[u], nodes[v]
+            if a == -1 or b == -1:
+                b = b if a == -1 else a
+                a = cat[best[cont.index(b)]]
+            tree.add_edge(features[a], features[b], weight=values[a, b])
+    return tree
+
+
+def orient_constrained(tree, features, discrete, root) -> nx.DiGraph:
+    """Orient a :func:`constrained_tree` so that no discrete feature has a continuous parent.
+
+    The component holding ``root`` is rooted there; a continuous root whose
+    component has discrete features is a ``ValueError``. Every other
+    component is rooted at its first discrete feature, or its first feature.
+    """
+    features = list(features)
+    position = {f: k for k, f in enumerate(features)}
+    is_discrete = dict(zip(features, discrete, strict=True))
+    dag = empty_feature_graph(features)
+    for component in sorted(nx.connected_components(tree), key=lambda c: min(map(position.get, c))):
+        cat = sorted((v for v in component if is_discrete[v]), key=position.get)
+        if root in component:
+            if not is_discrete[root] and cat:
+                raise ValueError(
+                    f"root {root!r} is continuous, but a categorical feature never gets a "
+                    "continuous parent, so the root must be one of the categorical features "
+                    f"connected to it: {cat}."
+                )
+            start = root
+        else:
+            start = cat[0] if cat else min(component, key=position.get)
+        dag.add_edges_from(nx.bfs_edges(tree, start))
+    return dag

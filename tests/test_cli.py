@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from bnclassify.datasets import make_tree_classification
 from bnclassify.study import cost as cost_study
 from bnclassify.study.cli import main
-from bnclassify.datasets import make_tree_classification
 
 
 def _run(capsys, *argv):

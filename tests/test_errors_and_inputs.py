@@ -92,7 +92,7 @@ def test_declared_categories_get_smoothed_probabilities():
     X = pd.DataFrame({"a": pd.Categorical(["x", "x", "y"], categories=["x", "y", "z"])})
     model = NaiveBayes().fit(X, ["c", "d", "c"])
     assert list(model.categories_[0]) == ["x", "y", "z"]
-    cpd = np.exp(model.compiled_.log_cpts[0])
+    cpd = np.exp(model.compiled_.factors[0].log_table_)
     np.testing.assert_allclose(cpd[0], [2 / 5, 2 / 5, 1 / 5])  # class c: x=1, y=1, z=0 (+1 each)
     proba = model.predict_proba(pd.DataFrame({"a": ["z"]}))
     assert np.isfinite(proba).all()
@@ -169,7 +169,7 @@ def test_vote_training_rows_with_missing_values_count_where_observed():
     dem = (y == "democrat") & observed
     expected = (X.loc[dem, column] == "y").mean()
     k = list(X.columns).index(column)
-    assert np.exp(model.compiled_.log_cpts[k][0, 1]) == pytest.approx(expected)
+    assert np.exp(model.compiled_.factors[k].log_table_[0, 1]) == pytest.approx(expected)
 
 
 def test_categorical_target_keeps_its_declared_classes():

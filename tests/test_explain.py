@@ -58,7 +58,7 @@ def _frame(model, codes, columns):
 
 
 def _codes(model, X):
-    return np.asarray(model._encode(X), dtype=float)
+    return np.asarray(model._encode(X)[0], dtype=float)
 
 
 def _log_odds(log_proba):

@@ -17,8 +17,12 @@ from sklearn.linear_model import LinearRegression
 from sklearn.model_selection import StratifiedKFold, cross_val_score, train_test_split
 
 from bnclassify import TAN, BayesNetClassifier, NaiveBayes, SimplerTAN
-from bnclassify._hybrid import constrained_tree, gaussian_forest_marginal, hybrid_feature_dag
-from bnclassify.structure import weight_graph
+from bnclassify.structure import (
+    constrained_tree,
+    orient_constrained,
+    structure_root,
+    weight_graph,
+)
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -200,7 +204,9 @@ def test_constrained_tree_is_the_best_valid_tree_or_forest(seed, m, forest):
     weights = np.round(weights + weights.T, 3)
     np.fill_diagonal(weights, 0.0)
     kind = dict(zip(nodes, kinds, strict=True))
-    tree = constrained_tree(weights, nodes, kinds, forest=forest)
+    discrete = [k == "categorical" for k in kinds]
+    structural = [True] * m
+    tree = constrained_tree(weights, nodes, discrete, structural, forest=forest)
     assert _valid(tree.edges(), nodes, kind)
     ours = sum(weights[nodes.index(u), nodes.index(v)] for u, v in tree.edges())
     pairs = list(itertools.combinations(range(m), 2))
@@ -218,7 +224,8 @@ def test_constrained_tree_is_the_best_valid_tree_or_forest(seed, m, forest):
             if _valid(candidate.edges(), nodes, kind):
                 best = max(best, candidate.size(weight="weight"))
     assert ours == pytest.approx(best, abs=1e-9)
-    dag = hybrid_feature_dag(weights, nodes, kinds, None, forest=forest)
+    root = structure_root(None, nodes, discrete, structural)
+    dag = orient_constrained(tree, nodes, discrete, root)
     for u, v in dag.edges():
         assert not (kind[v] == "categorical" and kind[u] == "gaussian")
     assert all(dag.in_degree(v) <= 1 for v in nodes)
@@ -286,10 +293,9 @@ def test_missing_gaussian_values_are_integrated_out_exactly(iris):
 def test_message_passing_on_complete_rows_equals_the_direct_sum(iris):
     X, y = iris
     model = TAN().fit(X, y)
-    codes = model._encode(X)
-    values = X.to_numpy(dtype=float)
-    direct = model._joint_log_likelihood(X) - model.compiled_.log_prior
-    passed = gaussian_forest_marginal(list(model.distributions_.values()), codes, values)
+    codes, values = model._encode(X)
+    direct = model._joint_log_likelihood(X)
+    passed = model.compiled_.forest_marginal(codes, values)
     np.testing.assert_allclose(passed, direct, rtol=1e-10)
 
 

@@ -60,7 +60,7 @@ def test_sampled_frequencies_follow_the_cpts():
     for i, p in enumerate(truth.parents):
         parents = [] if p < 0 else [int(p)]
         counts = family_counts(codes, y, i, parents, cards, 2)
-        expected = np.exp(truth.compiled.log_cpts[i])
+        expected = np.exp(truth.compiled.factors[i].log_table_)
         rows = counts.sum(axis=-1, keepdims=True)
         observed = counts / np.maximum(rows, 1)
         sigma = np.sqrt(expected * (1 - expected) / np.maximum(rows, 1))

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import numbers
+import warnings
 
-import networkx as nx
 import numpy as np
 from scipy.special import logsumexp
 
 from .._encoding import MISSING
-from ..structure import orient_tree
+from ..structure import empty_feature_graph
 from ._base import BayesNetClassifier
-from ._ensemble import _fit_on_counts, _MemberEnsemble, _normalise
-from ._kdb import check_categorical
-from ._tan import _resolve_root
+from ._ensemble import MemberEnsemble, fit_on_counts, normalise
 
 
 class SPODE(BayesNetClassifier):
@@ -26,7 +24,10 @@ class SPODE(BayesNetClassifier):
     Parameters
     ----------
     superparent : str or int, optional
-        The super-parent: a feature name or position (default: the first feature).
+        The super-parent: a categorical feature's name or position (default:
+        the first categorical feature; with none, the model is naive Bayes
+        and says so in a warning). A continuous super-parent is refused: it
+        could not be a parent of the categorical features.
     alpha : float, default=1.0
         Dirichlet pseudo-count for every CPT cell and the class prior.
     handle_unknown : {"error", "marginalize"}, default="error"
@@ -46,35 +47,54 @@ class SPODE(BayesNetClassifier):
     ['class', 'safety']
     """
 
-    distributions = "categorical"  # every column is categorical (floats too): discretise first
-
     def __init__(self, superparent=None, alpha=1.0, handle_unknown="error"):
         super().__init__(alpha=alpha, handle_unknown=handle_unknown)
         self.superparent = superparent
 
     def _edge_weights(self, counts, features):
-        check_categorical(self)
         self._superparent(features)  # fail early on a bad name
         return None
 
     def _feature_dag(self, weights, features, counts):
         hub = self._superparent(features)
-        star = nx.Graph()
-        star.add_nodes_from(features)
-        star.add_edges_from((hub, f) for f in features if f != hub)
-        return orient_tree(star, hub)
+        star = empty_feature_graph(features)
+        if hub is None:
+            return star
+        structural = self.schema_.structural
+        star.add_edges_from(
+            (hub, f) for f, s in zip(features, structural, strict=True) if f != hub and s
+        )
+        return star
 
     def _superparent(self, features):
-        try:
-            return _resolve_root(self.superparent, features)
-        except ValueError:
+        """The super-parent's name: given, or the first categorical feature (None: none)."""
+        schema = self.schema_
+        allowed = [
+            f
+            for f, d, s in zip(features, schema.discrete, schema.structural, strict=True)
+            if d and s
+        ]
+        if self.superparent is None:
+            if not allowed:
+                warnings.warn(
+                    "SPODE found no categorical feature to be the super-parent; it is naive "
+                    "Bayes on these features.",
+                    UserWarning,
+                    stacklevel=4,
+                )
+                return None
+            return allowed[0]
+        hub = features[schema.position(self.superparent, what="superparent")]
+        if hub not in allowed:
             raise ValueError(
-                f"superparent={self.superparent!r} is neither a feature name nor a position; "
-                f"features: {features}."
-            ) from None
+                f"superparent {hub!r} is a {schema.kinds[features.index(hub)]} feature; a "
+                "super-parent must be categorical (a categorical feature never gets a "
+                f"continuous parent). Choose one of {allowed}."
+            )
+        return hub
 
 
-class AODE(_MemberEnsemble):
+class AODE(MemberEnsemble):
     """Averaged one-dependence estimators (Webb, Boughton and Wang 2005).
 
     The joint probability is the average of one :class:`SPODE` per feature,
@@ -86,8 +106,10 @@ class AODE(_MemberEnsemble):
     with no such super-parent falls back to naive Bayes). Each SPODE is a
     Bayesian network with Laplace-smoothed CPTs, as in R bnclassify's
     ``aode``; all of them are fitted from one pairwise count table. Every
-    column is modelled as categorical, float columns included: discretise
-    continuous features first.
+    column is modelled by kind as in :class:`NaiveBayes`; only categorical
+    features are super-parents (a continuous one could not parent the
+    categorical features), and continuous features are children of each
+    super-parent (a Gaussian per super-parent state and class).
 
     A missing value is summed out exactly: each SPODE contributes its
     marginal P_sp(c, x_observed), and a SPODE whose super-parent is missing in
@@ -130,8 +152,6 @@ class AODE(_MemberEnsemble):
     0.939
     """
 
-    _column_model = "categorical"
-
     def __init__(self, alpha=1.0, min_frequency=1, handle_unknown="error"):
         self.alpha = alpha
         self.min_frequency = min_frequency
@@ -154,39 +174,53 @@ class AODE(_MemberEnsemble):
         if isinstance(limit, bool) or not isinstance(limit, numbers.Integral) or limit < 0:
             raise ValueError(f"min_frequency must be a non-negative integer, got {limit!r}.")
         counts, features, alpha, naive_bayes = self._encode_training(X, y)
-        check_categorical(self)
-        counts.pairwise  # noqa: B018 -- one pair table serves every SPODE's CPTs
+        if self.schema_.discrete.all():
+            counts.pairwise  # noqa: B018 -- one pair table serves every SPODE's CPTs
+        schema = self.schema_
+        self.superparents_ = [
+            f
+            for f, d, s in zip(features, schema.discrete, schema.structural, strict=True)
+            if d and s
+        ]
         spodes = []
-        for feature in features:
+        for feature in self.superparents_:
             member = SPODE(feature, alpha=self.alpha, handle_unknown=self.handle_unknown)
             self._adopt_encoding(member)
-            spodes.append((member, _fit_on_counts, (counts, features, alpha)))
+            spodes.append((member, fit_on_counts, (counts, features, alpha)))
         self.estimators_, self.fit_times_ = self._fit_members(spodes)
         self._fit_encoder(naive_bayes, counts, features, alpha)
         self.naive_bayes_ = naive_bayes
-        self.frequencies_ = [counts.family(i).sum(axis=0) for i in range(len(features))]
+        self._hubs = [features.index(f) for f in self.superparents_]
+        self.frequencies_ = [counts.family(i).sum(axis=0) for i in self._hubs]
         return self
 
-    def _joint_log_likelihood_codes(self, X, codes):
+    def _joint_log_likelihood_codes(self, encoded):
+        codes = encoded[0]
+        if not self.estimators_:  # no categorical feature: naive Bayes
+            return self.naive_bayes_.compiled_.joint_log_likelihood(*encoded)
         joint = np.stack(
-            [self._member_joint(m, X, codes) for m in self.estimators_], axis=1
-        )  # (n, m, C)
-        eligible = codes == MISSING
-        for i, frequency in enumerate(self.frequencies_):
-            observed = ~eligible[:, i]
-            eligible[observed, i] = frequency[codes[observed, i]] >= self.min_frequency
+            [self._member_joint(m, encoded) for m in self.estimators_], axis=1
+        )  # (n, n_superparents, C)
+        eligible = codes[:, self._hubs] == MISSING
+        for k, frequency in enumerate(self.frequencies_):
+            i = self._hubs[k]
+            observed = ~eligible[:, k]
+            eligible[observed, k] = frequency[codes[observed, i]] >= self.min_frequency
         n_eligible = eligible.sum(axis=1)
         masked = np.where(eligible[:, :, None], joint, -np.inf)
         with np.errstate(divide="ignore", invalid="ignore"):
             out = logsumexp(masked, axis=1) - np.log(np.maximum(n_eligible, 1))[:, None]
         fallback = n_eligible == 0
         if fallback.any():
-            out[fallback] = self.naive_bayes_.compiled_.joint_log_likelihood(codes[fallback])
+            values = None if encoded[1] is None else encoded[1][fallback]
+            out[fallback] = self.naive_bayes_.compiled_.joint_log_likelihood(
+                codes[fallback], values
+            )
         return out
 
     def _joint_log_likelihood(self, X) -> np.ndarray:
         """log P(c, x) of the averaged model for every row and class."""
-        return self._joint_log_likelihood_codes(X, self._encode(X))
+        return self._joint_log_likelihood_codes(self._encode(X))
 
-    def _log_proba(self, X, codes):
-        return _normalise(self._joint_log_likelihood_codes(X, codes))
+    def _log_proba(self, encoded):
+        return normalise(self._joint_log_likelihood_codes(encoded))

@@ -9,39 +9,45 @@ derive from one ``_joint_log_likelihood``, as in scikit-learn's naive Bayes.
 from __future__ import annotations
 
 import time
-from abc import abstractmethod
+from abc import ABCMeta, abstractmethod
 
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._encoding import (
-    HANDLE_UNKNOWN,
-    as_frame,
-    check_alpha,
-    encode_frame,
-    encode_target,
-    learn_frame_categories,
-)
-from .._hybrid import (
-    continuous_values,
-    fit_distributions,
-    hybrid_joint_log_likelihood,
-    is_hybrid,
-    resolve_distributions,
-    training_counts,
-)
-from ..counts import TrainingCounts
-from ..network import CompiledNetwork, to_pgmpy
-from ..parameters import log_class_prior, log_conditional
+from .._encoding import HANDLE_UNKNOWN, check_alpha
+from ..counts import TrainingCounts, training_statistics
+from ..network import fit_network
 from ..structure import add_class_arcs, feature_parents
 
 
-class BayesNetClassifier(ClassifierMixin, BaseEstimator):
-    """Base class: a class node with an arc to every feature, plus a feature DAG.
+class SchemaAttributes:
+    """The fitted attributes every bnclassify classifier derives from its ``schema_``."""
 
-    Subclasses implement :meth:`_edge_weights` and :meth:`_feature_dag`.
+    @property
+    def categories_(self) -> list:
+        """Categories of each discrete feature, in code order (``None`` for the others)."""
+        check_is_fitted(self, "schema_")
+        return self.schema_.categories
+
+    @property
+    def feature_kinds_(self) -> list:
+        """How each column is modelled (``"categorical"``, ``"gaussian"``, ...)."""
+        check_is_fitted(self, "schema_")
+        return self.schema_.kinds
+
+
+class BayesNetClassifier(SchemaAttributes, ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
+    """Abstract base: a class node with an arc to every feature, plus a feature DAG.
+
+    It owns the whole flow, for every kind of feature: schema and encoding
+    (:mod:`bnclassify.data`), sufficient statistics (:mod:`bnclassify.counts`),
+    edge weights, the structure, one fitted factor per node
+    (:mod:`bnclassify.factors`) and the fitted network (:mod:`bnclassify.network`);
+    ``predict``, ``predict_proba`` and ``predict_log_proba`` derive from one
+    joint log-likelihood. Subclasses implement :meth:`_feature_dag` (and
+    :meth:`_edge_weights` when their structure is learned from weights).
     """
 
     def __init__(self, alpha=1.0, handle_unknown="error"):
@@ -59,13 +65,13 @@ class BayesNetClassifier(ClassifierMixin, BaseEstimator):
 
     # -- fitting -----------------------------------------------------------------
     def fit(self, X, y):
-        """Learn the structure and the CPTs from categorical data.
+        """Learn the structure and the parameters of every node.
 
         Parameters
         ----------
         X : DataFrame or array-like of shape (n_samples, n_features)
-            Categorical features; NaN/None cells are missing and are left out
-            of the counts that involve them.
+            Features of any kind (see ``distributions``); NaN/None cells are
+            missing and are left out of the statistics that involve them.
         y : array-like of shape (n_samples,)
             Class labels.
 
@@ -80,52 +86,43 @@ class BayesNetClassifier(ClassifierMixin, BaseEstimator):
     def _encode_training(self, X, y):
         """Validate and encode the training data; set the encoding attributes.
 
-        Sets ``classes_``, ``categories_``, ``n_features_in_``,
-        ``feature_names_in_`` and ``class_node_`` and returns
-        ``(counts, features, alpha)`` for :meth:`_fit_counts`. Ensembles call
-        it once and fit every member from the same counts.
+        Sets ``schema_``, ``classes_``, ``n_features_in_``, ``feature_names_in_``
+        and ``class_node_`` and returns ``(counts, features, alpha)`` for
+        :meth:`_fit_counts`. Ensembles call it once and fit every member from
+        the same statistics.
         """
         alpha = check_alpha(self.alpha)
         if self.handle_unknown not in HANDLE_UNKNOWN:
             raise ValueError(
                 f"handle_unknown must be one of {HANDLE_UNKNOWN}, got {self.handle_unknown!r}."
             )
-        frame, has_names = as_frame(X)
-        self.classes_, y_codes = encode_target(y, len(frame))
-        features = list(frame.columns)
-        # each column's distribution: by dtype (float -> Gaussian) unless `distributions` says
-        self.feature_kinds_, groups = resolve_distributions(
-            frame, getattr(self, "distributions", None)
+        schema, self.classes_, counts = training_statistics(
+            X, y, getattr(self, "distributions", None)
         )
-        self.categories_ = learn_frame_categories(frame, self.feature_kinds_)
-        codes = encode_frame(frame, self.categories_)
-        self.n_features_in_ = len(features)
-        if has_names:
-            self.feature_names_in_ = np.asarray(features, dtype=object)
+        self._set_schema(schema)
+        self.class_node_ = _class_node_name(y, schema.names)
+        return counts, list(schema.names), alpha
+
+    def _set_schema(self, schema):
+        self.schema_ = schema
+        self.n_features_in_ = schema.n_features
+        if schema.has_names:
+            self.feature_names_in_ = np.asarray(schema.names, dtype=object)
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
-        self.class_node_ = _class_node_name(y, features)
-        cards = np.array([1 if c is None else len(c) for c in self.categories_])
-        counts = training_counts(
-            frame, codes, y_codes, cards, len(self.classes_), self.feature_kinds_, groups
-        )
-        return counts, features, alpha
 
     def _fit_counts(self, counts: TrainingCounts, features, alpha):
-        """Everything after encoding: weights, structure, parameters."""
+        """Everything after encoding: weights, structure, one factor per node."""
         start = time.perf_counter()
         weights = self._edge_weights(counts, features)
         after_weights = time.perf_counter()
         feature_dag = self._feature_dag(weights, features, counts)
         self.structure_ = add_class_arcs(feature_dag, self.class_node_)
         after_structure = time.perf_counter()
-        self.compiled_ = self._compile(counts, features, alpha)
-        # densities of the non-categorical features (their CPTs in compiled_ are one-state dummies)
-        self.distributions_ = (
-            fit_distributions(counts, self.compiled_.parents, features, alpha)
-            if is_hybrid(counts)
-            else {}
-        )
+        position = {name: k for k, name in enumerate(features)}
+        parents_by_name = feature_parents(self.structure_, self.class_node_)
+        parents = [tuple(position[p] for p in parents_by_name[f]) for f in features]
+        self.compiled_ = fit_network(counts, self.schema_, parents, alpha)
         done = time.perf_counter()
         self.weights_ = weights
         self.fit_times_ = {
@@ -135,15 +132,14 @@ class BayesNetClassifier(ClassifierMixin, BaseEstimator):
         }
         self._network = None
 
-    def _compile(self, counts, features, alpha) -> CompiledNetwork:
-        position = {name: k for k, name in enumerate(features)}
-        parents_by_name = feature_parents(self.structure_, self.class_node_)
-        parents = [tuple(position[p] for p in parents_by_name[f]) for f in features]
-        return CompiledNetwork(
-            log_prior=log_class_prior(counts.classes, alpha),
-            parents=parents,
-            log_cpts=[log_conditional(table, alpha) for table in counts.families(parents)],
-        )
+    @property
+    def distributions_(self) -> dict:
+        """The fitted factor of every node, keyed by column name (a tuple for a group)."""
+        check_is_fitted(self, "compiled_")
+        return {
+            (f.columns_[0] if len(f.columns_) == 1 else f.columns_): f
+            for f in self.compiled_.factors
+        }
 
     @property
     def feature_names_(self) -> list:
@@ -159,59 +155,37 @@ class BayesNetClassifier(ClassifierMixin, BaseEstimator):
         the original category values and class labels.
         """
         check_is_fitted(self, "compiled_")
-        if getattr(self, "distributions_", None):
-            raise AttributeError(
-                "network_ is a pgmpy DiscreteBayesianNetwork, which cannot hold the "
-                f"continuous features {list(self.distributions_)}; their fitted densities "
-                "are in distributions_."
-            )
         if getattr(self, "_network", None) is None:
-            self._network = to_pgmpy(
-                self.compiled_,
-                self.structure_,
-                self.class_node_,
-                self.feature_names_,
-                self.categories_,
-                self.classes_,
-            )
+            try:
+                self._network = self.compiled_.to_pgmpy(
+                    self.structure_,
+                    self.class_node_,
+                    self.feature_names_,
+                    self.categories_,
+                    self.classes_,
+                )
+            except TypeError:
+                continuous = [
+                    n for f in self.compiled_.factors if not f.discrete for n in f.columns_
+                ]
+                raise AttributeError(
+                    "network_ is a pgmpy DiscreteBayesianNetwork, which cannot hold the "
+                    f"continuous features {continuous}; their fitted densities are in "
+                    "distributions_."
+                ) from None
         return self._network
 
     # -- prediction --------------------------------------------------------------
-    def _encode(self, X) -> np.ndarray:
-        """Codes of X in the fitted column order and categories."""
-        return encode_frame(self._aligned_frame(X), self.categories_, self.handle_unknown)
-
-    def _aligned_frame(self, X) -> pd.DataFrame:
-        """X as a DataFrame in the fitted column order, named like the fitted features."""
+    def _encode(self, X):
+        """``(codes, values)`` of X in the fitted column order, kinds and categories."""
         check_is_fitted(self, "compiled_")
-        frame, has_names = as_frame(X)
-        fitted = self.feature_names_
-        if has_names and hasattr(self, "feature_names_in_"):
-            columns = list(frame.columns)
-            if columns != fitted:
-                missing = [c for c in fitted if c not in columns]
-                extra = [c for c in columns if c not in fitted]
-                if missing or extra:
-                    raise ValueError(
-                        "X's columns differ from those seen in fit: "
-                        f"missing {missing}, unexpected {extra}."
-                    )
-                frame = frame[fitted]  # same columns, other order: align by name
-        elif frame.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"X has {frame.shape[1]} features, but {type(self).__name__} is expecting "
-                f"{self.n_features_in_} features as input."
-            )
-        return frame.set_axis(fitted, axis=1)
+        frame = self.schema_.align(X, owner=type(self).__name__)
+        return self.schema_.encode(frame, self.handle_unknown)
 
     def _joint_log_likelihood(self, X) -> np.ndarray:
         """log P(c, x) for every row and class; missing cells summed out exactly."""
-        frame = self._aligned_frame(X)  # checks fitted before compiled_ is read
-        codes = encode_frame(frame, self.categories_, self.handle_unknown)
-        if not getattr(self, "distributions_", None):
-            return self.compiled_.joint_log_likelihood(codes)
-        values = continuous_values(frame, self.feature_kinds_)
-        return hybrid_joint_log_likelihood(self.compiled_, self.distributions_, codes, values)
+        codes, values = self._encode(X)
+        return self.compiled_.joint_log_likelihood(codes, values)
 
     def predict_log_proba(self, X) -> np.ndarray:
         """log P(c | x), columns in the order of ``classes_``.
@@ -250,18 +224,15 @@ class BayesNetClassifier(ClassifierMixin, BaseEstimator):
     # -- fit statistics (R bnclassify's logLik/AIC/BIC/nparams, statsmodels' llf/aic/bic) --
     @property
     def n_parameters_(self) -> int:
-        """Free parameters of the network: ``(C - 1) + sum_i C q_i (r_i - 1)``.
+        """Free parameters of the network: ``C - 1`` plus every node's.
 
-        ``C`` classes, ``r_i`` categories of feature ``i``, ``q_i`` joint
-        configurations of its feature parents (1 without any); R bnclassify's
-        ``nparams``. Continuous features add their densities' parameters (see
+        A categorical node has ``C q_i (r_i - 1)`` (``r_i`` categories, ``q_i``
+        joint configurations of its feature parents): R bnclassify's
+        ``nparams``. Continuous nodes count their densities' parameters (see
         :mod:`bnclassify.distributions`).
         """
         check_is_fitted(self, "compiled_")
-        tables = self.compiled_.log_cpts
-        per_feature = (t.size // t.shape[-1] * (t.shape[-1] - 1) for t in tables)
-        densities = sum(d.n_parameters_ for d in getattr(self, "distributions_", {}).values())
-        return int(self.compiled_.n_classes - 1 + sum(per_feature) + densities)
+        return self.compiled_.n_parameters
 
     def log_likelihood(self, X, y) -> float:
         """Log-likelihood of labelled data: the sum over rows of log P(y, x), natural log.

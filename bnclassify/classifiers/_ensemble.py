@@ -22,19 +22,19 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._encoding import check_alpha
 from ..counts import TrainingCounts
-from ..structure import orient_tree
-from ._base import BayesNetClassifier
-from ._tan import TAN, NaiveBayes, SimplerTAN, _TreeAugmented
+from ..structure import orient_constrained
+from ._base import BayesNetClassifier, SchemaAttributes
+from ._tan import TAN, NaiveBayes, SimplerTAN, TreeAugmented
 
 #: Names accepted by ``EnsembleTAN(members=...)``.
 MEMBER_KINDS = ("auto", "stan", "tan", "stan+tan", "all")
 
 
-class _MemberEnsemble(ClassifierMixin, BaseEstimator):
+class MemberEnsemble(SchemaAttributes, ClassifierMixin, BaseEstimator):
     """Shared machinery: encode once, fit members on shared counts, predict from codes.
 
     Subclasses define ``fit`` (with :meth:`_encode_training` and
-    :meth:`_fit_members`) and ``_log_proba(X, codes)``.
+    :meth:`_fit_members`) and ``_log_proba(encoded)`` of ``(codes, values)``.
     """
 
     #: Passed to the encoding: None models columns by dtype, "categorical" all as categories.
@@ -89,7 +89,8 @@ class _MemberEnsemble(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "estimators_")
         return self._encoder.feature_names_
 
-    def _encode(self, X) -> np.ndarray:
+    def _encode(self, X):
+        """``(codes, values)`` of X, shared by every member."""
         check_is_fitted(self, "estimators_")
         try:
             return self._encoder._encode(X)
@@ -108,7 +109,7 @@ class _MemberEnsemble(ClassifierMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples, n_classes)
         """
-        return self._log_proba(X, self._encode(X))
+        return self._log_proba(self._encode(X))
 
     def predict_proba(self, X) -> np.ndarray:
         """P(c | x), columns in the order of ``classes_``; rows sum to 1."""
@@ -120,11 +121,9 @@ class _MemberEnsemble(ClassifierMixin, BaseEstimator):
         return self.classes_[np.argmax(log_proba, axis=1)]
 
     @staticmethod
-    def _member_joint(member, X, codes) -> np.ndarray:
-        """log P(c, x) of one member: from the shared codes, or its own path for densities."""
-        if getattr(member, "distributions_", None):  # continuous features, as the base decides
-            return member._joint_log_likelihood(X)
-        return member.compiled_.joint_log_likelihood(codes)
+    def _member_joint(member, encoded) -> np.ndarray:
+        """log P(c, x) of one member from the shared ``(codes, values)``."""
+        return member.compiled_.joint_log_likelihood(*encoded)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -134,7 +133,7 @@ class _MemberEnsemble(ClassifierMixin, BaseEstimator):
         return tags
 
 
-def _normalise(joint) -> np.ndarray:
+def normalise(joint) -> np.ndarray:
     """log P(c | x) from log P(c, x); rows impossible under every class raise."""
     norm = logsumexp(joint, axis=1, keepdims=True)
     impossible = ~np.isfinite(norm[:, 0])
@@ -146,7 +145,7 @@ def _normalise(joint) -> np.ndarray:
     return joint - norm
 
 
-def _fit_on_counts(member, counts, features, alpha):
+def fit_on_counts(member, counts, features, alpha):
     member._fit_counts(counts, features, alpha)
     return member
 
@@ -167,16 +166,12 @@ def _resample_counts(counts: TrainingCounts, rows) -> TrainingCounts:
     values of hybrid counts) is indexed; per-feature fields are kept, caches
     start empty, so the full data's categories and classes carry over.
     """
-    n_rows = len(counts.y)
-    changes = {}
+    changes = {"codes": counts.codes[rows], "y": counts.y[rows]}
+    if counts.values is not None:
+        changes["values"] = counts.values[rows]
     for field in dataclasses.fields(counts):
-        if not field.init:
-            continue
-        value = getattr(counts, field.name)
-        if isinstance(value, dict):
-            changes[field.name] = {}
-        elif field.name != "cards" and isinstance(value, np.ndarray) and len(value) == n_rows:
-            changes[field.name] = value[rows]
+        if field.init and isinstance(getattr(counts, field.name), dict):
+            changes[field.name] = {}  # caches start empty
     return dataclasses.replace(counts, **changes)
 
 
@@ -184,7 +179,7 @@ def _bootstrap_rows(seed, n_rows):
     return np.random.RandomState(seed).randint(0, n_rows, n_rows)
 
 
-class EnsembleTAN(_MemberEnsemble):
+class EnsembleTAN(MemberEnsemble):
     """Ensemble TAN: the average of the class probabilities of several TANs.
 
     The Simpler TAN study's ensembles (Zhang et al.) average tree-augmented
@@ -306,7 +301,7 @@ default="auto"
         self._check_params()
         self._column_model = _common_column_model(self.members)
         counts, features, alpha, encoder = self._encode_training(X, y)
-        groups = self._member_groups(features)
+        groups = self._member_groups(self._root_candidates(features))
         for group in groups:
             for member in group:
                 self._adopt_encoding(member)
@@ -320,6 +315,18 @@ default="auto"
         return self
 
     # -- parameters and members --------------------------------------------------
+    def _root_candidates(self, features) -> list:
+        """Features a member may be rooted at: those no continuous feature may parent.
+
+        A categorical feature never gets a continuous parent, so a tree over
+        mixed features is rooted at a categorical one; with none, at any
+        feature that takes part in trees.
+        """
+        discrete, structural = self.schema_.discrete, self.schema_.structural
+        candidates = [f for f, d, s in zip(features, discrete, structural, strict=True) if d and s]
+        usable = [f for f, s in zip(features, structural, strict=True) if s]
+        return candidates or usable or list(features[:1])
+
     def _check_params(self):
         if not isinstance(self.bootstrap, bool | np.bool_):
             raise ValueError(f"bootstrap must be True or False, got {self.bootstrap!r}.")
@@ -382,17 +389,17 @@ default="auto"
         jobs = []
         for group in groups:
             first = group[0]
-            if len(group) > 1 and isinstance(first, _TreeAugmented):
+            if len(group) > 1 and isinstance(first, TreeAugmented):
                 alpha = _alpha(first)
                 weights = first._compute_weights(counts, features)
                 tree = first._undirected_tree(weights)
-                if "pairwise" not in counts.__dict__:
+                if "pairwise" not in counts.__dict__ and self.schema_.discrete.all():
                     _count_tree_once(counts, tree, features)
                 jobs += [
                     (m, _fit_with_tree, (counts, features, alpha, weights, tree)) for m in group
                 ]
             else:
-                jobs += [(m, _fit_on_counts, (counts, features, _alpha(m))) for m in group]
+                jobs += [(m, fit_on_counts, (counts, features, _alpha(m))) for m in group]
         return jobs, time.perf_counter() - start
 
     def _bootstrap_jobs(self, groups, counts, features):
@@ -400,22 +407,13 @@ default="auto"
         random_state = check_random_state(self.random_state)
         self._seeds = random_state.randint(np.iinfo(np.int32).max, size=self.n_estimators)
         self._n_rows = len(counts.y)
-        continuous = any(kind != "categorical" for kind in getattr(self, "feature_kinds_", []))
         jobs = []
-        for k, seed in enumerate(self._seeds):
-            member = clone(flat[k % len(flat)])
+        for seed in self._seeds:
+            member = clone(flat[len(jobs) % len(flat)])
             self._adopt_encoding(member)
+            # a class a sample lacks keeps a smoothed prior; its CPTs are smoothed and its
+            # densities borrow the fit over all classes, as an empty group does in any fit
             rows = _bootstrap_rows(seed, self._n_rows)
-            present = np.bincount(counts.y[rows], minlength=counts.n_classes)
-            if continuous and (present == 0).any():
-                # a CPT smooths an absent class; a density cannot be estimated without rows
-                absent = self.classes_[np.argmax(present == 0)]
-                absent = absent.item() if isinstance(absent, np.generic) else absent
-                raise ValueError(
-                    f"Bootstrap sample {k} has no row of class {absent!r}, so its densities "
-                    "of the continuous features cannot be fitted; use more rows per class "
-                    "or discretise the continuous features."
-                )
             jobs.append((member, _fit_on_sample, (counts, rows, features, _alpha(member))))
         return jobs, 0.0
 
@@ -428,10 +426,10 @@ default="auto"
         return [_bootstrap_rows(seed, self._n_rows) for seed in self._seeds]
 
     # -- prediction --------------------------------------------------------------
-    def _log_proba(self, X, codes):
+    def _log_proba(self, encoded):
         total = 0.0
         for member in self.estimators_:
-            total = total + np.exp(_normalise(self._member_joint(member, X, codes)))
+            total = total + np.exp(normalise(self._member_joint(member, encoded)))
         with np.errstate(divide="ignore"):
             return np.log(total / len(self.estimators_))
 
@@ -482,7 +480,8 @@ def _count_tree_once(counts, tree, features):
     """
     counts.feature_class  # noqa: B018
     position = {name: i for i, name in enumerate(features)}
-    dag = orient_tree(tree, features[0])
+    discrete = [True] * len(features)  # called for all-categorical shared trees only
+    dag = orient_constrained(tree, features, discrete, features[0])
     parents_of = [tuple(position[p] for p in dag.predecessors(f)) for f in features]
     tables = counts.families(parents_of)
     for child, parents in enumerate(parents_of):

@@ -5,10 +5,9 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-import pandas as pd
 
-from ..information import class_mi_from_counts, cmi_from_counts
 from ..structure import kdb_feature_dag
+from ..weights import class_information, edge_weights
 from ._base import BayesNetClassifier
 
 
@@ -25,10 +24,15 @@ class KDB(BayesNetClassifier):
     optional threshold on I(X_i; X_j | C) is not applied (as in R bnclassify
     and Weka).
 
-    Every column is modelled as categorical, float columns included (each
-    distinct value a category): discretise continuous features first. Rows
-    with missing cells are marginalised exactly (by enumerating the missing
-    cells' values when a feature has two or more feature parents).
+    Columns are modelled by kind as in :class:`NaiveBayes` (float columns
+    Gaussian). The weights are those of :class:`TAN` for any pair of kinds,
+    and the kind rule holds: a categorical feature takes only categorical
+    parents, a Gaussian one at most one Gaussian parent (its other parents
+    categorical), so that its missing values can always be integrated out;
+    kernel density, Bernoulli and multinomial features depend on the class
+    only. Rows with missing cells are marginalised exactly (by enumerating the
+    missing categorical cells' values when a feature has two or more feature
+    parents).
 
     Parameters
     ----------
@@ -66,28 +70,28 @@ class KDB(BayesNetClassifier):
     ['class', 'persons', 'safety']
     """
 
-    distributions = "categorical"  # every column is categorical (floats too): discretise first
-
     def __init__(self, k=1, alpha=1.0, order=None, handle_unknown="error"):
         super().__init__(alpha=alpha, handle_unknown=handle_unknown)
         self.k = k
         self.order = order
 
     def _edge_weights(self, counts, features):
-        check_categorical(self)
         k = self.k
         if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 0:
             raise ValueError(f"k must be a non-negative integer, got {k!r}.")
         self._resolve_order(features)  # fail before the counting work
         if k == 0:
             return None
-        return pd.DataFrame(cmi_from_counts(counts.pairwise), index=features, columns=features)
+        return edge_weights(counts, self.schema_)
 
     def _feature_dag(self, weights, features, counts):
         order = self._resolve_order(features)
         cmi = np.zeros((len(features),) * 2) if weights is None else weights  # k=0: no arcs
-        class_mi = class_mi_from_counts(counts) if order is None else None
-        dag = kdb_feature_dag(cmi, class_mi, int(self.k), features, order)
+        class_mi = class_information(counts, self.schema_) if order is None else None
+        schema = self.schema_
+        dag = kdb_feature_dag(
+            cmi, class_mi, int(self.k), features, order, schema.discrete, schema.structural
+        )
         self.order_ = dag.graph["order"]
         return dag
 
@@ -114,22 +118,3 @@ class KDB(BayesNetClassifier):
                 f"order must list every feature exactly once; got {order} for {features}."
             )
         return resolved
-
-
-def check_categorical(model):
-    """Raise unless every feature of the fitted encoding is categorical.
-
-    KDB, SPODE and AODE model categorical features only and encode every
-    column as categories, floats included; this guards a member that was
-    handed another encoding (e.g. inside an ensemble).
-    """
-    kinds = getattr(model, "feature_kinds_", None)
-    if kinds is None:
-        return
-    names = getattr(model, "feature_names_in_", [f"x{i}" for i in range(len(kinds))])
-    other = [f"{n} ({k})" for n, k in zip(names, kinds, strict=True) if k != "categorical"]
-    if other:
-        raise ValueError(
-            f"{type(model).__name__} models categorical features only; got {other}. "
-            "Discretise them first (e.g. bnclassify.preprocessing.MDLDiscretizer)."
-        )

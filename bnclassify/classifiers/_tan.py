@@ -7,22 +7,17 @@ import numbers
 import numpy as np
 import pandas as pd
 
-from .._hybrid import (
-    gaussian_naive_bayes_from_parameters,
-    hybrid_edge_weights,
-    hybrid_feature_dag,
-    is_hybrid,
-)
-from ..information import cmi_from_counts
+from ..data import TableSchema
+from ..factors import Gaussian
+from ..network import FittedNetwork
 from ..structure import (
-    EDGE_SCORES,
-    _empty_feature_graph,
-    check_weight_matrix,
-    edge_gains,
-    forest_from_weights,
-    orient_tree,
-    tree_from_weights,
+    add_class_arcs,
+    constrained_tree,
+    empty_feature_graph,
+    orient_constrained,
+    structure_root,
 )
+from ..weights import EDGE_SCORES, contact_weights, edge_weights
 from ._base import BayesNetClassifier
 
 
@@ -98,7 +93,7 @@ class NaiveBayes(BayesNetClassifier):
         self.distributions = distributions
 
     def _feature_dag(self, weights, features, counts):
-        return _empty_feature_graph(features)
+        return empty_feature_graph(features)
 
     @classmethod
     def from_parameters(
@@ -143,18 +138,55 @@ class NaiveBayes(BayesNetClassifier):
         >>> model.predict_proba([[3.7930077, 2.5993371]]).round(7)
         array([[0.9836423, 0.0163577]])
         """
-        return gaussian_naive_bayes_from_parameters(
-            cls(),
-            class_prior,
-            means,
-            stds,
-            classes=classes,
-            feature_names=feature_names,
-            class_name=class_name,
+        return _gaussian_naive_bayes(
+            cls(), class_prior, means, stds, classes, feature_names, class_name
         )
 
 
-class _TreeAugmented(BayesNetClassifier):
+def _gaussian_naive_bayes(model, class_prior, means, stds, classes, feature_names, class_name):
+    """Make ``model`` (an unfitted NaiveBayes) a fitted Gaussian naive Bayes with these values."""
+    if isinstance(means, pd.DataFrame):
+        classes = list(means.index) if classes is None else classes
+        feature_names = list(means.columns) if feature_names is None else feature_names
+    means = np.asarray(means, dtype=float)
+    stds = np.asarray(stds, dtype=float)
+    prior = np.asarray(class_prior, dtype=float)
+    if means.ndim != 2 or stds.shape != means.shape:
+        raise ValueError(
+            "means and stds must both have shape (n_classes, n_features); got "
+            f"{means.shape} and {stds.shape}."
+        )
+    n_classes, m = means.shape
+    if prior.shape != (n_classes,):
+        raise ValueError(f"class_prior must have {n_classes} entries, got shape {prior.shape}.")
+    if (prior < 0).any() or not np.isclose(prior.sum(), 1.0, atol=1e-6):
+        raise ValueError(f"class_prior must be >= 0 and sum to 1, got {prior.tolist()}.")
+    if not (np.isfinite(means).all() and np.isfinite(stds).all() and (stds > 0).all()):
+        raise ValueError("means must be finite and stds finite and > 0.")
+    classes = np.arange(n_classes) if classes is None else np.asarray(classes)
+    if len(classes) != n_classes:
+        raise ValueError(f"{len(classes)} classes given for {n_classes} rows of means.")
+    named = feature_names is not None
+    names = [str(f) for f in feature_names] if named else [f"x{j}" for j in range(m)]
+    if len(names) != m:
+        raise ValueError(f"{len(names)} feature names given for {m} columns of means.")
+    factors = [Gaussian.from_moments(means[:, j], stds[:, j] ** 2, j, names) for j in range(m)]
+    model._set_schema(
+        TableSchema(names, [((j,), f) for j, f in enumerate(factors)], [None] * m, named)
+    )
+    model.classes_ = classes
+    model.class_node_ = class_name
+    model.structure_ = add_class_arcs(empty_feature_graph(names), class_name)
+    model.weights_ = None
+    with np.errstate(divide="ignore"):
+        log_prior = np.log(prior / prior.sum())
+    model.compiled_ = FittedNetwork(log_prior, [()] * m, factors)
+    model.fit_times_ = {"weights": 0.0, "structure": 0.0, "parameters": 0.0}
+    model._network = None
+    return model
+
+
+class TreeAugmented(BayesNetClassifier):
     """A maximum spanning tree of ``weights_`` over the features, rooted at ``root``.
 
     Subclasses say how the weights are computed (``_compute_weights``) and, if
@@ -173,20 +205,19 @@ class _TreeAugmented(BayesNetClassifier):
         raise NotImplementedError
 
     def _undirected_tree(self, weights):
-        return tree_from_weights(weights)
+        schema = self.schema_
+        return constrained_tree(weights, schema.names, schema.discrete, schema.structural)
 
     def _edge_weights(self, counts, features):
         shared = getattr(self, "_shared_tree", None)
         return shared[0] if shared is not None else self._compute_weights(counts, features)
 
     def _feature_dag(self, weights, features, counts):
-        if is_hybrid(counts):  # continuous features: a categorical node never gets their arcs
-            root = None if self.root is None else _resolve_root(self.root, features)
-            forest = getattr(self, "criterion", "loglik") != "loglik"
-            return hybrid_feature_dag(weights, features, counts.kinds, root, forest=forest)
+        schema = self.schema_
+        root = structure_root(self.root, features, schema.discrete, schema.structural)
         shared = getattr(self, "_shared_tree", None)
         tree = shared[1] if shared is not None else self._undirected_tree(weights)
-        return orient_tree(tree, _resolve_root(self.root, features))
+        return orient_constrained(tree, features, schema.discrete, root)
 
     def _fit_shared(self, counts, features, alpha, weights, tree):
         """Fit on already-encoded counts with a given weight matrix and undirected tree.
@@ -202,24 +233,7 @@ class _TreeAugmented(BayesNetClassifier):
         return self
 
 
-def _resolve_root(root, features):
-    """A feature name from ``root`` given as None (first feature), a name or a position."""
-    if root is None:
-        return features[0]
-    if root in features:
-        return root
-    if (
-        isinstance(root, int)
-        and not isinstance(root, bool)
-        and -len(features) <= root < len(features)
-    ):
-        return features[root]
-    raise ValueError(
-        f"root={root!r} is neither a feature name nor a position; features: {features}."
-    )
-
-
-class TAN(_TreeAugmented):
+class TAN(TreeAugmented):
     """Tree-augmented naive Bayes (Friedman, Geiger and Goldszmidt 1997), with
     penalised Chow-Liu forests and an optional contact prior.
 
@@ -359,64 +373,24 @@ class TAN(_TreeAugmented):
 
     def _compute_weights(self, counts, features):
         prior = self._check_params()
-        if is_hybrid(counts):  # continuous features: see bnclassify._hybrid for the weights
-            scored = self.criterion != "loglik" or prior > 0
-            weights = hybrid_edge_weights(counts, features, self.criterion if scored else None)
-            if prior > 0:
-                weights = weights + prior * contact_prior_terms(
-                    _contact_weights(self.contact_matrix, features)
-                )
-            return weights
-        cmi = cmi_from_counts(counts.pairwise)
-        if self.criterion == "loglik" and prior == 0:
-            weights = cmi
-        else:
-            weights = edge_gains(
-                cmi, pair_rows(counts.pairwise), counts.cards, counts.n_classes, self.criterion
-            )
-            if prior > 0:
-                weights = weights + prior * contact_prior_terms(
-                    _contact_weights(self.contact_matrix, features)
-                )
-        return pd.DataFrame(weights, index=features, columns=features)
+        scored = self.criterion != "loglik" or prior > 0
+        return edge_weights(
+            counts,
+            self.schema_,
+            criterion=self.criterion if scored else None,
+            contacts=contact_weights(self.contact_matrix, features) if prior > 0 else None,
+            contact_prior=prior,
+        )
 
     def _undirected_tree(self, weights):
-        if self.criterion == "loglik":
-            return tree_from_weights(weights)
-        return forest_from_weights(weights)
+        schema = self.schema_
+        forest = self.criterion != "loglik"
+        return constrained_tree(
+            weights, schema.names, schema.discrete, schema.structural, forest=forest
+        )
 
 
-def pair_rows(pairwise) -> np.ndarray:
-    """Rows observing both features of each pair, shape ``(m, m)``, from the pair tables."""
-    starts = pairwise.offsets[:-1]
-    total = pairwise.table.sum(axis=0)
-    return np.add.reduceat(np.add.reduceat(total, starts, axis=0), starts, axis=1)
-
-
-def contact_prior_terms(contacts) -> np.ndarray:
-    """Contacts scaled by their largest off-diagonal entry (``c_ij / max c``), zero diagonal.
-
-    Examples
-    --------
-    >>> contact_prior_terms(np.array([[9.0, 4.0, 0.0], [4.0, 9.0, 2.0], [0.0, 2.0, 9.0]]))
-    array([[0. , 1. , 0. ],
-           [1. , 0. , 0.5],
-           [0. , 0.5, 0. ]])
-    """
-    values = np.array(contacts, dtype=float)
-    np.fill_diagonal(values, 0.0)
-    top = values.max() if values.size else 0.0
-    return values / top if top > 0 else values
-
-
-def _contact_weights(matrix, features):
-    """The validated contact matrix (array, DataFrame or callable of the feature names)."""
-    if callable(matrix):
-        matrix = matrix(list(features))
-    return check_weight_matrix(matrix, features, name="contact_matrix")
-
-
-class SimplerTAN(_TreeAugmented):
+class SimplerTAN(TreeAugmented):
     """Simpler TAN: the tree is the maximum spanning tree of a contact matrix.
 
     Skips the conditional mutual information step of :class:`TAN`: the
@@ -465,4 +439,4 @@ class SimplerTAN(_TreeAugmented):
     def _compute_weights(self, counts, features):
         if self.contact_matrix is None:
             raise ValueError("SimplerTAN needs a contact_matrix (n_features x n_features).")
-        return _contact_weights(self.contact_matrix, features)
+        return contact_weights(self.contact_matrix, features)

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils import Bunch, check_random_state
 
-from ..network import CompiledNetwork
+from ..network import FittedNetwork
 
 __all__ = ["make_tree_classification"]
 
@@ -66,7 +66,7 @@ def make_tree_classification(
         root), ``adjacency`` (symmetric 0/1 matrix of the feature tree: a
         perfect "contact matrix" for :class:`~bnclassify.SimplerTAN`) and
         ``compiled`` (the true model as a
-        :class:`~bnclassify.network.CompiledNetwork`, whose
+        :class:`~bnclassify.network.FittedNetwork`, whose
         ``joint_log_likelihood`` gives the Bayes-optimal posterior).
 
     Examples
@@ -143,10 +143,11 @@ def make_tree_classification(
     child = np.flatnonzero(parents >= 0)
     adjacency[child, parents[child]] = adjacency[parents[child], child] = 1.0
     with np.errstate(divide="ignore"):
-        compiled = CompiledNetwork(
-            log_prior=np.log(prior),
-            parents=[(int(p),) if p >= 0 else () for p in parents],
-            log_cpts=[np.log(t) for t in cpts],
+        compiled = FittedNetwork.from_log_tables(
+            np.log(prior),
+            [(int(p),) if p >= 0 else () for p in parents],
+            [np.log(t) for t in cpts],
+            names,
         )
     network = Bunch(
         structure=structure,

@@ -25,7 +25,7 @@ import pandas as pd
 
 from .. import datasets
 from ..classifiers import TAN, NaiveBayes, SimplerTAN
-from ..classifiers._tan import _resolve_root
+from ..data import resolve_column
 from ..metrics import Evaluation, evaluate, study_cv
 
 __all__ = [
@@ -105,7 +105,7 @@ class StudyTAN(TAN):
         values = np.asarray(weights, dtype=float).copy()
         np.fill_diagonal(values, 0.0)
         truncated = np.trunc(values)
-        root = features.index(_resolve_root(self.root, features))
+        root = 0 if self.root is None else resolve_column(self.root, features, what="root")
         in_tree = np.zeros(len(features), dtype=bool)
         in_tree[root] = True
         order = [root]

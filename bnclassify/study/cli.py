@@ -195,7 +195,9 @@ def _make_figures(out: Path, names=None) -> list:
     try:
         from .figures import make_figures
     except ImportError:
-        raise InputError("bnclassify.study.figures is not available in this installation.") from None
+        raise InputError(
+            "bnclassify.study.figures is not available in this installation."
+        ) from None
     from . import cost  # noqa: F401  (they register their figures)
 
     return list(make_figures(out, names=names))

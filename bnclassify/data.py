@@ -1,0 +1,296 @@
+"""The data layer: a table's schema (each column's node kind and categories) and its encoding.
+
+:class:`TableSchema` is learned once from the training table. It decides each
+column's kind (by a documented rule, :func:`~bnclassify._encoding.default_kind`,
+or as the user says through ``distributions``), learns the categories of the
+discrete columns, resolves columns given by name or position (one resolver for
+every parameter that names columns), checks prediction tables against the
+training columns, and encodes a table to
+
+- ``codes`` (n, m): integer codes of the discrete columns (missing: -1), a
+  one-state dummy (0, or -1 where missing) for the others;
+- ``values`` (n, m) or ``None``: the numbers of the continuous columns (NaN:
+  missing), ``None`` when every column is discrete.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pandas as pd
+
+from ._encoding import (
+    MISSING,
+    as_frame,
+    default_kind,
+    encode_frame,
+    learn_frame_categories,
+)
+from .factors import KINDS, Factor
+
+
+def factor_spec(value, where) -> Factor:
+    """An unfitted factor from a kind's name or a factor instance (copied)."""
+    if isinstance(value, str):
+        if value not in KINDS:
+            raise ValueError(
+                f"Unknown distribution {value!r} for {where}; "
+                f"use one of {sorted(KINDS)} or a bnclassify.distributions instance."
+            )
+        return KINDS[value]()
+    if isinstance(value, Factor) and value.kind is not None:
+        return copy.deepcopy(value)
+    raise TypeError(
+        f"The distribution for {where} must be one of {sorted(KINDS)} or a "
+        f"bnclassify.distributions instance, got {value!r}."
+    )
+
+
+def resolve_column(key, columns, what="column"):
+    """The position of a column given by name or position; a ``ValueError`` names ``what``.
+
+    A name is looked up first; an integer (not a bool) is a position, negative
+    ones counting from the end.
+
+    Examples
+    --------
+    >>> resolve_column("b", ["a", "b"]), resolve_column(-1, ["a", "b"])
+    (1, 1)
+    """
+    columns = list(columns)
+    try:
+        if key in columns:
+            return columns.index(key)
+    except TypeError:  # unhashable keys are neither names nor positions
+        pass
+    if (
+        isinstance(key, (int, np.integer))
+        and not isinstance(key, (bool, np.bool_))
+        and -len(columns) <= key < len(columns)
+    ):
+        return int(key) % len(columns)
+    raise ValueError(f"{what}={key!r} is neither a column name nor a position; columns: {columns}.")
+
+
+class TableSchema:
+    """Each column's node kind and categories, learned from a training table.
+
+    Parameters
+    ----------
+    names : list of str
+    nodes : list of (tuple of int, Factor)
+        One unfitted factor per node: a column, or a group of columns
+        modelled jointly; in column order of their first column.
+    categories : list of ndarray or None
+        The categories of each discrete column (``None`` for the others).
+    has_names : bool
+        Whether the training table carried its own string column names.
+
+    Examples
+    --------
+    >>> X = pd.DataFrame({"size": [1.5, 2.0, 0.5], "colour": ["red", "blue", "red"]})
+    >>> schema, frame = TableSchema.learn(X)
+    >>> schema.kinds, schema.categories[1].tolist()
+    (['gaussian', 'categorical'], ['blue', 'red'])
+    >>> codes, values = schema.encode(frame)
+    >>> codes[:, 1].tolist(), values[:, 0].tolist()
+    ([1, 0, 1], [1.5, 2.0, 0.5])
+    """
+
+    def __init__(self, names, nodes, categories, has_names):
+        self.names = list(names)
+        self.nodes = nodes
+        self.categories = categories
+        self.has_names = has_names
+        #: The unfitted factor of each column (group members share one).
+        self.nodes_by_column = [None] * len(self.names)
+        for columns, spec in nodes:
+            for j in columns:
+                self.nodes_by_column[j] = spec
+
+    @classmethod
+    def learn(cls, X, distributions=None):
+        """The schema of a training table, and the table as a DataFrame."""
+        frame, has_names = as_frame(X)
+        names = list(frame.columns)
+        nodes = _nodes(frame, distributions)
+        discrete = [None] * len(names)
+        for columns, spec in nodes:
+            for j in columns:
+                discrete[j] = spec.discrete
+        kinds = ["categorical" if d else "continuous" for d in discrete]
+        categories = learn_frame_categories(frame, kinds)
+        return cls(names, nodes, categories, has_names), frame
+
+    # -- what the columns are -----------------------------------------------------------
+    @property
+    def n_features(self) -> int:
+        return len(self.names)
+
+    @property
+    def kinds(self) -> list:
+        """Each column's kind name (``"categorical"``, ``"gaussian"``, ...)."""
+        return [spec.kind for spec in self.nodes_by_column]
+
+    @property
+    def discrete(self) -> np.ndarray:
+        return np.array([spec.discrete for spec in self.nodes_by_column], dtype=bool)
+
+    @property
+    def structural(self) -> np.ndarray:
+        """Whether each column may take part in a learned structure."""
+        return np.array([spec.structural for spec in self.nodes_by_column], dtype=bool)
+
+    @property
+    def cards(self) -> np.ndarray:
+        """Number of states of each discrete column; 1 (a dummy) for the others."""
+        return np.array([1 if c is None else len(c) for c in self.categories])
+
+    def position(self, key, what="column") -> int:
+        return resolve_column(key, self.names, what)
+
+    # -- tables ---------------------------------------------------------------------------
+    def align(self, X, owner="the model") -> pd.DataFrame:
+        """``X`` as a DataFrame in the training column order, named like the training columns."""
+        frame, has_names = as_frame(X)
+        if has_names and self.has_names:
+            columns = list(frame.columns)
+            if columns != self.names:
+                missing = [c for c in self.names if c not in columns]
+                extra = [c for c in columns if c not in self.names]
+                if missing or extra:
+                    raise ValueError(
+                        "X's columns differ from those seen in fit: "
+                        f"missing {missing}, unexpected {extra}."
+                    )
+                frame = frame[self.names]  # same columns, other order: align by name
+        elif frame.shape[1] != self.n_features:
+            raise ValueError(
+                f"X has {frame.shape[1]} features, but {owner} is expecting "
+                f"{self.n_features} features as input."
+            )
+        return frame.set_axis(self.names, axis=1)
+
+    def encode(self, frame, handle_unknown="error"):
+        """``(codes, values)`` of an aligned table (see the module docstring)."""
+        codes = encode_frame(frame, self.categories, handle_unknown)
+        if self.discrete.all():
+            return codes, None
+        return codes, self.continuous_values(frame)
+
+    def continuous_values(self, frame) -> np.ndarray:
+        """The continuous columns as floats (NaN: missing; discrete columns all NaN).
+
+        A value that is not a number or is infinite raises a ``ValueError``
+        naming the column.
+        """
+        discrete = self.discrete
+        values = np.full(frame.shape, np.nan)
+        plain = [  # numpy numeric columns convert in one block
+            j
+            for j, dtype in enumerate(frame.dtypes)
+            if not discrete[j] and isinstance(dtype, np.dtype) and dtype.kind in "biuf"
+        ]
+        if plain:
+            values[:, plain] = frame.iloc[:, plain].to_numpy(dtype=float)
+        for j, name in enumerate(frame.columns):
+            if discrete[j] or j in plain:
+                continue
+            column = frame[name]
+            if isinstance(column.dtype, pd.CategoricalDtype):
+                column = column.astype(object)
+            numbers = pd.to_numeric(column, errors="coerce")
+            bad = numbers.isna().to_numpy() & column.notna().to_numpy()
+            if bad.any():
+                raise ValueError(
+                    f"Column {name!r} is modelled as {self.kinds[j]} and needs numbers; "
+                    f"got {list(pd.unique(column[bad]))[:5]}."
+                )
+            values[:, j] = numbers.to_numpy(dtype=float, na_value=np.nan)
+        infinite = np.isinf(values)
+        if infinite.any():
+            row, j = np.argwhere(infinite)[0]
+            raise ValueError(
+                f"Column {frame.columns[j]!r} has infinite value(s) (first at row {row}); "
+                "continuous features must be finite or NaN."
+            )
+        return values
+
+    def variance_scale(self, values) -> float:
+        """V of the variance floors: the largest variance of the columns scaled by it."""
+        scaled = [j for j, spec in enumerate(self.nodes_by_column) if spec.scaled_by_variance]
+        if values is None or not scaled:
+            return 1.0
+        for j in scaled:
+            if np.isnan(values[:, j]).all():
+                raise ValueError(
+                    f"Column {self.names[j]!r} has no observed value: every cell is missing."
+                )
+        scale = float(np.nanvar(values[:, scaled], axis=0).max())
+        return scale if scale > 0 else 1.0
+
+    def check_observed(self, values):
+        """Every continuous column must have at least one observed value in training."""
+        if values is None:
+            return
+        for j in np.flatnonzero(~self.discrete):
+            if np.isnan(values[:, j]).all():
+                raise ValueError(
+                    f"Column {self.names[j]!r} has no observed value: every cell is missing."
+                )
+
+
+def _nodes(frame, spec) -> list:
+    """One (columns, unfitted factor) per node: from ``distributions``, else by dtype.
+
+    ``spec``: ``None`` (by dtype), a kind's name or a factor instance (every
+    column; a multinomial groups the whole table), or a dict mapping a column
+    name or position, or a tuple of them, to one (the other columns by dtype).
+    A tuple with a multinomial is one group; with any other kind each of its
+    columns gets its own node.
+    """
+    columns = list(frame.columns)
+    chosen = [None] * len(columns)
+    nodes = []
+    if spec is None:
+        entries = []
+    elif isinstance(spec, dict):
+        entries = list(spec.items())
+    else:
+        entries = [(tuple(range(len(columns))), spec)]
+    for key, value in entries:
+        where = f"column(s) {key!r}"
+        factor = factor_spec(value, where)
+        keys = key if isinstance(key, tuple) else (key,)
+        if len(keys) == 0:
+            raise ValueError("distributions has an empty tuple of columns.")
+        positions = [
+            resolve_column(k, columns, what="a column named in distributions") for k in keys
+        ]
+        for pos in positions:
+            if chosen[pos] is not None:
+                raise ValueError(
+                    f"Column {columns[pos]!r} is given more than one distribution in distributions."
+                )
+            chosen[pos] = factor
+        if factor.joint:
+            if len(positions) < 2:
+                raise ValueError(
+                    f"A multinomial models a group of count columns jointly; {where} is a "
+                    "single column. Give the group as a tuple of columns."
+                )
+            nodes.append((tuple(positions), factor))
+        else:
+            for pos in positions:
+                chosen[pos] = copy.deepcopy(factor)
+                nodes.append(((pos,), chosen[pos]))
+    for pos, name in enumerate(columns):
+        if chosen[pos] is None:
+            chosen[pos] = KINDS[default_kind(frame[name])]()
+            nodes.append(((pos,), chosen[pos]))
+    nodes.sort(key=lambda node: node[0][0])
+    return nodes
+
+
+__all__ = ["MISSING", "TableSchema", "factor_spec", "resolve_column"]

@@ -1,0 +1,30 @@
+"""Node models: one :class:`Factor` interface, one class per kind of feature.
+
+See :mod:`bnclassify.distributions` for the user-facing description of each kind.
+"""
+
+from ._base import Factor
+from ._bernoulli import Bernoulli
+from ._categorical import Categorical
+from ._gaussian import Gaussian
+from ._kernel import KernelDensity
+from ._multinomial import Multinomial
+
+#: String specs accepted by the estimators' ``distributions`` parameter.
+KINDS = {
+    "categorical": Categorical,
+    "gaussian": Gaussian,
+    "kde": KernelDensity,
+    "bernoulli": Bernoulli,
+    "multinomial": Multinomial,
+}
+
+__all__ = [
+    "KINDS",
+    "Bernoulli",
+    "Categorical",
+    "Factor",
+    "Gaussian",
+    "KernelDensity",
+    "Multinomial",
+]

@@ -1,0 +1,181 @@
+"""The one node abstraction: a :class:`Factor` models one feature (or a group) given its parents.
+
+Every kind of feature (categorical CPT, conditional linear Gaussian, kernel
+density, Bernoulli, multinomial group) is a subclass. A factor is first a
+specification (its hyper-parameters, as given to an estimator's
+``distributions``), then, once :meth:`Factor.fit_family` has read the
+sufficient statistics of its family, a fitted node that
+
+- gives per-row log terms ``log p(x_child | c, x_parents)`` for every class
+  (:meth:`Factor.log_terms`);
+- sums out its own missing values and sends a message to its parent
+  (:meth:`Factor.upward`), which is how the network marginalises missing cells
+  of any kind exactly;
+- counts its free parameters (``n_parameters_``) and exports itself to pgmpy
+  where pgmpy has the type (:meth:`Factor.to_pgmpy`).
+
+Nothing outside the factors asks what kind a feature is: the rest of the
+library reads the capabilities declared here (``discrete``, ``structural``,
+``joint``).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator
+
+LOG_2PI = float(np.log(2 * np.pi))
+
+
+class Factor(BaseEstimator):
+    """Base of every node model: a specification, then a fitted state.
+
+    An estimator deep-copies the specification it is given and fits the copy,
+    so one specification can be shared between estimators. Fitted copies carry
+    ``columns_`` (the feature names they model) and ``parents_`` (their feature
+    parents, the class excluded).
+
+    Class attributes say what a kind can do; they are what the rest of the
+    library reads instead of asking for the kind.
+    """
+
+    #: Short name used in ``feature_kinds_`` and accepted as a string spec.
+    kind = None
+    #: Whether the node may have feature parents and children (take part in trees).
+    structural = False
+    #: Whether it models a group of columns jointly.
+    joint = False
+    #: Whether its variable takes finitely many states (integer codes) rather than numbers.
+    discrete = False
+    #: Whether its variance floor scales with V, the largest variance of such columns.
+    scaled_by_variance = False
+
+    # -- fitting ----------------------------------------------------------------------
+    def _setup(self, columns, parents, names, discrete):
+        """Record the family: column positions, parent positions split by discreteness."""
+        if parents and not self.structural:
+            raise ValueError(
+                f"{[names[c] for c in columns]} is a {self.kind} node, which depends on the "
+                f"class only; the structure gives it the parents {[names[p] for p in parents]}."
+            )
+        self._columns = tuple(int(c) for c in columns)
+        self._discrete_parents = tuple(int(p) for p in parents if discrete[p])
+        self._continuous_parents = tuple(int(p) for p in parents if not discrete[p])
+        self.columns_ = tuple(names[i] for i in self._columns)
+        self.parents_ = tuple(
+            names[i] for i in (*self._discrete_parents, *self._continuous_parents)
+        )
+
+    @property
+    def _parents(self) -> tuple:
+        return (*self._discrete_parents, *self._continuous_parents)
+
+    def fit_family(self, stats, columns, parents, alpha, names):
+        """Fit from the training statistics (a :class:`~bnclassify.counts.TrainingCounts`).
+
+        Parameters
+        ----------
+        stats : TrainingCounts
+        columns : tuple of int
+            The column(s) this factor models.
+        parents : tuple of int
+            Feature parents (the class is always a parent).
+        alpha : float
+            The estimator's Dirichlet pseudo-count.
+        names : list of str
+            Every feature's name, for messages and ``columns_``/``parents_``.
+        """
+        raise NotImplementedError
+
+    def variance_floor(self, scale) -> float:
+        """The variance added to this node's variances given ``V = scale`` (0 for most kinds)."""
+        return 0.0
+
+    # -- prediction -----------------------------------------------------------------
+    def log_terms(self, codes, values) -> np.ndarray:
+        """``log p(x | c, parents)`` of rows whose family is observed, shape ``(n, n_classes)``.
+
+        A missing value of the factor's own variable with no children gives 0
+        (it integrates to 1).
+        """
+        raise NotImplementedError
+
+    def upward(self, codes, values, incoming, target):
+        """Sum this node out given its evidence and the messages from its children.
+
+        Parameters
+        ----------
+        codes, values : ndarray of shape (n, m)
+            Encoded rows (missing cells: code -1 / NaN).
+        incoming : message or None
+            The product of the children's messages, in this node's own space.
+        target : int or None
+            The parent receiving the message (``None`` for a root).
+
+        Returns
+        -------
+        const : ndarray of shape (n, n_classes)
+            Log terms that no longer depend on any variable.
+        message : message or None
+            A function of ``target``'s value, in ``target``'s space.
+        """
+        if incoming is not None:
+            raise ValueError(
+                f"{self.columns_} is a {self.kind} node and cannot have feature children."
+            )
+        return self.log_terms(codes, values), None
+
+    def combine(self, a, b):
+        """The product of two messages about this node's variable (``None`` is 1)."""
+        raise ValueError(f"{self.columns_} is a {self.kind} node and cannot have feature children.")
+
+    @property
+    def n_parameters_(self) -> int:
+        raise NotImplementedError
+
+    def to_pgmpy(self, class_node, state_names):
+        """The node as a pgmpy CPD; a ``TypeError`` where pgmpy's discrete networks cannot."""
+        raise TypeError(
+            f"{self.columns_} is a {self.kind} node; a pgmpy DiscreteBayesianNetwork "
+            "holds categorical nodes only."
+        )
+
+
+def check_alpha_override(alpha, owner):
+    """A factor's own pseudo-count (``None``: use the estimator's)."""
+    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not np.isfinite(alpha):
+        raise TypeError(f"{owner}: alpha must be a finite number or None, got {alpha!r}.")
+    if alpha < 0:
+        raise ValueError(f"{owner}: alpha must be >= 0, got {alpha!r}.")
+    return float(alpha)
+
+
+def check_var_smoothing(value, owner):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value >= 0:
+        raise ValueError(f"{owner}: var_smoothing must be a number >= 0, got {value!r}.")
+    if not np.isfinite(value):
+        raise ValueError(f"{owner}: var_smoothing must be finite, got {value!r}.")
+    return float(value)
+
+
+def zero_variance_error(name, where):
+    return ValueError(
+        f"Feature {name!r} has zero variance {where} and var_smoothing=0; "
+        "use var_smoothing > 0 to put a floor under the variances."
+    )
+
+
+def log_normal(x, mean, var):
+    """log N(x; mean, var), elementwise."""
+    return -0.5 * (LOG_2PI + np.log(var) + (x - mean) ** 2 / var)
+
+
+def observed_only(x, term_of_observed, n_classes):
+    """Per-row terms for observed values of ``x`` and 0 (integrated out) for missing ones."""
+    observed = ~np.isnan(x)
+    out = np.zeros((len(x), n_classes))
+    if observed.any():
+        out[observed] = term_of_observed(x[observed])
+    return out

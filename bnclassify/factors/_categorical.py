@@ -1,0 +1,122 @@
+"""The categorical node: a conditional probability table."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._encoding import MISSING
+from ..parameters import log_conditional
+from ._base import Factor
+
+
+class Categorical(Factor):
+    """A conditional probability table, Dirichlet-smoothed with the estimator's ``alpha``.
+
+    ``P(x | c, x_parents) = (N + alpha) / (N_parents + r alpha)``. The default
+    for integer, boolean, string and pandas Categorical columns; name it
+    explicitly to treat a float column (e.g. integer codes with NaN) as
+    categorical. Its parents are the class and categorical features.
+
+    Attributes
+    ----------
+    log_table_ : ndarray of shape (n_classes, *parent cards, n_states)
+        ``log P(x | c, x_parents)``.
+
+    Examples
+    --------
+    >>> from bnclassify import NaiveBayes
+    >>> from bnclassify.distributions import Categorical
+    >>> model = NaiveBayes(distributions=Categorical()).fit([[1.0], [2.0]], ["a", "b"])
+    >>> model.feature_kinds_, model.categories_[0].tolist()
+    (['categorical'], [1.0, 2.0])
+    >>> model.distributions_["x0"].table_.round(3)
+    array([[0.667, 0.333],
+           [0.333, 0.667]])
+    """
+
+    kind = "categorical"
+    structural = True
+    discrete = True
+
+    def fit_family(self, stats, columns, parents, alpha, names):
+        (child,) = columns
+        self._setup(columns, parents, names, stats.discrete)
+        if self._continuous_parents:
+            raise ValueError(
+                f"The structure makes the continuous {names[self._continuous_parents[0]]!r} a "
+                f"parent of the categorical {names[child]!r}; a categorical feature can only "
+                "have categorical feature parents."
+            )
+        self.log_table_ = log_conditional(stats.family(child, parents), alpha)
+        return self
+
+    @classmethod
+    def from_log_table(cls, log_table, column, parents, names):
+        """A fitted node from a given log table (used by ensembles and synthetic data)."""
+        node = cls()
+        node._setup((column,), parents, names, [True] * len(names))
+        node.log_table_ = np.asarray(log_table, dtype=float)
+        return node
+
+    @property
+    def table_(self) -> np.ndarray:
+        """``P(x | c, x_parents)``, shape ``(n_classes, *parent cards, n_states)``."""
+        return np.exp(self.log_table_)
+
+    @property
+    def n_states(self) -> int:
+        return self.log_table_.shape[-1]
+
+    @property
+    def n_parameters_(self) -> int:
+        """``C q (r - 1)``: every row of the table sums to 1."""
+        r = self.log_table_.shape[-1]
+        return int(self.log_table_.size // r * (r - 1))
+
+    def log_terms(self, codes, values=None):
+        family = [*self._discrete_parents, self._columns[0]]
+        table = self.log_table_
+        flat = np.ravel_multi_index(tuple(codes[:, v] for v in family), table.shape[1:])
+        # np.take on a small contiguous (cells, C) table: ~10x faster than fancy indexing
+        return np.take(np.ascontiguousarray(table.reshape(table.shape[0], -1).T), flat, axis=0)
+
+    def upward(self, codes, values, incoming, target):
+        column = codes[:, self._columns[0]]
+        n, r = len(column), self.n_states
+        evidence = np.zeros((n, r))
+        observed = column != MISSING
+        evidence[observed] = -np.inf
+        evidence[observed, column[observed]] = 0.0
+        belief = evidence[:, None, :] if incoming is None else evidence[:, None, :] + incoming
+        top = belief.max(axis=2)  # (n, C)
+        safe_top = np.where(np.isfinite(top), top, 0.0)
+        with np.errstate(divide="ignore"):
+            weights = np.exp(belief - safe_top[:, :, None])
+            table = self.table_
+            if target is None:
+                return safe_top + np.log(np.einsum("cv,ncv->nc", table, weights)), None
+            others = [p for p in self._discrete_parents if p != target]
+            if others:  # the other parents are observed (enumerated): pick their states
+                raise ValueError("a tree node has one feature parent")
+            message = np.log(np.einsum("cpv,ncv->ncp", table, weights))
+        return np.zeros_like(safe_top), safe_top[:, :, None] + message
+
+    def combine(self, a, b):
+        if a is None:
+            return b
+        return a if b is None else a + b
+
+    def to_pgmpy(self, class_node, state_names):
+        from pgmpy.factors.discrete import TabularCPD
+
+        (feature,) = self.columns_
+        table = self.table_
+        evidence = [class_node, *self.parents_]
+        return TabularCPD(
+            feature,
+            table.shape[-1],
+            table.reshape(-1, table.shape[-1]).T,
+            evidence=evidence,
+            evidence_card=list(table.shape[:-1]),
+            state_names={v: state_names[v] for v in [feature, *evidence]},
+        )

@@ -1,0 +1,254 @@
+"""The Gaussian node: a conditional linear Gaussian given the class and its parents."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..counts import GaussianMoments
+from ._base import Factor, check_var_smoothing, log_normal, zero_variance_error
+
+
+class Gaussian(Factor):
+    """Gaussian density; with feature parents, the conditional linear Gaussian.
+
+    Given the class ``c`` and the states ``k`` of its categorical parents,
+    ``X | c, k, x_P ~ N(a_ck + b_ck . x_P, s_ck^2)`` where ``x_P`` are the
+    values of its Gaussian parents. The parameters are the per-(class,
+    parent state) least-squares fit on the training rows observing the feature
+    and all its parents: ``b`` the regression slopes (0 for a parent constant
+    within the group), ``a`` the intercept and ``s^2`` the mean squared
+    residual (maximum likelihood, ``ddof=0``) plus ``epsilon``. With no feature
+    parents this is the class mean and variance, as in scikit-learn's
+    ``GaussianNB``. A (class, parent state) pair without training rows borrows
+    the class's fit without the categorical parents. The fit reads only the
+    group's additive moments (:class:`~bnclassify.counts.GaussianMoments`).
+
+    Parameters
+    ----------
+    var_smoothing : float, default=1e-9
+        ``epsilon = var_smoothing * V`` is added to every variance, ``V`` the
+        largest variance of any continuous feature of the model
+        (scikit-learn's ``GaussianNB`` rule and default).
+
+    Attributes
+    ----------
+    intercept_ : ndarray of shape (n_classes, *categorical parent cards)
+        ``a``; the class means when there are no Gaussian parents.
+    coef_ : ndarray of shape (n_classes, *categorical parent cards, n_gaussian_parents)
+        ``b``.
+    var_ : ndarray of shape (n_classes, *categorical parent cards)
+        ``s^2``, ``epsilon`` included.
+    count_ : ndarray of shape (n_classes, *categorical parent cards)
+        Training rows behind each fit.
+    epsilon_ : float
+    mean_ : ndarray of shape (n_classes,)
+        ``intercept_`` of a Gaussian without feature parents.
+
+    Notes
+    -----
+    A missing Gaussian value is integrated out exactly. In a tree (each node
+    has at most one feature parent, as in TAN) the network passes messages
+    from the leaves up: a Gaussian node sends its parent a Gaussian
+    ``exp(K) N(x_parent; m, W)`` (Gaussian parent) or a table over the
+    parent's states (categorical parent), in closed form and vectorised over
+    rows. In other structures (e.g. k-dependence) the categorical cells are
+    enumerated, and a missing Gaussian value is integrated out where it has at
+    most one Gaussian parent and no more than one Gaussian child chain;
+    otherwise prediction raises a ``ValueError``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bnclassify import NaiveBayes
+    >>> from bnclassify.distributions import Gaussian
+    >>> X = np.array([[1.0], [3.0], [10.0], [14.0]])
+    >>> model = NaiveBayes(alpha=0, distributions=Gaussian(var_smoothing=0)).fit(X, [0, 0, 1, 1])
+    >>> g = model.distributions_["x0"]
+    >>> g.mean_, g.var_
+    (array([ 2., 12.]), array([1., 4.]))
+    """
+
+    kind = "gaussian"
+    structural = True
+
+    scaled_by_variance = True
+
+    def variance_floor(self, scale) -> float:
+        return check_var_smoothing(self.var_smoothing, "Gaussian") * scale
+
+    def __init__(self, var_smoothing=1e-9):
+        self.var_smoothing = var_smoothing
+
+    @property
+    def mean_(self):
+        if self.coef_.shape[-1] or self.intercept_.ndim > 1:
+            raise AttributeError(
+                "mean_ is defined for a Gaussian without feature parents; "
+                "read intercept_ and coef_ instead."
+            )
+        return self.intercept_
+
+    @property
+    def std_(self):
+        """Standard deviations, ``sqrt(var_)``."""
+        return np.sqrt(self.var_)
+
+    @property
+    def n_parameters_(self) -> int:
+        """Intercepts, slopes and variances of every (class, categorical parent state)."""
+        return int(self.intercept_.size + self.coef_.size + self.var_.size)
+
+    # -- fitting ----------------------------------------------------------------------
+    def fit_family(self, stats, columns, parents, alpha, names):
+        self._setup(columns, parents, names, stats.discrete)
+        self.epsilon_ = check_var_smoothing(self.var_smoothing, "Gaussian") * stats.variance_scale
+        (child,) = columns
+        cards = tuple(int(stats.cards[p]) for p in self._discrete_parents)
+        moments = stats.gaussian_moments(child, self._discrete_parents, self._continuous_parents)
+        intercept, coef, var = moments.least_squares()
+        n_classes, n_configs = stats.n_classes, int(np.prod(cards)) if cards else 1
+        empty = moments.count == 0
+        if empty.any():
+            # (class, state) groups without rows: the class's fit ignoring the categorical parents
+            own = np.repeat(np.arange(n_classes), n_configs)
+            if cards:
+                by_class = stats.gaussian_moments(child, (), self._continuous_parents)
+                a, b, v = by_class.least_squares()
+                if (by_class.count == 0).any():  # a class with no value at all: every class's
+                    a, b, v = _pooled(by_class, a, b, v)
+            else:  # a class with no observed value: the fit over all classes
+                a, b, v = _pooled(moments, intercept, coef, var)
+            intercept[empty], coef[empty], var[empty] = a[own[empty]], b[own[empty]], v[own[empty]]
+        var = var + self.epsilon_
+        if (var <= 0).any():
+            where = int(np.flatnonzero(var <= 0)[0]) // n_configs
+            raise zero_variance_error(names[child], f"in class code {where}")
+        shape = (n_classes, *cards)
+        self.intercept_ = intercept.reshape(shape)
+        self.coef_ = coef.reshape(*shape, len(self._continuous_parents))
+        self.var_ = var.reshape(shape)
+        self.count_ = moments.count.reshape(shape)
+        return self
+
+    @classmethod
+    def from_moments(cls, means, variances, column, names):
+        """A fitted parentless Gaussian with given class means and variances (no data)."""
+        node = cls(var_smoothing=0.0)
+        node._setup((column,), (), names, [False] * len(names))
+        node.intercept_ = np.asarray(means, dtype=float).copy()
+        node.coef_ = np.zeros((len(node.intercept_), 0))
+        node.var_ = np.asarray(variances, dtype=float).copy()
+        node.count_ = np.full(len(node.intercept_), np.nan)
+        node.epsilon_ = 0.0
+        return node
+
+    # -- prediction -----------------------------------------------------------------
+    def _conditional(self, cat_codes):
+        """Per-row ``(a, b, s^2)`` for every class, shapes (n, C), (n, C, p), (n, C)."""
+        n_classes = self.var_.shape[0]
+        cards = self.var_.shape[1:]
+        if cards:
+            config = np.ravel_multi_index(tuple(cat_codes.T), cards)
+        else:
+            config = np.zeros(len(cat_codes), dtype=np.intp)
+        a = self.intercept_.reshape(n_classes, -1)[:, config].T
+        n_configs = int(np.prod(cards)) if cards else 1
+        b = self.coef_.reshape(n_classes, n_configs, -1)[:, config].transpose(1, 0, 2)
+        v = self.var_.reshape(n_classes, -1)[:, config].T
+        return a, b, v
+
+    def log_terms(self, codes, values):
+        x = values[:, self._columns[0]]
+        out = np.zeros((len(x), self.var_.shape[0]))
+        rows = ~np.isnan(x)  # a missing leaf integrates to 1
+        if rows.any():
+            a, b, v = self._conditional(codes[np.ix_(rows, self._discrete_parents)])
+            mean = a + np.einsum("ncp,np->nc", b, values[np.ix_(rows, self._continuous_parents)])
+            out[rows] = log_normal(x[rows, None], mean, v)
+        return out
+
+    def upward(self, codes, values, incoming, target):
+        x = values[:, self._columns[0]][:, None]
+        n, n_classes = len(x), self.var_.shape[0]
+        k_in, m_in, w_in = incoming if incoming is not None else _flat(n, n_classes)
+        observed = np.broadcast_to(~np.isnan(x), (n, n_classes))
+        has_info = np.isfinite(w_in)
+        w_safe = np.where(has_info, w_in, 1.0)
+        at_x = np.where(has_info, log_normal(np.where(observed, x, 0), m_in, w_safe), 0.0)
+        const = k_in + np.where(observed, at_x, 0.0)
+        # what is left to pass on: N(t; a + b x_p, var), or nothing (flat)
+        t = np.where(observed, x, m_in)
+        empty = ~observed & ~has_info
+        if target is not None and target in self._discrete_parents:
+            slot = self._discrete_parents.index(target)
+            parent_codes = codes[:, self._discrete_parents].astype(np.intp)
+            terms = []
+            for state in range(self.var_.shape[1 + slot]):
+                parent_codes[:, slot] = state
+                a, _, s2 = self._conditional(parent_codes)
+                var = np.where(observed, s2, s2 + w_safe)
+                terms.append(np.where(empty, 0.0, log_normal(t, a, var)))
+            return np.zeros((n, n_classes)), const[:, :, None] + np.stack(terms, axis=2)
+        a, b, s2 = self._conditional(codes[:, self._discrete_parents].astype(np.intp))
+        var = np.where(observed, s2, s2 + w_safe)
+        if target is None and self._continuous_parents:
+            # several Gaussian parents: exact only where nothing needs integrating
+            parents_missing = np.isnan(values[:, list(self._continuous_parents)]).any(axis=1)
+            if incoming is None and not (parents_missing & ~np.isnan(x[:, 0])).any():
+                return self.log_terms(codes, values), None
+            raise self._too_many_parents()
+        if target is None:
+            return const + np.where(empty, 0.0, log_normal(t, a, var)), None
+        if len(self._continuous_parents) != 1:
+            raise self._too_many_parents()
+        b = b[..., 0]
+        slope = ~empty & (b != 0)
+        b_safe = np.where(slope, b, 1.0)
+        message = (
+            const
+            + np.where(slope, -np.log(np.abs(b_safe)), 0.0)
+            + np.where(~empty & ~slope, log_normal(t, a, var), 0.0),
+            np.where(slope, (t - a) / b_safe, 0.0),
+            np.where(slope, var / b_safe**2, np.inf),
+        )
+        return np.zeros((n, n_classes)), message
+
+    def _too_many_parents(self):
+        return ValueError(
+            f"Feature {self.columns_[0]!r} has {len(self._continuous_parents)} Gaussian "
+            "parents; integrating out missing continuous values is implemented when each "
+            "Gaussian feature has at most one Gaussian parent (naive Bayes, TAN, forests). "
+            "Impute the missing values or use a tree-structured model."
+        )
+
+    def combine(self, a, b):
+        """Product of ``exp(K) N(x; m, W)`` messages (``W = inf``: the constant ``exp(K)``)."""
+        if a is None:
+            return b
+        if b is None:
+            return a
+        k1, m1, w1 = a
+        k2, m2, w2 = b
+        f1, f2 = np.isfinite(w1), np.isfinite(w2)
+        both = f1 & f2
+        s = np.where(both, w1 + w2, 1.0)
+        w1s, w2s = np.where(both, w1, 1.0), np.where(both, w2, 1.0)
+        at = log_normal(np.where(both, m1, 0), np.where(both, m2, 0), s)
+        k = k1 + k2 + np.where(both, at, 0)
+        m = np.where(both, (m1 * w2s + m2 * w1s) / s, np.where(f1, m1, m2))
+        w = np.where(both, w1s * w2s / s, np.where(f1, w1, w2))
+        return k, m, w
+
+
+def _flat(n, n_classes):
+    return np.zeros((n, n_classes)), np.zeros((n, n_classes)), np.full((n, n_classes), np.inf)
+
+
+def _pooled(moments: GaussianMoments, intercept, coef, var):
+    """Groups without rows take the fit of all groups' rows pooled together."""
+    pooled = moments.pooled()
+    a, b, v = pooled.least_squares()
+    empty = moments.count == 0
+    intercept, coef, var = intercept.copy(), coef.copy(), var.copy()
+    intercept[empty], coef[empty], var[empty] = a[0], b[0], v[0]
+    return intercept, coef, var

@@ -457,17 +457,66 @@ class _NoBar:
         pass
 
 
-def _show_progress(progress) -> bool:
-    """``progress`` as given, or (None) whether stderr is a terminal."""
-    if progress is None:
-        isatty = getattr(sys.stderr, "isatty", None)
-        return bool(isatty and isatty())
-    return bool(progress)
+def _show_progress(progress, *, environ=None, stream=None, in_kernel=None) -> bool:
+    """Whether ``evaluate`` shows its progress bar.
+
+    ``progress=True`` or ``False`` (also ``1``/``0``) is obeyed as given. By
+    default (``None``) the bar shows where someone watches: off when the
+    ``CI`` environment variable is set (to anything but ``""``, ``0`` or
+    ``false``), otherwise on when stderr is a terminal or the code runs in a
+    Jupyter kernel (where stderr is never a terminal). ``environ``,
+    ``stream`` and ``in_kernel`` replace ``os.environ``, ``sys.stderr`` and
+    the kernel check, for tests.
+
+    Examples
+    --------
+    >>> _show_progress(False), _show_progress(True)
+    (False, True)
+    >>> _show_progress(None, environ={"CI": "true"}, in_kernel=True)
+    False
+    >>> _show_progress(None, environ={}, in_kernel=True)
+    True
+    """
+    if progress is not None:
+        return bool(progress)
+    if environ is None:
+        import os
+
+        environ = os.environ
+    if environ.get("CI", "").strip().lower() not in ("", "0", "false"):
+        return False
+    stream = sys.stderr if stream is None else stream
+    isatty = getattr(stream, "isatty", None)
+    try:
+        if isatty is not None and isatty():
+            return True
+    except ValueError:  # a closed stream
+        pass
+    return _in_jupyter_kernel() if in_kernel is None else bool(in_kernel)
+
+
+def _in_jupyter_kernel() -> bool:
+    """Whether this process is a Jupyter (IPython) kernel, without importing IPython."""
+    ipython = sys.modules.get("IPython")
+    if ipython is None:
+        return False
+    try:
+        shell = ipython.get_ipython()
+        return shell is not None and "IPKernelApp" in shell.config
+    except Exception:  # an IPython too old or too new to ask
+        return False
 
 
 def _progress_bar(total, enabled):
+    """A ``tqdm.auto`` bar: a widget in Jupyter (text on stderr without ipywidgets), text in a
+    terminal; a no-op when not ``enabled``."""
     if not enabled:
         return _NoBar()
-    from tqdm.auto import tqdm
+    import warnings
+
+    with warnings.catch_warnings():
+        # without ipywidgets tqdm.auto warns and falls back to the text bar, which Jupyter shows
+        warnings.filterwarnings("ignore", message=".*IProgress not found.*")
+        from tqdm.auto import tqdm
 
     return tqdm(total=total, unit="fit", leave=False, file=sys.stderr)

@@ -1,0 +1,74 @@
+"""What a user installs: one version, the licence, the type marker and the data in the wheel."""
+
+import importlib.metadata
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import bnclassify
+
+ROOT = Path(__file__).resolve().parents[1]
+SETUPTOOLS_MIN = 77  # pyproject.toml [build-system]: SPDX license and license-files
+
+
+def test_version_is_the_installed_metadata():
+    assert bnclassify.__version__ == importlib.metadata.version("bnclassify")
+
+
+def test_license_and_type_marker_in_source_tree():
+    license_text = (ROOT / "LICENSE").read_text()
+    assert license_text.startswith("MIT License")
+    assert "bnclassify developers" in license_text
+    assert (ROOT / "bnclassify" / "py.typed").is_file()
+
+
+def _build_backend_or_skip():
+    try:
+        version = importlib.metadata.version("setuptools")
+    except importlib.metadata.PackageNotFoundError:
+        pytest.skip("build backend missing: setuptools is not installed (pip install -e .[dev])")
+    if int(version.split(".")[0]) < SETUPTOOLS_MIN:
+        pytest.skip(
+            f"build backend too old: setuptools {version} is installed, pyproject.toml needs "
+            f">={SETUPTOOLS_MIN} (pip install 'setuptools>={SETUPTOOLS_MIN}')"
+        )
+
+
+def test_wheel_contents(tmp_path):
+    _build_backend_or_skip()
+    # build from a copy, so a stale build/ directory in the work tree cannot leak into the wheel
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy2(ROOT / name, src / name)
+    shutil.copytree(
+        ROOT / "bnclassify",
+        src / "bnclassify",
+        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
+    )
+    out = tmp_path / "dist"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation"]
+        + ["--quiet", "-w", str(out), str(src)],
+        check=True,
+        capture_output=True,
+    )
+    (wheel,) = out.glob("bnclassify-*.whl")
+    assert wheel.name.startswith(f"bnclassify-{bnclassify.__version__}-py3-none-any")
+    with zipfile.ZipFile(wheel) as zf:
+        names = set(zf.namelist())
+        dist_info = f"bnclassify-{bnclassify.__version__}.dist-info"
+        metadata = zf.read(f"{dist_info}/METADATA").decode()
+    assert "bnclassify/py.typed" in names
+    csvs = sorted(p.name for p in (ROOT / "bnclassify" / "datasets" / "data").glob("*.csv"))
+    assert csvs
+    for csv in csvs:
+        assert f"bnclassify/datasets/data/{csv}" in names
+    assert f"{dist_info}/licenses/LICENSE" in names
+    assert "License-Expression: MIT" in metadata
+    assert "License-File: LICENSE" in metadata
+    assert f"Version: {bnclassify.__version__}" in metadata

@@ -11,7 +11,8 @@ from scipy.special import logsumexp
 from .._encoding import MISSING
 from ..structure import empty_feature_graph
 from ._base import BayesNetClassifier
-from ._ensemble import MemberEnsemble, fit_on_counts, normalise
+from ._ensemble import MemberEnsemble, fit_on_counts
+from ._predict import normalise
 
 
 class SPODE(BayesNetClassifier):

@@ -20,6 +20,7 @@ from .._encoding import HANDLE_UNKNOWN, check_alpha
 from ..counts import TrainingCounts, training_statistics
 from ..network import fit_network
 from ..structure import add_class_arcs, feature_parents
+from ._predict import JointPredictor
 
 
 class SchemaAttributes:
@@ -38,7 +39,9 @@ class SchemaAttributes:
         return self.schema_.kinds
 
 
-class BayesNetClassifier(SchemaAttributes, ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
+class BayesNetClassifier(
+    SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator, metaclass=ABCMeta
+):
     """Abstract base: a class node with an arc to every feature, plus a feature DAG.
 
     It owns the whole flow, for every kind of feature: schema and encoding
@@ -186,40 +189,6 @@ class BayesNetClassifier(SchemaAttributes, ClassifierMixin, BaseEstimator, metac
         """log P(c, x) for every row and class; missing cells summed out exactly."""
         codes, values = self._encode(X)
         return self.compiled_.joint_log_likelihood(codes, values)
-
-    def predict_log_proba(self, X) -> np.ndarray:
-        """log P(c | x), columns in the order of ``classes_``.
-
-        Parameters
-        ----------
-        X : DataFrame or array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-        """
-        joint = self._joint_log_likelihood(X)
-        # log-sum-exp in plain numpy: scipy's costs as much as the rest of a NB predict
-        top = joint.max(axis=1, keepdims=True)
-        with np.errstate(invalid="ignore", divide="ignore"):  # all -inf rows -> NaN, raised
-            norm = top + np.log(np.exp(joint - top).sum(axis=1, keepdims=True))
-        impossible = ~np.isfinite(norm[:, 0])
-        if impossible.any():
-            # Only reachable with alpha=0: every class gives the row probability 0.
-            raise ValueError(
-                f"{int(impossible.sum())} row(s) (first: {int(np.argmax(impossible))}) have "
-                "probability 0 under every class; use alpha > 0."
-            )
-        return joint - norm
-
-    def predict_proba(self, X) -> np.ndarray:
-        """P(c | x), columns in the order of ``classes_``; rows sum to 1."""
-        return np.exp(self.predict_log_proba(X))
-
-    def predict(self, X) -> np.ndarray:
-        """The most probable class of each row (ties go to the first class in ``classes_``)."""
-        joint = self._joint_log_likelihood(X)  # checks fitted before classes_ is read
-        return self.classes_[np.argmax(joint, axis=1)]
 
     # -- fit statistics (R bnclassify's logLik/AIC/BIC/nparams, statsmodels' llf/aic/bic) --
     @property

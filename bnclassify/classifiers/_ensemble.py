@@ -15,7 +15,6 @@ import time
 
 import numpy as np
 from joblib import Parallel, delayed
-from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
@@ -24,13 +23,14 @@ from .._encoding import check_alpha
 from ..counts import TrainingCounts
 from ..structure import orient_constrained
 from ._base import BayesNetClassifier, SchemaAttributes
+from ._predict import JointPredictor, normalise
 from ._tan import TAN, NaiveBayes, SimplerTAN, TreeAugmented
 
 #: Names accepted by ``EnsembleTAN(members=...)``.
 MEMBER_KINDS = ("auto", "stan", "tan", "stan+tan", "all")
 
 
-class MemberEnsemble(SchemaAttributes, ClassifierMixin, BaseEstimator):
+class MemberEnsemble(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
     """Shared machinery: encode once, fit members on shared counts, predict from codes.
 
     Subclasses define ``fit`` (with :meth:`_encode_training` and
@@ -98,27 +98,9 @@ class MemberEnsemble(SchemaAttributes, ClassifierMixin, BaseEstimator):
             message = str(error).replace(type(self._encoder).__name__, type(self).__name__)
             raise ValueError(message) from None
 
-    def predict_log_proba(self, X) -> np.ndarray:
-        """log P(c | x), columns in the order of ``classes_``.
-
-        Parameters
-        ----------
-        X : DataFrame or array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-        """
+    def _joint_log_likelihood(self, X) -> np.ndarray:
+        """log P(c | x) of the ensemble (normalised scores are joint scores up to a constant)."""
         return self._log_proba(self._encode(X))
-
-    def predict_proba(self, X) -> np.ndarray:
-        """P(c | x), columns in the order of ``classes_``; rows sum to 1."""
-        return np.exp(self.predict_log_proba(X))
-
-    def predict(self, X) -> np.ndarray:
-        """The most probable class of each row (ties go to the first class in ``classes_``)."""
-        log_proba = self.predict_log_proba(X)
-        return self.classes_[np.argmax(log_proba, axis=1)]
 
     @staticmethod
     def _member_joint(member, encoded) -> np.ndarray:
@@ -131,18 +113,6 @@ class MemberEnsemble(SchemaAttributes, ClassifierMixin, BaseEstimator):
         tags.input_tags.string = True
         tags.input_tags.allow_nan = True
         return tags
-
-
-def normalise(joint) -> np.ndarray:
-    """log P(c | x) from log P(c, x); rows impossible under every class raise."""
-    norm = logsumexp(joint, axis=1, keepdims=True)
-    impossible = ~np.isfinite(norm[:, 0])
-    if impossible.any():
-        raise ValueError(
-            f"{int(impossible.sum())} row(s) (first: {int(np.argmax(impossible))}) have "
-            "probability 0 under every class; use alpha > 0."
-        )
-    return joint - norm
 
 
 def fit_on_counts(member, counts, features, alpha):

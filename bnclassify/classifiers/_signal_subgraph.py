@@ -25,13 +25,13 @@ import warnings
 
 import networkx as nx
 import numpy as np
-from scipy.special import logsumexp
 from scipy.stats import chi2, hypergeom
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._encoding import check_alpha, encode_target
 from ..parameters import log_conditional
+from ._predict import JointPredictor
 
 __all__ = [
     "SignalSubgraphClassifier",
@@ -407,7 +407,7 @@ def coherent_signal_subgraph(log_pvalues, rows, cols, n_vertices, n_edges, n_ver
 
 
 # -- the estimator -----------------------------------------------------------------
-class SignalSubgraphClassifier(ClassifierMixin, BaseEstimator):
+class SignalSubgraphClassifier(JointPredictor, ClassifierMixin, BaseEstimator):
     """Classify whole networks with the signal-subgraph Bayes plug-in classifier.
 
     Every possible edge is a Bernoulli variable, independent of the others
@@ -745,43 +745,5 @@ class SignalSubgraphClassifier(ClassifierMixin, BaseEstimator):
             + self._log_absent.sum(axis=1)
         )
 
-    def predict_log_proba(self, X):
-        """``log P(y | signal edges of A)``, columns in the order of ``classes_``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_networks, n_vertices, n_vertices)
-
-        Returns
-        -------
-        ndarray of shape (n_networks, n_classes)
-        """
-        joint = self.predict_joint_log_proba(X)
-        return joint - logsumexp(joint, axis=1, keepdims=True)
-
-    def predict_proba(self, X):
-        """``P(y | signal edges of A)``; rows sum to 1.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_networks, n_vertices, n_vertices)
-
-        Returns
-        -------
-        ndarray of shape (n_networks, n_classes)
-        """
-        return np.exp(self.predict_log_proba(X))
-
-    def predict(self, X):
-        """The most probable class of each network (ties: the first in ``classes_``).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_networks, n_vertices, n_vertices)
-
-        Returns
-        -------
-        ndarray of shape (n_networks,)
-        """
-        joint = self.predict_joint_log_proba(X)
-        return self.classes_[np.argmax(joint, axis=1)]
+    def _joint_log_likelihood(self, X):
+        return self.predict_joint_log_proba(X)

@@ -1,0 +1,73 @@
+"""``predict``, ``predict_proba`` and ``predict_log_proba``, written once.
+
+Every bnclassify classifier says how to score a table, ``_joint_log_likelihood(X)``:
+``log P(c, x)`` up to a per-row constant, shape ``(n_rows, n_classes)``; the three
+scikit-learn prediction methods derive from it here, as in scikit-learn's naive Bayes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class JointPredictor:
+    """Mixin: the prediction methods of a classifier with a ``_joint_log_likelihood``."""
+
+    def _joint_log_likelihood(self, X) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def predict_log_proba(self, X) -> np.ndarray:
+        """log P(c | x), columns in the order of ``classes_``.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+        """
+        return normalise(self._joint_log_likelihood(X))
+
+    def predict_proba(self, X) -> np.ndarray:
+        """P(c | x), columns in the order of ``classes_``; rows sum to 1.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+        """
+        return np.exp(self.predict_log_proba(X))
+
+    def predict(self, X) -> np.ndarray:
+        """The most probable class of each row (ties go to the first class in ``classes_``).
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        joint = self._joint_log_likelihood(X)  # checks fitted before classes_ is read
+        return self.classes_[np.argmax(joint, axis=1)]
+
+
+def normalise(joint) -> np.ndarray:
+    """log P(c | x) from log P(c, x); rows impossible under every class raise a ValueError."""
+    # log-sum-exp in plain numpy: scipy's costs as much as the rest of a NB predict
+    top = joint.max(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):  # all -inf rows -> NaN, raised
+        norm = top + np.log(np.exp(joint - top).sum(axis=1, keepdims=True))
+    impossible = ~np.isfinite(norm[:, 0])
+    if impossible.any():
+        # Only reachable with alpha=0: every class gives the row probability 0.
+        raise ValueError(
+            f"{int(impossible.sum())} row(s) (first: {int(np.argmax(impossible))}) have "
+            "probability 0 under every class; use alpha > 0."
+        )
+    return joint - norm

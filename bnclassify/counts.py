@@ -211,12 +211,14 @@ class TrainingCounts:
     def n_features(self) -> int:
         return self.codes.shape[1]
 
-    def families(self, parents_of) -> list:
+    def families(self, parents_of, both_ways=False) -> list:
         """N(c, x_parents, x_i) for every feature ``i`` given its parent tuple ``parents_of[i]``.
 
         Families with at most one parent are counted together in one bincount
         over an ``(n_rows, n_features)`` index, so a tree costs one pass over
-        the table rather than one per feature.
+        the table rather than one per feature. With ``both_ways``, each
+        single-parent family is also cached reversed (N(c, x_i, x_p) is the
+        same count transposed), so trees rooted elsewhere never recount.
         """
         todo = [
             i
@@ -235,7 +237,13 @@ class TrainingCounts:
                 self._families[key] = family_counts(
                     self.codes, self.y, roots[0], (), self.cards, self.n_classes
                 )
-        return [self.family(i, tuple(parents)) for i, parents in enumerate(parents_of)]
+        tables = [self.family(i, tuple(parents)) for i, parents in enumerate(parents_of)]
+        if both_ways:
+            for child, parents in enumerate(parents_of):
+                if len(parents) == 1:
+                    reverse = (parents[0], (child,))
+                    self._families.setdefault(reverse, tables[child].swapaxes(1, 2))
+        return tables
 
     def _count_single_parent_families(self, children, parents):
         sizes = self.cards[parents] * self.cards[children]

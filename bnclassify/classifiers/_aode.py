@@ -13,6 +13,7 @@ from ..structure import empty_feature_graph
 from ._base import BayesNetClassifier
 from ._ensemble import MemberEnsemble, fit_on_counts
 from ._predict import normalise
+from ._tan import NaiveBayes
 
 
 class SPODE(BayesNetClassifier):
@@ -174,7 +175,7 @@ class AODE(MemberEnsemble):
         limit = self.min_frequency
         if isinstance(limit, bool) or not isinstance(limit, numbers.Integral) or limit < 0:
             raise ValueError(f"min_frequency must be a non-negative integer, got {limit!r}.")
-        counts, features, alpha, naive_bayes = self._encode_training(X, y)
+        counts, features, alpha = self._encode_training(X, y)
         if self.schema_.discrete.all():
             counts.pairwise  # noqa: B018 -- one pair table serves every SPODE's CPTs
         schema = self.schema_
@@ -189,7 +190,9 @@ class AODE(MemberEnsemble):
             self._adopt_encoding(member)
             spodes.append((member, fit_on_counts, (counts, features, alpha)))
         self.estimators_, self.fit_times_ = self._fit_members(spodes)
-        self._fit_encoder(naive_bayes, counts, features, alpha)
+        naive_bayes = NaiveBayes(alpha=self.alpha, handle_unknown=self.handle_unknown)
+        self._adopt_encoding(naive_bayes)
+        naive_bayes._fit_counts(counts, features, alpha)
         self.naive_bayes_ = naive_bayes
         self._hubs = [features.index(f) for f in self.superparents_]
         self.frequencies_ = [counts.family(i).sum(axis=0) for i in self._hubs]

@@ -26,6 +26,22 @@ from ._predict import JointPredictor
 class SchemaAttributes:
     """The fitted attributes every bnclassify classifier derives from its ``schema_``."""
 
+    def _set_schema(self, schema, y=None, class_node=None):
+        """Set ``schema_``, ``n_features_in_``, ``feature_names_in_`` and ``class_node_``."""
+        self.schema_ = schema
+        self.n_features_in_ = schema.n_features
+        if schema.has_names:
+            self.feature_names_in_ = np.asarray(schema.names, dtype=object)
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        self.class_node_ = class_node or _class_node_name(y, schema.names)
+
+    def _check_handle_unknown(self):
+        if self.handle_unknown not in HANDLE_UNKNOWN:
+            raise ValueError(
+                f"handle_unknown must be one of {HANDLE_UNKNOWN}, got {self.handle_unknown!r}."
+            )
+
     @property
     def categories_(self) -> list:
         """Categories of each discrete feature, in code order (``None`` for the others)."""
@@ -95,24 +111,12 @@ class BayesNetClassifier(
         the same statistics.
         """
         alpha = check_alpha(self.alpha)
-        if self.handle_unknown not in HANDLE_UNKNOWN:
-            raise ValueError(
-                f"handle_unknown must be one of {HANDLE_UNKNOWN}, got {self.handle_unknown!r}."
-            )
+        self._check_handle_unknown()
         schema, self.classes_, counts = training_statistics(
             X, y, getattr(self, "distributions", None)
         )
-        self._set_schema(schema)
-        self.class_node_ = _class_node_name(y, schema.names)
+        self._set_schema(schema, y)
         return counts, list(schema.names), alpha
-
-    def _set_schema(self, schema):
-        self.schema_ = schema
-        self.n_features_in_ = schema.n_features
-        if schema.has_names:
-            self.feature_names_in_ = np.asarray(schema.names, dtype=object)
-        elif hasattr(self, "feature_names_in_"):
-            del self.feature_names_in_
 
     def _fit_counts(self, counts: TrainingCounts, features, alpha):
         """Everything after encoding: weights, structure, one factor per node."""

@@ -20,11 +20,11 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._encoding import check_alpha
-from ..counts import TrainingCounts
+from ..counts import TrainingCounts, training_statistics
 from ..structure import orient_constrained
 from ._base import BayesNetClassifier, SchemaAttributes
 from ._predict import JointPredictor, normalise
-from ._tan import TAN, NaiveBayes, SimplerTAN, TreeAugmented
+from ._tan import TAN, SimplerTAN, TreeAugmented
 
 #: Names accepted by ``EnsembleTAN(members=...)``.
 MEMBER_KINDS = ("auto", "stan", "tan", "stan+tan", "all")
@@ -41,28 +41,22 @@ class MemberEnsemble(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEsti
     _column_model = None
 
     def _encode_training(self, X, y):
-        """Encode X and y once, through a naive Bayes.
+        """Validate, encode and wrap X and y as statistics once, for every member.
 
-        Returns ``(counts, features, alpha, naive_bayes)``; the encoding
-        attributes (``classes_``, ``categories_``, ...) are copied to self.
-        The naive Bayes, which also encodes X at predict time, is fitted by
-        :meth:`_fit_encoder` once the members have filled the counts' caches.
+        Returns ``(counts, features, alpha)``; the encoding attributes
+        (``schema_``, ``classes_``, ``n_features_in_``, ...) are set on self and
+        handed to each member by :meth:`_adopt_encoding`.
         """
-        encoder = NaiveBayes(alpha=self.alpha, handle_unknown=self.handle_unknown)
-        if self._column_model is not None:
-            encoder.distributions = self._column_model
-        counts, features, alpha = encoder._encode_training(X, y)
+        alpha = check_alpha(self.alpha)
+        self._check_handle_unknown()
+        schema, self.classes_, counts = training_statistics(X, y, self._column_model)
+        self._set_schema(schema, y)
         self._encoding = {
             name: value
-            for name, value in vars(encoder).items()
-            if name.endswith("_") and not name.startswith("_")
+            for name, value in vars(self).items()
+            if name in ("schema_", "classes_", "n_features_in_", "feature_names_in_", "class_node_")
         }
-        self._adopt_encoding(self)
-        return counts, features, alpha, encoder
-
-    def _fit_encoder(self, encoder, counts, features, alpha):
-        encoder._fit_counts(counts, features, alpha)
-        self._encoder = encoder
+        return counts, list(schema.names), alpha
 
     def _adopt_encoding(self, estimator):
         """Give ``estimator`` the ensemble's encoding (categories, classes, names)."""
@@ -87,16 +81,13 @@ class MemberEnsemble(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEsti
     def feature_names_(self) -> list:
         """Names of the features (the DataFrame's columns, else ``x0 .. x{m-1}``)."""
         check_is_fitted(self, "estimators_")
-        return self._encoder.feature_names_
+        return list(self.schema_.names)
 
     def _encode(self, X):
         """``(codes, values)`` of X, shared by every member."""
         check_is_fitted(self, "estimators_")
-        try:
-            return self._encoder._encode(X)
-        except ValueError as error:
-            message = str(error).replace(type(self._encoder).__name__, type(self).__name__)
-            raise ValueError(message) from None
+        frame = self.schema_.align(X, owner=type(self).__name__)
+        return self.schema_.encode(frame, self.handle_unknown)
 
     def _joint_log_likelihood(self, X) -> np.ndarray:
         """log P(c | x) of the ensemble (normalised scores are joint scores up to a constant)."""
@@ -270,7 +261,7 @@ default="auto"
         """
         self._check_params()
         self._column_model = _common_column_model(self.members)
-        counts, features, alpha, encoder = self._encode_training(X, y)
+        counts, features, alpha = self._encode_training(X, y)
         groups = self._member_groups(self._root_candidates(features))
         for group in groups:
             for member in group:
@@ -281,7 +272,6 @@ default="auto"
             jobs, shared_time = self._shared_jobs(groups, counts, features)
         self.estimators_, self.fit_times_ = self._fit_members(jobs)
         self.fit_times_["weights"] += shared_time
-        self._fit_encoder(encoder, counts, features, alpha)
         return self
 
     # -- parameters and members --------------------------------------------------
@@ -453,8 +443,4 @@ def _count_tree_once(counts, tree, features):
     discrete = [True] * len(features)  # called for all-categorical shared trees only
     dag = orient_constrained(tree, features, discrete, features[0])
     parents_of = [tuple(position[p] for p in dag.predecessors(f)) for f in features]
-    tables = counts.families(parents_of)
-    for child, parents in enumerate(parents_of):
-        if parents:
-            reverse = (parents[0], (child,))
-            counts._families.setdefault(reverse, tables[child].swapaxes(1, 2))
+    counts.families(parents_of, both_ways=True)

@@ -171,11 +171,9 @@ def _gaussian_naive_bayes(model, class_prior, means, stds, classes, feature_name
     if len(names) != m:
         raise ValueError(f"{len(names)} feature names given for {m} columns of means.")
     factors = [Gaussian.from_moments(means[:, j], stds[:, j] ** 2, j, names) for j in range(m)]
-    model._set_schema(
-        TableSchema(names, [((j,), f) for j, f in enumerate(factors)], [None] * m, named)
-    )
+    schema = TableSchema(names, [((j,), f) for j, f in enumerate(factors)], [None] * m, named)
+    model._set_schema(schema, class_node=class_name)
     model.classes_ = classes
-    model.class_node_ = class_name
     model.structure_ = add_class_arcs(empty_feature_graph(names), class_name)
     model.weights_ = None
     with np.errstate(divide="ignore"):

@@ -456,11 +456,12 @@ def corrected_resampled_ttest(a, b, n_train, n_test) -> TTestResult:
     """
     from scipy import stats
 
-    d = np.asarray(a, dtype=float) - np.asarray(b, dtype=float)
-    if d.ndim != 1 or len(d) < 2:
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if a.ndim != 1 or a.shape != b.shape or len(a) < 2:
         raise ValueError(
-            f"a and b must be 1-D with the same length >= 2, got d of shape {d.shape}."
+            f"a and b must be 1-D with the same length >= 2, got shapes {a.shape} and {b.shape}."
         )
+    d = a - b
     if not (n_train > 0 and n_test >= 0):
         raise ValueError(f"n_train must be > 0 and n_test >= 0, got {n_train} and {n_test}.")
     k = len(d)

@@ -17,13 +17,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 from sklearn.base import clone
-from sklearn.metrics import (
-    accuracy_score,
-    f1_score,
-    log_loss,
-    precision_score,
-    recall_score,
-)
+from sklearn.metrics import accuracy_score, log_loss, precision_recall_fscore_support
 from sklearn.model_selection import KFold, StratifiedKFold
 
 __all__ = [
@@ -528,12 +522,11 @@ def _fit_and_score(model, name, fold, X, y, train, test, *, base, reduce):
         "n_unseen_class": int(unseen.sum()),
         "accuracy": accuracy_score(y_test, y_pred),
     }
-    for metric, score in (
-        ("precision_macro", precision_score),
-        ("recall_macro", recall_score),
-        ("f1_macro", f1_score),
-    ):
-        scores[metric] = score(y_test, y_pred, labels=classes, average="macro", zero_division=0)
+    # one call for all three: each of precision_score/recall_score/f1_score recomputes it
+    precision, recall, f1, _ = precision_recall_fscore_support(
+        y_test, y_pred, labels=classes, average="macro", zero_division=0
+    )
+    scores["precision_macro"], scores["recall_macro"], scores["f1_macro"] = precision, recall, f1
     scores["cll"] = conditional_log_likelihood(
         y_test, proba, classes=classes, base=base, reduce=reduce
     )

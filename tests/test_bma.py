@@ -315,3 +315,32 @@ def chain(features):
 )
 def test_sklearn_compatible_estimator(estimator, check):
     check(estimator)
+
+
+def test_edge_posterior_figure_marks_both_trees(tmp_path):
+    import matplotlib.pyplot as plt
+
+    from bnclassify.datasets import load_p450
+    from bnclassify.plotting import plot_edge_posterior
+    from bnclassify.study import figures
+
+    p450 = load_p450()
+    model = BMATAN(contact_matrix=p450.contact_matrix, contact_prior=1.0)
+    fig = plot_edge_posterior(model.fit(p450.data, p450.target))
+    arcs = [(u, v) for u, v in model.structure_.edges if u != model.class_node_]
+    assert fig.map_edges == sorted(
+        tuple(sorted(a, key=list(p450.data.columns).index)) for a in arcs
+    )
+    assert len(fig.contact_edges) == 7
+    outlined = {
+        (p.bnclassify_edge, p.bnclassify_role)
+        for p in fig.axes[0].patches
+        if hasattr(p, "bnclassify_role")
+    }
+    assert {e for e, role in outlined if role == "posterior-map"} == set(fig.map_edges)
+    for pair, value in fig.contact_tree_posterior.items():
+        u, v = pair.split("-")
+        assert value == model.edge_posterior_.loc[u, v]
+    plt.close(fig)
+    paths = figures.make_figures(tmp_path, names=["lactamase_edge_posterior"])
+    assert [p.name for p in paths] == ["lactamase_edge_posterior.png"]

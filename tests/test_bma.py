@@ -251,6 +251,26 @@ def test_auto_prior_maximises_the_evidence(car_sample):
     assert grid[0.0] == pytest.approx(uniform.log_evidence_, abs=1e-9)
 
 
+def test_auto_equivalent_sample_size_is_the_evidence_maximum(car_sample):
+    X, y, X_test = car_sample
+    contacts = random_contacts(X.shape[1], seed=4)
+    model = BMATAN(equivalent_sample_size="auto", contact_matrix=contacts, contact_prior="auto")
+    model.fit(X, y)
+    by_ess = model.log_evidence_by_ess_
+    assert model.equivalent_sample_size_ == by_ess.idxmax()
+    assert model.log_evidence_ == by_ess.max()
+    fixed = BMATAN(
+        equivalent_sample_size=model.equivalent_sample_size_,
+        contact_matrix=contacts,
+        contact_prior=model.contact_prior_,
+    ).fit(X, y)
+    assert fixed.log_evidence_ == pytest.approx(model.log_evidence_, abs=1e-9)
+    np.testing.assert_allclose(model.predict_proba(X_test), fixed.predict_proba(X_test))
+    for s in by_ess.index:
+        grid = BMATAN(equivalent_sample_size=s, contact_matrix=contacts, contact_prior="auto")
+        assert grid.fit(X, y).log_evidence_ == pytest.approx(by_ess[s], abs=1e-9)
+
+
 def test_map_tree_and_network(car_sample):
     X, y, X_test = car_sample
     model = BMATAN().fit(X, y)
@@ -291,6 +311,7 @@ def test_many_features_stay_finite():
     [
         ({"equivalent_sample_size": 0}, "equivalent_sample_size"),
         ({"equivalent_sample_size": "1"}, "equivalent_sample_size"),
+        ({"equivalent_sample_size": -2.0}, "equivalent_sample_size"),
         ({"contact_prior": -1}, "contact_prior"),
         ({"contact_prior": "max"}, "contact_prior"),
         ({"contact_prior": 2.0}, "contact_matrix"),
@@ -311,7 +332,15 @@ def chain(features):
 
 
 @parametrize_with_checks(
-    [BMATAN(), BMATAN(contact_matrix=chain, contact_prior="auto", handle_unknown="marginalize")]
+    [
+        BMATAN(),
+        BMATAN(
+            equivalent_sample_size="auto",
+            contact_matrix=chain,
+            contact_prior="auto",
+            handle_unknown="marginalize",
+        ),
+    ]
 )
 def test_sklearn_compatible_estimator(estimator, check):
     check(estimator)

@@ -322,3 +322,30 @@ def test_evaluate_in_parallel_equals_serial():
     assert (parallel[timings].drop(columns=["fit_weights_s"]) > 0).all().all()
     assert parallel.attrs == serial.attrs
     assert list(serial_summary.index) == ["NB", "TAN"]
+
+
+def test_evaluate_metrics_equal_sklearn_with_rare_and_unpredicted_classes():
+    from bnclassify.datasets import load_car
+
+    X, y = load_car(return_X_y=True)
+    X, y = X.iloc[::7].reset_index(drop=True), y.iloc[::7].reset_index(drop=True)
+    splits = list(KFold(3, shuffle=True, random_state=0).split(X, y))
+    folds, _ = evaluate({"NB": NaiveBayes(alpha=0.5)}, X, y, cv=splits, progress=False)
+    for fold, (train, test) in enumerate(splits):
+        model = NaiveBayes(alpha=0.5).fit(X.iloc[train], y.iloc[train])
+        proba = model.predict_proba(X.iloc[test])
+        y_pred = model.classes_[np.argmax(proba, axis=1)]
+        y_test = y.iloc[test]
+        row = folds.iloc[fold]
+        assert row.accuracy == pytest.approx(accuracy_score(y_test, y_pred), abs=1e-12)
+        for name, score in (
+            ("precision_macro", precision_score),
+            ("recall_macro", recall_score),
+            ("f1_macro", f1_score),
+        ):
+            expected = score(
+                y_test, y_pred, labels=model.classes_, average="macro", zero_division=0
+            )
+            assert row[name] == pytest.approx(expected, abs=1e-12)
+        expected = log_loss(y_test, proba, labels=model.classes_)
+        assert row.log_loss == pytest.approx(expected, abs=1e-12)

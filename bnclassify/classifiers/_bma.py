@@ -364,7 +364,7 @@ class BMATAN(ClassifierMixin, BaseEstimator):
         for s in ESS_GRID if ess == "auto" else (ess,):
             scores = _bdeu_scores(counts, s)
             evidence = pd.Series(
-                [_log_evidence(scores, lam * contacts) for lam in grid],
+                _log_evidence(scores, np.multiply.outer(np.asarray(grid), contacts)),
                 index=pd.Index(grid, name="contact_prior"),
                 name="log_evidence",
             )
@@ -594,14 +594,15 @@ def _bdeu_scores(counts: TrainingCounts, ess: float) -> dict:
     return {"log_class": log_class, "log_f": log_f, "log_w": log_w}
 
 
-def _log_evidence(scores, log_prior_weights) -> float:
-    """log P(D) = log ML(C) + sum log f_i + log Z(beta w) - log Z(beta)."""
-    return float(
-        scores["log_class"]
-        + scores["log_f"].sum()
-        + log_tree_sum(scores["log_w"] + log_prior_weights)
-        - log_tree_sum(log_prior_weights)
-    )
+def _log_evidence(scores, log_prior_weights) -> np.ndarray:
+    """log P(D) = log ML(C) + sum log f_i + log Z(beta w) - log Z(beta).
+
+    Batched over a stack of prior log-weights (one per ``lambda``): the normaliser
+    ``Z(beta)`` differs per ``lambda``, the data terms do not.
+    """
+    stack = np.stack([log_prior_weights + scores["log_w"], log_prior_weights])
+    with_data, prior_only = log_tree_sum(stack)
+    return scores["log_class"] + scores["log_f"].sum() + with_data - prior_only
 
 
 def _posterior_means(counts: TrainingCounts, ess: float) -> dict:

@@ -145,9 +145,10 @@ def study_models(contact_matrix=None, *, alpha=1.0, study_tan=True, extra=True) 
         (k-dependence Bayes, AODE, TAN with a BIC-penalised forest, and the
         Bayesian average over all TAN trees, :class:`~bnclassify.BMATAN`,
         with a uniform tree prior and, given contacts, with the contact
-        prior whose strength maximises the training evidence). BMATAN's BDeu
-        equivalent sample size stays at its default (1), not ``alpha``: the
-        two smoothings are on different scales.
+        prior whose strength maximises the training evidence, at BDeu's
+        customary equivalent sample size 1 and at the one the training
+        evidence prefers). BMATAN's smoothing is not ``alpha``: the two are
+        on different scales.
 
     Examples
     --------
@@ -184,6 +185,9 @@ def study_models(contact_matrix=None, *, alpha=1.0, study_tan=True, extra=True) 
     if contact_matrix is not None:
         models["BMA TAN (contact prior)"] = BMATAN(
             contact_matrix=contact_matrix, contact_prior="auto"
+        )
+        models["BMA TAN (evidence s, contact prior)"] = BMATAN(
+            equivalent_sample_size="auto", contact_matrix=contact_matrix, contact_prior="auto"
         )
     return models
 

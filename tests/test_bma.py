@@ -373,3 +373,14 @@ def test_edge_posterior_figure_marks_both_trees(tmp_path):
     plt.close(fig)
     paths = figures.make_figures(tmp_path, names=["lactamase_edge_posterior"])
     assert [p.name for p in paths] == ["lactamase_edge_posterior.png"]
+
+
+def test_study_compares_the_bma_rows():
+    from bnclassify.datasets import load_p450
+    from bnclassify.study import study_models
+
+    with_contacts = study_models(load_p450().contact_matrix)
+    bma = [name for name in with_contacts if name.startswith("BMA")]
+    assert bma == ["BMA TAN", "BMA TAN (contact prior)", "BMA TAN (evidence s, contact prior)"]
+    assert with_contacts["BMA TAN (contact prior)"].contact_prior == "auto"
+    assert [n for n in study_models(None) if n.startswith("BMA")] == ["BMA TAN"]

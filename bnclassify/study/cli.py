@@ -3,7 +3,9 @@
 Subcommands
 -----------
 compare     cross-validate NB, TAN, Simpler TAN (and the other structures) on a
-            bundled data set or a CSV file; prints the table, ``--out`` writes
+            bundled data set or a CSV file; prints the table with each model's
+            difference to ``--baseline`` (NB) and its corrected p-value,
+            ``--repeats R`` reshuffles the K folds R times, ``--out`` writes
             CSV/JSON and a figure
 figures     write the registered figures (``bnclassify.study.figures``) to a folder
 cost        the cost study: fit time of TAN vs Simpler TAN as features and rows grow

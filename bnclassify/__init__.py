@@ -11,6 +11,7 @@ True
 
 from .classifiers import (
     AODE,
+    BMATAN,
     KDB,
     SPODE,
     TAN,
@@ -27,6 +28,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AODE",
+    "BMATAN",
     "KDB",
     "SPODE",
     "TAN",

@@ -1139,5 +1139,6 @@ def plot_cv_results(
     return fig
 
 
+from ._plot_bma import plot_edge_posterior  # noqa: E402, F401
 from ._plot_continuous import plot_class_densities, plot_decision_boundary  # noqa: E402, F401
 from ._plot_networks import plot_signal_edge_probabilities, plot_signal_edges  # noqa: E402, F401

@@ -248,3 +248,52 @@ def test_reproduced_tables_match_evaluate():
     assert np.isnan(table.loc["TAN", "study accuracy"])  # the study has no correct-TAN figure
     assert table.loc["TAN (study's tree)", "study CLL"] == -53.21
     assert round(table.loc["TAN (study's tree)", "CLL"], 2) == -53.21
+
+
+def test_compare_repeats_and_baseline_p_values(capsys):
+    code, out, err = _run(
+        capsys,
+        "compare",
+        "--models",
+        "NB,TAN,BMA TAN",
+        "--repeats",
+        "2",
+        "--folds",
+        "3",
+        "--baseline",
+        "tan",
+        "--no-progress",
+    )
+    assert code == 0, err
+    assert "2 x 3-fold CV" in out and "random_state=42..43" in out
+    assert "minus TAN" in out and "k = 6 folds" in out
+    header = next(line for line in out.splitlines() if line.startswith("model"))
+    assert header.endswith("acc diff  p (acc)  CLL diff  p (CLL)")
+    nb_row = next(line for line in out.splitlines() if line.startswith("NB "))
+    assert 0 <= float(nb_row.split()[-1]) <= 1  # p (CLL) of NB against TAN
+    tan_row = next(line for line in out.splitlines() if line.startswith("TAN "))
+    assert len(tan_row.rstrip()) < len(header)  # the baseline has no difference to itself
+    rows = {line.split()[0]: line for line in out.splitlines() if line.split()}
+    assert "BMA" in rows and "NB" in rows
+
+
+def test_compare_unknown_baseline_is_one_line(capsys):
+    code, _, err = _run(capsys, "compare", "--models", "NB,TAN", "--baseline", "KDB")
+    _assert_one_line_error(code, err, "--baseline", "KDB")
+
+
+def test_repeated_evaluation_uses_consecutive_seeds():
+    from bnclassify import NaiveBayes
+    from bnclassify.datasets import load_p450
+    from bnclassify.metrics import evaluate, study_cv
+    from bnclassify.study import baseline_differences, repeated_evaluation
+
+    X, y = load_p450(return_X_y=True)
+    models = {"NB": NaiveBayes(), "NB2": NaiveBayes(alpha=2)}
+    folds, _ = repeated_evaluation(models, X, y, folds=3, repeats=2, seed=5, progress=False)
+    second, _ = evaluate(models, X, y, cv=study_cv(3, random_state=6), progress=False)
+    got = folds[folds.repeat == 1].reset_index(drop=True)
+    np.testing.assert_array_equal(got["accuracy"], second["accuracy"])
+    diffs = baseline_differences(folds, "NB")
+    assert np.isnan(diffs.loc["NB", ("cll", "p")])
+    assert 0 <= diffs.loc["NB2", ("cll", "p")] <= 1

@@ -273,3 +273,79 @@ def test_a_test_class_missing_from_the_training_fold_gets_probability_zero():
     assert list(folds.n_unseen_class) == [2, 0]
     assert folds.cll[0] == -np.inf and np.isfinite(folds.cll[1])
     assert folds.accuracy[0] == 0.0 and np.isfinite(folds.log_loss[0])
+
+
+# -- the corrected resampled t test and parallel folds ------------------------------------------
+def test_corrected_resampled_ttest_matches_the_formula():
+    from scipy import stats
+
+    from bnclassify.metrics import corrected_resampled_ttest
+
+    rng = np.random.default_rng(7)
+    for k, n_train, n_test in ((10, 900, 100), (30, 450, 50), (5, 80, 20)):
+        a, b = rng.normal(0.8, 0.03, size=k), rng.normal(0.79, 0.03, size=k)
+        d = a - b
+        t = d.mean() / np.sqrt((1 / k + n_test / n_train) * d.var(ddof=1))
+        p = 2 * stats.t.sf(abs(t), k - 1)
+        result = corrected_resampled_ttest(a, b, n_train, n_test)
+        assert result.statistic == pytest.approx(t, rel=1e-12, abs=1e-12)
+        assert result.pvalue == pytest.approx(p, rel=1e-12, abs=1e-12)
+        assert result.df == k - 1
+        # without the correction it is the paired t test
+        plain = corrected_resampled_ttest(a, b, n_train=1.0, n_test=0.0)
+        reference = stats.ttest_rel(a, b)
+        assert plain.statistic == pytest.approx(reference.statistic, rel=1e-12)
+        assert plain.pvalue == pytest.approx(reference.pvalue, rel=1e-12)
+
+
+def test_corrected_resampled_ttest_edge_cases():
+    from bnclassify.metrics import corrected_resampled_ttest
+
+    assert corrected_resampled_ttest([1, 2], [1, 2], 9, 1)[:2] == (0.0, 1.0)
+    assert corrected_resampled_ttest([2, 3], [1, 2], 9, 1)[:2] == (np.inf, 0.0)
+    assert np.isnan(corrected_resampled_ttest([-np.inf, 1], [0, 1], 9, 1).pvalue)
+    with pytest.raises(ValueError, match="length"):
+        corrected_resampled_ttest([1], [2], 9, 1)
+    with pytest.raises(ValueError, match="n_train"):
+        corrected_resampled_ttest([1, 2], [2, 2], 0, 1)
+
+
+def test_evaluate_in_parallel_equals_serial():
+    from bnclassify import TAN
+
+    X, y = load_p450(return_X_y=True)
+    models = {"NB": NaiveBayes(), "TAN": TAN()}
+    serial, serial_summary = evaluate(models, X, y, cv=4, progress=False)
+    parallel, _ = evaluate(models, X, y, cv=4, progress=False, n_jobs=2)
+    timings = [c for c in serial.columns if c.endswith("_s")]
+    pd.testing.assert_frame_equal(serial.drop(columns=timings), parallel.drop(columns=timings))
+    assert (parallel[timings].drop(columns=["fit_weights_s"]) > 0).all().all()
+    assert parallel.attrs == serial.attrs
+    assert list(serial_summary.index) == ["NB", "TAN"]
+
+
+def test_evaluate_metrics_equal_sklearn_with_rare_and_unpredicted_classes():
+    from bnclassify.datasets import load_car
+
+    X, y = load_car(return_X_y=True)
+    X, y = X.iloc[::7].reset_index(drop=True), y.iloc[::7].reset_index(drop=True)
+    splits = list(KFold(3, shuffle=True, random_state=0).split(X, y))
+    folds, _ = evaluate({"NB": NaiveBayes(alpha=0.5)}, X, y, cv=splits, progress=False)
+    for fold, (train, test) in enumerate(splits):
+        model = NaiveBayes(alpha=0.5).fit(X.iloc[train], y.iloc[train])
+        proba = model.predict_proba(X.iloc[test])
+        y_pred = model.classes_[np.argmax(proba, axis=1)]
+        y_test = y.iloc[test]
+        row = folds.iloc[fold]
+        assert row.accuracy == pytest.approx(accuracy_score(y_test, y_pred), abs=1e-12)
+        for name, score in (
+            ("precision_macro", precision_score),
+            ("recall_macro", recall_score),
+            ("f1_macro", f1_score),
+        ):
+            expected = score(
+                y_test, y_pred, labels=model.classes_, average="macro", zero_division=0
+            )
+            assert row[name] == pytest.approx(expected, abs=1e-12)
+        expected = log_loss(y_test, proba, labels=model.classes_)
+        assert row.log_loss == pytest.approx(expected, abs=1e-12)

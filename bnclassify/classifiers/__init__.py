@@ -2,6 +2,7 @@
 
 from ._aode import AODE, SPODE
 from ._base import BayesNetClassifier
+from ._bma import BMATAN
 from ._ensemble import EnsembleTAN
 from ._kdb import KDB
 from ._signal_subgraph import SignalSubgraphClassifier
@@ -9,6 +10,7 @@ from ._tan import TAN, NaiveBayes, SimplerTAN
 
 __all__ = [
     "AODE",
+    "BMATAN",
     "KDB",
     "SPODE",
     "EnsembleTAN",

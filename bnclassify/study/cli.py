@@ -3,7 +3,9 @@
 Subcommands
 -----------
 compare     cross-validate NB, TAN, Simpler TAN (and the other structures) on a
-            bundled data set or a CSV file; prints the table, ``--out`` writes
+            bundled data set or a CSV file; prints the table with each model's
+            difference to ``--baseline`` (NB) and its corrected p-value,
+            ``--repeats R`` reshuffles the K folds R times, ``--out`` writes
             CSV/JSON and a figure
 figures     write the registered figures (``bnclassify.study.figures``) to a folder
 cost        the cost study: fit time of TAN vs Simpler TAN as features and rows grow
@@ -104,27 +106,83 @@ def _select(models: dict, wanted) -> dict:
 
 def _protocol(args) -> str:
     kind = "StratifiedKFold" if args.stratified else "KFold"
-    return f"{args.folds}-fold CV ({kind}, shuffle, random_state={args.seed}), alpha={args.alpha:g}"
+    if args.repeats == 1:
+        return (
+            f"{args.folds}-fold CV ({kind}, shuffle, random_state={args.seed}), "
+            f"alpha={args.alpha:g}"
+        )
+    last = args.seed + args.repeats - 1
+    return (
+        f"{args.repeats} x {args.folds}-fold CV ({kind}, shuffle, random_state="
+        f"{args.seed}..{last}), alpha={args.alpha:g}"
+    )
+
+
+def _baseline(models: dict, wanted):
+    """The baseline's display name: ``wanted`` (any case), or NB when selected; else None."""
+    by_key = {name.lower(): name for name in models}
+    if wanted is None:
+        return by_key.get("nb")
+    if wanted.strip().lower() not in by_key:
+        raise InputError(
+            f"--baseline {wanted!r} is not among the compared models: {', '.join(models)}"
+        )
+    return by_key[wanted.strip().lower()]
+
+
+def _with_differences(table, folds, baseline):
+    """The table plus each model's difference to the baseline and its corrected p-value."""
+    from . import baseline_differences
+
+    diffs = baseline_differences(folds, baseline, ("accuracy", "cll"))
+    table = table.copy()
+    table["acc diff"] = diffs[("accuracy", "diff")]
+    table["p (acc)"] = diffs[("accuracy", "p")]
+    table["CLL diff"] = diffs[("cll", "diff")]
+    table["p (CLL)"] = diffs[("cll", "p")]
+    return table
 
 
 def compare(args) -> int:
-    from ..metrics import evaluate, study_cv
-    from . import STUDY_DATASETS, comparison_table, format_table, study_models
+    from . import STUDY_DATASETS, comparison_table, format_table, repeated_evaluation, study_models
 
     if args.folds < 2:
         raise InputError(f"--folds must be at least 2, got {args.folds}.")
+    if args.repeats < 1:
+        raise InputError(f"--repeats must be at least 1, got {args.repeats}.")
     name, X, y, contact = _load(args)
     study_tan = args.study_tan if args.study_tan is not None else name in STUDY_DATASETS
     models = _select(study_models(contact, alpha=args.alpha, study_tan=study_tan), args.models)
-    cv = study_cv(args.folds, stratified=args.stratified, random_state=args.seed)
-    folds, summary = evaluate(models, X, y, cv=cv, progress=args.progress)
+    baseline = _baseline(models, args.baseline)
+    folds, summary = repeated_evaluation(
+        models,
+        X,
+        y,
+        folds=args.folds,
+        repeats=args.repeats,
+        seed=args.seed,
+        stratified=args.stratified,
+        progress=args.progress,
+        n_jobs=args.jobs,
+    )
     table = comparison_table(summary, name if args.csv is None else None)
+    if baseline is not None and len(models) > 1:
+        table = _with_differences(table, folds, baseline)
     n_classes = y.nunique()
+    n_folds = args.folds * args.repeats
     print(f"{name}: {len(X)} rows, {X.shape[1]} features, {n_classes} classes; {_protocol(args)}")
     print(
         "accuracy, precision/recall/F1 (macro) and CLL = sum over a fold's rows of "
-        "log2 P(true class | x): mean over folds; sd = standard deviation over folds"
+        f"log2 P(true class | x): mean over the {n_folds} folds; sd = standard deviation "
+        "over folds"
     )
+    if "acc diff" in table.columns:
+        print(
+            f"diff = model minus {baseline}, mean over the same folds; p = two-sided corrected "
+            f"resampled t test (Nadeau & Bengio 2003) with k = {n_folds} folds "
+            f"(repeats x folds, {n_folds - 1} df): p < 0.05 suggests a real difference, "
+            "a larger p that the folds cannot tell the models apart"
+        )
     print(format_table(table))
     if "TAN (study's tree)" in table.index:
         print(
@@ -278,6 +336,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--stratified", action="store_true", help="StratifiedKFold instead of KFold")
     p.add_argument("--alpha", type=float, default=1.0, help="Dirichlet smoothing (default: 1)")
     p.add_argument("--models", metavar="NAMES", help="comma-separated subset, e.g. 'NB,TAN'")
+    p.add_argument(
+        "--repeats",
+        type=int,
+        default=1,
+        help="repeat the K-fold CV R times, reshuffled with seeds seed, seed+1, ... (default: 1)",
+    )
+    p.add_argument(
+        "--baseline",
+        metavar="NAME",
+        help="model every other is tested against (default: NB, when compared)",
+    )
+    p.add_argument(
+        "--jobs", type=int, default=None, help="fit folds in parallel (joblib n_jobs; -1: all CPUs)"
+    )
     study_tan = p.add_mutually_exclusive_group()
     study_tan.add_argument(
         "--study-tan",

@@ -212,6 +212,26 @@ for _dataset in _DATASETS:
     _register(_dataset)
 
 
+def _edge_posterior(dataset, out_dir):
+    """BMATAN's posterior edge probabilities (contact prior chosen by evidence) and the contacts."""
+    from ..classifiers import BMATAN
+
+    title, bunch, *_ = _fitted(dataset)
+    model = BMATAN(contact_matrix=bunch.contact_matrix, contact_prior="auto")
+    fig = plotting.plot_edge_posterior(model.fit(bunch.data, bunch.target), title=title)
+    return [save(fig, out_dir, f"{dataset}_edge_posterior.png")]
+
+
+def _register_edge_posterior(dataset):
+    @figure(f"{dataset}_edge_posterior")
+    def edge_posterior(out_dir):
+        return _edge_posterior(dataset, out_dir)
+
+
+for _dataset in _DATASETS:
+    _register_edge_posterior(_dataset)
+
+
 @figure("p450_cpt")
 def _p450_cpt(out_dir):
     """The CPT of the TAN feature whose tree edge is strongest (block7, child of block1)."""

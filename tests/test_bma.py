@@ -1,0 +1,386 @@
+"""BMATAN against a brute force that enumerates every labelled spanning tree.
+
+The reference below shares no code with the estimator: it decodes every
+Prüfer sequence into a tree, scores each tree's BDeu marginal likelihood and
+posterior predictive straight from counts of the raw rows, and averages.
+"""
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.special import gammaln, logsumexp
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from bnclassify import BMATAN
+from bnclassify.classifiers._bma import edge_marginals, log_tree_sum
+from bnclassify.datasets import load_car
+
+
+# -- the reference ---------------------------------------------------------------------------
+def prufer_trees(m):
+    """Every labelled tree on m nodes, as a list of edges (m^(m-2) of them)."""
+    trees = []
+    for seq in itertools.product(range(m), repeat=m - 2):
+        degree = [1] * m
+        for v in seq:
+            degree[v] += 1
+        edges = []
+        for v in seq:
+            leaf = min(u for u in range(m) if degree[u] == 1)
+            edges.append((leaf, v))
+            degree[leaf] -= 1
+            degree[v] -= 1
+        u, w = [k for k in range(m) if degree[k] == 1]
+        edges.append((u, w))
+        trees.append(edges)
+    return trees
+
+
+def parents_from_root(edges, m):
+    """Parent of each node with the tree rooted at node 0 (-1 for the root)."""
+    neighbours = {v: [] for v in range(m)}
+    for u, v in edges:
+        neighbours[u].append(v)
+        neighbours[v].append(u)
+    parent, stack = [-1] * m, [0]
+    seen = {0}
+    while stack:
+        u = stack.pop()
+        for v in neighbours[u]:
+            if v not in seen:
+                seen.add(v)
+                parent[v] = u
+                stack.append(v)
+    return parent
+
+
+def encode(train, test):
+    """Integer codes by sorted training categories; NaN in test -> -1."""
+    cards, tr, te = [], [], []
+    for col in train.columns:
+        cats = sorted(train[col].unique())
+        lookup = {c: k for k, c in enumerate(cats)}
+        cards.append(len(cats))
+        tr.append([lookup[v] for v in train[col]])
+        te.append([lookup[v] if v in lookup else -1 for v in test[col]])
+    return np.array(tr).T, np.array(te).T, cards
+
+
+def brute_force(train, y_train, test, s, prior_weights):
+    """(log evidence, edge posterior, predict_proba) by enumerating every tree."""
+    x, xt, cards = encode(train, test)
+    classes = sorted(pd.unique(y_train))
+    yc = np.array([classes.index(v) for v in y_train])
+    C, m = len(classes), x.shape[1]
+    n_c = np.bincount(yc, minlength=C)
+    log_ml_class = gammaln(s) - gammaln(s + len(yc)) + np.sum(gammaln(s / C + n_c) - gammaln(s / C))
+    theta_c = (n_c + s / C) / (len(yc) + s)
+
+    def family(i, j):
+        """(log ML, CPT) of feature i given the class and parent j (-1: none)."""
+        rj = 1 if j < 0 else cards[j]
+        counts = np.zeros((C, rj, cards[i]))
+        np.add.at(counts, (yc, 0 if j < 0 else x[:, j], x[:, i]), 1.0)
+        a = s / (C * rj * cards[i])
+        log_ml = np.sum(gammaln(a + counts) - gammaln(a)) + np.sum(
+            gammaln(a * cards[i]) - gammaln(a * cards[i] + counts.sum(axis=2))
+        )
+        cpt = (counts + a) / (counts.sum(axis=2, keepdims=True) + a * cards[i])
+        return log_ml, cpt
+
+    fam = {(i, j): family(i, j) for i in range(m) for j in [-1, *range(m)] if i != j}
+    trees = prufer_trees(m)
+    log_prior = np.array([sum(prior_weights[u, v] for u, v in t) for t in trees])
+    log_prior -= logsumexp(log_prior)
+    log_ml = np.empty(len(trees))
+    joint = np.zeros((len(trees), len(xt), C))
+    grids = [list(range(r)) for r in cards]
+    for k, t in enumerate(trees):
+        parent = parents_from_root(t, m)
+        log_ml[k] = log_ml_class + sum(fam[(i, parent[i])][0] for i in range(m))
+        for row, values in enumerate(xt):
+            # sum over every completion of the missing cells (one when none is missing)
+            options = [grids[i] if values[i] < 0 else [values[i]] for i in range(m)]
+            total = np.zeros(C)
+            for full in itertools.product(*options):
+                p = theta_c.copy()
+                for i in range(m):
+                    j = parent[i]
+                    cpt = fam[(i, j)][1]
+                    p *= cpt[:, 0 if j < 0 else full[j], full[i]]
+                total += p
+            joint[k, row] = total
+    log_post = log_prior + log_ml
+    evidence = logsumexp(log_post)
+    post = np.exp(log_post - evidence)
+    edges = np.zeros((m, m))
+    for k, t in enumerate(trees):
+        for u, v in t:
+            edges[u, v] += post[k]
+            edges[v, u] += post[k]
+    predictive = np.einsum("t,tnc->nc", post, joint)
+    return evidence, edges, predictive / predictive.sum(axis=1, keepdims=True)
+
+
+@pytest.fixture(scope="module")
+def car_sample():
+    X, y = load_car(return_X_y=True)
+    rng = np.random.default_rng(0)
+    order = rng.permutation(len(X))
+    train, test = order[:150], order[150:190]
+    X_train, y_train = X.iloc[train].reset_index(drop=True), y.iloc[train].reset_index(drop=True)
+    X_test = X.iloc[test].reset_index(drop=True)
+    known = np.all([X_test[c].isin(X_train[c]) for c in X.columns], axis=0)
+    return X_train, y_train, X_test[known].reset_index(drop=True)
+
+
+def random_contacts(m, seed=1):
+    rng = np.random.default_rng(seed)
+    upper = np.triu(rng.poisson(3.0, size=(m, m)).astype(float), 1)
+    return upper + upper.T
+
+
+@pytest.mark.parametrize("prior", ["uniform", "contact"])
+def test_matches_enumeration_of_all_trees(car_sample, prior):
+    X, y, X_test = car_sample
+    m = X.shape[1]
+    s = 1.0
+    if prior == "uniform":
+        model = BMATAN(equivalent_sample_size=s).fit(X, y)
+        weights = np.zeros((m, m))
+    else:
+        contacts = random_contacts(m)
+        model = BMATAN(equivalent_sample_size=s, contact_matrix=contacts, contact_prior=3.0)
+        model.fit(X, y)
+        weights = 3.0 * contacts / contacts.max()
+    evidence, edges, proba = brute_force(X, y, X_test, s, weights)
+    spread = edges[np.triu_indices(m, 1)]
+    assert ((spread > 0.05) & (spread < 0.95)).sum() >= 3  # the posterior is not one tree
+    np.testing.assert_allclose(model.log_evidence_, evidence, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(model.edge_posterior_.to_numpy(), edges, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(model.predict_proba(X_test), proba, rtol=0, atol=1e-9)
+    assert list(model.edge_posterior_.columns) == list(X.columns)
+
+
+def test_missing_cells_summed_out_exactly(car_sample):
+    X, y, X_test = car_sample
+    rows = X_test.iloc[:6].copy()
+    rows.iloc[0, 2] = np.nan
+    rows.iloc[1, [0, 3]] = np.nan
+    rows.iloc[2, [1, 4, 5]] = np.nan
+    model = BMATAN(equivalent_sample_size=2.0).fit(X, y)
+    _, _, proba = brute_force(X, y, rows, 2.0, np.zeros((6, 6)))
+    np.testing.assert_allclose(model.predict_proba(rows), proba, rtol=0, atol=1e-9)
+
+
+def test_unit_ratios_for_a_missing_cell_are_not_exact(car_sample):
+    """Why missing cells are enumerated: u = 1 for a missing feature is exact only at
+    leaves, so the shortcut differs from the exact sum where the feature is inner."""
+    X, y, X_test = car_sample
+    model = BMATAN().fit(X, y)
+    row = X_test.iloc[[0]].copy()
+    row.iloc[0, 3] = np.nan
+    exact = model.predict_proba(row)
+    params = model._params
+    codes = model._encode(row)[0]
+    cells = np.where(codes >= 0, codes + params["offsets"][:-1], 0)
+    seen = codes >= 0
+    ratios = params["log_ratio"][:, cells[:, None], cells[None, :]] * np.outer(seen, seen)
+    joint = params["log_class"] + (params["log_single"][:, cells] * seen).sum(axis=1)
+    joint = joint + log_tree_sum(ratios + model._log_weights)
+    shortcut = np.exp(joint - logsumexp(joint))
+    assert np.abs(shortcut - exact[0]).max() > 1e-6
+
+
+def test_edge_weights_are_symmetric_in_family_form(car_sample):
+    """ML(i | C, j) / ML(i | C) == ML(j | C, i) / ML(j | C) under BDeu."""
+    X, y, _ = car_sample
+    x, _, cards = encode(X, X.iloc[:1])
+    yc = pd.factorize(y, sort=True)[0]
+    C, s = yc.max() + 1, 1.0
+
+    def log_ml(i, j):
+        rj = 1 if j < 0 else cards[j]
+        counts = np.zeros((C, rj, cards[i]))
+        np.add.at(counts, (yc, 0 if j < 0 else x[:, j], x[:, i]), 1.0)
+        a = s / (C * rj * cards[i])
+        return np.sum(gammaln(a + counts) - gammaln(a)) + np.sum(
+            gammaln(a * cards[i]) - gammaln(a * cards[i] + counts.sum(axis=2))
+        )
+
+    model = BMATAN(equivalent_sample_size=s).fit(X, y)
+    for i, j in itertools.combinations(range(x.shape[1]), 2):
+        w_ij = log_ml(i, j) - log_ml(i, -1)
+        w_ji = log_ml(j, i) - log_ml(j, -1)
+        assert w_ij == pytest.approx(w_ji, abs=1e-9)
+        assert model.log_edge_weights_.iloc[i, j] == pytest.approx(w_ij, abs=1e-9)
+
+
+def test_tree_sums_and_edge_marginals_against_enumeration():
+    rng = np.random.default_rng(3)
+    m = 5
+    upper = np.triu(rng.normal(scale=3.0, size=(m, m)), 1)
+    log_w = upper + upper.T
+    trees = prufer_trees(m)
+    scores = np.array([sum(log_w[u, v] for u, v in t) for t in trees])
+    assert log_tree_sum(log_w) == pytest.approx(logsumexp(scores), abs=1e-10)
+    post = np.exp(scores - logsumexp(scores))
+    expected = np.zeros((m, m))
+    for p, t in zip(post, trees, strict=True):
+        for u, v in t:
+            expected[u, v] += p
+            expected[v, u] += p
+    np.testing.assert_allclose(edge_marginals(log_w), expected, atol=1e-10)
+    assert log_tree_sum(np.zeros((7, 7))) == pytest.approx(5 * np.log(7))  # Cayley
+
+
+def test_auto_prior_maximises_the_evidence(car_sample):
+    X, y, _ = car_sample
+    contacts = random_contacts(X.shape[1], seed=4)
+    model = BMATAN(contact_matrix=contacts, contact_prior="auto").fit(X, y)
+    grid = model.log_evidence_grid_
+    assert model.contact_prior_ == grid.idxmax()
+    assert model.log_evidence_ == grid.max()
+    assert model.log_bayes_factor_ == pytest.approx(grid.max() - grid[0.0])
+    fixed = BMATAN(contact_matrix=contacts, contact_prior=model.contact_prior_).fit(X, y)
+    assert fixed.log_evidence_ == pytest.approx(model.log_evidence_, abs=1e-9)
+    uniform = BMATAN().fit(X, y)
+    assert uniform.log_bayes_factor_ == 0.0
+    assert grid[0.0] == pytest.approx(uniform.log_evidence_, abs=1e-9)
+
+
+def test_auto_equivalent_sample_size_is_the_evidence_maximum(car_sample):
+    X, y, X_test = car_sample
+    contacts = random_contacts(X.shape[1], seed=4)
+    model = BMATAN(equivalent_sample_size="auto", contact_matrix=contacts, contact_prior="auto")
+    model.fit(X, y)
+    by_ess = model.log_evidence_by_ess_
+    assert model.equivalent_sample_size_ == by_ess.idxmax()
+    assert model.log_evidence_ == by_ess.max()
+    fixed = BMATAN(
+        equivalent_sample_size=model.equivalent_sample_size_,
+        contact_matrix=contacts,
+        contact_prior=model.contact_prior_,
+    ).fit(X, y)
+    assert fixed.log_evidence_ == pytest.approx(model.log_evidence_, abs=1e-9)
+    np.testing.assert_allclose(model.predict_proba(X_test), fixed.predict_proba(X_test))
+    for s in by_ess.index:
+        grid = BMATAN(equivalent_sample_size=s, contact_matrix=contacts, contact_prior="auto")
+        assert grid.fit(X, y).log_evidence_ == pytest.approx(by_ess[s], abs=1e-9)
+
+
+def test_map_tree_and_network(car_sample):
+    X, y, X_test = car_sample
+    model = BMATAN().fit(X, y)
+    features = list(X.columns)
+    arcs = [(u, v) for u, v in model.structure_.edges if u != model.class_node_]
+    assert len(arcs) == len(features) - 1
+    assert all((model.class_node_, f) in model.structure_.edges for f in features)
+    # the MAP tree is the tree of largest posterior weight: check against enumeration
+    log_w = model.log_edge_weights_.to_numpy()
+    best = max(prufer_trees(len(features)), key=lambda t: sum(log_w[u, v] for u, v in t))
+    assert {frozenset(features[k] for k in e) for e in best} == {frozenset(a) for a in arcs}
+    network = model.network_
+    assert set(network.edges) == set(model.structure_.edges)
+    assert network.check_model()
+
+
+def test_many_features_stay_finite():
+    rng = np.random.default_rng(0)
+    n, m = 300, 120
+    z = rng.integers(0, 2, size=n)
+    X = np.empty((n, m), dtype=int)
+    X[:, 0] = (z + (rng.random(n) < 0.2)) % 3
+    for j in range(1, m):
+        X[:, j] = np.where(rng.random(n) < 0.8, X[:, j - 1], rng.integers(0, 3, size=n))
+    model = BMATAN(contact_matrix=np.eye(m, k=1) + np.eye(m, k=-1), contact_prior=5.0)
+    model.fit(X, z)
+    proba = model.predict_proba(X[:50])
+    assert np.isfinite(proba).all()
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert np.isfinite(model.log_evidence_)
+    posterior = model.edge_posterior_.to_numpy()
+    assert np.isfinite(posterior).all()
+    assert posterior.sum() / 2 == pytest.approx(m - 1, abs=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("params", "match"),
+    [
+        ({"equivalent_sample_size": 0}, "equivalent_sample_size"),
+        ({"equivalent_sample_size": "1"}, "equivalent_sample_size"),
+        ({"equivalent_sample_size": -2.0}, "equivalent_sample_size"),
+        ({"contact_prior": -1}, "contact_prior"),
+        ({"contact_prior": "max"}, "contact_prior"),
+        ({"contact_prior": 2.0}, "contact_matrix"),
+        ({"contact_prior": "auto"}, "contact_matrix"),
+        ({"handle_unknown": "ignore"}, "handle_unknown"),
+        ({"contact_matrix": np.ones((2, 2)), "contact_prior": 1.0}, "contact_matrix"),
+    ],
+)
+def test_bad_parameters_name_themselves(car_sample, params, match):
+    X, y, _ = car_sample
+    with pytest.raises(ValueError, match=match):
+        BMATAN(**params).fit(X, y)
+
+
+def chain(features):
+    m = len(features)
+    return np.eye(m, k=1) + np.eye(m, k=-1)
+
+
+@parametrize_with_checks(
+    [
+        BMATAN(),
+        BMATAN(
+            equivalent_sample_size="auto",
+            contact_matrix=chain,
+            contact_prior="auto",
+            handle_unknown="marginalize",
+        ),
+    ]
+)
+def test_sklearn_compatible_estimator(estimator, check):
+    check(estimator)
+
+
+def test_edge_posterior_figure_marks_both_trees(tmp_path):
+    import matplotlib.pyplot as plt
+
+    from bnclassify.datasets import load_p450
+    from bnclassify.plotting import plot_edge_posterior
+    from bnclassify.study import figures
+
+    p450 = load_p450()
+    model = BMATAN(contact_matrix=p450.contact_matrix, contact_prior=1.0)
+    fig = plot_edge_posterior(model.fit(p450.data, p450.target))
+    arcs = [(u, v) for u, v in model.structure_.edges if u != model.class_node_]
+    assert fig.map_edges == sorted(
+        tuple(sorted(a, key=list(p450.data.columns).index)) for a in arcs
+    )
+    assert len(fig.contact_edges) == 7
+    outlined = {
+        (p.bnclassify_edge, p.bnclassify_role)
+        for p in fig.axes[0].patches
+        if hasattr(p, "bnclassify_role")
+    }
+    assert {e for e, role in outlined if role == "posterior-map"} == set(fig.map_edges)
+    for pair, value in fig.contact_tree_posterior.items():
+        u, v = pair.split("-")
+        assert value == model.edge_posterior_.loc[u, v]
+    plt.close(fig)
+    paths = figures.make_figures(tmp_path, names=["lactamase_edge_posterior"])
+    assert [p.name for p in paths] == ["lactamase_edge_posterior.png"]
+
+
+def test_study_compares_the_bma_rows():
+    from bnclassify.datasets import load_p450
+    from bnclassify.study import study_models
+
+    with_contacts = study_models(load_p450().contact_matrix)
+    bma = [name for name in with_contacts if name.startswith("BMA")]
+    assert bma == ["BMA TAN", "BMA TAN (contact prior)", "BMA TAN (evidence s, contact prior)"]
+    assert with_contacts["BMA TAN (contact prior)"].contact_prior == "auto"
+    assert [n for n in study_models(None) if n.startswith("BMA")] == ["BMA TAN"]

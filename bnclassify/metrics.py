@@ -623,3 +623,18 @@ def _progress_bar(total, enabled):
         from tqdm.auto import tqdm
 
     return tqdm(total=total, unit="fit", leave=False, file=sys.stderr)
+
+
+def progress_bar(total, progress=None):
+    """A progress bar over ``total`` steps, shown as ``progress`` says (see :func:`evaluate`).
+
+    ``None`` shows it in a terminal or a Jupyter kernel unless ``CI`` is set;
+    ``True``/``False`` force it on or off. Off, it is a silent stand-in with the
+    same methods.
+
+    Examples
+    --------
+    >>> with progress_bar(3, progress=False) as bar:
+    ...     bar.update(3)
+    """
+    return _progress_bar(total, _show_progress(progress))

@@ -156,13 +156,13 @@ def run_cost_study(
     >>> results.groupby("sweep").size().to_dict()
     {'features': 4, 'rows': 4}
     """
-    from ..metrics import _progress_bar, _show_progress
+    from ..metrics import progress_bar
 
     plan = [("features", rows_for_features, m) for m in features]
     plan += [("rows", n, features_for_rows) for n in rows]
     records = []
     measure_fit(200, 4, n_categories=n_categories)  # warm-up: imports, BLAS threads, caches
-    with _progress_bar(len(plan), _show_progress(progress)) as bar:
+    with progress_bar(len(plan), progress) as bar:
         for sweep, n, m in plan:
             bar.set_description(f"cost study {n} x {m}")
             for record in measure_fit(

@@ -123,3 +123,24 @@ def test_simpler_tan_on_mixed_data_follows_the_contacts(mixed):
     model = SimplerTAN(contacts).fit(X, y)
     assert model.structure_.has_edge("concavity", "mean radius")
     assert model.structure_.has_edge("concavity", "area")
+
+
+def test_the_base_class_is_abstract():
+    from bnclassify import BayesNetClassifier
+
+    with pytest.raises(TypeError, match="abstract"):
+        BayesNetClassifier()
+
+
+def test_no_module_imports_another_modules_private_names():
+    import pathlib
+    import re
+
+    root = pathlib.Path(__file__).resolve().parent.parent / "bnclassify"
+    pattern = re.compile(r"^\s*from \.+[\w.]* import .*\b_[a-z]", re.MULTILINE)
+    offenders = [
+        str(path.relative_to(root))
+        for path in root.rglob("*.py")
+        if pattern.search(path.read_text())
+    ]
+    assert offenders == []

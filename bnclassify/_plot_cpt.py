@@ -100,7 +100,7 @@ def plot_cpt(
     factor = view.factors[i]
     drawing = factor.describe()
     parents = [names[p] for p in view.parents[i]]
-    configuration_parents = [p for p in view.parents[i] if p in factor._discrete_parents]
+    configuration_parents = list(factor._discrete_parents)  # the order of the view's rows
     configurations = _configuration_labels(view, configuration_parents)
     n_classes = len(view.classes)
     if isinstance(drawing, TableView):

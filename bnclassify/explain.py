@@ -157,7 +157,9 @@ def explain(
     ValueError
         For an unknown ``method`` or ``output``, a background given with
         ``method="conditional"``, or missing cells in ``X`` or in the background
-        with ``method="interventional"``.
+        with ``method="interventional"``. ``method="conditional"`` also raises
+        the model's own ``ValueError`` where it cannot sum a feature out (a
+        column of a multinomial group).
 
     Examples
     --------

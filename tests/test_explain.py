@@ -554,3 +554,19 @@ def test_mixed_interventional_probability_and_sampling_add_up(mixed):
     total = sampled.base_values + sampled.values.sum(axis=1)
     np.testing.assert_allclose(total, _target(model, rows, "log_odds"), atol=ADDITIVITY)
     assert np.all(np.abs(sampled.values - closed.values) <= 5 * sampled.error_std + 1e-9)
+
+
+def test_multinomial_groups_and_kernel_densities_equal_brute_force_shapley():
+    """Each column of a multinomial group is its own player; the group is one family."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.poisson(3, (80, 3)).astype(float), columns=["a", "b", "c"])
+    X["k"] = rng.normal(size=80)
+    X["s"] = rng.choice(list("xyz"), 80)
+    y = np.where(X["a"] + X["k"] > 3.5, "p", "n")
+    model = NaiveBayes(distributions={("a", "b", "c"): "multinomial", "k": "kde"}).fit(X, y)
+    assert model.feature_kinds_ == ["multinomial"] * 3 + ["kde", "categorical"]
+    rows, background = X.iloc[:3], X.iloc[::8]
+    expected, base = _shapley_by_brute_force(model, rows, background)
+    ours = explain(model, rows, background)
+    np.testing.assert_allclose(ours.values, expected, rtol=0, atol=AGREEMENT)
+    np.testing.assert_allclose(ours.base_values, base, rtol=0, atol=AGREEMENT)

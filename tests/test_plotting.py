@@ -440,6 +440,17 @@ def test_kernel_and_bernoulli_nodes(mixed):
         assert [t.get_text() for t in ax.get_xticklabels()] == ["<= 15", "> 15"]
 
 
+def test_multinomial_group_is_drawn_as_its_per_class_shares():
+    X = pd.DataFrame([[2, 1, 0], [3, 0, 1], [0, 2, 2], [1, 3, 4]], columns=["w1", "w2", "w3"])
+    model = NaiveBayes(distributions="multinomial").fit(X, ["a", "a", "b", "b"])
+    prob = model.distributions_[("w1", "w2", "w3")].prob_
+    fig = plot_cpt(model, "w2")
+    for c in range(2):
+        np.testing.assert_allclose(fig.axes[c].images[0].get_array()[0], prob[c])
+        assert [t.get_text() for t in fig.axes[c].get_xticklabels()] == ["w1", "w2", "w3"]
+    assert fig._suptitle.get_text().startswith("P(w1, w2, w3 | ")
+
+
 def test_ensemble_members_are_drawn(mixed, p450):
     from bnclassify import AODE, EnsembleTAN
 

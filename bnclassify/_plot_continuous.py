@@ -99,64 +99,43 @@ def plot_class_densities(
     check_is_fitted(model, "compiled_")
     name = _feature_name(model, feature)
     dist = getattr(model, "distributions_", {}).get(name)
-    if dist is None or dist.kind not in ("gaussian", "kde"):
+    if dist is None or not dist.continuous:
         kind = model.feature_kinds_[model.feature_names_.index(name)]
         raise ValueError(
             f"Feature {name!r} is {kind}; plot_class_densities draws Gaussian or kernel "
             "densities (for a CPT use bnclassify.plotting.plot_cpt)."
         )
-    n_classes = len(model.classes_)
     row = None if sample is None else _sample_frame(model, sample)
     if dist.parents_ and row is None:
         raise ValueError(
             f"Feature {name!r} has the feature parents {list(dist.parents_)}; its density "
             "depends on their values, so pass a sample to condition on."
         )
-    codes = values = None
-    if row is not None:
-        codes, values = model._encode(row)
-    if dist.kind == "gaussian":
-        if dist.parents_:
-            cat_codes = codes[:, list(dist._discrete_parents)].astype(np.intp)
-            a, b, v = dist._conditional(cat_codes)
-            cont = values[:, list(dist._continuous_parents)]
-            mean = (a + np.einsum("ncp,np->nc", b, cont))[0]
-            var = v[0]
-        else:
-            mean, var = dist.intercept_.reshape(n_classes), dist.var_.reshape(n_classes)
-        sd = np.sqrt(var)
-        low, high = (mean - 4.3 * sd).min(), (mean + 4.3 * sd).max()
-    else:
-        centres = np.concatenate(dist.values_)
-        h = np.sqrt(dist.bandwidth_.max() ** 2 + dist.epsilon_)
-        low, high = centres.min() - 4.3 * h, centres.max() + 4.3 * h
-    x_value = None if row is None else values[0, model.feature_names_.index(name)]
-    if x_value is not None and np.isfinite(x_value):
-        span = high - low
-        low, high = min(low, x_value - 0.05 * span), max(high, x_value + 0.05 * span)
+    column = model.feature_names_.index(name)
+    log_density = _density_given(model, dist, column, row)
+    x_value = None if row is None else model._encode(row)[1][0, column]
     if xlim is not None:
         low, high = xlim
-    grid = np.linspace(low, high, n_points)
-    if dist.kind == "gaussian":
-        log_density = -0.5 * (np.log(2 * np.pi * var) + (grid[:, None] - mean) ** 2 / var)
     else:
-        log_density = dist.log_density(grid)
-    density = np.exp(log_density)
+        low, high = _mass_range(log_density, *dist.describe().value_range)
+        if x_value is not None and np.isfinite(x_value):
+            span = high - low
+            low, high = min(low, x_value - 0.05 * span), max(high, x_value + 0.05 * span)
+    grid = np.linspace(low, high, n_points)
+    density = np.exp(log_density(grid))
     if weighted:
         density = density * np.exp(model.compiled_.log_prior)
     posterior = None if row is None else model.predict_proba(row)[0]
     if ax is None:
         _, ax = plt.subplots(figsize=(6, 3.5))
+    n_classes = len(model.classes_)
     colors = _class_colors(n_classes)
     for c, label in enumerate(model.classes_):
         text = f"{label}" if posterior is None else f"{label} (P = {posterior[c]:.3f})"
         ax.plot(grid, density[:, c], color=colors[c], lw=2, label=text)
         ax.fill_between(grid, density[:, c], color=colors[c], alpha=0.12)
     if x_value is not None and np.isfinite(x_value):
-        if dist.kind == "gaussian":
-            at = np.exp(-0.5 * (np.log(2 * np.pi * var) + (x_value - mean) ** 2 / var))
-        else:
-            at = np.exp(dist.log_density(np.array([x_value])))[0]
+        at = np.exp(log_density(np.array([x_value])))[0]
         if weighted:
             at = at * np.exp(model.compiled_.log_prior)
         ax.axvline(x_value, color="#333333", ls="--", lw=1)
@@ -174,6 +153,35 @@ def plot_class_densities(
     ax.legend(title=model.class_node_, frameon=False, fontsize=9)
     ax.spines[["top", "right"]].set_visible(False)
     return ax
+
+
+def _density_given(model, dist, column, row):
+    """``grid -> log p(x = grid | c, the row's parent values)``, shape (len(grid), C)."""
+    n_features = len(model.feature_names_)
+    if row is None:
+        codes, values = np.zeros((1, n_features), dtype=np.intp), np.full((1, n_features), np.nan)
+    else:
+        codes, values = model._encode(row)
+
+    def log_density(grid):
+        grid = np.asarray(grid, dtype=float)
+        grid_codes = np.repeat(codes, len(grid), axis=0)
+        grid_values = np.repeat(values, len(grid), axis=0)
+        grid_values[:, column] = grid
+        return dist.log_terms(grid_codes, grid_values)
+
+    return log_density
+
+
+def _mass_range(log_density, low, high, floor=-9.21):  # log(1e-4)
+    """Where some class's density exceeds ``exp(floor)`` times its peak, within ``[low, high]``."""
+    grid = np.linspace(low, high, 2001)
+    relative = log_density(grid)
+    relative = relative - relative.max(axis=0)
+    inside = np.flatnonzero((relative >= floor).any(axis=1))
+    if len(inside) == 0:
+        return low, high
+    return float(grid[inside[0]]), float(grid[inside[-1]])
 
 
 def plot_decision_boundary(

@@ -17,8 +17,6 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
 from sklearn.utils.validation import check_is_fitted
 
-from .classifiers import SignalSubgraphClassifier
-
 __all__ = ["plot_signal_edge_probabilities", "plot_signal_edges"]
 
 SIGNAL_COLOR = "#0072B2"  # blue: estimated signal edges
@@ -46,8 +44,12 @@ def _vertex_labels(model, vertex_labels):
     return labels
 
 
+#: Parameters that make an estimator a signal-subgraph classifier (duck typing: no import).
+_SIGNAL_PARAMETERS = ("n_edges", "n_vertices_signal", "directed", "loops")
+
+
 def _check_model(model):
-    if not isinstance(model, SignalSubgraphClassifier):
+    if not all(hasattr(model, name) for name in _SIGNAL_PARAMETERS):
         raise TypeError(f"Expected a SignalSubgraphClassifier, got {type(model).__name__}.")
     check_is_fitted(model, "signal_edges_")
 

@@ -17,11 +17,18 @@ two endpoints by the two-player Shapley formula. This is exact for any number
 of features and costs a few table operations per family, whatever the sizes of
 ``X`` and the background.
 
+Continuous and mixed models are explained by the same family-by-family
+closed form: a factor that is not a table (a Gaussian, possibly conditional on
+categorical and Gaussian parents, a kernel density, ...) evaluates its own
+``log_terms`` on hybrid rows holding ``x`` on ``S`` and each distinct
+background row's cells elsewhere in the family, which costs about
+``n_rows * distinct background rows`` terms per subset of the family.
+
 Other combinations have no closed form and use the coalition game directly:
 
 * ``method="conditional"``: the value of a coalition ``S`` is the model's own
   prediction from ``x_S`` alone, the other features marginalised exactly by the
-  network (:meth:`~bnclassify.network.CompiledNetwork.joint_log_likelihood`
+  network (:meth:`~bnclassify.network.FittedNetwork.joint_log_likelihood`
   with missing cells). No background data is involved.
 * ``output="probability"`` (either method) and models without a single
   compiled network (:class:`~bnclassify.EnsembleTAN` and
@@ -57,8 +64,7 @@ Models with more than two classes get one output per class (``values`` of shape
 
 from __future__ import annotations
 
-from itertools import combinations
-from math import factorial, prod
+from math import prod
 
 import numpy as np
 import pandas as pd
@@ -67,6 +73,7 @@ from scipy.special import softmax
 from sklearn.utils.validation import check_is_fitted
 
 from ._encoding import MISSING
+from ._shap_families import additive_interventional, contrast, shapley_weight
 
 __all__ = ["explain", "METHODS", "OUTPUTS"]
 
@@ -139,8 +146,9 @@ def explain(
         ``values`` of shape ``(n_rows, n_features)`` for two classes, else
         ``(n_rows, n_features, n_classes)``; ``base_values`` (the value of the
         empty coalition), ``data`` (numeric category values where the
-        categories are numbers, else the category codes; NaN when missing),
-        ``display_data`` (the category values), ``feature_names``, and
+        categories are numbers, else the category codes, and a continuous
+        feature's own values; NaN when missing), ``display_data`` (the
+        category values and continuous values), ``feature_names``, and
         ``error_std`` (zeros when exact). ``base_values + values.sum(axis=1)``
         equals the explained output of every row up to rounding.
 
@@ -149,7 +157,9 @@ def explain(
     ValueError
         For an unknown ``method`` or ``output``, a background given with
         ``method="conditional"``, or missing cells in ``X`` or in the background
-        with ``method="interventional"``.
+        with ``method="interventional"``. ``method="conditional"`` also raises
+        the model's own ``ValueError`` where it cannot sum a feature out (a
+        column of a multinomial group).
 
     Examples
     --------
@@ -190,7 +200,8 @@ def explain(
     ):
         raise ValueError(f"n_permutations must be a positive integer, got {n_permutations!r}.")
     _check_model(model)
-    codes = np.asarray(model._encode(X)[0], dtype=np.intp)
+    rows = _encoded(model, X)
+    codes = rows[0]
     names = _feature_names(model, codes.shape[1])
     n_classes = len(model.classes_)
 
@@ -203,24 +214,23 @@ def explain(
         reference = None
     else:
         _check_complete(codes, names, "X")
-        reference = (
-            codes if background is None else np.asarray(model._encode(background)[0], np.intp)
-        )
-        _check_complete(reference, names, "background")
+        reference = rows if background is None else _encoded(model, background)
+        _check_complete(reference[0], names, "background")
 
     if method == "interventional" and output == "log_odds" and hasattr(model, "compiled_"):
-        values, base = _additive_interventional(model.compiled_, codes, reference)
+        values, base = additive_interventional(model.compiled_, rows, reference)
         error = np.zeros_like(values)
     else:
-        evaluate = _ModelOutput(model, output, n_classes)
-        game = _Game(evaluate, codes, reference)
+        evaluate = _ModelOutput(model, output, n_classes, mixed=rows[1] is not None)
+        background_rows = None if reference is None else evaluate.layout(*reference)
+        game = _Game(evaluate, evaluate.layout(*rows), background_rows)
         if codes.shape[1] <= max_exact_features:
             values, base = game.exact()
             error = np.zeros_like(values)
         else:
             values, base, error = game.sampled(n_permutations, np.random.default_rng(random_state))
 
-    data, display = _data_arrays(model.categories_, codes)
+    data, display = _data_arrays(model.categories_, *rows)
     if n_classes == 2:
         values, base, error = values[..., 0], base[..., 0], error[..., 0]
         output_names = None
@@ -275,11 +285,24 @@ def _check_complete(codes, names, what):
         )
 
 
-def _data_arrays(categories, codes):
-    """Numeric values for colouring shap plots, and the category values for display."""
+def _encoded(model, X):
+    """``(codes, values)`` of ``X``: integer codes (-1 missing), continuous values or None."""
+    codes, values = model._encode(X)
+    return np.asarray(codes, dtype=np.intp), values
+
+
+def _data_arrays(categories, codes, values):
+    """Numeric values for colouring shap plots, and the values for display.
+
+    A continuous column (no categories) shows its own values in both.
+    """
     data = np.empty(codes.shape, dtype=float)
     display = np.empty(codes.shape, dtype=object)
     for j, cats in enumerate(categories):
+        if cats is None:
+            data[:, j] = values[:, j]
+            display[:, j] = values[:, j]
+            continue
         column = codes[:, j]
         missing = column == MISSING
         safe = np.where(missing, 0, column)
@@ -291,82 +314,25 @@ def _data_arrays(categories, codes):
     return data, display
 
 
-def _contrast(scores):
-    """Class scores (leading axis: class) -> explained outputs (leading axis: output).
-
-    Two classes: the log-odds of class 1 (one output). More: centred scores.
-    """
-    if scores.shape[0] == 2:
-        return (scores[1] - scores[0])[None]
-    return scores - scores.mean(axis=0)
-
-
-def _shapley_weight(size, players):
-    """Weight of a coalition of ``size`` other players in a game of ``players``."""
-    return factorial(size) * factorial(players - size - 1) / factorial(players)
-
-
-# -- closed form: interventional log-odds of one network -------------------------------------
-def _additive_interventional(compiled, codes, background):
-    """Exact interventional Shapley values of the (centred) log-odds, family by family.
-
-    Returns ``values`` (n, m, n_outputs) and ``base`` (n, n_outputs).
-    """
-    n, m = codes.shape
-    cards = compiled.cards
-    base = _contrast(compiled.log_prior).astype(float)
-    values = np.zeros((n, m, base.shape[0]))
-    for i in range(m):
-        family = [*compiled.parents[i], i]
-        k = len(family)
-        term = _contrast(compiled.factors[i].log_table_)  # (outputs, *cards of family)
-        expected = {}  # frozenset of present family positions -> (n, outputs) or (outputs,)
-        for size in range(k + 1):
-            for present in combinations(range(k), size):
-                absent = [p for p in range(k) if p not in present]
-                table = term
-                if absent:
-                    joint = _empirical_joint(background, [family[p] for p in absent], cards)
-                    table = np.tensordot(
-                        term, joint, axes=([1 + p for p in absent], list(range(len(absent))))
-                    )
-                if present:
-                    index = tuple(codes[:, family[p]] for p in present)
-                    expected[frozenset(present)] = table[(slice(None), *index)].T
-                else:
-                    expected[frozenset()] = table
-        base = base + expected[frozenset()]
-        everything = frozenset(range(k))
-        for p, j in enumerate(family):
-            others = everything - {p}
-            for size in range(k):
-                weight = _shapley_weight(size, k)
-                for present in combinations(sorted(others), size):
-                    s = frozenset(present)
-                    values[:, j] += weight * (expected[s | {p}] - expected[s])
-    return values, np.broadcast_to(base, (n, base.shape[0])).copy()
-
-
-def _empirical_joint(codes, columns, cards):
-    """The background's joint relative frequencies over ``columns``, shape ``cards[columns]``."""
-    shape = [cards[c] for c in columns]
-    flat = np.ravel_multi_index(tuple(codes[:, c] for c in columns), shape)
-    return (np.bincount(flat, minlength=prod(shape)) / len(codes)).reshape(shape)
-
-
 # -- coalition games -----------------------------------------------------------------------------
 class _ModelOutput:
-    """The explained output of complete or partial rows of codes, each distinct row computed once.
+    """The explained output of complete or partial rows, each distinct row computed once.
 
-    Partial rows (``MISSING`` cells) are marginalised by the model. Rows are
-    keyed in a mixed radix (cards + 1, the extra digit for missing); outputs of
-    keys already seen are cached.
+    Partial rows (missing cells: code ``MISSING``, value NaN) are marginalised
+    by the model. When every feature is discrete a row is its codes, keyed in
+    a mixed radix (cards + 1, the extra digit for missing), and outputs of keys
+    already seen are cached. Otherwise (``mixed``) a row is its codes followed
+    by its values, ``2 m`` floats, deduplicated as rows.
     """
 
-    def __init__(self, model, output, n_classes):
+    def __init__(self, model, output, n_classes, mixed=False):
         self.model = model
         self.output = output
         self.n_outputs = 1 if n_classes == 2 else n_classes
+        self.mixed = mixed
+        self.keyed = self.dense = False
+        if mixed:
+            return
         self.radix = np.array([len(c) + 1 for c in model.categories_], dtype=np.int64)
         domain = prod(int(r) for r in self.radix)
         self.keyed = domain <= _MAX_KEYED
@@ -377,31 +343,63 @@ class _ModelOutput:
             self.cache = np.empty((domain, self.n_outputs))
             self.filled = np.zeros(domain, dtype=bool)
 
-    def scores(self, codes):
+    # -- the row layout --------------------------------------------------------------
+    def layout(self, codes, values):
+        """Encoded rows as the game's rows: codes, or codes then values when ``mixed``."""
+        if not self.mixed:
+            return codes
+        return np.concatenate([codes.astype(float), values], axis=1)
+
+    def split(self, rows):
+        """Game rows back to ``(codes, values)``."""
+        if not self.mixed:
+            return rows, None
+        m = rows.shape[-1] // 2
+        return rows[:, :m].astype(np.intp), rows[:, m:]
+
+    def cells(self, masks):
+        """Feature masks (..., m) as masks over the row layout's cells."""
+        return np.concatenate([masks, masks], axis=-1) if self.mixed else masks
+
+    @property
+    def absent(self):
+        """The fill of an absent cell (conditional game), broadcast over a row."""
+        if not self.mixed:
+            return MISSING
+        m = len(self.model.categories_)
+        return np.r_[np.full(m, float(MISSING)), np.full(m, np.nan)]
+
+    # -- evaluation ------------------------------------------------------------------
+    def scores(self, rows):
         """Class scores equal to log P(c | x) up to a per-row constant, shape (rows, classes)."""
+        encoded = self.split(rows)
         compiled = getattr(self.model, "compiled_", None)
         if compiled is not None:
-            return compiled.joint_log_likelihood(codes)
-        if hasattr(self.model, "_log_proba_codes"):  # bnclassify ensembles (EnsembleTAN, AODE)
-            return self.model._log_proba_codes(codes)
-        return self.model.predict_log_proba(_decode(self.model, codes))
+            return compiled.joint_log_likelihood(*encoded)
+        if hasattr(self.model, "_log_proba"):  # bnclassify ensembles (EnsembleTAN, AODE)
+            return self.model._log_proba(encoded)
+        return self.model.predict_log_proba(_decode(self.model, *encoded))
 
     def transform(self, scores):
         if self.output == "log_odds":
-            return _contrast(scores.T).T
+            return contrast(scores.T).T
         proba = softmax(scores, axis=1)
         return proba[:, 1:] if scores.shape[1] == 2 else proba
 
-    def evaluate(self, codes):
-        return self.transform(self.scores(codes))
+    def evaluate(self, rows):
+        return self.transform(self.scores(rows))
 
     def __call__(self, rows):
-        """Outputs of ``rows`` (..., m) -> (..., n_outputs)."""
+        """Outputs of ``rows`` (..., width) -> (..., n_outputs)."""
         if self.keyed:
             return self.of_keys(self.digits(rows).sum(axis=-1))
         shape = rows.shape[:-1]
         rows = rows.reshape(-1, rows.shape[-1])
+        if self.mixed:  # NaN never equals itself: a sentinel lets missing cells deduplicate
+            rows = np.where(np.isnan(rows), -np.inf, rows)
         unique, inverse = np.unique(rows, axis=0, return_inverse=True)
+        if self.mixed:
+            unique = np.where(np.isneginf(unique), np.nan, unique)
         return self.evaluate(unique)[inverse.ravel()].reshape(*shape, self.n_outputs)
 
     def digits(self, codes):
@@ -425,14 +423,17 @@ class _ModelOutput:
         return np.stack(np.unravel_index(keys, tuple(self.radix)), axis=1) - 1
 
 
-def _decode(model, codes):
-    """Codes back to a table of category values (None where missing) that the model accepts."""
+def _decode(model, codes, values=None):
+    """Encoded rows back to a table (None/NaN where missing) that the model accepts."""
     columns = {}
     for j, cats in enumerate(model.categories_):
         column = codes[:, j]
-        values = np.asarray(cats, dtype=object)[np.where(column == MISSING, 0, column)]
-        values[column == MISSING] = None
-        columns[j] = values
+        if cats is None:
+            columns[j] = values[:, j]
+            continue
+        cells = np.asarray(cats, dtype=object)[np.where(column == MISSING, 0, column)]
+        cells[column == MISSING] = None
+        columns[j] = cells
     names = getattr(model, "feature_names_in_", None)
     frame = pd.DataFrame(columns)
     if names is not None:
@@ -445,23 +446,26 @@ def _decode(model, codes):
 class _Game:
     """Coalition values of every explained row: ``v(S) = output(x_S, rest)``.
 
-    The rest is ``MISSING`` (conditional: the model marginalises it) or each
+    Rows are in the output's layout (:meth:`_ModelOutput.layout`). The rest is
+    missing (conditional: the model marginalises it) or each
     background row in turn (interventional: outputs averaged over the
     background).
     """
 
-    def __init__(self, output, codes, background):
+    def __init__(self, output, rows, background):
         self.output = output
-        self.codes = codes
+        self.rows = rows
         self.background = background
+        self.n_features = len(output.model.categories_)
 
     def values(self, rows, masks):
         """Coalition values for ``rows`` (n, m) and masks (n or 1, q, m) -> (n, q, outputs)."""
         if self.output.keyed:
             return self._keyed_values(rows, masks)
         x = rows[:, None, :]
+        masks = self.output.cells(masks)
         if self.background is None:
-            return self.output(np.where(masks, x, MISSING))
+            return self.output(np.where(masks, x, self.output.absent))
         out = np.zeros((len(rows), masks.shape[1], self.output.n_outputs))
         b_chunk = max(1, _CHUNK_CELLS // (len(rows) * masks.shape[1] * masks.shape[2]))
         for start in range(0, len(self.background), b_chunk):
@@ -499,7 +503,7 @@ class _Game:
 
     def exact(self):
         """Exact Shapley values by enumerating all coalitions."""
-        n, m = self.codes.shape
+        n, m = len(self.rows), self.n_features
         masks = _all_coalitions(m)
         weights = _shapley_matrix(masks)
         values = np.empty((n, m, self.output.n_outputs))
@@ -512,7 +516,7 @@ class _Game:
         else:
             step = self._row_chunk(masks.size)
         for start in range(0, n, step):
-            rows = self.codes[start : start + step]
+            rows = self.rows[start : start + step]
             if self.output.keyed and self.background is not None:
                 v = self._grouped_values(rows, masks, *groups)
             else:
@@ -546,14 +550,14 @@ class _Game:
 
     def sampled(self, n_permutations, rng):
         """Antithetic permutation-sampling estimate, its standard error, exact additivity."""
-        n, m = self.codes.shape
+        n, m = len(self.rows), self.n_features
         half = -(-n_permutations // 2)
         values = np.empty((n, m, self.output.n_outputs))
         error = np.empty_like(values)
         base = np.empty((n, self.output.n_outputs))
         step = self._row_chunk(2 * half * (m + 1) * m)
         for start in range(0, n, step):
-            rows = self.codes[start : start + step]
+            rows = self.rows[start : start + step]
             orders = np.argsort(rng.random((len(rows), half, m)), axis=2)
             orders = np.concatenate([orders, orders[:, :, ::-1]], axis=1)
             rank = np.argsort(orders, axis=2)  # position of each feature in its order
@@ -579,5 +583,5 @@ def _shapley_matrix(masks):
     """W with ``phi = V @ W``: +w(|S|-1) where i is in S, -w(|S|) where it is not."""
     m = masks.shape[1]
     size = masks.sum(axis=1)
-    weight = np.array([_shapley_weight(s, m) for s in range(m)] + [0.0])
+    weight = np.array([shapley_weight(s, m) for s in range(m)] + [0.0])
     return np.where(masks, weight[np.maximum(size - 1, 0)][:, None], -weight[size][:, None])

@@ -20,10 +20,12 @@ import matplotlib.pyplot as plt
 import networkx as nx
 import numpy as np
 import pandas as pd
-from matplotlib.colors import to_rgb
 from matplotlib.figure import FigureBase
 from matplotlib.patches import FancyArrowPatch, Rectangle
 from matplotlib.text import Text
+
+from ._plot_cpt import plot_cpt, text_color
+from ._plot_views import network_view
 
 __all__ = [
     "drawn_edges",
@@ -103,7 +105,7 @@ def drawn_edges(obj, role=None) -> list:
 
 
 # -- structures ----------------------------------------------------------------------
-def _structure_of(model_or_graph, class_node=None, weights=None):
+def _structure_of(model_or_graph, class_node=None, weights=None, member=0):
     """(graph, class node or None, weights lookup or None) of a fitted model or a graph."""
     if isinstance(model_or_graph, nx.Graph):
         graph = model_or_graph
@@ -119,16 +121,11 @@ def _structure_of(model_or_graph, class_node=None, weights=None):
                 for u, v, d in graph.edges(data=True)
                 if "weight" in d
             }
-    elif hasattr(model_or_graph, "structure_") or hasattr(model_or_graph, "fit"):
-        if not hasattr(model_or_graph, "structure_"):
-            raise ValueError(
-                f"This {type(model_or_graph).__name__} is not fitted yet (no structure_); "
-                "call fit first."
-            )
-        graph = model_or_graph.structure_
-        class_node = model_or_graph.class_node_
+    elif hasattr(model_or_graph, "fit") or hasattr(model_or_graph, "structure_"):
+        view = network_view(model_or_graph, member)
+        graph, class_node = view.structure, view.class_node
         if weights is None:
-            weights = getattr(model_or_graph, "weights_", None)
+            weights = view.weights
     else:
         raise TypeError(
             "Expected a fitted bnclassify model or a networkx graph, got "
@@ -289,6 +286,7 @@ def plot_structure(
     edge_colors=None,
     title=None,
     fontsize=10,
+    member=0,
 ):
     """Draw a classifier's structure: the class node apart, the feature tree from its root.
 
@@ -302,6 +300,11 @@ def plot_structure(
     ----------
     model_or_graph : fitted bnclassify classifier or networkx graph
         A model's ``structure_``, ``class_node_`` and ``weights_`` are used.
+        An ensemble (:class:`~bnclassify.EnsembleTAN`, :class:`~bnclassify.AODE`)
+        is drawn through one of its members (see ``member``); a
+        :class:`~bnclassify.SignalSubgraphClassifier` as the naive Bayes it is,
+        one binary feature per signal edge (``"i-j"``, or ``"i->j"`` when
+        directed) under the class node ``"y"``.
         A ``DiGraph`` is drawn as it is; an undirected ``Graph`` (e.g. from
         :func:`~bnclassify.structure.tree_from_weights`) without arrowheads.
     ax : matplotlib Axes, optional
@@ -327,7 +330,12 @@ def plot_structure(
         Colour of particular feature edges, keyed by ``frozenset({u, v})``;
         the others are dark grey.
     title : str, optional
+        Default: none, or which member is drawn for an ensemble.
     fontsize : float, default=10
+    member : int, default=0
+        For an ensemble, the position of the member in ``estimators_`` whose
+        structure is drawn (members differ in their trees, so no single
+        structure is the ensemble's).
 
     Returns
     -------
@@ -343,7 +351,9 @@ def plot_structure(
     >>> sorted(drawn_edges(ax, role="feature"))[:2]
     [('block1', 'block4'), ('block1', 'block7')]
     """
-    graph, class_node, lookup = _structure_of(model_or_graph, class_node, weights)
+    graph, class_node, lookup = _structure_of(model_or_graph, class_node, weights, member)
+    if title is None and not isinstance(model_or_graph, nx.Graph):
+        title = network_view(model_or_graph, member).title
     features = _feature_graph(graph, class_node)
     pos = _layout(features, root)
     n_cols = 1 + max((x for x, _ in pos.values()), default=0.0)
@@ -750,11 +760,6 @@ def plot_tree_comparison(
 
 
 # -- matrices ------------------------------------------------------------------------------
-def _text_color(rgba):
-    r, g, b = to_rgb(rgba)
-    return "black" if 0.299 * r + 0.587 * g + 0.114 * b > 0.55 else "white"
-
-
 def plot_weights(
     matrix,
     *,
@@ -850,7 +855,7 @@ def plot_weights(
                 ha="center",
                 va="center",
                 fontsize=fontsize - 1,
-                color=_text_color(image.cmap(image.norm(values[i, j]))),
+                color=text_color(image.cmap(image.norm(values[i, j]))),
             )
     if colorbar:
         bar = ax.figure.colorbar(image, ax=ax, shrink=0.8, pad=0.02)
@@ -870,109 +875,6 @@ def _cell_format(values):
     top = np.abs(finite).max()
     decimals = 2 if top == 0 else int(np.clip(2 - np.floor(np.log10(top)), 0, 6))
     return f"{{:.{decimals}f}}"
-
-
-def _feature_position(model, feature):
-    names = model.feature_names_
-    if isinstance(feature, str) and feature in names:
-        return names.index(feature)
-    if isinstance(feature, int | np.integer) and not isinstance(feature, bool):
-        if -len(names) <= feature < len(names):
-            return int(feature) % len(names)
-    if feature in names:
-        return names.index(feature)
-    raise ValueError(f"feature={feature!r} is neither a feature name nor a position; {names}.")
-
-
-def plot_cpt(model, feature, *, fig=None, annotate=True, cmap="Blues", fontsize=9):
-    """One feature's conditional probability table as heatmaps, one panel per class.
-
-    Rows are the configurations of the feature's parents other than the class
-    (one row when the class is its only parent), columns the feature's states;
-    each row of a panel sums to 1.
-
-    Parameters
-    ----------
-    model : fitted bnclassify classifier
-    feature : str or int
-        Feature name or position.
-    fig : matplotlib Figure, optional
-    annotate : bool, default=True
-        Write each probability in its cell.
-    cmap : str or Colormap, default="Blues"
-    fontsize : float, default=9
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        One axes per class plus the colour bar.
-
-    Examples
-    --------
-    >>> from bnclassify import TAN
-    >>> from bnclassify.datasets import load_p450
-    >>> X, y = load_p450(return_X_y=True)
-    >>> fig = plot_cpt(TAN().fit(X, y), "block8")
-    >>> fig.axes[0].get_title()
-    'functional = 0'
-    >>> fig.axes[0].get_ylabel()
-    'block7'
-    """
-    if not hasattr(model, "compiled_"):
-        raise ValueError(f"This {type(model).__name__} is not fitted yet; call fit first.")
-    i = _feature_position(model, feature)
-    names = model.feature_names_
-    name = names[i]
-    parents = [names[p] for p in model.compiled_.parents[i]]
-    table = model.compiled_.factor_of(i).table_  # (C, *parent cards, r_i)
-    n_classes, n_states = table.shape[0], table.shape[-1]
-    rows = table.reshape(n_classes, -1, n_states)
-    parent_states = [model.categories_[p] for p in model.compiled_.parents[i]]
-    row_labels = (
-        [
-            ", ".join(f"{p}={s}" for p, s in zip(parents, combo, strict=True))
-            if len(parents) > 1
-            else str(combo[0])
-            for combo in itertools.product(*parent_states)
-        ]
-        if parents
-        else [""]
-    )
-    state_labels = [str(s) for s in model.categories_[i]]
-    if fig is None:
-        height = 1.4 + 0.42 * rows.shape[1]
-        width = 1.2 + n_classes * (0.9 + 0.6 * n_states)
-        fig = plt.figure(figsize=(max(width, 4.5), max(height, 2.4)), layout="constrained")
-    axes = fig.subplots(1, n_classes, sharey=True, squeeze=False)[0]
-    image = None
-    for c, ax in enumerate(axes):
-        image = ax.imshow(rows[c], cmap=cmap, vmin=0.0, vmax=1.0, aspect="auto")
-        ax.set_xticks(range(n_states), state_labels, fontsize=fontsize)
-        ax.set_xlabel(name, fontsize=fontsize)
-        ax.set_title(f"{model.class_node_} = {model.classes_[c]}", fontsize=fontsize + 1)
-        ax.tick_params(length=0)
-        if annotate:
-            for r, s in itertools.product(range(rows.shape[1]), range(n_states)):
-                p = rows[c, r, s]
-                ax.text(
-                    s,
-                    r,
-                    f"{p:.2f}",
-                    ha="center",
-                    va="center",
-                    fontsize=fontsize,
-                    color=_text_color(image.cmap(image.norm(p))),
-                )
-    axes[0].set_yticks(range(len(row_labels)), row_labels, fontsize=fontsize)
-    if parents:
-        axes[0].set_ylabel(", ".join(parents), fontsize=fontsize)
-    else:
-        axes[0].set_yticks([])
-    bar = fig.colorbar(image, ax=list(axes), shrink=0.9, pad=0.02)
-    bar.ax.tick_params(labelsize=fontsize - 1)
-    given = ", ".join([str(model.class_node_), *parents])
-    fig.suptitle(f"P({name} | {given})", fontsize=fontsize + 2)
-    return fig
 
 
 # -- evaluation results -------------------------------------------------------------------------

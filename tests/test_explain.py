@@ -5,6 +5,9 @@ textbook naive Bayes closed form from pgmpy's CPDs, exact enumeration through
 the model's public predict_log_proba, and the efficiency (additivity) axiom.
 """
 
+import itertools
+from math import factorial
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -446,3 +449,124 @@ def test_shap_figures_writes_four_pngs(tmp_path):
     for path in paths:
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert plt.imread(path).shape[0] > 400
+
+
+# -- continuous and mixed features -------------------------------------------------------------
+@pytest.fixture(scope="module")
+def mixed():
+    """Breast cancer: four float columns kept as floats, two banded into strings.
+
+    Two bands of equal frequency keep the (class, band, band) groups of KDB's
+    conditional Gaussians populated, so log-odds stay moderate (below 100) and
+    an absolute 1e-8 is a meaningful agreement.
+    """
+    from sklearn.datasets import load_breast_cancer
+
+    data = load_breast_cancer(as_frame=True)
+    X = data.data.iloc[:, [0, 1, 4, 7, 20, 27]].copy()
+    X.columns = ["radius", "texture", "smoothness", "concavity", "worst_radius", "worst_concav"]
+    for column in ["worst_radius", "worst_concav"]:
+        X[column] = pd.qcut(X[column], 2, labels=["low", "high"]).astype(str)
+    y = data.target.map({0: "malignant", 1: "benign"})
+    return X, y
+
+
+def _shapley_by_brute_force(model, rows, background):
+    """Interventional Shapley values of the log-odds: all 2^m coalitions, one by one."""
+    m = rows.shape[1]
+    values = np.zeros(rows.shape)
+    for r in range(len(rows)):
+        worth = {}
+        for size in range(m + 1):
+            for coalition in itertools.combinations(range(m), size):
+                hybrid = background.copy()
+                for j in coalition:
+                    hybrid.iloc[:, j] = rows.iloc[r, j]
+                worth[coalition] = _log_odds(model.predict_log_proba(hybrid)).mean()
+        for i in range(m):
+            for coalition, v in worth.items():
+                if i in coalition:
+                    continue
+                weight = factorial(len(coalition)) * factorial(m - len(coalition) - 1)
+                joined = tuple(sorted((*coalition, i)))
+                values[r, i] += weight / factorial(m) * (worth[joined] - v)
+    return values, worth[()]
+
+
+@pytest.mark.parametrize("name", ["NaiveBayes", "TAN", "KDB2", "EnsembleTAN", "AODE"])
+def test_mixed_interventional_log_odds_equal_brute_force_shapley(mixed, name):
+    X, y = mixed
+    estimator = {
+        "NaiveBayes": NaiveBayes(),
+        "TAN": TAN(),
+        "KDB2": KDB(k=2),
+        "EnsembleTAN": EnsembleTAN(),
+        "AODE": AODE(),
+    }[name]
+    model = estimator.fit(X, y)
+    assert model.feature_kinds_.count("gaussian") == 4
+    rows, background = X.iloc[[0, 7, 100]], X.iloc[::15]
+    expected, base = _shapley_by_brute_force(model, rows, background)
+    ours = explain(model, rows, background)
+    np.testing.assert_allclose(ours.values, expected, rtol=0, atol=AGREEMENT)
+    np.testing.assert_allclose(ours.base_values, base, rtol=0, atol=AGREEMENT)
+    total = ours.base_values + ours.values.sum(axis=1)
+    np.testing.assert_allclose(total, _target(model, rows, "log_odds"), rtol=0, atol=AGREEMENT)
+    # continuous columns show their own values
+    np.testing.assert_array_equal(ours.data[:, 0], rows["radius"].to_numpy())
+    assert ours.display_data[1, 4] == rows["worst_radius"].iloc[1]
+
+
+@pytest.mark.parametrize("name", ["NaiveBayes", "TAN", "KDB2", "EnsembleTAN", "AODE"])
+@pytest.mark.parametrize("output", ["log_odds", "probability"])
+def test_mixed_conditional_values_add_up_with_missing_floats_and_strings(mixed, name, output):
+    X, y = mixed
+    estimator = {
+        "NaiveBayes": NaiveBayes(),
+        "TAN": TAN(),
+        "KDB2": KDB(k=2),
+        "EnsembleTAN": EnsembleTAN(),
+        "AODE": AODE(),
+    }[name]
+    model = estimator.fit(X, y)
+    rows = X.iloc[:6].copy()
+    rows.loc[1, "radius"] = np.nan
+    rows.loc[2, "worst_radius"] = np.nan
+    rows.loc[3, ["concavity", "worst_concav"]] = np.nan
+    rows.loc[4, ["texture", "smoothness", "worst_radius"]] = np.nan
+    ours = explain(model, rows, method="conditional", output=output)
+    total = ours.base_values + ours.values.sum(axis=1)
+    np.testing.assert_allclose(total, _target(model, rows, output), rtol=0, atol=AGREEMENT)
+    missing = rows.isna().to_numpy()
+    np.testing.assert_allclose(ours.values[missing], 0.0, atol=1e-12)
+    assert np.isnan(ours.data[1, 0]) and ours.display_data[2, 4] is None
+
+
+def test_mixed_interventional_probability_and_sampling_add_up(mixed):
+    X, y = mixed
+    model = TAN().fit(X, y)
+    rows, background = X.iloc[:4], X.iloc[::20]
+    exact = explain(model, rows, background, output="probability")
+    total = exact.base_values + exact.values.sum(axis=1)
+    np.testing.assert_allclose(total, _target(model, rows, "probability"), atol=ADDITIVITY)
+    sampled = explain(model, rows, background, max_exact_features=0, random_state=0)
+    closed = explain(model, rows, background)
+    total = sampled.base_values + sampled.values.sum(axis=1)
+    np.testing.assert_allclose(total, _target(model, rows, "log_odds"), atol=ADDITIVITY)
+    assert np.all(np.abs(sampled.values - closed.values) <= 5 * sampled.error_std + 1e-9)
+
+
+def test_multinomial_groups_and_kernel_densities_equal_brute_force_shapley():
+    """Each column of a multinomial group is its own player; the group is one family."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.poisson(3, (80, 3)).astype(float), columns=["a", "b", "c"])
+    X["k"] = rng.normal(size=80)
+    X["s"] = rng.choice(list("xyz"), 80)
+    y = np.where(X["a"] + X["k"] > 3.5, "p", "n")
+    model = NaiveBayes(distributions={("a", "b", "c"): "multinomial", "k": "kde"}).fit(X, y)
+    assert model.feature_kinds_ == ["multinomial"] * 3 + ["kde", "categorical"]
+    rows, background = X.iloc[:3], X.iloc[::8]
+    expected, base = _shapley_by_brute_force(model, rows, background)
+    ours = explain(model, rows, background)
+    np.testing.assert_allclose(ours.values, expected, rtol=0, atol=AGREEMENT)
+    np.testing.assert_allclose(ours.base_values, base, rtol=0, atol=AGREEMENT)

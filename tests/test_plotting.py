@@ -344,6 +344,196 @@ def test_cpt_multiclass_and_errors(tmp_path):
         plot_cpt(TAN(), "safety")
 
 
+# -- plot_cpt on real-valued nodes, ensembles and signal subgraphs ------------------------------
+@pytest.fixture(scope="module")
+def mixed():
+    """Breast cancer: four float columns (Gaussian) and two bands of equal frequency (strings)."""
+    from sklearn.datasets import load_breast_cancer
+
+    data = load_breast_cancer(as_frame=True)
+    X = data.data.iloc[:, [0, 1, 4, 7, 20, 27]].copy()
+    X.columns = ["radius", "texture", "smoothness", "concavity", "worst_radius", "worst_concav"]
+    for column in ["worst_radius", "worst_concav"]:
+        X[column] = pd.qcut(X[column], 2, labels=["low", "high"]).astype(str)
+    return X, data.target.map({0: "malignant", 1: "benign"})
+
+
+def _curves(ax):
+    return [line for line in ax.get_lines() if len(line.get_xdata()) > 2]
+
+
+def test_gaussian_node_draws_one_density_per_class_peaking_at_the_mean(mixed, tmp_path):
+    X, y = mixed
+    model = NaiveBayes().fit(X, y)
+    gaussian = model.distributions_["texture"]
+    fig = plot_cpt(model, "texture")
+    panels = fig.axes
+    assert len(panels) == len(model.classes_)
+    for c, ax in enumerate(panels):
+        (line,) = _curves(ax)
+        x, density = line.get_xdata(), line.get_ydata()
+        mean, var = gaussian.mean_[c], gaussian.var_[c]
+        assert np.trapezoid(density, x) == pytest.approx(1.0, abs=1e-3)
+        assert abs(x[np.argmax(density)] - mean) <= x[1] - x[0]
+        assert density.max() == pytest.approx(1 / np.sqrt(2 * np.pi * var), rel=1e-3)
+        assert ax.get_title() == f"target = {model.classes_[c]}"
+        assert ax.get_xlabel() == "texture"
+    assert fig._suptitle.get_text() == "p(texture | target)"
+    _save_png(fig, tmp_path / "gaussian.png")
+
+
+def test_gaussian_with_a_categorical_parent_draws_a_density_per_parent_state(mixed):
+    X, y = mixed
+    model = TAN().fit(X, y)
+    gaussian = model.distributions_["radius"]
+    assert gaussian.parents_ == ("worst_radius",)
+    states = list(model.categories_[model.feature_names_.index("worst_radius")])
+    fig = plot_cpt(model, "radius")
+    for c, ax in enumerate(fig.axes[: len(model.classes_)]):
+        curves = _curves(ax)
+        assert [line.get_label() for line in curves] == [str(s) for s in states]
+        for k, line in enumerate(curves):
+            x, density = line.get_xdata(), line.get_ydata()
+            assert abs(x[np.argmax(density)] - gaussian.intercept_[c, k]) <= x[1] - x[0]
+            assert np.trapezoid(density, x) == pytest.approx(1.0, abs=1e-3)
+    assert fig._suptitle.get_text() == "p(radius | target, worst_radius)"
+
+
+def test_gaussian_with_a_gaussian_parent_draws_regression_lines_with_two_sd_bands(mixed):
+    X, y = mixed
+    model = TAN().fit(X, y)
+    child = next(
+        name
+        for name, factor in model.distributions_.items()
+        if factor.continuous and any(model.distributions_[p].continuous for p in factor.parents_)
+    )
+    gaussian = model.distributions_[child]
+    (parent,) = gaussian.parents_
+    fig = plot_cpt(model, child)
+    for c, ax in enumerate(fig.axes):
+        (line,) = _curves(ax)
+        x, mean = line.get_xdata(), line.get_ydata()
+        expected = gaussian.intercept_[c] + gaussian.coef_[c, 0] * x
+        np.testing.assert_allclose(mean, expected, rtol=1e-12)
+        band = ax.collections[0].get_paths()[0].vertices
+        at_start = band[np.isclose(band[:, 0], x[0]), 1]
+        width = at_start.max() - at_start.min()
+        assert width == pytest.approx(4 * np.sqrt(gaussian.var_[c]), rel=1e-9)
+        assert ax.get_xlabel() == parent
+    assert fig.axes[0].get_ylabel() == f"{child} (mean +- 2 sd)"
+
+
+def test_kernel_and_bernoulli_nodes(mixed):
+    from bnclassify.distributions import Bernoulli
+
+    X, y = mixed
+    floats = X[["radius", "texture"]]
+    kde = NaiveBayes(distributions="kde").fit(floats, y)
+    for ax in plot_cpt(kde, "radius").axes:
+        (line,) = _curves(ax)
+        assert np.trapezoid(line.get_ydata(), line.get_xdata()) == pytest.approx(1, abs=1e-3)
+    bernoulli = NaiveBayes(distributions=Bernoulli(binarize=15.0)).fit(floats, y)
+    fig = plot_cpt(bernoulli, "radius")
+    prob = bernoulli.distributions_["radius"].prob_
+    for c, ax in enumerate(fig.axes[: len(prob)]):
+        np.testing.assert_allclose(ax.images[0].get_array()[0], [1 - prob[c], prob[c]])
+        assert [t.get_text() for t in ax.get_xticklabels()] == ["<= 15", "> 15"]
+
+
+def test_multinomial_group_is_drawn_as_its_per_class_shares():
+    X = pd.DataFrame([[2, 1, 0], [3, 0, 1], [0, 2, 2], [1, 3, 4]], columns=["w1", "w2", "w3"])
+    model = NaiveBayes(distributions="multinomial").fit(X, ["a", "a", "b", "b"])
+    prob = model.distributions_[("w1", "w2", "w3")].prob_
+    fig = plot_cpt(model, "w2")
+    for c in range(2):
+        np.testing.assert_allclose(fig.axes[c].images[0].get_array()[0], prob[c])
+        assert [t.get_text() for t in fig.axes[c].get_xticklabels()] == ["w1", "w2", "w3"]
+    assert fig._suptitle.get_text().startswith("P(w1, w2, w3 | ")
+
+
+def test_ensemble_members_are_drawn(mixed, p450):
+    from bnclassify import AODE, EnsembleTAN
+
+    X, y = mixed
+    ensemble = EnsembleTAN().fit(X, y)
+    for k in (0, len(ensemble.estimators_) - 1):
+        member = ensemble.estimators_[k]
+        ax = plot_structure(ensemble, member=k)
+        assert set(drawn_edges(ax)) == set(member.structure_.edges)
+        assert ax.get_title().startswith(f"EnsembleTAN member {k}")
+    assert set(drawn_edges(plot_structure(ensemble))) == set(
+        ensemble.estimators_[0].structure_.edges
+    )
+    fig = plot_cpt(ensemble, "worst_concav", member=1)
+    table = ensemble.estimators_[1].distributions_["worst_concav"].table_
+    for c in range(len(ensemble.classes_)):
+        np.testing.assert_allclose(
+            fig.axes[c].images[0].get_array(), table[c].reshape(-1, table.shape[-1])
+        )
+    with pytest.raises(ValueError, match="member must be"):
+        plot_cpt(ensemble, "radius", member=len(ensemble.estimators_))
+    with pytest.raises(ValueError, match="not fitted"):
+        plot_structure(EnsembleTAN())
+    bunch, _ = p450
+    aode = AODE().fit(bunch.data, bunch.target)
+    ax = plot_structure(aode, member=2)
+    assert set(drawn_edges(ax)) == set(aode.estimators_[2].structure_.edges)
+
+
+def test_signal_subgraph_classifier_is_drawn_as_naive_bayes_over_its_edges():
+    from bnclassify import SignalSubgraphClassifier
+    from bnclassify.datasets import make_signal_subgraph_networks
+
+    X, y = make_signal_subgraph_networks(120, 10, n_signal_edges=4, random_state=0)
+    model = SignalSubgraphClassifier(n_edges=4).fit(X, y)
+    names = [f"{i}-{j}" for i, j in model.signal_edges_]
+    ax = plot_structure(model)
+    assert sorted(drawn_edges(ax, role="class")) == sorted(("y", n) for n in names)
+    assert drawn_edges(ax, role="feature") == []
+    i, j = model.signal_edges_[0]
+    fig = plot_cpt(model, names[0])
+    for c in range(len(model.classes_)):
+        p = model.edge_prob_[c, i, j]
+        np.testing.assert_allclose(fig.axes[c].images[0].get_array()[0], [1 - p, p])
+    assert fig._suptitle.get_text() == f"P({names[0]} | y)"
+
+
+def test_plotting_modules_import_no_estimator():
+    """Plots read models by their fitted attributes (duck typing), never by class."""
+    import ast
+    from pathlib import Path
+
+    import bnclassify
+
+    package = Path(bnclassify.__file__).parent
+    for path in [package / "plotting.py", *package.glob("_plot_*.py")]:
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                assert "classifiers" not in (node.module or ""), path.name
+                assert not {a.name for a in node.names} & set(bnclassify.__all__), path.name
+
+
+def test_class_densities_condition_on_the_samples_gaussian_parent(mixed):
+    from bnclassify.plotting import plot_class_densities
+
+    X, y = mixed
+    model = TAN().fit(X, y)
+    child, gaussian = next(
+        (name, factor)
+        for name, factor in model.distributions_.items()
+        if factor.continuous and any(model.distributions_[p].continuous for p in factor.parents_)
+    )
+    sample = X.iloc[3]
+    ax = plot_class_densities(model, child, sample=sample)
+    parent = sample[gaussian.parents_[0]]
+    for c, line in enumerate(ax.get_lines()[: len(model.classes_)]):
+        x, density = line.get_xdata(), line.get_ydata()
+        mean = gaussian.intercept_[c] + gaussian.coef_[c, 0] * parent
+        assert abs(x[np.argmax(density)] - mean) <= x[1] - x[0]
+        assert density.max() == pytest.approx(1 / np.sqrt(2 * np.pi * gaussian.var_[c]), rel=1e-3)
+
+
 # -- plot_cv_results ------------------------------------------------------------
 def _hand_results(seed=0):
     rng = np.random.default_rng(seed)

@@ -9,6 +9,7 @@ from ._categorical import Categorical
 from ._gaussian import Gaussian
 from ._kernel import KernelDensity
 from ._multinomial import Multinomial
+from ._views import DensityView, RegressionView, TableView
 
 #: String specs accepted by the estimators' ``distributions`` parameter.
 KINDS = {
@@ -23,8 +24,11 @@ __all__ = [
     "KINDS",
     "Bernoulli",
     "Categorical",
+    "DensityView",
     "Factor",
     "Gaussian",
     "KernelDensity",
     "Multinomial",
+    "RegressionView",
+    "TableView",
 ]

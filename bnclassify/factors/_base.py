@@ -12,11 +12,12 @@ sufficient statistics of its family, a fitted node that
   (:meth:`Factor.upward`), which is how the network marginalises missing cells
   of any kind exactly;
 - counts its free parameters (``n_parameters_``) and exports itself to pgmpy
-  where pgmpy has the type (:meth:`Factor.to_pgmpy`).
+  where pgmpy has the type (:meth:`Factor.to_pgmpy`);
+- describes itself for plots (:meth:`Factor.describe`).
 
 Nothing outside the factors asks what kind a feature is: the rest of the
-library reads the capabilities declared here (``discrete``, ``structural``,
-``joint``).
+library reads the capabilities declared here (``discrete``, ``continuous``,
+``structural``, ``joint``).
 """
 
 from __future__ import annotations
@@ -49,6 +50,8 @@ class Factor(BaseEstimator):
     joint = False
     #: Whether its variable takes finitely many states (integer codes) rather than numbers.
     discrete = False
+    #: Whether its variable is a real number with a density (drawn as curves).
+    continuous = False
     #: Whether its variance floor scales with V, the largest variance of such columns.
     scaled_by_variance = False
 
@@ -134,6 +137,16 @@ class Factor(BaseEstimator):
     @property
     def n_parameters_(self) -> int:
         raise NotImplementedError
+
+    def describe(self):
+        """The data a plot of this node needs, as a view of :mod:`bnclassify.factors._views`.
+
+        A :class:`~bnclassify.factors.TableView` for nodes with finitely many
+        states, a :class:`~bnclassify.factors.DensityView` for densities and a
+        :class:`~bnclassify.factors.RegressionView` for a density linear in a
+        real-valued parent.
+        """
+        raise NotImplementedError(f"{type(self).__name__} has no plot description.")
 
     def to_pgmpy(self, class_node, state_names):
         """The node as a pgmpy CPD; a ``TypeError`` where pgmpy's discrete networks cannot."""

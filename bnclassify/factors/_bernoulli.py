@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._base import Factor, check_alpha_override, observed_only
+from ._views import TableView
 
 
 def xlogy_rows(x, log_p):
@@ -79,6 +80,13 @@ class Bernoulli(Factor):
     @property
     def n_parameters_(self) -> int:
         return int(self.prob_.size)
+
+    def describe(self):
+        """``P(0 | c)`` and ``P(1 | c)``, the states labelled by the threshold."""
+        table = np.stack([1 - self.prob_, self.prob_], axis=-1)[:, None, :]
+        if self.binarize is None:
+            return TableView(table, ["0", "1"])
+        return TableView(table, [f"<= {self.binarize:g}", f"> {self.binarize:g}"])
 
     def log_density(self, x):
         b = self._binary(x)[:, None]

@@ -7,6 +7,7 @@ import numpy as np
 from .._encoding import MISSING
 from ..parameters import log_conditional
 from ._base import Factor
+from ._views import TableView
 
 
 class Categorical(Factor):
@@ -105,6 +106,11 @@ class Categorical(Factor):
         if a is None:
             return b
         return a if b is None else a + b
+
+    def describe(self):
+        """The table, one row per categorical-parent configuration, states as categories."""
+        table = self.table_
+        return TableView(table.reshape(table.shape[0], -1, table.shape[-1]))
 
     def to_pgmpy(self, class_node, state_names):
         from pgmpy.factors.discrete import TabularCPD

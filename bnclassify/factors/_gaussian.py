@@ -6,6 +6,7 @@ import numpy as np
 
 from ..counts import GaussianMoments
 from ._base import Factor, check_var_smoothing, log_normal, zero_variance_error
+from ._views import DensityView, RegressionView
 
 
 class Gaussian(Factor):
@@ -70,6 +71,7 @@ class Gaussian(Factor):
 
     kind = "gaussian"
     structural = True
+    continuous = True
 
     scaled_by_variance = True
 
@@ -128,6 +130,9 @@ class Gaussian(Factor):
         self.coef_ = coef.reshape(*shape, len(self._continuous_parents))
         self.var_ = var.reshape(shape)
         self.count_ = moments.count.reshape(shape)
+        pooled = moments.pooled()  # where the Gaussian parents' training values lie, for plots
+        spread = np.diag(pooled.spp[0]) / max(float(pooled.count[0]), 1.0)
+        self._parent_mean, self._parent_sd = pooled.mean_p[0], np.sqrt(spread)
         return self
 
     @classmethod
@@ -141,6 +146,35 @@ class Gaussian(Factor):
         node.count_ = np.full(len(node.intercept_), np.nan)
         node.epsilon_ = 0.0
         return node
+
+    def describe(self):
+        """Class densities per categorical-parent state; regression lines given a Gaussian parent.
+
+        Without Gaussian parents: a :class:`~bnclassify.factors.DensityView`
+        spanning every mean +- 4 standard deviations. With them: a
+        :class:`~bnclassify.factors.RegressionView` on the first Gaussian
+        parent, the others held at their training means.
+        """
+        n_classes = self.var_.shape[0]
+        mean = self.intercept_.reshape(n_classes, -1)
+        sd = np.sqrt(self.var_.reshape(n_classes, -1))
+        if not self._continuous_parents:
+            return DensityView(
+                lambda grid: log_normal(np.asarray(grid, float)[:, None, None], mean, sd**2),
+                float((mean - 4 * sd).min()),
+                float((mean + 4 * sd).max()),
+            )
+        coef = self.coef_.reshape(n_classes, mean.shape[1], -1)
+        others = np.einsum("ckp,p->ck", coef[:, :, 1:], self._parent_mean[1:])
+        centre, spread = self._parent_mean[0], self._parent_sd[0]
+        return RegressionView(
+            parent=self.parents_[len(self._discrete_parents)],
+            intercept=mean + others,
+            slope=coef[:, :, 0],
+            sd=sd,
+            low=float(centre - 3 * spread),
+            high=float(centre + 3 * spread),
+        )
 
     # -- prediction -----------------------------------------------------------------
     def _conditional(self, cat_codes):

@@ -8,6 +8,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from ._base import LOG_2PI, Factor, check_var_smoothing, observed_only, zero_variance_error
+from ._views import DensityView
 
 #: Cells of the (test rows x training values) kernel matrix evaluated at once.
 KDE_BLOCK = 1 << 22
@@ -51,6 +52,7 @@ class KernelDensity(Factor):
     """
 
     kind = "kde"
+    continuous = True
 
     scaled_by_variance = True
 
@@ -115,6 +117,16 @@ class KernelDensity(Factor):
                 out[start : start + block, c] = logsumexp(-0.5 * d * d / var, axis=1)
             out[:, c] += -0.5 * (LOG_2PI + np.log(var)) - np.log(len(centres))
         return out
+
+    def describe(self):
+        """The class densities, over the kernel centres widened by 4 kernel widths."""
+        centres = np.concatenate(self.values_)
+        h = float(np.sqrt(self.bandwidth_.max() ** 2 + self.epsilon_))
+        return DensityView(
+            lambda grid: self.log_density(np.asarray(grid, dtype=float))[:, :, None],
+            float(centres.min() - 4 * h),
+            float(centres.max() + 4 * h),
+        )
 
     def log_terms(self, codes, values):
         return observed_only(values[:, self._columns[0]], self.log_density, len(self.values_))

@@ -7,6 +7,7 @@ from scipy.special import gammaln
 
 from ._base import Factor, check_alpha_override
 from ._bernoulli import xlogy_rows
+from ._views import TableView
 
 
 class Multinomial(Factor):
@@ -65,6 +66,10 @@ class Multinomial(Factor):
     def n_parameters_(self) -> int:
         """``n_classes * (n_columns - 1)``: each row of ``prob_`` sums to 1."""
         return int(self.prob_.shape[0] * (self.prob_.shape[1] - 1))
+
+    def describe(self):
+        """The per-class share ``p_cj`` of each column of the group (the states are columns)."""
+        return TableView(self.prob_[:, None, :], [str(c) for c in self.columns_])
 
     def log_terms(self, codes, values):
         counts = values[:, list(self._columns)]

@@ -97,11 +97,10 @@ def class_mi_from_counts(counts: TrainingCounts) -> np.ndarray:
 
 
 def _training_counts(X, y):
-    from ._encoding import as_frame, encode_frame, encode_target, learn_frame_categories
+    from ._encoding import as_frame, encode_target, learn_and_encode_frame
 
     frame, _ = as_frame(X)
-    categories = learn_frame_categories(frame)  # every column categorical, as documented
-    codes = encode_frame(frame, categories)
+    categories, codes = learn_and_encode_frame(frame)  # every column categorical, as documented
     classes, y_codes = encode_target(y, len(frame))
     cards = np.array([len(c) for c in categories])
     return frame.columns, TrainingCounts(codes, y_codes, cards, len(classes))

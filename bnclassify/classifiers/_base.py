@@ -22,7 +22,7 @@ from .._encoding import (
     check_alpha,
     encode_frame,
     encode_target,
-    learn_frame_categories,
+    learn_and_encode_frame,
 )
 from .._hybrid import (
     continuous_values,
@@ -97,8 +97,7 @@ class BayesNetClassifier(ClassifierMixin, BaseEstimator):
         self.feature_kinds_, groups = resolve_distributions(
             frame, getattr(self, "distributions", None)
         )
-        self.categories_ = learn_frame_categories(frame, self.feature_kinds_)
-        codes = encode_frame(frame, self.categories_)
+        self.categories_, codes = learn_and_encode_frame(frame, self.feature_kinds_)
         self.n_features_in_ = len(features)
         if has_names:
             self.feature_names_in_ = np.asarray(features, dtype=object)

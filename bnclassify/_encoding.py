@@ -377,9 +377,10 @@ def _as_index_values(uniques: np.ndarray):
 
 
 def _raise_unknown(column, values, categories):
+    values, categories = np.asarray(values)[:5].tolist(), np.asarray(categories).tolist()
     raise ValueError(
-        f"Column {column.name!r} has value(s) {list(values[:5])} not seen during fit "
-        f"(known categories: {list(categories)}). Pass handle_unknown='marginalize' "
+        f"Column {column.name!r} has value(s) {values} not seen during fit "
+        f"(known categories: {categories}). Pass handle_unknown='marginalize' "
         "to treat unseen categories as missing."
     )
 
@@ -500,8 +501,7 @@ def learn_and_encode_frame(frame: pd.DataFrame, kinds=None) -> tuple[list, np.nd
             categories = _learn_integer_block(block)
             return categories, _encode_integer_block(block, frame, categories, "error")
 
-    def column_work(j):
-        column = frame.iloc[:, j]
+    def column_work(j, column):
         if not categorical[j]:
             return None, _dummy_codes(column, np.int8)
         return _learn_and_encode_column(column)
@@ -521,22 +521,22 @@ def _dummy_codes(column, dtype):
 
 
 def _map_columns(function, frame):
-    """``function(j)`` for every column ``j``, in order; on threads when that pays.
+    """``function(j, column)`` for every column, in order; on threads when that pays.
 
     pyarrow's dictionary encoding releases the GIL, so tall frames with several
     Arrow-backed text columns are encoded a column per core. pandas' object
     hashing holds the GIL, so other columns are encoded in this thread.
     """
-    columns = range(frame.shape[1])
+    columns = [frame.iloc[:, j] for j in range(frame.shape[1])]  # taken here, not on threads
     threads = min(_cpu_count(), _MAX_THREADS)
     if threads > 1 and len(frame) >= _THREAD_ROWS:
-        arrow = sum(_arrow_data(frame.iloc[:, j]) is not None for j in columns)
+        arrow = sum(_arrow_data(column) is not None for column in columns)
         if arrow >= 2:
             with ThreadPoolExecutor(min(threads, arrow)) as pool:
-                yield from pool.map(function, columns)
+                yield from pool.map(function, range(len(columns)), columns)
             return
-    for j in columns:
-        yield function(j)
+    for j, column in enumerate(columns):
+        yield function(j, column)
 
 
 def _cpu_count() -> int:
@@ -582,8 +582,7 @@ def encode_frame(frame: pd.DataFrame, categories, handle_unknown="error") -> np.
     if len(categories) != frame.shape[1]:
         raise ValueError(f"{len(categories)} category arrays for {frame.shape[1]} columns.")
 
-    def column_work(j):
-        column = frame.iloc[:, j]
+    def column_work(j, column):
         if categories[j] is None:
             return _dummy_codes(column, dtype)
         return _encode(column, categories[j], handle_unknown, dtype)

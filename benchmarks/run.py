@@ -20,6 +20,12 @@ run for slow peers):
   same integer codes, fit and ``predict_proba`` on the whole table.
 - Simpler TAN vs TAN fit on 10^4 rows x 1,000 features (the contact matrix is
   the generating tree, so both learn a tree of the same kind).
+- Input forms: the 10^6 x 20 table (10^5 x 20 with ``--quick``) as int8, pandas
+  ``category``, object strings, ``pd.ArrowDtype(pa.string())``, pandas 3's
+  default ``str`` and ``"string[pyarrow]"``: TAN fit for bnclassify and pyAgrum
+  on each form, side by side with the ratios and each fit's peak memory (its
+  own fresh process); NB fit + predict on the string forms vs scikit-learn's
+  ``OrdinalEncoder`` + ``CategoricalNB`` pipeline.
 - Peak memory: each fit again in a fresh subprocess, reporting the process's
   peak resident set size (``resource.getrusage``, includes Python, the
   libraries and the data) and the growth during the fit.
@@ -133,6 +139,57 @@ def synthetic(n, m):
     return X.astype(np.int64), y, truth.adjacency
 
 
+FORMS = ("int8", "category", "object", "arrow string", "pandas str", "string[pyarrow]")
+STRING_FORMS = ("object", "arrow string", "pandas str")  # for NB vs OrdinalEncoder + CategoricalNB
+
+
+def form_data(n, m, form):
+    """The synthetic table as one input form; the strings sort like the integer states."""
+    import pyarrow as pa
+
+    X, y, _ = synthetic(n, m)
+    codes = X.astype(np.int8)
+    if form == "int8":
+        return pd.DataFrame(codes, columns=[f"x{i}" for i in range(m)]), y
+    labels = np.array(["s0", "s1", "s2", "s3"], dtype=object)
+    strings = pd.DataFrame(
+        {f"x{i}": pd.Series(labels[codes[:, i]], dtype=object) for i in range(m)}
+    )
+    dtype = {
+        "object": None,
+        "category": "category",
+        "arrow string": pd.ArrowDtype(pa.string()),
+        "pandas str": "str",
+        "string[pyarrow]": "string[pyarrow]",
+    }[form]
+    return (strings if dtype is None else strings.astype(dtype)), y
+
+
+def sklearn_nb_pipeline():
+    from sklearn.naive_bayes import CategoricalNB
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OrdinalEncoder
+
+    def fit(X, y):
+        return make_pipeline(OrdinalEncoder(), CategoricalNB(alpha=1.0)).fit(X, y)
+
+    return fit, (lambda m, X: m.predict_proba(X))
+
+
+def fit_and_predict(library):
+    """``library`` as one call: fit on X, then predict_proba on the same X."""
+    fit, predict = library
+    return lambda X, y: predict(fit(X, y), X)
+
+
+FORM_LIBRARIES = {
+    "bnclassify TAN": lambda: bnc_tan()[0],
+    "pyagrum TAN": lambda: pyagrum_tan()[0],
+    "bnclassify NB": lambda: fit_and_predict(bnc_nb()),
+    "scikit-learn NB": lambda: fit_and_predict(sklearn_nb_pipeline()),
+}
+
+
 # -- timing --------------------------------------------------------------
 def best_time(function, repeats):
     best, result = np.inf, None
@@ -207,6 +264,19 @@ def child_memory(library, n, m):
     print(json.dumps({"before_mb": before, "peak_mb": peak, "seconds": seconds}))
 
 
+def child_form_memory(library, form, n, m):
+    """Run in the subprocess: one input form, one fit (or fit + predict); peak RSS."""
+    X, y = form_data(n, m, form)
+    fit = FORM_LIBRARIES[library]()
+    resettable = _reset_peak()
+    before = _proc_status_mb("VmRSS")
+    start = time.perf_counter()
+    fit(X, y)
+    seconds = time.perf_counter() - start
+    peak = _proc_status_mb("VmHWM") if resettable else _maxrss_mb()
+    print(json.dumps({"before_mb": before, "peak_mb": peak, "seconds": seconds}))
+
+
 def _maxrss_mb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
 
@@ -242,6 +312,99 @@ def measure_memory(scenario, library, n, m):
         f"process RSS before the fit {result['before_mb']:.0f} MB; fit {result['seconds']:.2f} s",
     )
     return result
+
+
+def form_memory(library, form, n, m):
+    command = [sys.executable, __file__, "--child-form-memory", library, form, str(n), str(m)]
+    output = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    return json.loads(output.strip().splitlines()[-1])
+
+
+def run_forms(n, m, repeats):
+    """TAN fit per input form for bnclassify and pyAgrum, NB on strings vs scikit-learn.
+
+    bnclassify's fits are timed round-robin over the forms, best of
+    ``repeats`` rounds, so a change of load on a shared machine hits every
+    form alike; pyAgrum and the scikit-learn pipeline run once per form. The
+    peak RSS beside each time is from the same call repeated in a fresh
+    process.
+    """
+    scale = f"10^{len(str(n)) - 1} x {m}"
+    data = {form: form_data(n, m, form) for form in FORMS}
+    tan, nb = FORM_LIBRARIES["bnclassify TAN"](), FORM_LIBRARIES["bnclassify NB"]()
+    ours = {"TAN fit": {}, "NB fit + predict": {}}
+    for form, (X, y) in data.items():
+        ours["TAN fit"][form] = lambda X=X, y=y: tan(X, y)
+        if form in STRING_FORMS:
+            ours["NB fit + predict"][form] = lambda X=X, y=y: nb(X, y)
+    ours = {task: interleaved_best(functions, repeats) for task, functions in ours.items()}
+    rows = []
+    for form, (X, y) in data.items():
+        timed = [("TAN fit", "bnclassify TAN"), ("TAN fit", "pyagrum TAN")]
+        if form in STRING_FORMS:
+            timed += [
+                ("NB fit + predict", "bnclassify NB"),
+                ("NB fit + predict", "scikit-learn NB"),
+            ]
+        for task, library in timed:
+            name = library.split()[0]
+            if name == "bnclassify":
+                seconds = ours[task][form]
+            else:
+                function = FORM_LIBRARIES[library]()
+                seconds, _ = best_time(lambda function=function, X=X, y=y: function(X, y), 1)
+            memory = form_memory(library, form, n, m)
+            growth = memory["peak_mb"] - memory["before_mb"]
+            record(f"{scale} {form}", task, name, seconds, "peak RSS in its own process below")
+            record(
+                f"{scale} {form}",
+                f"{task} peak RSS (MB)",
+                name,
+                memory["peak_mb"],
+                f"+{growth:.0f} MB over the data ({memory['before_mb']:.0f} MB before); "
+                f"that run {memory['seconds']:.2f} s",
+            )
+            rows.append((form, task, name, seconds, growth))
+    print_forms_table(scale, rows)
+    return scale
+
+
+def interleaved_best(functions: dict, repeats) -> dict:
+    """Best time of each function over ``repeats`` rounds that call every function once."""
+    best = dict.fromkeys(functions, np.inf)
+    for _ in range(max(1, repeats)):
+        for key, function in functions.items():
+            start = time.perf_counter()
+            function()
+            best[key] = min(best[key], time.perf_counter() - start)
+    return best
+
+
+def print_forms_table(scale, rows):
+    time_of = {(f, t, lib): s for f, t, lib, s, _ in rows}
+    grow = {(f, t, lib): g for f, t, lib, _, g in rows}
+    int8 = time_of[("int8", "TAN fit", "bnclassify")]
+    print(f"\n  input forms at {scale}: TAN fit (s, fit's peak RSS growth in MB)")
+    print(f"  {'form':<16} {'bnclassify':>18} {'pyAgrum':>18} {'pyAgrum/bnc':>11} {'bnc/int8':>9}")
+    for form in FORMS:
+        ours, theirs = (
+            time_of[(form, "TAN fit", "bnclassify")],
+            time_of[(form, "TAN fit", "pyagrum")],
+        )
+        print(
+            f"  {form:<16} {ours:8.3f} ({grow[(form, 'TAN fit', 'bnclassify')]:5.0f} MB)"
+            f" {theirs:8.2f} ({grow[(form, 'TAN fit', 'pyagrum')]:5.0f} MB)"
+            f" {theirs / ours:10.1f}x {ours / int8:8.2f}x"
+        )
+    print(f"\n  NB fit + predict_proba at {scale} (s, peak RSS growth in MB)")
+    print(f"  {'form':<16} {'bnclassify':>18} {'scikit-learn':>18} {'sklearn/bnc':>11}")
+    for form in STRING_FORMS:
+        key = (form, "NB fit + predict")
+        ours, theirs = time_of[(*key, "bnclassify")], time_of[(*key, "scikit-learn")]
+        print(
+            f"  {form:<16} {ours:8.3f} ({grow[(*key, 'bnclassify')]:5.0f} MB)"
+            f" {theirs:8.2f} ({grow[(*key, 'scikit-learn')]:5.0f} MB) {theirs / ours:10.1f}x"
+        )
 
 
 # -- the report --------------------------------------------------------------
@@ -289,6 +452,7 @@ def evaluate_targets(args):
         wide, "Simpler TAN fit", "bnclassify"
     )
     target(f"Simpler TAN fit cheaper than TAN fit at {args.wide} features", ratio, 50)
+    evaluate_form_targets(args)
     memory = [r for r in RESULTS if r["task"] == "peak RSS (MB)" and r["library"] == "bnclassify"]
     if memory:
         biggest = memory[-1]
@@ -297,6 +461,28 @@ def evaluate_targets(args):
             2048 / biggest["seconds"],
             1,
         )
+
+
+def evaluate_form_targets(args):
+    """Targets of the input-forms comparison (:func:`run_forms`)."""
+    scale = args.forms_scale
+    for form in FORMS:
+        ratio = seconds_of(f"{scale} {form}", "TAN fit", "pyagrum") / seconds_of(
+            f"{scale} {form}", "TAN fit", "bnclassify"
+        )
+        target(f"TAN fit at {scale} ({form}) vs pyAgrum", ratio, 25)
+    int8 = seconds_of(f"{scale} int8", "TAN fit", "bnclassify")
+    strings = seconds_of(f"{scale} object", "TAN fit", "bnclassify")
+    target(
+        f"object-string TAN fit within 1.5x of int8 at {scale} (1.5 x int8 / object)",
+        1.5 * int8 / strings,
+        1,
+    )
+    for form in STRING_FORMS:
+        ratio = seconds_of(f"{scale} {form}", "NB fit + predict", "scikit-learn") / seconds_of(
+            f"{scale} {form}", "NB fit + predict", "bnclassify"
+        )
+        target(f"NB fit + predict at {scale} ({form}) vs OrdinalEncoder + CategoricalNB", ratio, 5)
 
 
 def environment():
@@ -346,6 +532,8 @@ def main(argv=None):
         help="cap BLAS/OpenMP threads for every library (threadpoolctl); default: as installed",
     )
     parser.add_argument("--child-memory", nargs=3, help=argparse.SUPPRESS)
+    parser.add_argument("--child-form-memory", nargs=4, help=argparse.SUPPRESS)
+    parser.add_argument("--forms-only", action="store_true", help="only the input-forms comparison")
     args = parser.parse_args(argv)
     if args.blas_threads:
         from threadpoolctl import threadpool_limits
@@ -354,10 +542,18 @@ def main(argv=None):
     if args.child_memory:
         library, n, m = args.child_memory
         return child_memory(library, int(n), int(m))
+    if args.child_form_memory:
+        library, form, n, m = args.child_form_memory
+        return child_form_memory(library, form, int(n), int(m))
     args.wide = 256 if args.quick else 1000
     env = environment()
     for key, value in env.items():
         print(f"{key}: {value}")
+    forms_rows = 100_000 if args.quick else 1_000_000
+    if args.forms_only:
+        print(f"\ninput forms: TAN and NB at {forms_rows} x 20")
+        args.forms_scale = run_forms(forms_rows, 20, args.repeats)
+        return report(args, env, forms_only=True)
 
     print("\nP450 (955 x 8)")
     X, y, codes, contact = p450_data()
@@ -392,7 +588,16 @@ def main(argv=None):
         measure_memory("10^6 x 20", "bnclassify", 1_000_000, 20)
         measure_memory("10^6 x 100", "bnclassify", 1_000_000, 100)
 
-    evaluate_targets(args)
+    print(f"\ninput forms: TAN and NB at {forms_rows} x 20")
+    args.forms_scale = run_forms(forms_rows, 20, args.repeats)
+    return report(args, env)
+
+
+def report(args, env, forms_only=False):
+    if forms_only:
+        evaluate_form_targets(args)
+    else:
+        evaluate_targets(args)
     print("\ntargets")
     for t in TARGETS:
         status = "met" if t["met"] else "MISSED"

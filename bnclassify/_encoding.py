@@ -9,10 +9,14 @@ pandas' hash-based ``Categorical``, so encoding is vectorised either way.
 from __future__ import annotations
 
 import numbers
+import os
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.multiclass import check_classification_targets
 
@@ -81,6 +85,14 @@ _LOOKUP_LIMIT = 1 << 16
 _ENCODE_CELLS = 1 << 18
 
 
+#: Rows from which the columns of a frame are encoded on a thread pool (when at
+#: least two columns are Arrow-backed: pyarrow's hashing releases the GIL).
+_THREAD_ROWS = 1 << 16
+
+#: Most threads used to encode the columns of one frame.
+_MAX_THREADS = 4
+
+
 def codes_dtype(categories) -> np.dtype:
     """The smallest signed integer type holding every code and :data:`MISSING`."""
     largest = max((1 if c is None else len(c) for c in categories), default=0)
@@ -116,31 +128,287 @@ def default_kind(column: pd.Series) -> str:
     return "categorical"
 
 
+# -- the forms of a column ------------------------------------------------------------------------
+def _numeric_values(column: pd.Series):
+    """``(values, missing)`` of a numeric column as numpy, or None if it is not numeric.
+
+    ``missing`` is a boolean mask, or None when no cell can be missing. Nullable
+    (``Int64``, ``boolean``) and Arrow numeric columns are read with their
+    missing cells filled, the mask telling which.
+    """
+    dtype = column.dtype
+    if isinstance(dtype, pd.CategoricalDtype) or dtype.kind not in "biuf":
+        return None
+    if isinstance(dtype, np.dtype):
+        values = column.to_numpy()
+        return values, (np.isnan(values) if dtype.kind == "f" else None)
+    numpy_dtype = getattr(dtype, "numpy_dtype", None)
+    if numpy_dtype is None or np.dtype(numpy_dtype).kind not in "biuf":
+        return None
+    numpy_dtype = np.dtype(numpy_dtype)
+    missing = column.isna().to_numpy()
+    fill = np.nan if numpy_dtype.kind == "f" else 0
+    values = column.to_numpy(dtype=numpy_dtype, na_value=fill)
+    if numpy_dtype.kind == "f":
+        missing |= np.isnan(values)
+    return values, (missing if missing.any() else None)
+
+
+def _arrow_data(column: pd.Series):
+    """The column's pyarrow ChunkedArray if it is Arrow-backed text or dictionary, else None.
+
+    Covers ``pd.ArrowDtype`` string / large_string / string_view / dictionary
+    columns and pandas' ``StringDtype`` with pyarrow storage (``"string[pyarrow]"``
+    and pandas 3's default ``str``). The data are not copied.
+    """
+    dtype = column.dtype
+    if isinstance(dtype, pd.ArrowDtype):
+        kind = dtype.pyarrow_dtype
+        if not (
+            pa.types.is_string(kind)
+            or pa.types.is_large_string(kind)
+            or pa.types.is_string_view(kind)
+            or pa.types.is_dictionary(kind)
+        ):
+            return None
+    elif not (isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow"):
+        return None
+    data = column.array.__arrow_array__()  # pyarrow's protocol: the stored chunks, no copy
+    return data if isinstance(data, pa.ChunkedArray) else pa.chunked_array([data])
+
+
+def _object_array(values) -> np.ndarray:
+    """A 1-D object array of ``values`` (tuples stay elements, not rows)."""
+    out = np.empty(len(values), dtype=object)
+    out[:] = list(values)
+    return out
+
+
+def _uniques_array(uniques) -> np.ndarray:
+    """Distinct values as numpy: numeric and boolean stay numeric, everything else object."""
+    if isinstance(uniques, np.ndarray) and uniques.dtype.kind in "biufO":
+        return uniques
+    array = np.asarray(uniques)
+    if array.dtype.kind in "biuf":
+        return array
+    return _object_array(uniques.tolist() if hasattr(uniques, "tolist") else list(uniques))
+
+
+def _sort_order(uniques: np.ndarray) -> np.ndarray:
+    """Positions that sort distinct values; mixed types sort by (type name, text)."""
+    if uniques.dtype != object:
+        return np.argsort(uniques, kind="stable")
+    items = uniques.tolist()
+    try:
+        order = sorted(range(len(items)), key=items.__getitem__)
+    except TypeError:  # mixed types (e.g. 1 and "a"): sort by type, then text
+        order = sorted(range(len(items)), key=lambda i: (type(items[i]).__name__, str(items[i])))
+    return np.asarray(order, dtype=np.intp)
+
+
+class _Factorized:
+    """A column as integer indices into its distinct values, in one pass over the cells.
+
+    ``parts`` cover the rows in order (one per Arrow chunk, else one); each is
+    ``(indices, to_unique)``: ``indices`` are ints with -1 for a missing cell,
+    ``to_unique`` maps them into ``uniques`` (None: the identity). ``observed``
+    is False when some of ``uniques`` may not occur (a Categorical's declared
+    but unused categories).
+    """
+
+    __slots__ = ("uniques", "parts", "observed")
+
+    def __init__(self, uniques, parts, observed=True):
+        self.uniques = uniques
+        self.parts = parts
+        self.observed = observed
+
+    def remap(self, lookup: np.ndarray, dtype) -> np.ndarray:
+        """Codes ``lookup[index]`` of every cell, :data:`MISSING` where the cell is missing."""
+        table = np.empty(len(lookup) + 1, dtype=dtype)
+        table[:-1] = lookup
+        table[-1] = MISSING  # index -1 (missing) reads the last slot
+        if len(self.parts) == 1 and self.parts[0][1] is None:
+            indices = self.parts[0][0]
+            if np.array_equal(lookup, np.arange(len(lookup))):  # e.g. sorted Categorical codes
+                return indices.astype(dtype)
+            return table[indices]
+        pieces = []
+        for indices, to_unique in self.parts:
+            local = table
+            if to_unique is not None:
+                local = np.full(len(to_unique) + 1, MISSING, dtype=dtype)
+                local[:-1] = table[to_unique]
+            pieces.append(local[indices])
+        return np.concatenate(pieces) if pieces else np.empty(0, dtype=dtype)
+
+    def occurring(self) -> np.ndarray:
+        """Which of ``uniques`` occur in the column."""
+        if self.observed:
+            return np.ones(len(self.uniques), dtype=bool)
+        seen = np.zeros(len(self.uniques) + 1, dtype=bool)
+        for indices, to_unique in self.parts:
+            local = np.flatnonzero(np.bincount(indices.astype(np.intp) + 1)[1:])
+            seen[local if to_unique is None else to_unique[local]] = True
+        return seen[:-1]
+
+
+def _factorize(column: pd.Series) -> _Factorized:
+    """Distinct values and per-cell indices of a non-numeric column, hashing each cell once.
+
+    pandas Categorical: its codes, into its declared categories. Arrow-backed
+    text: pyarrow's ``dictionary_encode`` on the chunks (no Python string per
+    cell). Anything else (object columns): ``pd.factorize``.
+    """
+    dtype = column.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        uniques = _uniques_array(dtype.categories)
+        return _Factorized(uniques, [(column.cat.codes.to_numpy(), None)], observed=False)
+    data = _arrow_data(column)
+    if data is not None:
+        return _factorize_arrow(data)
+    plain_object = isinstance(dtype, np.dtype) and dtype.kind == "O"
+    indices, uniques = pd.factorize(column.to_numpy() if plain_object else column)
+    return _Factorized(_uniques_array(uniques), [(indices, None)])
+
+
+def _factorize_arrow(data) -> _Factorized:
+    encoded = data if pa.types.is_dictionary(data.type) else data.dictionary_encode()
+    dictionaries, parts = [], []
+    for chunk in encoded.chunks:
+        indices = chunk.indices
+        if indices.null_count:
+            indices = pc.fill_null(indices, -1)
+        parts.append(indices.to_numpy())
+        dictionaries.append(chunk.dictionary)
+    if not dictionaries:
+        return _Factorized(np.empty(0, dtype=object), [])
+    first = dictionaries[0]
+    if all(d is first or d.equals(first) for d in dictionaries[1:]):  # dictionary_encode: shared
+        uniques = _uniques_array(first.to_numpy(zero_copy_only=False))
+        # a stored dictionary (ArrowDtype dictionary) may hold values no cell uses
+        return _Factorized(uniques, [(p, None) for p in parts], observed=encoded is not data)
+    # chunks with their own dictionaries: factorize the (small) dictionaries together
+    merged = np.concatenate(
+        [_uniques_array(d.to_numpy(zero_copy_only=False)) for d in dictionaries]
+    )
+    to_unique, uniques = pd.factorize(merged)
+    bounds = np.cumsum([0] + [len(d) for d in dictionaries])
+    parts = [(p, to_unique[a:b]) for p, a, b in zip(parts, bounds[:-1], bounds[1:], strict=True)]
+    return _Factorized(_uniques_array(uniques), parts, observed=False)
+
+
+# -- learning and encoding one column -------------------------------------------------------------
+def _no_category(column):
+    raise ValueError(f"Column {column.name!r} has no observed value: every cell is missing.")
+
+
 def learn_categories(column: pd.Series) -> np.ndarray:
     """The categories of one training column, sorted, NaN excluded.
 
-    A pandas Categorical column keeps its declared categories, so a category
-    absent from a training fold still gets a (smoothed) probability.
+    A pandas Categorical column keeps its declared categories (sorted), so a
+    category absent from a training fold still gets a (smoothed) probability.
+    Object columns of mixed types sort by (type name, text).
     """
-    if isinstance(column.dtype, pd.CategoricalDtype):
-        categories = np.asarray(column.dtype.categories)
-    elif _is_numeric(column):
-        values = column.to_numpy()
-        if _small_nonnegative_ints(values):
-            categories = np.flatnonzero(np.bincount(values)).astype(values.dtype)
-        else:
-            categories = np.unique(values[~pd.isna(values)])
+    numeric = _numeric_values(column)
+    if numeric is not None:
+        values, missing = numeric
+        categories = _numeric_categories(values if missing is None else values[~missing])
     else:
-        observed = pd.unique(column.dropna())
-        try:
-            categories = np.asarray(sorted(observed), dtype=object)
-        except TypeError:  # mixed types (e.g. 1 and "a"): sort by type, then text
-            categories = np.asarray(
-                sorted(observed, key=lambda v: (type(v).__name__, str(v))), dtype=object
-            )
+        dtype = column.dtype
+        if isinstance(dtype, pd.CategoricalDtype):
+            uniques = _uniques_array(dtype.categories)
+        elif (data := _arrow_data(column)) is not None:
+            if pa.types.is_dictionary(data.type):
+                data = data.cast(data.type.value_type)
+            uniques = _uniques_array(pc.unique(data).drop_null().to_numpy(zero_copy_only=False))
+        else:
+            uniques = _uniques_array(pd.unique(column.dropna()))
+        categories = uniques[_sort_order(uniques)]
     if len(categories) == 0:
-        raise ValueError(f"Column {column.name!r} has no observed value: every cell is missing.")
+        _no_category(column)
     return categories
+
+
+def _numeric_categories(observed: np.ndarray) -> np.ndarray:
+    if _small_nonnegative_ints(observed):
+        return np.flatnonzero(np.bincount(observed)).astype(observed.dtype)
+    return np.unique(observed)
+
+
+def _learn_and_encode_column(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """``(categories, codes)`` of one training column, in one hashing pass over its cells."""
+    if _numeric_values(column) is not None:
+        categories = learn_categories(column)
+        return categories, _encode(column, categories, "error", codes_dtype([categories]))
+    factorized = _factorize(column)
+    uniques = factorized.uniques
+    if factorized.observed or isinstance(column.dtype, pd.CategoricalDtype):
+        kept = np.arange(len(uniques))  # a Categorical keeps its declared categories
+    else:
+        kept = np.flatnonzero(factorized.occurring())  # e.g. an Arrow dictionary's unused values
+    if len(kept) == 0:
+        _no_category(column)
+    order = kept[_sort_order(uniques[kept])]
+    lookup = np.full(len(uniques), MISSING, dtype=np.intp)
+    lookup[order] = np.arange(len(order))
+    categories = uniques[order]
+    return categories, factorized.remap(lookup, codes_dtype([categories]))
+
+
+def _encode(column: pd.Series, categories, handle_unknown, dtype) -> np.ndarray:
+    """Codes of ``column`` into known ``categories`` as ``dtype``; see :func:`encode_column`."""
+    categories = np.asarray(categories)
+    numeric = _numeric_values(column)
+    if numeric is not None and categories.dtype.kind in "biuf":
+        return _encode_numeric(column, *numeric, categories, handle_unknown).astype(dtype)
+    factorized = _factorize(column)
+    lookup = pd.Index(categories).get_indexer(_as_index_values(factorized.uniques))
+    unknown = lookup == MISSING
+    if unknown.any() and handle_unknown == "error":
+        unknown &= factorized.occurring()
+        if unknown.any():
+            _raise_unknown(column, factorized.uniques[unknown], categories)
+    return factorized.remap(lookup, dtype)
+
+
+def _as_index_values(uniques: np.ndarray):
+    return pd.Index(uniques, dtype=object) if uniques.dtype == object else uniques
+
+
+def _raise_unknown(column, values, categories):
+    values, categories = np.asarray(values)[:5].tolist(), np.asarray(categories).tolist()
+    raise ValueError(
+        f"Column {column.name!r} has value(s) {values} not seen during fit "
+        f"(known categories: {categories}). Pass handle_unknown='marginalize' "
+        "to treat unseen categories as missing."
+    )
+
+
+def _encode_numeric(column, values, missing, categories, handle_unknown) -> np.ndarray:
+    """Codes of numeric values into numeric categories (look-up table or binary search)."""
+    if values.dtype.kind in "iub" and _small_nonnegative_ints(categories):
+        values = values.astype(np.intp, copy=False)  # bools must not act as masks
+        lookup = np.full(int(categories.max()) + 1, MISSING, dtype=np.intp)
+        lookup[categories.astype(np.intp)] = np.arange(len(categories))
+        inside = (values >= 0) & (values < len(lookup))
+        codes = lookup[np.where(inside, values, 0)]
+        codes[~inside] = MISSING
+        unknown = codes == MISSING
+    else:
+        position = np.searchsorted(categories, values)
+        position = np.minimum(position, len(categories) - 1)
+        known = categories[position] == values
+        codes = np.where(known, position, MISSING)
+        unknown = ~known
+    if missing is not None:
+        codes[missing] = MISSING
+        unknown &= ~missing
+    if unknown.any():
+        if handle_unknown == "error":
+            _raise_unknown(column, pd.unique(values[unknown]), categories)
+        codes[unknown] = MISSING
+    return codes
 
 
 def encode_column(column: pd.Series, categories: np.ndarray, handle_unknown="error") -> np.ndarray:
@@ -149,42 +417,10 @@ def encode_column(column: pd.Series, categories: np.ndarray, handle_unknown="err
     A value not in ``categories`` raises a ``ValueError`` naming the column and
     the value, or is treated as missing when ``handle_unknown="marginalize"``.
     """
-    if (
-        _is_numeric(column)
-        and column.dtype.kind in "iub"
-        and np.asarray(categories).dtype.kind in "iub"
-        and _small_nonnegative_ints(np.asarray(categories))
-    ):
-        values = column.to_numpy().astype(np.intp, copy=False)  # bools must not act as masks
-        lookup = np.full(int(categories.max()) + 1, MISSING, dtype=np.intp)
-        lookup[categories.astype(np.intp)] = np.arange(len(categories))
-        inside = (values >= 0) & (values < len(lookup))
-        codes = lookup[np.where(inside, values, 0)]
-        codes[~inside] = MISSING
-        unknown = codes == MISSING
-    elif _is_numeric(column) and np.asarray(categories).dtype.kind in "biuf":
-        values = column.to_numpy()
-        missing = np.isnan(values) if values.dtype.kind == "f" else np.zeros(len(values), bool)
-        position = np.searchsorted(categories, np.where(missing, categories[0], values))
-        position = np.minimum(position, len(categories) - 1)
-        known = categories[position] == values
-        codes = np.where(known, position, MISSING)
-        unknown = ~known & ~missing
-    else:
-        codes = pd.Index(categories).get_indexer(column).astype(np.intp)
-        unknown = (codes == MISSING) & column.notna().to_numpy()
-    if unknown.any():
-        if handle_unknown == "error":
-            seen = pd.unique(column[unknown])[:5]
-            raise ValueError(
-                f"Column {column.name!r} has value(s) {list(seen)} not seen during fit "
-                f"(known categories: {list(categories)}). Pass handle_unknown='marginalize' "
-                "to treat unseen categories as missing."
-            )
-        codes = np.where(unknown, MISSING, codes)
-    return codes.astype(np.intp, copy=False)
+    return _encode(column, categories, handle_unknown, np.intp)
 
 
+# -- whole frames ----------------------------------------------------------------------------------
 def _integer_block(frame: pd.DataFrame):
     """The frame as one row-major array of small non-negative integers, or None.
 
@@ -192,7 +428,7 @@ def _integer_block(frame: pd.DataFrame):
     learned and encoded in a few row-major passes instead of one strided pass
     per column, the dominant cost on tall tables.
     """
-    if not all(not isinstance(t, pd.CategoricalDtype) and t.kind in "iu" for t in frame.dtypes):
+    if not all(isinstance(t, np.dtype) and t.kind in "iu" for t in frame.dtypes):
         return None
     block = frame.to_numpy()
     if block.size == 0 or block.min() < 0 or block.max() >= _LOOKUP_LIMIT:
@@ -200,21 +436,7 @@ def _integer_block(frame: pd.DataFrame):
     return block
 
 
-def learn_frame_categories(frame: pd.DataFrame, kinds=None) -> list:
-    """:func:`learn_categories` of every column (vectorised for integer tables).
-
-    With ``kinds`` (one per column), a column whose kind is not
-    ``"categorical"`` gets ``None``: it is not a categorical feature, and
-    :func:`encode_frame` gives it a one-state dummy code.
-    """
-    if kinds is not None and any(kind != "categorical" for kind in kinds):
-        return [
-            learn_categories(frame[name]) if kind == "categorical" else None
-            for name, kind in zip(frame.columns, kinds, strict=True)
-        ]
-    block = _integer_block(frame)
-    if block is None:
-        return [learn_categories(frame[name]) for name in frame.columns]
+def _learn_integer_block(block) -> list:
     sizes = block.max(axis=0).astype(np.intp) + 1  # uint8 data: no wrap-around, int offsets
     offsets = np.concatenate([[0], np.cumsum(sizes)])
     present = np.zeros(offsets[-1], dtype=bool)
@@ -226,6 +448,101 @@ def learn_frame_categories(frame: pd.DataFrame, kinds=None) -> list:
         np.flatnonzero(present[offsets[j] : offsets[j + 1]]).astype(block.dtype)
         for j in range(block.shape[1])
     ]
+
+
+def _categorical_columns(frame, kinds) -> list:
+    if kinds is None:
+        return [True] * frame.shape[1]
+    return [kind == "categorical" for kind in kinds]
+
+
+def learn_frame_categories(frame: pd.DataFrame, kinds=None) -> list:
+    """:func:`learn_categories` of every column (vectorised for integer tables).
+
+    With ``kinds`` (one per column), a column whose kind is not
+    ``"categorical"`` gets ``None``: it is not a categorical feature, and
+    :func:`encode_frame` gives it a one-state dummy code. To encode the same
+    frame as well, :func:`learn_and_encode_frame` does both in one pass.
+    """
+    categorical = _categorical_columns(frame, kinds)
+    if all(categorical):
+        block = _integer_block(frame)
+        if block is not None:
+            return _learn_integer_block(block)
+    return [
+        learn_categories(frame.iloc[:, j]) if categorical[j] else None
+        for j in range(frame.shape[1])
+    ]
+
+
+def learn_and_encode_frame(frame: pd.DataFrame, kinds=None) -> tuple[list, np.ndarray]:
+    """``(categories, codes)`` of a training frame, hashing each cell once.
+
+    The same as :func:`learn_frame_categories` followed by :func:`encode_frame`
+    (a column whose kind is not ``"categorical"`` gets ``None`` and the dummy
+    code), but each column is factorized once and its codes are remapped to
+    the sorted categories through a small look-up table.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"a": ["y", "x", None], "b": [2, 0, 2]})
+    >>> categories, codes = learn_and_encode_frame(frame)
+    >>> [c.tolist() for c in categories]
+    [['x', 'y'], [0, 2]]
+    >>> codes
+    array([[ 1,  1],
+           [ 0,  0],
+           [-1,  1]], dtype=int8)
+    """
+    categorical = _categorical_columns(frame, kinds)
+    if all(categorical):
+        block = _integer_block(frame)
+        if block is not None:
+            categories = _learn_integer_block(block)
+            return categories, _encode_integer_block(block, frame, categories, "error")
+
+    def column_work(j, column):
+        if not categorical[j]:
+            return None, _dummy_codes(column, np.int8)
+        return _learn_and_encode_column(column)
+
+    categories = []
+    codes = np.empty(frame.shape, dtype=np.int8, order="F")
+    for j, (cats, column_codes) in enumerate(_map_columns(column_work, frame)):
+        if column_codes.dtype.itemsize > codes.dtype.itemsize:  # > 127 categories: widen
+            codes = codes.astype(column_codes.dtype, order="F")
+        codes[:, j] = column_codes
+        categories.append(cats)
+    return categories, codes
+
+
+def _dummy_codes(column, dtype):
+    return np.where(column.isna().to_numpy(), MISSING, 0).astype(dtype)
+
+
+def _map_columns(function, frame):
+    """``function(j, column)`` for every column, in order; on threads when that pays.
+
+    pyarrow's dictionary encoding releases the GIL, so tall frames with several
+    Arrow-backed text columns are encoded a column per core. pandas' object
+    hashing holds the GIL, so other columns are encoded in this thread.
+    """
+    columns = [frame.iloc[:, j] for j in range(frame.shape[1])]  # taken here, not on threads
+    threads = min(_cpu_count(), _MAX_THREADS)
+    if threads > 1 and len(frame) >= _THREAD_ROWS:
+        arrow = sum(_arrow_data(column) is not None for column in columns)
+        if arrow >= 2:
+            with ThreadPoolExecutor(min(threads, arrow)) as pool:
+                yield from pool.map(function, range(len(columns)), columns)
+            return
+    for j, column in enumerate(columns):
+        yield function(j, column)
+
+
+def _cpu_count() -> int:
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
 
 def _encode_integer_block(block, frame, categories, handle_unknown):
@@ -259,14 +576,20 @@ def encode_frame(frame: pd.DataFrame, categories, handle_unknown="error") -> np.
     """
     dummies = any(c is None for c in categories)
     block = None if dummies else _integer_block(frame)
-    if block is not None and all(c.dtype.kind in "iu" for c in categories):
+    if block is not None and all(np.asarray(c).dtype.kind in "iu" for c in categories):
         return _encode_integer_block(block, frame, categories, handle_unknown)
-    codes = np.empty(frame.shape, dtype=codes_dtype(categories), order="F")
-    for j, (name, cats) in enumerate(zip(frame.columns, categories, strict=True)):
-        if cats is None:
-            codes[:, j] = np.where(frame[name].isna().to_numpy(), MISSING, 0)
-        else:
-            codes[:, j] = encode_column(frame[name], cats, handle_unknown)
+    dtype = codes_dtype(categories)
+    if len(categories) != frame.shape[1]:
+        raise ValueError(f"{len(categories)} category arrays for {frame.shape[1]} columns.")
+
+    def column_work(j, column):
+        if categories[j] is None:
+            return _dummy_codes(column, dtype)
+        return _encode(column, categories[j], handle_unknown, dtype)
+
+    codes = np.empty(frame.shape, dtype=dtype, order="F")
+    for j, column_codes in enumerate(_map_columns(column_work, frame)):
+        codes[:, j] = column_codes
     return codes
 
 

@@ -443,9 +443,8 @@ def training_statistics(X, y, distributions=None):
     """
     from .data import TableSchema
 
-    schema, frame = TableSchema.learn(X, distributions)
+    schema, frame, codes, values = TableSchema.learn_and_encode(X, distributions)
     classes, y_codes = encode_target(y, len(frame))
-    codes, values = schema.encode(frame)
     schema.check_observed(values)
     stats = TrainingCounts(
         codes,

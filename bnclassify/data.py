@@ -25,7 +25,7 @@ from ._encoding import (
     as_frame,
     default_kind,
     encode_frame,
-    learn_frame_categories,
+    learn_and_encode_frame,
 )
 from .factors import KINDS, Factor
 
@@ -112,6 +112,18 @@ class TableSchema:
     @classmethod
     def learn(cls, X, distributions=None):
         """The schema of a training table, and the table as a DataFrame."""
+        schema, frame, _ = cls._learn(X, distributions)
+        return schema, frame
+
+    @classmethod
+    def learn_and_encode(cls, X, distributions=None):
+        """``(schema, frame, codes, values)`` of a training table, each cell hashed once."""
+        schema, frame, codes = cls._learn(X, distributions)
+        values = None if schema.discrete.all() else schema.continuous_values(frame)
+        return schema, frame, codes, values
+
+    @classmethod
+    def _learn(cls, X, distributions):
         frame, has_names = as_frame(X)
         names = list(frame.columns)
         nodes = _nodes(frame, distributions)
@@ -120,8 +132,8 @@ class TableSchema:
             for j in columns:
                 discrete[j] = spec.discrete
         kinds = ["categorical" if d else "continuous" for d in discrete]
-        categories = learn_frame_categories(frame, kinds)
-        return cls(names, nodes, categories, has_names), frame
+        categories, codes = learn_and_encode_frame(frame, kinds)
+        return cls(names, nodes, categories, has_names), frame, codes
 
     # -- what the columns are -----------------------------------------------------------
     @property

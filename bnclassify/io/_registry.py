@@ -1,0 +1,67 @@
+"""The fixed list of classes a model file may name.
+
+A model file names the class of every object it holds (the estimator, its
+members, its factors) by a short name; :func:`lookup` finds it in the dicts
+below and nowhere else, so nothing named in a file is ever imported. To make a
+new estimator loadable, add one line to :data:`ESTIMATORS` (e.g.
+``"BMATAN": BMATAN,``); its fitted state is then stored attribute by
+attribute, as for the others, provided its attributes are of the kinds listed
+in :mod:`bnclassify.io._format`.
+"""
+
+from __future__ import annotations
+
+from ..classifiers import (
+    AODE,
+    KDB,
+    SPODE,
+    TAN,
+    EnsembleTAN,
+    NaiveBayes,
+    SignalSubgraphClassifier,
+    SimplerTAN,
+)
+from ..factors import KINDS
+from ..preprocessing import MDLDiscretizer
+
+#: Estimators a model file may hold, by name (the class's own ``__name__``).
+ESTIMATORS: dict = {
+    cls.__name__: cls
+    for cls in (
+        NaiveBayes,
+        TAN,
+        SimplerTAN,
+        KDB,
+        SPODE,
+        AODE,
+        EnsembleTAN,
+        SignalSubgraphClassifier,
+        MDLDiscretizer,
+    )
+}
+
+#: Node models (factors), by class name.
+FACTORS: dict = {cls.__name__: cls for cls in KINDS.values()}
+
+
+def register(cls):
+    """Add an estimator class to the list of classes model files may name; returns ``cls``.
+
+    Used for bnclassify's own classes defined outside :mod:`bnclassify.classifiers`
+    (e.g. :class:`bnclassify.io.PgmpyClassifier`).
+    """
+    ESTIMATORS[cls.__name__] = cls
+    return cls
+
+
+def lookup(name):
+    """The bnclassify class called ``name``, or ``None`` when it is not on the list."""
+    if not isinstance(name, str):
+        return None
+    return ESTIMATORS.get(name) or FACTORS.get(name)
+
+
+def name_of(obj):
+    """The registered name of ``obj``'s class, or ``None`` when it is not on the list."""
+    name = type(obj).__name__
+    return name if lookup(name) is type(obj) else None

@@ -17,7 +17,9 @@ as themselves; everything else is an object with a type tag ``"t"``:
 ``dict``    ``{"t": "dict", "v": [[key, value], ...]}`` (keys of any kind)
 ``float``   ``{"t": "float", "v": "nan" | "inf" | "-inf"}``
 ``scalar``  a numpy scalar: ``{"t": "scalar", "dtype": "<i8", "v": ...}``
-``array``   ``{"t": "array", "file": "arrays/0.npy", "dtype": ..., "shape": [...]}``
+``array``   ``{"t": "array", "file": "arrays/0.npy", "dtype": ..., "shape": [...]}``;
+            with ``"axes": [...]`` the file holds ``a.transpose(axes)`` (a
+            transposed array keeps its memory layout, hence its sums' order)
 ``objects`` an object array (strings, mixed labels), element by element in
             JSON: ``{"t": "objects", "shape": [...], "v": [...]}``
 ``frame``   a DataFrame of one numeric dtype: index, columns, values
@@ -94,8 +96,17 @@ class _Writer:
         if value.dtype.kind not in _ARRAY_KINDS or value.dtype.fields is not None:
             self.fail(where, value, f"(arrays of dtype {value.dtype} are not supported)")
         name = f"arrays/{len(self.arrays)}.npy"
-        self.arrays.append((name, value))
-        return {"t": "array", "file": name, "dtype": value.dtype.str, "shape": list(value.shape)}
+        node = {"t": "array", "file": name, "dtype": value.dtype.str, "shape": list(value.shape)}
+        # keep the memory layout of a transposed array (e.g. a CPT made from a swapped count
+        # table): numpy's reductions may sum in another order on another layout
+        axes = [int(k) for k in np.argsort([-s for s in value.strides], kind="stable")]
+        stored = value.transpose(axes)
+        if axes != sorted(axes) and stored.flags.c_contiguous and not value.flags.c_contiguous:
+            node["axes"] = axes
+        else:
+            stored = np.ascontiguousarray(value)
+        self.arrays.append((name, stored))
+        return node
 
     def element(self, value, where):
         """One element of an object array: a plain value or a numpy scalar."""
@@ -269,7 +280,7 @@ def dump(model, path) -> Path:
         archive.writestr("model.json", text)
         for member, array in writer.arrays:
             buffer = io.BytesIO()
-            np.lib.format.write_array(buffer, np.ascontiguousarray(array), allow_pickle=False)
+            np.lib.format.write_array(buffer, array, allow_pickle=False)
             archive.writestr(member, buffer.getvalue())
     return path
 
@@ -302,12 +313,15 @@ class _Reader:
                 array = np.lib.format.read_array(handle, allow_pickle=False)
             except (ValueError, OSError, EOFError) as error:
                 self.fail(f"{name} is not a readable .npy array without pickle: {error}")
-        if array.dtype != expected or list(array.shape) != shape:
+        axes = node.get("axes", list(range(len(shape))))
+        if not isinstance(axes, list) or sorted(axes) != list(range(len(shape))):
+            self.fail(f"{name}: bad axes {axes!r:.60}.")
+        if array.dtype != expected or list(array.shape) != [shape[k] for k in axes]:
             self.fail(
                 f"{name} holds a {array.dtype.str} array of shape {list(array.shape)}, "
                 f"but model.json says {expected.str} of shape {shape}."
             )
-        return array
+        return array.transpose(np.argsort(axes)) if "axes" in node else array
 
     def objects(self, node):
         shape, values = node.get("shape"), node.get("v")

@@ -1,0 +1,513 @@
+"""bnclassify.io: model files (dump/load), hostile files, pgmpy and BIF both ways."""
+
+import io
+import json
+import pickle
+import zipfile
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+import pytest
+
+from bnclassify import (
+    AODE,
+    KDB,
+    SPODE,
+    TAN,
+    EnsembleTAN,
+    MDLDiscretizer,
+    NaiveBayes,
+    SignalSubgraphClassifier,
+    SimplerTAN,
+)
+from bnclassify.datasets import load_p450, make_signal_subgraph_networks
+from bnclassify.distributions import Bernoulli, Gaussian, KernelDensity, Multinomial
+from bnclassify.io import ModelFileError, dump, load
+
+
+# -- data -----------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def p450():
+    return load_p450()
+
+
+@pytest.fixture(scope="module")
+def p450_missing(p450):
+    rng = np.random.default_rng(0)
+    return p450.data.mask(rng.random(p450.data.shape) < 0.1)
+
+
+def _mixed(n=150, seed=1):
+    """Categorical (str, int, bool, mixed, pandas Categorical), Gaussian, kde, Bernoulli, counts."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, n)
+    frame = pd.DataFrame(
+        {
+            "colour": np.where(rng.random(n) < 0.5 + 0.1 * y, "red", "blue").astype(object),
+            "size": (rng.integers(0, 3, n) + y) % 4,
+            "flag": rng.random(n) < 0.3 + 0.2 * (y == 1),
+            "mixed": np.array([1, "a"], dtype=object)[rng.integers(0, 2, n)],
+            "level": pd.Categorical(
+                rng.choice(["lo", "mid", "hi"], n), categories=["lo", "mid", "hi"]
+            ),
+            "height": rng.normal(y, 1.0),
+            "weight": rng.normal(2 * y, 1.5) + 0.5 * rng.normal(size=n),
+            "spread": rng.gamma(2.0 + y, 1.0),
+            "binary": rng.normal(y, 1.0),
+            "w1": rng.poisson(1 + y),
+            "w2": rng.poisson(3 - y),
+            "w3": rng.poisson(2, n),
+        }
+    )
+    return frame, y
+
+
+def _with_missing(frame, seed=2, rate=0.1, skip=("w1", "w2", "w3")):
+    rng = np.random.default_rng(seed)
+    out = frame.copy()
+    for name in out.columns:
+        if name in skip:
+            continue
+        mask = rng.random(len(out)) < rate
+        out[name] = (
+            out[name].astype(object).where(~mask, None)
+            if out[name].dtype == bool
+            else (out[name].mask(mask))
+        )
+    return out
+
+
+MIXED_DISTRIBUTIONS = {
+    "spread": KernelDensity(),
+    "binary": Bernoulli(binarize=0.5),
+    ("w1", "w2", "w3"): Multinomial(alpha=0.5),
+}
+
+
+# -- equality of everything public ----------------------------------------------------------------
+def _same_value(a, b):
+    if isinstance(a, pd.DataFrame):
+        pd.testing.assert_frame_equal(a, b)
+        return True
+    if isinstance(a, np.ndarray):
+        return (
+            isinstance(b, np.ndarray)
+            and a.dtype == b.dtype
+            and a.shape == b.shape
+            and all(type(u) is type(v) for u, v in zip(a.ravel(), b.ravel(), strict=True))
+            and np.array_equal(a, b, equal_nan=a.dtype.kind == "f")
+        )
+    if isinstance(a, dict):
+        return (
+            isinstance(b, dict) and list(a) == list(b) and all(_same_value(a[k], b[k]) for k in a)
+        )
+    if isinstance(a, list | tuple):
+        return (
+            type(a) is type(b)
+            and len(a) == len(b)
+            and all(_same_value(u, v) for u, v in zip(a, b, strict=True))
+        )
+    if hasattr(a, "get_params"):
+        return type(a) is type(b) and _same_value(
+            a.get_params(deep=False), b.get_params(deep=False)
+        )
+    return type(a) is type(b) and (a == b or (a != a and b != b))
+
+
+def assert_same_model(model, loaded, X):
+    assert type(loaded) is type(model)
+    assert _same_value(model.get_params(deep=False), loaded.get_params(deep=False))
+    assert np.array_equal(model.predict_proba(X), loaded.predict_proba(X))
+    assert np.array_equal(model.predict(X), loaded.predict(X))
+    for name in (
+        "classes_",
+        "feature_names_in_",
+        "n_features_in_",
+        "categories_",
+        "feature_kinds_",
+        "weights_",
+        "class_node_",
+        "order_",
+        "superparents_",
+        "frequencies_",
+        "fit_times_",
+    ):
+        if hasattr(model, name):
+            assert _same_value(getattr(model, name), getattr(loaded, name)), name
+        else:
+            assert not hasattr(loaded, name), name
+    if hasattr(model, "structure_"):
+        assert list(model.structure_.nodes) == list(loaded.structure_.nodes)
+        assert list(model.structure_.edges) == list(loaded.structure_.edges)
+    for a, b in zip(
+        getattr(model, "estimators_", []), getattr(loaded, "estimators_", []), strict=True
+    ):
+        assert list(a.structure_.edges) == list(b.structure_.edges)
+        assert _same_value(a.get_params(deep=False), b.get_params(deep=False))
+
+
+@pytest.fixture
+def no_pickle(monkeypatch):
+    """Loading must never unpickle: pickle.load and pickle.loads raise."""
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("pickle used while loading a model file")
+
+    monkeypatch.setattr(pickle, "load", refuse)
+    monkeypatch.setattr(pickle, "loads", refuse)
+    monkeypatch.setattr(pickle, "Unpickler", refuse)
+
+
+def _round_trip(model, tmp_path):
+    path = dump(model, tmp_path / "model.bnc")
+    return load(path)
+
+
+# -- round trips ----------------------------------------------------------------------------------
+def _categorical_models(contacts):
+    return {
+        "nb": NaiveBayes(),
+        "tan": TAN(),
+        "tan-bic-forest": TAN(criterion="bic"),
+        "tan-contact-prior-frame": TAN(contact_matrix=contacts, contact_prior=5.0),
+        "tan-contact-prior-array": TAN(contact_matrix=contacts.to_numpy(), contact_prior=2.0),
+        "stan": SimplerTAN(contacts, root="block3"),
+        "kdb": KDB(k=2),
+        "spode": SPODE(superparent="block7"),
+        "aode": AODE(min_frequency=3),
+        "ensemble-auto": EnsembleTAN(contacts),
+        "ensemble-stan": EnsembleTAN(contacts, members="stan"),
+        "ensemble-all": EnsembleTAN(contacts, members="all"),
+        "ensemble-member": EnsembleTAN(members=TAN(criterion="aic")),
+        "ensemble-list": EnsembleTAN(members=[KDB(k=2), NaiveBayes(alpha=0.5)]),
+        "bagging": EnsembleTAN(bootstrap=True, n_estimators=4, random_state=3),
+        "bagging-kdb": EnsembleTAN(
+            members=KDB(k=2), bootstrap=True, n_estimators=3, random_state=0
+        ),
+    }
+
+
+@pytest.mark.parametrize("name", list(_categorical_models(pd.DataFrame()).keys()))
+def test_round_trip_categorical_with_missing_cells(name, p450, p450_missing, tmp_path, no_pickle):
+    model = _categorical_models(p450.contact_matrix)[name].fit(p450_missing, p450.target)
+    loaded = _round_trip(model, tmp_path)
+    assert_same_model(model, loaded, p450_missing)
+    assert_same_model(model, loaded, p450.data)
+    if hasattr(model, "estimators_samples_") and model.bootstrap:
+        assert all(
+            np.array_equal(a, b)
+            for a, b in zip(model.estimators_samples_, loaded.estimators_samples_, strict=True)
+        )
+
+
+def _mixed_models():
+    return {
+        "nb": NaiveBayes(distributions=MIXED_DISTRIBUTIONS),
+        "nb-all-kde": NaiveBayes(distributions=KernelDensity(bandwidth=0.7)),
+        "tan": TAN(distributions=MIXED_DISTRIBUTIONS),
+        "tan-bic": TAN(criterion="bic", distributions={"height": Gaussian(var_smoothing=1e-6)}),
+        "kdb": KDB(k=2),
+        "spode": SPODE(),
+        "aode": AODE(),
+        "ensemble": EnsembleTAN(members=TAN(distributions=MIXED_DISTRIBUTIONS)),
+        "bagging": EnsembleTAN(bootstrap=True, n_estimators=3, random_state=0),
+    }
+
+
+@pytest.mark.parametrize("name", list(_mixed_models()))
+def test_round_trip_mixed_kinds_with_missing_cells(name, tmp_path, no_pickle):
+    X, y = _mixed()
+    if name == "nb-all-kde":
+        X = X[["height", "weight", "spread"]]
+    elif name not in ("nb", "tan", "ensemble"):
+        X = X.drop(columns=["w1", "w2", "w3", "binary", "spread"])
+    X_missing = _with_missing(X)
+    labels = np.array(["low", "mid", "high"], dtype=object)[y]
+    model = _mixed_models()[name].fit(X_missing, labels)
+    loaded = _round_trip(model, tmp_path)
+    assert_same_model(model, loaded, X_missing)
+    assert_same_model(model, loaded, X)
+
+
+def test_category_and_class_types_survive(tmp_path, no_pickle):
+    X, y = _mixed()
+    X = X[["colour", "size", "flag", "mixed", "level", "height"]]
+    for labels in (y, y.astype(float), y == 1, np.array(["a", "b", "c"])[y]):
+        model = NaiveBayes().fit(X, labels)
+        loaded = _round_trip(model, tmp_path)
+        assert loaded.classes_.dtype == model.classes_.dtype
+        assert [type(c) for c in loaded.classes_] == [type(c) for c in model.classes_]
+        for a, b in zip(model.categories_, loaded.categories_, strict=True):
+            assert _same_value(a, b)
+    mixed = loaded.categories_[3].tolist()
+    assert sorted(map(str, mixed)) == ["1", "a"] and {type(v) for v in mixed} == {int, str}
+
+
+def test_distribution_kinds_on_arrays_round_trip(tmp_path, no_pickle):
+    rng = np.random.default_rng(5)
+    counts = rng.poisson(2, size=(60, 4))
+    y = rng.integers(0, 2, 60)
+    for model, X in [
+        (NaiveBayes(distributions="multinomial"), counts),
+        (NaiveBayes(distributions="bernoulli"), counts - 2.0),
+        (NaiveBayes(distributions="kde"), counts + rng.normal(size=counts.shape)),
+        (TAN(), counts + rng.normal(size=counts.shape)),
+    ]:
+        model.fit(X, y)
+        loaded = _round_trip(model, tmp_path)
+        assert not hasattr(loaded, "feature_names_in_")
+        assert_same_model(model, loaded, X)
+
+
+def test_gaussian_from_parameters_round_trips(tmp_path):
+    model = NaiveBayes.from_parameters([0.3, 0.7], [[0.0, 1.0], [2.0, 3.0]], [[1.0, 1.0], [2, 2]])
+    loaded = _round_trip(model, tmp_path)
+    X = np.array([[0.5, np.nan], [1.0, 2.0]])
+    assert np.array_equal(model.predict_proba(X), loaded.predict_proba(X))
+
+
+def test_signal_subgraph_and_mdl_round_trip(tmp_path, no_pickle):
+    X, y = make_signal_subgraph_networks(
+        n_networks=60, n_vertices=8, n_signal_edges=4, random_state=0
+    )
+    for clf in (
+        SignalSubgraphClassifier(n_edges=4),
+        SignalSubgraphClassifier(n_edges=4, n_vertices_signal=3),
+    ):
+        clf.fit(X, y)
+        loaded = _round_trip(clf, tmp_path)
+        assert np.array_equal(clf.predict_proba(X), loaded.predict_proba(X))
+        assert loaded.signal_edges_ == clf.signal_edges_
+        assert np.array_equal(loaded.pvalues_, clf.pvalues_, equal_nan=True)
+        assert list(loaded.signal_graph_.edges(data=True)) == list(
+            clf.signal_graph_.edges(data=True)
+        )
+    from sklearn.datasets import load_iris
+
+    iris = load_iris(as_frame=True)
+    mdl = MDLDiscretizer().fit(iris.data, iris.target)
+    loaded = _round_trip(mdl, tmp_path)
+    assert np.array_equal(mdl.transform(iris.data), loaded.transform(iris.data))
+    assert list(loaded.feature_names_in_) == list(iris.data.columns)
+
+
+def test_unfitted_estimator_round_trips_its_parameters(p450, tmp_path):
+    model = EnsembleTAN(p450.contact_matrix, members=[TAN(criterion="bic"), KDB(k=3)], n_jobs=2)
+    loaded = _round_trip(model, tmp_path)
+    assert _same_value(model.get_params(deep=False), loaded.get_params(deep=False))
+    assert not hasattr(loaded, "estimators_")
+
+
+def test_network_cache_is_not_stored(p450, tmp_path):
+    model = TAN().fit(p450.data, p450.target)
+    model.network_  # noqa: B018 -- builds the pgmpy cache
+    loaded = _round_trip(model, tmp_path)
+    assert loaded._network is None
+    assert sorted(loaded.network_.edges) == sorted(model.network_.edges)
+
+
+def test_what_cannot_be_stored_is_refused_at_dump(p450, tmp_path):
+    model = SimplerTAN(contact_matrix=lambda names: p450.contact_matrix.loc[names, names])
+    model.fit(p450.data, p450.target)
+    with pytest.raises(TypeError, match=r"SimplerTAN.contact_matrix is a callable.*cannot hold"):
+        dump(model, tmp_path / "m.bnc")
+    with pytest.raises(TypeError, match="random_state as an int"):
+        dump(EnsembleTAN(random_state=np.random.RandomState(0)), tmp_path / "m.bnc")
+    with pytest.raises(TypeError, match="not a bnclassify estimator"):
+        dump({"a": 1}, tmp_path / "m.bnc")
+
+
+# -- hostile files --------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def good_file(tmp_path_factory, p450):
+    path = tmp_path_factory.mktemp("good") / "tan.bnc"
+    dump(TAN().fit(p450.data, p450.target), path)
+    return path
+
+
+def _members(path):
+    with zipfile.ZipFile(path) as archive:
+        return {name: archive.read(name) for name in archive.namelist()}
+
+
+def _write(path, members):
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return path
+
+
+def _edit_json(good_file, tmp_path, edit):
+    members = _members(good_file)
+    document = json.loads(members["model.json"])
+    edit(document)
+    members["model.json"] = json.dumps(document)
+    return _write(tmp_path / "edited.bnc", members)
+
+
+def _find(node, predicate):
+    if isinstance(node, dict):
+        if predicate(node):
+            return node
+        children = node.values()
+    elif isinstance(node, list):
+        children = node
+    else:
+        return None
+    for child in children:
+        found = _find(child, predicate)
+        if found is not None:
+            return found
+    return None
+
+
+def _state(document):
+    return document["model"]["state"]
+
+
+def _first_table(document):
+    return _find(
+        _state(document)["compiled_"], lambda n: n.get("t") == "array" and len(n["shape"]) == 3
+    )
+
+
+HOSTILE = {
+    "empty": lambda good, tmp: _bytes(tmp, b""),
+    "garbage": lambda good, tmp: _bytes(tmp, b"\x00garbage" * 100),
+    "truncated": lambda good, tmp: _bytes(tmp, good.read_bytes()[: len(good.read_bytes()) // 2]),
+    "pickle": lambda good, tmp: _bytes(tmp, pickle.dumps({"a": 1})),
+    "no-json": lambda good, tmp: _write(tmp / "x.bnc", {"other.txt": b"hi"}),
+    "json-not-json": lambda good, tmp: _write(tmp / "x.bnc", {"model.json": b"{not json"}),
+    "wrong-format": lambda good, tmp: _edit_json(good, tmp, lambda d: d.update(format="other")),
+    "wrong-version": lambda good, tmp: _edit_json(good, tmp, lambda d: d.update(version=2)),
+    "class-outside-list": lambda good, tmp: _edit_json(
+        good, tmp, lambda d: d["model"].update({"class": "os.system"})
+    ),
+    "member-class-outside-list": lambda good, tmp: _edit_json(
+        good,
+        tmp,
+        lambda d: _find(d["model"]["state"], lambda n: n.get("class") == "Categorical").update(
+            {"class": "subprocess.Popen"}
+        ),
+    ),
+    "dunder-attribute": lambda good, tmp: _edit_json(
+        good, tmp, lambda d: _state(d).update({"__class__": {"t": "dict", "v": []}})
+    ),
+    "method-attribute": lambda good, tmp: _edit_json(
+        good, tmp, lambda d: _state(d).update({"predict": 1})
+    ),
+    "unknown-parameter": lambda good, tmp: _edit_json(
+        good, tmp, lambda d: d["model"]["params"].update({"evil": 1})
+    ),
+    "unknown-tag": lambda good, tmp: _edit_json(
+        good, tmp, lambda d: _state(d).update({"classes_": {"t": "pickle", "v": "gASV"}})
+    ),
+    "object-dtype": lambda good, tmp: _edit_json(
+        good, tmp, lambda d: _first_table(d).update(dtype="|O")
+    ),
+    "shape-contradicts-metadata": lambda good, tmp: _edit_json(
+        good, tmp, lambda d: _first_table(d).update(shape=[2, 2, 2])
+    ),
+    "missing-array": lambda good, tmp: _edit_json(
+        good, tmp, lambda d: _first_table(d).update(file="arrays/999.npy")
+    ),
+    "deep-nesting": lambda good, tmp: _deep(good, tmp),
+}
+
+
+def _deep(good, tmp):
+    members = _members(good)
+    document = json.loads(members["model.json"])
+    _state(document)["deep_"] = "DEEP"
+    text = json.dumps(document).replace('"DEEP"', "[" * 100_000 + "]" * 100_000)
+    members["model.json"] = text
+    return _write(tmp / "deep.bnc", members)
+
+
+def _bytes(tmp, data):
+    path = tmp / "x.bnc"
+    path.write_bytes(data)
+    return path
+
+
+@pytest.mark.parametrize("case", list(HOSTILE))
+def test_hostile_files_are_refused_with_one_error_type(case, good_file, tmp_path, no_pickle):
+    path = HOSTILE[case](good_file, tmp_path)
+    with pytest.raises(ModelFileError, match="is not a bnclassify model file"):
+        load(path)
+
+
+def test_refusal_messages_say_why(good_file, tmp_path):
+    cases = {
+        "wrong-version": "this bnclassify reads version 1",
+        "class-outside-list": "'os.system', which is not one of bnclassify's",
+        "shape-contradicts-metadata": "but model.json says",
+        "object-dtype": "unsupported array dtype",
+    }
+    for case, message in cases.items():
+        with pytest.raises(ModelFileError, match=message):
+            load(HOSTILE[case](good_file, tmp_path))
+
+
+def test_arrays_that_contradict_one_another_are_refused(good_file, tmp_path):
+    """A CPT replaced, metadata and all, by one of the wrong shape: the model check refuses it."""
+    members = _members(good_file)
+    document = json.loads(members["model.json"])
+    table = _first_table(document)
+    buffer = io.BytesIO()
+    np.lib.format.write_array(buffer, np.zeros((2, 5, 3)))
+    members[table["file"]] = buffer.getvalue()
+    table["shape"] = [2, 5, 3]
+    members["model.json"] = json.dumps(document)
+    with pytest.raises(ModelFileError, match="log_table_ should be a float array of shape"):
+        load(_write(tmp_path / "bad.bnc", members))
+
+
+def test_an_npy_holding_a_pickle_is_refused(good_file, tmp_path, no_pickle):
+    members = _members(good_file)
+    document = json.loads(members["model.json"])
+    table = _first_table(document)
+    buffer = io.BytesIO()
+    np.lib.format.write_array(buffer, np.array([{"a": 1}], dtype=object), allow_pickle=True)
+    members[table["file"]] = buffer.getvalue()
+    with pytest.raises(ModelFileError):
+        load(_write(tmp_path / "bad.bnc", members))
+
+
+def test_oversized_files_are_refused_from_the_zip_directory(good_file, tmp_path, monkeypatch):
+    size = sum(info.file_size for info in zipfile.ZipFile(good_file).infolist())
+    with pytest.raises(ModelFileError, match="more than the limit"):
+        load(good_file, max_bytes=size - 1)
+    assert load(good_file, max_bytes=size) is not None
+
+    def no_reading(*args, **kwargs):
+        raise AssertionError("a member was read before the size check")
+
+    monkeypatch.setattr(zipfile.ZipFile, "read", no_reading)
+    monkeypatch.setattr(zipfile.ZipFile, "open", no_reading)
+    with pytest.raises(ModelFileError, match="more than the limit"):
+        load(good_file, max_bytes=10)
+
+
+def test_a_missing_file_is_file_not_found(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        load(tmp_path / "nothing.bnc")
+
+
+def test_format_is_documented_json_and_npy(good_file):
+    with zipfile.ZipFile(good_file) as archive:
+        names = archive.namelist()
+        document = json.loads(archive.read("model.json"))
+    assert names[0] == "model.json" and all(n.startswith("arrays/") for n in names[1:])
+    assert document["format"] == "bnclassify-model" and document["version"] == 1
+    assert document["model"]["class"] == "TAN"
+    edges = _find(document["model"]["state"], lambda n: n.get("t") == "graph")["edges"]
+    assert ["functional", "block1", {"t": "dict", "v": []}] in edges
+
+
+def test_graph_attributes_and_node_order_survive(p450, tmp_path):
+    model = KDB(k=2).fit(p450.data, p450.target)
+    loaded = _round_trip(model, tmp_path)
+    assert nx.utils.graphs_equal(model.structure_, loaded.structure_)
+    assert list(loaded.structure_.nodes) == list(model.structure_.nodes)

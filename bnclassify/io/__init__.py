@@ -26,10 +26,15 @@ True
 """
 
 from ._format import FORMAT_VERSION, MAX_UNCOMPRESSED_BYTES, ModelFileError, dump, load
+from ._pgmpy import PgmpyClassifier, from_bif, from_pgmpy, to_bif
 from ._registry import ESTIMATORS
 
 __all__ = [
     "ESTIMATORS",
+    "PgmpyClassifier",
+    "from_bif",
+    "from_pgmpy",
+    "to_bif",
     "FORMAT_VERSION",
     "MAX_UNCOMPRESSED_BYTES",
     "ModelFileError",

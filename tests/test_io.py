@@ -511,3 +511,181 @@ def test_graph_attributes_and_node_order_survive(p450, tmp_path):
     loaded = _round_trip(model, tmp_path)
     assert nx.utils.graphs_equal(model.structure_, loaded.structure_)
     assert list(loaded.structure_.nodes) == list(model.structure_.nodes)
+
+
+# -- pgmpy both ways ------------------------------------------------------------------------------
+def _variable_elimination(network, class_node, X):
+    """P(class | observed cells) of every row, by pgmpy's exact inference."""
+    from pgmpy.inference import VariableElimination
+
+    inference = VariableElimination(network)
+    out = []
+    for _, row in X.iterrows():
+        evidence = {k: v for k, v in row.items() if not pd.isna(v)}
+        out.append(inference.query([class_node], evidence=evidence, show_progress=False).values)
+    return np.array(out)
+
+
+@pytest.mark.parametrize("make", [TAN, lambda: KDB(k=2), lambda: TAN(criterion="bic")])
+def test_from_pgmpy_reproduces_the_model_and_variable_elimination(make, p450, p450_missing):
+    from bnclassify.io import PgmpyClassifier, from_pgmpy
+
+    model = make().fit(p450.data, p450.target)
+    imported = from_pgmpy(model.network_, model.class_node_)
+    assert isinstance(imported, PgmpyClassifier)
+    for X in (p450.data, p450_missing):
+        np.testing.assert_allclose(imported.predict_proba(X), model.predict_proba(X), 0, 1e-12)
+    rows = p450_missing.iloc[::40]
+    classes = list(model.network_.get_cpds(model.class_node_).state_names[model.class_node_])
+    assert classes == list(imported.classes_)
+    np.testing.assert_allclose(
+        imported.predict_proba(rows),
+        _variable_elimination(model.network_, model.class_node_, rows),
+        rtol=0,
+        atol=1e-12,
+    )
+    assert sorted(imported.structure_.edges) == sorted(model.structure_.edges)
+    assert imported.feature_names_ == model.feature_names_
+
+
+@pytest.fixture
+def hand_built():
+    """Class y (states 'no', 'yes'), a with integer states 2, 0, 1 (unsorted), b | y, a."""
+    from pgmpy.factors.discrete import TabularCPD
+    from pgmpy.models import DiscreteBayesianNetwork
+
+    network = DiscreteBayesianNetwork([("y", "a"), ("y", "b"), ("a", "b")])
+    cpd_y = TabularCPD("y", 2, [[0.3], [0.7]], state_names={"y": ["no", "yes"]})
+    cpd_a = TabularCPD(
+        "a",
+        3,
+        [[0.2, 0.5], [0.3, 0.25], [0.5, 0.25]],
+        evidence=["y"],
+        evidence_card=[2],
+        state_names={"a": [2, 0, 1], "y": ["no", "yes"]},
+    )
+    # b's CPD lists its evidence as (a, y): the class is not its first parent
+    cpd_b = TabularCPD(
+        "b",
+        2,
+        [
+            [0.1, 0.9, 0.4, 0.6, 0.35, 0.8],
+            [0.9, 0.1, 0.6, 0.4, 0.65, 0.2],
+        ],
+        evidence=["a", "y"],
+        evidence_card=[3, 2],
+        state_names={"b": ["off", "on"], "a": [2, 0, 1], "y": ["no", "yes"]},
+    )
+    network.add_cpds(cpd_y, cpd_a, cpd_b)
+    network.check_model()
+    return network
+
+
+def test_from_pgmpy_on_a_hand_built_network(hand_built, tmp_path):
+    from bnclassify.explain import explain
+    from bnclassify.io import from_pgmpy
+    from bnclassify.plotting import plot_cpt
+
+    model = from_pgmpy(hand_built, "y")
+    assert model.categories_[0].tolist() == [0, 1, 2] and model.categories_[0].dtype == np.int64
+    assert model.classes_.tolist() == ["no", "yes"]
+    X = pd.DataFrame(
+        {
+            "a": pd.array([0, 1, 2, 2, None, 0], dtype="Int64"),
+            "b": ["on", "off", "on", None, "on", None],
+        }
+    ).astype(object)
+    X = X.where(X.notna(), np.nan)
+    expected = _variable_elimination(hand_built, "y", X)
+    np.testing.assert_allclose(model.predict_proba(X), expected, rtol=0, atol=1e-12)
+    complete = X.iloc[[0, 1, 2]].astype({"a": int})
+    explanation = explain(model, complete)
+    assert explanation.values.shape[:2] == (3, 2)
+    assert plot_cpt(model, "b") is not None
+    loaded = load(dump(model, tmp_path / "imported.bnc"))
+    assert np.array_equal(loaded.predict_proba(complete), model.predict_proba(complete))
+    # fit re-estimates the tables on data, keeping the imported structure
+    refit = type(model)(**model.get_params()).fit(
+        complete.iloc[[0, 1, 2] * 3], ["no", "yes", "no"] * 3
+    )
+    assert list(refit.structure_.edges)[-1] == ("a", "b") == list(model.structure_.edges)[-1]
+
+
+def test_from_pgmpy_refuses_networks_of_another_shape(hand_built):
+    from pgmpy.factors.discrete import TabularCPD
+    from pgmpy.models import DiscreteBayesianNetwork
+
+    from bnclassify.io import PgmpyClassifier, from_pgmpy
+
+    with pytest.raises(ValueError, match=r"The class 'b' has the parents \['y', 'a'\]"):
+        from_pgmpy(hand_built, "b")
+    with pytest.raises(ValueError, match="not in the network"):
+        from_pgmpy(hand_built, "z")
+    orphan = DiscreteBayesianNetwork([("y", "a")])
+    orphan.add_node("c")
+    orphan.add_cpds(
+        TabularCPD("y", 2, [[0.5], [0.5]]),
+        TabularCPD("a", 2, [[0.5, 0.5], [0.5, 0.5]], evidence=["y"], evidence_card=[2]),
+        TabularCPD("c", 2, [[0.5], [0.5]]),
+    )
+    with pytest.raises(ValueError, match=r"\['c'\] are not children of the class"):
+        from_pgmpy(orphan, "y")
+    with pytest.raises(TypeError, match="DiscreteBayesianNetwork"):
+        from_pgmpy(nx.DiGraph(), "y")
+    with pytest.raises(ValueError, match="cycle"):
+        PgmpyClassifier(arcs=[("x0", "x1"), ("x1", "x0")]).fit([[0, 1], [1, 0]], [0, 1])
+
+
+# -- BIF ------------------------------------------------------------------------------------------
+def test_bif_round_trip_of_every_categorical_model(p450, tmp_path):
+    """P450 here; car's KDB in to_bif's doctest (pgmpy's BIFReader takes ~2 s a file)."""
+    from bnclassify.io import from_bif, to_bif
+
+    X, y = p450.data, p450.target
+    models = [NaiveBayes(), TAN(), TAN(criterion="bic"), KDB(k=2), SimplerTAN(p450.contact_matrix)]
+    for model in models:
+        model.fit(X, y)
+        path = tmp_path / "model.bif"
+        to_bif(model, path)
+        again = from_bif(path, model.class_node_)
+        np.testing.assert_allclose(again.predict_proba(X), model.predict_proba(X), 0, 1e-12)
+        assert sorted(again.structure_.edges) == sorted(model.structure_.edges)
+        assert again.feature_names_ == model.feature_names_
+        assert again.classes_.tolist() == model.classes_.tolist()
+
+
+def test_bif_keeps_integer_float_and_bool_states(tmp_path):
+    from bnclassify.io import from_bif, to_bif
+
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 2, 200)
+    X = pd.DataFrame(
+        {
+            "count": (rng.integers(0, 3, 200) + y) * 10 - 5,
+            "flag": rng.random(200) < 0.3 + 0.3 * y,
+            "dose": rng.choice([0.5, 1.5, 2.25], 200),
+        }
+    )
+    model = TAN(distributions={"dose": "categorical"}).fit(X, y)
+    to_bif(model, tmp_path / "typed.bif")
+    again = from_bif(tmp_path / "typed.bif", model.class_node_)
+    for a, b in zip(model.categories_, again.categories_, strict=True):
+        assert a.dtype == b.dtype and a.tolist() == b.tolist()
+    assert again.classes_.dtype == model.classes_.dtype
+    np.testing.assert_allclose(again.predict_proba(X), model.predict_proba(X), 0, 1e-12)
+    assert "property bnclassify_states = int" in (tmp_path / "typed.bif").read_text()
+
+
+def test_bif_refuses_what_it_cannot_hold(tmp_path):
+    from bnclassify.io import to_bif
+
+    y = [0, 1, 0, 1]
+    spaced = NaiveBayes().fit(pd.DataFrame({"my feature": ["a", "b", "a", "b"]}), y)
+    with pytest.raises(ValueError, match="'my feature' cannot be written to BIF"):
+        to_bif(spaced, tmp_path / "x.bif")
+    states = NaiveBayes().fit(pd.DataFrame({"f": ["a b", "c", "a b", "c"]}), y)
+    with pytest.raises(ValueError, match=r"states \['a b'\] of 'f'"):
+        to_bif(states, tmp_path / "x.bif")
+    gaussian = NaiveBayes().fit(pd.DataFrame({"g": [0.1, 0.5, 0.2, 0.9]}), y)
+    with pytest.raises(ValueError, match=r"features \['g'\] are continuous"):
+        to_bif(gaussian, tmp_path / "x.bif")

@@ -11,8 +11,9 @@ pgmpy's ``BIFWriter`` and read it back with ``BIFReader``. BIF stores state
 names as text; the writer records each variable's state type (``int``,
 ``float``, ``bool`` or ``str``) as a BIF ``property bnclassify_states = ...``,
 and :func:`from_bif` converts the states back, so integer categories stay
-integers. Names BIF cannot hold are refused at :func:`to_bif` (see
-:data:`BIF_NAME`, :data:`BIF_STATE`) rather than silently changed.
+integers; ``property bnclassify_column = k`` keeps the column order. Names
+BIF cannot hold are refused at :func:`to_bif` (see :data:`BIF_NAME`,
+:data:`BIF_STATE`) rather than silently changed.
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ BIF_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 BIF_STATE = re.compile(r"^[A-Za-z0-9_.+-]+$")
 #: The BIF property recording a variable's state type.
 STATE_PROPERTY = "bnclassify_states"
+#: The BIF property recording a feature's column position.
+POSITION_PROPERTY = "bnclassify_column"
 _PARSERS = {
     "int": int,
     "float": float,
@@ -145,7 +148,7 @@ def _as_categories(states) -> np.ndarray:
     return out
 
 
-def from_pgmpy(network, class_node, *, state_types=None):
+def from_pgmpy(network, class_node, *, features=None, state_types=None):
     """A fitted bnclassify classifier from a pgmpy network shaped like an augmented naive Bayes.
 
     Parameters
@@ -156,6 +159,8 @@ def from_pgmpy(network, class_node, *, state_types=None):
         parents (TAN, forests, kDB, ...).
     class_node : hashable
         The class node.
+    features : list, optional
+        The feature (column) order; default: the network's node order.
     state_types : dict, optional
         A function per node converting its state names (used by
         :func:`from_bif`, whose states are read as text).
@@ -206,7 +211,12 @@ def from_pgmpy(network, class_node, *, state_types=None):
             f"The class {class_node!r} has the parents {class_parents}; a Bayesian network "
             "classifier's class has none (it is a parent of every feature)."
         )
-    features = [n for n in graph.nodes if n != class_node]
+    nodes = [n for n in graph.nodes if n != class_node]
+    if features is None:
+        features = nodes
+    elif sorted(map(repr, features)) != sorted(map(repr, nodes)):
+        raise ValueError(f"features {features} are not the network's features {nodes}.")
+    features = list(features)
     if not features:
         raise ValueError("The network has no feature: only the class node.")
     orphans = [f for f in features if not graph.has_edge(class_node, f)]
@@ -362,6 +372,8 @@ def to_bif(model, path):
     network = model.network_.copy()
     for node, states in values.items():
         network.nodes[node][STATE_PROPERTY] = _state_type(states)
+    for k, feature in enumerate(model.feature_names_):
+        network.nodes[feature][POSITION_PROPERTY] = k
     BIFWriter(network).write(str(path))
 
 
@@ -391,4 +403,12 @@ def from_bif(path, class_node):
         if kind not in _PARSERS:
             raise ValueError(f"{path}: unknown state type {kind!r} for {node!r}.")
         types[node] = _PARSERS[kind]
-    return from_pgmpy(network, class_node, state_types=types)
+    positions = {
+        node: network.nodes[node].get(POSITION_PROPERTY)
+        for node in network.nodes
+        if node != class_node
+    }
+    features = None
+    if all(isinstance(p, str) and p.isdigit() for p in positions.values()):
+        features = sorted(positions, key=lambda node: int(positions[node]))
+    return from_pgmpy(network, class_node, features=features, state_types=types)

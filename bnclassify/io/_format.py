@@ -263,7 +263,7 @@ def dump(model, path) -> Path:
     if name is None:
         raise TypeError(
             f"{type(model).__name__} is not a bnclassify estimator that model files can hold; "
-            f"known: {sorted(_registry.ESTIMATORS)}."
+            f"known: {_registry.known()}."
         )
     from .. import __version__
 
@@ -501,7 +501,7 @@ class _Reader:
         if cls is None:
             self.fail(
                 f"the file names the class {name!r:.80}, which is not one of bnclassify's "
-                f"estimators or factors ({sorted(_registry.ESTIMATORS)})."
+                f"estimators or factors ({_registry.known()})."
             )
         params, state = node.get("params"), node.get("state")
         if not isinstance(params, dict) or not isinstance(state, dict):

@@ -689,3 +689,45 @@ def test_bif_refuses_what_it_cannot_hold(tmp_path):
     gaussian = NaiveBayes().fit(pd.DataFrame({"g": [0.1, 0.5, 0.2, 0.9]}), y)
     with pytest.raises(ValueError, match=r"features \['g'\] are continuous"):
         to_bif(gaussian, tmp_path / "x.bif")
+
+
+def test_an_npy_header_claiming_more_data_than_the_file_holds_is_refused(good_file, tmp_path):
+    members = _members(good_file)
+    document = json.loads(members["model.json"])
+    table = _first_table(document)
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(
+        header, {"descr": "<f8", "fortran_order": False, "shape": (2, 10**6, 10**4)}
+    )
+    members[table["file"]] = header.getvalue() + b"\\0" * 64
+    table["shape"] = [2, 10**6, 10**4]
+    members["model.json"] = json.dumps(document)
+    with pytest.raises(ModelFileError, match="shorter than its header says"):
+        load(_write(tmp_path / "huge.bnc", members))
+
+
+def test_nothing_named_in_a_file_is_imported(good_file, tmp_path, monkeypatch):
+    import builtins
+    import importlib
+
+    real_import = builtins.__import__
+    imported = []
+
+    def watch(name, *args, **kwargs):
+        imported.append(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", watch)
+    monkeypatch.setattr(importlib, "import_module", lambda *a, **k: pytest.fail("import_module"))
+    with pytest.raises(ModelFileError, match="os.system"):
+        load(HOSTILE["class-outside-list"](good_file, tmp_path))
+    with pytest.raises(ModelFileError, match="subprocess.Popen"):
+        load(HOSTILE["member-class-outside-list"](good_file, tmp_path))
+    assert not {"os.system", "subprocess", "os"} & set(imported)
+
+
+def test_a_refused_dump_writes_no_file(p450, tmp_path):
+    model = TAN(contact_matrix=lambda names: None)
+    with pytest.raises(TypeError, match="callable"):
+        dump(model, tmp_path / "never.bnc")
+    assert not (tmp_path / "never.bnc").exists()

@@ -287,7 +287,7 @@ def dump(model, path) -> Path:
 
 # -- reading --------------------------------------------------------------------------------------
 class _Reader:
-    def __init__(self, archive, members):
+    def __init__(self, archive, members: dict):
         self.archive = archive
         self.members = members
         self.used = set()
@@ -308,19 +308,37 @@ class _Reader:
             isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in shape
         ):
             self.fail(f"{name}: bad shape {shape!r}.")
-        with self.archive.open(name) as handle:
-            try:
-                array = np.lib.format.read_array(handle, allow_pickle=False)
-            except (ValueError, OSError, EOFError) as error:
-                self.fail(f"{name} is not a readable .npy array without pickle: {error}")
         axes = node.get("axes", list(range(len(shape))))
         if not isinstance(axes, list) or sorted(axes) != list(range(len(shape))):
             self.fail(f"{name}: bad axes {axes!r:.60}.")
-        if array.dtype != expected or list(array.shape) != [shape[k] for k in axes]:
-            self.fail(
-                f"{name} holds a {array.dtype.str} array of shape {list(array.shape)}, "
-                f"but model.json says {expected.str} of shape {shape}."
-            )
+        stored = [shape[k] for k in axes]
+        # the header first: its dtype and shape must be the metadata's, and its data must
+        # fit in the member, before numpy allocates anything
+        with self.archive.open(name) as handle:
+            try:
+                version = np.lib.format.read_magic(handle)
+                header = (
+                    np.lib.format.read_array_header_1_0(handle)
+                    if version == (1, 0)
+                    else np.lib.format.read_array_header_2_0(handle)
+                )
+            except (ValueError, OSError, EOFError) as error:
+                self.fail(f"{name} is not a .npy array: {error}")
+            header_shape, _, header_dtype = header
+            if header_dtype != expected or list(header_shape) != stored:
+                self.fail(
+                    f"{name} holds a {header_dtype.str} array of shape {list(header_shape)}, "
+                    f"but model.json says {expected.str} of shape {shape}."
+                )
+            if math.prod(stored) * expected.itemsize > self.members[name]:
+                self.fail(f"{name} is shorter than its header says.")
+        with self.archive.open(name) as handle:
+            try:
+                array = np.load(handle, allow_pickle=False)
+            except (ValueError, OSError, EOFError) as error:
+                self.fail(f"{name} is not a readable .npy array without pickle: {error}")
+        if array.dtype != expected or list(array.shape) != stored:
+            self.fail(f"{name} changed between two reads.")
         return array.transpose(np.argsort(axes)) if "axes" in node else array
 
     def objects(self, node):
@@ -621,7 +639,7 @@ def _load(path, max_bytes):
                 f"its members add up to {total} bytes uncompressed, more than the limit of "
                 f"{max_bytes} (bnclassify.io.load(..., max_bytes=...))."
             )
-        members = {info.filename for info in infos}
+        members = {info.filename: info.file_size for info in infos}
         if "model.json" not in members:
             raise ModelFileError("no model.json.")
         try:

@@ -137,6 +137,12 @@ def assert_same_model(model, loaded, X):
             assert _same_value(getattr(model, name), getattr(loaded, name)), name
         else:
             assert not hasattr(loaded, name), name
+    for network, again in _networks(model, loaded):
+        assert (
+            np.array_equal(network.log_prior, again.log_prior) and network.parents == again.parents
+        )
+        for a, b in zip(network.factors, again.factors, strict=True):
+            assert _same_value(vars(a), vars(b)), a.columns_  # every fitted array, exact types
     if hasattr(model, "structure_"):
         assert list(model.structure_.nodes) == list(loaded.structure_.nodes)
         assert list(model.structure_.edges) == list(loaded.structure_.edges)
@@ -145,6 +151,13 @@ def assert_same_model(model, loaded, X):
     ):
         assert list(a.structure_.edges) == list(b.structure_.edges)
         assert _same_value(a.get_params(deep=False), b.get_params(deep=False))
+
+
+def _networks(model, loaded):
+    pairs = [(model, loaded)]
+    members = getattr(model, "estimators_", []), getattr(loaded, "estimators_", [])
+    pairs += list(zip(*members, strict=True))
+    return [(a.compiled_, b.compiled_) for a, b in pairs if hasattr(a, "compiled_")]
 
 
 @pytest.fixture

@@ -115,19 +115,19 @@ class _Writer:
         self.fail(where, value)
 
     def encode(self, value, where):
-        if value is None or isinstance(value, bool | str):
-            return value
-        if isinstance(value, int):
-            return int(value)
-        if isinstance(value, float):
-            return value if math.isfinite(value) else {"t": "float", "v": repr(float(value))}
-        if isinstance(value, np.generic):
+        if isinstance(value, np.generic):  # first: np.float64 and np.str_ are float and str too
             if value.dtype.kind not in _ARRAY_KINDS:
                 self.fail(where, value)
             item = value.item()
             if isinstance(item, float) and not math.isfinite(item):
                 item = repr(item)
             return {"t": "scalar", "dtype": value.dtype.str, "v": item}
+        if value is None or isinstance(value, bool | str):
+            return value
+        if isinstance(value, int):
+            return int(value)
+        if isinstance(value, float):
+            return value if math.isfinite(value) else {"t": "float", "v": repr(float(value))}
         if isinstance(value, np.ndarray):
             return self.array(value, where)
         if isinstance(value, list):

@@ -645,6 +645,10 @@ def test_from_pgmpy_refuses_networks_of_another_shape(hand_built):
         from_pgmpy(orphan, "y")
     with pytest.raises(TypeError, match="DiscreteBayesianNetwork"):
         from_pgmpy(nx.DiGraph(), "y")
+    cyclic = hand_built.copy()
+    nx.DiGraph.add_edge(cyclic, "b", "a")  # pgmpy's own add_edge refuses cycles
+    with pytest.raises(ValueError, match="The network has a cycle"):
+        from_pgmpy(cyclic, "y")
     with pytest.raises(ValueError, match="cycle"):
         PgmpyClassifier(arcs=[("x0", "x1"), ("x1", "x0")]).fit([[0, 1], [1, 0]], [0, 1])
 

@@ -8,6 +8,12 @@
 - :func:`to_bif` / :func:`from_bif`: a categorical model to a BIF file and back,
   through pgmpy's reader and writer.
 
+A model file names classes only from :data:`ESTIMATORS` (and the factors);
+a new bnclassify estimator becomes storable with one line in
+``bnclassify/io/_registry.py``, as long as its fitted attributes are of the
+kinds the format holds (numbers, strings, arrays, lists, tuples, dicts,
+DataFrames, networkx graphs, schemas, fitted networks, other estimators).
+
 Examples
 --------
 >>> import os, tempfile

@@ -24,6 +24,7 @@ from bnclassify import (
 from bnclassify.datasets import load_p450, make_signal_subgraph_networks
 from bnclassify.distributions import Bernoulli, Gaussian, KernelDensity, Multinomial
 from bnclassify.io import ModelFileError, dump, load
+from bnclassify.study import StudyTAN
 
 
 # -- data -----------------------------------------------------------------------------------------
@@ -195,6 +196,8 @@ def _categorical_models(contacts):
         "ensemble-member": EnsembleTAN(members=TAN(criterion="aic")),
         "ensemble-list": EnsembleTAN(members=[KDB(k=2), NaiveBayes(alpha=0.5)]),
         "bagging": EnsembleTAN(bootstrap=True, n_estimators=4, random_state=3),
+        "study-tan": StudyTAN(),
+        "ensemble-study-tan": EnsembleTAN(members=StudyTAN()),
         "bagging-kdb": EnsembleTAN(
             members=KDB(k=2), bootstrap=True, n_estimators=3, random_state=0
         ),

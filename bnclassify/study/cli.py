@@ -6,8 +6,12 @@ compare     cross-validate NB, TAN, Simpler TAN (and the other structures) on a
             bundled data set or a CSV file; prints the table with each model's
             difference to ``--baseline`` (NB) and its corrected p-value,
             ``--repeats R`` reshuffles the K folds R times, ``--out`` writes
-            CSV/JSON and a figure
+            CSV/JSON and a figure; ``--save-model DIR`` also fits each compared
+            model on the whole data and writes it to ``DIR/<model>.bnc`` (a
+            :mod:`bnclassify.io` model file)
 figures     write the registered figures (``bnclassify.study.figures``) to a folder
+predict     ``--model PATH --csv FILE [--out FILE]``: load a model file and write
+            each row's predicted class and per-class probabilities as CSV
 cost        the cost study: fit time of TAN vs Simpler TAN as features and rows grow
 reproduce   everything the README reports: the P450 and lactamase comparisons,
             the cost study, ``docs/results.md``, the README's results blocks and
@@ -21,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -198,6 +203,84 @@ def compare(args) -> int:
     if args.out is not None:
         for path in _write_outputs(Path(args.out), name, folds, summary, table, args):
             print(f"wrote {path}")
+    if args.save_model is not None:
+        for path in _save_models(Path(args.save_model), models, X, y):
+            print(f"wrote {path}")
+    return 0
+
+
+def model_file_name(name) -> str:
+    """A model's display name as a file name: ``"Simpler TAN"`` -> ``"simpler-tan.bnc"``."""
+    return "-".join(re.findall(r"[a-z0-9]+", name.lower())) + ".bnc"
+
+
+def _save_models(out: Path, models, X, y) -> list:
+    """Fit each model on the whole data and write it as a model file."""
+    from sklearn.base import clone
+
+    from ..io import dump
+
+    out.mkdir(parents=True, exist_ok=True)
+    return [
+        dump(clone(model).fit(X, y), out / model_file_name(name)) for name, model in models.items()
+    ]
+
+
+# -- predict -------------------------------------------------------------------------------------
+def _read_for_model(path: Path, model) -> pd.DataFrame:
+    """The CSV's model columns, each cell as the model's own category (or a number).
+
+    Cells are read as text; a categorical column's text is matched to the
+    category of the same text (so integer, boolean and float categories work),
+    a continuous column's parsed as a number. Other columns (e.g. the class)
+    are ignored when the model knows its columns' names.
+    """
+    if not path.is_file():
+        raise InputError(f"data file not found: {path}")
+    try:
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""])
+    except pd.errors.EmptyDataError:
+        raise InputError(f"{path} is empty: expected a header row and data rows.") from None
+    names = getattr(model, "feature_names_in_", None)
+    if names is not None:
+        missing = [n for n in names if n not in frame.columns]
+        if missing:
+            raise InputError(f"{path} lacks the model's columns {missing}.")
+        frame = frame[list(names)]
+    elif frame.shape[1] != model.n_features_in_:
+        raise InputError(
+            f"{path} has {frame.shape[1]} columns; the model (fitted without column names) "
+            f"takes {model.n_features_in_}."
+        )
+    columns = {}
+    for name, categories in zip(frame.columns, model.categories_, strict=True):
+        column = frame[name]
+        if categories is None:
+            columns[name] = pd.to_numeric(column)
+        else:
+            by_text = {str(c): c for c in categories}
+            columns[name] = column.map(lambda v, by_text=by_text: by_text.get(v, v)).astype(object)
+    return pd.DataFrame(columns)
+
+
+def predict(args) -> int:
+    from ..io import load
+
+    model = load(args.model)
+    if not hasattr(model, "predict_proba") or not hasattr(model, "categories_"):
+        raise InputError(
+            f"{args.model} holds a {type(model).__name__}; predict takes a classifier of tables."
+        )
+    X = _read_for_model(Path(args.csv), model)
+    proba = model.predict_proba(X)
+    labels = model.classes_
+    out = pd.DataFrame(proba, columns=[f"P({label})" for label in labels], index=X.index)
+    out.insert(0, "prediction", labels[proba.argmax(axis=1)])
+    if args.out is None:
+        out.to_csv(sys.stdout, index=False)
+    else:
+        out.to_csv(args.out, index=False)
+        print(f"wrote {args.out} ({len(out)} rows)")
     return 0
 
 
@@ -361,8 +444,31 @@ def build_parser() -> argparse.ArgumentParser:
     )
     study_tan.add_argument("--no-study-tan", dest="study_tan", action="store_false")
     p.add_argument("--out", metavar="DIR", help="write per-fold CSV, summary CSV/JSON, figure")
+    p.add_argument(
+        "--save-model",
+        metavar="DIR",
+        help="also fit each compared model on all the data and write DIR/<model>.bnc "
+        "(e.g. --models TAN --save-model models/ writes models/tan.bnc)",
+    )
     _progress_flags(p)
     p.set_defaults(func=compare)
+
+    p = sub.add_parser(
+        "predict",
+        help="predict a CSV file with a saved model (see compare --save-model)",
+        description="Load a model file (bnclassify.io.dump, compare --save-model) and write "
+        "each row's predicted class and the probability of every class as CSV.",
+    )
+    p.add_argument("--model", metavar="PATH", required=True, help="a .bnc model file")
+    p.add_argument(
+        "--csv",
+        metavar="FILE",
+        required=True,
+        help="rows to predict, with a header; columns named like the training columns "
+        "(others, e.g. the class, are ignored); empty cells are missing",
+    )
+    p.add_argument("--out", metavar="FILE", help="output CSV (default: standard output)")
+    p.set_defaults(func=predict)
 
     p = sub.add_parser("figures", help="write the registered figures to a folder")
     p.add_argument("--out", metavar="DIR", default="figures", help="(default: figures)")

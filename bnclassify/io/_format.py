@@ -1,0 +1,681 @@
+"""The model file: a zip of ``model.json`` plus ``.npy`` arrays; never a pickle.
+
+Layout (format ``bnclassify-model``, version 1)::
+
+    model.json        {"format": "bnclassify-model", "version": 1,
+                       "bnclassify_version": "...", "model": <value>}
+    arrays/0.npy      numeric, boolean and fixed-width string arrays,
+    arrays/1.npy      read with numpy's format reader, ``allow_pickle=False``
+    ...
+
+A ``<value>`` is JSON: ``null``, booleans, integers, finite floats (Python
+writes the shortest repr, so they come back bit for bit), strings and lists
+as themselves; everything else is an object with a type tag ``"t"``:
+
+==========  ============================================================
+``tuple``   ``{"t": "tuple", "v": [...]}``
+``dict``    ``{"t": "dict", "v": [[key, value], ...]}`` (keys of any kind)
+``float``   ``{"t": "float", "v": "nan" | "inf" | "-inf"}``
+``scalar``  a numpy scalar: ``{"t": "scalar", "dtype": "<i8", "v": ...}``
+``array``   ``{"t": "array", "file": "arrays/0.npy", "dtype": ..., "shape": [...]}``;
+            with ``"axes": [...]`` the file holds ``a.transpose(axes)`` (a
+            transposed array keeps its memory layout, hence its sums' order)
+``objects`` an object array (strings, mixed labels), element by element in
+            JSON: ``{"t": "objects", "shape": [...], "v": [...]}``
+``frame``   a DataFrame of one numeric dtype: index, columns, values
+``series``  a Series: ``{"t": "series", "frame": <frame of one column>, "name": ...}``
+``graph``   a networkx (Di)Graph: graph attributes, nodes and edges in order,
+            with their attributes
+``schema``  a :class:`~bnclassify.data.TableSchema`
+``network`` a :class:`~bnclassify.network.FittedNetwork`
+``object``  an estimator or factor: ``{"t": "object", "class": "TAN",
+            "params": {...}, "state": {...}}``; ``class`` must be in
+            bnclassify's own list (:mod:`bnclassify.io._registry`)
+==========  ============================================================
+
+An estimator is rebuilt as ``cls(**params)`` followed by setting each stored
+attribute; the class comes from a dict of bnclassify classes, so nothing named
+in a file is imported or called. Any file that does not follow this layout is
+refused with :class:`ModelFileError`.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import re
+import zipfile
+from pathlib import Path
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+
+from ..data import TableSchema
+from ..factors import Factor
+from ..network import FittedNetwork
+from . import _registry
+
+FORMAT_NAME = "bnclassify-model"
+FORMAT_VERSION = 1
+
+#: Largest total uncompressed size of a model file's members that :func:`load` reads (2 GiB).
+MAX_UNCOMPRESSED_BYTES = 2 * 1024**3
+#: Largest number of members in a model file.
+MAX_MEMBERS = 100_000
+
+#: Attributes that hold caches rebuilt on demand: stored as ``None``.
+CACHES = frozenset({"_network"})
+
+_ARRAY_KINDS = "biufU"  # bool, ints, unsigned, floats, fixed-width unicode
+_ATTRIBUTE = re.compile(r"^_?[A-Za-z][A-Za-z0-9_]*$")
+_ARRAY_FILE = re.compile(r"^arrays/[0-9]+\.npy$")
+
+
+class ModelFileError(ValueError):
+    """A file that is not a valid bnclassify model file (or is too large to read)."""
+
+
+# -- writing --------------------------------------------------------------------------------------
+class _Writer:
+    def __init__(self):
+        self.arrays = []
+
+    def fail(self, where, value, hint=""):
+        kind = "a callable" if callable(value) else f"a {type(value).__name__}"
+        raise TypeError(
+            f"{where} is {kind} ({value!r:.80}), which a bnclassify model file cannot hold."
+            + (f" {hint}" if hint else "")
+        )
+
+    def array(self, value, where):
+        value = np.asarray(value)
+        if value.dtype.kind == "O":
+            flat = [self.element(v, f"{where}[...]") for v in value.ravel(order="C")]
+            return {"t": "objects", "shape": list(value.shape), "v": flat}
+        if value.dtype.kind not in _ARRAY_KINDS or value.dtype.fields is not None:
+            self.fail(where, value, f"(arrays of dtype {value.dtype} are not supported)")
+        name = f"arrays/{len(self.arrays)}.npy"
+        node = {"t": "array", "file": name, "dtype": value.dtype.str, "shape": list(value.shape)}
+        # keep the memory layout of a transposed array (e.g. a CPT made from a swapped count
+        # table): numpy's reductions may sum in another order on another layout
+        axes = [int(k) for k in np.argsort([-s for s in value.strides], kind="stable")]
+        stored = value.transpose(axes)
+        if axes != sorted(axes) and stored.flags.c_contiguous and not value.flags.c_contiguous:
+            node["axes"] = axes
+        else:
+            stored = np.ascontiguousarray(value)
+        self.arrays.append((name, stored))
+        return node
+
+    def element(self, value, where):
+        """One element of an object array: a plain value or a numpy scalar."""
+        if value is None or isinstance(value, bool | int | str | float | np.generic):
+            return self.encode(value, where)
+        self.fail(where, value)
+
+    def encode(self, value, where):
+        if isinstance(value, np.generic):  # first: np.float64 and np.str_ are float and str too
+            if value.dtype.kind not in _ARRAY_KINDS:
+                self.fail(where, value)
+            item = value.item()
+            if isinstance(item, float) and not math.isfinite(item):
+                item = repr(item)
+            return {"t": "scalar", "dtype": value.dtype.str, "v": item}
+        if value is None or isinstance(value, bool | str):
+            return value
+        if isinstance(value, int):
+            return int(value)
+        if isinstance(value, float):
+            return value if math.isfinite(value) else {"t": "float", "v": repr(float(value))}
+        if isinstance(value, np.ndarray):
+            return self.array(value, where)
+        if isinstance(value, list):
+            return [self.encode(v, f"{where}[{k}]") for k, v in enumerate(value)]
+        if isinstance(value, tuple):
+            items = [self.encode(v, f"{where}[{k}]") for k, v in enumerate(value)]
+            return {"t": "tuple", "v": items}
+        if isinstance(value, dict):
+            return {
+                "t": "dict",
+                "v": [
+                    [self.encode(k, f"{where} key"), self.encode(v, f"{where}[{k!r}]")]
+                    for k, v in value.items()
+                ],
+            }
+        if isinstance(value, pd.DataFrame):
+            return self.frame(value, where)
+        if isinstance(value, pd.Series):
+            return {
+                "t": "series",
+                "frame": self.frame(value.to_frame(), where),
+                "name": self.encode(value.name, f"{where}.name"),
+            }
+        if isinstance(value, nx.Graph):
+            return self.graph(value, where)
+        if isinstance(value, TableSchema):
+            return {
+                "t": "schema",
+                "names": self.encode(value.names, f"{where}.names"),
+                "nodes": self.encode(value.nodes, f"{where}.nodes"),
+                "categories": self.encode(value.categories, f"{where}.categories"),
+                "has_names": bool(value.has_names),
+            }
+        if isinstance(value, FittedNetwork):
+            return {
+                "t": "network",
+                "log_prior": self.encode(value.log_prior, f"{where}.log_prior"),
+                "parents": self.encode(value.parents, f"{where}.parents"),
+                "factors": self.encode(value.factors, f"{where}.factors"),
+            }
+        name = _registry.name_of(value)
+        if name is not None:
+            return self.estimator(value, name, where)
+        hint = ""
+        if callable(value):
+            hint = "Give the value itself (e.g. a contact matrix as a DataFrame or an array)."
+        elif isinstance(value, np.random.RandomState):
+            hint = "Give random_state as an int or None."
+        self.fail(where, value, hint)
+
+    def frame(self, frame, where):
+        dtypes = set(frame.dtypes)
+        if len(dtypes) > 1 or not all(
+            isinstance(d, np.dtype) and d.kind in _ARRAY_KINDS for d in dtypes
+        ):
+            self.fail(where, frame, "(only DataFrames of one numeric dtype are supported)")
+        return {
+            "t": "frame",
+            "index": self.array(frame.index.to_numpy(), f"{where}.index"),
+            "columns": self.array(frame.columns.to_numpy(), f"{where}.columns"),
+            "index_name": self.encode(frame.index.name, f"{where}.index.name"),
+            "columns_name": self.encode(frame.columns.name, f"{where}.columns.name"),
+            "values": self.array(frame.to_numpy(), f"{where}.values"),
+        }
+
+    def graph(self, graph, where):
+        if type(graph) not in (nx.Graph, nx.DiGraph):
+            self.fail(where, graph)
+        return {
+            "t": "graph",
+            "directed": graph.is_directed(),
+            "graph": self.encode(dict(graph.graph), f"{where}.graph"),
+            "nodes": [
+                [self.encode(n, where), self.encode(dict(d), f"{where}.nodes[{n!r}]")]
+                for n, d in graph.nodes(data=True)
+            ],
+            "edges": [
+                [
+                    self.encode(u, where),
+                    self.encode(v, where),
+                    self.encode(dict(d), f"{where}.edges[{u!r}, {v!r}]"),
+                ]
+                for u, v, d in graph.edges(data=True)
+            ],
+        }
+
+    def estimator(self, obj, name, where):
+        params = obj.get_params(deep=False)
+        state = {}
+        for attribute, value in vars(obj).items():
+            if attribute in params:
+                continue
+            state[attribute] = None if attribute in CACHES else value
+        return {
+            "t": "object",
+            "class": name,
+            "params": {k: self.encode(v, f"{where}.{k}") for k, v in params.items()},
+            "state": {k: self.encode(v, f"{where}.{k}") for k, v in state.items()},
+        }
+
+
+def dump(model, path) -> Path:
+    """Write a fitted (or unfitted) bnclassify estimator to a model file.
+
+    Parameters
+    ----------
+    model : estimator
+        Any estimator in :mod:`bnclassify.io`'s list (every bnclassify
+        classifier and :class:`~bnclassify.MDLDiscretizer`).
+    path : str or Path
+        The file to write (conventionally ``*.bnc``); overwritten if it exists.
+
+    Returns
+    -------
+    Path
+
+    Raises
+    ------
+    TypeError
+        When the model holds something the format cannot store, e.g. a
+        callable ``contact_matrix`` or a ``RandomState`` instance; the message
+        names the attribute.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> import numpy as np
+    >>> from bnclassify import TAN
+    >>> from bnclassify.datasets import load_p450
+    >>> from bnclassify.io import dump, load
+    >>> X, y = load_p450(return_X_y=True)
+    >>> model = TAN().fit(X, y)
+    >>> path = os.path.join(tempfile.mkdtemp(), "tan.bnc")
+    >>> _ = dump(model, path)
+    >>> bool(np.array_equal(load(path).predict_proba(X), model.predict_proba(X)))
+    True
+    """
+    name = _registry.name_of(model)
+    if name is None:
+        raise TypeError(
+            f"{type(model).__name__} is not a bnclassify estimator that model files can hold; "
+            f"known: {_registry.known()}."
+        )
+    from .. import __version__
+
+    writer = _Writer()
+    document = {
+        "format": FORMAT_NAME,
+        "version": FORMAT_VERSION,
+        "bnclassify_version": __version__,
+        "model": writer.estimator(model, name, name),
+    }
+    text = json.dumps(document, allow_nan=False, separators=(",", ":"))
+    path = Path(path)
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("model.json", text)
+        for member, array in writer.arrays:
+            buffer = io.BytesIO()
+            np.lib.format.write_array(buffer, array, allow_pickle=False)
+            archive.writestr(member, buffer.getvalue())
+    return path
+
+
+# -- reading --------------------------------------------------------------------------------------
+class _Reader:
+    def __init__(self, archive, members: dict):
+        self.archive = archive
+        self.members = members
+        self.used = set()
+
+    @staticmethod
+    def fail(message):
+        raise ModelFileError(message)
+
+    def array(self, node):
+        name, dtype, shape = node.get("file"), node.get("dtype"), node.get("shape")
+        if not isinstance(name, str) or not _ARRAY_FILE.match(name) or name not in self.members:
+            self.fail(f"an array refers to {name!r}, which is not in the file.")
+        if name in self.used:
+            self.fail(f"{name} is referred to twice.")
+        self.used.add(name)
+        expected = _safe_dtype(dtype)
+        if not isinstance(shape, list) or not all(
+            isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in shape
+        ):
+            self.fail(f"{name}: bad shape {shape!r}.")
+        axes = node.get("axes", list(range(len(shape))))
+        if not isinstance(axes, list) or sorted(axes) != list(range(len(shape))):
+            self.fail(f"{name}: bad axes {axes!r:.60}.")
+        stored = [shape[k] for k in axes]
+        # the header first: its dtype and shape must be the metadata's, and its data must
+        # fit in the member, before numpy allocates anything
+        with self.archive.open(name) as handle:
+            try:
+                version = np.lib.format.read_magic(handle)
+                header = (
+                    np.lib.format.read_array_header_1_0(handle)
+                    if version == (1, 0)
+                    else np.lib.format.read_array_header_2_0(handle)
+                )
+            except (ValueError, OSError, EOFError) as error:
+                self.fail(f"{name} is not a .npy array: {error}")
+            header_shape, _, header_dtype = header
+            if header_dtype != expected or list(header_shape) != stored:
+                self.fail(
+                    f"{name} holds a {header_dtype.str} array of shape {list(header_shape)}, "
+                    f"but model.json says {expected.str} of shape {shape}."
+                )
+            if math.prod(stored) * expected.itemsize > self.members[name]:
+                self.fail(f"{name} is shorter than its header says.")
+        with self.archive.open(name) as handle:
+            try:
+                array = np.load(handle, allow_pickle=False)
+            except (ValueError, OSError, EOFError) as error:
+                self.fail(f"{name} is not a readable .npy array without pickle: {error}")
+        if array.dtype != expected or list(array.shape) != stored:
+            self.fail(f"{name} changed between two reads.")
+        return array.transpose(np.argsort(axes)) if "axes" in node else array
+
+    def objects(self, node):
+        shape, values = node.get("shape"), node.get("v")
+        if (
+            not isinstance(shape, list)
+            or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in shape)
+            or not isinstance(values, list)
+            or math.prod(shape) != len(values)
+        ):
+            self.fail(f"an object array's shape {shape!r} does not fit its values.")
+        out = np.empty(len(values), dtype=object)
+        for k, value in enumerate(values):
+            element = self.decode(value)
+            if not (element is None or isinstance(element, bool | int | float | str | np.generic)):
+                self.fail(f"an object array holds a {type(element).__name__}.")
+            out[k] = element
+        return out.reshape(shape)
+
+    def decode(self, node):
+        if node is None or isinstance(node, bool | int | float | str):
+            return node
+        if isinstance(node, list):
+            return [self.decode(v) for v in node]
+        if not isinstance(node, dict):
+            self.fail(f"unexpected JSON value {node!r:.60}.")
+        tag = node.get("t")
+        if tag == "tuple":
+            return tuple(self.decode(v) for v in self._list(node, "v"))
+        if tag == "dict":
+            out = {}
+            for pair in self._list(node, "v"):
+                if not isinstance(pair, list) or len(pair) != 2:
+                    self.fail("a dict entry is not a [key, value] pair.")
+                key = self.decode(pair[0])
+                try:
+                    out[key] = self.decode(pair[1])
+                except TypeError:
+                    self.fail(f"a dict key of type {type(key).__name__} is not hashable.")
+            return out
+        if tag == "float":
+            if node.get("v") not in ("nan", "inf", "-inf"):
+                self.fail(f"bad float {node.get('v')!r}.")
+            return float(node["v"])
+        if tag == "scalar":
+            dtype = _safe_dtype(node.get("dtype"))
+            value = node.get("v")
+            if isinstance(value, str) and dtype.kind == "f":
+                value = float(value)
+            if not isinstance(value, bool | int | float | str):
+                self.fail("bad numpy scalar.")
+            try:
+                return np.array(value, dtype=dtype)[()]
+            except (ValueError, TypeError, OverflowError):
+                self.fail(f"{value!r} is not a {dtype}.")
+        if tag == "array":
+            return self.array(node)
+        if tag == "objects":
+            return self.objects(node)
+        if tag == "series":
+            frame = node.get("frame")
+            frame = self.decode(frame) if isinstance(frame, dict) else frame
+            if not isinstance(frame, pd.DataFrame) or frame.shape[1] != 1:
+                self.fail("a series is stored as a frame of one column.")
+            series = frame.iloc[:, 0]
+            series.name = self.decode(node.get("name"))
+            return series
+        if tag == "frame":
+            return self.frame(node)
+        if tag == "graph":
+            return self.graph(node)
+        if tag == "schema":
+            return self.schema(node)
+        if tag == "network":
+            return self.network(node)
+        if tag == "object":
+            return self.estimator(node)
+        self.fail(f"unknown value type {tag!r}.")
+
+    def _list(self, node, key):
+        value = node.get(key)
+        if not isinstance(value, list):
+            self.fail(f"{node.get('t')!r}: {key!r} must be a list.")
+        return value
+
+    def frame(self, node):
+        values = self._typed(node.get("values"), np.ndarray, "a frame's values")
+        index = self._typed(node.get("index"), np.ndarray, "a frame's index")
+        columns = self._typed(node.get("columns"), np.ndarray, "a frame's columns")
+        if values.ndim != 2 or values.shape != (len(index), len(columns)):
+            self.fail(
+                f"a frame's values have shape {values.shape}, its index {len(index)} "
+                f"and its columns {len(columns)} labels."
+            )
+        frame = pd.DataFrame(values, index=index, columns=columns)
+        frame.index.name = self.decode(node.get("index_name"))
+        frame.columns.name = self.decode(node.get("columns_name"))
+        return frame
+
+    def graph(self, node):
+        graph = nx.DiGraph() if node.get("directed") is True else nx.Graph()
+        attributes = self._typed(node.get("graph"), dict, "a graph's attributes")
+        graph.graph.update(attributes)
+        try:
+            for item in self._list(node, "nodes"):
+                name, data = self._pair(item, 2)
+                graph.add_node(self.decode(name), **self._typed(data, dict, "a node's attributes"))
+            for item in self._list(node, "edges"):
+                u, v, data = self._pair(item, 3)
+                graph.add_edge(
+                    self.decode(u),
+                    self.decode(v),
+                    **self._typed(data, dict, "an edge's attributes"),
+                )
+        except TypeError as error:
+            self.fail(f"bad graph: {error}")
+        return graph
+
+    def _pair(self, item, n):
+        if not isinstance(item, list) or len(item) != n:
+            self.fail(f"expected a list of {n} items, got {item!r:.60}.")
+        return item
+
+    def _typed(self, node, kind, what):
+        value = self.decode(node)
+        if not isinstance(value, kind):
+            self.fail(f"{what} must be a {kind.__name__}, got {type(value).__name__}.")
+        return value
+
+    def schema(self, node):
+        names = self._typed(node.get("names"), list, "schema names")
+        nodes = self._typed(node.get("nodes"), list, "schema nodes")
+        categories = self._typed(node.get("categories"), list, "schema categories")
+        has_names = node.get("has_names")
+        if not isinstance(has_names, bool):
+            self.fail("schema has_names must be a boolean.")
+        m = len(names)
+        if not all(isinstance(n, str) for n in names) or len(set(names)) != m:
+            self.fail("schema names must be distinct strings.")
+        if len(categories) != m:
+            self.fail(f"the schema has {m} names but {len(categories)} category lists.")
+        covered = []
+        for entry in nodes:
+            if not isinstance(entry, tuple) or len(entry) != 2:
+                self.fail("a schema node must be a (columns, factor) pair.")
+            columns, spec = entry
+            if not isinstance(spec, Factor) or not isinstance(columns, tuple):
+                self.fail("a schema node must be a (columns, factor) pair.")
+            covered += list(columns)
+        if sorted(covered) != list(range(m)):
+            self.fail("the schema's nodes do not cover every column exactly once.")
+        for j, cats in enumerate(categories):
+            spec = next(s for c, s in nodes if j in c)
+            if spec.discrete != (cats is not None):
+                self.fail(f"column {names[j]!r}: categories do not match its kind.")
+            if cats is not None and (
+                not isinstance(cats, np.ndarray) or cats.ndim != 1 or len(cats) == 0
+            ):
+                self.fail(f"column {names[j]!r}: categories must be a non-empty 1-D array.")
+        return TableSchema(names, nodes, categories, has_names)
+
+    def network(self, node):
+        log_prior = self._typed(node.get("log_prior"), np.ndarray, "log_prior")
+        parents = self._typed(node.get("parents"), list, "parents")
+        factors = self._typed(node.get("factors"), list, "factors")
+        if log_prior.ndim != 1 or log_prior.dtype.kind != "f":
+            self.fail("log_prior must be a 1-D float array.")
+        m = len(parents)
+        for p in parents:
+            if not isinstance(p, tuple) or not all(isinstance(i, int) and 0 <= i < m for i in p):
+                self.fail("parents must be tuples of column positions.")
+        covered = []
+        for factor in factors:
+            if not isinstance(factor, Factor) or not isinstance(
+                getattr(factor, "_columns", None), tuple
+            ):
+                self.fail("a network factor is not a fitted bnclassify factor.")
+            covered += list(factor._columns)
+        if sorted(covered) != list(range(m)):
+            self.fail("the network's factors do not cover every column exactly once.")
+        return FittedNetwork(log_prior, parents, factors)
+
+    def estimator(self, node):
+        name = node.get("class")
+        cls = _registry.lookup(name)
+        if cls is None:
+            self.fail(
+                f"the file names the class {name!r:.80}, which is not one of bnclassify's "
+                f"estimators or factors ({_registry.known()})."
+            )
+        params, state = node.get("params"), node.get("state")
+        if not isinstance(params, dict) or not isinstance(state, dict):
+            self.fail(f"{name}: params and state must be JSON objects.")
+        accepted = set(cls().get_params(deep=False))
+        if set(params) != accepted:
+            self.fail(
+                f"{name} takes the parameters {sorted(accepted)}, the file gives {sorted(params)}."
+            )
+        obj = cls(**{k: self.decode(v) for k, v in params.items()})
+        for attribute, value in state.items():
+            if (
+                not _ATTRIBUTE.match(attribute)
+                or attribute in accepted
+                or callable(getattr(cls, attribute, None))
+                or isinstance(getattr(cls, attribute, None), property)
+            ):
+                self.fail(f"{name} cannot have the stored attribute {attribute!r:.80}.")
+            setattr(obj, attribute, self.decode(value))
+        return obj
+
+
+def _safe_dtype(text) -> np.dtype:
+    """A numpy dtype from its ``.str``: booleans, numbers and fixed-width strings only."""
+    if not isinstance(text, str) or not re.match(r"^[<>|=]?[biufU][0-9]{1,6}$", text):
+        raise ModelFileError(f"unsupported array dtype {text!r:.40}.")
+    try:
+        dtype = np.dtype(text)
+    except TypeError:
+        raise ModelFileError(f"unsupported array dtype {text!r:.40}.") from None
+    if dtype.kind not in _ARRAY_KINDS or dtype.hasobject:
+        raise ModelFileError(f"unsupported array dtype {text!r:.40}.")
+    return dtype
+
+
+def load(path, *, max_bytes=MAX_UNCOMPRESSED_BYTES):
+    """Read an estimator from a model file written by :func:`dump`.
+
+    Nothing is unpickled: the file's arrays are read with numpy's ``.npy``
+    reader (``allow_pickle=False``), its classes are looked up in
+    bnclassify's own list, and nothing named in the file is imported or
+    called. The model is checked (its arrays against one another) before it
+    is returned.
+
+    Parameters
+    ----------
+    path : str or Path
+    max_bytes : int, default=MAX_UNCOMPRESSED_BYTES (2 GiB)
+        Files whose members add up to more bytes, uncompressed (as the zip
+        directory says, before anything is read), are refused.
+
+    Returns
+    -------
+    estimator
+        Of the class that was dumped, with the same parameters and fitted
+        attributes; its predictions are bit for bit those of the original.
+
+    Raises
+    ------
+    ModelFileError
+        For anything that is not a valid model file: empty, truncated or
+        garbage files, a wrong format or version, too large a file, arrays
+        that contradict the metadata or one another, a class outside
+        bnclassify's list.
+    FileNotFoundError
+        When ``path`` does not exist.
+
+    Examples
+    --------
+    >>> import io, os, tempfile
+    >>> from bnclassify.io import ModelFileError, load
+    >>> path = os.path.join(tempfile.mkdtemp(), "not-a-model.bnc")
+    >>> _ = open(path, "w").write("hello")
+    >>> try:
+    ...     load(path)
+    ... except ModelFileError as error:
+    ...     print(error)
+    not-a-model.bnc is not a bnclassify model file: not a zip archive.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"model file not found: {path}")
+    try:
+        return _load(path, max_bytes)
+    except ModelFileError as error:
+        raise ModelFileError(f"{path.name} is not a bnclassify model file: {error}") from None
+    except (
+        zipfile.BadZipFile,
+        zipfile.LargeZipFile,
+        ValueError,
+        TypeError,
+        KeyError,
+        IndexError,
+        AttributeError,
+        RecursionError,
+        EOFError,
+        OSError,
+        NotImplementedError,
+        OverflowError,
+        MemoryError,
+    ) as error:
+        raise ModelFileError(
+            f"{path.name} is not a bnclassify model file: {type(error).__name__}: {error}"
+        ) from None
+
+
+def _load(path, max_bytes):
+    if not zipfile.is_zipfile(path):
+        raise ModelFileError("not a zip archive.")
+    with zipfile.ZipFile(path) as archive:
+        infos = archive.infolist()
+        if len(infos) > MAX_MEMBERS:
+            raise ModelFileError(f"{len(infos)} members (at most {MAX_MEMBERS}).")
+        total = sum(info.file_size for info in infos)
+        if total > max_bytes:
+            raise ModelFileError(
+                f"its members add up to {total} bytes uncompressed, more than the limit of "
+                f"{max_bytes} (bnclassify.io.load(..., max_bytes=...))."
+            )
+        members = {info.filename: info.file_size for info in infos}
+        if "model.json" not in members:
+            raise ModelFileError("no model.json.")
+        try:
+            document = json.loads(archive.read("model.json").decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as error:
+            raise ModelFileError(f"model.json is not JSON: {error}") from None
+        if not isinstance(document, dict) or document.get("format") != FORMAT_NAME:
+            raise ModelFileError(f"model.json does not declare the format {FORMAT_NAME!r}.")
+        version = document.get("version")
+        if version != FORMAT_VERSION or isinstance(version, bool):
+            raise ModelFileError(
+                f"format version {version!r:.20}; this bnclassify reads version {FORMAT_VERSION}."
+            )
+        node = document.get("model")
+        if not isinstance(node, dict) or node.get("t") != "object":
+            raise ModelFileError("model.json holds no estimator.")
+        reader = _Reader(archive, members)
+        model = reader.decode(node)
+        if _registry.ESTIMATORS.get(node.get("class")) is not type(model):
+            raise ModelFileError("the top-level object is not an estimator.")
+    from ._checks import check_model
+
+    check_model(model)
+    return model

@@ -1,0 +1,122 @@
+"""``bnclassify compare --save-model`` and ``bnclassify predict``: models that travel by file."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bnclassify import TAN, NaiveBayes, SignalSubgraphClassifier
+from bnclassify.datasets import load_p450, make_signal_subgraph_networks
+from bnclassify.io import dump, load
+from bnclassify.study.cli import main, model_file_name
+
+
+def _run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _assert_one_line_error(code, err, *fragments):
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("bnclassify: error: ")
+    assert "Traceback" not in err
+    for fragment in fragments:
+        assert fragment in lines[0]
+
+
+def test_model_file_names():
+    assert model_file_name("Simpler TAN") == "simpler-tan.bnc"
+    assert model_file_name("TAN (study's tree)") == "tan-study-s-tree.bnc"
+    assert model_file_name("KDB (k=2)") == "kdb-k-2.bnc"
+
+
+def test_compare_saves_models_fitted_on_all_the_data_and_predict_reads_them(capsys, tmp_path):
+    models = tmp_path / "models"
+    code, out, err = _run(
+        capsys, "compare", "--models", "NB,TAN", "--folds", "2", "--no-progress",
+        "--save-model", models,
+    )  # fmt: skip
+    assert code == 0, err
+    assert f"wrote {models / 'tan.bnc'}" in out
+    assert sorted(p.name for p in models.iterdir()) == ["nb.bnc", "tan.bnc"]
+    p450 = load_p450()
+    saved = load(models / "tan.bnc")
+    direct = TAN().fit(p450.data, p450.target)
+    assert np.array_equal(saved.predict_proba(p450.data), direct.predict_proba(p450.data))
+
+    rows = p450.frame.iloc[:20].copy()
+    rows.iloc[3, 1] = None  # a missing cell is summed out
+    csv = tmp_path / "rows.csv"
+    rows.to_csv(csv, index=False)  # the class column is there too; predict ignores it
+    out_csv = tmp_path / "pred.csv"
+    code, out, err = _run(
+        capsys, "predict", "--model", models / "tan.bnc", "--csv", csv, "--out", out_csv
+    )
+    assert code == 0, err
+    assert f"wrote {out_csv} (20 rows)" in out
+    written = pd.read_csv(out_csv, dtype={"prediction": str})
+    assert list(written.columns) == ["prediction", "P(0)", "P(1)"]
+    expected = direct.predict_proba(rows.drop(columns=p450.target.name))
+    assert np.array_equal(written[["P(0)", "P(1)"]].to_numpy(), expected)
+    assert written.prediction.tolist() == list(direct.classes_[expected.argmax(axis=1)])
+
+    code, out, err = _run(capsys, "predict", "--model", models / "nb.bnc", "--csv", csv)
+    assert code == 0, err
+    assert out.splitlines()[0] == "prediction,P(0),P(1)" and len(out.splitlines()) == 21
+
+
+def test_predict_matches_integer_bool_and_float_columns(capsys, tmp_path):
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 120)
+    X = pd.DataFrame(
+        {
+            "count": rng.integers(0, 4, 120) + y,
+            "flag": rng.random(120) < 0.3 + 0.4 * y,
+            "size": rng.normal(y, 1.0),
+        }
+    )
+    model = TAN().fit(X, np.array(["no", "yes"])[y])
+    dump(model, tmp_path / "m.bnc")
+    rows = X.iloc[:10].astype(object)
+    rows.iloc[2, 2] = None
+    rows.iloc[4, 0] = None
+    rows.to_csv(tmp_path / "rows.csv", index=False)
+    code, out, err = _run(
+        capsys, "predict", "--model", tmp_path / "m.bnc", "--csv", tmp_path / "rows.csv",
+        "--out", tmp_path / "p.csv",
+    )  # fmt: skip
+    assert code == 0, err
+    written = pd.read_csv(tmp_path / "p.csv")
+    expected = model.predict_proba(rows.astype({"size": float}))
+    assert np.array_equal(written[["P(no)", "P(yes)"]].to_numpy(), expected)
+
+
+def test_predict_errors_are_one_line(capsys, tmp_path):
+    p450 = load_p450()
+    csv = tmp_path / "rows.csv"
+    p450.frame.iloc[:5].to_csv(csv, index=False)
+    code, _, err = _run(capsys, "predict", "--model", csv, "--csv", csv)
+    _assert_one_line_error(code, err, "is not a bnclassify model file")
+    code, _, err = _run(capsys, "predict", "--model", tmp_path / "none.bnc", "--csv", csv)
+    _assert_one_line_error(code, err, "none.bnc")
+    dump(NaiveBayes().fit(p450.data, p450.target), tmp_path / "nb.bnc")
+    p450.frame.iloc[:5, 2:].to_csv(tmp_path / "short.csv", index=False)
+    code, _, err = _run(
+        capsys, "predict", "--model", tmp_path / "nb.bnc", "--csv", tmp_path / "short.csv"
+    )
+    _assert_one_line_error(code, err, "lacks the model's columns ['block1', 'block2']")
+    X, y = make_signal_subgraph_networks(
+        n_networks=20, n_vertices=5, n_signal_edges=2, random_state=0
+    )
+    dump(SignalSubgraphClassifier(n_edges=2).fit(X, y), tmp_path / "ssg.bnc")
+    code, _, err = _run(capsys, "predict", "--model", tmp_path / "ssg.bnc", "--csv", csv)
+    _assert_one_line_error(code, err, "predict takes a classifier of tables")
+
+
+def test_predict_needs_model_and_csv(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["predict", "--csv", "x.csv"])
+    assert exit_info.value.code == 2
+    assert "--model" in capsys.readouterr().err

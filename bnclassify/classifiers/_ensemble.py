@@ -40,7 +40,7 @@ class MemberEnsemble(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEsti
     #: Passed to the encoding: None models columns by dtype, "categorical" all as categories.
     _column_model = None
 
-    def _encode_training(self, X, y):
+    def _encode_training(self, X, y, sample_weight=None):
         """Encode X and y once, through a naive Bayes.
 
         Returns ``(counts, features, alpha, naive_bayes)``; the encoding
@@ -51,7 +51,7 @@ class MemberEnsemble(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEsti
         encoder = NaiveBayes(alpha=self.alpha, handle_unknown=self.handle_unknown)
         if self._column_model is not None:
             encoder.distributions = self._column_model
-        counts, features, alpha = encoder._encode_training(X, y)
+        counts, features, alpha = encoder._encode_training(X, y, sample_weight)
         self._encoding = {
             name: value
             for name, value in vars(encoder).items()

@@ -24,6 +24,9 @@ CHUNK_ROWS = 1 << 16
 CHUNK_ELEMENTS = 1 << 18
 #: Up to this many categories in all, pairwise products run on one BLAS thread.
 SINGLE_THREAD_MAX = 512
+#: ... and from this many rows on (below it, limiting the threads costs more than it saves);
+#: chunks of partial_fit and dask partitions are often well below CHUNK_ROWS.
+SINGLE_THREAD_MIN_ROWS = 4096
 
 
 def class_counts(y: np.ndarray, n_classes: int, weights=None) -> np.ndarray:
@@ -136,7 +139,7 @@ def pairwise_counts(
     table = np.zeros((n_classes, n_total, n_total))
     # Small products (R x R outputs) gain nothing from BLAS threads, and on a busy
     # machine the threads' synchronisation makes them many times slower.
-    single = n_total <= SINGLE_THREAD_MAX and len(y) > chunk_rows
+    single = n_total <= SINGLE_THREAD_MAX and len(y) > SINGLE_THREAD_MIN_ROWS
     with _blas_controller().limit(limits=1, user_api="blas") if single else nullcontext():
         for start in range(0, len(y), chunk_rows):
             block_codes = np.ascontiguousarray(codes[start : start + chunk_rows])  # row-major

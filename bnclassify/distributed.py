@@ -60,13 +60,41 @@ def sum_statistics(*parts):
     return total
 
 
+#: The column that carries y next to X's columns inside each partition.
+TARGET = "__bnclassify_target__"
+
+
+def _joined_partition_statistics(frame, schema, plan):
+    y = frame[TARGET]
+    if y.isna().any():
+        raise ValueError(
+            f"y is missing for {int(y.isna().sum())} row(s) of a partition: the class must be "
+            "observed in every row, and X and y must be partitioned alike (the same index "
+            "labels in matching partitions; e.g. y = df['class'], X = df.drop(columns='class'))."
+        )
+    return partition_statistics(frame.drop(columns=TARGET), y, schema, plan)
+
+
 def dask_statistics(X, y, schema, plan, split_every=SPLIT_EVERY):
-    """Per-partition statistics summed by a tree reduction on the cluster; one compute."""
+    """Per-partition statistics summed by a tree reduction on the cluster; one compute.
+
+    ``y`` travels as a column of ``X`` (``X.assign``), so both are read and
+    partitioned by one graph, whatever the optimiser does to each alone.
+    """
     import dask
 
+    if TARGET in X.columns:
+        raise ValueError(f"X has a column named {TARGET!r}, which bnclassify reserves.")
+    try:
+        joined = X.assign(**{TARGET: y})
+    except (ValueError, NotImplementedError) as error:
+        raise ValueError(
+            "X and y are not partitioned alike (unknown or different divisions): "
+            f"{error} Take y from the same dask DataFrame as X (e.g. y = df['class'])."
+        ) from None
     parts = [
-        dask.delayed(partition_statistics)(xp, yp, schema, plan)
-        for xp, yp in zip(X.to_delayed(), y.to_delayed(), strict=True)
+        dask.delayed(_joined_partition_statistics)(part, schema, plan)
+        for part in joined.to_delayed()
     ]
     while len(parts) > 1:
         parts = [
@@ -87,14 +115,12 @@ def _check_pair(X, y):
             "With a dask DataFrame X, y must be a dask Series partitioned like X, got "
             f"{type(y).__name__}."
         )
+    if X.known_divisions and y.known_divisions:
+        return  # dask aligns y to X by index
     if X.npartitions != y.npartitions:
         raise ValueError(
-            f"X has {X.npartitions} partitions but y has {y.npartitions}; they must be "
-            "partitioned alike."
-        )
-    if X.known_divisions and y.known_divisions and tuple(X.divisions) != tuple(y.divisions):
-        raise ValueError(
-            "X and y have different divisions; they must be partitioned alike "
+            f"X has {X.npartitions} partitions but y has {y.npartitions}, and their divisions "
+            "are unknown, so y cannot be aligned to X; they must be partitioned alike "
             "(e.g. y = df['class'], X = df.drop(columns='class'))."
         )
 
@@ -108,9 +134,10 @@ def fit_dask(model, X, y, sample_weight=None, split_every=SPLIT_EVERY):
         Any model with ``partial_fit`` (not kernel densities).
     X : dask.dataframe.DataFrame
     y : dask.dataframe.Series
-        Partitioned like ``X`` (same number of partitions; same divisions when
-        both are known; with unknown divisions, each pair of partitions must
-        have the same length, checked on the workers).
+        With known divisions on both, aligned to ``X`` by index; otherwise
+        partitioned like ``X`` (same number of partitions, the same index
+        labels in matching partitions; a row of ``X`` without its label in
+        ``y`` is an error raised on the workers).
     sample_weight : None
         Not supported with dask input.
     split_every : int, default=8

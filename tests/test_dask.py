@@ -92,18 +92,19 @@ def test_misaligned_y_is_refused_and_the_model_left_unchanged(client):
     dX, dy, X, y = _split(X, y, 4)
     model = NaiveBayes().fit(X, y)
     before = model.predict_proba(X)
-    other = dd.from_pandas(y, npartitions=3)
+    other = dd.from_pandas(y, npartitions=3).clear_divisions()
     with pytest.raises(ValueError, match="partitions"):
         model.fit(dX, other)
-    # same number of partitions, unknown divisions, different lengths: caught on the workers
-    shifted = dd.from_pandas(y.iloc[::-1].reset_index(drop=True), npartitions=4, sort=False)
-    shifted = shifted.clear_divisions()
-    lopsided = dd.from_pandas(
-        pd.concat([y.iloc[:10], y]).reset_index(drop=True), npartitions=4, sort=False
-    ).clear_divisions()
-    model.fit(dX.clear_divisions(), shifted)  # lengths agree: accepted (rows paired in order)
-    with pytest.raises(ValueError, match="not partitioned alike"):
+    # same number of partitions, unknown divisions, index labels that do not match X's:
+    # caught on the workers
+    relabelled = y.set_axis(y.index + 10_000)
+    lopsided = dd.from_pandas(relabelled, npartitions=4, sort=False).clear_divisions()
+    with pytest.raises(ValueError, match="partitioned alike"):
         model.fit(dX.clear_divisions(), lopsided)
+    np.testing.assert_array_equal(model.predict_proba(X), before)
+    # known divisions, other partitioning: dask aligns y to X by index, which is right
+    realigned = NaiveBayes().fit(dX, dd.from_pandas(y, npartitions=3))
+    np.testing.assert_allclose(realigned.predict_proba(X), before, rtol=0, atol=1e-12)
     model = NaiveBayes().fit(X, y)
     with pytest.raises(ValueError, match="sample_weight"):
         model.fit(dX, dy, sample_weight=np.ones(len(X)))

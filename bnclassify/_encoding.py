@@ -593,6 +593,51 @@ def encode_frame(frame: pd.DataFrame, categories, handle_unknown="error") -> np.
     return codes
 
 
+def check_sample_weight(sample_weight, n_rows: int):
+    """Row weights as a float array, or None; a ``ValueError`` names ``sample_weight``.
+
+    Weights must be one finite, non-negative number per row.
+
+    Examples
+    --------
+    >>> check_sample_weight([1, 2], 2)
+    array([1., 2.])
+    """
+    if sample_weight is None:
+        return None
+    try:
+        weights = np.asarray(sample_weight, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError("sample_weight must be numbers, one per row.") from None
+    if weights.ndim != 1 or len(weights) != n_rows:
+        raise ValueError(
+            f"sample_weight has shape {weights.shape}, but X has {n_rows} rows; "
+            "give one weight per row."
+        )
+    if not np.isfinite(weights).all():
+        raise ValueError("sample_weight has NaN or infinite values; weights must be finite.")
+    if (weights < 0).any():
+        raise ValueError(
+            f"sample_weight must be >= 0; got {weights[weights < 0][0]} "
+            f"(row {int(np.argmax(weights < 0))})."
+        )
+    return weights
+
+
+def take_rows(X, y, keep):
+    """Rows ``keep`` (a boolean mask) of the table ``X`` (as a DataFrame) and of ``y``.
+
+    Returns ``(frame, has_names, y)``; ``has_names`` is that of the original ``X``.
+    """
+    frame, has_names = as_frame(X)
+    if isinstance(y, (pd.Series, pd.DataFrame)):
+        y_rows = y.iloc[keep] if len(y) == len(frame) else y
+    else:
+        values = np.asarray(y)
+        y_rows = values[keep] if len(values) == len(frame) else values
+    return frame.iloc[keep], has_names, y_rows
+
+
 def encode_target(y, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
     """``(classes, codes)`` of the class column; checks length, missing values, >= 2 classes.
 

@@ -24,20 +24,23 @@ CHUNK_ROWS = 1 << 16
 CHUNK_ELEMENTS = 1 << 18
 #: Up to this many categories in all, pairwise products run on one BLAS thread.
 SINGLE_THREAD_MAX = 512
+#: ... and from this many rows on (below it, limiting the threads costs more than it saves);
+#: chunks of partial_fit and dask partitions are often well below CHUNK_ROWS.
+SINGLE_THREAD_MIN_ROWS = 4096
 
 
-def class_counts(y: np.ndarray, n_classes: int) -> np.ndarray:
-    """Number of rows of each class, shape ``(n_classes,)``.
+def class_counts(y: np.ndarray, n_classes: int, weights=None) -> np.ndarray:
+    """Number (total weight) of rows of each class, shape ``(n_classes,)``.
 
     Examples
     --------
     >>> class_counts(np.array([0, 1, 1]), 2)
     array([1., 2.])
     """
-    return np.bincount(y, minlength=n_classes).astype(float)
+    return np.bincount(y, weights, minlength=n_classes).astype(float)
 
 
-def family_counts(codes, y, child, parents, cards, n_classes) -> np.ndarray:
+def family_counts(codes, y, child, parents, cards, n_classes, weights=None) -> np.ndarray:
     """Counts N(c, x_parents, x_child) over the rows that observe the whole family.
 
     Parameters
@@ -53,6 +56,8 @@ def family_counts(codes, y, child, parents, cards, n_classes) -> np.ndarray:
     cards : sequence of int
         Number of categories of every feature.
     n_classes : int
+    weights : ndarray of shape (n_rows,), optional
+        Row weights (``None``: every row counts 1).
 
     Returns
     -------
@@ -76,9 +81,10 @@ def family_counts(codes, y, child, parents, cards, n_classes) -> np.ndarray:
             observed = ~missing if observed is None else observed & ~missing
         index *= cards[v]
         index += column
-    counts = np.bincount(
-        index if observed is None else index[observed], minlength=int(np.prod(shape))
-    )
+    if observed is not None:
+        index = index[observed]
+        weights = None if weights is None else weights[observed]
+    counts = np.bincount(index, weights, minlength=int(np.prod(shape)))
     return counts.astype(float).reshape(shape)
 
 
@@ -109,7 +115,9 @@ class PairwiseCounts:
         return np.diagonal(self.block(i, i), axis1=1, axis2=2).copy()
 
 
-def pairwise_counts(codes, y, cards, n_classes, chunk_rows=CHUNK_ROWS) -> PairwiseCounts:
+def pairwise_counts(
+    codes, y, cards, n_classes, chunk_rows=CHUNK_ROWS, weights=None
+) -> PairwiseCounts:
     """Count every pair of features per class with one matrix product per row block.
 
     The one-hot matrix Z of a block of rows (missing cells are all-zero rows of
@@ -131,7 +139,7 @@ def pairwise_counts(codes, y, cards, n_classes, chunk_rows=CHUNK_ROWS) -> Pairwi
     table = np.zeros((n_classes, n_total, n_total))
     # Small products (R x R outputs) gain nothing from BLAS threads, and on a busy
     # machine the threads' synchronisation makes them many times slower.
-    single = n_total <= SINGLE_THREAD_MAX and len(y) > chunk_rows
+    single = n_total <= SINGLE_THREAD_MAX and len(y) > SINGLE_THREAD_MIN_ROWS
     with _blas_controller().limit(limits=1, user_api="blas") if single else nullcontext():
         for start in range(0, len(y), chunk_rows):
             block_codes = np.ascontiguousarray(codes[start : start + chunk_rows])  # row-major
@@ -139,10 +147,24 @@ def pairwise_counts(codes, y, cards, n_classes, chunk_rows=CHUNK_ROWS) -> Pairwi
             for c in range(n_classes):
                 # select the class's (small, integer) rows before one-hot encoding them:
                 # selecting rows of the float one-hot instead costs more than the product
-                z = _one_hot(block_codes[block_y == c], offsets[:-1], n_total)
-                if len(z):
-                    table[c] += z.T @ z
+                in_class = block_y == c
+                if weights is None:
+                    z = _one_hot(block_codes[in_class], offsets[:-1], n_total)
+                    if len(z):
+                        table[c] += z.T @ z
+                else:
+                    z = _one_hot(block_codes[in_class], offsets[:-1], n_total, np.float64)
+                    if len(z):
+                        w = weights[start : start + chunk_rows][in_class]
+                        table[c] += z.T @ (z * w[:, None])
     return PairwiseCounts(table=table, cards=cards)
+
+
+def _row_weights(weights, start, rows, shape, keep):
+    """The weights of rows ``start:start+rows`` broadcast to ``shape`` and masked by ``keep``."""
+    if weights is None:
+        return None
+    return np.broadcast_to(weights[start : start + rows, None], shape)[keep]
 
 
 @cache
@@ -150,9 +172,9 @@ def _blas_controller() -> ThreadpoolController:
     return ThreadpoolController()  # scans the loaded BLAS libraries once
 
 
-def _one_hot(codes, offsets, n_total):
+def _one_hot(codes, offsets, n_total, dtype=np.float32):
     n_rows, n_features = codes.shape
-    onehot = np.zeros((n_rows, n_total), dtype=np.float32)
+    onehot = np.zeros((n_rows, n_total), dtype=dtype)
     observed = codes != MISSING
     rows = np.broadcast_to(np.arange(n_rows)[:, None], codes.shape)
     onehot[rows[observed], (codes + offsets)[observed]] = 1.0
@@ -180,6 +202,8 @@ class TrainingCounts:
     #: V of the variance floors: the largest variance of any column whose node scales by it.
     variance_scale: float = 1.0
     _moments: dict = field(default_factory=dict, repr=False)
+    #: Row weights (``None``: every row counts 1); see ``sample_weight`` of ``fit``.
+    weights: np.ndarray | None = None
 
     def __post_init__(self):
         if self.discrete is None:
@@ -187,7 +211,7 @@ class TrainingCounts:
 
     @cached_property
     def classes(self) -> np.ndarray:
-        return class_counts(self.y, self.n_classes)
+        return class_counts(self.y, self.n_classes, self.weights)
 
     @cached_property
     def feature_class(self) -> list:
@@ -199,13 +223,26 @@ class TrainingCounts:
         for start in range(0, len(self.y), rows):
             codes = self.codes[start : start + rows]
             index = self.y[start : start + rows, None] * total + (codes + offsets[:-1])
-            flat += np.bincount(index[codes != MISSING], minlength=len(flat))
+            seen = codes != MISSING
+            w = _row_weights(self.weights, start, rows, index.shape, seen)
+            flat += np.bincount(index[seen], w, minlength=len(flat))
         table = flat.reshape(self.n_classes, total)
         return [table[:, offsets[i] : offsets[i + 1]] for i in range(self.n_features)]
 
     @cached_property
     def pairwise(self) -> PairwiseCounts:
-        return pairwise_counts(self.codes, self.y, self.cards, self.n_classes)
+        return pairwise_counts(self.codes, self.y, self.cards, self.n_classes, weights=self.weights)
+
+    def pairwise_subset(self, columns) -> PairwiseCounts:
+        """The pair tables of some discrete columns alone."""
+        sub = TrainingCounts(
+            self.codes[:, columns],
+            self.y,
+            self.cards[columns],
+            self.n_classes,
+            weights=self.weights,
+        )
+        return sub.pairwise
 
     @property
     def n_features(self) -> int:
@@ -235,7 +272,7 @@ class TrainingCounts:
             key = (roots[0], ())
             if key not in self._families:
                 self._families[key] = family_counts(
-                    self.codes, self.y, roots[0], (), self.cards, self.n_classes
+                    self.codes, self.y, roots[0], (), self.cards, self.n_classes, self.weights
                 )
         tables = [self.family(i, tuple(parents)) for i, parents in enumerate(parents_of)]
         if both_ways:
@@ -263,9 +300,10 @@ class TrainingCounts:
             index += starts
             index += (self.y[start : start + rows, None] * total).astype(dtype)
             missing = (child == MISSING) | (parent == MISSING)
+            w = _row_weights(self.weights, start, rows, index.shape, ~missing)
             if missing.any():
                 index = index[~missing]
-            flat += np.bincount(index.ravel(), minlength=len(flat))
+            flat += np.bincount(index.ravel(), w, minlength=len(flat))
         table = flat.reshape(self.n_classes, total)
         for k, (i, p) in enumerate(zip(children, parents, strict=True)):
             shape = (self.n_classes, self.cards[p], self.cards[i])
@@ -291,12 +329,25 @@ class TrainingCounts:
             )
             group = self.y[observed] * n_configs + config
             self._moments[key] = GaussianMoments.from_data(
-                x[observed], cont[observed], group, self.n_classes * n_configs
+                x[observed],
+                cont[observed],
+                group,
+                self.n_classes * n_configs,
+                None if self.weights is None else self.weights[observed],
             )
         return self._moments[key]
 
+    def node_statistics(self, columns, factor, names) -> dict:
+        """The additive sums ``factor`` (Bernoulli, multinomial) is fitted from."""
+        return factor.node_statistics(self, columns, names)
+
     def class_values(self, column) -> list:
-        """The observed values of a continuous column in each class."""
+        """The observed values of a continuous column in each class (unweighted rows only)."""
+        if self.weights is not None:
+            raise ValueError(
+                "sample_weight cannot be used with a KernelDensity feature: a kernel density "
+                "keeps its training values, which row weights do not scale."
+            )
         x = self.values[:, column]
         observed = ~np.isnan(x)
         return [x[observed & (self.y == c)] for c in range(self.n_classes)]
@@ -312,7 +363,7 @@ class TrainingCounts:
                 counts = self.feature_class[child]
             else:
                 counts = family_counts(
-                    self.codes, self.y, child, parents, self.cards, self.n_classes
+                    self.codes, self.y, child, parents, self.cards, self.n_classes, self.weights
                 )
             self._families[key] = counts
         return self._families[key]
@@ -344,8 +395,13 @@ class GaussianMoments:
     spp: np.ndarray  # (G, p, p)
 
     @classmethod
-    def from_data(cls, x, parents, group, n_groups) -> GaussianMoments:
-        """Moments of values ``x`` (n,) on ``parents`` (n, p) within ``group`` (n,) ids."""
+    def from_data(cls, x, parents, group, n_groups, weights=None) -> GaussianMoments:
+        """Moments of values ``x`` (n,) on ``parents`` (n, p) within ``group`` (n,) ids.
+
+        With ``weights`` (n,) every sum is weighted (integer weights equal repeated rows).
+        """
+        if weights is not None:
+            return cls._weighted(x, parents, group, n_groups, weights)
         p = parents.shape[1]
         count = np.bincount(group, minlength=n_groups).astype(float)
         safe = np.maximum(count, 1.0)
@@ -366,6 +422,48 @@ class GaussianMoments:
                 )
         sxx = np.bincount(group, dx * dx, minlength=n_groups)
         return cls(count, mean_x, mean_p, sxx, sxp, spp)
+
+    @classmethod
+    def _weighted(cls, x, parents, group, n_groups, w) -> GaussianMoments:
+        p = parents.shape[1]
+        count = np.bincount(group, w, minlength=n_groups).astype(float)
+        safe = np.where(count > 0, count, 1.0)
+        mean_x = np.bincount(group, w * x, minlength=n_groups) / safe
+        dx = x - mean_x[group]
+        mean_p = np.zeros((n_groups, p))
+        sxp = np.zeros((n_groups, p))
+        spp = np.zeros((n_groups, p, p))
+        dp = np.empty_like(parents)
+        for k in range(p):
+            mean_p[:, k] = np.bincount(group, w * parents[:, k], minlength=n_groups) / safe
+            dp[:, k] = parents[:, k] - mean_p[group, k]
+            sxp[:, k] = np.bincount(group, w * dp[:, k] * dx, minlength=n_groups)
+        for k in range(p):
+            for j in range(k, p):
+                spp[:, k, j] = spp[:, j, k] = np.bincount(
+                    group, w * dp[:, k] * dp[:, j], minlength=n_groups
+                )
+        sxx = np.bincount(group, w * dx * dx, minlength=n_groups)
+        return cls(count, mean_x, mean_p, sxx, sxp, spp)
+
+    def take(self, index, n_groups) -> GaussianMoments:
+        """These moments moved to the groups ``index`` of ``n_groups`` (the others empty)."""
+        out = GaussianMoments.empty(n_groups, self.mean_p.shape[1])
+        for name in ("count", "mean_x", "mean_p", "sxx", "sxp", "spp"):
+            getattr(out, name)[index] = getattr(self, name)
+        return out
+
+    @classmethod
+    def empty(cls, n_groups, p) -> GaussianMoments:
+        """Moments of no rows."""
+        return cls(
+            np.zeros(n_groups),
+            np.zeros(n_groups),
+            np.zeros((n_groups, p)),
+            np.zeros(n_groups),
+            np.zeros((n_groups, p)),
+            np.zeros((n_groups, p, p)),
+        )
 
     def __add__(self, other: GaussianMoments) -> GaussianMoments:
         n = self.count + other.count
@@ -424,8 +522,11 @@ class GaussianMoments:
         return intercept, coef, var
 
 
-def training_statistics(X, y, distributions=None):
+def training_statistics(X, y, distributions=None, sample_weight=None):
     """Learn the schema of ``X``, encode ``X`` and ``y``, and wrap them as statistics.
+
+    With ``sample_weight`` every count and moment is weighted; rows of weight
+    0 are dropped first (so they add no category or class either).
 
     Returns
     -------
@@ -440,10 +541,27 @@ def training_statistics(X, y, distributions=None):
     >>> schema, classes, stats = training_statistics(X, ["a", "b"])
     >>> schema.kinds, classes.tolist(), stats.classes.tolist()
     (['categorical', 'gaussian'], ['a', 'b'], [1.0, 1.0])
+    >>> training_statistics(X, ["a", "b"], sample_weight=[2, 1])[2].classes.tolist()
+    [2.0, 1.0]
     """
+    from ._encoding import as_frame, check_sample_weight, take_rows
     from .data import TableSchema
 
+    weights = None
+    has_names = None
+    if sample_weight is not None:
+        frame, has_names = as_frame(X)
+        weights = check_sample_weight(sample_weight, len(frame))
+        keep = weights > 0
+        if not keep.any():
+            raise ValueError("sample_weight: every weight is zero; there is nothing to fit.")
+        if not keep.all():
+            frame, has_names, y = take_rows(X, y, keep)
+            weights = weights[keep]
+        X = frame
     schema, frame, codes, values = TableSchema.learn_and_encode(X, distributions)
+    if has_names is not None:
+        schema.has_names = has_names
     classes, y_codes = encode_target(y, len(frame))
     schema.check_observed(values)
     stats = TrainingCounts(
@@ -453,6 +571,456 @@ def training_statistics(X, y, distributions=None):
         len(classes),
         values=values,
         discrete=schema.discrete,
-        variance_scale=schema.variance_scale(values),
+        variance_scale=schema.variance_scale(values, weights),
+        weights=weights,
     )
     return schema, classes, stats
+
+
+# -- additive statistics: partial_fit and distributed fits ------------------------------
+
+#: Largest triple-count table (cells, all classes) KDB with k >= 2 accumulates incrementally.
+MAX_TRIPLE_CELLS = 1 << 24
+
+
+@dataclass
+class StatisticsPlan:
+    """Which additive statistics an incremental fit keeps (what its structure may need).
+
+    Parameters
+    ----------
+    pairwise : bool
+        Keep the full pair table N(c, x_i, x_j) (``C R^2`` floats, ``R`` the
+        categories of all features): every single-parent family and the CMI
+        of every pair of discrete features. Naive Bayes needs only N(c, x_i).
+    triples : bool
+        Keep N(c, x_i, x_j, x_k) (``C R^3`` floats): the families with two
+        feature parents of KDB with ``k >= 2``; refused above
+        :data:`MAX_TRIPLE_CELLS` cells.
+    structural_moments : bool
+        Keep the Gaussian moments of every family a tree may give a Gaussian
+        feature: per class alone, per (class, state of each discrete feature)
+        and on each other Gaussian feature (pairwise cross-products per class).
+    two_parent_moments : bool
+        Also the Gaussian families with two feature parents that KDB with
+        ``k >= 2`` may make: two discrete parents, or one discrete and one
+        Gaussian (``G (R_cat^2 + R_cat G)`` groups per class).
+    """
+
+    pairwise: bool = False
+    triples: bool = False
+    structural_moments: bool = False
+    two_parent_moments: bool = False
+
+
+def moment_keys(schema, plan) -> list:
+    """The Gaussian families ``(child, discrete parents, continuous parents)`` to accumulate."""
+    discrete, structural = schema.discrete, schema.structural
+    # continuous nodes that take part in structures: the (conditional linear) Gaussians
+    gauss = [j for j in range(schema.n_features) if not discrete[j] and structural[j]]
+    keys = [(j, (), ()) for j in gauss]
+    if plan.structural_moments:
+        cats = [i for i in range(schema.n_features) if discrete[i] and structural[i]]
+        for j in gauss:
+            keys += [(j, (i,), ()) for i in cats]
+            keys += [(j, (), (k,)) for k in gauss if k != j]
+            if plan.two_parent_moments:
+                keys += [(j, (a, b), ()) for a in cats for b in cats if a != b]
+                keys += [(j, (i,), (k,)) for i in cats for k in gauss if k != j]
+    return keys
+
+
+@dataclass
+class SufficientStatistics:
+    """Additive statistics of a training table: ``a + b`` is the statistics of both tables.
+
+    It holds the class labels and the categories it has seen (a sum unions
+    them, sorted as a fit on the concatenated tables sorts them, and re-indexes
+    every table, a category unseen by one side counting zero there), the class
+    counts, N(c, x_i) of every feature, optionally the pair and triple tables
+    (see :class:`StatisticsPlan`), the :class:`GaussianMoments` of the Gaussian
+    families and each node's own sums (Bernoulli and multinomial nodes). It
+    answers the same questions as :class:`TrainingCounts` (``family``,
+    ``pairwise``, ``gaussian_moments``, ...), so weights, structures and
+    factors are fitted from it exactly as from the rows.
+
+    Memory: ``C R`` floats, plus ``C R^2`` with the pair table and ``C R^3``
+    with triples, plus ``G (C + C R_cat + C G)`` small moment records for
+    ``G`` Gaussian features in a structure; independent of the number of rows.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from bnclassify.data import TableSchema
+    >>> a = pd.DataFrame({"x": ["u", "v"]})
+    >>> b = pd.DataFrame({"x": ["t", "v"]})
+    >>> schema, _ = TableSchema.learn(a)
+    >>> sa = SufficientStatistics.from_table(a, ["p", "q"], schema, StatisticsPlan())
+    >>> sb = SufficientStatistics.from_table(b, ["p", "p"], schema, StatisticsPlan())
+    >>> total = sa + sb
+    >>> total.categories[0].tolist(), total.family(0).tolist()
+    (['t', 'u', 'v'], [[1.0, 1.0, 1.0], [0.0, 0.0, 1.0]])
+    """
+
+    class_labels: np.ndarray
+    categories: list
+    discrete: np.ndarray
+    class_count: np.ndarray
+    feature_table: np.ndarray
+    pairwise_table: np.ndarray | None = None
+    triple_table: np.ndarray | None = None
+    moments: dict = field(default_factory=dict)
+    node_sums: dict = field(default_factory=dict)
+    #: Columns whose pooled variance sets ``variance_scale`` (their key ``(j, (), ())``).
+    scale_columns: tuple = ()
+
+    # -- building -------------------------------------------------------------------
+    @classmethod
+    def from_table(cls, X, y, schema, plan, weights=None, classes=None):
+        """The statistics of one table (a chunk), its categories learned from the chunk itself.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like
+            Aligned with ``schema`` (same columns, same order).
+        y : array-like of shape (n,)
+        schema : TableSchema
+            Kinds of the columns (its categories are not used).
+        plan : StatisticsPlan
+        weights : ndarray of shape (n,), optional
+        classes : ndarray, optional
+            The declared classes; a label outside them is a ValueError. Without
+            them, the chunk's own sorted labels.
+        """
+        from ._encoding import as_frame, encode_frame
+
+        frame = as_frame(X)[0].set_axis(schema.names, axis=1)
+        labels, y_codes = class_codes(y, len(frame), classes)
+        categories = chunk_categories(frame, schema)
+        cards = np.array([1 if c is None else len(c) for c in categories])
+        if all(c is None or len(c) for c in categories):
+            codes = encode_frame(frame, categories)
+        else:  # a column with no observed value in this chunk: every code missing
+            codes = encode_frame(
+                frame, [c if c is None or len(c) else np.array([0]) for c in categories]
+            )
+            for j, c in enumerate(categories):
+                if c is not None and not len(c):
+                    codes[:, j] = MISSING
+        values = None if schema.discrete.all() else schema.continuous_values(frame)
+        counts = TrainingCounts(
+            codes,
+            y_codes,
+            cards,
+            len(labels),
+            values=values,
+            discrete=schema.discrete,
+            weights=weights,
+        )
+        return cls.from_counts(counts, schema, plan, labels, categories)
+
+    @classmethod
+    def from_counts(cls, counts, schema, plan, labels, categories):
+        """Keep the statistics ``plan`` asks for from a :class:`TrainingCounts`."""
+        n_total = int(np.sum(counts.cards))
+        pairwise = counts.pairwise.table if plan.pairwise else None
+        triples = None
+        if plan.triples:
+            cells = counts.n_classes * n_total**3
+            if cells > MAX_TRIPLE_CELLS:
+                raise ValueError(
+                    f"KDB with k >= 2 fitted incrementally keeps the triple counts "
+                    f"N(c, x_i, x_j, x_k): {cells} cells here, more than "
+                    f"MAX_TRIPLE_CELLS = {MAX_TRIPLE_CELLS}. Use fit, or k <= 1."
+                )
+            triples = _triple_counts(counts, n_total)
+        feature_table = (
+            np.concatenate(counts.feature_class, axis=1)
+            if pairwise is None
+            else np.diagonal(pairwise, axis1=1, axis2=2).copy()
+        )
+        moments = {key: counts.gaussian_moments(*key) for key in moment_keys(schema, plan)}
+        node_sums = {
+            columns: spec.node_statistics(counts, columns, schema.names)
+            for columns, spec in schema.nodes
+            if not spec.discrete and not spec.structural  # Bernoulli, multinomial, kde
+        }
+        scaled = tuple(
+            j for j, spec in enumerate(schema.nodes_by_column) if spec.scaled_by_variance
+        )
+        return cls(
+            class_labels=np.asarray(labels),
+            categories=list(categories),
+            discrete=np.asarray(schema.discrete),
+            class_count=counts.classes,
+            feature_table=feature_table,
+            pairwise_table=pairwise,
+            triple_table=triples,
+            moments=moments,
+            node_sums=node_sums,
+            scale_columns=scaled,
+        )
+
+    # -- adding -----------------------------------------------------------------------
+    def __add__(self, other: SufficientStatistics) -> SufficientStatistics:
+        labels = union_sorted(self.class_labels, other.class_labels)
+        categories = [
+            a if a is None or _same(a, b) else union_sorted(a, b)
+            for a, b in zip(self.categories, other.categories, strict=True)
+        ]
+        left, right = self.reindexed(labels, categories), other.reindexed(labels, categories)
+        return SufficientStatistics(
+            class_labels=labels,
+            categories=categories,
+            discrete=self.discrete,
+            class_count=left.class_count + right.class_count,
+            feature_table=left.feature_table + right.feature_table,
+            pairwise_table=_add(left.pairwise_table, right.pairwise_table),
+            triple_table=_add(left.triple_table, right.triple_table),
+            moments={k: left.moments[k] + right.moments[k] for k in left.moments},
+            node_sums={
+                k: {name: v + right.node_sums[k][name] for name, v in sums.items()}
+                for k, sums in left.node_sums.items()
+            },
+            scale_columns=self.scale_columns,
+        )
+
+    def reindexed(self, labels, categories) -> SufficientStatistics:
+        """These statistics on more classes and categories (the new ones counting zero)."""
+        if _same(labels, self.class_labels) and all(
+            a is None or _same(a, b) for a, b in zip(self.categories, categories, strict=True)
+        ):
+            return self
+        cls_map = _positions(labels, self.class_labels)
+        maps = [
+            np.zeros(1, dtype=np.intp) if old is None else _positions(new, old)
+            for old, new in zip(self.categories, categories, strict=True)
+        ]
+        new_cards = [1 if c is None else len(c) for c in categories]
+        new_offsets = np.concatenate([[0], np.cumsum(new_cards)])
+        flat = np.concatenate([new_offsets[j] + m for j, m in enumerate(maps)]).astype(np.intp)
+        n_c, n_r = len(labels), int(new_offsets[-1])
+        feature_table = np.zeros((n_c, n_r))
+        feature_table[np.ix_(cls_map, flat)] = self.feature_table
+        pairwise = triples = None
+        if self.pairwise_table is not None:
+            pairwise = np.zeros((n_c, n_r, n_r))
+            pairwise[np.ix_(cls_map, flat, flat)] = self.pairwise_table
+        if self.triple_table is not None:
+            triples = np.zeros((n_c, n_r, n_r, n_r))
+            triples[np.ix_(cls_map, flat, flat, flat)] = self.triple_table
+        moments = {}
+        for key, m in self.moments.items():
+            parents = key[1]
+            old_shape = (len(self.class_labels), *(len(maps[p]) for p in parents))
+            new_shape = (n_c, *(new_cards[p] for p in parents))
+            grid = np.broadcast_arrays(*np.ix_(cls_map, *(maps[p] for p in parents)))
+            order = np.ravel_multi_index(tuple(grid), new_shape).ravel()
+            assert order.size == np.prod(old_shape)
+            moments[key] = m.take(order, int(np.prod(new_shape)))
+        node_sums = {}
+        for key, sums in self.node_sums.items():
+            node_sums[key] = {}
+            for name, v in sums.items():
+                grown = np.zeros((n_c, *v.shape[1:]))
+                grown[cls_map] = v
+                node_sums[key][name] = grown
+        return SufficientStatistics(
+            class_labels=np.asarray(labels),
+            categories=list(categories),
+            discrete=self.discrete,
+            class_count=np.bincount(cls_map, self.class_count, minlength=n_c),
+            feature_table=feature_table,
+            pairwise_table=pairwise,
+            triple_table=triples,
+            moments=moments,
+            node_sums=node_sums,
+            scale_columns=self.scale_columns,
+        )
+
+    # -- what TrainingCounts answers ---------------------------------------------------------
+    @property
+    def cards(self) -> np.ndarray:
+        return np.array([1 if c is None else len(c) for c in self.categories])
+
+    @property
+    def offsets(self) -> np.ndarray:
+        return np.concatenate([[0], np.cumsum(self.cards)])
+
+    @property
+    def n_classes(self) -> int:
+        return len(self.class_labels)
+
+    @property
+    def n_features(self) -> int:
+        return len(self.categories)
+
+    @property
+    def n_rows(self) -> float:
+        """Number (total weight) of the rows accumulated."""
+        return float(self.class_count.sum())
+
+    @property
+    def classes(self) -> np.ndarray:
+        return self.class_count
+
+    @property
+    def feature_class(self) -> list:
+        o = self.offsets
+        return [self.feature_table[:, o[i] : o[i + 1]] for i in range(self.n_features)]
+
+    @property
+    def pairwise(self) -> PairwiseCounts:
+        if self.pairwise_table is None:
+            raise ValueError("These statistics were accumulated without the pair table.")
+        return PairwiseCounts(table=self.pairwise_table, cards=self.cards)
+
+    def pairwise_subset(self, columns) -> PairwiseCounts:
+        o = self.offsets
+        index = np.concatenate([np.arange(o[j], o[j + 1]) for j in columns])
+        table = self.pairwise.table[:, index[:, None], index[None, :]]
+        return PairwiseCounts(table=table, cards=self.cards[list(columns)])
+
+    def family(self, child: int, parents=()) -> np.ndarray:
+        parents = tuple(parents)
+        o = self.offsets
+        if not parents:
+            return self.feature_class[child].copy()
+        if len(parents) == 1:
+            return self.pairwise.block(parents[0], child).copy()
+        if len(parents) == 2 and self.triple_table is not None:
+            p, q = parents
+            return self.triple_table[
+                :, o[p] : o[p + 1], o[q] : o[q + 1], o[child] : o[child + 1]
+            ].copy()
+        raise ValueError(
+            f"The accumulated statistics hold no counts of a family with {len(parents)} "
+            "feature parents."
+        )
+
+    def families(self, parents_of) -> list:
+        return [self.family(i, tuple(p)) for i, p in enumerate(parents_of)]
+
+    def gaussian_moments(self, child, discrete_parents=(), continuous_parents=()):
+        key = (child, tuple(discrete_parents), tuple(continuous_parents))
+        if key not in self.moments:
+            raise ValueError(
+                f"The accumulated statistics hold no Gaussian moments of the family {key}; "
+                "only the families a tree can hold are accumulated."
+            )
+        return self.moments[key]
+
+    def node_statistics(self, columns, factor, names):
+        """The additive sums a non-Gaussian continuous node is fitted from."""
+        return self.node_sums[tuple(columns)]
+
+    @property
+    def variance_scale(self) -> float:
+        """V of the variance floors: the largest pooled variance of the scaled columns."""
+        if not self.scale_columns:
+            return 1.0
+        variances = []
+        for j in self.scale_columns:
+            pooled = self.moments[(j, (), ())].pooled()
+            if pooled.count[0] <= 0:
+                raise ValueError(f"Column {j} has no observed value: every cell is missing.")
+            variances.append(pooled.sxx[0] / pooled.count[0])
+        scale = float(max(variances))
+        return scale if scale > 0 else 1.0
+
+    def check_observed(self, names):
+        """Every Gaussian column must have at least one observed value."""
+        for key, m in self.moments.items():
+            if not key[1] and not key[2] and m.count.sum() <= 0:
+                raise ValueError(
+                    f"Column {names[key[0]]!r} has no observed value: every cell is missing."
+                )
+
+
+def _same(a, b) -> bool:
+    return len(a) == len(b) and bool(np.all(np.asarray(a) == np.asarray(b)))
+
+
+def _add(a, b):
+    return None if a is None else a + b
+
+
+def _positions(new, old) -> np.ndarray:
+    """Where each of ``old`` sits in ``new``."""
+    import pandas as pd
+
+    return pd.Index(new).get_indexer(old).astype(np.intp)
+
+
+def union_sorted(a, b) -> np.ndarray:
+    """The categories of ``a`` and ``b`` together, sorted as a fit learns them."""
+    import pandas as pd
+
+    from ._encoding import learn_categories
+
+    if not len(a):
+        return np.asarray(b)
+    if not len(b):
+        return np.asarray(a)
+    return learn_categories(pd.Series(np.concatenate([np.asarray(a), np.asarray(b)])))
+
+
+def chunk_categories(frame, schema) -> list:
+    """Each discrete column's categories in this table (empty when all missing), else None."""
+    from ._encoding import learn_categories
+
+    out = []
+    for name, discrete in zip(frame.columns, schema.discrete, strict=True):
+        if not discrete:
+            out.append(None)
+        elif frame[name].notna().any():
+            out.append(learn_categories(frame[name]))
+        else:
+            out.append(np.array([]))
+    return out
+
+
+def class_codes(y, n_rows, classes=None):
+    """``(labels, codes)``: the chunk's labels (or the declared ``classes``) and y's codes."""
+    import pandas as pd
+
+    from ._encoding import learn_categories
+
+    if isinstance(y, pd.DataFrame):
+        y = y.iloc[:, 0]
+    values = y.to_numpy() if isinstance(y, pd.Series) else np.asarray(y)
+    values = values.ravel() if values.ndim == 2 and values.shape[1] == 1 else values
+    if values.ndim != 1 or len(values) != n_rows:
+        raise ValueError(f"X has {n_rows} rows but y has shape {values.shape}; they must match.")
+    if pd.isna(values).any():
+        raise ValueError("y has missing values; the class must be observed in every row.")
+    if classes is None:
+        classes = learn_categories(pd.Series(values, name="y"))
+    codes = pd.Index(classes).get_indexer(values)
+    if (codes < 0).any():
+        bad = values[np.argmax(codes < 0)]
+        bad = bad.item() if isinstance(bad, np.generic) else bad
+        raise ValueError(
+            f"y has the label {bad!r}, which is not one of the declared classes "
+            f"{list(classes)}; pass every class in classes on the first call to partial_fit."
+        )
+    return np.asarray(classes), codes.astype(np.intp)
+
+
+def _triple_counts(counts, n_total):
+    """N(c, x_i, x_j, x_k) of every triple of features, shape ``(C, R, R, R)``."""
+    offsets = np.concatenate([[0], np.cumsum(counts.cards)])
+    table = np.zeros((counts.n_classes, n_total, n_total, n_total))
+    for start in range(0, len(counts.y), CHUNK_ROWS):
+        codes = np.ascontiguousarray(counts.codes[start : start + CHUNK_ROWS])
+        y = counts.y[start : start + CHUNK_ROWS]
+        z = _one_hot(codes, offsets[:-1], n_total, np.float64)
+        if counts.weights is not None:
+            z_w = z * counts.weights[start : start + CHUNK_ROWS, None]
+        else:
+            z_w = z
+        for c in range(counts.n_classes):
+            rows = y == c
+            if rows.any():
+                table[c] += np.einsum("ni,nj,nk->ijk", z_w[rows], z[rows], z[rows], optimize=True)
+    return table

@@ -110,9 +110,15 @@ class TableSchema:
                 self.nodes_by_column[j] = spec
 
     @classmethod
-    def learn(cls, X, distributions=None):
-        """The schema of a training table, and the table as a DataFrame."""
-        schema, frame, _ = cls._learn(X, distributions)
+    def learn(cls, X, distributions=None, categories=True):
+        """The schema of a training table, and the table as a DataFrame.
+
+        With ``categories=False`` only the kinds are learned (every discrete
+        column gets no category yet): the categories of an incremental or
+        distributed fit come from its accumulated statistics
+        (:meth:`with_categories`).
+        """
+        schema, frame, _ = cls._learn(X, distributions, categories)
         return schema, frame
 
     @classmethod
@@ -123,7 +129,7 @@ class TableSchema:
         return schema, frame, codes, values
 
     @classmethod
-    def _learn(cls, X, distributions):
+    def _learn(cls, X, distributions, categories=True):
         frame, has_names = as_frame(X)
         names = list(frame.columns)
         nodes = _nodes(frame, distributions)
@@ -132,8 +138,30 @@ class TableSchema:
             for j in columns:
                 discrete[j] = spec.discrete
         kinds = ["categorical" if d else "continuous" for d in discrete]
-        categories, codes = learn_and_encode_frame(frame, kinds)
-        return cls(names, nodes, categories, has_names), frame, codes
+        if not categories:
+            learned = [np.array([]) if d else None for d in discrete]
+            return cls(names, nodes, learned, has_names), frame, None
+        learned, codes = learn_and_encode_frame(frame, kinds)
+        return cls(names, nodes, learned, has_names), frame, codes
+
+    @classmethod
+    def from_dtypes(cls, frame, distributions=None):
+        """The kinds of the columns of an empty frame (e.g. a dask frame's ``_meta``)."""
+        names = list(frame.columns)
+        has_names = len(names) > 0 and all(isinstance(c, str) for c in names)
+        if not has_names:
+            names = [f"x{i}" for i in range(len(names))]
+            frame = frame.set_axis(names, axis=1)
+        nodes = _nodes(frame, distributions)
+        schema = cls(names, nodes, [None] * len(names), has_names)
+        schema.categories = [np.array([]) if d else None for d in schema.discrete]
+        return schema
+
+    def with_categories(self, categories) -> TableSchema:
+        """A copy of this schema with other categories for its discrete columns."""
+        out = copy.copy(self)
+        out.categories = list(categories)
+        return out
 
     # -- what the columns are -----------------------------------------------------------
     @property
@@ -229,8 +257,8 @@ class TableSchema:
             )
         return values
 
-    def variance_scale(self, values) -> float:
-        """V of the variance floors: the largest variance of the columns scaled by it."""
+    def variance_scale(self, values, weights=None) -> float:
+        """V of the variance floors: the largest (weighted) variance of the columns scaled by it."""
         scaled = [j for j, spec in enumerate(self.nodes_by_column) if spec.scaled_by_variance]
         if values is None or not scaled:
             return 1.0
@@ -239,7 +267,14 @@ class TableSchema:
                 raise ValueError(
                     f"Column {self.names[j]!r} has no observed value: every cell is missing."
                 )
-        scale = float(np.nanvar(values[:, scaled], axis=0).max())
+        if weights is None:
+            scale = float(np.nanvar(values[:, scaled], axis=0).max())
+        else:
+            block = values[:, scaled]
+            w = np.where(np.isnan(block), 0.0, weights[:, None])
+            x = np.where(np.isnan(block), 0.0, block)
+            mean = (w * x).sum(axis=0) / w.sum(axis=0)
+            scale = float(((w * (x - mean) ** 2).sum(axis=0) / w.sum(axis=0)).max())
         return scale if scale > 0 else 1.0
 
     def check_observed(self, values):

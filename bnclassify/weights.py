@@ -369,29 +369,38 @@ def edge_weights(stats, schema, criterion=None, contacts=None, contact_prior=0.0
     else:
         cmi, rows, df = np.zeros((m, m)), np.zeros((m, m)), np.zeros((m, m))
         if len(cat) >= 2:
-            sub = _categorical_subset(stats, cat)
+            sub = stats.pairwise_subset(cat)
             block = np.ix_(cat, cat)
-            cmi[block] = cmi_from_counts(sub.pairwise)
-            rows[block] = pair_rows(sub.pairwise)
+            cmi[block] = cmi_from_counts(sub)
+            rows[block] = pair_rows(sub)
             dof = stats.cards[cat] - 1.0
             df[block] = n_classes * np.outer(dof, dof)
+        # rows at hand and unweighted: the raw-value estimates; otherwise the same
+        # quantities from additive moments (partial_fit, dask, sample_weight)
+        raw = isinstance(stats, TrainingCounts) and stats.weights is None
         if len(gauss) >= 2:
             block = np.ix_(gauss, gauss)
-            cmi[block], rows[block] = gaussian_cmi(
-                stats.values[:, gauss], stats.y, n_classes, return_rows=True
+            cmi[block], rows[block] = (
+                gaussian_cmi(stats.values[:, gauss], stats.y, n_classes, return_rows=True)
+                if raw
+                else gaussian_cmi_from_moments(stats, gauss)
             )
             df[block] = n_classes
         if cat and gauss:
             floors = [schema.nodes_by_column[j].variance_floor(stats.variance_scale) for j in gauss]
             for i in cat:
-                gain, n = mixed_cmi(
-                    stats.codes[:, i],
-                    int(stats.cards[i]),
-                    stats.values[:, gauss],
-                    stats.y,
-                    n_classes,
-                    np.array(floors),
-                    return_rows=True,
+                gain, n = (
+                    mixed_cmi(
+                        stats.codes[:, i],
+                        int(stats.cards[i]),
+                        stats.values[:, gauss],
+                        stats.y,
+                        n_classes,
+                        np.array(floors),
+                        return_rows=True,
+                    )
+                    if raw
+                    else mixed_cmi_from_moments(stats, i, gauss, np.array(floors))
                 )
                 cmi[i, gauss] = cmi[gauss, i] = gain
                 rows[i, gauss] = rows[gauss, i] = n
@@ -405,9 +414,90 @@ def edge_weights(stats, schema, criterion=None, contacts=None, contact_prior=0.0
     return pd.DataFrame(weights, index=features, columns=features)
 
 
-def _categorical_subset(stats, columns):
-    """The statistics of some discrete columns alone (their pair tables only)."""
-    return TrainingCounts(stats.codes[:, columns], stats.y, stats.cards[columns], stats.n_classes)
+def _constant(moments) -> np.ndarray:
+    """Per group: the values are constant (no spread beyond rounding of their mean)."""
+    n = np.maximum(moments.count, 1.0)
+    return moments.sxx / n <= 1e-20 * moments.mean_x**2
+
+
+def gaussian_cmi_from_moments(stats, gauss):
+    """:func:`gaussian_cmi` of the Gaussian columns ``gauss`` from additive moments.
+
+    Per pair and class the moments on the rows observing both (key
+    ``(j, (), (k,))``) give the pairwise-complete variances and covariance,
+    and the moments of each column alone (``(j, (), ())``) its class
+    variance; the same estimate as the raw-value one up to rounding. A column
+    constant within a class (variance at most ``1e-20`` of its squared mean)
+    has correlation 0 there.
+
+    Returns
+    -------
+    cmi, rows : ndarray of shape (g, g)
+    """
+    g = len(gauss)
+    cmi, total = np.zeros((g, g)), np.zeros((g, g))
+    own = []
+    for j in gauss:
+        alone = stats.gaussian_moments(j)
+        own.append(np.where(_constant(alone), 0.0, alone.sxx / np.maximum(alone.count, 1.0)))
+    for a in range(g):
+        for b in range(a + 1, g):
+            m = stats.gaussian_moments(gauss[a], (), (gauss[b],))
+            n = m.count
+            with np.errstate(invalid="ignore", divide="ignore"):
+                size = np.maximum(n, 1.0)
+                var_a, var_b, cov = m.sxx / size, m.spp[:, 0, 0] / size, m.sxp[:, 0] / size
+                valid = (
+                    (n >= 2)
+                    & (var_a > 1e-10 * own[a])
+                    & (var_b > 1e-10 * own[b])
+                    & (own[a] > 0)
+                    & (own[b] > 0)
+                )
+                rho2 = np.where(valid, cov**2 / (var_a * var_b), 0.0)
+            rho2 = np.clip(rho2, 0.0, 1.0 - np.finfo(float).eps)
+            rows = n.sum()
+            value = (n * (-0.5 * np.log1p(-rho2))).sum() / rows if rows > 0 else 0.0
+            cmi[a, b] = cmi[b, a] = max(value, 0.0)
+            total[a, b] = total[b, a] = rows
+    for a in range(g):
+        total[a, a] = stats.gaussian_moments(gauss[a]).count.sum()
+    return cmi, total
+
+
+def mixed_cmi_from_moments(stats, i, gauss, epsilon):
+    """:func:`mixed_cmi` of categorical feature ``i`` and the Gaussian ``gauss``, from moments.
+
+    The moments of each Gaussian column per (class, category of ``i``) on
+    the rows observing both (key ``(j, (i,), ())``) are all it needs.
+
+    Returns
+    -------
+    gain, rows : ndarray of shape (g,)
+    """
+    tiny = np.finfo(float).tiny
+    card = int(stats.cards[i])
+    gains, totals = np.zeros(len(gauss)), np.zeros(len(gauss))
+    for k, j in enumerate(gauss):
+        m = stats.gaussian_moments(j, (i,), ())
+        n_k = m.count.reshape(-1, card)
+        mean_k = m.mean_x.reshape(-1, card)
+        ss_k = m.sxx.reshape(-1, card)
+        n = n_k.sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            size_k, size = np.maximum(n_k, 1), np.maximum(n, 1)
+            var_k = np.where(n_k > 0, ss_k / size_k, 0.0)
+            var_k = np.where(_constant(m).reshape(-1, card), 0.0, var_k)
+            mean = (n_k * mean_k).sum(axis=1) / size
+            spread = ss_k.sum(axis=1) + (n_k * (mean_k - mean[:, None]) ** 2).sum(axis=1)
+            var_c = spread / size
+            share = np.where(n[:, None] > 0, n_k / size[:, None], 0.0)
+            within = (share * np.log(np.maximum(var_k + epsilon[k], tiny))).sum(axis=1)
+            gain = 0.5 * (np.log(np.maximum(var_c + epsilon[k], tiny)) - within)
+        gain = np.where(n > 0, np.maximum(gain, 0.0), 0.0)
+        totals[k] = n.sum()
+        gains[k] = (n * gain).sum() / totals[k] if totals[k] > 0 else 0.0
+    return gains, totals
 
 
 def class_information(stats, schema) -> np.ndarray:

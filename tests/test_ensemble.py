@@ -139,8 +139,8 @@ class _ReadCounter(np.ndarray):
 def _rows_read(monkeypatch, model, X, y):
     original = BayesNetClassifier._encode_training
 
-    def spying(self, X, y):
-        counts, features, alpha = original(self, X, y)
+    def spying(self, X, y, *args):
+        counts, features, alpha = original(self, X, y, *args)
         counts.codes = counts.codes.view(_ReadCounter)
         return counts, features, alpha
 

@@ -8,11 +8,12 @@ import warnings
 import numpy as np
 from scipy.special import logsumexp
 
-from .._encoding import MISSING
+from .._encoding import MISSING, check_alpha
+from ..counts import StatisticsPlan
 from ..structure import empty_feature_graph
-from ._base import BayesNetClassifier
+from ._base import BayesNetClassifier, accumulate
 from ._ensemble import MemberEnsemble, fit_on_counts
-from ._predict import normalise
+from ._predict import is_dask_collection, normalise
 from ._tan import NaiveBayes
 
 
@@ -159,7 +160,7 @@ class AODE(MemberEnsemble):
         self.min_frequency = min_frequency
         self.handle_unknown = handle_unknown
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Fit one SPODE per feature, all from the same counts.
 
         Parameters
@@ -167,15 +168,77 @@ class AODE(MemberEnsemble):
         X : DataFrame or array-like of shape (n_samples, n_features)
             Categorical features; NaN/None cells are missing.
         y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional
+            Non-negative row weights (weighted counts and moments).
 
         Returns
         -------
         self
         """
+        self._check_min_frequency()
+        if is_dask_collection(X):
+            from ..distributed import fit_dask
+
+            return fit_dask(self, X, y, sample_weight)
+        counts, features, alpha = self._encode_training(X, y, sample_weight)
+        self.__dict__.pop("statistics_", None)
+        self._fit_statistics(counts, features, alpha)
+        self._fit_rows = counts  # a later partial_fit continues from them (not pickled)
+        return self
+
+    def __getstate__(self):
+        state = super().__getstate__()
+        state.pop("_fit_rows", None)
+        return state
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Add a chunk of rows and refit every SPODE from all rows so far.
+
+        As :meth:`bnclassify.TAN.partial_fit`: ``classes`` is required on the
+        first call, the result equals ``fit`` on the concatenated chunks, and a
+        failed call leaves the model unchanged.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from bnclassify import AODE
+        >>> from bnclassify.datasets import load_car
+        >>> X, y = load_car(return_X_y=True)
+        >>> model = AODE().partial_fit(X[:900], y[:900], classes=np.unique(y))
+        >>> model = model.partial_fit(X[900:], y[900:])
+        >>> bool(np.allclose(model.predict_proba(X), AODE().fit(X, y).predict_proba(X)))
+        True
+        """
+        saved = dict(self.__dict__)
+        try:
+            self._check_min_frequency()
+            self._fit_accumulated(*accumulate(self, X, y, classes, sample_weight))
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(saved)
+            raise
+        return self
+
+    def _statistics_plan(self, schema=None) -> StatisticsPlan:
+        return StatisticsPlan(pairwise=True, structural_moments=True)
+
+    def _fit_accumulated(self, total, schema, classes, class_node):
+        """Fit every SPODE from accumulated statistics and keep them."""
+        alpha = check_alpha(self.alpha)
+        self._set_schema(schema, class_node=class_node)
+        self.classes_ = classes
+        self._remember_encoding()
+        self._fit_statistics(total, list(schema.names), alpha)
+        self.statistics_ = total
+        self.__dict__.pop("_fit_rows", None)
+
+    def _check_min_frequency(self):
         limit = self.min_frequency
         if isinstance(limit, bool) or not isinstance(limit, numbers.Integral) or limit < 0:
             raise ValueError(f"min_frequency must be a non-negative integer, got {limit!r}.")
-        counts, features, alpha = self._encode_training(X, y)
+
+    def _fit_statistics(self, counts, features, alpha):
+        """Fit every SPODE and the fallback naive Bayes from one set of statistics."""
         if self.schema_.discrete.all():
             counts.pairwise  # noqa: B018 -- one pair table serves every SPODE's CPTs
         schema = self.schema_

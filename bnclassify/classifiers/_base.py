@@ -16,11 +16,17 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._encoding import HANDLE_UNKNOWN, check_alpha
-from ..counts import TrainingCounts, training_statistics
+from .._encoding import HANDLE_UNKNOWN, check_alpha, check_sample_weight, take_rows
+from ..counts import (
+    StatisticsPlan,
+    SufficientStatistics,
+    TrainingCounts,
+    training_statistics,
+)
+from ..data import TableSchema
 from ..network import fit_network
 from ..structure import add_class_arcs, feature_parents
-from ._predict import JointPredictor
+from ._predict import JointPredictor, is_dask_collection
 
 
 class SchemaAttributes:
@@ -82,27 +88,103 @@ class BayesNetClassifier(
     def _feature_dag(self, weights, features: list, counts: TrainingCounts):
         """The DAG over the features alone (the class arcs are added by the base)."""
 
+    def _statistics_plan(self, schema=None) -> StatisticsPlan:
+        """The additive statistics an incremental fit of this model keeps (``schema``: kinds)."""
+        return StatisticsPlan(pairwise=True, structural_moments=True)
+
     # -- fitting -----------------------------------------------------------------
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Learn the structure and the parameters of every node.
 
         Parameters
         ----------
         X : DataFrame or array-like of shape (n_samples, n_features)
             Features of any kind (see ``distributions``); NaN/None cells are
-            missing and are left out of the statistics that involve them.
+            missing and are left out of the statistics that involve them. A
+            dask DataFrame is fitted from per-partition statistics summed on
+            the cluster (see :func:`bnclassify.distributed.fit_dask`).
         y : array-like of shape (n_samples,)
-            Class labels.
+            Class labels (a dask Series with a dask ``X``).
+        sample_weight : array-like of shape (n_samples,), optional
+            Non-negative row weights: every count and moment is weighted, so
+            an integer weight equals repeating the row and weight 0 dropping it.
 
         Returns
         -------
         self
         """
-        counts, features, alpha = self._encode_training(X, y)
+        if is_dask_collection(X):
+            from ..distributed import fit_dask
+
+            return fit_dask(self, X, y, sample_weight)
+        counts, features, alpha = self._encode_training(X, y, sample_weight)
         self._fit_counts(counts, features, alpha)
+        self._fit_rows = counts  # a later partial_fit continues from them (not pickled)
         return self
 
-    def _encode_training(self, X, y):
+    def __getstate__(self):
+        state = super().__getstate__()
+        state.pop("_fit_rows", None)
+        return state
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Add a chunk of rows to the statistics and refit the model from all rows so far.
+
+        The structure and the parameters are re-derived from the accumulated
+        statistics (see :class:`~bnclassify.counts.SufficientStatistics`),
+        never from the last chunk alone: after any sequence of chunks the model
+        equals ``fit`` on their concatenation (up to rounding, in any chunk
+        order). A chunk may bring categories not seen before; the earlier chunks
+        count zero for them. ``fit`` starts afresh and discards the statistics.
+        A failed call leaves the model unchanged.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+            The chunk; named columns are aligned by name to the first chunk's.
+        y : array-like of shape (n_samples,)
+        classes : array-like, optional
+            Every class label; required on the first call (scikit-learn's
+            convention), optional afterwards (it must then be the same).
+        sample_weight : array-like of shape (n_samples,), optional
+            Non-negative row weights, as in :meth:`fit`.
+
+        Returns
+        -------
+        self
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from bnclassify import TAN
+        >>> from bnclassify.datasets import load_car
+        >>> X, y = load_car(return_X_y=True)
+        >>> model = TAN()
+        >>> for rows in np.array_split(np.arange(len(X)), 4):
+        ...     _ = model.partial_fit(X.iloc[rows], y.iloc[rows], classes=np.unique(y))
+        >>> bool(np.allclose(model.predict_proba(X), TAN().fit(X, y).predict_proba(X)))
+        True
+        """
+        saved = dict(self.__dict__)
+        try:
+            self._fit_accumulated(*accumulate(self, X, y, classes, sample_weight))
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(saved)
+            raise
+        return self
+
+    def _fit_accumulated(self, total, schema, classes, class_node):
+        """Fit from accumulated :class:`~bnclassify.counts.SufficientStatistics` and keep them."""
+        alpha = check_alpha(self.alpha)
+        self._set_schema(schema)
+        self.classes_ = classes
+        self.class_node_ = class_node
+        self._fit_counts(total, list(schema.names), alpha)
+        self.statistics_ = total
+        self.__dict__.pop("_fit_rows", None)
+
+    def _encode_training(self, X, y, sample_weight=None):
         """Validate and encode the training data; set the encoding attributes.
 
         Sets ``schema_``, ``classes_``, ``n_features_in_``, ``feature_names_in_``
@@ -113,8 +195,10 @@ class BayesNetClassifier(
         alpha = check_alpha(self.alpha)
         self._check_handle_unknown()
         schema, self.classes_, counts = training_statistics(
-            X, y, getattr(self, "distributions", None)
+            X, y, getattr(self, "distributions", None), sample_weight
         )
+        self.__dict__.pop("statistics_", None)  # fit starts afresh
+        self.__dict__.pop("_fit_rows", None)
         self._set_schema(schema, y)
         return counts, list(schema.names), alpha
 
@@ -284,6 +368,79 @@ class BayesNetClassifier(
         tags.input_tags.string = True
         tags.input_tags.allow_nan = True
         return tags
+
+
+def accumulate(model, X, y, classes, sample_weight):
+    """The statistics of ``model`` (``statistics_``, or none yet) plus those of a chunk.
+
+    Nothing is set on ``model``. Returns ``(total, schema, classes, class_node)``:
+    the summed :class:`~bnclassify.counts.SufficientStatistics`, the schema with
+    the accumulated categories, the class labels and the class node's name.
+    """
+    if model.handle_unknown not in HANDLE_UNKNOWN:
+        raise ValueError(
+            f"handle_unknown must be one of {HANDLE_UNKNOWN}, got {model.handle_unknown!r}."
+        )
+    check_alpha(model.alpha)
+    statistics = getattr(model, "statistics_", None)
+    rows = getattr(model, "_fit_rows", None)
+    if statistics is None and rows is not None:  # fitted by fit: continue from its rows
+        statistics = SufficientStatistics.from_counts(
+            rows,
+            model.schema_,
+            model._statistics_plan(model.schema_),
+            model.classes_,
+            model.schema_.categories,
+        )
+    elif statistics is None and hasattr(model, "classes_"):
+        raise ValueError(
+            f"This {type(model).__name__} was pickled or saved with bnclassify.io after fitting, "
+            "which drops the rows and statistics partial_fit would continue from; fit again "
+            "or start with partial_fit."
+        )
+    if statistics is None:
+        if classes is None:
+            raise ValueError(
+                "classes must be given on the first call to partial_fit: every class label, "
+                "e.g. classes=np.unique(y_all)."
+            )
+        declared = pd.unique(np.asarray(classes).ravel())
+        declared = np.asarray(sorted(declared))
+        if len(declared) < 2:
+            raise ValueError(f"classes must hold at least 2 labels, got {list(declared)}.")
+        schema, frame = TableSchema.learn(X, getattr(model, "distributions", None), False)
+        class_node = _class_node_name(y, schema.names)
+    else:
+        schema, declared, class_node = model.schema_, model.classes_, model.class_node_
+        if classes is not None:
+            given = np.asarray(sorted(pd.unique(np.asarray(classes).ravel())))
+            if len(given) != len(declared) or not (given == declared).all():
+                raise ValueError(
+                    f"classes={list(given)} differs from the classes of the first call to "
+                    f"partial_fit, {list(declared)}."
+                )
+        frame = schema.align(X, owner=type(model).__name__)
+    weights = check_sample_weight(sample_weight, len(frame))
+    if weights is not None and not (weights > 0).all():
+        keep = weights > 0
+        if not keep.any():
+            raise ValueError(
+                "sample_weight: every weight of this chunk is zero; there is nothing to add."
+            )
+        frame, _, y = take_rows(frame, y, keep)
+        weights = weights[keep]
+    plan = model._statistics_plan(schema)
+    chunk = SufficientStatistics.from_table(frame, y, schema, plan, weights, declared)
+    total = chunk if statistics is None else statistics + chunk
+    total.check_observed(schema.names)
+    for j, cats in enumerate(total.categories):
+        if cats is not None and not len(cats):
+            raise ValueError(
+                f"Column {schema.names[j]!r} has no observed value in the rows so far: every "
+                "cell is missing, so it has no category to model. Pass a first chunk that "
+                "observes every column."
+            )
+    return total, schema.with_categories(total.categories), total.class_labels, class_node
 
 
 def _class_node_name(y, features) -> str:

@@ -40,7 +40,7 @@ class MemberEnsemble(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEsti
     #: Passed to the encoding: None models columns by dtype, "categorical" all as categories.
     _column_model = None
 
-    def _encode_training(self, X, y):
+    def _encode_training(self, X, y, sample_weight=None):
         """Validate, encode and wrap X and y as statistics once, for every member.
 
         Returns ``(counts, features, alpha)``; the encoding attributes
@@ -49,14 +49,18 @@ class MemberEnsemble(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEsti
         """
         alpha = check_alpha(self.alpha)
         self._check_handle_unknown()
-        schema, self.classes_, counts = training_statistics(X, y, self._column_model)
+        schema, self.classes_, counts = training_statistics(X, y, self._column_model, sample_weight)
         self._set_schema(schema, y)
+        self._remember_encoding()
+        return counts, list(schema.names), alpha
+
+    def _remember_encoding(self):
+        """Keep the encoding attributes that every member is given (:meth:`_adopt_encoding`)."""
         self._encoding = {
             name: value
             for name, value in vars(self).items()
             if name in ("schema_", "classes_", "n_features_in_", "feature_names_in_", "class_node_")
         }
-        return counts, list(schema.names), alpha
 
     def _adopt_encoding(self, estimator):
         """Give ``estimator`` the ensemble's encoding (categories, classes, names)."""

@@ -6,6 +6,7 @@ import numbers
 
 import numpy as np
 
+from ..counts import StatisticsPlan
 from ..structure import kdb_feature_dag
 from ..weights import class_information, edge_weights
 from ._base import BayesNetClassifier
@@ -74,6 +75,13 @@ class KDB(BayesNetClassifier):
         super().__init__(alpha=alpha, handle_unknown=handle_unknown)
         self.k = k
         self.order = order
+
+    def _statistics_plan(self, schema=None) -> StatisticsPlan:
+        k = self.k
+        two = not isinstance(k, bool) and isinstance(k, numbers.Integral) and k >= 2
+        return StatisticsPlan(
+            pairwise=True, triples=two, structural_moments=True, two_parent_moments=two
+        )
 
     def _edge_weights(self, counts, features):
         k = self.k

@@ -10,6 +10,11 @@ from __future__ import annotations
 import numpy as np
 
 
+def is_dask_collection(X) -> bool:
+    """Whether ``X`` is a dask collection (checked without importing dask)."""
+    return type(X).__module__.split(".")[0] in ("dask", "dask_expr")
+
+
 class JointPredictor:
     """Mixin: the prediction methods of a classifier with a ``_joint_log_likelihood``."""
 
@@ -26,7 +31,12 @@ class JointPredictor:
         Returns
         -------
         ndarray of shape (n_samples, n_classes)
+            A lazy dask array, computed partition by partition, for a dask ``X``.
         """
+        if is_dask_collection(X):
+            from ..distributed import predict_dask
+
+            return predict_dask(self, X, "predict_log_proba")
         return normalise(self._joint_log_likelihood(X))
 
     def predict_proba(self, X) -> np.ndarray:
@@ -39,7 +49,12 @@ class JointPredictor:
         Returns
         -------
         ndarray of shape (n_samples, n_classes)
+            A lazy dask array, computed partition by partition, for a dask ``X``.
         """
+        if is_dask_collection(X):
+            from ..distributed import predict_dask
+
+            return predict_dask(self, X, "predict_proba")
         return np.exp(self.predict_log_proba(X))
 
     def predict(self, X) -> np.ndarray:
@@ -52,7 +67,12 @@ class JointPredictor:
         Returns
         -------
         ndarray of shape (n_samples,)
+            A lazy dask array, computed partition by partition, for a dask ``X``.
         """
+        if is_dask_collection(X):
+            from ..distributed import predict_dask
+
+            return predict_dask(self, X, "predict")
         joint = self._joint_log_likelihood(X)  # checks fitted before classes_ is read
         return self.classes_[np.argmax(joint, axis=1)]
 

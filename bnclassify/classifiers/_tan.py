@@ -7,6 +7,7 @@ import numbers
 import numpy as np
 import pandas as pd
 
+from ..counts import StatisticsPlan
 from ..data import TableSchema
 from ..factors import Gaussian
 from ..network import FittedNetwork
@@ -94,6 +95,9 @@ class NaiveBayes(BayesNetClassifier):
 
     def _feature_dag(self, weights, features, counts):
         return empty_feature_graph(features)
+
+    def _statistics_plan(self, schema=None) -> StatisticsPlan:
+        return StatisticsPlan()  # no structure: N(c, x_i) and per-class moments suffice
 
     @classmethod
     def from_parameters(

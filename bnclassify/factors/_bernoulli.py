@@ -52,13 +52,14 @@ class Bernoulli(Factor):
         self.binarize = binarize
         self.alpha = alpha
 
-    def _binary(self, x):
+    def _binary(self, x, name=None):
         if self.binarize is None:
             values = x[~np.isnan(x)]
             bad = values[(values != 0) & (values != 1)]
             if len(bad):
+                name = self.columns_[0] if name is None else name
                 raise ValueError(
-                    f"Column {self.columns_[0]!r} is Bernoulli with binarize=None and needs 0/1 "
+                    f"Column {name!r} is Bernoulli with binarize=None and needs 0/1 "
                     f"values, got {bad[:5].tolist()}."
                 )
             return x
@@ -67,15 +68,22 @@ class Bernoulli(Factor):
     def fit_family(self, stats, columns, parents, alpha, names):
         self._setup(columns, parents, names, stats.discrete)
         alpha = check_alpha_override(alpha if self.alpha is None else self.alpha, "Bernoulli")
-        b = self._binary(stats.values[:, columns[0]])
-        observed = ~np.isnan(b)
-        y = stats.y[observed]
-        ones = np.bincount(y, b[observed], minlength=stats.n_classes)
-        total = np.bincount(y, minlength=stats.n_classes).astype(float)
+        sums = stats.node_statistics(columns, self, names)
+        ones, total = sums["ones"], sums["total"]
         with np.errstate(invalid="ignore"):
             prob = (ones + alpha) / (total + 2 * alpha)
         self.prob_ = np.where(np.isfinite(prob), prob, 0.5)
         return self
+
+    def node_statistics(self, stats, columns, names) -> dict:
+        """Additive sums per class: ``ones`` (rows above ``binarize``) and ``total`` (observed)."""
+        b = self._binary(stats.values[:, columns[0]], names[columns[0]])
+        observed = ~np.isnan(b)
+        y = stats.y[observed]
+        w = None if stats.weights is None else stats.weights[observed]
+        ones = np.bincount(y, b[observed] if w is None else b[observed] * w, stats.n_classes)
+        total = np.bincount(y, w, minlength=stats.n_classes).astype(float)
+        return {"ones": ones.astype(float), "total": total}
 
     @property
     def n_parameters_(self) -> int:

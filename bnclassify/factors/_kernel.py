@@ -101,6 +101,14 @@ class KernelDensity(Factor):
             raise zero_variance_error(names[column], f"in class code {int(np.argmin(h))}")
         return self
 
+    def node_statistics(self, stats, columns, names):
+        """A kernel density keeps its training values: no additive statistics exist."""
+        raise ValueError(
+            f"Column {names[columns[0]]!r} is a KernelDensity feature, which keeps its "
+            "training values and cannot be fitted incrementally or from distributed "
+            "statistics (partial_fit, dask). Use fit on the whole table, or a Gaussian."
+        )
+
     @property
     def n_parameters_(self) -> int:
         """The bandwidths only: a kernel density's effective complexity is not a count."""

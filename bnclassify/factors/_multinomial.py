@@ -52,15 +52,22 @@ class Multinomial(Factor):
     def fit_family(self, stats, columns, parents, alpha, names):
         self._setup(columns, parents, names, stats.discrete)
         alpha = check_alpha_override(alpha if self.alpha is None else self.alpha, "Multinomial")
-        counts = stats.values[:, list(columns)]
-        self._check(counts)
-        totals = np.zeros((stats.n_classes, counts.shape[1]))
-        np.add.at(totals, stats.y, counts)
+        totals = stats.node_statistics(columns, self, names)["totals"]
         smoothed = totals + alpha
         norm = smoothed.sum(axis=1, keepdims=True)
         with np.errstate(invalid="ignore", divide="ignore"):
-            self.prob_ = np.where(norm > 0, smoothed / norm, 1.0 / counts.shape[1])
+            self.prob_ = np.where(norm > 0, smoothed / norm, 1.0 / totals.shape[1])
         return self
+
+    def node_statistics(self, stats, columns, names) -> dict:
+        """Additive sums per class: ``totals[c, j]``, the (weighted) count of column ``j``."""
+        counts = stats.values[:, list(columns)]
+        self._check(counts, [names[j] for j in columns])
+        if stats.weights is not None:
+            counts = counts * stats.weights[:, None]
+        totals = np.zeros((stats.n_classes, counts.shape[1]))
+        np.add.at(totals, stats.y, counts)
+        return {"totals": totals}
 
     @property
     def n_parameters_(self) -> int:
@@ -79,18 +86,19 @@ class Multinomial(Factor):
         coefficient = gammaln(counts.sum(axis=1) + 1) - gammaln(counts + 1).sum(axis=1)
         return xlogy_rows(counts, log_p) + coefficient[:, None]
 
-    def _check(self, counts):
+    def _check(self, counts, names=None):
+        names = self.columns_ if names is None else names
         missing = np.isnan(counts)
         if missing.any():
             j = int(np.flatnonzero(missing.any(axis=0))[0])
             raise ValueError(
-                f"Column {self.columns_[j]!r} of a multinomial group has missing values; a "
+                f"Column {names[j]!r} of a multinomial group has missing values; a "
                 "count in a multinomial cannot be summed out. Impute it (e.g. with 0) first."
             )
         negative = counts < 0
         if negative.any():
             j = int(np.flatnonzero(negative.any(axis=0))[0])
             raise ValueError(
-                f"Column {self.columns_[j]!r} of a multinomial group has negative values "
+                f"Column {names[j]!r} of a multinomial group has negative values "
                 f"(e.g. {counts[negative][0]}); multinomial counts must be >= 0."
             )

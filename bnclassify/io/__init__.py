@@ -10,7 +10,7 @@
 
 A model file names classes only from :data:`ESTIMATORS` (and the factors);
 a new bnclassify estimator becomes storable with one line in
-``bnclassify/io/_registry.py``, as long as its fitted attributes are of the
+``bnclassify/io/registry.py``, as long as its fitted attributes are of the
 kinds the format holds (numbers, strings, arrays, lists, tuples, dicts,
 DataFrames, networkx graphs, schemas, fitted networks, other estimators).
 
@@ -33,7 +33,7 @@ True
 
 from ._format import FORMAT_VERSION, MAX_UNCOMPRESSED_BYTES, ModelFileError, dump, load
 from ._pgmpy import PgmpyClassifier, from_bif, from_pgmpy, to_bif
-from ._registry import ESTIMATORS
+from .registry import ESTIMATORS
 
 __all__ = [
     "ESTIMATORS",

@@ -30,7 +30,7 @@ as themselves; everything else is an object with a type tag ``"t"``:
 ``network`` a :class:`~bnclassify.network.FittedNetwork`
 ``object``  an estimator or factor: ``{"t": "object", "class": "TAN",
             "params": {...}, "state": {...}}``; ``class`` must be in
-            bnclassify's own list (:mod:`bnclassify.io._registry`)
+            bnclassify's own list (:mod:`bnclassify.io.registry`)
 ==========  ============================================================
 
 An estimator is rebuilt as ``cls(**params)`` followed by setting each stored
@@ -55,7 +55,7 @@ import pandas as pd
 from ..data import TableSchema
 from ..factors import Factor
 from ..network import FittedNetwork
-from . import _registry
+from . import registry
 
 FORMAT_NAME = "bnclassify-model"
 FORMAT_VERSION = 1
@@ -67,6 +67,10 @@ MAX_MEMBERS = 100_000
 
 #: Attributes that hold caches rebuilt on demand: stored as ``None``.
 CACHES = frozenset({"_network"})
+#: What only a later ``partial_fit`` reads (the encoded training rows, the accumulated
+#: statistics): left out, so a loaded model predicts exactly but, like an unpickled
+#: one, cannot continue an incremental fit.
+NOT_STORED = frozenset({"_fit_rows", "statistics_"})
 
 _ARRAY_KINDS = "biufU"  # bool, ints, unsigned, floats, fixed-width unicode
 _ATTRIBUTE = re.compile(r"^_?[A-Za-z][A-Za-z0-9_]*$")
@@ -169,7 +173,7 @@ class _Writer:
                 "parents": self.encode(value.parents, f"{where}.parents"),
                 "factors": self.encode(value.factors, f"{where}.factors"),
             }
-        name = _registry.name_of(value)
+        name = registry.name_of(value)
         if name is not None:
             return self.estimator(value, name, where)
         hint = ""
@@ -219,7 +223,7 @@ class _Writer:
         params = obj.get_params(deep=False)
         state = {}
         for attribute, value in vars(obj).items():
-            if attribute in params:
+            if attribute in params or attribute in NOT_STORED:
                 continue
             state[attribute] = None if attribute in CACHES else value
         return {
@@ -266,11 +270,11 @@ def dump(model, path) -> Path:
     >>> bool(np.array_equal(load(path).predict_proba(X), model.predict_proba(X)))
     True
     """
-    name = _registry.name_of(model)
+    name = registry.name_of(model)
     if name is None:
         raise TypeError(
             f"{type(model).__name__} is not a bnclassify estimator that model files can hold; "
-            f"known: {_registry.known()}."
+            f"known: {registry.known()}."
         )
     from .. import __version__
 
@@ -530,11 +534,11 @@ class _Reader:
 
     def estimator(self, node):
         name = node.get("class")
-        cls = _registry.lookup(name)
+        cls = registry.lookup(name)
         if cls is None:
             self.fail(
                 f"the file names the class {name!r:.80}, which is not one of bnclassify's "
-                f"estimators or factors ({_registry.known()})."
+                f"estimators or factors ({registry.known()})."
             )
         params, state = node.get("params"), node.get("state")
         if not isinstance(params, dict) or not isinstance(state, dict):
@@ -673,7 +677,7 @@ def _load(path, max_bytes):
             raise ModelFileError("model.json holds no estimator.")
         reader = _Reader(archive, members)
         model = reader.decode(node)
-        if _registry.ESTIMATORS.get(node.get("class")) is not type(model):
+        if registry.ESTIMATORS.get(node.get("class")) is not type(model):
             raise ModelFileError("the top-level object is not an estimator.")
     from ._checks import check_model
 

@@ -28,7 +28,7 @@ from ..data import TableSchema
 from ..factors import Categorical
 from ..network import FittedNetwork, python_values
 from ..structure import add_class_arcs, empty_feature_graph
-from . import _registry
+from . import registry
 
 #: Variable names a BIF file holds unchanged (pgmpy's reader splits on other characters).
 BIF_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -117,7 +117,7 @@ class PgmpyClassifier(BayesNetClassifier):
         return model
 
 
-_registry.register(PgmpyClassifier)
+registry.register(PgmpyClassifier)
 
 
 def _feature_dag(arcs, features):

@@ -1,0 +1,244 @@
+"""Fitting on and predicting for dask DataFrames: only statistics travel.
+
+``fit`` on a dask DataFrame computes each partition's
+:class:`~bnclassify.counts.SufficientStatistics` on the workers (with the
+partition's own categories and classes), sums them with a tree reduction
+(``split_every`` at a time; a sum unions the categories and re-indexes the
+tables) and fits the model from the total, exactly as ``partial_fit`` does
+after the last chunk; the rows never leave the workers. Categories of
+known dask categoricals are every partition's declared categories.
+``predict``, ``predict_proba`` and ``predict_log_proba`` on a dask DataFrame
+return lazy dask arrays computed partition by partition.
+
+dask is imported only here, when a dask collection is passed: the rest of
+bnclassify works without it (``pip install bnclassify[dask]``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .counts import SufficientStatistics
+from .data import TableSchema
+
+#: How many partition statistics one task of the tree reduction sums.
+SPLIT_EVERY = 8
+
+
+def partition_statistics(X, y, schema, plan):
+    """The statistics of one partition (``None`` for an empty one).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from bnclassify.counts import StatisticsPlan
+    >>> X = pd.DataFrame({"a": ["u", "v", "v"]})
+    >>> schema = TableSchema.from_dtypes(X.iloc[:0])
+    >>> stats = partition_statistics(X, pd.Series([0, 1, 1]), schema, StatisticsPlan())
+    >>> stats.categories[0].tolist(), stats.class_count.tolist()
+    (['u', 'v'], [1.0, 2.0])
+    """
+    if hasattr(y, "columns"):
+        y = y.iloc[:, 0]
+    if len(X) != len(y):
+        raise ValueError(
+            f"A partition of X has {len(X)} rows but the matching partition of y has "
+            f"{len(y)}: X and y are not partitioned alike (unknown or different divisions). "
+            "Take y from the same dask DataFrame as X (e.g. y = df['class'])."
+        )
+    if len(X) == 0:
+        return None
+    return SufficientStatistics.from_table(X, y, schema, plan)
+
+
+def sum_statistics(*parts):
+    """The sum of some partitions' statistics (``None`` ones skipped)."""
+    total = None
+    for part in parts:
+        if part is not None:
+            total = part if total is None else total + part
+    return total
+
+
+#: The column that carries y next to X's columns inside each partition.
+TARGET = "__bnclassify_target__"
+
+
+def _joined_partition_statistics(frame, schema, plan):
+    y = frame[TARGET]
+    if y.isna().any():
+        raise ValueError(
+            f"y is missing for {int(y.isna().sum())} row(s) of a partition: the class must be "
+            "observed in every row, and X and y must be partitioned alike (the same index "
+            "labels in matching partitions; e.g. y = df['class'], X = df.drop(columns='class'))."
+        )
+    return partition_statistics(frame.drop(columns=TARGET), y, schema, plan)
+
+
+def dask_statistics(X, y, schema, plan, split_every=SPLIT_EVERY):
+    """Per-partition statistics summed by a tree reduction on the cluster; one compute.
+
+    ``y`` travels as a column of ``X`` (``X.assign``), so both are read and
+    partitioned by one graph, whatever the optimiser does to each alone.
+    """
+    import dask
+
+    if TARGET in X.columns:
+        raise ValueError(f"X has a column named {TARGET!r}, which bnclassify reserves.")
+    try:
+        joined = X.assign(**{TARGET: y})
+    except (ValueError, NotImplementedError) as error:
+        raise ValueError(
+            "X and y are not partitioned alike (unknown or different divisions): "
+            f"{error} Take y from the same dask DataFrame as X (e.g. y = df['class'])."
+        ) from None
+    parts = [
+        dask.delayed(_joined_partition_statistics)(part, schema, plan)
+        for part in joined.to_delayed()
+    ]
+    while len(parts) > 1:
+        parts = [
+            dask.delayed(sum_statistics)(*parts[k : k + split_every])
+            for k in range(0, len(parts), split_every)
+        ]
+    total = parts[0].compute()
+    if total is None:
+        raise ValueError("The dask DataFrame has no rows.")
+    return total
+
+
+def _check_pair(X, y):
+    if not hasattr(X, "to_delayed") or not hasattr(X, "npartitions") or not hasattr(X, "_meta"):
+        raise TypeError(f"Expected a dask DataFrame, got {type(X).__name__}.")
+    if not hasattr(y, "to_delayed") or not hasattr(y, "npartitions"):
+        raise TypeError(
+            "With a dask DataFrame X, y must be a dask Series partitioned like X, got "
+            f"{type(y).__name__}."
+        )
+    if X.known_divisions and y.known_divisions:
+        return  # dask aligns y to X by index
+    if X.npartitions != y.npartitions:
+        raise ValueError(
+            f"X has {X.npartitions} partitions but y has {y.npartitions}, and their divisions "
+            "are unknown, so y cannot be aligned to X; they must be partitioned alike "
+            "(e.g. y = df['class'], X = df.drop(columns='class'))."
+        )
+
+
+def fit_dask(model, X, y, sample_weight=None, split_every=SPLIT_EVERY):
+    """Fit ``model`` on a dask DataFrame ``X`` and dask Series ``y`` from summed statistics.
+
+    Parameters
+    ----------
+    model : BayesNetClassifier or AODE
+        Any model with ``partial_fit`` (not kernel densities).
+    X : dask.dataframe.DataFrame
+    y : dask.dataframe.Series
+        With known divisions on both, aligned to ``X`` by index; otherwise
+        partitioned like ``X`` (same number of partitions, the same index
+        labels in matching partitions; a row of ``X`` without its label in
+        ``y`` is an error raised on the workers).
+    sample_weight : None
+        Not supported with dask input.
+    split_every : int, default=8
+        Statistics summed per task of the tree reduction.
+
+    Returns
+    -------
+    model
+        Fitted; ``statistics_`` holds the summed statistics (a later
+        ``partial_fit`` continues from them).
+
+    Examples
+    --------
+    Without a ``distributed.Client`` dask runs the partitions on local threads:
+
+    >>> import dask.dataframe as dd
+    >>> import numpy as np
+    >>> from bnclassify import TAN
+    >>> from bnclassify.datasets import load_car
+    >>> X, y = load_car(return_X_y=True)
+    >>> df = dd.from_pandas(X.assign(label=y), npartitions=4)
+    >>> model = TAN().fit(df.drop(columns="label"), df["label"])
+    >>> bool(np.allclose(model.predict_proba(X), TAN().fit(X, y).predict_proba(X)))
+    True
+    """
+    if sample_weight is not None:
+        raise ValueError(
+            "sample_weight is not supported with a dask DataFrame; weight rows by "
+            "partial_fit over the partitions instead."
+        )
+    _check_pair(X, y)
+    saved = dict(model.__dict__)
+    try:
+        schema = TableSchema.from_dtypes(X._meta, getattr(model, "distributions", None))
+        plan = model._statistics_plan(schema)
+        total = dask_statistics(X, y, schema, plan, split_every)
+        if total.n_classes < 2:
+            raise ValueError(
+                f"y has a single class {list(total.class_labels)}; at least 2 are needed."
+            )
+        total.check_observed(schema.names)
+        for j, cats in enumerate(total.categories):
+            if cats is not None and not len(cats):
+                raise ValueError(
+                    f"Column {schema.names[j]!r} has no observed value: every cell is missing."
+                )
+        name = getattr(y, "name", None)
+        class_node = name if isinstance(name, str) and name else "class"
+        while class_node in schema.names:
+            class_node += "_"
+        model.__dict__.pop("statistics_", None)
+        model._fit_accumulated(
+            total, schema.with_categories(total.categories), total.class_labels, class_node
+        )
+    except BaseException:
+        model.__dict__.clear()
+        model.__dict__.update(saved)
+        raise
+    return model
+
+
+def _call(model, method, part):
+    if len(part) == 0:
+        n_classes = len(model.classes_)
+        if method == "predict":
+            return np.empty(0, dtype=model.classes_.dtype)
+        return np.empty((0, n_classes))
+    return getattr(model, method)(part)
+
+
+def predict_dask(model, X, method):
+    """``model.method`` on each partition of the dask DataFrame ``X``: a lazy dask array.
+
+    The fitted model is put in the graph once; each partition's block is
+    computed on its own (row counts unknown until computed).
+
+    Examples
+    --------
+    >>> import dask.dataframe as dd
+    >>> from bnclassify import NaiveBayes
+    >>> from bnclassify.datasets import load_car
+    >>> X, y = load_car(return_X_y=True)
+    >>> model = NaiveBayes().fit(X, y)
+    >>> proba = model.predict_proba(dd.from_pandas(X, npartitions=3))
+    >>> type(proba).__name__, proba.compute().shape
+    ('Array', (1728, 4))
+    """
+    import dask
+    import dask.array as da
+    from sklearn.utils.validation import check_is_fitted
+
+    check_is_fitted(model)
+    n_classes = len(model.classes_)
+    shape = (np.nan,) if method == "predict" else (np.nan, n_classes)
+    dtype = model.classes_.dtype if method == "predict" else np.dtype(float)
+    fitted = dask.delayed(model, pure=True)
+    blocks = [
+        da.from_delayed(dask.delayed(_call)(fitted, method, part), shape=shape, dtype=dtype)
+        for part in X.to_delayed()
+    ]
+    return da.concatenate(blocks, axis=0)
+
+
+__all__ = ["dask_statistics", "fit_dask", "partition_statistics", "predict_dask"]

@@ -1,0 +1,123 @@
+"""dask input: fit from per-partition statistics summed on a real 2-process cluster (issue 15)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+dd = pytest.importorskip("dask.dataframe")
+distributed = pytest.importorskip("distributed")
+da = pytest.importorskip("dask.array")
+
+from bnclassify import AODE, KDB, TAN, NaiveBayes  # noqa: E402
+from bnclassify.datasets import load_car  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    )
+    with distributed.Client(cluster) as client:
+        yield client
+    cluster.close()
+
+
+def _mixed():
+    rng = np.random.default_rng(11)
+    n = 600
+    y = rng.choice(["a", "b", "c"], n)
+    shift = pd.Series(y).map({"a": 0.0, "b": 1.0, "c": 2.0}).to_numpy()
+    colour = rng.choice(["red", "green", "blue"], n)
+    size = rng.normal(shift, 1.0)
+    frame = pd.DataFrame(
+        {
+            "colour": colour,
+            "size": size,
+            "weight": size + rng.normal(0, 0.5, n) + (colour == "red"),
+            "level": rng.choice(["lo", "mid", "hi"], n),
+        }
+    )
+    for column in frame.columns:
+        frame.loc[rng.random(n) < 0.05, column] = np.nan
+    return frame, pd.Series(y, name="label")
+
+
+def _car_strings():
+    X, y = load_car(return_X_y=True)
+    return X.astype(str), y.astype(str)
+
+
+def _split(X, y, npartitions, sort_by=None):
+    frame = pd.concat([X, y], axis=1)
+    if sort_by is not None:  # partitions that miss categories of sort_by
+        frame = frame.sort_values(sort_by, kind="stable").reset_index(drop=True)
+    df = dd.from_pandas(frame, npartitions=npartitions, sort=False)
+    return df.drop(columns=y.name), df[y.name], frame.drop(columns=y.name), frame[y.name]
+
+
+@pytest.mark.parametrize("make", [_car_strings, _mixed], ids=["car", "mixed"])
+@pytest.mark.parametrize("model", [NaiveBayes(), TAN(), KDB(k=2), AODE()])
+def test_dask_fit_equals_the_in_memory_fit(client, make, model):
+    X, y = make()
+    sort_by = X.columns[0]
+    dX, dy, X, y = _split(X, y, 5, sort_by)
+    expected = type(model)(**model.get_params()).fit(X, y)
+    got = type(model)(**model.get_params()).fit(dX, dy)
+    proba = got.predict_proba(dX)
+    assert isinstance(proba, da.Array)
+    np.testing.assert_allclose(proba.compute(), expected.predict_proba(X), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(
+        got.predict_log_proba(dX).compute(), expected.predict_log_proba(X), rtol=0, atol=1e-9
+    )
+    assert (got.predict(dX).compute() == expected.predict(X)).all()
+    for a, b in zip(got.categories_, expected.categories_, strict=True):
+        assert (a is None and b is None) or list(a) == list(b)
+    assert list(got.classes_) == list(expected.classes_)
+    if hasattr(got, "structure_"):
+        assert set(got.structure_.edges()) == set(expected.structure_.edges())
+
+
+def test_known_dask_categoricals_give_their_declared_categories(client):
+    X, y = load_car(return_X_y=True)  # pandas Categorical columns
+    dX, dy, X, y = _split(X, y, 4)
+    got = TAN().fit(dX, dy)
+    expected = TAN().fit(X, y)
+    np.testing.assert_allclose(
+        got.predict_proba(dX).compute(), expected.predict_proba(X), rtol=0, atol=1e-12
+    )
+
+
+def test_misaligned_y_is_refused_and_the_model_left_unchanged(client):
+    X, y = _car_strings()
+    dX, dy, X, y = _split(X, y, 4)
+    model = NaiveBayes().fit(X, y)
+    before = model.predict_proba(X)
+    other = dd.from_pandas(y, npartitions=3).clear_divisions()
+    with pytest.raises(ValueError, match="partitions"):
+        model.fit(dX, other)
+    # same number of partitions, unknown divisions, index labels that do not match X's:
+    # caught on the workers
+    relabelled = y.set_axis(y.index + 10_000)
+    lopsided = dd.from_pandas(relabelled, npartitions=4, sort=False).clear_divisions()
+    with pytest.raises(ValueError, match="partitioned alike"):
+        model.fit(dX.clear_divisions(), lopsided)
+    np.testing.assert_array_equal(model.predict_proba(X), before)
+    # known divisions, other partitioning: dask aligns y to X by index, which is right
+    realigned = NaiveBayes().fit(dX, dd.from_pandas(y, npartitions=3))
+    np.testing.assert_allclose(realigned.predict_proba(X), before, rtol=0, atol=1e-12)
+    model = NaiveBayes().fit(X, y)
+    with pytest.raises(ValueError, match="sample_weight"):
+        model.fit(dX, dy, sample_weight=np.ones(len(X)))
+    np.testing.assert_array_equal(model.predict_proba(X), before)
+
+
+def test_partial_fit_continues_a_dask_fit(client):
+    X, y = _car_strings()
+    order = np.random.default_rng(0).permutation(len(X))
+    X, y = X.iloc[order].reset_index(drop=True), y.iloc[order].reset_index(drop=True)
+    dX, dy, _, _ = _split(X.iloc[:1000], y.iloc[:1000], 3)
+    model = TAN().fit(dX, dy)
+    model.partial_fit(X.iloc[1000:], y.iloc[1000:])
+    np.testing.assert_allclose(
+        model.predict_proba(X), TAN().fit(X, y).predict_proba(X), rtol=0, atol=1e-12
+    )

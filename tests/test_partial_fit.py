@@ -1,0 +1,266 @@
+"""partial_fit and sample_weight: incremental fits equal fit on the concatenation (issue 15)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bnclassify import AODE, KDB, SPODE, TAN, NaiveBayes, SimplerTAN
+from bnclassify.datasets import load_car, load_p450, load_vote
+from bnclassify.distributions import Bernoulli, KernelDensity
+
+
+def _mixed():
+    rng = np.random.default_rng(7)
+    n = 240
+    y = rng.choice(["a", "b", "c"], n)
+    shift = pd.Series(y).map({"a": 0.0, "b": 1.0, "c": 2.0}).to_numpy()
+    colour = rng.choice(["red", "green", "blue", "grey"], n)
+    x1 = rng.normal(shift, 1.0)
+    frame = pd.DataFrame(
+        {
+            "colour": colour,
+            "size": x1,
+            "weight": 2.0 * x1 + rng.normal(0, 0.5, n) + (colour == "red"),
+            "level": rng.integers(0, 3, n),
+            "noise": rng.normal(0, 1, n),
+        }
+    )
+    for column in frame.columns:
+        frame.loc[rng.random(n) < 0.08, column] = np.nan
+    frame["level"] = frame["level"].astype("Int64").astype(object)
+    return frame, pd.Series(y, name="label")
+
+
+def _dataset(name):
+    if name == "mixed":
+        return _mixed()
+    loader = {"car": load_car, "p450": load_p450, "vote": load_vote}[name]
+    return loader(return_X_y=True)
+
+
+MODELS = {
+    "nb": lambda X: NaiveBayes(),
+    "tan": lambda X: TAN(),
+    "tan_bic": lambda X: TAN(criterion="bic"),
+    "tan_prior": lambda X: TAN(contact_matrix=np.ones((X.shape[1], X.shape[1])), contact_prior=2.0),
+    "simpler_tan": lambda X: SimplerTAN(
+        np.add.outer(np.arange(X.shape[1]), np.arange(X.shape[1])) + 1.0
+    ),
+    "kdb1": lambda X: KDB(k=1),
+    "kdb2": lambda X: KDB(k=2),
+    "spode": lambda X: SPODE(),
+    "aode": lambda X: AODE(),
+}
+DATASETS = ["car", "p450", "vote", "mixed"]
+
+
+def _chunked_fit(model, X, y, order, cuts, weights=None):
+    classes = np.unique(y)
+    pieces = np.split(order, sorted(set(cuts)))
+    for rows in pieces:
+        if len(rows) == 0:
+            continue
+        w = None if weights is None else weights[rows]
+        model.partial_fit(X.iloc[rows], y.iloc[rows], classes=classes, sample_weight=w)
+    return model
+
+
+def _assert_same_model(a, b, X):
+    np.testing.assert_allclose(a.predict_proba(X), b.predict_proba(X), rtol=0, atol=1e-12)
+    for left, right in zip(a.categories_, b.categories_, strict=True):
+        if left is None:
+            assert right is None
+        else:
+            assert list(left) == list(right)
+    assert list(a.classes_) == list(b.classes_)
+    if hasattr(a, "structure_"):
+        assert set(a.structure_.edges()) == set(b.structure_.edges())
+
+
+@pytest.mark.parametrize("dataset", DATASETS)
+@pytest.mark.parametrize("kind", sorted(MODELS))
+@settings(max_examples=4, deadline=None)
+@given(data=st.data())
+def test_partial_fit_over_shuffled_chunks_equals_fit(kind, dataset, data):
+    X, y = _dataset(dataset)
+    n = len(X)
+    seed = data.draw(st.integers(0, 2**16), label="seed")
+    # the first chunk (>= 30 rows) observes every column; later ones may be a single row
+    cuts = data.draw(st.lists(st.integers(30, n - 1), min_size=0, max_size=5), label="cuts")
+    order = np.random.default_rng(seed).permutation(n)
+    expected = MODELS[kind](X).fit(X, y)
+    got = _chunked_fit(MODELS[kind](X), X, y, order, cuts)
+    _assert_same_model(got, expected, X)
+
+
+@pytest.mark.parametrize("kind", ["nb", "tan", "kdb1", "kdb2", "aode"])
+def test_chunks_missing_categories_grow_the_tables(kind):
+    # sorted by a column: the first chunks never see the later categories of it (plain
+    # strings: a pandas Categorical column declares all its categories in every chunk)
+    X, y = load_car(return_X_y=True)
+    X = X.astype(str)
+    order = np.argsort(X["buying"].to_numpy(), kind="stable")[::-1]
+    first = MODELS[kind](X).partial_fit(X.iloc[order[:300]], y.iloc[order[:300]], np.unique(y))
+    assert len(first.categories_[0]) < len(np.unique(X["buying"]))
+    got = _chunked_fit(MODELS[kind](X), X, y, order, [300, 700, 1200])
+    _assert_same_model(got, MODELS[kind](X).fit(X, y), X)
+
+
+def test_mixed_chunks_missing_categories_and_classes_in_some_chunks():
+    X, y = _mixed()
+    order = np.argsort(y.to_numpy(), kind="stable")  # early chunks see class "a" only
+    for kind in ["nb", "tan", "kdb1", "spode", "aode"]:
+        got = _chunked_fit(MODELS[kind](X), X, y, order, [50, 120])
+        _assert_same_model(got, MODELS[kind](X).fit(X, y), X)
+
+
+@pytest.mark.parametrize("kind", sorted(MODELS))
+@pytest.mark.parametrize("dataset", ["car", "mixed"])
+def test_integer_sample_weight_equals_repeated_rows(kind, dataset):
+    X, y = _dataset(dataset)
+    weights = np.random.default_rng(3).integers(0, 4, len(X))
+    rows = np.repeat(np.arange(len(X)), weights)
+    repeated = MODELS[kind](X).fit(X.iloc[rows], y.iloc[rows])
+    weighted = MODELS[kind](X).fit(X, y, sample_weight=weights)
+    _assert_same_model(weighted, repeated, X)
+    order = np.random.default_rng(4).permutation(len(X))
+    chunked = _chunked_fit(MODELS[kind](X), X, y, order, [len(X) // 3], weights)
+    _assert_same_model(chunked, repeated, X)
+
+
+@pytest.mark.parametrize("kind", ["nb", "tan", "kdb1", "aode"])
+def test_zero_sample_weight_equals_dropping_rows(kind):
+    X, y = _mixed()
+    weights = np.where(np.arange(len(X)) % 5 == 0, 0.0, 1.0)
+    kept = weights > 0
+    dropped = MODELS[kind](X).fit(X[kept], y[kept])
+    _assert_same_model(MODELS[kind](X).fit(X, y, sample_weight=weights), dropped, X)
+    chunked = _chunked_fit(MODELS[kind](X), X, y, np.arange(len(X)), [100], weights)
+    _assert_same_model(chunked, dropped, X)
+
+
+def test_fractional_weights_scale_the_counts():
+    X, y = load_car(return_X_y=True)
+    half = NaiveBayes(alpha=0).fit(X, y, sample_weight=np.full(len(X), 0.5))
+    full = NaiveBayes(alpha=0).fit(X, y)
+    np.testing.assert_allclose(half.predict_proba(X), full.predict_proba(X), atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "distributions, make",
+    [
+        (Bernoulli(binarize=0.5), lambda rng, n: rng.random((n, 4))),
+        ("multinomial", lambda rng, n: rng.integers(0, 5, (n, 4)).astype(float)),
+        ("gaussian", lambda rng, n: rng.normal(size=(n, 4))),
+    ],
+)
+def test_naive_bayes_continuous_kinds_partial_fit(distributions, make):
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(make(rng, 200), columns=list("abcd"))
+    y = pd.Series(rng.choice([0, 1, 2], 200))
+    weights = rng.integers(0, 3, 200).astype(float)
+    expected = NaiveBayes(distributions=distributions).fit(X, y, sample_weight=weights)
+    got = _chunked_fit(
+        NaiveBayes(distributions=distributions), X, y, rng.permutation(200), [33, 150], weights
+    )
+    _assert_same_model(got, expected, X)
+
+
+def test_kernel_density_cannot_be_fitted_incrementally():
+    X = pd.DataFrame({"x": np.linspace(0, 1, 20)})
+    y = np.arange(20) % 2
+    model = NaiveBayes(distributions=KernelDensity())
+    with pytest.raises(ValueError, match="KernelDensity.*incrementally"):
+        model.partial_fit(X, y, classes=[0, 1])
+    assert not hasattr(model, "compiled_")
+    with pytest.raises(ValueError, match="sample_weight.*KernelDensity"):
+        model.fit(X, y, sample_weight=np.ones(20))
+
+
+def _fitted_state(model, X):
+    return model.predict_proba(X), model.statistics_.n_rows, list(model.categories_[0])
+
+
+@pytest.mark.parametrize(
+    "weights, message",
+    [
+        (lambda n: -np.ones(n), "sample_weight must be >= 0"),
+        (lambda n: np.full(n, np.nan), "sample_weight has NaN"),
+        (lambda n: np.ones(n + 1), "sample_weight has shape"),
+    ],
+)
+def test_bad_sample_weight_is_refused_and_leaves_the_model_unchanged(weights, message):
+    X, y = load_car(return_X_y=True)
+    model = TAN().partial_fit(X[:1000], y[:1000], classes=np.unique(y))
+    before = _fitted_state(model, X)
+    with pytest.raises(ValueError, match=message):
+        model.partial_fit(X[1000:], y[1000:], sample_weight=weights(len(X) - 1000))
+    after = _fitted_state(model, X)
+    np.testing.assert_array_equal(before[0], after[0])
+    assert before[1:] == after[1:]
+    with pytest.raises(ValueError, match=message):
+        TAN().fit(X, y, sample_weight=weights(len(X)))
+
+
+def test_bad_chunks_are_refused_and_leave_the_model_unchanged():
+    X, y = load_car(return_X_y=True)
+    model = TAN().partial_fit(X[:600], y[:600], classes=np.unique(y))
+    before = _fitted_state(model, X)
+    bad_calls = [
+        (lambda: model.partial_fit(X[600:].drop(columns="doors"), y[600:]), "missing"),
+        (
+            lambda: model.partial_fit(X[600:].rename(columns={"doors": "d"}), y[600:]),
+            "unexpected",
+        ),
+        (lambda: model.partial_fit(X[600:].to_numpy()[:, :4], y[600:]), "features"),
+        (
+            lambda: model.partial_fit(X[600:], y[600:].astype(object).replace("good", "great")),
+            "great",
+        ),
+        (lambda: model.partial_fit(X[600:], y[600:], classes=["acc", "unacc"]), "differs"),
+        (lambda: model.partial_fit(X[600:], y[600:610]), "rows"),
+    ]
+    for call, message in bad_calls:
+        with pytest.raises(ValueError, match=message):
+            call()
+        after = _fitted_state(model, X)
+        np.testing.assert_array_equal(before[0], after[0])
+        assert before[1:] == after[1:]
+
+
+def test_columns_in_another_order_are_aligned_by_name():
+    X, y = load_car(return_X_y=True)
+    model = TAN().partial_fit(X[:700], y[:700], classes=np.unique(y))
+    model.partial_fit(X[700:][X.columns[::-1]], y[700:])
+    _assert_same_model(model, TAN().fit(X, y), X)
+
+
+def test_first_call_needs_classes():
+    X, y = load_car(return_X_y=True)
+    with pytest.raises(ValueError, match="classes must be given"):
+        NaiveBayes().partial_fit(X, y)
+
+
+def test_fit_after_partial_fit_starts_afresh():
+    X, y = load_car(return_X_y=True)
+    model = NaiveBayes().partial_fit(X[:500], y[:500], classes=np.unique(y))
+    model.fit(X[500:], y[500:])
+    assert not hasattr(model, "statistics_")
+    np.testing.assert_allclose(
+        model.predict_proba(X), NaiveBayes().fit(X[500:], y[500:]).predict_proba(X), atol=1e-12
+    )
+
+
+@pytest.mark.parametrize("kind", ["nb", "tan", "kdb2", "aode"])
+def test_partial_fit_after_fit_continues_from_the_fitted_rows(kind):
+    X, y = load_car(return_X_y=True)
+    model = MODELS[kind](X).fit(X[:800], y[:800])
+    model.partial_fit(X[800:], y[800:])
+    _assert_same_model(model, MODELS[kind](X).fit(X, y), X)
+    import pickle
+
+    restored = pickle.loads(pickle.dumps(MODELS[kind](X).fit(X[:800], y[:800])))
+    with pytest.raises(ValueError, match="pickled"):
+        restored.partial_fit(X[800:], y[800:])

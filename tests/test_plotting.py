@@ -445,3 +445,84 @@ def test_cv_results_give_every_model_its_own_look(tmp_path):
             looks[container.get_label()] = (tuple(patch.get_facecolor()), patch.get_hatch() or "")
     assert len(looks) == 12 and len(set(looks.values())) == 12
     _save_png(fig, tmp_path / "cv12.png")
+
+
+# -- issue 18: figures read at a glance ----------------------------------------------------------
+def _folds_with_sizes():
+    rng = np.random.default_rng(3)
+    rows = []
+    for model, acc, cll in (
+        ("NB", 0.81, -60.7),
+        ("TAN", 0.84, -53.2),
+        ("Simpler TAN", 0.84, -52.1),
+        ("STAN bagging", 0.845, -52.0),
+        ("AODE", 0.83, -55.0),
+        ("BMA TAN", 0.85, -51.0),
+    ):
+        for fold in range(10):
+            rows.append(
+                {
+                    "model": model,
+                    "fold": fold,
+                    "n_train": 860,
+                    "n_test": 95,
+                    "accuracy": acc + rng.normal(0, 0.02),
+                    "cll": cll + rng.normal(0, 3),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def test_cv_results_against_a_baseline_show_corrected_intervals_by_family():
+    from scipy import stats
+
+    from bnclassify.plotting import FAMILY_COLORS, model_family
+
+    folds = _folds_with_sizes()
+    fig = plot_cv_results(folds, metrics=("accuracy", "cll"), baseline="NB")
+    acc_ax, cll_ax = fig.axes[:2]
+    # one interval per model but NB; the interval is the corrected resampled t one
+    wide = folds.pivot(index="fold", columns="model", values="accuracy")
+    d = wide["TAN"] - wide["NB"]
+    half = stats.t.ppf(0.975, 9) * np.sqrt((1 / 10 + 95 / 860) * d.var(ddof=1))
+    row = fig.cv_differences.query("metric == 'accuracy' and model == 'TAN'").iloc[0]
+    assert row["diff"] == pytest.approx(d.mean())
+    assert (row["low"], row["high"]) == pytest.approx((d.mean() - half, d.mean() + half))
+    # the axis is fitted to the differences, not 0-1.1, and includes 0 (the baseline)
+    lo, hi = acc_ax.get_xlim()
+    assert lo <= 0 <= hi and hi - lo < 0.5
+    assert acc_ax.get_yticklabels()[0].get_text() == "TAN"
+    assert "NB" not in [t.get_text() for t in acc_ax.get_yticklabels()]
+    # colours by family: distinct across families, shared within one
+    colours = {}
+    for line in acc_ax.lines:
+        model = getattr(line, "bnclassify_model", None)
+        if model is not None:
+            assert same_color(line.get_color(), FAMILY_COLORS[model_family(model)])
+            colours.setdefault(model_family(model), set()).add(line.get_color())
+    assert len(colours) == 5
+    assert len({next(iter(c)) for c in colours.values()}) == 5
+    # labels: one precision per panel
+    for ax in (acc_ax, cll_ax):
+        values = [t.get_text() for t in ax.texts if t.get_text().startswith(("+", "-"))]
+        assert len(values) == 5
+        assert len({len(v.split(".")[1]) for v in values}) == 1
+    assert all(len(t.get_text().split(".")[1]) == 3 for t in acc_ax.texts)
+    assert "corrected" in fig._suptitle.get_text()
+    with pytest.raises(ValueError, match="baseline"):
+        plot_cv_results(folds, metrics=("accuracy",), baseline="KDB")
+    with pytest.raises(ValueError, match="n_train"):
+        plot_cv_results(_hand_results(), metrics=("accuracy",), baseline="NB")
+
+
+def test_model_families_of_the_study_models():
+    from bnclassify.plotting import model_family
+    from bnclassify.study import study_models
+
+    families = {m: model_family(m) for m in study_models(load_p450().contact_matrix)}
+    assert families["NB"] == "NB"
+    assert families["TAN (study's tree)"] == "TAN"
+    assert families["STAN+TAN bagging (study's trees)"] == "ensemble"
+    assert families["KDB (k=2)"] == families["AODE"] == "KDB/AODE"
+    assert families["BMA TAN (contact prior)"] == "BMA"
+    assert "other" not in families.values()

@@ -17,10 +17,11 @@ from __future__ import annotations
 import itertools
 
 import matplotlib.pyplot as plt
+import matplotlib.transforms as mtransforms
 import networkx as nx
 import numpy as np
 import pandas as pd
-from matplotlib.colors import to_rgb
+from matplotlib.colors import ListedColormap, PowerNorm, to_rgb
 from matplotlib.figure import FigureBase
 from matplotlib.patches import FancyArrowPatch, Rectangle
 from matplotlib.text import Text
@@ -28,6 +29,7 @@ from matplotlib.text import Text
 __all__ = [
     "cv_differences",
     "drawn_edges",
+    "expected_shared_edges",
     "model_family",
     "plot_cpt",
     "plot_cv_results",
@@ -41,6 +43,7 @@ TREE_A_COLOR = "#0072B2"  # blue: edges only the first tree has
 TREE_B_COLOR = "#009E73"  # bluish green: edges only the second tree has
 EDGE_COLOR = "#333333"  # feature edges of a single structure
 CLASS_ARC_COLOR = "#B0B0B0"
+TREE_OUTLINE_COLOR = "#00C8FF"  # cyan: stands out on light and dark cells of magma_r
 FEATURE_FILL = "#E8F1FA"
 CLASS_FILL = "#FCE6C9"
 MODEL_COLORS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442"]
@@ -270,12 +273,25 @@ def _edge_widths(edges, lookup, lo=1.2, hi=5.5):
     return widths, values
 
 
-def _format_weight(w, fmt):
+def _format_weight(w, fmt=None):
+    """An edge's weight label: integers as integers, else 3 significant digits, zeros kept.
+
+    Every label of a figure then has the same precision: 0.0101 beside
+    0.00960, not "0.01" beside "0.0096".
+
+    Examples
+    --------
+    >>> [_format_weight(w) for w in (0.0101, 0.0096, 0.0727, 65.0, 12.25, 1234.5)]
+    ['0.0101', '0.00960', '0.0727', '65', '12.2', '1234']
+    """
     if w is None:
         return None
-    if fmt is None:
-        return f"{w:.0f}" if float(w).is_integer() else f"{w:.2g}"
-    return format(w, fmt)
+    if fmt is not None:
+        return format(w, fmt)
+    w = float(w)
+    if w.is_integer() or abs(w) >= 100:
+        return f"{w:.0f}"
+    return format(w, "#.3g").rstrip(".")
 
 
 def plot_structure(
@@ -623,6 +639,32 @@ def _model_label(model):
     return type(model).__name__ if not isinstance(model, nx.Graph) else "graph"
 
 
+def expected_shared_edges(m) -> float:
+    """Expected number of edges two independent uniformly random spanning trees on m nodes share.
+
+    Each of a tree's ``m - 1`` edges is one of the ``C(m, 2)`` pairs, and a
+    uniform random spanning tree holds any given pair with probability
+    ``(m - 1) / C(m, 2)``, so the expectation is ``(m - 1)^2 / C(m, 2) = 2 (m - 1) / m``.
+
+    Examples
+    --------
+    >>> expected_shared_edges(8)
+    1.75
+    """
+    if m < 2:
+        return 0.0
+    return 2.0 * (m - 1) / m
+
+
+def _weight_unit(model):
+    """What a model's edge weights are, for a label: CMI in nats, or contacts."""
+    if isinstance(model, nx.Graph) or getattr(model, "weights_", None) is None:
+        return None
+    if any(c.__name__ == "SimplerTAN" for c in type(model).__mro__):
+        return "contacts"
+    return "I(Xi; Xj | C), nats"
+
+
 def plot_tree_comparison(
     model_a,
     model_b,
@@ -639,7 +681,9 @@ def plot_tree_comparison(
     contact matrix as a heatmap (diagonal left blank) in which the cells of
     ``model_a``'s feature edges are outlined in the upper triangle and those of
     ``model_b`` in the lower one. Edges both trees have (as undirected edges:
-    the roots may differ) are vermillion everywhere; the title counts them.
+    the roots may differ) are vermillion everywhere; the title counts them,
+    beside what chance would give (:func:`expected_shared_edges`). Above
+    each tree, what its edge labels are (CMI in nats, or contacts).
 
     Parameters
     ----------
@@ -695,13 +739,29 @@ def plot_tree_comparison(
     ):
         colors = {e: SHARED_COLOR if e in shared else color for e in own}
         plot_structure(model, ax=ax, edge_colors=colors, fontsize=fontsize)
-        ax.set_title(label, fontsize=fontsize + 2, color=color, fontweight="bold")
+        unit = _weight_unit(model)
+        ax.set_title(
+            label, fontsize=fontsize + 2, color=color, fontweight="bold", pad=18 if unit else 6
+        )
+        if unit:
+            ax.text(
+                0.5,
+                1.0,
+                f"edge labels: {unit}",
+                transform=ax.transAxes
+                + mtransforms.ScaledTranslation(0, 2 / 72, ax.figure.dpi_scale_trans),
+                ha="center",
+                va="bottom",
+                fontsize=fontsize - 1,
+                color="0.3",
+            )
 
+    # Greys cut at 70%: the darkest cell stays mid-grey, so marks on it show, and
+    # the colour bar still ends at the largest value shown.
     plot_weights(
         contact_matrix,
         ax=ax_m,
-        cmap="Greys",
-        vmax_scale=1.6,
+        cmap=ListedColormap(plt.get_cmap("Greys")(np.linspace(0.0, 0.7, 256))),
         fontsize=fontsize - 1,
         colorbar_label="contacts",
     )
@@ -746,6 +806,9 @@ def plot_tree_comparison(
     )
     n_edges = max(len(edges_a), len(edges_b))
     heading = f"{len(shared)} of {n_edges} tree edges shared"
+    n_nodes = len({n for e in edges_a | edges_b for n in e})
+    if n_nodes > 1 and len(edges_a) == len(edges_b) == n_nodes - 1:  # two spanning trees
+        heading += f" (chance ~{expected_shared_edges(n_nodes):.2f})"
     fig.suptitle(f"{title}: {heading}" if title else heading, fontsize=fontsize + 4)
     fig.shared_edges = sorted(tuple(sorted(map(str, e))) for e in shared)
     return fig
@@ -764,14 +827,18 @@ def plot_weights(
     diagonal=False,
     annotate=True,
     fmt=None,
-    cmap="viridis",
+    cmap="magma_r",
     vmax_scale=1.0,
+    gamma=1.0,
+    outline_tree=False,
     title=None,
     colorbar=True,
     colorbar_label=None,
     fontsize=9,
 ):
     """A heatmap of a feature x feature weight matrix (CMI or contact counts).
+
+    Darker is stronger with the default colour map.
 
     Parameters
     ----------
@@ -787,10 +854,20 @@ def plot_weights(
     fmt : str, optional
         Format spec of the annotations (default: integers as integers, else
         as many decimals as give the largest value 3 significant digits).
-    cmap : str or Colormap, default="viridis"
+    cmap : str or Colormap, default="magma_r"
+        Light (weak) to dark (strong).
     vmax_scale : float, default=1.0
         The colour scale ends at ``vmax_scale`` times the largest shown value
         (above 1 keeps the darkest cells lighter, so marks on them stay visible).
+    gamma : float, default=1.0
+        Colour scale ``(w / vmax) ** gamma`` (a :class:`~matplotlib.colors.PowerNorm`
+        from 0): below 1 it spreads the small values, so that one large cell
+        does not leave every other cell the same colour; the colour bar's
+        label says so ("square-root colour scale" for 0.5).
+    outline_tree : bool, default=False
+        Outline the cells of the matrix's maximum spanning tree
+        (:func:`~bnclassify.structure.tree_from_weights`; both triangles),
+        tagged ``"tree"`` for :func:`drawn_edges`.
     title : str, optional
     colorbar : bool, default=True
     colorbar_label : str, optional
@@ -823,12 +900,17 @@ def plot_weights(
         m = len(frame)
         _, ax = plt.subplots(figsize=(1.2 + 0.62 * m, 0.6 + 0.55 * m), layout="constrained")
     top = float(shown.max()) if shown.count() else 1.0
-    image = ax.imshow(
-        shown,
-        cmap=plt.get_cmap(cmap).with_extremes(bad="white"),
-        vmin=0.0 if shown.min() >= 0 else None,
-        vmax=top * vmax_scale,
-    )
+    vmin = 0.0 if shown.min() >= 0 else None
+    scale_note = None
+    if gamma != 1.0:
+        if vmin is None:
+            raise ValueError("gamma other than 1 needs non-negative weights.")
+        norm = PowerNorm(gamma, vmin=0.0, vmax=top * vmax_scale)
+        scale_note = "square-root colour scale" if gamma == 0.5 else f"colour scale w^{gamma:g}"
+        limits = {"norm": norm}
+    else:
+        limits = {"vmin": vmin, "vmax": top * vmax_scale}
+    image = ax.imshow(shown, cmap=plt.get_cmap(cmap).with_extremes(bad="white"), **limits)
     for i, j in np.argwhere(shown.mask):  # left-out cells: hatched, unlike any value
         ax.add_patch(
             Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, hatch="///", edgecolor="#CCCCCC", lw=0)
@@ -854,11 +936,30 @@ def plot_weights(
                 fontsize=fontsize - 1,
                 color=_text_color(image.cmap(image.norm(values[i, j]))),
             )
+    if outline_tree:
+        from .structure import tree_from_weights
+
+        tree_values = np.where(np.eye(len(frame), dtype=bool), 0.0, values)
+        for u, v in tree_from_weights(tree_values).edges:
+            for row, col in ((u, v), (v, u)):
+                cell = Rectangle(
+                    (col - 0.5 + 0.05, row - 0.5 + 0.05),
+                    0.9,
+                    0.9,
+                    fill=False,
+                    linewidth=2.6,
+                    edgecolor=TREE_OUTLINE_COLOR,
+                    zorder=4,
+                )
+                ax.add_patch(_tag(cell, (frame.index[min(u, v)], frame.index[max(u, v)]), "tree"))
     if colorbar:
         bar = ax.figure.colorbar(image, ax=ax, shrink=0.8, pad=0.02)
         bar.ax.tick_params(labelsize=fontsize - 1)
-        if colorbar_label:
-            bar.set_label(colorbar_label, fontsize=fontsize)
+        label = colorbar_label
+        if scale_note:
+            label = f"{label} ({scale_note})" if label else scale_note
+        if label:
+            bar.set_label(label, fontsize=fontsize)
     if title is not None:
         ax.set_title(title, fontsize=fontsize + 2)
     return ax
@@ -1101,8 +1202,8 @@ def cv_differences(results, metrics=("accuracy", "cll"), baseline="NB", confiden
     ...                       "n_train": 90, "n_test": 10,
     ...                       "accuracy": [0.8, 0.7, 0.9, 0.9, 0.8, 0.9]})
     >>> cv_differences(folds, ["accuracy"])[["diff", "low", "high"]].round(3)
-       diff    low   high
-    0  0.067 -0.101  0.234
+        diff    low   high
+    0  0.067 -0.099  0.232
     """
     from scipy import stats
 

@@ -226,7 +226,7 @@ def test_structure_on_given_axes_with_weights_from_edges(tmp_path):
     fig, ax = plt.subplots()
     assert plot_structure(graph, ax=ax, class_node="C") is ax
     labels = {t.get_text() for t in ax.texts}
-    assert "0.25" in labels
+    assert "0.250" in labels  # 3 significant digits, as every edge label
     _save_png(fig, tmp_path / "small.png")
 
 
@@ -526,3 +526,60 @@ def test_model_families_of_the_study_models():
     assert families["KDB (k=2)"] == families["AODE"] == "KDB/AODE"
     assert families["BMA TAN (contact prior)"] == "BMA"
     assert "other" not in families.values()
+
+
+def test_weights_darker_is_stronger_robust_scale_and_tree_outlined(p450):
+    from matplotlib.colors import PowerNorm, to_rgb
+
+    bunch, models = p450
+    for matrix in (models["tan"].weights_, bunch.contact_matrix):
+        ax = plot_weights(matrix, gamma=0.5, outline_tree=True, colorbar_label="w")
+        image = ax.images[0]
+        light, dark = (sum(to_rgb(image.cmap(x))) for x in (0.0, 1.0))
+        assert dark < light  # darker = stronger
+        assert isinstance(image.norm, PowerNorm) and image.norm.gamma == 0.5
+        assert "square-root colour scale" in ax.figure.axes[-1].get_ylabel()
+        tree = {
+            frozenset(e) for e in tree_from_weights(matrix.where(~np.eye(8, dtype=bool), 0)).edges
+        }
+        marks = [p for p in ax.patches if getattr(p, "bnclassify_role", None) == "tree"]
+        assert {frozenset(p.bnclassify_edge) for p in marks} == tree
+        assert len(marks) == 2 * 7  # both triangles
+        plt.close(ax.figure)
+    # the study TAN's tree is the CMI matrix's maximum spanning tree
+    assert tree_from_weights(
+        models["tan"].weights_.where(~np.eye(8, dtype=bool), 0)
+    ).number_of_edges() == len(_feature_edges(models["tan"]))
+
+
+@pytest.mark.parametrize("data", ["p450", "lactamase"])
+def test_tree_comparison_colour_bar_units_and_chance(data, request):
+    from bnclassify.plotting import expected_shared_edges
+
+    bunch, models = request.getfixturevalue(data)
+    fig = plot_tree_comparison(models["tan"], models["stan"], bunch.contact_matrix)
+    image = fig.axes[2].images[0]
+    shown = bunch.contact_matrix.to_numpy()[~np.eye(8, dtype=bool)]
+    assert image.norm.vmax == pytest.approx(shown.max())  # the bar ends at the largest value
+    assert fig.axes[-1].get_ylim()[1] == pytest.approx(shown.max())
+    texts = [t.get_text() for ax in fig.axes[:2] for t in ax.texts]
+    assert "edge labels: I(Xi; Xj | C), nats" in texts
+    assert "edge labels: contacts" in texts
+    assert expected_shared_edges(8) == pytest.approx(7**2 / 28)
+    assert "(chance ~1.75)" in fig._suptitle.get_text()
+
+
+def test_edge_labels_share_three_significant_digits(p450):
+    from bnclassify.plotting import _format_weight
+
+    assert _format_weight(0.0101) == "0.0101"
+    assert _format_weight(0.0096) == "0.00960"
+    assert _format_weight(65.0) == "65"
+    _, models = p450
+    ax = plot_structure(models["tan"])
+    labels = [t.get_text() for t in ax.texts if getattr(t, "bnclassify_node", None) is None]
+    labels = [t for t in labels if t and t[0].isdigit()]
+    assert len(labels) == 7  # feature edges only: none on the class arcs
+    for label in labels:
+        digits = label.replace(".", "").lstrip("0")
+        assert len(digits) == 3, label

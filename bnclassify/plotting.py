@@ -17,9 +17,11 @@ from __future__ import annotations
 import itertools
 
 import matplotlib.pyplot as plt
+import matplotlib.transforms as mtransforms
 import networkx as nx
 import numpy as np
 import pandas as pd
+from matplotlib.colors import ListedColormap, PowerNorm
 from matplotlib.figure import FigureBase
 from matplotlib.patches import FancyArrowPatch, Rectangle
 from matplotlib.text import Text
@@ -28,7 +30,10 @@ from ._plot_cpt import plot_cpt, text_color
 from ._plot_views import network_view
 
 __all__ = [
+    "cv_differences",
     "drawn_edges",
+    "expected_shared_edges",
+    "model_family",
     "plot_cpt",
     "plot_cv_results",
     "plot_structure",
@@ -41,6 +46,7 @@ TREE_A_COLOR = "#0072B2"  # blue: edges only the first tree has
 TREE_B_COLOR = "#009E73"  # bluish green: edges only the second tree has
 EDGE_COLOR = "#333333"  # feature edges of a single structure
 CLASS_ARC_COLOR = "#B0B0B0"
+TREE_OUTLINE_COLOR = "#00C8FF"  # cyan: stands out on light and dark cells of magma_r
 FEATURE_FILL = "#E8F1FA"
 CLASS_FILL = "#FCE6C9"
 MODEL_COLORS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442"]
@@ -265,12 +271,25 @@ def _edge_widths(edges, lookup, lo=1.2, hi=5.5):
     return widths, values
 
 
-def _format_weight(w, fmt):
+def _format_weight(w, fmt=None):
+    """An edge's weight label: integers as integers, else 3 significant digits, zeros kept.
+
+    Every label of a figure then has the same precision: 0.0101 beside
+    0.00960, not "0.01" beside "0.0096".
+
+    Examples
+    --------
+    >>> [_format_weight(w) for w in (0.0101, 0.0096, 0.0727, 65.0, 12.25, 1234.5)]
+    ['0.0101', '0.00960', '0.0727', '65', '12.2', '1234']
+    """
     if w is None:
         return None
-    if fmt is None:
-        return f"{w:.0f}" if float(w).is_integer() else f"{w:.2g}"
-    return format(w, fmt)
+    if fmt is not None:
+        return format(w, fmt)
+    w = float(w)
+    if w.is_integer() or abs(w) >= 100:
+        return f"{w:.0f}"
+    return format(w, "#.3g").rstrip(".")
 
 
 def plot_structure(
@@ -631,6 +650,32 @@ def _model_label(model):
     return type(model).__name__ if not isinstance(model, nx.Graph) else "graph"
 
 
+def expected_shared_edges(m) -> float:
+    """Expected number of edges two independent uniformly random spanning trees on m nodes share.
+
+    Each of a tree's ``m - 1`` edges is one of the ``C(m, 2)`` pairs, and a
+    uniform random spanning tree holds any given pair with probability
+    ``(m - 1) / C(m, 2)``, so the expectation is ``(m - 1)^2 / C(m, 2) = 2 (m - 1) / m``.
+
+    Examples
+    --------
+    >>> expected_shared_edges(8)
+    1.75
+    """
+    if m < 2:
+        return 0.0
+    return 2.0 * (m - 1) / m
+
+
+def _weight_unit(model):
+    """What a model's edge weights are, for a label: CMI in nats, or contacts."""
+    if isinstance(model, nx.Graph) or getattr(model, "weights_", None) is None:
+        return None
+    if any(c.__name__ == "SimplerTAN" for c in type(model).__mro__):
+        return "contacts"
+    return "I(Xi; Xj | C), nats"
+
+
 def plot_tree_comparison(
     model_a,
     model_b,
@@ -647,7 +692,9 @@ def plot_tree_comparison(
     contact matrix as a heatmap (diagonal left blank) in which the cells of
     ``model_a``'s feature edges are outlined in the upper triangle and those of
     ``model_b`` in the lower one. Edges both trees have (as undirected edges:
-    the roots may differ) are vermillion everywhere; the title counts them.
+    the roots may differ) are vermillion everywhere; the title counts them,
+    beside what chance would give (:func:`expected_shared_edges`). Above
+    each tree, what its edge labels are (CMI in nats, or contacts).
 
     Parameters
     ----------
@@ -703,13 +750,29 @@ def plot_tree_comparison(
     ):
         colors = {e: SHARED_COLOR if e in shared else color for e in own}
         plot_structure(model, ax=ax, edge_colors=colors, fontsize=fontsize)
-        ax.set_title(label, fontsize=fontsize + 2, color=color, fontweight="bold")
+        unit = _weight_unit(model)
+        ax.set_title(
+            label, fontsize=fontsize + 2, color=color, fontweight="bold", pad=18 if unit else 6
+        )
+        if unit:
+            ax.text(
+                0.5,
+                1.0,
+                f"edge labels: {unit}",
+                transform=ax.transAxes
+                + mtransforms.ScaledTranslation(0, 2 / 72, ax.figure.dpi_scale_trans),
+                ha="center",
+                va="bottom",
+                fontsize=fontsize - 1,
+                color="0.3",
+            )
 
+    # Greys cut at 70%: the darkest cell stays mid-grey, so marks on it show, and
+    # the colour bar still ends at the largest value shown.
     plot_weights(
         contact_matrix,
         ax=ax_m,
-        cmap="Greys",
-        vmax_scale=1.6,
+        cmap=ListedColormap(plt.get_cmap("Greys")(np.linspace(0.0, 0.7, 256))),
         fontsize=fontsize - 1,
         colorbar_label="contacts",
     )
@@ -754,6 +817,9 @@ def plot_tree_comparison(
     )
     n_edges = max(len(edges_a), len(edges_b))
     heading = f"{len(shared)} of {n_edges} tree edges shared"
+    n_nodes = len({n for e in edges_a | edges_b for n in e})
+    if n_nodes > 1 and len(edges_a) == len(edges_b) == n_nodes - 1:  # two spanning trees
+        heading += f" (chance ~{expected_shared_edges(n_nodes):.2f})"
     fig.suptitle(f"{title}: {heading}" if title else heading, fontsize=fontsize + 4)
     fig.shared_edges = sorted(tuple(sorted(map(str, e))) for e in shared)
     return fig
@@ -767,14 +833,18 @@ def plot_weights(
     diagonal=False,
     annotate=True,
     fmt=None,
-    cmap="viridis",
+    cmap="magma_r",
     vmax_scale=1.0,
+    gamma=1.0,
+    outline_tree=False,
     title=None,
     colorbar=True,
     colorbar_label=None,
     fontsize=9,
 ):
     """A heatmap of a feature x feature weight matrix (CMI or contact counts).
+
+    Darker is stronger with the default colour map.
 
     Parameters
     ----------
@@ -790,10 +860,20 @@ def plot_weights(
     fmt : str, optional
         Format spec of the annotations (default: integers as integers, else
         as many decimals as give the largest value 3 significant digits).
-    cmap : str or Colormap, default="viridis"
+    cmap : str or Colormap, default="magma_r"
+        Light (weak) to dark (strong).
     vmax_scale : float, default=1.0
         The colour scale ends at ``vmax_scale`` times the largest shown value
         (above 1 keeps the darkest cells lighter, so marks on them stay visible).
+    gamma : float, default=1.0
+        Colour scale ``(w / vmax) ** gamma`` (a :class:`~matplotlib.colors.PowerNorm`
+        from 0): below 1 it spreads the small values, so that one large cell
+        does not leave every other cell the same colour; the colour bar's
+        label says so ("square-root colour scale" for 0.5).
+    outline_tree : bool, default=False
+        Outline the cells of the matrix's maximum spanning tree
+        (:func:`~bnclassify.structure.tree_from_weights`; both triangles),
+        tagged ``"tree"`` for :func:`drawn_edges`.
     title : str, optional
     colorbar : bool, default=True
     colorbar_label : str, optional
@@ -826,12 +906,17 @@ def plot_weights(
         m = len(frame)
         _, ax = plt.subplots(figsize=(1.2 + 0.62 * m, 0.6 + 0.55 * m), layout="constrained")
     top = float(shown.max()) if shown.count() else 1.0
-    image = ax.imshow(
-        shown,
-        cmap=plt.get_cmap(cmap).with_extremes(bad="white"),
-        vmin=0.0 if shown.min() >= 0 else None,
-        vmax=top * vmax_scale,
-    )
+    vmin = 0.0 if shown.min() >= 0 else None
+    scale_note = None
+    if gamma != 1.0:
+        if vmin is None:
+            raise ValueError("gamma other than 1 needs non-negative weights.")
+        norm = PowerNorm(gamma, vmin=0.0, vmax=top * vmax_scale)
+        scale_note = "square-root colour scale" if gamma == 0.5 else f"colour scale w^{gamma:g}"
+        limits = {"norm": norm}
+    else:
+        limits = {"vmin": vmin, "vmax": top * vmax_scale}
+    image = ax.imshow(shown, cmap=plt.get_cmap(cmap).with_extremes(bad="white"), **limits)
     for i, j in np.argwhere(shown.mask):  # left-out cells: hatched, unlike any value
         ax.add_patch(
             Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, hatch="///", edgecolor="#CCCCCC", lw=0)
@@ -857,11 +942,30 @@ def plot_weights(
                 fontsize=fontsize - 1,
                 color=text_color(image.cmap(image.norm(values[i, j]))),
             )
+    if outline_tree:
+        from .structure import tree_from_weights
+
+        tree_values = np.where(np.eye(len(frame), dtype=bool), 0.0, values)
+        for u, v in tree_from_weights(tree_values).edges:
+            for row, col in ((u, v), (v, u)):
+                cell = Rectangle(
+                    (col - 0.5 + 0.05, row - 0.5 + 0.05),
+                    0.9,
+                    0.9,
+                    fill=False,
+                    linewidth=2.6,
+                    edgecolor=TREE_OUTLINE_COLOR,
+                    zorder=4,
+                )
+                ax.add_patch(_tag(cell, (frame.index[min(u, v)], frame.index[max(u, v)]), "tree"))
     if colorbar:
         bar = ax.figure.colorbar(image, ax=ax, shrink=0.8, pad=0.02)
         bar.ax.tick_params(labelsize=fontsize - 1)
-        if colorbar_label:
-            bar.set_label(colorbar_label, fontsize=fontsize)
+        label = colorbar_label
+        if scale_note:
+            label = f"{label} ({scale_note})" if label else scale_note
+        if label:
+            bar.set_label(label, fontsize=fontsize)
     if title is not None:
         ax.set_title(title, fontsize=fontsize + 2)
     return ax
@@ -924,10 +1028,231 @@ def _model_styles(models) -> dict:
     }
 
 
+#: Colour of each model family in :func:`plot_cv_results` with a baseline (Okabe-Ito).
+FAMILY_COLORS = {
+    "NB": "#000000",
+    "TAN": "#0072B2",
+    "Simpler TAN": "#009E73",
+    "ensemble": "#E69F00",
+    "KDB/AODE": "#CC79A7",
+    "BMA": "#D55E00",
+    "other": "#999999",
+}
+
+
+def model_family(name) -> str:
+    """The family of a model named as in the study's tables (a key of :data:`FAMILY_COLORS`).
+
+    Examples
+    --------
+    >>> [model_family(m) for m in ("NB", "TAN (BIC forest)", "Simpler TAN", "STAN bagging",
+    ...                            "AODE", "BMA TAN (contact prior)", "SVM")]
+    ['NB', 'TAN', 'Simpler TAN', 'ensemble', 'KDB/AODE', 'BMA', 'other']
+    """
+    text = str(name)
+    lower = text.lower()
+    if lower in ("nb", "naive bayes") or lower.startswith(("nb ", "naivebayes", "naive bayes")):
+        return "NB"
+    if lower.startswith("bma"):
+        return "BMA"
+    if "bagging" in lower or "ensemble" in lower:
+        return "ensemble"
+    if lower.startswith(("kdb", "aode")):
+        return "KDB/AODE"
+    if lower.startswith(("simpler tan", "stan", "simplertan")):
+        return "Simpler TAN"
+    if lower.startswith("tan"):
+        return "TAN"
+    return "other"
+
+
+def _significant_decimals(values, digits=2):
+    """Decimals that give the largest of ``values`` ``digits`` significant digits (0 to 6)."""
+    finite = np.abs(np.asarray(values, dtype=float))
+    finite = finite[np.isfinite(finite)]
+    top = finite.max() if finite.size else 0.0
+    if top == 0:
+        return digits
+    return int(np.clip(digits - 1 - np.floor(np.log10(top)), 0, 6))
+
+
+def cv_differences(results, metrics=("accuracy", "cll"), baseline="NB", confidence=0.95):
+    """Each model's mean per-fold difference to ``baseline`` with a corrected-t interval.
+
+    For the ``k`` per-fold differences ``d`` of a model and the baseline on
+    the same folds, the interval is ``mean(d) +- t_{k-1} sqrt((1/k + n_test /
+    n_train) var(d))``: the corrected resampled t test's (Nadeau and Bengio)
+    interval, ``n_train`` and ``n_test`` the mean fold sizes.
+
+    Parameters
+    ----------
+    results : DataFrame or Evaluation
+        The per-fold table of :func:`bnclassify.metrics.evaluate`, with its
+        ``n_train`` and ``n_test`` columns (and optionally ``dataset``).
+    metrics : sequence of str
+    baseline : str, default="NB"
+    confidence : float, default=0.95
+
+    Returns
+    -------
+    DataFrame
+        One row per (dataset, metric, model other than the baseline):
+        ``baseline_mean``, ``diff``, ``low``, ``high``, ``family``.
+
+    Examples
+    --------
+    >>> folds = pd.DataFrame({"model": ["NB"] * 3 + ["TAN"] * 3, "fold": [0, 1, 2] * 2,
+    ...                       "n_train": 90, "n_test": 10,
+    ...                       "accuracy": [0.8, 0.7, 0.9, 0.9, 0.8, 0.9]})
+    >>> cv_differences(folds, ["accuracy"])[["diff", "low", "high"]].round(3)
+        diff    low   high
+    0  0.067 -0.099  0.232
+    """
+    from scipy import stats
+
+    table = _fold_table(results)
+    missing = [c for c in ("model", "fold", "n_train", "n_test", *metrics) if c not in table]
+    if missing:
+        raise ValueError(
+            f"results lack the column(s) {missing}; columns are {list(table.columns)}."
+        )
+    models = list(pd.unique(table["model"]))
+    if baseline not in models:
+        raise ValueError(f"baseline {baseline!r} is not one of the models {models}.")
+    datasets = list(pd.unique(table["dataset"])) if "dataset" in table.columns else [None]
+    rows = []
+    for dataset in datasets:
+        part = table if dataset is None else table[table["dataset"] == dataset]
+        ratio = part["n_test"].mean() / part["n_train"].mean()
+        for metric in metrics:
+            wide = part.pivot(index="fold", columns="model", values=metric)
+            for model in models:
+                if model == baseline or model not in wide:
+                    continue
+                d = (wide[model] - wide[baseline]).dropna().to_numpy(dtype=float)
+                k = len(d)
+                half = (
+                    stats.t.ppf(0.5 + confidence / 2, k - 1)
+                    * np.sqrt((1.0 / k + ratio) * d.var(ddof=1))
+                    if k > 1
+                    else np.nan
+                )
+                rows.append(
+                    {
+                        "dataset": dataset,
+                        "metric": metric,
+                        "model": model,
+                        "baseline_mean": float(wide[baseline].mean()),
+                        "diff": float(d.mean()),
+                        "low": float(d.mean() - half),
+                        "high": float(d.mean() + half),
+                        "family": model_family(model),
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def _plot_cv_differences(table, metrics, baseline, fig, title, fontsize, confidence):
+    """plot_cv_results(baseline=...): one dot-and-interval panel per (data set, metric)."""
+    diffs = cv_differences(table, metrics, baseline, confidence)
+    datasets = list(pd.unique(table["dataset"])) if "dataset" in table.columns else [None]
+    models = [m for m in pd.unique(table["model"]) if m != baseline]
+    y_of = {m: k for k, m in enumerate(models)}
+    if fig is None:
+        fig = plt.figure(
+            figsize=(
+                min(10.0, 3.0 + 2.4 * len(metrics)),
+                len(datasets) * (0.9 + 0.22 * len(models)) + 0.9,
+            ),
+            layout="constrained",
+        )
+    axes = fig.subplots(len(datasets), len(metrics), squeeze=False, sharey=True)
+    for row, dataset in zip(axes, datasets, strict=True):
+        for ax, metric in zip(row, metrics, strict=True):
+            part = diffs[(diffs["metric"] == metric)]
+            if dataset is not None:
+                part = part[part["dataset"] == dataset]
+            decimals = _significant_decimals(
+                np.r_[part["diff"].to_numpy(), part["baseline_mean"].to_numpy()[:1]], 3
+            )
+            if _is_score(metric):
+                decimals = 3
+            ax.axvline(0.0, color="0.35", linewidth=1.0, linestyle="--", zorder=1)
+            for record in part.itertuples():
+                color = FAMILY_COLORS[record.family]
+                y = y_of[record.model]
+                line = ax.errorbar(
+                    record.diff,
+                    y,
+                    xerr=[[record.diff - record.low], [record.high - record.diff]],
+                    fmt="o",
+                    markersize=4.5,
+                    color=color,
+                    ecolor=color,
+                    elinewidth=1.6,
+                    capsize=2.5,
+                    zorder=3,
+                )
+                line.lines[0].bnclassify_model = record.model
+                line.lines[0].bnclassify_family = record.family
+            ends = part[["low", "high"]].to_numpy(dtype=float).ravel()
+            ends = ends[np.isfinite(ends)]
+            lo = min(0.0, ends.min()) if ends.size else -1.0
+            hi = max(0.0, ends.max()) if ends.size else 1.0
+            span = (hi - lo) or 1.0
+            for record in part.itertuples():  # a column of values right of every interval
+                ax.text(
+                    hi + 0.06 * span,
+                    y_of[record.model],
+                    f"{record.diff:+.{decimals}f}",
+                    ha="left",
+                    va="center",
+                    fontsize=fontsize - 2,
+                    color=FAMILY_COLORS[record.family],
+                )
+            ax.set_xlim(lo - 0.05 * span, hi + 0.45 * span)
+            ax.xaxis.set_major_locator(plt.MaxNLocator(4))
+            base = part["baseline_mean"].iloc[0] if len(part) else np.nan
+            name = _metric_label(metric, table.attrs)
+            ax.set_title(f"{name}\n{baseline}: {base:.{decimals}f}", fontsize=fontsize - 1)
+            ax.set_xlabel(f"difference to {baseline}", fontsize=fontsize - 1)
+            ax.tick_params(labelsize=fontsize - 1)
+            ax.spines[["top", "right"]].set_visible(False)
+            ax.grid(True, axis="x", alpha=0.3)
+        row[0].set_yticks(range(len(models)), [str(m) for m in models], fontsize=fontsize - 1)
+        if dataset is not None:
+            row[0].set_ylabel(str(dataset), fontsize=fontsize + 1, fontweight="bold")
+        row[0].set_ylim(len(models) - 0.5, -0.5)
+    families = [f for f in FAMILY_COLORS if f in set(diffs["family"])]
+    handles = [
+        plt.Line2D([], [], marker="o", color=FAMILY_COLORS[f], linestyle="-", markersize=5)
+        for f in families
+    ]
+    handles.append(plt.Line2D([], [], color="0.35", linestyle="--", linewidth=1.0))
+    fig.legend(
+        handles,
+        [*families, f"{baseline} (0)"],
+        loc="outside lower center",
+        ncol=len(handles),
+        fontsize=fontsize - 1,
+        frameon=False,
+        title="model family",
+        title_fontsize=fontsize - 1,
+    )
+    heading = (
+        f"mean per-fold difference to {baseline} ± {confidence:.0%} corrected resampled t interval"
+    )
+    fig.suptitle(f"{title}\n{heading}" if title else heading, fontsize=fontsize + 1)
+    fig.cv_differences = diffs
+    return fig
+
+
 def plot_cv_results(
     results,
     metrics=("accuracy", "f1_macro", "cll"),
     *,
+    baseline=None,
+    confidence=0.95,
     fig=None,
     title=None,
     fontsize=10,
@@ -939,6 +1264,13 @@ def plot_cv_results(
     other metric (CLL, log-loss, times) gets a panel of its own. With a
     ``dataset`` column there is one row of panels per data set.
 
+    With a ``baseline`` (e.g. ``"NB"``) it draws instead, per data set and
+    metric, every other model's mean per-fold difference to the baseline
+    with its corrected resampled t interval (:func:`cv_differences`), on an
+    axis fitted to the differences, coloured by model family
+    (:func:`model_family`), the value written at the right: differences of
+    a few hundredths are what such tables turn on, and bars from 0 hide them.
+
     Parameters
     ----------
     results : DataFrame or Evaluation
@@ -949,6 +1281,11 @@ def plot_cv_results(
         ``attrs["cll"] = "log2, sum per fold"``.
     metrics : sequence of str, default=("accuracy", "f1_macro", "cll")
         Columns to show.
+    baseline : str, optional
+        Model to show differences to (needs ``n_train`` and ``n_test``
+        columns, as ``evaluate`` writes). Default: bars of the means.
+    confidence : float, default=0.95
+        Level of the intervals with a ``baseline``.
     fig : matplotlib Figure, optional
     title : str, optional
     fontsize : float, default=10
@@ -956,6 +1293,7 @@ def plot_cv_results(
     Returns
     -------
     matplotlib.figure.Figure
+        With a ``baseline``, ``fig.cv_differences`` holds what is drawn.
 
     Examples
     --------
@@ -973,6 +1311,8 @@ def plot_cv_results(
         raise ValueError(
             f"results lack the column(s) {missing}; columns are {list(table.columns)}."
         )
+    if baseline is not None:
+        return _plot_cv_differences(table, metrics, baseline, fig, title, fontsize, confidence)
     datasets = list(pd.unique(table["dataset"])) if "dataset" in table.columns else [None]
     models = list(pd.unique(table["model"]))
     styles = _model_styles(models)
@@ -994,6 +1334,7 @@ def plot_cv_results(
         part = table if dataset is None else table[table["dataset"] == dataset]
         grouped = part.groupby("model", sort=False)[list(metrics)]
         mean, sd = grouped.mean(), grouped.std().fillna(0.0)
+        decimals = {m: _significant_decimals(mean[m], 3) for m in metrics}  # one per panel
         for ax, panel in zip(row, panels, strict=True):
             for k, model in enumerate(models):
                 if model not in mean.index:
@@ -1011,7 +1352,7 @@ def plot_cv_results(
                 )
                 ax.bar_label(
                     bars,
-                    fmt="{:.3f}" if panel is bounded else "{:.4g}",
+                    fmt="{:.3f}" if panel is bounded else f"{{:.{decimals[panel[0]]}f}}",
                     fontsize=fontsize - 2,
                     padding=2,
                 )

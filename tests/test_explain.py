@@ -425,17 +425,49 @@ def test_bad_arguments_raise(p450, p450_models, vote):
 
 
 # -- the study's figures -----------------------------------------------------------------------
-def test_beeswarm_panels_order_blocks_by_each_models_mean_abs_shap():
-    from bnclassify.study.shap_figures import plot_beeswarms, study_explanations
+def test_beeswarm_panels_share_one_order_by_the_mean_over_models():
+    from bnclassify.study.shap_figures import common_order, plot_beeswarms, study_explanations
 
     explanations = study_explanations("lactamase")
     fig = plot_beeswarms(explanations, "lactamase")
-    for ax, explanation in zip(fig.axes, explanations.values(), strict=True):
-        ranking = np.array(explanation.feature_names)[
-            np.argsort(-np.abs(explanation.values).mean(0))
-        ]
+    names = np.array(next(iter(explanations.values())).feature_names)
+    mean_abs = np.mean([np.abs(e.values).mean(0) for e in explanations.values()], axis=0)
+    expected = list(names[np.argsort(-mean_abs, kind="stable")])
+    assert list(names[common_order(explanations)]) == expected
+    panels = [ax for ax in fig.axes if ax.get_title() in explanations]
+    assert len(panels) == 3
+    for ax in panels:
         drawn = [t.get_text() for t in ax.get_yticklabels()][::-1]  # shap draws bottom-up
-        assert drawn == list(ranking)
+        assert drawn == expected
+    assert "averaged over the models" in fig._suptitle.get_text()
+    plt.close(fig)
+
+
+def test_shap_bars_one_colour_per_model_unsigned_labels_common_order():
+    from matplotlib.colors import same_color
+
+    from bnclassify.study.shap_figures import common_order, plot_bars, study_explanations
+
+    explanations = study_explanations("p450")
+    fig = plot_bars(explanations, "P450")
+    ax = fig.axes[0]
+    names = np.array(next(iter(explanations.values())).feature_names)
+    assert [t.get_text() for t in ax.get_yticklabels()] == list(names[common_order(explanations)])
+    colours = []
+    for container, (name, explanation) in zip(ax.containers, explanations.items(), strict=True):
+        assert container.get_label() == name
+        faces = {tuple(p.get_facecolor()) for p in container.patches}
+        assert len(faces) == 1
+        colours.append(faces.pop())
+        widths = [p.get_width() for p in container.patches]
+        order = common_order(explanations)
+        np.testing.assert_allclose(widths, np.abs(explanation.values).mean(0)[order])
+    assert not any(same_color(a, b) for a, b in itertools.combinations(colours, 2))
+    labels = [t.get_text() for t in ax.texts]
+    assert len(labels) == 3 * 8
+    assert not any(t.startswith(("+", "-")) for t in labels)
+    assert {len(t.split(".")[1]) for t in labels} == {3}
+    assert "averaged over the models" in ax.get_title()
     plt.close(fig)
 
 

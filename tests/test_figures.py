@@ -92,3 +92,22 @@ def test_command_line(tmp_path):
     assert set(OWN) <= set(done.stdout.split())
     assert figures.main(["p450_cpt", "--out", str(tmp_path)]) == 0
     assert (tmp_path / "p450_cpt_block7.png").read_bytes()[:8] == PNG
+
+
+def test_cost_study_figure_labels_both_axes_and_marks_the_shared_encoding():
+    from bnclassify.study.cost import plot_cost_study, run_cost_study
+
+    results = run_cost_study(
+        features=(4, 8), rows=(200, 400), rows_for_features=200, features_for_rows=4, progress=False
+    )
+    fig = plot_cost_study(results)
+    sweeps = (("features", "n_features"), ("rows", "n_samples"))
+    for ax, (sweep, x) in zip(fig.axes[:2], sweeps, strict=True):
+        assert ax.get_ylabel() == "fit time (seconds)"
+        (band,) = [
+            line for line in ax.lines if getattr(line, "bnclassify_role", None) == "shared encoding"
+        ]
+        expected = results[results.sweep == sweep].groupby(x)["encode_s"].mean().clip(lower=1e-5)
+        assert list(band.get_ydata()) == pytest.approx(list(expected))
+        assert "shared" in band.get_label()
+    plt.close(fig)

@@ -226,7 +226,7 @@ def test_structure_on_given_axes_with_weights_from_edges(tmp_path):
     fig, ax = plt.subplots()
     assert plot_structure(graph, ax=ax, class_node="C") is ax
     labels = {t.get_text() for t in ax.texts}
-    assert "0.25" in labels
+    assert "0.250" in labels  # 3 significant digits, as every edge label
     _save_png(fig, tmp_path / "small.png")
 
 
@@ -635,3 +635,141 @@ def test_cv_results_give_every_model_its_own_look(tmp_path):
             looks[container.get_label()] = (tuple(patch.get_facecolor()), patch.get_hatch() or "")
     assert len(looks) == 12 and len(set(looks.values())) == 12
     _save_png(fig, tmp_path / "cv12.png")
+
+
+# -- issue 18: figures read at a glance ----------------------------------------------------------
+def _folds_with_sizes():
+    rng = np.random.default_rng(3)
+    rows = []
+    for model, acc, cll in (
+        ("NB", 0.81, -60.7),
+        ("TAN", 0.84, -53.2),
+        ("Simpler TAN", 0.84, -52.1),
+        ("STAN bagging", 0.845, -52.0),
+        ("AODE", 0.83, -55.0),
+        ("BMA TAN", 0.85, -51.0),
+    ):
+        for fold in range(10):
+            rows.append(
+                {
+                    "model": model,
+                    "fold": fold,
+                    "n_train": 860,
+                    "n_test": 95,
+                    "accuracy": acc + rng.normal(0, 0.02),
+                    "cll": cll + rng.normal(0, 3),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def test_cv_results_against_a_baseline_show_corrected_intervals_by_family():
+    from scipy import stats
+
+    from bnclassify.plotting import FAMILY_COLORS, model_family
+
+    folds = _folds_with_sizes()
+    fig = plot_cv_results(folds, metrics=("accuracy", "cll"), baseline="NB")
+    acc_ax, cll_ax = fig.axes[:2]
+    # one interval per model but NB; the interval is the corrected resampled t one
+    wide = folds.pivot(index="fold", columns="model", values="accuracy")
+    d = wide["TAN"] - wide["NB"]
+    half = stats.t.ppf(0.975, 9) * np.sqrt((1 / 10 + 95 / 860) * d.var(ddof=1))
+    row = fig.cv_differences.query("metric == 'accuracy' and model == 'TAN'").iloc[0]
+    assert row["diff"] == pytest.approx(d.mean())
+    assert (row["low"], row["high"]) == pytest.approx((d.mean() - half, d.mean() + half))
+    # the axis is fitted to the differences, not 0-1.1, and includes 0 (the baseline)
+    lo, hi = acc_ax.get_xlim()
+    assert lo <= 0 <= hi and hi - lo < 0.5
+    assert acc_ax.get_yticklabels()[0].get_text() == "TAN"
+    assert "NB" not in [t.get_text() for t in acc_ax.get_yticklabels()]
+    # colours by family: distinct across families, shared within one
+    colours = {}
+    for line in acc_ax.lines:
+        model = getattr(line, "bnclassify_model", None)
+        if model is not None:
+            assert same_color(line.get_color(), FAMILY_COLORS[model_family(model)])
+            colours.setdefault(model_family(model), set()).add(line.get_color())
+    assert len(colours) == 5
+    assert len({next(iter(c)) for c in colours.values()}) == 5
+    # labels: one precision per panel
+    for ax in (acc_ax, cll_ax):
+        values = [t.get_text() for t in ax.texts if t.get_text().startswith(("+", "-"))]
+        assert len(values) == 5
+        assert len({len(v.split(".")[1]) for v in values}) == 1
+    assert all(len(t.get_text().split(".")[1]) == 3 for t in acc_ax.texts)
+    assert "corrected" in fig._suptitle.get_text()
+    with pytest.raises(ValueError, match="baseline"):
+        plot_cv_results(folds, metrics=("accuracy",), baseline="KDB")
+    with pytest.raises(ValueError, match="n_train"):
+        plot_cv_results(_hand_results(), metrics=("accuracy",), baseline="NB")
+
+
+def test_model_families_of_the_study_models():
+    from bnclassify.plotting import model_family
+    from bnclassify.study import study_models
+
+    families = {m: model_family(m) for m in study_models(load_p450().contact_matrix)}
+    assert families["NB"] == "NB"
+    assert families["TAN (study's tree)"] == "TAN"
+    assert families["STAN+TAN bagging (study's trees)"] == "ensemble"
+    assert families["KDB (k=2)"] == families["AODE"] == "KDB/AODE"
+    assert families["BMA TAN (contact prior)"] == "BMA"
+    assert "other" not in families.values()
+
+
+def test_weights_darker_is_stronger_robust_scale_and_tree_outlined(p450):
+    from matplotlib.colors import PowerNorm, to_rgb
+
+    bunch, models = p450
+    for matrix in (models["tan"].weights_, bunch.contact_matrix):
+        ax = plot_weights(matrix, gamma=0.5, outline_tree=True, colorbar_label="w")
+        image = ax.images[0]
+        light, dark = (sum(to_rgb(image.cmap(x))) for x in (0.0, 1.0))
+        assert dark < light  # darker = stronger
+        assert isinstance(image.norm, PowerNorm) and image.norm.gamma == 0.5
+        assert "square-root colour scale" in ax.figure.axes[-1].get_ylabel()
+        tree = {
+            frozenset(e) for e in tree_from_weights(matrix.where(~np.eye(8, dtype=bool), 0)).edges
+        }
+        marks = [p for p in ax.patches if getattr(p, "bnclassify_role", None) == "tree"]
+        assert {frozenset(p.bnclassify_edge) for p in marks} == tree
+        assert len(marks) == 2 * 7  # both triangles
+        plt.close(ax.figure)
+    # the study TAN's tree is the CMI matrix's maximum spanning tree
+    assert tree_from_weights(
+        models["tan"].weights_.where(~np.eye(8, dtype=bool), 0)
+    ).number_of_edges() == len(_feature_edges(models["tan"]))
+
+
+@pytest.mark.parametrize("data", ["p450", "lactamase"])
+def test_tree_comparison_colour_bar_units_and_chance(data, request):
+    from bnclassify.plotting import expected_shared_edges
+
+    bunch, models = request.getfixturevalue(data)
+    fig = plot_tree_comparison(models["tan"], models["stan"], bunch.contact_matrix)
+    image = fig.axes[2].images[0]
+    shown = bunch.contact_matrix.to_numpy()[~np.eye(8, dtype=bool)]
+    assert image.norm.vmax == pytest.approx(shown.max())  # the bar ends at the largest value
+    assert fig.axes[-1].get_ylim()[1] == pytest.approx(shown.max())
+    texts = [t.get_text() for ax in fig.axes[:2] for t in ax.texts]
+    assert "edge labels: I(Xi; Xj | C), nats" in texts
+    assert "edge labels: contacts" in texts
+    assert expected_shared_edges(8) == pytest.approx(7**2 / 28)
+    assert "(chance ~1.75)" in fig._suptitle.get_text()
+
+
+def test_edge_labels_share_three_significant_digits(p450):
+    from bnclassify.plotting import _format_weight
+
+    assert _format_weight(0.0101) == "0.0101"
+    assert _format_weight(0.0096) == "0.00960"
+    assert _format_weight(65.0) == "65"
+    _, models = p450
+    ax = plot_structure(models["tan"])
+    labels = [t.get_text() for t in ax.texts if getattr(t, "bnclassify_node", None) is None]
+    labels = [t for t in labels if t and t[0].isdigit()]
+    assert len(labels) == 7  # feature edges only: none on the class arcs
+    for label in labels:
+        digits = label.replace(".", "").lstrip("0")
+        assert len(digits) == 3, label

@@ -777,7 +777,13 @@ def cv_folds_by_dataset(progress=None) -> pd.DataFrame:
 
 
 def save_cv_figure(out_dir, progress=None) -> list:
-    """``cv_results.png``: accuracy, F1 and CLL per model on P450 and lactamase."""
+    """``cv_results.png``: each model's accuracy, F1 and CLL minus naive Bayes', P450 and lactamase.
+
+    Differences to NB with corrected resampled t 95% intervals, coloured by
+    model family, on axes fitted to the differences (the means differ by
+    hundredths: bars from 0 hid them); 9 inches wide, so its text stays
+    readable at the README's width.
+    """
     import matplotlib.pyplot as plt
 
     from ..plotting import plot_cv_results
@@ -787,6 +793,7 @@ def save_cv_figure(out_dir, progress=None) -> list:
     fig = plot_cv_results(
         cv_folds_by_dataset(progress),
         ("accuracy", "f1_macro", "cll"),
+        baseline="NB",
         title="10-fold CV, the study's protocol",
     )
     path = out / "cv_results.png"

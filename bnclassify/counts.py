@@ -56,7 +56,7 @@ def family_counts(codes, y, child, parents, cards, n_classes) -> np.ndarray:
 
     Returns
     -------
-    ndarray of shape (n_classes, *cards[parents], cards[child])
+    ndarray of shape ``(n_classes, *cards[parents], cards[child])``
 
     Examples
     --------

@@ -76,7 +76,7 @@ shutil.copytree(
     ignore=shutil.ignore_patterns(".ipynb_checkpoints"),
 )
 nb_execution_mode = "off"
-myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "attrs_inline"]
+myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence"]
 myst_heading_anchors = 3
 
 if os.environ.get("BNCLASSIFY_DOCS_INTERSPHINX") == "1":

@@ -61,7 +61,7 @@ def family_counts(codes, y, child, parents, cards, n_classes, weights=None) -> n
 
     Returns
     -------
-    ndarray of shape (n_classes, *cards[parents], cards[child])
+    ndarray of shape ``(n_classes, *cards[parents], cards[child])``
 
     Examples
     --------

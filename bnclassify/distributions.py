@@ -5,18 +5,19 @@ class and, in TAN, one more feature). Every kind is a
 :class:`~bnclassify.factors.Factor`: categorical features get a conditional
 probability table (:class:`Categorical`); the others model numeric features:
 
-=====================  =========================================  ===================
-distribution           model of the feature given the class c      parents allowed
-=====================  =========================================  ===================
-:class:`Gaussian`      N(mu_c, s_c^2); with feature parents the     categorical and
-                       conditional linear Gaussian                  Gaussian features
-                       N(a_ck + b_ck . x_parents, s_ck^2)
+======================  =========================================  ===================
+distribution            model of the feature given the class c      parents allowed
+======================  =========================================  ===================
+:class:`Gaussian`       N(mu_c, s_c^2); with feature parents the     categorical and
+                        conditional linear Gaussian                  Gaussian features
+                        N(a_ck + b_ck . x_parents, s_ck^2)
 :class:`KernelDensity`  mean of Gaussian kernels on the class's      class only
-                       training values (bandwidth by rule)
-:class:`Bernoulli`     P(x > binarize | c)                          class only
-:class:`Multinomial`   counts of a *group* of columns modelled      class only
-                       jointly: P(x | c) = n!/prod x_j! prod p_cj^x_j
-=====================  =========================================  ===================
+                        training values (bandwidth by rule)
+:class:`Bernoulli`      P(x > binarize | c)                          class only
+:class:`Multinomial`    counts of a *group* of columns modelled      class only
+                        jointly: P(x | c) = n!/prod x_j!
+                        prod p_cj^x_j
+======================  =========================================  ===================
 
 Pass them to an estimator's ``distributions`` parameter, per column (or per
 tuple of columns for a multinomial group); columns not listed are modelled

@@ -100,7 +100,7 @@ class SPODE(BayesNetClassifier):
 class AODE(MemberEnsemble):
     """Averaged one-dependence estimators (Webb, Boughton and Wang 2005).
 
-    The joint probability is the average of one :class:`SPODE` per feature,
+    The joint probability is the average of one :class:`SPODE` per feature::
 
         P(c, x) = 1/|S(x)| sum over sp in S(x) of P_sp(c, x),
 

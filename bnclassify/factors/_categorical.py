@@ -20,7 +20,7 @@ class Categorical(Factor):
 
     Attributes
     ----------
-    log_table_ : ndarray of shape (n_classes, *parent cards, n_states)
+    log_table_ : ndarray of shape ``(n_classes, *parent cards, n_states)``
         ``log P(x | c, x_parents)``.
 
     Examples

@@ -33,13 +33,13 @@ class Gaussian(Factor):
 
     Attributes
     ----------
-    intercept_ : ndarray of shape (n_classes, *categorical parent cards)
+    intercept_ : ndarray of shape ``(n_classes, *categorical parent cards)``
         ``a``; the class means when there are no Gaussian parents.
-    coef_ : ndarray of shape (n_classes, *categorical parent cards, n_gaussian_parents)
+    coef_ : ndarray of shape ``(n_classes, *categorical parent cards, n_gaussian_parents)``
         ``b``.
-    var_ : ndarray of shape (n_classes, *categorical parent cards)
+    var_ : ndarray of shape ``(n_classes, *categorical parent cards)``
         ``s^2``, ``epsilon`` included.
-    count_ : ndarray of shape (n_classes, *categorical parent cards)
+    count_ : ndarray of shape ``(n_classes, *categorical parent cards)``
         Training rows behind each fit.
     epsilon_ : float
     mean_ : ndarray of shape (n_classes,)

@@ -1,0 +1,99 @@
+"""Sphinx configuration of the bnclassify documentation.
+
+Build: ``sphinx-build -W --keep-going -b html docs docs/_build/html``. Offline by
+default; ``BNCLASSIFY_DOCS_INTERSPHINX=1`` adds links to other projects' docs
+(fetching their inventories needs the network).
+"""
+
+import os
+import shutil
+from pathlib import Path
+
+import bnclassify
+
+DOCS = Path(__file__).resolve().parent
+ROOT = DOCS.parent
+
+project = "bnclassify"
+author = "bnclassify developers"
+copyright = "bnclassify developers"
+release = version = bnclassify.__version__
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.mathjax",
+    "sphinx.ext.viewcode",
+    "numpydoc",
+    "myst_nb",
+]
+exclude_patterns = ["_build", "_templates", "results.md", "Thumbs.db", ".DS_Store"]
+templates_path = ["_templates"]
+
+# The API reference: one page per public name, listed from each module's __all__,
+# so names and modules added later appear without editing the docs.
+PACKAGE = Path(bnclassify.__file__).parent
+SUBMODULES = (
+    "datasets distributions factors data counts weights information structure network "
+    "metrics explain plotting preprocessing study io stream"  # io, stream: when present
+).split()
+API_MODULES = ["bnclassify"] + [
+    f"bnclassify.{name}"
+    for name in SUBMODULES
+    if (PACKAGE / name).is_dir() or (PACKAGE / f"{name}.py").is_file()
+]
+(DOCS / "api.rst").write_text(
+    "API reference\n=============\n\n"
+    "Generated from the numpydoc docstrings: one page per public name.\n\n"
+    ".. autosummary::\n   :toctree: generated\n\n" + "".join(f"   {name}\n" for name in API_MODULES)
+)
+autosummary_generate = True
+autosummary_ignore_module_all = False  # a module's __all__ is its public API
+autodoc_default_options = {"members": True, "member-order": "bysource"}
+autodoc_typehints = "none"  # numpydoc's Parameters sections carry the types
+# bnclassify.distributions re-exports bnclassify.factors' classes: index them once.
+autosummary_context = {"alias_modules": ["bnclassify.distributions"]}
+numpydoc_show_class_members = False  # the class template lists the methods
+numpydoc_class_members_toctree = False
+
+
+def skip_member(app, what, name, obj, skip, options):
+    """Leave out what scikit-learn adds to every estimator (set_output, *_request, ...)."""
+    from_sklearn = (getattr(obj, "__module__", None) or "").startswith("sklearn.")
+    return True if from_sklearn or name.endswith("_request") else None
+
+
+def setup(app):
+    app.connect("autodoc-skip-member", skip_member)
+
+
+# The notebooks live in ../notebooks, committed executed: copy them into the
+# source tree at build time and render their stored outputs, never run them.
+shutil.rmtree(DOCS / "examples" / "notebooks", ignore_errors=True)
+shutil.copytree(
+    ROOT / "notebooks",
+    DOCS / "examples" / "notebooks",
+    ignore=shutil.ignore_patterns(".ipynb_checkpoints"),
+)
+nb_execution_mode = "off"
+myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence"]
+myst_heading_anchors = 3
+
+if os.environ.get("BNCLASSIFY_DOCS_INTERSPHINX") == "1":
+    extensions.append("sphinx.ext.intersphinx")
+    intersphinx_mapping = {
+        "python": ("https://docs.python.org/3", None),
+        "numpy": ("https://numpy.org/doc/stable", None),
+        "pandas": ("https://pandas.pydata.org/docs", None),
+        "networkx": ("https://networkx.org/documentation/stable", None),
+        "pgmpy": ("https://pgmpy.org", None),
+        "sklearn": ("https://scikit-learn.org/stable", None),
+        "shap": ("https://shap.readthedocs.io/en/latest", None),
+    }
+
+html_theme = "pydata_sphinx_theme"
+html_title = f"bnclassify {version}"
+html_theme_options = {
+    "github_url": "https://github.com/bnclassify/bnclassify",
+    "navigation_with_keys": False,
+}

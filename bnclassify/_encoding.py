@@ -21,7 +21,7 @@ from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.multiclass import check_classification_targets
 
 MISSING = -1
-HANDLE_UNKNOWN = ("error", "marginalize")
+HANDLE_UNKNOWN = ("warn", "error", "marginalize")
 
 
 def as_frame(X, feature_names=None) -> tuple[pd.DataFrame, bool]:

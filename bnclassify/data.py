@@ -16,6 +16,9 @@ training columns, and encodes a table to
 from __future__ import annotations
 
 import copy
+import os
+import sys
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -27,6 +30,7 @@ from ._encoding import (
     encode_frame,
     learn_and_encode_frame,
 )
+from .exceptions import UnseenCategoryWarning
 from .factors import KINDS, Factor
 
 
@@ -213,11 +217,29 @@ class TableSchema:
         return frame.set_axis(self.names, axis=1)
 
     def encode(self, frame, handle_unknown="error"):
-        """``(codes, values)`` of an aligned table (see the module docstring)."""
-        codes = encode_frame(frame, self.categories, handle_unknown)
+        """``(codes, values)`` of an aligned table (see the module docstring).
+
+        ``handle_unknown``: ``"error"`` raises on a category not seen in fit;
+        ``"marginalize"`` codes it as missing; ``"warn"`` does the same and
+        emits one :class:`~bnclassify.exceptions.UnseenCategoryWarning` naming
+        the columns and their numbers of unseen cells.
+        """
+        lenient = "marginalize" if handle_unknown == "warn" else handle_unknown
+        codes = encode_frame(frame, self.categories, lenient)
+        if handle_unknown == "warn":
+            warn_unseen(self.unseen_counts(frame, codes))
         if self.discrete.all():
             return codes, None
         return codes, self.continuous_values(frame)
+
+    def unseen_counts(self, frame, codes) -> dict:
+        """Number of cells per categorical column coded missing though observed (unseen)."""
+        columns = [j for j, c in enumerate(self.categories) if c is not None]
+        if not columns:
+            return {}
+        observed = frame.iloc[:, columns].notna().to_numpy()
+        unseen = ((codes[:, columns] == MISSING) & observed).sum(axis=0)
+        return {self.names[j]: int(k) for j, k in zip(columns, unseen, strict=True) if k}
 
     def continuous_values(self, frame) -> np.ndarray:
         """The continuous columns as floats (NaN: missing; discrete columns all NaN).
@@ -286,6 +308,29 @@ class TableSchema:
                 raise ValueError(
                     f"Column {self.names[j]!r} has no observed value: every cell is missing."
                 )
+
+
+def warn_unseen(counts):
+    """One :class:`~bnclassify.exceptions.UnseenCategoryWarning` for ``counts`` (if any).
+
+    The warning points at the first caller outside bnclassify.
+    """
+    if not counts:
+        return
+    package = os.path.dirname(os.path.abspath(__file__))
+    frame, stacklevel = sys._getframe(1), 2
+    while frame is not None and frame.f_code.co_filename.startswith(package):
+        frame, stacklevel = frame.f_back, stacklevel + 1
+    listed = ", ".join(f"{name!r} ({k})" for name, k in counts.items())
+    warnings.warn(
+        UnseenCategoryWarning(
+            f"{sum(counts.values())} cell(s) hold categories not seen during fit and were "
+            f"summed out as missing, in column(s) {listed}. Pass handle_unknown='marginalize' "
+            "to silence this or 'error' to refuse such rows.",
+            counts,
+        ),
+        stacklevel=stacklevel,
+    )
 
 
 def _nodes(frame, spec) -> list:

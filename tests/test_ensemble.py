@@ -327,7 +327,7 @@ def test_bad_parameters_raise_clear_errors(p450, params, error, message):
 
 
 def test_prediction_errors_name_the_ensemble(p450):
-    model = EnsembleTAN().fit(p450.data, p450.target)
+    model = EnsembleTAN(handle_unknown="error").fit(p450.data, p450.target)
     with pytest.raises(ValueError, match="X has 3 features, but EnsembleTAN is expecting 8"):
         model.predict(p450.data.to_numpy()[:, :3])
     with pytest.raises(ValueError, match="not_a_block"):

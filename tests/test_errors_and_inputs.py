@@ -77,7 +77,7 @@ def test_predict_with_other_columns(p450):
 
 
 def test_unknown_category_error_names_column_and_value(p450):
-    model = TAN().fit(p450.data, p450.target)
+    model = TAN(handle_unknown="error").fit(p450.data, p450.target)
     row = p450.data.iloc[[0]].astype(str)
     row["block5"] = "7"
     with pytest.raises(ValueError, match=r"Column 'block5' has value\(s\) \['7'\] not seen"):
@@ -86,6 +86,34 @@ def test_unknown_category_error_names_column_and_value(p450):
     missing = row.copy()
     missing["block5"] = np.nan
     np.testing.assert_allclose(marginal, model.predict_proba(missing), atol=0)
+
+
+@pytest.mark.parametrize("name", ["NaiveBayes", "TAN", "KDB", "AODE", "EnsembleTAN"])
+def test_default_sums_out_unseen_categories_and_warns_once(p450, name):
+    import warnings
+
+    import bnclassify
+    from bnclassify.exceptions import UnseenCategoryWarning
+
+    model = getattr(bnclassify, name)().fit(p450.data, p450.target)
+    rows = p450.data.iloc[:3].astype(str)
+    rows.iloc[0, 4] = "7"
+    rows.iloc[1, 4] = "8"
+    rows.iloc[2, 0] = "9"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        proba = model.predict_proba(rows)
+    assert [w.category for w in caught] == [UnseenCategoryWarning]
+    assert caught[0].message.counts == {"block1": 1, "block5": 2}
+    assert caught[0].filename == __file__  # points at the caller
+    missing = rows.copy()
+    missing.iloc[[0, 1], 4] = np.nan
+    missing.iloc[2, 0] = np.nan
+    quiet = model.set_params(handle_unknown="marginalize")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_allclose(proba, quiet.predict_proba(rows), atol=0)
+        np.testing.assert_allclose(proba, quiet.predict_proba(missing), atol=1e-12)
 
 
 def test_declared_categories_get_smoothed_probabilities():

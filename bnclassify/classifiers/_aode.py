@@ -33,7 +33,7 @@ class SPODE(BayesNetClassifier):
         could not be a parent of the categorical features.
     alpha : float, default=1.0
         Dirichlet pseudo-count for every CPT cell and the class prior.
-    handle_unknown : {"error", "marginalize"}, default="error"
+    handle_unknown : {"warn", "error", "marginalize"}, default="warn"
 
     Attributes
     ----------
@@ -50,7 +50,7 @@ class SPODE(BayesNetClassifier):
     ['class', 'safety']
     """
 
-    def __init__(self, superparent=None, alpha=1.0, handle_unknown="error"):
+    def __init__(self, superparent=None, alpha=1.0, handle_unknown="warn"):
         super().__init__(alpha=alpha, handle_unknown=handle_unknown)
         self.superparent = superparent
 
@@ -128,7 +128,7 @@ class AODE(MemberEnsemble):
         A SPODE takes part for a row only when the row's value of its
         super-parent occurred at least this often in training. Weka and R use
         1; Webb et al. report 30.
-    handle_unknown : {"error", "marginalize"}, default="error"
+    handle_unknown : {"warn", "error", "marginalize"}, default="warn"
 
     Attributes
     ----------
@@ -155,7 +155,7 @@ class AODE(MemberEnsemble):
     0.939
     """
 
-    def __init__(self, alpha=1.0, min_frequency=1, handle_unknown="error"):
+    def __init__(self, alpha=1.0, min_frequency=1, handle_unknown="warn"):
         self.alpha = alpha
         self.min_frequency = min_frequency
         self.handle_unknown = handle_unknown

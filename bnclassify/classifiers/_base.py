@@ -75,7 +75,7 @@ class BayesNetClassifier(
     :meth:`_edge_weights` when their structure is learned from weights).
     """
 
-    def __init__(self, alpha=1.0, handle_unknown="error"):
+    def __init__(self, alpha=1.0, handle_unknown="warn"):
         self.alpha = alpha
         self.handle_unknown = handle_unknown
 

@@ -197,7 +197,7 @@ default="auto"
     n_jobs : int, optional
         Members fitted in parallel by joblib (threads by default; the members
         share the counts). ``None`` is 1, ``-1`` all processors.
-    handle_unknown : {"error", "marginalize"}, default="error"
+    handle_unknown : {"warn", "error", "marginalize"}, default="warn"
         Set on every member: a category unseen in fit raises, or is treated
         as missing and summed out.
 
@@ -239,7 +239,7 @@ default="auto"
         alpha=1.0,
         random_state=None,
         n_jobs=None,
-        handle_unknown="error",
+        handle_unknown="warn",
     ):
         self.contact_matrix = contact_matrix
         self.members = members

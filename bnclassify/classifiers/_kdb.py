@@ -48,7 +48,7 @@ class KDB(BayesNetClassifier):
         under the earlier feature it shares most information with: the tree
         the Simpler TAN study's TAN code built by accident (see
         ``bnclassify.study.StudyTAN``).
-    handle_unknown : {"error", "marginalize"}, default="error"
+    handle_unknown : {"warn", "error", "marginalize"}, default="warn"
 
     Attributes
     ----------
@@ -71,7 +71,7 @@ class KDB(BayesNetClassifier):
     ['class', 'persons', 'safety']
     """
 
-    def __init__(self, k=1, alpha=1.0, order=None, handle_unknown="error"):
+    def __init__(self, k=1, alpha=1.0, order=None, handle_unknown="warn"):
         super().__init__(alpha=alpha, handle_unknown=handle_unknown)
         self.k = k
         self.order = order

@@ -34,9 +34,12 @@ class NaiveBayes(BayesNetClassifier):
     alpha : float, default=1.0
         Dirichlet pseudo-count added to every cell of every CPT and of the
         class prior (1 = Laplace smoothing).
-    handle_unknown : {"error", "marginalize"}, default="error"
-        What to do with a category not seen in fit: raise, or treat the cell
-        as missing (sum it out).
+    handle_unknown : {"warn", "error", "marginalize"}, default="warn"
+        What to do with a category not seen in fit. ``"warn"``: treat the
+        cell as missing (summed out exactly) and emit one
+        :class:`~bnclassify.exceptions.UnseenCategoryWarning` per call naming
+        the columns and counts; ``"marginalize"``: the same, silently;
+        ``"error"``: raise a ``ValueError``.
     distributions : None, str, Distribution or dict, default=None
         How each column is modelled. ``None``: by dtype (float -> Gaussian,
         anything else -> categorical CPT). A name (``"categorical"``,
@@ -89,7 +92,7 @@ class NaiveBayes(BayesNetClassifier):
     array([1.462, 4.26 , 5.552])
     """
 
-    def __init__(self, alpha=1.0, handle_unknown="error", distributions=None):
+    def __init__(self, alpha=1.0, handle_unknown="warn", distributions=None):
         super().__init__(alpha=alpha, handle_unknown=handle_unknown)
         self.distributions = distributions
 
@@ -198,7 +201,7 @@ class TreeAugmented(BayesNetClassifier):
     one undirected tree.
     """
 
-    def __init__(self, alpha=1.0, root=None, handle_unknown="error", distributions=None):
+    def __init__(self, alpha=1.0, root=None, handle_unknown="warn", distributions=None):
         super().__init__(alpha=alpha, handle_unknown=handle_unknown)
         self.root = root
         self.distributions = distributions
@@ -297,7 +300,7 @@ class TAN(TreeAugmented):
         used only when ``contact_prior > 0``.
     contact_prior : float, default=0.0
         ``lambda`` above, in nats: how much the contacts count against the data.
-    handle_unknown : {"error", "marginalize"}, default="error"
+    handle_unknown : {"warn", "error", "marginalize"}, default="warn"
     distributions : None, str, Distribution or dict, default=None
         How each column is modelled, as in :class:`NaiveBayes` (default: float
         columns Gaussian, the others categorical).
@@ -348,7 +351,7 @@ class TAN(TreeAugmented):
         criterion="loglik",
         contact_matrix=None,
         contact_prior=0.0,
-        handle_unknown="error",
+        handle_unknown="warn",
         distributions=None,
     ):
         super().__init__(
@@ -410,7 +413,7 @@ class SimplerTAN(TreeAugmented):
     root : str or int, optional
         Root of the tree (default: the first feature; with continuous
         features, the first categorical one, as in :class:`TAN`).
-    handle_unknown : {"error", "marginalize"}, default="error"
+    handle_unknown : {"warn", "error", "marginalize"}, default="warn"
     distributions : None, str, Distribution or dict, default=None
         How each column is modelled, as in :class:`NaiveBayes`; continuous
         features follow :class:`TAN`'s rules.
@@ -431,7 +434,7 @@ class SimplerTAN(TreeAugmented):
     """
 
     def __init__(
-        self, contact_matrix=None, alpha=1.0, root=None, handle_unknown="error", distributions=None
+        self, contact_matrix=None, alpha=1.0, root=None, handle_unknown="warn", distributions=None
     ):
         super().__init__(
             alpha=alpha, root=root, handle_unknown=handle_unknown, distributions=distributions

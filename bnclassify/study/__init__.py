@@ -91,7 +91,7 @@ class StudyTAN(TAN):
     alpha : float, default=1.0
     root : str or int, optional
         The study's ``starting_node`` (default: the first feature).
-    handle_unknown : {"error", "marginalize"}, default="error"
+    handle_unknown : {"warn", "error", "marginalize"}, default="warn"
 
     Examples
     --------

@@ -124,3 +124,46 @@ def test_missing_values_are_rejected():
 @parametrize_with_checks([MDLDiscretizer()])
 def test_sklearn_compatible_transformer(estimator, check):
     check(estimator)
+
+
+def test_mixed_table_passes_non_numeric_columns_through_in_a_pipeline():
+    import warnings
+
+    from sklearn.model_selection import StratifiedKFold, cross_validate
+    from sklearn.pipeline import make_pipeline
+
+    from bnclassify import TAN
+    from bnclassify.datasets import make_census_table
+
+    table = make_census_table(600)
+    X, y = table.drop(columns="income"), table["income"]
+    mdl = MDLDiscretizer().fit(X, y)
+    out = mdl.transform(X)
+    assert list(out.columns) == list(X.columns)
+    assert list(mdl.get_feature_names_out()) == list(X.columns)
+    for name in ["workclass", "occupation", "married", "sex"]:
+        pd.testing.assert_series_equal(out[name], X[name])
+    assert mdl.cut_points_[X.columns.get_loc("sex")] is None
+    assert out["age"].dtype == np.int64
+    assert list(mdl.set_output(transform="pandas").transform(X).columns) == list(X.columns)
+    chosen = MDLDiscretizer(columns=["age"]).fit(X, y)
+    pd.testing.assert_series_equal(chosen.transform(X)["hours_per_week"], X["hours_per_week"])
+    with pytest.raises(ValueError, match="not numeric"):
+        MDLDiscretizer(columns=["sex"]).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        scores = cross_validate(
+            make_pipeline(MDLDiscretizer(), TAN()),
+            X,
+            y,
+            cv=StratifiedKFold(3, shuffle=True, random_state=0),
+            scoring="neg_log_loss",
+            error_score="raise",
+        )
+    assert np.isfinite(scores["test_score"]).all()
+
+
+def test_missing_numbers_in_a_frame_stay_missing():
+    X = pd.DataFrame({"a": [1.0, np.nan, 3.0, 4.0, 5.0, 6.0], "b": list("xyxyxy")})
+    out = MDLDiscretizer().fit(X, [0, 0, 0, 1, 1, 1]).transform(X)
+    assert out["a"].isna().tolist() == [False, True, False, False, False, False]

@@ -282,7 +282,7 @@ def test_missing_cells_predict_alike_in_every_form(tree_data, form):
 )
 def test_unknown_values_name_the_column(tree_data, form):
     X, y = tree_data
-    model = NaiveBayes().fit(as_form(X, form), y)
+    model = NaiveBayes(handle_unknown="error").fit(as_form(X, form), y)
     test = as_form(X, "object").iloc[:5].copy()
     test.loc[2, "f4"] = "s9"
     test = (

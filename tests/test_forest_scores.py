@@ -286,22 +286,11 @@ def _categorical(estimator):
     return estimator
 
 
-def _expected_failures(estimator):
-    # every float value is its own category here: the rows the check weighs 0 (equal to
-    # dropping them) bring values that predict, on all rows, refuses as unseen categories
-    return {
-        "check_sample_weight_equivalence_on_dense_data": (
-            "float columns modelled as categories: zero-weight rows' values are unseen"
-        )
-    }
-
-
 @parametrize_with_checks(
     [
         _categorical(TAN(criterion="bic")),
         _categorical(TAN(criterion="aic", contact_matrix=_chain, contact_prior=5.0)),
-    ],
-    expected_failed_checks=_expected_failures,
+    ]
 )
 def test_sklearn_compatible_estimator(estimator, check):
     check(estimator)

@@ -9,6 +9,7 @@ from ._loaders import (
     load_p450,
     load_vote,
 )
+from ._mixed import make_census_table, make_clinic_table, make_credit_table
 from ._networks import make_signal_subgraph_networks
 from ._synthetic import make_tree_classification
 
@@ -19,6 +20,9 @@ __all__ = [
     "load_nursery",
     "load_p450",
     "load_vote",
+    "make_census_table",
+    "make_clinic_table",
+    "make_credit_table",
     "make_signal_subgraph_networks",
     "make_tree_classification",
 ]

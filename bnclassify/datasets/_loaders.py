@@ -34,7 +34,9 @@ def load_csv(path, target=None, *, return_X_y=False, descr=""):
     path : str or path-like
         CSV file with one header row.
     target : str, optional
-        Name of the class column; the last column by default.
+        Name of the class column; by default the last column (an empty
+        ``Unnamed`` column left by a trailing comma on every line is dropped
+        first, never taken as the target).
     return_X_y : bool, default=False
         Return ``(data, target)`` instead of a Bunch.
     descr : str, default=""
@@ -55,6 +57,10 @@ def load_csv(path, target=None, *, return_X_y=False, descr=""):
     ((1728, 6), 'class')
     """
     frame = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""])
+    trailing = [  # a trailing comma on every line: empty "Unnamed: k" columns
+        c for c in frame.columns if str(c).startswith("Unnamed:") and frame[c].isna().all()
+    ]
+    frame = frame.drop(columns=trailing)
     if frame.empty or frame.shape[1] < 2:
         raise ValueError(f"{path}: need a header, at least one row and at least two columns.")
     target = frame.columns[-1] if target is None else target

@@ -186,11 +186,6 @@ class AODE(MemberEnsemble):
         self._fit_rows = counts  # a later partial_fit continues from them (not pickled)
         return self
 
-    def __getstate__(self):
-        state = super().__getstate__()
-        state.pop("_fit_rows", None)
-        return state
-
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Add a chunk of rows and refit every SPODE from all rows so far.
 

@@ -30,7 +30,21 @@ from ._predict import JointPredictor, is_dask_collection
 
 
 class SchemaAttributes:
-    """The fitted attributes every bnclassify classifier derives from its ``schema_``."""
+    """What every bnclassify table classifier shares: the attributes it derives from its
+    ``schema_``, its scikit-learn input tags (categorical, string and NaN input), and
+    pickling without the training rows a later ``partial_fit`` would continue from."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        tags.input_tags.allow_nan = True
+        return tags
+
+    def __getstate__(self):
+        state = super().__getstate__()
+        state.pop("_fit_rows", None)
+        return state
 
     def _set_schema(self, schema, y=None, class_node=None):
         """Set ``schema_``, ``n_features_in_``, ``feature_names_in_`` and ``class_node_``."""
@@ -121,11 +135,6 @@ class BayesNetClassifier(
         self._fit_counts(counts, features, alpha)
         self._fit_rows = counts  # a later partial_fit continues from them (not pickled)
         return self
-
-    def __getstate__(self):
-        state = super().__getstate__()
-        state.pop("_fit_rows", None)
-        return state
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Add a chunk of rows to the statistics and refit the model from all rows so far.
@@ -361,13 +370,6 @@ class BayesNetClassifier(
                 f"{list(self.classes_)}."
             )
         return codes
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.categorical = True
-        tags.input_tags.string = True
-        tags.input_tags.allow_nan = True
-        return tags
 
 
 def accumulate(model, X, y, classes, sample_weight):

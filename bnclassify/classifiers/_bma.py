@@ -481,13 +481,6 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
                 out[chunk] = logsumexp(joint, axis=1)
         return out
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.categorical = True
-        tags.input_tags.string = True
-        tags.input_tags.allow_nan = True
-        return tags
-
 
 # -- the scores ------------------------------------------------------------------------------
 def _block(params, i):

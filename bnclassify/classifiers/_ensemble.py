@@ -102,13 +102,6 @@ class MemberEnsemble(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEsti
         """log P(c, x) of one member from the shared ``(codes, values)``."""
         return member.compiled_.joint_log_likelihood(*encoded)
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.categorical = True
-        tags.input_tags.string = True
-        tags.input_tags.allow_nan = True
-        return tags
-
 
 def fit_on_counts(member, counts, features, alpha):
     member._fit_counts(counts, features, alpha)

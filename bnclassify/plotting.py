@@ -343,8 +343,8 @@ def plot_structure(
     show_weights : bool, default=True
         Write each feature edge's weight at its middle.
     weight_format : str, optional
-        Format spec for the weights (default: integers as integers, else 2
-        significant digits).
+        Format spec for the weights (default: integers as integers, else 3
+        significant digits, trailing zeros kept).
     edge_colors : dict, optional
         Colour of particular feature edges, keyed by ``frozenset({u, v})``;
         the others are dark grey.

@@ -7,26 +7,11 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
+from _cli import assert_one_line_error, run_cli
 
 from bnclassify.datasets import make_tree_classification
 from bnclassify.study import cost as cost_study
 from bnclassify.study.cli import main
-
-
-def _run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def _assert_one_line_error(code, err, *fragments):
-    assert code == 2
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, err
-    assert lines[0].startswith("bnclassify: error: ")
-    assert "Traceback" not in err
-    for fragment in fragments:
-        assert fragment in lines[0]
 
 
 @pytest.fixture
@@ -44,7 +29,7 @@ def csv_dataset(tmp_path):
 
 
 def test_compare_p450_reproduces_the_studys_nb_and_simpler_tan(capsys):
-    code, out, err = _run(capsys, "compare", "--models", "NB,Simpler TAN", "--no-progress")
+    code, out, err = run_cli(capsys, "compare", "--models", "NB,Simpler TAN", "--no-progress")
     assert code == 0, err
     assert "KFold, shuffle, random_state=42" in out and "log2" in out
     rows = {line.split()[0]: line.split() for line in out.splitlines()}
@@ -59,7 +44,7 @@ def test_compare_p450_reproduces_the_studys_nb_and_simpler_tan(capsys):
 def test_compare_csv_with_contact_matrix_and_out(capsys, csv_dataset, tmp_path):
     path, contact_path, _ = csv_dataset
     out_dir = tmp_path / "out"
-    code, out, err = _run(
+    code, out, err = run_cli(
         capsys,
         "compare",
         "--csv",
@@ -96,14 +81,14 @@ def test_compare_csv_with_contact_matrix_and_out(capsys, csv_dataset, tmp_path):
 
 def test_compare_csv_defaults_to_the_last_column(capsys, csv_dataset):
     path, _, _ = csv_dataset
-    code, out, _ = _run(capsys, "compare", "--csv", str(path), "--folds", "2", "--models", "NB")
+    code, out, _ = run_cli(capsys, "compare", "--csv", str(path), "--folds", "2", "--models", "NB")
     assert code == 0 and "toy: 240 rows, 4 features, 2 classes" in out
 
 
 def test_study_tan_row_is_labelled_and_optional(capsys):
-    code, out, _ = _run(capsys, "compare", "--models", "TAN (study's tree)", "--no-progress")
+    code, out, _ = run_cli(capsys, "compare", "--models", "TAN (study's tree)", "--no-progress")
     assert code == 0 and "accidental TAN trees" in out
-    code, out, _ = _run(capsys, "compare", "--no-study-tan", "--models", "NB", "--no-progress")
+    code, out, _ = run_cli(capsys, "compare", "--no-study-tan", "--models", "NB", "--no-progress")
     assert code == 0 and "study's tree" not in out
 
 
@@ -139,8 +124,8 @@ def test_bad_input_is_one_line_and_exit_2(capsys, csv_dataset, tmp_path, argv, f
         "asymmetric": str(asymmetric),
         "empty": str(empty),
     }
-    code, _, err = _run(capsys, "compare", "--no-progress", *[a.format(**names) for a in argv])
-    _assert_one_line_error(code, err, *fragments)
+    code, _, err = run_cli(capsys, "compare", "--no-progress", *[a.format(**names) for a in argv])
+    assert_one_line_error(code, err, *fragments)
 
 
 def test_usage_errors_are_one_line_too(capsys):
@@ -177,7 +162,7 @@ def tiny_cost_study(monkeypatch):
 
 
 def test_cost_command(capsys, tiny_cost_study, tmp_path):
-    code, out, err = _run(capsys, "cost", "--out", str(tmp_path))
+    code, out, err = run_cli(capsys, "cost", "--out", str(tmp_path))
     assert code == 0, err
     assert "TAN / Simpler TAN" in out
     table = pd.read_csv(tmp_path / "cost_table.csv")
@@ -194,7 +179,7 @@ def test_reproduce_rewrites_only_the_marked_blocks(capsys, tiny_cost_study, tmp_
         + "middle\n<!-- bnclassify:cost:start -->\nold\n<!-- bnclassify:cost:end -->\ntail\n"
     )
     results = tmp_path / "docs" / "results.md"
-    code, out, err = _run(
+    code, out, err = run_cli(
         capsys,
         "reproduce",
         "--readme",
@@ -219,7 +204,7 @@ def test_reproduce_rewrites_only_the_marked_blocks(capsys, tiny_cost_study, tmp_
 def test_reproduce_refuses_a_readme_without_markers(capsys, tiny_cost_study, tmp_path):
     readme = tmp_path / "README.md"
     readme.write_text("no markers\n")
-    code, _, err = _run(
+    code, _, err = run_cli(
         capsys,
         "reproduce",
         "--readme",
@@ -228,16 +213,16 @@ def test_reproduce_refuses_a_readme_without_markers(capsys, tiny_cost_study, tmp
         str(tmp_path / "r.md"),
         "--no-figures",
     )
-    _assert_one_line_error(code, err, "bnclassify:results:start")
+    assert_one_line_error(code, err, "bnclassify:results:start")
     assert readme.read_text() == "no markers\n"
 
 
 def test_figures_command_writes_the_cv_figure(capsys, tmp_path):
-    code, out, err = _run(capsys, "figures", "--out", str(tmp_path), "--only", "cv_results")
+    code, out, err = run_cli(capsys, "figures", "--out", str(tmp_path), "--only", "cv_results")
     assert code == 0, err
     assert (tmp_path / "cv_results.png").stat().st_size > 0
-    code, _, err = _run(capsys, "figures", "--out", str(tmp_path), "--only", "no_such_figure")
-    _assert_one_line_error(code, err, "no_such_figure")
+    code, _, err = run_cli(capsys, "figures", "--out", str(tmp_path), "--only", "no_such_figure")
+    assert_one_line_error(code, err, "no_such_figure")
 
 
 def test_reproduced_tables_match_evaluate():
@@ -251,7 +236,7 @@ def test_reproduced_tables_match_evaluate():
 
 
 def test_compare_repeats_and_baseline_p_values(capsys):
-    code, out, err = _run(
+    code, out, err = run_cli(
         capsys,
         "compare",
         "--models",
@@ -278,8 +263,8 @@ def test_compare_repeats_and_baseline_p_values(capsys):
 
 
 def test_compare_unknown_baseline_is_one_line(capsys):
-    code, _, err = _run(capsys, "compare", "--models", "NB,TAN", "--baseline", "KDB")
-    _assert_one_line_error(code, err, "--baseline", "KDB")
+    code, _, err = run_cli(capsys, "compare", "--models", "NB,TAN", "--baseline", "KDB")
+    assert_one_line_error(code, err, "--baseline", "KDB")
 
 
 def test_repeated_evaluation_uses_consecutive_seeds():

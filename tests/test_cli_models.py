@@ -3,27 +3,12 @@
 import numpy as np
 import pandas as pd
 import pytest
+from _cli import assert_one_line_error, run_cli
 
 from bnclassify import TAN, NaiveBayes, SignalSubgraphClassifier
 from bnclassify.datasets import load_p450, make_signal_subgraph_networks
 from bnclassify.io import dump, load
 from bnclassify.study.cli import main, model_file_name
-
-
-def _run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def _assert_one_line_error(code, err, *fragments):
-    assert code == 2
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, err
-    assert lines[0].startswith("bnclassify: error: ")
-    assert "Traceback" not in err
-    for fragment in fragments:
-        assert fragment in lines[0]
 
 
 def test_model_file_names():
@@ -34,7 +19,7 @@ def test_model_file_names():
 
 def test_compare_saves_models_fitted_on_all_the_data_and_predict_reads_them(capsys, tmp_path):
     models = tmp_path / "models"
-    code, out, err = _run(
+    code, out, err = run_cli(
         capsys, "compare", "--models", "NB,TAN", "--folds", "2", "--no-progress",
         "--save-model", models,
     )  # fmt: skip
@@ -51,7 +36,7 @@ def test_compare_saves_models_fitted_on_all_the_data_and_predict_reads_them(caps
     csv = tmp_path / "rows.csv"
     rows.to_csv(csv, index=False)  # the class column is there too; predict ignores it
     out_csv = tmp_path / "pred.csv"
-    code, out, err = _run(
+    code, out, err = run_cli(
         capsys, "predict", "--model", models / "tan.bnc", "--csv", csv, "--out", out_csv
     )
     assert code == 0, err
@@ -62,7 +47,7 @@ def test_compare_saves_models_fitted_on_all_the_data_and_predict_reads_them(caps
     assert np.array_equal(written[["P(0)", "P(1)"]].to_numpy(), expected)
     assert written.prediction.tolist() == list(direct.classes_[expected.argmax(axis=1)])
 
-    code, out, err = _run(capsys, "predict", "--model", models / "nb.bnc", "--csv", csv)
+    code, out, err = run_cli(capsys, "predict", "--model", models / "nb.bnc", "--csv", csv)
     assert code == 0, err
     assert out.splitlines()[0] == "prediction,P(0),P(1)" and len(out.splitlines()) == 21
 
@@ -83,7 +68,7 @@ def test_predict_matches_integer_bool_and_float_columns(capsys, tmp_path):
     rows.iloc[2, 2] = None
     rows.iloc[4, 0] = None
     rows.to_csv(tmp_path / "rows.csv", index=False)
-    code, out, err = _run(
+    code, out, err = run_cli(
         capsys, "predict", "--model", tmp_path / "m.bnc", "--csv", tmp_path / "rows.csv",
         "--out", tmp_path / "p.csv",
     )  # fmt: skip
@@ -97,22 +82,22 @@ def test_predict_errors_are_one_line(capsys, tmp_path):
     p450 = load_p450()
     csv = tmp_path / "rows.csv"
     p450.frame.iloc[:5].to_csv(csv, index=False)
-    code, _, err = _run(capsys, "predict", "--model", csv, "--csv", csv)
-    _assert_one_line_error(code, err, "is not a bnclassify model file")
-    code, _, err = _run(capsys, "predict", "--model", tmp_path / "none.bnc", "--csv", csv)
-    _assert_one_line_error(code, err, "none.bnc")
+    code, _, err = run_cli(capsys, "predict", "--model", csv, "--csv", csv)
+    assert_one_line_error(code, err, "is not a bnclassify model file")
+    code, _, err = run_cli(capsys, "predict", "--model", tmp_path / "none.bnc", "--csv", csv)
+    assert_one_line_error(code, err, "none.bnc")
     dump(NaiveBayes().fit(p450.data, p450.target), tmp_path / "nb.bnc")
     p450.frame.iloc[:5, 2:].to_csv(tmp_path / "short.csv", index=False)
-    code, _, err = _run(
+    code, _, err = run_cli(
         capsys, "predict", "--model", tmp_path / "nb.bnc", "--csv", tmp_path / "short.csv"
     )
-    _assert_one_line_error(code, err, "lacks the model's columns ['block1', 'block2']")
+    assert_one_line_error(code, err, "lacks the model's columns ['block1', 'block2']")
     X, y = make_signal_subgraph_networks(
         n_networks=20, n_vertices=5, n_signal_edges=2, random_state=0
     )
     dump(SignalSubgraphClassifier(n_edges=2).fit(X, y), tmp_path / "ssg.bnc")
-    code, _, err = _run(capsys, "predict", "--model", tmp_path / "ssg.bnc", "--csv", csv)
-    _assert_one_line_error(code, err, "predict takes a classifier of tables")
+    code, _, err = run_cli(capsys, "predict", "--model", tmp_path / "ssg.bnc", "--csv", csv)
+    assert_one_line_error(code, err, "predict takes a classifier of tables")
 
 
 def test_predict_needs_model_and_csv(capsys):

@@ -255,6 +255,11 @@ def child_memory(library, n, m):
         "bnclassify-nb": lambda: bnc_nb()[0],
         "scikit-learn-nb": lambda: sklearn_nb()[0],
     }[library]()
+    _print_fit_memory(fit, X, y)
+
+
+def _print_fit_memory(fit, X, y):
+    """Time one fit and print its peak resident memory as JSON (run in a subprocess)."""
     resettable = _reset_peak()  # so the peak is the fit's, not the data generation's
     before = _proc_status_mb("VmRSS")
     start = time.perf_counter()
@@ -268,13 +273,7 @@ def child_form_memory(library, form, n, m):
     """Run in the subprocess: one input form, one fit (or fit + predict); peak RSS."""
     X, y = form_data(n, m, form)
     fit = FORM_LIBRARIES[library]()
-    resettable = _reset_peak()
-    before = _proc_status_mb("VmRSS")
-    start = time.perf_counter()
-    fit(X, y)
-    seconds = time.perf_counter() - start
-    peak = _proc_status_mb("VmHWM") if resettable else _maxrss_mb()
-    print(json.dumps({"before_mb": before, "peak_mb": peak, "seconds": seconds}))
+    _print_fit_memory(fit, X, y)
 
 
 def _maxrss_mb():

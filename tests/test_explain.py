@@ -525,17 +525,20 @@ def _shapley_by_brute_force(model, rows, background):
     return values, worth[()]
 
 
+def _mixed_estimator(name):
+    return {
+        "NaiveBayes": NaiveBayes,
+        "TAN": TAN,
+        "KDB2": lambda: KDB(k=2),
+        "EnsembleTAN": EnsembleTAN,
+        "AODE": AODE,
+    }[name]()
+
+
 @pytest.mark.parametrize("name", ["NaiveBayes", "TAN", "KDB2", "EnsembleTAN", "AODE"])
 def test_mixed_interventional_log_odds_equal_brute_force_shapley(mixed, name):
     X, y = mixed
-    estimator = {
-        "NaiveBayes": NaiveBayes(),
-        "TAN": TAN(),
-        "KDB2": KDB(k=2),
-        "EnsembleTAN": EnsembleTAN(),
-        "AODE": AODE(),
-    }[name]
-    model = estimator.fit(X, y)
+    model = _mixed_estimator(name).fit(X, y)
     assert model.feature_kinds_.count("gaussian") == 4
     rows, background = X.iloc[[0, 7, 100]], X.iloc[::15]
     expected, base = _shapley_by_brute_force(model, rows, background)
@@ -553,14 +556,7 @@ def test_mixed_interventional_log_odds_equal_brute_force_shapley(mixed, name):
 @pytest.mark.parametrize("output", ["log_odds", "probability"])
 def test_mixed_conditional_values_add_up_with_missing_floats_and_strings(mixed, name, output):
     X, y = mixed
-    estimator = {
-        "NaiveBayes": NaiveBayes(),
-        "TAN": TAN(),
-        "KDB2": KDB(k=2),
-        "EnsembleTAN": EnsembleTAN(),
-        "AODE": AODE(),
-    }[name]
-    model = estimator.fit(X, y)
+    model = _mixed_estimator(name).fit(X, y)
     rows = X.iloc[:6].copy()
     rows.loc[1, "radius"] = np.nan
     rows.loc[2, "worst_radius"] = np.nan

@@ -111,20 +111,48 @@ def _small_nonnegative_ints(values) -> bool:
     )
 
 
-def default_kind(column: pd.Series) -> str:
-    """How a column is modelled unless told otherwise: ``"gaussian"`` for floats, else categorical.
+#: An integer column with more distinct values than this is continuous (Gaussian)
+#: by default; chosen by cross-validation on bundled, scikit-learn and synthetic
+#: mixed tables (docs/kinds.md).
+INTEGER_MAX_CATEGORIES = 20
 
-    Integers, booleans, strings, objects and pandas Categorical columns (of
-    any category type) are categorical; float columns are continuous.
+
+def default_kind(column: pd.Series, max_categories=None) -> str:
+    """How a column is modelled unless told otherwise: ``"gaussian"`` or ``"categorical"``.
+
+    The rule reads raw ``pd.read_csv`` output:
+
+    - float columns are continuous (Gaussian);
+    - integer columns (numpy or pandas nullable) are continuous when they have
+      more than ``max_categories`` (default :data:`INTEGER_MAX_CATEGORIES`,
+      20) distinct values, e.g. a duration in months, an amount or an age, and
+      categorical otherwise (integer codes, Likert scores, small counts);
+    - booleans, strings, objects, dates and pandas Categorical columns are
+      categorical (a date is never read as nanoseconds by a Gaussian node).
 
     Examples
     --------
     >>> default_kind(pd.Series([1.5, 2.0])), default_kind(pd.Series([1, 2]))
     ('gaussian', 'categorical')
+    >>> default_kind(pd.Series(range(100))), default_kind(pd.Series([True, False]))
+    ('gaussian', 'categorical')
     """
+    limit = INTEGER_MAX_CATEGORIES if max_categories is None else max_categories
     dtype = column.dtype
-    if not isinstance(dtype, pd.CategoricalDtype) and dtype.kind == "f":
+    if isinstance(dtype, pd.CategoricalDtype):
+        return "categorical"
+    if dtype.kind == "f":
         return "gaussian"
+    if dtype.kind in "iu":
+        low, high = column.min(), column.max()
+        if pd.isna(low) or int(high) - int(low) < limit:
+            return "categorical"  # at most `limit` distinct values: no counting needed
+        observed = column.dropna().to_numpy(dtype=np.int64)
+        if int(high) - int(low) < _LOOKUP_LIMIT:
+            distinct = np.count_nonzero(np.bincount(observed - int(low)))
+        else:
+            distinct = len(pd.unique(observed))
+        return "gaussian" if distinct > limit else "categorical"
     return "categorical"
 
 

@@ -75,6 +75,53 @@ class SchemaAttributes:
         return self.schema_.kinds
 
 
+    def describe(self) -> pd.DataFrame:
+        """What the model inferred about each column: its kind, its categories, its parents.
+
+        Returns
+        -------
+        DataFrame
+            One row per feature, in the training column order, with columns
+            ``column``, ``kind`` (``"categorical"``, ``"gaussian"``, ...; by
+            default floats and integer columns with more than 20 distinct values
+            are Gaussian, every other column categorical),
+            ``n_categories`` and ``categories`` (discrete columns; the
+            categories in code order) and ``parents`` (the feature's feature
+            parents in the learned structure, when the model has one; the class
+            is a parent of every feature).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from bnclassify import TAN
+        >>> X = pd.DataFrame({"age": range(20, 50), "sex": ["f", "m", "m"] * 10})
+        >>> TAN().fit(X, [0, 1] * 15).describe()
+          column         kind  n_categories categories parents
+        0    age     gaussian             0         []   [sex]
+        1    sex  categorical             2     [f, m]      []
+        """
+        check_is_fitted(self, "schema_")
+        schema = self.schema_
+        structure = getattr(self, "structure_", None)
+        rows = []
+        for name, kind, categories in zip(
+            schema.names, schema.kinds, schema.categories, strict=True
+        ):
+            parents = []
+            if structure is not None and name in structure:
+                parents = [p for p in structure.predecessors(name) if p != self.class_node_]
+            rows.append(
+                {
+                    "column": name,
+                    "kind": kind,
+                    "n_categories": 0 if categories is None else len(categories),
+                    "categories": [] if categories is None else list(categories),
+                    "parents": parents,
+                }
+            )
+        return pd.DataFrame(rows)
+
+
 class BayesNetClassifier(
     SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator, metaclass=ABCMeta
 ):

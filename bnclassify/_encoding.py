@@ -9,6 +9,7 @@ pandas' hash-based ``Categorical``, so encoding is vectorised either way.
 from __future__ import annotations
 
 import numbers
+from collections.abc import Hashable
 import os
 import warnings
 from concurrent.futures import ThreadPoolExecutor
@@ -296,8 +297,22 @@ def _factorize(column: pd.Series) -> _Factorized:
     if data is not None:
         return _factorize_arrow(data)
     plain_object = isinstance(dtype, np.dtype) and dtype.kind == "O"
-    indices, uniques = pd.factorize(column.to_numpy() if plain_object else column)
+    try:
+        indices, uniques = pd.factorize(column.to_numpy() if plain_object else column)
+    except TypeError:  # checked only on failure: a check per cell would double the hashing
+        raise _unhashable_error(column) from None
     return _Factorized(_uniques_array(uniques), [(indices, None)])
+
+
+def _unhashable_error(column) -> TypeError:
+    """The error for a column holding list, dict, set or array cells."""
+    bad = column[column.map(lambda v: not isinstance(v, Hashable))]
+    where = f" (first at row {bad.index[0]!r})" if len(bad) else ""
+    kind = type(bad.iloc[0]).__name__ if len(bad) else "unhashable"
+    return TypeError(
+        f"Column {column.name!r} holds {kind} cells{where}; each cell must be one value "
+        "(a number, a string or NaN)."
+    )
 
 
 def _factorize_arrow(data) -> _Factorized:
@@ -698,6 +713,22 @@ def encode_target(y, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
             f"y has {int(missing.sum())} missing value(s) "
             f"(first at row {int(np.argmax(missing))}); the class must be observed in every row."
         )
+    if not hasattr(y, "dtype"):  # a list: numpy would silently turn 1 into "1"
+        probe = np.empty(len(values), dtype=object)
+        probe[:] = list(y) if values.ndim == 1 else values.ravel()[: len(values)]
+        values_for_check = probe
+    else:
+        values_for_check = values
+    if values_for_check.dtype == object:
+        values_check = values_for_check
+        kinds = {type(v).__name__ for v in values_check if isinstance(v, str)} | {
+            "number" for v in values_check if isinstance(v, numbers.Number)
+        }
+        if len(kinds) > 1:
+            raise TypeError(
+                "y mixes strings and numbers (e.g. 'a' and 1); give every label one type, "
+                "e.g. y.astype(str)."
+            )
     check_classification_targets(values)
     observed, codes = np.unique(values, return_inverse=True)
     if len(observed) < 2:
@@ -714,7 +745,10 @@ def encode_target(y, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
 
 def check_alpha(alpha):
     """Validate the Dirichlet pseudo-count."""
-    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not np.isfinite(alpha):
+    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real):
+        raise TypeError(f"alpha must be a finite number, got {alpha!r}.")
+    alpha = float(alpha)  # Fraction, Decimal-like reals, numpy scalars
+    if not np.isfinite(alpha):
         raise TypeError(f"alpha must be a finite number, got {alpha!r}.")
     if alpha < 0:
         raise ValueError(f"alpha must be >= 0, got {alpha!r}.")

@@ -144,9 +144,17 @@ class TableSchema:
         kinds = ["categorical" if d else "continuous" for d in discrete]
         if not categories:
             learned = [np.array([]) if d else None for d in discrete]
-            return cls(names, nodes, learned, has_names), frame, None
+            schema = cls(names, nodes, learned, has_names)
+            if isinstance(X, pd.DataFrame) and not has_names:
+                schema.labels = list(X.columns)
+            return schema, frame, None
         learned, codes = learn_and_encode_frame(frame, kinds)
-        return cls(names, nodes, learned, has_names), frame, codes
+        schema = cls(names, nodes, learned, has_names)
+        if isinstance(X, pd.DataFrame) and not has_names:
+            #: The training table's own (non-string) column labels: a prediction
+            #: table with the same labels is aligned by label, not position.
+            schema.labels = list(X.columns)
+        return schema, frame, codes
 
     @classmethod
     def from_dtypes(cls, frame, distributions=None):
@@ -197,6 +205,16 @@ class TableSchema:
     # -- tables ---------------------------------------------------------------------------
     def align(self, X, owner="the model") -> pd.DataFrame:
         """``X`` as a DataFrame in the training column order, named like the training columns."""
+        labels = getattr(self, "labels", None)
+        if (
+            labels is not None
+            and isinstance(X, pd.DataFrame)
+            and list(X.columns) != labels
+            and len(X.columns) == len(labels)
+            and not X.columns.has_duplicates
+            and set(X.columns) == set(labels)
+        ):
+            X = X[labels]  # integer or tuple labels: align by label, not by position
         frame, has_names = as_frame(X)
         if has_names and self.has_names:
             columns = list(frame.columns)
@@ -260,6 +278,12 @@ class TableSchema:
             if discrete[j] or j in plain:
                 continue
             column = frame[name]
+            if getattr(column.dtype, "kind", "O") in "mM":
+                raise TypeError(
+                    f"Column {name!r} holds {column.dtype} values and is modelled as "
+                    f"{self.kinds[j]}; its numbers would be nanoseconds. Convert it to a "
+                    "quantity (e.g. days since a reference date) or to categories first."
+                )
             if isinstance(column.dtype, pd.CategoricalDtype):
                 column = column.astype(object)
             numbers = pd.to_numeric(column, errors="coerce")

@@ -131,10 +131,20 @@ def conditional_log_likelihood(y_true, proba, *, classes=None, base=2, reduce="s
     if np.isnan(proba).any() or (proba < 0).any() or (proba > 1 + 1e-9).any():
         raise ValueError("proba must hold probabilities in [0, 1] without NaN.")
     classes = np.unique(y_true) if classes is None else np.asarray(classes)
+    if pd.Index(classes).has_duplicates:
+        dupes = [str(d) for d in pd.unique(np.asarray(classes)[pd.Index(classes).duplicated()])]
+        raise ValueError(f"classes has duplicate label(s) {dupes}; each column needs one label.")
     if len(classes) != proba.shape[1]:
         raise ValueError(
             f"proba has {proba.shape[1]} columns but there are {len(classes)} classes "
             f"{list(classes)}; pass classes= (the model's classes_)."
+        )
+    sums = proba.sum(axis=1)
+    if len(sums) and not np.allclose(sums, 1.0, rtol=0, atol=1e-6):
+        bad = int(np.argmax(~np.isclose(sums, 1.0, rtol=0, atol=1e-6)))
+        raise ValueError(
+            f"proba's rows must sum to 1; row {bad} sums to {sums[bad]:.6g} "
+            "(pass predict_proba's output, not scores)."
         )
     index = pd.Index(classes).get_indexer(y_true)
     if (index < 0).any():

@@ -290,6 +290,23 @@ default="auto"
         n = self.n_estimators
         if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
             raise ValueError(f"n_estimators must be a positive integer, got {n!r}.")
+        if n > MAX_ESTIMATORS:
+            raise ValueError(
+                f"n_estimators={n} is more than {MAX_ESTIMATORS} members; every member holds "
+                "its own network, so that would exhaust memory. Use fewer members."
+            )
+        jobs = self.n_jobs
+        if jobs is not None and (
+            isinstance(jobs, bool | np.bool_) or not isinstance(jobs, numbers.Integral) or jobs == 0
+        ):
+            raise ValueError(f"n_jobs must be None or a non-zero integer, got {jobs!r}.")
+        try:
+            check_random_state(self.random_state)
+        except ValueError:
+            raise ValueError(
+                "random_state must be None, an integer or a numpy RandomState, "
+                f"got {self.random_state!r}."
+            ) from None
 
     def _kind(self):
         kind = self.members
@@ -417,6 +434,10 @@ def _check_member(estimator):
             f"(TAN, SimplerTAN, KDB, ...); got {estimator!r}."
         )
     return estimator
+
+
+#: The most members an ensemble may have (each is a fitted network).
+MAX_ESTIMATORS = 100_000
 
 
 def _set_unknown(member, handle_unknown):

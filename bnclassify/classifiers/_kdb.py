@@ -106,6 +106,10 @@ class KDB(BayesNetClassifier):
     def _resolve_order(self, features):
         if self.order is None:
             return None
+        if isinstance(self.order, str) or not np.iterable(self.order):
+            raise TypeError(
+                f"order must be a list of feature names or positions, got {self.order!r}."
+            )
         order = list(self.order)
         resolved = []
         for item in order:

@@ -1,0 +1,99 @@
+"""Bad input gets one clear error naming the parameter, column or value (issue 14, item 7)."""
+
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bnclassify import KDB, TAN, EnsembleTAN, NaiveBayes
+from bnclassify.datasets import load_p450
+from bnclassify.metrics import conditional_log_likelihood
+
+
+@pytest.fixture(scope="module")
+def p450():
+    X, y = load_p450(return_X_y=True)
+    return X.astype(int), y
+
+
+@pytest.mark.parametrize("labels", [list(range(8)), [(f"c{j}", j) for j in range(8)]])
+def test_integer_and_tuple_column_labels_align_by_label(p450, labels):
+    X, y = p450
+    X = X.set_axis(labels, axis=1)
+    model = NaiveBayes().fit(X, y)
+    reordered = X[labels[::-1]]
+    np.testing.assert_array_equal(model.predict_proba(reordered), model.predict_proba(X))
+    two = NaiveBayes().fit(X[labels[:2]], y)
+    swapped = X[[labels[1], labels[0]]]
+    np.testing.assert_array_equal(two.predict(swapped), two.predict(X[labels[:2]]))
+
+
+def test_datetime_column_is_not_read_as_nanoseconds():
+    X = pd.DataFrame({"when": pd.date_range("2020-01-01", periods=10)})
+    with pytest.raises(TypeError, match="'when'.*nanoseconds"):
+        NaiveBayes(distributions={"when": "gaussian"}).fit(X, [0, 1] * 5)
+
+
+def test_nullable_integer_na_is_missing_not_unseen(p450):
+    X, y = p450
+    model = NaiveBayes(handle_unknown="error").fit(X.astype("Int64"), y)
+    with_na = X.iloc[:3].astype("Int64")
+    with_na.iloc[0, 2] = pd.NA
+    with_nan = X.iloc[:3].astype(float)
+    with_nan.iloc[0, 2] = np.nan
+    np.testing.assert_allclose(model.predict_proba(with_na), model.predict_proba(with_nan))
+    trained_with_na = X.astype("Int64")
+    trained_with_na.iloc[0, 1] = pd.NA
+    assert NaiveBayes().fit(trained_with_na, y).feature_kinds_[1] == "categorical"
+
+
+def test_alpha_may_be_any_real_number(p450):
+    X, y = p450
+    a = NaiveBayes(alpha=Fraction(1, 2)).fit(X, y).predict_proba(X)
+    np.testing.assert_allclose(a, NaiveBayes(alpha=0.5).fit(X, y).predict_proba(X))
+
+
+def test_list_cells_name_the_column():
+    X = pd.DataFrame({"ok": ["a", "b"] * 5, "bad": [[1], {"k": 2}] * 5})
+    with pytest.raises(TypeError, match="Column 'bad' holds list cells"):
+        NaiveBayes().fit(X, [0, 1] * 5)
+
+
+@pytest.mark.parametrize("y", [["a", 1] * 5, pd.Series(["a", 1] * 5)])
+def test_target_mixing_strings_and_numbers(p450, y):
+    with pytest.raises(TypeError, match="y mixes strings and numbers"):
+        NaiveBayes().fit(p450[0].iloc[:10], y)
+
+
+def test_conditional_log_likelihood_checks():
+    with pytest.raises(ValueError, match="duplicate label"):
+        conditional_log_likelihood([0, 1], [[0.5, 0.5]] * 2, classes=[0, 0])
+    with pytest.raises(ValueError, match="sums to 0.1"):
+        conditional_log_likelihood([0, 1], [[0.05, 0.05]] * 2)
+
+
+def test_kdb_order_must_be_a_list(p450):
+    with pytest.raises(TypeError, match="order must be a list"):
+        KDB(order=5).fit(*p450)
+
+
+def test_root_accepts_numpy_integers(p450):
+    X, y = p450
+    a = TAN(root=np.int64(0)).fit(X, y)
+    assert a.structure_.edges == TAN(root=0).fit(X, y).structure_.edges
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({"n_estimators": 10**7}, "n_estimators=10000000 is more than"),
+        ({"n_jobs": 1.5}, "n_jobs must be"),
+        ({"n_jobs": "2"}, "n_jobs must be"),
+        ({"n_jobs": True}, "n_jobs must be"),
+        ({"random_state": "x"}, "random_state must be"),
+    ],
+)
+def test_ensemble_parameters_refused_up_front(p450, params, match):
+    with pytest.raises(ValueError, match=match):
+        EnsembleTAN(**params).fit(*p450)

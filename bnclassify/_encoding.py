@@ -714,9 +714,10 @@ def encode_target(y, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
             f"(first at row {int(np.argmax(missing))}); the class must be observed in every row."
         )
     if not hasattr(y, "dtype"):  # a list: numpy would silently turn 1 into "1"
-        probe = np.empty(len(values), dtype=object)
-        probe[:] = list(y) if values.ndim == 1 else values.ravel()[: len(values)]
-        values_for_check = probe
+        try:
+            values_for_check = np.asarray(y, dtype=object).ravel()
+        except (TypeError, ValueError):
+            values_for_check = values
     else:
         values_for_check = values
     if values_for_check.dtype == object:

@@ -9,9 +9,9 @@ pandas' hash-based ``Categorical``, so encoding is vectorised either way.
 from __future__ import annotations
 
 import numbers
-from collections.abc import Hashable
 import os
 import warnings
+from collections.abc import Hashable
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np

@@ -12,12 +12,15 @@ from __future__ import annotations
 import numbers
 import sys
 import time
+import warnings
 from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 from sklearn.base import clone
 from sklearn.model_selection import KFold, StratifiedKFold
+
+from .exceptions import UnseenCategoryWarning
 
 __all__ = [
     "Evaluation",
@@ -335,7 +338,9 @@ def evaluate(
         ``folds``: one row per model and fold with columns ``model``,
         ``fold``, ``n_train``, ``n_test``, ``n_unseen_class`` (test rows whose
         class the training fold lacks: the model gives them probability 0, so
-        their fold's ``cll`` is ``-inf``), ``accuracy``, ``precision_macro``,
+        their fold's ``cll`` is ``-inf``), ``n_unseen_values`` (test cells
+        holding a category absent from the training fold, summed out as
+        missing; counted instead of warned), ``accuracy``, ``precision_macro``,
         ``recall_macro``, ``f1_macro`` (macro averages over the fitted
         model's classes; a class never predicted has precision 0),
         ``cll``, ``log_loss`` (mean negative log-likelihood in nats, as in
@@ -511,9 +516,18 @@ def _fit_and_score(model, name, fold, X, y, train, test, *, base, reduce):
     start = time.perf_counter()
     model.fit(X_train, y_train)
     fit_s = time.perf_counter() - start
-    start = time.perf_counter()
-    proba = model.predict_proba(X_test)
-    predict_s = time.perf_counter() - start
+    with warnings.catch_warnings(record=True) as caught:
+        # counted per fold (also inside joblib workers) instead of one warning per fold
+        warnings.simplefilter("always", UnseenCategoryWarning)
+        start = time.perf_counter()
+        proba = model.predict_proba(X_test)
+        predict_s = time.perf_counter() - start
+    n_unseen_values = 0
+    for w in caught:
+        if issubclass(w.category, UnseenCategoryWarning):
+            n_unseen_values += sum(w.message.counts.values())
+        else:  # other warnings are shown as usual
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     classes = model.classes_
     y_pred = classes[np.argmax(proba, axis=1)]
     unseen = ~np.isin(y_test, classes)
@@ -529,6 +543,7 @@ def _fit_and_score(model, name, fold, X, y, train, test, *, base, reduce):
         "n_train": len(train),
         "n_test": len(test),
         "n_unseen_class": int(unseen.sum()),
+        "n_unseen_values": int(n_unseen_values),
     }
     # scikit-learn's definitions from one confusion matrix in numpy: its scorers'
     # input validation cost more than the fits in `compare --repeats 10`

@@ -282,3 +282,53 @@ def test_repeated_evaluation_uses_consecutive_seeds():
     diffs = baseline_differences(folds, "NB")
     assert np.isnan(diffs.loc["NB", ("cll", "p")])
     assert 0 <= diffs.loc["NB2", ("cll", "p")] <= 1
+
+
+def test_compare_csv_says_what_it_did(capsys, csv_dataset, tmp_path):
+    path, _, _ = csv_dataset
+    code, out, _ = run_cli(capsys, "compare", "--csv", str(path), "--folds", "2", "--models", "NB")
+    assert code == 0
+    assert "target: 'label' (the last column" in out
+    assert "columns: x0 (categorical)" in out
+    assert "unseen values:" in out
+    # a trailing comma on every line: the empty "Unnamed" column is not the target
+    trailing = tmp_path / "trailing.csv"
+    trailing.write_text("".join(line + ",\n" for line in path.read_text().splitlines()))
+    code, out, _ = run_cli(
+        capsys, "compare", "--csv", str(trailing), "--folds", "2", "--models", "NB"
+    )
+    assert code == 0 and "target: 'label'" in out and "4 features" in out
+    code, out, _ = run_cli(
+        capsys, "compare", "--csv", str(path), "--target", "x0", "--folds", "2", "--models", "NB"
+    )
+    assert code == 0 and "target: 'x0' (--target)" in out
+
+
+def test_id_like_target_warning_line(capsys, tmp_path):
+    path = tmp_path / "ids.csv"
+    pd.DataFrame({"a": list("xyxyxyxy") * 2, "id": [f"r{i % 12}" for i in range(16)]}).to_csv(
+        path, index=False
+    )
+    try:
+        main(["compare", "--csv", str(path), "--folds", "2", "--models", "NB"])
+    except SystemExit:
+        pass
+    out, _ = capsys.readouterr()
+    assert "warning: the target 'id' has 12 classes in 16 rows" in out
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-1"])
+def test_alpha_must_be_finite(capsys, csv_dataset, value):
+    path, _, _ = csv_dataset
+    with pytest.raises(SystemExit) as exit_info:
+        main(["compare", "--csv", str(path), f"--alpha={value}"])
+    _, err = capsys.readouterr()
+    assert exit_info.value.code == 2 and len(err.strip().splitlines()) == 1
+    assert "--alpha must be a finite number >= 0" in err
+
+
+def test_non_utf8_file_is_named(capsys, tmp_path):
+    path = tmp_path / "latin.csv"
+    path.write_bytes("a,b\ncaf\xe9,x\nthé,y\n".encode("latin-1"))
+    code, _, err = run_cli(capsys, "compare", "--csv", str(path), "--folds", "2")
+    assert_one_line_error(code, err, "latin.csv", "UTF-8")

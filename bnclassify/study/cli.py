@@ -29,6 +29,7 @@ import re
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 EXIT_USAGE = 2
@@ -70,6 +71,17 @@ def _read_contact_matrix(path, features) -> pd.DataFrame:
         raise InputError(str(error)) from None
 
 
+def _finite_alpha(text) -> float:
+    """``--alpha``: a finite number >= 0 (argparse reports anything else, exit 2)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--alpha must be a number, got {text!r}") from None
+    if not np.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"--alpha must be a finite number >= 0, got {text!r}")
+    return value
+
+
 def _load(args):
     """(name, X, y, contact matrix or None) from --dataset or --csv."""
     from .. import datasets
@@ -83,6 +95,21 @@ def _load(args):
             bunch = datasets.load_csv(path, target=args.target)
         except pd.errors.EmptyDataError:
             raise InputError(f"{path} is empty: expected a header row and data rows.") from None
+        except UnicodeDecodeError as error:
+            raise InputError(
+                f"{path} is not UTF-8 text ({error.reason} at byte {error.start}); "
+                "re-save it as UTF-8."
+            ) from None
+        if args.target is not None:
+            print(f"target: {bunch.target.name!r} (--target)")
+        else:
+            print(f"target: {bunch.target.name!r} (the last column; choose another with --target)")
+        n_classes, n_rows = bunch.target.nunique(), len(bunch.target)
+        if n_classes > 0.5 * n_rows:
+            print(
+                f"warning: the target {bunch.target.name!r} has {n_classes} classes in {n_rows} "
+                "rows: it looks like an ID or a feature, not a class; pass --target."
+            )
         name = path.stem
         contact = None
     else:
@@ -158,6 +185,11 @@ def compare(args) -> int:
     name, X, y, contact = _load(args)
     study_tan = args.study_tan if args.study_tan is not None else name in STUDY_DATASETS
     models = _select(study_models(contact, alpha=args.alpha, study_tan=study_tan), args.models)
+    if args.csv is not None:
+        from ..data import TableSchema
+
+        kinds = TableSchema.learn(X)[0].kinds
+        print("columns: " + ", ".join(f"{c} ({k})" for c, k in zip(X.columns, kinds, strict=True)))
     baseline = _baseline(models, args.baseline)
     folds, summary = repeated_evaluation(
         models,
@@ -194,7 +226,13 @@ def compare(args) -> int:
             "(study's tree/trees): the study's accidental TAN trees (int(weight) in its Prim "
             "step); its TAN, TAN bagging and STAN+TAN bagging figures are these rows'."
         )
-    unseen = int(folds.loc[folds.model == folds.model.iloc[0], "n_unseen_class"].sum())
+    first = folds[folds.model == folds.model.iloc[0]]
+    print(
+        f"unseen values: {int(first['n_unseen_values'].sum())} test cell(s) over the "
+        f"{n_folds} folds held a category absent from their training fold and were summed "
+        "out as missing."
+    )
+    unseen = int(first["n_unseen_class"].sum())
     if unseen:
         print(
             f"note: {unseen} test row(s) have a class missing from their training fold; "
@@ -417,7 +455,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--folds", type=int, default=10, help="number of folds (default: 10)")
     p.add_argument("--seed", type=int, default=42, help="shuffling seed (default: 42)")
     p.add_argument("--stratified", action="store_true", help="StratifiedKFold instead of KFold")
-    p.add_argument("--alpha", type=float, default=1.0, help="Dirichlet smoothing (default: 1)")
+    p.add_argument(
+        "--alpha", type=_finite_alpha, default=1.0, help="Dirichlet smoothing (default: 1)"
+    )
     p.add_argument("--models", metavar="NAMES", help="comma-separated subset, e.g. 'NB,TAN'")
     p.add_argument(
         "--repeats",

@@ -283,7 +283,14 @@ def _resolve_cv(cv):
     if cv is None:
         return study_cv()
     if isinstance(cv, numbers.Integral) and not isinstance(cv, bool):
+        if cv < 2:
+            raise ValueError(f"cv must be at least 2 folds, got {cv}.")
         return study_cv(int(cv))
+    if isinstance(cv, str | bytes) or not (hasattr(cv, "split") or np.iterable(cv)):
+        raise TypeError(
+            f"cv must be None, a number of folds, a splitter or an iterable of "
+            f"(train, test) index pairs, got {cv!r}."
+        )
     return cv
 
 

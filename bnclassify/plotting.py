@@ -374,6 +374,8 @@ def plot_structure(
     if title is None and not isinstance(model_or_graph, nx.Graph):
         title = network_view(model_or_graph, member).title
     features = _feature_graph(graph, class_node)
+    if root is not None and root not in features:
+        raise ValueError(f"root={root!r} is not a feature node; features: {list(features)}.")
     pos = _layout(features, root)
     n_cols = 1 + max((x for x, _ in pos.values()), default=0.0)
     depth = -min((y for _, y in pos.values()), default=0.0)

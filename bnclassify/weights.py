@@ -199,13 +199,20 @@ def check_weight_matrix(matrix, features, name="contact_matrix") -> pd.DataFrame
         frame = matrix.set_axis(rows, axis=0).set_axis(cols, axis=1).loc[features, features]
         values = frame.to_numpy()
     else:
-        values = np.asarray(matrix)
+        try:
+            values = np.asarray(matrix)
+        except ValueError:
+            raise ValueError(f"{name} is ragged: every row must have {m} entries.") from None
+        if values.dtype == object and values.ndim == 1:
+            raise ValueError(f"{name} is ragged: every row must have {m} entries.")
         if values.ndim != 2 or values.shape[0] != values.shape[1]:
             raise ValueError(f"{name} must be a square matrix, got shape {values.shape}.")
         if values.shape[0] != m:
             raise ValueError(
                 f"{name} is {values.shape[0]} x {values.shape[0]} but the data has {m} features."
             )
+    if np.iscomplexobj(values):
+        raise TypeError(f"{name} must hold real numbers, got complex {values.dtype}.")
     try:
         values = values.astype(float)
     except (TypeError, ValueError) as error:

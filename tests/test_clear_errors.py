@@ -97,3 +97,39 @@ def test_root_accepts_numpy_integers(p450):
 def test_ensemble_parameters_refused_up_front(p450, params, match):
     with pytest.raises(ValueError, match=match):
         EnsembleTAN(**params).fit(*p450)
+
+
+@pytest.mark.parametrize("value", [float("nan"), "a", True])
+def test_bernoulli_binarize_is_checked(value):
+    from bnclassify.distributions import Bernoulli
+
+    with pytest.raises(ValueError, match="binarize must be a finite number"):
+        NaiveBayes(distributions=Bernoulli(binarize=value)).fit(np.ones((10, 3)), [0, 1] * 5)
+
+
+@pytest.mark.parametrize(
+    "matrix, error, match",
+    [
+        ([[1, 2], [3]], ValueError, "ragged"),
+        (np.ones((8, 8)) * 1j, TypeError, "complex"),
+    ],
+)
+def test_bad_contact_matrices(p450, matrix, error, match):
+    from bnclassify import SimplerTAN
+
+    with pytest.raises(error, match=match):
+        SimplerTAN(contact_matrix=matrix).fit(*p450)
+
+
+def test_evaluate_cv_must_be_a_number_or_splitter(p450):
+    from bnclassify.metrics import evaluate
+
+    with pytest.raises(TypeError, match="cv must be None, a number of folds"):
+        evaluate({"nb": NaiveBayes()}, *p450, cv="5")
+
+
+def test_plot_structure_root_must_be_a_feature(p450):
+    from bnclassify.plotting import plot_structure
+
+    with pytest.raises(ValueError, match="root='zz' is not a feature node"):
+        plot_structure(TAN().fit(*p450), root="zz")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from ._base import Factor, check_alpha_override, observed_only
@@ -53,6 +55,11 @@ class Bernoulli(Factor):
         self.alpha = alpha
 
     def _binary(self, x, name=None):
+        b = self.binarize
+        if b is not None and (
+            isinstance(b, bool) or not isinstance(b, numbers.Real) or not np.isfinite(b)
+        ):
+            raise ValueError(f"Bernoulli: binarize must be a finite number or None, got {b!r}.")
         if self.binarize is None:
             values = x[~np.isnan(x)]
             bad = values[(values != 0) & (values != 1)]

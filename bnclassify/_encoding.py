@@ -744,6 +744,46 @@ def encode_target(y, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
     return observed, codes.astype(np.intp)
 
 
+def check_n_jobs(n_jobs):
+    """``n_jobs``: None or a non-zero integer (joblib's convention; -1 is every CPU)."""
+    if n_jobs is not None and (
+        isinstance(n_jobs, bool | np.bool_)
+        or not isinstance(n_jobs, numbers.Integral)
+        or n_jobs == 0
+    ):
+        raise ValueError(f"n_jobs must be None or a non-zero integer, got {n_jobs!r}.")
+    return n_jobs
+
+
+def check_count(value, name, *, low=1, high=None):
+    """An integer parameter in ``[low, high]`` (numpy integers accepted, bools refused)."""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{name} must be an integer, got {value!r}.")
+    if value < low or (high is not None and value > high):
+        span = f">= {low}" if high is None else f"between {low} and {high}"
+        raise ValueError(f"{name} must be {span}, got {value!r}.")
+    return int(value)
+
+
+def float_array(values, name) -> np.ndarray:
+    """``values`` as a float array, or a ``ValueError`` naming the parameter."""
+    try:
+        return np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must hold numbers, got {values!r}.") from None
+
+
+def check_range(limits, name):
+    """``(low, high)``: two finite numbers with ``low < high``."""
+    try:
+        low, high = (float(v) for v in limits)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a pair of numbers (low, high), got {limits!r}.") from None
+    if not (np.isfinite(low) and np.isfinite(high) and low < high):
+        raise ValueError(f"{name} must be finite with low < high, got {limits!r}.")
+    return low, high
+
+
 def check_alpha(alpha):
     """Validate the Dirichlet pseudo-count."""
     if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real):

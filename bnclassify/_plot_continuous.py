@@ -12,7 +12,14 @@ import pandas as pd
 from matplotlib.colors import ListedColormap
 from sklearn.utils.validation import check_is_fitted
 
+from ._encoding import check_count, check_range
+
 __all__ = ["plot_class_densities", "plot_decision_boundary"]
+
+#: Most points on a density plot's x grid, and on a side of a decision-boundary grid
+#: (2000 x 2000 cells: the grid's probabilities take 64 MB per class).
+MAX_GRID_POINTS = 100_000
+MAX_GRID_SIDE = 2_000
 
 #: Okabe-Ito colours (readable by colour-blind readers), one per class.
 CLASS_COLORS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442"]
@@ -97,6 +104,9 @@ def plot_class_densities(
     ['control (P = 0.984)', 'disease (P = 0.016)']
     """
     check_is_fitted(model, "compiled_")
+    check_count(n_points, "n_points", low=2, high=MAX_GRID_POINTS)
+    if xlim is not None:
+        xlim = check_range(xlim, "xlim")
     name = _feature_name(model, feature)
     dist = getattr(model, "distributions_", {}).get(name)
     if dist is None or not dist.continuous:
@@ -231,9 +241,16 @@ def plot_decision_boundary(
             f"plot_decision_boundary needs a model of two features; this one has "
             f"{model.n_features_in_}. Fit it on the two columns to draw."
         )
+    check_count(resolution, "resolution", low=2, high=MAX_GRID_SIDE)
     names = model.feature_names_
     frame = model.schema_.align(X, owner=type(model).__name__)
     points = frame.to_numpy(dtype=float)
+    empty = np.isnan(points).all(axis=0)
+    if empty.any():
+        raise ValueError(
+            f"Column {names[int(np.argmax(empty))]!r} of X has no value to place on the plot "
+            "(every cell is missing)."
+        )
     low, high = np.nanmin(points, axis=0), np.nanmax(points, axis=0)
     pad = margin * np.where(high > low, high - low, 1.0)
     xs = np.linspace(low[0] - pad[0], high[0] + pad[0], resolution)

@@ -20,6 +20,7 @@ import pandas as pd
 from sklearn.base import clone
 from sklearn.model_selection import KFold, StratifiedKFold
 
+from ._encoding import check_n_jobs
 from .exceptions import UnseenCategoryWarning
 
 __all__ = [
@@ -156,7 +157,9 @@ def conditional_log_likelihood(y_true, proba, *, classes=None, base=2, reduce="s
     with np.errstate(divide="ignore"):
         log_p = np.log(proba[np.arange(len(index)), index]) / np.log(base)
     if len(log_p) == 0:
-        return 0.0 if reduce == "sum" else float("nan")
+        if reduce == "mean":
+            raise ValueError("the mean CLL of no rows is undefined: y_true is empty.")
+        return 0.0
     return float(log_p.sum() if reduce == "sum" else log_p.mean())
 
 
@@ -377,6 +380,7 @@ def evaluate(
     named = _named_models(models)
     base = _check_base(cll_base)
     reduce = _check_reduce(cll_reduce)
+    check_n_jobs(n_jobs)
     cv = _resolve_cv(cv)
     splits = list(cv.split(X, y)) if hasattr(cv, "split") else list(cv)
     if not splits:

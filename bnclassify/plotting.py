@@ -115,6 +115,10 @@ def _structure_of(model_or_graph, class_node=None, weights=None, member=0):
     """(graph, class node or None, weights lookup or None) of a fitted model or a graph."""
     if isinstance(model_or_graph, nx.Graph):
         graph = model_or_graph
+        if graph.is_directed() and not nx.is_directed_acyclic_graph(graph):
+            edges = nx.find_cycle(graph)
+            cycle = " -> ".join([str(u) for u, _ in edges] + [str(edges[0][0])])
+            raise ValueError(f"The graph has a cycle ({cycle}); a Bayesian network is a DAG.")
         if class_node is None:
             class_node = graph.graph.get("class_node", _guess_class_node(graph))
         elif class_node is not False and class_node not in graph:
@@ -898,9 +902,12 @@ def plot_weights(
         if matrix is None:
             raise ValueError(f"{type(model).__name__} has no weights_ to plot.")
     frame = matrix if isinstance(matrix, pd.DataFrame) else pd.DataFrame(np.asarray(matrix))
-    if frame.shape[0] != frame.shape[1]:
-        raise ValueError(f"matrix must be square, got shape {frame.shape}.")
-    values = frame.to_numpy(dtype=float)
+    if frame.shape[0] != frame.shape[1] or frame.shape[0] == 0:
+        raise ValueError(f"matrix must be square and non-empty, got shape {frame.shape}.")
+    try:
+        values = frame.to_numpy(dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError("matrix must hold numbers (weights or contact counts).") from None
     shown = np.ma.masked_array(values, mask=np.zeros_like(values, dtype=bool))
     if not diagonal:
         np.fill_diagonal(shown.mask, True)

@@ -133,3 +133,95 @@ def test_plot_structure_root_must_be_a_feature(p450):
 
     with pytest.raises(ValueError, match="root='zz' is not a feature node"):
         plot_structure(TAN().fit(*p450), root="zz")
+
+
+@pytest.mark.parametrize("n_jobs", [1.5, "2", True, 0])
+def test_evaluate_n_jobs_is_checked(p450, n_jobs):
+    from bnclassify.metrics import evaluate
+
+    with pytest.raises(ValueError, match="n_jobs must be None or a non-zero integer"):
+        evaluate({"nb": NaiveBayes()}, *p450, cv=3, n_jobs=n_jobs, progress=False)
+
+
+def test_mean_cll_of_no_rows_is_an_error():
+    from bnclassify.metrics import conditional_log_likelihood
+
+    with pytest.raises(ValueError, match="no rows"):
+        conditional_log_likelihood([], np.zeros((0, 2)), classes=[0, 1], reduce="mean")
+    assert conditional_log_likelihood([], np.zeros((0, 2)), classes=[0, 1]) == 0.0
+
+
+@pytest.mark.parametrize("prior", ["ab", [0.5, "x"]])
+def test_class_prior_must_hold_numbers(prior):
+    with pytest.raises(ValueError, match="class_prior must hold numbers"):
+        NaiveBayes.from_parameters(prior, [[0, 1], [1, 2]], [[1, 1], [1, 1]])
+
+
+def _gaussian_two_features():
+    X = pd.DataFrame({"a": np.arange(20.0), "b": np.arange(20.0) ** 0.5})
+    return NaiveBayes().fit(X, [0, 1] * 10), X
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"n_points": 0}, "n_points must be between 2"),
+        ({"n_points": 2.5}, "n_points must be an integer"),
+        ({"xlim": (1, 0)}, "xlim must be finite with low < high"),
+        ({"xlim": "ab"}, "xlim must be a pair of numbers"),
+    ],
+)
+def test_density_plot_arguments_are_checked(kwargs, match):
+    from bnclassify.plotting import plot_class_densities
+
+    model, _ = _gaussian_two_features()
+    with pytest.raises(ValueError, match=match):
+        plot_class_densities(model, "a", **kwargs)
+
+
+def test_cpt_plot_n_points_is_checked(p450):
+    from bnclassify.plotting import plot_cpt
+
+    with pytest.raises(ValueError, match="n_points must be between 2"):
+        plot_cpt(TAN().fit(*p450), "block1", n_points=0)
+
+
+def test_decision_boundary_arguments_are_checked():
+    from bnclassify.plotting import plot_decision_boundary
+
+    model, X = _gaussian_two_features()
+    with pytest.raises(ValueError, match="resolution must be between 2 and 2000"):
+        plot_decision_boundary(model, X, resolution=10**5)  # would allocate 74.5 GiB
+    with pytest.raises(ValueError, match="Column 'a' of X has no value"):
+        plot_decision_boundary(model, X.assign(a=np.nan))
+
+
+def test_plot_structure_refuses_a_cyclic_graph():
+    import networkx as nx
+
+    from bnclassify.plotting import plot_structure
+
+    with pytest.raises(ValueError, match="cycle \\(a -> b -> a\\)"):
+        plot_structure(nx.DiGraph([("a", "b"), ("b", "a")]))
+
+
+@pytest.mark.parametrize(
+    "matrix, match",
+    [
+        (np.zeros((0, 0)), "square and non-empty"),
+        (np.array([["a", "b"], ["c", "d"]]), "must hold numbers"),
+        (np.ones((2, 3)), "square and non-empty"),
+    ],
+)
+def test_plot_weights_refuses_bad_matrices(matrix, match):
+    from bnclassify.plotting import plot_weights
+
+    with pytest.raises(ValueError, match=match):
+        plot_weights(matrix)
+
+
+def test_contact_matrix_of_the_wrong_size_is_named(p450):
+    from bnclassify import SimplerTAN
+
+    with pytest.raises(ValueError, match="contact_matrix is 3 x 3 but the data has 8 features"):
+        SimplerTAN(contact_matrix=np.ones((3, 3))).fit(*p450)

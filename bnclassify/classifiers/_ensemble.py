@@ -19,7 +19,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._encoding import check_alpha
+from .._encoding import check_alpha, check_n_jobs
 from ..counts import TrainingCounts, training_statistics
 from ..structure import orient_constrained
 from ._base import BayesNetClassifier, SchemaAttributes
@@ -295,11 +295,7 @@ default="auto"
                 f"n_estimators={n} is more than {MAX_ESTIMATORS} members; every member holds "
                 "its own network, so that would exhaust memory. Use fewer members."
             )
-        jobs = self.n_jobs
-        if jobs is not None and (
-            isinstance(jobs, bool | np.bool_) or not isinstance(jobs, numbers.Integral) or jobs == 0
-        ):
-            raise ValueError(f"n_jobs must be None or a non-zero integer, got {jobs!r}.")
+        check_n_jobs(self.n_jobs)
         try:
             check_random_state(self.random_state)
         except ValueError:

@@ -29,7 +29,7 @@ from scipy.stats import chi2, hypergeom
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._encoding import check_alpha, encode_target
+from .._encoding import check_alpha, encode_target, float_array
 from ..parameters import log_conditional
 from ._predict import JointPredictor
 
@@ -689,7 +689,7 @@ class SignalSubgraphClassifier(JointPredictor, ClassifierMixin, BaseEstimator):
         n_classes = len(self.classes_)
         if self.class_prior is None:
             return np.log(self.class_count_ / n_networks)
-        prior = np.asarray(self.class_prior, dtype=float)
+        prior = float_array(self.class_prior, "class_prior")
         if prior.shape != (n_classes,):
             raise ValueError(
                 f"class_prior must have one entry per class ({n_classes}: "

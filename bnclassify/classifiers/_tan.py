@@ -7,6 +7,7 @@ import numbers
 import numpy as np
 import pandas as pd
 
+from .._encoding import float_array
 from ..counts import StatisticsPlan
 from ..data import TableSchema
 from ..factors import Gaussian
@@ -157,7 +158,7 @@ def _gaussian_naive_bayes(model, class_prior, means, stds, classes, feature_name
         feature_names = list(means.columns) if feature_names is None else feature_names
     means = np.asarray(means, dtype=float)
     stds = np.asarray(stds, dtype=float)
-    prior = np.asarray(class_prior, dtype=float)
+    prior = float_array(class_prior, "class_prior")
     if means.ndim != 2 or stds.shape != means.shape:
         raise ValueError(
             "means and stds must both have shape (n_classes, n_features); got "

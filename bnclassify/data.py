@@ -409,4 +409,11 @@ def _nodes(frame, spec) -> list:
     return nodes
 
 
-__all__ = ["MISSING", "TableSchema", "factor_spec", "resolve_column"]
+__all__ = [
+    "INTEGER_MAX_CATEGORIES",
+    "MISSING",
+    "TableSchema",
+    "default_kind",
+    "factor_spec",
+    "resolve_column",
+]

@@ -83,11 +83,16 @@ def test_nullable_floats_and_integers_declared_gaussian(iris):
     model = NaiveBayes().fit(nullable, y)
     assert model.feature_kinds_ == ["gaussian"] * 4
     np.testing.assert_allclose(model.predict_proba(X.iloc[1:]), reference[1:], atol=1e-3)
-    tenths = (X * 10).round().astype(int)  # integers: categorical unless declared Gaussian
-    assert _densities(NaiveBayes().fit(tenths, y)) == {}
-    declared = NaiveBayes(distributions="gaussian").fit(tenths, y)
+    tenths = (X * 10).round().astype(int)  # 22-43 distinct integers: Gaussian by default
+    assert NaiveBayes().fit(tenths, y).feature_kinds_ == ["gaussian"] * 4
+    units = X.round().astype(int)  # 3-7 distinct integers: categorical unless declared
+    assert _densities(NaiveBayes().fit(units, y)) == {}
+    declared = NaiveBayes(distributions="gaussian").fit(units, y)
+    as_float = NaiveBayes().fit(units.astype(float), y)
+    np.testing.assert_array_equal(declared.predict_proba(units), as_float.predict_proba(units))
+    by_default = NaiveBayes().fit(tenths, y)
     as_float = NaiveBayes().fit(tenths.astype(float), y)
-    np.testing.assert_array_equal(declared.predict_proba(tenths), as_float.predict_proba(tenths))
+    np.testing.assert_array_equal(by_default.predict_proba(tenths), as_float.predict_proba(tenths))
 
 
 # -- agreement with scikit-learn and scipy --------------------------------------------------

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ._encoding import (
+    INTEGER_MAX_CATEGORIES,
     MISSING,
     as_frame,
     default_kind,

@@ -159,7 +159,8 @@ class TableSchema:
 
     @classmethod
     def from_dtypes(cls, frame, distributions=None):
-        """The kinds of the columns of an empty frame (e.g. a dask frame's ``_meta``)."""
+        """The kinds of the columns of ``frame`` (e.g. a dask frame's first partition),
+        without categories (they come from the accumulated statistics)."""
         names = list(frame.columns)
         has_names = len(names) > 0 and all(isinstance(c, str) for c in names)
         if not has_names:

@@ -146,8 +146,9 @@ def fit_dask(model, X, y, sample_weight=None, split_every=SPLIT_EVERY):
     Returns
     -------
     model
-        Fitted; ``statistics_`` holds the summed statistics (a later
-        ``partial_fit`` continues from them).
+        Fitted (each column's kind is read from the first partition, as
+        ``partial_fit`` reads it from its first chunk); ``statistics_`` holds
+        the summed statistics (a later ``partial_fit`` continues from them).
 
     Examples
     --------
@@ -171,7 +172,10 @@ def fit_dask(model, X, y, sample_weight=None, split_every=SPLIT_EVERY):
     _check_pair(X, y)
     saved = dict(model.__dict__)
     try:
-        schema = TableSchema.from_dtypes(X._meta, getattr(model, "distributions", None))
+        # kinds from the first partition's values (an integer column's kind depends on
+        # its number of distinct values), as partial_fit takes them from its first chunk
+        first = X.get_partition(0).compute() if X.npartitions else X._meta
+        schema = TableSchema.from_dtypes(first, getattr(model, "distributions", None))
         plan = model._statistics_plan(schema)
         total = dask_statistics(X, y, schema, plan, split_every)
         if total.n_classes < 2:

@@ -87,6 +87,19 @@ def test_known_dask_categoricals_give_their_declared_categories(client):
     )
 
 
+def test_raw_integer_columns_get_the_in_memory_kinds(client):
+    from bnclassify.datasets import make_credit_table
+
+    table = make_credit_table()  # duration, amount, age: integers with many values
+    X, y = table.drop(columns="credit_risk"), table["credit_risk"]
+    frame = dd.from_pandas(table, npartitions=4)
+    model = TAN().fit(frame.drop(columns="credit_risk"), frame["credit_risk"])
+    expected = TAN().fit(X, y)
+    assert model.feature_kinds_ == expected.feature_kinds_
+    assert model.feature_kinds_.count("gaussian") == 3
+    np.testing.assert_allclose(model.predict_proba(X), expected.predict_proba(X), atol=1e-12)
+
+
 def test_misaligned_y_is_refused_and_the_model_left_unchanged(client):
     X, y = _car_strings()
     dX, dy, X, y = _split(X, y, 4)

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
+import operator
 import time
+from collections.abc import Sequence
 
 import numpy as np
 from joblib import Parallel, delayed
@@ -101,6 +103,37 @@ class MemberEnsemble(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEsti
     def _member_joint(member, encoded) -> np.ndarray:
         """log P(c, x) of one member from the shared ``(codes, values)``."""
         return member.compiled_.joint_log_likelihood(*encoded)
+
+
+class MemberSequence(Sequence):
+    """An ensemble's members, each fitted from the ensemble's kept statistics when read.
+
+    An ensemble over a wide table has a member per feature, each a network
+    over every feature: ``m^2`` fitted nodes if all were kept (gigabytes at
+    ``m = 2000``). Such ensembles keep what the members share and predict
+    from it directly; ``estimators_[k]`` fits member ``k`` from it, as ``fit``
+    would have. Members are not cached: reading one twice gives equal objects.
+    """
+
+    def __init__(self, build, n):
+        self._build = build
+        self._n = int(n)
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self._build(k) for k in range(self._n)[index]]
+        if isinstance(index, bool):
+            raise TypeError("member positions are integers, not booleans.")
+        k = operator.index(index)
+        if not -self._n <= k < self._n:
+            raise IndexError(f"member {k} of {self._n}")
+        return self._build(k % self._n)
+
+    def __repr__(self) -> str:
+        return f"<{self._n} members, each fitted when read>"
 
 
 def fit_on_counts(member, counts, features, alpha):

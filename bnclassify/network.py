@@ -250,6 +250,143 @@ class FittedNetwork:
         return network
 
 
+def rooted_forest_joints(codes, log_prior, log_single, log_pairs, edges, roots) -> np.ndarray:
+    """log P_r(c, x_observed) of one categorical forest rooted at each feature in ``roots``.
+
+    The members of an ensemble that differ only in their root share the
+    forest and the counts, so an arc ``p -> j`` has the same CPT in every
+    member where it points that way. Belief propagation therefore computes
+    each directed message once (an upward and a downward pass, ``2 (m - 1)``
+    messages in all) and every rooting's exact marginal from them: member
+    ``r`` is ``log P(c)`` plus, for ``r``'s component, the log-sum-exp over
+    ``x_r`` of ``log P(x_r | c)``, its evidence and its neighbours' messages,
+    plus every other component's term at that component's own root (its
+    first feature, as :func:`~bnclassify.structure.orient_constrained` roots
+    it). Missing cells are summed out; observed ones are evidence. The cost
+    is that of one member, not of ``m``.
+
+    Parameters
+    ----------
+    codes : ndarray of shape (n, m)
+        Category codes, :data:`~bnclassify._encoding.MISSING` for missing cells.
+    log_prior : ndarray of shape (C,)
+    log_single : list of ndarray
+        ``log P(x_j | c)`` of each feature as a root, shape ``(C, r_j)``.
+    log_pairs : dict
+        ``(p, j) -> log P(x_j | c, x_p)``, shape ``(C, r_p, r_j)``, for every
+        edge of the forest in both directions.
+    edges : list of tuple of int
+        The forest's edges.
+    roots : sequence of int
+        The rootings wanted.
+
+    Returns
+    -------
+    ndarray of shape (n, len(roots), C)
+
+    Examples
+    --------
+    >>> log_single = [np.log(np.array([[0.5, 0.5]]))] * 2
+    >>> log_pairs = {(0, 1): np.log(np.array([[[0.9, 0.1], [0.2, 0.8]]])),
+    ...              (1, 0): np.log(np.array([[[0.7, 0.3], [0.4, 0.6]]]))}
+    >>> joint = rooted_forest_joints(np.array([[0, -1]]), np.zeros(1), log_single,
+    ...                              log_pairs, [(0, 1)], [0, 1])
+    >>> np.exp(joint).round(3).ravel().tolist()  # P_0(x_0 = 0); P_1(x_0 = 0) = .5 * .7 + .5 * .4
+    [0.5, 0.55]
+    """
+    codes = np.asarray(codes)
+    n, m = codes.shape
+    n_classes = len(log_prior)
+    neighbours = [[] for _ in range(m)]
+    for u, v in edges:
+        neighbours[u].append(v)
+        neighbours[v].append(u)
+    evidence = []
+    for j in range(m):
+        column = codes[:, j]
+        observed = column != MISSING
+        e = np.zeros((n, log_single[j].shape[-1]))
+        e[observed] = -np.inf
+        e[observed, column[observed]] = 0.0
+        evidence.append(e[:, None, :])  # (n, 1, r_j)
+    component_of = np.full(m, -1)
+    component_roots, parent, order = [], [-1] * m, []
+    for start in range(m):  # components in order of their first feature, as orient_constrained
+        if component_of[start] >= 0:
+            continue
+        component_of[start] = len(component_roots)
+        component_roots.append(start)
+        queue, head = [start], 0
+        while head < len(queue):
+            u = queue[head]
+            head += 1
+            for v in neighbours[u]:
+                if component_of[v] < 0:
+                    component_of[v] = component_of[start]
+                    parent[v] = u
+                    queue.append(v)
+        order += queue
+    children = [[v for v in neighbours[u] if parent[v] == u] for u in range(m)]
+    up, inside = [None] * m, [None] * m  # message to the parent; children's messages summed
+    for j in reversed(order):
+        inside[j] = _message_sum([up[k] for k in children[j]], evidence[j], n_classes)
+        if parent[j] >= 0:
+            up[j] = _send(log_pairs[(parent[j], j)], inside[j])
+    down = [None] * m  # message from the parent
+    for p in order:
+        kids = children[p]
+        base = evidence[p] if down[p] is None else evidence[p] + down[p]
+        before = [None] * (len(kids) + 1)  # prefix sums of the children's messages
+        before[0] = base
+        for i, k in enumerate(kids):
+            before[i + 1] = before[i] + up[k]
+        after = None
+        for i in range(len(kids) - 1, -1, -1):
+            k = kids[i]
+            belief = before[i] if after is None else before[i] + after
+            down[k] = _send(log_pairs[(k, p)], belief)
+            after = up[k] if after is None else after + up[k]
+    rooted = [None] * m
+    wanted = set(int(r) for r in roots) | set(component_roots)
+    for r in wanted:
+        belief = inside[r] if down[r] is None else inside[r] + down[r]
+        rooted[r] = _send(log_single[r][:, None, :], belief)[:, :, 0]  # (n, C)
+    # sum of the other components' terms at their own roots, without subtracting
+    terms = [rooted[g] for g in component_roots]
+    prefix = [np.zeros((n, n_classes))]
+    for t in terms:
+        prefix.append(prefix[-1] + t)
+    suffix = [np.zeros((n, n_classes))] * (len(terms) + 1)
+    for i in range(len(terms) - 1, -1, -1):
+        suffix[i] = terms[i] + suffix[i + 1]
+    out = np.empty((n, len(roots), n_classes))
+    for k, r in enumerate(roots):
+        c = component_of[r]
+        out[:, k] = log_prior + rooted[r] + (prefix[c] + suffix[c + 1])
+    return out
+
+
+def _message_sum(messages, evidence, n_classes):
+    """The evidence plus the messages a node receives, shape ``(n, C, r)``."""
+    total = np.broadcast_to(evidence, (evidence.shape[0], n_classes, evidence.shape[2]))
+    for message in messages:
+        total = total + message
+    return total
+
+
+def _send(log_table, belief):
+    """``log sum_b P(b | c, a) exp(belief[n, c, b])``, shape ``(n, C, r_a)``.
+
+    ``log_table`` is ``log P(b | c, a)`` of shape ``(C, r_a, r_b)``; the
+    log-sum-exp is taken as :meth:`~bnclassify.factors.Categorical.upward` takes it.
+    """
+    top = belief.max(axis=2)  # (n, C)
+    safe_top = np.where(np.isfinite(top), top, 0.0)
+    with np.errstate(divide="ignore"):
+        weights = np.exp(belief - safe_top[:, :, None])
+        return safe_top[:, :, None] + np.log(np.einsum("cpv,ncv->ncp", np.exp(log_table), weights))
+
+
 def _rows(values, mask):
     return None if values is None else values[mask]
 

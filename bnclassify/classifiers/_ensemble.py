@@ -4,7 +4,11 @@ Every member is a real fitted estimator with its own ``structure_`` and
 ``network_``. Members fitted on the same rows share one
 :class:`~bnclassify.counts.TrainingCounts`: the data are encoded and counted
 once, and members that differ only in their root share one weight matrix and
-one undirected tree, which each of them merely orients.
+one undirected tree, which each of them merely orients. Over categorical
+features such members are not even kept: the ensemble keeps the tree and its
+counts, predicts every rooting at once by belief propagation
+(:func:`~bnclassify.network.rooted_forest_joints`) and fits a member only when
+it is read (:class:`MemberSequence`).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import operator
 import time
 from collections.abc import Sequence
 
+import networkx as nx
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
@@ -22,7 +27,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._encoding import check_alpha
-from ..counts import TrainingCounts, training_statistics
+from ..counts import BLOCK_CELLS, ForestCounts, TrainingCounts, training_statistics
+from ..network import rooted_forest_joints
+from ..parameters import log_class_prior, log_conditional
 from ..structure import orient_constrained
 from ._base import BayesNetClassifier, SchemaAttributes
 from ._predict import JointPredictor, normalise
@@ -229,9 +236,14 @@ default="auto"
 
     Attributes
     ----------
-    estimators_ : list of BayesNetClassifier
+    estimators_ : sequence of BayesNetClassifier
         The fitted members, each with its ``structure_``, ``weights_`` and
-        ``network_``.
+        ``network_``. Members over categorical features that share a tree
+        and differ only in their root (``"tan"``, ``"stan"``, a TAN or
+        Simpler TAN template) are fitted when read, from the kept tree and
+        counts: an ensemble over ``m`` features keeps ``O(m)`` tables, not
+        ``m`` networks of ``m`` nodes (reading a member twice gives two equal
+        objects).
     estimators_samples_ : list of ndarray
         With ``bootstrap=True``, the rows (with repeats) each member was fitted on.
     classes_, categories_, n_features_in_, feature_names_in_, class_node_
@@ -298,11 +310,49 @@ default="auto"
                 self._adopt_encoding(member)
         if self.bootstrap:
             jobs, shared_time = self._bootstrap_jobs(groups, counts, features)
+            kept = [len(jobs)]
         else:
-            jobs, shared_time = self._shared_jobs(groups, counts, features)
-        self.estimators_, self.fit_times_ = self._fit_members(jobs)
-        self.fit_times_["weights"] += shared_time
+            kept, jobs, shared_time = self._shared_jobs(groups, counts, features)
+        fitted, self.fit_times_ = self._fit_members(jobs)
+        for stage, seconds in shared_time.items():
+            self.fit_times_[stage] += seconds
+        self._groups = []
+        for group in kept:  # fitted members back in their groups' places
+            if isinstance(group, int):
+                self._groups.append({"members": fitted[:group]})
+                fitted = fitted[group:]
+            else:
+                self._groups.append(group)
         return self
+
+    @property
+    def estimators_(self):
+        """The members in order: kept ones, and shared-tree rootings fitted when read."""
+        if "_groups" not in self.__dict__:
+            raise AttributeError("estimators_ exists once the EnsembleTAN is fitted.")
+        if all("members" in group for group in self._groups):
+            return [m for group in self._groups for m in group["members"]]
+        sizes = [len(g["members"] if "members" in g else g["roots"]) for g in self._groups]
+        return MemberSequence(self._member_at, sum(sizes))
+
+    def _member_at(self, k):
+        for group in self._groups:
+            size = len(group["members"] if "members" in group else group["roots"])
+            if k < size:
+                return group["members"][k] if "members" in group else self._rooted_member(group, k)
+            k -= size
+        raise IndexError(k)
+
+    def _rooted_member(self, group, k):
+        """Member ``k`` of a shared-tree group, fitted from the group's tree and counts."""
+        member = clone(group["template"]).set_params(root=group["roots"][k])
+        self._adopt_encoding(member)
+        counts = ForestCounts(group["classes"], group["single"], group["edges"], group["pairs"])
+        features = list(self.schema_.names)
+        tree = nx.Graph()  # rebuilt the same way before and after saving (same BFS order)
+        tree.add_nodes_from(features)
+        tree.add_edges_from((features[u], features[v]) for u, v in group["edges"])
+        return member._fit_shared(counts, features, group["alpha"], group["weights"], tree)
 
     # -- parameters and members --------------------------------------------------
     def _root_candidates(self, features) -> list:
@@ -370,27 +420,42 @@ default="auto"
         )
 
     def _shared_jobs(self, groups, counts, features):
-        """Fit jobs on the shared counts; one weight matrix and tree per rooted group."""
+        """Fit jobs on the shared counts; one weight matrix and tree per rooted group.
+
+        Returns ``(kept, jobs, seconds)``: per group either the number of its
+        jobs or, for a group of rootings of one tree over categorical features,
+        the record its members are predicted and fitted from (:meth:`_forest_group`).
+        """
+        times = {"weights": 0.0, "structure": 0.0, "parameters": 0.0}
         start = time.perf_counter()
-        if any(isinstance(m, TAN) for group in groups for m in group):
+        if counts.keeps_pairwise and any(isinstance(m, TAN) for g in groups for m in g):
             # one pair table serves every TAN's weights and every member's tree CPTs; made
             # here, before any member counts a tree the slow way or members run in parallel
             counts.pairwise  # noqa: B018
-        jobs = []
+        times["weights"] += time.perf_counter() - start
+        kept, jobs = [], []
         for group in groups:
-            first = group[0]
+            first, before = group[0], len(jobs)
             if len(group) > 1 and isinstance(first, TreeAugmented):
                 alpha = _alpha(first)
+                start = time.perf_counter()
                 weights = first._compute_weights(counts, features)
+                after_weights = time.perf_counter()
                 tree = first._undirected_tree(weights)
-                if "pairwise" not in counts.__dict__ and self.schema_.discrete.all():
-                    _count_tree_once(counts, tree, features)
+                times["weights"] += after_weights - start
+                times["structure"] += time.perf_counter() - after_weights
+                if _orients_shared_tree(first) and self.schema_.discrete.all():
+                    start = time.perf_counter()
+                    kept.append(_forest_group(group, counts, features, alpha, weights, tree))
+                    times["parameters"] += time.perf_counter() - start
+                    continue
                 jobs += [
                     (m, _fit_with_tree, (counts, features, alpha, weights, tree)) for m in group
                 ]
             else:
                 jobs += [(m, fit_on_counts, (counts, features, _alpha(m))) for m in group]
-        return jobs, time.perf_counter() - start
+            kept.append(len(jobs) - before)
+        return kept, jobs, times
 
     def _bootstrap_jobs(self, groups, counts, features):
         flat = [member for group in groups for member in group]
@@ -405,7 +470,7 @@ default="auto"
             # densities borrow the fit over all classes, as an empty group does in any fit
             rows = _bootstrap_rows(seed, self._n_rows)
             jobs.append((member, _fit_on_sample, (counts, rows, features, _alpha(member))))
-        return jobs, 0.0
+        return jobs, {}
 
     @property
     def estimators_samples_(self) -> list:
@@ -417,11 +482,17 @@ default="auto"
 
     # -- prediction --------------------------------------------------------------
     def _log_proba(self, encoded):
-        total = 0.0
-        for member in self.estimators_:
-            total = total + np.exp(normalise(self._member_joint(member, encoded)))
+        total, n_members = 0.0, 0
+        for group in self._groups:
+            if "members" in group:
+                for member in group["members"]:
+                    total = total + np.exp(normalise(self._member_joint(member, encoded)))
+                n_members += len(group["members"])
+            else:
+                total = total + _forest_group_proba(group, encoded[0], self.schema_.names)
+                n_members += len(group["roots"])
         with np.errstate(divide="ignore"):
-            return np.log(total / len(self.estimators_))
+            return np.log(total / n_members)
 
 
 def _common_column_model(members):
@@ -460,17 +531,59 @@ def _alpha(member):
     return check_alpha(member.alpha)
 
 
-def _count_tree_once(counts, tree, features):
-    """Count each edge of a shared tree once and cache it in both orientations.
+def _orients_shared_tree(member) -> bool:
+    """Whether ``member``'s structure is the shared tree oriented from its root."""
+    return type(member)._feature_dag is TreeAugmented._feature_dag
 
-    Members rooted elsewhere need N(c, x_i, x_j) where another has
-    N(c, x_j, x_i); the transpose is the same count, so no member goes back
-    to the rows for it. Every feature is some member's root, so N(c, x_i) of
-    all features is counted in one pass too.
+
+def _forest_group(group, counts, features, alpha, weights, tree) -> dict:
+    """What every rooting of one categorical tree is fitted and predicted from.
+
+    The template (the first member, unfitted), the roots, the shared weights,
+    the tree's edges, the class counts, N(c, x_j) of every feature and
+    N(c, x_u, x_v) of every edge: ``O(m)`` tables, from which any member is
+    fitted exactly as ``fit`` fits it. The edges are counted in one pass over
+    the rows (oriented from the first feature; the other orientation is the
+    transpose).
     """
-    counts.feature_class  # noqa: B018
     position = {name: i for i, name in enumerate(features)}
-    discrete = [True] * len(features)  # called for all-categorical shared trees only
+    discrete = [True] * len(features)
     dag = orient_constrained(tree, features, discrete, features[0])
     parents_of = [tuple(position[p] for p in dag.predecessors(f)) for f in features]
-    counts.families(parents_of, both_ways=True)
+    tables = counts.families(parents_of)
+    edges = [(parents[0], child) for child, parents in enumerate(parents_of) if parents]
+    template = clone(group[0])
+    return {
+        "template": template,
+        "roots": [m.root for m in group],
+        "weights": weights,
+        "alpha": alpha,
+        "classes": counts.classes,
+        "single": [counts.family(j) for j in range(len(features))],
+        "edges": edges,
+        "pairs": [tables[child] for _, child in edges],
+    }
+
+
+def _forest_group_proba(group, codes, features) -> np.ndarray:
+    """The sum over a shared-tree group's members of P(c | x), a block of rows at a time."""
+    alpha = group["alpha"]
+    position = {name: i for i, name in enumerate(features)}
+    roots = [position[r] for r in group["roots"]]
+    log_single = [log_conditional(t, alpha) for t in group["single"]]
+    log_pairs = {}
+    for (u, v), table in zip(group["edges"], group["pairs"], strict=True):
+        log_pairs[(u, v)] = log_conditional(table, alpha)
+        log_pairs[(v, u)] = log_conditional(table.swapaxes(1, 2), alpha)
+    log_prior = log_class_prior(group["classes"], alpha)
+    n_classes, widest = len(log_prior), max(t.shape[-1] for t in log_single)
+    per_row = len(features) * n_classes * (3 * widest + 1)  # messages, beliefs and results
+    chunk = max(1, BLOCK_CELLS // per_row)
+    total = np.zeros((len(codes), n_classes))
+    for start in range(0, len(codes), chunk):
+        joints = rooted_forest_joints(
+            codes[start : start + chunk], log_prior, log_single, log_pairs, group["edges"], roots
+        )
+        for k in range(len(roots)):
+            total[start : start + chunk] += np.exp(normalise(joints[:, k]))
+    return total

@@ -23,7 +23,7 @@ def cmi_from_counts(pairwise: PairwiseCounts) -> np.ndarray:
     return pairwise_information(pairwise)[0]
 
 
-def pairwise_information(stats, features=None, block_cells=BLOCK_CELLS):
+def pairwise_information(stats, features=None, block_cells=None):
     """I(X_i; X_j | C) in nats and the rows observing both, for every pair of ``features``.
 
     The pair tables are read one block of columns at a time
@@ -40,7 +40,8 @@ def pairwise_information(stats, features=None, block_cells=BLOCK_CELLS):
         ``category_counts(features)``.
     features : sequence of int, optional
         Discrete feature positions (default: all).
-    block_cells : int, default=BLOCK_CELLS
+    block_cells : int, optional
+        Cells of pair counts read at a time (default: :data:`~bnclassify.counts.BLOCK_CELLS`).
 
     Returns
     -------
@@ -75,6 +76,7 @@ def pairwise_information(stats, features=None, block_cells=BLOCK_CELLS):
         class_term = _xlogx(class_totals).sum()
         n = class_totals.sum()
     cmi, rows = np.zeros((m, m)), np.zeros((m, m))
+    block_cells = BLOCK_CELLS if block_cells is None else block_cells
     side = max(1, int(np.sqrt(block_cells / stats.n_classes)))  # categories per block side
     blocks = column_blocks(sub_cards, side)
     for b, block_i in enumerate(blocks):

@@ -781,6 +781,8 @@ def training_statistics(X, y, distributions=None, sample_weight=None):
 
 #: Largest triple-count table (cells, all classes) KDB with k >= 2 accumulates incrementally.
 MAX_TRIPLE_CELLS = 1 << 24
+#: Largest family table N(c, x_parents, x_child) (cells, all classes) a fit counts: 256 MB.
+MAX_FAMILY_CELLS = 1 << 25
 
 
 @dataclass

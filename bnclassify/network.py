@@ -17,6 +17,7 @@ rows). Rows with missing cells, of any kind, are marginalised exactly:
 from __future__ import annotations
 
 import copy
+import math
 
 import numpy as np
 from scipy.special import logsumexp
@@ -24,6 +25,10 @@ from scipy.special import logsumexp
 from ._encoding import MISSING
 from .factors import Categorical
 from .parameters import log_class_prior
+
+#: Most cells (rows x joint states of their missing categorical cells x features) a
+#: non-tree network fills in at once to sum missing cells out; a row needing more is refused.
+MAX_ENUMERATED_CELLS = 1 << 24
 
 
 def fit_network(stats, schema, parents, alpha) -> FittedNetwork:
@@ -185,12 +190,27 @@ class FittedNetwork:
                 out[rows] = self._continuous_marginal(codes[rows], _rows(values, rows))
                 continue
             cards = [self.factor_of(v).n_states for v in missing]
+            states = math.prod(cards)
+            if states * self.n_features > MAX_ENUMERATED_CELLS:
+                raise ValueError(
+                    f"{len(rows)} row(s) have {len(missing)} missing categorical cells, whose "
+                    f"{states:.3g} joint states this network (a feature has two or more feature "
+                    "parents, e.g. KDB with k >= 2) would enumerate to sum them out, "
+                    f"{states * self.n_features:.3g} filled-in cells per row, more than "
+                    f"MAX_ENUMERATED_CELLS = {MAX_ENUMERATED_CELLS:,}. Impute the missing "
+                    "cells, or use a tree (TAN, KDB with k=1), which sums them out by messages."
+                )
             grid = np.indices(cards).reshape(len(missing), -1).T
-            filled = np.repeat(codes[rows], len(grid), axis=0)
-            filled[:, missing] = np.tile(grid, (len(rows), 1))
-            filled_values = None if values is None else np.repeat(values[rows], len(grid), axis=0)
-            joint = self._continuous_marginal(filled, filled_values)
-            out[rows] = logsumexp(joint.reshape(len(rows), len(grid), -1), axis=1)
+            per_chunk = max(1, MAX_ENUMERATED_CELLS // (states * self.n_features))
+            for start in range(0, len(rows), per_chunk):
+                chunk = rows[start : start + per_chunk]
+                filled = np.repeat(codes[chunk], len(grid), axis=0)
+                filled[:, missing] = np.tile(grid, (len(chunk), 1))
+                filled_values = (
+                    None if values is None else np.repeat(values[chunk], len(grid), axis=0)
+                )
+                joint = self._continuous_marginal(filled, filled_values)
+                out[chunk] = logsumexp(joint.reshape(len(chunk), len(grid), -1), axis=1)
         return out
 
     def _continuous_marginal(self, codes, values):

@@ -13,6 +13,7 @@ import pytest
 
 from bnclassify import AODE, KDB, TAN, EnsembleTAN, information
 from bnclassify import counts as counts_module
+from bnclassify import network as network_module
 from bnclassify.classifiers import _aode, _ensemble
 from bnclassify.datasets import load_car, load_p450, load_vote
 
@@ -145,3 +146,66 @@ def test_members_fitted_when_read_behave_as_a_sequence():
         members[6]
     with pytest.raises(TypeError):
         members[True]
+
+
+# -- absurd sizes are refused up front --------------------------------------------------------
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"n_estimators": 10**7}, r"n_estimators=10000000 is more than 10000: every bootstrap"),
+        ({"n_estimators": 2.0}, "n_estimators must be a positive integer, got 2.0"),
+        ({"n_estimators": True}, "n_estimators must be a positive integer, got True"),
+        ({"n_jobs": 0}, "n_jobs must not be 0"),
+        ({"n_jobs": 1.5}, "n_jobs must be None or an integer, got 1.5"),
+        ({"n_jobs": True}, "n_jobs must be None or an integer, got True"),
+    ],
+)
+def test_ensemble_refuses_absurd_sizes_before_encoding(params, message, monkeypatch):
+    def never(*args, **kwargs):
+        raise AssertionError("the data were encoded before the parameters were checked")
+
+    monkeypatch.setattr(EnsembleTAN, "_encode_training", never)
+    with pytest.raises(ValueError, match=message):
+        EnsembleTAN(**params).fit(*load_car(return_X_y=True))
+
+
+def test_bootstrap_members_that_would_not_fit_in_memory_are_refused_before_fitting(wide):
+    X, y = wide
+    with pytest.raises(ValueError, match=r"n_estimators=600 bootstrap members over 2000 features"):
+        EnsembleTAN(bootstrap=True, n_estimators=600).fit(X, y)
+
+
+def test_integer_likes_are_accepted_and_threads_capped():
+    X, y = load_car(return_X_y=True)
+    model = EnsembleTAN(bootstrap=True, n_estimators=np.int64(2), n_jobs=10**7, random_state=0)
+    assert len(model.fit(X, y).estimators_) == 2  # two threads, not ten million
+    assert KDB(k=np.int64(2)).fit(X, y).score(X, y) > 0.9
+    assert AODE(min_frequency=np.int64(2)).fit(X, y).score(X, y) > 0.9
+    with pytest.raises(ValueError, match="min_frequency must be a non-negative integer"):
+        AODE(min_frequency=2.0).fit(X, y)
+
+
+def test_kdb_refuses_families_too_large_to_count(wide, monkeypatch):
+    X, y = wide
+
+    def never(*args, **kwargs):
+        raise AssertionError("the CMI was computed before k was checked")
+
+    monkeypatch.setattr("bnclassify.classifiers._kdb.edge_weights", never)
+    with pytest.raises(ValueError, match=r"k=10000000 gives the last feature .* use a smaller k"):
+        KDB(k=10**7).fit(X, y)
+    monkeypatch.undo()
+    # on six features every k is at most five parents: no refusal
+    X, y = load_car(return_X_y=True)
+    assert KDB(k=10**7).fit(X, y).score(X, y) > 0.9
+
+
+def test_kdb_refuses_to_enumerate_too_many_missing_cells(monkeypatch):
+    X, y = load_p450(return_X_y=True)
+    model = KDB(k=2).fit(X, y)
+    row = X.iloc[:1].copy()
+    row.iloc[0, :6] = np.nan  # 3^6 joint states to enumerate
+    assert np.isfinite(model.predict_proba(row)).all()
+    monkeypatch.setattr(network_module, "MAX_ENUMERATED_CELLS", 3**5 * 8)
+    with pytest.raises(ValueError, match="1 row.* have 6 missing categorical cells"):
+        model.predict_proba(row)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numbers
 import time
 import warnings
 
@@ -10,7 +9,7 @@ import numpy as np
 from scipy.special import logsumexp
 from sklearn.utils.validation import check_is_fitted
 
-from .._encoding import MISSING, check_alpha
+from .._encoding import MISSING, check_alpha, check_int
 from ..counts import (
     BLOCK_CELLS,
     StatisticsPlan,
@@ -250,9 +249,7 @@ class AODE(MemberEnsemble):
         self.__dict__.pop("_fit_rows", None)
 
     def _check_min_frequency(self):
-        limit = self.min_frequency
-        if isinstance(limit, bool) or not isinstance(limit, numbers.Integral) or limit < 0:
-            raise ValueError(f"min_frequency must be a non-negative integer, got {limit!r}.")
+        check_int(self.min_frequency, "min_frequency")
 
     def _fit_statistics(self, counts, features, alpha):
         """Fit every SPODE and the fallback naive Bayes from one set of statistics.

@@ -26,7 +26,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._encoding import check_alpha
+from .._encoding import check_alpha, check_int
 from ..counts import BLOCK_CELLS, ForestCounts, TrainingCounts, training_statistics
 from ..network import rooted_forest_joints
 from ..parameters import log_class_prior, log_conditional
@@ -37,6 +37,12 @@ from ._tan import TAN, SimplerTAN, TreeAugmented
 
 #: Names accepted by ``EnsembleTAN(members=...)``.
 MEMBER_KINDS = ("auto", "stan", "tan", "stan+tan", "all")
+#: Largest ``n_estimators``; the reason is in the error message.
+MAX_ESTIMATORS = 10_000
+#: Largest number of fitted nodes (members x (features + 1)) a bootstrap ensemble keeps.
+MAX_MEMBER_NODES = 1_000_000
+#: Measured memory of one fitted categorical node of a TAN member (factor and graph).
+NODE_BYTES = 1_300
 
 
 class MemberEnsemble(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
@@ -81,6 +87,8 @@ class MemberEnsemble(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEsti
     def _fit_members(self, jobs):
         """Run ``(member, fit_function, args)`` jobs, in parallel with ``n_jobs``; sum times."""
         n_jobs = getattr(self, "n_jobs", None)
+        if n_jobs is not None and n_jobs > 0:
+            n_jobs = min(n_jobs, max(len(jobs), 1))  # joblib starts every thread asked for
         fitted = Parallel(n_jobs=n_jobs, prefer="threads")(
             delayed(function)(member, *args) for member, function, args in jobs
         )
@@ -221,7 +229,11 @@ default="auto"
     bootstrap : bool, default=False
         Fit each member on a bootstrap sample of the rows.
     n_estimators : int, default=10
-        Number of members with ``bootstrap=True`` (ignored otherwise).
+        Number of members with ``bootstrap=True`` (ignored otherwise). At most
+        :data:`MAX_ESTIMATORS` (10,000), and at most
+        :data:`MAX_MEMBER_NODES` / (n_features + 1) on a given table: each
+        bootstrap member is a fitted network kept in memory. Larger values
+        are refused before any member is fitted.
     alpha : float, default=1.0
         Dirichlet pseudo-count of the members built from a name; members
         given as estimators keep their own ``alpha``.
@@ -229,7 +241,8 @@ default="auto"
         Seeds the bootstrap samples (``bootstrap=True`` only).
     n_jobs : int, optional
         Members fitted in parallel by joblib (threads by default; the members
-        share the counts). ``None`` is 1, ``-1`` all processors.
+        share the counts). ``None`` is 1, ``-1`` all processors; never more
+        threads than members to fit.
     handle_unknown : {"warn", "error", "marginalize"}, default="warn"
         Set on every member: a category unseen in fit raises, or is treated
         as missing and summed out.
@@ -304,6 +317,7 @@ default="auto"
         self._check_params()
         self._column_model = _common_column_model(self.members)
         counts, features, alpha = self._encode_training(X, y)
+        self._check_kept_members(len(features))
         groups = self._member_groups(self._root_candidates(features))
         for group in groups:
             for member in group:
@@ -370,9 +384,33 @@ default="auto"
     def _check_params(self):
         if not isinstance(self.bootstrap, bool | np.bool_):
             raise ValueError(f"bootstrap must be True or False, got {self.bootstrap!r}.")
-        n = self.n_estimators
-        if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
-            raise ValueError(f"n_estimators must be a positive integer, got {n!r}.")
+        check_int(
+            self.n_estimators,
+            "n_estimators",
+            minimum=1,
+            maximum=MAX_ESTIMATORS,
+            why=": every bootstrap member is a fitted network kept in memory and evaluated "
+            "at every prediction, and the average of B members differs from that of "
+            "infinitely many by about 1/sqrt(B) of the members' spread (1% at 10,000).",
+        )
+        n_jobs = self.n_jobs
+        if n_jobs is not None and (
+            isinstance(n_jobs, bool | np.bool_) or not isinstance(n_jobs, numbers.Integral)
+        ):
+            raise ValueError(f"n_jobs must be None or an integer, got {n_jobs!r}.")
+        if n_jobs == 0:
+            raise ValueError("n_jobs must not be 0: None or 1 fits on one thread, -1 on all.")
+
+    def _check_kept_members(self, n_features):
+        """Refuse bootstrap ensembles whose fitted members would not fit in memory."""
+        nodes = self.n_estimators * (n_features + 1)
+        if self.bootstrap and nodes > MAX_MEMBER_NODES:
+            raise ValueError(
+                f"n_estimators={self.n_estimators} bootstrap members over {n_features} features "
+                f"would keep {nodes:,} fitted nodes (about {nodes * NODE_BYTES / 1e9:.1f} GB); "
+                f"at most MAX_MEMBER_NODES = {MAX_MEMBER_NODES:,} are kept. Use at most "
+                f"{MAX_MEMBER_NODES // (n_features + 1)} members on this table."
+            )
 
     def _kind(self):
         kind = self.members

@@ -316,19 +316,10 @@ def rooted_forest_joints(codes, log_prior, log_single, log_pairs, edges, roots) 
     """
     codes = np.asarray(codes)
     n, m = codes.shape
-    n_classes = len(log_prior)
     neighbours = [[] for _ in range(m)]
     for u, v in edges:
         neighbours[u].append(v)
         neighbours[v].append(u)
-    evidence = []
-    for j in range(m):
-        column = codes[:, j]
-        observed = column != MISSING
-        e = np.zeros((n, log_single[j].shape[-1]))
-        e[observed] = -np.inf
-        e[observed, column[observed]] = 0.0
-        evidence.append(e[:, None, :])  # (n, 1, r_j)
     component_of = np.full(m, -1)
     component_roots, parent, order = [], [-1] * m, []
     for start in range(m):  # components in order of their first feature, as orient_constrained
@@ -346,33 +337,82 @@ def rooted_forest_joints(codes, log_prior, log_single, log_pairs, edges, roots) 
                     parent[v] = u
                     queue.append(v)
         order += queue
-    children = [[v for v in neighbours[u] if parent[v] == u] for u in range(m)]
-    up, inside = [None] * m, [None] * m  # message to the parent; children's messages summed
-    for j in reversed(order):
-        inside[j] = _message_sum([up[k] for k in children[j]], evidence[j], n_classes)
+    forest = {
+        "parent": parent,
+        "order": order,
+        "children": [[v for v in neighbours[u] if parent[v] == u] for u in range(m)],
+        "component_of": component_of,
+        "component_roots": component_roots,
+    }
+    out = np.empty((n, len(roots), len(log_prior)))
+    complete = (codes != MISSING).all(axis=1)
+    for rows, observed in ((complete, True), (~complete, False)):
+        if rows.any():
+            out[rows] = _propagate(
+                codes[rows], observed, forest, log_prior, log_single, log_pairs, roots
+            )
+    return out
+
+
+def _propagate(codes, observed, forest, log_prior, log_single, log_pairs, roots):
+    """The rooted joints of ``codes``; ``observed``: every cell is, so messages are numbers.
+
+    A message from ``j`` to its neighbour ``p`` is a function of ``x_p`` (a
+    log-sum-exp over ``x_j``); when every cell is observed it is only needed
+    at the observed ``x_p``, and it is the sum of the log CPT terms of the
+    edges behind it, so the same passes run on ``(n, C)`` sums instead.
+    """
+    n, n_classes = len(codes), len(log_prior)
+    parent, children = forest["parent"], forest["children"]
+    if observed:
+        base = [np.zeros((n, n_classes)) for _ in log_single]
+
+        def send(key, belief):  # key (p, j): log P(x_j | c, x_p) at the observed values
+            return log_pairs[key][:, codes[:, key[0]], codes[:, key[1]]].T + belief
+
+        def at_root(r, belief):
+            return log_single[r][:, codes[:, r]].T + belief
+
+    else:
+        base = []
+        for j, table in enumerate(log_single):
+            column = codes[:, j]
+            seen = column != MISSING
+            evidence = np.zeros((n, table.shape[-1]))
+            evidence[seen] = -np.inf
+            evidence[seen, column[seen]] = 0.0
+            base.append(np.broadcast_to(evidence[:, None, :], (n, n_classes, table.shape[-1])))
+
+        def send(key, belief):
+            return _send(log_pairs[key], belief)
+
+        def at_root(r, belief):
+            return _send(log_single[r][:, None, :], belief)[:, :, 0]
+
+    up, inside = [None] * len(base), [None] * len(base)  # to the parent; children's summed
+    for j in reversed(forest["order"]):
+        inside[j] = base[j]
+        for k in children[j]:
+            inside[j] = inside[j] + up[k]
         if parent[j] >= 0:
-            up[j] = _send(log_pairs[(parent[j], j)], inside[j])
-    down = [None] * m  # message from the parent
-    for p in order:
+            up[j] = send((parent[j], j), inside[j])
+    down = [None] * len(base)  # the message from the parent
+    for p in forest["order"]:
         kids = children[p]
-        base = evidence[p] if down[p] is None else evidence[p] + down[p]
-        before = [None] * (len(kids) + 1)  # prefix sums of the children's messages
-        before[0] = base
-        for i, k in enumerate(kids):
-            before[i + 1] = before[i] + up[k]
+        before = [base[p] if down[p] is None else base[p] + down[p]]  # prefix sums
+        for k in kids:
+            before.append(before[-1] + up[k])
         after = None
         for i in range(len(kids) - 1, -1, -1):
             k = kids[i]
             belief = before[i] if after is None else before[i] + after
-            down[k] = _send(log_pairs[(k, p)], belief)
+            down[k] = send((k, p), belief)
             after = up[k] if after is None else after + up[k]
-    rooted = [None] * m
-    wanted = set(int(r) for r in roots) | set(component_roots)
-    for r in wanted:
-        belief = inside[r] if down[r] is None else inside[r] + down[r]
-        rooted[r] = _send(log_single[r][:, None, :], belief)[:, :, 0]  # (n, C)
-    # sum of the other components' terms at their own roots, without subtracting
-    terms = [rooted[g] for g in component_roots]
+    rooted = {}
+    for r in set(int(r) for r in roots) | set(forest["component_roots"]):
+        rooted[r] = at_root(r, inside[r] if down[r] is None else inside[r] + down[r])
+    # the other components' terms at their own roots, summed without subtracting
+    terms = [rooted[g] for g in forest["component_roots"]]
     prefix = [np.zeros((n, n_classes))]
     for t in terms:
         prefix.append(prefix[-1] + t)
@@ -381,17 +421,9 @@ def rooted_forest_joints(codes, log_prior, log_single, log_pairs, edges, roots) 
         suffix[i] = terms[i] + suffix[i + 1]
     out = np.empty((n, len(roots), n_classes))
     for k, r in enumerate(roots):
-        c = component_of[r]
+        c = forest["component_of"][r]
         out[:, k] = log_prior + rooted[r] + (prefix[c] + suffix[c + 1])
     return out
-
-
-def _message_sum(messages, evidence, n_classes):
-    """The evidence plus the messages a node receives, shape ``(n, C, r)``."""
-    total = np.broadcast_to(evidence, (evidence.shape[0], n_classes, evidence.shape[2]))
-    for message in messages:
-        total = total + message
-    return total
 
 
 def _send(log_table, belief):

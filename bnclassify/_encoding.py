@@ -784,6 +784,47 @@ def check_range(limits, name):
     return low, high
 
 
+def check_int(value, name, minimum=0, maximum=None, why=""):
+    """Validate an integer parameter: Python and numpy integers pass, bools and floats do not.
+
+    Parameters
+    ----------
+    value : object
+    name : str
+        The parameter's name, for the message.
+    minimum : int, default=0
+    maximum : int, optional
+        Larger values are refused up front, with ``why`` appended to the message.
+    why : str, default=""
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> check_int(np.int64(3), "k")
+    3
+    >>> check_int(True, "k")
+    Traceback (most recent call last):
+    ...
+    ValueError: k must be a non-negative integer, got True.
+    """
+    if minimum == 0:
+        wanted = "a non-negative integer"
+    elif minimum == 1:
+        wanted = "a positive integer"
+    else:
+        wanted = f"an integer >= {minimum}"
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{name} must be {wanted}, got {value!r}.")
+    if value < minimum:
+        raise ValueError(f"{name} must be {wanted}, got {value!r}.")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{name}={value!r} is more than {maximum}{why}")
+    return int(value)
+
+
 def check_alpha(alpha):
     """Validate the Dirichlet pseudo-count."""
     if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real):

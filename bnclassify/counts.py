@@ -3,8 +3,11 @@
 Everything later in a fit (weights, structure, parameters) reads these counts,
 never the raw rows again. Counts are additive over row blocks, which is how
 the pairwise table is built (chunk by chunk) and how out-of-core fits can sum
-them. A missing cell (code :data:`~bnclassify._encoding.MISSING`) is simply not
-counted: a row contributes to every count whose variables it observes.
+them. A pair table wider than :data:`MAX_PAIRWISE_CELLS` is never held whole:
+it is counted and read a block of columns at a time
+(:meth:`TrainingCounts.pair_table`). A missing cell (code
+:data:`~bnclassify._encoding.MISSING`) is simply not counted: a row contributes
+to every count whose variables it observes.
 """
 
 from __future__ import annotations
@@ -27,6 +30,12 @@ SINGLE_THREAD_MAX = 512
 #: ... and from this many rows on (below it, limiting the threads costs more than it saves);
 #: chunks of partial_fit and dask partitions are often well below CHUNK_ROWS.
 SINGLE_THREAD_MIN_ROWS = 4096
+#: Largest pair table N(c, x_i, x_j) (cells over all classes, 8 bytes each) counted and kept
+#: whole; a wider one (e.g. 2 classes x 2000 three-state columns: 72e6 cells) is counted
+#: a block of columns at a time and never held at once.
+MAX_PAIRWISE_CELLS = 1 << 24
+#: Cells (over all classes) of one block of the pair table counted or read at a time.
+BLOCK_CELLS = 1 << 22
 
 
 def class_counts(y: np.ndarray, n_classes: int, weights=None) -> np.ndarray:
@@ -114,6 +123,37 @@ class PairwiseCounts:
         """N(c, x_i), shape ``(C, r_i)``."""
         return np.diagonal(self.block(i, i), axis1=1, axis2=2).copy()
 
+    @property
+    def n_classes(self) -> int:
+        return self.table.shape[0]
+
+    def pair_table(self, rows, cols) -> np.ndarray:
+        """N(c, x_i, x_j) of the features ``rows`` against ``cols``, ``(C, R_rows, R_cols)``.
+
+        A view when both are runs of consecutive features, else a copy.
+        """
+        return _take_block(self.table, self.cards, rows, cols)
+
+    def category_counts(self, features) -> np.ndarray:
+        """N(c, x_i = a) of every category ``a`` of ``features``, shape ``(C, R_features)``."""
+        diagonal = np.diagonal(self.table, axis1=1, axis2=2)
+        return diagonal[:, category_slices(self.cards, features)]
+
+
+def _take_block(table, cards, rows, cols):
+    """The ``rows`` x ``cols`` features' block of a ``(C, R, R)`` pair table."""
+    offsets = np.concatenate([[0], np.cumsum(cards)])
+    index = []
+    for features in (rows, cols):
+        features = np.asarray(features, dtype=np.intp)
+        if len(features) and np.array_equal(features, np.arange(features[0], features[-1] + 1)):
+            index.append(slice(offsets[features[0]], offsets[features[-1] + 1]))
+        else:
+            index.append(category_slices(cards, features))
+    if isinstance(index[0], slice) or isinstance(index[1], slice):
+        return table[:, index[0]][:, :, index[1]]
+    return table[:, index[0][:, None], index[1][None, :]]
+
 
 def pairwise_counts(
     codes, y, cards, n_classes, chunk_rows=CHUNK_ROWS, weights=None
@@ -134,12 +174,53 @@ def pairwise_counts(
            [0., 1.]])
     """
     cards = np.asarray(cards, dtype=np.intp)
-    offsets = np.concatenate([[0], np.cumsum(cards)])
-    n_total = int(offsets[-1])
-    table = np.zeros((n_classes, n_total, n_total))
+    every = np.arange(len(cards))
+    table = pair_block_counts(codes, y, cards, n_classes, every, every, chunk_rows, weights)
+    return PairwiseCounts(table=table, cards=cards)
+
+
+def pair_block_counts(
+    codes, y, cards, n_classes, rows, cols, chunk_rows=CHUNK_ROWS, weights=None
+) -> np.ndarray:
+    """N(c, x_i, x_j) of the features ``rows`` (i) against the features ``cols`` (j).
+
+    One block of the pair table, counted from the rows as :func:`pairwise_counts`
+    counts the whole table (which is this with every feature on both sides).
+
+    Parameters
+    ----------
+    codes : ndarray of shape (n_rows, n_features)
+    y : ndarray of shape (n_rows,)
+    cards : ndarray of shape (n_features,)
+    n_classes : int
+    rows, cols : ndarray of int
+        Feature positions; each feature's categories span its part of the axis.
+    chunk_rows : int, default=CHUNK_ROWS
+    weights : ndarray of shape (n_rows,), optional
+
+    Returns
+    -------
+    ndarray of shape ``(n_classes, sum(cards[rows]), sum(cards[cols]))``
+
+    Examples
+    --------
+    >>> codes = np.array([[0, 1, 2], [1, 1, 0], [1, 0, -1]])
+    >>> block = pair_block_counts(codes, np.array([0, 0, 1]), np.array([2, 2, 3]), 2, [0], [2])
+    >>> block[0]
+    array([[0., 0., 1.],
+           [1., 0., 0.]])
+    """
+    cards = np.asarray(cards, dtype=np.intp)
+    rows, cols = np.asarray(rows, dtype=np.intp), np.asarray(cols, dtype=np.intp)
+    same = np.array_equal(rows, cols)
+    row_offsets = np.concatenate([[0], np.cumsum(cards[rows])])
+    col_offsets = np.concatenate([[0], np.cumsum(cards[cols])])
+    n_rows_total, n_cols_total = int(row_offsets[-1]), int(col_offsets[-1])
+    table = np.zeros((n_classes, n_rows_total, n_cols_total))
     # Small products (R x R outputs) gain nothing from BLAS threads, and on a busy
     # machine the threads' synchronisation makes them many times slower.
-    single = n_total <= SINGLE_THREAD_MAX and len(y) > SINGLE_THREAD_MIN_ROWS
+    largest = max(n_rows_total, n_cols_total)
+    single = largest <= SINGLE_THREAD_MAX and len(y) > SINGLE_THREAD_MIN_ROWS
     with _blas_controller().limit(limits=1, user_api="blas") if single else nullcontext():
         for start in range(0, len(y), chunk_rows):
             block_codes = np.ascontiguousarray(codes[start : start + chunk_rows])  # row-major
@@ -148,16 +229,53 @@ def pairwise_counts(
                 # select the class's (small, integer) rows before one-hot encoding them:
                 # selecting rows of the float one-hot instead costs more than the product
                 in_class = block_y == c
+                if not in_class.any():
+                    continue
+                picked = block_codes[in_class]
+                dtype = np.float32 if weights is None else np.float64
+                left = one_hot(picked[:, rows], row_offsets[:-1], n_rows_total, dtype)
+                right = (
+                    left
+                    if same
+                    else one_hot(picked[:, cols], col_offsets[:-1], n_cols_total, dtype)
+                )
                 if weights is None:
-                    z = _one_hot(block_codes[in_class], offsets[:-1], n_total)
-                    if len(z):
-                        table[c] += z.T @ z
+                    table[c] += left.T @ right
                 else:
-                    z = _one_hot(block_codes[in_class], offsets[:-1], n_total, np.float64)
-                    if len(z):
-                        w = weights[start : start + chunk_rows][in_class]
-                        table[c] += z.T @ (z * w[:, None])
-    return PairwiseCounts(table=table, cards=cards)
+                    w = weights[start : start + chunk_rows][in_class]
+                    table[c] += left.T @ (right * w[:, None])
+    return table
+
+
+def column_blocks(cards, max_categories) -> list:
+    """Consecutive runs of feature positions with at most ``max_categories`` categories each.
+
+    A wider single feature is a run alone. Pair tables are read a run of
+    columns at a time, so that a block stays a bounded number of cells.
+
+    Examples
+    --------
+    >>> [b.tolist() for b in column_blocks([3, 3, 3, 3, 3], 6)]
+    [[0, 1], [2, 3], [4]]
+    """
+    cards = np.asarray(cards, dtype=np.intp)
+    blocks, start, width = [], 0, 0
+    for j, r in enumerate(cards.tolist()):
+        if width + r > max_categories and j > start:
+            blocks.append(np.arange(start, j))
+            start, width = j, 0
+        width += r
+    if len(cards):
+        blocks.append(np.arange(start, len(cards)))
+    return blocks
+
+
+def category_slices(cards, features) -> np.ndarray:
+    """Positions on the pair table's axis of every category of ``features``, in order."""
+    offsets = np.concatenate([[0], np.cumsum(cards)])
+    return np.concatenate(
+        [np.arange(offsets[j], offsets[j + 1]) for j in features] or [np.zeros(0, np.intp)]
+    ).astype(np.intp)
 
 
 def _row_weights(weights, start, rows, shape, keep):
@@ -172,7 +290,18 @@ def _blas_controller() -> ThreadpoolController:
     return ThreadpoolController()  # scans the loaded BLAS libraries once
 
 
-def _one_hot(codes, offsets, n_total, dtype=np.float32):
+def one_hot(codes, offsets, n_total, dtype=np.float32):
+    """Rows of ``codes`` as one-hot vectors over all categories (missing cells: all zero).
+
+    Feature ``j``'s category ``a`` is column ``offsets[j] + a`` of the
+    ``(n_rows, n_total)`` result.
+
+    Examples
+    --------
+    >>> one_hot(np.array([[1, 0], [-1, 2]]), np.array([0, 2]), 5)
+    array([[0., 1., 1., 0., 0.],
+           [0., 0., 0., 0., 1.]], dtype=float32)
+    """
     n_rows, n_features = codes.shape
     onehot = np.zeros((n_rows, n_total), dtype=dtype)
     observed = codes != MISSING
@@ -233,16 +362,37 @@ class TrainingCounts:
     def pairwise(self) -> PairwiseCounts:
         return pairwise_counts(self.codes, self.y, self.cards, self.n_classes, weights=self.weights)
 
-    def pairwise_subset(self, columns) -> PairwiseCounts:
-        """The pair tables of some discrete columns alone."""
-        sub = TrainingCounts(
-            self.codes[:, columns],
-            self.y,
-            self.cards[columns],
-            self.n_classes,
-            weights=self.weights,
+    @property
+    def keeps_pairwise(self) -> bool:
+        """Whether pair tables are read from the whole table (counted once and kept).
+
+        True once it exists, or when every column is discrete and the table has at
+        most :data:`MAX_PAIRWISE_CELLS` cells; a mixed table counts the blocks of its
+        discrete columns alone.
+        """
+        if "pairwise" in self.__dict__:
+            return True
+        small = self.n_classes * int(np.sum(self.cards)) ** 2 <= MAX_PAIRWISE_CELLS
+        return small and bool(np.all(self.discrete))
+
+    def pair_table(self, rows, cols) -> np.ndarray:
+        """N(c, x_i, x_j) of the features ``rows`` against ``cols``, ``(C, R_rows, R_cols)``.
+
+        Read from the whole pair table when it is kept (:attr:`keeps_pairwise`);
+        otherwise counted from the rows for this block alone and not kept, so a
+        wide table is never held whole.
+        """
+        if self.keeps_pairwise:
+            return self.pairwise.pair_table(rows, cols)
+        return pair_block_counts(
+            self.codes, self.y, self.cards, self.n_classes, rows, cols, weights=self.weights
         )
-        return sub.pairwise
+
+    def category_counts(self, features) -> np.ndarray:
+        """N(c, x_i = a) of every category ``a`` of ``features``, shape ``(C, R_features)``."""
+        if self.keeps_pairwise:
+            return self.pairwise.category_counts(features)
+        return np.concatenate([self.feature_class[j] for j in features], axis=1)
 
     @property
     def n_features(self) -> int:
@@ -367,6 +517,56 @@ class TrainingCounts:
                 )
             self._families[key] = counts
         return self._families[key]
+
+
+@dataclass
+class ForestCounts:
+    """The counts of one categorical forest's families, in every orientation of its edges.
+
+    What every rooting of the forest is fitted from (an ensemble's members
+    that differ only in their root): the class counts, N(c, x_j) of every
+    feature and N(c, x_u, x_v) of every edge ``(u, v)``; N(c, x_v, x_u) is its
+    transpose. ``O(m)`` small tables, whatever the number of rows.
+
+    Examples
+    --------
+    >>> counts = ForestCounts(np.array([2.0, 1.0]), [np.ones((2, 2))] * 2, [(0, 1)],
+    ...                       [np.arange(8.0).reshape(2, 2, 2)])
+    >>> counts.family(0, (1,))[0]  # N(c=0, x_1, x_0)
+    array([[0., 2.],
+           [1., 3.]])
+    """
+
+    classes: np.ndarray
+    single: list
+    edges: list
+    pairs: list
+
+    @cached_property
+    def _edge_of(self) -> dict:
+        return {(int(u), int(v)): k for k, (u, v) in enumerate(self.edges)}
+
+    @property
+    def n_classes(self) -> int:
+        return len(self.classes)
+
+    @property
+    def discrete(self) -> np.ndarray:
+        return np.ones(len(self.single), dtype=bool)
+
+    def family(self, child: int, parents=()) -> np.ndarray:
+        """N(c, x_parent, x_child) of a forest edge, or N(c, x_child) with no parent."""
+        parents = tuple(parents)
+        if not parents:
+            return self.single[child].copy()
+        if len(parents) == 1:
+            if (parents[0], child) in self._edge_of:
+                return self.pairs[self._edge_of[(parents[0], child)]].copy()
+            if (child, parents[0]) in self._edge_of:
+                return self.pairs[self._edge_of[(child, parents[0])]].swapaxes(1, 2).copy()
+        raise ValueError(
+            f"These counts hold the families of one forest; ({child}, {parents}) is not one."
+        )
 
 
 @dataclass
@@ -581,6 +781,8 @@ def training_statistics(X, y, distributions=None, sample_weight=None):
 
 #: Largest triple-count table (cells, all classes) KDB with k >= 2 accumulates incrementally.
 MAX_TRIPLE_CELLS = 1 << 24
+#: Largest family table N(c, x_parents, x_child) (cells, all classes) a fit counts: 256 MB.
+MAX_FAMILY_CELLS = 1 << 25
 
 
 @dataclass
@@ -875,11 +1077,13 @@ class SufficientStatistics:
             raise ValueError("These statistics were accumulated without the pair table.")
         return PairwiseCounts(table=self.pairwise_table, cards=self.cards)
 
-    def pairwise_subset(self, columns) -> PairwiseCounts:
-        o = self.offsets
-        index = np.concatenate([np.arange(o[j], o[j + 1]) for j in columns])
-        table = self.pairwise.table[:, index[:, None], index[None, :]]
-        return PairwiseCounts(table=table, cards=self.cards[list(columns)])
+    def pair_table(self, rows, cols) -> np.ndarray:
+        """N(c, x_i, x_j) of the features ``rows`` against ``cols`` (from the pair table)."""
+        return self.pairwise.pair_table(rows, cols)
+
+    def category_counts(self, features) -> np.ndarray:
+        """N(c, x_i = a) of every category ``a`` of ``features``, shape ``(C, R_features)``."""
+        return self.feature_table[:, category_slices(self.cards, features)]
 
     def family(self, child: int, parents=()) -> np.ndarray:
         parents = tuple(parents)
@@ -1014,7 +1218,7 @@ def _triple_counts(counts, n_total):
     for start in range(0, len(counts.y), CHUNK_ROWS):
         codes = np.ascontiguousarray(counts.codes[start : start + CHUNK_ROWS])
         y = counts.y[start : start + CHUNK_ROWS]
-        z = _one_hot(codes, offsets[:-1], n_total, np.float64)
+        z = one_hot(codes, offsets[:-1], n_total, np.float64)
         if counts.weights is not None:
             z_w = z * counts.weights[start : start + CHUNK_ROWS, None]
         else:

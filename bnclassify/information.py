@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .counts import PairwiseCounts, TrainingCounts
+from .counts import BLOCK_CELLS, PairwiseCounts, TrainingCounts, column_blocks
 
 
 def cmi_from_counts(pairwise: PairwiseCounts) -> np.ndarray:
@@ -20,63 +20,120 @@ def cmi_from_counts(pairwise: PairwiseCounts) -> np.ndarray:
     ndarray of shape (m, m)
         Symmetric, zero diagonal.
     """
-    starts = pairwise.offsets[:-1]
-    feature_totals = np.add.reduceat(
-        np.diagonal(pairwise.table, axis1=1, axis2=2), starts, axis=1
-    )  # (C, m): rows of class c observing feature i
-    if (feature_totals == feature_totals[:, :1]).all():
-        cmi = _cmi_complete(pairwise, starts, feature_totals[:, 0])
-    else:
-        cmi = _cmi_pairwise_complete(pairwise, starts)
+    return pairwise_information(pairwise)[0]
+
+
+def pairwise_information(stats, features=None, block_cells=None):
+    """I(X_i; X_j | C) in nats and the rows observing both, for every pair of ``features``.
+
+    The pair tables are read one block of columns at a time
+    (``stats.pair_table``), so no more than about ``block_cells`` cells of them,
+    or of the logarithms computed from them, exist at once: a wide table's CMI
+    costs memory in its ``m x m`` results, not in its ``C R^2`` pair counts.
+    Each pair's value does not depend on the blocks (the same sums in the same
+    order), see :func:`cmi_from_counts`.
+
+    Parameters
+    ----------
+    stats : TrainingCounts, SufficientStatistics or PairwiseCounts
+        Anything with ``cards``, ``n_classes``, ``pair_table(rows, cols)`` and
+        ``category_counts(features)``.
+    features : sequence of int, optional
+        Discrete feature positions (default: all).
+    block_cells : int, optional
+        Cells of pair counts read at a time (default: :data:`~bnclassify.counts.BLOCK_CELLS`).
+
+    Returns
+    -------
+    cmi : ndarray of shape (k, k)
+        Symmetric, zero diagonal.
+    rows : ndarray of shape (k, k)
+        Rows (total weight) observing both features of each pair.
+
+    Examples
+    --------
+    >>> from bnclassify.counts import pairwise_counts
+    >>> codes = np.array([[0, 0], [1, 1], [0, 0], [1, 1]])
+    >>> pc = pairwise_counts(codes, np.array([0, 0, 1, 1]), np.array([2, 2]), 2)
+    >>> cmi, rows = pairwise_information(pc)
+    >>> round(float(cmi[0, 1]), 4), rows[0, 1]  # x1 copies x0 within each class: log 2
+    (0.6931, np.float64(4.0))
+    """
+    cards = np.asarray(stats.cards)
+    features = np.arange(len(cards)) if features is None else np.asarray(features, dtype=np.intp)
+    sub_cards = cards[features]
+    m = len(features)
+    starts = np.concatenate([[0], np.cumsum(sub_cards)])[:-1]
+    diagonal = stats.category_counts(features)  # (C, R): N(c, a) on the rows observing i
+    feature_totals = np.add.reduceat(diagonal, starts, axis=1)  # (C, m)
+    complete = bool((feature_totals == feature_totals[:, :1]).all())
+    if complete:
+        # every row observes every feature, so the marginals do not depend on the pair:
+        # N I(i;j|C) = sum_c [sum_ab xlogx N(c,a,b) + xlogx N(c)
+        #                     - sum_a xlogx N(c,a) - sum_b xlogx N(c,b)]
+        feature_terms = np.add.reduceat(_xlogx(diagonal), starts, axis=1).sum(axis=0)
+        class_totals = feature_totals[:, 0]
+        class_term = _xlogx(class_totals).sum()
+        n = class_totals.sum()
+    cmi, rows = np.zeros((m, m)), np.zeros((m, m))
+    block_cells = BLOCK_CELLS if block_cells is None else block_cells
+    side = max(1, int(np.sqrt(block_cells / stats.n_classes)))  # categories per block side
+    blocks = column_blocks(sub_cards, side)
+    for b, block_i in enumerate(blocks):
+        for block_j in blocks[b:]:
+            table = stats.pair_table(features[block_i], features[block_j])
+            si = starts[block_i] - starts[block_i[0]]
+            sj = starts[block_j] - starts[block_j[0]]
+            if complete:
+                values = (
+                    _pair_terms(table, si, sj)
+                    + class_term
+                    - feature_terms[block_i][:, None]
+                    - feature_terms[block_j]
+                ) / n
+            else:
+                values = _pairwise_complete_block(
+                    table, si, sj, sub_cards[block_i], sub_cards[block_j]
+                )
+            total = table.sum(axis=0)
+            pair = np.add.reduceat(np.add.reduceat(total, si, axis=0), sj, axis=1)
+            cmi[np.ix_(block_i, block_j)] = values
+            rows[np.ix_(block_i, block_j)] = pair
     # Mirror one triangle: (i, j) and (j, i) sum in different orders and could
     # differ in the last bit; rounding can leave -1e-17 where the true value is 0.
     upper = np.maximum(np.triu(cmi, k=1), 0.0)
-    return upper + upper.T
+    upper_rows = np.triu(rows, k=1)
+    rows = upper_rows + upper_rows.T + np.diag(np.diagonal(rows))
+    return upper + upper.T, rows
 
 
 def _xlogx(values):
     return values * np.log(np.where(values > 0, values, 1.0))
 
 
-def _cmi_complete(pairwise, starts, class_totals):
-    """Every row observes every feature, so the marginals do not depend on the pair:
-
-    N I(i;j|C) = sum_c [sum_ab xlogx N(c,a,b) + xlogx N(c)
-                        - sum_a xlogx N(c,a) - sum_b xlogx N(c,b)]
-
-    needs one logarithm pass over the pair tables instead of a dozen array passes.
-    """
-    m = len(starts)
-    pair_terms = np.zeros((m, m))
-    for table in pairwise.table:
-        pair_terms += np.add.reduceat(
-            np.add.reduceat(_xlogx(table), starts, axis=0), starts, axis=1
-        )
-    diagonal = np.diagonal(pairwise.table, axis1=1, axis2=2)  # N(c, a) for every category
-    feature_terms = np.add.reduceat(_xlogx(diagonal), starts, axis=1).sum(axis=0)  # (m,)
-    n = class_totals.sum()
-    total = pair_terms + _xlogx(class_totals).sum() - feature_terms[:, None] - feature_terms
-    cmi = total / n
-    np.fill_diagonal(cmi, 0.0)
-    return cmi
+def _pair_terms(table, si, sj):
+    """sum over each pair's cells and classes of xlogx N(c, a, b), shape ``(|I|, |J|)``."""
+    terms = np.zeros((len(si), len(sj)))
+    for part in table:
+        terms += np.add.reduceat(np.add.reduceat(_xlogx(part), si, axis=0), sj, axis=1)
+    return terms
 
 
-def _cmi_pairwise_complete(pairwise, starts):
-    """The general plug-in estimate, each pair on the rows observing both features."""
-    cards = pairwise.cards
-    owner = np.repeat(np.arange(len(cards)), cards)  # category -> feature
-    m = len(cards)
-    total = np.zeros((m, m))
-    weighted = np.zeros((m, m))
-    for table in pairwise.table:  # one class at a time keeps memory at one R x R array
-        row = np.add.reduceat(table, starts, axis=1)  # N(c, a, j): (R, m)
-        col = np.add.reduceat(table, starts, axis=0)  # N(c, i, b): (m, R)
-        pair = np.add.reduceat(row, starts, axis=0)  # N(c) on the rows observing (i, j)
+def _pairwise_complete_block(table, si, sj, cards_i, cards_j):
+    """The general plug-in estimate of a block, each pair on the rows observing both."""
+    owner_i = np.repeat(np.arange(len(cards_i)), cards_i)  # category -> feature
+    owner_j = np.repeat(np.arange(len(cards_j)), cards_j)
+    total = np.zeros((len(si), len(sj)))
+    weighted = np.zeros((len(si), len(sj)))
+    for part in table:  # one class at a time keeps memory at one block
+        row = np.add.reduceat(part, sj, axis=1)  # N(c, a, j): (R_I, |J|)
+        col = np.add.reduceat(part, si, axis=0)  # N(c, i, b): (|I|, R_J)
+        pair = np.add.reduceat(row, si, axis=0)  # N(c) on the rows observing (i, j)
         total += pair
         with np.errstate(divide="ignore", invalid="ignore"):
-            ratio = table * pair[owner][:, owner] / (row[:, owner] * col[owner, :])
-            terms = np.where(table > 0, table * np.log(ratio), 0.0)
-        weighted += np.add.reduceat(np.add.reduceat(terms, starts, axis=0), starts, axis=1)
+            ratio = part * pair[owner_i][:, owner_j] / (row[:, owner_j] * col[owner_i, :])
+            terms = np.where(part > 0, part * np.log(ratio), 0.0)
+        weighted += np.add.reduceat(np.add.reduceat(terms, si, axis=0), sj, axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(total > 0, weighted / total, 0.0)
 

@@ -17,6 +17,7 @@ rows). Rows with missing cells, of any kind, are marginalised exactly:
 from __future__ import annotations
 
 import copy
+import math
 
 import numpy as np
 from scipy.special import logsumexp
@@ -24,6 +25,10 @@ from scipy.special import logsumexp
 from ._encoding import MISSING
 from .factors import Categorical
 from .parameters import log_class_prior
+
+#: Most cells (rows x joint states of their missing categorical cells x features) a
+#: non-tree network fills in at once to sum missing cells out; a row needing more is refused.
+MAX_ENUMERATED_CELLS = 1 << 24
 
 
 def fit_network(stats, schema, parents, alpha) -> FittedNetwork:
@@ -185,12 +190,27 @@ class FittedNetwork:
                 out[rows] = self._continuous_marginal(codes[rows], _rows(values, rows))
                 continue
             cards = [self.factor_of(v).n_states for v in missing]
+            states = math.prod(cards)
+            if states * self.n_features > MAX_ENUMERATED_CELLS:
+                raise ValueError(
+                    f"{len(rows)} row(s) have {len(missing)} missing categorical cells, whose "
+                    f"{states:.3g} joint states this network (a feature has two or more feature "
+                    "parents, e.g. KDB with k >= 2) would enumerate to sum them out, "
+                    f"{states * self.n_features:.3g} filled-in cells per row, more than "
+                    f"MAX_ENUMERATED_CELLS = {MAX_ENUMERATED_CELLS:,}. Impute the missing "
+                    "cells, or use a tree (TAN, KDB with k=1), which sums them out by messages."
+                )
             grid = np.indices(cards).reshape(len(missing), -1).T
-            filled = np.repeat(codes[rows], len(grid), axis=0)
-            filled[:, missing] = np.tile(grid, (len(rows), 1))
-            filled_values = None if values is None else np.repeat(values[rows], len(grid), axis=0)
-            joint = self._continuous_marginal(filled, filled_values)
-            out[rows] = logsumexp(joint.reshape(len(rows), len(grid), -1), axis=1)
+            per_chunk = max(1, MAX_ENUMERATED_CELLS // (states * self.n_features))
+            for start in range(0, len(rows), per_chunk):
+                chunk = rows[start : start + per_chunk]
+                filled = np.repeat(codes[chunk], len(grid), axis=0)
+                filled[:, missing] = np.tile(grid, (len(chunk), 1))
+                filled_values = (
+                    None if values is None else np.repeat(values[chunk], len(grid), axis=0)
+                )
+                joint = self._continuous_marginal(filled, filled_values)
+                out[chunk] = logsumexp(joint.reshape(len(chunk), len(grid), -1), axis=1)
         return out
 
     def _continuous_marginal(self, codes, values):
@@ -248,6 +268,175 @@ class FittedNetwork:
         cpds += [factor.to_pgmpy(class_node, state_names) for factor in self.factors]
         network.add_cpds(*cpds)
         return network
+
+
+def rooted_forest_joints(codes, log_prior, log_single, log_pairs, edges, roots) -> np.ndarray:
+    """log P_r(c, x_observed) of one categorical forest rooted at each feature in ``roots``.
+
+    The members of an ensemble that differ only in their root share the
+    forest and the counts, so an arc ``p -> j`` has the same CPT in every
+    member where it points that way. Belief propagation therefore computes
+    each directed message once (an upward and a downward pass, ``2 (m - 1)``
+    messages in all) and every rooting's exact marginal from them: member
+    ``r`` is ``log P(c)`` plus, for ``r``'s component, the log-sum-exp over
+    ``x_r`` of ``log P(x_r | c)``, its evidence and its neighbours' messages,
+    plus every other component's term at that component's own root (its
+    first feature, as :func:`~bnclassify.structure.orient_constrained` roots
+    it). Missing cells are summed out; observed ones are evidence. The cost
+    is that of one member, not of ``m``.
+
+    Parameters
+    ----------
+    codes : ndarray of shape (n, m)
+        Category codes, :data:`~bnclassify._encoding.MISSING` for missing cells.
+    log_prior : ndarray of shape (C,)
+    log_single : list of ndarray
+        ``log P(x_j | c)`` of each feature as a root, shape ``(C, r_j)``.
+    log_pairs : dict
+        ``(p, j) -> log P(x_j | c, x_p)``, shape ``(C, r_p, r_j)``, for every
+        edge of the forest in both directions.
+    edges : list of tuple of int
+        The forest's edges.
+    roots : sequence of int
+        The rootings wanted.
+
+    Returns
+    -------
+    ndarray of shape (n, len(roots), C)
+
+    Examples
+    --------
+    >>> log_single = [np.log(np.array([[0.5, 0.5]]))] * 2
+    >>> log_pairs = {(0, 1): np.log(np.array([[[0.9, 0.1], [0.2, 0.8]]])),
+    ...              (1, 0): np.log(np.array([[[0.7, 0.3], [0.4, 0.6]]]))}
+    >>> joint = rooted_forest_joints(np.array([[0, -1]]), np.zeros(1), log_single,
+    ...                              log_pairs, [(0, 1)], [0, 1])
+    >>> np.exp(joint).round(3).ravel().tolist()  # P_0(x_0 = 0); P_1(x_0 = 0) = .5 * .7 + .5 * .4
+    [0.5, 0.55]
+    """
+    codes = np.asarray(codes)
+    n, m = codes.shape
+    neighbours = [[] for _ in range(m)]
+    for u, v in edges:
+        neighbours[u].append(v)
+        neighbours[v].append(u)
+    component_of = np.full(m, -1)
+    component_roots, parent, order = [], [-1] * m, []
+    for start in range(m):  # components in order of their first feature, as orient_constrained
+        if component_of[start] >= 0:
+            continue
+        component_of[start] = len(component_roots)
+        component_roots.append(start)
+        queue, head = [start], 0
+        while head < len(queue):
+            u = queue[head]
+            head += 1
+            for v in neighbours[u]:
+                if component_of[v] < 0:
+                    component_of[v] = component_of[start]
+                    parent[v] = u
+                    queue.append(v)
+        order += queue
+    forest = {
+        "parent": parent,
+        "order": order,
+        "children": [[v for v in neighbours[u] if parent[v] == u] for u in range(m)],
+        "component_of": component_of,
+        "component_roots": component_roots,
+    }
+    out = np.empty((n, len(roots), len(log_prior)))
+    complete = (codes != MISSING).all(axis=1)
+    for rows, observed in ((complete, True), (~complete, False)):
+        if rows.any():
+            out[rows] = _propagate(
+                codes[rows], observed, forest, log_prior, log_single, log_pairs, roots
+            )
+    return out
+
+
+def _propagate(codes, observed, forest, log_prior, log_single, log_pairs, roots):
+    """The rooted joints of ``codes``; ``observed``: every cell is, so messages are numbers.
+
+    A message from ``j`` to its neighbour ``p`` is a function of ``x_p`` (a
+    log-sum-exp over ``x_j``); when every cell is observed it is only needed
+    at the observed ``x_p``, and it is the sum of the log CPT terms of the
+    edges behind it, so the same passes run on ``(n, C)`` sums instead.
+    """
+    n, n_classes = len(codes), len(log_prior)
+    parent, children = forest["parent"], forest["children"]
+    if observed:
+        base = [np.zeros((n, n_classes)) for _ in log_single]
+
+        def send(key, belief):  # key (p, j): log P(x_j | c, x_p) at the observed values
+            return log_pairs[key][:, codes[:, key[0]], codes[:, key[1]]].T + belief
+
+        def at_root(r, belief):
+            return log_single[r][:, codes[:, r]].T + belief
+
+    else:
+        base = []
+        for j, table in enumerate(log_single):
+            column = codes[:, j]
+            seen = column != MISSING
+            evidence = np.zeros((n, table.shape[-1]))
+            evidence[seen] = -np.inf
+            evidence[seen, column[seen]] = 0.0
+            base.append(np.broadcast_to(evidence[:, None, :], (n, n_classes, table.shape[-1])))
+
+        def send(key, belief):
+            return _send(log_pairs[key], belief)
+
+        def at_root(r, belief):
+            return _send(log_single[r][:, None, :], belief)[:, :, 0]
+
+    up, inside = [None] * len(base), [None] * len(base)  # to the parent; children's summed
+    for j in reversed(forest["order"]):
+        inside[j] = base[j]
+        for k in children[j]:
+            inside[j] = inside[j] + up[k]
+        if parent[j] >= 0:
+            up[j] = send((parent[j], j), inside[j])
+    down = [None] * len(base)  # the message from the parent
+    for p in forest["order"]:
+        kids = children[p]
+        before = [base[p] if down[p] is None else base[p] + down[p]]  # prefix sums
+        for k in kids:
+            before.append(before[-1] + up[k])
+        after = None
+        for i in range(len(kids) - 1, -1, -1):
+            k = kids[i]
+            belief = before[i] if after is None else before[i] + after
+            down[k] = send((k, p), belief)
+            after = up[k] if after is None else after + up[k]
+    rooted = {}
+    for r in set(int(r) for r in roots) | set(forest["component_roots"]):
+        rooted[r] = at_root(r, inside[r] if down[r] is None else inside[r] + down[r])
+    # the other components' terms at their own roots, summed without subtracting
+    terms = [rooted[g] for g in forest["component_roots"]]
+    prefix = [np.zeros((n, n_classes))]
+    for t in terms:
+        prefix.append(prefix[-1] + t)
+    suffix = [np.zeros((n, n_classes))] * (len(terms) + 1)
+    for i in range(len(terms) - 1, -1, -1):
+        suffix[i] = terms[i] + suffix[i + 1]
+    out = np.empty((n, len(roots), n_classes))
+    for k, r in enumerate(roots):
+        c = forest["component_of"][r]
+        out[:, k] = log_prior + rooted[r] + (prefix[c] + suffix[c + 1])
+    return out
+
+
+def _send(log_table, belief):
+    """``log sum_b P(b | c, a) exp(belief[n, c, b])``, shape ``(n, C, r_a)``.
+
+    ``log_table`` is ``log P(b | c, a)`` of shape ``(C, r_a, r_b)``; the
+    log-sum-exp is taken as :meth:`~bnclassify.factors.Categorical.upward` takes it.
+    """
+    top = belief.max(axis=2)  # (n, C)
+    safe_top = np.where(np.isfinite(top), top, 0.0)
+    with np.errstate(divide="ignore"):
+        weights = np.exp(belief - safe_top[:, :, None])
+        return safe_top[:, :, None] + np.log(np.einsum("cpv,ncv->ncp", np.exp(log_table), weights))
 
 
 def _rows(values, mask):

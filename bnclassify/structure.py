@@ -87,10 +87,11 @@ def tree_from_weights(weights, features=None) -> nx.Graph:
     scale = np.abs(values).max() if values.size else 0.0
     if scale > 0:
         values = np.round(values / scale, 12) * scale
-    upper_i, upper_j = np.triu_indices(len(features), k=1)
+    m = len(features)
+    upper_i, upper_j = np.triu_indices(m, k=1)
     # stable sort on -w keeps (i, j) lexicographic order among ties, as networkx does
     order = np.argsort(-values[upper_i, upper_j], kind="stable")
-    parent = list(range(len(features)))
+    parent = np.arange(m)
 
     def find(v):
         while parent[v] != v:
@@ -99,14 +100,26 @@ def tree_from_weights(weights, features=None) -> nx.Graph:
         return v
 
     edges = []
-    for k in order:
-        if len(edges) == len(features) - 1:
-            break
-        i, j = int(upper_i[k]), int(upper_j[k])
-        root_i, root_j = find(i), find(j)
-        if root_i != root_j:
-            parent[root_j] = root_i
-            edges.append((features[i], features[j], float(values[i, j])))
+    start, batch = 0, max(m, 1)
+    while len(edges) < m - 1 and start < len(order):
+        # Kruskal over a batch of candidates: an edge whose ends were joined before the
+        # batch is rejected in one vectorised test (most of them, with many features),
+        # the others go through the union-find in order
+        block = order[start : start + batch]
+        start, batch = start + batch, 2 * batch
+        while True:  # compress every path, so that parent is each node's root
+            grand = parent[parent]
+            if np.array_equal(grand, parent):
+                break
+            parent = grand
+        for k in block[parent[upper_i[block]] != parent[upper_j[block]]]:
+            if len(edges) == m - 1:
+                break
+            i, j = int(upper_i[k]), int(upper_j[k])
+            root_i, root_j = find(i), find(j)
+            if root_i != root_j:
+                parent[root_j] = root_i
+                edges.append((features[i], features[j], float(values[i, j])))
     tree = nx.Graph()
     tree.add_nodes_from(features)
     tree.add_weighted_edges_from(edges)

@@ -4,7 +4,8 @@ The weight of a pair is the per-row log-likelihood gain of an arc between
 them, in nats (what the maximum spanning tree maximises):
 
 - two discrete features: the plug-in conditional mutual information
-  I(X_i; X_j | C) (:func:`~bnclassify.information.cmi_from_counts`);
+  I(X_i; X_j | C) (:func:`~bnclassify.information.pairwise_information`, which
+  reads the pair tables a block of columns at a time);
 - two continuous (Gaussian) features: the Gaussian CMI
   ``-1/2 sum_c P(c) log(1 - rho_c^2)`` (:func:`gaussian_cmi`);
 - a discrete ``X_i`` and a continuous ``X_j``: the gain of one Gaussian per
@@ -24,7 +25,7 @@ import pandas as pd
 
 from ._encoding import MISSING
 from .counts import TrainingCounts
-from .information import class_mi_from_counts, cmi_from_counts
+from .information import class_mi_from_counts, pairwise_information
 
 
 def _centred_by_class(values, observed):
@@ -301,13 +302,6 @@ def penalised_gains(cmi, pair_rows, df, score="loglik") -> np.ndarray:
     return gains
 
 
-def pair_rows(pairwise) -> np.ndarray:
-    """Rows observing both features of each pair, shape ``(m, m)``, from the pair tables."""
-    starts = pairwise.offsets[:-1]
-    total = pairwise.table.sum(axis=0)
-    return np.add.reduceat(np.add.reduceat(total, starts, axis=0), starts, axis=1)
-
-
 def contact_prior_terms(contacts) -> np.ndarray:
     """Contacts scaled by their largest off-diagonal entry (``c_ij / max c``), zero diagonal.
 
@@ -369,17 +363,14 @@ def edge_weights(stats, schema, criterion=None, contacts=None, contact_prior=0.0
     cat = [j for j in range(m) if discrete[j]]
     gauss = [j for j in range(m) if not discrete[j] and structural[j]]
     if len(cat) == m:  # the categorical fast path: one pass over the pair tables
-        cmi = cmi_from_counts(stats.pairwise)
-        rows = pair_rows(stats.pairwise) if criterion is not None else None
+        cmi, rows = pairwise_information(stats)
         dof = stats.cards - 1.0
         df = n_classes * np.outer(dof, dof)
     else:
         cmi, rows, df = np.zeros((m, m)), np.zeros((m, m)), np.zeros((m, m))
         if len(cat) >= 2:
-            sub = stats.pairwise_subset(cat)
             block = np.ix_(cat, cat)
-            cmi[block] = cmi_from_counts(sub)
-            rows[block] = pair_rows(sub)
+            cmi[block], rows[block] = pairwise_information(stats, cat)
             dof = stats.cards[cat] - 1.0
             df[block] = n_classes * np.outer(dof, dof)
         # rows at hand and unweighted: the raw-value estimates; otherwise the same

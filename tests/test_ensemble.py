@@ -112,13 +112,13 @@ def test_members_rooted_differently_share_one_tree(p450, members):
 
 def test_conditional_mutual_information_is_computed_once(p450, monkeypatch):
     calls = []
-    original = weights_module.cmi_from_counts
+    original = weights_module.pairwise_information
 
-    def counting(pairwise):
+    def counting(*args, **kwargs):
         calls.append(1)
-        return original(pairwise)
+        return original(*args, **kwargs)
 
-    monkeypatch.setattr(weights_module, "cmi_from_counts", counting)
+    monkeypatch.setattr(weights_module, "pairwise_information", counting)
     EnsembleTAN(p450.contact_matrix, members="all").fit(p450.data, p450.target)
     assert len(calls) == 1
     calls.clear()

@@ -22,6 +22,7 @@ from bnclassify import (
     SignalSubgraphClassifier,
     SimplerTAN,
 )
+from bnclassify import counts as counts_module
 from bnclassify.datasets import load_p450, make_signal_subgraph_networks
 from bnclassify.distributions import Bernoulli, Gaussian, KernelDensity, Multinomial
 from bnclassify.io import ModelFileError, dump, load
@@ -481,6 +482,53 @@ def test_arrays_that_contradict_one_another_are_refused(good_file, tmp_path):
     members["model.json"] = json.dumps(document)
     with pytest.raises(ModelFileError, match="log_table_ should be a float array of shape"):
         load(_write(tmp_path / "bad.bnc", members))
+
+
+def test_aode_keeping_its_rows_round_trips(p450, p450_missing, tmp_path, monkeypatch, no_pickle):
+    """Above MAX_PAIRWISE_CELLS (a wide table) AODE keeps the encoded rows, not the pair table."""
+    monkeypatch.setattr(counts_module, "MAX_PAIRWISE_CELLS", 0)
+    weights = np.random.default_rng(0).integers(1, 4, len(p450.target)).astype(float)
+    model = AODE(min_frequency=3).fit(p450_missing, p450.target, sample_weight=weights)
+    assert set(model._pair_source) == {"codes", "y", "weights", "classes"}
+    loaded = _round_trip(model, tmp_path)
+    assert_same_model(model, loaded, p450_missing)
+
+
+def _kept_state(model, tmp_path, edit):
+    """A model file of ``model`` whose state is changed by ``edit(state, members)``."""
+    members = _members(dump(model, tmp_path / "good.bnc"))
+    document = json.loads(members["model.json"])
+    edit(_state(document), members)
+    members["model.json"] = json.dumps(document)
+    return _write(tmp_path / "bad.bnc", members)
+
+
+def _replace_array(members, node, array):
+    buffer = io.BytesIO()
+    np.lib.format.write_array(buffer, array)
+    members[node["file"]] = buffer.getvalue()
+    node.update(shape=list(array.shape))
+    node.pop("axes", None)
+
+
+def test_kept_statistics_that_contradict_the_model_are_refused(p450, tmp_path):
+    aode = AODE().fit(p450.data, p450.target)
+
+    def shrink_table(state, members):
+        table = _find(
+            state["_pair_source"], lambda n: n.get("t") == "array" and len(n["shape"]) == 3
+        )
+        _replace_array(members, table, np.zeros((2, 5, 5)))
+
+    with pytest.raises(ModelFileError, match="the pair table should be a float array of shape"):
+        load(_kept_state(aode, tmp_path, shrink_table))
+    ensemble = EnsembleTAN().fit(p450.data, p450.target)
+
+    def loop_edge(state, members):
+        _find(state["_groups"], lambda n: n.get("t") == "tuple").update(v=[0, 0])
+
+    with pytest.raises(ModelFileError, match="a group's edge must join two features"):
+        load(_kept_state(ensemble, tmp_path, loop_edge))
 
 
 def test_an_npy_holding_a_pickle_is_refused(good_file, tmp_path, no_pickle):

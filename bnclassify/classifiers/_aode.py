@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
-import numbers
+import time
 import warnings
 
 import numpy as np
 from scipy.special import logsumexp
+from sklearn.utils.validation import check_is_fitted
 
-from .._encoding import MISSING, check_alpha
-from ..counts import StatisticsPlan
+from .._encoding import MISSING, check_alpha, check_int
+from ..counts import (
+    BLOCK_CELLS,
+    StatisticsPlan,
+    SufficientStatistics,
+    TrainingCounts,
+    column_blocks,
+    one_hot,
+)
 from ..structure import empty_feature_graph
 from ._base import BayesNetClassifier, accumulate
-from ._ensemble import MemberEnsemble, fit_on_counts
+from ._ensemble import MemberEnsemble, MemberSequence, fit_on_counts
 from ._predict import is_dask_collection, normalise
 from ._tan import NaiveBayes
 
@@ -114,6 +122,17 @@ class AODE(MemberEnsemble):
     categorical features), and continuous features are children of each
     super-parent (a Gaussian per super-parent state and class).
 
+    Memory: with every feature categorical, the SPODEs are not kept. The
+    model keeps their sufficient statistics, the pair table N(c, x_sp, x_j)
+    (``C R^2`` floats for ``R`` categories in all), or, when that table is
+    wider than :data:`bnclassify.counts.MAX_PAIRWISE_CELLS`, the encoded
+    training rows; prediction reads the table a block of super-parents at a
+    time and sums their joint probabilities as it goes. On a 12 x 2000 table
+    the model keeps the 12 encoded rows and prediction about 200 MB of
+    blocks, where ``m`` networks of ``m`` nodes took gigabytes;
+    ``estimators_[k]`` fits SPODE ``k`` when it is read. Prediction from kept
+    rows re-counts them, which costs time in proportion to their number.
+
     A missing value is summed out exactly: each SPODE contributes its
     marginal P_sp(c, x_observed), and a SPODE whose super-parent is missing in
     the row takes part (the frequency rule applies to observed values). With
@@ -132,8 +151,10 @@ class AODE(MemberEnsemble):
 
     Attributes
     ----------
-    estimators_ : list of SPODE
-        One fitted SPODE per feature, super-parent in column order.
+    estimators_ : sequence of SPODE
+        One fitted SPODE per categorical feature, super-parent in column
+        order. With every feature categorical each is fitted when read, from
+        the kept statistics (reading one twice gives two equal objects).
     naive_bayes_ : NaiveBayes
         The fallback for rows with no eligible super-parent.
     frequencies_ : list of ndarray
@@ -141,7 +162,9 @@ class AODE(MemberEnsemble):
     classes_, categories_, n_features_in_, feature_names_in_, class_node_
         As in :class:`NaiveBayes`.
     fit_times_ : dict
-        Seconds on ``weights``, ``structure`` and ``parameters``, summed over SPODEs.
+        Seconds on ``weights``, ``structure`` and ``parameters``, summed over
+        SPODEs (with every feature categorical, the time to keep their
+        statistics, under ``parameters``).
 
     Examples
     --------
@@ -228,40 +251,100 @@ class AODE(MemberEnsemble):
         self.__dict__.pop("_fit_rows", None)
 
     def _check_min_frequency(self):
-        limit = self.min_frequency
-        if isinstance(limit, bool) or not isinstance(limit, numbers.Integral) or limit < 0:
-            raise ValueError(f"min_frequency must be a non-negative integer, got {limit!r}.")
+        check_int(self.min_frequency, "min_frequency")
 
     def _fit_statistics(self, counts, features, alpha):
-        """Fit every SPODE and the fallback naive Bayes from one set of statistics."""
-        if self.schema_.discrete.all():
-            counts.pairwise  # noqa: B018 -- one pair table serves every SPODE's CPTs
+        """Fit every SPODE and the fallback naive Bayes from one set of statistics.
+
+        With every feature categorical the SPODEs are not fitted here: their
+        statistics are kept (:meth:`_keep_pair_source`) and prediction reads them.
+        """
+        for name in ("_members", "_pair_source"):
+            self.__dict__.pop(name, None)
+        start = time.perf_counter()
         schema = self.schema_
         self.superparents_ = [
             f
             for f, d, s in zip(features, schema.discrete, schema.structural, strict=True)
             if d and s
         ]
-        spodes = []
-        for feature in self.superparents_:
-            member = SPODE(feature, alpha=self.alpha, handle_unknown=self.handle_unknown)
-            self._adopt_encoding(member)
-            spodes.append((member, fit_on_counts, (counts, features, alpha)))
-        self.estimators_, self.fit_times_ = self._fit_members(spodes)
         naive_bayes = NaiveBayes(alpha=self.alpha, handle_unknown=self.handle_unknown)
         self._adopt_encoding(naive_bayes)
-        naive_bayes._fit_counts(counts, features, alpha)
+        if schema.discrete.all():
+            self._keep_pair_source(counts)
+            naive_bayes._fit_counts(counts, features, alpha)
+            self.fit_times_ = {
+                "weights": 0.0,
+                "structure": 0.0,
+                "parameters": time.perf_counter() - start,
+            }
+        else:
+            spodes = []
+            for feature in self.superparents_:
+                member = SPODE(feature, alpha=self.alpha, handle_unknown=self.handle_unknown)
+                self._adopt_encoding(member)
+                spodes.append((member, fit_on_counts, (counts, features, alpha)))
+            self._members, self.fit_times_ = self._fit_members(spodes)
+            naive_bayes._fit_counts(counts, features, alpha)
         self.naive_bayes_ = naive_bayes
         self._hubs = [features.index(f) for f in self.superparents_]
         self.frequencies_ = [counts.family(i).sum(axis=0) for i in self._hubs]
         return self
 
+    def _keep_pair_source(self, counts):
+        """Keep what every SPODE is fitted from: the pair table, or the rows when it is wide."""
+        if isinstance(counts, TrainingCounts) and not counts.keeps_pairwise:
+            self._pair_source = {"codes": counts.codes, "y": counts.y, "weights": counts.weights}
+        else:
+            self._pair_source = {"table": counts.pairwise.table}
+        self._pair_source["classes"] = counts.classes
+
+    def _pair_statistics(self):
+        """Statistics answering ``family`` and ``pair_table`` from the kept pair source."""
+        source, schema = self._pair_source, self.schema_
+        if "table" in source:
+            table = source["table"]
+            return SufficientStatistics(
+                class_labels=self.classes_,
+                categories=list(schema.categories),
+                discrete=schema.discrete,
+                class_count=source["classes"],
+                feature_table=np.diagonal(table, axis1=1, axis2=2).copy(),
+                pairwise_table=table,
+            )
+        return TrainingCounts(
+            source["codes"],
+            source["y"],
+            schema.cards,
+            len(self.classes_),
+            weights=source["weights"],
+        )
+
+    @property
+    def estimators_(self):
+        """The SPODEs, one per categorical feature (see the class docstring)."""
+        if "_members" in self.__dict__:
+            return self._members
+        if "_pair_source" not in self.__dict__:
+            raise AttributeError("estimators_ exists once the AODE is fitted.")
+        return MemberSequence(self._fit_member, len(self.superparents_))
+
+    def _fit_member(self, k):
+        """SPODE ``k`` fitted from the kept statistics, as ``fit`` would have fitted it."""
+        member = SPODE(self.superparents_[k], alpha=self.alpha, handle_unknown=self.handle_unknown)
+        self._adopt_encoding(member)
+        alpha = check_alpha(self.alpha)
+        return fit_on_counts(member, self._pair_statistics(), list(self.schema_.names), alpha)
+
     def _joint_log_likelihood_codes(self, encoded):
         codes = encoded[0]
-        if not self.estimators_:  # no categorical feature: naive Bayes
+        check_is_fitted(self, "naive_bayes_")
+        if not self._hubs:  # no categorical feature: naive Bayes
             return self.naive_bayes_.compiled_.joint_log_likelihood(*encoded)
+        if "_members" not in self.__dict__:
+            return self._streamed_joint(codes)
         joint = np.stack(
-            [self._member_joint(m, encoded) for m in self.estimators_], axis=1
+            [self._member_joint(m, encoded) for m in self._members], axis=1
         )  # (n, n_superparents, C)
         eligible = codes[:, self._hubs] == MISSING
         for k, frequency in enumerate(self.frequencies_):
@@ -280,9 +363,111 @@ class AODE(MemberEnsemble):
             )
         return out
 
+    def _streamed_joint(self, codes):
+        """log P(c, x) of the averaged model, a block of super-parents at a time.
+
+        Every feature is categorical and a super-parent. For super-parent ``sp``
+        and a row, ``sum_j log P(x_j | c, x_sp = a)`` over the observed children
+        is one product of the row's one-hot vector with the block of log CPTs
+        (its own block zeroed); the observed ``a`` is picked, a missing
+        super-parent is summed out (log-sum-exp over ``a`` with ``P(a | c)``), and
+        the eligible SPODEs' joints are summed into a running log-sum-exp.
+        """
+        stats = self._pair_statistics()
+        cards = np.asarray(self.schema_.cards)
+        offsets = np.concatenate([[0], np.cumsum(cards)])
+        n_total = int(offsets[-1])
+        alpha = check_alpha(self.alpha)
+        log_prior = self.naive_bayes_.compiled_.log_prior
+        log_single = [f.log_table_ for f in self.naive_bayes_.compiled_.factors]  # P(x_sp | c)
+        frequency = np.concatenate(self.frequencies_)
+        n, n_classes = len(codes), len(log_prior)
+        top = np.full((n, n_classes), -np.inf)
+        total = np.zeros((n, n_classes))
+        n_eligible = np.zeros(n, dtype=np.intp)
+        every = np.arange(len(cards))
+        width = max(1, BLOCK_CELLS // (n_classes * n_total))  # super-parent categories per block
+        for block in column_blocks(cards, width):
+            log_cpt = _log_cpt_rows(stats.pair_table(block, every), cards, block, alpha)
+            starts = offsets[block] - offsets[block[0]]  # each super-parent's first row
+            sp_table = np.concatenate([log_single[j] for j in block], axis=1)  # (C, R_B)
+            rows_per_chunk = max(1, BLOCK_CELLS // (n_total + n_classes * log_cpt.shape[1]))
+            for start in range(0, n, rows_per_chunk):
+                rows = slice(start, start + rows_per_chunk)
+                chunk = codes[rows]
+                z = one_hot(chunk, offsets[:-1], n_total, np.float64)
+                scores = _children_sum(z, log_cpt)
+                scores += sp_table.T  # (n, R_B, C): log P(a | c) + sum_j log P(x_j | c, a)
+                x = chunk[:, block]
+                observed = x != MISSING
+                at = starts + np.where(observed, x, 0)
+                picked = np.take_along_axis(scores, at[:, :, None], axis=1)
+                peak = np.maximum.reduceat(scores, starts, axis=1)
+                safe = np.where(np.isfinite(peak), peak, 0.0)
+                spread = np.repeat(safe, cards[block], axis=1)
+                with np.errstate(divide="ignore"):
+                    summed = safe + np.log(np.add.reduceat(np.exp(scores - spread), starts, axis=1))
+                joint = log_prior + np.where(observed[:, :, None], picked, summed)
+                seen = np.where(observed, frequency[offsets[block] + np.where(observed, x, 0)], 0)
+                eligible = ~observed | (seen >= self.min_frequency)
+                n_eligible[rows] += eligible.sum(axis=1)
+                masked = np.where(eligible[:, :, None], joint, -np.inf)
+                new_top = np.maximum(top[rows], masked.max(axis=1))
+                shift = np.where(np.isfinite(new_top), new_top, 0.0)
+                with np.errstate(invalid="ignore"):
+                    total[rows] = total[rows] * np.exp(top[rows] - shift) + np.exp(
+                        masked - shift[:, None, :]
+                    ).sum(axis=1)
+                top[rows] = new_top
+        shift = np.where(np.isfinite(top), top, 0.0)
+        with np.errstate(divide="ignore"):
+            out = shift + np.log(total) - np.log(np.maximum(n_eligible, 1))[:, None]
+        fallback = n_eligible == 0
+        if fallback.any():
+            out[fallback] = self.naive_bayes_.compiled_.joint_log_likelihood(codes[fallback])
+        return out
+
     def _joint_log_likelihood(self, X) -> np.ndarray:
         """log P(c, x) of the averaged model for every row and class."""
         return self._joint_log_likelihood_codes(self._encode(X))
 
     def _log_proba(self, encoded):
         return normalise(self._joint_log_likelihood_codes(encoded))
+
+
+def _log_cpt_rows(counts, cards, block, alpha):
+    """log P(x_j | c, x_sp) for the super-parents ``block`` against every feature ``j``.
+
+    ``counts`` is N(c, x_sp, x_j), shape ``(C, R_block, R)``; each (class,
+    super-parent state) row is smoothed and normalised within every child's
+    categories as :func:`~bnclassify.parameters.log_conditional` does, and a
+    super-parent's own columns are 0 (it is not its own child).
+    """
+    offsets = np.concatenate([[0], np.cumsum(cards)])
+    smoothed = counts + alpha
+    totals = np.add.reduceat(smoothed, offsets[:-1], axis=2)
+    spread = np.repeat(totals, cards, axis=2)
+    states = np.repeat(cards, cards).astype(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_cpt = np.log(np.where(spread > 0, smoothed / spread, 1.0 / states))
+    row = 0
+    for j in block:
+        log_cpt[:, row : row + cards[j], offsets[j] : offsets[j + 1]] = 0.0
+        row += cards[j]
+    return log_cpt
+
+
+def _children_sum(z, log_cpt):
+    """``sum_j log P(x_j | c, a)`` over each row's observed children, shape ``(n, R_B, C)``.
+
+    One matrix product of the rows' one-hot vectors ``z`` with the log CPTs; a
+    zero probability (``alpha=0``) is -inf, which a product would turn into
+    NaN (0 * -inf), so those cells go through a second product of indicators.
+    """
+    impossible = np.isneginf(log_cpt)
+    finite = np.where(impossible, 0.0, log_cpt) if impossible.any() else log_cpt
+    scores = np.einsum("nr,cbr->nbc", z, finite, optimize=True)
+    if finite is not log_cpt:
+        hits = np.einsum("nr,cbr->nbc", z, impossible.astype(float), optimize=True)
+        scores[hits > 0] = -np.inf
+    return scores

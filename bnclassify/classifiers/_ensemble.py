@@ -4,23 +4,31 @@ Every member is a real fitted estimator with its own ``structure_`` and
 ``network_``. Members fitted on the same rows share one
 :class:`~bnclassify.counts.TrainingCounts`: the data are encoded and counted
 once, and members that differ only in their root share one weight matrix and
-one undirected tree, which each of them merely orients.
+one undirected tree, which each of them merely orients. Over categorical
+features such members are not even kept: the ensemble keeps the tree and its
+counts, predicts every rooting at once by belief propagation
+(:func:`~bnclassify.network.rooted_forest_joints`) and fits a member only when
+it is read (:class:`MemberSequence`).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import numbers
+import operator
 import time
+from collections.abc import Sequence
 
+import networkx as nx
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._encoding import check_alpha, check_n_jobs
-from ..counts import TrainingCounts, training_statistics
+from .._encoding import check_alpha, check_int, check_n_jobs
+from ..counts import BLOCK_CELLS, ForestCounts, TrainingCounts, training_statistics
+from ..network import rooted_forest_joints
+from ..parameters import log_class_prior, log_conditional
 from ..structure import orient_constrained
 from ._base import BayesNetClassifier, SchemaAttributes
 from ._predict import JointPredictor, normalise
@@ -28,6 +36,12 @@ from ._tan import TAN, SimplerTAN, TreeAugmented
 
 #: Names accepted by ``EnsembleTAN(members=...)``.
 MEMBER_KINDS = ("auto", "stan", "tan", "stan+tan", "all")
+#: Largest ``n_estimators``; the reason is in the error message.
+MAX_ESTIMATORS = 10_000
+#: Largest number of fitted nodes (members x (features + 1)) a bootstrap ensemble keeps.
+MAX_MEMBER_NODES = 1_000_000
+#: Measured memory of one fitted categorical node of a TAN member (factor and graph).
+NODE_BYTES = 1_300
 
 
 class MemberEnsemble(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
@@ -72,6 +86,8 @@ class MemberEnsemble(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEsti
     def _fit_members(self, jobs):
         """Run ``(member, fit_function, args)`` jobs, in parallel with ``n_jobs``; sum times."""
         n_jobs = getattr(self, "n_jobs", None)
+        if n_jobs is not None and n_jobs > 0:
+            n_jobs = min(n_jobs, max(len(jobs), 1))  # joblib starts every thread asked for
         fitted = Parallel(n_jobs=n_jobs, prefer="threads")(
             delayed(function)(member, *args) for member, function, args in jobs
         )
@@ -101,6 +117,37 @@ class MemberEnsemble(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEsti
     def _member_joint(member, encoded) -> np.ndarray:
         """log P(c, x) of one member from the shared ``(codes, values)``."""
         return member.compiled_.joint_log_likelihood(*encoded)
+
+
+class MemberSequence(Sequence):
+    """An ensemble's members, each fitted from the ensemble's kept statistics when read.
+
+    An ensemble over a wide table has a member per feature, each a network
+    over every feature: ``m^2`` fitted nodes if all were kept (gigabytes at
+    ``m = 2000``). Such ensembles keep what the members share and predict
+    from it directly; ``estimators_[k]`` fits member ``k`` from it, as ``fit``
+    would have. Members are not cached: reading one twice gives equal objects.
+    """
+
+    def __init__(self, build, n):
+        self._build = build
+        self._n = int(n)
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self._build(k) for k in range(self._n)[index]]
+        if isinstance(index, bool):
+            raise TypeError("member positions are integers, not booleans.")
+        k = operator.index(index)
+        if not -self._n <= k < self._n:
+            raise IndexError(f"member {k} of {self._n}")
+        return self._build(k % self._n)
+
+    def __repr__(self) -> str:
+        return f"<{self._n} members, each fitted when read>"
 
 
 def fit_on_counts(member, counts, features, alpha):
@@ -181,7 +228,11 @@ default="auto"
     bootstrap : bool, default=False
         Fit each member on a bootstrap sample of the rows.
     n_estimators : int, default=10
-        Number of members with ``bootstrap=True`` (ignored otherwise).
+        Number of members with ``bootstrap=True`` (ignored otherwise). At most
+        :data:`MAX_ESTIMATORS` (10,000), and at most
+        :data:`MAX_MEMBER_NODES` / (n_features + 1) on a given table: each
+        bootstrap member is a fitted network kept in memory. Larger values
+        are refused before any member is fitted.
     alpha : float, default=1.0
         Dirichlet pseudo-count of the members built from a name; members
         given as estimators keep their own ``alpha``.
@@ -189,16 +240,22 @@ default="auto"
         Seeds the bootstrap samples (``bootstrap=True`` only).
     n_jobs : int, optional
         Members fitted in parallel by joblib (threads by default; the members
-        share the counts). ``None`` is 1, ``-1`` all processors.
+        share the counts). ``None`` is 1, ``-1`` all processors; never more
+        threads than members to fit.
     handle_unknown : {"warn", "error", "marginalize"}, default="warn"
         Set on every member: a category unseen in fit raises, or is treated
         as missing and summed out.
 
     Attributes
     ----------
-    estimators_ : list of BayesNetClassifier
+    estimators_ : sequence of BayesNetClassifier
         The fitted members, each with its ``structure_``, ``weights_`` and
-        ``network_``.
+        ``network_``. Members over categorical features that share a tree
+        and differ only in their root (``"tan"``, ``"stan"``, a TAN or
+        Simpler TAN template) are fitted when read, from the kept tree and
+        counts: an ensemble over ``m`` features keeps ``O(m)`` tables, not
+        ``m`` networks of ``m`` nodes (reading a member twice gives two equal
+        objects).
     estimators_samples_ : list of ndarray
         With ``bootstrap=True``, the rows (with repeats) each member was fitted on.
     classes_, categories_, n_features_in_, feature_names_in_, class_node_
@@ -259,17 +316,56 @@ default="auto"
         self._check_params()
         self._column_model = _common_column_model(self.members)
         counts, features, alpha = self._encode_training(X, y)
+        self._check_kept_members(len(features))
         groups = self._member_groups(self._root_candidates(features))
         for group in groups:
             for member in group:
                 self._adopt_encoding(member)
         if self.bootstrap:
             jobs, shared_time = self._bootstrap_jobs(groups, counts, features)
+            kept = [len(jobs)]
         else:
-            jobs, shared_time = self._shared_jobs(groups, counts, features)
-        self.estimators_, self.fit_times_ = self._fit_members(jobs)
-        self.fit_times_["weights"] += shared_time
+            kept, jobs, shared_time = self._shared_jobs(groups, counts, features)
+        fitted, self.fit_times_ = self._fit_members(jobs)
+        for stage, seconds in shared_time.items():
+            self.fit_times_[stage] += seconds
+        self._groups = []
+        for group in kept:  # fitted members back in their groups' places
+            if isinstance(group, int):
+                self._groups.append({"members": fitted[:group]})
+                fitted = fitted[group:]
+            else:
+                self._groups.append(group)
         return self
+
+    @property
+    def estimators_(self):
+        """The members in order: kept ones, and shared-tree rootings fitted when read."""
+        if "_groups" not in self.__dict__:
+            raise AttributeError("estimators_ exists once the EnsembleTAN is fitted.")
+        if all("members" in group for group in self._groups):
+            return [m for group in self._groups for m in group["members"]]
+        sizes = [len(g["members"] if "members" in g else g["roots"]) for g in self._groups]
+        return MemberSequence(self._member_at, sum(sizes))
+
+    def _member_at(self, k):
+        for group in self._groups:
+            size = len(group["members"] if "members" in group else group["roots"])
+            if k < size:
+                return group["members"][k] if "members" in group else self._rooted_member(group, k)
+            k -= size
+        raise IndexError(k)
+
+    def _rooted_member(self, group, k):
+        """Member ``k`` of a shared-tree group, fitted from the group's tree and counts."""
+        member = clone(group["template"]).set_params(root=group["roots"][k])
+        self._adopt_encoding(member)
+        counts = ForestCounts(group["classes"], group["single"], group["edges"], group["pairs"])
+        features = list(self.schema_.names)
+        tree = nx.Graph()  # rebuilt the same way before and after saving (same BFS order)
+        tree.add_nodes_from(features)
+        tree.add_edges_from((features[u], features[v]) for u, v in group["edges"])
+        return member._fit_shared(counts, features, group["alpha"], group["weights"], tree)
 
     # -- parameters and members --------------------------------------------------
     def _root_candidates(self, features) -> list:
@@ -287,14 +383,15 @@ default="auto"
     def _check_params(self):
         if not isinstance(self.bootstrap, bool | np.bool_):
             raise ValueError(f"bootstrap must be True or False, got {self.bootstrap!r}.")
-        n = self.n_estimators
-        if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
-            raise ValueError(f"n_estimators must be a positive integer, got {n!r}.")
-        if n > MAX_ESTIMATORS:
-            raise ValueError(
-                f"n_estimators={n} is more than {MAX_ESTIMATORS} members; every member holds "
-                "its own network, so that would exhaust memory. Use fewer members."
-            )
+        check_int(
+            self.n_estimators,
+            "n_estimators",
+            minimum=1,
+            maximum=MAX_ESTIMATORS,
+            why=": every bootstrap member is a fitted network kept in memory and evaluated "
+            "at every prediction, and the average of B members differs from that of "
+            "infinitely many by about 1/sqrt(B) of the members' spread (1% at 10,000).",
+        )
         check_n_jobs(self.n_jobs)
         try:
             check_random_state(self.random_state)
@@ -303,6 +400,17 @@ default="auto"
                 "random_state must be None, an integer or a numpy RandomState, "
                 f"got {self.random_state!r}."
             ) from None
+
+    def _check_kept_members(self, n_features):
+        """Refuse bootstrap ensembles whose fitted members would not fit in memory."""
+        nodes = self.n_estimators * (n_features + 1)
+        if self.bootstrap and nodes > MAX_MEMBER_NODES:
+            raise ValueError(
+                f"n_estimators={self.n_estimators} bootstrap members over {n_features} features "
+                f"would keep {nodes:,} fitted nodes (about {nodes * NODE_BYTES / 1e9:.1f} GB); "
+                f"at most MAX_MEMBER_NODES = {MAX_MEMBER_NODES:,} are kept. Use at most "
+                f"{MAX_MEMBER_NODES // (n_features + 1)} members on this table."
+            )
 
     def _kind(self):
         kind = self.members
@@ -350,27 +458,42 @@ default="auto"
         )
 
     def _shared_jobs(self, groups, counts, features):
-        """Fit jobs on the shared counts; one weight matrix and tree per rooted group."""
+        """Fit jobs on the shared counts; one weight matrix and tree per rooted group.
+
+        Returns ``(kept, jobs, seconds)``: per group either the number of its
+        jobs or, for a group of rootings of one tree over categorical features,
+        the record its members are predicted and fitted from (:meth:`_forest_group`).
+        """
+        times = {"weights": 0.0, "structure": 0.0, "parameters": 0.0}
         start = time.perf_counter()
-        if any(isinstance(m, TAN) for group in groups for m in group):
+        if counts.keeps_pairwise and any(isinstance(m, TAN) for g in groups for m in g):
             # one pair table serves every TAN's weights and every member's tree CPTs; made
             # here, before any member counts a tree the slow way or members run in parallel
             counts.pairwise  # noqa: B018
-        jobs = []
+        times["weights"] += time.perf_counter() - start
+        kept, jobs = [], []
         for group in groups:
-            first = group[0]
+            first, before = group[0], len(jobs)
             if len(group) > 1 and isinstance(first, TreeAugmented):
                 alpha = _alpha(first)
+                start = time.perf_counter()
                 weights = first._compute_weights(counts, features)
+                after_weights = time.perf_counter()
                 tree = first._undirected_tree(weights)
-                if "pairwise" not in counts.__dict__ and self.schema_.discrete.all():
-                    _count_tree_once(counts, tree, features)
+                times["weights"] += after_weights - start
+                times["structure"] += time.perf_counter() - after_weights
+                if _orients_shared_tree(first) and self.schema_.discrete.all():
+                    start = time.perf_counter()
+                    kept.append(_forest_group(group, counts, features, alpha, weights, tree))
+                    times["parameters"] += time.perf_counter() - start
+                    continue
                 jobs += [
                     (m, _fit_with_tree, (counts, features, alpha, weights, tree)) for m in group
                 ]
             else:
                 jobs += [(m, fit_on_counts, (counts, features, _alpha(m))) for m in group]
-        return jobs, time.perf_counter() - start
+            kept.append(len(jobs) - before)
+        return kept, jobs, times
 
     def _bootstrap_jobs(self, groups, counts, features):
         flat = [member for group in groups for member in group]
@@ -385,7 +508,7 @@ default="auto"
             # densities borrow the fit over all classes, as an empty group does in any fit
             rows = _bootstrap_rows(seed, self._n_rows)
             jobs.append((member, _fit_on_sample, (counts, rows, features, _alpha(member))))
-        return jobs, 0.0
+        return jobs, {}
 
     @property
     def estimators_samples_(self) -> list:
@@ -397,11 +520,17 @@ default="auto"
 
     # -- prediction --------------------------------------------------------------
     def _log_proba(self, encoded):
-        total = 0.0
-        for member in self.estimators_:
-            total = total + np.exp(normalise(self._member_joint(member, encoded)))
+        total, n_members = 0.0, 0
+        for group in self._groups:
+            if "members" in group:
+                for member in group["members"]:
+                    total = total + np.exp(normalise(self._member_joint(member, encoded)))
+                n_members += len(group["members"])
+            else:
+                total = total + _forest_group_proba(group, encoded[0], self.schema_.names)
+                n_members += len(group["roots"])
         with np.errstate(divide="ignore"):
-            return np.log(total / len(self.estimators_))
+            return np.log(total / n_members)
 
 
 def _common_column_model(members):
@@ -432,10 +561,6 @@ def _check_member(estimator):
     return estimator
 
 
-#: The most members an ensemble may have (each is a fitted network).
-MAX_ESTIMATORS = 100_000
-
-
 def _set_unknown(member, handle_unknown):
     return member.set_params(handle_unknown=handle_unknown)
 
@@ -444,17 +569,59 @@ def _alpha(member):
     return check_alpha(member.alpha)
 
 
-def _count_tree_once(counts, tree, features):
-    """Count each edge of a shared tree once and cache it in both orientations.
+def _orients_shared_tree(member) -> bool:
+    """Whether ``member``'s structure is the shared tree oriented from its root."""
+    return type(member)._feature_dag is TreeAugmented._feature_dag
 
-    Members rooted elsewhere need N(c, x_i, x_j) where another has
-    N(c, x_j, x_i); the transpose is the same count, so no member goes back
-    to the rows for it. Every feature is some member's root, so N(c, x_i) of
-    all features is counted in one pass too.
+
+def _forest_group(group, counts, features, alpha, weights, tree) -> dict:
+    """What every rooting of one categorical tree is fitted and predicted from.
+
+    The template (the first member, unfitted), the roots, the shared weights,
+    the tree's edges, the class counts, N(c, x_j) of every feature and
+    N(c, x_u, x_v) of every edge: ``O(m)`` tables, from which any member is
+    fitted exactly as ``fit`` fits it. The edges are counted in one pass over
+    the rows (oriented from the first feature; the other orientation is the
+    transpose).
     """
-    counts.feature_class  # noqa: B018
     position = {name: i for i, name in enumerate(features)}
-    discrete = [True] * len(features)  # called for all-categorical shared trees only
+    discrete = [True] * len(features)
     dag = orient_constrained(tree, features, discrete, features[0])
     parents_of = [tuple(position[p] for p in dag.predecessors(f)) for f in features]
-    counts.families(parents_of, both_ways=True)
+    tables = counts.families(parents_of)
+    edges = [(parents[0], child) for child, parents in enumerate(parents_of) if parents]
+    template = clone(group[0])
+    return {
+        "template": template,
+        "roots": [m.root for m in group],
+        "weights": weights,
+        "alpha": alpha,
+        "classes": counts.classes,
+        "single": [counts.family(j) for j in range(len(features))],
+        "edges": edges,
+        "pairs": [tables[child] for _, child in edges],
+    }
+
+
+def _forest_group_proba(group, codes, features) -> np.ndarray:
+    """The sum over a shared-tree group's members of P(c | x), a block of rows at a time."""
+    alpha = group["alpha"]
+    position = {name: i for i, name in enumerate(features)}
+    roots = [position[r] for r in group["roots"]]
+    log_single = [log_conditional(t, alpha) for t in group["single"]]
+    log_pairs = {}
+    for (u, v), table in zip(group["edges"], group["pairs"], strict=True):
+        log_pairs[(u, v)] = log_conditional(table, alpha)
+        log_pairs[(v, u)] = log_conditional(table.swapaxes(1, 2), alpha)
+    log_prior = log_class_prior(group["classes"], alpha)
+    n_classes, widest = len(log_prior), max(t.shape[-1] for t in log_single)
+    per_row = len(features) * n_classes * (3 * widest + 1)  # messages, beliefs and results
+    chunk = max(1, BLOCK_CELLS // per_row)
+    total = np.zeros((len(codes), n_classes))
+    for start in range(0, len(codes), chunk):
+        joints = rooted_forest_joints(
+            codes[start : start + chunk], log_prior, log_single, log_pairs, group["edges"], roots
+        )
+        for k in range(len(roots)):
+            total[start : start + chunk] += np.exp(normalise(joints[:, k]))
+    return total

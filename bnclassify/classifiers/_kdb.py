@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
 
-from ..counts import StatisticsPlan
+from .._encoding import check_int
+from ..counts import MAX_FAMILY_CELLS, StatisticsPlan
 from ..structure import kdb_feature_dag
 from ..weights import class_information, edge_weights
 from ._base import BayesNetClassifier
@@ -84,13 +86,18 @@ class KDB(BayesNetClassifier):
         )
 
     def _edge_weights(self, counts, features):
-        k = self.k
-        if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 0:
-            raise ValueError(f"k must be a non-negative integer, got {k!r}.")
+        k = check_int(self.k, "k")
         self._resolve_order(features)  # fail before the counting work
+        schema = self.schema_
+        cards = schema.cards[schema.discrete & schema.structural]
+        # the last categorical feature in any order takes min(k, others) of the others as
+        # parents: its table has at least the smallest cards' product, refused here before
+        # any CMI is computed
+        smallest = sorted(int(r) for r in cards)[: min(k, len(cards) - 1) + 1]
+        _check_cells(counts.n_classes * math.prod(smallest), k, "the last feature in the order")
         if k == 0:
             return None
-        return edge_weights(counts, self.schema_)
+        return edge_weights(counts, schema)
 
     def _feature_dag(self, weights, features, counts):
         order = self._resolve_order(features)
@@ -100,6 +107,12 @@ class KDB(BayesNetClassifier):
         dag = kdb_feature_dag(
             cmi, class_mi, int(self.k), features, order, schema.discrete, schema.structural
         )
+        cards = dict(zip(features, schema.cards.tolist(), strict=True))
+        discrete = dict(zip(features, schema.discrete.tolist(), strict=True))
+        for child in features:
+            family = [p for p in dag.predecessors(child) if discrete[p]] + [child]
+            cells = counts.n_classes * math.prod(cards[v] for v in family)
+            _check_cells(cells, self.k, f"feature {child!r}")
         self.order_ = dag.graph["order"]
         return dag
 
@@ -130,3 +143,13 @@ class KDB(BayesNetClassifier):
                 f"order must list every feature exactly once; got {order} for {features}."
             )
         return resolved
+
+
+def _check_cells(cells, k, where):
+    """Refuse a family table of more than MAX_FAMILY_CELLS cells before it is counted."""
+    if cells > MAX_FAMILY_CELLS:
+        raise ValueError(
+            f"k={k} gives {where} so many parents that its table N(c, x_parents, x) would "
+            f"have about 10^{math.log10(cells):.1f} cells, more than MAX_FAMILY_CELLS = "
+            f"{MAX_FAMILY_CELLS:,} (256 MB); use a smaller k."
+        )

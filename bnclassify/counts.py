@@ -619,7 +619,7 @@ def column_exponents(values, rescaled) -> np.ndarray:
     Examples
     --------
     >>> values = np.array([[3e200, 1.0], [-1e200, np.nan]])
-    >>> column_exponents(values, np.array([True, False])).tolist(), values[0, 0] < 1
+    >>> column_exponents(values, np.array([True, False])).tolist(), bool(values[0, 0] < 1)
     ([666, 0], True)
     """
     exponents = np.zeros(0 if values is None else values.shape[1], dtype=np.int64)

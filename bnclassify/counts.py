@@ -13,7 +13,7 @@ to every count whose variables it observes.
 from __future__ import annotations
 
 from contextlib import nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache, cached_property
 
 import numpy as np
@@ -328,15 +328,24 @@ class TrainingCounts:
     values: np.ndarray | None = None
     #: Whether each column is discrete (codes) or continuous (values); default all discrete.
     discrete: np.ndarray | None = None
-    #: V of the variance floors: the largest variance of any column whose node scales by it.
-    variance_scale: float = 1.0
+    #: log V of the variance floors, V the largest variance (data units) of the columns it scales.
+    log_variance_scale: float = 0.0
     _moments: dict = field(default_factory=dict, repr=False)
     #: Row weights (``None``: every row counts 1); see ``sample_weight`` of ``fit``.
     weights: np.ndarray | None = None
+    #: Per column, ``values`` hold the data times ``2**-exponents`` (see :func:`column_exponents`).
+    exponents: np.ndarray | None = None
 
     def __post_init__(self):
         if self.discrete is None:
             self.discrete = np.ones(self.codes.shape[1], dtype=bool)
+        if self.exponents is None:
+            self.exponents = np.zeros(self.codes.shape[1], dtype=np.int64)
+
+    @property
+    def variance_scale(self) -> float:
+        """V in the data's units (``inf`` beyond the float range; see ``log_variance_scale``)."""
+        return float(np.exp(min(self.log_variance_scale, 709.0)))
 
     @cached_property
     def classes(self) -> np.ndarray:
@@ -680,6 +689,19 @@ class GaussianMoments:
             spp=self.spp + other.spp + dp[:, :, None] * dp[:, None, :] * cross[:, None, None],
         )
 
+    def rescaled(self, child_shift, parent_shift) -> GaussianMoments:
+        """The moments of ``x 2**child_shift`` on parents ``p_k 2**parent_shift[k]`` (exact)."""
+        parent_shift = np.asarray(parent_shift, dtype=np.int64)
+        both = child_shift + parent_shift
+        return GaussianMoments(
+            count=self.count,
+            mean_x=np.ldexp(self.mean_x, child_shift),
+            mean_p=np.ldexp(self.mean_p, parent_shift),
+            sxx=np.ldexp(self.sxx, 2 * child_shift),
+            sxp=np.ldexp(self.sxp, both),
+            spp=np.ldexp(self.spp, parent_shift[:, None] + parent_shift[None, :]),
+        )
+
     def pooled(self) -> GaussianMoments:
         """All groups merged into one."""
         n = self.count.sum()
@@ -764,6 +786,7 @@ def training_statistics(X, y, distributions=None, sample_weight=None):
         schema.has_names = has_names
     classes, y_codes = encode_target(y, len(frame))
     schema.check_observed(values)
+    exponents = column_exponents(values, schema.rescaled)
     stats = TrainingCounts(
         codes,
         y_codes,
@@ -771,10 +794,45 @@ def training_statistics(X, y, distributions=None, sample_weight=None):
         len(classes),
         values=values,
         discrete=schema.discrete,
-        variance_scale=schema.variance_scale(values, weights),
+        log_variance_scale=schema.log_variance_scale(values, exponents, weights),
         weights=weights,
+        exponents=exponents,
     )
     return schema, classes, stats
+
+
+#: Exponent of a column without any observed value (any other wins when statistics add).
+NO_EXPONENT = np.iinfo(np.int32).min
+
+
+def column_exponents(values, rescaled) -> np.ndarray:
+    """Per column the power of two ``e`` with ``max |x| = m 2**e``, ``0.5 <= m < 1``.
+
+    The ``rescaled`` columns of ``values`` are divided by ``2**e`` in place, so
+    their moments and variances stay far from overflow and underflow whatever
+    the data's scale (1e-200 or 1e200); a power of two multiplies exactly. The
+    largest magnitude of a concatenation is the largest of its chunks', so a
+    fit in one pass, chunk by chunk or on dask partitions chooses the same
+    ``e``. Other columns (and columns without values) get 0, or
+    :data:`NO_EXPONENT` for a rescaled column with no observed value.
+
+    Examples
+    --------
+    >>> values = np.array([[3e200, 1.0], [-1e200, np.nan]])
+    >>> column_exponents(values, np.array([True, False])).tolist(), bool(values[0, 0] < 1)
+    ([666, 0], True)
+    """
+    exponents = np.zeros(0 if values is None else values.shape[1], dtype=np.int64)
+    if values is None or not np.any(rescaled):
+        return exponents
+    columns = np.flatnonzero(rescaled)
+    block = np.abs(values[:, columns])
+    seen = ~np.isnan(block).all(axis=0)
+    largest = np.nanmax(np.where(np.isnan(block), -np.inf, block), axis=0, initial=-np.inf)
+    _, e = np.frexp(np.where(seen, largest, 0.0))
+    exponents[columns] = np.where(seen, e, NO_EXPONENT)
+    values[:, columns] = np.ldexp(values[:, columns], -np.where(seen, e, 0)[None, :])
+    return exponents
 
 
 # -- additive statistics: partial_fit and distributed fits ------------------------------
@@ -875,6 +933,8 @@ class SufficientStatistics:
     node_sums: dict = field(default_factory=dict)
     #: Columns whose pooled variance sets ``variance_scale`` (their key ``(j, (), ())``).
     scale_columns: tuple = ()
+    #: Per column the power of two its moments are divided by (:func:`column_exponents`).
+    exponents: np.ndarray | None = None
 
     # -- building -------------------------------------------------------------------
     @classmethod
@@ -918,6 +978,7 @@ class SufficientStatistics:
             values=values,
             discrete=schema.discrete,
             weights=weights,
+            exponents=column_exponents(values, schema.rescaled),
         )
         return cls.from_counts(counts, schema, plan, labels, categories)
 
@@ -961,6 +1022,7 @@ class SufficientStatistics:
             moments=moments,
             node_sums=node_sums,
             scale_columns=scaled,
+            exponents=np.asarray(counts.exponents),
         )
 
     # -- adding -----------------------------------------------------------------------
@@ -971,6 +1033,8 @@ class SufficientStatistics:
             for a, b in zip(self.categories, other.categories, strict=True)
         ]
         left, right = self.reindexed(labels, categories), other.reindexed(labels, categories)
+        exponents = np.maximum(left.exponents, right.exponents)
+        left, right = left.rescaled(exponents), right.rescaled(exponents)
         return SufficientStatistics(
             class_labels=labels,
             categories=categories,
@@ -985,7 +1049,18 @@ class SufficientStatistics:
                 for k, sums in left.node_sums.items()
             },
             scale_columns=self.scale_columns,
+            exponents=exponents,
         )
+
+    def rescaled(self, exponents) -> SufficientStatistics:
+        """These statistics with their moments in units of ``2**exponents`` (exact)."""
+        if np.array_equal(exponents, self.exponents):
+            return self
+        shift = np.where(self.exponents == NO_EXPONENT, 0, self.exponents - exponents)
+        moments = {
+            key: m.rescaled(shift[key[0]], shift[list(key[2])]) for key, m in self.moments.items()
+        }
+        return replace(self, moments=moments, exponents=np.asarray(exponents))
 
     def reindexed(self, labels, categories) -> SufficientStatistics:
         """These statistics on more classes and categories (the new ones counting zero)."""
@@ -1038,6 +1113,7 @@ class SufficientStatistics:
             moments=moments,
             node_sums=node_sums,
             scale_columns=self.scale_columns,
+            exponents=self.exponents,
         )
 
     # -- what TrainingCounts answers ---------------------------------------------------------
@@ -1119,18 +1195,23 @@ class SufficientStatistics:
         return self.node_sums[tuple(columns)]
 
     @property
-    def variance_scale(self) -> float:
-        """V of the variance floors: the largest pooled variance of the scaled columns."""
+    def log_variance_scale(self) -> float:
+        """log V of the variance floors: V the largest pooled variance of the scaled columns."""
         if not self.scale_columns:
-            return 1.0
-        variances = []
+            return 0.0
+        variances, exponents = [], []
         for j in self.scale_columns:
             pooled = self.moments[(j, (), ())].pooled()
             if pooled.count[0] <= 0:
                 raise ValueError(f"Column {j} has no observed value: every cell is missing.")
             variances.append(pooled.sxx[0] / pooled.count[0])
-        scale = float(max(variances))
-        return scale if scale > 0 else 1.0
+            exponents.append(self.exponents[j])
+        return log_largest(np.array(variances), np.array(exponents))
+
+    @property
+    def variance_scale(self) -> float:
+        """V in the data's units (``inf`` beyond the float range; see ``log_variance_scale``)."""
+        return float(np.exp(min(self.log_variance_scale, 709.0)))
 
     def check_observed(self, names):
         """Every Gaussian column must have at least one observed value."""
@@ -1139,6 +1220,16 @@ class SufficientStatistics:
                 raise ValueError(
                     f"Column {names[key[0]]!r} has no observed value: every cell is missing."
                 )
+
+
+def log_largest(variances, exponents) -> float:
+    """``log max_j v_j 4**e_j`` over the positive ``v_j`` (0, i.e. V = 1, when none is)."""
+    positive = variances > 0
+    if not positive.any():
+        return 0.0
+    with np.errstate(divide="ignore"):
+        logs = np.log(variances) + 2 * np.log(2.0) * exponents
+    return float(logs[positive].max())
 
 
 def _same(a, b) -> bool:

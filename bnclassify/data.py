@@ -305,25 +305,37 @@ class TableSchema:
             )
         return values
 
-    def variance_scale(self, values, weights=None) -> float:
-        """V of the variance floors: the largest (weighted) variance of the columns scaled by it."""
+    def log_variance_scale(self, values, exponents, weights=None) -> float:
+        """log V of the variance floors: V the largest (weighted) variance of the columns it scales.
+
+        ``values`` hold each column divided by ``2**exponents`` (see
+        :func:`~bnclassify.counts.column_exponents`); V is in the data's units,
+        in log space so that it cannot overflow.
+        """
+        from .counts import log_largest
+
         scaled = [j for j, spec in enumerate(self.nodes_by_column) if spec.scaled_by_variance]
         if values is None or not scaled:
-            return 1.0
+            return 0.0
         for j in scaled:
             if np.isnan(values[:, j]).all():
                 raise ValueError(
                     f"Column {self.names[j]!r} has no observed value: every cell is missing."
                 )
         if weights is None:
-            scale = float(np.nanvar(values[:, scaled], axis=0).max())
+            variances = np.nanvar(values[:, scaled], axis=0)
         else:
             block = values[:, scaled]
             w = np.where(np.isnan(block), 0.0, weights[:, None])
             x = np.where(np.isnan(block), 0.0, block)
             mean = (w * x).sum(axis=0) / w.sum(axis=0)
-            scale = float(((w * (x - mean) ** 2).sum(axis=0) / w.sum(axis=0)).max())
-        return scale if scale > 0 else 1.0
+            variances = (w * (x - mean) ** 2).sum(axis=0) / w.sum(axis=0)
+        return log_largest(variances, np.asarray(exponents)[scaled])
+
+    @property
+    def rescaled(self) -> np.ndarray:
+        """Whether each column is held in units of a power of two internally (Gaussians)."""
+        return np.array([spec.rescaled for spec in self.nodes_by_column], dtype=bool)
 
     def check_observed(self, values):
         """Every continuous column must have at least one observed value in training."""

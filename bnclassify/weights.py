@@ -385,7 +385,12 @@ def edge_weights(stats, schema, criterion=None, contacts=None, contact_prior=0.0
             )
             df[block] = n_classes
         if cat and gauss:
-            floors = [schema.nodes_by_column[j].variance_floor(stats.variance_scale) for j in gauss]
+            floors = [
+                schema.nodes_by_column[j].variance_floor(
+                    stats.log_variance_scale, stats.exponents[j]
+                )
+                for j in gauss
+            ]
             for i in cat:
                 gain, n = (
                     mixed_cmi(
@@ -514,7 +519,9 @@ def class_information(stats, schema) -> np.ndarray:
     for j in range(schema.n_features):
         if discrete[j] or not structural[j]:
             continue
-        floor = schema.nodes_by_column[j].variance_floor(stats.variance_scale)
+        floor = schema.nodes_by_column[j].variance_floor(
+            stats.log_variance_scale, stats.exponents[j]
+        )
         by_class = stats.gaussian_moments(j)
         pooled = by_class.pooled()
         n = by_class.count

@@ -28,6 +28,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 LOG_2PI = float(np.log(2 * np.pi))
+LOG_2 = float(np.log(2.0))
 
 
 class Factor(BaseEstimator):
@@ -54,6 +55,8 @@ class Factor(BaseEstimator):
     continuous = False
     #: Whether its variance floor scales with V, the largest variance of such columns.
     scaled_by_variance = False
+    #: Whether its column is fitted in units of a power of two (see ``column_exponents``).
+    rescaled = False
 
     # -- fitting ----------------------------------------------------------------------
     def _setup(self, columns, parents, names, discrete):
@@ -92,8 +95,11 @@ class Factor(BaseEstimator):
         """
         raise NotImplementedError
 
-    def variance_floor(self, scale) -> float:
-        """The variance added to this node's variances given ``V = scale`` (0 for most kinds)."""
+    def variance_floor(self, log_scale, exponent=0) -> float:
+        """The variance added to this node's variances given ``log V = log_scale`` (0 for most).
+
+        In the column's internal units, ``2**exponent`` (1 unless ``rescaled``).
+        """
         return 0.0
 
     # -- prediction -----------------------------------------------------------------
@@ -165,11 +171,28 @@ def check_alpha_override(alpha, owner):
     return float(alpha)
 
 
+def scaled_floor(var_smoothing, log_scale, exponent=0) -> float:
+    """``var_smoothing V / 4**exponent`` from ``log V``, capped at the largest float."""
+    if var_smoothing == 0:
+        return 0.0
+    log_floor = np.log(var_smoothing) + log_scale - 2 * np.log(2.0) * exponent
+    return float(np.exp(min(log_floor, np.log(np.finfo(float).max))))
+
+
 def check_var_smoothing(value, owner):
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value >= 0:
         raise ValueError(f"{owner}: var_smoothing must be a number >= 0, got {value!r}.")
     if not np.isfinite(value):
         raise ValueError(f"{owner}: var_smoothing must be finite, got {value!r}.")
+    return float(value)
+
+
+def check_prior_strength(value, owner):
+    """``prior_strength`` as a finite float >= 0; anything else is a ``ValueError`` naming it."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value >= 0:
+        raise ValueError(f"{owner}: prior_strength must be a number >= 0, got {value!r}.")
+    if not np.isfinite(value):
+        raise ValueError(f"{owner}: prior_strength must be finite, got {value!r}.")
     return float(value)
 
 

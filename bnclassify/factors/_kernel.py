@@ -7,7 +7,14 @@ import numbers
 import numpy as np
 from scipy.special import logsumexp
 
-from ._base import LOG_2PI, Factor, check_var_smoothing, observed_only, zero_variance_error
+from ._base import (
+    LOG_2PI,
+    Factor,
+    check_var_smoothing,
+    observed_only,
+    scaled_floor,
+    zero_variance_error,
+)
 from ._views import DensityView
 
 #: Cells of the (test rows x training values) kernel matrix evaluated at once.
@@ -56,8 +63,9 @@ class KernelDensity(Factor):
 
     scaled_by_variance = True
 
-    def variance_floor(self, scale) -> float:
-        return check_var_smoothing(self.var_smoothing, "KernelDensity") * scale
+    def variance_floor(self, log_scale, exponent=0) -> float:
+        smoothing = check_var_smoothing(self.var_smoothing, "KernelDensity")
+        return scaled_floor(smoothing, log_scale, exponent)
 
     def __init__(self, bandwidth="scott", var_smoothing=1e-9):
         self.bandwidth = bandwidth
@@ -66,9 +74,7 @@ class KernelDensity(Factor):
     def fit_family(self, stats, columns, parents, alpha, names):
         self._setup(columns, parents, names, stats.discrete)
         (column,) = columns
-        self.epsilon_ = (
-            check_var_smoothing(self.var_smoothing, "KernelDensity") * stats.variance_scale
-        )
+        self.epsilon_ = self.variance_floor(stats.log_variance_scale)
         bandwidth = self.bandwidth
         rules = ("scott", "silverman")
         if (isinstance(bandwidth, str) and bandwidth not in rules) or (

@@ -74,7 +74,6 @@ class SchemaAttributes:
         check_is_fitted(self, "schema_")
         return self.schema_.kinds
 
-
     def describe(self) -> pd.DataFrame:
         """What the model inferred about each column: its kind, its categories, its parents.
 

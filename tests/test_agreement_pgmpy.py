@@ -105,7 +105,7 @@ def test_partial_evidence_matches_an_independent_pgmpy_fit():
 
 def test_tan_tree_on_p450_equals_pgmpy_tree_search():
     p450 = load_p450()
-    model = TAN().fit(p450.data, p450.target)
+    model = TAN(criterion="loglik").fit(p450.data, p450.target)
     data = _pgmpy_data(p450.data, p450.target, "functional")
     dag = TreeSearch(data, root_node="block1").estimate(
         estimator_type="tan", class_node="functional", show_progress=False

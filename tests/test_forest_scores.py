@@ -14,7 +14,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from bnclassify import TAN, SimplerTAN
 from bnclassify.classifiers import BayesNetClassifier
-from bnclassify.datasets import load_car, load_lactamase, load_p450, load_vote
+from bnclassify.datasets import load_car, load_lactamase, load_p450, load_vote, make_credit_table
 from bnclassify.structure import edge_gains, forest_from_weights, orient_tree, tree_from_weights
 
 
@@ -175,12 +175,30 @@ def test_penalised_forest_is_the_best_of_all_forests(criterion):
 def test_loglik_tree_maximises_the_log_likelihood_over_spanning_trees():
     X, y = load_car(return_X_y=True)
     X = X.iloc[:, :5]
-    model = TAN(alpha=0.0).fit(X, y)
+    model = TAN(alpha=0.0, criterion="loglik").fit(X, y)
     best = max(
         FixedForest(tree.edges(), alpha=0.0).fit(X, y).log_likelihood(X, y)
         for tree in nx.SpanningTreeIterator(nx.complete_graph(X.columns))
     )
     assert model.log_likelihood(X, y) == pytest.approx(best, rel=1e-12)
+
+
+def test_default_tree_maximises_aic_over_spanning_trees():
+    # 10, 4, 3, 4 and 4 categories: the penalty differs between pairs, and the
+    # plain-information tree (a star around the 10-level purpose) is not this one
+    table = make_credit_table()
+    X = table[["purpose", "checking_status", "housing", "personal_status", "job"]]
+    y = table["credit_risk"]
+    model = TAN(alpha=0.0).fit(X, y)
+    plain = TAN(alpha=0.0, criterion="loglik").fit(X, y)
+    assert feature_edges(model) != feature_edges(plain)
+    fits = [
+        FixedForest(tree.edges(), alpha=0.0).fit(X, y)
+        for tree in nx.SpanningTreeIterator(nx.complete_graph(X.columns))
+    ]
+    aic = [f.log_likelihood(X, y) - f.n_parameters_ for f in fits]
+    assert model.log_likelihood(X, y) - model.n_parameters_ == pytest.approx(max(aic), rel=1e-12)
+    assert feature_edges(model) == feature_edges(fits[int(np.argmax(aic))])
 
 
 # -- the contact prior -----------------------------------------------------------------------

@@ -43,6 +43,7 @@ def _dataset(name):
 MODELS = {
     "nb": lambda X: NaiveBayes(),
     "tan": lambda X: TAN(),
+    "tan_loglik": lambda X: TAN(criterion="loglik"),
     "tan_bic": lambda X: TAN(criterion="bic"),
     "tan_prior": lambda X: TAN(contact_matrix=np.ones((X.shape[1], X.shape[1])), contact_prior=2.0),
     "simpler_tan": lambda X: SimplerTAN(

@@ -90,3 +90,39 @@ def test_digits_pixels_stay_categorical_as_integers():
     X, y = load_digits(return_X_y=True, as_frame=True)
     assert set(NaiveBayes().fit(X.astype(int), y).feature_kinds_) == {"categorical"}
     assert set(NaiveBayes().fit(X, y).feature_kinds_) == {"gaussian"}  # floats
+
+
+def _credit_cv(model):
+    X, y = _table("credit")
+    scores = cross_validate(
+        model,
+        X,
+        y,
+        cv=StratifiedKFold(10, shuffle=True, random_state=0),
+        scoring=["accuracy", "neg_log_loss"],
+        error_score="raise",
+    )
+    return scores["test_accuracy"].mean(), -scores["test_neg_log_loss"].mean()
+
+
+def test_default_tan_tree_pays_for_many_valued_parents_on_the_credit_table():
+    # the plain-information tree makes the 10-level purpose the parent of 14 of
+    # the 16 other categorical features; the AIC-penalised spanning tree does not
+    X, y = _table("credit")
+    parents = TAN().fit(X, y).describe().set_index("column")["parents"]
+    plain = TAN(criterion="loglik").fit(X, y).describe().set_index("column")["parents"]
+    assert sum(p == ["purpose"] for p in plain) >= 12
+    assert sum(p == ["purpose"] for p in parents) <= 3
+    accuracy, loss = _credit_cv(TAN())
+    plain_accuracy, plain_loss = _credit_cv(TAN(criterion="loglik"))
+    assert accuracy >= 0.72 and loss <= plain_loss - 0.05, (accuracy, loss, plain_loss)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 14: also needs the Gaussian nodes calibrated on small (class, parent) "
+    "groups (the amount | purpose Gaussian alone costs ~0.17); default TAN is at 0.79",
+)
+def test_default_tan_reaches_the_issue_14_target_on_the_credit_table():
+    accuracy, loss = _credit_cv(TAN())
+    assert accuracy >= 0.72 and loss <= 0.60, (accuracy, loss)

@@ -103,6 +103,10 @@ class StudyTAN(TAN):
     ['block2', 'block3', 'block4', 'block5', 'block6', 'block7']
     """
 
+    def __init__(self, alpha=1.0, root=None, handle_unknown="warn"):
+        # the study ranked edges by int(CMI): the plain-information weights, not AIC gains
+        super().__init__(alpha=alpha, root=root, criterion="loglik", handle_unknown=handle_unknown)
+
     def _feature_dag(self, weights, features, counts):
         values = np.asarray(weights, dtype=float).copy()
         np.fill_diagonal(values, 0.0)

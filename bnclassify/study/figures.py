@@ -144,7 +144,7 @@ def _fitted(dataset):
         title,
         bunch,
         NaiveBayes().fit(X, y),
-        TAN().fit(X, y),
+        TAN(criterion="loglik").fit(X, y),
         SimplerTAN(bunch.contact_matrix).fit(X, y),
     )
 

@@ -111,18 +111,19 @@ def _small_nonnegative_ints(values) -> bool:
     )
 
 
-def default_kind(column: pd.Series) -> str:
+def default_kind(column) -> str:
     """How a column is modelled unless told otherwise: ``"gaussian"`` for floats, else categorical.
 
     Integers, booleans, strings, objects and pandas Categorical columns (of
     any category type) are categorical; float columns are continuous.
+    ``column`` is a Series or its dtype.
 
     Examples
     --------
     >>> default_kind(pd.Series([1.5, 2.0])), default_kind(pd.Series([1, 2]))
     ('gaussian', 'categorical')
     """
-    dtype = column.dtype
+    dtype = getattr(column, "dtype", column)
     if not isinstance(dtype, pd.CategoricalDtype) and dtype.kind == "f":
         return "gaussian"
     return "categorical"

@@ -41,10 +41,14 @@ def fit_network(stats, schema, parents, alpha) -> FittedNetwork:
     -------
     FittedNetwork
     """
+    discrete = [columns[0] for columns, spec in schema.nodes if spec.discrete]
+    stats.prefetch_families(discrete, parents)  # a tree's families in one pass, not one each
     factors = []
     for columns, spec in schema.nodes:
         node_parents = tuple(p for j in columns for p in parents[j])
-        factor = copy.deepcopy(spec)
+        # a spec without parameters (the default Categorical) copies exactly by a shallow copy,
+        # at a fraction of deepcopy's cost on wide tables
+        factor = copy.copy(spec) if not vars(spec) else copy.deepcopy(spec)
         factors.append(factor.fit_family(stats, columns, node_parents, alpha, schema.names))
     return FittedNetwork(log_class_prior(stats.classes, alpha), parents, factors)
 

@@ -437,7 +437,10 @@ def _integer_block(frame: pd.DataFrame):
     return block
 
 
-def _learn_integer_block(block) -> list:
+def _learn_integer_block(block, top=None) -> list:
+    top = int(block.max()) if top is None else top
+    if top < 64:
+        return _learn_small_integer_block(block, top)
     sizes = block.max(axis=0).astype(np.intp) + 1  # uint8 data: no wrap-around, int offsets
     offsets = np.concatenate([[0], np.cumsum(sizes)])
     present = np.zeros(offsets[-1], dtype=bool)
@@ -449,6 +452,44 @@ def _learn_integer_block(block) -> list:
         np.flatnonzero(present[offsets[j] : offsets[j + 1]]).astype(block.dtype)
         for j in range(block.shape[1])
     ]
+
+
+def _learn_small_integer_block(block, top) -> list:
+    """Categories of a block of integers in ``[0, 64)``: each column's values as a bit set.
+
+    OR-reducing ``1 << value`` down the rows in the narrowest unsigned type
+    that holds the bits reads the block once with no index arrays (a bincount
+    over offset values needs two full-size temporaries).
+    """
+    dtype = next(t for t in (np.uint8, np.uint16, np.uint32, np.uint64) if top < 8 * t().itemsize)
+    one = dtype(1)
+    bits = np.zeros(block.shape[1], dtype=dtype)
+    step = max(1, _ENCODE_CELLS // block.shape[1])
+    for start in range(0, len(block), step):
+        rows = block[start : start + step].astype(dtype)
+        bits |= np.bitwise_or.reduce(np.left_shift(one, rows), axis=0)
+    values = np.arange(top + 1, dtype=dtype)
+    present = (bits[:, None] >> values) & one  # (features, values)
+    columns, found = np.nonzero(present)
+    ends = np.cumsum(np.bincount(columns, minlength=block.shape[1]))
+    return np.split(found.astype(block.dtype), ends[:-1])
+
+
+def _codes_of_integer_block(block, frame, categories):
+    """Column-major codes of an integer block, without a look-up when the values are the codes.
+
+    When every column's categories are ``0 .. r-1`` (integer codes, the usual
+    integer input), the codes are the values cast, which is one copy instead
+    of :func:`_encode_integer_block`'s offset index and gather.
+    """
+    dtype = codes_dtype(categories)
+    if any(c[-1] != len(c) - 1 for c in categories):  # sorted, distinct, >= 0: 0..r-1 iff last
+        return _encode_integer_block(block, frame, categories, "error")
+    codes = np.empty(block.shape[::-1], dtype=dtype)  # its transpose is column-major
+    step = max(1, _ENCODE_CELLS // block.shape[1])
+    for start in range(0, len(block), step):
+        codes[:, start : start + step] = block[start : start + step].T  # cache-sized transposes
+    return codes.T
 
 
 def _categorical_columns(frame, kinds) -> list:
@@ -500,7 +541,7 @@ def learn_and_encode_frame(frame: pd.DataFrame, kinds=None) -> tuple[list, np.nd
         block = _integer_block(frame)
         if block is not None:
             categories = _learn_integer_block(block)
-            return categories, _encode_integer_block(block, frame, categories, "error")
+            return categories, _codes_of_integer_block(block, frame, categories)
 
     def column_work(j, column):
         if not categorical[j]:

@@ -312,6 +312,8 @@ class TrainingCounts:
             w = _row_weights(self.weights, start, rows, index.shape, ~missing)
             if missing.any():
                 index = index[~missing]
+            if w is None:  # the gathered columns are column-major: a C-order ravel would copy
+                index = index.ravel(order="K")
             flat += np.bincount(index.ravel(), w, minlength=len(flat))
         table = flat.reshape(self.n_classes, total)
         for k, (i, p) in enumerate(zip(children, parents, strict=True)):

@@ -46,9 +46,9 @@ def fit_network(stats, schema, parents, alpha) -> FittedNetwork:
     factors = []
     for columns, spec in schema.nodes:
         node_parents = tuple(p for j in columns for p in parents[j])
-        # a spec without parameters (the default Categorical) copies exactly by a shallow copy,
-        # at a fraction of deepcopy's cost on wide tables
-        factor = copy.copy(spec) if not vars(spec) else copy.deepcopy(spec)
+        # a spec without parameters (the default Categorical) is copied by making a new one:
+        # deepcopy (or copy) costs more than the rest of the node's fit on wide tables
+        factor = object.__new__(type(spec)) if not vars(spec) else copy.deepcopy(spec)
         factors.append(factor.fit_family(stats, columns, node_parents, alpha, schema.names))
     return FittedNetwork(log_class_prior(stats.classes, alpha), parents, factors)
 

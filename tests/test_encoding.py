@@ -8,6 +8,7 @@ from bnclassify._encoding import (
     codes_dtype,
     encode_column,
     encode_frame,
+    learn_and_encode_frame,
     learn_categories,
     learn_frame_categories,
 )
@@ -26,6 +27,23 @@ def test_integer_block_path_equals_column_path():
     assert codes.dtype == np.int8 and codes.flags.f_contiguous
     for j, c in enumerate(frame.columns):
         np.testing.assert_array_equal(codes[:, j], encode_column(frame[c], slow[j]))
+
+
+@pytest.mark.parametrize("top", [2, 8, 9, 16, 31, 33, 63, 64, 120, 300])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_learn_and_encode_integer_block_every_value_range(top, order):
+    # bit sets in uint8 .. uint64 below 64, bincount above; codes cast or looked up
+    rng = np.random.default_rng(top)
+    X = np.asarray(rng.integers(0, top, (500, 6)), order=order)
+    X[:, 1] = rng.integers(0, 3, 500)  # 0 .. r-1: the values are the codes
+    X[:, 2] = X[:, 2] // 2 * 2  # gaps: looked up
+    X[:, 3] = top - 1
+    categories, codes = learn_and_encode_frame(pd.DataFrame(X))
+    assert codes.flags.f_contiguous and codes.dtype == codes_dtype(categories)
+    for j in range(X.shape[1]):
+        np.testing.assert_array_equal(categories[j], np.unique(X[:, j]))
+        assert categories[j].dtype == X.dtype
+        np.testing.assert_array_equal(categories[j][codes[:, j]], X[:, j])
 
 
 def test_integer_block_unknown_values():

@@ -81,3 +81,24 @@ def test_small_integer_dtypes_take_the_block_path_correctly(dtype):
     categories = learn_frame_categories(frame)
     assert [list(c) for c in categories] == [[0, 3], sorted(X[:, 1])]
     np.testing.assert_array_equal(encode_frame(frame, categories), [[0, 1], [1, 0]])
+
+
+@pytest.mark.parametrize("late", [False, True])
+def test_object_columns_factorized_by_identity_equal_the_values(late):
+    # shared label objects, an equal value held by another object, None and NaN,
+    # and (late) a value first seen after the sampled rows
+    labels = np.array(["bb", "aa", None, np.nan], dtype=object)
+    values = labels[np.random.default_rng(0).integers(0, 4, 20_000)]
+    values[7] = "".join(["a", "a"])  # equal to "aa", another object
+    assert values[7] is not labels[1]
+    if late:
+        values[-3] = "cc"
+    frame = pd.DataFrame({"x": values, "z": values[::-1].copy()})
+    categories, codes = learn_and_encode_frame(frame)
+    expected = ["aa", "bb", "cc"] if late else ["aa", "bb"]
+    assert [list(c) for c in categories] == [expected, expected]
+    for j, column in enumerate(frame.columns):
+        observed = frame[column].notna().to_numpy()
+        np.testing.assert_array_equal(codes[~observed, j], MISSING)
+        np.testing.assert_array_equal(categories[j][codes[observed, j]], frame[column][observed])
+        np.testing.assert_array_equal(encode_frame(frame, categories)[:, j], codes[:, j])

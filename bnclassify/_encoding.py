@@ -86,6 +86,10 @@ _LOOKUP_LIMIT = 1 << 16
 #: Cells per block when encoding integer tables (bounds the temporary index arrays).
 _ENCODE_CELLS = 1 << 18
 
+#: Cells per block when integer values are transposed into column-major codes (a
+#: block of wide int64 rows must stay in cache while it is written column by column).
+_TRANSPOSE_CELLS = 1 << 16
+
 
 #: Rows from which the columns of a frame are encoded on a thread pool (when at
 #: least two columns are Arrow-backed: pyarrow's hashing releases the GIL).
@@ -527,7 +531,7 @@ def _codes_of_integer_block(block, frame, categories):
     if any(c[-1] != len(c) - 1 for c in categories):  # sorted, distinct, >= 0: 0..r-1 iff last
         return _encode_integer_block(block, frame, categories, "error")
     codes = np.empty(block.shape[::-1], dtype=dtype)  # its transpose is column-major
-    step = max(1, _ENCODE_CELLS // block.shape[1])
+    step = max(1, _TRANSPOSE_CELLS // block.shape[1])
     for start in range(0, len(block), step):
         codes[:, start : start + step] = block[start : start + step].T  # cache-sized transposes
     return codes.T

@@ -468,7 +468,7 @@ def encode_column(column: pd.Series, categories: np.ndarray, handle_unknown="err
 
 # -- whole frames ----------------------------------------------------------------------------------
 def _integer_block(frame: pd.DataFrame):
-    """The frame as one row-major array of small non-negative integers, or None.
+    """``(block, largest)``: the frame as one array of small non-negative integers, or None.
 
     Whole-table integer data (e.g. integer codes from another library) is then
     learned and encoded in a few row-major passes instead of one strided pass
@@ -477,13 +477,13 @@ def _integer_block(frame: pd.DataFrame):
     if not all(isinstance(t, np.dtype) and t.kind in "iu" for t in frame.dtypes):
         return None
     block = frame.to_numpy()
-    if block.size == 0 or block.min() < 0 or block.max() >= _LOOKUP_LIMIT:
+    if block.size == 0 or block.min() < 0:
         return None
-    return block
+    largest = int(block.max())
+    return (block, largest) if largest < _LOOKUP_LIMIT else None
 
 
-def _learn_integer_block(block, top=None) -> list:
-    top = int(block.max()) if top is None else top
+def _learn_integer_block(block, top) -> list:
     if top < 64:
         return _learn_small_integer_block(block, top)
     sizes = block.max(axis=0).astype(np.intp) + 1  # uint8 data: no wrap-around, int offsets
@@ -553,9 +553,9 @@ def learn_frame_categories(frame: pd.DataFrame, kinds=None) -> list:
     """
     categorical = _categorical_columns(frame, kinds)
     if all(categorical):
-        block = _integer_block(frame)
-        if block is not None:
-            return _learn_integer_block(block)
+        integers = _integer_block(frame)
+        if integers is not None:
+            return _learn_integer_block(*integers)
     return [
         learn_categories(frame.iloc[:, j]) if categorical[j] else None
         for j in range(frame.shape[1])
@@ -583,10 +583,10 @@ def learn_and_encode_frame(frame: pd.DataFrame, kinds=None) -> tuple[list, np.nd
     """
     categorical = _categorical_columns(frame, kinds)
     if all(categorical):
-        block = _integer_block(frame)
-        if block is not None:
-            categories = _learn_integer_block(block)
-            return categories, _codes_of_integer_block(block, frame, categories)
+        integers = _integer_block(frame)
+        if integers is not None:
+            categories = _learn_integer_block(*integers)
+            return categories, _codes_of_integer_block(integers[0], frame, categories)
 
     def column_work(j, column):
         if not categorical[j]:
@@ -664,9 +664,9 @@ def encode_frame(frame: pd.DataFrame, categories, handle_unknown="error") -> np.
     dummy code 0, or :data:`MISSING` where the cell is missing.
     """
     dummies = any(c is None for c in categories)
-    block = None if dummies else _integer_block(frame)
-    if block is not None and all(np.asarray(c).dtype.kind in "iu" for c in categories):
-        return _encode_integer_block(block, frame, categories, handle_unknown)
+    integers = None if dummies else _integer_block(frame)
+    if integers is not None and all(np.asarray(c).dtype.kind in "iu" for c in categories):
+        return _encode_integer_block(integers[0], frame, categories, handle_unknown)
     dtype = codes_dtype(categories)
     if len(categories) != frame.shape[1]:
         raise ValueError(f"{len(categories)} category arrays for {frame.shape[1]} columns.")

@@ -8,8 +8,10 @@ pandas' hash-based ``Categorical``, so encoding is vectorised either way.
 
 from __future__ import annotations
 
+import ctypes
 import numbers
 import os
+import sys
 import warnings
 from collections.abc import Hashable
 from concurrent.futures import ThreadPoolExecutor
@@ -85,6 +87,10 @@ _LOOKUP_LIMIT = 1 << 16
 #: Cells per block when encoding integer tables (bounds the temporary index arrays).
 _ENCODE_CELLS = 1 << 18
 
+#: Cells per block when integer values are transposed into column-major codes (a
+#: block of wide int64 rows must stay in cache while it is written column by column).
+_TRANSPOSE_CELLS = 1 << 16
+
 
 #: Rows from which the columns of a frame are encoded on a thread pool (when at
 #: least two columns are Arrow-backed: pyarrow's hashing releases the GIL).
@@ -131,6 +137,9 @@ def default_kind(column: pd.Series, max_categories=None) -> str:
     - booleans, strings, objects, dates and pandas Categorical columns are
       categorical (a date is never read as nanoseconds by a Gaussian node).
 
+    ``column`` is a Series, or a dtype when the values need not be read (an
+    integer dtype alone is then categorical).
+
     Examples
     --------
     >>> default_kind(pd.Series([1.5, 2.0])), default_kind(pd.Series([1, 2]))
@@ -139,12 +148,14 @@ def default_kind(column: pd.Series, max_categories=None) -> str:
     ('gaussian', 'categorical')
     """
     limit = INTEGER_MAX_CATEGORIES if max_categories is None else max_categories
-    dtype = column.dtype
+    dtype = getattr(column, "dtype", column)
     if isinstance(dtype, pd.CategoricalDtype):
         return "categorical"
     if dtype.kind == "f":
         return "gaussian"
     if dtype.kind in "iu":
+        if not isinstance(column, pd.Series):
+            return "categorical"  # a dtype alone: the caller found the range narrow
         low, high = column.min(), column.max()
         if pd.isna(low) or int(high) - int(low) < limit:
             return "categorical"  # at most `limit` distinct values: no counting needed
@@ -297,6 +308,10 @@ def _factorize(column: pd.Series) -> _Factorized:
     if data is not None:
         return _factorize_arrow(data)
     plain_object = isinstance(dtype, np.dtype) and dtype.kind == "O"
+    if plain_object:
+        by_identity = _factorize_by_identity(column.to_numpy())
+        if by_identity is not None:
+            return by_identity
     try:
         indices, uniques = pd.factorize(column.to_numpy() if plain_object else column)
     except TypeError:  # checked only on failure: a check per cell would double the hashing
@@ -313,6 +328,41 @@ def _unhashable_error(column) -> TypeError:
         f"Column {column.name!r} holds {kind} cells{where}; each cell must be one value "
         "(a number, a string or NaN)."
     )
+
+
+#: Cells of an object column sampled to decide whether its cells share objects.
+_IDENTITY_SAMPLE = 4096
+
+
+def _factorize_by_identity(values: np.ndarray):
+    """:class:`_Factorized` of an object array whose cells share a few objects, else None.
+
+    Object columns usually hold a few string objects many times over (the
+    labels of ``read_csv(dtype=object)``, of ``astype(object)`` on a
+    Categorical, of a mapping). pandas' object factorize hashes every cell's
+    text while holding the GIL; here the cells are first factorized by object
+    identity, an integer hash table (which releases the GIL and is about 4x
+    faster), and only one cell per distinct object is then hashed by value,
+    so equal values held by different objects still meet. In CPython an object
+    array's buffer holds the objects' addresses; elsewhere this returns None.
+    """
+    if sys.implementation.name != "cpython" or values.ndim != 1 or not len(values):
+        return None
+    values = np.ascontiguousarray(values)  # the identities below read this array's buffer
+    address = (ctypes.c_ssize_t * len(values)).from_address(values.ctypes.data)
+    identities = np.frombuffer(address, dtype=np.intp)
+    sample, seen = pd.factorize(identities[:_IDENTITY_SAMPLE])
+    if len(seen) > _IDENTITY_SAMPLE // 4:
+        return None  # mostly distinct objects: hashing the values once is cheaper
+    indices, distinct = pd.factorize(identities)
+    if len(distinct) == len(seen):  # every object is in the sample, numbered alike (first seen)
+        holder = np.empty(len(seen), dtype=np.intp)
+        holder[sample] = np.arange(len(sample))  # a cell holding each object (any one will do)
+    else:
+        holder = np.empty(len(distinct), dtype=np.intp)
+        holder[indices] = np.arange(len(indices))
+    to_unique, uniques = pd.factorize(values[holder])  # None / NaN objects: -1, missing
+    return _Factorized(_uniques_array(uniques), [(indices, to_unique)])
 
 
 def _factorize_arrow(data) -> _Factorized:
@@ -465,7 +515,7 @@ def encode_column(column: pd.Series, categories: np.ndarray, handle_unknown="err
 
 # -- whole frames ----------------------------------------------------------------------------------
 def _integer_block(frame: pd.DataFrame):
-    """The frame as one row-major array of small non-negative integers, or None.
+    """``(block, largest)``: the frame as one array of small non-negative integers, or None.
 
     Whole-table integer data (e.g. integer codes from another library) is then
     learned and encoded in a few row-major passes instead of one strided pass
@@ -474,12 +524,15 @@ def _integer_block(frame: pd.DataFrame):
     if not all(isinstance(t, np.dtype) and t.kind in "iu" for t in frame.dtypes):
         return None
     block = frame.to_numpy()
-    if block.size == 0 or block.min() < 0 or block.max() >= _LOOKUP_LIMIT:
+    if block.size == 0 or block.min() < 0:
         return None
-    return block
+    largest = int(block.max())
+    return (block, largest) if largest < _LOOKUP_LIMIT else None
 
 
-def _learn_integer_block(block) -> list:
+def _learn_integer_block(block, top) -> list:
+    if top < 64:
+        return _learn_small_integer_block(block, top)
     sizes = block.max(axis=0).astype(np.intp) + 1  # uint8 data: no wrap-around, int offsets
     offsets = np.concatenate([[0], np.cumsum(sizes)])
     present = np.zeros(offsets[-1], dtype=bool)
@@ -491,6 +544,44 @@ def _learn_integer_block(block) -> list:
         np.flatnonzero(present[offsets[j] : offsets[j + 1]]).astype(block.dtype)
         for j in range(block.shape[1])
     ]
+
+
+def _learn_small_integer_block(block, top) -> list:
+    """Categories of a block of integers in ``[0, 64)``: each column's values as a bit set.
+
+    OR-reducing ``1 << value`` down the rows in the narrowest unsigned type
+    that holds the bits reads the block once with no index arrays (a bincount
+    over offset values needs two full-size temporaries).
+    """
+    dtype = next(t for t in (np.uint8, np.uint16, np.uint32, np.uint64) if top < 8 * t().itemsize)
+    one = dtype(1)
+    bits = np.zeros(block.shape[1], dtype=dtype)
+    step = max(1, _ENCODE_CELLS // block.shape[1])
+    for start in range(0, len(block), step):
+        rows = block[start : start + step].astype(dtype)
+        bits |= np.bitwise_or.reduce(np.left_shift(one, rows), axis=0)
+    values = np.arange(top + 1, dtype=dtype)
+    present = (bits[:, None] >> values) & one  # (features, values)
+    columns, found = np.nonzero(present)
+    ends = np.cumsum(np.bincount(columns, minlength=block.shape[1]))
+    return np.split(found.astype(block.dtype), ends[:-1])
+
+
+def _codes_of_integer_block(block, frame, categories):
+    """Column-major codes of an integer block, without a look-up when the values are the codes.
+
+    When every column's categories are ``0 .. r-1`` (integer codes, the usual
+    integer input), the codes are the values cast, which is one copy instead
+    of :func:`_encode_integer_block`'s offset index and gather.
+    """
+    dtype = codes_dtype(categories)
+    if any(c[-1] != len(c) - 1 for c in categories):  # sorted, distinct, >= 0: 0..r-1 iff last
+        return _encode_integer_block(block, frame, categories, "error")
+    codes = np.empty(block.shape[::-1], dtype=dtype)  # its transpose is column-major
+    step = max(1, _TRANSPOSE_CELLS // block.shape[1])
+    for start in range(0, len(block), step):
+        codes[:, start : start + step] = block[start : start + step].T  # cache-sized transposes
+    return codes.T
 
 
 def _categorical_columns(frame, kinds) -> list:
@@ -509,9 +600,9 @@ def learn_frame_categories(frame: pd.DataFrame, kinds=None) -> list:
     """
     categorical = _categorical_columns(frame, kinds)
     if all(categorical):
-        block = _integer_block(frame)
-        if block is not None:
-            return _learn_integer_block(block)
+        integers = _integer_block(frame)
+        if integers is not None:
+            return _learn_integer_block(*integers)
     return [
         learn_categories(frame.iloc[:, j]) if categorical[j] else None
         for j in range(frame.shape[1])
@@ -539,10 +630,10 @@ def learn_and_encode_frame(frame: pd.DataFrame, kinds=None) -> tuple[list, np.nd
     """
     categorical = _categorical_columns(frame, kinds)
     if all(categorical):
-        block = _integer_block(frame)
-        if block is not None:
-            categories = _learn_integer_block(block)
-            return categories, _encode_integer_block(block, frame, categories, "error")
+        integers = _integer_block(frame)
+        if integers is not None:
+            categories = _learn_integer_block(*integers)
+            return categories, _codes_of_integer_block(integers[0], frame, categories)
 
     def column_work(j, column):
         if not categorical[j]:
@@ -566,16 +657,18 @@ def _dummy_codes(column, dtype):
 def _map_columns(function, frame):
     """``function(j, column)`` for every column, in order; on threads when that pays.
 
-    pyarrow's dictionary encoding releases the GIL, so tall frames with several
-    Arrow-backed text columns are encoded a column per core. pandas' object
-    hashing holds the GIL, so other columns are encoded in this thread.
+    pyarrow's dictionary encoding and the integer hash table of object columns
+    factorized by identity (:func:`_factorize_by_identity`) release the GIL, so
+    tall frames with several such columns are encoded a column per core.
     """
     columns = [frame.iloc[:, j] for j in range(frame.shape[1])]  # taken here, not on threads
     threads = min(_cpu_count(), _MAX_THREADS)
     if threads > 1 and len(frame) >= _THREAD_ROWS:
-        arrow = sum(_arrow_data(column) is not None for column in columns)
-        if arrow >= 2:
-            with ThreadPoolExecutor(min(threads, arrow)) as pool:
+        hashed = sum(
+            _arrow_data(column) is not None or column.dtype == object for column in columns
+        )
+        if hashed >= 2:
+            with ThreadPoolExecutor(min(threads, hashed)) as pool:
                 yield from pool.map(function, range(len(columns)), columns)
             return
     for j, column in enumerate(columns):
@@ -618,9 +711,9 @@ def encode_frame(frame: pd.DataFrame, categories, handle_unknown="error") -> np.
     dummy code 0, or :data:`MISSING` where the cell is missing.
     """
     dummies = any(c is None for c in categories)
-    block = None if dummies else _integer_block(frame)
-    if block is not None and all(np.asarray(c).dtype.kind in "iu" for c in categories):
-        return _encode_integer_block(block, frame, categories, handle_unknown)
+    integers = None if dummies else _integer_block(frame)
+    if integers is not None and all(np.asarray(c).dtype.kind in "iu" for c in categories):
+        return _encode_integer_block(integers[0], frame, categories, handle_unknown)
     dtype = codes_dtype(categories)
     if len(categories) != frame.shape[1]:
         raise ValueError(f"{len(categories)} category arrays for {frame.shape[1]} columns.")

@@ -348,6 +348,11 @@ class TrainingCounts:
         return float(np.exp(min(self.log_variance_scale, 709.0)))
 
     @cached_property
+    def has_missing(self) -> bool:
+        """Whether any code is :data:`~bnclassify._encoding.MISSING` (one pass over the codes)."""
+        return bool(self.codes.size) and int(self.codes.min()) == MISSING
+
+    @cached_property
     def classes(self) -> np.ndarray:
         return class_counts(self.y, self.n_classes, self.weights)
 
@@ -410,29 +415,12 @@ class TrainingCounts:
     def families(self, parents_of, both_ways=False) -> list:
         """N(c, x_parents, x_i) for every feature ``i`` given its parent tuple ``parents_of[i]``.
 
-        Families with at most one parent are counted together in one bincount
-        over an ``(n_rows, n_features)`` index, so a tree costs one pass over
-        the table rather than one per feature. With ``both_ways``, each
+        Counted as :meth:`prefetch_families` does, so a tree costs one pass
+        over the table rather than one per feature. With ``both_ways``, each
         single-parent family is also cached reversed (N(c, x_i, x_p) is the
         same count transposed), so trees rooted elsewhere never recount.
         """
-        todo = [
-            i
-            for i, parents in enumerate(parents_of)
-            if len(parents) == 1
-            and (i, tuple(parents)) not in self._families
-            and "pairwise" not in self.__dict__
-        ]
-        if len(todo) > 1:
-            self._count_single_parent_families(todo, [parents_of[i][0] for i in todo])
-        roots = [i for i, parents in enumerate(parents_of) if not len(parents)]
-        if len(roots) == 1 and not {"feature_class", "pairwise"} & self.__dict__.keys():
-            # a tree has one root: count it alone, not N(c, x_i) of every feature
-            key = (roots[0], ())
-            if key not in self._families:
-                self._families[key] = family_counts(
-                    self.codes, self.y, roots[0], (), self.cards, self.n_classes, self.weights
-                )
+        self.prefetch_families(range(len(parents_of)), parents_of)
         tables = [self.family(i, tuple(parents)) for i, parents in enumerate(parents_of)]
         if both_ways:
             for child, parents in enumerate(parents_of):
@@ -440,6 +428,32 @@ class TrainingCounts:
                     reverse = (parents[0], (child,))
                     self._families.setdefault(reverse, tables[child].swapaxes(1, 2))
         return tables
+
+    def prefetch_families(self, children, parents_of) -> None:
+        """Count the families of ``children`` (given ``parents_of[i]``) ahead, together.
+
+        Families with one parent are counted in one bincount over an
+        ``(n_rows, n_children)`` index; a single family without parents (a
+        tree's root) is counted alone rather than N(c, x_i) of every feature.
+        Nothing is counted when the pair table exists: :meth:`family` reads it.
+        """
+        if "pairwise" in self.__dict__:
+            return
+        children = list(children)
+        todo = [
+            i
+            for i in children
+            if len(parents_of[i]) == 1 and (i, tuple(parents_of[i])) not in self._families
+        ]
+        if len(todo) > 1:
+            self._count_single_parent_families(todo, [parents_of[i][0] for i in todo])
+        roots = [i for i in children if not len(parents_of[i])]
+        if len(roots) == 1 and "feature_class" not in self.__dict__:
+            key = (roots[0], ())
+            if key not in self._families:
+                self._families[key] = family_counts(
+                    self.codes, self.y, roots[0], (), self.cards, self.n_classes, self.weights
+                )
 
     def _count_single_parent_families(self, children, parents):
         sizes = self.cards[parents] * self.cards[children]
@@ -451,13 +465,19 @@ class TrainingCounts:
         dtype = np.int32 if len(flat) < np.iinfo(np.int32).max else np.intp
         child_cards = self.cards[children].astype(dtype)
         starts = offsets[:-1].astype(dtype)
+        class_starts = (self.y * total).astype(dtype)
+        # complete unweighted data (the usual case) needs no mask: a third of the work
+        plain = self.weights is None and not self.has_missing
         for start in range(0, len(self.y), rows):
             child = self.codes[start : start + rows, children]
             parent = self.codes[start : start + rows, parents]
-            index = parent.astype(dtype) * child_cards
+            index = parent * child_cards
             index += child
             index += starts
-            index += (self.y[start : start + rows, None] * total).astype(dtype)
+            index += class_starts[start : start + rows, None]
+            if plain:  # the gathered columns are column-major: a C-order ravel would copy
+                flat += np.bincount(index.ravel(order="K"), minlength=len(flat))
+                continue
             missing = (child == MISSING) | (parent == MISSING)
             w = _row_weights(self.weights, start, rows, index.shape, ~missing)
             if missing.any():
@@ -1180,6 +1200,9 @@ class SufficientStatistics:
 
     def families(self, parents_of) -> list:
         return [self.family(i, tuple(p)) for i, p in enumerate(parents_of)]
+
+    def prefetch_families(self, children, parents_of) -> None:
+        """Nothing to count ahead: every family is read from the accumulated tables."""
 
     def gaussian_moments(self, child, discrete_parents=(), continuous_parents=()):
         key = (child, tuple(discrete_parents), tuple(continuous_parents))

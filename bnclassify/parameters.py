@@ -22,6 +22,8 @@ def log_conditional(counts: np.ndarray, alpha: float) -> np.ndarray:
     """
     smoothed = np.asarray(counts, dtype=float) + alpha
     totals = smoothed.sum(axis=-1, keepdims=True)
+    if alpha > 0:  # every cell positive: no zero to guard (np.errstate costs more on 1,000 CPTs)
+        return np.log(smoothed / totals)
     r = smoothed.shape[-1]
     with np.errstate(divide="ignore", invalid="ignore"):
         probabilities = np.where(totals > 0, smoothed / totals, 1.0 / r)

@@ -218,25 +218,25 @@ def check_weight_matrix(matrix, features, name="contact_matrix") -> pd.DataFrame
         values = values.astype(float)
     except (TypeError, ValueError) as error:
         raise TypeError(f"{name} must be numeric: {error}") from None
-    bad = np.argwhere(~np.isfinite(values))
-    if len(bad):
-        i, j = bad[0]
+    # cheap whole-matrix tests first; the positions are looked for only when one fails
+    if not np.isfinite(values).all():
+        i, j = np.argwhere(~np.isfinite(values))[0]
         raise ValueError(f"{name} has a non-finite entry at ({features[i]!r}, {features[j]!r}).")
-    negative = np.argwhere(values < 0)
-    if len(negative):
-        i, j = negative[0]
+    if values.min(initial=0.0) < 0:
+        i, j = np.argwhere(values < 0)[0]
         raise ValueError(
             f"{name} must be non-negative; entry ({features[i]!r}, {features[j]!r}) "
             f"is {values[i, j]}."
         )
-    asymmetric = np.argwhere(~np.isclose(values, values.T))
-    if len(asymmetric):
-        i, j = asymmetric[0]
-        raise ValueError(
-            f"{name} must be symmetric; ({features[i]!r}, {features[j]!r}) = {values[i, j]} "
-            f"but ({features[j]!r}, {features[i]!r}) = {values[j, i]}."
-        )
-    return pd.DataFrame(values, index=features, columns=features)
+    if not np.array_equal(values, values.T):
+        asymmetric = np.argwhere(~np.isclose(values, values.T))
+        if len(asymmetric):
+            i, j = asymmetric[0]
+            raise ValueError(
+                f"{name} must be symmetric; ({features[i]!r}, {features[j]!r}) = "
+                f"{values[i, j]} but ({features[j]!r}, {features[i]!r}) = {values[j, i]}."
+            )
+    return pd.DataFrame(values, index=features, columns=features, copy=False)  # values: ours
 
 
 #: Scores understood by :func:`edge_gains`.

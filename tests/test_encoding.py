@@ -8,6 +8,7 @@ from bnclassify._encoding import (
     codes_dtype,
     encode_column,
     encode_frame,
+    learn_and_encode_frame,
     learn_categories,
     learn_frame_categories,
 )
@@ -26,6 +27,23 @@ def test_integer_block_path_equals_column_path():
     assert codes.dtype == np.int8 and codes.flags.f_contiguous
     for j, c in enumerate(frame.columns):
         np.testing.assert_array_equal(codes[:, j], encode_column(frame[c], slow[j]))
+
+
+@pytest.mark.parametrize("top", [2, 8, 9, 16, 31, 33, 63, 64, 120, 300])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_learn_and_encode_integer_block_every_value_range(top, order):
+    # bit sets in uint8 .. uint64 below 64, bincount above; codes cast or looked up
+    rng = np.random.default_rng(top)
+    X = np.asarray(rng.integers(0, top, (500, 6)), order=order)
+    X[:, 1] = rng.integers(0, 3, 500)  # 0 .. r-1: the values are the codes
+    X[:, 2] = X[:, 2] // 2 * 2  # gaps: looked up
+    X[:, 3] = top - 1
+    categories, codes = learn_and_encode_frame(pd.DataFrame(X))
+    assert codes.flags.f_contiguous and codes.dtype == codes_dtype(categories)
+    for j in range(X.shape[1]):
+        np.testing.assert_array_equal(categories[j], np.unique(X[:, j]))
+        assert categories[j].dtype == X.dtype
+        np.testing.assert_array_equal(categories[j][codes[:, j]], X[:, j])
 
 
 def test_integer_block_unknown_values():
@@ -63,3 +81,24 @@ def test_small_integer_dtypes_take_the_block_path_correctly(dtype):
     categories = learn_frame_categories(frame)
     assert [list(c) for c in categories] == [[0, 3], sorted(X[:, 1])]
     np.testing.assert_array_equal(encode_frame(frame, categories), [[0, 1], [1, 0]])
+
+
+@pytest.mark.parametrize("late", [False, True])
+def test_object_columns_factorized_by_identity_equal_the_values(late):
+    # shared label objects, an equal value held by another object, None and NaN,
+    # and (late) a value first seen after the sampled rows
+    labels = np.array(["bb", "aa", None, np.nan], dtype=object)
+    values = labels[np.random.default_rng(0).integers(0, 4, 20_000)]
+    values[7] = "".join(["a", "a"])  # equal to "aa", another object
+    assert values[7] is not labels[1]
+    if late:
+        values[-3] = "cc"
+    frame = pd.DataFrame({"x": values, "z": values[::-1].copy()})
+    categories, codes = learn_and_encode_frame(frame)
+    expected = ["aa", "bb", "cc"] if late else ["aa", "bb"]
+    assert [list(c) for c in categories] == [expected, expected]
+    for j, column in enumerate(frame.columns):
+        observed = frame[column].notna().to_numpy()
+        np.testing.assert_array_equal(codes[~observed, j], MISSING)
+        np.testing.assert_array_equal(categories[j][codes[observed, j]], frame[column][observed])
+        np.testing.assert_array_equal(encode_frame(frame, categories)[:, j], codes[:, j])

@@ -693,8 +693,6 @@ def readme_cost_block(cost: pd.DataFrame) -> str:
 
 def results_page(evaluations: dict, cost: pd.DataFrame | None) -> str:
     """The whole of ``docs/results.md``."""
-    from .cost import cost_table
-
     env = environment()
     out = [
         "# Results",
@@ -734,8 +732,16 @@ def results_page(evaluations: dict, cost: pd.DataFrame | None) -> str:
         out.append(f"- P450 {name}: " + ", ".join(f"{u}->{v}" for u, v in tree))
     out.append("")
     if cost is not None:
-        table = cost_table(cost)
-        out += [
+        out += [results_cost_section(cost), ""]
+    return "\n".join(out)
+
+
+def results_cost_section(cost: pd.DataFrame) -> str:
+    """The cost study's section of ``docs/results.md`` (heading, method, figure, table)."""
+    from .cost import cost_table
+
+    return "\n".join(
+        [
             "## Cost study",
             "",
             "Fit time (wall clock, best of the repeats) on `make_tree_classification` data "
@@ -743,15 +749,14 @@ def results_page(evaluations: dict, cost: pd.DataFrame | None) -> str:
             "`CMI` = pairwise class-conditional counts + conditional mutual information, "
             "`tree` = maximum spanning tree + orientation, `CPTs` = family counts + smoothing; "
             "`encode` = the rest of `fit` (validation, category codes). Simpler TAN gets the "
-            "generating tree as its contact matrix. Regenerate alone with "
-            "`bnclassify cost --out figures`.",
+            "generating tree as its contact matrix. The figure's lower panels are the ratio "
+            "of the two fits. Regenerate alone with `bnclassify cost --out figures`.",
             "",
             "![cost study](../figures/cost_study.png)",
             "",
-            _cost_markdown(table),
-            "",
+            _cost_markdown(cost_table(cost)),
         ]
-    return "\n".join(out)
+    )
 
 
 def _cost_markdown(table) -> str:

@@ -30,6 +30,7 @@ from ..datasets import make_tree_classification
 __all__ = [
     "DEFAULT_FEATURES",
     "DEFAULT_ROWS",
+    "TARGET_RATIO",
     "cost_table",
     "default_cost_study",
     "measure_fit",
@@ -201,18 +202,27 @@ def cost_table(results: pd.DataFrame) -> pd.DataFrame:
     return table.reset_index()
 
 
+#: The ratio issue 14 asks of Simpler TAN at 1,024 features (drawn on the ratio panel).
+TARGET_RATIO = 50
+
+
 def plot_cost_study(results: pd.DataFrame, axes=None):
     """Fit time against features and against rows, log-log; TAN split into stages.
 
     The encoding both models do before their structure step (validation and
     category codes, ``encode_s``, the mean of the two models) is the broad
     grey line in each panel: the part of the fit Simpler TAN cannot save.
+    Below each panel, the ratio of the two fits (TAN / Simpler TAN) against
+    the same axis, with the target of :data:`TARGET_RATIO` on the features
+    sweep.
 
     Parameters
     ----------
     results : DataFrame
         From :func:`run_cost_study`.
-    axes : pair of matplotlib Axes, optional
+    axes : 2 x 2 array of matplotlib Axes, optional
+        Times in the first row, ratios in the second; a pair of Axes draws the
+        times alone.
 
     Returns
     -------
@@ -225,16 +235,28 @@ def plot_cost_study(results: pd.DataFrame, axes=None):
     >>> results = run_cost_study(features=(4, 8), rows=(200, 400), rows_for_features=200,
     ...                          features_for_rows=4, progress=False)
     >>> fig = plot_cost_study(results)
-    >>> [ax.get_xlabel() for ax in fig.axes]
-    ['features (rows fixed)', 'rows (features fixed)']
     >>> [ax.get_ylabel() for ax in fig.axes]
-    ['fit time (seconds)', 'fit time (seconds)']
+    ['fit time (seconds)', 'fit time (seconds)', 'TAN / Simpler TAN', 'TAN / Simpler TAN']
+    >>> [ax.get_xlabel() for ax in fig.axes[2:]]
+    ['features (rows fixed)', 'rows (features fixed)']
     """
     import matplotlib.pyplot as plt
+    import numpy as np
 
+    ratio_axes = None
     if axes is None:
-        fig, axes = plt.subplots(1, 2, figsize=(11, 4.8), layout="constrained")
+        fig, grid = plt.subplots(
+            2,
+            2,
+            figsize=(11, 6.8),
+            layout="constrained",
+            sharex="col",
+            height_ratios=(3, 1.4),
+        )
+        axes, ratio_axes = grid[0], grid[1]
     else:
+        flat = np.ravel(axes)
+        axes, ratio_axes = (flat[:2], flat[2:]) if len(flat) == 4 else (flat, None)
         fig = axes[0].figure
     lines = [
         ("TAN", "fit_s", "TAN: whole fit", dict(color=TAN_COLOR, lw=2.2, marker="o")),
@@ -275,17 +297,56 @@ def plot_cost_study(results: pd.DataFrame, axes=None):
             ax.plot(data[x], values, label=text, **style)
         ax.set_xscale("log")
         ax.set_yscale("log")
-        ax.set_xlabel(label)
         ax.set_ylabel("fit time (seconds)")
         ax.grid(True, which="major", alpha=0.3)
         fixed = part["n_samples" if sweep == "features" else "n_features"]
         if len(fixed):
             what = "rows" if sweep == "features" else "features"
             ax.set_title(f"{what} = {int(fixed.iloc[0]):,}")
+        if ratio_axes is None:
+            ax.set_xlabel(label)
+    if ratio_axes is not None:
+        _plot_ratios(ratio_axes, results, sweeps)
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside lower center", ncol=3, fontsize=8.5, frameon=False)
     fig.suptitle("Fit time: TAN (by stage) vs Simpler TAN, synthetic tree data, 4 states")
     return fig
+
+
+def _plot_ratios(axes, results, sweeps):
+    """TAN fit / Simpler TAN fit against each sweep's axis, each point labelled."""
+    table = cost_table(results)
+    for ax, (sweep, _, label) in zip(axes, sweeps, strict=True):
+        part = table[table.sweep == sweep]
+        x = part["features" if sweep == "features" else "rows"]
+        ratio = part["TAN / Simpler TAN"]
+        ax.plot(x, ratio, color="0.2", marker="D", ms=4, lw=1.6)
+        for xi, ri in zip(x, ratio, strict=True):
+            ax.annotate(
+                f"{ri:.0f}x" if ri >= 10 else f"{ri:.1f}x",
+                (xi, ri),
+                textcoords="offset points",
+                xytext=(0, 5),
+                ha="center",
+                fontsize=7.5,
+            )
+        if sweep == "features":
+            ax.axhline(TARGET_RATIO, color=STAN_COLOR, ls="--", lw=1)
+            ax.annotate(
+                f"target {TARGET_RATIO}x",
+                (0.01, TARGET_RATIO),
+                xycoords=("axes fraction", "data"),
+                textcoords="offset points",
+                xytext=(0, 3),
+                fontsize=7.5,
+                color=STAN_COLOR,
+            )
+        top = max([TARGET_RATIO if sweep == "features" else 0, *ratio.tolist(), 1.0])
+        ax.set_ylim(0, top * 1.3)
+        ax.set_xscale("log")
+        ax.set_xlabel(label)
+        ax.set_ylabel("TAN / Simpler TAN")
+        ax.grid(True, which="major", alpha=0.3)
 
 
 _RUNS: dict = {}

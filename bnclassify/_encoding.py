@@ -308,13 +308,13 @@ def _factorize(column: pd.Series) -> _Factorized:
     if data is not None:
         return _factorize_arrow(data)
     plain_object = isinstance(dtype, np.dtype) and dtype.kind == "O"
-    if plain_object:
-        by_identity = _factorize_by_identity(column.to_numpy())
-        if by_identity is not None:
-            return by_identity
-    try:
+    try:  # hashability is checked only on failure: a check per cell would double the work
+        if plain_object:
+            by_identity = _factorize_by_identity(column.to_numpy())
+            if by_identity is not None:
+                return by_identity
         indices, uniques = pd.factorize(column.to_numpy() if plain_object else column)
-    except TypeError:  # checked only on failure: a check per cell would double the hashing
+    except TypeError:
         raise _unhashable_error(column) from None
     return _Factorized(_uniques_array(uniques), [(indices, None)])
 

@@ -583,6 +583,9 @@ class ForestCounts:
     def discrete(self) -> np.ndarray:
         return np.ones(len(self.single), dtype=bool)
 
+    def prefetch_families(self, children, parents_of) -> None:
+        """Nothing to count ahead: the tree's families were counted once, for every rooting."""
+
     def family(self, child: int, parents=()) -> np.ndarray:
         """N(c, x_parent, x_child) of a forest edge, or N(c, x_child) with no parent."""
         parents = tuple(parents)

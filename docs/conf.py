@@ -23,6 +23,7 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.mathjax",
+    "sphinx-mathjax-offline",  # MathJax shipped with the site: formulas render offline
     "sphinx.ext.viewcode",
     "numpydoc",
     "myst_nb",

@@ -442,7 +442,10 @@ def _wide_integer_columns(frame, dtypes, open_) -> set:
     plain = [j for j in integer if isinstance(dtypes[j], np.dtype)]
     wide = {j for j in integer if j not in set(plain)}  # nullable / Arrow: counted one by one
     if plain and len(frame):
-        block = frame.iloc[:, plain].to_numpy()
+        # the whole frame when every column is a plain integer: a view, not a 1,000-column copy
+        block = (
+            frame.to_numpy() if len(plain) == frame.shape[1] else frame.iloc[:, plain].to_numpy()
+        )
         span = block.max(axis=0).astype(np.int64) - block.min(axis=0).astype(np.int64)
         wide.update(
             j for j, s in zip(plain, span.tolist(), strict=True) if s >= INTEGER_MAX_CATEGORIES

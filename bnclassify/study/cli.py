@@ -188,7 +188,7 @@ def compare(args) -> int:
     if args.csv is not None:
         from ..data import TableSchema
 
-        kinds = TableSchema.learn(X)[0].kinds
+        kinds = TableSchema.learn(X, categories=False)[0].kinds  # kinds only: no encoding pass
         print("columns: " + ", ".join(f"{c} ({k})" for c, k in zip(X.columns, kinds, strict=True)))
     baseline = _baseline(models, args.baseline)
     folds, summary = repeated_evaluation(

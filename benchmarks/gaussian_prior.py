@@ -22,7 +22,7 @@ from sklearn.model_selection import StratifiedKFold
 
 from bnclassify import TAN, NaiveBayes
 from bnclassify.datasets import make_census_table, make_clinic_table, make_credit_table
-from bnclassify.distributions import Gaussian
+from bnclassify.distributions import KINDS
 
 
 def ten_level_parent(n=600, seed=0):
@@ -72,8 +72,13 @@ def cv_log_loss(make, X, y, folds=10, seed=0):
 
 
 def gaussian_columns(X, y):
+    """The continuous columns by default, with their kind: Gaussian or log-normal."""
     kinds = NaiveBayes().fit(X, y).feature_kinds_
-    return [name for name, kind in zip(X.columns, kinds, strict=True) if kind == "gaussian"]
+    return {
+        name: kind
+        for name, kind in zip(X.columns, kinds, strict=True)
+        if kind in ("gaussian", "lognormal")
+    }
 
 
 def main():
@@ -84,7 +89,7 @@ def main():
     for name, (X, y) in tables().items():
         gauss = gaussian_columns(X, y)
         for k in settings:
-            spec = None if k is None else {c: Gaussian(prior_strength=k) for c in gauss}
+            spec = None if k is None else {c: KINDS[g](prior_strength=k) for c, g in gauss.items()}
             nb = cv_log_loss(lambda spec=spec: NaiveBayes(distributions=spec), X, y)
             tan = cv_log_loss(lambda spec=spec: TAN(distributions=spec), X, y)
             setting = "default" if k is None else f"prior_strength={k:g}"

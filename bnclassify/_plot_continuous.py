@@ -123,7 +123,7 @@ def plot_class_densities(
         )
     column = model.feature_names_.index(name)
     log_density = _density_given(model, dist, column, row)
-    x_value = None if row is None else model._encode(row)[1][0, column]
+    x_value = None if row is None else model.schema_.data_values(model._encode(row)[1])[0, column]
     if xlim is not None:
         low, high = xlim
     else:
@@ -177,8 +177,11 @@ def _density_given(model, dist, column, row):
         grid = np.asarray(grid, dtype=float)
         grid_codes = np.repeat(codes, len(grid), axis=0)
         grid_values = np.repeat(values, len(grid), axis=0)
-        grid_values[:, column] = grid
-        return dist.log_terms(grid_codes, grid_values)
+        grid_values[:, column], outside = dist.model_values(grid)
+        out = dist.log_terms(grid_codes, grid_values)
+        if outside is not None:  # outside the support (a log-normal's x <= 0): no density
+            out[outside] = -np.inf
+        return out
 
     return log_density
 

@@ -128,7 +128,9 @@ def plot_cpt(
             fig = plt.figure(figsize=(max(4.5, 1.0 + 3.2 * n_classes), 3.2), layout="constrained")
         axes = fig.subplots(1, n_classes, sharey=True, squeeze=False)[0]
         if isinstance(drawing, RegressionView):
-            _draw_regression(axes, drawing, configurations, name, n_points)
+            parent_factor = view.factors[names.index(drawing.parent)]
+            labels = factor.axis_label(name), parent_factor.axis_label(drawing.parent)
+            _draw_regression(axes, drawing, configurations, labels, n_points)
         elif isinstance(drawing, DensityView):
             _draw_density(axes, drawing, configurations, name, n_points)
         else:
@@ -204,7 +206,9 @@ def _draw_density(axes, drawing, configurations, name, n_points):
     axes[0].set_ylabel("density")
 
 
-def _draw_regression(axes, drawing, configurations, name, n_points):
+def _draw_regression(axes, drawing, configurations, labels, n_points):
+    """Each class's lines ``labels[0]`` against the parent's ``labels[1]``, +- 2 sd."""
+    name, parent = labels
     grid = np.linspace(drawing.low, drawing.high, n_points)
     line = drawing.mean(grid)  # (grid, C, configurations)
     for c, ax in enumerate(axes):
@@ -215,6 +219,6 @@ def _draw_regression(axes, drawing, configurations, name, n_points):
             ax.fill_between(
                 grid, line[:, c, k] - band, line[:, c, k] + band, color=color, alpha=0.15
             )
-        ax.set_xlabel(drawing.parent)
+        ax.set_xlabel(parent)
         ax.spines[["top", "right"]].set_visible(False)
     axes[0].set_ylabel(f"{name} (mean +- 2 sd)")

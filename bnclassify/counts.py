@@ -804,7 +804,7 @@ def training_statistics(X, y, distributions=None, sample_weight=None):
             frame, has_names, y = take_rows(X, y, keep)
             weights = weights[keep]
         X = frame
-    schema, frame, codes, values = TableSchema.learn_and_encode(X, distributions)
+    schema, frame, codes, values = TableSchema.learn_and_encode(X, distributions, weights, y)
     if has_names is not None:
         schema.has_names = has_names
     classes, y_codes = encode_target(y, len(frame))

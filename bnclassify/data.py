@@ -25,11 +25,13 @@ import pandas as pd
 
 from ._encoding import (
     INTEGER_MAX_CATEGORIES,
+    LOG_NORMAL_MIN_Z,
     MISSING,
     as_frame,
     default_kind,
     encode_frame,
     learn_and_encode_frame,
+    prefers_log_normal,
 )
 from .exceptions import UnseenCategoryWarning
 from .factors import KINDS, Factor
@@ -115,29 +117,30 @@ class TableSchema:
                 self.nodes_by_column[j] = spec
 
     @classmethod
-    def learn(cls, X, distributions=None, categories=True):
+    def learn(cls, X, distributions=None, categories=True, weights=None, y=None):
         """The schema of a training table, and the table as a DataFrame.
 
         With ``categories=False`` only the kinds are learned (every discrete
         column gets no category yet): the categories of an incremental or
         distributed fit come from its accumulated statistics
-        (:meth:`with_categories`).
+        (:meth:`with_categories`). ``weights`` (the rows' sample weights, counted
+        as frequencies) and ``y`` (the rows' classes) inform the kinds rule.
         """
-        schema, frame, _ = cls._learn(X, distributions, categories)
+        schema, frame, _ = cls._learn(X, distributions, categories, weights, y)
         return schema, frame
 
     @classmethod
-    def learn_and_encode(cls, X, distributions=None):
+    def learn_and_encode(cls, X, distributions=None, weights=None, y=None):
         """``(schema, frame, codes, values)`` of a training table, each cell hashed once."""
-        schema, frame, codes = cls._learn(X, distributions)
+        schema, frame, codes = cls._learn(X, distributions, weights=weights, y=y)
         values = None if schema.discrete.all() else schema.continuous_values(frame)
         return schema, frame, codes, values
 
     @classmethod
-    def _learn(cls, X, distributions, categories=True):
+    def _learn(cls, X, distributions, categories=True, weights=None, y=None):
         frame, has_names = as_frame(X)
         names = list(frame.columns)
-        nodes = _nodes(frame, distributions)
+        nodes = _nodes(frame, distributions, weights, _row_classes(y, len(frame)))
         discrete = [None] * len(names)
         for columns, spec in nodes:
             for j in columns:
@@ -158,15 +161,15 @@ class TableSchema:
         return schema, frame, codes
 
     @classmethod
-    def from_dtypes(cls, frame, distributions=None):
-        """The kinds of the columns of ``frame`` (e.g. a dask frame's first partition),
-        without categories (they come from the accumulated statistics)."""
+    def from_dtypes(cls, frame, distributions=None, y=None):
+        """The kinds of the columns of ``frame`` (e.g. a dask frame's first partition, with
+        its classes ``y``), without categories (they come from the accumulated statistics)."""
         names = list(frame.columns)
         has_names = len(names) > 0 and all(isinstance(c, str) for c in names)
         if not has_names:
             names = [f"x{i}" for i in range(len(names))]
             frame = frame.set_axis(names, axis=1)
-        nodes = _nodes(frame, distributions)
+        nodes = _nodes(frame, distributions, None, _row_classes(y, len(frame)))
         schema = cls(names, nodes, [None] * len(names), has_names)
         schema.categories = [np.array([]) if d else None for d in schema.discrete]
         return schema
@@ -246,11 +249,15 @@ class TableSchema:
         """
         lenient = "marginalize" if handle_unknown == "warn" else handle_unknown
         codes = encode_frame(frame, self.categories, lenient)
+        values, outside = None, {}
+        if not self.discrete.all():
+            values, outside = self._continuous_values(frame, lenient)
+            for j, cells in outside.values():  # summed out: missing in the codes too
+                codes[cells, j] = MISSING
         if handle_unknown == "warn":
-            warn_unseen(self.unseen_counts(frame, codes))
-        if self.discrete.all():
-            return codes, None
-        return codes, self.continuous_values(frame)
+            counts = {self.names[j]: int(cells.sum()) for j, cells in outside.values()}
+            warn_unseen({**self.unseen_counts(frame, codes), **counts})
+        return codes, values
 
     def unseen_counts(self, frame, codes) -> dict:
         """Number of cells per categorical column coded missing though observed (unseen)."""
@@ -269,11 +276,51 @@ class TableSchema:
         return counts
 
     def continuous_values(self, frame) -> np.ndarray:
-        """The continuous columns as floats (NaN: missing; discrete columns all NaN).
+        """The continuous columns as their nodes model them (NaN: missing; discrete columns
+        all NaN): the numbers, or e.g. their logarithms for a log-normal node.
 
-        A value that is not a number or is infinite raises a ``ValueError``
-        naming the column.
+        A value that is not a number or is infinite, or lies outside its node's
+        support (a log-normal column's non-positive value), raises a
+        ``ValueError`` naming the column.
         """
+        return self._continuous_values(frame, "error")[0]
+
+    def data_values(self, values):
+        """``values`` (as :meth:`encode` gives them) back in each column's own units."""
+        if values is None:
+            return None
+        out = values.copy()
+        for j in np.flatnonzero(~self.discrete):
+            out[:, j] = self.nodes_by_column[j].data_values(values[:, j])
+        return out
+
+    def _continuous_values(self, frame, handle_unknown):
+        """``(values, outside)``: ``outside`` maps a column's name to its position and the
+        mask of its observed cells outside their node's support, which are NaN in
+        ``values`` (unless ``handle_unknown="error"``, which raises instead)."""
+        values = self.numbers(frame)
+        outside = {}
+        for j in np.flatnonzero(~self.discrete):
+            spec = self.nodes_by_column[j]
+            numbers = values[:, j].copy()
+            values[:, j], beyond = spec.model_values(numbers)
+            if beyond is None:
+                continue
+            if handle_unknown == "error":
+                row = int(np.flatnonzero(beyond)[0])
+                raise ValueError(
+                    f"Column {self.names[j]!r} is modelled as {spec.kind}, whose values must "
+                    f"be positive; row {row} holds {numbers[row]:g} "
+                    f"({int(beyond.sum())} such cell(s)). Give it distributions='gaussian' to "
+                    "model any real number; at prediction, handle_unknown='warn' or "
+                    "'marginalize' sums such cells out."
+                )
+            outside[self.names[j]] = (j, beyond)
+        return values, outside
+
+    def numbers(self, frame) -> np.ndarray:
+        """The continuous columns of an aligned table as floats in their own units (what
+        the user gave; discrete columns all NaN); checks they are finite."""
         discrete = self.discrete
         values = np.full(frame.shape, np.nan)
         plain = [  # numpy numeric columns convert in one block
@@ -369,8 +416,9 @@ def warn_unseen(counts):
     listed = ", ".join(f"{name!r} ({k})" for name, k in counts.items())
     warnings.warn(
         UnseenCategoryWarning(
-            f"{sum(counts.values())} cell(s) hold categories not seen during fit and were "
-            f"summed out as missing, in column(s) {listed}. Pass handle_unknown='marginalize' "
+            f"{sum(counts.values())} cell(s) hold categories not seen during fit (or numbers "
+            f"outside a log-normal column's support) and were summed out as missing, in "
+            f"column(s) {listed}. Pass handle_unknown='marginalize' "
             "to silence this or 'error' to refuse such rows.",
             counts,
         ),
@@ -378,7 +426,18 @@ def warn_unseen(counts):
     )
 
 
-def _nodes(frame, spec) -> list:
+def _row_classes(y, n_rows):
+    """Each row's class as given (labels of any kind), or None when unknown or misaligned.
+
+    Only the kinds rule reads it; the target itself is checked where it is encoded.
+    """
+    if y is None:
+        return None
+    labels = np.asarray(y, dtype=object).ravel()
+    return labels if len(labels) == n_rows else None
+
+
+def _nodes(frame, spec, weights=None, classes=None) -> list:
     """One (columns, unfitted factor) per node: from ``distributions``, else by dtype.
 
     ``spec``: ``None`` (by dtype), a kind's name or a factor instance (every
@@ -423,12 +482,16 @@ def _nodes(frame, spec) -> list:
                 chosen[pos] = copy.deepcopy(factor)
                 nodes.append(((pos,), chosen[pos]))
     # the dtypes, not frame[name]: taking 1,000 columns out as Series costs more than the
-    # rest; only an integer column whose range exceeds the limit has its values counted
+    # rest; only the values of an integer column whose range exceeds the limit, or of a
+    # float column (normal or log-normal), are read
     dtypes = list(frame.dtypes)
     wide = _wide_integer_columns(frame, dtypes, [c is None for c in chosen])
     for pos, dtype in enumerate(dtypes):
         if chosen[pos] is None:
-            kind = default_kind(frame.iloc[:, pos]) if pos in wide else default_kind(dtype)
+            read = pos in wide or getattr(dtype, "kind", "O") == "f"
+            kind = default_kind(
+                frame.iloc[:, pos] if read else dtype, weights=weights, classes=classes
+            )
             chosen[pos] = KINDS[kind]()
             nodes.append(((pos,), chosen[pos]))
     nodes.sort(key=lambda node: node[0][0])
@@ -455,9 +518,11 @@ def _wide_integer_columns(frame, dtypes, open_) -> set:
 
 __all__ = [
     "INTEGER_MAX_CATEGORIES",
+    "LOG_NORMAL_MIN_Z",
     "MISSING",
     "TableSchema",
     "default_kind",
     "factor_spec",
+    "prefers_log_normal",
     "resolve_column",
 ]

@@ -174,8 +174,12 @@ def fit_dask(model, X, y, sample_weight=None, split_every=SPLIT_EVERY):
     try:
         # kinds from the first partition's values (an integer column's kind depends on
         # its number of distinct values), as partial_fit takes them from its first chunk
-        first = X.get_partition(0).compute() if X.npartitions else X._meta
-        schema = TableSchema.from_dtypes(first, getattr(model, "distributions", None))
+        first, first_y = (
+            (X.get_partition(0).compute(), y.get_partition(0).compute())
+            if X.npartitions
+            else (X._meta, None)
+        )
+        schema = TableSchema.from_dtypes(first, getattr(model, "distributions", None), first_y)
         plan = model._statistics_plan(schema)
         total = dask_statistics(X, y, schema, plan, split_every)
         if total.n_classes < 2:

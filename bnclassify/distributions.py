@@ -11,6 +11,8 @@ distribution            model of the feature given the class c      parents allo
 :class:`Gaussian`       N(mu_c, s_c^2); with feature parents the     categorical and
                         conditional linear Gaussian                  Gaussian features
                         N(a_ck + b_ck . x_parents, s_ck^2)
+:class:`LogNormal`      :class:`Gaussian` on log x (positive,         categorical and
+                        right-skewed columns: amounts, durations)    Gaussian features
 :class:`KernelDensity`  mean of Gaussian kernels on the class's      class only
                         training values (bandwidth by rule)
 :class:`Bernoulli`      P(x > binarize | c)                          class only
@@ -20,9 +22,13 @@ distribution            model of the feature given the class c      parents allo
 ======================  =========================================  ===================
 
 Pass them to an estimator's ``distributions`` parameter, per column (or per
-tuple of columns for a multinomial group); columns not listed are modelled
-by dtype: float columns are :class:`Gaussian`, everything else (integers,
-booleans, strings, pandas Categorical) :class:`Categorical`.
+tuple of columns for a multinomial group); columns not listed are modelled by
+the rule of :func:`bnclassify.data.default_kind`: floats and integer columns
+with more than 20 distinct values are continuous (:class:`LogNormal` when their
+values are positive and fit a log-normal significantly better, else
+:class:`Gaussian`), everything else (small integer codes, booleans, strings,
+pandas Categorical) :class:`Categorical`. ``distributions="gaussian"`` models
+every continuous column as scikit-learn's ``GaussianNB`` does.
 
 **Variance floor.** As in scikit-learn's ``GaussianNB``, every Gaussian (and
 kernel) variance is increased by ``epsilon = var_smoothing * V``, where ``V``
@@ -59,6 +65,7 @@ from .factors import (
     Categorical,
     Gaussian,
     KernelDensity,
+    LogNormal,
     Multinomial,
 )
 from .factors import Factor as Distribution
@@ -70,5 +77,6 @@ __all__ = [
     "Distribution",
     "Gaussian",
     "KernelDensity",
+    "LogNormal",
     "Multinomial",
 ]

@@ -19,10 +19,11 @@ from __future__ import annotations
 
 
 class UnseenCategoryWarning(UserWarning):
-    """Some cells held a category not seen in training and were summed out as missing.
+    """Some cells held a category not seen in training (or a number outside its node's
+    support, e.g. a log-normal column's 0) and were summed out as missing.
 
     Raised once per call by ``handle_unknown="warn"`` (the default). The
-    warning's ``counts`` maps each affected column to its number of unseen cells.
+    warning's ``counts`` maps each affected column to its number of such cells.
     """
 
     def __init__(self, message, counts=None):

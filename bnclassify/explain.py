@@ -230,7 +230,7 @@ def explain(
         else:
             values, base, error = game.sampled(n_permutations, np.random.default_rng(random_state))
 
-    data, display = _data_arrays(model.categories_, *rows)
+    data, display = _data_arrays(model.categories_, codes, _given_numbers(model, X, rows[1]))
     if n_classes == 2:
         values, base, error = values[..., 0], base[..., 0], error[..., 0]
         output_names = None
@@ -289,6 +289,18 @@ def _encoded(model, X):
     """``(codes, values)`` of ``X``: integer codes (-1 missing), continuous values or None."""
     codes, values = model._encode(X)
     return np.asarray(codes, dtype=np.intp), values
+
+
+def _given_numbers(model, X, values):
+    """The continuous columns of ``X`` as given (a log-normal column's x, not log x)."""
+    schema = getattr(model, "schema_", None)
+    return values if schema is None else schema.numbers(schema.align(X))
+
+
+def _data_units(model, values):
+    """Encoded continuous values in the data's own units (e.g. a log-normal column's x)."""
+    schema = getattr(model, "schema_", None)
+    return values if schema is None else schema.data_values(values)
 
 
 def _data_arrays(categories, codes, values):
@@ -425,6 +437,7 @@ class _ModelOutput:
 
 def _decode(model, codes, values=None):
     """Encoded rows back to a table (None/NaN where missing) that the model accepts."""
+    values = _data_units(model, values)
     columns = {}
     for j, cats in enumerate(model.categories_):
         column = codes[:, j]

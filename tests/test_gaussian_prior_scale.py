@@ -16,7 +16,7 @@ from sklearn.datasets import load_wine
 from bnclassify import TAN, NaiveBayes
 from bnclassify.counts import training_statistics
 from bnclassify.datasets import make_census_table, make_credit_table
-from bnclassify.distributions import Gaussian
+from bnclassify.distributions import KINDS, Gaussian
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 from gaussian_prior import cv_log_loss, gaussian_columns, ten_level_parent  # noqa: E402
@@ -138,7 +138,7 @@ def test_the_default_prior_beats_per_group_fits_on_small_groups(table):
     X, y = table()
     gauss = gaussian_columns(X, y)
     alone = cv_log_loss(
-        lambda: TAN(distributions={c: Gaussian(prior_strength=0) for c in gauss}), X, y
+        lambda: TAN(distributions={c: KINDS[k](prior_strength=0) for c, k in gauss.items()}), X, y
     )
     assert cv_log_loss(TAN, X, y) < alone - 0.05
 

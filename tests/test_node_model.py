@@ -52,7 +52,8 @@ def _holey(X, seed=0):
 def test_every_estimator_fits_mixed_tables(mixed, name):
     X, y = mixed
     model = ESTIMATORS[name]().fit(X, y)
-    assert model.feature_kinds_ == ["gaussian"] * 4 + ["categorical"] * 2
+    # within the classes, texture and symmetry fit a log-normal significantly better
+    assert model.feature_kinds_ == ["gaussian", "lognormal"] * 2 + ["categorical"] * 2
     proba = model.predict_proba(X)
     assert np.isfinite(proba).all() and np.allclose(proba.sum(axis=1), 1.0, atol=1e-12)
     holey = _holey(X)

@@ -358,13 +358,17 @@ def mixed():
     return X, data.target.map({0: "malignant", 1: "benign"})
 
 
+#: The mixed table's float columns as Gaussians (by default two of them are log-normal).
+_GAUSSIAN = dict.fromkeys(["radius", "texture", "smoothness", "concavity"], "gaussian")
+
+
 def _curves(ax):
     return [line for line in ax.get_lines() if len(line.get_xdata()) > 2]
 
 
 def test_gaussian_node_draws_one_density_per_class_peaking_at_the_mean(mixed, tmp_path):
     X, y = mixed
-    model = NaiveBayes().fit(X, y)
+    model = NaiveBayes(distributions=_GAUSSIAN).fit(X, y)
     gaussian = model.distributions_["texture"]
     fig = plot_cpt(model, "texture")
     panels = fig.axes
@@ -384,7 +388,7 @@ def test_gaussian_node_draws_one_density_per_class_peaking_at_the_mean(mixed, tm
 
 def test_gaussian_with_a_categorical_parent_draws_a_density_per_parent_state(mixed):
     X, y = mixed
-    model = TAN().fit(X, y)
+    model = TAN(distributions=_GAUSSIAN).fit(X, y)
     gaussian = model.distributions_["radius"]
     assert gaussian.parents_ == ("worst_radius",)
     states = list(model.categories_[model.feature_names_.index("worst_radius")])
@@ -401,7 +405,7 @@ def test_gaussian_with_a_categorical_parent_draws_a_density_per_parent_state(mix
 
 def test_gaussian_with_a_gaussian_parent_draws_regression_lines_with_two_sd_bands(mixed):
     X, y = mixed
-    model = TAN().fit(X, y)
+    model = TAN(distributions=_GAUSSIAN).fit(X, y)
     child = next(
         name
         for name, factor in model.distributions_.items()
@@ -518,7 +522,7 @@ def test_class_densities_condition_on_the_samples_gaussian_parent(mixed):
     from bnclassify.plotting import plot_class_densities
 
     X, y = mixed
-    model = TAN().fit(X, y)
+    model = TAN(distributions=_GAUSSIAN).fit(X, y)
     child, gaussian = next(
         (name, factor)
         for name, factor in model.distributions_.items()

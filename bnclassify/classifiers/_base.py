@@ -456,7 +456,10 @@ def accumulate(model, X, y, classes, sample_weight):
         declared = np.asarray(sorted(declared))
         if len(declared) < 2:
             raise ValueError(f"classes must hold at least 2 labels, got {list(declared)}.")
-        schema, frame = TableSchema.learn(X, getattr(model, "distributions", None), False)
+        first_weights = check_sample_weight(sample_weight, _n_rows(X))
+        schema, frame = TableSchema.learn(
+            X, getattr(model, "distributions", None), False, first_weights, y
+        )
         class_node = _class_node_name(y, schema.names)
     else:
         schema, declared, class_node = model.schema_, model.classes_, model.class_node_

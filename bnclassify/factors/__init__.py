@@ -8,6 +8,7 @@ from ._bernoulli import Bernoulli
 from ._categorical import Categorical
 from ._gaussian import Gaussian
 from ._kernel import KernelDensity
+from ._lognormal import LogNormal
 from ._multinomial import Multinomial
 from ._views import DensityView, RegressionView, TableView
 
@@ -15,6 +16,7 @@ from ._views import DensityView, RegressionView, TableView
 KINDS = {
     "categorical": Categorical,
     "gaussian": Gaussian,
+    "lognormal": LogNormal,
     "kde": KernelDensity,
     "bernoulli": Bernoulli,
     "multinomial": Multinomial,
@@ -28,6 +30,7 @@ __all__ = [
     "Factor",
     "Gaussian",
     "KernelDensity",
+    "LogNormal",
     "Multinomial",
     "RegressionView",
     "TableView",

@@ -95,6 +95,25 @@ class Factor(BaseEstimator):
         """
         raise NotImplementedError
 
+    def model_values(self, x):
+        """The numbers of a continuous column as this node models them, and the cells outside
+        its support.
+
+        Called by the data layer when it encodes a table (fit and predict alike), so
+        the node's own fit, its children's regressions and every prediction see the
+        same numbers. Returns ``(values, outside)``: ``outside`` is a boolean mask
+        of the observed cells the node cannot model, or ``None``.
+        """
+        return x, None
+
+    def data_values(self, values):
+        """The inverse of :meth:`model_values`: a column's values in the data's own units."""
+        return values
+
+    def axis_label(self, name) -> str:
+        """How a plot axis names this node's values as :meth:`model_values` gives them."""
+        return str(name)
+
     def variance_floor(self, log_scale, exponent=0) -> float:
         """The variance added to this node's variances given ``log V = log_scale`` (0 for most).
 

@@ -669,6 +669,8 @@ def _codes_of_integer_block(block, frame, categories):
     dtype = codes_dtype(categories)
     if any(c[-1] != len(c) - 1 for c in categories):  # sorted, distinct, >= 0: 0..r-1 iff last
         return _encode_integer_block(block, frame, categories, "error")
+    if block.flags.f_contiguous:  # a DataFrame's own 2-D block: already column-major
+        return block.astype(dtype, order="F")
     codes = np.empty(block.shape[::-1], dtype=dtype)  # its transpose is column-major
     step = max(1, _TRANSPOSE_CELLS // block.shape[1])
     for start in range(0, len(block), step):

@@ -503,7 +503,7 @@ def _wide_integer_columns(frame, dtypes, open_) -> set:
     :data:`INTEGER_MAX_CATEGORIES` values: only they can have too many to be categorical."""
     integer = [j for j, d in enumerate(dtypes) if open_[j] and getattr(d, "kind", "O") in "iu"]
     plain = [j for j in integer if isinstance(dtypes[j], np.dtype)]
-    wide = {j for j in integer if j not in set(plain)}  # nullable / Arrow: counted one by one
+    wide = set(integer).difference(plain)  # nullable / Arrow: counted one by one
     if plain and len(frame):
         # the whole frame when every column is a plain integer: a view, not a 1,000-column copy
         block = (

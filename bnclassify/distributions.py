@@ -11,7 +11,7 @@ distribution            model of the feature given the class c      parents allo
 :class:`Gaussian`       N(mu_c, s_c^2); with feature parents the     categorical and
                         conditional linear Gaussian                  Gaussian features
                         N(a_ck + b_ck . x_parents, s_ck^2)
-:class:`LogNormal`      :class:`Gaussian` on log x (positive,         categorical and
+:class:`LogNormal`      the Gaussian model of log x (positive,       categorical and
                         right-skewed columns: amounts, durations)    Gaussian features
 :class:`KernelDensity`  mean of Gaussian kernels on the class's      class only
                         training values (bandwidth by rule)

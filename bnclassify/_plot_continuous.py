@@ -256,8 +256,10 @@ def plot_decision_boundary(
         )
     low, high = np.nanmin(points, axis=0), np.nanmax(points, axis=0)
     pad = margin * np.where(high > low, high - low, 1.0)
-    xs = np.linspace(low[0] - pad[0], high[0] + pad[0], resolution)
-    ys = np.linspace(low[1] - pad[1], high[1] + pad[1], resolution)
+    # positive data keep a positive plane: a log-normal feature has no density at x <= 0
+    start = np.where((low > 0) & (low - pad <= 0), low / 2, low - pad)
+    xs = np.linspace(start[0], high[0] + pad[0], resolution)
+    ys = np.linspace(start[1], high[1] + pad[1], resolution)
     gx, gy = np.meshgrid(xs, ys)
     grid = np.column_stack([gx.ravel(), gy.ravel()])
     grid_input = pd.DataFrame(grid, columns=names) if hasattr(model, "feature_names_in_") else grid

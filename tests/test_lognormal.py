@@ -232,3 +232,18 @@ def test_rule_fits_within_classes_so_a_mixture_of_normals_stays_gaussian():
     labels = np.where(y == 1, "b", "a").astype(object)
     labels[:5] = None  # a missing label takes no part
     assert not prefers_log_normal(x, classes=labels)
+
+
+def test_decision_boundary_of_log_normal_features_stays_in_their_support():
+    import matplotlib.pyplot as plt
+
+    from bnclassify.plotting import plot_decision_boundary
+
+    X, y = _skewed()
+    model = NaiveBayes().fit(X[["a", "b"]], y)
+    assert model.feature_kinds_ == ["lognormal", "lognormal"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no cell outside the support: nothing summed out
+        ax = plot_decision_boundary(model, X[["a", "b"]], y)
+    assert ax.get_xlim()[0] > 0 and ax.get_ylim()[0] > 0
+    plt.close("all")

@@ -427,14 +427,18 @@ def warn_unseen(counts):
 
 
 def _row_classes(y, n_rows):
-    """Each row's class as given (labels of any kind), or None when unknown or misaligned.
+    """Each row's class code (NaN: missing label), or None when unknown or misaligned.
 
     Only the kinds rule reads it; the target itself is checked where it is encoded.
     """
     if y is None:
         return None
-    labels = np.asarray(y, dtype=object).ravel()
-    return labels if len(labels) == n_rows else None
+    labels = np.asarray(y).ravel()
+    if len(labels) != n_rows:
+        return None
+    codes = pd.factorize(labels)[0].astype(float)  # once per table, not once per column
+    codes[codes < 0] = np.nan  # a missing label: no class
+    return codes
 
 
 def _nodes(frame, spec, weights=None, classes=None) -> list:

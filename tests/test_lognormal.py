@@ -247,3 +247,22 @@ def test_decision_boundary_of_log_normal_features_stays_in_their_support():
         ax = plot_decision_boundary(model, X[["a", "b"]], y)
     assert ax.get_xlim()[0] > 0 and ax.get_ylim()[0] > 0
     plt.close("all")
+
+
+def test_tall_columns_are_tested_on_an_even_subsample_of_rows():
+    from bnclassify.data import LOG_NORMAL_MIN_Z
+
+    rng = np.random.default_rng(6)
+    n = 300_000
+    y = rng.integers(0, 2, n)
+    skewed = pd.Series(rng.lognormal(1 + y, 0.5))
+    skewed[::7] = np.nan
+    normal = pd.Series(rng.normal(50 + y, 3.0, n))
+    assert default_kind(skewed, classes=y) == "lognormal"
+    assert default_kind(normal, classes=y) == "gaussian"
+    step = -(-n // (1 << 16))
+    rows = np.arange(0, n, step)
+    kept = skewed.iloc[rows].notna().to_numpy()
+    assert prefers_log_normal(skewed.iloc[rows][kept], LOG_NORMAL_MIN_Z, classes=y[rows][kept]) == (
+        default_kind(skewed, classes=y) == "lognormal"
+    )

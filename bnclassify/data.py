@@ -302,15 +302,17 @@ class TableSchema:
         outside = {}
         for j in np.flatnonzero(~self.discrete):
             spec = self.nodes_by_column[j]
-            numbers = values[:, j].copy()
-            values[:, j], beyond = spec.model_values(numbers)
+            column = values[:, j]
+            modelled, beyond = spec.model_values(column)
+            if modelled is not column:  # most nodes model the numbers as they are
+                values[:, j] = modelled
             if beyond is None:
                 continue
             if handle_unknown == "error":
                 row = int(np.flatnonzero(beyond)[0])
                 raise ValueError(
                     f"Column {self.names[j]!r} is modelled as {spec.kind}, whose values must "
-                    f"be positive; row {row} holds {numbers[row]:g} "
+                    f"be positive; row {row} holds {float(frame.iloc[row, j]):g} "
                     f"({int(beyond.sum())} such cell(s)). Give it distributions='gaussian' to "
                     "model any real number; at prediction, handle_unknown='warn' or "
                     "'marginalize' sums such cells out."

@@ -257,9 +257,9 @@ class Gaussian(Factor):
         """``values[:, columns]`` in the fitted units (an exact division by powers of two)."""
         return np.ldexp(values[:, columns], -exponents)
 
-    def _jacobian(self, x):
-        """log of d(fitted units)/d(data units) at the column's values ``x`` (as held in
-        ``values``): a density in data units adds it."""
+    def _jacobian(self, values, rows=slice(None)):
+        """log of d(fitted units)/d(data units) in ``rows`` of ``values`` (a scalar, or a
+        column broadcasting over the classes): a density in data units adds it."""
         return -float(self._exponent[0]) * LOG_2
 
     def log_terms(self, codes, values):
@@ -270,8 +270,7 @@ class Gaussian(Factor):
             a, b, v = self._conditional(codes[np.ix_(rows, self._discrete_parents)])
             parents = self._scaled(values[rows], list(self._continuous_parents), self._exponent[1:])
             mean = a + np.einsum("ncp,np->nc", b, parents)
-            jacobian = self._jacobian(values[rows, self._columns[0]][:, None])
-            out[rows] = log_normal(x[rows, None], mean, v) + jacobian
+            out[rows] = log_normal(x[rows, None], mean, v) + self._jacobian(values, rows)
         return out
 
     def upward(self, codes, values, incoming, target):
@@ -282,8 +281,7 @@ class Gaussian(Factor):
         has_info = np.isfinite(w_in)
         w_safe = np.where(has_info, w_in, 1.0)
         at_x = np.where(has_info, log_normal(np.where(observed, x, 0), m_in, w_safe), 0.0)
-        jacobian = self._jacobian(values[:, self._columns[0]][:, None])
-        const = k_in + np.where(observed, at_x + jacobian, 0.0)
+        const = k_in + np.where(observed, at_x + self._jacobian(values), 0.0)
         # what is left to pass on: N(t; a + b x_p, var), or nothing (flat)
         t = np.where(observed, x, m_in)
         empty = ~observed & ~has_info

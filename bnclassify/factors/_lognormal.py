@@ -69,9 +69,9 @@ class LogNormal(Gaussian):
     def data_values(self, values):
         return np.exp(values)
 
-    def _jacobian(self, x):
-        # x holds log of the data: d(log x)/dx = 1/x
-        return super()._jacobian(x) - x
+    def _jacobian(self, values, rows=slice(None)):
+        # values hold log x: d(log x)/dx = 1/x
+        return super()._jacobian(values, rows) - values[rows, self._columns[0]][:, None]
 
     def axis_label(self, name) -> str:
         return f"log {name}"

@@ -570,10 +570,12 @@ def _as_index_values(uniques: np.ndarray):
 
 
 def _raise_unknown(column, values, categories):
-    values, categories = np.asarray(values)[:5].tolist(), np.asarray(categories).tolist()
+    values, known = np.asarray(values)[:5].tolist(), np.asarray(categories).tolist()
+    if len(known) > 20:  # a wide column: the first ones say what the categories look like
+        known = f"{known[:20]} ... ({len(known)} in all)"
     raise ValueError(
         f"Column {column.name!r} has value(s) {values} not seen during fit "
-        f"(known categories: {categories}). Pass handle_unknown='marginalize' "
+        f"(known categories: {known}). Pass handle_unknown='marginalize' "
         "to treat unseen categories as missing."
     )
 

@@ -332,3 +332,32 @@ def test_non_utf8_file_is_named(capsys, tmp_path):
     path.write_bytes("a,b\ncaf\xe9,x\nthé,y\n".encode("latin-1"))
     code, _, err = run_cli(capsys, "compare", "--csv", str(path), "--folds", "2")
     assert_one_line_error(code, err, "latin.csv", "UTF-8")
+
+
+def test_compare_csv_applies_the_kinds_rule_unless_told_categorical(capsys, tmp_path):
+    from bnclassify.datasets import make_credit_table
+
+    path = tmp_path / "credit.csv"
+    make_credit_table(300).to_csv(path, index=False)
+    argv = ["compare", "--csv", str(path), "--target", "credit_risk", "--folds", "2"]
+    code, out, _ = run_cli(capsys, *argv, "--models", "NB,BMA TAN")
+    assert code == 0
+    assert "duration (lognormal)" in out and "amount (lognormal)" in out
+    assert "installment_rate (categorical)" in out
+    assert "BMA TAN: averages categorical trees: MDL-discretises" in out
+    code, out, _ = run_cli(capsys, *argv, "--models", "NB", "--kinds", "categorical")
+    assert code == 0 and "amount (categorical)" in out and "lognormal" not in out
+
+
+def test_load_csv_kinds(tmp_path):
+    from bnclassify.datasets import load_csv
+
+    path = tmp_path / "t.csv"
+    pd.DataFrame({"n": range(30), "s": ["a", "b"] * 15, "y": [0, 1, 1] * 10}).to_csv(
+        path, index=False
+    )
+    auto = load_csv(path, kinds="auto")
+    assert str(auto.data["n"].dtype) == "int64" and auto.target.dtype == "category"
+    assert all(str(t) == "category" for t in load_csv(path).data.dtypes)
+    with pytest.raises(ValueError, match="kinds must be"):
+        load_csv(path, kinds="raw")

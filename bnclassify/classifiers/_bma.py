@@ -209,8 +209,10 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
         picks the value of :data:`CONTACT_PRIOR_GRID` (0, 0.5, 1, 2, 5, 10,
         20, 50) with the largest ``log_evidence_`` (first on ties): an
         empirical-Bayes choice made on the training data only.
-    handle_unknown : {"error", "marginalize"}, default="error"
-        A category unseen in fit raises, or is treated as missing.
+    handle_unknown : {"warn", "error", "marginalize"}, default="warn"
+        A category unseen in fit is treated as missing (summed out), with one
+        warning per call naming the columns (``"warn"``, as every other
+        estimator), silently (``"marginalize"``), or raises (``"error"``).
 
     Attributes
     ----------
@@ -279,7 +281,7 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
         equivalent_sample_size=1.0,
         contact_matrix=None,
         contact_prior=0.0,
-        handle_unknown="error",
+        handle_unknown="warn",
     ):
         self.equivalent_sample_size = equivalent_sample_size
         self.contact_matrix = contact_matrix

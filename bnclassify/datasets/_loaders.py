@@ -26,8 +26,8 @@ def _as_categorical(column: pd.Series) -> pd.Series:
     return column.astype(pd.CategoricalDtype(sorted(values), ordered=False))
 
 
-def load_csv(path, target=None, *, return_X_y=False, descr=""):
-    """Load a categorical CSV file: every column read as strings, empty cells missing.
+def load_csv(path, target=None, *, kinds="categorical", return_X_y=False, descr=""):
+    """Load a CSV file: every column categorical (read as strings), or as pandas reads it.
 
     Parameters
     ----------
@@ -37,6 +37,13 @@ def load_csv(path, target=None, *, return_X_y=False, descr=""):
         Name of the class column; by default the last column (an empty
         ``Unnamed`` column left by a trailing comma on every line is dropped
         first, never taken as the target).
+    kinds : {"categorical", "auto"}, default="categorical"
+        ``"categorical"``: every feature is read as strings and becomes a pandas
+        Categorical of the values in the file (what the study's data are).
+        ``"auto"``: features keep the types ``pd.read_csv`` gives them
+        (integers, floats, strings), so an estimator's default rule decides
+        each column's kind (:func:`bnclassify.data.default_kind`). Empty cells
+        are missing either way; the target is always categorical.
     return_X_y : bool, default=False
         Return ``(data, target)`` instead of a Bunch.
     descr : str, default=""
@@ -45,8 +52,8 @@ def load_csv(path, target=None, *, return_X_y=False, descr=""):
     Returns
     -------
     sklearn.utils.Bunch or tuple
-        ``data`` (DataFrame of categorical columns), ``target`` (categorical
-        Series), ``feature_names``, ``target_names``, ``frame`` and ``DESCR``.
+        ``data`` (DataFrame of the features), ``target`` (categorical Series),
+        ``feature_names``, ``target_names``, ``frame`` and ``DESCR``.
 
     Examples
     --------
@@ -56,7 +63,10 @@ def load_csv(path, target=None, *, return_X_y=False, descr=""):
     >>> bunch.data.shape, bunch.target.name
     ((1728, 6), 'class')
     """
-    frame = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""])
+    if kinds not in ("categorical", "auto"):
+        raise ValueError(f"kinds must be 'categorical' or 'auto', got {kinds!r}.")
+    strings = {"dtype": str} if kinds == "categorical" else {}
+    frame = pd.read_csv(path, keep_default_na=False, na_values=[""], **strings)
     trailing = [  # a trailing comma on every line: empty "Unnamed: k" columns
         c for c in frame.columns if str(c).startswith("Unnamed:") and frame[c].isna().all()
     ]
@@ -66,7 +76,10 @@ def load_csv(path, target=None, *, return_X_y=False, descr=""):
     target = frame.columns[-1] if target is None else target
     if target not in frame.columns:
         raise ValueError(f"{path}: no column named {target!r}; columns are {list(frame.columns)}.")
-    frame = frame.apply(_as_categorical)
+    if kinds == "categorical":
+        frame = frame.apply(_as_categorical)
+    else:
+        frame[target] = _as_categorical(frame[target])
     data = frame.drop(columns=[target])
     y = frame[target]
     if return_X_y:

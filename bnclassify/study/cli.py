@@ -92,7 +92,7 @@ def _load(args):
         if not path.is_file():
             raise InputError(f"data file not found: {path}")
         try:
-            bunch = datasets.load_csv(path, target=args.target)
+            bunch = datasets.load_csv(path, target=args.target, kinds=args.kinds)
         except pd.errors.EmptyDataError:
             raise InputError(f"{path} is empty: expected a header row and data rows.") from None
         except UnicodeDecodeError as error:
@@ -188,8 +188,11 @@ def compare(args) -> int:
     if args.csv is not None:
         from ..data import TableSchema
 
-        kinds = TableSchema.learn(X, categories=False)[0].kinds  # kinds only: no encoding pass
+        # kinds only (no encoding pass), decided as every fold's fit decides them
+        kinds = TableSchema.learn(X, categories=False, y=y)[0].kinds
         print("columns: " + ", ".join(f"{c} ({k})" for c, k in zip(X.columns, kinds, strict=True)))
+        continuous = [c for c, k in zip(X.columns, kinds, strict=True) if k != "categorical"]
+        models = _categorical_inputs_for_bma(models, continuous)
     baseline = _baseline(models, args.baseline)
     folds, summary = repeated_evaluation(
         models,
@@ -252,16 +255,41 @@ def model_file_name(name) -> str:
     return "-".join(re.findall(r"[a-z0-9]+", name.lower())) + ".bnc"
 
 
+def _categorical_inputs_for_bma(models: dict, continuous: list) -> dict:
+    """BMA TAN behind an MDL discretiser of the ``continuous`` columns (it averages
+    categorical trees only); the other models unchanged."""
+    from sklearn.pipeline import make_pipeline
+
+    from ..classifiers import BMATAN
+    from ..preprocessing import MDLDiscretizer
+
+    if not continuous:
+        return models
+    out = {}
+    for name, model in models.items():
+        if isinstance(model, BMATAN):
+            print(f"{name}: averages categorical trees: MDL-discretises {continuous} first")
+            model = make_pipeline(MDLDiscretizer(columns=continuous), model)
+        out[name] = model
+    return out
+
+
 def _save_models(out: Path, models, X, y) -> list:
-    """Fit each model on the whole data and write it as a model file."""
+    """Fit each model on the whole data and write it as a model file (a pipeline, which
+    model files cannot hold, is named and skipped)."""
     from sklearn.base import clone
+    from sklearn.pipeline import Pipeline
 
     from ..io import dump
 
     out.mkdir(parents=True, exist_ok=True)
-    return [
-        dump(clone(model).fit(X, y), out / model_file_name(name)) for name, model in models.items()
-    ]
+    written = []
+    for name, model in models.items():
+        if isinstance(model, Pipeline):
+            print(f"not saved: {name} (a discretiser + model pipeline; model files hold one model)")
+            continue
+        written.append(dump(clone(model).fit(X, y), out / model_file_name(name)))
+    return written
 
 
 # -- predict -------------------------------------------------------------------------------------
@@ -445,7 +473,15 @@ def build_parser() -> argparse.ArgumentParser:
         default="p450",
         help="bundled data set (default: p450)",
     )
-    source.add_argument("--csv", metavar="PATH", help="a categorical CSV file instead")
+    source.add_argument("--csv", metavar="PATH", help="a CSV file instead")
+    p.add_argument(
+        "--kinds",
+        choices=["auto", "categorical"],
+        default="auto",
+        help="how --csv columns are modelled: 'auto' (default) reads them as pandas does and "
+        "applies the library's kinds rule (wide integers and floats continuous, "
+        "log-normal when skewed); 'categorical' treats every column as categories",
+    )
     p.add_argument("--target", metavar="COL", help="class column of --csv (default: the last)")
     p.add_argument(
         "--contact",

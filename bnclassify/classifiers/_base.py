@@ -81,9 +81,11 @@ class SchemaAttributes:
         -------
         DataFrame
             One row per feature, in the training column order, with columns
-            ``column``, ``kind`` (``"categorical"``, ``"gaussian"``, ...; by
-            default floats and integer columns with more than 20 distinct values
-            are Gaussian, every other column categorical),
+            ``column``, ``kind`` (``"categorical"``, ``"gaussian"``,
+            ``"lognormal"``, ...; by default floats and integer columns with more
+            than 20 distinct values are continuous, log-normal when positive and
+            skewed, every other column categorical: see
+            :func:`bnclassify.data.default_kind`),
             ``n_categories`` and ``categories`` (discrete columns; the
             categories in code order) and ``parents`` (the feature's feature
             parents in the learned structure, when the model has one; the class

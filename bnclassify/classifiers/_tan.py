@@ -26,9 +26,11 @@ from ._base import BayesNetClassifier
 class NaiveBayes(BayesNetClassifier):
     """Naive Bayes: every feature depends on the class alone.
 
-    Categorical features get CPTs; float columns are Gaussian by default, and
-    ``distributions`` chooses kernel densities, Bernoulli features or
-    multinomial groups of count columns (see :mod:`bnclassify.distributions`).
+    Categorical features get CPTs; continuous columns (floats, integers with
+    more than 20 values) are Gaussian, or log-normal when positive and skewed,
+    by default (:func:`bnclassify.data.default_kind`), and ``distributions``
+    chooses kernel densities, Bernoulli features or multinomial groups of
+    count columns (see :mod:`bnclassify.distributions`).
 
     Parameters
     ----------
@@ -42,9 +44,11 @@ class NaiveBayes(BayesNetClassifier):
         the columns and counts; ``"marginalize"``: the same, silently;
         ``"error"``: raise a ``ValueError``.
     distributions : None, str, Distribution or dict, default=None
-        How each column is modelled. ``None``: by dtype (float -> Gaussian,
-        anything else -> categorical CPT). A name (``"categorical"``,
-        ``"gaussian"``, ``"kde"``, ``"bernoulli"``, ``"multinomial"``) or a
+        How each column is modelled. ``None``: by the rule of
+        :func:`bnclassify.data.default_kind` (continuous columns Gaussian or
+        log-normal, everything else a categorical CPT). A name
+        (``"categorical"``, ``"gaussian"``, ``"lognormal"``, ``"kde"``,
+        ``"bernoulli"``, ``"multinomial"``) or a
         :mod:`bnclassify.distributions` instance applies to every column; a
         dict maps a column (name or position), or a tuple of columns (a
         multinomial group), to one, the other columns by dtype.
@@ -84,7 +88,8 @@ class NaiveBayes(BayesNetClassifier):
     >>> model.predict(X.iloc[:2]).tolist()
     ['unacc', 'unacc']
 
-    Float columns are Gaussian (scikit-learn's ``GaussianNB`` with ``alpha=0``):
+    Iris' float columns are Gaussian (none passes the log-normal test), as in
+    scikit-learn's ``GaussianNB`` with ``alpha=0``:
 
     >>> from sklearn.datasets import load_iris
     >>> iris = load_iris(as_frame=True)
@@ -287,8 +292,9 @@ class TAN(TreeAugmented):
     TAN's (:class:`SimplerTAN`), with ties between equal contacts broken by
     the data instead of by column order.
 
-    **Continuous features (Gaussian TAN).** Float columns are Gaussian by
-    default (see ``distributions``). A Gaussian feature with a Gaussian
+    **Continuous features (Gaussian TAN).** Continuous columns are Gaussian,
+    or log-normal (a Gaussian on ``log x``), by default (see ``distributions``).
+    A Gaussian feature with a Gaussian
     parent is the conditional linear Gaussian
     ``X_i | c, x_p ~ N(a_ic + b_ic x_p, s_ic^2)``, fitted by per-class least
     squares; with a categorical parent, one Gaussian per (class, parent
@@ -323,8 +329,8 @@ class TAN(TreeAugmented):
         ``lambda`` above, in nats: how much the contacts count against the data.
     handle_unknown : {"warn", "error", "marginalize"}, default="warn"
     distributions : None, str, Distribution or dict, default=None
-        How each column is modelled, as in :class:`NaiveBayes` (default: float
-        columns Gaussian, the others categorical).
+        How each column is modelled, as in :class:`NaiveBayes` (default:
+        continuous columns Gaussian or log-normal, the others categorical).
 
     Attributes
     ----------

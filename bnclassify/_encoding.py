@@ -136,11 +136,15 @@ def default_kind(column: pd.Series, max_categories=None, weights=None, classes=N
 
     The rule reads raw ``pd.read_csv`` output:
 
-    - float columns are continuous;
-    - integer columns (numpy or pandas nullable) are continuous when they have
-      more than ``max_categories`` (default :data:`INTEGER_MAX_CATEGORIES`,
-      20) distinct values, e.g. a duration in months, an amount or an age, and
-      categorical otherwise (integer codes, Likert scores, small counts);
+    - integer columns (numpy or pandas nullable), and float columns whose
+      values are all integers (``read_csv`` makes an integer column with a
+      missing cell float64), are continuous when they have more than
+      ``max_categories`` (default :data:`INTEGER_MAX_CATEGORIES`, 20) distinct
+      values, e.g. a duration in months, an amount or an age, and categorical
+      otherwise (integer codes, Likert scores, small counts, pixel levels);
+      one value holding at least half of the rows (:data:`POINT_MASS_MIN_SHARE`,
+      e.g. a capital gain that is mostly 0) also makes them categorical;
+    - other float columns are continuous;
     - a continuous column is log-normal (:class:`~bnclassify.distributions.LogNormal`)
       when its observed values are all positive and, within the classes, fit a
       log-normal significantly better than a normal (:func:`prefers_log_normal`,
@@ -158,6 +162,10 @@ def default_kind(column: pd.Series, max_categories=None, weights=None, classes=N
     --------
     >>> default_kind(pd.Series([1.5, 2.0])), default_kind(pd.Series([1, 2]))
     ('gaussian', 'categorical')
+    >>> codes_with_a_gap = pd.Series([1.0, 2.0, None])  # read_csv: integers with NaN
+    >>> mostly_zero = pd.Series([0] * 60 + list(range(40)))  # a point mass at 0
+    >>> default_kind(codes_with_a_gap), default_kind(mostly_zero)
+    ('categorical', 'categorical')
     >>> default_kind(pd.Series(range(100))), default_kind(pd.Series([True, False]))
     ('gaussian', 'categorical')
     >>> amounts = pd.Series(np.exp(np.random.default_rng(0).normal(7, 1, 500)).round())
@@ -168,25 +176,47 @@ def default_kind(column: pd.Series, max_categories=None, weights=None, classes=N
     dtype = getattr(column, "dtype", column)
     if isinstance(dtype, pd.CategoricalDtype):
         return "categorical"
-    if dtype.kind == "f":
-        if isinstance(column, pd.Series):
-            return _continuous_kind(column, weights, classes)
-        return "gaussian"
+    if dtype.kind not in "iuf":
+        return "categorical"
+    if not isinstance(column, pd.Series):
+        # a dtype alone: an integer column the caller found narrow, a float one unread
+        return "gaussian" if dtype.kind == "f" else "categorical"
+    observed = column.notna().to_numpy()
+    w = None if weights is None else np.asarray(weights, dtype=float)[observed]
     if dtype.kind in "iu":
-        if not isinstance(column, pd.Series):
-            return "categorical"  # a dtype alone: the caller found the range narrow
-        low, high = column.min(), column.max()
-        if pd.isna(low) or int(high) - int(low) < limit:
-            return "categorical"  # at most `limit` distinct values: no counting needed
-        observed = column.dropna().to_numpy(dtype=np.int64)
-        if int(high) - int(low) < _LOOKUP_LIMIT:
-            distinct = np.count_nonzero(np.bincount(observed - int(low)))
-        else:
-            distinct = len(pd.unique(observed))
-        if distinct <= limit:
+        if not observed.any():
             return "categorical"
-        return _continuous_kind(column, weights, classes)
-    return "categorical"
+        counted = _counted_kind(column[observed].to_numpy(dtype=np.int64), limit, w)
+        return counted or _continuous_kind(column, weights, classes)
+    x = column[observed].to_numpy(dtype=float)
+    # integer codes or counts read as floats (read_csv makes an integer column with a
+    # missing cell float64): the integer rule applies
+    if len(x) and (np.abs(x) < 2.0**53).all() and (x == np.round(x)).all():
+        counted = _counted_kind(x.astype(np.int64), limit, w)
+        if counted:
+            return counted
+    return _continuous_kind(column, weights, classes)
+
+
+#: An integer column with more than :data:`INTEGER_MAX_CATEGORIES` values is still
+#: categorical when one value holds at least this share of its (weighted) rows: a
+#: point mass (e.g. a capital gain that is 0 for 91% of people) that no density models.
+POINT_MASS_MIN_SHARE = 0.5
+
+
+def _counted_kind(values, limit, weights=None):
+    """``"categorical"`` for integers with at most ``limit`` distinct values or with
+    one value holding :data:`POINT_MASS_MIN_SHARE` of the rows; ``None`` otherwise."""
+    low, high = int(values.min()), int(values.max())
+    if high - low < limit:
+        return "categorical"  # at most `limit` distinct values: no counting needed
+    if high - low < _LOOKUP_LIMIT:
+        counts = np.bincount(values - low, weights=weights)
+    else:
+        counts = np.bincount(np.unique(values, return_inverse=True)[1], weights=weights)
+    if np.count_nonzero(counts) <= limit or counts.max() >= POINT_MASS_MIN_SHARE * counts.sum():
+        return "categorical"
+    return None
 
 
 #: Rows the log-normal test reads at most (evenly spaced): at 65,536 rows it tells

@@ -88,8 +88,15 @@ def test_nullable_floats_and_integers_declared_gaussian(iris):
     units = X.round().astype(int)  # 3-7 distinct integers: categorical unless declared
     assert _densities(NaiveBayes().fit(units, y)) == {}
     declared = NaiveBayes(distributions="gaussian").fit(units, y)
-    as_float = NaiveBayes().fit(units.astype(float), y)
+    as_float = NaiveBayes(distributions="gaussian").fit(units.astype(float), y)
     np.testing.assert_array_equal(declared.predict_proba(units), as_float.predict_proba(units))
+    # integer values read as floats (read_csv's integers with a missing cell) follow the
+    # integer rule: the same categorical model
+    as_float = NaiveBayes().fit(units.astype(float), y)
+    assert _densities(as_float) == {}
+    np.testing.assert_allclose(
+        as_float.predict_proba(units), NaiveBayes().fit(units, y).predict_proba(units), rtol=1e-12
+    )
     by_default = NaiveBayes().fit(tenths, y)
     as_float = NaiveBayes().fit(tenths.astype(float), y)
     np.testing.assert_array_equal(by_default.predict_proba(tenths), as_float.predict_proba(tenths))

@@ -89,7 +89,9 @@ def test_digits_pixels_stay_categorical_as_integers():
 
     X, y = load_digits(return_X_y=True, as_frame=True)
     assert set(NaiveBayes().fit(X.astype(int), y).feature_kinds_) == {"categorical"}
-    assert set(NaiveBayes().fit(X, y).feature_kinds_) == {"gaussian"}  # floats
+    # sklearn hands them over as floats holding integers: the same rule
+    assert set(NaiveBayes().fit(X, y).feature_kinds_) == {"categorical"}
+    assert set(NaiveBayes(distributions="gaussian").fit(X, y).feature_kinds_) == {"gaussian"}
 
 
 def _credit_cv(model):
@@ -125,3 +127,27 @@ def test_default_tan_reaches_the_issue_14_target_on_the_credit_table():
     assert accuracy >= 0.72 and loss <= 0.60, (accuracy, loss)
     gaussian = TAN(distributions=dict.fromkeys(["duration", "amount", "age"], "gaussian"))
     assert loss <= _credit_cv(gaussian)[1] - 0.1
+
+
+def test_integer_codes_read_as_floats_and_point_masses_are_categorical():
+    from bnclassify.data import POINT_MASS_MIN_SHARE, default_kind
+
+    X, y = _table("credit")
+    X = X.astype({"installment_rate": float})
+    X.loc[::50, "installment_rate"] = np.nan  # read_csv: integer codes with a gap -> float64
+    model = NaiveBayes().fit(X, y)
+    kinds = dict(zip(X.columns, model.feature_kinds_, strict=True))
+    assert kinds["installment_rate"] == "categorical"
+    assert model.categories_[list(X.columns).index("installment_rate")].tolist() == [1, 2, 3, 4]
+    assert kinds["amount"] == "lognormal"  # integers with many values, none dominating
+    X, y = _table("census")
+    assert (X["capital_gain"] == 0).mean() >= POINT_MASS_MIN_SHARE
+    assert NaiveBayes().fit(X, y).describe().set_index("column").loc["capital_gain", "kind"] == (
+        "categorical"
+    )
+    # the share is of weighted rows: weights count as repeated rows
+    values = pd.Series([0] * 10 + list(range(1, 31)))
+    weights = np.r_[np.full(10, 2.0), np.ones(30)]  # 20 of 50 weighted rows are 0
+    repeated = pd.Series([0] * 20 + list(range(1, 31)))
+    assert default_kind(values, weights=weights) == default_kind(repeated) == "gaussian"
+    assert default_kind(values, weights=np.r_[np.full(10, 3.0), np.ones(30)]) == "categorical"

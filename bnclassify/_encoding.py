@@ -982,16 +982,6 @@ def check_n_jobs(n_jobs):
     return n_jobs
 
 
-def check_count(value, name, *, low=1, high=None):
-    """An integer parameter in ``[low, high]`` (numpy integers accepted, bools refused)."""
-    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"{name} must be an integer, got {value!r}.")
-    if value < low or (high is not None and value > high):
-        span = f">= {low}" if high is None else f"between {low} and {high}"
-        raise ValueError(f"{name} must be {span}, got {value!r}.")
-    return int(value)
-
-
 def float_array(values, name) -> np.ndarray:
     """``values`` as a float array, or a ``ValueError`` naming the parameter."""
     try:
@@ -1012,7 +1002,10 @@ def check_range(limits, name):
 
 
 def check_int(value, name, minimum=0, maximum=None, why=""):
-    """Validate an integer parameter: Python and numpy integers pass, bools and floats do not.
+    """An integer parameter: Python and numpy integers pass, bools and floats do not.
+
+    The one integer validator of the package (estimator, plot and data-set
+    parameters alike), so every such message reads the same.
 
     Parameters
     ----------
@@ -1021,7 +1014,9 @@ def check_int(value, name, minimum=0, maximum=None, why=""):
         The parameter's name, for the message.
     minimum : int, default=0
     maximum : int, optional
-        Larger values are refused up front, with ``why`` appended to the message.
+        The largest value allowed: "between minimum and maximum" in the message;
+        with ``why``, a larger value is refused as "more than maximum" + ``why``
+        (a resource limit rather than a domain).
     why : str, default=""
 
     Returns
@@ -1035,17 +1030,22 @@ def check_int(value, name, minimum=0, maximum=None, why=""):
     >>> check_int(True, "k")
     Traceback (most recent call last):
     ...
-    ValueError: k must be a non-negative integer, got True.
+    ValueError: k must be an integer >= 0, got True.
+    >>> check_int(1, "n_points", minimum=2, maximum=100)
+    Traceback (most recent call last):
+    ...
+    ValueError: n_points must be an integer between 2 and 100, got 1.
     """
-    if minimum == 0:
-        wanted = "a non-negative integer"
-    elif minimum == 1:
-        wanted = "a positive integer"
-    else:
-        wanted = f"an integer >= {minimum}"
-    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"{name} must be {wanted}, got {value!r}.")
-    if value < minimum:
+    bounded = maximum is not None and not why
+    wanted = f"an integer >= {minimum}"
+    if bounded:
+        wanted = f"an integer between {minimum} and {maximum}"
+    if (
+        isinstance(value, bool | np.bool_)
+        or not isinstance(value, numbers.Integral)
+        or value < minimum
+        or (bounded and value > maximum)
+    ):
         raise ValueError(f"{name} must be {wanted}, got {value!r}.")
     if maximum is not None and value > maximum:
         raise ValueError(f"{name}={value!r} is more than {maximum}{why}")

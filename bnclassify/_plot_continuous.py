@@ -12,7 +12,7 @@ import pandas as pd
 from matplotlib.colors import ListedColormap
 from sklearn.utils.validation import check_is_fitted
 
-from ._encoding import check_count, check_range
+from ._encoding import check_int, check_range
 
 __all__ = ["plot_class_densities", "plot_decision_boundary"]
 
@@ -104,7 +104,7 @@ def plot_class_densities(
     ['control (P = 0.984)', 'disease (P = 0.016)']
     """
     check_is_fitted(model, "compiled_")
-    check_count(n_points, "n_points", low=2, high=MAX_GRID_POINTS)
+    check_int(n_points, "n_points", minimum=2, maximum=MAX_GRID_POINTS)
     if xlim is not None:
         xlim = check_range(xlim, "xlim")
     name = _feature_name(model, feature)
@@ -244,7 +244,7 @@ def plot_decision_boundary(
             f"plot_decision_boundary needs a model of two features; this one has "
             f"{model.n_features_in_}. Fit it on the two columns to draw."
         )
-    check_count(resolution, "resolution", low=2, high=MAX_GRID_SIDE)
+    check_int(resolution, "resolution", minimum=2, maximum=MAX_GRID_SIDE)
     names = model.feature_names_
     frame = model.schema_.align(X, owner=type(model).__name__)
     points = frame.to_numpy(dtype=float)

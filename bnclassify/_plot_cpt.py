@@ -13,7 +13,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.colors import to_rgb
 
-from ._encoding import check_count
+from ._encoding import check_int
 from ._plot_continuous import MAX_GRID_POINTS
 from ._plot_views import network_view
 from .factors import DensityView, RegressionView, TableView
@@ -95,7 +95,7 @@ def plot_cpt(
     >>> len(fig.axes), fig.axes[0].get_ylabel()
     (3, 'density')
     """
-    check_count(n_points, "n_points", low=2, high=MAX_GRID_POINTS)
+    check_int(n_points, "n_points", minimum=2, maximum=MAX_GRID_POINTS)
     view = network_view(model, member)
     i = view.position(feature)
     names = view.feature_names

@@ -72,7 +72,7 @@ import shap
 from scipy.special import softmax
 from sklearn.utils.validation import check_is_fitted
 
-from ._encoding import MISSING
+from ._encoding import MISSING, check_int
 from ._shap_families import additive_interventional, contrast, shapley_weight
 
 __all__ = ["explain", "METHODS", "OUTPUTS"]
@@ -185,20 +185,8 @@ def explain(
         raise ValueError(f"method must be one of {METHODS}, got {method!r}.")
     if output not in OUTPUTS:
         raise ValueError(f"output must be one of {OUTPUTS}, got {output!r}.")
-    if (
-        isinstance(max_exact_features, bool)
-        or not isinstance(max_exact_features, int | np.integer)
-        or max_exact_features < 0
-    ):
-        raise ValueError(
-            f"max_exact_features must be a non-negative integer, got {max_exact_features!r}."
-        )
-    if (
-        isinstance(n_permutations, bool)
-        or not isinstance(n_permutations, int | np.integer)
-        or n_permutations < 1
-    ):
-        raise ValueError(f"n_permutations must be a positive integer, got {n_permutations!r}.")
+    check_int(max_exact_features, "max_exact_features")
+    check_int(n_permutations, "n_permutations", minimum=1)
     _check_model(model)
     rows = _encoded(model, X)
     codes = rows[0]

@@ -11,6 +11,7 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
+from ._encoding import check_int
 from .data import resolve_column
 from .weights import EDGE_SCORES, check_weight_matrix, edge_gains  # noqa: F401  (public here too)
 
@@ -323,8 +324,7 @@ def kdb_feature_dag(
     if features is None:
         features = list(cmi.columns) if isinstance(cmi, pd.DataFrame) else list(range(len(cmi)))
     features = list(features)
-    if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 0:
-        raise ValueError(f"k must be a non-negative integer, got {k!r}.")
+    k = check_int(k, "k")
     values = _round_ties(np.asarray(cmi, dtype=float))
     if order is None:
         relevance = _round_ties(np.asarray(class_mi, dtype=float))

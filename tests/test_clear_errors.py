@@ -165,7 +165,7 @@ def _gaussian_two_features():
 @pytest.mark.parametrize(
     "kwargs, match",
     [
-        ({"n_points": 0}, "n_points must be between 2"),
+        ({"n_points": 0}, "n_points must be an integer between 2"),
         ({"n_points": 2.5}, "n_points must be an integer"),
         ({"xlim": (1, 0)}, "xlim must be finite with low < high"),
         ({"xlim": "ab"}, "xlim must be a pair of numbers"),
@@ -182,7 +182,7 @@ def test_density_plot_arguments_are_checked(kwargs, match):
 def test_cpt_plot_n_points_is_checked(p450):
     from bnclassify.plotting import plot_cpt
 
-    with pytest.raises(ValueError, match="n_points must be between 2"):
+    with pytest.raises(ValueError, match="n_points must be an integer between 2"):
         plot_cpt(TAN().fit(*p450), "block1", n_points=0)
 
 
@@ -190,7 +190,7 @@ def test_decision_boundary_arguments_are_checked():
     from bnclassify.plotting import plot_decision_boundary
 
     model, X = _gaussian_two_features()
-    with pytest.raises(ValueError, match="resolution must be between 2 and 2000"):
+    with pytest.raises(ValueError, match="resolution must be an integer between 2 and 2000"):
         plot_decision_boundary(model, X, resolution=10**5)  # would allocate 74.5 GiB
     with pytest.raises(ValueError, match="Column 'a' of X has no value"):
         plot_decision_boundary(model, X.assign(a=np.nan))

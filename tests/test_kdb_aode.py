@@ -302,15 +302,15 @@ def test_aode_members_are_real_spodes_sharing_one_pair_table():
 @pytest.mark.parametrize(
     ("model", "message"),
     [
-        (KDB(k=-1), "k must be a non-negative integer"),
-        (KDB(k=1.5), "k must be a non-negative integer"),
-        (KDB(k=True), "k must be a non-negative integer"),
+        (KDB(k=-1), "k must be an integer >= 0"),
+        (KDB(k=1.5), "k must be an integer >= 0"),
+        (KDB(k=True), "k must be an integer >= 0"),
         (KDB(order=["block1", "block2"]), "order must list every feature exactly once"),
         (KDB(order=["block1"] * 8), "order must list every feature exactly once"),
         (KDB(order=["nope", *[f"block{i}" for i in range(2, 9)]]), "'nope', which is not"),
         (KDB(order=list(range(20, 28))), "position 20"),
         (SPODE(superparent="nope"), "superparent='nope'"),
-        (AODE(min_frequency=-1), "min_frequency must be a non-negative integer"),
+        (AODE(min_frequency=-1), "min_frequency must be an integer >= 0"),
         (AODE(alpha=-1), "alpha"),
     ],
 )

@@ -153,8 +153,8 @@ def test_members_fitted_when_read_behave_as_a_sequence():
     ("params", "message"),
     [
         ({"n_estimators": 10**7}, r"n_estimators=10000000 is more than 10000: every bootstrap"),
-        ({"n_estimators": 2.0}, "n_estimators must be a positive integer, got 2.0"),
-        ({"n_estimators": True}, "n_estimators must be a positive integer, got True"),
+        ({"n_estimators": 2.0}, "n_estimators must be an integer >= 1, got 2.0"),
+        ({"n_estimators": True}, "n_estimators must be an integer >= 1, got True"),
         ({"n_jobs": 0}, "n_jobs must be None or a non-zero integer, got 0"),
         ({"n_jobs": 1.5}, "n_jobs must be None or a non-zero integer, got 1.5"),
         ({"n_jobs": True}, "n_jobs must be None or a non-zero integer, got True"),
@@ -181,7 +181,7 @@ def test_integer_likes_are_accepted_and_threads_capped():
     assert len(model.fit(X, y).estimators_) == 2  # two threads, not ten million
     assert KDB(k=np.int64(2)).fit(X, y).score(X, y) > 0.9
     assert AODE(min_frequency=np.int64(2)).fit(X, y).score(X, y) > 0.9
-    with pytest.raises(ValueError, match="min_frequency must be a non-negative integer"):
+    with pytest.raises(ValueError, match="min_frequency must be an integer >= 0"):
         AODE(min_frequency=2.0).fit(X, y)
 
 

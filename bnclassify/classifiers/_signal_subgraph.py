@@ -29,7 +29,7 @@ from scipy.stats import chi2, hypergeom
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._encoding import check_alpha, encode_target, float_array
+from .._encoding import check_alpha, check_int, encode_target, float_array
 from ..parameters import log_conditional
 from ._predict import JointPredictor
 
@@ -626,12 +626,7 @@ class SignalSubgraphClassifier(JointPredictor, ClassifierMixin, BaseEstimator):
         return self
 
     def _check_params(self):
-        if (
-            isinstance(self.n_edges, bool)
-            or not isinstance(self.n_edges, numbers.Integral)
-            or self.n_edges < 1
-        ):
-            raise ValueError(f"n_edges must be an integer >= 1, got {self.n_edges!r}.")
+        check_int(self.n_edges, "n_edges", minimum=1)
         signal = self.n_vertices_signal
         if signal is not None and (
             isinstance(signal, bool) or not isinstance(signal, numbers.Integral) or signal < 1

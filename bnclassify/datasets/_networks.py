@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 from scipy.stats import binom
 from sklearn.utils import Bunch, check_random_state
 
+from .._encoding import check_int
 from ..classifiers._signal_subgraph import (
     candidate_edges,
     describe_networks,
@@ -114,8 +113,8 @@ def make_signal_subgraph_networks(
     0.779
     """
     rng = check_random_state(random_state)
-    n_networks = _check_int(n_networks, "n_networks", minimum=1)
-    n_vertices = _check_int(n_vertices, "n_vertices", minimum=1)
+    n_networks = check_int(n_networks, "n_networks", minimum=1)
+    n_vertices = check_int(n_vertices, "n_vertices", minimum=1)
     directed, loops = bool(directed), bool(loops)
     rows, cols = candidate_edges(n_vertices, directed, loops)
     n_possible = len(rows)
@@ -124,7 +123,7 @@ def make_signal_subgraph_networks(
             f"A network on {n_vertices} vertex without self-loops has no possible edge; "
             "use more vertices or loops=True."
         )
-    n_signal_edges = _check_int(n_signal_edges, "n_signal_edges", minimum=1)
+    n_signal_edges = check_int(n_signal_edges, "n_signal_edges", minimum=1)
     if n_signal_edges > n_possible:
         raise ValueError(
             f"n_signal_edges={n_signal_edges} exceeds the {n_possible} possible edges of "
@@ -146,7 +145,7 @@ def make_signal_subgraph_networks(
         chosen = rng.choice(n_possible, size=n_signal_edges, replace=False)
         signal_vertices = None
     else:
-        n_signal_vertices = _check_int(n_signal_vertices, "n_signal_vertices", minimum=1)
+        n_signal_vertices = check_int(n_signal_vertices, "n_signal_vertices", minimum=1)
         chosen, signal_vertices = _coherent_edges(
             rows, cols, n_vertices, n_signal_edges, n_signal_vertices, directed, loops, rng
         )
@@ -217,12 +216,6 @@ def _coherent_edges(rows, cols, n_vertices, n_edges, n_signal_vertices, directed
     rest = incident[~taken[incident]]
     chosen.extend(rng.choice(rest, size=n_edges - len(chosen), replace=False).tolist())
     return np.asarray(chosen, dtype=np.intp), vertices
-
-
-def _check_int(value, name, minimum):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}.")
-    return int(value)
 
 
 def _check_probability(values, name):

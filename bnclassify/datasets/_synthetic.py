@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils import Bunch, check_random_state
 
+from .._encoding import check_int
 from ..network import FittedNetwork
 
 __all__ = ["make_tree_classification"]
@@ -83,9 +84,9 @@ def make_tree_classification(
     True
     """
     rng = check_random_state(random_state)
-    n_samples = _positive_int(n_samples, "n_samples", minimum=0)
-    n_features = _positive_int(n_features, "n_features")
-    n_classes = _positive_int(n_classes, "n_classes", minimum=2)
+    n_samples = check_int(n_samples, "n_samples", minimum=0)
+    n_features = check_int(n_features, "n_features", minimum=1)
+    n_classes = check_int(n_classes, "n_classes", minimum=2)
     cards = np.broadcast_to(np.asarray(n_categories), (n_features,)).astype(np.intp)
     if (cards < 1).any() or (cards > 256).any():
         raise ValueError(f"n_categories must be between 1 and 256, got {n_categories!r}.")
@@ -158,9 +159,3 @@ def make_tree_classification(
         feature_names=names,
     )
     return X, y, network
-
-
-def _positive_int(value, name, minimum=1):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}.")
-    return int(value)

@@ -182,20 +182,21 @@ def default_kind(column: pd.Series, max_categories=None, weights=None, classes=N
         # a dtype alone: an integer column the caller found narrow, a float one unread
         return "gaussian" if dtype.kind == "f" else "categorical"
     observed = column.notna().to_numpy()
+    x = column[observed].to_numpy(dtype=float)
     w = None if weights is None else np.asarray(weights, dtype=float)[observed]
     if dtype.kind in "iu":
-        if not observed.any():
+        if not len(x):
             return "categorical"
-        counted = _counted_kind(column[observed].to_numpy(dtype=np.int64), limit, w)
-        return counted or _continuous_kind(column, weights, classes)
-    x = column[observed].to_numpy(dtype=float)
-    # integer codes or counts read as floats (read_csv makes an integer column with a
-    # missing cell float64): the integer rule applies
-    if len(x) and (np.abs(x) < 2.0**53).all() and (x == np.round(x)).all():
-        counted = _counted_kind(x.astype(np.int64), limit, w)
-        if counted:
-            return counted
-    return _continuous_kind(column, weights, classes)
+        integers = column[observed].to_numpy(dtype=np.int64)  # exact, beyond 2**53 too
+    elif len(x) and (np.abs(x) < 2.0**53).all() and (x == np.round(x)).all():
+        # integer codes or counts read as floats (read_csv makes an integer column with a
+        # missing cell float64): the integer rule applies
+        integers = x.astype(np.int64)
+    else:
+        integers = None
+    if integers is not None and _categorical_by_counts(integers, limit, w):
+        return "categorical"
+    return _continuous_kind(x, observed, w, classes)
 
 
 #: An integer column with more than :data:`INTEGER_MAX_CATEGORIES` values is still
@@ -204,19 +205,19 @@ def default_kind(column: pd.Series, max_categories=None, weights=None, classes=N
 POINT_MASS_MIN_SHARE = 0.5
 
 
-def _counted_kind(values, limit, weights=None):
-    """``"categorical"`` for integers with at most ``limit`` distinct values or with
-    one value holding :data:`POINT_MASS_MIN_SHARE` of the rows; ``None`` otherwise."""
+def _categorical_by_counts(values, limit, weights=None) -> bool:
+    """Whether integers have at most ``limit`` distinct values or one value holding
+    :data:`POINT_MASS_MIN_SHARE` of the (weighted) rows."""
     low, high = int(values.min()), int(values.max())
     if high - low < limit:
-        return "categorical"  # at most `limit` distinct values: no counting needed
+        return True  # at most `limit` distinct values: no counting needed
     if high - low < _LOOKUP_LIMIT:
         counts = np.bincount(values - low, weights=weights)
     else:
         counts = np.bincount(np.unique(values, return_inverse=True)[1], weights=weights)
-    if np.count_nonzero(counts) <= limit or counts.max() >= POINT_MASS_MIN_SHARE * counts.sum():
-        return "categorical"
-    return None
+    return bool(
+        np.count_nonzero(counts) <= limit or counts.max() >= POINT_MASS_MIN_SHARE * counts.sum()
+    )
 
 
 #: Rows the log-normal test reads at most (evenly spaced): at 65,536 rows it tells
@@ -225,13 +226,16 @@ def _counted_kind(values, limit, weights=None):
 LOG_NORMAL_TEST_ROWS = 1 << 16
 
 
-def _continuous_kind(column: pd.Series, weights, classes) -> str:
-    step = -(-len(column) // LOG_NORMAL_TEST_ROWS)  # ceil: every step-th row
-    observed = column.notna().to_numpy()[::step]
-    x = column.iloc[::step].to_numpy(dtype=float, na_value=np.nan)[observed]
-    w = None if weights is None else np.asarray(weights, dtype=float)[::step][observed]
-    c = None if classes is None else np.asarray(classes)[::step][observed]
-    return "lognormal" if prefers_log_normal(x, weights=w, classes=c) else "gaussian"
+def _continuous_kind(x, observed, weights, classes) -> str:
+    """Log-normal or Gaussian from the observed values ``x`` (rows ``observed``), tested on
+    every step-th row of the column."""
+    step = -(-len(observed) // LOG_NORMAL_TEST_ROWS)  # ceil
+    tested = np.zeros(len(observed), dtype=bool)
+    tested[::step] = True
+    kept = tested[observed]  # the tested rows among the observed ones
+    w = None if weights is None else weights[kept]
+    c = None if classes is None else np.asarray(classes)[tested & observed]
+    return "lognormal" if prefers_log_normal(x[kept], weights=w, classes=c) else "gaussian"
 
 
 def prefers_log_normal(x, min_z=None, weights=None, classes=None) -> bool:
@@ -646,20 +650,23 @@ def encode_column(column: pd.Series, categories: np.ndarray, handle_unknown="err
 
 
 # -- whole frames ----------------------------------------------------------------------------------
-def _integer_block(frame: pd.DataFrame):
+def _integer_block(frame: pd.DataFrame, bounds=None):
     """``(block, largest)``: the frame as one array of small non-negative integers, or None.
 
     Whole-table integer data (e.g. integer codes from another library) is then
     learned and encoded in a few row-major passes instead of one strided pass
-    per column, the dominant cost on tall tables.
+    per column, the dominant cost on tall tables. ``bounds``: the block's
+    ``(smallest, largest)`` value when the caller has read them already.
     """
     if not all(isinstance(t, np.dtype) and t.kind in "iu" for t in frame.dtypes):
         return None
     block = frame.to_numpy()
-    if block.size == 0 or block.min() < 0:
+    if block.size == 0:
         return None
-    largest = int(block.max())
-    return (block, largest) if largest < _LOOKUP_LIMIT else None
+    smallest, largest = bounds if bounds is not None else (block.min(), block.max())
+    if smallest < 0:
+        return None
+    return (block, int(largest)) if largest < _LOOKUP_LIMIT else None
 
 
 def _learn_integer_block(block, top) -> list:
@@ -743,13 +750,14 @@ def learn_frame_categories(frame: pd.DataFrame, kinds=None) -> list:
     ]
 
 
-def learn_and_encode_frame(frame: pd.DataFrame, kinds=None) -> tuple[list, np.ndarray]:
+def learn_and_encode_frame(frame: pd.DataFrame, kinds=None, bounds=None) -> tuple[list, np.ndarray]:
     """``(categories, codes)`` of a training frame, hashing each cell once.
 
     The same as :func:`learn_frame_categories` followed by :func:`encode_frame`
     (a column whose kind is not ``"categorical"`` gets ``None`` and the dummy
     code), but each column is factorized once and its codes are remapped to
-    the sorted categories through a small look-up table.
+    the sorted categories through a small look-up table. ``bounds``: the
+    smallest and largest value of an all-integer frame, when already known.
 
     Examples
     --------
@@ -764,7 +772,7 @@ def learn_and_encode_frame(frame: pd.DataFrame, kinds=None) -> tuple[list, np.nd
     """
     categorical = _categorical_columns(frame, kinds)
     if all(categorical):
-        integers = _integer_block(frame)
+        integers = _integer_block(frame, bounds)
         if integers is not None:
             categories = _learn_integer_block(*integers)
             return categories, _codes_of_integer_block(integers[0], frame, categories)

@@ -141,7 +141,7 @@ class TableSchema:
     def _learn(cls, X, distributions, categories=True, weights=None, y=None):
         frame, has_names = as_frame(X)
         names = list(frame.columns)
-        nodes = _nodes(frame, distributions, weights, _row_classes(y, len(frame)))
+        nodes, bounds = _nodes(frame, distributions, weights, _row_classes(y, len(frame)))
         discrete = [None] * len(names)
         for columns, spec in nodes:
             for j in columns:
@@ -153,7 +153,7 @@ class TableSchema:
             if isinstance(X, pd.DataFrame) and not has_names:
                 schema.labels = list(X.columns)
             return schema, frame, None
-        learned, codes = learn_and_encode_frame(frame, kinds)
+        learned, codes = learn_and_encode_frame(frame, kinds, bounds)
         schema = cls(names, nodes, learned, has_names)
         if isinstance(X, pd.DataFrame) and not has_names:
             #: The training table's own (non-string) column labels: a prediction
@@ -170,7 +170,7 @@ class TableSchema:
         if not has_names:
             names = [f"x{i}" for i in range(len(names))]
             frame = frame.set_axis(names, axis=1)
-        nodes = _nodes(frame, distributions, None, _row_classes(y, len(frame)))
+        nodes, _ = _nodes(frame, distributions, None, _row_classes(y, len(frame)))
         schema = cls(names, nodes, [None] * len(names), has_names)
         schema.categories = [np.array([]) if d else None for d in schema.discrete]
         return schema
@@ -313,7 +313,7 @@ class TableSchema:
                 row = int(np.flatnonzero(beyond)[0])
                 raise ValueError(
                     f"Column {self.names[j]!r} is modelled as {spec.kind}, whose values must "
-                    f"be positive; row {row} holds {float(frame.iloc[row, j]):g} "
+                    f"be {spec.support}; row {row} holds {float(frame.iloc[row, j]):g} "
                     f"({int(beyond.sum())} such cell(s)). Give it distributions='gaussian' to "
                     "model any real number; at prediction, handle_unknown='warn' or "
                     "'marginalize' sums such cells out."
@@ -420,7 +420,7 @@ def warn_unseen(counts):
     warnings.warn(
         UnseenCategoryWarning(
             f"{sum(counts.values())} cell(s) hold categories not seen during fit (or numbers "
-            f"outside a log-normal column's support) and were summed out as missing, in "
+            f"outside their column's support) and were summed out as missing, in "
             f"column(s) {listed}. Pass handle_unknown='marginalize' "
             "to silence this or 'error' to refuse such rows.",
             counts,
@@ -444,8 +444,10 @@ def _row_classes(y, n_rows):
     return codes
 
 
-def _nodes(frame, spec, weights=None, classes=None) -> list:
-    """One (columns, unfitted factor) per node: from ``distributions``, else by dtype.
+def _nodes(frame, spec, weights=None, classes=None) -> tuple[list, tuple | None]:
+    """One (columns, unfitted factor) per node: from ``distributions``, else by dtype;
+    and the frame's smallest and largest value when the kinds rule read every column
+    as one integer block (None otherwise), which its encoder then need not read again.
 
     ``spec``: ``None`` (by dtype), a kind's name or a factor instance (every
     column; a multinomial groups the whole table), or a dict mapping a column
@@ -492,7 +494,7 @@ def _nodes(frame, spec, weights=None, classes=None) -> list:
     # rest; only the values of an integer column whose range exceeds the limit, or of a
     # float column (normal or log-normal), are read
     dtypes = list(frame.dtypes)
-    wide = _wide_integer_columns(frame, dtypes, [c is None for c in chosen])
+    wide, bounds = _wide_integer_columns(frame, dtypes, [c is None for c in chosen])
     for pos, dtype in enumerate(dtypes):
         if chosen[pos] is None:
             read = pos in wide or getattr(dtype, "kind", "O") == "f"
@@ -502,25 +504,30 @@ def _nodes(frame, spec, weights=None, classes=None) -> list:
             chosen[pos] = KINDS[kind]()
             nodes.append(((pos,), chosen[pos]))
     nodes.sort(key=lambda node: node[0][0])
-    return nodes
+    return nodes, bounds
 
 
-def _wide_integer_columns(frame, dtypes, open_) -> set:
+def _wide_integer_columns(frame, dtypes, open_) -> tuple[set, tuple | None]:
     """Positions of the integer columns (among ``open_``) whose range spans more than
-    :data:`INTEGER_MAX_CATEGORIES` values: only they can have too many to be categorical."""
+    :data:`INTEGER_MAX_CATEGORIES` values: only they can have too many to be categorical;
+    and the frame's ``(smallest, largest)`` value when every column was read here."""
     integer = [j for j, d in enumerate(dtypes) if open_[j] and getattr(d, "kind", "O") in "iu"]
     plain = [j for j in integer if isinstance(dtypes[j], np.dtype)]
     wide = set(integer).difference(plain)  # nullable / Arrow: counted one by one
+    bounds = None
     if plain and len(frame):
+        whole = len(plain) == frame.shape[1]
         # the whole frame when every column is a plain integer: a view, not a 1,000-column copy
-        block = (
-            frame.to_numpy() if len(plain) == frame.shape[1] else frame.iloc[:, plain].to_numpy()
-        )
-        span = block.max(axis=0).astype(np.int64) - block.min(axis=0).astype(np.int64)
+        block = frame.to_numpy() if whole else frame.iloc[:, plain].to_numpy()
+        low, high = block.min(axis=0).astype(np.int64), block.max(axis=0).astype(np.int64)
         wide.update(
-            j for j, s in zip(plain, span.tolist(), strict=True) if s >= INTEGER_MAX_CATEGORIES
+            j
+            for j, s in zip(plain, (high - low).tolist(), strict=True)
+            if s >= INTEGER_MAX_CATEGORIES
         )
-    return wide
+        if whole:
+            bounds = (int(low.min()), int(high.max()))
+    return wide, bounds
 
 
 __all__ = [

@@ -57,6 +57,8 @@ class Factor(BaseEstimator):
     scaled_by_variance = False
     #: Whether its column is fitted in units of a power of two (see ``column_exponents``).
     rescaled = False
+    #: What its values must be, for the message about a value :meth:`model_values` refuses.
+    support = "numbers"
 
     # -- fitting ----------------------------------------------------------------------
     def _setup(self, columns, parents, names, discrete):
@@ -194,24 +196,16 @@ def scaled_floor(var_smoothing, log_scale, exponent=0) -> float:
     """``var_smoothing V / 4**exponent`` from ``log V``, capped at the largest float."""
     if var_smoothing == 0:
         return 0.0
-    log_floor = np.log(var_smoothing) + log_scale - 2 * np.log(2.0) * exponent
+    log_floor = np.log(var_smoothing) + log_scale - 2 * LOG_2 * exponent
     return float(np.exp(min(log_floor, np.log(np.finfo(float).max))))
 
 
-def check_var_smoothing(value, owner):
+def check_nonnegative(value, owner, name):
+    """A factor parameter as a finite float >= 0; anything else is a ``ValueError`` naming it."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value >= 0:
-        raise ValueError(f"{owner}: var_smoothing must be a number >= 0, got {value!r}.")
+        raise ValueError(f"{owner}: {name} must be a number >= 0, got {value!r}.")
     if not np.isfinite(value):
-        raise ValueError(f"{owner}: var_smoothing must be finite, got {value!r}.")
-    return float(value)
-
-
-def check_prior_strength(value, owner):
-    """``prior_strength`` as a finite float >= 0; anything else is a ``ValueError`` naming it."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value >= 0:
-        raise ValueError(f"{owner}: prior_strength must be a number >= 0, got {value!r}.")
-    if not np.isfinite(value):
-        raise ValueError(f"{owner}: prior_strength must be finite, got {value!r}.")
+        raise ValueError(f"{owner}: {name} must be finite, got {value!r}.")
     return float(value)
 
 

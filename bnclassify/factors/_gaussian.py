@@ -8,8 +8,7 @@ from ..counts import GaussianMoments
 from ._base import (
     LOG_2,
     Factor,
-    check_prior_strength,
-    check_var_smoothing,
+    check_nonnegative,
     log_normal,
     scaled_floor,
     zero_variance_error,
@@ -105,7 +104,7 @@ class Gaussian(Factor):
     rescaled = True
 
     def variance_floor(self, log_scale, exponent=0) -> float:
-        smoothing = check_var_smoothing(self.var_smoothing, "Gaussian")
+        smoothing = check_nonnegative(self.var_smoothing, type(self).__name__, "var_smoothing")
         return scaled_floor(smoothing, log_scale, exponent)
 
     def __init__(self, var_smoothing=1e-9, prior_strength=10.0):
@@ -157,7 +156,7 @@ class Gaussian(Factor):
         ]
         self._epsilon = self.variance_floor(stats.log_variance_scale, self._exponent[0])
         cards = tuple(int(stats.cards[p]) for p in self._discrete_parents)
-        strength = check_prior_strength(self.prior_strength, "Gaussian")
+        strength = check_nonnegative(self.prior_strength, type(self).__name__, "prior_strength")
         moments = stats.gaussian_moments(child, self._discrete_parents, self._continuous_parents)
         n_classes, n_configs = stats.n_classes, int(np.prod(cards)) if cards else 1
         count = moments.count

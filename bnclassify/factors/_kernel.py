@@ -10,7 +10,7 @@ from scipy.special import logsumexp
 from ._base import (
     LOG_2PI,
     Factor,
-    check_var_smoothing,
+    check_nonnegative,
     observed_only,
     scaled_floor,
     zero_variance_error,
@@ -64,7 +64,7 @@ class KernelDensity(Factor):
     scaled_by_variance = True
 
     def variance_floor(self, log_scale, exponent=0) -> float:
-        smoothing = check_var_smoothing(self.var_smoothing, "KernelDensity")
+        smoothing = check_nonnegative(self.var_smoothing, "KernelDensity", "var_smoothing")
         return scaled_floor(smoothing, log_scale, exponent)
 
     def __init__(self, bandwidth="scott", var_smoothing=1e-9):

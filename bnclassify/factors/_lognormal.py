@@ -58,6 +58,7 @@ class LogNormal(Gaussian):
     """
 
     kind = "lognormal"
+    support = "positive"
 
     def model_values(self, x):
         outside = x <= 0  # NaN (missing) compares False

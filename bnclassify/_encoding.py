@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import ctypes
 import numbers
-import os
 import sys
 import warnings
 from collections.abc import Hashable
@@ -22,6 +21,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.multiclass import check_classification_targets
+
+from ._native import column_major, column_ranges, cpu_count, value_bits
 
 MISSING = -1
 HANDLE_UNKNOWN = ("warn", "error", "marginalize")
@@ -86,11 +87,6 @@ _LOOKUP_LIMIT = 1 << 16
 
 #: Cells per block when encoding integer tables (bounds the temporary index arrays).
 _ENCODE_CELLS = 1 << 18
-
-#: Cells per block when integer values are transposed into column-major codes (a
-#: block of wide int64 rows must stay in cache while it is written column by column).
-_TRANSPOSE_CELLS = 1 << 16
-
 
 #: Rows from which the columns of a frame are encoded on a thread pool (when at
 #: least two columns are Arrow-backed: pyarrow's hashing releases the GIL).
@@ -650,29 +646,30 @@ def encode_column(column: pd.Series, categories: np.ndarray, handle_unknown="err
 
 
 # -- whole frames ----------------------------------------------------------------------------------
-def _integer_block(frame: pd.DataFrame, bounds=None):
-    """``(block, largest)``: the frame as one array of small non-negative integers, or None.
+def _integer_block(frame: pd.DataFrame, ranges=None):
+    """``(block, ranges)``: the frame as one array of small non-negative integers, or None.
 
     Whole-table integer data (e.g. integer codes from another library) is then
     learned and encoded in a few row-major passes instead of one strided pass
-    per column, the dominant cost on tall tables. ``bounds``: the block's
-    ``(smallest, largest)`` value when the caller has read them already.
+    per column, the dominant cost on tall tables. ``ranges``: the block's
+    :func:`~bnclassify._native.column_ranges` when the caller has read them already.
     """
     if not all(isinstance(t, np.dtype) and t.kind in "iu" for t in frame.dtypes):
         return None
     block = frame.to_numpy()
     if block.size == 0:
         return None
-    smallest, largest = bounds if bounds is not None else (block.min(), block.max())
-    if smallest < 0:
+    low, high = ranges if ranges is not None else column_ranges(block)
+    if low.min() < 0 or high.max() >= _LOOKUP_LIMIT:
         return None
-    return (block, int(largest)) if largest < _LOOKUP_LIMIT else None
+    return block, high
 
 
-def _learn_integer_block(block, top) -> list:
+def _learn_integer_block(block, high) -> list:
+    top = int(high.max())
     if top < 64:
-        return _learn_small_integer_block(block, top)
-    sizes = block.max(axis=0).astype(np.intp) + 1  # uint8 data: no wrap-around, int offsets
+        return _categories_of_bits(value_bits(block, top), top, block.dtype)
+    sizes = high.astype(np.intp) + 1
     offsets = np.concatenate([[0], np.cumsum(sizes)])
     present = np.zeros(offsets[-1], dtype=bool)
     step = max(1, _ENCODE_CELLS // block.shape[1])
@@ -685,25 +682,32 @@ def _learn_integer_block(block, top) -> list:
     ]
 
 
-def _learn_small_integer_block(block, top) -> list:
-    """Categories of a block of integers in ``[0, 64)``: each column's values as a bit set.
-
-    OR-reducing ``1 << value`` down the rows in the narrowest unsigned type
-    that holds the bits reads the block once with no index arrays (a bincount
-    over offset values needs two full-size temporaries).
-    """
-    dtype = next(t for t in (np.uint8, np.uint16, np.uint32, np.uint64) if top < 8 * t().itemsize)
-    one = dtype(1)
-    bits = np.zeros(block.shape[1], dtype=dtype)
-    step = max(1, _ENCODE_CELLS // block.shape[1])
-    for start in range(0, len(block), step):
-        rows = block[start : start + step].astype(dtype)
-        bits |= np.bitwise_or.reduce(np.left_shift(one, rows), axis=0)
-    values = np.arange(top + 1, dtype=dtype)
-    present = (bits[:, None] >> values) & one  # (features, values)
+def _categories_of_bits(bits, top, dtype) -> list:
+    """Each column's categories from its values in ``[0, top]`` as bits (see ``value_bits``)."""
+    values = np.arange(top + 1, dtype=np.uint64)
+    present = (bits[:, None] >> values) & np.uint64(1)  # (features, values)
     columns, found = np.nonzero(present)
-    ends = np.cumsum(np.bincount(columns, minlength=block.shape[1]))
-    return np.split(found.astype(block.dtype), ends[:-1])
+    ends = np.cumsum(np.bincount(columns, minlength=len(bits)))
+    return np.split(found.astype(dtype), ends[:-1])
+
+
+def _learn_and_encode_integer_block(block, frame, high):
+    """``(categories, codes)`` of an integer block of non-negative values up to ``high``.
+
+    Values below 64 are cast to column-major codes first and the categories read
+    from the codes (a tenth of the bytes of int64 data, read column by column);
+    when every column's categories are ``0 .. r-1`` (integer codes, the usual
+    integer input) the cast values are the codes.
+    """
+    top = int(high.max())
+    if top >= 64:
+        categories = _learn_integer_block(block, high)
+        return categories, _codes_of_integer_block(block, frame, categories)
+    values = column_major(block, np.int8)
+    categories = _categories_of_bits(value_bits(values, top), top, block.dtype)
+    if all(c[-1] == len(c) - 1 for c in categories):  # sorted, distinct, >= 0: 0..r-1 iff last
+        return categories, values
+    return categories, _encode_integer_block(block, frame, categories, "error")
 
 
 def _codes_of_integer_block(block, frame, categories):
@@ -713,16 +717,9 @@ def _codes_of_integer_block(block, frame, categories):
     integer input), the codes are the values cast, which is one copy instead
     of :func:`_encode_integer_block`'s offset index and gather.
     """
-    dtype = codes_dtype(categories)
     if any(c[-1] != len(c) - 1 for c in categories):  # sorted, distinct, >= 0: 0..r-1 iff last
         return _encode_integer_block(block, frame, categories, "error")
-    if block.flags.f_contiguous:  # a DataFrame's own 2-D block: already column-major
-        return block.astype(dtype, order="F")
-    codes = np.empty(block.shape[::-1], dtype=dtype)  # its transpose is column-major
-    step = max(1, _TRANSPOSE_CELLS // block.shape[1])
-    for start in range(0, len(block), step):
-        codes[:, start : start + step] = block[start : start + step].T  # cache-sized transposes
-    return codes.T
+    return column_major(block, codes_dtype(categories))
 
 
 def _categorical_columns(frame, kinds) -> list:
@@ -750,14 +747,14 @@ def learn_frame_categories(frame: pd.DataFrame, kinds=None) -> list:
     ]
 
 
-def learn_and_encode_frame(frame: pd.DataFrame, kinds=None, bounds=None) -> tuple[list, np.ndarray]:
+def learn_and_encode_frame(frame: pd.DataFrame, kinds=None, ranges=None) -> tuple[list, np.ndarray]:
     """``(categories, codes)`` of a training frame, hashing each cell once.
 
     The same as :func:`learn_frame_categories` followed by :func:`encode_frame`
     (a column whose kind is not ``"categorical"`` gets ``None`` and the dummy
     code), but each column is factorized once and its codes are remapped to
-    the sorted categories through a small look-up table. ``bounds``: the
-    smallest and largest value of an all-integer frame, when already known.
+    the sorted categories through a small look-up table. ``ranges``: an
+    all-integer frame's :func:`~bnclassify._native.column_ranges`, when already known.
 
     Examples
     --------
@@ -772,10 +769,9 @@ def learn_and_encode_frame(frame: pd.DataFrame, kinds=None, bounds=None) -> tupl
     """
     categorical = _categorical_columns(frame, kinds)
     if all(categorical):
-        integers = _integer_block(frame, bounds)
+        integers = _integer_block(frame, ranges)
         if integers is not None:
-            categories = _learn_integer_block(*integers)
-            return categories, _codes_of_integer_block(integers[0], frame, categories)
+            return _learn_and_encode_integer_block(integers[0], frame, integers[1])
 
     def column_work(j, column):
         if not categorical[j]:
@@ -804,7 +800,7 @@ def _map_columns(function, frame):
     tall frames with several such columns are encoded a column per core.
     """
     columns = [frame.iloc[:, j] for j in range(frame.shape[1])]  # taken here, not on threads
-    threads = min(_cpu_count(), _MAX_THREADS)
+    threads = min(cpu_count(), _MAX_THREADS)
     if threads > 1 and len(frame) >= _THREAD_ROWS:
         hashed = sum(
             _arrow_data(column) is not None or column.dtype == object for column in columns
@@ -815,12 +811,6 @@ def _map_columns(function, frame):
             return
     for j, column in enumerate(columns):
         yield function(j, column)
-
-
-def _cpu_count() -> int:
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
 
 
 def _encode_integer_block(block, frame, categories, handle_unknown):

@@ -34,6 +34,7 @@ from ._encoding import (
     learn_and_encode_frame,
     prefers_log_normal,
 )
+from ._native import column_ranges
 from .exceptions import UnseenCategoryWarning
 from .factors import KINDS, Factor
 
@@ -141,7 +142,7 @@ class TableSchema:
     def _learn(cls, X, distributions, categories=True, weights=None, y=None):
         frame, has_names = as_frame(X)
         names = list(frame.columns)
-        nodes, bounds = _nodes(frame, distributions, weights, _row_classes(y, len(frame)))
+        nodes, ranges = _nodes(frame, distributions, weights, _row_classes(y, len(frame)))
         discrete = [None] * len(names)
         for columns, spec in nodes:
             for j in columns:
@@ -153,7 +154,7 @@ class TableSchema:
             if isinstance(X, pd.DataFrame) and not has_names:
                 schema.labels = list(X.columns)
             return schema, frame, None
-        learned, codes = learn_and_encode_frame(frame, kinds, bounds)
+        learned, codes = learn_and_encode_frame(frame, kinds, ranges)
         schema = cls(names, nodes, learned, has_names)
         if isinstance(X, pd.DataFrame) and not has_names:
             #: The training table's own (non-string) column labels: a prediction
@@ -446,8 +447,9 @@ def _row_classes(y, n_rows):
 
 def _nodes(frame, spec, weights=None, classes=None) -> tuple[list, tuple | None]:
     """One (columns, unfitted factor) per node: from ``distributions``, else by dtype;
-    and the frame's smallest and largest value when the kinds rule read every column
-    as one integer block (None otherwise), which its encoder then need not read again.
+    and the frame's :func:`~bnclassify._native.column_ranges` when the kinds rule read
+    every column as one integer block (None otherwise), which its encoder then need not
+    read again.
 
     ``spec``: ``None`` (by dtype), a kind's name or a factor instance (every
     column; a multinomial groups the whole table), or a dict mapping a column
@@ -494,7 +496,7 @@ def _nodes(frame, spec, weights=None, classes=None) -> tuple[list, tuple | None]
     # rest; only the values of an integer column whose range exceeds the limit, or of a
     # float column (normal or log-normal), are read
     dtypes = list(frame.dtypes)
-    wide, bounds = _wide_integer_columns(frame, dtypes, [c is None for c in chosen])
+    wide, ranges = _wide_integer_columns(frame, dtypes, [c is None for c in chosen])
     for pos, dtype in enumerate(dtypes):
         if chosen[pos] is None:
             read = pos in wide or getattr(dtype, "kind", "O") == "f"
@@ -504,30 +506,30 @@ def _nodes(frame, spec, weights=None, classes=None) -> tuple[list, tuple | None]
             chosen[pos] = KINDS[kind]()
             nodes.append(((pos,), chosen[pos]))
     nodes.sort(key=lambda node: node[0][0])
-    return nodes, bounds
+    return nodes, ranges
 
 
 def _wide_integer_columns(frame, dtypes, open_) -> tuple[set, tuple | None]:
     """Positions of the integer columns (among ``open_``) whose range spans more than
     :data:`INTEGER_MAX_CATEGORIES` values: only they can have too many to be categorical;
-    and the frame's ``(smallest, largest)`` value when every column was read here."""
+    and the frame's :func:`~bnclassify._native.column_ranges` when every column was read."""
     integer = [j for j, d in enumerate(dtypes) if open_[j] and getattr(d, "kind", "O") in "iu"]
     plain = [j for j in integer if isinstance(dtypes[j], np.dtype)]
     wide = set(integer).difference(plain)  # nullable / Arrow: counted one by one
-    bounds = None
+    ranges = None
     if plain and len(frame):
         whole = len(plain) == frame.shape[1]
         # the whole frame when every column is a plain integer: a view, not a 1,000-column copy
         block = frame.to_numpy() if whole else frame.iloc[:, plain].to_numpy()
-        low, high = block.min(axis=0).astype(np.int64), block.max(axis=0).astype(np.int64)
+        low, high = column_ranges(block)
         wide.update(
             j
             for j, s in zip(plain, (high - low).tolist(), strict=True)
             if s >= INTEGER_MAX_CATEGORIES
         )
         if whole:
-            bounds = (int(low.min()), int(high.max()))
-    return wide, bounds
+            ranges = (low, high)
+    return wide, ranges
 
 
 __all__ = [

@@ -43,12 +43,12 @@ def test_wheel_contents(tmp_path):
     # build from a copy, so a stale build/ directory in the work tree cannot leak into the wheel
     src = tmp_path / "src"
     src.mkdir()
-    for name in ("pyproject.toml", "README.md", "LICENSE"):
+    for name in ("pyproject.toml", "setup.py", "README.md", "LICENSE"):
         shutil.copy2(ROOT / name, src / name)
     shutil.copytree(
         ROOT / "bnclassify",
         src / "bnclassify",
-        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
+        ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.so", "*.pyd"),
     )
     out = tmp_path / "dist"
     subprocess.run(
@@ -58,11 +58,14 @@ def test_wheel_contents(tmp_path):
         capture_output=True,
     )
     (wheel,) = out.glob("bnclassify-*.whl")
-    assert wheel.name.startswith(f"bnclassify-{bnclassify.__version__}-py3-none-any")
+    # the compiled kernels make it a wheel for this Python and platform
+    tag = f"cp{sys.version_info.major}{sys.version_info.minor}"
+    assert wheel.name.startswith(f"bnclassify-{bnclassify.__version__}-{tag}-{tag}-")
     with zipfile.ZipFile(wheel) as zf:
         names = set(zf.namelist())
         dist_info = f"bnclassify-{bnclassify.__version__}.dist-info"
         metadata = zf.read(f"{dist_info}/METADATA").decode()
+    assert any(n.startswith("bnclassify/_kernels.") and n.endswith((".so", ".pyd")) for n in names)
     assert "bnclassify/py.typed" in names
     csvs = sorted(p.name for p in (ROOT / "bnclassify" / "datasets" / "data").glob("*.csv"))
     assert csvs

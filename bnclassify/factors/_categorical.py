@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 
 from .._encoding import MISSING
-from ..parameters import log_conditional
 from ._base import Factor
 from ._views import TableView
 
@@ -48,7 +47,7 @@ class Categorical(Factor):
                 f"parent of the categorical {names[child]!r}; a categorical feature can only "
                 "have categorical feature parents."
             )
-        self.log_table_ = log_conditional(stats.family(child, parents), alpha)
+        self.log_table_ = stats.log_family(child, parents, alpha)
         return self
 
     @classmethod

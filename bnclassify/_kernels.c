@@ -1,0 +1,429 @@
+/* One-pass kernels for wide integer tables (see bnclassify/_native.py, their only caller).
+ *
+ * numpy needs several full-size passes and temporaries for what these do in one
+ * read of each cell: the per-column range and value set of an integer block,
+ * its cast to column-major codes, and the class-conditional counts of many
+ * (parent, child) families. They read any 2-D strided buffer of 1-, 2-, 4- or
+ * 8-byte integers through the buffer protocol (no numpy headers at build time)
+ * and release the GIL, so the caller may split the work over threads.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+/* -- buffers ------------------------------------------------------------------------------- */
+
+/* The integer type of a buffer: 'b','h','i','q' signed (by size) or their unsigned forms. */
+static int int_kind(const Py_buffer *v, int *is_signed) {
+    const char *f = v->format ? v->format : "B";
+    while (*f == '@' || *f == '=' || *f == '<' || *f == '>' || *f == '!') f++;
+    if (f[0] == '\0' || f[1] != '\0') return 0;
+    if (strchr("bhilqn", f[0])) *is_signed = 1;
+    else if (strchr("BHILQN", f[0])) *is_signed = 0;
+    else return 0;
+    return (int)v->itemsize;
+}
+
+static int get_2d(PyObject *obj, Py_buffer *v, int writable, const char *what) {
+    int flags = PyBUF_RECORDS_RO | (writable ? PyBUF_WRITABLE : 0);
+    if (PyObject_GetBuffer(obj, v, flags) < 0) return -1;
+    if (v->ndim != 2) {
+        PyErr_Format(PyExc_ValueError, "%s must be 2-D", what);
+        PyBuffer_Release(v);
+        return -1;
+    }
+    return 0;
+}
+
+static int get_1d(PyObject *obj, Py_buffer *v, int writable, Py_ssize_t itemsize, const char *what) {
+    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
+    if (PyObject_GetBuffer(obj, v, flags) < 0) return -1;
+    if (v->ndim != 1 || v->itemsize != itemsize) {
+        PyErr_Format(PyExc_ValueError, "%s must be 1-D with %zd-byte items", what, itemsize);
+        PyBuffer_Release(v);
+        return -1;
+    }
+    return 0;
+}
+
+/* Min and max of 64-bit integers vectorise with AVX2 (not with the SSE2 of every x86-64): where
+ * the compiler can, build the hot loops twice and let the loader pick the CPU's version. */
+#if defined(__GNUC__) && defined(__x86_64__) && defined(__linux__) && !defined(__clang__)
+#define VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define VECTOR_CLONES
+#endif
+
+/* Read cell (r, j) of a strided 2-D integer buffer as int64. */
+#define CELL(T, base, s0, s1, r, j) ((int64_t) * (const T *)((base) + (r) * (s0) + (j) * (s1)))
+
+/* -- column_ranges ---------------------------------------------------------------------------- */
+
+/* Per column: smallest and largest value (rows contiguous: a loop the compiler vectorises). */
+#define RANGES(T)                                                                              \
+    VECTOR_CLONES static void ranges_##T(const char *base, Py_ssize_t n, Py_ssize_t m, Py_ssize_t s0,         \
+                           Py_ssize_t s1, int64_t *low, int64_t *high) {                        \
+        for (Py_ssize_t j = 0; j < m; j++) {                                                   \
+            low[j] = INT64_MAX;                                                                \
+            high[j] = INT64_MIN;                                                               \
+        }                                                                                      \
+        if (s1 == (Py_ssize_t)sizeof(T)) {                                                     \
+            for (Py_ssize_t r = 0; r < n; r++) {                                               \
+                const T *row = (const T *)(base + r * s0);                                     \
+                for (Py_ssize_t j = 0; j < m; j++) {                                           \
+                    int64_t v = (int64_t)row[j];                                               \
+                    low[j] = v < low[j] ? v : low[j];                                          \
+                    high[j] = v > high[j] ? v : high[j];                                       \
+                }                                                                              \
+            }                                                                                  \
+            return;                                                                            \
+        }                                                                                      \
+        for (Py_ssize_t j = 0; j < m; j++) {                                                   \
+            int64_t lo = INT64_MAX, hi = INT64_MIN;                                            \
+            for (Py_ssize_t r = 0; r < n; r++) {                                               \
+                int64_t v = CELL(T, base, s0, s1, r, j);                                       \
+                lo = v < lo ? v : lo;                                                          \
+                hi = v > hi ? v : hi;                                                          \
+            }                                                                                  \
+            low[j] = lo;                                                                       \
+            high[j] = hi;                                                                      \
+        }                                                                                      \
+    }
+
+/* Per column: the values in [0, 64) as bits, from a table of seen values (plain stores:
+ * no chain of read-modify-writes from one cell to the next, unlike OR-ing shifted bits). */
+#define BITS(T)                                                                                \
+    static void bits_##T(const char *base, Py_ssize_t n, Py_ssize_t m, Py_ssize_t s0,           \
+                         Py_ssize_t s1, uint64_t *bits) {                                      \
+        unsigned char seen[64];                                                                \
+        for (Py_ssize_t j = 0; j < m; j++) {                                                   \
+            memset(seen, 0, sizeof(seen));                                                     \
+            for (Py_ssize_t r = 0; r < n; r++) {                                               \
+                uint64_t v = (uint64_t)CELL(T, base, s0, s1, r, j);                            \
+                if (v < 64) seen[v] = 1; /* others: not recorded */                            \
+            }                                                                                  \
+            uint64_t b = 0;                                                                    \
+            for (int v = 0; v < 64; v++) b |= (uint64_t)seen[v] << v;                          \
+            bits[j] = b;                                                                       \
+        }                                                                                      \
+    }
+
+#define FOR_INTS(MACRO) MACRO(int8_t) MACRO(int16_t) MACRO(int32_t) MACRO(int64_t) \
+    MACRO(uint8_t) MACRO(uint16_t) MACRO(uint32_t)
+FOR_INTS(RANGES)
+FOR_INTS(BITS)
+
+/* Call NAME##_T(ARGS) for the integer type of a buffer (is_signed, size). */
+#define DISPATCH(NAME, ARGS)                                                                   \
+    do {                                                                                       \
+        if (is_signed) {                                                                       \
+            if (size == 1) NAME##_int8_t ARGS;                                                 \
+            else if (size == 2) NAME##_int16_t ARGS;                                           \
+            else if (size == 4) NAME##_int32_t ARGS;                                           \
+            else NAME##_int64_t ARGS;                                                          \
+        } else {                                                                               \
+            if (size == 1) NAME##_uint8_t ARGS;                                                \
+            else if (size == 2) NAME##_uint16_t ARGS;                                          \
+            else NAME##_uint32_t ARGS;                                                         \
+        }                                                                                      \
+    } while (0)
+
+/* A 2-D integer buffer the kernels read (any but uint64), and 1-D int64 outputs, one per column. */
+static int open_block(PyObject *obj, Py_buffer *v, int *is_signed, int *size) {
+    if (get_2d(obj, v, 0, "block") < 0) return -1;
+    *size = int_kind(v, is_signed);
+    if (!*size || (*size == 8 && !*is_signed)) {
+        PyErr_SetString(PyExc_TypeError, "block must hold integers (not uint64)");
+        PyBuffer_Release(v);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *column_ranges(PyObject *self, PyObject *args) {
+    PyObject *block_obj, *low_obj, *high_obj;
+    if (!PyArg_ParseTuple(args, "OOO", &block_obj, &low_obj, &high_obj)) return NULL;
+    Py_buffer block, low, high;
+    int is_signed, size;
+    PyObject *result = NULL;
+    if (open_block(block_obj, &block, &is_signed, &size) < 0) return NULL;
+    if (get_1d(low_obj, &low, 1, 8, "low") < 0) goto release_block;
+    if (get_1d(high_obj, &high, 1, 8, "high") < 0) goto release_low;
+    Py_ssize_t n = block.shape[0], m = block.shape[1], s0 = block.strides[0], s1 = block.strides[1];
+    if (low.shape[0] != m || high.shape[0] != m) {
+        PyErr_SetString(PyExc_ValueError, "low and high need one item per column");
+        goto release_high;
+    }
+    const char *base = (const char *)block.buf;
+    int64_t *lo = (int64_t *)low.buf, *hi = (int64_t *)high.buf;
+    Py_BEGIN_ALLOW_THREADS
+    DISPATCH(ranges, (base, n, m, s0, s1, lo, hi));
+    Py_END_ALLOW_THREADS
+    result = Py_None;
+    Py_INCREF(result);
+release_high:
+    PyBuffer_Release(&high);
+release_low:
+    PyBuffer_Release(&low);
+release_block:
+    PyBuffer_Release(&block);
+    return result;
+}
+
+static PyObject *value_bits(PyObject *self, PyObject *args) {
+    PyObject *block_obj, *bits_obj;
+    if (!PyArg_ParseTuple(args, "OO", &block_obj, &bits_obj)) return NULL;
+    Py_buffer block, bits;
+    int is_signed, size;
+    PyObject *result = NULL;
+    if (open_block(block_obj, &block, &is_signed, &size) < 0) return NULL;
+    if (get_1d(bits_obj, &bits, 1, 8, "bits") < 0) goto release_block;
+    Py_ssize_t n = block.shape[0], m = block.shape[1], s0 = block.strides[0], s1 = block.strides[1];
+    if (bits.shape[0] != m) {
+        PyErr_SetString(PyExc_ValueError, "bits needs one item per column");
+        goto release_bits;
+    }
+    const char *base = (const char *)block.buf;
+    uint64_t *out = (uint64_t *)bits.buf;
+    Py_BEGIN_ALLOW_THREADS
+    DISPATCH(bits, (base, n, m, s0, s1, out));
+    Py_END_ALLOW_THREADS
+    result = Py_None;
+    Py_INCREF(result);
+release_bits:
+    PyBuffer_Release(&bits);
+release_block:
+    PyBuffer_Release(&block);
+    return result;
+}
+
+/* -- copy_cast ------------------------------------------------------------------------------ */
+
+/* out[r, j] = block[r, j] for any two strided layouts, in row blocks small enough that a
+ * transpose (row-major in, column-major out) reuses every cache line it reads. */
+#define ROW_BLOCK 16
+
+#define COPY(T, U)                                                                             \
+    static void copy_##U##_##T(const char *in, Py_ssize_t n, Py_ssize_t m, Py_ssize_t s0,       \
+                               Py_ssize_t s1, char *out, Py_ssize_t o0, Py_ssize_t o1) {        \
+        for (Py_ssize_t r0 = 0; r0 < n; r0 += ROW_BLOCK) {                                     \
+            Py_ssize_t r1 = r0 + ROW_BLOCK < n ? r0 + ROW_BLOCK : n;                           \
+            for (Py_ssize_t j = 0; j < m; j++)                                                 \
+                for (Py_ssize_t r = r0; r < r1; r++)                                           \
+                    *(U *)(out + r * o0 + j * o1) = (U) * (const T *)(in + r * s0 + j * s1);   \
+        }                                                                                      \
+    }
+
+#define COPY_TO(U) COPY(int8_t, U) COPY(int16_t, U) COPY(int32_t, U) COPY(int64_t, U) \
+    COPY(uint8_t, U) COPY(uint16_t, U) COPY(uint32_t, U)
+COPY_TO(int8_t)
+COPY_TO(int16_t)
+
+static PyObject *copy_cast(PyObject *self, PyObject *args) {
+    PyObject *block_obj, *out_obj;
+    if (!PyArg_ParseTuple(args, "OO", &block_obj, &out_obj)) return NULL;
+    Py_buffer block, codes;
+    int is_signed, size, out_signed = 0;
+    PyObject *result = NULL;
+    if (open_block(block_obj, &block, &is_signed, &size) < 0) return NULL;
+    if (get_2d(out_obj, &codes, 1, "out") < 0) goto release_block;
+    int out_size = int_kind(&codes, &out_signed);
+    if (!out_signed || (out_size != 1 && out_size != 2) || codes.shape[0] != block.shape[0] ||
+        codes.shape[1] != block.shape[1]) {
+        PyErr_SetString(PyExc_TypeError, "copy_cast: out must be int8 or int16 of the block's shape");
+        goto release_codes;
+    }
+    const char *in = (const char *)block.buf;
+    char *out = (char *)codes.buf;
+    Py_ssize_t n = block.shape[0], m = block.shape[1], s0 = block.strides[0], s1 = block.strides[1];
+    Py_ssize_t o0 = codes.strides[0], o1 = codes.strides[1];
+    Py_BEGIN_ALLOW_THREADS
+    if (out_size == 1) DISPATCH(copy_int8_t, (in, n, m, s0, s1, out, o0, o1));
+    else DISPATCH(copy_int16_t, (in, n, m, s0, s1, out, o0, o1));
+    Py_END_ALLOW_THREADS
+    result = Py_None;
+    Py_INCREF(result);
+release_codes:
+    PyBuffer_Release(&codes);
+release_block:
+    PyBuffer_Release(&block);
+    return result;
+}
+
+/* -- count_families ---------------------------------------------------------------------------- */
+
+/* flat[y * total + start[e] + parent_code * child_card[e] + child_code] += weight, for every
+ * row whose two codes are observed (>= 0), for the edges e0 .. e1 - 1; family e's cells are
+ * start[e] .. start[e + 1] - 1 of each class's block of total cells (start has n_edges + 1). */
+#define COUNT_ROWS 2048  /* rows per tile: the tile's classes, indices and weights stay in L1 */
+#define LANES 4           /* interleaved copies of a family's table (see below) */
+#define LOCAL_CELLS 1024  /* largest family table (cells, all classes) counted in local copies */
+
+/* Each family is counted in two loops over a tile of rows: the first computes every row's cell
+ * (a missing code sends the row to a spare cell) and vectorises; the second adds the rows up.
+ * A run of rows in the same cell would make every increment wait for the previous one's store,
+ * so the second loop keeps four copies of the table, one per row modulo 4. */
+#define COUNT(T)                                                                               \
+    VECTOR_CLONES static int count_##T(const char *codes, Py_ssize_t n, Py_ssize_t s0, Py_ssize_t s1,         \
+                         const int64_t *y, const double *w, const int64_t *child,              \
+                         const int64_t *parent, const int64_t *child_card,                     \
+                         const int64_t *start, int64_t total, int64_t n_classes, Py_ssize_t e0, \
+                         Py_ssize_t e1, double *flat) {                                        \
+        int32_t klass[COUNT_ROWS], cell[COUNT_ROWS];                                           \
+        int32_t counts[LANES * (LOCAL_CELLS + 1)];                                             \
+        double sums[LANES * (LOCAL_CELLS + 1)];                                                \
+        for (Py_ssize_t r0 = 0; r0 < n; r0 += COUNT_ROWS) {                                    \
+            Py_ssize_t rows = r0 + COUNT_ROWS < n ? COUNT_ROWS : n - r0;                       \
+            for (Py_ssize_t r = 0; r < rows; r++) {                                            \
+                if ((uint64_t)y[r0 + r] >= (uint64_t)n_classes) return -1;                     \
+                klass[r] = (int32_t)y[r0 + r];                                                 \
+            }                                                                                  \
+            const double *tile_w = w ? w + r0 : NULL;                                          \
+            for (Py_ssize_t e = e0; e < e1; e++) {                                             \
+                const char *c = codes + child[e] * s1 + r0 * s0, *p = codes + parent[e] * s1 + r0 * s0; \
+                int32_t card = (int32_t)child_card[e], size = (int32_t)(start[e + 1] - start[e]); \
+                int32_t cells = size * (int32_t)n_classes, spare = cells;                       \
+                uint32_t largest = 0;                                                          \
+                if (cells > LOCAL_CELLS) { /* a large family: straight into flat */            \
+                    for (Py_ssize_t r = 0; r < rows; r++) {                                    \
+                        int64_t a = (int64_t) * (const T *)(c + r * s0);                       \
+                        int64_t b = (int64_t) * (const T *)(p + r * s0);                       \
+                        if ((a | b) < 0) continue; /* a missing cell */                        \
+                        if (a >= card || b * card + a >= size) return -1;                      \
+                        flat[klass[r] * total + start[e] + b * card + a] += w ? tile_w[r] : 1.0; \
+                    }                                                                          \
+                    continue;                                                                  \
+                }                                                                              \
+                for (Py_ssize_t r = 0; r < rows; r++) {                                        \
+                    int32_t a = (int32_t) * (const T *)(c + r * s0);                           \
+                    int32_t b = (int32_t) * (const T *)(p + r * s0);                           \
+                    int32_t i = klass[r] * size + b * card + a;                                \
+                    i = (a | b) < 0 ? spare : i;                                               \
+                    largest = (uint32_t)i > largest ? (uint32_t)i : largest;                   \
+                    cell[r] = i;                                                               \
+                }                                                                              \
+                if (largest > (uint32_t)spare) return -1; /* a code beyond its states */      \
+                int32_t stride = cells + 1;                                                    \
+                if (w) {                                                                       \
+                    memset(sums, 0, sizeof(double) * LANES * stride);                          \
+                    for (Py_ssize_t r = 0; r < rows; r++)                                      \
+                        sums[(r & (LANES - 1)) * stride + cell[r]] += tile_w[r];               \
+                } else {                                                                       \
+                    memset(counts, 0, sizeof(int32_t) * LANES * stride);                       \
+                    for (Py_ssize_t r = 0; r < rows; r++)                                      \
+                        counts[(r & (LANES - 1)) * stride + cell[r]]++;                        \
+                }                                                                              \
+                for (int32_t k = 0; k < (int32_t)n_classes; k++)                               \
+                    for (int32_t i = 0; i < size; i++) {                                       \
+                        double sum = 0.0;                                                      \
+                        for (int lane = 0; lane < LANES; lane++)                               \
+                            sum += w ? sums[lane * stride + k * size + i]                      \
+                                     : (double)counts[lane * stride + k * size + i];           \
+                        flat[k * total + start[e] + i] += sum;                                 \
+                    }                                                                          \
+            }                                                                                  \
+        }                                                                                      \
+        return 0;                                                                              \
+    }
+
+COUNT(int8_t)
+COUNT(int16_t)
+COUNT(int32_t)
+COUNT(int64_t)
+
+static PyObject *count_families(PyObject *self, PyObject *args) {
+    PyObject *codes_obj, *y_obj, *w_obj, *child_obj, *parent_obj, *card_obj, *start_obj, *flat_obj;
+    long long total;
+    Py_ssize_t e0, e1;
+    if (!PyArg_ParseTuple(args, "OOOOOOOLOnn", &codes_obj, &y_obj, &w_obj, &child_obj,
+                          &parent_obj, &card_obj, &start_obj, &total, &flat_obj, &e0, &e1))
+        return NULL;
+    Py_buffer b[8];
+    int got = 0;
+    PyObject *result = NULL;
+    if (get_2d(codes_obj, &b[got], 0, "codes") < 0) goto done;
+    got++;
+    PyObject *objs[6] = {y_obj, child_obj, parent_obj, card_obj, start_obj, flat_obj};
+    const char *names[6] = {"y", "child", "parent", "child_card", "start", "flat"};
+    for (int k = 0; k < 6; k++) {
+        if (get_1d(objs[k], &b[got], k == 5, 8, names[k]) < 0) goto done;
+        got++;
+    }
+    const double *w = NULL;
+    if (w_obj != Py_None) {
+        if (get_1d(w_obj, &b[got], 0, 8, "weights") < 0) goto done;
+        w = (const double *)b[got].buf;
+        got++;
+    }
+    Py_buffer *codes = &b[0];
+    Py_ssize_t n = codes->shape[0], m = codes->shape[1], n_edges = b[2].shape[0];
+    int is_signed = 0, size = int_kind(codes, &is_signed);
+    if (!size || !is_signed || b[1].shape[0] != n || (w && b[7].shape[0] != n) ||
+        b[3].shape[0] != n_edges || b[4].shape[0] != n_edges || b[5].shape[0] != n_edges + 1 ||
+        b[5].shape[0] < 1 || ((const int64_t *)b[5].buf)[n_edges] != total ||
+        b[6].shape[0] % (total > 0 ? total : 1) != 0 ||
+        e0 < 0 || e1 > n_edges || e0 > e1) {
+        PyErr_SetString(PyExc_ValueError, "count_families: inconsistent arguments");
+        goto done;
+    }
+    const int64_t *child = (const int64_t *)b[2].buf, *parent = (const int64_t *)b[3].buf;
+    for (Py_ssize_t e = e0; e < e1; e++)
+        if (child[e] < 0 || child[e] >= m || parent[e] < 0 || parent[e] >= m) {
+            PyErr_SetString(PyExc_IndexError, "count_families: a column out of range");
+            goto done;
+        }
+    const char *base = (const char *)codes->buf;
+    Py_ssize_t s0 = codes->strides[0], s1 = codes->strides[1];
+    const int64_t *y = (const int64_t *)b[1].buf, *card = (const int64_t *)b[4].buf;
+    const int64_t *start = (const int64_t *)b[5].buf;
+    double *flat = (double *)b[6].buf;
+    int64_t n_classes = (int64_t)(b[6].shape[0] / (total > 0 ? total : 1));
+    int bad = 0;
+    Py_BEGIN_ALLOW_THREADS
+    if (size == 1) bad = count_int8_t(base, n, s0, s1, y, w, child, parent, card, start, total, n_classes, e0, e1, flat);
+    else if (size == 2) bad = count_int16_t(base, n, s0, s1, y, w, child, parent, card, start, total, n_classes, e0, e1, flat);
+    else if (size == 4) bad = count_int32_t(base, n, s0, s1, y, w, child, parent, card, start, total, n_classes, e0, e1, flat);
+    else bad = count_int64_t(base, n, s0, s1, y, w, child, parent, card, start, total, n_classes, e0, e1, flat);
+    Py_END_ALLOW_THREADS
+    if (bad) { /* the counts so far are in flat: the caller discards them */
+        PyErr_SetString(PyExc_ValueError, "count_families: a code or class out of its range");
+        goto done;
+    }
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    for (int k = 0; k < got; k++) PyBuffer_Release(&b[k]);
+    return result;
+}
+
+/* -- module ---------------------------------------------------------------------------------- */
+
+static PyMethodDef methods[] = {
+    {"column_ranges", column_ranges, METH_VARARGS,
+     "column_ranges(block, low, high): per column min and max into two int64 arrays."},
+    {"value_bits", value_bits, METH_VARARGS,
+     "value_bits(block, bits): per column the values in [0, 64) as the bits of a uint64."},
+    {"copy_cast", copy_cast, METH_VARARGS,
+     "copy_cast(block, out): out[...] = block, any layouts, into int8 or int16."},
+    {"count_families", count_families, METH_VARARGS,
+     "count_families(codes, y, weights, child, parent, child_card, offsets, total, flat, e0, e1)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_kernels", "One-pass kernels for wide integer tables.", -1, methods,
+    NULL, NULL, NULL, NULL};
+
+/* Raised with every change of a kernel's arguments or results: _native.py refuses a stale build
+ * (an optional build that fails leaves the previous library in place). */
+#define KERNELS_VERSION 2
+
+PyMODINIT_FUNC PyInit__kernels(void) {
+    PyObject *m = PyModule_Create(&module);
+    if (m && PyModule_AddIntConstant(m, "VERSION", KERNELS_VERSION) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

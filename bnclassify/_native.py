@@ -1,0 +1,197 @@
+"""The passes over a whole integer table, compiled when the extension is built, numpy otherwise.
+
+Three passes read every cell of a wide integer table: its per-column ranges and
+value sets (the kinds rule and the categories), its cast to column-major codes,
+and the counts of a tree's families. numpy needs several full-size temporaries
+for each; the C kernels in ``_kernels.c`` read each cell once and release the
+GIL, so family counts are split over the cores. Both versions give identical
+results (``tests/test_native.py``); ``COMPILED`` says which one runs. The
+extension is optional at install time: without a C compiler only speed differs.
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+#: The kernels' interface this module calls (``KERNELS_VERSION`` in ``_kernels.c``).
+KERNELS_VERSION = 2
+
+try:
+    from . import _kernels
+except ImportError:  # installed without a C compiler: the numpy versions below
+    _kernels = None
+if getattr(_kernels, "VERSION", None) != KERNELS_VERSION:
+    # a build older than this module (a failed rebuild keeps the old library): not used
+    _kernels = None
+
+#: Whether the compiled kernels are in use (``BNCLASSIFY_NUMPY_KERNELS=1`` turns them off).
+COMPILED = _kernels is not None and not os.environ.get("BNCLASSIFY_NUMPY_KERNELS")
+
+#: Cells per block of the numpy versions: blocks of index arrays that stay in cache.
+BLOCK_CELLS = 1 << 18
+#: Family-count cells (rows x families) above which the compiled count uses every core.
+THREAD_CELLS = 1 << 21
+_MAX_THREADS = 4
+_KERNEL_DTYPES = frozenset("bhilqBHI")
+
+
+def cpu_count() -> int:
+    """The CPUs this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def _kernel_reads(block: np.ndarray) -> bool:
+    return COMPILED and block.ndim == 2 and block.dtype.char in _KERNEL_DTYPES
+
+
+# -- ranges and value sets ------------------------------------------------------------------------
+def column_ranges(block: np.ndarray):
+    """``(low, high)`` of a 2-D integer array: each column's smallest and largest value (int64).
+
+    Examples
+    --------
+    >>> low, high = column_ranges(np.array([[3, 0], [1, 2]]))
+    >>> low.tolist(), high.tolist()
+    ([1, 0], [3, 2])
+    """
+    if _kernel_reads(block) and block.shape[0]:
+        low, high = np.empty(block.shape[1], np.int64), np.empty(block.shape[1], np.int64)
+        _kernels.column_ranges(block, low, high)
+        return low, high
+    return block.min(axis=0).astype(np.int64), block.max(axis=0).astype(np.int64)
+
+
+def value_bits(block: np.ndarray, top: int) -> np.ndarray:
+    """Each column's values (integers in ``[0, top]``, ``top < 64``) as the bits of a uint64.
+
+    Examples
+    --------
+    >>> value_bits(np.array([[0, 5], [2, 5]]), 5).tolist()
+    [5, 32]
+    """
+    if _kernel_reads(block):
+        bits = np.empty(block.shape[1], np.uint64)
+        _kernels.value_bits(block, bits)
+        return bits
+    # OR-reducing 1 << value down the rows in the narrowest unsigned type that holds the
+    # bits reads the block once with no index arrays
+    dtype = next(t for t in (np.uint8, np.uint16, np.uint32, np.uint64) if top < 8 * t().itemsize)
+    one = dtype(1)
+    bits = np.zeros(block.shape[1], dtype=dtype)
+    step = max(1, BLOCK_CELLS // block.shape[1])
+    for start in range(0, len(block), step):
+        rows = block[start : start + step].astype(dtype)
+        bits |= np.bitwise_or.reduce(np.left_shift(one, rows), axis=0)
+    return bits.astype(np.uint64)
+
+
+# -- codes ---------------------------------------------------------------------------------------
+def column_major(block: np.ndarray, dtype) -> np.ndarray:
+    """``block`` cast to ``dtype`` (its values fit) as a column-major array.
+
+    Examples
+    --------
+    >>> codes = column_major(np.array([[1, 0], [2, 1]]), np.int8)
+    >>> codes.flags.f_contiguous, codes.tolist()
+    (True, [[1, 0], [2, 1]])
+    """
+    if block.flags.f_contiguous:  # a DataFrame's own 2-D block: one plain cast
+        return block.astype(dtype, order="F")
+    out = np.empty(block.shape, dtype=dtype, order="F")
+    if _kernel_reads(block) and np.dtype(dtype).itemsize <= 2:
+        _kernels.copy_cast(block, out)
+        return out
+    step = max(1, (BLOCK_CELLS >> 2) // block.shape[1])
+    for start in range(0, len(block), step):
+        out[start : start + step] = block[start : start + step]  # cache-sized transposes
+    return out
+
+
+# -- family counts -------------------------------------------------------------------------------
+def count_families(
+    codes, y, weights, children, parents, child_cards, offsets, n_classes, has_missing=True
+) -> np.ndarray:
+    """Counts of single-parent families, flat: ``flat[c * total + offsets[k] + b * r_k + a]``.
+
+    For family ``k`` (child ``children[k]`` with ``child_cards[k]`` states ``a``,
+    parent ``parents[k]`` in state ``b``) and class ``c``, the (weighted) number
+    of rows where both cells are observed. Family ``k`` holds the cells
+    ``offsets[k] .. offsets[k + 1] - 1`` of each class's block of
+    ``total = offsets[-1]``. ``codes``: ``(n, m)`` integer codes,
+    :data:`~bnclassify._encoding.MISSING` (-1) for a missing cell; ``y``: class
+    codes; ``weights``: row weights or None; ``has_missing``: whether any code is
+    missing, or a function that says so (the numpy version asks, to skip its mask
+    on complete data).
+
+    Examples
+    --------
+    >>> codes = np.array([[0, 1], [1, 1], [1, -1]], dtype=np.int8)
+    >>> count_families(codes, np.array([0, 1, 1]), None, [1], [0], [2], [0, 4], 2).tolist()
+    [0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0]
+    """
+    children = np.asarray(children, dtype=np.int64)
+    parents = np.asarray(parents, dtype=np.int64)
+    offsets = np.asarray(offsets, dtype=np.int64)
+    total = int(offsets[-1])
+    flat = np.zeros(n_classes * total)
+    if COMPILED and codes.ndim == 2 and codes.dtype.char in "bhlq" and len(children):
+        arrays = (
+            np.ascontiguousarray(y, dtype=np.int64),
+            None if weights is None else np.ascontiguousarray(weights, dtype=np.float64),
+            children,
+            parents,
+            np.asarray(child_cards, dtype=np.int64),
+            offsets,
+        )
+
+        def count(edges):
+            _kernels.count_families(codes, *arrays, total, flat, edges[0], edges[-1] + 1)
+
+        threads = min(cpu_count(), _MAX_THREADS, len(children))
+        if threads > 1 and codes.shape[0] * len(children) >= THREAD_CELLS:
+            # each thread fills its own families' cells: no two write the same one
+            with ThreadPoolExecutor(threads) as pool:
+                list(pool.map(count, np.array_split(np.arange(len(children)), threads)))
+        else:
+            count(np.arange(len(children)))
+        return flat
+    return _numpy_count_families(
+        codes, y, weights, children, parents, child_cards, offsets[:-1], total, flat, has_missing
+    )
+
+
+def _numpy_count_families(
+    codes, y, weights, children, parents, child_cards, starts, total, flat, has_missing
+):
+    rows = max(1, BLOCK_CELLS // len(children))  # cache-sized index blocks
+    # int32 arithmetic halves the memory traffic when every index fits
+    dtype = np.int32 if len(flat) < np.iinfo(np.int32).max else np.intp
+    child_cards = np.asarray(child_cards).astype(dtype)
+    starts = np.asarray(starts).astype(dtype)
+    class_starts = (np.asarray(y) * int(total)).astype(dtype)
+    # complete unweighted data (the usual case) needs no mask: a third of the work
+    plain = weights is None and not (has_missing() if callable(has_missing) else has_missing)
+    for start in range(0, len(y), rows):
+        child = codes[start : start + rows, children]
+        parent = codes[start : start + rows, parents]
+        index = parent * child_cards
+        index += child
+        index += starts
+        index += class_starts[start : start + rows, None]
+        if plain:  # the gathered columns are column-major: a C-order ravel would copy
+            flat += np.bincount(index.ravel(order="K"), minlength=len(flat))
+            continue
+        missing = (child < 0) | (parent < 0)  # MISSING
+        keep = ~missing
+        w = None
+        if weights is not None:
+            w = np.broadcast_to(weights[start : start + rows, None], index.shape)[keep]
+        if missing.any():
+            index = index[keep]
+        flat += np.bincount(index.ravel(), w, minlength=len(flat))
+    return flat

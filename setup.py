@@ -1,0 +1,22 @@
+"""The optional compiled kernels (``bnclassify/_kernels.c``); everything else is in pyproject.toml.
+
+Optional: without a C compiler the install still succeeds and bnclassify uses
+the numpy versions of the kernels (``bnclassify/_native.py``), with the same
+results, only slower on wide tables.
+"""
+
+import sys
+
+from setuptools import Extension, setup
+
+flags = [] if sys.platform == "win32" else ["-O3"]
+setup(
+    ext_modules=[
+        Extension(
+            "bnclassify._kernels",
+            sources=["bnclassify/_kernels.c"],
+            optional=True,
+            extra_compile_args=flags,
+        )
+    ]
+)

@@ -1,0 +1,183 @@
+"""The compiled kernels (bnclassify/_kernels.c) equal their numpy versions and a slow reference."""
+
+import os
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bnclassify import TAN, SimplerTAN, _native
+from bnclassify.datasets import make_tree_classification
+
+INT_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32"]
+
+
+@pytest.fixture
+def numpy_only(monkeypatch):
+    """Run the numpy versions (as on an install without a C compiler)."""
+    monkeypatch.setattr(_native, "COMPILED", False)
+
+
+def test_the_extension_is_built():
+    # an install without a C compiler falls back to numpy (slower, same results); the
+    # test suite is meant to run on the fast build, so a missing one must be seen
+    if os.environ.get("BNCLASSIFY_NUMPY_KERNELS"):
+        pytest.skip("BNCLASSIFY_NUMPY_KERNELS is set: the numpy versions are asked for")
+    assert _native.COMPILED, (
+        "bnclassify._kernels did not build: pip install -e . needs a C compiler"
+    )
+    assert _native._kernels.VERSION == _native.KERNELS_VERSION
+
+
+def layouts(block):
+    """The same values C-ordered, Fortran-ordered and as a strided view."""
+    padded = np.zeros((block.shape[0] * 2, block.shape[1] * 3), dtype=block.dtype)
+    padded[::2, ::3] = block
+    return [block, np.asfortranarray(block), padded[::2, ::3]]
+
+
+@st.composite
+def integer_blocks(draw, low=None, high=None):
+    dtype = np.dtype(draw(st.sampled_from(INT_DTYPES)))
+    info = np.iinfo(dtype)
+    low = info.min if low is None else max(low, info.min)
+    high = info.max if high is None else min(high, info.max)
+    n, m = draw(st.integers(1, 40)), draw(st.integers(1, 12))
+    seed = draw(st.integers(0, 2**32 - 1))
+    a, b = sorted(draw(st.lists(st.integers(low, high), min_size=2, max_size=2)))
+    rng = np.random.default_rng(seed)
+    return rng.integers(a, b, size=(n, m), endpoint=True, dtype=dtype)
+
+
+@settings(max_examples=60, deadline=None)
+@given(integer_blocks())
+def test_column_ranges(block):
+    for view in layouts(block):
+        low, high = _native.column_ranges(view)
+        np.testing.assert_array_equal(low, block.min(axis=0).astype(np.int64))
+        np.testing.assert_array_equal(high, block.max(axis=0).astype(np.int64))
+        assert low.dtype == high.dtype == np.int64
+
+
+@settings(max_examples=60, deadline=None)
+@given(integer_blocks(low=0, high=63), st.booleans())
+def test_value_bits(block, compiled):
+    expected = [sum(1 << int(v) for v in np.unique(column)) for column in block.T]
+    for view in layouts(block):
+        if compiled:
+            bits = _native.value_bits(view, int(block.max()))
+        else:
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setattr(_native, "COMPILED", False)
+                bits = _native.value_bits(view, int(block.max()))
+        assert bits.dtype == np.uint64
+        assert bits.tolist() == expected
+
+
+def test_value_bits_ignore_values_outside_0_64():
+    block = np.array([[-1, 64], [3, 200], [5, 1]], dtype=np.int64)
+    assert _native.value_bits(block, 63).tolist() == [(1 << 3) | (1 << 5), 1 << 1]
+
+
+@settings(max_examples=60, deadline=None)
+@given(integer_blocks(low=0, high=127), st.sampled_from([np.int8, np.int16]))
+def test_column_major(block, dtype):
+    for view in layouts(block):
+        codes = _native.column_major(view, dtype)
+        assert codes.flags.f_contiguous and codes.dtype == dtype
+        np.testing.assert_array_equal(codes, block.astype(dtype))
+
+
+def slow_family_counts(codes, y, weights, children, parents, cards, n_classes):
+    """One dict increment per row and family: obviously right."""
+    tables = []
+    for child, parent in zip(children, parents, strict=True):
+        table = np.zeros((n_classes, cards[parent], cards[child]))
+        for r in range(len(y)):
+            a, b = codes[r, child], codes[r, parent]
+            if a >= 0 and b >= 0:
+                table[y[r], b, a] += 1.0 if weights is None else weights[r]
+        tables.append(table)
+    return tables
+
+
+@st.composite
+def family_problems(draw):
+    n, m = draw(st.integers(1, 60)), draw(st.integers(2, 7))
+    n_classes = draw(st.integers(1, 4))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    cards = rng.integers(1, draw(st.sampled_from([3, 6, 40])), size=m)
+    codes = (rng.random((n, m)) * cards).astype(np.int64)
+    codes[rng.random((n, m)) < draw(st.sampled_from([0.0, 0.2]))] = -1
+    dtype = draw(st.sampled_from([np.int8, np.int16, np.int32, np.int64]))
+    order = draw(st.sampled_from(["C", "F"]))
+    codes = np.asarray(codes, dtype=dtype, order=order)
+    y = rng.integers(0, n_classes, n)
+    weights = rng.random(n) * 3 if draw(st.booleans()) else None
+    k = draw(st.integers(1, 2 * m))
+    children = rng.integers(0, m, k)
+    parents = rng.integers(0, m, k)
+    return codes, y, weights, children, parents, cards, n_classes
+
+
+@settings(max_examples=80, deadline=None)
+@given(family_problems(), st.booleans())
+def test_count_families(problem, threads):
+    codes, y, weights, children, parents, cards, n_classes = problem
+    sizes = cards[parents] * cards[children]
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    expected = slow_family_counts(codes, y, weights, children, parents, cards, n_classes)
+    results = []
+    with pytest.MonkeyPatch.context() as patch:
+        if threads:  # every family on its own share of the cores
+            patch.setattr(_native, "THREAD_CELLS", 1)
+            patch.setattr(_native, "cpu_count", lambda: 3)
+        for compiled in (True, False):
+            patch.setattr(_native, "COMPILED", compiled and _native._kernels is not None)
+            flat = _native.count_families(
+                codes, y, weights, children, parents, cards[children], offsets, n_classes
+            )
+            results.append(flat.reshape(n_classes, -1))
+    for table in results:
+        for k, want in enumerate(expected):
+            got = table[:, offsets[k] : offsets[k + 1]].reshape(want.shape)
+            np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+def test_count_families_refuses_a_code_beyond_its_states():
+    if not _native.COMPILED:
+        pytest.skip("the compiled kernel's own check")
+    codes = np.array([[0, 1], [1, 5]], dtype=np.int8)  # 5 is beyond the child's 2 states
+    with pytest.raises(ValueError, match="out of its range"):
+        _native.count_families(codes, np.array([0, 1]), None, [1], [0], [2], [0, 4], 2)
+    with pytest.raises(ValueError, match="out of its range"):  # a class beyond n_classes
+        _native.count_families(codes[:1], np.array([3]), None, [1], [0], [2], [0, 4], 2)
+
+
+@pytest.mark.parametrize("model", ["TAN", "SimplerTAN"])
+def test_models_are_identical_with_and_without_the_kernels(model, monkeypatch):
+    X, y, truth = make_tree_classification(
+        400, 40, n_categories=5, n_classes=3, return_network=True, random_state=3
+    )
+    X = np.asarray(X, dtype=np.int64)
+    rng = np.random.default_rng(0)
+    weights = rng.random(len(y)) * 2
+    missing = X.astype(float)
+    missing[rng.random(X.shape) < 0.05] = np.nan
+
+    def fit(data, sample_weight=None):
+        estimator = TAN() if model == "TAN" else SimplerTAN(truth.adjacency)
+        return estimator.fit(data, y, sample_weight=sample_weight)
+
+    for data, w in ((X, None), (np.asfortranarray(X), weights), (missing, weights)):
+        compiled = fit(data, w)
+        monkeypatch.setattr(_native, "COMPILED", False)
+        plain = fit(data, w)
+        monkeypatch.setattr(_native, "COMPILED", _native._kernels is not None)
+        assert sorted(compiled.structure_.edges) == sorted(plain.structure_.edges)
+        for a, b in zip(compiled.compiled_.factors, plain.compiled_.factors, strict=True):
+            np.testing.assert_allclose(a.log_table_, b.log_table_, rtol=1e-12)
+        np.testing.assert_allclose(
+            compiled.predict_proba(data), plain.predict_proba(data), rtol=1e-10
+        )

@@ -34,7 +34,7 @@ def as_frame(X, feature_names=None) -> tuple[pd.DataFrame, bool]:
     Arrays get the names ``x0 .. x{m-1}`` (or ``feature_names`` when given).
     """
     if isinstance(X, pd.DataFrame):
-        has_names = len(X.columns) > 0 and all(isinstance(c, str) for c in X.columns)
+        has_names = len(X.columns) > 0 and all(isinstance(c, str) for c in X.columns.tolist())
         frame = X if has_names else X.set_axis(_default_names(X.shape[1]), axis=1)
     else:
         if hasattr(X, "toarray") or hasattr(X, "tocsr"):
@@ -687,8 +687,9 @@ def _categories_of_bits(bits, top, dtype) -> list:
     values = np.arange(top + 1, dtype=np.uint64)
     present = (bits[:, None] >> values) & np.uint64(1)  # (features, values)
     columns, found = np.nonzero(present)
-    ends = np.cumsum(np.bincount(columns, minlength=len(bits)))
-    return np.split(found.astype(dtype), ends[:-1])
+    ends = np.cumsum(np.bincount(columns, minlength=len(bits))).tolist()
+    found = found.astype(dtype)
+    return [found[a:b] for a, b in zip([0, *ends[:-1]], ends, strict=True)]  # np.split: 5x slower
 
 
 def _learn_and_encode_integer_block(block, frame, high):
@@ -704,7 +705,7 @@ def _learn_and_encode_integer_block(block, frame, high):
         categories = _learn_integer_block(block, high)
         return categories, _codes_of_integer_block(block, frame, categories)
     values = column_major(block, np.int8)
-    categories = _categories_of_bits(value_bits(values, top), top, block.dtype)
+    categories = _categories_of_bits(value_bits(values, top, high), top, block.dtype)
     if all(c[-1] == len(c) - 1 for c in categories):  # sorted, distinct, >= 0: 0..r-1 iff last
         return categories, values
     return categories, _encode_integer_block(block, frame, categories, "error")

@@ -171,26 +171,48 @@ release_block:
     return result;
 }
 
+/* Bytes stored column by column: look for each value up to the column's largest with memchr
+ * (vectorised by the C library), which finds a value that occurs within the first few rows. */
+static void bits_of_byte_columns(const char *base, Py_ssize_t n, Py_ssize_t m, Py_ssize_t s1,
+                                 const int64_t *high, uint64_t *bits) {
+    for (Py_ssize_t j = 0; j < m; j++) {
+        const char *column = base + j * s1;
+        uint64_t b = 0;
+        for (int64_t v = 0; v <= high[j] && v < 64; v++)
+            if (memchr(column, (int)v, (size_t)n)) b |= (uint64_t)1 << v;
+        bits[j] = b;
+    }
+}
+
 static PyObject *value_bits(PyObject *self, PyObject *args) {
-    PyObject *block_obj, *bits_obj;
-    if (!PyArg_ParseTuple(args, "OO", &block_obj, &bits_obj)) return NULL;
-    Py_buffer block, bits;
-    int is_signed, size;
+    PyObject *block_obj, *bits_obj, *high_obj = Py_None;
+    if (!PyArg_ParseTuple(args, "OO|O", &block_obj, &bits_obj, &high_obj)) return NULL;
+    Py_buffer block, bits, high;
+    int is_signed, size, has_high = 0;
     PyObject *result = NULL;
     if (open_block(block_obj, &block, &is_signed, &size) < 0) return NULL;
     if (get_1d(bits_obj, &bits, 1, 8, "bits") < 0) goto release_block;
     Py_ssize_t n = block.shape[0], m = block.shape[1], s0 = block.strides[0], s1 = block.strides[1];
-    if (bits.shape[0] != m) {
-        PyErr_SetString(PyExc_ValueError, "bits needs one item per column");
-        goto release_bits;
+    if (high_obj != Py_None) {
+        if (get_1d(high_obj, &high, 0, 8, "high") < 0) goto release_bits;
+        has_high = 1;
+    }
+    if (bits.shape[0] != m || (has_high && high.shape[0] != m)) {
+        PyErr_SetString(PyExc_ValueError, "bits and high need one item per column");
+        goto release_high;
     }
     const char *base = (const char *)block.buf;
     uint64_t *out = (uint64_t *)bits.buf;
     Py_BEGIN_ALLOW_THREADS
-    DISPATCH(bits, (base, n, m, s0, s1, out));
+    if (size == 1 && s0 == 1 && has_high)
+        bits_of_byte_columns(base, n, m, s1, (const int64_t *)high.buf, out);
+    else
+        DISPATCH(bits, (base, n, m, s0, s1, out));
     Py_END_ALLOW_THREADS
     result = Py_None;
     Py_INCREF(result);
+release_high:
+    if (has_high) PyBuffer_Release(&high);
 release_bits:
     PyBuffer_Release(&bits);
 release_block:
@@ -403,7 +425,8 @@ static PyMethodDef methods[] = {
     {"column_ranges", column_ranges, METH_VARARGS,
      "column_ranges(block, low, high): per column min and max into two int64 arrays."},
     {"value_bits", value_bits, METH_VARARGS,
-     "value_bits(block, bits): per column the values in [0, 64) as the bits of a uint64."},
+     "value_bits(block, bits[, high]): per column the values in [0, 64) as the bits of a uint64 "
+     "(high: each column's largest value, when known)."},
     {"copy_cast", copy_cast, METH_VARARGS,
      "copy_cast(block, out): out[...] = block, any layouts, into int8 or int16."},
     {"count_families", count_families, METH_VARARGS,
@@ -417,7 +440,7 @@ static struct PyModuleDef module = {
 
 /* Raised with every change of a kernel's arguments or results: _native.py refuses a stale build
  * (an optional build that fails leaves the previous library in place). */
-#define KERNELS_VERSION 2
+#define KERNELS_VERSION 3
 
 PyMODINIT_FUNC PyInit__kernels(void) {
     PyObject *m = PyModule_Create(&module);

@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 #: The kernels' interface this module calls (``KERNELS_VERSION`` in ``_kernels.c``).
-KERNELS_VERSION = 2
+KERNELS_VERSION = 3
 
 try:
     from . import _kernels
@@ -45,6 +45,19 @@ def cpu_count() -> int:
     return os.cpu_count() or 1
 
 
+_pool = None
+_pool_pid = None
+
+
+def _workers(n: int) -> ThreadPoolExecutor:
+    """A pool of at least ``n`` worker threads, kept for the process (not for a forked child,
+    which has none of the parent's threads)."""
+    global _pool, _pool_pid
+    if _pool is None or _pool_pid != os.getpid() or _pool._max_workers < n:
+        _pool, _pool_pid = ThreadPoolExecutor(n, thread_name_prefix="bnclassify"), os.getpid()
+    return _pool
+
+
 def _kernel_reads(block: np.ndarray) -> bool:
     return COMPILED and block.ndim == 2 and block.dtype.char in _KERNEL_DTYPES
 
@@ -66,8 +79,12 @@ def column_ranges(block: np.ndarray):
     return block.min(axis=0).astype(np.int64), block.max(axis=0).astype(np.int64)
 
 
-def value_bits(block: np.ndarray, top: int) -> np.ndarray:
+def value_bits(block: np.ndarray, top: int, high=None) -> np.ndarray:
     """Each column's values (integers in ``[0, top]``, ``top < 64``) as the bits of a uint64.
+
+    ``high``: each column's largest value (int64), when known: the compiled
+    version then looks for each possible value of a byte column instead of
+    reading every cell.
 
     Examples
     --------
@@ -76,7 +93,7 @@ def value_bits(block: np.ndarray, top: int) -> np.ndarray:
     """
     if _kernel_reads(block):
         bits = np.empty(block.shape[1], np.uint64)
-        _kernels.value_bits(block, bits)
+        _kernels.value_bits(block, bits, None if high is None else np.asarray(high, np.int64))
         return bits
     # OR-reducing 1 << value down the rows in the narrowest unsigned type that holds the
     # bits reads the block once with no index arrays
@@ -153,12 +170,14 @@ def count_families(
             _kernels.count_families(codes, *arrays, total, flat, edges[0], edges[-1] + 1)
 
         threads = min(cpu_count(), _MAX_THREADS, len(children))
-        if threads > 1 and codes.shape[0] * len(children) >= THREAD_CELLS:
-            # each thread fills its own families' cells: no two write the same one
-            with ThreadPoolExecutor(threads) as pool:
-                list(pool.map(count, np.array_split(np.arange(len(children)), threads)))
-        else:
-            count(np.arange(len(children)))
+        if threads < 2 or codes.shape[0] * len(children) < THREAD_CELLS:
+            threads = 1
+        # each share fills its own families' cells: no two threads write the same one
+        shares = np.array_split(np.arange(len(children)), threads)
+        others = [_workers(threads - 1).submit(count, share) for share in shares[1:]]
+        count(shares[0])  # this thread counts a share too, rather than wait
+        for other in others:
+            other.result()
         return flat
     return _numpy_count_families(
         codes, y, weights, children, parents, child_cards, offsets[:-1], total, flat, has_missing

@@ -110,41 +110,43 @@ class FamilyTables:
 
 @dataclass
 class FamilyBatch:
-    """Families counted together: one ``(C, total)`` table, family ``k`` in the cells
-    ``offsets[k] .. offsets[k + 1] - 1`` as ``(parent state, child state)``, child fastest.
+    """Single-parent families counted together: one ``(C, total)`` table, family ``k`` in
+    the cells ``offsets[k] .. offsets[k + 1] - 1`` as ``(parent state, child state)``.
 
-    Their log-CPTs are computed together too (:meth:`log_tables`): one pass of
+    Their log-CPTs are computed together too (:meth:`log_table`): one pass of
     numpy over the whole table instead of a handful of small calls per family,
     which on a 1,000-feature tree costs more than the counting.
     """
 
     table: np.ndarray
     offsets: np.ndarray
-    keys: list
-    shapes: list
+    parent_cards: np.ndarray
+    child_cards: np.ndarray
     _logs: dict = field(default_factory=dict, repr=False)
 
-    def log_tables(self, alpha: float) -> dict:
-        """``{(child, (parent,)): log P(x_child | c, x_parent)}`` with pseudo-count ``alpha``."""
+    def _shape(self, k: int) -> tuple:
+        return (len(self.table), int(self.parent_cards[k]), int(self.child_cards[k]))
+
+    def counts(self, k: int) -> np.ndarray:
+        """N(c, x_parent, x_child) of family ``k``."""
+        return self.table[:, self.offsets[k] : self.offsets[k + 1]].reshape(self._shape(k))
+
+    def log_table(self, k: int, alpha: float) -> np.ndarray:
+        """``log P(x_child | c, x_parent)`` of family ``k`` with pseudo-count ``alpha``."""
         if alpha not in self._logs:
-            child_cards = np.array([shape[-1] for shape in self.shapes])
-            parent_cards = np.array([shape[-2] for shape in self.shapes])
             # one block of child states per (family, parent state): the rows of each CPT
-            block_sizes = np.repeat(child_cards, parent_cards)
+            block_sizes = np.repeat(self.child_cards, self.parent_cards)
             block_starts = np.concatenate([[0], np.cumsum(block_sizes)[:-1]])
             smoothed = self.table + alpha
             totals = np.repeat(np.add.reduceat(smoothed, block_starts, axis=1), block_sizes, axis=1)
             if alpha > 0:
-                logs = np.log(smoothed / totals)
+                self._logs[alpha] = np.log(smoothed / totals)
             else:  # as log_conditional: a parent state with no data is uniform
                 with np.errstate(divide="ignore", invalid="ignore"):
                     uniform = 1.0 / np.repeat(block_sizes, block_sizes)
-                    logs = np.log(np.where(totals > 0, smoothed / totals, uniform))
-            self._logs[alpha] = {
-                key: logs[:, self.offsets[k] : self.offsets[k + 1]].reshape(shape)
-                for k, (key, shape) in enumerate(zip(self.keys, self.shapes, strict=True))
-            }
-        return self._logs[alpha]
+                    self._logs[alpha] = np.log(np.where(totals > 0, smoothed / totals, uniform))
+        logs = self._logs[alpha]
+        return logs[:, self.offsets[k] : self.offsets[k + 1]].reshape(self._shape(k))
 
 
 @dataclass
@@ -495,7 +497,9 @@ class TrainingCounts(FamilyTables):
         todo = [
             i
             for i in children
-            if len(parents_of[i]) == 1 and (i, tuple(parents_of[i])) not in self._families
+            if len(parents_of[i]) == 1
+            and (i, tuple(parents_of[i])) not in self._families
+            and (i, tuple(parents_of[i])) not in self._batch_of
         ]
         if len(todo) > 1:
             self._count_single_parent_families(todo, [parents_of[i][0] for i in todo])
@@ -522,20 +526,22 @@ class TrainingCounts(FamilyTables):
             self.n_classes,
             has_missing=lambda: self.has_missing,  # one pass over the codes: asked only if needed
         )
-        table = flat.reshape(self.n_classes, total)
-        keys = [(i, (p,)) for i, p in zip(children, parents, strict=True)]
-        shapes = [(self.n_classes, int(self.cards[p]), int(self.cards[i])) for i, (p,) in keys]
-        batch = FamilyBatch(table, offsets, keys, shapes)
-        for k, (key, shape) in enumerate(zip(keys, shapes, strict=True)):
-            self._families[key] = table[:, offsets[k] : offsets[k + 1]].reshape(shape)
-            self._batch_of[key] = batch
+        batch = FamilyBatch(
+            flat.reshape(self.n_classes, total),
+            offsets.tolist(),
+            self.cards[parents],
+            self.cards[children],
+        )
+        for k, key in enumerate(zip(children, ((p,) for p in parents), strict=True)):
+            self._batch_of[key] = (batch, k)  # its tables are sliced out when asked for
 
     def log_family(self, child: int, parents, alpha: float) -> np.ndarray:
         """``log P(x_child | c, x_parents)``; a batch-counted family's with its whole batch."""
-        batch = self._batch_of.get((child, tuple(parents)))
-        if batch is None:
+        key = (child, tuple(parents))
+        if key in self._families or key not in self._batch_of:
             return super().log_family(child, parents, alpha)
-        return batch.log_tables(alpha)[(child, tuple(parents))]
+        batch, k = self._batch_of[key]
+        return batch.log_table(k, alpha)
 
     def gaussian_moments(self, child, discrete_parents=(), continuous_parents=()):
         """:class:`GaussianMoments` of a continuous child per (class, discrete-parent state).
@@ -584,7 +590,10 @@ class TrainingCounts(FamilyTables):
         """N(c, x_parents, x_child), cached; see :func:`family_counts`."""
         key = (child, tuple(parents))
         if key not in self._families:
-            if "pairwise" in self.__dict__ and len(parents) <= 1:
+            if key in self._batch_of:
+                batch, k = self._batch_of[key]
+                counts = batch.counts(k)
+            elif "pairwise" in self.__dict__ and len(parents) <= 1:
                 pc = self.pairwise
                 counts = pc.block(parents[0], child).copy() if parents else pc.feature_class(child)
             elif not parents:

@@ -141,7 +141,7 @@ class TableSchema:
     @classmethod
     def _learn(cls, X, distributions, categories=True, weights=None, y=None):
         frame, has_names = as_frame(X)
-        names = list(frame.columns)
+        names = frame.columns.tolist()
         nodes, ranges = _nodes(frame, distributions, weights, _row_classes(y, len(frame)))
         discrete = [None] * len(names)
         for columns, spec in nodes:
@@ -152,21 +152,21 @@ class TableSchema:
             learned = [np.array([]) if d else None for d in discrete]
             schema = cls(names, nodes, learned, has_names)
             if isinstance(X, pd.DataFrame) and not has_names:
-                schema.labels = list(X.columns)
+                schema.labels = X.columns.tolist()
             return schema, frame, None
         learned, codes = learn_and_encode_frame(frame, kinds, ranges)
         schema = cls(names, nodes, learned, has_names)
         if isinstance(X, pd.DataFrame) and not has_names:
             #: The training table's own (non-string) column labels: a prediction
             #: table with the same labels is aligned by label, not position.
-            schema.labels = list(X.columns)
+            schema.labels = X.columns.tolist()
         return schema, frame, codes
 
     @classmethod
     def from_dtypes(cls, frame, distributions=None, y=None):
         """The kinds of the columns of ``frame`` (e.g. a dask frame's first partition, with
         its classes ``y``), without categories (they come from the accumulated statistics)."""
-        names = list(frame.columns)
+        names = frame.columns.tolist()
         has_names = len(names) > 0 and all(isinstance(c, str) for c in names)
         if not has_names:
             names = [f"x{i}" for i in range(len(names))]
@@ -216,7 +216,7 @@ class TableSchema:
         if (
             labels is not None
             and isinstance(X, pd.DataFrame)
-            and list(X.columns) != labels
+            and X.columns.tolist() != labels
             and len(X.columns) == len(labels)
             and not X.columns.has_duplicates
             and set(X.columns) == set(labels)
@@ -224,7 +224,7 @@ class TableSchema:
             X = X[labels]  # integer or tuple labels: align by label, not by position
         frame, has_names = as_frame(X)
         if has_names and self.has_names:
-            columns = list(frame.columns)
+            columns = frame.columns.tolist()
             if columns != self.names:
                 missing = [c for c in self.names if c not in columns]
                 extra = [c for c in columns if c not in self.names]
@@ -457,7 +457,7 @@ def _nodes(frame, spec, weights=None, classes=None) -> tuple[list, tuple | None]
     A tuple with a multinomial is one group; with any other kind each of its
     columns gets its own node.
     """
-    columns = list(frame.columns)
+    columns = frame.columns.tolist()
     chosen = [None] * len(columns)
     nodes = []
     if spec is None:
@@ -497,12 +497,15 @@ def _nodes(frame, spec, weights=None, classes=None) -> tuple[list, tuple | None]
     # float column (normal or log-normal), are read
     dtypes = list(frame.dtypes)
     wide, ranges = _wide_integer_columns(frame, dtypes, [c is None for c in chosen])
+    by_dtype = {}  # the kind of a column whose values are not read depends on its dtype alone
     for pos, dtype in enumerate(dtypes):
         if chosen[pos] is None:
-            read = pos in wide or getattr(dtype, "kind", "O") == "f"
-            kind = default_kind(
-                frame.iloc[:, pos] if read else dtype, weights=weights, classes=classes
-            )
+            if pos in wide or getattr(dtype, "kind", "O") == "f":
+                kind = default_kind(frame.iloc[:, pos], weights=weights, classes=classes)
+            else:
+                if dtype not in by_dtype:
+                    by_dtype[dtype] = default_kind(dtype, weights=weights, classes=classes)
+                kind = by_dtype[dtype]
             chosen[pos] = KINDS[kind]()
             nodes.append(((pos,), chosen[pos]))
     nodes.sort(key=lambda node: node[0][0])

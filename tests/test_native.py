@@ -65,14 +65,12 @@ def test_column_ranges(block):
 def test_value_bits(block, compiled):
     expected = [sum(1 << int(v) for v in np.unique(column)) for column in block.T]
     for view in layouts(block):
-        if compiled:
-            bits = _native.value_bits(view, int(block.max()))
-        else:
+        for high in (None, block.max(axis=0).astype(np.int64)):  # byte columns: by memchr
             with pytest.MonkeyPatch.context() as patch:
-                patch.setattr(_native, "COMPILED", False)
-                bits = _native.value_bits(view, int(block.max()))
-        assert bits.dtype == np.uint64
-        assert bits.tolist() == expected
+                patch.setattr(_native, "COMPILED", compiled and _native.COMPILED)
+                bits = _native.value_bits(view, int(block.max()), high)
+            assert bits.dtype == np.uint64
+            assert bits.tolist() == expected
 
 
 def test_value_bits_ignore_values_outside_0_64():

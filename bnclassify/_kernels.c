@@ -227,8 +227,22 @@ release_block:
 #define ROW_BLOCK 16
 
 #define COPY(T, U)                                                                             \
-    static void copy_##U##_##T(const char *in, Py_ssize_t n, Py_ssize_t m, Py_ssize_t s0,       \
-                               Py_ssize_t s1, char *out, Py_ssize_t o0, Py_ssize_t o1) {        \
+    VECTOR_CLONES static void copy_##U##_##T(const char *in, Py_ssize_t n, Py_ssize_t m,        \
+                                             Py_ssize_t s0, Py_ssize_t s1, char *out,           \
+                                             Py_ssize_t o0, Py_ssize_t o1) {                    \
+        if (s1 == (Py_ssize_t)sizeof(T) && o0 == (Py_ssize_t)sizeof(U) &&                      \
+            s0 % (Py_ssize_t)sizeof(T) == 0 && o1 % (Py_ssize_t)sizeof(U) == 0) {               \
+            /* rows in, columns out (the usual transpose): plain indices the compiler unrolls */ \
+            Py_ssize_t row = s0 / (Py_ssize_t)sizeof(T), column = o1 / (Py_ssize_t)sizeof(U);  \
+            const T *x = (const T *)in;                                                        \
+            U *y = (U *)out;                                                                   \
+            for (Py_ssize_t r0 = 0; r0 < n; r0 += ROW_BLOCK) {                                 \
+                Py_ssize_t r1 = r0 + ROW_BLOCK < n ? r0 + ROW_BLOCK : n;                       \
+                for (Py_ssize_t j = 0; j < m; j++)                                             \
+                    for (Py_ssize_t r = r0; r < r1; r++) y[j * column + r] = (U)x[r * row + j]; \
+            }                                                                                  \
+            return;                                                                            \
+        }                                                                                      \
         for (Py_ssize_t r0 = 0; r0 < n; r0 += ROW_BLOCK) {                                     \
             Py_ssize_t r1 = r0 + ROW_BLOCK < n ? r0 + ROW_BLOCK : n;                           \
             for (Py_ssize_t j = 0; j < m; j++)                                                 \

@@ -32,7 +32,8 @@ COMPILED = _kernels is not None and not os.environ.get("BNCLASSIFY_NUMPY_KERNELS
 
 #: Cells per block of the numpy versions: blocks of index arrays that stay in cache.
 BLOCK_CELLS = 1 << 18
-#: Family-count cells (rows x families) above which the compiled count uses every core.
+#: Cells (rows x columns, or rows x families) above which a kernel's work is split over the
+#: cores.
 THREAD_CELLS = 1 << 21
 _MAX_THREADS = 4
 _KERNEL_DTYPES = frozenset("bhilqBHI")
@@ -58,6 +59,22 @@ def _workers(n: int) -> ThreadPoolExecutor:
     return _pool
 
 
+def _on_shares(function, n_items: int, n_cells: int, align: int = 1) -> list:
+    """``function(share)`` for consecutive slices ``share`` of ``range(n_items)``, one per
+    core when ``n_cells`` is large enough to pay for it, this thread taking the first.
+
+    Slice bounds are multiples of ``align`` (e.g. 64 rows: no two threads write one
+    cache line of a column). Returns the results in order.
+    """
+    threads = min(cpu_count(), _MAX_THREADS, max(1, n_items // max(align, 1)))
+    if threads < 2 or n_cells < THREAD_CELLS:
+        return [function(slice(0, n_items))]
+    bounds = [min(n_items, -(-n_items * k // threads) // align * align) for k in range(threads)]
+    shares = [slice(a, b) for a, b in zip(bounds, [*bounds[1:], n_items], strict=True)]
+    others = [_workers(threads - 1).submit(function, share) for share in shares[1:]]
+    return [function(shares[0])] + [other.result() for other in others]
+
+
 def _kernel_reads(block: np.ndarray) -> bool:
     return COMPILED and block.ndim == 2 and block.dtype.char in _KERNEL_DTYPES
 
@@ -73,9 +90,17 @@ def column_ranges(block: np.ndarray):
     ([1, 0], [3, 2])
     """
     if _kernel_reads(block) and block.shape[0]:
-        low, high = np.empty(block.shape[1], np.int64), np.empty(block.shape[1], np.int64)
-        _kernels.column_ranges(block, low, high)
-        return low, high
+
+        def ranges(rows):
+            low, high = np.empty(block.shape[1], np.int64), np.empty(block.shape[1], np.int64)
+            _kernels.column_ranges(block[rows], low, high)
+            return low, high
+
+        shares = _on_shares(ranges, len(block), block.size, align=64)
+        return (
+            np.minimum.reduce([low for low, _ in shares]),
+            np.maximum.reduce([high for _, high in shares]),
+        )
     return block.min(axis=0).astype(np.int64), block.max(axis=0).astype(np.int64)
 
 
@@ -121,7 +146,11 @@ def column_major(block: np.ndarray, dtype) -> np.ndarray:
         return block.astype(dtype, order="F")
     out = np.empty(block.shape, dtype=dtype, order="F")
     if _kernel_reads(block) and np.dtype(dtype).itemsize <= 2:
-        _kernels.copy_cast(block, out)
+
+        def cast(rows):
+            _kernels.copy_cast(block[rows], out[rows])
+
+        _on_shares(cast, len(block), block.size, align=64)
         return out
     step = max(1, (BLOCK_CELLS >> 2) // block.shape[1])
     for start in range(0, len(block), step):
@@ -167,17 +196,10 @@ def count_families(
         )
 
         def count(edges):
-            _kernels.count_families(codes, *arrays, total, flat, edges[0], edges[-1] + 1)
+            _kernels.count_families(codes, *arrays, total, flat, edges.start, edges.stop)
 
-        threads = min(cpu_count(), _MAX_THREADS, len(children))
-        if threads < 2 or codes.shape[0] * len(children) < THREAD_CELLS:
-            threads = 1
-        # each share fills its own families' cells: no two threads write the same one
-        shares = np.array_split(np.arange(len(children)), threads)
-        others = [_workers(threads - 1).submit(count, share) for share in shares[1:]]
-        count(shares[0])  # this thread counts a share too, rather than wait
-        for other in others:
-            other.result()
+        # each share of the families fills its own cells: no two threads write the same one
+        _on_shares(count, len(children), codes.shape[0] * len(children))
         return flat
     return _numpy_count_families(
         codes, y, weights, children, parents, child_cards, offsets[:-1], total, flat, has_missing

@@ -50,7 +50,11 @@ def fit_network(stats, schema, parents, alpha) -> FittedNetwork:
     stats.prefetch_families(discrete, parents)  # a tree's families in one pass, not one each
     factors = []
     for columns, spec in schema.nodes:
-        node_parents = tuple(p for j in columns for p in parents[j])
+        node_parents = (
+            tuple(parents[columns[0]])  # a node of one column (all but a multinomial group)
+            if len(columns) == 1
+            else tuple(p for j in columns for p in parents[j])
+        )
         # a spec without parameters (the default Categorical) is copied by making a new one:
         # deepcopy (or copy) costs more than the rest of the node's fit on wide tables
         factor = object.__new__(type(spec)) if not vars(spec) else copy.deepcopy(spec)

@@ -91,10 +91,10 @@ def tree_from_weights(weights, features=None) -> nx.Graph:
     def rounded(w):
         return np.round(w / scale, 12) * scale if scale > 0 else w
 
-    upper = values[np.triu(np.ones((m, m), dtype=bool), k=1)]  # (0,1), (0,2), ..., (1,2), ...
-    row_starts = np.arange(m) * (2 * m - np.arange(m) - 1) // 2  # position of (i, i+1)
+    # pairs (i, j), i < j, as flat positions i * m + j: ascending is lexicographic order
+    flat = np.ascontiguousarray(values).ravel()
     budget = max(4 * m, 16)
-    parent = np.arange(m)
+    parent = list(range(m))  # union-find on a list: numpy scalars are slower one at a time
 
     def find(v):
         while parent[v] != v:
@@ -102,33 +102,33 @@ def tree_from_weights(weights, features=None) -> nx.Graph:
             v = parent[v]
         return v
 
-    def compress():
-        """Point every node straight at its root."""
+    def roots() -> np.ndarray:
+        """Every node's root, compressed into ``parent`` as well."""
         nonlocal parent
+        array = np.array(parent)
         while True:
-            grand = parent[parent]
-            if np.array_equal(grand, parent):
-                return
-            parent = grand
+            grand = array[array]
+            if np.array_equal(grand, array):
+                parent = array.tolist()
+                return array
+            array = grand
 
     edges = []
 
     def kruskal(positions):
-        """Add the edges at ``positions`` (ascending) by decreasing weight, ties in order."""
-        weights = rounded(upper[positions])
+        """Add the pairs at flat ``positions`` (ascending) by decreasing weight, ties in order."""
+        weights = rounded(flat[positions])
         # stable sort on -w keeps (i, j) lexicographic order among ties, as networkx does
         order = np.argsort(-weights, kind="stable")
         for start in range(0, len(order), budget):  # in slices: most end early
             if len(edges) == m - 1:
                 return
             chunk = order[start : start + budget]
-            pairs = positions[chunk]
-            rows = np.searchsorted(row_starts, pairs, side="right") - 1
-            columns = pairs - row_starts[rows] + rows + 1
+            rows, columns = np.divmod(positions[chunk], m)
             # an edge whose ends were joined before this slice is rejected in one vectorised
             # test (most of them, with many features); the others go through the union-find
-            compress()
-            open_ = parent[rows] != parent[columns]
+            root = roots()
+            open_ = root[rows] != root[columns]
             for i, j, w in zip(
                 rows[open_].tolist(),
                 columns[open_].tolist(),
@@ -142,23 +142,30 @@ def tree_from_weights(weights, features=None) -> nx.Graph:
                     if len(edges) == m - 1:
                         return
 
+    def upper_pairs(where=None):
+        """Flat positions of the pairs i < j (where ``where`` holds)."""
+        mask = np.triu(np.ones((m, m), dtype=bool) if where is None else where, k=1)
+        return np.flatnonzero(mask)
+
     # Kruskal stops at m - 1 edges, so sorting every pair is mostly wasted: first the
     # heaviest few, all of them above a threshold t, then (rarely) the rest. This is the
     # same order as one sort when every first edge outranks t even after rounding.
-    rest = np.arange(len(upper))
-    if len(upper) > budget:
-        # t from a strided sample: partitioning all pairs is slow when most weights tie
-        sample = upper[:: max(1, len(upper) // (16 * budget))]
-        keep = max(1, len(sample) * budget // len(upper))
+    rest = None  # every pair
+    if m * (m - 1) // 2 > budget:
+        # t from a strided sample of the matrix: partitioning all pairs is slow when most
+        # weights tie (the matrix is symmetric: both triangles hold the same weights)
+        sample = flat[:: max(1, len(flat) // (4 * budget))]
+        keep = max(1, len(sample) * budget // len(flat))
         t = np.partition(sample, len(sample) - keep)[len(sample) - keep]
-        first = np.flatnonzero(upper > t)
-        if len(first) and rounded(upper[first].min()) > rounded(t):
+        heavy = np.flatnonzero(flat > t)
+        first = heavy[heavy // m < heavy % m]
+        if len(first) and rounded(flat[first].min()) > rounded(t):
             kruskal(first)
-            rest = np.flatnonzero(upper <= t) if len(edges) < m - 1 else rest[:0]
-    kruskal(rest)
+            rest = upper_pairs(values <= t) if len(edges) < m - 1 else first[:0]
+    kruskal(upper_pairs() if rest is None else rest)
     tree = nx.Graph()
     tree.add_nodes_from(features)
-    tree.add_weighted_edges_from(edges)
+    tree.add_edges_from((u, v, {"weight": w}) for u, v, w in edges)
     return tree
 
 
@@ -211,9 +218,12 @@ def add_class_arcs(feature_dag: nx.DiGraph, class_node="class") -> nx.DiGraph:
         raise ValueError(f"The class node name {class_node!r} is also a feature name.")
     dag = nx.DiGraph()
     dag.add_node(class_node)
-    dag.add_nodes_from(feature_dag.nodes(data=True))
-    dag.add_edges_from((class_node, f) for f in feature_dag.nodes)
-    dag.add_edges_from(feature_dag.edges(data=True))
+    # attributes are copied only when there are any (copying a thousand empty dicts is
+    # most of the cost of a wide tree's graph)
+    nodes, edges = feature_dag.nodes(data=True), feature_dag.edges(data=True)
+    dag.add_nodes_from(nodes if any(data for _, data in nodes) else feature_dag.nodes)
+    dag.add_edges_from([(class_node, f) for f in feature_dag.nodes])
+    dag.add_edges_from(edges if any(data for *_, data in edges) else feature_dag.edges)
     return dag
 
 
@@ -451,9 +461,14 @@ def orient_constrained(tree, features, discrete, root) -> nx.DiGraph:
     component is rooted at its first discrete feature, or its first feature.
     """
     features = list(features)
-    position = {f: k for k, f in enumerate(features)}
     is_discrete = dict(zip(features, discrete, strict=True))
     dag = empty_feature_graph(features)
+    if is_discrete.get(root, False):  # the usual case: one tree, a categorical root
+        edges = list(nx.bfs_edges(tree, root))
+        if len(edges) == len(features) - 1:  # it spans every feature: nothing else to root
+            dag.add_edges_from(edges)
+            return dag
+    position = {f: k for k, f in enumerate(features)}
     for component in sorted(nx.connected_components(tree), key=lambda c: min(map(position.get, c))):
         cat = sorted((v for v in component if is_discrete[v]), key=position.get)
         if root in component:

@@ -87,6 +87,20 @@ def test_column_major(block, dtype):
         np.testing.assert_array_equal(codes, block.astype(dtype))
 
 
+@pytest.mark.parametrize("dtype", ["int8", "int64", "uint16"])
+def test_row_shares_on_threads_give_the_same_ranges_and_codes(dtype, monkeypatch):
+    # a tall block split into row shares on three threads (64-row aligned, a short last one)
+    block = np.random.default_rng(5).integers(0, 100, (64 * 7 + 5, 9)).astype(dtype)
+    block[200, 3], block[-1, 8] = 0, 127  # extremes in the second and the last share
+    monkeypatch.setattr(_native, "THREAD_CELLS", 1)
+    monkeypatch.setattr(_native, "cpu_count", lambda: 3)
+    for view in layouts(block):
+        low, high = _native.column_ranges(view)
+        np.testing.assert_array_equal(low, block.min(axis=0))
+        np.testing.assert_array_equal(high, block.max(axis=0))
+        np.testing.assert_array_equal(_native.column_major(view, np.int8), block)
+
+
 def slow_family_counts(codes, y, weights, children, parents, cards, n_classes):
     """One dict increment per row and family: obviously right."""
     tables = []

@@ -2,6 +2,8 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bnclassify.structure import (
     add_class_arcs,
@@ -113,3 +115,25 @@ def test_labelled_weight_matrix_is_reordered_to_the_columns():
     out = check_weight_matrix(frame, ["a", "b", "c"])
     assert out.loc["a", "b"] == 3 and out.loc["c", "a"] == 1
     assert list(out.index) == ["a", "b", "c"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(10, 70),
+    st.sampled_from(["ties", "continuous", "sparse"]),
+    st.integers(0, 2**32 - 1),
+)
+def test_tree_equals_networkx_on_wider_matrices(m, kind, seed):
+    # wide enough for the heaviest-pairs-first path (m > 9), with a diagonal that is ignored
+    rng = np.random.default_rng(seed)
+    if kind == "ties":
+        w = rng.integers(0, 3, (m, m)).astype(float)
+    elif kind == "continuous":
+        w = rng.random((m, m))
+    else:  # a contact-like matrix: a few ones among zeros
+        w = (rng.random((m, m)) < 3 / m).astype(float)
+    w = np.triu(w, 1) + np.triu(w, 1).T + np.diag(rng.random(m) * 5)
+    reference = nx.maximum_spanning_tree(weight_graph(w * (1 - np.eye(m))), algorithm="kruskal")
+    assert {frozenset(e) for e in tree_from_weights(w).edges()} == {
+        frozenset(e) for e in reference.edges()
+    }

@@ -68,13 +68,12 @@ class Factor(BaseEstimator):
                 f"{[names[c] for c in columns]} is a {self.kind} node, which depends on the "
                 f"class only; the structure gives it the parents {[names[p] for p in parents]}."
             )
-        self._columns = tuple(int(c) for c in columns)
-        self._discrete_parents = tuple(int(p) for p in parents if discrete[p])
-        self._continuous_parents = tuple(int(p) for p in parents if not discrete[p])
-        self.columns_ = tuple(names[i] for i in self._columns)
-        self.parents_ = tuple(
-            names[i] for i in (*self._discrete_parents, *self._continuous_parents)
-        )
+        # list comprehensions, not generators: a wide network sets up a thousand nodes
+        self._columns = tuple([int(c) for c in columns])
+        self._discrete_parents = tuple([int(p) for p in parents if discrete[p]])
+        self._continuous_parents = tuple([int(p) for p in parents if not discrete[p]])
+        self.columns_ = tuple([names[i] for i in self._columns])
+        self.parents_ = tuple([names[i] for i in self._discrete_parents + self._continuous_parents])
 
     @property
     def _parents(self) -> tuple:

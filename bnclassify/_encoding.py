@@ -956,7 +956,8 @@ def encode_target(y, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
                 "y mixes strings and numbers (e.g. 'a' and 1); give every label one type, "
                 "e.g. y.astype(str)."
             )
-    check_classification_targets(values)
+    if values.dtype.kind not in "iub":  # integer and boolean labels are always classes
+        check_classification_targets(values)
     observed, codes = np.unique(values, return_inverse=True)
     if len(observed) < 2:
         raise ValueError(

@@ -433,6 +433,48 @@ done:
     return result;
 }
 
+/* -- is_symmetric ------------------------------------------------------------------------------- */
+
+/* Whether a square float64 matrix equals its transpose exactly, compared in tiles whose mirror
+ * images stay in cache (reading a transpose a column at a time misses on every row). */
+#define TILE 32
+
+static PyObject *is_symmetric(PyObject *self, PyObject *args) {
+    PyObject *matrix_obj;
+    if (!PyArg_ParseTuple(args, "O", &matrix_obj)) return NULL;
+    Py_buffer v;
+    if (get_2d(matrix_obj, &v, 0, "matrix") < 0) return NULL;
+    const char *f = v.format ? v.format : "B";
+    while (*f == '@' || *f == '=' || *f == '<') f++;
+    if (v.itemsize != 8 || strcmp(f, "d") != 0 || v.shape[0] != v.shape[1]) {
+        PyErr_SetString(PyExc_TypeError, "is_symmetric: a square float64 matrix");
+        PyBuffer_Release(&v);
+        return NULL;
+    }
+    Py_ssize_t m = v.shape[0], s0 = v.strides[0], s1 = v.strides[1];
+    const char *base = (const char *)v.buf;
+    int equal = 1;
+    Py_BEGIN_ALLOW_THREADS
+    double mirror[TILE * TILE]; /* the tile (j, i) transposed, then compared row by row */
+    for (Py_ssize_t i0 = 0; i0 < m && equal; i0 += TILE)
+        for (Py_ssize_t j0 = i0; j0 < m && equal; j0 += TILE) {
+            Py_ssize_t ni = i0 + TILE < m ? TILE : m - i0, nj = j0 + TILE < m ? TILE : m - j0;
+            for (Py_ssize_t j = 0; j < nj; j++) {
+                const char *row = base + (j0 + j) * s0 + i0 * s1;
+                for (Py_ssize_t i = 0; i < ni; i++) mirror[i * TILE + j] = *(const double *)(row + i * s1);
+            }
+            for (Py_ssize_t i = 0; i < ni; i++) {
+                const char *row = base + (i0 + i) * s0 + j0 * s1;
+                int same = 1;
+                for (Py_ssize_t j = 0; j < nj; j++) same &= *(const double *)(row + j * s1) == mirror[i * TILE + j];
+                equal &= same;
+            }
+        }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&v);
+    return PyBool_FromLong(equal);
+}
+
 /* -- module ---------------------------------------------------------------------------------- */
 
 static PyMethodDef methods[] = {
@@ -445,6 +487,8 @@ static PyMethodDef methods[] = {
      "copy_cast(block, out): out[...] = block, any layouts, into int8 or int16."},
     {"count_families", count_families, METH_VARARGS,
      "count_families(codes, y, weights, child, parent, child_card, offsets, total, flat, e0, e1)."},
+    {"is_symmetric", is_symmetric, METH_VARARGS,
+     "is_symmetric(matrix): whether a square float64 matrix equals its transpose exactly."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -454,7 +498,7 @@ static struct PyModuleDef module = {
 
 /* Raised with every change of a kernel's arguments or results: _native.py refuses a stale build
  * (an optional build that fails leaves the previous library in place). */
-#define KERNELS_VERSION 3
+#define KERNELS_VERSION 4
 
 PyMODINIT_FUNC PyInit__kernels(void) {
     PyObject *m = PyModule_Create(&module);

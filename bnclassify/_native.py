@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 #: The kernels' interface this module calls (``KERNELS_VERSION`` in ``_kernels.c``).
-KERNELS_VERSION = 3
+KERNELS_VERSION = 4
 
 try:
     from . import _kernels
@@ -130,6 +130,30 @@ def value_bits(block: np.ndarray, top: int, high=None) -> np.ndarray:
         rows = block[start : start + step].astype(dtype)
         bits |= np.bitwise_or.reduce(np.left_shift(one, rows), axis=0)
     return bits.astype(np.uint64)
+
+
+# -- matrices ------------------------------------------------------------------------------------
+def is_symmetric(values: np.ndarray, block: int = 128) -> bool:
+    """Whether a square matrix equals its transpose exactly (NaN is not equal to itself).
+
+    ``np.array_equal(values, values.T)`` reads the transpose a column at a
+    time, which misses the cache on every row of a large matrix; both versions
+    here compare square tiles with their mirror images.
+
+    Examples
+    --------
+    >>> is_symmetric(np.array([[0.0, 1.0], [1.0, 0.0]])), is_symmetric(np.array([[0, 1], [2, 0]]))
+    (True, False)
+    """
+    if COMPILED and values.ndim == 2 and values.dtype == np.float64:
+        return _kernels.is_symmetric(values)
+    m = len(values)
+    for i in range(0, m, block):
+        for j in range(i, m, block):
+            tile = values[i : i + block, j : j + block]
+            if not np.array_equal(tile, values[j : j + block, i : i + block].T):
+                return False
+    return True
 
 
 # -- codes ---------------------------------------------------------------------------------------

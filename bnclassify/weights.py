@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ._encoding import MISSING
+from ._native import is_symmetric
 from .counts import TrainingCounts
 from .information import class_mi_from_counts, pairwise_information
 
@@ -174,28 +175,6 @@ def mixed_cmi(codes, card, values, y, n_classes, epsilon, return_rows=False):
     with np.errstate(invalid="ignore", divide="ignore"):
         cmi = np.where(total > 0, weighted / total, 0.0)
     return (cmi, total) if return_rows else cmi
-
-
-def is_symmetric(values: np.ndarray, block: int = 128) -> bool:
-    """Whether a square matrix equals its transpose exactly, compared in square tiles.
-
-    ``np.array_equal(values, values.T)`` reads the transpose a column at a
-    time, which misses the cache on every row of a large matrix; each tile
-    and its mirror fit in the cache together.
-
-    Examples
-    --------
-    >>> is_symmetric(np.array([[0, 1], [1, 0]])), is_symmetric(np.array([[0, 1], [2, 0]]))
-    (True, False)
-    """
-    m = len(values)
-    for i in range(0, m, block):
-        for j in range(i, m, block):
-            if not np.array_equal(
-                values[i : i + block, j : j + block], values[j : j + block, i : i + block].T
-            ):
-                return False
-    return True
 
 
 def check_weight_matrix(matrix, features, name="contact_matrix") -> pd.DataFrame:

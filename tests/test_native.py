@@ -101,6 +101,24 @@ def test_row_shares_on_threads_give_the_same_ranges_and_codes(dtype, monkeypatch
         np.testing.assert_array_equal(_native.column_major(view, np.int8), block)
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 100), st.sampled_from(["symmetric", "one off", "nan"]), st.booleans())
+def test_is_symmetric(m, case, compiled):
+    rng = np.random.default_rng(m)
+    values = rng.random((m, m))
+    values = values + values.T
+    if case == "one off" and m > 1:
+        values[m - 1, int(rng.integers(0, m - 1))] += 1.0
+    elif case == "nan":
+        values[0, 0] = np.nan  # not equal to itself, as np.array_equal has it
+    padded = np.zeros((2 * m, 2 * m))
+    padded[::2, ::2] = values
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_native, "COMPILED", compiled and _native.COMPILED)
+        for view in (values, np.asfortranarray(values), padded[::2, ::2]):
+            assert _native.is_symmetric(view) == np.array_equal(values, values.T)
+
+
 def slow_family_counts(codes, y, weights, children, parents, cards, n_classes):
     """One dict increment per row and family: obviously right."""
     tables = []

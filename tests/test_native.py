@@ -211,3 +211,33 @@ def test_models_are_identical_with_and_without_the_kernels(model, monkeypatch):
         np.testing.assert_allclose(
             compiled.predict_proba(data), plain.predict_proba(data), rtol=1e-10
         )
+
+
+def test_fit_pauses_the_collector_and_restores_it(monkeypatch):
+    import gc
+
+    from bnclassify._collector import paused_collector
+
+    seen = []
+    real = TAN._encode_training
+
+    def spy(self, *args):
+        seen.append(gc.isenabled())
+        return real(self, *args)
+
+    monkeypatch.setattr(TAN, "_encode_training", spy)
+    X, y = make_tree_classification(50, 4, random_state=0)
+    assert gc.isenabled()
+    TAN().fit(X, y)
+    assert seen == [False] and gc.isenabled()
+    with pytest.raises(ValueError):  # a failed fit restores it too
+        TAN().fit(X, y[:10])
+    assert gc.isenabled()
+    gc.disable()  # a caller's own choice is kept
+    try:
+        with paused_collector():
+            pass
+        TAN().fit(X, y)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

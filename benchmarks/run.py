@@ -6,6 +6,7 @@ Usage::
     python benchmarks/run.py --quick    # P450, 10^4 x 20, 10^5 x 20, 256 features
     python benchmarks/run.py --json benchmarks/results.json --markdown /tmp/tables.md
     python benchmarks/run.py --targets  # issue 14's open targets only (input forms, Simpler TAN)
+    python benchmarks/run.py --simpler-tan --repeats 7  # Simpler TAN vs TAN at 1,024 features only
 
 What is timed (wall clock, best of ``--repeats`` for the fast libraries, one
 run for slow peers):
@@ -21,7 +22,7 @@ run for slow peers):
   same integer codes, fit and ``predict_proba`` on the whole table.
 - Simpler TAN vs TAN fit on 10^4 rows x 1,024 features (the contact matrix is
   the generating tree, so both learn a tree of the same kind), timed
-  round-robin.
+  round-robin, then each fit again in its own process for its peak memory.
 - Input forms: the 10^6 x 20 table (10^5 x 20 with ``--quick``) as int8, pandas
   ``category``, object strings, ``pd.ArrowDtype(pa.string())``, pandas 3's
   default ``str`` and ``"string[pyarrow]"``: TAN fit for bnclassify and pyAgrum
@@ -383,6 +384,8 @@ def run_simpler_tan(wide, repeats):
     for name, seconds in best.items():
         record(scenario, name, "bnclassify", seconds)
     print(f"  TAN / Simpler TAN: {best['TAN fit'] / best['Simpler TAN fit']:.1f}x")
+    for library in ("bnclassify", "bnclassify-stan"):  # each fit again in its own process
+        measure_memory(scenario, library, 10_000, wide)
 
 
 def interleaved_best(functions: dict, repeats) -> dict:
@@ -555,6 +558,11 @@ def main(argv=None):
     parser.add_argument("--child-form-memory", nargs=4, help=argparse.SUPPRESS)
     parser.add_argument("--forms-only", action="store_true", help="only the input-forms comparison")
     parser.add_argument(
+        "--simpler-tan",
+        action="store_true",
+        help="only Simpler TAN vs TAN at 10^4 x 1,024 (a minute)",
+    )
+    parser.add_argument(
         "--targets",
         action="store_true",
         help="only issue 14's open targets: the input forms and Simpler TAN vs TAN",
@@ -575,6 +583,9 @@ def main(argv=None):
     for key, value in env.items():
         print(f"{key}: {value}")
     forms_rows = 100_000 if args.quick else 1_000_000
+    if args.simpler_tan:
+        run_simpler_tan(args.wide, args.repeats)
+        return report(args, env, simpler_tan_only=True)
     if args.forms_only or args.targets:
         if args.targets:
             run_simpler_tan(args.wide, args.repeats)
@@ -615,8 +626,10 @@ def main(argv=None):
     return report(args, env)
 
 
-def report(args, env, forms_only=False):
-    if forms_only:
+def report(args, env, forms_only=False, simpler_tan_only=False):
+    if simpler_tan_only:
+        evaluate_simpler_tan_target(args)
+    elif forms_only:
         if args.targets:
             evaluate_simpler_tan_target(args)
         evaluate_form_targets(args)

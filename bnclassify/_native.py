@@ -11,6 +11,7 @@ extension is optional at install time: without a C compiler only speed differs.
 
 from __future__ import annotations
 
+import itertools
 import os
 from concurrent.futures import ThreadPoolExecutor
 
@@ -36,6 +37,9 @@ BLOCK_CELLS = 1 << 18
 #: cores.
 THREAD_CELLS = 1 << 21
 _MAX_THREADS = 4
+#: Shares of a split pass per thread (see ``_on_shares``): small enough that a late thread
+#: leaves little to wait for, large enough that the calls' overhead stays negligible.
+SHARES_PER_THREAD = 2
 _KERNEL_DTYPES = frozenset("bhilqBHI")
 
 
@@ -60,19 +64,35 @@ def _workers(n: int) -> ThreadPoolExecutor:
 
 
 def _on_shares(function, n_items: int, n_cells: int, align: int = 1) -> list:
-    """``function(share)`` for consecutive slices ``share`` of ``range(n_items)``, one per
-    core when ``n_cells`` is large enough to pay for it, this thread taking the first.
+    """``function(share)`` for consecutive slices ``share`` of ``range(n_items)``, on every
+    core when ``n_cells`` is large enough to pay for it. Returns the results in order.
 
-    Slice bounds are multiples of ``align`` (e.g. 64 rows: no two threads write one
-    cache line of a column). Returns the results in order.
+    The calling thread works too, and every thread takes the next share left
+    until none is: when a worker is slow to be scheduled (the other core busy,
+    e.g. with a BLAS library's spinning threads), this thread does its shares
+    instead of waiting for it. Share bounds are multiples of ``align`` (e.g. 64
+    rows: no two threads write one cache line of a column).
     """
     threads = min(cpu_count(), _MAX_THREADS, max(1, n_items // max(align, 1)))
     if threads < 2 or n_cells < THREAD_CELLS:
         return [function(slice(0, n_items))]
-    bounds = [min(n_items, -(-n_items * k // threads) // align * align) for k in range(threads)]
-    shares = [slice(a, b) for a, b in zip(bounds, [*bounds[1:], n_items], strict=True)]
-    others = [_workers(threads - 1).submit(function, share) for share in shares[1:]]
-    return [function(shares[0])] + [other.result() for other in others]
+    n_shares = min(SHARES_PER_THREAD * threads, max(1, n_items // max(align, 1)))
+    bounds = [-(-n_items * k // n_shares) // align * align for k in range(n_shares)] + [n_items]
+    shares = [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:], strict=True) if b > a]
+    results = [None] * len(shares)
+    claims = itertools.count()  # next() on it is atomic under the GIL
+
+    def work():
+        for k in iter(claims.__next__, None):
+            if k >= len(shares):
+                return
+            results[k] = function(shares[k])
+
+    others = [_workers(threads - 1).submit(work) for _ in range(threads - 1)]
+    work()
+    for other in others:
+        other.result()
+    return results
 
 
 def _kernel_reads(block: np.ndarray) -> bool:

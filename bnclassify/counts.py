@@ -124,8 +124,14 @@ class FamilyBatch:
     child_cards: np.ndarray
     _logs: dict = field(default_factory=dict, repr=False)
 
+    def __post_init__(self):
+        self._shapes = [
+            (len(self.table), p, c)
+            for p, c in zip(self.parent_cards.tolist(), self.child_cards.tolist(), strict=True)
+        ]
+
     def _shape(self, k: int) -> tuple:
-        return (len(self.table), int(self.parent_cards[k]), int(self.child_cards[k]))
+        return self._shapes[k]
 
     def counts(self, k: int) -> np.ndarray:
         """N(c, x_parent, x_child) of family ``k``."""
@@ -538,10 +544,10 @@ class TrainingCounts(FamilyTables):
     def log_family(self, child: int, parents, alpha: float) -> np.ndarray:
         """``log P(x_child | c, x_parents)``; a batch-counted family's with its whole batch."""
         key = (child, tuple(parents))
-        if key in self._families or key not in self._batch_of:
+        found = self._batch_of.get(key)
+        if found is None or key in self._families:
             return super().log_family(child, parents, alpha)
-        batch, k = self._batch_of[key]
-        return batch.log_table(k, alpha)
+        return found[0].log_table(found[1], alpha)
 
     def gaussian_moments(self, child, discrete_parents=(), continuous_parents=()):
         """:class:`GaussianMoments` of a continuous child per (class, discrete-parent state).

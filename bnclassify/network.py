@@ -48,7 +48,7 @@ def fit_network(stats, schema, parents, alpha) -> FittedNetwork:
     """
     discrete = [columns[0] for columns, spec in schema.nodes if spec.discrete]
     stats.prefetch_families(discrete, parents)  # a tree's families in one pass, not one each
-    factors = []
+    factors, names = [], schema.names
     for columns, spec in schema.nodes:
         node_parents = (
             tuple(parents[columns[0]])  # a node of one column (all but a multinomial group)
@@ -58,7 +58,7 @@ def fit_network(stats, schema, parents, alpha) -> FittedNetwork:
         # a spec without parameters (the default Categorical) is copied by making a new one:
         # deepcopy (or copy) costs more than the rest of the node's fit on wide tables
         factor = object.__new__(type(spec)) if not vars(spec) else copy.deepcopy(spec)
-        factors.append(factor.fit_family(stats, columns, node_parents, alpha, schema.names))
+        factors.append(factor.fit_family(stats, columns, node_parents, alpha, names))
     return FittedNetwork(log_class_prior(stats.classes, alpha), parents, factors)
 
 

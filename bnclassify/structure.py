@@ -86,7 +86,7 @@ def tree_from_weights(weights, features=None) -> nx.Graph:
     values = np.asarray(weights, dtype=float)
     features = list(range(len(values))) if features is None else list(features)
     m = len(features)
-    scale = np.abs(values).max() if values.size else 0.0
+    scale = max(values.max(), -values.min()) if values.size else 0.0  # |w| max, no temporary
 
     def rounded(w):
         return np.round(w / scale, 12) * scale if scale > 0 else w

@@ -14,10 +14,22 @@
 
 /* -- buffers ------------------------------------------------------------------------------- */
 
-/* The integer type of a buffer: 'b','h','i','q' signed (by size) or their unsigned forms. */
-static int int_kind(const Py_buffer *v, int *is_signed) {
-    const char *f = v->format ? v->format : "B";
+/* Skip a format's byte-order prefix; NULL when the order is not this machine's. */
+static const char *native_format(const char *f) {
+    const uint16_t one = 1;
+    const int little = *(const unsigned char *)&one;
+    if (!f) return "B";
+    if (*f == '<' && !little) return NULL;
+    if ((*f == '>' || *f == '!') && little) return NULL;
     while (*f == '@' || *f == '=' || *f == '<' || *f == '>' || *f == '!') f++;
+    return f;
+}
+
+/* The integer type of a buffer: 'b','h','i','q' signed (by size) or their unsigned forms;
+ * 0 for anything else (floats, another byte order). */
+static int int_kind(const Py_buffer *v, int *is_signed) {
+    const char *f = native_format(v->format);
+    if (!f) return 0;
     if (f[0] == '\0' || f[1] != '\0') return 0;
     if (strchr("bhilqn", f[0])) *is_signed = 1;
     else if (strchr("BHILQN", f[0])) *is_signed = 0;
@@ -444,9 +456,8 @@ static PyObject *is_symmetric(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "O", &matrix_obj)) return NULL;
     Py_buffer v;
     if (get_2d(matrix_obj, &v, 0, "matrix") < 0) return NULL;
-    const char *f = v.format ? v.format : "B";
-    while (*f == '@' || *f == '=' || *f == '<') f++;
-    if (v.itemsize != 8 || strcmp(f, "d") != 0 || v.shape[0] != v.shape[1]) {
+    const char *f = native_format(v.format);
+    if (v.itemsize != 8 || !f || strcmp(f, "d") != 0 || v.shape[0] != v.shape[1]) {
         PyErr_SetString(PyExc_TypeError, "is_symmetric: a square float64 matrix");
         PyBuffer_Release(&v);
         return NULL;
@@ -498,7 +509,7 @@ static struct PyModuleDef module = {
 
 /* Raised with every change of a kernel's arguments or results: _native.py refuses a stale build
  * (an optional build that fails leaves the previous library in place). */
-#define KERNELS_VERSION 4
+#define KERNELS_VERSION 5
 
 PyMODINIT_FUNC PyInit__kernels(void) {
     PyObject *m = PyModule_Create(&module);

@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 #: The kernels' interface this module calls (``KERNELS_VERSION`` in ``_kernels.c``).
-KERNELS_VERSION = 4
+KERNELS_VERSION = 5
 
 try:
     from . import _kernels
@@ -96,7 +96,9 @@ def _on_shares(function, n_items: int, n_cells: int, align: int = 1) -> list:
 
 
 def _kernel_reads(block: np.ndarray) -> bool:
-    return COMPILED and block.ndim == 2 and block.dtype.char in _KERNEL_DTYPES
+    return (
+        COMPILED and block.ndim == 2 and block.dtype.char in _KERNEL_DTYPES and block.dtype.isnative
+    )
 
 
 # -- ranges and value sets ------------------------------------------------------------------------
@@ -165,7 +167,7 @@ def is_symmetric(values: np.ndarray, block: int = 128) -> bool:
     >>> is_symmetric(np.array([[0.0, 1.0], [1.0, 0.0]])), is_symmetric(np.array([[0, 1], [2, 0]]))
     (True, False)
     """
-    if COMPILED and values.ndim == 2 and values.dtype == np.float64:
+    if COMPILED and values.ndim == 2 and values.dtype == np.float64 and values.dtype.isnative:
         return _kernels.is_symmetric(values)
     m = len(values)
     for i in range(0, m, block):
@@ -229,7 +231,7 @@ def count_families(
     offsets = np.asarray(offsets, dtype=np.int64)
     total = int(offsets[-1])
     flat = np.zeros(n_classes * total)
-    if COMPILED and codes.ndim == 2 and codes.dtype.char in "bhlq" and len(children):
+    if COMPILED and codes.ndim == 2 and codes.dtype.char in "bhilq" and len(children):
         arrays = (
             np.ascontiguousarray(y, dtype=np.int64),
             None if weights is None else np.ascontiguousarray(weights, dtype=np.float64),

@@ -119,6 +119,19 @@ def test_is_symmetric(m, case, compiled):
             assert _native.is_symmetric(view) == np.array_equal(values, values.T)
 
 
+def test_other_byte_orders_are_read_by_their_values():
+    block = np.array([[300, 2], [-5, 7]], dtype=">i8")  # big-endian: the numpy versions
+    low, high = _native.column_ranges(block)
+    assert low.tolist() == [-5, 2] and high.tolist() == [300, 7]
+    small = np.array([[1, 0], [2, 3]], dtype=">i4")
+    assert _native.value_bits(small, 3).tolist() == [6, 9]
+    np.testing.assert_array_equal(_native.column_major(small, np.int8), small)
+    assert _native.is_symmetric(np.array([[0.0, 2.0], [2.0, 1.0]], dtype=">f8"))
+    if _native.COMPILED:  # the kernels themselves refuse a foreign byte order
+        with pytest.raises(TypeError):
+            _native._kernels.column_ranges(block, np.empty(2, np.int64), np.empty(2, np.int64))
+
+
 def slow_family_counts(codes, y, weights, children, parents, cards, n_classes):
     """One dict increment per row and family: obviously right."""
     tables = []

@@ -195,8 +195,14 @@ FORM_LIBRARIES = {
 
 # -- timing --------------------------------------------------------------
 def best_time(function, repeats):
+    """Best time of ``repeats`` calls, and the last call's result.
+
+    A call's result is released after its clock stops (freeing a fitted model
+    is not part of fitting it).
+    """
     best, result = np.inf, None
     for _ in range(max(1, repeats)):
+        result = None
         start = time.perf_counter()
         result = function()
         best = min(best, time.perf_counter() - start)
@@ -389,13 +395,22 @@ def run_simpler_tan(wide, repeats):
 
 
 def interleaved_best(functions: dict, repeats) -> dict:
-    """Best time of each function over ``repeats`` rounds that call every function once."""
+    """Best time of each function over ``repeats`` rounds that call every function once.
+
+    Every other round runs them in reverse order, so no function always runs
+    right after the same other one: after a TAN fit, OpenBLAS's worker threads
+    keep spinning for a while and take the second core from whatever runs next
+    (Simpler TAN at 10^4 x 1,024 measured 32-37 ms right after TAN, 27-29 ms
+    with ``OPENBLAS_NUM_THREADS=1``).
+    """
     best = dict.fromkeys(functions, np.inf)
-    for _ in range(max(1, repeats)):
-        for key, function in functions.items():
+    for round_ in range(max(1, repeats)):
+        order = list(functions.items())
+        for key, function in order[::-1] if round_ % 2 else order:
             start = time.perf_counter()
-            function()
+            result = function()
             best[key] = min(best[key], time.perf_counter() - start)
+            del result  # freed after the clock stops, as in best_time
     return best
 
 

@@ -110,8 +110,10 @@ class FamilyTables:
 
 @dataclass
 class FamilyBatch:
-    """Single-parent families counted together: one ``(C, total)`` table, family ``k`` in
-    the cells ``offsets[k] .. offsets[k + 1] - 1`` as ``(parent state, child state)``.
+    """Single-parent families counted together, in one table of shape ``(C, total)``.
+
+    Family ``k`` holds the cells from ``offsets[k]`` up to ``offsets[k + 1]``
+    (excluded), as ``(parent state, child state)`` with the child fastest.
 
     Their log-CPTs are computed together too (:meth:`log_table`): one pass of
     numpy over the whole table instead of a handful of small calls per family,

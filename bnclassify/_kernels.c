@@ -2,10 +2,11 @@
  *
  * numpy needs several full-size passes and temporaries for what these do in one
  * read of each cell: the per-column range and value set of an integer block,
- * its cast to column-major codes, and the class-conditional counts of many
- * (parent, child) families. They read any 2-D strided buffer of 1-, 2-, 4- or
- * 8-byte integers through the buffer protocol (no numpy headers at build time)
- * and release the GIL, so the caller may split the work over threads.
+ * its cast to column-major codes, the class-conditional counts of many
+ * (parent, child) families, and a weight matrix's symmetry. They read any 2-D
+ * strided buffer of 1-, 2-, 4- or 8-byte integers (or float64) in this
+ * machine's byte order through the buffer protocol (no numpy headers at build
+ * time) and release the GIL, so the caller may split the work over threads.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

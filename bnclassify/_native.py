@@ -1,12 +1,13 @@
 """The passes over a whole integer table, compiled when the extension is built, numpy otherwise.
 
-Three passes read every cell of a wide integer table: its per-column ranges and
+Passes that read every cell of a wide integer table: its per-column ranges and
 value sets (the kinds rule and the categories), its cast to column-major codes,
-and the counts of a tree's families. numpy needs several full-size temporaries
-for each; the C kernels in ``_kernels.c`` read each cell once and release the
-GIL, so family counts are split over the cores. Both versions give identical
-results (``tests/test_native.py``); ``COMPILED`` says which one runs. The
-extension is optional at install time: without a C compiler only speed differs.
+and the counts of a tree's families; and the symmetry check of a weight
+matrix. numpy needs several full-size temporaries for each; the C kernels in
+``_kernels.c`` read each cell once and release the GIL, so the ranges, the cast
+and the counts are split over the cores. Both versions give identical results
+(``tests/test_native.py``); ``COMPILED`` says which one runs. The extension is
+optional at install time: without a C compiler only speed differs.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ import pyarrow.compute as pc
 from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.multiclass import check_classification_targets
 
-from ._native import column_major, column_ranges, cpu_count, value_bits
+from ._native import BLOCK_CELLS, MAX_THREADS, column_major, column_ranges, cpu_count, value_bits
 
 MISSING = -1
 HANDLE_UNKNOWN = ("warn", "error", "marginalize")
@@ -85,15 +85,9 @@ def _is_numeric(values) -> bool:
 _LOOKUP_LIMIT = 1 << 16
 
 
-#: Cells per block when encoding integer tables (bounds the temporary index arrays).
-_ENCODE_CELLS = 1 << 18
-
 #: Rows from which the columns of a frame are encoded on a thread pool (when at
 #: least two columns are Arrow-backed: pyarrow's hashing releases the GIL).
 _THREAD_ROWS = 1 << 16
-
-#: Most threads used to encode the columns of one frame.
-_MAX_THREADS = 4
 
 
 def codes_dtype(categories) -> np.dtype:
@@ -647,7 +641,8 @@ def encode_column(column: pd.Series, categories: np.ndarray, handle_unknown="err
 
 # -- whole frames ----------------------------------------------------------------------------------
 def _integer_block(frame: pd.DataFrame, ranges=None):
-    """``(block, ranges)``: the frame as one array of small non-negative integers, or None.
+    """``(block, high)``: the frame as one array of small non-negative integers and each
+    column's largest value, or None.
 
     Whole-table integer data (e.g. integer codes from another library) is then
     learned and encoded in a few row-major passes instead of one strided pass
@@ -672,7 +667,7 @@ def _learn_integer_block(block, high) -> list:
     sizes = high.astype(np.intp) + 1
     offsets = np.concatenate([[0], np.cumsum(sizes)])
     present = np.zeros(offsets[-1], dtype=bool)
-    step = max(1, _ENCODE_CELLS // block.shape[1])
+    step = max(1, BLOCK_CELLS // block.shape[1])
     for start in range(0, len(block), step):
         rows = block[start : start + step]
         present |= np.bincount((rows + offsets[:-1]).ravel(), minlength=offsets[-1]) > 0
@@ -801,7 +796,7 @@ def _map_columns(function, frame):
     tall frames with several such columns are encoded a column per core.
     """
     columns = [frame.iloc[:, j] for j in range(frame.shape[1])]  # taken here, not on threads
-    threads = min(cpu_count(), _MAX_THREADS)
+    threads = min(cpu_count(), MAX_THREADS)
     if threads > 1 and len(frame) >= _THREAD_ROWS:
         hashed = sum(
             _arrow_data(column) is not None or column.dtype == object for column in columns
@@ -822,7 +817,7 @@ def _encode_integer_block(block, frame, categories, handle_unknown):
     for j, cats in enumerate(categories):
         lookup[offsets[j] + cats.astype(np.intp)] = np.arange(len(cats))
     codes = np.empty(block.shape, dtype=dtype, order="F")
-    step = max(1, _ENCODE_CELLS // block.shape[1])
+    step = max(1, BLOCK_CELLS // block.shape[1])
     for start in range(0, len(block), step):
         rows = block[start : start + step]
         index = np.where(rows < sizes, rows + offsets[:-1], offsets[-1])

@@ -132,12 +132,9 @@ class FamilyBatch:
             for p, c in zip(self.parent_cards.tolist(), self.child_cards.tolist(), strict=True)
         ]
 
-    def _shape(self, k: int) -> tuple:
-        return self._shapes[k]
-
     def counts(self, k: int) -> np.ndarray:
         """N(c, x_parent, x_child) of family ``k``."""
-        return self.table[:, self.offsets[k] : self.offsets[k + 1]].reshape(self._shape(k))
+        return self.table[:, self.offsets[k] : self.offsets[k + 1]].reshape(self._shapes[k])
 
     def log_table(self, k: int, alpha: float) -> np.ndarray:
         """``log P(x_child | c, x_parent)`` of family ``k`` with pseudo-count ``alpha``."""
@@ -154,7 +151,7 @@ class FamilyBatch:
                     uniform = 1.0 / np.repeat(block_sizes, block_sizes)
                     self._logs[alpha] = np.log(np.where(totals > 0, smoothed / totals, uniform))
         logs = self._logs[alpha]
-        return logs[:, self.offsets[k] : self.offsets[k + 1]].reshape(self._shape(k))
+        return logs[:, self.offsets[k] : self.offsets[k + 1]].reshape(self._shapes[k])
 
 
 @dataclass
@@ -545,9 +542,8 @@ class TrainingCounts(FamilyTables):
 
     def log_family(self, child: int, parents, alpha: float) -> np.ndarray:
         """``log P(x_child | c, x_parents)``; a batch-counted family's with its whole batch."""
-        key = (child, tuple(parents))
-        found = self._batch_of.get(key)
-        if found is None or key in self._families:
+        found = self._batch_of.get((child, tuple(parents)))
+        if found is None:
             return super().log_family(child, parents, alpha)
         return found[0].log_table(found[1], alpha)
 

@@ -640,21 +640,26 @@ def encode_column(column: pd.Series, categories: np.ndarray, handle_unknown="err
 
 
 # -- whole frames ----------------------------------------------------------------------------------
-def _integer_block(frame: pd.DataFrame, ranges=None):
+def _integer_block(frame: pd.DataFrame, integers=None):
     """``(block, high)``: the frame as one array of small non-negative integers and each
     column's largest value, or None.
 
     Whole-table integer data (e.g. integer codes from another library) is then
     learned and encoded in a few row-major passes instead of one strided pass
-    per column, the dominant cost on tall tables. ``ranges``: the block's
-    :func:`~bnclassify._native.column_ranges` when the caller has read them already.
+    per column, the dominant cost on tall tables. ``integers``: ``(block, low,
+    high)``, the frame as one array and its :func:`~bnclassify._native.column_ranges`,
+    when the caller has them already (a frame of many integer blocks, as
+    ``read_csv`` makes, is copied into one array by every ``to_numpy``).
     """
-    if not all(isinstance(t, np.dtype) and t.kind in "iu" for t in frame.dtypes):
+    if integers is not None:
+        block, low, high = integers
+    elif all(isinstance(t, np.dtype) and t.kind in "iu" for t in frame.dtypes):
+        block = frame.to_numpy()
+        if block.size == 0:
+            return None
+        low, high = column_ranges(block)
+    else:
         return None
-    block = frame.to_numpy()
-    if block.size == 0:
-        return None
-    low, high = ranges if ranges is not None else column_ranges(block)
     if low.min() < 0 or high.max() >= _LOOKUP_LIMIT:
         return None
     return block, high
@@ -743,14 +748,17 @@ def learn_frame_categories(frame: pd.DataFrame, kinds=None) -> list:
     ]
 
 
-def learn_and_encode_frame(frame: pd.DataFrame, kinds=None, ranges=None) -> tuple[list, np.ndarray]:
+def learn_and_encode_frame(
+    frame: pd.DataFrame, kinds=None, integers=None
+) -> tuple[list, np.ndarray]:
     """``(categories, codes)`` of a training frame, hashing each cell once.
 
     The same as :func:`learn_frame_categories` followed by :func:`encode_frame`
     (a column whose kind is not ``"categorical"`` gets ``None`` and the dummy
     code), but each column is factorized once and its codes are remapped to
-    the sorted categories through a small look-up table. ``ranges``: an
-    all-integer frame's :func:`~bnclassify._native.column_ranges`, when already known.
+    the sorted categories through a small look-up table. ``integers``: an
+    all-integer frame as one array with its column ranges, ``(block, low, high)``,
+    when already known.
 
     Examples
     --------
@@ -765,7 +773,7 @@ def learn_and_encode_frame(frame: pd.DataFrame, kinds=None, ranges=None) -> tupl
     """
     categorical = _categorical_columns(frame, kinds)
     if all(categorical):
-        integers = _integer_block(frame, ranges)
+        integers = _integer_block(frame, integers)
         if integers is not None:
             return _learn_and_encode_integer_block(integers[0], frame, integers[1])
 

@@ -142,7 +142,7 @@ class TableSchema:
     def _learn(cls, X, distributions, categories=True, weights=None, y=None):
         frame, has_names = as_frame(X)
         names = frame.columns.tolist()
-        nodes, ranges = _nodes(frame, distributions, weights, _row_classes(y, len(frame)))
+        nodes, integers = _nodes(frame, distributions, weights, _row_classes(y, len(frame)))
         discrete = [None] * len(names)
         for columns, spec in nodes:
             for j in columns:
@@ -154,7 +154,7 @@ class TableSchema:
             if isinstance(X, pd.DataFrame) and not has_names:
                 schema.labels = X.columns.tolist()
             return schema, frame, None
-        learned, codes = learn_and_encode_frame(frame, kinds, ranges)
+        learned, codes = learn_and_encode_frame(frame, kinds, integers)
         schema = cls(names, nodes, learned, has_names)
         if isinstance(X, pd.DataFrame) and not has_names:
             #: The training table's own (non-string) column labels: a prediction
@@ -447,9 +447,9 @@ def _row_classes(y, n_rows):
 
 def _nodes(frame, spec, weights=None, classes=None) -> tuple[list, tuple | None]:
     """One (columns, unfitted factor) per node: from ``distributions``, else by dtype;
-    and the frame's :func:`~bnclassify._native.column_ranges` when the kinds rule read
-    every column as one integer block (None otherwise), which its encoder then need not
-    read again.
+    and, when the kinds rule read every column as one integer block, that block with its
+    :func:`~bnclassify._native.column_ranges`, ``(block, low, high)`` (None otherwise),
+    which the encoder then need not copy or read again.
 
     ``spec``: ``None`` (by dtype), a kind's name or a factor instance (every
     column; a multinomial groups the whole table), or a dict mapping a column
@@ -496,7 +496,7 @@ def _nodes(frame, spec, weights=None, classes=None) -> tuple[list, tuple | None]
     # rest; only the values of an integer column whose range exceeds the limit, or of a
     # float column (normal or log-normal), are read
     dtypes = list(frame.dtypes)
-    wide, ranges = _wide_integer_columns(frame, dtypes, [c is None for c in chosen])
+    wide, integers = _wide_integer_columns(frame, dtypes, [c is None for c in chosen])
     by_dtype = {}  # the kind of a column whose values are not read depends on its dtype alone
     for pos, dtype in enumerate(dtypes):
         if chosen[pos] is None:
@@ -509,20 +509,22 @@ def _nodes(frame, spec, weights=None, classes=None) -> tuple[list, tuple | None]
             chosen[pos] = KINDS[kind]()
             nodes.append(((pos,), chosen[pos]))
     nodes.sort(key=lambda node: node[0][0])
-    return nodes, ranges
+    return nodes, integers
 
 
 def _wide_integer_columns(frame, dtypes, open_) -> tuple[set, tuple | None]:
     """Positions of the integer columns (among ``open_``) whose range spans more than
     :data:`INTEGER_MAX_CATEGORIES` values: only they can have too many to be categorical;
-    and the frame's :func:`~bnclassify._native.column_ranges` when every column was read."""
+    and ``(block, low, high)``, the frame as one array with its column ranges, when every
+    column was read (None otherwise)."""
     integer = [j for j, d in enumerate(dtypes) if open_[j] and getattr(d, "kind", "O") in "iu"]
     plain = [j for j in integer if isinstance(dtypes[j], np.dtype)]
     wide = set(integer).difference(plain)  # nullable / Arrow: counted one by one
-    ranges = None
+    integers = None
     if plain and len(frame):
         whole = len(plain) == frame.shape[1]
-        # the whole frame when every column is a plain integer: a view, not a 1,000-column copy
+        # the whole frame when every column is a plain integer (a view of a one-block frame);
+        # the encoder takes this array rather than copy a many-block frame again
         block = frame.to_numpy() if whole else frame.iloc[:, plain].to_numpy()
         low, high = column_ranges(block)
         wide.update(
@@ -531,8 +533,8 @@ def _wide_integer_columns(frame, dtypes, open_) -> tuple[set, tuple | None]:
             if s >= INTEGER_MAX_CATEGORIES
         )
         if whole:
-            ranges = (low, high)
-    return wide, ranges
+            integers = (block, low, high)
+    return wide, integers
 
 
 __all__ = [

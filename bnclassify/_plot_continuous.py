@@ -123,7 +123,7 @@ def plot_class_densities(
         )
     column = model.feature_names_.index(name)
     log_density = _density_given(model, dist, column, row)
-    x_value = None if row is None else model.schema_.data_values(model._encode(row)[1])[0, column]
+    x_value = None if row is None else model.schema_.data_values(model.encode(row)[1])[0, column]
     if xlim is not None:
         low, high = xlim
     else:
@@ -171,7 +171,7 @@ def _density_given(model, dist, column, row):
     if row is None:
         codes, values = np.zeros((1, n_features), dtype=np.intp), np.full((1, n_features), np.nan)
     else:
-        codes, values = model._encode(row)
+        codes, values = model.encode(row)
 
     def log_density(grid):
         grid = np.asarray(grid, dtype=float)

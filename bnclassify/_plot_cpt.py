@@ -103,7 +103,7 @@ def plot_cpt(
     factor = view.factors[i]
     drawing = factor.describe()
     parents = [names[p] for p in view.parents[i]]
-    configuration_parents = list(factor._discrete_parents)  # the order of the view's rows
+    configuration_parents = list(factor.discrete_parent_positions)  # the order of the view's rows
     configurations = _configuration_labels(view, configuration_parents)
     n_classes = len(view.classes)
     if isinstance(drawing, TableView):

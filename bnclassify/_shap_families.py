@@ -48,7 +48,7 @@ def additive_interventional(compiled, rows, background):
     base = contrast(compiled.log_prior).astype(float)
     values = np.zeros((n, m, base.shape[0]))
     for factor in compiled.factors:
-        family = [*factor._parents, *factor._columns]
+        family = [*factor.parent_positions, *factor.column_positions]
         k = len(family)
         if factor.discrete:  # a table: contract it with the background's joint frequencies
             expected = _table_expectations(factor, family, rows[0], background[0], compiled.cards)

@@ -237,7 +237,7 @@ def explain(
 
 # -- checks and bookkeeping ---------------------------------------------------------------------
 def _check_model(model):
-    for attribute in ("_encode", "predict_log_proba"):
+    for attribute in ("encode", "predict_log_proba"):
         if not hasattr(model, attribute):
             raise TypeError(
                 f"explain needs a bnclassify classifier; {type(model).__name__} has no "
@@ -275,7 +275,7 @@ def _check_complete(codes, names, what):
 
 def _encoded(model, X):
     """``(codes, values)`` of ``X``: integer codes (-1 missing), continuous values or None."""
-    codes, values = model._encode(X)
+    codes, values = model.encode(X)
     return np.asarray(codes, dtype=np.intp), values
 
 
@@ -376,8 +376,8 @@ class _ModelOutput:
         compiled = getattr(self.model, "compiled_", None)
         if compiled is not None:
             return compiled.joint_log_likelihood(*encoded)
-        if hasattr(self.model, "_log_proba"):  # bnclassify ensembles (EnsembleTAN, AODE)
-            return self.model._log_proba(encoded)
+        if hasattr(self.model, "predict_log_proba_encoded"):  # bnclassify ensembles (EnsembleTAN, AODE)
+            return self.model.predict_log_proba_encoded(encoded)
         return self.model.predict_log_proba(_decode(self.model, *encoded))
 
     def transform(self, scores):

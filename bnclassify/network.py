@@ -92,7 +92,7 @@ class FittedNetwork:
         self.factors = list(factors)
         self.node_of = {}
         for k, factor in enumerate(self.factors):
-            for j in factor._columns:
+            for j in factor.column_positions:
                 self.node_of[j] = k
 
     @classmethod
@@ -177,9 +177,9 @@ class FittedNetwork:
 
     def forest_marginal(self, codes, values):
         target_of = {
-            k: self.parents[f._columns[0]][0]
+            k: self.parents[f.column_positions[0]][0]
             for k, f in enumerate(self.factors)
-            if len(f._columns) == 1 and self.parents[f._columns[0]]
+            if len(f.column_positions) == 1 and self.parents[f.column_positions[0]]
         }
         order = _children_first(len(self.factors), target_of, self.node_of)
         return self.log_prior + self._pass(codes, values, order, target_of)
@@ -236,8 +236,8 @@ class FittedNetwork:
                     total += factor.log_terms(rows, vals)
                     continue
                 continuous.append(k)
-                if len(factor._continuous_parents) == 1:
-                    target_of[k] = factor._continuous_parents[0]
+                if len(factor.continuous_parent_positions) == 1:
+                    target_of[k] = factor.continuous_parent_positions[0]
             order = [k for k in _children_first(len(self.factors), target_of, self.node_of)]
             order = [k for k in order if k in set(continuous)]
             out[incomplete] = total + self._pass(rows, vals, order, target_of)

@@ -184,7 +184,7 @@ def test_unit_ratios_for_a_missing_cell_are_not_exact(car_sample):
     row.iloc[0, 3] = np.nan
     exact = model.predict_proba(row)
     params = model._params
-    codes = model._encode(row)[0]
+    codes = model.encode(row)[0]
     cells = np.where(codes >= 0, codes + params["offsets"][:-1], 0)
     seen = codes >= 0
     ratios = params["log_ratio"][:, cells[:, None], cells[None, :]] * np.outer(seen, seen)

@@ -59,7 +59,7 @@ def test_all_categorical_data_takes_the_unchanged_path():
     model = NaiveBayes().fit(X, y)
     assert _densities(model) == {} and set(model.feature_kinds_) == {"categorical"}
     assert model.network_.get_cpds("buying") is not None  # pgmpy export still available
-    codes = model._encode(X)
+    codes = model.encode(X)
     np.testing.assert_array_equal(
         model._joint_log_likelihood(X), model.compiled_.joint_log_likelihood(*codes)
     )

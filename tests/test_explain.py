@@ -61,7 +61,7 @@ def _frame(model, codes, columns):
 
 
 def _codes(model, X):
-    return np.asarray(model._encode(X)[0], dtype=float)
+    return np.asarray(model.encode(X)[0], dtype=float)
 
 
 def _log_odds(log_proba):
@@ -235,8 +235,8 @@ class _Opaque(ClassifierMixin, BaseEstimator):
     def fit(self, X, y):  # pragma: no cover - never called; marks this as an estimator
         raise NotImplementedError
 
-    def _encode(self, X):
-        return self.members[0]._encode(X)
+    def encode(self, X):
+        return self.members[0].encode(X)
 
     def predict_log_proba(self, X):
         stacked = np.stack([m.predict_log_proba(X) for m in self.members])

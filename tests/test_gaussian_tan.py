@@ -294,7 +294,7 @@ def test_missing_gaussian_values_are_integrated_out_exactly(iris):
 def test_message_passing_on_complete_rows_equals_the_direct_sum(iris):
     X, y = iris
     model = TAN().fit(X, y)
-    codes, values = model._encode(X)
+    codes, values = model.encode(X)
     direct = model._joint_log_likelihood(X)
     passed = model.compiled_.forest_marginal(codes, values)
     np.testing.assert_allclose(passed, direct, rtol=1e-10)

@@ -253,7 +253,7 @@ def test_aode_equals_a_slow_reference(min_frequency, partial, fallback, alpha):
         model.predict_proba(grid), expected / expected.sum(axis=1, keepdims=True), atol=1e-12
     )
     # the frequency rule is exercised: some rows lose super-parents, some fall back to NB
-    codes = model._encode(grid)[0]
+    codes = model.encode(grid)[0]
     eligible = np.stack(
         [model.frequencies_[i][codes[:, i]] >= min_frequency for i in range(X.shape[1])], axis=1
     ).sum(axis=1)

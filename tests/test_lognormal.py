@@ -91,8 +91,8 @@ def test_log_normal_equals_gaussian_on_the_logarithm(estimator):
         model.predict_proba(X), reference.predict_proba(logged), rtol=0, atol=1e-12
     )
     # the joint density of x is that of log x times 1/x for every observed log-normal cell
-    codes, values = model._encode(X)
-    ref_codes, ref_values = reference._encode(logged)
+    codes, values = model.encode(X)
+    ref_codes, ref_values = reference.encode(logged)
     jacobian = -np.nansum(np.log(X[["a", "b"]].to_numpy()), axis=1)
     np.testing.assert_allclose(
         model.compiled_.joint_log_likelihood(codes, values),

@@ -429,9 +429,10 @@ class AODE(MemberEnsemble):
 
     def _joint_log_likelihood(self, X) -> np.ndarray:
         """log P(c, x) of the averaged model for every row and class."""
-        return self._joint_log_likelihood_codes(self._encode(X))
+        return self._joint_log_likelihood_codes(self.encode(X))
 
-    def _log_proba(self, encoded):
+    def predict_log_proba_encoded(self, encoded):
+        """``predict_log_proba`` of rows already encoded by :meth:`encode`."""
         return normalise(self._joint_log_likelihood_codes(encoded))
 
 

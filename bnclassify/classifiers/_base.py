@@ -327,15 +327,40 @@ class BayesNetClassifier(
         return self._network
 
     # -- prediction --------------------------------------------------------------
-    def _encode(self, X):
-        """``(codes, values)`` of X in the fitted column order, kinds and categories."""
+    def encode(self, X):
+        """Rows as the fitted network reads them: ``(codes, values)``.
+
+        X is aligned to the training columns (by name when both are named) and
+        encoded with the training kinds and categories, as ``predict`` does.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        codes : ndarray of shape (n_samples, n_features)
+            Category codes of the discrete columns (-1 where missing or unseen).
+        values : ndarray of shape (n_samples, n_features) or None
+            The continuous columns as their nodes model them (NaN where missing);
+            ``None`` when every column is discrete.
+
+        Examples
+        --------
+        >>> from bnclassify import NaiveBayes
+        >>> from bnclassify.datasets import load_car
+        >>> X, y = load_car(return_X_y=True)
+        >>> codes, values = NaiveBayes().fit(X, y).encode(X.iloc[:2])
+        >>> codes.shape, values is None
+        ((2, 6), True)
+        """
         check_is_fitted(self, "compiled_")
         frame = self.schema_.align(X, owner=type(self).__name__)
         return self.schema_.encode(frame, self.handle_unknown)
 
     def _joint_log_likelihood(self, X) -> np.ndarray:
         """log P(c, x) for every row and class; missing cells summed out exactly."""
-        codes, values = self._encode(X)
+        codes, values = self.encode(X)
         return self.compiled_.joint_log_likelihood(codes, values)
 
     # -- fit statistics (R bnclassify's logLik/AIC/BIC/nparams, statsmodels' llf/aic/bic) --

@@ -425,14 +425,15 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
         return FittedNetwork.from_log_tables(params["log_class"], parents, tables, self._features)
 
     # -- prediction --------------------------------------------------------------
-    def _encode(self, X) -> np.ndarray:
+    def encode(self, X) -> np.ndarray:
+        """Category codes of X (-1 where missing or unseen), in the training column order."""
         check_is_fitted(self, "structure_")
         frame = self.schema_.align(X, owner=type(self).__name__)
         return self.schema_.encode(frame, self.handle_unknown)[0].astype(np.intp)
 
     def _joint_log_likelihood(self, X) -> np.ndarray:
         """log P(c, x | D) up to a constant, averaged over all trees; shape (n_rows, n_classes)."""
-        codes = self._encode(X)
+        codes = self.encode(X)
         out = np.empty((len(codes), len(self.classes_)))
         incomplete = (codes == MISSING).any(axis=1)
         if (~incomplete).any():

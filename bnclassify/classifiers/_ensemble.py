@@ -48,7 +48,7 @@ class MemberEnsemble(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEsti
     """Shared machinery: encode once, fit members on shared counts, predict from codes.
 
     Subclasses define ``fit`` (with :meth:`_encode_training` and
-    :meth:`_fit_members`) and ``_log_proba(encoded)`` of ``(codes, values)``.
+    :meth:`_fit_members`) and ``predict_log_proba_encoded(encoded)`` of ``(codes, values)``.
     """
 
     #: Passed to the encoding: None models columns by dtype, "categorical" all as categories.
@@ -103,15 +103,16 @@ class MemberEnsemble(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEsti
         check_is_fitted(self, "estimators_")
         return list(self.schema_.names)
 
-    def _encode(self, X):
-        """``(codes, values)`` of X, shared by every member."""
+    def encode(self, X):
+        """``(codes, values)`` of X, shared by every member (see
+        :meth:`bnclassify.BayesNetClassifier.encode`)."""
         check_is_fitted(self, "estimators_")
         frame = self.schema_.align(X, owner=type(self).__name__)
         return self.schema_.encode(frame, self.handle_unknown)
 
     def _joint_log_likelihood(self, X) -> np.ndarray:
         """log P(c | x) of the ensemble (normalised scores are joint scores up to a constant)."""
-        return self._log_proba(self._encode(X))
+        return self.predict_log_proba_encoded(self.encode(X))
 
     @staticmethod
     def _member_joint(member, encoded) -> np.ndarray:
@@ -519,7 +520,8 @@ default="auto"
         return [_bootstrap_rows(seed, self._n_rows) for seed in self._seeds]
 
     # -- prediction --------------------------------------------------------------
-    def _log_proba(self, encoded):
+    def predict_log_proba_encoded(self, encoded):
+        """``predict_log_proba`` of rows already encoded by :meth:`encode`."""
         total, n_members = 0.0, 0
         for group in self._groups:
             if "members" in group:

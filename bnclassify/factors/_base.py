@@ -79,6 +79,30 @@ class Factor(BaseEstimator):
     def _parents(self) -> tuple:
         return (*self._discrete_parents, *self._continuous_parents)
 
+    # -- the family, by column position (what other layers read) ------------------------
+    @property
+    def column_positions(self) -> tuple:
+        """Positions (in the training columns) of the column(s) this fitted node models.
+
+        ``columns_`` holds the same columns by name.
+        """
+        return self._columns
+
+    @property
+    def parent_positions(self) -> tuple:
+        """Positions of the feature parents: the discrete ones first, then the continuous."""
+        return self._parents
+
+    @property
+    def discrete_parent_positions(self) -> tuple:
+        """Positions of the discrete feature parents, in the order of the node's table axes."""
+        return self._discrete_parents
+
+    @property
+    def continuous_parent_positions(self) -> tuple:
+        """Positions of the continuous feature parents, in the order of ``coef_``'s last axis."""
+        return self._continuous_parents
+
     def fit_family(self, stats, columns, parents, alpha, names):
         """Fit from the training statistics (a :class:`~bnclassify.counts.TrainingCounts`).
 

@@ -237,15 +237,15 @@ def _check_network_model(model):
     )
     cards = schema.cards
     for factor in network.factors:
-        columns, discrete_parents = factor._columns, factor._discrete_parents
-        parents = (*discrete_parents, *factor._continuous_parents)
+        columns, discrete_parents = factor.column_positions, factor.discrete_parent_positions
+        parents = (*discrete_parents, *factor.continuous_parent_positions)
         _require(
             sorted(parents) == sorted(network.parents[columns[0]]) or len(columns) > 1,
             f"{factor.columns_}: the factor's parents differ from the network's.",
         )
         _require(
             all(schema.discrete[p] for p in discrete_parents)
-            and not any(schema.discrete[p] for p in factor._continuous_parents),
+            and not any(schema.discrete[p] for p in factor.continuous_parent_positions),
             f"{factor.columns_}: parents of the wrong kind.",
         )
         shape = (n_classes, *(cards[p] for p in discrete_parents))
@@ -256,7 +256,7 @@ def _check_network_model(model):
         elif isinstance(factor, Gaussian):
             _shape(factor.intercept_, shape, f"{where} intercept_")
             _shape(factor.var_, shape, f"{where} var_")
-            _shape(factor.coef_, (*shape, len(factor._continuous_parents)), f"{where} coef_")
+            _shape(factor.coef_, (*shape, len(factor.continuous_parent_positions)), f"{where} coef_")
         elif isinstance(factor, KernelDensity):
             _shape(factor.bandwidth_, (n_classes,), f"{where} bandwidth_")
             _require(

@@ -527,7 +527,7 @@ class _Reader:
                 getattr(factor, "_columns", None), tuple
             ):
                 self.fail("a network factor is not a fitted bnclassify factor.")
-            covered += list(factor._columns)
+            covered += list(factor.column_positions)
         if sorted(covered) != list(range(m)):
             self.fail("the network's factors do not cover every column exactly once.")
         return FittedNetwork(log_prior, parents, factors)

@@ -12,7 +12,7 @@ import pandas as pd
 from matplotlib.colors import ListedColormap
 from sklearn.utils.validation import check_is_fitted
 
-from ._encoding import check_int, check_range
+from .validation import check_int, check_range
 
 __all__ = ["plot_class_densities", "plot_decision_boundary"]
 

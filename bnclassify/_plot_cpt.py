@@ -13,10 +13,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.colors import to_rgb
 
-from ._encoding import check_int
 from ._plot_continuous import MAX_GRID_POINTS
 from ._plot_views import network_view
 from .factors import DensityView, RegressionView, TableView
+from .validation import check_int
 
 __all__ = ["plot_cpt"]
 

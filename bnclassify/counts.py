@@ -851,8 +851,9 @@ def training_statistics(X, y, distributions=None, sample_weight=None):
     >>> training_statistics(X, ["a", "b"], sample_weight=[2, 1])[2].classes.tolist()
     [2.0, 1.0]
     """
-    from ._encoding import as_frame, check_sample_weight, take_rows
+    from ._encoding import as_frame, take_rows
     from .data import TableSchema
+    from .validation import check_sample_weight
 
     weights = None
     has_names = None

@@ -72,8 +72,9 @@ import shap
 from scipy.special import softmax
 from sklearn.utils.validation import check_is_fitted
 
-from ._encoding import MISSING, check_int
+from ._encoding import MISSING
 from ._shap_families import additive_interventional, contrast, shapley_weight
+from .validation import check_int
 
 __all__ = ["explain", "METHODS", "OUTPUTS"]
 
@@ -376,7 +377,9 @@ class _ModelOutput:
         compiled = getattr(self.model, "compiled_", None)
         if compiled is not None:
             return compiled.joint_log_likelihood(*encoded)
-        if hasattr(self.model, "predict_log_proba_encoded"):  # bnclassify ensembles (EnsembleTAN, AODE)
+        if hasattr(
+            self.model, "predict_log_proba_encoded"
+        ):  # bnclassify ensembles (EnsembleTAN, AODE)
             return self.model.predict_log_proba_encoded(encoded)
         return self.model.predict_log_proba(_decode(self.model, *encoded))
 

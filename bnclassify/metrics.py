@@ -20,8 +20,8 @@ import pandas as pd
 from sklearn.base import clone
 from sklearn.model_selection import KFold, StratifiedKFold
 
-from ._encoding import check_n_jobs
 from .exceptions import UnseenCategoryWarning
+from .validation import check_n_jobs
 
 __all__ = [
     "Evaluation",

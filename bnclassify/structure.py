@@ -11,8 +11,8 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
-from ._encoding import check_int
 from .data import resolve_column
+from .validation import check_int
 from .weights import EDGE_SCORES, check_weight_matrix, edge_gains  # noqa: F401  (public here too)
 
 

@@ -9,7 +9,7 @@ import numpy as np
 from scipy.special import logsumexp
 from sklearn.utils.validation import check_is_fitted
 
-from .._encoding import MISSING, check_alpha, check_int
+from .._encoding import MISSING
 from ..counts import (
     BLOCK_CELLS,
     StatisticsPlan,
@@ -19,6 +19,7 @@ from ..counts import (
     one_hot,
 )
 from ..structure import empty_feature_graph
+from ..validation import check_alpha, check_int
 from ._base import BayesNetClassifier, accumulate
 from ._ensemble import MemberEnsemble, MemberSequence, fit_on_counts
 from ._predict import is_dask_collection, normalise

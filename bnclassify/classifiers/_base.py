@@ -17,7 +17,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._collector import paused_collector
-from .._encoding import HANDLE_UNKNOWN, check_alpha, check_sample_weight, take_rows
+from .._encoding import HANDLE_UNKNOWN, take_rows
 from ..counts import (
     StatisticsPlan,
     SufficientStatistics,
@@ -27,6 +27,7 @@ from ..counts import (
 from ..data import TableSchema
 from ..network import fit_network
 from ..structure import add_class_arcs, feature_parents
+from ..validation import check_alpha, check_sample_weight
 from ._predict import JointPredictor, is_dask_collection
 
 

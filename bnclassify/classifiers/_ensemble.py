@@ -25,11 +25,11 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._encoding import check_alpha, check_int, check_n_jobs
 from ..counts import BLOCK_CELLS, ForestCounts, TrainingCounts, training_statistics
 from ..network import rooted_forest_joints
 from ..parameters import log_class_prior, log_conditional
 from ..structure import orient_constrained
+from ..validation import check_alpha, check_int, check_n_jobs
 from ._base import BayesNetClassifier, SchemaAttributes
 from ._predict import JointPredictor, normalise
 from ._tan import TAN, SimplerTAN, TreeAugmented

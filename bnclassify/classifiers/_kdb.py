@@ -7,9 +7,9 @@ import numbers
 
 import numpy as np
 
-from .._encoding import check_int
 from ..counts import MAX_FAMILY_CELLS, StatisticsPlan
 from ..structure import kdb_feature_dag
+from ..validation import check_int
 from ..weights import class_information, edge_weights
 from ._base import BayesNetClassifier
 

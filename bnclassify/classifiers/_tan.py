@@ -7,7 +7,6 @@ import numbers
 import numpy as np
 import pandas as pd
 
-from .._encoding import float_array
 from ..counts import StatisticsPlan
 from ..data import TableSchema
 from ..factors import Gaussian
@@ -19,6 +18,7 @@ from ..structure import (
     orient_constrained,
     structure_root,
 )
+from ..validation import float_array
 from ..weights import EDGE_SCORES, contact_weights, edge_weights
 from ._base import BayesNetClassifier
 

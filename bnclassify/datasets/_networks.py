@@ -6,12 +6,12 @@ import numpy as np
 from scipy.stats import binom
 from sklearn.utils import Bunch, check_random_state
 
-from .._encoding import check_int
 from ..classifiers._signal_subgraph import (
     candidate_edges,
     describe_networks,
     n_incident_edges,
 )
+from ..validation import check_int
 
 __all__ = ["make_signal_subgraph_networks"]
 

@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 from sklearn.utils import Bunch, check_random_state
 
-from .._encoding import check_int
 from ..network import FittedNetwork
+from ..validation import check_int
 
 __all__ = ["make_tree_classification"]
 

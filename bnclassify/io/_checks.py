@@ -256,7 +256,9 @@ def _check_network_model(model):
         elif isinstance(factor, Gaussian):
             _shape(factor.intercept_, shape, f"{where} intercept_")
             _shape(factor.var_, shape, f"{where} var_")
-            _shape(factor.coef_, (*shape, len(factor.continuous_parent_positions)), f"{where} coef_")
+            _shape(
+                factor.coef_, (*shape, len(factor.continuous_parent_positions)), f"{where} coef_"
+            )
         elif isinstance(factor, KernelDensity):
             _shape(factor.bandwidth_, (n_classes,), f"{where} bandwidth_")
             _require(

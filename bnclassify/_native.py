@@ -220,7 +220,7 @@ def count_families(
     of rows where both cells are observed. Family ``k`` holds the cells
     ``offsets[k] .. offsets[k + 1] - 1`` of each class's block of
     ``total = offsets[-1]``. ``codes``: ``(n, m)`` integer codes,
-    :data:`~bnclassify._encoding.MISSING` (-1) for a missing cell; ``y``: class
+    :data:`~bnclassify.data.MISSING` (-1) for a missing cell; ``y``: class
     codes; ``weights``: row weights or None; ``has_missing``: whether any code is
     missing, or a function that says so (the numpy version asks, to skip its mask
     on complete data).

@@ -6,7 +6,7 @@ the pairwise table is built (chunk by chunk) and how out-of-core fits can sum
 them. A pair table wider than :data:`MAX_PAIRWISE_CELLS` is never held whole:
 it is counted and read a block of columns at a time
 (:meth:`TrainingCounts.pair_table`). A missing cell (code
-:data:`~bnclassify._encoding.MISSING`) is simply not counted: a row contributes
+:data:`~bnclassify.data.MISSING`) is simply not counted: a row contributes
 to every count whose variables it observes.
 """
 
@@ -19,9 +19,21 @@ from functools import cache, cached_property
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
-from ._encoding import MISSING, encode_target
 from ._native import count_families
+from .data import (
+    MISSING,
+    NO_EXPONENT,
+    TableSchema,
+    as_frame,
+    column_exponents,
+    encode_frame,
+    encode_target,
+    learn_categories,
+    log_largest,
+    take_rows,
+)
 from .parameters import log_conditional
+from .validation import check_sample_weight
 
 #: Rows per block when building one-hot blocks; float32 counts stay exact below 2**24.
 CHUNK_ROWS = 1 << 16
@@ -57,7 +69,7 @@ def family_counts(codes, y, child, parents, cards, n_classes, weights=None) -> n
     Parameters
     ----------
     codes : ndarray of shape (n_rows, n_features)
-        Category codes, :data:`~bnclassify._encoding.MISSING` for missing cells.
+        Category codes, :data:`~bnclassify.data.MISSING` for missing cells.
     y : ndarray of shape (n_rows,)
         Class codes.
     child : int
@@ -408,7 +420,7 @@ class TrainingCounts(FamilyTables):
 
     @cached_property
     def has_missing(self) -> bool:
-        """Whether any code is :data:`~bnclassify._encoding.MISSING` (one pass over the codes)."""
+        """Whether any code is :data:`~bnclassify.data.MISSING` (one pass over the codes)."""
         return bool(self.codes.size) and int(self.codes.min()) == MISSING
 
     @cached_property
@@ -851,9 +863,6 @@ def training_statistics(X, y, distributions=None, sample_weight=None):
     >>> training_statistics(X, ["a", "b"], sample_weight=[2, 1])[2].classes.tolist()
     [2.0, 1.0]
     """
-    from ._encoding import as_frame, take_rows
-    from .data import TableSchema
-    from .validation import check_sample_weight
 
     weights = None
     has_names = None
@@ -885,40 +894,6 @@ def training_statistics(X, y, distributions=None, sample_weight=None):
         exponents=exponents,
     )
     return schema, classes, stats
-
-
-#: Exponent of a column without any observed value (any other wins when statistics add).
-NO_EXPONENT = np.iinfo(np.int32).min
-
-
-def column_exponents(values, rescaled) -> np.ndarray:
-    """Per column the power of two ``e`` with ``max |x| = m 2**e``, ``0.5 <= m < 1``.
-
-    The ``rescaled`` columns of ``values`` are divided by ``2**e`` in place, so
-    their moments and variances stay far from overflow and underflow whatever
-    the data's scale (1e-200 or 1e200); a power of two multiplies exactly. The
-    largest magnitude of a concatenation is the largest of its chunks', so a
-    fit in one pass, chunk by chunk or on dask partitions chooses the same
-    ``e``. Other columns (and columns without values) get 0, or
-    :data:`NO_EXPONENT` for a rescaled column with no observed value.
-
-    Examples
-    --------
-    >>> values = np.array([[3e200, 1.0], [-1e200, np.nan]])
-    >>> column_exponents(values, np.array([True, False])).tolist(), bool(values[0, 0] < 1)
-    ([666, 0], True)
-    """
-    exponents = np.zeros(0 if values is None else values.shape[1], dtype=np.int64)
-    if values is None or not np.any(rescaled):
-        return exponents
-    columns = np.flatnonzero(rescaled)
-    block = np.abs(values[:, columns])
-    seen = ~np.isnan(block).all(axis=0)
-    largest = np.nanmax(np.where(np.isnan(block), -np.inf, block), axis=0, initial=-np.inf)
-    _, e = np.frexp(np.where(seen, largest, 0.0))
-    exponents[columns] = np.where(seen, e, NO_EXPONENT)
-    values[:, columns] = np.ldexp(values[:, columns], -np.where(seen, e, 0)[None, :])
-    return exponents
 
 
 # -- additive statistics: partial_fit and distributed fits ------------------------------
@@ -1040,7 +1015,6 @@ class SufficientStatistics(FamilyTables):
             The declared classes; a label outside them is a ValueError. Without
             them, the chunk's own sorted labels.
         """
-        from ._encoding import as_frame, encode_frame
 
         frame = as_frame(X)[0].set_axis(schema.names, axis=1)
         labels, y_codes = class_codes(y, len(frame), classes)
@@ -1311,16 +1285,6 @@ class SufficientStatistics(FamilyTables):
                 )
 
 
-def log_largest(variances, exponents) -> float:
-    """``log max_j v_j 4**e_j`` over the positive ``v_j`` (0, i.e. V = 1, when none is)."""
-    positive = variances > 0
-    if not positive.any():
-        return 0.0
-    with np.errstate(divide="ignore"):
-        logs = np.log(variances) + 2 * np.log(2.0) * exponents
-    return float(logs[positive].max())
-
-
 def _same(a, b) -> bool:
     return len(a) == len(b) and bool(np.all(np.asarray(a) == np.asarray(b)))
 
@@ -1340,8 +1304,6 @@ def union_sorted(a, b) -> np.ndarray:
     """The categories of ``a`` and ``b`` together, sorted as a fit learns them."""
     import pandas as pd
 
-    from ._encoding import learn_categories
-
     if not len(a):
         return np.asarray(b)
     if not len(b):
@@ -1351,7 +1313,6 @@ def union_sorted(a, b) -> np.ndarray:
 
 def chunk_categories(frame, schema) -> list:
     """Each discrete column's categories in this table (empty when all missing), else None."""
-    from ._encoding import learn_categories
 
     out = []
     for name, discrete in zip(frame.columns, schema.discrete, strict=True):
@@ -1367,8 +1328,6 @@ def chunk_categories(frame, schema) -> list:
 def class_codes(y, n_rows, classes=None):
     """``(labels, codes)``: the chunk's labels (or the declared ``classes``) and y's codes."""
     import pandas as pd
-
-    from ._encoding import learn_categories
 
     if isinstance(y, pd.DataFrame):
         y = y.iloc[:, 0]

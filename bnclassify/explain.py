@@ -72,8 +72,8 @@ import shap
 from scipy.special import softmax
 from sklearn.utils.validation import check_is_fitted
 
-from ._encoding import MISSING
 from ._shap_families import additive_interventional, contrast, shapley_weight
+from .data import MISSING
 from .validation import check_int
 
 __all__ = ["explain", "METHODS", "OUTPUTS"]

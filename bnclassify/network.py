@@ -22,7 +22,7 @@ import math
 import numpy as np
 from scipy.special import logsumexp
 
-from ._encoding import MISSING
+from .data import MISSING
 from .factors import Categorical
 from .parameters import log_class_prior
 
@@ -296,7 +296,7 @@ def rooted_forest_joints(codes, log_prior, log_single, log_pairs, edges, roots) 
     Parameters
     ----------
     codes : ndarray of shape (n, m)
-        Category codes, :data:`~bnclassify._encoding.MISSING` for missing cells.
+        Category codes, :data:`~bnclassify.data.MISSING` for missing cells.
     log_prior : ndarray of shape (C,)
     log_single : list of ndarray
         ``log P(x_j | c)`` of each feature as a root, shape ``(C, r_j)``.

@@ -23,9 +23,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._encoding import MISSING
 from ._native import is_symmetric
-from .counts import TrainingCounts
+from .counts import TrainingCounts, training_statistics
+from .data import MISSING
 from .information import class_mi_from_counts, pairwise_information
 
 
@@ -564,8 +564,6 @@ def conditional_mutual_information(X, y, distributions=None) -> pd.DataFrame:
     >>> round(float(cmi.loc["block1", "block4"]), 4)
     0.0101
     """
-    from .counts import training_statistics
-
     schema, _, stats = training_statistics(X, y, distributions)
     return edge_weights(stats, schema)
 
@@ -580,8 +578,6 @@ def mutual_information_with_class(X, y, distributions=None) -> pd.Series:
     >>> mutual_information_with_class(X, y).idxmax()
     'block5'
     """
-    from .counts import training_statistics
-
     schema, _, stats = training_statistics(X, y, distributions)
     return pd.Series(
         class_information(stats, schema), index=schema.names, name="mutual_information"

@@ -2,7 +2,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bnclassify._encoding import (
+from bnclassify.data.encoding import (
     MISSING,
     as_frame,
     codes_dtype,

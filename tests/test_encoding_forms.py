@@ -13,9 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import bnclassify._encoding as encoding
+import bnclassify.data.encoding as encoding
 from bnclassify import TAN, NaiveBayes
-from bnclassify._encoding import (
+from bnclassify.data.encoding import (
     MISSING,
     encode_column,
     encode_frame,

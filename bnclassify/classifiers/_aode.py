@@ -9,7 +9,6 @@ import numpy as np
 from scipy.special import logsumexp
 from sklearn.utils.validation import check_is_fitted
 
-from .._encoding import MISSING
 from ..counts import (
     BLOCK_CELLS,
     StatisticsPlan,
@@ -18,6 +17,7 @@ from ..counts import (
     column_blocks,
     one_hot,
 )
+from ..data import MISSING
 from ..structure import empty_feature_graph
 from ..validation import check_alpha, check_int
 from ._base import BayesNetClassifier, accumulate

@@ -17,14 +17,13 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._collector import paused_collector
-from .._encoding import HANDLE_UNKNOWN, take_rows
 from ..counts import (
     StatisticsPlan,
     SufficientStatistics,
     TrainingCounts,
     training_statistics,
 )
-from ..data import TableSchema
+from ..data import HANDLE_UNKNOWN, TableSchema, take_rows
 from ..network import fit_network
 from ..structure import add_class_arcs, feature_parents
 from ..validation import check_alpha, check_sample_weight

@@ -29,7 +29,7 @@ from scipy.stats import chi2, hypergeom
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._encoding import encode_target
+from ..data import encode_target
 from ..parameters import log_conditional
 from ..validation import check_alpha, check_int, float_array
 from ._predict import JointPredictor

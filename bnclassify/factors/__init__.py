@@ -3,6 +3,7 @@
 See :mod:`bnclassify.distributions` for the user-facing description of each kind.
 """
 
+from ..data import Kind, register_kind
 from ._base import Factor
 from ._bernoulli import Bernoulli
 from ._categorical import Categorical
@@ -12,15 +13,15 @@ from ._lognormal import LogNormal
 from ._multinomial import Multinomial
 from ._views import DensityView, RegressionView, TableView
 
-#: String specs accepted by the estimators' ``distributions`` parameter.
+#: The node class of each kind, by name: the strings the estimators' ``distributions`` accepts.
 KINDS = {
-    "categorical": Categorical,
-    "gaussian": Gaussian,
-    "lognormal": LogNormal,
-    "kde": KernelDensity,
-    "bernoulli": Bernoulli,
-    "multinomial": Multinomial,
+    node.kind: node
+    for node in (Categorical, Gaussian, LogNormal, KernelDensity, Bernoulli, Multinomial)
 }
+
+# the data layer knows each kind by its descriptor only (it never imports this package)
+for _node in KINDS.values():
+    register_kind(Kind.of_node_class(_node))
 
 __all__ = [
     "KINDS",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._encoding import MISSING
+from ..data import MISSING
 from ._base import Factor
 from ._views import TableView
 

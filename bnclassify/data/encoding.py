@@ -22,7 +22,7 @@ import pyarrow.compute as pc
 from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.multiclass import check_classification_targets
 
-from ._native import BLOCK_CELLS, MAX_THREADS, column_major, column_ranges, cpu_count, value_bits
+from .._native import BLOCK_CELLS, MAX_THREADS, column_major, column_ranges, cpu_count, value_bits
 
 MISSING = -1
 HANDLE_UNKNOWN = ("warn", "error", "marginalize")

@@ -23,7 +23,9 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from ._encoding import (
+from .._native import column_ranges
+from ..exceptions import UnseenCategoryWarning
+from .encoding import (
     INTEGER_MAX_CATEGORIES,
     LOG_NORMAL_MIN_Z,
     MISSING,
@@ -34,26 +36,8 @@ from ._encoding import (
     learn_and_encode_frame,
     prefers_log_normal,
 )
-from ._native import column_ranges
-from .exceptions import UnseenCategoryWarning
-from .factors import KINDS, Factor
-
-
-def factor_spec(value, where) -> Factor:
-    """An unfitted factor from a kind's name or a factor instance (copied)."""
-    if isinstance(value, str):
-        if value not in KINDS:
-            raise ValueError(
-                f"Unknown distribution {value!r} for {where}; "
-                f"use one of {sorted(KINDS)} or a bnclassify.distributions instance."
-            )
-        return KINDS[value]()
-    if isinstance(value, Factor) and value.kind is not None:
-        return copy.deepcopy(value)
-    raise TypeError(
-        f"The distribution for {where} must be one of {sorted(KINDS)} or a "
-        f"bnclassify.distributions instance, got {value!r}."
-    )
+from .kinds import get_kind, node_spec
+from .scaling import log_largest
 
 
 def resolve_column(key, columns, what="column"):
@@ -367,11 +351,9 @@ class TableSchema:
         """log V of the variance floors: V the largest (weighted) variance of the columns it scales.
 
         ``values`` hold each column divided by ``2**exponents`` (see
-        :func:`~bnclassify.counts.column_exponents`); V is in the data's units,
+        :func:`~bnclassify.data.scaling.column_exponents`); V is in the data's units,
         in log space so that it cannot overflow.
         """
-        from .counts import log_largest
-
         scaled = [j for j, spec in enumerate(self.nodes_by_column) if spec.scaled_by_variance]
         if values is None or not scaled:
             return 0.0
@@ -413,7 +395,7 @@ def warn_unseen(counts):
     """
     if not counts:
         return
-    package = os.path.dirname(os.path.abspath(__file__))
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # bnclassify/
     frame, stacklevel = sys._getframe(1), 2
     while frame is not None and frame.f_code.co_filename.startswith(package):
         frame, stacklevel = frame.f_back, stacklevel + 1
@@ -468,7 +450,7 @@ def _nodes(frame, spec, weights=None, classes=None) -> tuple[list, tuple | None]
         entries = [(tuple(range(len(columns))), spec)]
     for key, value in entries:
         where = f"column(s) {key!r}"
-        factor = factor_spec(value, where)
+        factor = node_spec(value, where)
         keys = key if isinstance(key, tuple) else (key,)
         if len(keys) == 0:
             raise ValueError("distributions has an empty tuple of columns.")
@@ -506,7 +488,7 @@ def _nodes(frame, spec, weights=None, classes=None) -> tuple[list, tuple | None]
                 if dtype not in by_dtype:
                     by_dtype[dtype] = default_kind(dtype, weights=weights, classes=classes)
                 kind = by_dtype[dtype]
-            chosen[pos] = KINDS[kind]()
+            chosen[pos] = get_kind(kind).new()
             nodes.append(((pos,), chosen[pos]))
     nodes.sort(key=lambda node: node[0][0])
     return nodes, integers
@@ -544,7 +526,6 @@ __all__ = [
     "POINT_MASS_MIN_SHARE",
     "TableSchema",
     "default_kind",
-    "factor_spec",
     "prefers_log_normal",
     "resolve_column",
 ]

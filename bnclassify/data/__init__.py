@@ -1,0 +1,79 @@
+"""The data layer: what each column is, and the table as codes and numbers.
+
+The lowest layer of the library (above only the validators and the array
+kernels): it imports nothing from the statistics, the nodes or anything above
+them.
+
+- :mod:`~bnclassify.data.kinds`: the node kinds as plain descriptors (the
+  factors layer registers one per node class);
+- :mod:`~bnclassify.data.encoding`: the kinds rule (:func:`default_kind`) and
+  the column codecs (categories, codes, numbers), the class labels;
+- :mod:`~bnclassify.data.schema`: :class:`TableSchema`, learned once from the
+  training table, which aligns and encodes every later table;
+- :mod:`~bnclassify.data.scaling`: powers of two that keep continuous columns'
+  moments far from overflow.
+
+A table becomes
+
+- ``codes`` (n, m): integer codes of the discrete columns (missing:
+  :data:`MISSING`), a one-state dummy (0, or -1 where missing) for the others;
+- ``values`` (n, m) or ``None``: the numbers of the continuous columns (NaN:
+  missing), ``None`` when every column is discrete.
+
+Examples
+--------
+>>> import pandas as pd
+>>> from bnclassify.data import TableSchema
+>>> X = pd.DataFrame({"site": ["a", "b", "a"], "size": [1.5, 2.5, 0.5]})
+>>> schema, frame = TableSchema.learn(X)
+>>> schema.kinds
+['categorical', 'gaussian']
+>>> codes, values = schema.encode(frame)
+>>> codes[:, 0].tolist(), values[:, 1].tolist()
+([0, 1, 0], [1.5, 2.5, 0.5])
+"""
+
+from .encoding import (
+    HANDLE_UNKNOWN,
+    INTEGER_MAX_CATEGORIES,
+    LOG_NORMAL_MIN_Z,
+    MISSING,
+    POINT_MASS_MIN_SHARE,
+    as_frame,
+    default_kind,
+    encode_frame,
+    encode_target,
+    learn_categories,
+    prefers_log_normal,
+    take_rows,
+)
+from .kinds import Kind, NodeSpec, get_kind, kind_names, node_spec, register_kind
+from .scaling import NO_EXPONENT, column_exponents, log_largest
+from .schema import TableSchema, resolve_column, warn_unseen
+
+__all__ = [
+    "HANDLE_UNKNOWN",
+    "INTEGER_MAX_CATEGORIES",
+    "LOG_NORMAL_MIN_Z",
+    "MISSING",
+    "NO_EXPONENT",
+    "POINT_MASS_MIN_SHARE",
+    "Kind",
+    "NodeSpec",
+    "TableSchema",
+    "as_frame",
+    "column_exponents",
+    "default_kind",
+    "encode_frame",
+    "encode_target",
+    "get_kind",
+    "kind_names",
+    "learn_categories",
+    "log_largest",
+    "node_spec",
+    "prefers_log_normal",
+    "register_kind",
+    "resolve_column",
+    "take_rows",
+    "warn_unseen",
+]

@@ -175,8 +175,8 @@ def tree_family_counts(codes, y, children, parents, cards, n_classes, weights=No
 # -- the comparison ----------------------------------------------------------------------------
 def _patch(kind):
     """Make SimplerTAN's fit use the numba kernels ("numba") or bnclassify's numpy ("numpy")."""
-    import bnclassify.counts as counts
     import bnclassify.data as data
+    import bnclassify.stats.counting as counts
 
     if not hasattr(_patch, "numpy"):
         _patch.numpy = (

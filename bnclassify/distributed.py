@@ -1,7 +1,7 @@
 """Fitting on and predicting for dask DataFrames: only statistics travel.
 
 ``fit`` on a dask DataFrame computes each partition's
-:class:`~bnclassify.counts.SufficientStatistics` on the workers (with the
+:class:`~bnclassify.stats.SufficientStatistics` on the workers (with the
 partition's own categories and classes), sums them with a tree reduction
 (``split_every`` at a time; a sum unions the categories and re-indexes the
 tables) and fits the model from the total, exactly as ``partial_fit`` does
@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .counts import SufficientStatistics
 from .data import TableSchema
+from .stats import SufficientStatistics
 
 #: How many partition statistics one task of the tree reduction sums.
 SPLIT_EVERY = 8
@@ -31,7 +31,7 @@ def partition_statistics(X, y, schema, plan):
     Examples
     --------
     >>> import pandas as pd
-    >>> from bnclassify.counts import StatisticsPlan
+    >>> from bnclassify.stats import StatisticsPlan
     >>> X = pd.DataFrame({"a": ["u", "v", "v"]})
     >>> schema = TableSchema.from_dtypes(X.iloc[:0])
     >>> stats = partition_statistics(X, pd.Series([0, 1, 1]), schema, StatisticsPlan())

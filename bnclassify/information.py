@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .counts import BLOCK_CELLS, PairwiseCounts, TrainingCounts, column_blocks
+from .stats import BLOCK_CELLS, PairwiseCounts, TrainingCounts, column_blocks
 
 
 def cmi_from_counts(pairwise: PairwiseCounts) -> np.ndarray:
@@ -41,7 +41,7 @@ def pairwise_information(stats, features=None, block_cells=None):
     features : sequence of int, optional
         Discrete feature positions (default: all).
     block_cells : int, optional
-        Cells of pair counts read at a time (default: :data:`~bnclassify.counts.BLOCK_CELLS`).
+        Cells of pair counts read at a time (default: :data:`~bnclassify.stats.BLOCK_CELLS`).
 
     Returns
     -------
@@ -52,7 +52,7 @@ def pairwise_information(stats, features=None, block_cells=None):
 
     Examples
     --------
-    >>> from bnclassify.counts import pairwise_counts
+    >>> from bnclassify.stats import pairwise_counts
     >>> codes = np.array([[0, 0], [1, 1], [0, 0], [1, 1]])
     >>> pc = pairwise_counts(codes, np.array([0, 0, 1, 1]), np.array([2, 2]), 2)
     >>> cmi, rows = pairwise_information(pc)

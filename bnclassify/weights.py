@@ -24,9 +24,9 @@ import numpy as np
 import pandas as pd
 
 from ._native import is_symmetric
-from .counts import TrainingCounts, training_statistics
 from .data import MISSING
 from .information import class_mi_from_counts, pairwise_information
+from .stats import TrainingCounts, training_statistics
 
 
 def _centred_by_class(values, observed):

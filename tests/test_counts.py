@@ -3,7 +3,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bnclassify.counts import TrainingCounts, family_counts, pairwise_counts
+from bnclassify.stats import TrainingCounts, family_counts, pairwise_counts
 
 
 def _random_codes(seed, n=300, cards=(2, 3, 4), n_classes=3, missing=0.1):

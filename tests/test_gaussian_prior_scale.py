@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 from sklearn.datasets import load_wine
 
 from bnclassify import TAN, NaiveBayes
-from bnclassify.counts import training_statistics
 from bnclassify.datasets import make_census_table, make_credit_table
 from bnclassify.distributions import KINDS, Gaussian
+from bnclassify.stats import training_statistics
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 from gaussian_prior import cv_log_loss, gaussian_columns, ten_level_parent  # noqa: E402

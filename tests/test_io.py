@@ -22,10 +22,10 @@ from bnclassify import (
     SignalSubgraphClassifier,
     SimplerTAN,
 )
-from bnclassify import counts as counts_module
 from bnclassify.datasets import load_p450, make_signal_subgraph_networks
 from bnclassify.distributions import Bernoulli, Gaussian, KernelDensity, Multinomial
 from bnclassify.io import ModelFileError, dump, load
+from bnclassify.stats import training as counts_module
 from bnclassify.study import StudyTAN
 
 

@@ -6,8 +6,8 @@ import pytest
 from scipy.special import logsumexp
 
 from bnclassify import TAN, NaiveBayes, SimplerTAN
-from bnclassify.counts import family_counts
 from bnclassify.datasets import make_tree_classification
+from bnclassify.stats import family_counts
 
 
 def test_shapes_dtypes_and_ranges():

@@ -12,10 +12,10 @@ import pandas as pd
 import pytest
 
 from bnclassify import AODE, KDB, TAN, EnsembleTAN, information
-from bnclassify import counts as counts_module
 from bnclassify import network as network_module
 from bnclassify.classifiers import _aode, _ensemble
 from bnclassify.datasets import load_car, load_p450, load_vote
+from bnclassify.stats import training as counts_module
 
 MB = 1024**2
 

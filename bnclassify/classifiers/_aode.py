@@ -9,7 +9,8 @@ import numpy as np
 from scipy.special import logsumexp
 from sklearn.utils.validation import check_is_fitted
 
-from ..counts import (
+from ..data import MISSING
+from ..stats import (
     BLOCK_CELLS,
     StatisticsPlan,
     SufficientStatistics,
@@ -17,7 +18,6 @@ from ..counts import (
     column_blocks,
     one_hot,
 )
-from ..data import MISSING
 from ..structure import empty_feature_graph
 from ..validation import check_alpha, check_int
 from ._base import BayesNetClassifier, accumulate
@@ -126,7 +126,7 @@ class AODE(MemberEnsemble):
     Memory: with every feature categorical, the SPODEs are not kept. The
     model keeps their sufficient statistics, the pair table N(c, x_sp, x_j)
     (``C R^2`` floats for ``R`` categories in all), or, when that table is
-    wider than :data:`bnclassify.counts.MAX_PAIRWISE_CELLS`, the encoded
+    wider than :data:`bnclassify.stats.MAX_PAIRWISE_CELLS`, the encoded
     training rows; prediction reads the table a block of super-parents at a
     time and sums their joint probabilities as it goes. On a 12 x 2000 table
     the model keeps the 12 encoded rows and prediction about 200 MB of

@@ -17,14 +17,14 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._collector import paused_collector
-from ..counts import (
+from ..data import HANDLE_UNKNOWN, TableSchema, take_rows
+from ..network import fit_network
+from ..stats import (
     StatisticsPlan,
     SufficientStatistics,
     TrainingCounts,
     training_statistics,
 )
-from ..data import HANDLE_UNKNOWN, TableSchema, take_rows
-from ..network import fit_network
 from ..structure import add_class_arcs, feature_parents
 from ..validation import check_alpha, check_sample_weight
 from ._predict import JointPredictor, is_dask_collection
@@ -130,7 +130,7 @@ class BayesNetClassifier(
     """Abstract base: a class node with an arc to every feature, plus a feature DAG.
 
     It owns the whole flow, for every kind of feature: schema and encoding
-    (:mod:`bnclassify.data`), sufficient statistics (:mod:`bnclassify.counts`),
+    (:mod:`bnclassify.data`), sufficient statistics (:mod:`bnclassify.stats`),
     edge weights, the structure, one fitted factor per node
     (:mod:`bnclassify.factors`) and the fitted network (:mod:`bnclassify.network`);
     ``predict``, ``predict_proba`` and ``predict_log_proba`` derive from one
@@ -190,7 +190,7 @@ class BayesNetClassifier(
         """Add a chunk of rows to the statistics and refit the model from all rows so far.
 
         The structure and the parameters are re-derived from the accumulated
-        statistics (see :class:`~bnclassify.counts.SufficientStatistics`),
+        statistics (see :class:`~bnclassify.stats.SufficientStatistics`),
         never from the last chunk alone: after any sequence of chunks the model
         equals ``fit`` on their concatenation (up to rounding, in any chunk
         order). A chunk may bring categories not seen before; the earlier chunks
@@ -235,7 +235,7 @@ class BayesNetClassifier(
         return self
 
     def _fit_accumulated(self, total, schema, classes, class_node):
-        """Fit from accumulated :class:`~bnclassify.counts.SufficientStatistics` and keep them."""
+        """Fit from accumulated :class:`~bnclassify.stats.SufficientStatistics` and keep them."""
         alpha = check_alpha(self.alpha)
         self._set_schema(schema)
         self.classes_ = classes
@@ -452,7 +452,7 @@ def accumulate(model, X, y, classes, sample_weight):
     """The statistics of ``model`` (``statistics_``, or none yet) plus those of a chunk.
 
     Nothing is set on ``model``. Returns ``(total, schema, classes, class_node)``:
-    the summed :class:`~bnclassify.counts.SufficientStatistics`, the schema with
+    the summed :class:`~bnclassify.stats.SufficientStatistics`, the schema with
     the accumulated categories, the class labels and the class node's name.
     """
     if model.handle_unknown not in HANDLE_UNKNOWN:

@@ -21,9 +21,9 @@ from scipy.special import gammaln, logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ..counts import TrainingCounts, training_statistics
 from ..data import MISSING
 from ..network import FittedNetwork
+from ..stats import TrainingCounts, training_statistics
 from ..structure import add_class_arcs, check_weight_matrix, orient_tree, tree_from_weights
 from ._base import SchemaAttributes
 from ._predict import JointPredictor

@@ -2,7 +2,7 @@
 
 Every member is a real fitted estimator with its own ``structure_`` and
 ``network_``. Members fitted on the same rows share one
-:class:`~bnclassify.counts.TrainingCounts`: the data are encoded and counted
+:class:`~bnclassify.stats.TrainingCounts`: the data are encoded and counted
 once, and members that differ only in their root share one weight matrix and
 one undirected tree, which each of them merely orients. Over categorical
 features such members are not even kept: the ensemble keeps the tree and its
@@ -25,9 +25,9 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from ..counts import BLOCK_CELLS, ForestCounts, TrainingCounts, training_statistics
 from ..network import rooted_forest_joints
 from ..parameters import log_class_prior, log_conditional
+from ..stats import BLOCK_CELLS, ForestCounts, TrainingCounts, training_statistics
 from ..structure import orient_constrained
 from ..validation import check_alpha, check_int, check_n_jobs
 from ._base import BayesNetClassifier, SchemaAttributes

@@ -7,7 +7,7 @@ import numbers
 
 import numpy as np
 
-from ..counts import MAX_FAMILY_CELLS, StatisticsPlan
+from ..stats import MAX_FAMILY_CELLS, StatisticsPlan
 from ..structure import kdb_feature_dag
 from ..validation import check_int
 from ..weights import class_information, edge_weights

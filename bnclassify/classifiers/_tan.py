@@ -7,10 +7,10 @@ import numbers
 import numpy as np
 import pandas as pd
 
-from ..counts import StatisticsPlan
 from ..data import TableSchema
 from ..factors import Gaussian
 from ..network import FittedNetwork
+from ..stats import StatisticsPlan
 from ..structure import (
     add_class_arcs,
     constrained_tree,

@@ -104,7 +104,7 @@ class Factor(BaseEstimator):
         return self._continuous_parents
 
     def fit_family(self, stats, columns, parents, alpha, names):
-        """Fit from the training statistics (a :class:`~bnclassify.counts.TrainingCounts`).
+        """Fit from the training statistics (a :class:`~bnclassify.stats.TrainingCounts`).
 
         Parameters
         ----------

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..counts import GaussianMoments
+from ..stats import GaussianMoments
 from ._base import (
     LOG_2,
     Factor,
@@ -29,7 +29,7 @@ class Gaussian(Factor):
     parents this is the class mean and variance, as in scikit-learn's
     ``GaussianNB``. A (class, parent state) pair without training rows borrows
     the class's fit without the categorical parents. The fit reads only the
-    group's additive moments (:class:`~bnclassify.counts.GaussianMoments`).
+    group's additive moments (:class:`~bnclassify.stats.GaussianMoments`).
 
     A (class, categorical parent state) group may hold a handful of rows, whose
     least-squares variance can be near 0 and whose density then spikes. Each

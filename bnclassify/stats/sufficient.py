@@ -1,0 +1,497 @@
+"""Additive statistics of a table: ``a + b`` is the statistics of both (partial_fit, dask)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from ..data import (
+    MISSING,
+    NO_EXPONENT,
+    as_frame,
+    column_exponents,
+    encode_frame,
+    learn_categories,
+    log_largest,
+)
+from .counting import (
+    CHUNK_ROWS,
+    PairwiseCounts,
+    category_slices,
+    one_hot,
+)
+from .tables import FamilyTables
+from .training import TrainingCounts
+
+# -- additive statistics: partial_fit and distributed fits ------------------------------
+
+#: Largest triple-count table (cells, all classes) KDB with k >= 2 accumulates incrementally.
+MAX_TRIPLE_CELLS = 1 << 24
+#: Largest family table N(c, x_parents, x_child) (cells, all classes) a fit counts: 256 MB.
+MAX_FAMILY_CELLS = 1 << 25
+
+
+@dataclass
+class StatisticsPlan:
+    """Which additive statistics an incremental fit keeps (what its structure may need).
+
+    Parameters
+    ----------
+    pairwise : bool
+        Keep the full pair table N(c, x_i, x_j) (``C R^2`` floats, ``R`` the
+        categories of all features): every single-parent family and the CMI
+        of every pair of discrete features. Naive Bayes needs only N(c, x_i).
+    triples : bool
+        Keep N(c, x_i, x_j, x_k) (``C R^3`` floats): the families with two
+        feature parents of KDB with ``k >= 2``; refused above
+        :data:`MAX_TRIPLE_CELLS` cells.
+    structural_moments : bool
+        Keep the Gaussian moments of every family a tree may give a Gaussian
+        feature: per class alone, per (class, state of each discrete feature)
+        and on each other Gaussian feature (pairwise cross-products per class).
+    two_parent_moments : bool
+        Also the Gaussian families with two feature parents that KDB with
+        ``k >= 2`` may make: two discrete parents, or one discrete and one
+        Gaussian (``G (R_cat^2 + R_cat G)`` groups per class).
+    """
+
+    pairwise: bool = False
+    triples: bool = False
+    structural_moments: bool = False
+    two_parent_moments: bool = False
+
+
+def moment_keys(schema, plan) -> list:
+    """The Gaussian families ``(child, discrete parents, continuous parents)`` to accumulate."""
+    discrete, structural = schema.discrete, schema.structural
+    # continuous nodes that take part in structures: the (conditional linear) Gaussians
+    gauss = [j for j in range(schema.n_features) if not discrete[j] and structural[j]]
+    keys = [(j, (), ()) for j in gauss]
+    if plan.structural_moments:
+        cats = [i for i in range(schema.n_features) if discrete[i] and structural[i]]
+        for j in gauss:
+            keys += [(j, (i,), ()) for i in cats]
+            keys += [(j, (), (k,)) for k in gauss if k != j]
+            if plan.two_parent_moments:
+                keys += [(j, (a, b), ()) for a in cats for b in cats if a != b]
+                keys += [(j, (i,), (k,)) for i in cats for k in gauss if k != j]
+    return keys
+
+
+@dataclass
+class SufficientStatistics(FamilyTables):
+    """Additive statistics of a training table: ``a + b`` is the statistics of both tables.
+
+    It holds the class labels and the categories it has seen (a sum unions
+    them, sorted as a fit on the concatenated tables sorts them, and re-indexes
+    every table, a category unseen by one side counting zero there), the class
+    counts, N(c, x_i) of every feature, optionally the pair and triple tables
+    (see :class:`StatisticsPlan`), the :class:`GaussianMoments` of the Gaussian
+    families and each node's own sums (Bernoulli and multinomial nodes). It
+    answers the same questions as :class:`TrainingCounts` (``family``,
+    ``pairwise``, ``gaussian_moments``, ...), so weights, structures and
+    factors are fitted from it exactly as from the rows.
+
+    Memory: ``C R`` floats, plus ``C R^2`` with the pair table and ``C R^3``
+    with triples, plus ``G (C + C R_cat + C G)`` small moment records for
+    ``G`` Gaussian features in a structure; independent of the number of rows.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from bnclassify.data import TableSchema
+    >>> a = pd.DataFrame({"x": ["u", "v"]})
+    >>> b = pd.DataFrame({"x": ["t", "v"]})
+    >>> schema, _ = TableSchema.learn(a)
+    >>> sa = SufficientStatistics.from_table(a, ["p", "q"], schema, StatisticsPlan())
+    >>> sb = SufficientStatistics.from_table(b, ["p", "p"], schema, StatisticsPlan())
+    >>> total = sa + sb
+    >>> total.categories[0].tolist(), total.family(0).tolist()
+    (['t', 'u', 'v'], [[1.0, 1.0, 1.0], [0.0, 0.0, 1.0]])
+    """
+
+    class_labels: np.ndarray
+    categories: list
+    discrete: np.ndarray
+    class_count: np.ndarray
+    feature_table: np.ndarray
+    pairwise_table: np.ndarray | None = None
+    triple_table: np.ndarray | None = None
+    moments: dict = field(default_factory=dict)
+    node_sums: dict = field(default_factory=dict)
+    #: Columns whose pooled variance sets ``variance_scale`` (their key ``(j, (), ())``).
+    scale_columns: tuple = ()
+    #: Per column the power of two its moments are divided by (:func:`column_exponents`).
+    exponents: np.ndarray | None = None
+
+    # -- building -------------------------------------------------------------------
+    @classmethod
+    def from_table(cls, X, y, schema, plan, weights=None, classes=None):
+        """The statistics of one table (a chunk), its categories learned from the chunk itself.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like
+            Aligned with ``schema`` (same columns, same order).
+        y : array-like of shape (n,)
+        schema : TableSchema
+            Kinds of the columns (its categories are not used).
+        plan : StatisticsPlan
+        weights : ndarray of shape (n,), optional
+        classes : ndarray, optional
+            The declared classes; a label outside them is a ValueError. Without
+            them, the chunk's own sorted labels.
+        """
+
+        frame = as_frame(X)[0].set_axis(schema.names, axis=1)
+        labels, y_codes = class_codes(y, len(frame), classes)
+        categories = chunk_categories(frame, schema)
+        cards = np.array([1 if c is None else len(c) for c in categories])
+        if all(c is None or len(c) for c in categories):
+            codes = encode_frame(frame, categories)
+        else:  # a column with no observed value in this chunk: every code missing
+            codes = encode_frame(
+                frame, [c if c is None or len(c) else np.array([0]) for c in categories]
+            )
+            for j, c in enumerate(categories):
+                if c is not None and not len(c):
+                    codes[:, j] = MISSING
+        values = None if schema.discrete.all() else schema.continuous_values(frame)
+        counts = TrainingCounts(
+            codes,
+            y_codes,
+            cards,
+            len(labels),
+            values=values,
+            discrete=schema.discrete,
+            weights=weights,
+            exponents=column_exponents(values, schema.rescaled),
+        )
+        return cls.from_counts(counts, schema, plan, labels, categories)
+
+    @classmethod
+    def from_counts(cls, counts, schema, plan, labels, categories):
+        """Keep the statistics ``plan`` asks for from a :class:`TrainingCounts`."""
+        n_total = int(np.sum(counts.cards))
+        pairwise = counts.pairwise.table if plan.pairwise else None
+        triples = None
+        if plan.triples:
+            cells = counts.n_classes * n_total**3
+            if cells > MAX_TRIPLE_CELLS:
+                raise ValueError(
+                    f"KDB with k >= 2 fitted incrementally keeps the triple counts "
+                    f"N(c, x_i, x_j, x_k): {cells} cells here, more than "
+                    f"MAX_TRIPLE_CELLS = {MAX_TRIPLE_CELLS}. Use fit, or k <= 1."
+                )
+            triples = _triple_counts(counts, n_total)
+        feature_table = (
+            np.concatenate(counts.feature_class, axis=1)
+            if pairwise is None
+            else np.diagonal(pairwise, axis1=1, axis2=2).copy()
+        )
+        moments = {key: counts.gaussian_moments(*key) for key in moment_keys(schema, plan)}
+        node_sums = {
+            columns: spec.node_statistics(counts, columns, schema.names)
+            for columns, spec in schema.nodes
+            if not spec.discrete and not spec.structural  # Bernoulli, multinomial, kde
+        }
+        scaled = tuple(
+            j for j, spec in enumerate(schema.nodes_by_column) if spec.scaled_by_variance
+        )
+        return cls(
+            class_labels=np.asarray(labels),
+            categories=list(categories),
+            discrete=np.asarray(schema.discrete),
+            class_count=counts.classes,
+            feature_table=feature_table,
+            pairwise_table=pairwise,
+            triple_table=triples,
+            moments=moments,
+            node_sums=node_sums,
+            scale_columns=scaled,
+            exponents=np.asarray(counts.exponents),
+        )
+
+    # -- adding -----------------------------------------------------------------------
+    def __add__(self, other: SufficientStatistics) -> SufficientStatistics:
+        labels = union_sorted(self.class_labels, other.class_labels)
+        categories = [
+            a if a is None or _same(a, b) else union_sorted(a, b)
+            for a, b in zip(self.categories, other.categories, strict=True)
+        ]
+        left, right = self.reindexed(labels, categories), other.reindexed(labels, categories)
+        exponents = np.maximum(left.exponents, right.exponents)
+        left, right = left.rescaled(exponents), right.rescaled(exponents)
+        return SufficientStatistics(
+            class_labels=labels,
+            categories=categories,
+            discrete=self.discrete,
+            class_count=left.class_count + right.class_count,
+            feature_table=left.feature_table + right.feature_table,
+            pairwise_table=_add(left.pairwise_table, right.pairwise_table),
+            triple_table=_add(left.triple_table, right.triple_table),
+            moments={k: left.moments[k] + right.moments[k] for k in left.moments},
+            node_sums={
+                k: {name: v + right.node_sums[k][name] for name, v in sums.items()}
+                for k, sums in left.node_sums.items()
+            },
+            scale_columns=self.scale_columns,
+            exponents=exponents,
+        )
+
+    def rescaled(self, exponents) -> SufficientStatistics:
+        """These statistics with their moments in units of ``2**exponents`` (exact)."""
+        if np.array_equal(exponents, self.exponents):
+            return self
+        shift = np.where(self.exponents == NO_EXPONENT, 0, self.exponents - exponents)
+        moments = {
+            key: m.rescaled(shift[key[0]], shift[list(key[2])]) for key, m in self.moments.items()
+        }
+        return replace(self, moments=moments, exponents=np.asarray(exponents))
+
+    def reindexed(self, labels, categories) -> SufficientStatistics:
+        """These statistics on more classes and categories (the new ones counting zero)."""
+        if _same(labels, self.class_labels) and all(
+            a is None or _same(a, b) for a, b in zip(self.categories, categories, strict=True)
+        ):
+            return self
+        cls_map = _positions(labels, self.class_labels)
+        maps = [
+            np.zeros(1, dtype=np.intp) if old is None else _positions(new, old)
+            for old, new in zip(self.categories, categories, strict=True)
+        ]
+        new_cards = [1 if c is None else len(c) for c in categories]
+        new_offsets = np.concatenate([[0], np.cumsum(new_cards)])
+        flat = np.concatenate([new_offsets[j] + m for j, m in enumerate(maps)]).astype(np.intp)
+        n_c, n_r = len(labels), int(new_offsets[-1])
+        feature_table = np.zeros((n_c, n_r))
+        feature_table[np.ix_(cls_map, flat)] = self.feature_table
+        pairwise = triples = None
+        if self.pairwise_table is not None:
+            pairwise = np.zeros((n_c, n_r, n_r))
+            pairwise[np.ix_(cls_map, flat, flat)] = self.pairwise_table
+        if self.triple_table is not None:
+            triples = np.zeros((n_c, n_r, n_r, n_r))
+            triples[np.ix_(cls_map, flat, flat, flat)] = self.triple_table
+        moments = {}
+        for key, m in self.moments.items():
+            parents = key[1]
+            old_shape = (len(self.class_labels), *(len(maps[p]) for p in parents))
+            new_shape = (n_c, *(new_cards[p] for p in parents))
+            grid = np.broadcast_arrays(*np.ix_(cls_map, *(maps[p] for p in parents)))
+            order = np.ravel_multi_index(tuple(grid), new_shape).ravel()
+            assert order.size == np.prod(old_shape)
+            moments[key] = m.take(order, int(np.prod(new_shape)))
+        node_sums = {}
+        for key, sums in self.node_sums.items():
+            node_sums[key] = {}
+            for name, v in sums.items():
+                grown = np.zeros((n_c, *v.shape[1:]))
+                grown[cls_map] = v
+                node_sums[key][name] = grown
+        return SufficientStatistics(
+            class_labels=np.asarray(labels),
+            categories=list(categories),
+            discrete=self.discrete,
+            class_count=np.bincount(cls_map, self.class_count, minlength=n_c),
+            feature_table=feature_table,
+            pairwise_table=pairwise,
+            triple_table=triples,
+            moments=moments,
+            node_sums=node_sums,
+            scale_columns=self.scale_columns,
+            exponents=self.exponents,
+        )
+
+    # -- what TrainingCounts answers ---------------------------------------------------------
+    @property
+    def cards(self) -> np.ndarray:
+        return np.array([1 if c is None else len(c) for c in self.categories])
+
+    @property
+    def offsets(self) -> np.ndarray:
+        return np.concatenate([[0], np.cumsum(self.cards)])
+
+    @property
+    def n_classes(self) -> int:
+        return len(self.class_labels)
+
+    @property
+    def n_features(self) -> int:
+        return len(self.categories)
+
+    @property
+    def n_rows(self) -> float:
+        """Number (total weight) of the rows accumulated."""
+        return float(self.class_count.sum())
+
+    @property
+    def classes(self) -> np.ndarray:
+        return self.class_count
+
+    @property
+    def feature_class(self) -> list:
+        o = self.offsets
+        return [self.feature_table[:, o[i] : o[i + 1]] for i in range(self.n_features)]
+
+    @property
+    def pairwise(self) -> PairwiseCounts:
+        if self.pairwise_table is None:
+            raise ValueError("These statistics were accumulated without the pair table.")
+        return PairwiseCounts(table=self.pairwise_table, cards=self.cards)
+
+    def pair_table(self, rows, cols) -> np.ndarray:
+        """N(c, x_i, x_j) of the features ``rows`` against ``cols`` (from the pair table)."""
+        return self.pairwise.pair_table(rows, cols)
+
+    def category_counts(self, features) -> np.ndarray:
+        """N(c, x_i = a) of every category ``a`` of ``features``, shape ``(C, R_features)``."""
+        return self.feature_table[:, category_slices(self.cards, features)]
+
+    def family(self, child: int, parents=()) -> np.ndarray:
+        parents = tuple(parents)
+        o = self.offsets
+        if not parents:
+            return self.feature_class[child].copy()
+        if len(parents) == 1:
+            return self.pairwise.block(parents[0], child).copy()
+        if len(parents) == 2 and self.triple_table is not None:
+            p, q = parents
+            return self.triple_table[
+                :, o[p] : o[p + 1], o[q] : o[q + 1], o[child] : o[child + 1]
+            ].copy()
+        raise ValueError(
+            f"The accumulated statistics hold no counts of a family with {len(parents)} "
+            "feature parents."
+        )
+
+    def families(self, parents_of) -> list:
+        return [self.family(i, tuple(p)) for i, p in enumerate(parents_of)]
+
+    def prefetch_families(self, children, parents_of) -> None:
+        """Nothing to count ahead: every family is read from the accumulated tables."""
+
+    def gaussian_moments(self, child, discrete_parents=(), continuous_parents=()):
+        key = (child, tuple(discrete_parents), tuple(continuous_parents))
+        if key not in self.moments:
+            raise ValueError(
+                f"The accumulated statistics hold no Gaussian moments of the family {key}; "
+                "only the families a tree can hold are accumulated."
+            )
+        return self.moments[key]
+
+    def node_statistics(self, columns, factor, names):
+        """The additive sums a non-Gaussian continuous node is fitted from."""
+        return self.node_sums[tuple(columns)]
+
+    @property
+    def log_variance_scale(self) -> float:
+        """log V of the variance floors: V the largest pooled variance of the scaled columns."""
+        if not self.scale_columns:
+            return 0.0
+        variances, exponents = [], []
+        for j in self.scale_columns:
+            pooled = self.moments[(j, (), ())].pooled()
+            if pooled.count[0] <= 0:
+                raise ValueError(f"Column {j} has no observed value: every cell is missing.")
+            variances.append(pooled.sxx[0] / pooled.count[0])
+            exponents.append(self.exponents[j])
+        return log_largest(np.array(variances), np.array(exponents))
+
+    @property
+    def variance_scale(self) -> float:
+        """V in the data's units (``inf`` beyond the float range; see ``log_variance_scale``)."""
+        return float(np.exp(min(self.log_variance_scale, 709.0)))
+
+    def check_observed(self, names):
+        """Every Gaussian column must have at least one observed value."""
+        for key, m in self.moments.items():
+            if not key[1] and not key[2] and m.count.sum() <= 0:
+                raise ValueError(
+                    f"Column {names[key[0]]!r} has no observed value: every cell is missing."
+                )
+
+
+def _same(a, b) -> bool:
+    return len(a) == len(b) and bool(np.all(np.asarray(a) == np.asarray(b)))
+
+
+def _add(a, b):
+    return None if a is None else a + b
+
+
+def _positions(new, old) -> np.ndarray:
+    """Where each of ``old`` sits in ``new``."""
+    import pandas as pd
+
+    return pd.Index(new).get_indexer(old).astype(np.intp)
+
+
+def union_sorted(a, b) -> np.ndarray:
+    """The categories of ``a`` and ``b`` together, sorted as a fit learns them."""
+    import pandas as pd
+
+    if not len(a):
+        return np.asarray(b)
+    if not len(b):
+        return np.asarray(a)
+    return learn_categories(pd.Series(np.concatenate([np.asarray(a), np.asarray(b)])))
+
+
+def chunk_categories(frame, schema) -> list:
+    """Each discrete column's categories in this table (empty when all missing), else None."""
+
+    out = []
+    for name, discrete in zip(frame.columns, schema.discrete, strict=True):
+        if not discrete:
+            out.append(None)
+        elif frame[name].notna().any():
+            out.append(learn_categories(frame[name]))
+        else:
+            out.append(np.array([]))
+    return out
+
+
+def class_codes(y, n_rows, classes=None):
+    """``(labels, codes)``: the chunk's labels (or the declared ``classes``) and y's codes."""
+    import pandas as pd
+
+    if isinstance(y, pd.DataFrame):
+        y = y.iloc[:, 0]
+    values = y.to_numpy() if isinstance(y, pd.Series) else np.asarray(y)
+    values = values.ravel() if values.ndim == 2 and values.shape[1] == 1 else values
+    if values.ndim != 1 or len(values) != n_rows:
+        raise ValueError(f"X has {n_rows} rows but y has shape {values.shape}; they must match.")
+    if pd.isna(values).any():
+        raise ValueError("y has missing values; the class must be observed in every row.")
+    if classes is None:
+        classes = learn_categories(pd.Series(values, name="y"))
+    codes = pd.Index(classes).get_indexer(values)
+    if (codes < 0).any():
+        bad = values[np.argmax(codes < 0)]
+        bad = bad.item() if isinstance(bad, np.generic) else bad
+        raise ValueError(
+            f"y has the label {bad!r}, which is not one of the declared classes "
+            f"{list(classes)}; pass every class in classes on the first call to partial_fit."
+        )
+    return np.asarray(classes), codes.astype(np.intp)
+
+
+def _triple_counts(counts, n_total):
+    """N(c, x_i, x_j, x_k) of every triple of features, shape ``(C, R, R, R)``."""
+    offsets = np.concatenate([[0], np.cumsum(counts.cards)])
+    table = np.zeros((counts.n_classes, n_total, n_total, n_total))
+    for start in range(0, len(counts.y), CHUNK_ROWS):
+        codes = np.ascontiguousarray(counts.codes[start : start + CHUNK_ROWS])
+        y = counts.y[start : start + CHUNK_ROWS]
+        z = one_hot(codes, offsets[:-1], n_total, np.float64)
+        if counts.weights is not None:
+            z_w = z * counts.weights[start : start + CHUNK_ROWS, None]
+        else:
+            z_w = z
+        for c in range(counts.n_classes):
+            rows = y == c
+            if rows.any():
+                table[c] += np.einsum("ni,nj,nk->ijk", z_w[rows], z[rows], z[rows], optimize=True)
+    return table

@@ -1,0 +1,64 @@
+"""Family tables: log-CPTs of the families a structure asks for, counted in batches."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..parameters import log_conditional
+
+
+class FamilyTables:
+    """What a node reads from any statistics object: :meth:`log_family` from ``family``."""
+
+    def log_family(self, child: int, parents, alpha: float) -> np.ndarray:
+        """``log P(x_child | c, x_parents)``: :func:`~bnclassify.parameters.log_conditional`
+        of ``family(child, parents)`` with pseudo-count ``alpha``."""
+        return log_conditional(self.family(child, parents), alpha)
+
+
+@dataclass
+class FamilyBatch:
+    """Single-parent families counted together, in one table of shape ``(C, total)``.
+
+    Family ``k`` holds the cells from ``offsets[k]`` up to ``offsets[k + 1]``
+    (excluded), as ``(parent state, child state)`` with the child fastest.
+
+    Their log-CPTs are computed together too (:meth:`log_table`): one pass of
+    numpy over the whole table instead of a handful of small calls per family,
+    which on a 1,000-feature tree costs more than the counting.
+    """
+
+    table: np.ndarray
+    offsets: np.ndarray
+    parent_cards: np.ndarray
+    child_cards: np.ndarray
+    _logs: dict = field(default_factory=dict, repr=False)
+
+    def __post_init__(self):
+        self._shapes = [
+            (len(self.table), p, c)
+            for p, c in zip(self.parent_cards.tolist(), self.child_cards.tolist(), strict=True)
+        ]
+
+    def counts(self, k: int) -> np.ndarray:
+        """N(c, x_parent, x_child) of family ``k``."""
+        return self.table[:, self.offsets[k] : self.offsets[k + 1]].reshape(self._shapes[k])
+
+    def log_table(self, k: int, alpha: float) -> np.ndarray:
+        """``log P(x_child | c, x_parent)`` of family ``k`` with pseudo-count ``alpha``."""
+        if alpha not in self._logs:
+            # one block of child states per (family, parent state): the rows of each CPT
+            block_sizes = np.repeat(self.child_cards, self.parent_cards)
+            block_starts = np.concatenate([[0], np.cumsum(block_sizes)[:-1]])
+            smoothed = self.table + alpha
+            totals = np.repeat(np.add.reduceat(smoothed, block_starts, axis=1), block_sizes, axis=1)
+            if alpha > 0:
+                self._logs[alpha] = np.log(smoothed / totals)
+            else:  # as log_conditional: a parent state with no data is uniform
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    uniform = 1.0 / np.repeat(block_sizes, block_sizes)
+                    self._logs[alpha] = np.log(np.where(totals > 0, smoothed / totals, uniform))
+        logs = self._logs[alpha]
+        return logs[:, self.offsets[k] : self.offsets[k + 1]].reshape(self._shapes[k])

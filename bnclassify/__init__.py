@@ -9,6 +9,7 @@ Examples
 True
 """
 
+from ._version import __version__ as __version__
 from .classifiers import (
     AODE,
     BMATAN,
@@ -23,8 +24,6 @@ from .classifiers import (
 )
 from .preprocessing import MDLDiscretizer
 from .weights import conditional_mutual_information, mutual_information_with_class
-
-__version__ = "0.1.0"
 
 __all__ = [
     "AODE",

@@ -16,13 +16,22 @@ bnclassify works without it (``pip install bnclassify[dask]``).
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
+import pandas as pd
 
 from .data import TableSchema
-from .stats import SufficientStatistics
+from .factors import node_statistics
+from .stats import StatisticsPlan, SufficientStatistics
 
 #: How many partition statistics one task of the tree reduction sums.
 SPLIT_EVERY = 8
+
+
+def is_dask_collection(X) -> bool:
+    """Whether ``X`` is a dask collection (checked without importing dask)."""
+    return type(X).__module__.split(".")[0] in ("dask", "dask_expr")
 
 
 def partition_statistics(X, y, schema, plan):
@@ -48,7 +57,9 @@ def partition_statistics(X, y, schema, plan):
         )
     if len(X) == 0:
         return None
-    return SufficientStatistics.from_table(X, y, schema, plan)
+    return SufficientStatistics.from_table(
+        X, y, schema, plan, node_sums=partial(node_statistics, schema=schema)
+    )
 
 
 def sum_statistics(*parts):
@@ -107,8 +118,13 @@ def dask_statistics(X, y, schema, plan, split_every=SPLIT_EVERY):
     return total
 
 
+def _empty_like(X):
+    """An empty pandas DataFrame with the dask DataFrame's columns and dtypes."""
+    return pd.DataFrame({name: pd.Series(dtype=dtype) for name, dtype in X.dtypes.items()})
+
+
 def _check_pair(X, y):
-    if not hasattr(X, "to_delayed") or not hasattr(X, "npartitions") or not hasattr(X, "_meta"):
+    if not hasattr(X, "to_delayed") or not hasattr(X, "npartitions") or not hasattr(X, "dtypes"):
         raise TypeError(f"Expected a dask DataFrame, got {type(X).__name__}.")
     if not hasattr(y, "to_delayed") or not hasattr(y, "npartitions"):
         raise TypeError(
@@ -169,42 +185,63 @@ def fit_dask(model, X, y, sample_weight=None, split_every=SPLIT_EVERY):
             "sample_weight is not supported with a dask DataFrame; weight rows by "
             "partial_fit over the partitions instead."
         )
+    stats, schema, classes, class_node = dask_training_statistics(
+        X, y, getattr(model, "distributions", None), model.statistics_plan, split_every
+    )
+    return model.fit_statistics(stats, schema, classes, class_node=class_node, keep=True)
+
+
+def dask_training_statistics(X, y, distributions=None, plan_for=None, split_every=SPLIT_EVERY):
+    """The summed statistics of a dask DataFrame: what ``fit`` reads, computed on the cluster.
+
+    Each column's kind is read from the first partition (as ``partial_fit``
+    reads it from its first chunk), each partition's statistics are computed
+    on the workers and summed by a tree reduction.
+
+    Parameters
+    ----------
+    X : dask.dataframe.DataFrame
+    y : dask.dataframe.Series
+    distributions : None, str, Distribution or dict, optional
+        As an estimator's ``distributions``.
+    plan_for : callable, optional
+        ``schema -> StatisticsPlan``: what the statistics must hold (a model's
+        ``statistics_plan``); by default those of naive Bayes.
+    split_every : int, default=8
+
+    Returns
+    -------
+    stats : SufficientStatistics
+    schema : TableSchema
+        With the categories of every partition.
+    classes : ndarray
+    class_node : str
+        ``y``'s name, or ``"class"``, made distinct from every column's.
+    """
     _check_pair(X, y)
-    saved = dict(model.__dict__)
-    try:
-        # kinds from the first partition's values (an integer column's kind depends on
-        # its number of distinct values), as partial_fit takes them from its first chunk
-        first, first_y = (
-            (X.get_partition(0).compute(), y.get_partition(0).compute())
-            if X.npartitions
-            else (X._meta, None)
-        )
-        schema = TableSchema.from_dtypes(first, getattr(model, "distributions", None), first_y)
-        plan = model._statistics_plan(schema)
-        total = dask_statistics(X, y, schema, plan, split_every)
-        if total.n_classes < 2:
+    # kinds from the first partition's values (an integer column's kind depends on
+    # its number of distinct values), as partial_fit takes them from its first chunk
+    first, first_y = (
+        (X.get_partition(0).compute(), y.get_partition(0).compute())
+        if X.npartitions
+        else (_empty_like(X), None)
+    )
+    schema = TableSchema.from_dtypes(first, distributions, first_y)
+    plan = StatisticsPlan() if plan_for is None else plan_for(schema)
+    total = dask_statistics(X, y, schema, plan, split_every)
+    if total.n_classes < 2:
+        raise ValueError(f"y has a single class {list(total.class_labels)}; at least 2 are needed.")
+    total.check_observed(schema.names)
+    for j, cats in enumerate(total.categories):
+        if cats is not None and not len(cats):
             raise ValueError(
-                f"y has a single class {list(total.class_labels)}; at least 2 are needed."
+                f"Column {schema.names[j]!r} has no observed value: every cell is missing."
             )
-        total.check_observed(schema.names)
-        for j, cats in enumerate(total.categories):
-            if cats is not None and not len(cats):
-                raise ValueError(
-                    f"Column {schema.names[j]!r} has no observed value: every cell is missing."
-                )
-        name = getattr(y, "name", None)
-        class_node = name if isinstance(name, str) and name else "class"
-        while class_node in schema.names:
-            class_node += "_"
-        model.__dict__.pop("statistics_", None)
-        model._fit_accumulated(
-            total, schema.with_categories(total.categories), total.class_labels, class_node
-        )
-    except BaseException:
-        model.__dict__.clear()
-        model.__dict__.update(saved)
-        raise
-    return model
+    name = getattr(y, "name", None)
+    class_node = name if isinstance(name, str) and name else "class"
+    while class_node in schema.names:
+        class_node += "_"
+    return total, schema.with_categories(total.categories), total.class_labels, class_node
 
 
 def _call(model, method, part):
@@ -249,4 +286,11 @@ def predict_dask(model, X, method):
     return da.concatenate(blocks, axis=0)
 
 
-__all__ = ["dask_statistics", "fit_dask", "partition_statistics", "predict_dask"]
+__all__ = [
+    "dask_statistics",
+    "dask_training_statistics",
+    "fit_dask",
+    "is_dask_collection",
+    "partition_statistics",
+    "predict_dask",
+]

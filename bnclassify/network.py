@@ -16,14 +16,13 @@ rows). Rows with missing cells, of any kind, are marginalised exactly:
 
 from __future__ import annotations
 
-import copy
 import math
 
 import numpy as np
 from scipy.special import logsumexp
 
-from .data import MISSING
-from .factors import Categorical
+from .data import MISSING, kind_of
+from .factors import Categorical, node_from_spec
 from .parameters import log_class_prior
 
 #: Most cells (rows x joint states of their missing categorical cells x features) a
@@ -46,7 +45,7 @@ def fit_network(stats, schema, parents, alpha) -> FittedNetwork:
     -------
     FittedNetwork
     """
-    discrete = [columns[0] for columns, spec in schema.nodes if spec.discrete]
+    discrete = [columns[0] for columns, spec in schema.nodes if kind_of(spec).discrete]
     stats.prefetch_families(discrete, parents)  # a tree's families in one pass, not one each
     factors, names = [], schema.names
     for columns, spec in schema.nodes:
@@ -55,9 +54,7 @@ def fit_network(stats, schema, parents, alpha) -> FittedNetwork:
             if len(columns) == 1
             else tuple(p for j in columns for p in parents[j])
         )
-        # a spec without parameters (the default Categorical) is copied by making a new one:
-        # deepcopy (or copy) costs more than the rest of the node's fit on wide tables
-        factor = object.__new__(type(spec)) if not vars(spec) else copy.deepcopy(spec)
+        factor = node_from_spec(spec)
         factors.append(factor.fit_family(stats, columns, node_parents, alpha, names))
     return FittedNetwork(log_class_prior(stats.classes, alpha), parents, factors)
 

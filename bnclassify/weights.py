@@ -25,6 +25,7 @@ import pandas as pd
 
 from ._native import is_symmetric
 from .data import MISSING
+from .factors import node_from_spec
 from .information import class_mi_from_counts, pairwise_information
 from .stats import TrainingCounts, training_statistics
 
@@ -387,7 +388,7 @@ def edge_weights(stats, schema, criterion=None, contacts=None, contact_prior=0.0
             df[block] = n_classes
         if cat and gauss:
             floors = [
-                schema.nodes_by_column[j].variance_floor(
+                node_from_spec(schema.nodes_by_column[j]).variance_floor(
                     stats.log_variance_scale, stats.exponents[j]
                 )
                 for j in gauss
@@ -520,7 +521,7 @@ def class_information(stats, schema) -> np.ndarray:
     for j in range(schema.n_features):
         if discrete[j] or not structural[j]:
             continue
-        floor = schema.nodes_by_column[j].variance_floor(
+        floor = node_from_spec(schema.nodes_by_column[j]).variance_floor(
             stats.log_variance_scale, stats.exponents[j]
         )
         by_class = stats.gaussian_moments(j)

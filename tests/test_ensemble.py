@@ -12,6 +12,7 @@ from bnclassify import KDB, TAN, EnsembleTAN, NaiveBayes, SimplerTAN
 from bnclassify import weights as weights_module
 from bnclassify.classifiers import BayesNetClassifier
 from bnclassify.datasets import load_lactamase, load_p450, load_vote
+from bnclassify.stats import training_statistics
 
 
 @pytest.fixture(scope="module")
@@ -137,14 +138,18 @@ class _ReadCounter(np.ndarray):
 
 
 def _rows_read(monkeypatch, model, X, y):
-    original = BayesNetClassifier._encode_training
+    """How often the encoded rows are indexed while ``model`` is fitted."""
+    from bnclassify.classifiers import _base, _ensemble
 
-    def spying(self, X, y, *args):
-        counts, features, alpha = original(self, X, y, *args)
+    original = training_statistics
+
+    def spying(*args, **kwargs):
+        schema, classes, counts = original(*args, **kwargs)
         counts.codes = counts.codes.view(_ReadCounter)
-        return counts, features, alpha
+        return schema, classes, counts
 
-    monkeypatch.setattr(BayesNetClassifier, "_encode_training", spying)
+    for module in (_base, _ensemble):  # where single models and ensembles count their rows
+        monkeypatch.setattr(module, "training_statistics", spying)
     _ReadCounter.reads = 0
     model.fit(X, y)
     monkeypatch.undo()

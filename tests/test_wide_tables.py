@@ -164,7 +164,7 @@ def test_ensemble_refuses_absurd_sizes_before_encoding(params, message, monkeypa
     def never(*args, **kwargs):
         raise AssertionError("the data were encoded before the parameters were checked")
 
-    monkeypatch.setattr(EnsembleTAN, "_encode_training", never)
+    monkeypatch.setattr(EnsembleTAN, "_training_statistics", never)
     with pytest.raises(ValueError, match=message):
         EnsembleTAN(**params).fit(*load_car(return_X_y=True))
 

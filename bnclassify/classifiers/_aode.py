@@ -17,12 +17,13 @@ from ..stats import (
     TrainingCounts,
     column_blocks,
     one_hot,
+    training_statistics,
 )
 from ..structure import empty_feature_graph
 from ..validation import check_alpha, check_int
-from ._base import BayesNetClassifier, accumulate
-from ._ensemble import MemberEnsemble, MemberSequence, fit_on_counts
-from ._predict import is_dask_collection, normalise
+from ._base import BayesNetClassifier, accumulate, class_node_name, unchanged_on_error
+from ._ensemble import MemberEnsemble, MemberSequence, fit_member
+from ._predict import normalise, routes_dask
 from ._tan import NaiveBayes
 
 
@@ -184,6 +185,7 @@ class AODE(MemberEnsemble):
         self.min_frequency = min_frequency
         self.handle_unknown = handle_unknown
 
+    @routes_dask
     def fit(self, X, y, sample_weight=None):
         """Fit one SPODE per feature, all from the same counts.
 
@@ -200,13 +202,10 @@ class AODE(MemberEnsemble):
         self
         """
         self._check_min_frequency()
-        if is_dask_collection(X):
-            from ..distributed import fit_dask
-
-            return fit_dask(self, X, y, sample_weight)
-        counts, features, alpha = self._encode_training(X, y, sample_weight)
-        self.__dict__.pop("statistics_", None)
-        self._fit_statistics(counts, features, alpha)
+        check_alpha(self.alpha)
+        self._check_handle_unknown()
+        schema, classes, counts = training_statistics(X, y, None, sample_weight)
+        self.fit_statistics(counts, schema, classes, class_node=class_node_name(y, schema.names))
         self._fit_rows = counts  # a later partial_fit continues from them (not pickled)
         return self
 
@@ -228,33 +227,36 @@ class AODE(MemberEnsemble):
         >>> bool(np.allclose(model.predict_proba(X), AODE().fit(X, y).predict_proba(X)))
         True
         """
-        saved = dict(self.__dict__)
-        try:
-            self._check_min_frequency()
-            self._fit_accumulated(*accumulate(self, X, y, classes, sample_weight))
-        except BaseException:
-            self.__dict__.clear()
-            self.__dict__.update(saved)
-            raise
-        return self
+        self._check_min_frequency()
+        total, schema, classes, class_node = accumulate(self, X, y, classes, sample_weight)
+        return self.fit_statistics(total, schema, classes, class_node=class_node, keep=True)
 
-    def _statistics_plan(self, schema=None) -> StatisticsPlan:
+    def statistics_plan(self, schema=None) -> StatisticsPlan:
         return StatisticsPlan(pairwise=True, structural_moments=True)
 
-    def _fit_accumulated(self, total, schema, classes, class_node):
-        """Fit every SPODE from accumulated statistics and keep them."""
-        alpha = check_alpha(self.alpha)
-        self._set_schema(schema, class_node=class_node)
-        self.classes_ = classes
-        self._remember_encoding()
-        self._fit_statistics(total, list(schema.names), alpha)
-        self.statistics_ = total
-        self.__dict__.pop("_fit_rows", None)
+    def fit_statistics(self, stats, schema, classes, *, class_node="class", keep=False):
+        """Fit every SPODE and the fallback naive Bayes from training statistics.
+
+        The one entry of ``fit``, ``partial_fit`` and the dask fit, as
+        :meth:`bnclassify.BayesNetClassifier.fit_statistics`; a failed call leaves
+        the model unchanged.
+        """
+        with unchanged_on_error(self):
+            check_alpha(self.alpha)
+            self._check_handle_unknown()
+            self.__dict__.pop("statistics_", None)
+            self.__dict__.pop("_fit_rows", None)
+            self._set_schema(schema, class_node=class_node)
+            self.classes_ = np.asarray(classes)
+            self._fit_members_from(stats)
+            if keep:
+                self.statistics_ = stats
+        return self
 
     def _check_min_frequency(self):
         check_int(self.min_frequency, "min_frequency")
 
-    def _fit_statistics(self, counts, features, alpha):
+    def _fit_members_from(self, counts):
         """Fit every SPODE and the fallback naive Bayes from one set of statistics.
 
         With every feature categorical the SPODEs are not fitted here: their
@@ -264,16 +266,17 @@ class AODE(MemberEnsemble):
             self.__dict__.pop(name, None)
         start = time.perf_counter()
         schema = self.schema_
+        features = list(schema.names)
+        args = (*self._fit_args(counts), self.class_node_)
         self.superparents_ = [
             f
             for f, d, s in zip(features, schema.discrete, schema.structural, strict=True)
             if d and s
         ]
         naive_bayes = NaiveBayes(alpha=self.alpha, handle_unknown=self.handle_unknown)
-        self._adopt_encoding(naive_bayes)
         if schema.discrete.all():
             self._keep_pair_source(counts)
-            naive_bayes._fit_counts(counts, features, alpha)
+            fit_member(naive_bayes, *args)
             self.fit_times_ = {
                 "weights": 0.0,
                 "structure": 0.0,
@@ -283,10 +286,9 @@ class AODE(MemberEnsemble):
             spodes = []
             for feature in self.superparents_:
                 member = SPODE(feature, alpha=self.alpha, handle_unknown=self.handle_unknown)
-                self._adopt_encoding(member)
-                spodes.append((member, fit_on_counts, (counts, features, alpha)))
+                spodes.append((member, fit_member, args))
             self._members, self.fit_times_ = self._fit_members(spodes)
-            naive_bayes._fit_counts(counts, features, alpha)
+            fit_member(naive_bayes, *args)
         self.naive_bayes_ = naive_bayes
         self._hubs = [features.index(f) for f in self.superparents_]
         self.frequencies_ = [counts.family(i).sum(axis=0) for i in self._hubs]
@@ -333,9 +335,7 @@ class AODE(MemberEnsemble):
     def _fit_member(self, k):
         """SPODE ``k`` fitted from the kept statistics, as ``fit`` would have fitted it."""
         member = SPODE(self.superparents_[k], alpha=self.alpha, handle_unknown=self.handle_unknown)
-        self._adopt_encoding(member)
-        alpha = check_alpha(self.alpha)
-        return fit_on_counts(member, self._pair_statistics(), list(self.schema_.names), alpha)
+        return fit_member(member, *self._fit_args(self._pair_statistics()), self.class_node_)
 
     def _joint_log_likelihood_codes(self, encoded):
         codes = encoded[0]

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import time
 from abc import ABCMeta, abstractmethod
+from contextlib import contextmanager
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -18,16 +20,17 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._collector import paused_collector
 from ..data import HANDLE_UNKNOWN, TableSchema, take_rows
+from ..factors import node_statistics
 from ..network import fit_network
 from ..stats import (
+    Statistics,
     StatisticsPlan,
     SufficientStatistics,
-    TrainingCounts,
     training_statistics,
 )
 from ..structure import add_class_arcs, feature_parents
 from ..validation import check_alpha, check_sample_weight
-from ._predict import JointPredictor, is_dask_collection
+from ._predict import JointPredictor, routes_dask
 
 
 class SchemaAttributes:
@@ -55,7 +58,7 @@ class SchemaAttributes:
             self.feature_names_in_ = np.asarray(schema.names, dtype=object)
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
-        self.class_node_ = class_node or _class_node_name(y, schema.names)
+        self.class_node_ = class_node or class_node_name(y, schema.names)
 
     def _check_handle_unknown(self):
         if self.handle_unknown not in HANDLE_UNKNOWN:
@@ -134,8 +137,20 @@ class BayesNetClassifier(
     edge weights, the structure, one fitted factor per node
     (:mod:`bnclassify.factors`) and the fitted network (:mod:`bnclassify.network`);
     ``predict``, ``predict_proba`` and ``predict_log_proba`` derive from one
-    joint log-likelihood. Subclasses implement :meth:`_feature_dag` (and
-    :meth:`_edge_weights` when their structure is learned from weights).
+    joint log-likelihood.
+
+    **The fit protocol.** Every way of fitting ends in one documented entry,
+    :meth:`fit_statistics`: ``fit`` computes the statistics of the table
+    (:func:`bnclassify.stats.training_statistics`), ``partial_fit`` adds a
+    chunk's to those kept so far, a dask fit sums the partitions' on the
+    cluster (:func:`bnclassify.distributed.fit_dask`), and an ensemble hands
+    one set of statistics to every member. What the statistics must hold for
+    an incremental fit is :meth:`statistics_plan`.
+
+    **What a subclass defines** (template methods, called by
+    :meth:`fit_statistics` on the model itself): :meth:`_feature_dag`, the DAG
+    over the features, and :meth:`_edge_weights` when that DAG is learned from
+    weights.
     """
 
     def __init__(self, alpha=1.0, handle_unknown="warn"):
@@ -143,19 +158,30 @@ class BayesNetClassifier(
         self.handle_unknown = handle_unknown
 
     # -- what subclasses define -------------------------------------------------
-    def _edge_weights(self, counts: TrainingCounts, features: list) -> pd.DataFrame | None:
+    def _edge_weights(self, stats: Statistics, features: list) -> pd.DataFrame | None:
         """The m x m weights the structure is learned from (None if it needs none)."""
         return None
 
     @abstractmethod
-    def _feature_dag(self, weights, features: list, counts: TrainingCounts):
+    def _feature_dag(self, weights, features: list, stats: Statistics):
         """The DAG over the features alone (the class arcs are added by the base)."""
 
-    def _statistics_plan(self, schema=None) -> StatisticsPlan:
-        """The additive statistics an incremental fit of this model keeps (``schema``: kinds)."""
+    def statistics_plan(self, schema=None) -> StatisticsPlan:
+        """The additive statistics an incremental (or distributed) fit of this model keeps.
+
+        Parameters
+        ----------
+        schema : TableSchema, optional
+            The table's kinds (some models keep more for some kinds).
+
+        Returns
+        -------
+        StatisticsPlan
+        """
         return StatisticsPlan(pairwise=True, structural_moments=True)
 
     # -- fitting -----------------------------------------------------------------
+    @routes_dask
     def fit(self, X, y, sample_weight=None):
         """Learn the structure and the parameters of every node.
 
@@ -176,14 +202,10 @@ class BayesNetClassifier(
         -------
         self
         """
-        if is_dask_collection(X):
-            from ..distributed import fit_dask
-
-            return fit_dask(self, X, y, sample_weight)
         with paused_collector():
-            counts, features, alpha = self._encode_training(X, y, sample_weight)
-            self._fit_counts(counts, features, alpha)
-        self._fit_rows = counts  # a later partial_fit continues from them (not pickled)
+            stats, schema, classes, class_node = self._training_statistics(X, y, sample_weight)
+            self.fit_statistics(stats, schema, classes, class_node=class_node)
+        self._fit_rows = stats  # a later partial_fit continues from them (not pickled)
         return self
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
@@ -224,56 +246,75 @@ class BayesNetClassifier(
         >>> bool(np.allclose(model.predict_proba(X), TAN().fit(X, y).predict_proba(X)))
         True
         """
-        saved = dict(self.__dict__)
-        try:
-            with paused_collector():
-                self._fit_accumulated(*accumulate(self, X, y, classes, sample_weight))
-        except BaseException:
-            self.__dict__.clear()
-            self.__dict__.update(saved)
-            raise
-        return self
+        with paused_collector():
+            total, schema, classes, class_node = accumulate(self, X, y, classes, sample_weight)
+            return self.fit_statistics(total, schema, classes, class_node=class_node, keep=True)
 
-    def _fit_accumulated(self, total, schema, classes, class_node):
-        """Fit from accumulated :class:`~bnclassify.stats.SufficientStatistics` and keep them."""
-        alpha = check_alpha(self.alpha)
-        self._set_schema(schema)
-        self.classes_ = classes
-        self.class_node_ = class_node
-        self._fit_counts(total, list(schema.names), alpha)
-        self.statistics_ = total
-        self.__dict__.pop("_fit_rows", None)
+    def fit_statistics(
+        self, stats, schema, classes, *, class_node="class", structure=None, keep=False
+    ):
+        """Fit the structure and every node from training statistics: every fit's one entry.
 
-    def _encode_training(self, X, y, sample_weight=None):
-        """Validate and encode the training data; set the encoding attributes.
+        ``fit``, ``partial_fit``, the dask fit and the ensembles all end here;
+        nothing after this point reads rows.
 
-        Sets ``schema_``, ``classes_``, ``n_features_in_``, ``feature_names_in_``
-        and ``class_node_`` and returns ``(counts, features, alpha)`` for
-        :meth:`_fit_counts`. Ensembles call it once and fit every member from
-        the same statistics.
+        Parameters
+        ----------
+        stats : bnclassify.stats.Statistics
+            The statistics of the training rows, encoded by ``schema``.
+        schema : bnclassify.data.TableSchema
+            The columns' names, kinds and categories.
+        classes : array-like of shape (n_classes,)
+            The class labels, in the order of the statistics' class codes.
+        class_node : str, default="class"
+            The class node's name in ``structure_``.
+        structure : tuple (weights, feature_dag), optional
+            A structure already learned from the same statistics (an ensemble's
+            shared tree, a wrapper's candidate): only the nodes are fitted.
+        keep : bool, default=False
+            Keep ``stats`` (additive :class:`~bnclassify.stats.SufficientStatistics`)
+            as ``statistics_`` for a later ``partial_fit``.
+
+        Returns
+        -------
+        self
+
+        Examples
+        --------
+        >>> from bnclassify import TAN
+        >>> from bnclassify.datasets import load_car
+        >>> from bnclassify.stats import training_statistics
+        >>> X, y = load_car(return_X_y=True)
+        >>> schema, classes, stats = training_statistics(X, y)
+        >>> model = TAN().fit_statistics(stats, schema, classes)
+        >>> bool((model.predict(X) == TAN().fit(X, y).predict(X)).all())
+        True
         """
+        with unchanged_on_error(self):
+            return self._fit_statistics(stats, schema, classes, class_node, structure, keep)
+
+    def _fit_statistics(self, stats, schema, classes, class_node, structure, keep):
         alpha = check_alpha(self.alpha)
         self._check_handle_unknown()
-        schema, self.classes_, counts = training_statistics(
-            X, y, getattr(self, "distributions", None), sample_weight
-        )
-        self.__dict__.pop("statistics_", None)  # fit starts afresh
+        self.__dict__.pop("statistics_", None)
         self.__dict__.pop("_fit_rows", None)
-        self._set_schema(schema, y)
-        return counts, list(schema.names), alpha
-
-    def _fit_counts(self, counts: TrainingCounts, features, alpha):
-        """Everything after encoding: weights, structure, one factor per node."""
+        self._set_schema(schema, class_node=class_node)
+        self.classes_ = np.asarray(classes)
+        features = list(schema.names)
         start = time.perf_counter()
-        weights = self._edge_weights(counts, features)
-        after_weights = time.perf_counter()
-        feature_dag = self._feature_dag(weights, features, counts)
+        if structure is None:
+            weights = self._edge_weights(stats, features)
+            after_weights = time.perf_counter()
+            feature_dag = self._feature_dag(weights, features, stats)
+        else:
+            weights, feature_dag = structure
+            after_weights = start
         self.structure_ = add_class_arcs(feature_dag, self.class_node_)
         after_structure = time.perf_counter()
         position = {name: k for k, name in enumerate(features)}
         parents_by_name = feature_parents(self.structure_, self.class_node_)
         parents = [tuple(position[p] for p in parents_by_name[f]) for f in features]
-        self.compiled_ = fit_network(counts, self.schema_, parents, alpha)
+        self.compiled_ = fit_network(stats, self.schema_, parents, alpha)
         done = time.perf_counter()
         self.weights_ = weights
         self.fit_times_ = {
@@ -282,6 +323,18 @@ class BayesNetClassifier(
             "parameters": done - after_structure,
         }
         self._network = None
+        if keep:
+            self.statistics_ = stats
+        return self
+
+    def _training_statistics(self, X, y, sample_weight=None):
+        """``(stats, schema, classes, class_node)`` of a training table, as ``fit`` reads it."""
+        check_alpha(self.alpha)
+        self._check_handle_unknown()
+        schema, classes, stats = training_statistics(
+            X, y, getattr(self, "distributions", None), sample_weight
+        )
+        return stats, schema, classes, class_node_name(y, schema.names)
 
     @property
     def distributions_(self) -> dict:
@@ -466,9 +519,10 @@ def accumulate(model, X, y, classes, sample_weight):
         statistics = SufficientStatistics.from_counts(
             rows,
             model.schema_,
-            model._statistics_plan(model.schema_),
+            model.statistics_plan(model.schema_),
             model.classes_,
             model.schema_.categories,
+            node_statistics(rows, model.schema_),
         )
     elif statistics is None and hasattr(model, "classes_"):
         raise ValueError(
@@ -490,7 +544,7 @@ def accumulate(model, X, y, classes, sample_weight):
         schema, frame = TableSchema.learn(
             X, getattr(model, "distributions", None), False, first_weights, y
         )
-        class_node = _class_node_name(y, schema.names)
+        class_node = class_node_name(y, schema.names)
     else:
         schema, declared, class_node = model.schema_, model.classes_, model.class_node_
         if classes is not None:
@@ -510,8 +564,10 @@ def accumulate(model, X, y, classes, sample_weight):
             )
         frame, _, y = take_rows(frame, y, keep)
         weights = weights[keep]
-    plan = model._statistics_plan(schema)
-    chunk = SufficientStatistics.from_table(frame, y, schema, plan, weights, declared)
+    plan = model.statistics_plan(schema)
+    chunk = SufficientStatistics.from_table(
+        frame, y, schema, plan, weights, declared, partial(node_statistics, schema=schema)
+    )
     total = chunk if statistics is None else statistics + chunk
     total.check_observed(schema.names)
     for j, cats in enumerate(total.categories):
@@ -524,7 +580,7 @@ def accumulate(model, X, y, classes, sample_weight):
     return total, schema.with_categories(total.categories), total.class_labels, class_node
 
 
-def _class_node_name(y, features) -> str:
+def class_node_name(y, features) -> str:
     """The class node's name: y's own name when it has one that no feature uses."""
     name = getattr(y, "name", None)
     if not isinstance(name, str) or not name:
@@ -532,6 +588,18 @@ def _class_node_name(y, features) -> str:
     while name in features:
         name = f"{name}_"
     return name
+
+
+@contextmanager
+def unchanged_on_error(model):
+    """Leave ``model`` as it was when the block raises (a failed partial fit changes nothing)."""
+    saved = dict(model.__dict__)
+    try:
+        yield model
+    except BaseException:
+        model.__dict__.clear()
+        model.__dict__.update(saved)
+        raise
 
 
 def _n_rows(X) -> int:

@@ -47,41 +47,30 @@ NODE_BYTES = 1_300
 class MemberEnsemble(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
     """Shared machinery: encode once, fit members on shared counts, predict from codes.
 
-    Subclasses define ``fit`` (with :meth:`_encode_training` and
+    Subclasses define ``fit`` (with :meth:`_training_statistics` and
     :meth:`_fit_members`) and ``predict_log_proba_encoded(encoded)`` of ``(codes, values)``.
     """
 
     #: Passed to the encoding: None models columns by dtype, "categorical" all as categories.
     _column_model = None
 
-    def _encode_training(self, X, y, sample_weight=None):
-        """Validate, encode and wrap X and y as statistics once, for every member.
+    def _training_statistics(self, X, y, sample_weight=None):
+        """Validate, encode and count X and y once, for every member.
 
-        Returns ``(counts, features, alpha)``; the encoding attributes
-        (``schema_``, ``classes_``, ``n_features_in_``, ...) are set on self and
-        handed to each member by :meth:`_adopt_encoding`.
+        Sets the encoding attributes (``schema_``, ``classes_``,
+        ``n_features_in_``, ...) on the ensemble and returns the statistics;
+        each member is then fitted from them with its ``fit_statistics``
+        (:meth:`_fit_args`).
         """
-        alpha = check_alpha(self.alpha)
+        check_alpha(self.alpha)
         self._check_handle_unknown()
-        schema, self.classes_, counts = training_statistics(X, y, self._column_model, sample_weight)
+        schema, self.classes_, stats = training_statistics(X, y, self._column_model, sample_weight)
         self._set_schema(schema, y)
-        self._remember_encoding()
-        return counts, list(schema.names), alpha
+        return stats
 
-    def _remember_encoding(self):
-        """Keep the encoding attributes that every member is given (:meth:`_adopt_encoding`)."""
-        self._encoding = {
-            name: value
-            for name, value in vars(self).items()
-            if name in ("schema_", "classes_", "n_features_in_", "feature_names_in_", "class_node_")
-        }
-
-    def _adopt_encoding(self, estimator):
-        """Give ``estimator`` the ensemble's encoding (categories, classes, names)."""
-        if "feature_names_in_" not in self._encoding and hasattr(estimator, "feature_names_in_"):
-            del estimator.feature_names_in_
-        for name, value in self._encoding.items():
-            setattr(estimator, name, value)
+    def _fit_args(self, stats) -> tuple:
+        """The arguments of every member's ``fit_statistics``: the ensemble's own encoding."""
+        return (stats, self.schema_, self.classes_)
 
     def _fit_members(self, jobs):
         """Run ``(member, fit_function, args)`` jobs, in parallel with ``n_jobs``; sum times."""
@@ -151,18 +140,15 @@ class MemberSequence(Sequence):
         return f"<{self._n} members, each fitted when read>"
 
 
-def fit_on_counts(member, counts, features, alpha):
-    member._fit_counts(counts, features, alpha)
-    return member
+def fit_member(member, stats, schema, classes, class_node, tree=None):
+    """``member`` fitted from the ensemble's statistics (a shared ``tree``: only oriented)."""
+    if tree is None:
+        return member.fit_statistics(stats, schema, classes, class_node=class_node)
+    return member.fit_statistics(stats, schema, classes, class_node=class_node, tree=tree)
 
 
-def _fit_with_tree(member, counts, features, alpha, weights, tree):
-    return member._fit_shared(counts, features, alpha, weights, tree)
-
-
-def _fit_on_sample(member, counts, rows, features, alpha):
-    member._fit_counts(_resample_counts(counts, rows), features, alpha)
-    return member
+def _fit_on_sample(member, stats, rows, schema, classes, class_node):
+    return fit_member(member, _resample_counts(stats, rows), schema, classes, class_node)
 
 
 def _resample_counts(counts: TrainingCounts, rows) -> TrainingCounts:
@@ -316,12 +302,10 @@ default="auto"
         """
         self._check_params()
         self._column_model = _common_column_model(self.members)
-        counts, features, alpha = self._encode_training(X, y)
+        counts = self._training_statistics(X, y)
+        features = list(self.schema_.names)
         self._check_kept_members(len(features))
         groups = self._member_groups(self._root_candidates(features))
-        for group in groups:
-            for member in group:
-                self._adopt_encoding(member)
         if self.bootstrap:
             jobs, shared_time = self._bootstrap_jobs(groups, counts, features)
             kept = [len(jobs)]
@@ -360,13 +344,14 @@ default="auto"
     def _rooted_member(self, group, k):
         """Member ``k`` of a shared-tree group, fitted from the group's tree and counts."""
         member = clone(group["template"]).set_params(root=group["roots"][k])
-        self._adopt_encoding(member)
         counts = ForestCounts(group["classes"], group["single"], group["edges"], group["pairs"])
         features = list(self.schema_.names)
         tree = nx.Graph()  # rebuilt the same way before and after saving (same BFS order)
         tree.add_nodes_from(features)
         tree.add_edges_from((features[u], features[v]) for u, v in group["edges"])
-        return member._fit_shared(counts, features, group["alpha"], group["weights"], tree)
+        return fit_member(
+            member, *self._fit_args(counts), self.class_node_, (group["weights"], tree)
+        )
 
     # -- parameters and members --------------------------------------------------
     def _root_candidates(self, features) -> list:
@@ -475,24 +460,23 @@ default="auto"
         kept, jobs = [], []
         for group in groups:
             first, before = group[0], len(jobs)
+            args = (*self._fit_args(counts), self.class_node_)
             if len(group) > 1 and isinstance(first, TreeAugmented):
                 alpha = _alpha(first)
                 start = time.perf_counter()
-                weights = first._compute_weights(counts, features)
+                weights = first.tree_weights(counts, self.schema_)
                 after_weights = time.perf_counter()
-                tree = first._undirected_tree(weights)
+                tree = first.spanning_tree(weights, self.schema_)
                 times["weights"] += after_weights - start
                 times["structure"] += time.perf_counter() - after_weights
-                if _orients_shared_tree(first) and self.schema_.discrete.all():
+                if first.orients_spanning_tree and self.schema_.discrete.all():
                     start = time.perf_counter()
                     kept.append(_forest_group(group, counts, features, alpha, weights, tree))
                     times["parameters"] += time.perf_counter() - start
                     continue
-                jobs += [
-                    (m, _fit_with_tree, (counts, features, alpha, weights, tree)) for m in group
-                ]
+                jobs += [(m, fit_member, (*args, (weights, tree))) for m in group]
             else:
-                jobs += [(m, fit_on_counts, (counts, features, _alpha(m))) for m in group]
+                jobs += [(m, fit_member, args) for m in group]
             kept.append(len(jobs) - before)
         return kept, jobs, times
 
@@ -504,11 +488,11 @@ default="auto"
         jobs = []
         for seed in self._seeds:
             member = clone(flat[len(jobs) % len(flat)])
-            self._adopt_encoding(member)
             # a class a sample lacks keeps a smoothed prior; its CPTs are smoothed and its
             # densities borrow the fit over all classes, as an empty group does in any fit
             rows = _bootstrap_rows(seed, self._n_rows)
-            jobs.append((member, _fit_on_sample, (counts, rows, features, _alpha(member))))
+            args = (counts, rows, self.schema_, self.classes_, self.class_node_)
+            jobs.append((member, _fit_on_sample, args))
         return jobs, {}
 
     @property
@@ -571,11 +555,6 @@ def _alpha(member):
     return check_alpha(member.alpha)
 
 
-def _orients_shared_tree(member) -> bool:
-    """Whether ``member``'s structure is the shared tree oriented from its root."""
-    return type(member)._feature_dag is TreeAugmented._feature_dag
-
-
 def _forest_group(group, counts, features, alpha, weights, tree) -> dict:
     """What every rooting of one categorical tree is fitted and predicted from.
 
@@ -599,10 +578,27 @@ def _forest_group(group, counts, features, alpha, weights, tree) -> dict:
         "weights": weights,
         "alpha": alpha,
         "classes": counts.classes,
-        "single": [counts.family(j) for j in range(len(features))],
+        "single": _single_tables(counts, parents_of, tables),
         "edges": edges,
         "pairs": [tables[child] for _, child in edges],
     }
+
+
+def _single_tables(counts, parents_of, tables) -> list:
+    """N(c, x_j) of every feature: from the tree's pair tables when no cell is missing
+    (a pair table's margin is then the feature's table), else counted."""
+    if not isinstance(counts, TrainingCounts) or counts.has_missing:
+        return [counts.family(j) for j in range(len(parents_of))]
+    child_of = {parents[0]: child for child, parents in enumerate(parents_of) if parents}
+    single = []
+    for j, parents in enumerate(parents_of):
+        if parents:  # N(c, x_parent, x_j) summed over the parent
+            single.append(tables[j].sum(axis=1))
+        elif j in child_of:  # a root: N(c, x_j, x_child) summed over its child
+            single.append(tables[child_of[j]].sum(axis=2))
+        else:  # a feature without edges
+            single.append(counts.family(j))
+    return single
 
 
 def _forest_group_proba(group, codes, features) -> np.ndarray:

@@ -78,7 +78,7 @@ class KDB(BayesNetClassifier):
         self.k = k
         self.order = order
 
-    def _statistics_plan(self, schema=None) -> StatisticsPlan:
+    def statistics_plan(self, schema=None) -> StatisticsPlan:
         k = self.k
         two = not isinstance(k, bool) and isinstance(k, numbers.Integral) and k >= 2
         return StatisticsPlan(

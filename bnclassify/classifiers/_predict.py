@@ -7,12 +7,32 @@ scikit-learn prediction methods derive from it here, as in scikit-learn's naive 
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
+from ..distributed import fit_dask, is_dask_collection, predict_dask
 
-def is_dask_collection(X) -> bool:
-    """Whether ``X`` is a dask collection (checked without importing dask)."""
-    return type(X).__module__.split(".")[0] in ("dask", "dask_expr")
+
+def routes_dask(method):
+    """Send a dask ``X`` to :mod:`bnclassify.distributed`, any other ``X`` to ``method``.
+
+    The one place where an estimator's ``fit`` and prediction methods meet dask:
+    ``fit`` becomes :func:`~bnclassify.distributed.fit_dask` (statistics summed
+    on the cluster), ``predict*`` a lazy dask array computed partition by
+    partition (:func:`~bnclassify.distributed.predict_dask`).
+    """
+    name = method.__name__
+
+    @functools.wraps(method)
+    def route(self, X, *args, **kwargs):
+        if not is_dask_collection(X):
+            return method(self, X, *args, **kwargs)
+        if name == "fit":
+            return fit_dask(self, X, *args, **kwargs)
+        return predict_dask(self, X, name)
+
+    return route
 
 
 class JointPredictor:
@@ -21,6 +41,7 @@ class JointPredictor:
     def _joint_log_likelihood(self, X) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    @routes_dask
     def predict_log_proba(self, X) -> np.ndarray:
         """log P(c | x), columns in the order of ``classes_``.
 
@@ -33,12 +54,9 @@ class JointPredictor:
         ndarray of shape (n_samples, n_classes)
             A lazy dask array, computed partition by partition, for a dask ``X``.
         """
-        if is_dask_collection(X):
-            from ..distributed import predict_dask
-
-            return predict_dask(self, X, "predict_log_proba")
         return normalise(self._joint_log_likelihood(X))
 
+    @routes_dask
     def predict_proba(self, X) -> np.ndarray:
         """P(c | x), columns in the order of ``classes_``; rows sum to 1.
 
@@ -51,12 +69,9 @@ class JointPredictor:
         ndarray of shape (n_samples, n_classes)
             A lazy dask array, computed partition by partition, for a dask ``X``.
         """
-        if is_dask_collection(X):
-            from ..distributed import predict_dask
-
-            return predict_dask(self, X, "predict_proba")
         return np.exp(self.predict_log_proba(X))
 
+    @routes_dask
     def predict(self, X) -> np.ndarray:
         """The most probable class of each row (ties go to the first class in ``classes_``).
 
@@ -69,10 +84,6 @@ class JointPredictor:
         ndarray of shape (n_samples,)
             A lazy dask array, computed partition by partition, for a dask ``X``.
         """
-        if is_dask_collection(X):
-            from ..distributed import predict_dask
-
-            return predict_dask(self, X, "predict")
         joint = self._joint_log_likelihood(X)  # checks fitted before classes_ is read
         return self.classes_[np.argmax(joint, axis=1)]
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numbers
 
+import networkx as nx
 import numpy as np
 import pandas as pd
 
@@ -105,7 +106,7 @@ class NaiveBayes(BayesNetClassifier):
     def _feature_dag(self, weights, features, counts):
         return empty_feature_graph(features)
 
-    def _statistics_plan(self, schema=None) -> StatisticsPlan:
+    def statistics_plan(self, schema=None) -> StatisticsPlan:
         return StatisticsPlan()  # no structure: N(c, x_i) and per-class moments suffice
 
     @classmethod
@@ -200,48 +201,65 @@ def _gaussian_naive_bayes(model, class_prior, means, stds, classes, feature_name
 class TreeAugmented(BayesNetClassifier):
     """A maximum spanning tree of ``weights_`` over the features, rooted at ``root``.
 
-    Subclasses say how the weights are computed (``_compute_weights``) and, if
+    Subclasses say how the weights are computed (:meth:`tree_weights`) and, if
     not a spanning tree, how the undirected tree or forest is built from them
-    (``_undirected_tree``). :meth:`_fit_shared` lets an ensemble fit several
-    members, rooted differently, from one set of counts, one weight matrix and
-    one undirected tree.
+    (:meth:`spanning_tree`). An ensemble whose members differ only in their root
+    computes both once and hands each member the tree
+    (``fit_statistics(..., tree=(weights, tree))``), which only orients it.
     """
+
+    #: Whether the feature DAG is the tree of :meth:`spanning_tree` oriented from ``root``
+    #: (an ensemble may then share one tree between rootings); a subclass that builds its
+    #: DAG another way sets it to False.
+    orients_spanning_tree = True
 
     def __init__(self, alpha=1.0, root=None, handle_unknown="warn", distributions=None):
         super().__init__(alpha=alpha, handle_unknown=handle_unknown)
         self.root = root
         self.distributions = distributions
 
-    def _compute_weights(self, counts, features):
+    def tree_weights(self, stats, schema) -> pd.DataFrame:
+        """The symmetric feature x feature weights whose maximum spanning tree is taken.
+
+        Parameters
+        ----------
+        stats : bnclassify.stats.Statistics
+        schema : bnclassify.data.TableSchema
+
+        Returns
+        -------
+        DataFrame of shape (n_features, n_features)
+        """
         raise NotImplementedError
 
-    def _undirected_tree(self, weights):
-        schema = self.schema_
+    def spanning_tree(self, weights, schema) -> nx.Graph:
+        """The undirected tree (or forest) over the features, from :meth:`tree_weights`.
+
+        The best tree under the kind rule (see :func:`bnclassify.structure.constrained_tree`).
+        """
         return constrained_tree(weights, schema.names, schema.discrete, schema.structural)
 
-    def _edge_weights(self, counts, features):
-        shared = getattr(self, "_shared_tree", None)
-        return shared[0] if shared is not None else self._compute_weights(counts, features)
+    def fit_statistics(
+        self, stats, schema, classes, *, class_node="class", structure=None, keep=False, tree=None
+    ):
+        """As :meth:`BayesNetClassifier.fit_statistics`; ``tree=(weights, undirected tree)``
+        (both from the same statistics) is oriented from ``root`` instead of learned."""
+        if tree is not None and structure is None:
+            weights, undirected = tree
+            structure = (weights, self._oriented(undirected, schema))
+        return super().fit_statistics(
+            stats, schema, classes, class_node=class_node, structure=structure, keep=keep
+        )
 
-    def _feature_dag(self, weights, features, counts):
-        schema = self.schema_
-        root = structure_root(self.root, features, schema.discrete, schema.structural)
-        shared = getattr(self, "_shared_tree", None)
-        tree = shared[1] if shared is not None else self._undirected_tree(weights)
-        return orient_constrained(tree, features, schema.discrete, root)
+    def _edge_weights(self, stats, features):
+        return self.tree_weights(stats, self.schema_)
 
-    def _fit_shared(self, counts, features, alpha, weights, tree):
-        """Fit on already-encoded counts with a given weight matrix and undirected tree.
+    def _feature_dag(self, weights, features, stats):
+        return self._oriented(self.spanning_tree(weights, self.schema_), self.schema_)
 
-        Used by ensembles whose members differ only in their root: the
-        weights and the tree are computed once and only oriented here.
-        """
-        self._shared_tree = (weights, tree)
-        try:
-            self._fit_counts(counts, features, alpha)
-        finally:
-            del self._shared_tree
-        return self
+    def _oriented(self, tree, schema):
+        root = structure_root(self.root, schema.names, schema.discrete, schema.structural)
+        return orient_constrained(tree, schema.names, schema.discrete, root)
 
 
 # criterion -> the edge score whose maximum *spanning* tree it takes (no edge dropped)
@@ -405,20 +423,19 @@ class TAN(TreeAugmented):
             raise ValueError("contact_prior > 0 needs a contact_matrix (n_features x n_features).")
         return float(prior)
 
-    def _compute_weights(self, counts, features):
+    def tree_weights(self, stats, schema) -> pd.DataFrame:
         prior = self._check_params()
         score = _SPANNING_SCORES.get(self.criterion, self.criterion)
         scored = score != "loglik" or prior > 0
         return edge_weights(
-            counts,
-            self.schema_,
+            stats,
+            schema,
             criterion=score if scored else None,
-            contacts=contact_weights(self.contact_matrix, features) if prior > 0 else None,
+            contacts=contact_weights(self.contact_matrix, schema.names) if prior > 0 else None,
             contact_prior=prior,
         )
 
-    def _undirected_tree(self, weights):
-        schema = self.schema_
+    def spanning_tree(self, weights, schema) -> nx.Graph:
         forest = self.criterion not in ("loglik", *_SPANNING_SCORES)
         return constrained_tree(
             weights, schema.names, schema.discrete, schema.structural, forest=forest
@@ -471,7 +488,7 @@ class SimplerTAN(TreeAugmented):
         )
         self.contact_matrix = contact_matrix
 
-    def _compute_weights(self, counts, features):
+    def tree_weights(self, stats, schema) -> pd.DataFrame:
         if self.contact_matrix is None:
             raise ValueError("SimplerTAN needs a contact_matrix (n_features x n_features).")
-        return contact_weights(self.contact_matrix, features)
+        return contact_weights(self.contact_matrix, schema.names)

@@ -47,12 +47,25 @@ from .encoding import (
     prefers_log_normal,
     take_rows,
 )
-from .kinds import Kind, NodeSpec, get_kind, kind_names, node_spec, register_kind
+from .kinds import (
+    IDENTITY,
+    LOG,
+    Kind,
+    NodeSpec,
+    ValueScale,
+    get_kind,
+    kind_names,
+    kind_of,
+    node_spec,
+    register_kind,
+)
 from .scaling import NO_EXPONENT, column_exponents, log_largest
 from .schema import TableSchema, resolve_column, warn_unseen
 
 __all__ = [
     "HANDLE_UNKNOWN",
+    "IDENTITY",
+    "LOG",
     "INTEGER_MAX_CATEGORIES",
     "LOG_NORMAL_MIN_Z",
     "MISSING",
@@ -61,6 +74,7 @@ __all__ = [
     "Kind",
     "NodeSpec",
     "TableSchema",
+    "ValueScale",
     "as_frame",
     "column_exponents",
     "default_kind",
@@ -68,6 +82,7 @@ __all__ = [
     "encode_target",
     "get_kind",
     "kind_names",
+    "kind_of",
     "learn_categories",
     "log_largest",
     "node_spec",

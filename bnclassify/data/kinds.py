@@ -28,6 +28,70 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+import numpy as np
+
+
+@dataclass(frozen=True)
+class ValueScale:
+    """How a kind's node reads a continuous column's numbers: the data layer applies it.
+
+    The data layer encodes every continuous column on its node's scale (fit and
+    predict alike), so the node's own fit, its children's regressions and every
+    prediction see the same numbers; cells outside the scale's support are summed
+    out like unseen categories.
+
+    Parameters
+    ----------
+    name : str
+    support : str
+        What the values must be, for the message about a value outside it.
+    forward, inverse : callable
+        The data's numbers to the model's and back (elementwise).
+    in_support : callable, optional
+        A boolean mask of the values the scale accepts (NaN: any answer; missing
+        cells are left alone); ``None``: every number.
+    """
+
+    name: str
+    support: str
+    forward: Callable = staticmethod(lambda x: x)
+    inverse: Callable = staticmethod(lambda v: v)
+    in_support: Callable | None = None
+    label: str = "{}"
+
+    def model_values(self, x):
+        """``(values, outside)``: ``x`` on this scale, and the observed cells it cannot take
+        (``None`` when there are none), set to NaN in ``values``.
+
+        Examples
+        --------
+        >>> values, outside = LOG.model_values(np.array([1.0, -1.0, np.nan]))
+        >>> values.round(3).tolist()[:1], outside.tolist()
+        ([0.0], [False, True, False])
+        """
+        if self.in_support is None:
+            return self.forward(x), None
+        with np.errstate(invalid="ignore"):
+            outside = ~self.in_support(x) & ~np.isnan(x)
+        if outside.any():
+            with np.errstate(invalid="ignore", divide="ignore"):
+                return self.forward(np.where(outside, np.nan, x)), outside
+        return self.forward(x), None
+
+    def data_values(self, values):
+        """The inverse of :meth:`model_values`: values in the data's own units."""
+        return self.inverse(values)
+
+    def axis_label(self, name) -> str:
+        """How a plot axis names a column's values on this scale."""
+        return self.label.format(name)
+
+
+#: The numbers as they are.
+IDENTITY = ValueScale("identity", "numbers")
+#: The logarithm of positive numbers (log-normal nodes).
+LOG = ValueScale("log", "positive", np.log, np.exp, lambda x: x > 0, "log {}")
+
 
 @runtime_checkable
 class NodeSpec(Protocol):
@@ -49,13 +113,6 @@ class NodeSpec(Protocol):
     joint: bool
     rescaled: bool
     scaled_by_variance: bool
-    support: str
-
-    def model_values(self, x):
-        """``(values, outside)``: the column's numbers as the node models them."""
-
-    def data_values(self, values):
-        """The inverse of :meth:`model_values`."""
 
 
 @dataclass(frozen=True)
@@ -73,7 +130,17 @@ class Kind:
     joint : bool
         It models a group of columns jointly.
     new : callable
-        Makes the kind's default specification (an unfitted node).
+        Makes the kind's default node (unfitted), with default hyper-parameters.
+    scale : ValueScale, default=IDENTITY
+        How its node reads a continuous column's numbers.
+    rescaled : bool, default=False
+        Its column is fitted in units of a power of two
+        (:func:`~bnclassify.data.scaling.column_exponents`).
+    scaled_by_variance : bool, default=False
+        Its variance floor scales with V, the largest variance of such columns.
+
+    A schema holds a :class:`Kind` for a column of the kind's defaults and the
+    user's node specification otherwise; :func:`kind_of` reads either.
     """
 
     name: str
@@ -81,6 +148,14 @@ class Kind:
     structural: bool
     joint: bool
     new: Callable[[], NodeSpec]
+    scale: ValueScale = IDENTITY
+    rescaled: bool = False
+    scaled_by_variance: bool = False
+
+    @property
+    def kind(self) -> str:
+        """The kind's name (a :class:`Kind` answers ``kind`` as a node specification does)."""
+        return self.name
 
     @classmethod
     def of_node_class(cls, node_class) -> Kind:
@@ -91,6 +166,9 @@ class Kind:
             structural=bool(node_class.structural),
             joint=bool(node_class.joint),
             new=node_class,
+            scale=node_class.scale,
+            rescaled=bool(node_class.rescaled),
+            scaled_by_variance=bool(node_class.scaled_by_variance),
         )
 
 
@@ -121,8 +199,14 @@ def get_kind(name: str) -> Kind:
         raise ValueError(f"Unknown node kind {name!r}; use one of {sorted(_REGISTRY)}.") from None
 
 
-def node_spec(value, where) -> NodeSpec:
-    """A node specification from a kind's name (its default) or a specification (copied).
+def kind_of(spec) -> Kind:
+    """The registered :class:`Kind` of a node specification (or the :class:`Kind` itself)."""
+    return spec if isinstance(spec, Kind) else get_kind(spec.kind)
+
+
+def node_spec(value, where):
+    """A column's node specification: a kind's name gives its :class:`Kind` (the kind's
+    defaults), a node specification is copied.
 
     Parameters
     ----------
@@ -136,7 +220,9 @@ def node_spec(value, where) -> NodeSpec:
                 f"Unknown distribution {value!r} for {where}; "
                 f"use one of {sorted(_REGISTRY)} or a bnclassify.distributions instance."
             )
-        return _REGISTRY[value].new()
+        return _REGISTRY[value]
+    if isinstance(value, Kind):
+        return value
     if isinstance(getattr(value, "kind", None), str) and value.kind in _REGISTRY:
         return copy.deepcopy(value)
     raise TypeError(

@@ -16,8 +16,8 @@ training columns, and encodes a table to
 from __future__ import annotations
 
 import copy
+import inspect
 import os
-import sys
 import warnings
 
 import numpy as np
@@ -36,7 +36,7 @@ from .encoding import (
     learn_and_encode_frame,
     prefers_log_normal,
 )
-from .kinds import get_kind, node_spec
+from .kinds import Kind, get_kind, kind_of, node_spec
 from .scaling import log_largest
 
 
@@ -96,7 +96,8 @@ class TableSchema:
         self.nodes = nodes
         self.categories = categories
         self.has_names = has_names
-        #: The unfitted factor of each column (group members share one).
+        #: The node specification of each column (group members share one): a
+        #: :class:`~bnclassify.data.kinds.Kind` (the kind's defaults) or the user's node.
         self.nodes_by_column = [None] * len(self.names)
         for columns, spec in nodes:
             for j in columns:
@@ -130,7 +131,7 @@ class TableSchema:
         discrete = [None] * len(names)
         for columns, spec in nodes:
             for j in columns:
-                discrete[j] = spec.discrete
+                discrete[j] = kind_of(spec).discrete
         kinds = ["categorical" if d else "continuous" for d in discrete]
         if not categories:
             learned = [np.array([]) if d else None for d in discrete]
@@ -174,16 +175,21 @@ class TableSchema:
     @property
     def kinds(self) -> list:
         """Each column's kind name (``"categorical"``, ``"gaussian"``, ...)."""
-        return [spec.kind for spec in self.nodes_by_column]
+        return [kind_of(spec).name for spec in self.nodes_by_column]
+
+    @property
+    def scales(self) -> list:
+        """Each column's :class:`~bnclassify.data.kinds.ValueScale` (how its node reads it)."""
+        return [kind_of(spec).scale for spec in self.nodes_by_column]
 
     @property
     def discrete(self) -> np.ndarray:
-        return np.array([spec.discrete for spec in self.nodes_by_column], dtype=bool)
+        return np.array([kind_of(s).discrete for s in self.nodes_by_column], dtype=bool)
 
     @property
     def structural(self) -> np.ndarray:
         """Whether each column may take part in a learned structure."""
-        return np.array([spec.structural for spec in self.nodes_by_column], dtype=bool)
+        return np.array([kind_of(s).structural for s in self.nodes_by_column], dtype=bool)
 
     @property
     def cards(self) -> np.ndarray:
@@ -277,7 +283,7 @@ class TableSchema:
             return None
         out = values.copy()
         for j in np.flatnonzero(~self.discrete):
-            out[:, j] = self.nodes_by_column[j].data_values(values[:, j])
+            out[:, j] = self.scales[j].data_values(values[:, j])
         return out
 
     def _continuous_values(self, frame, handle_unknown):
@@ -287,9 +293,8 @@ class TableSchema:
         values = self.numbers(frame)
         outside = {}
         for j in np.flatnonzero(~self.discrete):
-            spec = self.nodes_by_column[j]
             column = values[:, j]
-            modelled, beyond = spec.model_values(column)
+            modelled, beyond = self.scales[j].model_values(column)
             if modelled is not column:  # most nodes model the numbers as they are
                 values[:, j] = modelled
             if beyond is None:
@@ -297,8 +302,8 @@ class TableSchema:
             if handle_unknown == "error":
                 row = int(np.flatnonzero(beyond)[0])
                 raise ValueError(
-                    f"Column {self.names[j]!r} is modelled as {spec.kind}, whose values must "
-                    f"be {spec.support}; row {row} holds {float(frame.iloc[row, j]):g} "
+                    f"Column {self.names[j]!r} is modelled as {self.kinds[j]}, whose values must "
+                    f"be {self.scales[j].support}; row {row} holds {float(frame.iloc[row, j]):g} "
                     f"({int(beyond.sum())} such cell(s)). Give it distributions='gaussian' to "
                     "model any real number; at prediction, handle_unknown='warn' or "
                     "'marginalize' sums such cells out."
@@ -354,7 +359,7 @@ class TableSchema:
         :func:`~bnclassify.data.scaling.column_exponents`); V is in the data's units,
         in log space so that it cannot overflow.
         """
-        scaled = [j for j, spec in enumerate(self.nodes_by_column) if spec.scaled_by_variance]
+        scaled = [j for j, s in enumerate(self.nodes_by_column) if kind_of(s).scaled_by_variance]
         if values is None or not scaled:
             return 0.0
         for j in scaled:
@@ -375,7 +380,7 @@ class TableSchema:
     @property
     def rescaled(self) -> np.ndarray:
         """Whether each column is held in units of a power of two internally (Gaussians)."""
-        return np.array([spec.rescaled for spec in self.nodes_by_column], dtype=bool)
+        return np.array([kind_of(s).rescaled for s in self.nodes_by_column], dtype=bool)
 
     def check_observed(self, values):
         """Every continuous column must have at least one observed value in training."""
@@ -396,7 +401,7 @@ def warn_unseen(counts):
     if not counts:
         return
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # bnclassify/
-    frame, stacklevel = sys._getframe(1), 2
+    frame, stacklevel = inspect.currentframe().f_back, 2
     while frame is not None and frame.f_code.co_filename.startswith(package):
         frame, stacklevel = frame.f_back, stacklevel + 1
     listed = ", ".join(f"{name!r} ({k})" for name, k in counts.items())
@@ -463,7 +468,7 @@ def _nodes(frame, spec, weights=None, classes=None) -> tuple[list, tuple | None]
                     f"Column {columns[pos]!r} is given more than one distribution in distributions."
                 )
             chosen[pos] = factor
-        if factor.joint:
+        if kind_of(factor).joint:
             if len(positions) < 2:
                 raise ValueError(
                     f"A multinomial models a group of count columns jointly; {where} is a "
@@ -472,7 +477,7 @@ def _nodes(frame, spec, weights=None, classes=None) -> tuple[list, tuple | None]
             nodes.append((tuple(positions), factor))
         else:
             for pos in positions:
-                chosen[pos] = copy.deepcopy(factor)
+                chosen[pos] = factor if isinstance(factor, Kind) else copy.deepcopy(factor)
                 nodes.append(((pos,), chosen[pos]))
     # the dtypes, not frame[name]: taking 1,000 columns out as Series costs more than the
     # rest; only the values of an integer column whose range exceeds the limit, or of a
@@ -488,7 +493,7 @@ def _nodes(frame, spec, weights=None, classes=None) -> tuple[list, tuple | None]
                 if dtype not in by_dtype:
                     by_dtype[dtype] = default_kind(dtype, weights=weights, classes=classes)
                 kind = by_dtype[dtype]
-            chosen[pos] = get_kind(kind).new()
+            chosen[pos] = get_kind(kind)
             nodes.append(((pos,), chosen[pos]))
     nodes.sort(key=lambda node: node[0][0])
     return nodes, integers

@@ -3,6 +3,8 @@
 See :mod:`bnclassify.distributions` for the user-facing description of each kind.
 """
 
+import copy
+
 from ..data import Kind, register_kind
 from ._base import Factor
 from ._bernoulli import Bernoulli
@@ -25,6 +27,8 @@ for _node in KINDS.values():
 
 __all__ = [
     "KINDS",
+    "node_from_spec",
+    "node_statistics",
     "Bernoulli",
     "Categorical",
     "DensityView",
@@ -36,3 +40,35 @@ __all__ = [
     "RegressionView",
     "TableView",
 ]
+
+
+def node_from_spec(spec) -> Factor:
+    """A new unfitted node from a schema's node specification.
+
+    A :class:`~bnclassify.data.Kind` (a column of the kind's defaults) gives the
+    kind's node with default hyper-parameters; a node given by the user is copied,
+    so one specification can serve several estimators.
+
+    Examples
+    --------
+    >>> from bnclassify.data import get_kind
+    >>> node_from_spec(get_kind("gaussian"))
+    Gaussian()
+    """
+    return spec.new() if isinstance(spec, Kind) else copy.deepcopy(spec)
+
+
+def node_statistics(stats, schema) -> dict:
+    """The additive sums each class-only node of ``schema`` keeps, keyed by its columns.
+
+    What :class:`~bnclassify.stats.SufficientStatistics` holds for the nodes
+    that are neither discrete nor in structures (Bernoulli, multinomial; a
+    kernel density keeps its values, so it refuses), computed from in-memory
+    statistics (:class:`~bnclassify.stats.TrainingCounts`).
+    """
+    sums = {}
+    for columns, spec in schema.nodes:
+        node = node_from_spec(spec)
+        if not node.discrete and not node.structural:
+            sums[columns] = node.node_statistics(stats, columns, schema.names)
+    return sums

@@ -27,6 +27,8 @@ import numbers
 import numpy as np
 from sklearn.base import BaseEstimator
 
+from ..data.kinds import IDENTITY
+
 LOG_2PI = float(np.log(2 * np.pi))
 LOG_2 = float(np.log(2.0))
 
@@ -57,8 +59,13 @@ class Factor(BaseEstimator):
     scaled_by_variance = False
     #: Whether its column is fitted in units of a power of two (see ``column_exponents``).
     rescaled = False
-    #: What its values must be, for the message about a value :meth:`model_values` refuses.
-    support = "numbers"
+    #: How its column's numbers are read (the data layer applies it when it encodes a table).
+    scale = IDENTITY
+
+    @property
+    def support(self) -> str:
+        """What its values must be, for the message about a value :meth:`model_values` refuses."""
+        return self.scale.support
 
     # -- fitting ----------------------------------------------------------------------
     def _setup(self, columns, parents, names, discrete):
@@ -122,22 +129,22 @@ class Factor(BaseEstimator):
 
     def model_values(self, x):
         """The numbers of a continuous column as this node models them, and the cells outside
-        its support.
+        its support: ``(values, outside)``, as its :attr:`scale` gives them.
 
-        Called by the data layer when it encodes a table (fit and predict alike), so
-        the node's own fit, its children's regressions and every prediction see the
-        same numbers. Returns ``(values, outside)``: ``outside`` is a boolean mask
-        of the observed cells the node cannot model, or ``None``.
+        The data layer encodes every table (fit and predict alike) on this scale,
+        so the node's own fit, its children's regressions and every prediction see
+        the same numbers. ``outside`` is a boolean mask of the observed cells the
+        node cannot model, or ``None``.
         """
-        return x, None
+        return self.scale.model_values(x)
 
     def data_values(self, values):
         """The inverse of :meth:`model_values`: a column's values in the data's own units."""
-        return values
+        return self.scale.data_values(values)
 
     def axis_label(self, name) -> str:
         """How a plot axis names this node's values as :meth:`model_values` gives them."""
-        return str(name)
+        return self.scale.axis_label(name)
 
     def variance_floor(self, log_scale, exponent=0) -> float:
         """The variance added to this node's variances given ``log V = log_scale`` (0 for most).

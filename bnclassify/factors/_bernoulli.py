@@ -75,7 +75,7 @@ class Bernoulli(Factor):
     def fit_family(self, stats, columns, parents, alpha, names):
         self._setup(columns, parents, names, stats.discrete)
         alpha = check_alpha_override(alpha if self.alpha is None else self.alpha, "Bernoulli")
-        sums = stats.node_statistics(columns, self, names)
+        sums = stats.kept_node_sums(columns) or self.node_statistics(stats, columns, names)
         ones, total = sums["ones"], sums["total"]
         with np.errstate(invalid="ignore"):
             prob = (ones + alpha) / (total + 2 * alpha)

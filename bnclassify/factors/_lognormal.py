@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..data.kinds import LOG
 from ._base import log_normal
 from ._gaussian import Gaussian
 from ._views import DensityView
@@ -58,24 +59,11 @@ class LogNormal(Gaussian):
     """
 
     kind = "lognormal"
-    support = "positive"
-
-    def model_values(self, x):
-        outside = x <= 0  # NaN (missing) compares False
-        if outside.any():
-            with np.errstate(invalid="ignore", divide="ignore"):
-                return np.log(np.where(outside, np.nan, x)), outside
-        return np.log(x), None
-
-    def data_values(self, values):
-        return np.exp(values)
+    scale = LOG
 
     def _jacobian(self, values, rows=slice(None)):
         # values hold log x: d(log x)/dx = 1/x
         return super()._jacobian(values, rows) - values[rows, self._columns[0]][:, None]
-
-    def axis_label(self, name) -> str:
-        return f"log {name}"
 
     def describe(self):
         """Class densities of ``x`` per categorical-parent state; with Gaussian parents,

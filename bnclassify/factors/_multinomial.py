@@ -52,7 +52,8 @@ class Multinomial(Factor):
     def fit_family(self, stats, columns, parents, alpha, names):
         self._setup(columns, parents, names, stats.discrete)
         alpha = check_alpha_override(alpha if self.alpha is None else self.alpha, "Multinomial")
-        totals = stats.node_statistics(columns, self, names)["totals"]
+        sums = stats.kept_node_sums(columns) or self.node_statistics(stats, columns, names)
+        totals = sums["totals"]
         smoothed = totals + alpha
         norm = smoothed.sum(axis=1, keepdims=True)
         with np.errstate(invalid="ignore", divide="ignore"):

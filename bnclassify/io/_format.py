@@ -52,6 +52,7 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
+from .._version import __version__
 from ..data import TableSchema
 from ..factors import Factor
 from ..network import FittedNetwork
@@ -276,8 +277,6 @@ def dump(model, path) -> Path:
             f"{type(model).__name__} is not a bnclassify estimator that model files can hold; "
             f"known: {registry.known()}."
         )
-    from .. import __version__
-
     writer = _Writer()
     document = {
         "format": FORMAT_NAME,

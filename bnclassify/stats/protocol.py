@@ -99,5 +99,7 @@ class Statistics(FamilyStatistics, Protocol):
     def gaussian_moments(self, child, discrete_parents=(), continuous_parents=()):
         """The :class:`~bnclassify.stats.GaussianMoments` of a Gaussian family."""
 
-    def node_statistics(self, columns, factor, names) -> dict:
-        """A non-structural node's own additive sums (Bernoulli, multinomial)."""
+    def kept_node_sums(self, columns) -> dict | None:
+        """A class-only node's additive sums (Bernoulli, multinomial), if these statistics
+        keep them (summed statistics do; in-memory ones answer None: the node reads
+        the rows' values)."""

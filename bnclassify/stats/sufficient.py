@@ -12,6 +12,7 @@ from ..data import (
     as_frame,
     column_exponents,
     encode_frame,
+    kind_of,
     learn_categories,
     log_largest,
 )
@@ -127,7 +128,7 @@ class SufficientStatistics(FamilyTables):
 
     # -- building -------------------------------------------------------------------
     @classmethod
-    def from_table(cls, X, y, schema, plan, weights=None, classes=None):
+    def from_table(cls, X, y, schema, plan, weights=None, classes=None, node_sums=None):
         """The statistics of one table (a chunk), its categories learned from the chunk itself.
 
         Parameters
@@ -142,37 +143,23 @@ class SufficientStatistics(FamilyTables):
         classes : ndarray, optional
             The declared classes; a label outside them is a ValueError. Without
             them, the chunk's own sorted labels.
+        node_sums : callable, optional
+            ``TrainingCounts -> dict``: the sums the class-only continuous nodes
+            keep (see :meth:`from_counts`); needed when the schema has such nodes.
         """
-
-        frame = as_frame(X)[0].set_axis(schema.names, axis=1)
-        labels, y_codes = class_codes(y, len(frame), classes)
-        categories = chunk_categories(frame, schema)
-        cards = np.array([1 if c is None else len(c) for c in categories])
-        if all(c is None or len(c) for c in categories):
-            codes = encode_frame(frame, categories)
-        else:  # a column with no observed value in this chunk: every code missing
-            codes = encode_frame(
-                frame, [c if c is None or len(c) else np.array([0]) for c in categories]
-            )
-            for j, c in enumerate(categories):
-                if c is not None and not len(c):
-                    codes[:, j] = MISSING
-        values = None if schema.discrete.all() else schema.continuous_values(frame)
-        counts = TrainingCounts(
-            codes,
-            y_codes,
-            cards,
-            len(labels),
-            values=values,
-            discrete=schema.discrete,
-            weights=weights,
-            exponents=column_exponents(values, schema.rescaled),
-        )
-        return cls.from_counts(counts, schema, plan, labels, categories)
+        counts, labels, categories = chunk_counts(X, y, schema, weights, classes)
+        sums = {} if node_sums is None else node_sums(counts)
+        return cls.from_counts(counts, schema, plan, labels, categories, sums)
 
     @classmethod
-    def from_counts(cls, counts, schema, plan, labels, categories):
-        """Keep the statistics ``plan`` asks for from a :class:`TrainingCounts`."""
+    def from_counts(cls, counts, schema, plan, labels, categories, node_sums=None):
+        """Keep the statistics ``plan`` asks for from a :class:`TrainingCounts`.
+
+        ``node_sums`` maps the columns of each class-only continuous node
+        (Bernoulli, multinomial) to the additive sums it is fitted from; the
+        statistics layer does not know the nodes, so the caller computes them
+        (:func:`bnclassify.factors.node_statistics`).
+        """
         n_total = int(np.sum(counts.cards))
         pairwise = counts.pairwise.table if plan.pairwise else None
         triples = None
@@ -191,13 +178,20 @@ class SufficientStatistics(FamilyTables):
             else np.diagonal(pairwise, axis1=1, axis2=2).copy()
         )
         moments = {key: counts.gaussian_moments(*key) for key in moment_keys(schema, plan)}
-        node_sums = {
-            columns: spec.node_statistics(counts, columns, schema.names)
+        class_only = [
+            columns
             for columns, spec in schema.nodes
-            if not spec.discrete and not spec.structural  # Bernoulli, multinomial, kde
-        }
+            if not kind_of(spec).discrete and not kind_of(spec).structural
+        ]
+        node_sums = dict(node_sums or {})
+        missing = [columns for columns in class_only if columns not in node_sums]
+        if missing:
+            raise ValueError(
+                f"node_sums must hold the sums of the class-only nodes {missing} "
+                "(see bnclassify.factors.node_statistics)."
+            )
         scaled = tuple(
-            j for j, spec in enumerate(schema.nodes_by_column) if spec.scaled_by_variance
+            j for j, spec in enumerate(schema.nodes_by_column) if kind_of(spec).scaled_by_variance
         )
         return cls(
             class_labels=np.asarray(labels),
@@ -381,8 +375,8 @@ class SufficientStatistics(FamilyTables):
             )
         return self.moments[key]
 
-    def node_statistics(self, columns, factor, names):
-        """The additive sums a non-Gaussian continuous node is fitted from."""
+    def kept_node_sums(self, columns):
+        """The additive sums a class-only continuous node is fitted from."""
         return self.node_sums[tuple(columns)]
 
     @property
@@ -411,6 +405,39 @@ class SufficientStatistics(FamilyTables):
                 raise ValueError(
                     f"Column {names[key[0]]!r} has no observed value: every cell is missing."
                 )
+
+
+def chunk_counts(X, y, schema, weights=None, classes=None):
+    """``(counts, labels, categories)``: a chunk encoded with its own categories, as
+    :class:`TrainingCounts`, with its class labels and each column's categories.
+
+    Parameters as :meth:`SufficientStatistics.from_table`.
+    """
+    frame = as_frame(X)[0].set_axis(schema.names, axis=1)
+    labels, y_codes = class_codes(y, len(frame), classes)
+    categories = chunk_categories(frame, schema)
+    cards = np.array([1 if c is None else len(c) for c in categories])
+    if all(c is None or len(c) for c in categories):
+        codes = encode_frame(frame, categories)
+    else:  # a column with no observed value in this chunk: every code missing
+        codes = encode_frame(
+            frame, [c if c is None or len(c) else np.array([0]) for c in categories]
+        )
+        for j, c in enumerate(categories):
+            if c is not None and not len(c):
+                codes[:, j] = MISSING
+    values = None if schema.discrete.all() else schema.continuous_values(frame)
+    counts = TrainingCounts(
+        codes,
+        y_codes,
+        cards,
+        len(labels),
+        values=values,
+        discrete=schema.discrete,
+        weights=weights,
+        exponents=column_exponents(values, schema.rescaled),
+    )
+    return counts, labels, categories
 
 
 def _same(a, b) -> bool:

@@ -243,9 +243,9 @@ class TrainingCounts(FamilyTables):
             )
         return self._moments[key]
 
-    def node_statistics(self, columns, factor, names) -> dict:
-        """The additive sums ``factor`` (Bernoulli, multinomial) is fitted from."""
-        return factor.node_statistics(self, columns, names)
+    def kept_node_sums(self, columns):
+        """None: in-memory statistics keep no node's sums; the node reads ``values``."""
+        return None
 
     def class_values(self, column) -> list:
         """The observed values of a continuous column in each class (unweighted rows only)."""

@@ -103,6 +103,9 @@ class StudyTAN(TAN):
     ['block2', 'block3', 'block4', 'block5', 'block6', 'block7']
     """
 
+    #: its DAG is grown by the study's own rule, not by orienting the spanning tree
+    orients_spanning_tree = False
+
     def __init__(self, alpha=1.0, root=None, handle_unknown="warn"):
         # the study ranked edges by int(CMI): the plain-information weights, not AIC gains
         super().__init__(alpha=alpha, root=root, criterion="loglik", handle_unknown=handle_unknown)
@@ -624,7 +627,7 @@ def environment() -> dict:
     import scipy
     import sklearn
 
-    from .. import __version__
+    from .._version import __version__
 
     cpu = platform.processor() or platform.machine()
     try:

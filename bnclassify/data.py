@@ -37,6 +37,7 @@ from ._encoding import (
 from ._native import column_ranges
 from .exceptions import UnseenCategoryWarning
 from .factors import KINDS, Factor
+from .state import distinct_labels, require
 
 
 def factor_spec(value, where) -> Factor:
@@ -404,6 +405,79 @@ class TableSchema:
                 raise ValueError(
                     f"Column {self.names[j]!r} has no observed value: every cell is missing."
                 )
+
+    # -- declared state (the fields of a model file; see bnclassify.state) ---------------
+    def _get_state(self) -> dict:
+        """``names``, ``nodes`` (column positions, unfitted factor), ``categories``,
+        ``has_names`` and, for a table with integer or tuple column labels, ``labels``."""
+        state = {
+            "names": self.names,
+            "nodes": self.nodes,
+            "categories": self.categories,
+            "has_names": self.has_names,
+        }
+        if getattr(self, "labels", None) is not None:
+            state["labels"] = self.labels
+        return state
+
+    @classmethod
+    def _from_state(cls, state, params=None):
+        """The schema of :meth:`_get_state`'s fields, checked (names, kinds, categories)."""
+        require(params is None, "TableSchema", "takes no parameters.")
+        fields = {"names", "nodes", "categories", "has_names", "labels"}
+        require(
+            isinstance(state, dict) and fields - {"labels"} <= set(state) <= fields,
+            "TableSchema",
+            f"needs the fields {sorted(fields)} (labels optional).",
+        )
+        names, nodes, categories = state["names"], state["nodes"], state["categories"]
+        require(
+            isinstance(names, list)
+            and all(isinstance(n, str) for n in names)
+            and len(set(names)) == len(names),
+            "schema names",
+            "must be distinct strings.",
+        )
+        m = len(names)
+        require(isinstance(state["has_names"], bool), "schema has_names", "must be a boolean.")
+        require(
+            isinstance(categories, list) and len(categories) == m,
+            "schema categories",
+            f"the schema has {m} names but not as many category lists.",
+        )
+        require(isinstance(nodes, list), "schema nodes", "must be a list.")
+        covered = []
+        for entry in nodes:
+            require(
+                isinstance(entry, tuple)
+                and len(entry) == 2
+                and isinstance(entry[0], tuple)
+                and isinstance(entry[1], Factor),
+                "schema nodes",
+                "a node must be a (columns, factor) pair.",
+            )
+            covered += list(entry[0])
+        require(
+            sorted(covered) == list(range(m)),
+            "schema nodes",
+            "the nodes do not cover every column exactly once.",
+        )
+        schema = cls(names, nodes, categories, state["has_names"])
+        for j, (cats, spec) in enumerate(zip(categories, schema.nodes_by_column, strict=True)):
+            where = f"schema categories of column {names[j]!r}"
+            require(spec.discrete == (cats is not None), where, "do not match its kind.")
+            if cats is not None:
+                distinct_labels(cats, where)
+        if "labels" in state:
+            labels = state["labels"]
+            require(
+                isinstance(labels, list) and len(labels) == m and not state["has_names"],
+                "schema labels",
+                f"must be {m} column labels of a table without string names.",
+            )
+            require(len(set(labels)) == m, "schema labels", "must be distinct.")
+            schema.labels = labels
+        return schema
 
 
 def warn_unseen(counts):

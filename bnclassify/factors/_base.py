@@ -217,10 +217,15 @@ class Factor(BaseEstimator):
         "parents_": "parents_",
     }
     #: Attribute -> field of the kind's own fitted state (each kind declares its own).
-    _FITTED_FIELDS: dict = {}
+    _FITTED_FIELDS: dict | None = None
 
     def _get_state(self) -> dict:
         """The fitted state by field: the family's positions and names, then the kind's arrays."""
+        if self._FITTED_FIELDS is None:
+            raise TypeError(
+                f"{type(self).__name__} declares no fitted state (_FITTED_FIELDS and "
+                "check_fitted), so a model file cannot hold it."
+            )
         return collect(vars(self), {**self._FAMILY_FIELDS, **self._FITTED_FIELDS})
 
     @classmethod
@@ -230,7 +235,7 @@ class Factor(BaseEstimator):
         The kind's arrays are checked on their own here, against the classes and the
         columns' categories by :meth:`check_fitted`.
         """
-        fields = {**cls._FAMILY_FIELDS, **cls._FITTED_FIELDS}
+        fields = {**cls._FAMILY_FIELDS, **(cls._FITTED_FIELDS or {})}
         node = restore(cls(**(params or {})), fields, state, cls.__name__)
         if not state:
             return node

@@ -65,7 +65,10 @@ import numpy as np
 import pandas as pd
 
 from ..state import StateError
-from . import _v1, registry
+from . import registry
+from ._v1 import FIELDS as V1_FIELDS
+from ._v1 import TAGS as V1_TAGS
+from ._v1 import fields_of as v1_fields_of
 
 FORMAT_NAME = "bnclassify-model"
 FORMAT_VERSION = 2
@@ -407,8 +410,8 @@ class _Reader:
             return self.frame(node)
         if tag == "graph":
             return self.graph(node)
-        if tag in _v1.TAGS and self.version == 1:
-            return self.build(_v1.TAGS[tag], None, self._v1_fields(node, tag))
+        if tag in V1_TAGS and self.version == 1:
+            return self.build(V1_TAGS[tag], None, self._v1_fields(node, tag))
         if tag == "object":
             return self.persisted(node)
         self.fail(f"unknown value type {tag!r}.")
@@ -465,7 +468,7 @@ class _Reader:
 
     def _v1_fields(self, node, tag):
         """The fields of a version-1 schema or network node (stored without a state)."""
-        return {k: self.decode(v) for k, v in node.items() if k != "t" and k in _v1.FIELDS[tag]}
+        return {k: self.decode(v) for k, v in node.items() if k != "t" and k in V1_FIELDS[tag]}
 
     def persisted(self, node):
         name = node.get("class")
@@ -489,7 +492,7 @@ class _Reader:
         elif params is not None:
             self.fail(f"{name} takes no parameters.")
         if self.version == 1:
-            state = _v1.fields_of(name, state)
+            state = v1_fields_of(name, state)
         for field in state:
             if not _FIELD.match(field):
                 self.fail(f"{name} cannot have the field {field!r:.80}.")

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from bnclassify import KDB, TAN, EnsembleTAN, NaiveBayes
@@ -241,3 +241,51 @@ def test_an_unknown_field_is_refused_naming_the_class(tmp_path):
 
     with pytest.raises(ModelFileError, match="NaiveBayes: NaiveBayes has no field 'evil'"):
         load(_edited(NaiveBayes().fit(X, y), tmp_path, edit))
+
+
+# -- invariant: whatever fits, loads and predicts alike ------------------------------------------
+@st.composite
+def _frames(draw):
+    n = draw(st.integers(12, 40))
+    columns = {}
+    labels = draw(
+        st.lists(
+            st.one_of(st.text("abc", min_size=1, max_size=3), st.integers(0, 99)),
+            min_size=2,
+            max_size=5,
+            unique_by=str,
+        )
+    )
+    for label in labels:
+        kind = draw(st.sampled_from(["int", "str", "float"]))
+        if kind == "int":
+            values = draw(st.lists(st.integers(0, 3), min_size=n, max_size=n))
+        elif kind == "str":
+            values = draw(st.lists(st.sampled_from(["u", "v", "w"]), min_size=n, max_size=n))
+        else:
+            values = draw(
+                st.lists(st.floats(-100, 100, allow_nan=False, width=32), min_size=n, max_size=n)
+            )
+        columns[label] = values
+    y = draw(st.lists(st.sampled_from(["p", "q", "r"]), min_size=n, max_size=n))
+    return pd.DataFrame(columns), np.array(y, dtype=object)
+
+
+@settings(max_examples=20, deadline=None)
+@given(data=_frames(), make=st.sampled_from([NaiveBayes, TAN, lambda: KDB(k=2)]))
+def test_whatever_fits_loads_and_predicts_alike(data, make, tmp_path_factory):
+    X, y = data
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model = make().fit(X, y)
+    except ValueError:  # e.g. one class only, or a constant Gaussian column
+        event("refused at fit")
+        return
+    event("fitted")
+    loaded = load(dump(model, tmp_path_factory.mktemp("m") / "m.bnc"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+        reordered = X[X.columns[::-1]]
+        np.testing.assert_array_equal(loaded.predict_proba(reordered), model.predict_proba(X))

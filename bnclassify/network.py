@@ -22,8 +22,9 @@ import numpy as np
 from scipy.special import logsumexp
 
 from .data import MISSING, kind_of
-from .factors import Categorical, node_from_spec
+from .factors import Categorical, Factor, node_from_spec
 from .parameters import log_class_prior
+from .state import acyclic, float_array, positions, probability_rows, require
 
 #: Most cells (rows x joint states of their missing categorical cells x features) a
 #: non-tree network fills in at once to sum missing cells out; a row needing more is refused.
@@ -273,6 +274,55 @@ class FittedNetwork:
         cpds += [factor.to_pgmpy(class_node, state_names) for factor in self.factors]
         network.add_cpds(*cpds)
         return network
+
+    # -- declared state (the fields of a model file; see bnclassify.state) ---------------
+    def _get_state(self) -> dict:
+        """``log_prior``, ``parents`` (each feature's parent positions) and ``factors``."""
+        return {"log_prior": self.log_prior, "parents": self.parents, "factors": self.factors}
+
+    @classmethod
+    def _from_state(cls, state, params=None):
+        """The network of :meth:`_get_state`'s fields, checked: a normalised prior, an
+        acyclic structure and one fitted factor per node that agrees with it."""
+        require(params is None, "FittedNetwork", "takes no parameters.")
+        fields = {"log_prior", "parents", "factors"}
+        require(
+            isinstance(state, dict) and set(state) == fields,
+            "FittedNetwork",
+            f"needs the fields {sorted(fields)}.",
+        )
+        log_prior, parents, factors = state["log_prior"], state["parents"], state["factors"]
+        float_array(log_prior, "log_prior", allow_minus_inf=True)
+        require(log_prior.ndim == 1, "log_prior", "must be a 1-D float array.")
+        probability_rows(log_prior, "log_prior", log=True)
+        require(isinstance(parents, list), "parents", "must be a list.")
+        m = len(parents)
+        for family in parents:
+            positions(family, "parents", m)
+        acyclic(parents, "parents")
+        require(isinstance(factors, list), "factors", "must be a list.")
+        covered = []
+        for factor in factors:
+            require(
+                isinstance(factor, Factor) and getattr(factor, "columns_", None) is not None,
+                "factors",
+                "a network factor is not a fitted bnclassify factor.",
+            )
+            columns = factor.column_positions
+            positions(columns, f"{factor.columns_} columns", m)
+            positions(factor.parent_positions, f"{factor.columns_} parents", m)
+            covered += list(columns)
+            require(
+                len(columns) > 1 or sorted(factor.parent_positions) == sorted(parents[columns[0]]),
+                f"{factor.columns_}",
+                "the factor's parents differ from the network's.",
+            )
+        require(
+            sorted(covered) == list(range(m)),
+            "factors",
+            "the network's factors do not cover every column exactly once.",
+        )
+        return cls(log_prior, parents, factors)
 
 
 def rooted_forest_joints(codes, log_prior, log_single, log_pairs, edges, roots) -> np.ndarray:

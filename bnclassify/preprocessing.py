@@ -14,6 +14,8 @@ from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .state import collect, require, restore
+
 __all__ = ["MDLDiscretizer", "mdl_cut_points"]
 
 
@@ -254,6 +256,46 @@ class MDLDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         tags.target_tags.required = True
         tags.transformer_tags.preserves_dtype = []
         return tags
+
+    # -- declared state (the fields of a model file; see bnclassify.state) ---------------
+    #: ``frame_output``: whether it was fitted on (and transforms) a DataFrame.
+    _FITTED_FIELDS = {
+        "feature_names_in_": "feature_names_in_",
+        "n_features_in_": "n_features_in_",
+        "cut_points_": "cut_points_",
+        "n_bins_": "n_bins_",
+        "_frame": "frame_output",
+    }
+
+    def _get_state(self) -> dict:
+        """The fitted state by field (empty when unfitted); the parameters are not in it."""
+        return collect(vars(self), self._FITTED_FIELDS)
+
+    @classmethod
+    def _from_state(cls, state, params=None):
+        """The discretiser of ``params`` with :meth:`_get_state`'s fields, checked."""
+        model = restore(cls(**(params or {})), cls._FITTED_FIELDS, state, cls.__name__)
+        if not state:
+            return model
+        cuts = state.get("cut_points_")
+        require(
+            isinstance(cuts, list)
+            and len(cuts) == state.get("n_features_in_")
+            and all(
+                c is None
+                or (
+                    isinstance(c, np.ndarray)
+                    and c.ndim == 1
+                    and np.isfinite(c).all()
+                    and (np.diff(c) > 0).all()
+                )
+                for c in cuts
+            ),
+            "cut_points_",
+            "must hold one increasing 1-D array (or None) per feature.",
+        )
+        require(isinstance(state.get("frame_output"), bool), "frame_output", "must be a boolean.")
+        return model
 
 
 def _is_number_column(column: pd.Series) -> bool:

@@ -400,7 +400,7 @@ HOSTILE = {
     "no-json": lambda good, tmp: _write(tmp / "x.bnc", {"other.txt": b"hi"}),
     "json-not-json": lambda good, tmp: _write(tmp / "x.bnc", {"model.json": b"{not json"}),
     "wrong-format": lambda good, tmp: _edit_json(good, tmp, lambda d: d.update(format="other")),
-    "wrong-version": lambda good, tmp: _edit_json(good, tmp, lambda d: d.update(version=2)),
+    "wrong-version": lambda good, tmp: _edit_json(good, tmp, lambda d: d.update(version=3)),
     "class-outside-list": lambda good, tmp: _edit_json(
         good, tmp, lambda d: d["model"].update({"class": "os.system"})
     ),
@@ -460,7 +460,7 @@ def test_hostile_files_are_refused_with_one_error_type(case, good_file, tmp_path
 
 def test_refusal_messages_say_why(good_file, tmp_path):
     cases = {
-        "wrong-version": "this bnclassify reads version 1",
+        "wrong-version": r"format version 3; this bnclassify reads versions \(1, 2\)",
         "class-outside-list": "'os.system', which is not one of bnclassify's",
         "shape-contradicts-metadata": "but model.json says",
         "object-dtype": "unsupported array dtype",
@@ -516,7 +516,7 @@ def test_kept_statistics_that_contradict_the_model_are_refused(p450, tmp_path):
 
     def shrink_table(state, members):
         table = _find(
-            state["_pair_source"], lambda n: n.get("t") == "array" and len(n["shape"]) == 3
+            state["pair_source"], lambda n: n.get("t") == "array" and len(n["shape"]) == 3
         )
         _replace_array(members, table, np.zeros((2, 5, 5)))
 
@@ -525,7 +525,7 @@ def test_kept_statistics_that_contradict_the_model_are_refused(p450, tmp_path):
     ensemble = EnsembleTAN().fit(p450.data, p450.target)
 
     def loop_edge(state, members):
-        _find(state["_groups"], lambda n: n.get("t") == "tuple").update(v=[0, 0])
+        _find(state["groups"], lambda n: n.get("t") == "tuple").update(v=[0, 0])
 
     with pytest.raises(ModelFileError, match="a group's edge must join two features"):
         load(_kept_state(ensemble, tmp_path, loop_edge))
@@ -567,7 +567,7 @@ def test_format_is_documented_json_and_npy(good_file):
         names = archive.namelist()
         document = json.loads(archive.read("model.json"))
     assert names[0] == "model.json" and all(n.startswith("arrays/") for n in names[1:])
-    assert document["format"] == "bnclassify-model" and document["version"] == 1
+    assert document["format"] == "bnclassify-model" and document["version"] == 2
     assert document["model"]["class"] == "TAN"
     edges = _find(document["model"]["state"], lambda n: n.get("t") == "graph")["edges"]
     assert ["functional", "block1", {"t": "dict", "v": []}] in edges

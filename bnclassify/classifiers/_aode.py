@@ -10,6 +10,7 @@ from scipy.special import logsumexp
 from sklearn.utils.validation import check_is_fitted
 
 from ..data import MISSING
+from ..state import float_array, require
 from ..stats import (
     BLOCK_CELLS,
     StatisticsPlan,
@@ -435,6 +436,87 @@ class AODE(MemberEnsemble):
     def predict_log_proba_encoded(self, encoded):
         """``predict_log_proba`` of rows already encoded by :meth:`encode`."""
         return normalise(self._joint_log_likelihood_codes(encoded))
+
+    # -- declared state (see SchemaAttributes._get_state) --------------------------------
+    #: ``members`` (the SPODEs) or ``pair_source`` (what they are fitted from when they
+    #: are not kept: ``{"classes", "table"}`` or, for a wide table, ``{"classes",
+    #: "codes", "y", "weights"}``); ``hubs``: the super-parents' column positions.
+    _FITTED_FIELDS = {
+        "superparents_": "superparents_",
+        "_pair_source": "pair_source",
+        "_members": "members",
+        "fit_times_": "fit_times_",
+        "naive_bayes_": "naive_bayes_",
+        "_hubs": "hubs",
+        "frequencies_": "frequencies_",
+    }
+
+    def _check_state(self):
+        own = vars(self)
+        missing = [
+            f for f in ("superparents_", "naive_bayes_", "_hubs", "frequencies_") if f not in own
+        ]
+        require(not missing, "AODE", f"a fitted AODE needs the fields {missing}.")
+        self._check_members([self.naive_bayes_], "naive_bayes_")
+        schema, n_classes = self.schema_, len(self.classes_)
+        cards = schema.cards
+        hubs, frequencies = self._hubs, self.frequencies_
+        require(
+            isinstance(hubs, list)
+            and isinstance(frequencies, list)
+            and isinstance(self.superparents_, list)
+            and len(hubs) == len(frequencies) == len(self.superparents_),
+            "hubs",
+            "AODE's super-parents, frequencies and members differ in number.",
+        )
+        for hub, frequency, name in zip(hubs, frequencies, self.superparents_, strict=True):
+            require(isinstance(hub, int) and 0 <= hub < len(cards), "hubs", "bad position.")
+            require(name == schema.names[hub], "superparents_", "a name and position differ.")
+            float_array(frequency, "frequencies_", (cards[hub],))
+        members, source = "_members" in own, "_pair_source" in own
+        require(members != source, "AODE", "keeps either its SPODEs or their statistics.")
+        if members:
+            self._check_members(self._members, "members")
+            require(len(self._members) == len(hubs), "members", "one SPODE per super-parent.")
+        else:
+            _check_pair_source(self._pair_source, schema, n_classes)
+
+
+def _check_pair_source(source, schema, n_classes):
+    """Check the statistics an AODE keeps in place of its SPODEs."""
+    cards = schema.cards
+    require(
+        schema.discrete.all() and isinstance(source, dict),
+        "pair_source",
+        "an AODE keeps statistics only over categorical features.",
+    )
+    float_array(source.get("classes"), "the class counts", (n_classes,))
+    n_total = int(np.sum(cards))
+    if set(source) == {"classes", "table"}:
+        float_array(source["table"], "the pair table", (n_classes, n_total, n_total))
+        require(bool((source["table"] >= 0).all()), "the pair table", "counts must be >= 0.")
+        return
+    require(set(source) == {"classes", "codes", "y", "weights"}, "pair_source", "bad fields.")
+    codes, y, weights = source["codes"], source["y"], source["weights"]
+    require(
+        isinstance(codes, np.ndarray)
+        and codes.ndim == 2
+        and codes.shape[1] == len(cards)
+        and codes.dtype.kind == "i"
+        and ((codes >= -1) & (codes < np.asarray(cards))).all(),
+        "pair_source",
+        "the kept rows' codes do not match the categories.",
+    )
+    require(
+        isinstance(y, np.ndarray)
+        and y.shape == (len(codes),)
+        and y.dtype.kind == "i"
+        and ((y >= 0) & (y < n_classes)).all(),
+        "pair_source",
+        "the kept rows' classes do not match the classes.",
+    )
+    if weights is not None:
+        float_array(weights, "the kept rows' weights", (len(codes),))
 
 
 def _log_cpt_rows(counts, cards, block, alpha):

@@ -13,6 +13,7 @@ from abc import ABCMeta, abstractmethod
 from contextlib import contextmanager
 from functools import partial
 
+import networkx as nx
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -21,7 +22,8 @@ from sklearn.utils.validation import check_is_fitted
 from .._collector import paused_collector
 from ..data import HANDLE_UNKNOWN, TableSchema, take_rows
 from ..factors import node_statistics
-from ..network import fit_network
+from ..network import FittedNetwork, fit_network
+from ..state import collect, distinct_labels, float_array, require, restore
 from ..stats import (
     Statistics,
     StatisticsPlan,
@@ -125,6 +127,64 @@ class SchemaAttributes:
                 }
             )
         return pd.DataFrame(rows)
+
+    # -- declared state (the fields of a model file; see bnclassify.state) ---------------
+    #: Attribute -> field of what every fitted table classifier holds.
+    _SCHEMA_FIELDS = {
+        "classes_": "classes_",
+        "schema_": "schema_",
+        "n_features_in_": "n_features_in_",
+        "feature_names_in_": "feature_names_in_",
+        "class_node_": "class_node_",
+    }
+    #: Attribute -> field of the estimator's own fitted state (each estimator declares its
+    #: own); what only a later ``partial_fit`` reads and caches are not fields.
+    _FITTED_FIELDS: dict = {}
+
+    def _get_state(self) -> dict:
+        """The fitted state by field (empty when unfitted); the parameters are not in it."""
+        return collect(vars(self), {**self._SCHEMA_FIELDS, **self._FITTED_FIELDS})
+
+    @classmethod
+    def _from_state(cls, state, params=None):
+        """The estimator of ``params`` with :meth:`_get_state`'s fields, checked.
+
+        A loaded model predicts as the saved one; like an unpickled one, it cannot
+        continue an incremental fit (the statistics are not fields).
+        """
+        fields = {**cls._SCHEMA_FIELDS, **cls._FITTED_FIELDS}
+        model = restore(cls(**(params or {})), fields, state, cls.__name__)
+        if state:
+            model._check_schema_state()
+            model._check_state()
+        return model
+
+    def _check_schema_state(self):
+        required = [f for f in self._SCHEMA_FIELDS if f != "feature_names_in_"]
+        missing = [f for f in required if f not in vars(self)]
+        require(not missing, type(self).__name__, f"a fitted model needs the fields {missing}.")
+        distinct_labels(self.classes_, "classes_", at_least=2)
+        schema = self.schema_
+        require(isinstance(schema, TableSchema), "schema_", "is not a TableSchema.")
+        require(
+            self.n_features_in_ == schema.n_features,
+            "n_features_in_",
+            f"the schema has {schema.n_features} features.",
+        )
+        if schema.has_names:
+            require(
+                list(getattr(self, "feature_names_in_", [])) == schema.names,
+                "feature_names_in_",
+                "differs from the schema's names.",
+            )
+        require(
+            isinstance(self.class_node_, str) and self.class_node_ not in schema.names,
+            "class_node_",
+            "must be a string that names no feature.",
+        )
+
+    def _check_state(self):
+        """Check the estimator's own fields against one another (each estimator its own)."""
 
 
 class BayesNetClassifier(
@@ -500,6 +560,29 @@ class BayesNetClassifier(
             )
         return codes
 
+    # -- declared state (see SchemaAttributes._get_state) --------------------------------
+    _FITTED_FIELDS = {
+        "order_": "order_",
+        "structure_": "structure_",
+        "compiled_": "compiled_",
+        "weights_": "weights_",
+        "fit_times_": "fit_times_",
+    }
+
+    def _check_state(self):
+        missing = [f for f in ("structure_", "compiled_") if f not in vars(self)]
+        require(not missing, type(self).__name__, f"a fitted model needs the fields {missing}.")
+        check_network(self.compiled_, self.schema_, len(self.classes_))
+        structure = self.structure_
+        require(isinstance(structure, nx.DiGraph), "structure_", "is not a DiGraph.")
+        require(
+            set(structure.nodes) == {self.class_node_, *self.schema_.names},
+            "structure_",
+            "names other nodes than the class and the features.",
+        )
+        require(nx.is_directed_acyclic_graph(structure), "structure_", "has a cycle.")
+        self._network = None
+
 
 def accumulate(model, X, y, classes, sample_weight):
     """The statistics of ``model`` (``statistics_``, or none yet) plus those of a chunk.
@@ -578,6 +661,35 @@ def accumulate(model, X, y, classes, sample_weight):
                 "observes every column."
             )
     return total, schema.with_categories(total.categories), total.class_labels, class_node
+
+
+def check_network(network, schema, n_classes):
+    """Check a fitted network against its schema and number of classes (shapes and values).
+
+    Raises :class:`~bnclassify.state.StateError` naming the field.
+
+    Examples
+    --------
+    >>> from bnclassify import TAN
+    >>> from bnclassify.datasets import load_p450
+    >>> model = TAN().fit(*load_p450(return_X_y=True))
+    >>> check_network(model.compiled_, model.schema_, len(model.classes_))
+    """
+    require(isinstance(network, FittedNetwork), "compiled_", "is not a FittedNetwork.")
+    float_array(network.log_prior, "the class prior", (n_classes,), allow_minus_inf=True)
+    m = schema.n_features
+    require(network.n_features == m, "compiled_", f"has {network.n_features} features, not {m}.")
+    discrete, cards = schema.discrete, schema.cards
+    for factor in network.factors:
+        continuous_parents = factor.continuous_parent_positions
+        require(
+            all(discrete[p] for p in factor.discrete_parent_positions)
+            and not any(discrete[p] for p in continuous_parents)
+            and all(discrete[c] == factor.discrete for c in factor.column_positions),
+            f"{factor.columns_}",
+            "the node or its parents are of another kind than the schema's columns.",
+        )
+        factor.check_fitted(n_classes, cards)
 
 
 def class_node_name(y, features) -> str:

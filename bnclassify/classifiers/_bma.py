@@ -15,6 +15,7 @@ from __future__ import annotations
 import itertools
 import numbers
 
+import networkx as nx
 import numpy as np
 import pandas as pd
 from scipy.special import gammaln, logsumexp
@@ -23,6 +24,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..data import MISSING
 from ..network import FittedNetwork
+from ..state import float_array, probability_rows, require
 from ..stats import TrainingCounts, training_statistics
 from ..structure import add_class_arcs, check_weight_matrix, orient_tree, tree_from_weights
 from ._base import SchemaAttributes
@@ -483,6 +485,74 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
                 joint = self._complete_joint(filled).reshape(len(chunk), n_grid, -1)
                 out[chunk] = logsumexp(joint, axis=1)
         return out
+
+    # -- declared state (see SchemaAttributes._get_state) --------------------------------
+    #: ``posterior_means``: the BDeu posterior-mean log parameters (``offsets``,
+    #: ``log_class``, ``log_single`` and, with two features or more, ``log_pair`` and
+    #: ``log_ratio``); ``log_weights`` / ``log_norm``: the tree prior's edge weights and
+    #: log normaliser.
+    _FITTED_FIELDS = {
+        "_features": "features",
+        "equivalent_sample_size_": "equivalent_sample_size_",
+        "log_evidence_by_ess_": "log_evidence_by_ess_",
+        "_params": "posterior_means",
+        "contact_prior_": "contact_prior_",
+        "log_evidence_grid_": "log_evidence_grid_",
+        "log_evidence_": "log_evidence_",
+        "log_bayes_factor_": "log_bayes_factor_",
+        "_log_weights": "log_weights",
+        "_log_norm": "log_norm",
+        "log_edge_weights_": "log_edge_weights_",
+        "edge_posterior_": "edge_posterior_",
+        "structure_": "structure_",
+    }
+
+    def _check_state(self):
+        own = vars(self)
+        missing = [a for a in self._FITTED_FIELDS if a not in own]
+        require(not missing, "BMATAN", f"a fitted BMATAN needs the fields {missing}.")
+        schema, n_classes = self.schema_, len(self.classes_)
+        names, cards = list(schema.names), schema.cards
+        m, n_states = len(names), int(np.sum(cards))
+        require(self._features == names, "features", "must be the schema's names.")
+        require(schema.discrete.all(), "schema_", "BMATAN models categorical features only.")
+        params = self._params
+        keys = {"offsets", "log_class", "log_single"} | (
+            {"log_pair", "log_ratio"} if m > 1 else set()
+        )
+        require(
+            isinstance(params, dict) and set(params) == keys,
+            "posterior_means",
+            f"needs {sorted(keys)}.",
+        )
+        offsets = params["offsets"]
+        require(
+            isinstance(offsets, np.ndarray)
+            and np.array_equal(offsets, np.concatenate([[0], np.cumsum(cards)])),
+            "posterior_means offsets",
+            "do not match the categories.",
+        )
+        float_array(params["log_class"], "posterior_means log_class", (n_classes,))
+        probability_rows(params["log_class"], "posterior_means log_class", log=True)
+        float_array(params["log_single"], "posterior_means log_single", (n_classes, n_states))
+        for key in ("log_pair", "log_ratio"):
+            if key in params:
+                float_array(params[key], f"posterior_means {key}", (n_classes, n_states, n_states))
+        float_array(self._log_weights, "log_weights", (m, m), allow_minus_inf=True)
+        require(
+            isinstance(self._log_norm, float) and np.isfinite(self._log_norm),
+            "log_norm",
+            "must be a finite float.",
+        )
+        structure = self.structure_
+        require(
+            isinstance(structure, nx.DiGraph)
+            and set(structure.nodes) == {self.class_node_, *names}
+            and nx.is_directed_acyclic_graph(structure),
+            "structure_",
+            "must be an acyclic DiGraph over the class and the features.",
+        )
+        self._network = None
 
 
 # -- the scores ------------------------------------------------------------------------------

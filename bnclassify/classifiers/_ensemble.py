@@ -20,6 +20,7 @@ from collections.abc import Sequence
 
 import networkx as nx
 import numpy as np
+import pandas as pd
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils import check_random_state
@@ -27,6 +28,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..network import rooted_forest_joints
 from ..parameters import log_class_prior, log_conditional
+from ..state import float_array, require
 from ..stats import BLOCK_CELLS, ForestCounts, TrainingCounts, training_statistics
 from ..structure import orient_constrained
 from ..validation import check_alpha, check_int, check_n_jobs
@@ -107,6 +109,24 @@ class MemberEnsemble(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEsti
     def _member_joint(member, encoded) -> np.ndarray:
         """log P(c, x) of one member from the shared ``(codes, values)``."""
         return member.compiled_.joint_log_likelihood(*encoded)
+
+    # -- declared state (see SchemaAttributes._get_state) --------------------------------
+    def _check_members(self, members, field):
+        """Every member a fitted classifier (checked as it was read) of the ensemble's
+        classes and features; the encoding the members share is rebuilt, not stored."""
+        require(isinstance(members, list), field, "must be a list of fitted classifiers.")
+        for member in members:
+            require(
+                isinstance(member, BayesNetClassifier) and "compiled_" in vars(member),
+                field,
+                "a member is not a fitted classifier.",
+            )
+            require(
+                np.array_equal(member.classes_, self.classes_)
+                and member.schema_.n_features == self.schema_.n_features,
+                field,
+                "a member's classes or features differ from the ensemble's.",
+            )
 
 
 class MemberSequence(Sequence):
@@ -517,6 +537,106 @@ default="auto"
                 n_members += len(group["roots"])
         with np.errstate(divide="ignore"):
             return np.log(total / n_members)
+
+    # -- declared state (see SchemaAttributes._get_state) --------------------------------
+    #: ``groups``: a list of ``{"members": [classifier, ...]}`` or, for members that
+    #: share one tree over categorical features, ``{"template", "roots", "weights",
+    #: "alpha", "classes", "single", "edges", "pairs"}`` (the tree and its counts).
+    _FITTED_FIELDS = {
+        "_column_model": "column_model",
+        "_seeds": "seeds",
+        "_n_rows": "n_rows",
+        "fit_times_": "fit_times_",
+        "_groups": "groups",
+    }
+
+    def _check_state(self):
+        require("_groups" in vars(self), "EnsembleTAN", "a fitted ensemble needs its groups.")
+        groups = self._groups
+        require(isinstance(groups, list) and groups, "groups", "must be a non-empty list.")
+        for group in groups:
+            require(isinstance(group, dict), "groups", "an ensemble group must be a dict.")
+            if set(group) == {"members"}:
+                self._check_members(group["members"], "groups")
+            else:
+                _check_forest_group(group, self.schema_, len(self.classes_))
+        if self.bootstrap:
+            n = sum(len(g.get("members", g.get("roots", []))) for g in groups)
+            require(
+                isinstance(self._seeds, np.ndarray)
+                and self._seeds.shape == (n,)
+                and self._seeds.dtype.kind in "iu"
+                and isinstance(self._n_rows, int)
+                and self._n_rows > 0,
+                "seeds",
+                "a bootstrap ensemble needs one seed per member and its number of rows.",
+            )
+
+
+def _check_forest_group(group, schema, n_classes):
+    """Check a shared-tree group of a loaded ensemble (its tree and counts)."""
+    keys = {"template", "roots", "weights", "alpha", "classes", "single", "edges", "pairs"}
+    require(set(group) == keys, "groups", "bad shared-tree group.")
+    names, cards, m = list(schema.names), schema.cards, schema.n_features
+    require(schema.discrete.all(), "groups", "a shared-tree group needs categorical features.")
+    template = group["template"]
+    require(
+        isinstance(template, BayesNetClassifier) and "root" in template.get_params(),
+        "groups",
+        "a shared-tree group's template must be a rooted classifier.",
+    )
+    roots = group["roots"]
+    require(
+        isinstance(roots, list) and roots and all(r in names for r in roots),
+        "groups",
+        "a shared-tree group's roots must be features.",
+    )
+    weights = group["weights"]
+    require(
+        isinstance(weights, pd.DataFrame)
+        and weights.shape == (m, m)
+        and list(weights.index) == names
+        and list(weights.columns) == names,
+        "groups",
+        "a shared-tree group's weights must be a feature-by-feature DataFrame.",
+    )
+    alpha = group["alpha"]
+    require(isinstance(alpha, float) and np.isfinite(alpha) and alpha >= 0, "groups", "bad alpha.")
+    _counts(group["classes"], (n_classes,), "a group's class counts")
+    single, edges, pairs = group["single"], group["edges"], group["pairs"]
+    require(isinstance(single, list) and len(single) == m, "groups", "needs N(c, x_j) per feature.")
+    for j, table in enumerate(single):
+        _counts(table, (n_classes, cards[j]), f"N(c, x_j) of feature {j}")
+    require(
+        isinstance(edges, list)
+        and isinstance(pairs, list)
+        and len(edges) == len(pairs) < max(m, 1),
+        "groups",
+        "a group's edges and pair counts differ in number.",
+    )
+    forest = nx.Graph()
+    forest.add_nodes_from(range(m))
+    for edge, table in zip(edges, pairs, strict=True):
+        require(
+            isinstance(edge, tuple)
+            and len(edge) == 2
+            and all(isinstance(v, int) and 0 <= v < m for v in edge)
+            and edge[0] != edge[1],
+            "groups",
+            "a group's edge must join two features.",
+        )
+        forest.add_edge(*edge)
+        _counts(table, (n_classes, cards[edge[0]], cards[edge[1]]), f"the counts of edge {edge}")
+    require(
+        forest.number_of_edges() == len(edges) and nx.is_forest(forest),
+        "groups",
+        "a group's edges must form a forest.",
+    )
+
+
+def _counts(table, shape, field):
+    float_array(table, field, shape)
+    require(bool((table >= 0).all()), field, "counts must be >= 0.")
 
 
 def _common_column_model(members):

@@ -31,6 +31,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..data import encode_target
 from ..parameters import log_conditional
+from ..state import collect, distinct_labels, probability_rows, require, restore
+from ..state import float_array as check_floats
 from ..validation import check_alpha, check_int, float_array
 from ._predict import JointPredictor
 
@@ -743,3 +745,61 @@ class SignalSubgraphClassifier(JointPredictor, ClassifierMixin, BaseEstimator):
 
     def _joint_log_likelihood(self, X):
         return self.predict_joint_log_proba(X)
+
+    # -- declared state (the fields of a model file; see bnclassify.state) ---------------
+    #: ``signal_rows`` / ``signal_cols``: the signal edges' vertices; ``log_present`` /
+    #: ``log_absent``: log P(edge present / absent | class) of each signal edge.
+    _FITTED_FIELDS = {
+        "classes_": "classes_",
+        "test_": "test_",
+        "n_vertices_": "n_vertices_",
+        "class_count_": "class_count_",
+        "class_log_prior_": "class_log_prior_",
+        "signal_vertices_": "signal_vertices_",
+        "_log_present": "log_present",
+        "_log_absent": "log_absent",
+        "edge_log_prob_": "edge_log_prob_",
+        "pvalues_": "pvalues_",
+        "edge_prob_": "edge_prob_",
+        "_signal_rows": "signal_rows",
+        "_signal_cols": "signal_cols",
+        "signal_edges_": "signal_edges_",
+        "signal_graph_": "signal_graph_",
+    }
+
+    def _get_state(self) -> dict:
+        """The fitted state by field (empty when unfitted); the parameters are not in it."""
+        return collect(vars(self), self._FITTED_FIELDS)
+
+    @classmethod
+    def _from_state(cls, state, params=None):
+        """The classifier of ``params`` with :meth:`_get_state`'s fields, checked."""
+        model = restore(cls(**(params or {})), cls._FITTED_FIELDS, state, cls.__name__)
+        if not state:
+            return model
+        missing = [f for f in cls._FITTED_FIELDS.values() if f not in state]
+        require(not missing, cls.__name__, f"a fitted classifier needs the fields {missing}.")
+        distinct_labels(model.classes_, "classes_", at_least=2)
+        n_classes, n = len(model.classes_), len(model._signal_rows)
+        check_floats(model.class_log_prior_, "class_log_prior_", (n_classes,))
+        probability_rows(model.class_log_prior_, "class_log_prior_", log=True)
+        check_floats(model._log_present, "log_present", (n_classes, n), allow_minus_inf=True)
+        check_floats(model._log_absent, "log_absent", (n_classes, n), allow_minus_inf=True)
+        require(
+            isinstance(model.n_vertices_, int) and model.n_vertices_ > 0,
+            "n_vertices_",
+            "must be a positive integer.",
+        )
+        for field, vertices in (
+            ("signal_rows", model._signal_rows),
+            ("signal_cols", model._signal_cols),
+        ):
+            require(
+                isinstance(vertices, np.ndarray)
+                and vertices.shape == (n,)
+                and vertices.dtype.kind in "iu"
+                and ((vertices >= 0) & (vertices < model.n_vertices_)).all(),
+                field,
+                "a signal edge's vertex is out of range.",
+            )
+        return model

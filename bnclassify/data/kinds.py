@@ -54,8 +54,8 @@ class ValueScale:
 
     name: str
     support: str
-    forward: Callable = staticmethod(lambda x: x)
-    inverse: Callable = staticmethod(lambda v: v)
+    forward: Callable = None
+    inverse: Callable = None
     in_support: Callable | None = None
     label: str = "{}"
 
@@ -69,6 +69,8 @@ class ValueScale:
         >>> values.round(3).tolist()[:1], outside.tolist()
         ([0.0], [False, True, False])
         """
+        if self.forward is None:  # the numbers as they are
+            return x, None
         if self.in_support is None:
             return self.forward(x), None
         with np.errstate(invalid="ignore"):
@@ -80,17 +82,21 @@ class ValueScale:
 
     def data_values(self, values):
         """The inverse of :meth:`model_values`: values in the data's own units."""
-        return self.inverse(values)
+        return values if self.inverse is None else self.inverse(values)
 
     def axis_label(self, name) -> str:
         """How a plot axis names a column's values on this scale."""
         return self.label.format(name)
 
 
+def _positive(x):
+    return x > 0
+
+
 #: The numbers as they are.
 IDENTITY = ValueScale("identity", "numbers")
 #: The logarithm of positive numbers (log-normal nodes).
-LOG = ValueScale("log", "positive", np.log, np.exp, lambda x: x > 0, "log {}")
+LOG = ValueScale("log", "positive", np.log, np.exp, _positive, "log {}")
 
 
 @runtime_checkable

@@ -25,6 +25,7 @@ import pandas as pd
 
 from .._native import column_ranges
 from ..exceptions import UnseenCategoryWarning
+from ..state import distinct_labels, require
 from .encoding import (
     INTEGER_MAX_CATEGORIES,
     LOG_NORMAL_MIN_Z,
@@ -36,7 +37,7 @@ from .encoding import (
     learn_and_encode_frame,
     prefers_log_normal,
 )
-from .kinds import Kind, get_kind, kind_of, node_spec
+from .kinds import Kind, get_kind, kind_names, kind_of, node_spec
 from .scaling import log_largest
 
 
@@ -391,6 +392,85 @@ class TableSchema:
                 raise ValueError(
                     f"Column {self.names[j]!r} has no observed value: every cell is missing."
                 )
+
+    # -- declared state (the fields of a model file; see bnclassify.state) ---------------
+    def _get_state(self) -> dict:
+        """``names``, ``nodes`` (column positions, and the kind's name for a node of the
+        kind's defaults or else the user's unfitted node), ``categories``, ``has_names``
+        and, for a table with integer or tuple column labels, ``labels``."""
+        nodes = [
+            (columns, spec.name if isinstance(spec, Kind) else spec) for columns, spec in self.nodes
+        ]
+        state = {
+            "names": self.names,
+            "nodes": nodes,
+            "categories": self.categories,
+            "has_names": self.has_names,
+        }
+        if getattr(self, "labels", None) is not None:
+            state["labels"] = self.labels
+        return state
+
+    @classmethod
+    def _from_state(cls, state, params=None):
+        """The schema of :meth:`_get_state`'s fields, checked (names, kinds, categories)."""
+        require(params is None, "TableSchema", "takes no parameters.")
+        fields = {"names", "nodes", "categories", "has_names", "labels"}
+        require(
+            isinstance(state, dict) and fields - {"labels"} <= set(state) <= fields,
+            "TableSchema",
+            f"needs the fields {sorted(fields)} (labels optional).",
+        )
+        names, nodes, categories = state["names"], state["nodes"], state["categories"]
+        require(
+            isinstance(names, list)
+            and all(isinstance(n, str) for n in names)
+            and len(set(names)) == len(names),
+            "schema names",
+            "must be distinct strings.",
+        )
+        m = len(names)
+        require(isinstance(state["has_names"], bool), "schema has_names", "must be a boolean.")
+        require(
+            isinstance(categories, list) and len(categories) == m,
+            "schema categories",
+            f"the schema has {m} names but not as many category lists.",
+        )
+        require(isinstance(nodes, list), "schema nodes", "must be a list.")
+        covered, specs = [], []
+        for entry in nodes:
+            require(
+                isinstance(entry, tuple)
+                and len(entry) == 2
+                and isinstance(entry[0], tuple)
+                and getattr(entry[1], "kind", entry[1]) in kind_names(),
+                "schema nodes",
+                "a node must be a (columns, kind name or unfitted node) pair.",
+            )
+            columns, spec = entry
+            specs.append((columns, get_kind(spec) if isinstance(spec, str) else spec))
+            covered += list(columns)
+        require(
+            sorted(covered) == list(range(m)),
+            "schema nodes",
+            "the nodes do not cover every column exactly once.",
+        )
+        schema = cls(names, specs, categories, state["has_names"])
+        for j, (cats, spec) in enumerate(zip(categories, schema.nodes_by_column, strict=True)):
+            where = f"schema categories of column {names[j]!r}"
+            require(kind_of(spec).discrete == (cats is not None), where, "do not match its kind.")
+            if cats is not None:
+                distinct_labels(cats, where)
+        if "labels" in state:
+            labels = state["labels"]
+            require(
+                isinstance(labels, list) and len(labels) == m and not state["has_names"],
+                "schema labels",
+                f"must be {m} column labels of a table without string names.",
+            )
+            require(len(set(labels)) == m, "schema labels", "must be distinct.")
+            schema.labels = labels
+        return schema
 
 
 def warn_unseen(counts):

@@ -28,6 +28,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from ..data.kinds import IDENTITY
+from ..state import collect, require, restore
 
 LOG_2PI = float(np.log(2 * np.pi))
 LOG_2 = float(np.log(2.0))
@@ -211,6 +212,81 @@ class Factor(BaseEstimator):
             f"{self.columns_} is a {self.kind} node; a pgmpy DiscreteBayesianNetwork "
             "holds categorical nodes only."
         )
+
+    # -- declared state (the fields of a model file; see bnclassify.state) ---------------
+    #: Attribute -> field of the family every fitted node records.
+    _FAMILY_FIELDS = {
+        "_columns": "columns",
+        "_discrete_parents": "discrete_parents",
+        "_continuous_parents": "continuous_parents",
+        "columns_": "columns_",
+        "parents_": "parents_",
+    }
+    #: Attribute -> field of the kind's own fitted state (each kind declares its own).
+    _FITTED_FIELDS: dict | None = None
+
+    def _get_state(self) -> dict:
+        """The fitted state by field: the family's positions and names, then the kind's arrays."""
+        if self._FITTED_FIELDS is None:
+            raise TypeError(
+                f"{type(self).__name__} declares no fitted state (_FITTED_FIELDS and "
+                "check_fitted), so a model file cannot hold it."
+            )
+        return collect(vars(self), {**self._FAMILY_FIELDS, **self._FITTED_FIELDS})
+
+    @classmethod
+    def _from_state(cls, state, params=None):
+        """The node rebuilt from :meth:`_get_state`'s fields; an unfitted specification has none.
+
+        The kind's arrays are checked on their own here, against the classes and the
+        columns' categories by :meth:`check_fitted`.
+        """
+        fields = {**cls._FAMILY_FIELDS, **(cls._FITTED_FIELDS or {})}
+        node = restore(cls(**(params or {})), fields, state, cls.__name__)
+        if not state:
+            return node
+        missing = [f for f in cls._FAMILY_FIELDS.values() if f not in state]
+        require(not missing, cls.__name__, f"a fitted node needs the fields {missing}.")
+        for field in ("columns", "discrete_parents", "continuous_parents"):
+            require(
+                isinstance(state[field], tuple)
+                and all(isinstance(p, int) and not isinstance(p, bool) for p in state[field]),
+                f"{cls.__name__}.{field}",
+                "must be a tuple of column positions.",
+            )
+        require(
+            len(state["columns_"]) == len(state["columns"])
+            and len(state["parents_"])
+            == len(state["discrete_parents"]) + len(state["continuous_parents"])
+            and state["columns"],
+            f"{cls.__name__}.columns_",
+            "the names and positions of the family differ in number.",
+        )
+        return node
+
+    def check_fitted(self, n_classes, cards):
+        """Check the fitted arrays against the number of classes and the columns' states.
+
+        Raises :class:`~bnclassify.state.StateError` (a ``ValueError``) naming the
+        field when a shape or a value is not what a fit gives (e.g. a loaded model
+        file that contradicts itself).
+
+        Parameters
+        ----------
+        n_classes : int
+        cards : array of int
+            Number of states of every column (1 for a continuous one).
+
+        Examples
+        --------
+        >>> from bnclassify import NaiveBayes
+        >>> model = NaiveBayes().fit([[0], [1], [1]], [0, 1, 1])
+        >>> model.compiled_.factors[0].check_fitted(2, model.schema_.cards)
+        """
+        raise NotImplementedError
+
+    def _family_shape(self, n_classes, cards) -> tuple:
+        return (n_classes, *(int(cards[p]) for p in self._discrete_parents))
 
 
 def check_alpha_override(alpha, owner):

@@ -6,6 +6,7 @@ import numbers
 
 import numpy as np
 
+from ..state import float_array, require
 from ._base import Factor, check_alpha_override, observed_only
 from ._views import TableView
 
@@ -111,3 +112,11 @@ class Bernoulli(Factor):
 
     def log_terms(self, codes, values):
         return observed_only(values[:, self._columns[0]], self.log_density, len(self.prob_))
+
+    # -- declared state (see Factor._get_state) ------------------------------------------
+    _FITTED_FIELDS = {"prob_": "prob_"}
+
+    def check_fitted(self, n_classes, cards):
+        where = f"{self.columns_} prob_"
+        float_array(self.prob_, where, (n_classes,))
+        require(bool(((self.prob_ >= 0) & (self.prob_ <= 1)).all()), where, "must lie in [0, 1].")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..data import MISSING
+from ..state import float_array, probability_rows
 from ._base import Factor
 from ._views import TableView
 
@@ -125,3 +126,12 @@ class Categorical(Factor):
             evidence_card=list(table.shape[:-1]),
             state_names={v: state_names[v] for v in [feature, *evidence]},
         )
+
+    # -- declared state (see Factor._get_state) ------------------------------------------
+    _FITTED_FIELDS = {"log_table_": "log_table_"}
+
+    def check_fitted(self, n_classes, cards):
+        where = f"{self.columns_} log_table_"
+        shape = (*self._family_shape(n_classes, cards), int(cards[self._columns[0]]))
+        float_array(self.log_table_, where, shape, allow_minus_inf=True)
+        probability_rows(self.log_table_, where, log=True)

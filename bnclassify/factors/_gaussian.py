@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..state import float_array, require
 from ..stats import GaussianMoments
 from ._base import (
     LOG_2,
@@ -343,6 +344,43 @@ class Gaussian(Factor):
         m = np.where(both, (m1 * w2s + m2 * w1s) / s, np.where(f1, m1, m2))
         w = np.where(both, w1s * w2s / s, np.where(f1, w1, w2))
         return k, m, w
+
+    # -- declared state (see Factor._get_state) ------------------------------------------
+    #: The arrays in the units the node was fitted in (the column over 2**exponent).
+    _FITTED_FIELDS = {
+        "_exponent": "exponent",
+        "_epsilon": "epsilon",
+        "_intercept": "intercept",
+        "_coef": "coef",
+        "_var": "var",
+        "count_": "count_",
+        "_parent_mean": "parent_mean",
+        "_parent_sd": "parent_sd",
+    }
+
+    def check_fitted(self, n_classes, cards):
+        where = f"{self.columns_}"
+        shape = self._family_shape(n_classes, cards)
+        n_continuous = len(self._continuous_parents)
+        exponent = self._exponent
+        require(
+            isinstance(exponent, np.ndarray)
+            and exponent.dtype.kind == "i"
+            and exponent.shape == (1 + n_continuous,),
+            f"{where} exponent",
+            f"must be {1 + n_continuous} integer(s).",
+        )
+        float_array(self._intercept, f"{where} intercept_", shape)
+        float_array(self._var, f"{where} var_", shape, positive=True)
+        float_array(self._coef, f"{where} coef_", (*shape, n_continuous))
+        require(
+            isinstance(self._epsilon, float) and np.isfinite(self._epsilon) and self._epsilon >= 0,
+            f"{where} epsilon",
+            "must be a finite float >= 0.",
+        )
+        for field in ("_parent_mean", "_parent_sd"):
+            if field in vars(self):
+                float_array(getattr(self, field), f"{where} {field[1:]}", (n_continuous,))
 
 
 def _pseudo_rows(by_class: GaussianMoments, strength, n_configs) -> GaussianMoments:

@@ -7,6 +7,7 @@ import numbers
 import numpy as np
 from scipy.special import logsumexp
 
+from ..state import float_array, require
 from ._base import (
     LOG_2PI,
     Factor,
@@ -144,3 +145,24 @@ class KernelDensity(Factor):
 
     def log_terms(self, codes, values):
         return observed_only(values[:, self._columns[0]], self.log_density, len(self.values_))
+
+    # -- declared state (see Factor._get_state) ------------------------------------------
+    _FITTED_FIELDS = {"epsilon_": "epsilon_", "values_": "values_", "bandwidth_": "bandwidth_"}
+
+    def check_fitted(self, n_classes, cards):
+        where = f"{self.columns_}"
+        float_array(self.bandwidth_, f"{where} bandwidth_", (n_classes,), positive=True)
+        require(
+            isinstance(self.values_, list) and len(self.values_) == n_classes,
+            f"{where} values_",
+            "must hold one non-empty 1-D array per class.",
+        )
+        for values in self.values_:
+            float_array(values, f"{where} values_")
+            require(values.ndim == 1 and len(values), f"{where} values_", "an empty class.")
+        epsilon = self.epsilon_
+        require(
+            isinstance(epsilon, float) and np.isfinite(epsilon) and epsilon >= 0,
+            f"{where} epsilon_",
+            "must be a finite float >= 0.",
+        )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import gammaln
 
+from ..state import float_array, probability_rows
 from ._base import Factor, check_alpha_override
 from ._bernoulli import xlogy_rows
 from ._views import TableView
@@ -103,3 +104,11 @@ class Multinomial(Factor):
                 f"Column {names[j]!r} of a multinomial group has negative values "
                 f"(e.g. {counts[negative][0]}); multinomial counts must be >= 0."
             )
+
+    # -- declared state (see Factor._get_state) ------------------------------------------
+    _FITTED_FIELDS = {"prob_": "prob_"}
+
+    def check_fitted(self, n_classes, cards):
+        where = f"{self.columns_} prob_"
+        float_array(self.prob_, where, (n_classes, len(self._columns)))
+        probability_rows(self.prob_, where)

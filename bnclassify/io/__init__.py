@@ -8,11 +8,13 @@
 - :func:`to_bif` / :func:`from_bif`: a categorical model to a BIF file and back,
   through pgmpy's reader and writer.
 
-A model file names classes only from :data:`ESTIMATORS` (and the factors);
-a new bnclassify estimator becomes storable with one line in
-``bnclassify/io/registry.py``, as long as its fitted attributes are of the
+A model file names classes only from :data:`ESTIMATORS` (and the factors,
+schemas and fitted networks inside them) and stores each object's declared
+state (:mod:`bnclassify.state`), not its attributes; a new bnclassify
+estimator becomes storable with one line in ``bnclassify/io/registry.py`` and
+its ``_get_state`` / ``_from_state`` pair, as long as its fields are of the
 kinds the format holds (numbers, strings, arrays, lists, tuples, dicts,
-DataFrames, networkx graphs, schemas, fitted networks, other estimators).
+DataFrames, networkx graphs, other persisted objects).
 
 Examples
 --------

@@ -1,8 +1,8 @@
 """The model file: a zip of ``model.json`` plus ``.npy`` arrays; never a pickle.
 
-Layout (format ``bnclassify-model``, version 1)::
+Layout (format ``bnclassify-model``, version 2)::
 
-    model.json        {"format": "bnclassify-model", "version": 1,
+    model.json        {"format": "bnclassify-model", "version": 2,
                        "bnclassify_version": "...", "model": <value>}
     arrays/0.npy      numeric, boolean and fixed-width string arrays,
     arrays/1.npy      read with numpy's format reader, ``allow_pickle=False``
@@ -26,17 +26,29 @@ as themselves; everything else is an object with a type tag ``"t"``:
 ``series``  a Series: ``{"t": "series", "frame": <frame of one column>, "name": ...}``
 ``graph``   a networkx (Di)Graph: graph attributes, nodes and edges in order,
             with their attributes
-``schema``  a :class:`~bnclassify.data.TableSchema`
-``network`` a :class:`~bnclassify.network.FittedNetwork`
-``object``  an estimator or factor: ``{"t": "object", "class": "TAN",
-            "params": {...}, "state": {...}}``; ``class`` must be in
-            bnclassify's own list (:mod:`bnclassify.io.registry`)
+``object``  a persisted object (an estimator, a node model, a schema, a fitted
+            network): ``{"t": "object", "class": "TAN", "params": {...},
+            "state": {...}}``; ``class`` must be in bnclassify's own list
+            (:mod:`bnclassify.io.registry`); ``params`` (the constructor's
+            parameters, ``get_params(deep=False)``) only for classes that have
+            them
 ==========  ============================================================
 
-An estimator is rebuilt as ``cls(**params)`` followed by setting each stored
-attribute; the class comes from a dict of bnclassify classes, so nothing named
-in a file is imported or called. Any file that does not follow this layout is
-refused with :class:`ModelFileError`.
+``state`` is the object's **declared state**: the dict of fields its class's
+``_get_state`` gives (see :mod:`bnclassify.state`; each class documents its
+fields next to its table of them); the field names, not the attribute names,
+are the format. The object is rebuilt by its class's ``_from_state(state,
+params)``, which checks the values (finite tables, rows that sum to one,
+positive variances, distinct classes and categories, an acyclic structure,
+shapes that agree with the schema) before the model is returned. What only a
+later ``partial_fit`` reads (the accumulated statistics) and caches (the pgmpy
+network) are not fields: a loaded model predicts exactly but, like an
+unpickled one, cannot continue an incremental fit.
+
+The class comes from a dict of bnclassify classes, so nothing named in a file
+is imported or called. Any file that does not follow this layout is refused
+with :class:`ModelFileError`. Files of version 1 (which stored each object's
+attributes as they were named) are read by :mod:`bnclassify.io._v1`.
 """
 
 from __future__ import annotations
@@ -53,28 +65,24 @@ import numpy as np
 import pandas as pd
 
 from .._version import __version__
-from ..data import TableSchema
-from ..factors import Factor
-from ..network import FittedNetwork
+from ..state import StateError
 from . import registry
+from ._v1 import FIELDS as V1_FIELDS
+from ._v1 import TAGS as V1_TAGS
+from ._v1 import fields_of as v1_fields_of
 
 FORMAT_NAME = "bnclassify-model"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+#: Versions :func:`load` reads (version 1 through :mod:`bnclassify.io._v1`).
+READABLE_VERSIONS = (1, 2)
 
 #: Largest total uncompressed size of a model file's members that :func:`load` reads (2 GiB).
 MAX_UNCOMPRESSED_BYTES = 2 * 1024**3
 #: Largest number of members in a model file.
 MAX_MEMBERS = 100_000
 
-#: Attributes that hold caches rebuilt on demand: stored as ``None``.
-CACHES = frozenset({"_network"})
-#: What only a later ``partial_fit`` reads (the encoded training rows, the accumulated
-#: statistics): left out, so a loaded model predicts exactly but, like an unpickled
-#: one, cannot continue an incremental fit.
-NOT_STORED = frozenset({"_fit_rows", "statistics_"})
-
 _ARRAY_KINDS = "biufU"  # bool, ints, unsigned, floats, fixed-width unicode
-_ATTRIBUTE = re.compile(r"^_?[A-Za-z][A-Za-z0-9_]*$")
+_FIELD = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 _ARRAY_FILE = re.compile(r"^arrays/[0-9]+\.npy$")
 
 
@@ -159,24 +167,9 @@ class _Writer:
             }
         if isinstance(value, nx.Graph):
             return self.graph(value, where)
-        if isinstance(value, TableSchema):
-            return {
-                "t": "schema",
-                "names": self.encode(value.names, f"{where}.names"),
-                "nodes": self.encode(value.nodes, f"{where}.nodes"),
-                "categories": self.encode(value.categories, f"{where}.categories"),
-                "has_names": bool(value.has_names),
-            }
-        if isinstance(value, FittedNetwork):
-            return {
-                "t": "network",
-                "log_prior": self.encode(value.log_prior, f"{where}.log_prior"),
-                "parents": self.encode(value.parents, f"{where}.parents"),
-                "factors": self.encode(value.factors, f"{where}.factors"),
-            }
         name = registry.name_of(value)
         if name is not None:
-            return self.estimator(value, name, where)
+            return self.persisted(value, name, where)
         hint = ""
         if callable(value):
             hint = "Give the value itself (e.g. a contact matrix as a DataFrame or an array)."
@@ -220,19 +213,14 @@ class _Writer:
             ],
         }
 
-    def estimator(self, obj, name, where):
-        params = obj.get_params(deep=False)
-        state = {}
-        for attribute, value in vars(obj).items():
-            if attribute in params or attribute in NOT_STORED:
-                continue
-            state[attribute] = None if attribute in CACHES else value
-        return {
-            "t": "object",
-            "class": name,
-            "params": {k: self.encode(v, f"{where}.{k}") for k, v in params.items()},
-            "state": {k: self.encode(v, f"{where}.{k}") for k, v in state.items()},
-        }
+    def persisted(self, obj, name, where):
+        """An object of a registered class: its parameters and its declared state."""
+        node = {"t": "object", "class": name}
+        if hasattr(obj, "get_params"):
+            params = obj.get_params(deep=False)
+            node["params"] = {k: self.encode(v, f"{where}.{k}") for k, v in params.items()}
+        node["state"] = {k: self.encode(v, f"{where}.{k}") for k, v in obj._get_state().items()}
+        return node
 
 
 def dump(model, path) -> Path:
@@ -272,7 +260,7 @@ def dump(model, path) -> Path:
     True
     """
     name = registry.name_of(model)
-    if name is None:
+    if name is None or not registry.is_estimator(name):
         raise TypeError(
             f"{type(model).__name__} is not a bnclassify estimator that model files can hold; "
             f"known: {registry.known()}."
@@ -282,7 +270,7 @@ def dump(model, path) -> Path:
         "format": FORMAT_NAME,
         "version": FORMAT_VERSION,
         "bnclassify_version": __version__,
-        "model": writer.estimator(model, name, name),
+        "model": writer.persisted(model, name, name),
     }
     text = json.dumps(document, allow_nan=False, separators=(",", ":"))
     path = Path(path)
@@ -297,10 +285,11 @@ def dump(model, path) -> Path:
 
 # -- reading --------------------------------------------------------------------------------------
 class _Reader:
-    def __init__(self, archive, members: dict):
+    def __init__(self, archive, members: dict, version: int):
         self.archive = archive
         self.members = members
         self.used = set()
+        self.version = version
 
     @staticmethod
     def fail(message):
@@ -420,12 +409,10 @@ class _Reader:
             return self.frame(node)
         if tag == "graph":
             return self.graph(node)
-        if tag == "schema":
-            return self.schema(node)
-        if tag == "network":
-            return self.network(node)
+        if tag in V1_TAGS and self.version == 1:
+            return self.build(V1_TAGS[tag], None, self._v1_fields(node, tag))
         if tag == "object":
-            return self.estimator(node)
+            return self.persisted(node)
         self.fail(f"unknown value type {tag!r}.")
 
     def _list(self, node, key):
@@ -478,60 +465,11 @@ class _Reader:
             self.fail(f"{what} must be a {kind.__name__}, got {type(value).__name__}.")
         return value
 
-    def schema(self, node):
-        names = self._typed(node.get("names"), list, "schema names")
-        nodes = self._typed(node.get("nodes"), list, "schema nodes")
-        categories = self._typed(node.get("categories"), list, "schema categories")
-        has_names = node.get("has_names")
-        if not isinstance(has_names, bool):
-            self.fail("schema has_names must be a boolean.")
-        m = len(names)
-        if not all(isinstance(n, str) for n in names) or len(set(names)) != m:
-            self.fail("schema names must be distinct strings.")
-        if len(categories) != m:
-            self.fail(f"the schema has {m} names but {len(categories)} category lists.")
-        covered = []
-        for entry in nodes:
-            if not isinstance(entry, tuple) or len(entry) != 2:
-                self.fail("a schema node must be a (columns, factor) pair.")
-            columns, spec = entry
-            if not isinstance(spec, Factor) or not isinstance(columns, tuple):
-                self.fail("a schema node must be a (columns, factor) pair.")
-            covered += list(columns)
-        if sorted(covered) != list(range(m)):
-            self.fail("the schema's nodes do not cover every column exactly once.")
-        for j, cats in enumerate(categories):
-            spec = next(s for c, s in nodes if j in c)
-            if spec.discrete != (cats is not None):
-                self.fail(f"column {names[j]!r}: categories do not match its kind.")
-            if cats is not None and (
-                not isinstance(cats, np.ndarray) or cats.ndim != 1 or len(cats) == 0
-            ):
-                self.fail(f"column {names[j]!r}: categories must be a non-empty 1-D array.")
-        return TableSchema(names, nodes, categories, has_names)
+    def _v1_fields(self, node, tag):
+        """The fields of a version-1 schema or network node (stored without a state)."""
+        return {k: self.decode(v) for k, v in node.items() if k != "t" and k in V1_FIELDS[tag]}
 
-    def network(self, node):
-        log_prior = self._typed(node.get("log_prior"), np.ndarray, "log_prior")
-        parents = self._typed(node.get("parents"), list, "parents")
-        factors = self._typed(node.get("factors"), list, "factors")
-        if log_prior.ndim != 1 or log_prior.dtype.kind != "f":
-            self.fail("log_prior must be a 1-D float array.")
-        m = len(parents)
-        for p in parents:
-            if not isinstance(p, tuple) or not all(isinstance(i, int) and 0 <= i < m for i in p):
-                self.fail("parents must be tuples of column positions.")
-        covered = []
-        for factor in factors:
-            if not isinstance(factor, Factor) or not isinstance(
-                getattr(factor, "_columns", None), tuple
-            ):
-                self.fail("a network factor is not a fitted bnclassify factor.")
-            covered += list(factor.column_positions)
-        if sorted(covered) != list(range(m)):
-            self.fail("the network's factors do not cover every column exactly once.")
-        return FittedNetwork(log_prior, parents, factors)
-
-    def estimator(self, node):
+    def persisted(self, node):
         name = node.get("class")
         cls = registry.lookup(name)
         if cls is None:
@@ -540,24 +478,31 @@ class _Reader:
                 f"estimators or factors ({registry.known()})."
             )
         params, state = node.get("params"), node.get("state")
-        if not isinstance(params, dict) or not isinstance(state, dict):
+        if not isinstance(state, dict) or not isinstance(params, dict | None):
             self.fail(f"{name}: params and state must be JSON objects.")
-        accepted = set(cls().get_params(deep=False))
-        if set(params) != accepted:
-            self.fail(
-                f"{name} takes the parameters {sorted(accepted)}, the file gives {sorted(params)}."
-            )
-        obj = cls(**{k: self.decode(v) for k, v in params.items()})
-        for attribute, value in state.items():
-            if (
-                not _ATTRIBUTE.match(attribute)
-                or attribute in accepted
-                or callable(getattr(cls, attribute, None))
-                or isinstance(getattr(cls, attribute, None), property)
-            ):
-                self.fail(f"{name} cannot have the stored attribute {attribute!r:.80}.")
-            setattr(obj, attribute, self.decode(value))
-        return obj
+        if hasattr(cls, "get_params"):
+            accepted = set(cls().get_params(deep=False))
+            if params is None or set(params) != accepted:
+                self.fail(
+                    f"{name} takes the parameters {sorted(accepted)}, the file gives "
+                    f"{sorted(params or ())}."
+                )
+            params = {k: self.decode(v) for k, v in params.items()}
+        elif params is not None:
+            self.fail(f"{name} takes no parameters.")
+        if self.version == 1:
+            state = v1_fields_of(name, state)
+        for field in state:
+            if not _FIELD.match(field):
+                self.fail(f"{name} cannot have the field {field!r:.80}.")
+        return self.build(cls, params, {k: self.decode(v) for k, v in state.items()})
+
+    def build(self, cls, params, state):
+        """``cls`` rebuilt by its own ``_from_state``, which checks the values."""
+        try:
+            return cls._from_state(state, params)
+        except StateError as error:
+            self.fail(f"{cls.__name__}: {error}")
 
 
 def _safe_dtype(text) -> np.dtype:
@@ -579,8 +524,10 @@ def load(path, *, max_bytes=MAX_UNCOMPRESSED_BYTES):
     Nothing is unpickled: the file's arrays are read with numpy's ``.npy``
     reader (``allow_pickle=False``), its classes are looked up in
     bnclassify's own list, and nothing named in the file is imported or
-    called. The model is checked (its arrays against one another) before it
-    is returned.
+    called. Each object's class checks its values (finite tables, rows that
+    sum to one, positive variances, distinct classes and categories, an
+    acyclic structure) and its arrays against one another before the model
+    is returned. Files of format version 1 load too.
 
     Parameters
     ----------
@@ -667,18 +614,16 @@ def _load(path, max_bytes):
         if not isinstance(document, dict) or document.get("format") != FORMAT_NAME:
             raise ModelFileError(f"model.json does not declare the format {FORMAT_NAME!r}.")
         version = document.get("version")
-        if version != FORMAT_VERSION or isinstance(version, bool):
+        if version not in READABLE_VERSIONS or isinstance(version, bool):
             raise ModelFileError(
-                f"format version {version!r:.20}; this bnclassify reads version {FORMAT_VERSION}."
+                f"format version {version!r:.20}; this bnclassify reads versions "
+                f"{READABLE_VERSIONS} (a newer file needs a newer bnclassify)."
             )
         node = document.get("model")
         if not isinstance(node, dict) or node.get("t") != "object":
             raise ModelFileError("model.json holds no estimator.")
-        reader = _Reader(archive, members)
+        reader = _Reader(archive, members, version)
         model = reader.decode(node)
         if registry.ESTIMATORS.get(node.get("class")) is not type(model):
             raise ModelFileError("the top-level object is not an estimator.")
-    from ._checks import check_model
-
-    check_model(model)
     return model

@@ -4,10 +4,11 @@ A model file names the class of every object it holds (the estimator, its
 members, its factors) by a short name; :func:`lookup` finds it in the dicts
 below and nowhere else, so nothing named in a file is ever imported. To make a
 new estimator loadable, add one line to :data:`ESTIMATORS` (e.g.
-``"BMATAN": BMATAN,``); its fitted state is then stored attribute by
-attribute, as for the others, provided its attributes are of the kinds listed
-in :mod:`bnclassify.io._format`. An estimator in a module that is slow to
-import goes in :data:`LAZY_ESTIMATORS` instead.
+``"BMATAN": BMATAN,``) and give the class its declared state
+(``_get_state`` / ``_from_state``, see :mod:`bnclassify.state`), whose
+values are of the kinds listed in :mod:`bnclassify.io._format`. An
+estimator in a module that is slow to import goes in :data:`LAZY_ESTIMATORS`
+instead.
 """
 
 from __future__ import annotations
@@ -25,7 +26,9 @@ from ..classifiers import (
     SignalSubgraphClassifier,
     SimplerTAN,
 )
+from ..data import TableSchema
 from ..factors import KINDS
+from ..network import FittedNetwork
 from ..preprocessing import MDLDiscretizer
 
 #: Estimators a model file may hold, by name (the class's own ``__name__``).
@@ -52,6 +55,9 @@ LAZY_ESTIMATORS: dict = {"StudyTAN": ("bnclassify.study", "StudyTAN")}
 #: Node models (factors), by class name.
 FACTORS: dict = {cls.__name__: cls for cls in KINDS.values()}
 
+#: The other classes a model file may hold inside an estimator, by name.
+PARTS: dict = {cls.__name__: cls for cls in (TableSchema, FittedNetwork)}
+
 
 def register(cls):
     """Add an estimator class to the list of classes model files may name; returns ``cls``.
@@ -70,15 +76,21 @@ def lookup(name):
     if name in LAZY_ESTIMATORS and name not in ESTIMATORS:
         module, attribute = LAZY_ESTIMATORS[name]
         register(getattr(importlib.import_module(module), attribute))
-    return ESTIMATORS.get(name) or FACTORS.get(name)
+    return ESTIMATORS.get(name) or FACTORS.get(name) or PARTS.get(name)
 
 
 def name_of(obj):
     """The registered name of ``obj``'s class, or ``None`` when it is not on the list."""
     name = type(obj).__name__
-    if name not in ESTIMATORS and name not in FACTORS and name not in LAZY_ESTIMATORS:
-        return None
+    if name not in ESTIMATORS and name not in FACTORS and name not in PARTS:
+        if name not in LAZY_ESTIMATORS:
+            return None
     return name if lookup(name) is type(obj) else None
+
+
+def is_estimator(name) -> bool:
+    """Whether ``name`` is an estimator's (what a model file holds at its top)."""
+    return name in ESTIMATORS or name in LAZY_ESTIMATORS
 
 
 def known() -> list:

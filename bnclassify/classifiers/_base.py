@@ -387,6 +387,34 @@ class BayesNetClassifier(
             self.statistics_ = stats
         return self
 
+    def set_fitted_network(self, network, schema, classes, feature_dag, *, class_node="class"):
+        """Make this model the given fitted network: parameters given, not learned.
+
+        For networks built elsewhere (pgmpy, published parameters): the model then
+        predicts, explains and saves like a fitted one.
+
+        Parameters
+        ----------
+        network : bnclassify.network.FittedNetwork
+        schema : bnclassify.data.TableSchema
+        classes : array-like of shape (n_classes,)
+        feature_dag : networkx.DiGraph
+            The arcs between features (the class arcs are added).
+        class_node : str, default="class"
+
+        Returns
+        -------
+        self
+        """
+        self._set_schema(schema, class_node=class_node)
+        self.classes_ = np.asarray(classes)
+        self.structure_ = add_class_arcs(feature_dag, class_node)
+        self.compiled_ = network
+        self.weights_ = None
+        self.fit_times_ = {"weights": 0.0, "structure": 0.0, "parameters": 0.0}
+        self._network = None
+        return self
+
     def _training_statistics(self, X, y, sample_weight=None):
         """``(stats, schema, classes, class_node)`` of a training table, as ``fit`` reads it."""
         check_alpha(self.alpha)

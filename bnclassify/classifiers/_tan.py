@@ -13,7 +13,6 @@ from ..factors import Gaussian
 from ..network import FittedNetwork
 from ..stats import StatisticsPlan
 from ..structure import (
-    add_class_arcs,
     constrained_tree,
     empty_feature_graph,
     orient_constrained,
@@ -186,15 +185,12 @@ def _gaussian_naive_bayes(model, class_prior, means, stds, classes, feature_name
         raise ValueError(f"{len(names)} feature names given for {m} columns of means.")
     factors = [Gaussian.from_moments(means[:, j], stds[:, j] ** 2, j, names) for j in range(m)]
     schema = TableSchema(names, [((j,), f) for j, f in enumerate(factors)], [None] * m, named)
-    model._set_schema(schema, class_node=class_name)
-    model.classes_ = classes
-    model.structure_ = add_class_arcs(empty_feature_graph(names), class_name)
-    model.weights_ = None
     with np.errstate(divide="ignore"):
         log_prior = np.log(prior / prior.sum())
-    model.compiled_ = FittedNetwork(log_prior, [()] * m, factors)
-    model.fit_times_ = {"weights": 0.0, "structure": 0.0, "parameters": 0.0}
-    model._network = None
+    network = FittedNetwork(log_prior, [()] * m, factors)
+    model.set_fitted_network(
+        network, schema, classes, empty_feature_graph(names), class_node=class_name
+    )
     return model
 
 

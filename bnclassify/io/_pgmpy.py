@@ -27,7 +27,7 @@ from ..classifiers import BayesNetClassifier
 from ..data import TableSchema
 from ..factors import Categorical
 from ..network import FittedNetwork, python_values
-from ..structure import add_class_arcs, empty_feature_graph
+from ..structure import empty_feature_graph
 from . import registry
 
 #: Variable names a BIF file holds unchanged (pgmpy's reader splits on other characters).
@@ -106,14 +106,10 @@ class PgmpyClassifier(BayesNetClassifier):
             for i, table in enumerate(tables)
         ]
         nodes = [((i,), Categorical()) for i in range(len(features))]
-        model._set_schema(TableSchema(features, nodes, categories, has_names=True))
-        model.classes_ = classes
-        model.class_node_ = class_node
-        model.structure_ = add_class_arcs(_feature_dag(arcs, features), class_node)
-        model.compiled_ = FittedNetwork(log_prior, parents, factors)
-        model.weights_ = None
-        model.fit_times_ = {"weights": 0.0, "structure": 0.0, "parameters": 0.0}
-        model._network = None
+        schema = TableSchema(features, nodes, categories, has_names=True)
+        network = FittedNetwork(log_prior, parents, factors)
+        dag = _feature_dag(arcs, features)
+        model.set_fitted_network(network, schema, classes, dag, class_node=class_node)
         return model
 
 

@@ -14,6 +14,8 @@ from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .validation import ArrayLike, validate_parameters
+
 __all__ = ["MDLDiscretizer", "mdl_cut_points"]
 
 
@@ -154,6 +156,8 @@ class MDLDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
            [1, 1, 'green']], dtype=object)
     """
 
+    _parameter_constraints = {"columns": [ArrayLike("a list of column names"), None]}
+
     def __init__(self, columns=None):
         self.columns = columns
 
@@ -171,6 +175,7 @@ class MDLDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         -------
         self
         """
+        validate_parameters(self)
         if isinstance(X, pd.DataFrame) and (
             self.columns is not None
             or not all(_is_number_column(X[c]) for c in X.columns)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import time
 import warnings
+from numbers import Integral
 
 import numpy as np
 from scipy.special import logsumexp
 from sklearn.utils.validation import check_is_fitted
 
-from .._encoding import MISSING
+from .._encoding import HANDLE_UNKNOWN, MISSING
 from ..counts import (
     BLOCK_CELLS,
     StatisticsPlan,
@@ -19,11 +20,11 @@ from ..counts import (
     one_hot,
 )
 from ..structure import empty_feature_graph
-from ..validation import check_alpha, check_int
+from ..validation import ALPHA, Interval, Options, validate_parameters
 from ._base import BayesNetClassifier, accumulate
 from ._ensemble import MemberEnsemble, MemberSequence, fit_on_counts
 from ._predict import is_dask_collection, normalise
-from ._tan import NaiveBayes
+from ._tan import ROOT, NaiveBayes
 
 
 class SPODE(BayesNetClassifier):
@@ -58,6 +59,11 @@ class SPODE(BayesNetClassifier):
     >>> list(model.structure_.predecessors("doors"))
     ['class', 'safety']
     """
+
+    _parameter_constraints = {
+        **BayesNetClassifier._parameter_constraints,
+        "superparent": [None, ROOT],
+    }
 
     def __init__(self, superparent=None, alpha=1.0, handle_unknown="warn"):
         super().__init__(alpha=alpha, handle_unknown=handle_unknown)
@@ -179,6 +185,12 @@ class AODE(MemberEnsemble):
     0.939
     """
 
+    _parameter_constraints = {
+        "alpha": ALPHA,
+        "min_frequency": [Interval(Integral, 0, None, closed="left")],
+        "handle_unknown": [Options(HANDLE_UNKNOWN)],
+    }
+
     def __init__(self, alpha=1.0, min_frequency=1, handle_unknown="warn"):
         self.alpha = alpha
         self.min_frequency = min_frequency
@@ -199,7 +211,7 @@ class AODE(MemberEnsemble):
         -------
         self
         """
-        self._check_min_frequency()
+        validate_parameters(self)
         if is_dask_collection(X):
             from ..distributed import fit_dask
 
@@ -228,9 +240,9 @@ class AODE(MemberEnsemble):
         >>> bool(np.allclose(model.predict_proba(X), AODE().fit(X, y).predict_proba(X)))
         True
         """
+        validate_parameters(self)
         saved = dict(self.__dict__)
         try:
-            self._check_min_frequency()
             self._fit_accumulated(*accumulate(self, X, y, classes, sample_weight))
         except BaseException:
             self.__dict__.clear()
@@ -243,16 +255,13 @@ class AODE(MemberEnsemble):
 
     def _fit_accumulated(self, total, schema, classes, class_node):
         """Fit every SPODE from accumulated statistics and keep them."""
-        alpha = check_alpha(self.alpha)
+        alpha = float(self.alpha)
         self._set_schema(schema, class_node=class_node)
         self.classes_ = classes
         self._remember_encoding()
         self._fit_statistics(total, list(schema.names), alpha)
         self.statistics_ = total
         self.__dict__.pop("_fit_rows", None)
-
-    def _check_min_frequency(self):
-        check_int(self.min_frequency, "min_frequency")
 
     def _fit_statistics(self, counts, features, alpha):
         """Fit every SPODE and the fallback naive Bayes from one set of statistics.
@@ -334,7 +343,7 @@ class AODE(MemberEnsemble):
         """SPODE ``k`` fitted from the kept statistics, as ``fit`` would have fitted it."""
         member = SPODE(self.superparents_[k], alpha=self.alpha, handle_unknown=self.handle_unknown)
         self._adopt_encoding(member)
-        alpha = check_alpha(self.alpha)
+        alpha = float(self.alpha)
         return fit_on_counts(member, self._pair_statistics(), list(self.schema_.names), alpha)
 
     def _joint_log_likelihood_codes(self, encoded):
@@ -378,7 +387,7 @@ class AODE(MemberEnsemble):
         cards = np.asarray(self.schema_.cards)
         offsets = np.concatenate([[0], np.cumsum(cards)])
         n_total = int(offsets[-1])
-        alpha = check_alpha(self.alpha)
+        alpha = float(self.alpha)
         log_prior = self.naive_bayes_.compiled_.log_prior
         log_single = [f.log_table_ for f in self.naive_bayes_.compiled_.factors]  # P(x_sp | c)
         frequency = np.concatenate(self.frequencies_)

@@ -27,7 +27,7 @@ from ..counts import (
 from ..data import TableSchema
 from ..network import fit_network
 from ..structure import add_class_arcs, feature_parents
-from ..validation import check_alpha, check_sample_weight
+from ..validation import ALPHA, Options, check_sample_weight, validate_parameters
 from ._predict import JointPredictor, is_dask_collection
 
 
@@ -57,12 +57,6 @@ class SchemaAttributes:
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
         self.class_node_ = class_node or _class_node_name(y, schema.names)
-
-    def _check_handle_unknown(self):
-        if self.handle_unknown not in HANDLE_UNKNOWN:
-            raise ValueError(
-                f"handle_unknown must be one of {HANDLE_UNKNOWN}, got {self.handle_unknown!r}."
-            )
 
     @property
     def categories_(self) -> list:
@@ -137,7 +131,13 @@ class BayesNetClassifier(
     ``predict``, ``predict_proba`` and ``predict_log_proba`` derive from one
     joint log-likelihood. Subclasses implement :meth:`_feature_dag` (and
     :meth:`_edge_weights` when their structure is learned from weights).
+
+    Each class declares what its parameters may be in ``_parameter_constraints``
+    (a subclass extends its base's table); ``fit`` and ``partial_fit`` check them
+    first (:func:`bnclassify.validation.validate_parameters`).
     """
+
+    _parameter_constraints: dict = {"alpha": ALPHA, "handle_unknown": [Options(HANDLE_UNKNOWN)]}
 
     def __init__(self, alpha=1.0, handle_unknown="warn"):
         self.alpha = alpha
@@ -177,6 +177,7 @@ class BayesNetClassifier(
         -------
         self
         """
+        validate_parameters(self)
         if is_dask_collection(X):
             from ..distributed import fit_dask
 
@@ -225,6 +226,7 @@ class BayesNetClassifier(
         >>> bool(np.allclose(model.predict_proba(X), TAN().fit(X, y).predict_proba(X)))
         True
         """
+        validate_parameters(self)
         saved = dict(self.__dict__)
         try:
             with paused_collector():
@@ -237,7 +239,7 @@ class BayesNetClassifier(
 
     def _fit_accumulated(self, total, schema, classes, class_node):
         """Fit from accumulated :class:`~bnclassify.counts.SufficientStatistics` and keep them."""
-        alpha = check_alpha(self.alpha)
+        alpha = float(self.alpha)
         self._set_schema(schema)
         self.classes_ = classes
         self.class_node_ = class_node
@@ -251,10 +253,9 @@ class BayesNetClassifier(
         Sets ``schema_``, ``classes_``, ``n_features_in_``, ``feature_names_in_``
         and ``class_node_`` and returns ``(counts, features, alpha)`` for
         :meth:`_fit_counts`. Ensembles call it once and fit every member from
-        the same statistics.
+        the same statistics. The parameters are checked before (by ``fit``).
         """
-        alpha = check_alpha(self.alpha)
-        self._check_handle_unknown()
+        alpha = float(self.alpha)
         schema, self.classes_, counts = training_statistics(
             X, y, getattr(self, "distributions", None), sample_weight
         )
@@ -454,13 +455,9 @@ def accumulate(model, X, y, classes, sample_weight):
 
     Nothing is set on ``model``. Returns ``(total, schema, classes, class_node)``:
     the summed :class:`~bnclassify.counts.SufficientStatistics`, the schema with
-    the accumulated categories, the class labels and the class node's name.
+    the accumulated categories, the class labels and the class node's name. The
+    model's parameters are checked before (by ``partial_fit``).
     """
-    if model.handle_unknown not in HANDLE_UNKNOWN:
-        raise ValueError(
-            f"handle_unknown must be one of {HANDLE_UNKNOWN}, got {model.handle_unknown!r}."
-        )
-    check_alpha(model.alpha)
     statistics = getattr(model, "statistics_", None)
     rows = getattr(model, "_fit_rows", None)
     if statistics is None and rows is not None:  # fitted by fit: continue from its rows

@@ -20,8 +20,8 @@ whose presence is most associated with the class. The flow:
 
 from __future__ import annotations
 
-import numbers
 import warnings
+from numbers import Integral, Real
 
 import networkx as nx
 import numpy as np
@@ -31,7 +31,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._encoding import encode_target
 from ..parameters import log_conditional
-from ..validation import check_alpha, check_int, float_array
+from ..validation import ArrayLike, Interval, Options, float_array, validate_parameters
 from ._predict import JointPredictor
 
 __all__ = [
@@ -536,6 +536,16 @@ class SignalSubgraphClassifier(JointPredictor, ClassifierMixin, BaseEstimator):
            [0.004, 0.996]])
     """
 
+    _parameter_constraints = {
+        "n_edges": [Interval(Integral, 1, None, closed="left")],
+        "n_vertices_signal": [None, Interval(Integral, 1, None, closed="left")],
+        "directed": ["boolean"],
+        "loops": ["boolean"],
+        "test": [Options(TESTS)],
+        "alpha": [Interval(Real, 0, None, closed="neither")],
+        "class_prior": [None, ArrayLike("an array-like of probabilities", numbers=True)],
+    }
+
     def __init__(
         self,
         n_edges=10,
@@ -576,7 +586,7 @@ class SignalSubgraphClassifier(JointPredictor, ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        alpha = self._check_params()
+        validate_parameters(self)
         present = check_networks(X, directed=self.directed)
         n_networks, n_vertices = present.shape[:2]
         if np.ndim(y) >= 1 and len(y) != n_networks:
@@ -611,7 +621,7 @@ class SignalSubgraphClassifier(JointPredictor, ClassifierMixin, BaseEstimator):
 
         # (n_classes, n_candidates, [absent, present]) -> smoothed log P(a_ij | y)
         table = np.stack([self.class_count_[:, None] - with_edge, with_edge], axis=-1)
-        log_prob = log_conditional(table, alpha)
+        log_prob = log_conditional(table, float(self.alpha))
         self._log_present = log_prob[:, chosen, 1]
         self._log_absent = log_prob[:, chosen, 0]
         self.edge_log_prob_ = self._log_present.copy()
@@ -625,29 +635,6 @@ class SignalSubgraphClassifier(JointPredictor, ClassifierMixin, BaseEstimator):
         ]
         self.signal_graph_ = self._signal_graph(np.exp(log_p[chosen]))
         return self
-
-    def _check_params(self):
-        check_int(self.n_edges, "n_edges", minimum=1)
-        signal = self.n_vertices_signal
-        if signal is not None and (
-            isinstance(signal, bool) or not isinstance(signal, numbers.Integral) or signal < 1
-        ):
-            raise ValueError(
-                f"n_vertices_signal must be None (incoherent estimator) or an integer >= 1 "
-                f"(coherent estimator), got {signal!r}."
-            )
-        for name in ("directed", "loops"):
-            if not isinstance(getattr(self, name), (bool, np.bool_)):
-                raise TypeError(f"{name} must be True or False, got {getattr(self, name)!r}.")
-        if self.test not in TESTS:
-            raise ValueError(f"test must be one of {TESTS}, got {self.test!r}.")
-        alpha = check_alpha(self.alpha)
-        if alpha == 0:
-            raise ValueError(
-                "alpha must be > 0: with alpha=0 an edge seen in all or none of a class's "
-                "networks gets probability 1 or 0, and log(0) = -inf."
-            )
-        return alpha
 
     def _resolve_test(self, n_classes):
         if self.test == "auto":

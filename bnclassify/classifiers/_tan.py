@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import numbers
+from collections.abc import Hashable
+from numbers import Real
 
 import numpy as np
 import pandas as pd
 
 from ..counts import StatisticsPlan
 from ..data import TableSchema
-from ..factors import Gaussian
+from ..factors import DISTRIBUTIONS, Gaussian
 from ..network import FittedNetwork
 from ..structure import (
     add_class_arcs,
@@ -18,7 +19,7 @@ from ..structure import (
     orient_constrained,
     structure_root,
 )
-from ..validation import float_array
+from ..validation import InstanceOf, Interval, Options, SquareMatrix, float_array
 from ..weights import EDGE_SCORES, contact_weights, edge_weights
 from ._base import BayesNetClassifier
 
@@ -97,6 +98,11 @@ class NaiveBayes(BayesNetClassifier):
     >>> gnb.distributions_["petal length (cm)"].mean_
     array([1.462, 4.26 , 5.552])
     """
+
+    _parameter_constraints = {
+        **BayesNetClassifier._parameter_constraints,
+        "distributions": [DISTRIBUTIONS],
+    }
 
     def __init__(self, alpha=1.0, handle_unknown="warn", distributions=None):
         super().__init__(alpha=alpha, handle_unknown=handle_unknown)
@@ -197,6 +203,27 @@ def _gaussian_naive_bayes(model, class_prior, means, stds, classes, feature_name
     return model
 
 
+#: A feature given by name or position (which ones exist is known with the data).
+ROOT = InstanceOf(Hashable, "a feature name or position")
+#: A contact matrix: a square matrix, or a callable making one from the feature names.
+CONTACT_MATRIX = ["callable", SquareMatrix()]
+
+
+def _contact_prior_needs_matrix(params):
+    if params["contact_prior"] > 0 and params["contact_matrix"] is None:
+        return "contact_prior > 0 needs a contact_matrix (n_features x n_features)."
+    return None
+
+
+def _simpler_tan_needs_matrix(params):
+    if params["contact_matrix"] is None:
+        return (
+            "contact_matrix is None, but the tree of a Simpler TAN is the contact matrix's: "
+            "it needs a contact_matrix (n_features x n_features)."
+        )
+    return None
+
+
 class TreeAugmented(BayesNetClassifier):
     """A maximum spanning tree of ``weights_`` over the features, rooted at ``root``.
 
@@ -206,6 +233,12 @@ class TreeAugmented(BayesNetClassifier):
     members, rooted differently, from one set of counts, one weight matrix and
     one undirected tree.
     """
+
+    _parameter_constraints = {
+        **BayesNetClassifier._parameter_constraints,
+        "root": [None, ROOT],
+        "distributions": [DISTRIBUTIONS],
+    }
 
     def __init__(self, alpha=1.0, root=None, handle_unknown="warn", distributions=None):
         super().__init__(alpha=alpha, handle_unknown=handle_unknown)
@@ -373,6 +406,14 @@ class TAN(TreeAugmented):
     (('petal length (cm)',), (3, 1))
     """
 
+    _parameter_constraints = {
+        **TreeAugmented._parameter_constraints,
+        "criterion": [Options(TREE_CRITERIA)],
+        "contact_matrix": [None, *CONTACT_MATRIX],
+        "contact_prior": [Interval(Real, 0, None, closed="left")],
+    }
+    _parameter_rules = (_contact_prior_needs_matrix,)
+
     def __init__(
         self,
         alpha=1.0,
@@ -390,23 +431,8 @@ class TAN(TreeAugmented):
         self.contact_matrix = contact_matrix
         self.contact_prior = contact_prior
 
-    def _check_params(self):
-        if self.criterion not in TREE_CRITERIA:
-            raise ValueError(f"criterion must be one of {TREE_CRITERIA}, got {self.criterion!r}.")
-        prior = self.contact_prior
-        if (
-            isinstance(prior, bool)
-            or not isinstance(prior, numbers.Real)
-            or not np.isfinite(prior)
-            or prior < 0
-        ):
-            raise ValueError(f"contact_prior must be a finite number >= 0, got {prior!r}.")
-        if prior > 0 and self.contact_matrix is None:
-            raise ValueError("contact_prior > 0 needs a contact_matrix (n_features x n_features).")
-        return float(prior)
-
     def _compute_weights(self, counts, features):
-        prior = self._check_params()
+        prior = float(self.contact_prior)
         score = _SPANNING_SCORES.get(self.criterion, self.criterion)
         scored = score != "loglik" or prior > 0
         return edge_weights(
@@ -463,6 +489,12 @@ class SimplerTAN(TreeAugmented):
     ['block7']
     """
 
+    _parameter_constraints = {
+        **TreeAugmented._parameter_constraints,
+        "contact_matrix": [None, *CONTACT_MATRIX],
+    }
+    _parameter_rules = (_simpler_tan_needs_matrix,)
+
     def __init__(
         self, contact_matrix=None, alpha=1.0, root=None, handle_unknown="warn", distributions=None
     ):
@@ -472,6 +504,4 @@ class SimplerTAN(TreeAugmented):
         self.contact_matrix = contact_matrix
 
     def _compute_weights(self, counts, features):
-        if self.contact_matrix is None:
-            raise ValueError("SimplerTAN needs a contact_matrix (n_features x n_features).")
         return contact_weights(self.contact_matrix, features)

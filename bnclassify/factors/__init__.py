@@ -10,6 +10,7 @@ from ._gaussian import Gaussian
 from ._kernel import KernelDensity
 from ._lognormal import LogNormal
 from ._multinomial import Multinomial
+from ._spec import DistributionSpec
 from ._views import DensityView, RegressionView, TableView
 
 #: String specs accepted by the estimators' ``distributions`` parameter.
@@ -22,11 +23,16 @@ KINDS = {
     "multinomial": Multinomial,
 }
 
+#: The constraint of the estimators' ``distributions`` parameter (and of its node models').
+DISTRIBUTIONS = DistributionSpec(KINDS)
+
 __all__ = [
+    "DISTRIBUTIONS",
     "KINDS",
     "Bernoulli",
     "Categorical",
     "DensityView",
+    "DistributionSpec",
     "Factor",
     "Gaussian",
     "KernelDensity",

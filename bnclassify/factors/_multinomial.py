@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import gammaln
 
-from ._base import Factor, check_alpha_override
+from ..validation import ALPHA
+from ._base import Factor
 from ._bernoulli import xlogy_rows
 from ._views import TableView
 
@@ -45,13 +46,14 @@ class Multinomial(Factor):
 
     kind = "multinomial"
     joint = True
+    _parameter_constraints = {"alpha": [*ALPHA, None]}
 
     def __init__(self, alpha=None):
         self.alpha = alpha
 
     def fit_family(self, stats, columns, parents, alpha, names):
         self._setup(columns, parents, names, stats.discrete)
-        alpha = check_alpha_override(alpha if self.alpha is None else self.alpha, "Multinomial")
+        alpha = float(alpha if self.alpha is None else self.alpha)
         totals = stats.node_statistics(columns, self, names)["totals"]
         smoothed = totals + alpha
         norm = smoothed.sum(axis=1, keepdims=True)

@@ -53,6 +53,7 @@ import numpy as np
 import pandas as pd
 
 from ..data import TableSchema
+from ..exceptions import ModelFileError
 from ..factors import Factor
 from ..network import FittedNetwork
 from . import registry
@@ -75,10 +76,6 @@ NOT_STORED = frozenset({"_fit_rows", "statistics_"})
 _ARRAY_KINDS = "biufU"  # bool, ints, unsigned, floats, fixed-width unicode
 _ATTRIBUTE = re.compile(r"^_?[A-Za-z][A-Za-z0-9_]*$")
 _ARRAY_FILE = re.compile(r"^arrays/[0-9]+\.npy$")
-
-
-class ModelFileError(ValueError):
-    """A file that is not a valid bnclassify model file (or is too large to read)."""
 
 
 # -- writing --------------------------------------------------------------------------------------

@@ -103,6 +103,11 @@ class StudyTAN(TAN):
     ['block2', 'block3', 'block4', 'block5', 'block6', 'block7']
     """
 
+    _parameter_constraints = {
+        name: TAN._parameter_constraints[name] for name in ("alpha", "root", "handle_unknown")
+    }
+    _parameter_rules = ()
+
     def __init__(self, alpha=1.0, root=None, handle_unknown="warn"):
         # the study ranked edges by int(CMI): the plain-information weights, not AIC gains
         super().__init__(alpha=alpha, root=root, criterion="loglik", handle_unknown=handle_unknown)

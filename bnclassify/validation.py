@@ -321,8 +321,8 @@ class SquareMatrix(Constraint):
                 return f"its shape is {value.shape}, not square"
             if sorted(rows) != sorted(cols):
                 return "its index and its columns hold different labels"
-            for dtype in value.dtypes:
-                reason = _real_dtype_refusal(np.dtype(getattr(dtype, "numpy_dtype", dtype)))
+            for dtype in value.dtypes:  # numpy or pandas dtypes: both have a kind
+                reason = _real_dtype_refusal(dtype)
                 if reason:
                     return reason
             return None
@@ -345,9 +345,10 @@ class SquareMatrix(Constraint):
 
 
 def _real_dtype_refusal(dtype) -> str | None:
-    if dtype.kind == "c":
+    kind = getattr(dtype, "kind", "O")
+    if kind == "c":
         return f"it holds complex numbers ({dtype})"
-    if dtype.kind not in "biuf":
+    if kind not in "biuf":
         return f"it holds values that are not numbers ({dtype})"
     return None
 

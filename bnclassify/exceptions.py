@@ -7,6 +7,10 @@ a hyper-parameter of an estimator or    :class:`InvalidParameterError` (a ``Valu
 a node model (its type, its range, a    and a ``TypeError``), at the very start of
 combination of parameters), or an       ``fit``, ``partial_fit`` and the dask fit,
 argument of a plot, data set or metric  before any data is read
+a parameter valid in itself that the    :class:`InvalidParameterError`, once the data
+data contradict (a KDB ``order``        are read; but a ``root``, ``superparent`` or
+without every feature, more signal      ``distributions`` key that names no column is
+edges than the networks have)           still the data layer's ``ValueError``
 a category not seen in fit, with        :class:`UnseenCategoryError` (a ``ValueError``)
 ``handle_unknown="error"``
 such a category with ``"warn"``         :class:`UnseenCategoryWarning`

@@ -14,6 +14,7 @@ from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .exceptions import InvalidParameterError
 from .validation import ArrayLike, validate_parameters
 
 __all__ = ["MDLDiscretizer", "mdl_cut_points"]
@@ -183,7 +184,7 @@ class MDLDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         ):
             return self._fit_frame(X, y)  # a mixed table: pass the others through
         if self.columns is not None:
-            raise ValueError("columns= names DataFrame columns; X is not a DataFrame.")
+            raise InvalidParameterError("columns= names DataFrame columns; X is not a DataFrame.")
         X, y = validate_data(self, X, y, dtype="numeric", y_numeric=False)
         check_classification_targets(y)
         X = X.astype(float, copy=False)
@@ -206,10 +207,12 @@ class MDLDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             chosen = list(self.columns)
             unknown = [c for c in chosen if c not in X.columns]
             if unknown:
-                raise ValueError(f"columns names {unknown}, which are not columns of X.")
+                raise InvalidParameterError(f"columns names {unknown}, which are not columns of X.")
             bad = [c for c in chosen if not _is_number_column(X[c])]
             if bad:
-                raise ValueError(f"columns {bad} are not numeric and cannot be discretised.")
+                raise InvalidParameterError(
+                    f"columns {bad} are not numeric and cannot be discretised."
+                )
         self.cut_points_ = []
         for name in X.columns:
             if name not in chosen:

@@ -19,6 +19,7 @@ from ..counts import (
     column_blocks,
     one_hot,
 )
+from ..exceptions import InvalidParameterError
 from ..structure import empty_feature_graph
 from ..validation import ALPHA, Interval, Options, validate_parameters
 from ._base import BayesNetClassifier, accumulate
@@ -104,7 +105,7 @@ class SPODE(BayesNetClassifier):
             return allowed[0]
         hub = features[schema.position(self.superparent, what="superparent")]
         if hub not in allowed:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"superparent {hub!r} is a {schema.kinds[features.index(hub)]} feature; a "
                 "super-parent must be categorical (a categorical feature never gets a "
                 f"continuous parent). Choose one of {allowed}."

@@ -8,6 +8,7 @@ import numbers
 import numpy as np
 
 from ..counts import MAX_FAMILY_CELLS, StatisticsPlan
+from ..exceptions import InvalidParameterError
 from ..structure import kdb_feature_dag
 from ..validation import ArrayLike, Interval
 from ..weights import class_information, edge_weights
@@ -131,16 +132,16 @@ class KDB(BayesNetClassifier):
                 resolved.append(item)
             elif isinstance(item, numbers.Integral) and not isinstance(item, bool):
                 if not -len(features) <= item < len(features):
-                    raise ValueError(
+                    raise InvalidParameterError(
                         f"order has position {item}, but there are only {len(features)} features."
                     )
                 resolved.append(features[item])
             else:
-                raise ValueError(
+                raise InvalidParameterError(
                     f"order has {item!r}, which is not a feature; features: {features}."
                 )
         if sorted(resolved) != sorted(features):
-            raise ValueError(
+            raise InvalidParameterError(
                 f"order must list every feature exactly once; got {order} for {features}."
             )
         return resolved
@@ -149,7 +150,7 @@ class KDB(BayesNetClassifier):
 def _check_cells(cells, k, where):
     """Refuse a family table of more than MAX_FAMILY_CELLS cells before it is counted."""
     if cells > MAX_FAMILY_CELLS:
-        raise ValueError(
+        raise InvalidParameterError(
             f"k={k} gives {where} so many parents that its table N(c, x_parents, x) would "
             f"have about 10^{math.log10(cells):.1f} cells, more than MAX_FAMILY_CELLS = "
             f"{MAX_FAMILY_CELLS:,} (256 MB); use a smaller k."

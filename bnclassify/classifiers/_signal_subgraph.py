@@ -30,6 +30,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._encoding import encode_target
+from ..exceptions import InvalidParameterError
 from ..parameters import log_conditional
 from ..validation import ArrayLike, Interval, Options, float_array, validate_parameters
 from ._predict import JointPredictor
@@ -640,7 +641,7 @@ class SignalSubgraphClassifier(JointPredictor, ClassifierMixin, BaseEstimator):
         if self.test == "auto":
             return "fisher" if n_classes == 2 else "chi2"
         if self.test == "fisher" and n_classes != 2:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"test='fisher' needs exactly 2 classes, y has {n_classes}; "
                 "use test='chi2' (or 'auto')."
             )
@@ -651,19 +652,19 @@ class SignalSubgraphClassifier(JointPredictor, ClassifierMixin, BaseEstimator):
         possible = n_possible_edges(n_vertices, directed, loops)
         what = describe_networks(n_vertices, directed, loops)
         if self.n_edges > possible:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"n_edges={self.n_edges} exceeds the {possible} possible edges of {what}."
             )
         signal = self.n_vertices_signal
         if signal is None:
             return
         if signal > n_vertices:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"n_vertices_signal={signal} exceeds the {n_vertices} vertices of the networks."
             )
         capacity = n_incident_edges(n_vertices, signal, directed, loops)
         if self.n_edges > capacity:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"n_edges={self.n_edges} exceeds the {capacity} possible edges touching "
                 f"n_vertices_signal={signal} vertices of {what}."
             )
@@ -674,12 +675,12 @@ class SignalSubgraphClassifier(JointPredictor, ClassifierMixin, BaseEstimator):
             return np.log(self.class_count_ / n_networks)
         prior = float_array(self.class_prior, "class_prior")
         if prior.shape != (n_classes,):
-            raise ValueError(
+            raise InvalidParameterError(
                 f"class_prior must have one entry per class ({n_classes}: "
                 f"{self.classes_.tolist()}), got shape {prior.shape}."
             )
         if not np.all(np.isfinite(prior)) or (prior < 0).any() or not np.isclose(prior.sum(), 1):
-            raise ValueError(
+            raise InvalidParameterError(
                 f"class_prior must be non-negative and sum to 1, got {prior.tolist()}."
             )
         with np.errstate(divide="ignore"):

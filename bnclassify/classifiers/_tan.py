@@ -10,6 +10,7 @@ import pandas as pd
 
 from ..counts import StatisticsPlan
 from ..data import TableSchema
+from ..exceptions import InvalidParameterError
 from ..factors import DISTRIBUTIONS, Gaussian
 from ..network import FittedNetwork
 from ..structure import (
@@ -171,24 +172,26 @@ def _gaussian_naive_bayes(model, class_prior, means, stds, classes, feature_name
     stds = np.asarray(stds, dtype=float)
     prior = float_array(class_prior, "class_prior")
     if means.ndim != 2 or stds.shape != means.shape:
-        raise ValueError(
+        raise InvalidParameterError(
             "means and stds must both have shape (n_classes, n_features); got "
             f"{means.shape} and {stds.shape}."
         )
     n_classes, m = means.shape
     if prior.shape != (n_classes,):
-        raise ValueError(f"class_prior must have {n_classes} entries, got shape {prior.shape}.")
+        raise InvalidParameterError(
+            f"class_prior must have {n_classes} entries, got shape {prior.shape}."
+        )
     if (prior < 0).any() or not np.isclose(prior.sum(), 1.0, atol=1e-6):
-        raise ValueError(f"class_prior must be >= 0 and sum to 1, got {prior.tolist()}.")
+        raise InvalidParameterError(f"class_prior must be >= 0 and sum to 1, got {prior.tolist()}.")
     if not (np.isfinite(means).all() and np.isfinite(stds).all() and (stds > 0).all()):
-        raise ValueError("means must be finite and stds finite and > 0.")
+        raise InvalidParameterError("means must be finite and stds finite and > 0.")
     classes = np.arange(n_classes) if classes is None else np.asarray(classes)
     if len(classes) != n_classes:
-        raise ValueError(f"{len(classes)} classes given for {n_classes} rows of means.")
+        raise InvalidParameterError(f"{len(classes)} classes given for {n_classes} rows of means.")
     named = feature_names is not None
     names = [str(f) for f in feature_names] if named else [f"x{j}" for j in range(m)]
     if len(names) != m:
-        raise ValueError(f"{len(names)} feature names given for {m} columns of means.")
+        raise InvalidParameterError(f"{len(names)} feature names given for {m} columns of means.")
     factors = [Gaussian.from_moments(means[:, j], stds[:, j] ** 2, j, names) for j in range(m)]
     schema = TableSchema(names, [((j,), f) for j, f in enumerate(factors)], [None] * m, named)
     model._set_schema(schema, class_node=class_name)

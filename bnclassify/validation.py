@@ -62,6 +62,7 @@ import numbers
 from collections.abc import Hashable, Mapping
 
 import numpy as np
+import pandas as pd
 
 from .exceptions import InvalidParameterError
 
@@ -314,14 +315,16 @@ class SquareMatrix(Constraint):
     description = "a square matrix of real numbers (a DataFrame or an array)"
 
     def check(self, value):
-        if hasattr(value, "columns") and hasattr(value, "index") and hasattr(value, "dtypes"):
-            rows = [str(v) for v in value.index]
-            cols = [str(v) for v in value.columns]
-            if len(rows) != len(cols):
+        if isinstance(value, pd.DataFrame):
+            if len(value.index) != len(value.columns):
                 return f"its shape is {value.shape}, not square"
-            if sorted(rows) != sorted(cols):
+            # labels are matched to the features as strings; the same labels in the same
+            # order (the usual case) need no look at each one
+            if not value.index.equals(value.columns) and set(map(str, value.index)) != set(
+                map(str, value.columns)
+            ):
                 return "its index and its columns hold different labels"
-            for dtype in value.dtypes:  # numpy or pandas dtypes: both have a kind
+            for dtype in dict.fromkeys(value.dtypes.tolist()):  # numpy or pandas: both have a kind
                 reason = _real_dtype_refusal(dtype)
                 if reason:
                     return reason

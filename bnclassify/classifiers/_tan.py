@@ -44,7 +44,7 @@ class NaiveBayes(BayesNetClassifier):
         cell as missing (summed out exactly) and emit one
         :class:`~bnclassify.exceptions.UnseenCategoryWarning` per call naming
         the columns and counts; ``"marginalize"``: the same, silently;
-        ``"error"``: raise a ``ValueError``.
+        ``"error"``: raise an :class:`~bnclassify.exceptions.UnseenCategoryError`.
     distributions : None, str, Distribution or dict, default=None
         How each column is modelled. ``None``: by the rule of
         :func:`bnclassify.data.default_kind` (continuous columns Gaussian or

@@ -24,6 +24,7 @@ import pandas as pd
 from .data import TableSchema
 from .factors import node_statistics
 from .stats import StatisticsPlan, SufficientStatistics
+from .validation import validate_parameters
 
 #: How many partition statistics one task of the tree reduction sums.
 SPLIT_EVERY = 8
@@ -180,6 +181,7 @@ def fit_dask(model, X, y, sample_weight=None, split_every=SPLIT_EVERY):
     >>> bool(np.allclose(model.predict_proba(X), TAN().fit(X, y).predict_proba(X)))
     True
     """
+    validate_parameters(model)
     if sample_weight is not None:
         raise ValueError(
             "sample_weight is not supported with a dask DataFrame; weight rows by "

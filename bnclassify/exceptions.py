@@ -1,11 +1,37 @@
-"""Warnings and errors raised by bnclassify.
+"""Warnings and errors raised by bnclassify: one exception type per kind of mistake.
+
+======================================  ===============================================
+mistake                                 raised as
+======================================  ===============================================
+a hyper-parameter of an estimator or    :class:`InvalidParameterError` (a ``ValueError``
+a node model (its type, its range, a    and a ``TypeError``), at the very start of
+combination of parameters), or an       ``fit``, ``partial_fit`` and the dask fit,
+argument of a plot, data set or metric  before any data is read
+a parameter valid in itself that the    :class:`InvalidParameterError`, once the data
+data contradict (a KDB ``order``        are read; but a ``root``, ``superparent`` or
+without every feature, more signal      ``distributions`` key that names no column is
+edges than the networks have)           still the data layer's ``ValueError``
+a category not seen in fit, with        :class:`UnseenCategoryError` (a ``ValueError``)
+``handle_unknown="error"``
+such a category with ``"warn"``         :class:`UnseenCategoryWarning`
+a model file that is not a valid        :class:`ModelFileError` (a ``ValueError``),
+bnclassify model file                   also importable from :mod:`bnclassify.io`
+a bad table ``X`` or bad labels ``y``   ``ValueError`` (a wrong value, shape, size or
+                                        column), ``TypeError`` (a wrong type: list
+                                        cells, dates, text where numbers are needed)
+======================================  ===============================================
+
+Every message names the estimator or node model, the parameter or column, what is
+allowed and the value given. Because :class:`InvalidParameterError` is both a
+``ValueError`` and a ``TypeError`` (as scikit-learn's is), code that caught either
+for a bad parameter keeps working.
 
 Examples
 --------
 >>> import warnings
 >>> import pandas as pd
 >>> from bnclassify import NaiveBayes
->>> from bnclassify.exceptions import UnseenCategoryWarning
+>>> from bnclassify.exceptions import InvalidParameterError, UnseenCategoryWarning
 >>> X = pd.DataFrame({"colour": ["red", "blue", "red", "blue"]})
 >>> model = NaiveBayes().fit(X, [0, 1, 0, 1])
 >>> with warnings.catch_warnings(record=True) as caught:
@@ -13,9 +39,32 @@ Examples
 ...     proba = model.predict_proba(pd.DataFrame({"colour": ["green"]}))
 >>> caught[0].category is UnseenCategoryWarning, caught[0].message.counts
 (True, {'colour': 1})
+>>> try:
+...     NaiveBayes(alpha=-1).fit(None, None)  # the parameter is refused before X is read
+... except InvalidParameterError as error:
+...     print(error)
+NaiveBayes: alpha must be a finite number >= 0, got -1.
 """
 
 from __future__ import annotations
+
+
+class InvalidParameterError(ValueError, TypeError):
+    """A parameter's value is not one its owner accepts.
+
+    Raised by :func:`bnclassify.validation.validate_parameters` at the start of
+    every fit, and by the package's other parameter validators. A subclass of
+    both ``ValueError`` and ``TypeError``, like scikit-learn's own
+    ``InvalidParameterError``.
+    """
+
+
+class UnseenCategoryError(ValueError):
+    """A cell holds a category not seen in training, with ``handle_unknown="error"``."""
+
+
+class ModelFileError(ValueError):
+    """A file that is not a valid bnclassify model file (or is too large to read)."""
 
 
 class UnseenCategoryWarning(UserWarning):
@@ -31,4 +80,9 @@ class UnseenCategoryWarning(UserWarning):
         self.counts = dict(counts or {})
 
 
-__all__ = ["UnseenCategoryWarning"]
+__all__ = [
+    "InvalidParameterError",
+    "ModelFileError",
+    "UnseenCategoryError",
+    "UnseenCategoryWarning",
+]

@@ -14,7 +14,9 @@ from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .exceptions import InvalidParameterError
 from .state import collect, require, restore
+from .validation import ArrayLike, validate_parameters
 
 __all__ = ["MDLDiscretizer", "mdl_cut_points"]
 
@@ -156,6 +158,8 @@ class MDLDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
            [1, 1, 'green']], dtype=object)
     """
 
+    _parameter_constraints = {"columns": [ArrayLike("a list of column names"), None]}
+
     def __init__(self, columns=None):
         self.columns = columns
 
@@ -173,6 +177,7 @@ class MDLDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         -------
         self
         """
+        validate_parameters(self)
         if isinstance(X, pd.DataFrame) and (
             self.columns is not None
             or not all(_is_number_column(X[c]) for c in X.columns)
@@ -180,7 +185,7 @@ class MDLDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         ):
             return self._fit_frame(X, y)  # a mixed table: pass the others through
         if self.columns is not None:
-            raise ValueError("columns= names DataFrame columns; X is not a DataFrame.")
+            raise InvalidParameterError("columns= names DataFrame columns; X is not a DataFrame.")
         X, y = validate_data(self, X, y, dtype="numeric", y_numeric=False)
         check_classification_targets(y)
         X = X.astype(float, copy=False)
@@ -203,10 +208,12 @@ class MDLDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             chosen = list(self.columns)
             unknown = [c for c in chosen if c not in X.columns]
             if unknown:
-                raise ValueError(f"columns names {unknown}, which are not columns of X.")
+                raise InvalidParameterError(f"columns names {unknown}, which are not columns of X.")
             bad = [c for c in chosen if not _is_number_column(X[c])]
             if bad:
-                raise ValueError(f"columns {bad} are not numeric and cannot be discretised.")
+                raise InvalidParameterError(
+                    f"columns {bad} are not numeric and cannot be discretised."
+                )
         self.cut_points_ = []
         for name in X.columns:
             if name not in chosen:

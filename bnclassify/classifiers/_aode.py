@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import time
 import warnings
+from numbers import Integral
 
 import numpy as np
 from scipy.special import logsumexp
 from sklearn.utils.validation import check_is_fitted
 
-from ..data import MISSING
+from ..data import HANDLE_UNKNOWN, MISSING
+from ..exceptions import InvalidParameterError
 from ..state import float_array, require
 from ..stats import (
     BLOCK_CELLS,
@@ -21,11 +23,11 @@ from ..stats import (
     training_statistics,
 )
 from ..structure import empty_feature_graph
-from ..validation import check_alpha, check_int
+from ..validation import ALPHA, Interval, Options, validate_parameters
 from ._base import BayesNetClassifier, accumulate, class_node_name, unchanged_on_error
 from ._ensemble import MemberEnsemble, MemberSequence, fit_member
 from ._predict import normalise, routes_dask
-from ._tan import NaiveBayes
+from ._tan import ROOT, NaiveBayes
 
 
 class SPODE(BayesNetClassifier):
@@ -60,6 +62,11 @@ class SPODE(BayesNetClassifier):
     >>> list(model.structure_.predecessors("doors"))
     ['class', 'safety']
     """
+
+    _parameter_constraints = {
+        **BayesNetClassifier._parameter_constraints,
+        "superparent": [None, ROOT],
+    }
 
     def __init__(self, superparent=None, alpha=1.0, handle_unknown="warn"):
         super().__init__(alpha=alpha, handle_unknown=handle_unknown)
@@ -100,7 +107,7 @@ class SPODE(BayesNetClassifier):
             return allowed[0]
         hub = features[schema.position(self.superparent, what="superparent")]
         if hub not in allowed:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"superparent {hub!r} is a {schema.kinds[features.index(hub)]} feature; a "
                 "super-parent must be categorical (a categorical feature never gets a "
                 f"continuous parent). Choose one of {allowed}."
@@ -181,6 +188,12 @@ class AODE(MemberEnsemble):
     0.939
     """
 
+    _parameter_constraints = {
+        "alpha": ALPHA,
+        "min_frequency": [Interval(Integral, 0, None, closed="left")],
+        "handle_unknown": [Options(HANDLE_UNKNOWN)],
+    }
+
     def __init__(self, alpha=1.0, min_frequency=1, handle_unknown="warn"):
         self.alpha = alpha
         self.min_frequency = min_frequency
@@ -202,9 +215,7 @@ class AODE(MemberEnsemble):
         -------
         self
         """
-        self._check_min_frequency()
-        check_alpha(self.alpha)
-        self._check_handle_unknown()
+        validate_parameters(self)
         schema, classes, counts = training_statistics(X, y, None, sample_weight)
         self.fit_statistics(counts, schema, classes, class_node=class_node_name(y, schema.names))
         self._fit_rows = counts  # a later partial_fit continues from them (not pickled)
@@ -228,7 +239,7 @@ class AODE(MemberEnsemble):
         >>> bool(np.allclose(model.predict_proba(X), AODE().fit(X, y).predict_proba(X)))
         True
         """
-        self._check_min_frequency()
+        validate_parameters(self)
         total, schema, classes, class_node = accumulate(self, X, y, classes, sample_weight)
         return self.fit_statistics(total, schema, classes, class_node=class_node, keep=True)
 
@@ -243,8 +254,7 @@ class AODE(MemberEnsemble):
         the model unchanged.
         """
         with unchanged_on_error(self):
-            check_alpha(self.alpha)
-            self._check_handle_unknown()
+            validate_parameters(self)
             self.__dict__.pop("statistics_", None)
             self.__dict__.pop("_fit_rows", None)
             self._set_schema(schema, class_node=class_node)
@@ -253,9 +263,6 @@ class AODE(MemberEnsemble):
             if keep:
                 self.statistics_ = stats
         return self
-
-    def _check_min_frequency(self):
-        check_int(self.min_frequency, "min_frequency")
 
     def _fit_members_from(self, counts):
         """Fit every SPODE and the fallback naive Bayes from one set of statistics.
@@ -379,7 +386,7 @@ class AODE(MemberEnsemble):
         cards = np.asarray(self.schema_.cards)
         offsets = np.concatenate([[0], np.cumsum(cards)])
         n_total = int(offsets[-1])
-        alpha = check_alpha(self.alpha)
+        alpha = float(self.alpha)
         log_prior = self.naive_bayes_.compiled_.log_prior
         log_single = [f.log_table_ for f in self.naive_bayes_.compiled_.factors]  # P(x_sp | c)
         frequency = np.concatenate(self.frequencies_)

@@ -31,7 +31,7 @@ from ..stats import (
     training_statistics,
 )
 from ..structure import add_class_arcs, feature_parents
-from ..validation import check_alpha, check_sample_weight
+from ..validation import ALPHA, Options, check_sample_weight, validate_parameters
 from ._predict import JointPredictor, routes_dask
 
 
@@ -61,12 +61,6 @@ class SchemaAttributes:
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
         self.class_node_ = class_node or class_node_name(y, schema.names)
-
-    def _check_handle_unknown(self):
-        if self.handle_unknown not in HANDLE_UNKNOWN:
-            raise ValueError(
-                f"handle_unknown must be one of {HANDLE_UNKNOWN}, got {self.handle_unknown!r}."
-            )
 
     @property
     def categories_(self) -> list:
@@ -211,7 +205,14 @@ class BayesNetClassifier(
     :meth:`fit_statistics` on the model itself): :meth:`_feature_dag`, the DAG
     over the features, and :meth:`_edge_weights` when that DAG is learned from
     weights.
+
+    Each class declares what its parameters may be in ``_parameter_constraints``
+    (a subclass extends its base's table); ``fit``, ``partial_fit`` and
+    :meth:`fit_statistics` check them first
+    (:func:`bnclassify.validation.validate_parameters`).
     """
+
+    _parameter_constraints: dict = {"alpha": ALPHA, "handle_unknown": [Options(HANDLE_UNKNOWN)]}
 
     def __init__(self, alpha=1.0, handle_unknown="warn"):
         self.alpha = alpha
@@ -262,6 +263,7 @@ class BayesNetClassifier(
         -------
         self
         """
+        validate_parameters(self)
         with paused_collector():
             stats, schema, classes, class_node = self._training_statistics(X, y, sample_weight)
             self.fit_statistics(stats, schema, classes, class_node=class_node)
@@ -306,6 +308,7 @@ class BayesNetClassifier(
         >>> bool(np.allclose(model.predict_proba(X), TAN().fit(X, y).predict_proba(X)))
         True
         """
+        validate_parameters(self)
         with paused_collector():
             total, schema, classes, class_node = accumulate(self, X, y, classes, sample_weight)
             return self.fit_statistics(total, schema, classes, class_node=class_node, keep=True)
@@ -350,12 +353,12 @@ class BayesNetClassifier(
         >>> bool((model.predict(X) == TAN().fit(X, y).predict(X)).all())
         True
         """
+        validate_parameters(self)
         with unchanged_on_error(self):
             return self._fit_statistics(stats, schema, classes, class_node, structure, keep)
 
     def _fit_statistics(self, stats, schema, classes, class_node, structure, keep):
-        alpha = check_alpha(self.alpha)
-        self._check_handle_unknown()
+        alpha = float(self.alpha)
         self.__dict__.pop("statistics_", None)
         self.__dict__.pop("_fit_rows", None)
         self._set_schema(schema, class_node=class_node)
@@ -417,8 +420,6 @@ class BayesNetClassifier(
 
     def _training_statistics(self, X, y, sample_weight=None):
         """``(stats, schema, classes, class_node)`` of a training table, as ``fit`` reads it."""
-        check_alpha(self.alpha)
-        self._check_handle_unknown()
         schema, classes, stats = training_statistics(
             X, y, getattr(self, "distributions", None), sample_weight
         )
@@ -617,13 +618,9 @@ def accumulate(model, X, y, classes, sample_weight):
 
     Nothing is set on ``model``. Returns ``(total, schema, classes, class_node)``:
     the summed :class:`~bnclassify.stats.SufficientStatistics`, the schema with
-    the accumulated categories, the class labels and the class node's name.
+    the accumulated categories, the class labels and the class node's name. The
+    model's parameters are checked before (by ``partial_fit``).
     """
-    if model.handle_unknown not in HANDLE_UNKNOWN:
-        raise ValueError(
-            f"handle_unknown must be one of {HANDLE_UNKNOWN}, got {model.handle_unknown!r}."
-        )
-    check_alpha(model.alpha)
     statistics = getattr(model, "statistics_", None)
     rows = getattr(model, "_fit_rows", None)
     if statistics is None and rows is not None:  # fitted by fit: continue from its rows

@@ -13,7 +13,7 @@ or one inverse of an ``(m-1) x (m-1)`` matrix.
 from __future__ import annotations
 
 import itertools
-import numbers
+from numbers import Real
 
 import networkx as nx
 import numpy as np
@@ -22,13 +22,15 @@ from scipy.special import gammaln, logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ..data import MISSING
+from ..data import HANDLE_UNKNOWN, MISSING
 from ..network import FittedNetwork
 from ..state import float_array, probability_rows, require
 from ..stats import TrainingCounts, training_statistics
 from ..structure import add_class_arcs, check_weight_matrix, orient_tree, tree_from_weights
+from ..validation import Interval, Options, validate_parameters
 from ._base import SchemaAttributes
 from ._predict import JointPredictor
+from ._tan import CONTACT_MATRIX
 
 __all__ = ["BMATAN", "CONTACT_PRIOR_GRID", "ESS_GRID", "log_tree_sum", "edge_marginals"]
 
@@ -170,6 +172,13 @@ def edge_marginals(log_weights) -> np.ndarray:
     return np.clip(out, 0.0, 1.0)
 
 
+def _contact_prior_needs_matrix(params):
+    prior = params["contact_prior"]
+    if prior != 0 and params["contact_matrix"] is None:
+        return f"contact_prior={prior!r} needs a contact_matrix (n_features x n_features)."
+    return None
+
+
 class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
     """Bayesian model averaging over all TAN trees, exact, by the matrix-tree theorem.
 
@@ -278,6 +287,14 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
     7.0
     """
 
+    _parameter_constraints = {
+        "equivalent_sample_size": [Interval(Real, 0, None, closed="neither"), Options({"auto"})],
+        "contact_matrix": [None, *CONTACT_MATRIX],
+        "contact_prior": [Interval(Real, 0, None, closed="left"), Options({"auto"})],
+        "handle_unknown": [Options(HANDLE_UNKNOWN)],
+    }
+    _parameter_rules = (_contact_prior_needs_matrix,)
+
     def __init__(
         self,
         equivalent_sample_size=1.0,
@@ -289,40 +306,6 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
         self.contact_matrix = contact_matrix
         self.contact_prior = contact_prior
         self.handle_unknown = handle_unknown
-
-    # -- validation --------------------------------------------------------------
-    def _check_params(self):
-        ess = self.equivalent_sample_size
-        if isinstance(ess, str):
-            if ess != "auto":
-                raise ValueError(
-                    f'equivalent_sample_size must be a number > 0 or "auto", got {ess!r}.'
-                )
-        elif isinstance(ess, bool) or not isinstance(ess, numbers.Real) or not np.isfinite(ess):
-            raise ValueError(
-                f'equivalent_sample_size must be a finite number > 0 or "auto", got {ess!r}.'
-            )
-        elif ess <= 0:
-            raise ValueError(f"equivalent_sample_size must be > 0, got {ess!r}.")
-        else:
-            ess = float(ess)
-        prior = self.contact_prior
-        if isinstance(prior, str):
-            if prior != "auto":
-                raise ValueError(f'contact_prior must be a number >= 0 or "auto", got {prior!r}.')
-        elif (
-            isinstance(prior, bool)
-            or not isinstance(prior, numbers.Real)
-            or not np.isfinite(prior)
-            or prior < 0
-        ):
-            raise ValueError(f'contact_prior must be a number >= 0 or "auto", got {prior!r}.')
-        if prior != 0 and self.contact_matrix is None:
-            raise ValueError(
-                f"contact_prior={prior!r} needs a contact_matrix (n_features x n_features)."
-            )
-        self._check_handle_unknown()
-        return ess, prior
 
     # -- fitting -----------------------------------------------------------------
     def fit(self, X, y):
@@ -341,7 +324,10 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        ess, prior = self._check_params()
+        validate_parameters(self)
+        ess, prior = self.equivalent_sample_size, self.contact_prior
+        ess = ess if isinstance(ess, str) else float(ess)  # "auto" or a number
+        prior = prior if isinstance(prior, str) else float(prior)
         # every column is a category here: the tree average is over categorical families
         schema, self.classes_, counts = training_statistics(X, y, "categorical")
         self._set_schema(schema, y)

@@ -17,6 +17,7 @@ import dataclasses
 import operator
 import time
 from collections.abc import Sequence
+from numbers import Integral
 
 import networkx as nx
 import numpy as np
@@ -26,15 +27,24 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from ..data import HANDLE_UNKNOWN
 from ..network import rooted_forest_joints
 from ..parameters import log_class_prior, log_conditional
 from ..state import float_array, require
 from ..stats import BLOCK_CELLS, ForestCounts, TrainingCounts, training_statistics
 from ..structure import orient_constrained
-from ..validation import check_alpha, check_int, check_n_jobs
+from ..validation import (
+    ALPHA,
+    N_JOBS,
+    RANDOM_STATE,
+    Constraint,
+    Interval,
+    Options,
+    validate_parameters,
+)
 from ._base import BayesNetClassifier, SchemaAttributes
 from ._predict import JointPredictor, normalise
-from ._tan import TAN, SimplerTAN, TreeAugmented
+from ._tan import CONTACT_MATRIX, TAN, SimplerTAN, TreeAugmented
 
 #: Names accepted by ``EnsembleTAN(members=...)``.
 MEMBER_KINDS = ("auto", "stan", "tan", "stan+tan", "all")
@@ -64,8 +74,6 @@ class MemberEnsemble(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEsti
         each member is then fitted from them with its ``fit_statistics``
         (:meth:`_fit_args`).
         """
-        check_alpha(self.alpha)
-        self._check_handle_unknown()
         schema, self.classes_, stats = training_statistics(X, y, self._column_model, sample_weight)
         self._set_schema(schema, y)
         return stats
@@ -191,6 +199,65 @@ def _bootstrap_rows(seed, n_rows):
     return np.random.RandomState(seed).randint(0, n_rows, n_rows)
 
 
+class Members(Constraint):
+    """``EnsembleTAN(members=...)``: a name, a member estimator, or a non-empty list of them.
+
+    Each member estimator's own parameters are checked against its table.
+
+    Examples
+    --------
+    >>> from bnclassify import KDB
+    >>> Members().check([KDB(k=2), "tan"])
+    "its entry 1 is 'tan', not an estimator"
+    """
+
+    description = (
+        f"one of {MEMBER_KINDS}, a bnclassify Bayesian network classifier or a non-empty list "
+        "of bnclassify Bayesian network classifiers (TAN, SimplerTAN, KDB, ...)"
+    )
+
+    def check(self, value):
+        if isinstance(value, str):
+            return None if value in MEMBER_KINDS else ""
+        if isinstance(value, BaseEstimator):
+            return self._member(value, "members")
+        if isinstance(value, list | tuple) and value:
+            for k, member in enumerate(value):
+                if not isinstance(member, BaseEstimator):
+                    return f"its entry {k} is {member!r}, not an estimator"
+                reason = self._member(member, f"members[{k}]")
+                if reason:
+                    return reason
+            return None
+        return ""
+
+    @staticmethod
+    def _member(member, where):
+        if not isinstance(member, BayesNetClassifier):
+            return f"{where} is a {type(member).__name__}"
+        validate_parameters(member, owner=f"{type(member).__name__} ({where})")
+        return None
+
+
+def _stan_members_need_matrix(params):
+    kind = params["members"]
+    if isinstance(kind, str) and kind in ("stan", "stan+tan", "all"):
+        if params["contact_matrix"] is None:
+            return f"members={kind!r} includes Simpler TANs and needs a contact_matrix."
+    return None
+
+
+def _template_needs_root_or_bootstrap(params):
+    template = params["members"]
+    if isinstance(template, BaseEstimator) and "root" not in template.get_params():
+        if not params["bootstrap"]:
+            return (
+                f"members={template!r} has no root, so rooting it at every feature gives one "
+                "model; use bootstrap=True or pass a list of estimators."
+            )
+    return None
+
+
 class EnsembleTAN(MemberEnsemble):
     """Ensemble TAN: the average of the class probabilities of several TANs.
 
@@ -287,6 +354,28 @@ default="auto"
     True
     """
 
+    _parameter_constraints = {
+        "contact_matrix": [None, *CONTACT_MATRIX],
+        "members": [Members()],
+        "bootstrap": ["boolean"],
+        "n_estimators": [
+            Interval(
+                Integral,
+                1,
+                MAX_ESTIMATORS,
+                closed="both",
+                why=": every bootstrap member is a fitted network kept in memory and evaluated "
+                "at every prediction, and the average of B members differs from that of "
+                "infinitely many by about 1/sqrt(B) of the members' spread (1% at 10,000).",
+            )
+        ],
+        "alpha": ALPHA,
+        "random_state": RANDOM_STATE,
+        "n_jobs": N_JOBS,
+        "handle_unknown": [Options(HANDLE_UNKNOWN)],
+    }
+    _parameter_rules = (_stan_members_need_matrix, _template_needs_root_or_bootstrap)
+
     def __init__(
         self,
         contact_matrix=None,
@@ -320,7 +409,7 @@ default="auto"
         -------
         self
         """
-        self._check_params()
+        validate_parameters(self)
         self._column_model = _common_column_model(self.members)
         counts = self._training_statistics(X, y)
         features = list(self.schema_.names)
@@ -386,27 +475,6 @@ default="auto"
         usable = [f for f, s in zip(features, structural, strict=True) if s]
         return candidates or usable or list(features[:1])
 
-    def _check_params(self):
-        if not isinstance(self.bootstrap, bool | np.bool_):
-            raise ValueError(f"bootstrap must be True or False, got {self.bootstrap!r}.")
-        check_int(
-            self.n_estimators,
-            "n_estimators",
-            minimum=1,
-            maximum=MAX_ESTIMATORS,
-            why=": every bootstrap member is a fitted network kept in memory and evaluated "
-            "at every prediction, and the average of B members differs from that of "
-            "infinitely many by about 1/sqrt(B) of the members' spread (1% at 10,000).",
-        )
-        check_n_jobs(self.n_jobs)
-        try:
-            check_random_state(self.random_state)
-        except ValueError:
-            raise ValueError(
-                "random_state must be None, an integer or a numpy RandomState, "
-                f"got {self.random_state!r}."
-            ) from None
-
     def _check_kept_members(self, n_features):
         """Refuse bootstrap ensembles whose fitted members would not fit in memory."""
         nodes = self.n_estimators * (n_features + 1)
@@ -422,19 +490,12 @@ default="auto"
         kind = self.members
         if kind == "auto":
             return "stan+tan" if self.contact_matrix is not None else "tan"
-        if kind in ("stan", "stan+tan", "all") and self.contact_matrix is None:
-            raise ValueError(f"members={kind!r} includes Simpler TANs and needs a contact_matrix.")
         return kind
 
     def _member_groups(self, features) -> list:
         """Unfitted members in groups; the members of one group differ only in their root."""
         members = self.members
         if isinstance(members, str):
-            if members not in MEMBER_KINDS:
-                raise ValueError(
-                    f"members must be one of {MEMBER_KINDS}, an estimator or a list "
-                    f"of estimators; got {members!r}."
-                )
             kind = self._kind()
             common = {"alpha": self.alpha, "handle_unknown": self.handle_unknown}
             tan = TAN(**common)
@@ -447,21 +508,11 @@ default="auto"
                 return [_rooted(tan, features), _rooted(stan, features[:1])]
             return [_rooted(stan, features), _rooted(tan, features)]
         if isinstance(members, BaseEstimator):
-            template = _set_unknown(clone(_check_member(members)), self.handle_unknown)
+            template = _set_unknown(clone(members), self.handle_unknown)
             if "root" in template.get_params():
                 return [_rooted(template, features)]
-            if not self.bootstrap:
-                raise ValueError(
-                    f"members={template!r} has no root, so rooting it at every feature gives one "
-                    "model; use bootstrap=True or pass a list of estimators."
-                )
-            return [[template]]
-        if isinstance(members, list | tuple) and len(members) > 0:
-            return [[_set_unknown(clone(_check_member(m)), self.handle_unknown)] for m in members]
-        raise TypeError(
-            f"members must be one of {MEMBER_KINDS}, an estimator or a non-empty list of "
-            f"estimators; got {members!r}."
-        )
+            return [[template]]  # bootstrap samples of one model (see the parameter rules)
+        return [[_set_unknown(clone(m), self.handle_unknown)] for m in members]
 
     def _shared_jobs(self, groups, counts, features):
         """Fit jobs on the shared counts; one weight matrix and tree per rooted group.
@@ -658,21 +709,12 @@ def _rooted(template, features) -> list:
     return [clone(template).set_params(root=feature) for feature in features]
 
 
-def _check_member(estimator):
-    if not isinstance(estimator, BayesNetClassifier):
-        raise TypeError(
-            "EnsembleTAN members must be bnclassify Bayesian network classifiers "
-            f"(TAN, SimplerTAN, KDB, ...); got {estimator!r}."
-        )
-    return estimator
-
-
 def _set_unknown(member, handle_unknown):
     return member.set_params(handle_unknown=handle_unknown)
 
 
 def _alpha(member):
-    return check_alpha(member.alpha)
+    return float(member.alpha)
 
 
 def _forest_group(group, counts, features, alpha, weights, tree) -> dict:

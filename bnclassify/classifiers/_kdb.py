@@ -7,9 +7,10 @@ import numbers
 
 import numpy as np
 
+from ..exceptions import InvalidParameterError
 from ..stats import MAX_FAMILY_CELLS, StatisticsPlan
 from ..structure import kdb_feature_dag
-from ..validation import check_int
+from ..validation import ArrayLike, Interval
 from ..weights import class_information, edge_weights
 from ._base import BayesNetClassifier
 
@@ -73,20 +74,25 @@ class KDB(BayesNetClassifier):
     ['class', 'persons', 'safety']
     """
 
+    _parameter_constraints = {
+        **BayesNetClassifier._parameter_constraints,
+        "k": [Interval(numbers.Integral, 0, None, closed="left")],
+        "order": [ArrayLike("a list of feature names or positions"), None],
+    }
+
     def __init__(self, k=1, alpha=1.0, order=None, handle_unknown="warn"):
         super().__init__(alpha=alpha, handle_unknown=handle_unknown)
         self.k = k
         self.order = order
 
     def statistics_plan(self, schema=None) -> StatisticsPlan:
-        k = self.k
-        two = not isinstance(k, bool) and isinstance(k, numbers.Integral) and k >= 2
+        two = self.k >= 2
         return StatisticsPlan(
             pairwise=True, triples=two, structural_moments=True, two_parent_moments=two
         )
 
     def _edge_weights(self, counts, features):
-        k = check_int(self.k, "k")
+        k = int(self.k)
         self._resolve_order(features)  # fail before the counting work
         schema = self.schema_
         cards = schema.cards[schema.discrete & schema.structural]
@@ -119,10 +125,6 @@ class KDB(BayesNetClassifier):
     def _resolve_order(self, features):
         if self.order is None:
             return None
-        if isinstance(self.order, str) or not np.iterable(self.order):
-            raise TypeError(
-                f"order must be a list of feature names or positions, got {self.order!r}."
-            )
         order = list(self.order)
         resolved = []
         for item in order:
@@ -130,16 +132,16 @@ class KDB(BayesNetClassifier):
                 resolved.append(item)
             elif isinstance(item, numbers.Integral) and not isinstance(item, bool):
                 if not -len(features) <= item < len(features):
-                    raise ValueError(
+                    raise InvalidParameterError(
                         f"order has position {item}, but there are only {len(features)} features."
                     )
                 resolved.append(features[item])
             else:
-                raise ValueError(
+                raise InvalidParameterError(
                     f"order has {item!r}, which is not a feature; features: {features}."
                 )
         if sorted(resolved) != sorted(features):
-            raise ValueError(
+            raise InvalidParameterError(
                 f"order must list every feature exactly once; got {order} for {features}."
             )
         return resolved
@@ -148,7 +150,7 @@ class KDB(BayesNetClassifier):
 def _check_cells(cells, k, where):
     """Refuse a family table of more than MAX_FAMILY_CELLS cells before it is counted."""
     if cells > MAX_FAMILY_CELLS:
-        raise ValueError(
+        raise InvalidParameterError(
             f"k={k} gives {where} so many parents that its table N(c, x_parents, x) would "
             f"have about 10^{math.log10(cells):.1f} cells, more than MAX_FAMILY_CELLS = "
             f"{MAX_FAMILY_CELLS:,} (256 MB); use a smaller k."

@@ -20,8 +20,8 @@ whose presence is most associated with the class. The flow:
 
 from __future__ import annotations
 
-import numbers
 import warnings
+from numbers import Integral, Real
 
 import networkx as nx
 import numpy as np
@@ -30,10 +30,11 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ..data import encode_target
+from ..exceptions import InvalidParameterError
 from ..parameters import log_conditional
 from ..state import collect, distinct_labels, probability_rows, require, restore
 from ..state import float_array as check_floats
-from ..validation import check_alpha, check_int, float_array
+from ..validation import ArrayLike, Interval, Options, float_array, validate_parameters
 from ._predict import JointPredictor
 
 __all__ = [
@@ -538,6 +539,16 @@ class SignalSubgraphClassifier(JointPredictor, ClassifierMixin, BaseEstimator):
            [0.004, 0.996]])
     """
 
+    _parameter_constraints = {
+        "n_edges": [Interval(Integral, 1, None, closed="left")],
+        "n_vertices_signal": [None, Interval(Integral, 1, None, closed="left")],
+        "directed": ["boolean"],
+        "loops": ["boolean"],
+        "test": [Options(TESTS)],
+        "alpha": [Interval(Real, 0, None, closed="neither")],
+        "class_prior": [None, ArrayLike("an array-like of probabilities", numbers=True)],
+    }
+
     def __init__(
         self,
         n_edges=10,
@@ -578,7 +589,7 @@ class SignalSubgraphClassifier(JointPredictor, ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        alpha = self._check_params()
+        validate_parameters(self)
         present = check_networks(X, directed=self.directed)
         n_networks, n_vertices = present.shape[:2]
         if np.ndim(y) >= 1 and len(y) != n_networks:
@@ -613,7 +624,7 @@ class SignalSubgraphClassifier(JointPredictor, ClassifierMixin, BaseEstimator):
 
         # (n_classes, n_candidates, [absent, present]) -> smoothed log P(a_ij | y)
         table = np.stack([self.class_count_[:, None] - with_edge, with_edge], axis=-1)
-        log_prob = log_conditional(table, alpha)
+        log_prob = log_conditional(table, float(self.alpha))
         self._log_present = log_prob[:, chosen, 1]
         self._log_absent = log_prob[:, chosen, 0]
         self.edge_log_prob_ = self._log_present.copy()
@@ -628,34 +639,11 @@ class SignalSubgraphClassifier(JointPredictor, ClassifierMixin, BaseEstimator):
         self.signal_graph_ = self._signal_graph(np.exp(log_p[chosen]))
         return self
 
-    def _check_params(self):
-        check_int(self.n_edges, "n_edges", minimum=1)
-        signal = self.n_vertices_signal
-        if signal is not None and (
-            isinstance(signal, bool) or not isinstance(signal, numbers.Integral) or signal < 1
-        ):
-            raise ValueError(
-                f"n_vertices_signal must be None (incoherent estimator) or an integer >= 1 "
-                f"(coherent estimator), got {signal!r}."
-            )
-        for name in ("directed", "loops"):
-            if not isinstance(getattr(self, name), (bool, np.bool_)):
-                raise TypeError(f"{name} must be True or False, got {getattr(self, name)!r}.")
-        if self.test not in TESTS:
-            raise ValueError(f"test must be one of {TESTS}, got {self.test!r}.")
-        alpha = check_alpha(self.alpha)
-        if alpha == 0:
-            raise ValueError(
-                "alpha must be > 0: with alpha=0 an edge seen in all or none of a class's "
-                "networks gets probability 1 or 0, and log(0) = -inf."
-            )
-        return alpha
-
     def _resolve_test(self, n_classes):
         if self.test == "auto":
             return "fisher" if n_classes == 2 else "chi2"
         if self.test == "fisher" and n_classes != 2:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"test='fisher' needs exactly 2 classes, y has {n_classes}; "
                 "use test='chi2' (or 'auto')."
             )
@@ -666,19 +654,19 @@ class SignalSubgraphClassifier(JointPredictor, ClassifierMixin, BaseEstimator):
         possible = n_possible_edges(n_vertices, directed, loops)
         what = describe_networks(n_vertices, directed, loops)
         if self.n_edges > possible:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"n_edges={self.n_edges} exceeds the {possible} possible edges of {what}."
             )
         signal = self.n_vertices_signal
         if signal is None:
             return
         if signal > n_vertices:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"n_vertices_signal={signal} exceeds the {n_vertices} vertices of the networks."
             )
         capacity = n_incident_edges(n_vertices, signal, directed, loops)
         if self.n_edges > capacity:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"n_edges={self.n_edges} exceeds the {capacity} possible edges touching "
                 f"n_vertices_signal={signal} vertices of {what}."
             )
@@ -689,12 +677,12 @@ class SignalSubgraphClassifier(JointPredictor, ClassifierMixin, BaseEstimator):
             return np.log(self.class_count_ / n_networks)
         prior = float_array(self.class_prior, "class_prior")
         if prior.shape != (n_classes,):
-            raise ValueError(
+            raise InvalidParameterError(
                 f"class_prior must have one entry per class ({n_classes}: "
                 f"{self.classes_.tolist()}), got shape {prior.shape}."
             )
         if not np.all(np.isfinite(prior)) or (prior < 0).any() or not np.isclose(prior.sum(), 1):
-            raise ValueError(
+            raise InvalidParameterError(
                 f"class_prior must be non-negative and sum to 1, got {prior.tolist()}."
             )
         with np.errstate(divide="ignore"):

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-import numbers
+from collections.abc import Hashable
+from numbers import Real
 
 import networkx as nx
 import numpy as np
 import pandas as pd
 
 from ..data import TableSchema
-from ..factors import Gaussian
+from ..exceptions import InvalidParameterError
+from ..factors import DISTRIBUTIONS, Gaussian
 from ..network import FittedNetwork
 from ..stats import StatisticsPlan
 from ..structure import (
@@ -18,7 +20,7 @@ from ..structure import (
     orient_constrained,
     structure_root,
 )
-from ..validation import float_array
+from ..validation import InstanceOf, Interval, Options, SquareMatrix, float_array
 from ..weights import EDGE_SCORES, contact_weights, edge_weights
 from ._base import BayesNetClassifier
 
@@ -42,7 +44,7 @@ class NaiveBayes(BayesNetClassifier):
         cell as missing (summed out exactly) and emit one
         :class:`~bnclassify.exceptions.UnseenCategoryWarning` per call naming
         the columns and counts; ``"marginalize"``: the same, silently;
-        ``"error"``: raise a ``ValueError``.
+        ``"error"``: raise an :class:`~bnclassify.exceptions.UnseenCategoryError`.
     distributions : None, str, Distribution or dict, default=None
         How each column is modelled. ``None``: by the rule of
         :func:`bnclassify.data.default_kind` (continuous columns Gaussian or
@@ -97,6 +99,11 @@ class NaiveBayes(BayesNetClassifier):
     >>> gnb.distributions_["petal length (cm)"].mean_
     array([1.462, 4.26 , 5.552])
     """
+
+    _parameter_constraints = {
+        **BayesNetClassifier._parameter_constraints,
+        "distributions": [DISTRIBUTIONS],
+    }
 
     def __init__(self, alpha=1.0, handle_unknown="warn", distributions=None):
         super().__init__(alpha=alpha, handle_unknown=handle_unknown)
@@ -165,24 +172,26 @@ def _gaussian_naive_bayes(model, class_prior, means, stds, classes, feature_name
     stds = np.asarray(stds, dtype=float)
     prior = float_array(class_prior, "class_prior")
     if means.ndim != 2 or stds.shape != means.shape:
-        raise ValueError(
+        raise InvalidParameterError(
             "means and stds must both have shape (n_classes, n_features); got "
             f"{means.shape} and {stds.shape}."
         )
     n_classes, m = means.shape
     if prior.shape != (n_classes,):
-        raise ValueError(f"class_prior must have {n_classes} entries, got shape {prior.shape}.")
+        raise InvalidParameterError(
+            f"class_prior must have {n_classes} entries, got shape {prior.shape}."
+        )
     if (prior < 0).any() or not np.isclose(prior.sum(), 1.0, atol=1e-6):
-        raise ValueError(f"class_prior must be >= 0 and sum to 1, got {prior.tolist()}.")
+        raise InvalidParameterError(f"class_prior must be >= 0 and sum to 1, got {prior.tolist()}.")
     if not (np.isfinite(means).all() and np.isfinite(stds).all() and (stds > 0).all()):
-        raise ValueError("means must be finite and stds finite and > 0.")
+        raise InvalidParameterError("means must be finite and stds finite and > 0.")
     classes = np.arange(n_classes) if classes is None else np.asarray(classes)
     if len(classes) != n_classes:
-        raise ValueError(f"{len(classes)} classes given for {n_classes} rows of means.")
+        raise InvalidParameterError(f"{len(classes)} classes given for {n_classes} rows of means.")
     named = feature_names is not None
     names = [str(f) for f in feature_names] if named else [f"x{j}" for j in range(m)]
     if len(names) != m:
-        raise ValueError(f"{len(names)} feature names given for {m} columns of means.")
+        raise InvalidParameterError(f"{len(names)} feature names given for {m} columns of means.")
     factors = [Gaussian.from_moments(means[:, j], stds[:, j] ** 2, j, names) for j in range(m)]
     schema = TableSchema(names, [((j,), f) for j, f in enumerate(factors)], [None] * m, named)
     with np.errstate(divide="ignore"):
@@ -192,6 +201,27 @@ def _gaussian_naive_bayes(model, class_prior, means, stds, classes, feature_name
         network, schema, classes, empty_feature_graph(names), class_node=class_name
     )
     return model
+
+
+#: A feature given by name or position (which ones exist is known with the data).
+ROOT = InstanceOf(Hashable, "a feature name or position")
+#: A contact matrix: a square matrix, or a callable making one from the feature names.
+CONTACT_MATRIX = ["callable", SquareMatrix()]
+
+
+def _contact_prior_needs_matrix(params):
+    if params["contact_prior"] > 0 and params["contact_matrix"] is None:
+        return "contact_prior > 0 needs a contact_matrix (n_features x n_features)."
+    return None
+
+
+def _simpler_tan_needs_matrix(params):
+    if params["contact_matrix"] is None:
+        return (
+            "contact_matrix is None, but the tree of a Simpler TAN is the contact matrix's: "
+            "it needs a contact_matrix (n_features x n_features)."
+        )
+    return None
 
 
 class TreeAugmented(BayesNetClassifier):
@@ -208,6 +238,11 @@ class TreeAugmented(BayesNetClassifier):
     #: (an ensemble may then share one tree between rootings); a subclass that builds its
     #: DAG another way sets it to False.
     orients_spanning_tree = True
+    _parameter_constraints = {
+        **BayesNetClassifier._parameter_constraints,
+        "root": [None, ROOT],
+        "distributions": [DISTRIBUTIONS],
+    }
 
     def __init__(self, alpha=1.0, root=None, handle_unknown="warn", distributions=None):
         super().__init__(alpha=alpha, handle_unknown=handle_unknown)
@@ -387,6 +422,14 @@ class TAN(TreeAugmented):
     (('petal length (cm)',), (3, 1))
     """
 
+    _parameter_constraints = {
+        **TreeAugmented._parameter_constraints,
+        "criterion": [Options(TREE_CRITERIA)],
+        "contact_matrix": [None, *CONTACT_MATRIX],
+        "contact_prior": [Interval(Real, 0, None, closed="left")],
+    }
+    _parameter_rules = (_contact_prior_needs_matrix,)
+
     def __init__(
         self,
         alpha=1.0,
@@ -404,23 +447,8 @@ class TAN(TreeAugmented):
         self.contact_matrix = contact_matrix
         self.contact_prior = contact_prior
 
-    def _check_params(self):
-        if self.criterion not in TREE_CRITERIA:
-            raise ValueError(f"criterion must be one of {TREE_CRITERIA}, got {self.criterion!r}.")
-        prior = self.contact_prior
-        if (
-            isinstance(prior, bool)
-            or not isinstance(prior, numbers.Real)
-            or not np.isfinite(prior)
-            or prior < 0
-        ):
-            raise ValueError(f"contact_prior must be a finite number >= 0, got {prior!r}.")
-        if prior > 0 and self.contact_matrix is None:
-            raise ValueError("contact_prior > 0 needs a contact_matrix (n_features x n_features).")
-        return float(prior)
-
     def tree_weights(self, stats, schema) -> pd.DataFrame:
-        prior = self._check_params()
+        prior = float(self.contact_prior)
         score = _SPANNING_SCORES.get(self.criterion, self.criterion)
         scored = score != "loglik" or prior > 0
         return edge_weights(
@@ -476,6 +504,12 @@ class SimplerTAN(TreeAugmented):
     ['block7']
     """
 
+    _parameter_constraints = {
+        **TreeAugmented._parameter_constraints,
+        "contact_matrix": [None, *CONTACT_MATRIX],
+    }
+    _parameter_rules = (_simpler_tan_needs_matrix,)
+
     def __init__(
         self, contact_matrix=None, alpha=1.0, root=None, handle_unknown="warn", distributions=None
     ):
@@ -485,6 +519,4 @@ class SimplerTAN(TreeAugmented):
         self.contact_matrix = contact_matrix
 
     def tree_weights(self, stats, schema) -> pd.DataFrame:
-        if self.contact_matrix is None:
-            raise ValueError("SimplerTAN needs a contact_matrix (n_features x n_features).")
         return contact_weights(self.contact_matrix, schema.names)

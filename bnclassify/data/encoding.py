@@ -23,6 +23,7 @@ from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.multiclass import check_classification_targets
 
 from .._native import BLOCK_CELLS, MAX_THREADS, column_major, column_ranges, cpu_count, value_bits
+from ..exceptions import UnseenCategoryError
 
 MISSING = -1
 HANDLE_UNKNOWN = ("warn", "error", "marginalize")
@@ -597,7 +598,7 @@ def _raise_unknown(column, values, categories):
     values, known = np.asarray(values)[:5].tolist(), np.asarray(categories).tolist()
     if len(known) > 20:  # a wide column: the first ones say what the categories look like
         known = f"{known[:20]} ... ({len(known)} in all)"
-    raise ValueError(
+    raise UnseenCategoryError(
         f"Column {column.name!r} has value(s) {values} not seen during fit "
         f"(known categories: {known}). Pass handle_unknown='marginalize' "
         "to treat unseen categories as missing."

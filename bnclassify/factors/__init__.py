@@ -13,6 +13,7 @@ from ._gaussian import Gaussian
 from ._kernel import KernelDensity
 from ._lognormal import LogNormal
 from ._multinomial import Multinomial
+from ._spec import DistributionSpec
 from ._views import DensityView, RegressionView, TableView
 
 #: The node class of each kind, by name: the strings the estimators' ``distributions`` accepts.
@@ -24,14 +25,18 @@ KINDS = {
 # the data layer knows each kind by its descriptor only (it never imports this package)
 for _node in KINDS.values():
     register_kind(Kind.of_node_class(_node))
+#: The constraint of the estimators' ``distributions`` parameter (and of its node models').
+DISTRIBUTIONS = DistributionSpec(KINDS)
 
 __all__ = [
+    "DISTRIBUTIONS",
     "KINDS",
     "node_from_spec",
     "node_statistics",
     "Bernoulli",
     "Categorical",
     "DensityView",
+    "DistributionSpec",
     "Factor",
     "Gaussian",
     "KernelDensity",

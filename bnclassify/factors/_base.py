@@ -22,8 +22,6 @@ library reads the capabilities declared here (``discrete``, ``continuous``,
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 from sklearn.base import BaseEstimator
 
@@ -67,6 +65,10 @@ class Factor(BaseEstimator):
     def support(self) -> str:
         """What its values must be, for the message about a value :meth:`model_values` refuses."""
         return self.scale.support
+
+    #: What each hyper-parameter may be (see :mod:`bnclassify.validation`); checked with the
+    #: estimator's parameters, at the start of its fit.
+    _parameter_constraints: dict = {}
 
     # -- fitting ----------------------------------------------------------------------
     def _setup(self, columns, parents, names, discrete):
@@ -289,30 +291,12 @@ class Factor(BaseEstimator):
         return (n_classes, *(int(cards[p]) for p in self._discrete_parents))
 
 
-def check_alpha_override(alpha, owner):
-    """A factor's own pseudo-count (``None``: use the estimator's)."""
-    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not np.isfinite(alpha):
-        raise TypeError(f"{owner}: alpha must be a finite number or None, got {alpha!r}.")
-    if alpha < 0:
-        raise ValueError(f"{owner}: alpha must be >= 0, got {alpha!r}.")
-    return float(alpha)
-
-
 def scaled_floor(var_smoothing, log_scale, exponent=0) -> float:
     """``var_smoothing V / 4**exponent`` from ``log V``, capped at the largest float."""
     if var_smoothing == 0:
         return 0.0
     log_floor = np.log(var_smoothing) + log_scale - 2 * LOG_2 * exponent
     return float(np.exp(min(log_floor, np.log(np.finfo(float).max))))
-
-
-def check_nonnegative(value, owner, name):
-    """A factor parameter as a finite float >= 0; anything else is a ``ValueError`` naming it."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value >= 0:
-        raise ValueError(f"{owner}: {name} must be a number >= 0, got {value!r}.")
-    if not np.isfinite(value):
-        raise ValueError(f"{owner}: {name} must be finite, got {value!r}.")
-    return float(value)
 
 
 def zero_variance_error(name, where):

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import numbers
+from numbers import Real
 
 import numpy as np
 
 from ..state import float_array, require
-from ._base import Factor, check_alpha_override, observed_only
+from ..validation import ALPHA, Interval
+from ._base import Factor, observed_only
 from ._views import TableView
 
 
@@ -50,17 +51,16 @@ class Bernoulli(Factor):
     """
 
     kind = "bernoulli"
+    _parameter_constraints = {
+        "binarize": [Interval(Real, None, None), None],
+        "alpha": [*ALPHA, None],
+    }
 
     def __init__(self, binarize=0.0, alpha=None):
         self.binarize = binarize
         self.alpha = alpha
 
     def _binary(self, x, name=None):
-        b = self.binarize
-        if b is not None and (
-            isinstance(b, bool) or not isinstance(b, numbers.Real) or not np.isfinite(b)
-        ):
-            raise ValueError(f"Bernoulli: binarize must be a finite number or None, got {b!r}.")
         if self.binarize is None:
             values = x[~np.isnan(x)]
             bad = values[(values != 0) & (values != 1)]
@@ -75,7 +75,7 @@ class Bernoulli(Factor):
 
     def fit_family(self, stats, columns, parents, alpha, names):
         self._setup(columns, parents, names, stats.discrete)
-        alpha = check_alpha_override(alpha if self.alpha is None else self.alpha, "Bernoulli")
+        alpha = float(alpha if self.alpha is None else self.alpha)
         sums = stats.kept_node_sums(columns) or self.node_statistics(stats, columns, names)
         ones, total = sums["ones"], sums["total"]
         with np.errstate(invalid="ignore"):

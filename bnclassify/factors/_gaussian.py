@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from numbers import Real
+
 import numpy as np
 
 from ..state import float_array, require
 from ..stats import GaussianMoments
+from ..validation import Interval
 from ._base import (
     LOG_2,
     Factor,
-    check_nonnegative,
     log_normal,
     scaled_floor,
     zero_variance_error,
@@ -103,10 +105,13 @@ class Gaussian(Factor):
 
     scaled_by_variance = True
     rescaled = True
+    _parameter_constraints = {
+        "var_smoothing": [Interval(Real, 0, None, closed="left")],
+        "prior_strength": [Interval(Real, 0, None, closed="left")],
+    }
 
     def variance_floor(self, log_scale, exponent=0) -> float:
-        smoothing = check_nonnegative(self.var_smoothing, type(self).__name__, "var_smoothing")
-        return scaled_floor(smoothing, log_scale, exponent)
+        return scaled_floor(float(self.var_smoothing), log_scale, exponent)
 
     def __init__(self, var_smoothing=1e-9, prior_strength=10.0):
         self.var_smoothing = var_smoothing
@@ -157,7 +162,7 @@ class Gaussian(Factor):
         ]
         self._epsilon = self.variance_floor(stats.log_variance_scale, self._exponent[0])
         cards = tuple(int(stats.cards[p]) for p in self._discrete_parents)
-        strength = check_nonnegative(self.prior_strength, type(self).__name__, "prior_strength")
+        strength = float(self.prior_strength)
         moments = stats.gaussian_moments(child, self._discrete_parents, self._continuous_parents)
         n_classes, n_configs = stats.n_classes, int(np.prod(cards)) if cards else 1
         count = moments.count

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import numbers
+from numbers import Real
 
 import numpy as np
 from scipy.special import logsumexp
 
 from ..state import float_array, require
+from ..validation import Interval, Options
 from ._base import (
     LOG_2PI,
     Factor,
-    check_nonnegative,
     observed_only,
     scaled_floor,
     zero_variance_error,
@@ -63,10 +63,13 @@ class KernelDensity(Factor):
     continuous = True
 
     scaled_by_variance = True
+    _parameter_constraints = {
+        "bandwidth": [Options(("scott", "silverman")), Interval(Real, 0, None, closed="neither")],
+        "var_smoothing": [Interval(Real, 0, None, closed="left")],
+    }
 
     def variance_floor(self, log_scale, exponent=0) -> float:
-        smoothing = check_nonnegative(self.var_smoothing, "KernelDensity", "var_smoothing")
-        return scaled_floor(smoothing, log_scale, exponent)
+        return scaled_floor(float(self.var_smoothing), log_scale, exponent)
 
     def __init__(self, bandwidth="scott", var_smoothing=1e-9):
         self.bandwidth = bandwidth
@@ -77,19 +80,6 @@ class KernelDensity(Factor):
         (column,) = columns
         self.epsilon_ = self.variance_floor(stats.log_variance_scale)
         bandwidth = self.bandwidth
-        rules = ("scott", "silverman")
-        if (isinstance(bandwidth, str) and bandwidth not in rules) or (
-            not isinstance(bandwidth, str)
-            and (
-                isinstance(bandwidth, bool)
-                or not isinstance(bandwidth, numbers.Real)
-                or not (np.isfinite(bandwidth) and bandwidth > 0)
-            )
-        ):
-            raise ValueError(
-                f"KernelDensity bandwidth must be one of {rules} or a positive number, "
-                f"got {bandwidth!r}."
-            )
         self.values_ = stats.class_values(column)
         everything = np.concatenate(self.values_)
         h = np.empty(stats.n_classes)

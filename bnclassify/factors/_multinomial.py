@@ -6,7 +6,8 @@ import numpy as np
 from scipy.special import gammaln
 
 from ..state import float_array, probability_rows
-from ._base import Factor, check_alpha_override
+from ..validation import ALPHA
+from ._base import Factor
 from ._bernoulli import xlogy_rows
 from ._views import TableView
 
@@ -46,13 +47,14 @@ class Multinomial(Factor):
 
     kind = "multinomial"
     joint = True
+    _parameter_constraints = {"alpha": [*ALPHA, None]}
 
     def __init__(self, alpha=None):
         self.alpha = alpha
 
     def fit_family(self, stats, columns, parents, alpha, names):
         self._setup(columns, parents, names, stats.discrete)
-        alpha = check_alpha_override(alpha if self.alpha is None else self.alpha, "Multinomial")
+        alpha = float(alpha if self.alpha is None else self.alpha)
         sums = stats.kept_node_sums(columns) or self.node_statistics(stats, columns, names)
         totals = sums["totals"]
         smoothed = totals + alpha

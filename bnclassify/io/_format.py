@@ -65,6 +65,7 @@ import numpy as np
 import pandas as pd
 
 from .._version import __version__
+from ..exceptions import ModelFileError
 from ..state import StateError
 from . import registry
 from ._v1 import FIELDS as V1_FIELDS
@@ -84,10 +85,6 @@ MAX_MEMBERS = 100_000
 _ARRAY_KINDS = "biufU"  # bool, ints, unsigned, floats, fixed-width unicode
 _FIELD = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 _ARRAY_FILE = re.compile(r"^arrays/[0-9]+\.npy$")
-
-
-class ModelFileError(ValueError):
-    """A file that is not a valid bnclassify model file (or is too large to read)."""
 
 
 # -- writing --------------------------------------------------------------------------------------

@@ -105,6 +105,10 @@ class StudyTAN(TAN):
 
     #: its DAG is grown by the study's own rule, not by orienting the spanning tree
     orients_spanning_tree = False
+    _parameter_constraints = {
+        name: TAN._parameter_constraints[name] for name in ("alpha", "root", "handle_unknown")
+    }
+    _parameter_rules = ()
 
     def __init__(self, alpha=1.0, root=None, handle_unknown="warn"):
         # the study ranked edges by int(CMI): the plain-information weights, not AIC gains

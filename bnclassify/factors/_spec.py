@@ -1,0 +1,89 @@
+"""What an estimator's ``distributions`` parameter may be: one declared constraint.
+
+The estimators list :data:`~bnclassify.factors.DISTRIBUTIONS` in their
+``_parameter_constraints``; checking it checks each node model's own
+parameters (``var_smoothing``, ``prior_strength``, ``alpha``, ``bandwidth``,
+...) against that model's table, so a bad node parameter is refused at the
+start of ``fit`` like any other. Which columns the keys name is known only
+with the data (:class:`~bnclassify.data.TableSchema` resolves them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+
+from ..validation import Constraint, validate_parameters
+from ._base import Factor
+
+
+class DistributionSpec(Constraint):
+    """``None``, a kind's name, a node model, or a dict from columns to either.
+
+    Parameters
+    ----------
+    kinds : dict
+        The kinds' names and their node classes (:data:`bnclassify.factors.KINDS`).
+
+    Examples
+    --------
+    >>> from bnclassify.factors import DISTRIBUTIONS, Gaussian
+    >>> DISTRIBUTIONS.check({"age": "gaussian", ("n1", "n2"): "multinomial"}) is None
+    True
+    >>> DISTRIBUTIONS.check({"age": "poisson"})
+    "Unknown distribution 'poisson' for column(s) 'age'"
+    >>> DISTRIBUTIONS.check(Gaussian(prior_strength=-1))
+    Traceback (most recent call last):
+    ...
+    bnclassify.exceptions.InvalidParameterError: Gaussian (distributions): prior_strength must be
+    a finite number >= 0, got -1.
+    """
+
+    def __init__(self, kinds):
+        self.kinds = dict(kinds)
+        self.description = (
+            f"one of {tuple(sorted(self.kinds))}, a bnclassify.distributions instance, a dict "
+            "mapping columns (names, positions or tuples of them) to those, or None"
+        )
+
+    def check(self, value):
+        if value is None:
+            return None
+        if isinstance(value, dict):
+            for key, spec in value.items():
+                reason = self._entry(key, spec)
+                if reason is not None:
+                    return reason
+            return None
+        if isinstance(value, str | Factor):
+            return self._spec(value, "distributions")
+        return ""
+
+    def _entry(self, key, spec) -> str | None:
+        if isinstance(key, tuple) and not key:
+            return "it has an empty tuple of columns"
+        if not isinstance(key, Hashable):
+            return f"its key {key!r} is not a column name, position or tuple of them"
+        where = f"distributions[{key!r}]"
+        reason = self._spec(spec, where)
+        if reason is not None:
+            return reason or f"{where} is {spec!r}"
+        joint = self.kinds.get(spec, Factor) if isinstance(spec, str) else type(spec)
+        if joint.joint and not (isinstance(key, tuple) and len(key) >= 2):
+            return (
+                f"a multinomial models a group of count columns jointly; column(s) {key!r} is "
+                "a single column. Give the group as a tuple of columns"
+            )
+        return None
+
+    def _spec(self, spec, where) -> str | None:
+        """Why ``spec`` is not a kind's name or a valid node model (``None``: it is)."""
+        if isinstance(spec, str):
+            if spec in self.kinds:
+                return None
+            column = where.removeprefix("distributions[").removesuffix("]")
+            on = f" for column(s) {column}" if where != "distributions" else ""
+            return f"Unknown distribution {spec!r}{on}"
+        if isinstance(spec, Factor) and spec.kind is not None:
+            validate_parameters(spec, owner=f"{type(spec).__name__} ({where})")
+            return None
+        return ""

@@ -28,7 +28,7 @@ from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_val_sco
 from sklearn.naive_bayes import BernoulliNB
 
 from bnclassify import SignalSubgraphClassifier
-from bnclassify._plot_networks import plot_signal_edge_probabilities, plot_signal_edges
+from bnclassify.plotting._networks import plot_signal_edge_probabilities, plot_signal_edges
 from bnclassify.classifiers._signal_subgraph import (
     candidate_edges,
     chi2_log_pvalues,

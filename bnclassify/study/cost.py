@@ -26,6 +26,8 @@ import pandas as pd
 
 from ..classifiers import TAN, SimplerTAN
 from ..datasets import make_tree_classification
+from ..metrics import progress_bar
+from .figures import figure
 
 __all__ = [
     "DEFAULT_FEATURES",
@@ -158,8 +160,6 @@ def run_cost_study(
     >>> results.groupby("sweep").size().to_dict()
     {'features': 4, 'rows': 4}
     """
-    from ..metrics import progress_bar
-
     plan = [("features", rows_for_features, m) for m in features]
     plan += [("rows", n, features_for_rows) for n in rows]
     records = []
@@ -390,15 +390,6 @@ def save_cost_study(out_dir, results=None, *, tables=True) -> list:
     return paths
 
 
-def _register_figures():
-    try:
-        from .figures import figure
-    except ImportError:  # the figure registry is optional
-        return
-
-    @figure("cost_study")
-    def _cost_study_figure(out_dir):
-        return save_cost_study(out_dir, tables=False)
-
-
-_register_figures()
+@figure("cost_study")
+def _cost_study_figure(out_dir):
+    return save_cost_study(out_dir, tables=False)

@@ -12,6 +12,14 @@ import pytest  # noqa: E402
 
 from bnclassify.study import figures  # noqa: E402
 
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    """Close every figure a test opened, whether it passed or failed."""
+    yield
+    plt.close("all")
+
+
 OWN = [
     "p450_tree_comparison",
     "p450_structures",

@@ -15,7 +15,8 @@ from bnclassify.study import figures  # noqa: E402
 
 @pytest.fixture(autouse=True)
 def _close_figures():
-    """Close every figure a test opened, whether it passed or failed."""
+    """Start each test with no figure open (doctests may leave theirs) and close its own."""
+    plt.close("all")
     yield
     plt.close("all")
 

@@ -14,7 +14,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..structure import check_weight_matrix, tree_from_weights
 from ._heatmap import plot_weights
-from ._palette import SHARED_COLOR, TREE_A_COLOR, TREE_B_COLOR
+from ._palette import CONTACT_CMAP, POSTERIOR_CMAP, SHARED_COLOR, TREE_A_COLOR, TREE_B_COLOR
 from ._structure import plot_structure
 
 __all__ = ["plot_edge_posterior"]
@@ -107,7 +107,7 @@ def plot_edge_posterior(model, contact_matrix=None, *, fig=None, title=None, fon
     plot_weights(
         posterior,
         ax=ax_p,
-        cmap="Blues",
+        cmap=POSTERIOR_CMAP,
         vmax_scale=1.0 / max(float(posterior.to_numpy().max()), 1e-12),
         fmt=".2f",
         fontsize=fontsize - 1,
@@ -126,8 +126,7 @@ def plot_edge_posterior(model, contact_matrix=None, *, fig=None, title=None, fon
         plot_weights(
             contacts,
             ax=ax_c,
-            cmap="Greys",
-            vmax_scale=1.6,
+            cmap=CONTACT_CMAP,
             fontsize=fontsize - 1,
             colorbar_label="contacts",
         )

@@ -14,7 +14,7 @@ import pandas as pd
 from matplotlib.patches import Rectangle
 from scipy import stats
 
-from ._palette import FAMILY_COLORS, MODEL_COLORS
+from ._palette import FAMILY_COLORS, OTHER_MODEL_COLORS
 
 __all__ = ["cv_differences", "model_family", "plot_cv_results"]
 
@@ -62,19 +62,25 @@ def _fold_table(results):
     )
 
 
-_HATCHES = ["", "///", "...", "xxx"]
+_HATCHES = ["", "///", "...", "xxx", "\\\\\\", "ooo", "+++"]
 
 
 def _model_styles(models) -> dict:
-    """A distinct (colour, hatch) per model: colours first, hatches once they repeat."""
-    return {
-        m: {
-            "facecolor": MODEL_COLORS[k % len(MODEL_COLORS)],
-            "hatch": _HATCHES[(k // len(MODEL_COLORS)) % len(_HATCHES)],
-            "edgecolor": "white",
-        }
-        for k, m in enumerate(models)
-    }
+    """Each model in its family's colour, the models of one family told apart by hatches.
+
+    Models of no known family take the colours no family has, then hatches.
+    """
+    styles, seen = {}, {}
+    for m in models:
+        family = model_family(m)
+        k = seen[family] = seen.get(family, -1) + 1
+        if family == "other":
+            colors = OTHER_MODEL_COLORS
+            color, hatch = colors[k % len(colors)], _HATCHES[(k // len(colors)) % len(_HATCHES)]
+        else:
+            color, hatch = FAMILY_COLORS[family], _HATCHES[k % len(_HATCHES)]
+        styles[m] = {"facecolor": color, "hatch": hatch, "edgecolor": "white"}
+    return styles
 
 
 def model_family(name) -> str:
@@ -297,7 +303,10 @@ def plot_cv_results(
     Scores on a 0-1 scale (accuracy, precision, recall, F1, AUC: by column
     name) share one panel, grouped by metric with one bar per model; every
     other metric (CLL, log-loss, times) gets a panel of its own. With a
-    ``dataset`` column there is one row of panels per data set.
+    ``dataset`` column there is one row of panels per data set. Each model
+    is drawn in its family's colour, the same in every figure (NB black, TAN
+    blue, Simpler TAN bluish green, ensembles orange, KDB/AODE reddish
+    purple, BMA vermillion), models of one family told apart by hatching.
 
     With a ``baseline`` (e.g. ``"NB"``) it draws instead, per data set and
     metric, every other model's mean per-fold difference to the baseline

@@ -10,10 +10,15 @@ models without a family, parent configurations) cycle through
 
 from __future__ import annotations
 
-from matplotlib.colors import to_rgb
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.colors import ListedColormap, to_rgb
 
 __all__ = [
     "CATEGORY_COLORS",
+    "CONTACT_CMAP",
+    "OTHER_MODEL_COLORS",
+    "POSTERIOR_CMAP",
     "CLASS_ARC_COLOR",
     "CLASS_BORDER",
     "CLASS_FILL",
@@ -69,10 +74,21 @@ FAMILY_COLORS = {
     "other": "#999999",
 }
 
+#: Models of no known family: the Okabe-Ito colours no family has, then grey.
+OTHER_MODEL_COLORS = [SKY_BLUE, YELLOW, "#999999"]
+
+# -- matrices ----------------------------------------------------------------------------
+#: Contact counts, in every figure: greys cut at 70%, so the darkest cell stays mid-grey
+#: and the tree outlines drawn on it (blue, bluish green, vermillion) show.
+CONTACT_CMAP = ListedColormap(plt.get_cmap("Greys")(np.linspace(0.0, 0.7, 256)), name="contacts")
+#: Edge posterior probabilities: purples, on which the tree outlines show (not on blues).
+POSTERIOR_CMAP = "Purples"
+
 #: One colour per category where categories have no fixed meaning, in this order.
 CATEGORY_COLORS = [BLUE, ORANGE, BLUISH_GREEN, REDDISH_PURPLE, SKY_BLUE, VERMILLION, YELLOW]
 
-#: The bars of :func:`~bnclassify.plotting.plot_cv_results`, one per model.
+#: The bars of :func:`~bnclassify.plotting.plot_cv_results` before they took their
+#: family's colour; kept importable for figures drawn in the former colours.
 MODEL_COLORS = CATEGORY_COLORS
 
 

@@ -7,12 +7,11 @@ import matplotlib.transforms as mtransforms
 import networkx as nx
 import numpy as np
 import pandas as pd
-from matplotlib.colors import ListedColormap
 from matplotlib.patches import Rectangle
 
 from ._heatmap import plot_weights
 from ._layout import feature_graph, structure_of
-from ._palette import SHARED_COLOR, TREE_A_COLOR, TREE_B_COLOR
+from ._palette import CONTACT_CMAP, SHARED_COLOR, TREE_A_COLOR, TREE_B_COLOR
 from ._readback import tag
 from ._structure import plot_structure
 
@@ -156,12 +155,10 @@ def plot_tree_comparison(
                 color="0.3",
             )
 
-    # Greys cut at 70%: the darkest cell stays mid-grey, so marks on it show, and
-    # the colour bar still ends at the largest value shown.
     plot_weights(
         contact_matrix,
         ax=ax_m,
-        cmap=ListedColormap(plt.get_cmap("Greys")(np.linspace(0.0, 0.7, 256))),
+        cmap=CONTACT_CMAP,
         fontsize=fontsize - 1,
         colorbar_label="contacts",
     )

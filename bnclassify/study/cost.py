@@ -47,7 +47,7 @@ DEFAULT_FEATURES = (8, 16, 32, 64, 128, 256, 512, 1024)
 DEFAULT_ROWS = (1_000, 10_000, 100_000, 1_000_000)
 
 STAGES = ("encode_s", "weights_s", "structure_s", "parameters_s")
-TAN_COLOR, STAN_COLOR = "#0072B2", "#D55E00"  # Okabe-Ito blue and vermillion
+TAN_COLOR, STAN_COLOR = "#0072B2", "#009E73"  # the TAN and Simpler TAN colours of every figure
 SHARED_COLOR = "0.6"  # grey: the encoding both models do
 _MODELS = ("TAN", "Simpler TAN")
 

@@ -34,9 +34,9 @@ templates_path = ["_templates"]
 # The API reference: one page per public name, listed from each module's __all__,
 # so names and modules added later appear without editing the docs.
 PACKAGE = Path(bnclassify.__file__).parent
-SUBMODULES = (
+SUBMODULES = (  # io, stream: when present
     "datasets distributions factors data counts weights information structure network "
-    "metrics explain plotting preprocessing study io stream"  # io, stream: when present
+    "metrics explain plotting preprocessing study io stream exceptions distributed"
 ).split()
 API_MODULES = ["bnclassify"] + [
     f"bnclassify.{name}"

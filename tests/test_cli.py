@@ -1,8 +1,10 @@
 """The ``bnclassify`` command: compare, errors in one line, reproduce, figures, cost."""
 
+import importlib.util
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -170,7 +172,16 @@ def test_cost_command(capsys, tiny_cost_study, tmp_path):
     assert (tmp_path / "cost_study.png").stat().st_size > 0
 
 
-def test_reproduce_rewrites_only_the_marked_blocks(capsys, tiny_cost_study, tmp_path):
+def _regenerate_tool():
+    """``tools/regenerate.py`` of the checkout, imported by path (it is not installed)."""
+    path = Path(__file__).resolve().parent.parent / "tools" / "regenerate.py"
+    spec = importlib.util.spec_from_file_location("bnclassify_regenerate_tool", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_regenerate_rewrites_only_the_marked_blocks(capsys, tiny_cost_study, tmp_path):
     readme = tmp_path / "README.md"
     head = '```bash\npip install -e ".[dev]" && bnclassify compare --dataset p450\npytest\n```\n'
     readme.write_text(
@@ -179,16 +190,13 @@ def test_reproduce_rewrites_only_the_marked_blocks(capsys, tiny_cost_study, tmp_
         + "middle\n<!-- bnclassify:cost:start -->\nold\n<!-- bnclassify:cost:end -->\ntail\n"
     )
     results = tmp_path / "docs" / "results.md"
-    code, out, err = run_cli(
-        capsys,
-        "reproduce",
-        "--readme",
-        str(readme),
-        "--results",
-        str(results),
-        "--no-figures",
-        "--no-progress",
+    code = _regenerate_tool().main(
+        [
+            *("--readme", str(readme), "--results", str(results)),
+            *("--figures", str(tmp_path / "figures"), "--no-figures", "--no-progress"),
+        ]
     )
+    out, err = capsys.readouterr()
     assert code == 0, err
     text = readme.read_text()
     assert text.startswith(head) and "\nintro\n" in text and "middle\n" in text
@@ -198,23 +206,40 @@ def test_reproduce_rewrites_only_the_marked_blocks(capsys, tiny_cost_study, tmp_
     assert "What the study's TAN tree changes" in text
     page = results.read_text()
     assert "## Cost study" in page and "P450 TAN (study's tree): block1->block2" in page
-    assert f"wrote {results}" in out
+    assert "![cost study](../figures/cost_study.png)" in page
+    assert f"wrote {results}" in out and f"wrote {readme}" in out
 
 
-def test_reproduce_refuses_a_readme_without_markers(capsys, tiny_cost_study, tmp_path):
+def test_regenerate_refuses_a_readme_without_markers(capsys, tiny_cost_study, tmp_path):
     readme = tmp_path / "README.md"
     readme.write_text("no markers\n")
-    code, _, err = run_cli(
-        capsys,
-        "reproduce",
-        "--readme",
-        str(readme),
-        "--results",
-        str(tmp_path / "r.md"),
-        "--no-figures",
+    results = tmp_path / "r.md"
+    code = _regenerate_tool().main(
+        ["--readme", str(readme), "--results", str(results), "--no-figures"]
     )
-    assert_one_line_error(code, err, "bnclassify:results:start")
+    _, err = capsys.readouterr()
+    assert code == 2 and "bnclassify:results:start" in err
     assert readme.read_text() == "no markers\n"
+    assert not results.exists()  # refused before the run
+
+
+def test_reproduce_writes_the_results_page_and_nothing_else(
+    capsys, tiny_cost_study, tmp_path, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "README.md").write_text(
+        "<!-- bnclassify:results:start -->\nold\n<!-- bnclassify:results:end -->\n"
+    )
+    code, out, err = run_cli(capsys, "reproduce", "--no-figures", "--no-progress")
+    assert code == 0, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["README.md", "results.md"]
+    assert "\nold\n" in (tmp_path / "README.md").read_text()
+    page = (tmp_path / "results.md").read_text()
+    assert "### P450" in page and "![cost study](figures/cost_study.png)" in page
+    assert out.strip() == "wrote results.md"
+    with pytest.raises(SystemExit) as exit_info:
+        main(["reproduce", "--readme", "README.md"])
+    assert exit_info.value.code == 2
 
 
 def test_figures_command_writes_the_cv_figure(capsys, tmp_path):

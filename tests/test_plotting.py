@@ -510,7 +510,7 @@ def test_plotting_modules_import_no_estimator():
     import bnclassify
 
     package = Path(bnclassify.__file__).parent
-    for path in [package / "plotting.py", *package.glob("_plot_*.py")]:
+    for path in (package / "plotting").glob("*.py"):
         tree = ast.parse(path.read_text())
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom):
@@ -764,7 +764,7 @@ def test_tree_comparison_colour_bar_units_and_chance(data, request):
 
 
 def test_edge_labels_share_three_significant_digits(p450):
-    from bnclassify.plotting import _format_weight
+    from bnclassify.plotting._structure import _format_weight
 
     assert _format_weight(0.0101) == "0.0101"
     assert _format_weight(0.0096) == "0.00960"

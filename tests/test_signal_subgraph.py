@@ -28,7 +28,6 @@ from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_val_sco
 from sklearn.naive_bayes import BernoulliNB
 
 from bnclassify import SignalSubgraphClassifier
-from bnclassify._plot_networks import plot_signal_edge_probabilities, plot_signal_edges
 from bnclassify.classifiers._signal_subgraph import (
     candidate_edges,
     chi2_log_pvalues,
@@ -38,6 +37,14 @@ from bnclassify.classifiers._signal_subgraph import (
     n_possible_edges,
 )
 from bnclassify.datasets import make_signal_subgraph_networks
+from bnclassify.plotting._networks import plot_signal_edge_probabilities, plot_signal_edges
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    """Close every figure a test opened, whether it passed or failed."""
+    yield
+    plt.close("all")
 
 
 @pytest.fixture(scope="module")

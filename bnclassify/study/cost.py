@@ -26,6 +26,8 @@ import pandas as pd
 
 from ..classifiers import TAN, SimplerTAN
 from ..datasets import make_tree_classification
+from ..metrics import progress_bar
+from .figures import figure
 
 __all__ = [
     "DEFAULT_FEATURES",
@@ -45,7 +47,7 @@ DEFAULT_FEATURES = (8, 16, 32, 64, 128, 256, 512, 1024)
 DEFAULT_ROWS = (1_000, 10_000, 100_000, 1_000_000)
 
 STAGES = ("encode_s", "weights_s", "structure_s", "parameters_s")
-TAN_COLOR, STAN_COLOR = "#0072B2", "#D55E00"  # Okabe-Ito blue and vermillion
+TAN_COLOR, STAN_COLOR = "#0072B2", "#009E73"  # the TAN and Simpler TAN colours of every figure
 SHARED_COLOR = "0.6"  # grey: the encoding both models do
 _MODELS = ("TAN", "Simpler TAN")
 
@@ -158,8 +160,6 @@ def run_cost_study(
     >>> results.groupby("sweep").size().to_dict()
     {'features': 4, 'rows': 4}
     """
-    from ..metrics import progress_bar
-
     plan = [("features", rows_for_features, m) for m in features]
     plan += [("rows", n, features_for_rows) for n in rows]
     records = []
@@ -390,15 +390,6 @@ def save_cost_study(out_dir, results=None, *, tables=True) -> list:
     return paths
 
 
-def _register_figures():
-    try:
-        from .figures import figure
-    except ImportError:  # the figure registry is optional
-        return
-
-    @figure("cost_study")
-    def _cost_study_figure(out_dir):
-        return save_cost_study(out_dir, tables=False)
-
-
-_register_figures()
+@figure("cost_study")
+def _cost_study_figure(out_dir):
+    return save_cost_study(out_dir, tables=False)

@@ -28,7 +28,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 
 from .. import plotting
-from ..classifiers import TAN, NaiveBayes, SimplerTAN
+from ..classifiers import BMATAN, TAN, NaiveBayes, SimplerTAN
 from ..datasets import load_lactamase, load_p450
 
 __all__ = ["FIGURES", "FIGURE_MODULES", "figure", "load_figure_modules", "make_figures"]
@@ -39,7 +39,7 @@ FIGURES: dict[str, Callable[[Path], list[Path]]] = {}
 #: Modules that register figures of their own; those that do not exist are skipped.
 FIGURE_MODULES = (
     "bnclassify.study.shap_figures",  # "shap": SHAP beeswarm and bar plots
-    "bnclassify.study",  # "cv_results": the study's cross-validation, per data set
+    "bnclassify.study",  # "cv_results" (study.report): the study's cross-validation
     "bnclassify.study.cost",  # "cost_study": fit time of TAN vs Simpler TAN
 )
 
@@ -223,8 +223,6 @@ for _dataset in _DATASETS:
 
 def _edge_posterior(dataset, out_dir):
     """BMATAN's posterior edge probabilities (contact prior chosen by evidence) and the contacts."""
-    from ..classifiers import BMATAN
-
     title, bunch, *_ = _fitted(dataset)
     model = BMATAN(contact_matrix=bunch.contact_matrix, contact_prior="auto")
     fig = plotting.plot_edge_posterior(model.fit(bunch.data, bunch.target), title=title)

@@ -12,7 +12,8 @@ import pandas as pd
 from matplotlib.colors import ListedColormap
 from sklearn.utils.validation import check_is_fitted
 
-from .validation import check_int, check_range
+from ..validation import check_int, check_range
+from ._palette import category_colors
 
 __all__ = ["plot_class_densities", "plot_decision_boundary"]
 
@@ -20,13 +21,6 @@ __all__ = ["plot_class_densities", "plot_decision_boundary"]
 #: (2000 x 2000 cells: the grid's probabilities take 64 MB per class).
 MAX_GRID_POINTS = 100_000
 MAX_GRID_SIDE = 2_000
-
-#: Okabe-Ito colours (readable by colour-blind readers), one per class.
-CLASS_COLORS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442"]
-
-
-def _class_colors(n):
-    return [CLASS_COLORS[k % len(CLASS_COLORS)] for k in range(n)]
 
 
 def _feature_name(model, feature):
@@ -139,7 +133,7 @@ def plot_class_densities(
     if ax is None:
         _, ax = plt.subplots(figsize=(6, 3.5))
     n_classes = len(model.classes_)
-    colors = _class_colors(n_classes)
+    colors = category_colors(n_classes)
     for c, label in enumerate(model.classes_):
         text = f"{label}" if posterior is None else f"{label} (P = {posterior[c]:.3f})"
         ax.plot(grid, density[:, c], color=colors[c], lw=2, label=text)
@@ -266,7 +260,7 @@ def plot_decision_boundary(
     proba = model.predict_proba(grid_input)
     predicted = proba.argmax(axis=1).reshape(gx.shape)
     n_classes = len(model.classes_)
-    colors = _class_colors(n_classes)
+    colors = category_colors(n_classes)
     if ax is None:
         _, ax = plt.subplots(figsize=(5.5, 4.5))
     ax.contourf(

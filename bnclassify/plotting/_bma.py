@@ -1,8 +1,8 @@
 """The figure of Bayesian model averaging over trees: edge posteriors beside the contacts.
 
-Re-exported by :mod:`bnclassify.plotting`, whose colour conventions it keeps:
-cells of the MAP tree's edges are outlined in the upper triangle (blue), the
-contact tree's in the lower one (green), edges both trees have in vermillion.
+Re-exported by :mod:`bnclassify.plotting`; colours from its palette: cells of
+the MAP tree's edges are outlined in the upper triangle (blue), the contact
+tree's in the lower one (green), edges both trees have in vermillion.
 """
 
 from __future__ import annotations
@@ -12,7 +12,10 @@ import pandas as pd
 from matplotlib.patches import Rectangle
 from sklearn.utils.validation import check_is_fitted
 
-from .structure import check_weight_matrix, tree_from_weights
+from ..structure import check_weight_matrix, tree_from_weights
+from ._heatmap import plot_weights
+from ._palette import CONTACT_CMAP, POSTERIOR_CMAP, SHARED_COLOR, TREE_A_COLOR, TREE_B_COLOR
+from ._structure import plot_structure
 
 __all__ = ["plot_edge_posterior"]
 
@@ -47,7 +50,7 @@ def plot_edge_posterior(model, contact_matrix=None, *, fig=None, title=None, fon
     contacts, as :class:`~bnclassify.SimplerTAN` builds it), each edge
     labelled with its posterior probability. In both matrices the MAP tree's
     edges are outlined in the upper triangle and the contact tree's in the
-    lower one, in :func:`~bnclassify.plotting.plot_tree_comparison`'s colours;
+    lower one, in :func:`~bnclassify.plot_tree_comparison`'s colours;
     features in the model's column order. Without any contact matrix, panel
     2 is the MAP tree instead.
 
@@ -72,14 +75,13 @@ def plot_edge_posterior(model, contact_matrix=None, *, fig=None, title=None, fon
     --------
     >>> from bnclassify import BMATAN
     >>> from bnclassify.datasets import load_p450
+    >>> from bnclassify.plotting import plot_edge_posterior
     >>> p450 = load_p450()
     >>> model = BMATAN().fit(p450.data, p450.target)
     >>> fig = plot_edge_posterior(model, p450.contact_matrix)
     >>> len(fig.axes) >= 3, len(fig.contact_edges)
     (True, 7)
     """
-    from . import plotting
-
     check_is_fitted(model, "edge_posterior_")
     posterior = model.edge_posterior_
     features = list(posterior.columns)
@@ -99,17 +101,13 @@ def plot_edge_posterior(model, contact_matrix=None, *, fig=None, title=None, fon
         width = 17 if contacts is not None else 11.5
         fig = plt.figure(figsize=(width, 5.8), layout="constrained")
     axes = fig.subplots(1, 3 if contacts is not None else 2)
-    colors_map = {
-        e: plotting.SHARED_COLOR if e in shared else plotting.TREE_A_COLOR for e in map_edges
-    }
-    colors_contact = {
-        e: plotting.SHARED_COLOR if e in shared else plotting.TREE_B_COLOR for e in contact_edges
-    }
+    colors_map = {e: SHARED_COLOR if e in shared else TREE_A_COLOR for e in map_edges}
+    colors_contact = {e: SHARED_COLOR if e in shared else TREE_B_COLOR for e in contact_edges}
     ax_p = axes[0]
-    plotting.plot_weights(
+    plot_weights(
         posterior,
         ax=ax_p,
-        cmap="Blues",
+        cmap=POSTERIOR_CMAP,
         vmax_scale=1.0 / max(float(posterior.to_numpy().max()), 1e-12),
         fmt=".2f",
         fontsize=fontsize - 1,
@@ -125,11 +123,10 @@ def plot_edge_posterior(model, contact_matrix=None, *, fig=None, title=None, fon
     if contacts is not None:
         _outline(ax_p, contact_edges, index, False, colors_contact, "posterior-contact")
         ax_c = axes[1]
-        plotting.plot_weights(
+        plot_weights(
             contacts,
             ax=ax_c,
-            cmap="Greys",
-            vmax_scale=1.6,
+            cmap=CONTACT_CMAP,
             fontsize=fontsize - 1,
             colorbar_label="contacts",
         )
@@ -139,7 +136,7 @@ def plot_edge_posterior(model, contact_matrix=None, *, fig=None, title=None, fon
         _outline(ax_c, map_edges, index, True, colors_map, "matrix-map")
         _outline(ax_c, contact_edges, index, False, colors_contact, "matrix-contact")
         weights = {e: float(posterior.loc[tuple(e)[0], tuple(e)[1]]) for e in contact_edges}
-        plotting.plot_structure(
+        plot_structure(
             contact_tree,
             ax=axes[2],
             class_node=False,
@@ -152,11 +149,11 @@ def plot_edge_posterior(model, contact_matrix=None, *, fig=None, title=None, fon
         axes[2].set_title(
             "contact tree, edges labelled with\ntheir posterior probability",
             fontsize=fontsize + 1,
-            color=plotting.TREE_B_COLOR,
+            color=TREE_B_COLOR,
             fontweight="bold",
         )
     else:
-        plotting.plot_structure(
+        plot_structure(
             model,
             ax=axes[1],
             weights=posterior,
@@ -164,10 +161,10 @@ def plot_edge_posterior(model, contact_matrix=None, *, fig=None, title=None, fon
             edge_colors=colors_map,
             fontsize=fontsize,
         )
-        axes[1].set_title("MAP tree", fontsize=fontsize + 1, color=plotting.TREE_A_COLOR)
+        axes[1].set_title("MAP tree", fontsize=fontsize + 1, color=TREE_A_COLOR)
     handles = [
         Rectangle((0, 0), 1, 1, fill=False, edgecolor=c, linewidth=2.5)
-        for c in (plotting.SHARED_COLOR, plotting.TREE_A_COLOR, plotting.TREE_B_COLOR)
+        for c in (SHARED_COLOR, TREE_A_COLOR, TREE_B_COLOR)
     ]
     labels = ["in both trees", "only in the MAP tree", "only in the contact tree"]
     if contacts is None:

@@ -11,23 +11,14 @@ import itertools
 
 import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.colors import to_rgb
 
-from ._plot_continuous import MAX_GRID_POINTS
-from ._plot_views import network_view
-from .factors import DensityView, RegressionView, TableView
-from .validation import check_int
+from ..factors import DensityView, RegressionView, TableView
+from ..validation import check_int
+from ._continuous import MAX_GRID_POINTS
+from ._palette import CATEGORY_COLORS, text_color
+from ._views import network_view
 
 __all__ = ["plot_cpt"]
-
-#: Okabe-Ito colours, one per categorical-parent configuration.
-CONFIG_COLORS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442"]
-
-
-def text_color(rgba):
-    """Black or white, whichever reads better on ``rgba``."""
-    r, g, b = to_rgb(rgba)
-    return "black" if 0.299 * r + 0.587 * g + 0.114 * b > 0.55 else "white"
 
 
 def plot_cpt(
@@ -198,7 +189,7 @@ def _draw_density(axes, drawing, configurations, name, n_points):
     density = np.exp(drawing.log_density(grid))  # (grid, C, configurations)
     for c, ax in enumerate(axes):
         for k, label in enumerate(configurations):
-            color = CONFIG_COLORS[k % len(CONFIG_COLORS)]
+            color = CATEGORY_COLORS[k % len(CATEGORY_COLORS)]
             ax.plot(grid, density[:, c, k], color=color, lw=2, label=label or None)
             ax.fill_between(grid, density[:, c, k], color=color, alpha=0.12)
         ax.set_xlabel(name)
@@ -213,7 +204,7 @@ def _draw_regression(axes, drawing, configurations, labels, n_points):
     line = drawing.mean(grid)  # (grid, C, configurations)
     for c, ax in enumerate(axes):
         for k, label in enumerate(configurations):
-            color = CONFIG_COLORS[k % len(CONFIG_COLORS)]
+            color = CATEGORY_COLORS[k % len(CATEGORY_COLORS)]
             band = 2 * drawing.sd[c, k]
             ax.plot(grid, line[:, c, k], color=color, lw=2, label=label or None)
             ax.fill_between(

@@ -4,7 +4,7 @@ Like every bnclassify plot, each function takes an optional ``ax``, draws on
 it, returns it and never calls ``plt.show()``. Each signal-edge cell and each
 true-edge marker remembers its edge (attributes ``bnclassify_edge`` and
 ``bnclassify_role``), so ``bnclassify.plotting.drawn_edges(ax, role="signal")``
-reads the drawn signal subgraph back. Colours are from the Okabe-Ito palette.
+reads the drawn signal subgraph back. Colours are from the plotting palette.
 """
 
 from __future__ import annotations
@@ -17,19 +17,14 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
 from sklearn.utils.validation import check_is_fitted
 
-__all__ = ["plot_signal_edge_probabilities", "plot_signal_edges"]
+from ._palette import CATEGORY_COLORS, MISSED_COLOR, SIGNAL_COLOR, TRUE_COLOR
+from ._readback import tag
 
-SIGNAL_COLOR = "#0072B2"  # blue: estimated signal edges
-MISSED_COLOR = "#D55E00"  # vermillion: true signal edges the estimate missed
-TRUE_COLOR = "#000000"  # black: true signal edges the estimate holds
-CLASS_COLORS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442"]
+__all__ = ["plot_signal_edge_probabilities", "plot_signal_edges"]
 
 
 def _tag(artist, edge, role):
-    artist.bnclassify_edge = (int(edge[0]), int(edge[1]))
-    artist.bnclassify_role = role
-    artist.set_gid(f"bnclassify-{role}:{edge[0]}->{edge[1]}")
-    return artist
+    return tag(artist, (int(edge[0]), int(edge[1])), role)
 
 
 def _vertex_labels(model, vertex_labels):
@@ -278,7 +273,7 @@ def plot_signal_edge_probabilities(
     )
     arrow = "→" if model.directed else "–"
     for c, label in enumerate(model.classes_):
-        color = CLASS_COLORS[c % len(CLASS_COLORS)]
+        color = CATEGORY_COLORS[c % len(CATEGORY_COLORS)]
         if true_probabilities is not None:
             ax.scatter(
                 true_probabilities[c, rows, cols],
@@ -291,7 +286,7 @@ def plot_signal_edge_probabilities(
                 label=f"true, class {label}",
             )
     for c, label in enumerate(model.classes_):
-        color = CLASS_COLORS[c % len(CLASS_COLORS)]
+        color = CATEGORY_COLORS[c % len(CATEGORY_COLORS)]
         ax.scatter(
             probabilities[c],
             position,

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import networkx as nx
 import numpy as np
 
-from .factors import Categorical
+from ..factors import Categorical
 
 #: Class node name of a signal-subgraph classifier's network (it has no ``class_node_``).
 SIGNAL_CLASS_NODE = "y"

@@ -1,0 +1,174 @@
+"""A heatmap of a feature x feature weight matrix: conditional mutual information or contacts."""
+
+from __future__ import annotations
+
+import itertools
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.colors import PowerNorm
+from matplotlib.patches import Rectangle
+
+from ..structure import tree_from_weights
+from ._palette import TREE_OUTLINE_COLOR, text_color
+from ._readback import tag
+
+__all__ = ["plot_weights"]
+
+
+def plot_weights(
+    matrix,
+    *,
+    ax=None,
+    diagonal=False,
+    annotate=True,
+    fmt=None,
+    cmap="magma_r",
+    vmax_scale=1.0,
+    gamma=1.0,
+    outline_tree=False,
+    title=None,
+    colorbar=True,
+    colorbar_label=None,
+    fontsize=9,
+):
+    """A heatmap of a feature x feature weight matrix (CMI or contact counts).
+
+    Darker is stronger with the default colour map.
+
+    Parameters
+    ----------
+    matrix : DataFrame, array of shape (m, m) or fitted model
+        A model's ``weights_`` is drawn (an error for naive Bayes, which has none).
+        An array's features are labelled ``0 .. m-1``.
+    ax : matplotlib Axes, optional
+    diagonal : bool, default=False
+        Show the diagonal. Off by default: a contact matrix's diagonal (contacts
+        inside a block) dwarfs the rest, and the CMI diagonal is meaningless.
+    annotate : bool, default=True
+        Write each value in its cell.
+    fmt : str, optional
+        Format spec of the annotations (default: integers as integers, else
+        as many decimals as give the largest value 3 significant digits).
+    cmap : str or Colormap, default="magma_r"
+        Light (weak) to dark (strong).
+    vmax_scale : float, default=1.0
+        The colour scale ends at ``vmax_scale`` times the largest shown value
+        (above 1 keeps the darkest cells lighter, so marks on them stay visible).
+    gamma : float, default=1.0
+        Colour scale ``(w / vmax) ** gamma`` (a :class:`~matplotlib.colors.PowerNorm`
+        from 0): below 1 it spreads the small values, so that one large cell
+        does not leave every other cell the same colour; the colour bar's
+        label says so ("square-root colour scale" for 0.5).
+    outline_tree : bool, default=False
+        Outline the cells of the matrix's maximum spanning tree
+        (:func:`~bnclassify.structure.tree_from_weights`; both triangles),
+        tagged ``"tree"`` for :func:`~bnclassify.plotting.drawn_edges`.
+    title : str, optional
+    colorbar : bool, default=True
+    colorbar_label : str, optional
+    fontsize : float, default=9
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> from bnclassify.datasets import load_p450
+    >>> from bnclassify.plotting import plot_weights
+    >>> ax = plot_weights(load_p450().contact_matrix)
+    >>> [t.get_text() for t in ax.get_xticklabels()][:3]
+    ['block1', 'block2', 'block3']
+    """
+    if hasattr(matrix, "fit") and not isinstance(matrix, pd.DataFrame):
+        model = matrix
+        matrix = getattr(model, "weights_", None)
+        if matrix is None:
+            raise ValueError(f"{type(model).__name__} has no weights_ to plot.")
+    frame = matrix if isinstance(matrix, pd.DataFrame) else pd.DataFrame(np.asarray(matrix))
+    if frame.shape[0] != frame.shape[1] or frame.shape[0] == 0:
+        raise ValueError(f"matrix must be square and non-empty, got shape {frame.shape}.")
+    try:
+        values = frame.to_numpy(dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError("matrix must hold numbers (weights or contact counts).") from None
+    shown = np.ma.masked_array(values, mask=np.zeros_like(values, dtype=bool))
+    if not diagonal:
+        np.fill_diagonal(shown.mask, True)
+    if ax is None:
+        m = len(frame)
+        _, ax = plt.subplots(figsize=(1.2 + 0.62 * m, 0.6 + 0.55 * m), layout="constrained")
+    top = float(shown.max()) if shown.count() else 1.0
+    vmin = 0.0 if shown.min() >= 0 else None
+    scale_note = None
+    if gamma != 1.0:
+        if vmin is None:
+            raise ValueError("gamma other than 1 needs non-negative weights.")
+        norm = PowerNorm(gamma, vmin=0.0, vmax=top * vmax_scale)
+        scale_note = "square-root colour scale" if gamma == 0.5 else f"colour scale w^{gamma:g}"
+        limits = {"norm": norm}
+    else:
+        limits = {"vmin": vmin, "vmax": top * vmax_scale}
+    image = ax.imshow(shown, cmap=plt.get_cmap(cmap).with_extremes(bad="white"), **limits)
+    for i, j in np.argwhere(shown.mask):  # left-out cells: hatched, unlike any value
+        ax.add_patch(
+            Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, hatch="///", edgecolor="#CCCCCC", lw=0)
+        )
+    labels = [str(v) for v in frame.columns]
+    ax.set_xticks(range(len(labels)), labels, rotation=45, ha="right", fontsize=fontsize)
+    ax.set_yticks(range(len(labels)), [str(v) for v in frame.index], fontsize=fontsize)
+    ax.tick_params(length=0)
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+    if annotate:
+        cell_format = _cell_format(shown.compressed())
+        for i, j in itertools.product(range(len(frame)), repeat=2):
+            if shown.mask[i, j]:
+                continue
+            text = format(values[i, j], fmt) if fmt else cell_format.format(values[i, j])
+            ax.text(
+                j,
+                i,
+                text,
+                ha="center",
+                va="center",
+                fontsize=fontsize - 1,
+                color=text_color(image.cmap(image.norm(values[i, j]))),
+            )
+    if outline_tree:
+        tree_values = np.where(np.eye(len(frame), dtype=bool), 0.0, values)
+        for u, v in tree_from_weights(tree_values).edges:
+            for row, col in ((u, v), (v, u)):
+                cell = Rectangle(
+                    (col - 0.5 + 0.05, row - 0.5 + 0.05),
+                    0.9,
+                    0.9,
+                    fill=False,
+                    linewidth=2.6,
+                    edgecolor=TREE_OUTLINE_COLOR,
+                    zorder=4,
+                )
+                ax.add_patch(tag(cell, (frame.index[min(u, v)], frame.index[max(u, v)]), "tree"))
+    if colorbar:
+        bar = ax.figure.colorbar(image, ax=ax, shrink=0.8, pad=0.02)
+        bar.ax.tick_params(labelsize=fontsize - 1)
+        label = colorbar_label
+        if scale_note:
+            label = f"{label} ({scale_note})" if label else scale_note
+        if label:
+            bar.set_label(label, fontsize=fontsize)
+    if title is not None:
+        ax.set_title(title, fontsize=fontsize + 2)
+    return ax
+
+
+def _cell_format(values):
+    """Integers as integers; otherwise enough decimals for 3 significant digits of the largest."""
+    finite = values[np.isfinite(values)]
+    if finite.size == 0 or np.all(finite == np.round(finite)):
+        return "{:.0f}"
+    top = np.abs(finite).max()
+    decimals = 2 if top == 0 else int(np.clip(2 - np.floor(np.log10(top)), 0, 6))
+    return f"{{:.{decimals}f}}"

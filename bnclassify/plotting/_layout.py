@@ -1,0 +1,149 @@
+"""What a structure figure draws and where: a model or graph read as a structure, laid out.
+
+:func:`structure_of` reads a fitted model (through its network view) or a
+networkx graph as ``(graph, class node, weight lookup)``; :func:`tree_layout`
+places the feature nodes, each tree from its root downwards.
+"""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+
+from ._views import network_view
+
+__all__ = ["feature_graph", "structure_of", "tree_layout"]
+
+
+def structure_of(model_or_graph, class_node=None, weights=None, member=0):
+    """(graph, class node or None, weights lookup or None) of a fitted model or a graph."""
+    if isinstance(model_or_graph, nx.Graph):
+        graph = model_or_graph
+        if graph.is_directed() and not nx.is_directed_acyclic_graph(graph):
+            edges = nx.find_cycle(graph)
+            cycle = " -> ".join([str(u) for u, _ in edges] + [str(edges[0][0])])
+            raise ValueError(f"The graph has a cycle ({cycle}); a Bayesian network is a DAG.")
+        if class_node is None:
+            class_node = graph.graph.get("class_node", _guess_class_node(graph))
+        elif class_node is not False and class_node not in graph:
+            raise ValueError(f"class_node {class_node!r} is not a node of the graph.")
+        if class_node is False:
+            class_node = None
+        if weights is None and any("weight" in d for *_, d in graph.edges(data=True)):
+            weights = {
+                frozenset((u, v)): d["weight"]
+                for u, v, d in graph.edges(data=True)
+                if "weight" in d
+            }
+    elif hasattr(model_or_graph, "fit") or hasattr(model_or_graph, "structure_"):
+        view = network_view(model_or_graph, member)
+        graph, class_node = view.structure, view.class_node
+        if weights is None:
+            weights = view.weights
+    else:
+        raise TypeError(
+            "Expected a fitted bnclassify model or a networkx graph, got "
+            f"{type(model_or_graph).__name__}."
+        )
+    return graph, class_node, _weight_lookup(weights)
+
+
+def _guess_class_node(graph):
+    """The node with an arc to every other node and no parent, if the graph has one."""
+    if not graph.is_directed() or len(graph) < 3:
+        return None
+    n = len(graph)
+    candidates = [v for v in graph if graph.in_degree(v) == 0 and graph.out_degree(v) == n - 1]
+    return candidates[0] if len(candidates) == 1 else None
+
+
+def _weight_lookup(weights):
+    """A function (u, v) -> weight or None, from a matrix, a DataFrame or a dict."""
+    if weights is None:
+        return None
+    if isinstance(weights, dict):
+        return lambda u, v: weights.get(frozenset((u, v)))
+    if isinstance(weights, pd.DataFrame):
+        return lambda u, v: (
+            float(weights.loc[u, v]) if u in weights.index and v in weights.columns else None
+        )
+    raise TypeError(
+        "weights must be a DataFrame labelled by feature names or a dict keyed by "
+        f"frozenset edges, got {type(weights).__name__}."
+    )
+
+
+def feature_graph(graph, class_node):
+    """The graph without the class node."""
+    return graph.subgraph([v for v in graph if v != class_node])
+
+
+def tree_layout(features: nx.Graph, root=None) -> dict:
+    """Positions of the feature nodes: each tree laid out from its root downwards.
+
+    A tree (or forest) gets a tidy layout: leaves on consecutive columns,
+    parents centred over their children, one row per depth. A DAG with
+    several parents per node (e.g. k-dependence) is laid out by topological
+    generations, each row ordered by its parents' mean position.
+    """
+    order = list(features.nodes)
+    if not order:
+        return {}
+    directed = features.is_directed()
+    if not directed or all(features.in_degree(v) <= 1 for v in order):
+        if directed:
+            children = {v: list(features.successors(v)) for v in order}
+            roots = [v for v in order if features.in_degree(v) == 0]
+        else:
+            children, roots = _undirected_children(features, order, root)
+        if root is not None and root in roots:
+            roots.remove(root)
+            roots.insert(0, root)
+        pos, next_x = {}, 0.0
+
+        def place(v, depth):
+            nonlocal next_x
+            kids = children[v]
+            if kids:
+                for kid in kids:
+                    place(kid, depth + 1)
+                x = (pos[kids[0]][0] + pos[kids[-1]][0]) / 2
+            else:
+                x, next_x = next_x, next_x + 1.0
+            pos[v] = (x, -float(depth))
+
+        for r in roots:
+            place(r, 0)
+        return pos
+    pos = {}
+    for depth, generation in enumerate(nx.topological_generations(features)):
+        rank = {v: k for k, v in enumerate(order)}
+        generation = sorted(
+            generation,
+            key=lambda v: (
+                np.mean([pos[p][0] for p in features.predecessors(v)]) if depth else rank[v],
+                rank[v],
+            ),
+        )
+        width = len(generation) - 1
+        for k, v in enumerate(generation):  # wider spacing: edges skip rows and need room
+            pos[v] = (1.6 * (k - width / 2), -float(depth))
+    xs = [p[0] for p in pos.values()]
+    return {v: (x - min(xs), y) for v, (x, y) in pos.items()}
+
+
+def _undirected_children(graph, order, root):
+    """Children lists of an undirected forest read from ``root`` (else each component's first)."""
+    position = {v: k for k, v in enumerate(order)}
+    children = {v: [] for v in order}
+    roots = []
+    components = sorted(nx.connected_components(graph), key=lambda c: min(map(position.get, c)))
+    for component in components:
+        start = root if root in component else min(component, key=position.get)
+        roots.append(start)
+        for u, v in nx.bfs_edges(
+            graph, start, sort_neighbors=lambda vs: sorted(vs, key=position.get)
+        ):
+            children[u].append(v)
+    return children, roots

@@ -1,0 +1,211 @@
+"""Two trees side by side and the contact matrix with both trees' edges marked on it."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import matplotlib.transforms as mtransforms
+import networkx as nx
+import numpy as np
+import pandas as pd
+from matplotlib.patches import Rectangle
+
+from ._heatmap import plot_weights
+from ._layout import feature_graph, structure_of
+from ._palette import CONTACT_CMAP, SHARED_COLOR, TREE_A_COLOR, TREE_B_COLOR
+from ._readback import tag
+from ._structure import plot_structure
+
+__all__ = ["expected_shared_edges", "plot_tree_comparison"]
+
+
+def _undirected_feature_edges(model):
+    graph, class_node, _ = structure_of(model)
+    return {frozenset(e) for e in feature_graph(graph, class_node).edges}
+
+
+def _depth(model):
+    """Levels below the root(s) of a model's feature graph."""
+    graph, class_node, _ = structure_of(model)
+    features = feature_graph(graph, class_node)
+    if not features.is_directed() or not nx.is_directed_acyclic_graph(features):
+        return len(features)
+    return nx.dag_longest_path_length(features) if len(features) else 0
+
+
+def _model_label(model):
+    return type(model).__name__ if not isinstance(model, nx.Graph) else "graph"
+
+
+def expected_shared_edges(m) -> float:
+    """Expected number of edges two independent uniformly random spanning trees on m nodes share.
+
+    Each of a tree's ``m - 1`` edges is one of the ``C(m, 2)`` pairs, and a
+    uniform random spanning tree holds any given pair with probability
+    ``(m - 1) / C(m, 2)``, so the expectation is ``(m - 1)^2 / C(m, 2) = 2 (m - 1) / m``.
+
+    Examples
+    --------
+    >>> expected_shared_edges(8)
+    1.75
+    """
+    if m < 2:
+        return 0.0
+    return 2.0 * (m - 1) / m
+
+
+def _weight_unit(model):
+    """What a model's edge weights are, for a label: CMI in nats, or contacts."""
+    if isinstance(model, nx.Graph) or getattr(model, "weights_", None) is None:
+        return None
+    if any(c.__name__ == "SimplerTAN" for c in type(model).__mro__):
+        return "contacts"
+    return "I(Xi; Xj | C), nats"
+
+
+def plot_tree_comparison(
+    model_a,
+    model_b,
+    contact_matrix=None,
+    *,
+    labels=None,
+    fig=None,
+    title=None,
+    fontsize=10,
+):
+    """Two trees side by side and the contact matrix with both trees' edges marked on it.
+
+    Panel 1 is ``model_a``'s structure, panel 2 ``model_b``'s, panel 3 the
+    contact matrix as a heatmap (diagonal left blank) in which the cells of
+    ``model_a``'s feature edges are outlined in the upper triangle and those of
+    ``model_b`` in the lower one. Edges both trees have (as undirected edges:
+    the roots may differ) are vermillion everywhere; the title counts them,
+    beside what chance would give (the number of edges two uniformly random
+    spanning trees share on average). Above
+    each tree, what its edge labels are (CMI in nats, or contacts).
+
+    Parameters
+    ----------
+    model_a, model_b : fitted bnclassify classifiers or networkx graphs
+        Typically a data-learned :class:`~bnclassify.TAN` and a contact-derived
+        :class:`~bnclassify.SimplerTAN` on the same features.
+    contact_matrix : DataFrame, optional
+        Feature x feature weights to show; default ``model_b.weights_``.
+    labels : pair of str, optional
+        Names of the two models (default: their class names).
+    fig : matplotlib Figure, optional
+        Drawn on a new 15 x 5 inch figure by default.
+    title : str, optional
+        Prefix of the figure title (e.g. the data set's name).
+    fontsize : float, default=10
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        With three axes; ``fig.shared_edges`` holds the shared undirected
+        edges as sorted ``(u, v)`` pairs.
+
+    Examples
+    --------
+    >>> from bnclassify import TAN, SimplerTAN
+    >>> from bnclassify.datasets import load_p450
+    >>> from bnclassify.plotting import plot_tree_comparison
+    >>> p450 = load_p450()
+    >>> tan = TAN().fit(p450.data, p450.target)
+    >>> stan = SimplerTAN(p450.contact_matrix).fit(p450.data, p450.target)
+    >>> fig = plot_tree_comparison(tan, stan, p450.contact_matrix)
+    >>> fig.shared_edges
+    [('block1', 'block7'), ('block2', 'block7'), ('block6', 'block7')]
+    """
+    if labels is None:
+        labels = (_model_label(model_a), _model_label(model_b))
+    label_a, label_b = labels
+    edges_a, edges_b = _undirected_feature_edges(model_a), _undirected_feature_edges(model_b)
+    shared = edges_a & edges_b
+    if contact_matrix is None:
+        contact_matrix = getattr(model_b, "weights_", None)
+        if contact_matrix is None:
+            raise ValueError("Pass a contact_matrix: model_b has no weights_ to show.")
+    if not isinstance(contact_matrix, pd.DataFrame):
+        nodes = feature_graph(*structure_of(model_b)[:2]).nodes
+        contact_matrix = pd.DataFrame(np.asarray(contact_matrix), index=nodes, columns=nodes)
+    if fig is None:
+        depth = max(_depth(model_a), _depth(model_b))
+        fig = plt.figure(figsize=(16, max(5.6, 4.0 + 0.6 * depth)), layout="constrained")
+    ax_a, ax_b, ax_m = fig.subplots(1, 3, gridspec_kw={"width_ratios": [1.15, 1.15, 1.0]})
+    for ax, model, own, color, label in (
+        (ax_a, model_a, edges_a, TREE_A_COLOR, label_a),
+        (ax_b, model_b, edges_b, TREE_B_COLOR, label_b),
+    ):
+        colors = {e: SHARED_COLOR if e in shared else color for e in own}
+        plot_structure(model, ax=ax, edge_colors=colors, fontsize=fontsize)
+        unit = _weight_unit(model)
+        ax.set_title(
+            label, fontsize=fontsize + 2, color=color, fontweight="bold", pad=18 if unit else 6
+        )
+        if unit:
+            ax.text(
+                0.5,
+                1.0,
+                f"edge labels: {unit}",
+                transform=ax.transAxes
+                + mtransforms.ScaledTranslation(0, 2 / 72, ax.figure.dpi_scale_trans),
+                ha="center",
+                va="bottom",
+                fontsize=fontsize - 1,
+                color="0.3",
+            )
+
+    plot_weights(
+        contact_matrix,
+        ax=ax_m,
+        cmap=CONTACT_CMAP,
+        fontsize=fontsize - 1,
+        colorbar_label="contacts",
+    )
+    ax_m.set_title(
+        f"contact matrix\nupper triangle: {label_a}\nlower triangle: {label_b}",
+        fontsize=fontsize + 1,
+    )
+    names = [str(v) for v in contact_matrix.index]
+    index = {name: k for k, name in enumerate(names)}
+    unknown = sorted({str(n) for e in edges_a | edges_b for n in e} - set(names))
+    if unknown:
+        raise ValueError(f"contact_matrix has no row for the feature(s) {unknown}.")
+    for edges, upper, color, role in (
+        (edges_a, True, TREE_A_COLOR, "matrix-a"),
+        (edges_b, False, TREE_B_COLOR, "matrix-b"),
+    ):
+        for edge in sorted(edges, key=lambda e: sorted(map(str, e))):
+            u, v = sorted(edge, key=lambda n: index[str(n)])
+            i, j = index[str(u)], index[str(v)]
+            row, col = (i, j) if upper else (j, i)
+            cell = Rectangle(
+                (col - 0.5 + 0.06, row - 0.5 + 0.06),
+                0.88,
+                0.88,
+                fill=False,
+                linewidth=3.0,
+                edgecolor=SHARED_COLOR if edge in shared else color,
+                zorder=4,
+            )
+            ax_m.add_patch(tag(cell, (u, v), role))
+    handles = [
+        Rectangle((0, 0), 1, 1, fill=False, edgecolor=c, linewidth=2.5)
+        for c in (SHARED_COLOR, TREE_A_COLOR, TREE_B_COLOR)
+    ]
+    fig.legend(
+        handles,
+        ["shared edge", f"only in {label_a}", f"only in {label_b}"],
+        loc="outside lower center",
+        ncol=3,
+        fontsize=fontsize,
+        frameon=False,
+    )
+    n_edges = max(len(edges_a), len(edges_b))
+    heading = f"{len(shared)} of {n_edges} tree edges shared"
+    n_nodes = len({n for e in edges_a | edges_b for n in e})
+    if n_nodes > 1 and len(edges_a) == len(edges_b) == n_nodes - 1:  # two spanning trees
+        heading += f" (chance ~{expected_shared_edges(n_nodes):.2f})"
+    fig.suptitle(f"{title}: {heading}" if title else heading, fontsize=fontsize + 4)
+    fig.shared_edges = sorted(tuple(sorted(map(str, e))) for e in shared)
+    return fig

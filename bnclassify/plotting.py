@@ -174,13 +174,39 @@ def _feature_graph(graph, class_node):
     return graph.subgraph([v for v in graph if v != class_node])
 
 
-def _layout(features: nx.Graph, root=None) -> dict:
+#: Inches per layout unit of plot_structure's own figure.
+_UNIT_INCHES = 1.05
+
+
+def _label_widths(nodes, fontsize) -> dict:
+    """Each node label's approximate box width in layout units (about 0.6 em per character)."""
+    inches = {v: (0.6 * len(str(v)) + 0.7) * fontsize / 72 for v in nodes}
+    return {v: w / _UNIT_INCHES for v, w in inches.items()}
+
+
+def _spread_rows(pos, widths, gap=0.15) -> dict:
+    """Stretch x so that no two boxes of a row overlap; the layout's order is kept."""
+    rows = {}
+    for v, (x, y) in pos.items():
+        rows.setdefault(y, []).append((x, v))
+    scale = 1.0
+    for row in rows.values():
+        row.sort(key=lambda t: t[0])
+        for (xa, a), (xb, b) in itertools.pairwise(row):
+            need = (widths[a] + widths[b]) / 2 + gap
+            if xb > xa and xb - xa < need:
+                scale = max(scale, need / (xb - xa))
+    return {v: (x * scale, y) for v, (x, y) in pos.items()}
+
+
+def _layout(features: nx.Graph, root=None, widths=None) -> dict:
     """Positions of the feature nodes: each tree laid out from its root downwards.
 
-    A tree (or forest) gets a tidy layout: leaves on consecutive columns,
-    parents centred over their children, one row per depth. A DAG with
-    several parents per node (e.g. k-dependence) is laid out by topological
-    generations, each row ordered by its parents' mean position.
+    A tree (or forest) gets a tidy layout: leaves side by side (one column
+    apart, or wider where ``widths`` says a label needs it), parents centred
+    over their children, one row per depth. A DAG with several parents per
+    node (e.g. k-dependence) is laid out by topological generations, each
+    row ordered by its parents' mean position.
     """
     order = list(features.nodes)
     if not order:
@@ -195,17 +221,20 @@ def _layout(features: nx.Graph, root=None) -> dict:
         if root is not None and root in roots:
             roots.remove(root)
             roots.insert(0, root)
-        pos, next_x = {}, 0.0
+        pos, next_x, last_leaf = {}, 0.0, None
 
         def place(v, depth):
-            nonlocal next_x
+            nonlocal next_x, last_leaf
             kids = children[v]
             if kids:
                 for kid in kids:
                     place(kid, depth + 1)
                 x = (pos[kids[0]][0] + pos[kids[-1]][0]) / 2
             else:
-                x, next_x = next_x, next_x + 1.0
+                if widths is not None and last_leaf is not None:
+                    # a long label pushes its neighbour further than one column
+                    next_x += max(0.0, (widths[last_leaf] + widths[v]) / 2 + 0.15 - 1.0)
+                x, next_x, last_leaf = next_x, next_x + 1.0, v
             pos[v] = (x, -float(depth))
 
         for r in roots:
@@ -380,7 +409,8 @@ def plot_structure(
     features = _feature_graph(graph, class_node)
     if root is not None and root not in features:
         raise ValueError(f"root={root!r} is not a feature node; features: {list(features)}.")
-    pos = _layout(features, root)
+    widths = _label_widths(features.nodes, fontsize)
+    pos = _spread_rows(_layout(features, root, widths), widths)
     n_cols = 1 + max((x for x, _ in pos.values()), default=0.0)
     depth = -min((y for _, y in pos.values()), default=0.0)
     if class_node is not None and show_class:
@@ -392,17 +422,22 @@ def plot_structure(
     margin = 0.6
     if class_node is not None and show_class:
         margin = 0.85 + 0.25 * max(0.0, depth + 1 - n_cols / 1.5)
+    # the outermost boxes must fit inside the axes, however long their labels
+    widths.update(_label_widths([class_node], fontsize) if class_node in pos else {})
+    left = min((x - widths[v] / 2 - 0.1 for v, (x, _) in pos.items()), default=0.0)
+    right = max((x + widths[v] / 2 + 0.1 for v, (x, _) in pos.items()), default=0.0)
+    xs = [p[0] for p in pos.values()] or [0.0]
+    x_lo, x_hi = min(min(xs) - margin, left), max(max(xs) + margin, right)
     if ax is None:
         _, ax = plt.subplots(
             figsize=(
-                max(5.0, 1.05 * (n_cols - 1 + 2 * margin) + 0.4),
+                max(5.0, _UNIT_INCHES * (x_hi - x_lo) + 0.4),
                 max(3.0, 1.25 * (depth + 2) + 0.4),
             ),
             layout="constrained",
         )
-    xs = [p[0] for p in pos.values()] or [0.0]
     ys = [p[1] for p in pos.values()] or [0.0]
-    ax.set_xlim(min(xs) - margin, max(xs) + margin)
+    ax.set_xlim(x_lo, x_hi)
     ax.set_ylim(min(ys) - 0.45, max(ys) + 0.45)
     texts = {v: _node_text(ax, v, pos[v], is_class=v == class_node, fontsize=fontsize) for v in pos}
     arrowstyle = "-|>" if graph.is_directed() else "-"
@@ -1001,6 +1036,15 @@ def _metric_label(metric, attrs):
     return f"{label} ({note})" if isinstance(note, str) and note else label
 
 
+#: Metrics that are sums or means of log-probabilities: never above 0.
+_NON_POSITIVE = ("cll", "log_likelihood", "neg_log_loss")
+
+
+def _is_non_positive(metric) -> bool:
+    """Whether a metric cannot exceed 0 (the CLL, a log-likelihood): its sd bar stops at 0."""
+    return str(metric).startswith(_NON_POSITIVE)
+
+
 def _is_score(metric) -> bool:
     """Whether a metric is a score on the 0-1 scale (accuracy, precision, recall, F1, AUC)."""
     return str(metric).startswith(_SCORES)
@@ -1271,7 +1315,9 @@ def plot_cv_results(
     Scores on a 0-1 scale (accuracy, precision, recall, F1, AUC: by column
     name) share one panel, grouped by metric with one bar per model; every
     other metric (CLL, log-loss, times) gets a panel of its own. With a
-    ``dataset`` column there is one row of panels per data set.
+    ``dataset`` column there is one row of panels per data set. The CLL and
+    other sums of log-probabilities cannot exceed 0: their sd bars are
+    clipped at 0 (the lower bar keeps the full sd), and the title says so.
 
     With a ``baseline`` (e.g. ``"NB"``) it draws instead, per data set and
     metric, every other model's mean per-fold difference to the baseline
@@ -1349,11 +1395,20 @@ def plot_cv_results(
                 if model not in mean.index:
                     continue
                 x = np.arange(len(panel)) + (k - (len(models) - 1) / 2) * bar_width
+                heights = mean.loc[model, panel].to_numpy(dtype=float)
+                spread = sd.loc[model, panel].to_numpy(dtype=float)
+                # a CLL is a sum of log-probabilities: mean + sd above 0 would be impossible
+                ceiling = np.array(
+                    [
+                        -h if _is_non_positive(m) else np.inf
+                        for m, h in zip(panel, heights, strict=True)
+                    ]
+                )
                 bars = ax.bar(
                     x,
-                    mean.loc[model, panel].to_numpy(dtype=float),
+                    heights,
                     bar_width,
-                    yerr=sd.loc[model, panel].to_numpy(dtype=float),
+                    yerr=np.vstack([spread, np.clip(np.minimum(spread, ceiling), 0.0, None)]),
                     capsize=3,
                     label=str(model),
                     **styles[model],
@@ -1387,6 +1442,8 @@ def plot_cv_results(
         frameon=False,
     )
     heading = "mean ± sd over folds"
+    if any(_is_non_positive(m) for m in metrics):
+        heading += "; CLL cannot exceed 0, so its sd bars stop there"
     fig.suptitle(f"{title} ({heading})" if title else heading, fontsize=fontsize + 2)
     return fig
 

@@ -837,3 +837,26 @@ def test_structure_of_a_wide_tree_keeps_every_label_apart_and_inside():
         assert frame.x0 <= box.x0 and box.x1 <= frame.x1, name
         assert frame.y0 <= box.y0 and box.y1 <= frame.y1, name
     plt.close(fig)
+
+
+def test_cpt_rows_state_their_training_counts():
+    X, y = load_car(return_X_y=True)
+    X = X.copy()
+    X.loc[X.index[::7], "buying"] = np.nan  # rows missing the parent count in no row
+    model = TAN(root="safety").fit(X, y)
+    (parent,) = [p for p in model.structure_.predecessors("maint") if p != model.class_node_]
+    fig = plot_cpt(model, "maint", X=X, y=y)
+    observed = X[[parent, "maint"]].notna().all(axis=1)
+    expected = pd.crosstab(y[observed], X.loc[observed, parent])
+    expected = expected.reindex(
+        index=model.classes_, columns=model.categories_[list(X.columns).index(parent)], fill_value=0
+    )
+    np.testing.assert_array_equal(fig.row_counts, expected.to_numpy())
+    written = [
+        [t.get_text() for t in ax.get_yticklabels()]
+        for ax in fig.findobj(lambda a: hasattr(a, "bnclassify_counts"))
+    ]
+    assert written[0] == [f"n = {n}" for n in expected.iloc[0]]
+    with pytest.raises(ValueError, match="both X and y"):
+        plot_cpt(model, "maint", X=X)
+    plt.close("all")

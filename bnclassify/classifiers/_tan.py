@@ -338,7 +338,7 @@ class TAN(TreeAugmented):
     weights_ : DataFrame of shape (n_features, n_features)
         With ``criterion="loglik"`` (the default) and no prior,
         I(X_i; X_j | C) in nats per row, as
-        :func:`~bnclassify.information.conditional_mutual_information`
+        :func:`~bnclassify.conditional_mutual_information`
         computes it; otherwise each pair's (penalised) gain plus prior term,
         in nats, the weights the tree or forest maximises.
     structure_, compiled_, network_, classes_, categories_, fit_times_

@@ -383,12 +383,58 @@ def test_edge_posterior_figure_marks_both_trees(tmp_path):
     assert [p.name for p in paths] == ["lactamase_edge_posterior.png"]
 
 
+def test_edge_posterior_figure_without_contacts_draws_the_map_tree():
+    import matplotlib.pyplot as plt
+
+    from bnclassify.datasets import load_p450
+    from bnclassify.plotting import plot_edge_posterior
+
+    X, y = load_p450(return_X_y=True)
+    model = BMATAN().fit(X, y)
+    fig = plot_edge_posterior(model)
+    assert len(fig.axes) >= 2 and fig.contact_edges == []
+    arcs = [(u, v) for u, v in model.structure_.edges if u != model.class_node_]
+    assert fig.map_edges == sorted(tuple(sorted(a, key=list(X.columns).index)) for a in arcs)
+    drawn = {t.get_text() for t in fig.axes[1].texts}
+    assert set(X.columns) <= drawn  # the MAP tree's nodes are on the second panel
+    assert f"s = {model.equivalent_sample_size_:g}" in fig._suptitle.get_text()
+    assert "λ" not in fig._suptitle.get_text()  # no contact prior, no lambda
+    plt.close(fig)
+
+
+def test_edge_posterior_titles_state_the_priors():
+    import matplotlib.pyplot as plt
+
+    from bnclassify.datasets import load_lactamase
+    from bnclassify.plotting import plot_edge_posterior
+
+    bunch = load_lactamase()
+    model = BMATAN(equivalent_sample_size=5.0, contact_matrix=bunch.contact_matrix)
+    model.set_params(contact_prior=1.5).fit(bunch.data, bunch.target)
+    fig = plot_edge_posterior(model)
+    for text in (fig._suptitle.get_text(), fig.axes[0].get_title()):
+        assert "s = 5" in text and "λ = 1.5" in text, text
+    plt.close(fig)
+
+
+def test_default_equivalent_sample_size_is_the_evidence_maximum():
+    from bnclassify.datasets import load_p450
+
+    X, y = load_p450(return_X_y=True)
+    model = BMATAN().fit(X, y)
+    evidence = model.log_evidence_by_ess_
+    assert model.equivalent_sample_size_ == evidence.idxmax()
+    assert model.log_evidence_ == evidence.max() > evidence[1.0]
+
+
 def test_study_compares_the_bma_rows():
     from bnclassify.datasets import load_p450
     from bnclassify.study import study_models
 
     with_contacts = study_models(load_p450().contact_matrix)
     bma = [name for name in with_contacts if name.startswith("BMA")]
-    assert bma == ["BMA TAN", "BMA TAN (contact prior)", "BMA TAN (evidence s, contact prior)"]
+    assert bma == ["BMA TAN", "BMA TAN (contact prior)", "BMA TAN (s = 1, contact prior)"]
     assert with_contacts["BMA TAN (contact prior)"].contact_prior == "auto"
+    assert with_contacts["BMA TAN"].equivalent_sample_size == "auto"
+    assert with_contacts["BMA TAN (s = 1, contact prior)"].equivalent_sample_size == 1.0
     assert [n for n in study_models(None) if n.startswith("BMA")] == ["BMA TAN"]

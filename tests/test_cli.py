@@ -386,3 +386,23 @@ def test_load_csv_kinds(tmp_path):
     assert all(str(t) == "category" for t in load_csv(path).data.dtypes)
     with pytest.raises(ValueError, match="kinds must be"):
         load_csv(path, kinds="raw")
+
+
+def test_lactamase_compares_on_the_rows_the_study_loaded(capsys):
+    from bnclassify.study import STUDY_RESULTS
+
+    code, out, _ = run_cli(capsys, "compare", "--dataset", "lactamase", "--models", "NB")
+    assert code == 0
+    assert "lactamase: 552 rows" in out and "chimera 13222213, functional = 0" in out
+    nb = next(line for line in out.splitlines() if line.startswith("NB "))
+    reported = STUDY_RESULTS.set_index(["dataset", "model"]).loc[("lactamase", "NB")]
+    # ours beside the study's, on its rows and folds: the same numbers
+    assert nb.split().count(f"{reported['cll']:.2f}") == 2, nb
+    code, out, _ = run_cli(
+        capsys, "compare", "--dataset", "lactamase", "--all-rows", "--models", "NB"
+    )
+    assert code == 0 and "lactamase: 553 rows" in out
+    header = next(line for line in out.splitlines() if line.startswith("model "))
+    assert "study" not in header  # no study figures beside a run on other rows
+    code, _, err = run_cli(capsys, "compare", "--dataset", "p450", "--all-rows")
+    assert_one_line_error(code, err, "--all-rows", "lactamase")

@@ -3,8 +3,14 @@ import pandas as pd
 import pytest
 from _reference import slow_cmi
 
-from bnclassify import conditional_mutual_information, mutual_information_with_class
-from bnclassify.datasets import load_car, load_p450, load_vote
+from bnclassify import TAN, conditional_mutual_information, mutual_information_with_class
+from bnclassify.datasets import (
+    load_car,
+    load_p450,
+    load_vote,
+    make_clinic_table,
+    make_credit_table,
+)
 
 
 @pytest.mark.parametrize("loader", [load_p450, load_vote, load_car])
@@ -51,3 +57,26 @@ def test_mutual_information_with_class_matches_sklearn():
     mi = mutual_information_with_class(X, y)
     for name in X.columns:
         assert mi[name] == pytest.approx(mutual_info_score(X[name], y), rel=1e-10)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: load_vote(return_X_y=True),  # categorical, with missing cells
+        lambda: load_car(return_X_y=True),
+        lambda: _split(make_credit_table(), "credit_risk"),  # string, integer, log-normal
+        lambda: _split(make_clinic_table(), "diagnosis"),  # categorical and Gaussian
+    ],
+    ids=["vote", "car", "credit", "clinic"],
+)
+def test_default_tan_weights_are_the_conditional_mutual_information(make):
+    X, y = make()
+    weights = TAN().fit(X, y).weights_
+    cmi = conditional_mutual_information(X, y)
+    pd.testing.assert_frame_equal(weights, cmi, check_exact=True)
+    # the AIC spanning tree is a named option whose weights are other numbers
+    assert not np.allclose(TAN(criterion="aic_tree").fit(X, y).weights_, cmi)
+
+
+def _split(frame, target):
+    return frame.drop(columns=target), frame[target]

@@ -592,6 +592,42 @@ def test_cv_results_bars_are_fold_means_with_sd(tmp_path):
     _save_png(fig, tmp_path / "cv.png")
 
 
+def test_cv_results_cll_bars_never_reach_above_zero():
+    # a CLL near 0 with a large spread: mean + sd > 0, which no CLL can be
+    results = _hand_results()
+    results["cll"] = -np.exp(np.random.default_rng(1).normal(0.0, 1.5, len(results)))
+    fig = plot_cv_results(results, metrics=("accuracy", "cll"))
+    cll_ax = fig.axes[1]
+    mean = results.groupby("model")["cll"].mean()
+    sd = results.groupby("model")["cll"].std()
+    assert (mean + sd > 0).any()  # the case the clip exists for
+    for container in cll_ax.containers:
+        if hasattr(container, "patches") and container.patches:
+            model = container.get_label()
+            (low, high), *_ = (seg[:, 1] for seg in container.errorbar.lines[2][0].get_segments())
+            assert high == pytest.approx(min(mean[model] + sd[model], 0.0))
+            assert low == pytest.approx(mean[model] - sd[model])  # the lower bar is the full sd
+    assert "cannot exceed 0" in fig._suptitle.get_text()
+    plt.close(fig)
+
+
+def test_cv_interval_and_corrected_p_value_agree_on_the_study_folds():
+    # the figure's interval excludes 0 exactly when the corrected test's p < 0.05
+    from bnclassify.metrics import evaluate, study_cv
+    from bnclassify.plotting import cv_differences
+    from bnclassify.study import baseline_differences
+
+    bunch = load_p450()
+    models = {"NB": NaiveBayes(), "TAN": TAN(), "Simpler TAN": SimplerTAN(bunch.contact_matrix)}
+    folds = evaluate(models, bunch.data, bunch.target, cv=study_cv(10), progress=False).folds
+    intervals = cv_differences(folds, ("accuracy", "cll"), "NB").set_index(["metric", "model"])
+    tests = baseline_differences(folds, "NB", ("accuracy", "cll"))
+    for (metric, model), row in intervals.iterrows():
+        p = tests.loc[model, (metric, "p")]
+        assert row["diff"] == pytest.approx(tests.loc[model, (metric, "diff")])
+        assert (row["low"] > 0 or row["high"] < 0) == (p < 0.05), (metric, model, row, p)
+
+
 def test_cv_results_per_dataset_rows_and_errors(tmp_path):
     both = pd.concat(
         [_hand_results(0).assign(dataset="p450"), _hand_results(1).assign(dataset="lactamase")]
@@ -777,3 +813,50 @@ def test_edge_labels_share_three_significant_digits(p450):
     for label in labels:
         digits = label.replace(".", "").lstrip("0")
         assert len(digits) == 3, label
+
+
+def test_structure_of_a_wide_tree_keeps_every_label_apart_and_inside():
+    # wine's 13 features: a row of five leaves with labels up to 28 characters
+    from sklearn.datasets import load_wine
+
+    wine = load_wine(as_frame=True)
+    ax = plot_structure(TAN().fit(wine.data, wine.target))
+    fig = ax.figure
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    boxes = {
+        t.bnclassify_node: t.get_bbox_patch().get_window_extent(renderer)
+        for t in ax.texts
+        if hasattr(t, "bnclassify_node")
+    }
+    assert len(boxes) == 14
+    for (a, box_a), (b, box_b) in itertools.combinations(boxes.items(), 2):
+        assert not box_a.overlaps(box_b), (a, b)
+    frame = fig.bbox
+    for name, box in boxes.items():
+        assert frame.x0 <= box.x0 and box.x1 <= frame.x1, name
+        assert frame.y0 <= box.y0 and box.y1 <= frame.y1, name
+    plt.close(fig)
+
+
+def test_cpt_rows_state_their_training_counts():
+    X, y = load_car(return_X_y=True)
+    X = X.copy()
+    X.loc[X.index[::7], "buying"] = np.nan  # rows missing the parent count in no row
+    model = TAN(root="safety").fit(X, y)
+    (parent,) = [p for p in model.structure_.predecessors("maint") if p != model.class_node_]
+    fig = plot_cpt(model, "maint", X=X, y=y)
+    observed = X[[parent, "maint"]].notna().all(axis=1)
+    expected = pd.crosstab(y[observed], X.loc[observed, parent])
+    expected = expected.reindex(
+        index=model.classes_, columns=model.categories_[list(X.columns).index(parent)], fill_value=0
+    )
+    np.testing.assert_array_equal(fig.row_counts, expected.to_numpy())
+    written = [
+        [t.get_text() for t in ax.get_yticklabels()]
+        for ax in fig.findobj(lambda a: hasattr(a, "bnclassify_counts"))
+    ]
+    assert written[0] == [f"n = {n}" for n in expected.iloc[0]]
+    with pytest.raises(ValueError, match="both X and y"):
+        plot_cpt(model, "maint", X=X)
+    plt.close("all")

@@ -107,15 +107,15 @@ def _credit_cv(model):
     return scores["test_accuracy"].mean(), -scores["test_neg_log_loss"].mean()
 
 
-def test_default_tan_tree_pays_for_many_valued_parents_on_the_credit_table():
+def test_aic_tree_pays_for_many_valued_parents_on_the_credit_table():
     # the plain-information tree makes the 10-level purpose the parent of 14 of
     # the 16 other categorical features; the AIC-penalised spanning tree does not
     X, y = _table("credit")
-    parents = TAN().fit(X, y).describe().set_index("column")["parents"]
+    parents = TAN(criterion="aic_tree").fit(X, y).describe().set_index("column")["parents"]
     plain = TAN(criterion="loglik").fit(X, y).describe().set_index("column")["parents"]
     assert sum(p == ["purpose"] for p in plain) >= 12
     assert sum(p == ["purpose"] for p in parents) <= 3
-    accuracy, loss = _credit_cv(TAN())
+    accuracy, loss = _credit_cv(TAN(criterion="aic_tree"))
     plain_accuracy, plain_loss = _credit_cv(TAN(criterion="loglik"))
     assert accuracy >= 0.72 and loss <= plain_loss - 0.05, (accuracy, loss, plain_loss)
 

@@ -204,13 +204,15 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    equivalent_sample_size : float or "auto", default=1.0
-        ``s`` of BDeu, > 0: the prior's weight in imaginary rows. 1 is the
-        customary default (Heckerman, Geiger and Chickering 1995); larger
-        values smooth more and spread the tree posterior. ``"auto"`` picks
-        the value of :data:`ESS_GRID` (1, 2, 5, 10, 20, 50, 100) with the
-        largest training evidence (jointly with ``contact_prior="auto"``),
-        an empirical-Bayes choice that never sees held-out rows.
+    equivalent_sample_size : float or "auto", default="auto"
+        ``s`` of BDeu, > 0: the prior's weight in imaginary rows. ``"auto"``
+        (the default) picks the value of :data:`ESS_GRID` (1, 2, 5, 10, 20,
+        50, 100) with the largest training evidence (jointly with
+        ``contact_prior="auto"``), an empirical-Bayes choice that never sees
+        held-out rows: on P450 and lactamase it is 20, whose log evidence
+        beats that of ``s = 1`` by 153 and 136 nats. A number fixes ``s``: 1 is the
+        customary choice (Heckerman, Geiger and Chickering 1995); larger
+        values smooth more and spread the tree posterior.
     contact_matrix : DataFrame, array of shape (n_features, n_features) or callable, optional
         Symmetric, non-negative; a DataFrame is matched to the columns by its
         labels, a callable gets the feature names at fit time. Needed when
@@ -278,9 +280,11 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
     >>> p450 = load_p450()
     >>> model = BMATAN(contact_matrix=p450.contact_matrix, contact_prior="auto")
     >>> model = model.fit(p450.data, p450.target)
+    >>> model.equivalent_sample_size_, model.contact_prior_  # chosen by the evidence
+    (20.0, 2.0)
     >>> model.predict_proba(p450.data.iloc[:2]).round(3)
-    array([[0.346, 0.654],
-           [0.083, 0.917]])
+    array([[0.227, 0.773],
+           [0.07 , 0.93 ]])
     >>> bool(model.log_bayes_factor_ >= 0)
     True
     >>> round(float(model.edge_posterior_.to_numpy().sum() / 2), 9)  # m - 1 edges per tree
@@ -297,7 +301,7 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
 
     def __init__(
         self,
-        equivalent_sample_size=1.0,
+        equivalent_sample_size="auto",
         contact_matrix=None,
         contact_prior=0.0,
         handle_unknown="warn",

@@ -42,6 +42,16 @@ def _outline(ax, edges, index, upper, colors, role):
         ax.add_patch(cell)
 
 
+def _prior_text(model, contacts, short=False):
+    """The priors the posterior depends on: BDeu's ``s`` and, with contacts, ``lambda``."""
+    s, lam = model.equivalent_sample_size_, model.contact_prior_
+    with_lambda = contacts or lam > 0 or getattr(model, "contact_matrix", None) is not None
+    if short:
+        return f"s = {s:g}" + (f", λ = {lam:g}" if with_lambda else "")
+    text = f"BDeu equivalent sample size s = {s:g}"
+    return text + (f", contact prior λ = {lam:g}" if with_lambda else "")
+
+
 def plot_edge_posterior(model, contact_matrix=None, *, fig=None, title=None, fontsize=10):
     """Posterior edge probabilities of a fitted :class:`~bnclassify.BMATAN` beside the contacts.
 
@@ -52,7 +62,9 @@ def plot_edge_posterior(model, contact_matrix=None, *, fig=None, title=None, fon
     edges are outlined in the upper triangle and the contact tree's in the
     lower one, in :func:`~bnclassify.plot_tree_comparison`'s colours;
     features in the model's column order. Without any contact matrix, panel
-    2 is the MAP tree instead.
+    2 is the MAP tree instead. The titles state the priors the posterior
+    depends on: BDeu's equivalent sample size ``s`` and, with contacts, the
+    contact prior ``lambda``.
 
     Parameters
     ----------
@@ -81,6 +93,8 @@ def plot_edge_posterior(model, contact_matrix=None, *, fig=None, title=None, fon
     >>> fig = plot_edge_posterior(model, p450.contact_matrix)
     >>> len(fig.axes) >= 3, len(fig.contact_edges)
     (True, 7)
+    >>> "s = 20" in fig._suptitle.get_text()  # the evidence-chosen sample size
+    True
     """
     check_is_fitted(model, "edge_posterior_")
     posterior = model.edge_posterior_
@@ -113,10 +127,9 @@ def plot_edge_posterior(model, contact_matrix=None, *, fig=None, title=None, fon
         fontsize=fontsize - 1,
         colorbar_label="posterior probability of the edge",
     )
-    lambda_text = f"contact prior λ = {model.contact_prior_:g}"
     ax_p.set_title(
-        f"P(edge in tree | data), {lambda_text}\nupper: MAP tree"
-        + ("; lower: contact tree" if contacts is not None else ""),
+        f"P(edge in tree | data), {_prior_text(model, contacts is not None, short=True)}"
+        "\nupper: MAP tree" + ("; lower: contact tree" if contacts is not None else ""),
         fontsize=fontsize + 1,
     )
     _outline(ax_p, map_edges, index, True, colors_map, "posterior-map")
@@ -153,9 +166,12 @@ def plot_edge_posterior(model, contact_matrix=None, *, fig=None, title=None, fon
             fontweight="bold",
         )
     else:
+        # the MAP tree as a graph: a BMATAN has no single compiled network to view
         plot_structure(
-            model,
+            model.structure_,
             ax=axes[1],
+            class_node=model.class_node_,
+            root=features[0],
             weights=posterior,
             weight_format=".2f",
             edge_colors=colors_map,
@@ -179,6 +195,7 @@ def plot_edge_posterior(model, contact_matrix=None, *, fig=None, title=None, fon
             f": the contact tree's {len(contact_edges)} edges hold {mass:.2f} of the "
             f"{len(features) - 1} expected tree edges"
         )
+    heading += f"\n({_prior_text(model, contacts is not None)})"
     fig.suptitle(f"{title}: {heading}" if title else heading, fontsize=fontsize + 3)
     fig.map_edges = sorted(tuple(sorted(e, key=index.get)) for e in map_edges)
     fig.contact_edges = sorted(tuple(sorted(e, key=index.get)) for e in contact_edges)

@@ -11,6 +11,7 @@ import itertools
 
 import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
 
 from ..factors import DensityView, RegressionView, TableView
 from ..validation import check_int
@@ -22,7 +23,17 @@ __all__ = ["plot_cpt"]
 
 
 def plot_cpt(
-    model, feature, *, member=0, fig=None, annotate=True, cmap="Blues", fontsize=9, n_points=300
+    model,
+    feature,
+    *,
+    member=0,
+    fig=None,
+    annotate=True,
+    cmap="Blues",
+    fontsize=9,
+    n_points=300,
+    X=None,
+    y=None,
 ):
     """One feature's conditional distribution given the class and its parents, one panel per class.
 
@@ -60,11 +71,19 @@ def plot_cpt(
     fontsize : float, default=9
     n_points : int, default=300
         Points on the x grid of densities and lines.
+    X, y : training data, optional
+        The rows the model was fitted on. With them, a table writes at the
+        right of each row ``n``, the training rows of that (class, parent
+        configuration) observing the feature and its parents: the count
+        behind the row's smoothed probabilities (a row of small ``n`` is
+        mostly prior).
 
     Returns
     -------
     matplotlib.figure.Figure
-        One axes per class (plus the colour bar for a table).
+        One axes per class (plus the colour bar for a table). With ``X`` and
+        ``y``, ``fig.row_counts[c, k]`` is the count written on row ``k`` of
+        class ``c``'s table.
 
     Examples
     --------
@@ -76,6 +95,12 @@ def plot_cpt(
     'functional = 0'
     >>> fig.axes[0].get_ylabel()
     'block7'
+
+    With the training rows, each table row states its count:
+
+    >>> fig = plot_cpt(TAN().fit(X, y), "block8", X=X, y=y)
+    >>> fig.row_counts.sum() == len(X)  # every row observes block8 and block7
+    np.True_
 
     A Gaussian feature draws its class densities:
 
@@ -114,6 +139,12 @@ def plot_cpt(
             axes[0].set_ylabel(", ".join(parents), fontsize=fontsize)
         else:
             axes[0].set_yticks([])
+        if (X is None) != (y is None):
+            raise ValueError("plot_cpt needs both X and y (the training rows) to write counts.")
+        if X is not None:
+            counts = _row_counts(model, view, i, configuration_parents, X, y, member)
+            _label_counts(axes, counts, fontsize)
+            fig.row_counts = counts
     else:
         if fig is None:
             fig = plt.figure(figsize=(max(4.5, 1.0 + 3.2 * n_classes), 3.2), layout="constrained")
@@ -142,6 +173,40 @@ def plot_cpt(
         title = f"{view.title}\n{title}"
     fig.suptitle(title, fontsize=fontsize + 2)
     return fig
+
+
+def _row_counts(model, view, child, parents, X, y, member) -> np.ndarray:
+    """Training rows per (class, parent configuration) observing the child and its parents."""
+    encoder = model if hasattr(model, "encode") else model.estimators_[member]
+    encoded = encoder.encode(X)
+    codes = encoded[0] if isinstance(encoded, tuple) else encoded
+    labels = np.asarray(y)
+    if len(labels) != len(codes):
+        raise ValueError(f"X has {len(codes)} rows but y has {len(labels)}.")
+    classes = pd.Index(view.classes).get_indexer(labels)
+    family = [*parents, child]
+    observed = (classes >= 0) & (codes[:, family] >= 0).all(axis=1)
+    cards = [len(view.categories[p]) for p in parents]
+    configuration = (
+        np.ravel_multi_index(tuple(codes[observed][:, p] for p in parents), cards)
+        if parents
+        else np.zeros(int(observed.sum()), dtype=np.intp)
+    )
+    n_configurations = int(np.prod(cards)) if parents else 1
+    cells = classes[observed] * n_configurations + configuration
+    return np.bincount(cells, minlength=len(view.classes) * n_configurations).reshape(
+        len(view.classes), n_configurations
+    )
+
+
+def _label_counts(axes, counts, fontsize):
+    """``n = ...`` at the right of every table row, per class panel."""
+    for c, ax in enumerate(axes):
+        right = ax.secondary_yaxis("right")
+        right.set_yticks(range(counts.shape[1]), [f"n = {n}" for n in counts[c]])
+        right.tick_params(length=0, labelsize=fontsize - 1)
+        right.spines["right"].set_visible(False)
+        right.bnclassify_counts = counts[c]
 
 
 def _configuration_labels(view, parents) -> list:

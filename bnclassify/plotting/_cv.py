@@ -41,6 +41,15 @@ def _metric_label(metric, attrs):
     return f"{label} ({note})" if isinstance(note, str) and note else label
 
 
+#: Metrics that are sums or means of log-probabilities: never above 0.
+_NON_POSITIVE = ("cll", "log_likelihood", "neg_log_loss")
+
+
+def _is_non_positive(metric) -> bool:
+    """Whether a metric cannot exceed 0 (the CLL, a log-likelihood): its sd bar stops at 0."""
+    return str(metric).startswith(_NON_POSITIVE)
+
+
 def _is_score(metric) -> bool:
     """Whether a metric is a score on the 0-1 scale (accuracy, precision, recall, F1, AUC)."""
     return str(metric).startswith(_SCORES)
@@ -307,6 +316,9 @@ def plot_cv_results(
     is drawn in its family's colour, the same in every figure (NB black, TAN
     blue, Simpler TAN bluish green, ensembles orange, KDB/AODE reddish
     purple, BMA vermillion), models of one family told apart by hatching.
+    The CLL and other sums of log-probabilities cannot exceed 0: their sd
+    bars are clipped at 0 (the lower bar keeps the full sd), and the title
+    says so.
 
     With a ``baseline`` (e.g. ``"NB"``) it draws instead, per data set and
     metric, every other model's mean per-fold difference to the baseline
@@ -385,11 +397,20 @@ def plot_cv_results(
                 if model not in mean.index:
                     continue
                 x = np.arange(len(panel)) + (k - (len(models) - 1) / 2) * bar_width
+                heights = mean.loc[model, panel].to_numpy(dtype=float)
+                spread = sd.loc[model, panel].to_numpy(dtype=float)
+                # a CLL is a sum of log-probabilities: mean + sd above 0 would be impossible
+                ceiling = np.array(
+                    [
+                        -h if _is_non_positive(m) else np.inf
+                        for m, h in zip(panel, heights, strict=True)
+                    ]
+                )
                 bars = ax.bar(
                     x,
-                    mean.loc[model, panel].to_numpy(dtype=float),
+                    heights,
                     bar_width,
-                    yerr=sd.loc[model, panel].to_numpy(dtype=float),
+                    yerr=np.vstack([spread, np.clip(np.minimum(spread, ceiling), 0.0, None)]),
                     capsize=3,
                     label=str(model),
                     **styles[model],
@@ -423,5 +444,7 @@ def plot_cv_results(
         frameon=False,
     )
     heading = "mean ± sd over folds"
+    if any(_is_non_positive(m) for m in metrics):
+        heading += "; CLL cannot exceed 0, so its sd bars stop there"
     fig.suptitle(f"{title} ({heading})" if title else heading, fontsize=fontsize + 2)
     return fig

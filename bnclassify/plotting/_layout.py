@@ -7,6 +7,8 @@ places the feature nodes, each tree from its root downwards.
 
 from __future__ import annotations
 
+import itertools
+
 import networkx as nx
 import numpy as np
 import pandas as pd
@@ -79,13 +81,39 @@ def feature_graph(graph, class_node):
     return graph.subgraph([v for v in graph if v != class_node])
 
 
-def tree_layout(features: nx.Graph, root=None) -> dict:
+#: Inches per layout unit of plot_structure's own figure.
+UNIT_INCHES = 1.05
+
+
+def label_widths(nodes, fontsize) -> dict:
+    """Each node label's approximate box width in layout units (about 0.6 em per character)."""
+    inches = {v: (0.6 * len(str(v)) + 0.7) * fontsize / 72 for v in nodes}
+    return {v: w / UNIT_INCHES for v, w in inches.items()}
+
+
+def spread_rows(pos, widths, gap=0.15) -> dict:
+    """Stretch x so that no two boxes of a row overlap; the layout's order is kept."""
+    rows = {}
+    for v, (x, y) in pos.items():
+        rows.setdefault(y, []).append((x, v))
+    scale = 1.0
+    for row in rows.values():
+        row.sort(key=lambda t: t[0])
+        for (xa, a), (xb, b) in itertools.pairwise(row):
+            need = (widths[a] + widths[b]) / 2 + gap
+            if xb > xa and xb - xa < need:
+                scale = max(scale, need / (xb - xa))
+    return {v: (x * scale, y) for v, (x, y) in pos.items()}
+
+
+def tree_layout(features: nx.Graph, root=None, widths=None) -> dict:
     """Positions of the feature nodes: each tree laid out from its root downwards.
 
-    A tree (or forest) gets a tidy layout: leaves on consecutive columns,
-    parents centred over their children, one row per depth. A DAG with
-    several parents per node (e.g. k-dependence) is laid out by topological
-    generations, each row ordered by its parents' mean position.
+    A tree (or forest) gets a tidy layout: leaves side by side (one column
+    apart, or wider where ``widths`` says a label needs it), parents centred
+    over their children, one row per depth. A DAG with several parents per
+    node (e.g. k-dependence) is laid out by topological generations, each
+    row ordered by its parents' mean position.
     """
     order = list(features.nodes)
     if not order:
@@ -100,17 +128,20 @@ def tree_layout(features: nx.Graph, root=None) -> dict:
         if root is not None and root in roots:
             roots.remove(root)
             roots.insert(0, root)
-        pos, next_x = {}, 0.0
+        pos, next_x, last_leaf = {}, 0.0, None
 
         def place(v, depth):
-            nonlocal next_x
+            nonlocal next_x, last_leaf
             kids = children[v]
             if kids:
                 for kid in kids:
                     place(kid, depth + 1)
                 x = (pos[kids[0]][0] + pos[kids[-1]][0]) / 2
             else:
-                x, next_x = next_x, next_x + 1.0
+                if widths is not None and last_leaf is not None:
+                    # a long label pushes its neighbour further than one column
+                    next_x += max(0.0, (widths[last_leaf] + widths[v]) / 2 + 0.15 - 1.0)
+                x, next_x, last_leaf = next_x, next_x + 1.0, v
             pos[v] = (x, -float(depth))
 
         for r in roots:

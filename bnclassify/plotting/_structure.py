@@ -6,7 +6,14 @@ import matplotlib.pyplot as plt
 import networkx as nx
 import numpy as np
 
-from ._layout import feature_graph, structure_of, tree_layout
+from ._layout import (
+    UNIT_INCHES,
+    feature_graph,
+    label_widths,
+    spread_rows,
+    structure_of,
+    tree_layout,
+)
 from ._palette import (
     CLASS_ARC_COLOR,
     CLASS_BORDER,
@@ -159,7 +166,8 @@ def plot_structure(
     features = feature_graph(graph, class_node)
     if root is not None and root not in features:
         raise ValueError(f"root={root!r} is not a feature node; features: {list(features)}.")
-    pos = tree_layout(features, root)
+    widths = label_widths(features.nodes, fontsize)
+    pos = spread_rows(tree_layout(features, root, widths), widths)
     n_cols = 1 + max((x for x, _ in pos.values()), default=0.0)
     depth = -min((y for _, y in pos.values()), default=0.0)
     if class_node is not None and show_class:
@@ -171,17 +179,22 @@ def plot_structure(
     margin = 0.6
     if class_node is not None and show_class:
         margin = 0.85 + 0.25 * max(0.0, depth + 1 - n_cols / 1.5)
+    # the outermost boxes must fit inside the axes, however long their labels
+    widths.update(label_widths([class_node], fontsize) if class_node in pos else {})
+    left = min((x - widths[v] / 2 - 0.1 for v, (x, _) in pos.items()), default=0.0)
+    right = max((x + widths[v] / 2 + 0.1 for v, (x, _) in pos.items()), default=0.0)
+    xs = [p[0] for p in pos.values()] or [0.0]
+    x_lo, x_hi = min(min(xs) - margin, left), max(max(xs) + margin, right)
     if ax is None:
         _, ax = plt.subplots(
             figsize=(
-                max(5.0, 1.05 * (n_cols - 1 + 2 * margin) + 0.4),
+                max(5.0, UNIT_INCHES * (x_hi - x_lo) + 0.4),
                 max(3.0, 1.25 * (depth + 2) + 0.4),
             ),
             layout="constrained",
         )
-    xs = [p[0] for p in pos.values()] or [0.0]
     ys = [p[1] for p in pos.values()] or [0.0]
-    ax.set_xlim(min(xs) - margin, max(xs) + margin)
+    ax.set_xlim(x_lo, x_hi)
     ax.set_ylim(min(ys) - 0.45, max(ys) + 0.45)
     texts = {v: _node_text(ax, v, pos[v], is_class=v == class_node, fontsize=fontsize) for v in pos}
     arrowstyle = "-|>" if graph.is_directed() else "-"

@@ -144,7 +144,7 @@ def _fitted(dataset):
         title,
         bunch,
         NaiveBayes().fit(X, y),
-        TAN(criterion="loglik").fit(X, y),
+        TAN().fit(X, y),
         SimplerTAN(bunch.contact_matrix).fit(X, y),
     )
 
@@ -242,8 +242,8 @@ for _dataset in _DATASETS:
 @figure("p450_cpt")
 def _p450_cpt(out_dir):
     """The CPT of the TAN feature whose tree edge is strongest (block7, child of block1)."""
-    _, _, _, tan, _ = _fitted("p450")
-    fig = plotting.plot_cpt(tan, "block7")
+    _, bunch, _, tan, _ = _fitted("p450")
+    fig = plotting.plot_cpt(tan, "block7", X=bunch.data, y=bunch.target)
     return [save(fig, out_dir, "p450_cpt_block7.png")]
 
 

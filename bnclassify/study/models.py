@@ -147,11 +147,11 @@ def study_models(contact_matrix=None, *, alpha=1.0, study_tan=True, extra=True) 
         Add the ensembles (Ensemble TAN) and the structures beyond the study
         (k-dependence Bayes, AODE, TAN with a BIC-penalised forest, and the
         Bayesian average over all TAN trees, :class:`~bnclassify.BMATAN`,
-        with a uniform tree prior and, given contacts, with the contact
-        prior whose strength maximises the training evidence, at BDeu's
-        customary equivalent sample size 1 and at the one the training
-        evidence prefers). BMATAN's smoothing is not ``alpha``: the two are
-        on different scales.
+        at the BDeu equivalent sample size the training evidence prefers (its
+        default), with a uniform tree prior and, given contacts, with the
+        contact prior whose strength maximises the training evidence, and
+        that one again at BDeu's customary ``s = 1`` for comparison).
+        BMATAN's smoothing is not ``alpha``: the two are on different scales.
 
     Examples
     --------
@@ -188,8 +188,8 @@ def study_models(contact_matrix=None, *, alpha=1.0, study_tan=True, extra=True) 
         models["BMA TAN (contact prior)"] = BMATAN(
             contact_matrix=contact_matrix, contact_prior="auto"
         )
-        models["BMA TAN (evidence s, contact prior)"] = BMATAN(
-            equivalent_sample_size="auto", contact_matrix=contact_matrix, contact_prior="auto"
+        models["BMA TAN (s = 1, contact prior)"] = BMATAN(
+            equivalent_sample_size=1.0, contact_matrix=contact_matrix, contact_prior="auto"
         )
     return models
 

@@ -27,6 +27,7 @@ from matplotlib.patches import FancyArrowPatch, Rectangle
 from matplotlib.text import Text
 
 from ._plot_cpt import plot_cpt, text_color
+from ._plot_inference import plot_inference
 from ._plot_views import network_view
 
 __all__ = [
@@ -36,6 +37,7 @@ __all__ = [
     "model_family",
     "plot_cpt",
     "plot_cv_results",
+    "plot_inference",
     "plot_structure",
     "plot_tree_comparison",
     "plot_weights",

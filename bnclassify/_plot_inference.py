@@ -115,12 +115,12 @@ def plot_inference(
         fig = plt.figure(figsize=(fig_w, fig_h))
     else:
         fig.clf()
-    margins = {"left": 0.04, "right": 0.97, "top": 1 - 0.55 / fig_h, "bottom": 0.3 / fig_h}
+    margins = {"left": 0.02, "right": 0.97, "top": 1 - 0.5 / fig_h, "bottom": 0.2 / fig_h}
     if has_effect:
         panel_h = min(fig_h * 0.9, 1.3 + 0.4 * len(result.evidence))
         grid = fig.add_gridspec(
             2, 2, width_ratios=[fig_w - 3.4, 3.4], height_ratios=[panel_h, fig_h - panel_h],
-            wspace=0.35, **margins,
+            wspace=0.12, **margins,
         )  # fmt: skip
         ax = fig.add_subplot(grid[:, 0])
         effect_ax = fig.add_subplot(grid[0, 1])
@@ -172,7 +172,14 @@ def plot_inference(
     if effect_ax is not None:
         _effect_panel(effect_ax, result, fontsize)
     shown = ", ".join(f"{k}={v}" for k, v in result.evidence.items()) or "no evidence"
-    ax.set_title(f"Posterior of every node given {shown}", fontsize=fontsize + 2, loc="left")
+    fig.text(
+        0.02, 1 - 0.12 / fig_h, f"Posterior of every node given {shown}",
+        fontsize=fontsize + 2, va="top", ha="left",
+    )  # fmt: skip
+    key = "blue: posterior given the evidence; orange: observed"
+    if prior:
+        key += "; grey tick or dashed curve: before any evidence"
+    fig.text(0.02, 0.08 / fig_h, key, fontsize=fontsize - 1, color=PRIOR_COLOR, va="bottom")
     fig.posteriors = result
     fig.network_ax = ax
     fig.node_axes = node_axes

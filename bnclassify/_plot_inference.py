@@ -88,7 +88,8 @@ def plot_inference(
     >>> from bnclassify import TAN
     >>> from bnclassify.datasets import load_car
     >>> X, y = load_car(return_X_y=True)
-    >>> fig = plot_inference(TAN().fit(X, y), evidence={"safety": "high", "buying": "low"})
+    >>> model = TAN(criterion="loglik").fit(X, y)
+    >>> fig = plot_inference(model, evidence={"safety": "high", "buying": "low"})
     >>> fig.posteriors.top_class, round(float(fig.posteriors.classes["unacc"]), 2)
     ('unacc', 0.37)
     >>> sorted(fig.node_axes)[:3]

@@ -35,8 +35,9 @@ templates_path = ["_templates"]
 # so names and modules added later appear without editing the docs.
 PACKAGE = Path(bnclassify.__file__).parent
 SUBMODULES = (  # io, stream: when present
-    "datasets distributions factors data counts weights information structure network "
-    "metrics explain plotting preprocessing study io stream exceptions distributed"
+    "datasets distributions factors data stats weights information structure network inference "
+    "metrics explain plotting contacts preprocessing study io stream exceptions distributed "
+    "validation discriminative"
 ).split()
 API_MODULES = ["bnclassify"] + [
     f"bnclassify.{name}"

@@ -800,11 +800,11 @@ def test_tree_comparison_colour_bar_units_and_chance(data, request):
 
 
 def test_edge_labels_share_three_significant_digits(p450):
-    from bnclassify.plotting._structure import _format_weight
+    from bnclassify.plotting._structure import format_weight
 
-    assert _format_weight(0.0101) == "0.0101"
-    assert _format_weight(0.0096) == "0.00960"
-    assert _format_weight(65.0) == "65"
+    assert format_weight(0.0101) == "0.0101"
+    assert format_weight(0.0096) == "0.00960"
+    assert format_weight(65.0) == "65"
     _, models = p450
     ax = plot_structure(models["tan"])
     labels = [t.get_text() for t in ax.texts if getattr(t, "bnclassify_node", None) is None]

@@ -22,6 +22,7 @@ from ._cv import cv_differences as cv_differences
 from ._cv import model_family as model_family
 from ._cv import plot_cv_results
 from ._heatmap import plot_weights
+from ._inference import plot_inference
 from ._networks import plot_signal_edge_probabilities, plot_signal_edges
 from ._palette import FAMILY_COLORS as FAMILY_COLORS
 from ._palette import SHARED_COLOR as SHARED_COLOR
@@ -39,6 +40,7 @@ __all__ = [
     "plot_cv_results",
     "plot_decision_boundary",
     "plot_edge_posterior",
+    "plot_inference",
     "plot_signal_edge_probabilities",
     "plot_signal_edges",
     "plot_structure",

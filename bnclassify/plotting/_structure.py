@@ -60,7 +60,7 @@ def _edge_widths(edges, lookup, lo=1.2, hi=5.5):
     return widths, values
 
 
-def _format_weight(w, fmt=None):
+def format_weight(w, fmt=None):
     """An edge's weight label: integers as integers, else 3 significant digits, zeros kept.
 
     Every label of a figure then has the same precision: 0.0101 beside
@@ -68,7 +68,7 @@ def _format_weight(w, fmt=None):
 
     Examples
     --------
-    >>> [_format_weight(w) for w in (0.0101, 0.0096, 0.0727, 65.0, 12.25, 1234.5)]
+    >>> [format_weight(w) for w in (0.0101, 0.0096, 0.0727, 65.0, 12.25, 1234.5)]
     ['0.0101', '0.00960', '0.0727', '65', '12.2', '1234']
     """
     if w is None:
@@ -240,7 +240,7 @@ def plot_structure(
             zorder=4,
         )
         ax.add_patch(tag(arrow, edge, "feature"))
-        label = _format_weight(value, weight_format) if show_weights else None
+        label = format_weight(value, weight_format) if show_weights else None
         if label is not None:
             ax.add_artist(
                 EdgeLabel(

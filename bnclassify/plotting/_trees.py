@@ -13,7 +13,7 @@ from ._heatmap import plot_weights
 from ._layout import feature_graph, structure_of
 from ._palette import CONTACT_CMAP, SHARED_COLOR, TREE_A_COLOR, TREE_B_COLOR
 from ._readback import tag
-from ._structure import plot_structure
+from ._structure import format_weight, plot_structure
 
 __all__ = ["expected_shared_edges", "plot_tree_comparison"]
 
@@ -71,6 +71,9 @@ def plot_tree_comparison(
     fig=None,
     title=None,
     fontsize=10,
+    edge_support=None,
+    support_name="support",
+    pvalue=None,
 ):
     """Two trees side by side and the contact matrix with both trees' edges marked on it.
 
@@ -82,6 +85,13 @@ def plot_tree_comparison(
     beside what chance would give (the number of edges two uniformly random
     spanning trees share on average). Above
     each tree, what its edge labels are (CMI in nats, or contacts).
+
+    Under each tree, a table lists its edges with ``model_a``'s weight (the
+    CMI, for a TAN) and the contact count of each, and, under ``model_a``,
+    each edge's support when ``edge_support`` is given: the contacts behind
+    every learned edge and the data's dependence behind every contact edge. A
+    note says that arrows point away from each tree's root, a choice of the
+    fit (the first feature by default), not something the data show.
 
     Parameters
     ----------
@@ -97,12 +107,23 @@ def plot_tree_comparison(
     title : str, optional
         Prefix of the figure title (e.g. the data set's name).
     fontsize : float, default=10
+    edge_support : DataFrame, optional
+        Feature x feature support of each edge, written on ``model_a``'s edges:
+        e.g. ``BMATAN(...).fit(X, y).edge_posterior_`` (posterior probability
+        of the edge under Bayesian model averaging), or how often each edge
+        appears in trees learned on bootstrap resamples.
+    support_name : str, default="support"
+        What ``edge_support`` is, for the labels (e.g. ``"posterior"``).
+    pvalue : float, optional
+        A p-value of the overlap (e.g. of a permutation test of the shared
+        edge count), printed in the title beside the count.
 
     Returns
     -------
     matplotlib.figure.Figure
         With three axes; ``fig.shared_edges`` holds the shared undirected
-        edges as sorted ``(u, v)`` pairs.
+        edges as sorted ``(u, v)`` pairs; ``fig.edge_tables`` maps ``"a"`` and
+        ``"b"`` to the tables drawn under each tree (DataFrames, one row per edge).
 
     Examples
     --------
@@ -115,6 +136,9 @@ def plot_tree_comparison(
     >>> fig = plot_tree_comparison(tan, stan, p450.contact_matrix)
     >>> fig.shared_edges
     [('block1', 'block7'), ('block2', 'block7'), ('block6', 'block7')]
+    >>> table = fig.edge_tables["a"].set_index("edge")  # TAN's edges
+    >>> int(table.loc["block1 → block7", "contacts"])
+    65
     """
     if labels is None:
         labels = (_model_label(model_a), _model_label(model_b))
@@ -130,7 +154,9 @@ def plot_tree_comparison(
         contact_matrix = pd.DataFrame(np.asarray(contact_matrix), index=nodes, columns=nodes)
     if fig is None:
         depth = max(_depth(model_a), _depth(model_b))
-        fig = plt.figure(figsize=(16, max(5.6, 4.0 + 0.6 * depth)), layout="constrained")
+        table_rows = 1 + max(len(edges_a), len(edges_b))  # the edge tables under the trees
+        height = max(5.6, 4.0 + 0.6 * depth) + 0.19 * table_rows
+        fig = plt.figure(figsize=(16, height), layout="constrained")
     ax_a, ax_b, ax_m = fig.subplots(1, 3, gridspec_kw={"width_ratios": [1.15, 1.15, 1.0]})
     for ax, model, own, color, label in (
         (ax_a, model_a, edges_a, TREE_A_COLOR, label_a),
@@ -154,6 +180,10 @@ def plot_tree_comparison(
                 fontsize=fontsize - 1,
                 color="0.3",
             )
+
+    fig.edge_tables = _edge_tables(
+        ax_a, ax_b, model_a, model_b, contact_matrix, edge_support, support_name, fontsize
+    )
 
     plot_weights(
         contact_matrix,
@@ -200,12 +230,73 @@ def plot_tree_comparison(
         ncol=3,
         fontsize=fontsize,
         frameon=False,
+        title="Arrows point away from each tree's root, a choice of the fit (the first feature "
+        "by default): the data give the edges, not their directions.",
+        title_fontsize=fontsize - 1,
     )
     n_edges = max(len(edges_a), len(edges_b))
     heading = f"{len(shared)} of {n_edges} tree edges shared"
     n_nodes = len({n for e in edges_a | edges_b for n in e})
     if n_nodes > 1 and len(edges_a) == len(edges_b) == n_nodes - 1:  # two spanning trees
         heading += f" (chance ~{expected_shared_edges(n_nodes):.2f})"
+    if pvalue is not None:
+        heading += f"; p = {float(pvalue):.2g}"
     fig.suptitle(f"{title}: {heading}" if title else heading, fontsize=fontsize + 4)
     fig.shared_edges = sorted(tuple(sorted(map(str, e))) for e in shared)
     return fig
+
+
+def _edge_tables(ax_a, ax_b, model_a, model_b, contacts, support, support_name, fontsize):
+    """Under each tree, a table of its edges: tree a's weights, contacts and support; tree b's
+    contacts and tree a's weight for them. Labels on the edges would crowd the drawing."""
+    weights_a = None if isinstance(model_a, nx.Graph) else getattr(model_a, "weights_", None)
+    short = {"I(Xi; Xj | C), nats": "CMI", "contacts": "contacts"}.get(_weight_unit(model_a))
+    short = short or "weight"
+
+    def lookup(matrix, u, v):
+        if matrix is None or u not in matrix.index or v not in matrix.columns:
+            return None
+        value = matrix.loc[u, v]
+        return None if pd.isna(value) else float(value)
+
+    tables = {}
+    for key, ax, model in (("a", ax_a, model_a), ("b", ax_b, model_b)):
+        graph, class_node, _ = structure_of(model)
+        rows = []
+        for u, v in feature_graph(graph, class_node).edges:
+            row = {"edge": f"{u} → {v}" if graph.is_directed() else f"{u} – {v}"}
+            if short != "contacts":  # model_a's own weights are the contacts otherwise
+                row[short] = lookup(weights_a, u, v)
+            row["contacts"] = lookup(contacts, u, v)
+            if key == "a" and support is not None:
+                row[support_name] = lookup(support, u, v)
+            rows.append(row)
+        table = pd.DataFrame(rows)
+        if table.empty:
+            tables[key] = table
+            continue
+        table = table.sort_values(
+            table.columns[1], ascending=False, key=lambda c: c.fillna(-np.inf)
+        )
+        table = table.reset_index(drop=True)
+        tables[key] = table
+        text = [
+            [row["edge"]] + [
+                "" if pd.isna(val) else (
+                    f"{val:.2f}" if col == support_name else format_weight(val)
+                )
+                for col, val in row.items() if col != "edge"
+            ]
+            for _, row in table.iterrows()
+        ]  # fmt: skip
+        drawn = ax.table(
+            cellText=text,
+            colLabels=list(table.columns),
+            loc="bottom",
+            cellLoc="center",
+            edges="horizontal",
+        )
+        drawn.auto_set_font_size(False)
+        drawn.set_fontsize(fontsize - 2)
+        drawn.bnclassify_role = f"edge-table-{key}"
+    return tables

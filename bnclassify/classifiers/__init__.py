@@ -7,6 +7,7 @@ from ._ensemble import EnsembleTAN
 from ._kdb import KDB
 from ._signal_subgraph import SignalSubgraphClassifier
 from ._tan import TAN, NaiveBayes, SimplerTAN
+from ._wrappers import BSEJ, FSSJ, KDBHC, TANHC, TANHCSP
 
 __all__ = [
     "AODE",
@@ -19,4 +20,9 @@ __all__ = [
     "NaiveBayes",
     "SimplerTAN",
     "SignalSubgraphClassifier",
+    "TANHC",
+    "TANHCSP",
+    "FSSJ",
+    "BSEJ",
+    "KDBHC",
 ]

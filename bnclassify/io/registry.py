@@ -17,9 +17,14 @@ import importlib
 from ..classifiers import (
     AODE,
     BMATAN,
+    BSEJ,
+    FSSJ,
     KDB,
+    KDBHC,
     SPODE,
     TAN,
+    TANHC,
+    TANHCSP,
     EnsembleTAN,
     NaiveBayes,
     SignalSubgraphClassifier,
@@ -42,6 +47,11 @@ ESTIMATORS: dict = {
         SignalSubgraphClassifier,
         MDLDiscretizer,
         BMATAN,
+        TANHC,
+        TANHCSP,
+        FSSJ,
+        BSEJ,
+        KDBHC,
     )
 }
 

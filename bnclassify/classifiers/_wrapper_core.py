@@ -1,0 +1,88 @@
+"""The one place the wrapper, weighting and discriminative modules touch the estimator core.
+
+Each function here is a small adapter over an internal of the fit flow
+(``BayesNetClassifier._encode_training`` / ``_fit_counts``, the fields of
+:class:`~bnclassify.counts.TrainingCounts`, the factors of
+:class:`~bnclassify.network.FittedNetwork`), so that when the core's names change
+only this module follows.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+
+from ..counts import TrainingCounts
+from ..factors import Categorical
+
+#: Kinds a wrapper search can score: categorical nodes, and continuous ones by class only.
+SEARCHABLE_KINDS = ("categorical", "gaussian", "lognormal")
+
+
+def encode_training(model, X, y):
+    """Validate and encode ``(X, y)`` on ``model``; returns ``(counts, features, alpha)``."""
+    return model._encode_training(X, y)
+
+
+def fit_structure(model, counts, features, alpha):
+    """Run the estimator's own flow from ``counts`` (its ``_feature_dag`` gives the DAG)."""
+    model._fit_counts(counts, features, alpha)
+
+
+def search_table(counts, schema):
+    """``(codes, y, cards, n_classes, values, continuous)`` a search scores rows from.
+
+    Nodes of kinds other than :data:`SEARCHABLE_KINDS` (kernel densities,
+    Bernoulli, multinomial groups) are refused with an error naming them.
+    """
+    bad = [
+        (name, kind)
+        for name, kind in zip(schema.names, schema.kinds, strict=True)
+        if kind not in SEARCHABLE_KINDS
+    ]
+    if bad:
+        listed = ", ".join(f"{n!r} ({k})" for n, k in bad)
+        raise ValueError(
+            f"The wrapper search scores categorical, Gaussian and log-normal columns only; "
+            f"{listed} cannot be searched over. Model them as categorical or Gaussian "
+            "(distributions=...), or drop them."
+        )
+    continuous = ~np.asarray(counts.discrete, dtype=bool)
+    return counts.codes, counts.y, counts.cards, counts.n_classes, counts.values, continuous
+
+
+def make_class_independent(model, counts, columns, alpha):
+    """Refit the nodes of ``columns`` as independent of the class (a feature left out).
+
+    A categorical column gets ``P(x) = (N(x) + alpha) / (N + r alpha)`` in every class
+    row; a continuous one is refitted on all rows as one class. Either way its term
+    is the same for every class, so it does not change any prediction, and the
+    model stays a proper joint distribution.
+    """
+    network = model.compiled_
+    names = model.schema_.names
+    one_class = None
+    for j in columns:
+        k = network.node_of[j]
+        factor = network.factors[k]
+        if factor.discrete:
+            marginal = counts.family(j, ()).sum(axis=0) + alpha
+            log_row = np.log(marginal) - np.log(marginal.sum())
+            table = np.broadcast_to(log_row, (network.n_classes, len(log_row))).copy()
+            network.factors[k] = Categorical.from_log_table(table, j, (), names)
+        else:
+            if one_class is None:
+                one_class = TrainingCounts(
+                    counts.codes,
+                    np.zeros_like(counts.y),
+                    counts.cards,
+                    1,
+                    values=counts.values,
+                    discrete=counts.discrete,
+                    log_variance_scale=counts.log_variance_scale,
+                    weights=counts.weights,
+                    exponents=counts.exponents,
+                )
+            fresh = copy.deepcopy(factor)
+            network.factors[k] = fresh.fit_family(one_class, (j,), (), alpha, names)

@@ -7,6 +7,7 @@ from ._ensemble import EnsembleTAN
 from ._kdb import KDB
 from ._signal_subgraph import SignalSubgraphClassifier
 from ._tan import TAN, NaiveBayes, SimplerTAN
+from ._weighting import AWNB, MANB, WANBIA
 from ._wrappers import BSEJ, FSSJ, KDBHC, TANHC, TANHCSP
 
 __all__ = [
@@ -25,4 +26,7 @@ __all__ = [
     "FSSJ",
     "BSEJ",
     "KDBHC",
+    "AWNB",
+    "MANB",
+    "WANBIA",
 ]

@@ -6,6 +6,7 @@ import numbers
 
 import numpy as np
 import pandas as pd
+from sklearn.utils.metaestimators import available_if
 
 from ..counts import StatisticsPlan
 from ..data import TableSchema
@@ -21,6 +22,7 @@ from ..structure import (
 from ..validation import float_array
 from ..weights import EDGE_SCORES, contact_weights, edge_weights
 from ._base import BayesNetClassifier
+from ._weighting import apply_weighting, reads_rows
 
 
 class NaiveBayes(BayesNetClassifier):
@@ -52,6 +54,14 @@ class NaiveBayes(BayesNetClassifier):
         :mod:`bnclassify.distributions` instance applies to every column; a
         dict maps a column (name or position), or a tuple of columns (a
         multinomial group), to one, the other columns by dtype.
+    weighting : {None, "awnb", "manb", "wanbia"} or AWNB, MANB, WANBIA, default=None
+        R bnclassify's feature weighting (see :mod:`bnclassify.classifiers._weighting`):
+        ``"awnb"`` weights from the depth of each feature in bootstrapped
+        decision trees, ``"manb"`` each CPT averaged with the feature's
+        absence by the posterior of its arc from the class, ``"wanbia"``
+        weights that maximise the conditional log-likelihood. An
+        :class:`AWNB`, :class:`MANB` or :class:`WANBIA` instance sets their
+        options. Categorical features only (continuous ones keep weight 1).
 
     Attributes
     ----------
@@ -78,6 +88,8 @@ class NaiveBayes(BayesNetClassifier):
         Only when every feature is categorical.
     fit_times_ : dict
         Seconds spent on ``weights``, ``structure`` and ``parameters``.
+    feature_weights_ : ndarray of shape (n_features,)
+        With a ``weighting``: each feature's weight (MANB: its arc's posterior).
 
     Examples
     --------
@@ -98,12 +110,24 @@ class NaiveBayes(BayesNetClassifier):
     array([1.462, 4.26 , 5.552])
     """
 
-    def __init__(self, alpha=1.0, handle_unknown="warn", distributions=None):
+    def __init__(self, alpha=1.0, handle_unknown="warn", distributions=None, weighting=None):
         super().__init__(alpha=alpha, handle_unknown=handle_unknown)
         self.distributions = distributions
+        self.weighting = weighting
 
     def _feature_dag(self, weights, features, counts):
         return empty_feature_graph(features)
+
+    def _fit_counts(self, counts, features, alpha):
+        super()._fit_counts(counts, features, alpha)
+        apply_weighting(self, counts, alpha)
+
+    @available_if(lambda self: not reads_rows(self.weighting))
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        # AWNB and WANBIA read the rows, which accumulated statistics do not keep
+        return super().partial_fit(X, y, classes, sample_weight)
+
+    partial_fit.__doc__ = BayesNetClassifier.partial_fit.__doc__
 
     def _statistics_plan(self, schema=None) -> StatisticsPlan:
         return StatisticsPlan()  # no structure: N(c, x_i) and per-class moments suffice

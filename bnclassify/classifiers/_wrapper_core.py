@@ -86,3 +86,34 @@ def make_class_independent(model, counts, columns, alpha):
                 )
             fresh = copy.deepcopy(factor)
             network.factors[k] = fresh.fit_family(one_class, (j,), (), alpha, names)
+
+
+def training_rows(counts, who):
+    """``(codes, y, sample_weight)`` of the training rows; refused for summed statistics."""
+    codes = getattr(counts, "codes", None)
+    if codes is None:
+        raise ValueError(
+            f"{who} reads the training rows, which partial_fit's accumulated statistics do "
+            "not keep; use fit."
+        )
+    return codes, counts.y, counts.weights
+
+
+def categorical_tables(model) -> dict:
+    """``{column: log table}`` of the fitted categorical nodes of ``model``."""
+    network = model.compiled_
+    return {
+        factor.column_positions[0]: factor.log_table_
+        for factor in network.factors
+        if factor.kind == "categorical"
+    }
+
+
+def replace_table(model, column, log_table):
+    """Give ``column``'s categorical node the log table ``log_table`` (same shape)."""
+    network = model.compiled_
+    names = model.schema_.names
+    k = network.node_of[column]
+    parents = network.parents[column]
+    network.factors[k] = Categorical.from_log_table(log_table, column, parents, names)
+    model._network = None  # the pgmpy view is rebuilt from the new tables

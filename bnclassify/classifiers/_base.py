@@ -14,6 +14,7 @@ from abc import ABCMeta, abstractmethod
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from .._collector import paused_collector
@@ -29,6 +30,7 @@ from ..network import fit_network
 from ..structure import add_class_arcs, feature_parents
 from ..validation import check_alpha, check_sample_weight
 from ._predict import JointPredictor, is_dask_collection
+from ._wrapper_core import apply_objective
 
 
 class SchemaAttributes:
@@ -187,6 +189,7 @@ class BayesNetClassifier(
         self._fit_rows = counts  # a later partial_fit continues from them (not pickled)
         return self
 
+    @available_if(lambda self: getattr(self, "objective", "joint") == "joint")
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Add a chunk of rows to the statistics and refit the model from all rows so far.
 
@@ -275,6 +278,7 @@ class BayesNetClassifier(
         parents_by_name = feature_parents(self.structure_, self.class_node_)
         parents = [tuple(position[p] for p in parents_by_name[f]) for f in features]
         self.compiled_ = fit_network(counts, self.schema_, parents, alpha)
+        apply_objective(self, counts)  # objective="conditional": tables refined for log P(c | x)
         done = time.perf_counter()
         self.weights_ = weights
         self.fit_times_ = {

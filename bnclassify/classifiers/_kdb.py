@@ -51,6 +51,10 @@ class KDB(BayesNetClassifier):
         the Simpler TAN study's TAN code built by accident (see
         ``bnclassify.study.StudyTAN``).
     handle_unknown : {"warn", "error", "marginalize"}, default="warn"
+    objective : {"joint", "conditional"}, default="joint"
+        As in :class:`NaiveBayes`; with ``k >= 2`` each CPT row is refined as the
+        softmax of its weights, a non-concave problem started from the joint fit
+        (see :mod:`bnclassify.discriminative`).
 
     Attributes
     ----------
@@ -73,10 +77,11 @@ class KDB(BayesNetClassifier):
     ['class', 'persons', 'safety']
     """
 
-    def __init__(self, k=1, alpha=1.0, order=None, handle_unknown="warn"):
+    def __init__(self, k=1, alpha=1.0, order=None, handle_unknown="warn", objective="joint"):
         super().__init__(alpha=alpha, handle_unknown=handle_unknown)
         self.k = k
         self.order = order
+        self.objective = objective
 
     def _statistics_plan(self, schema=None) -> StatisticsPlan:
         k = self.k

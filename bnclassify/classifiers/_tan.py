@@ -62,6 +62,12 @@ class NaiveBayes(BayesNetClassifier):
         weights that maximise the conditional log-likelihood. An
         :class:`AWNB`, :class:`MANB` or :class:`WANBIA` instance sets their
         options. Categorical features only (continuous ones keep weight 1).
+    objective : {"joint", "conditional"}, default="joint"
+        ``"joint"``: the parameters maximise the joint likelihood (counting).
+        ``"conditional"``: the categorical tables are then refined to maximise
+        the conditional log-likelihood of the training rows, L2-regularised
+        towards the joint estimates (see :mod:`bnclassify.discriminative`);
+        other nodes keep their joint fit.
 
     Attributes
     ----------
@@ -110,10 +116,18 @@ class NaiveBayes(BayesNetClassifier):
     array([1.462, 4.26 , 5.552])
     """
 
-    def __init__(self, alpha=1.0, handle_unknown="warn", distributions=None, weighting=None):
+    def __init__(
+        self,
+        alpha=1.0,
+        handle_unknown="warn",
+        distributions=None,
+        weighting=None,
+        objective="joint",
+    ):
         super().__init__(alpha=alpha, handle_unknown=handle_unknown)
         self.distributions = distributions
         self.weighting = weighting
+        self.objective = objective
 
     def _feature_dag(self, weights, features, counts):
         return empty_feature_graph(features)
@@ -122,7 +136,7 @@ class NaiveBayes(BayesNetClassifier):
         super()._fit_counts(counts, features, alpha)
         apply_weighting(self, counts, alpha)
 
-    @available_if(lambda self: not reads_rows(self.weighting))
+    @available_if(lambda self: not reads_rows(self.weighting) and self.objective == "joint")
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         # AWNB and WANBIA read the rows, which accumulated statistics do not keep
         return super().partial_fit(X, y, classes, sample_weight)
@@ -231,10 +245,13 @@ class TreeAugmented(BayesNetClassifier):
     one undirected tree.
     """
 
-    def __init__(self, alpha=1.0, root=None, handle_unknown="warn", distributions=None):
+    def __init__(
+        self, alpha=1.0, root=None, handle_unknown="warn", distributions=None, objective="joint"
+    ):
         super().__init__(alpha=alpha, handle_unknown=handle_unknown)
         self.root = root
         self.distributions = distributions
+        self.objective = objective
 
     def _compute_weights(self, counts, features):
         raise NotImplementedError
@@ -355,6 +372,10 @@ class TAN(TreeAugmented):
     distributions : None, str, Distribution or dict, default=None
         How each column is modelled, as in :class:`NaiveBayes` (default:
         continuous columns Gaussian or log-normal, the others categorical).
+    objective : {"joint", "conditional"}, default="joint"
+        As in :class:`NaiveBayes`: ``"conditional"`` refines the categorical
+        tables for the conditional log-likelihood (a concave problem for a
+        tree; see :mod:`bnclassify.discriminative`).
 
     Attributes
     ----------
@@ -406,9 +427,14 @@ class TAN(TreeAugmented):
         contact_prior=0.0,
         handle_unknown="warn",
         distributions=None,
+        objective="joint",
     ):
         super().__init__(
-            alpha=alpha, root=root, handle_unknown=handle_unknown, distributions=distributions
+            alpha=alpha,
+            root=root,
+            handle_unknown=handle_unknown,
+            distributions=distributions,
+            objective=objective,
         )
         self.criterion = criterion
         self.contact_matrix = contact_matrix
@@ -471,6 +497,8 @@ class SimplerTAN(TreeAugmented):
     distributions : None, str, Distribution or dict, default=None
         How each column is modelled, as in :class:`NaiveBayes`; continuous
         features follow :class:`TAN`'s rules.
+    objective : {"joint", "conditional"}, default="joint"
+        As in :class:`NaiveBayes`.
 
     Attributes
     ----------
@@ -488,10 +516,20 @@ class SimplerTAN(TreeAugmented):
     """
 
     def __init__(
-        self, contact_matrix=None, alpha=1.0, root=None, handle_unknown="warn", distributions=None
+        self,
+        contact_matrix=None,
+        alpha=1.0,
+        root=None,
+        handle_unknown="warn",
+        distributions=None,
+        objective="joint",
     ):
         super().__init__(
-            alpha=alpha, root=root, handle_unknown=handle_unknown, distributions=distributions
+            alpha=alpha,
+            root=root,
+            handle_unknown=handle_unknown,
+            distributions=distributions,
+            objective=objective,
         )
         self.contact_matrix = contact_matrix
 

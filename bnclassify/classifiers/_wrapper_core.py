@@ -14,6 +14,7 @@ import copy
 import numpy as np
 
 from ..counts import TrainingCounts
+from ..discriminative import check_objective, conditional_network
 from ..factors import Categorical
 
 #: Kinds a wrapper search can score: categorical nodes, and continuous ones by class only.
@@ -117,3 +118,19 @@ def replace_table(model, column, log_table):
     parents = network.parents[column]
     network.factors[k] = Categorical.from_log_table(log_table, column, parents, names)
     model._network = None  # the pgmpy view is rebuilt from the new tables
+
+
+def apply_objective(model, counts):
+    """Refine ``model.compiled_`` for the conditional likelihood when it asks for it.
+
+    Reads ``model.objective`` (absent: ``"joint"``, nothing to do).
+    """
+    if check_objective(getattr(model, "objective", "joint")) == "joint":
+        return
+    codes, y, weights = training_rows(counts, 'objective="conditional"')
+    values = counts.values
+    if values is not None:  # the counts hold them divided by 2**exponents; factors read data
+        values = np.ldexp(values, counts.exponents)
+    model.compiled_ = conditional_network(
+        model.compiled_, codes, values, y, weights, names=model.schema_.names
+    )

@@ -1394,3 +1394,4 @@ def plot_cv_results(
 from ._plot_bma import plot_edge_posterior  # noqa: E402, F401
 from ._plot_continuous import plot_class_densities, plot_decision_boundary  # noqa: E402, F401
 from ._plot_networks import plot_signal_edge_probabilities, plot_signal_edges  # noqa: E402, F401
+from ._plot_search import plot_search_path  # noqa: E402, F401

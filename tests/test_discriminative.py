@@ -136,3 +136,22 @@ def test_a_pandas_frame_with_a_constant_column_still_fits():
     X = pd.DataFrame({"a": ["x"] * 10, "b": list("xyxyxyxyxy")})
     y = [0, 1] * 5
     assert TAN(objective="conditional").fit(X, y).score(X, y) == 1.0
+
+
+def test_bmatan_map_tree_with_conditional_parameters_through_simpler_tan():
+    # a spanning tree maximises the sum of its m - 1 edge weights, so shifting every
+    # weight by one constant keeps BMATAN's MAP tree: Simpler TAN on the shifted log
+    # weights is that tree, and objective="conditional" refines its tables
+    from bnclassify import BMATAN
+
+    X, y = load_p450(return_X_y=True)
+    bma = BMATAN().fit(X, y)
+    weights = bma.log_edge_weights_.to_numpy()
+    off = ~np.eye(len(weights), dtype=bool)
+    shifted = np.where(off, weights - weights[off].min() + 1.0, 0.0)
+    shifted = pd.DataFrame(shifted, index=X.columns, columns=X.columns)
+    tan = SimplerTAN(shifted, objective="conditional").fit(X, y)
+    assert set(tan.structure_.edges) == set(bma.structure_.edges)
+    assert tan.conditional_log_likelihood(X, y) > SimplerTAN(shifted).fit(
+        X, y
+    ).conditional_log_likelihood(X, y)

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from sklearn.utils import check_random_state
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from bnclassify import BSEJ, FSSJ, KDBHC, TANHC, TANHCSP
+from bnclassify import BSEJ, FSSJ, KDBHC, TAN, TANHC, TANHCSP
 from bnclassify.classifiers._search import FoldScorer, greedy_search, stratified_folds
 from bnclassify.datasets import load_car, load_p450
 from bnclassify.io import dump, load
@@ -183,3 +183,20 @@ def test_stratified_folds_deal_each_class_evenly(y, k, seed):
 @parametrize_with_checks([cls(random_state=0) for cls in WRAPPERS])
 def test_sklearn_compatible_estimator(estimator, check):
     check(estimator)
+
+
+def test_the_search_path_figure_names_every_accepted_move_and_structures_plot():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from bnclassify.plotting import drawn_edges, plot_search_path, plot_structure
+
+    X, y = load_p450(return_X_y=True)
+    model = BSEJ(epsilon=0.0, random_state=0).fit(X, y)
+    ax = plot_search_path(model)
+    assert [t.get_text() for t in ax.texts] == list(model.search_path_.move)
+    np.testing.assert_allclose(ax.lines[0].get_ydata(), model.search_path_.score)
+    drawn = set(drawn_edges(plot_structure(model)))
+    assert set(model.structure_.edges) <= drawn | {(b, a) for a, b in drawn}
+    with pytest.raises(TypeError, match="wrapper"):
+        plot_search_path(TAN().fit(X, y))

@@ -160,8 +160,12 @@ def main(argv=None):
     parser = argparse.ArgumentParser()
     parser.add_argument("--json", default="benchmarks/r_family_results.json")
     parser.add_argument("--parts", default="times,study,cv")
+    parser.add_argument("--markdown", action="store_true", help="print the tables of a run")
     args = parser.parse_args(argv)
     path = Path(args.json)
+    if args.markdown:
+        print(markdown(json.loads(path.read_text())))
+        return 0
     results = json.loads(path.read_text()) if path.exists() else {}
     parts = args.parts.split(",")
     if "times" in parts:
@@ -174,6 +178,49 @@ def main(argv=None):
         results["stratified_cv"] = accuracy_and_cll()
         path.write_text(json.dumps(results, indent=1))
     return 0
+
+
+def markdown(results) -> str:
+    """The tables of docs/user_guide/r_family.md from a results file."""
+    lines = []
+    cv = results.get("stratified_cv")
+    if cv:
+        models = list(next(iter(cv.values())))
+        lines += ["| model | " + " | ".join(cv) + " |", "|---|" + "---|" * len(cv)]
+        for model in models:
+            cells = [
+                f"{100 * cv[d][model]['accuracy']:.1f} / {cv[d][model]['cll']:.2f}" for d in cv
+            ]
+            lines.append(f"| {model} | " + " | ".join(cells) + " |")
+        lines.append("")
+    times = results.get("fit_times")
+    if times:
+        lines += [
+            "| data, wrapper | candidates | fit (s) | naive search (s) | ratio | same path |",
+            "|---|---|---|---|---|---|",
+        ]
+        for key, t in times.items():
+            ratio = t["naive_search_s"] / t["fit_s"]
+            lines.append(
+                f"| {key} | {t['candidates']} | {t['fit_s']:.3f} | {t['naive_search_s']:.1f} "
+                f"| {ratio:.0f}x | {'yes' if t['same_path'] else 'no'} |"
+            )
+        lines.append("")
+    study = results.get("study_protocol")
+    if study:
+        for name, rows in study.items():
+            lines += [
+                f"**{name}**",
+                "",
+                "| model | accuracy | CLL | t vs TAN | p |",
+                "|---|---|---|---|---|",
+            ]
+            for model, v in rows.items():
+                t = "" if v["t_vs_tan"] is None else f"{v['t_vs_tan']:.2f}"
+                p = "" if v["p_vs_tan"] is None else f"{v['p_vs_tan']:.3f}"
+                lines.append(f"| {model} | {v['accuracy']:.3f} | {v['cll']:.2f} | {t} | {p} |")
+            lines.append("")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

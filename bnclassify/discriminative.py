@@ -45,7 +45,7 @@ from .factors import Categorical
 from .network import FittedNetwork
 
 #: Default strength of the L2 pull towards the generative log tables (nats per squared log-unit).
-DEFAULT_L2 = 1.0
+DEFAULT_L2 = 10.0
 
 OBJECTIVES = ("joint", "conditional")
 

@@ -29,8 +29,8 @@ from ..data import TableSchema
 from ..network import fit_network
 from ..structure import add_class_arcs, feature_parents
 from ..validation import check_alpha, check_sample_weight
+from ._adapter import apply_objective
 from ._predict import JointPredictor, is_dask_collection
-from ._wrapper_core import apply_objective
 
 
 class SchemaAttributes:

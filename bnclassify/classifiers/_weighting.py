@@ -36,7 +36,7 @@ from scipy.special import gammaln, logsumexp
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils import check_random_state
 
-from ._wrapper_core import categorical_tables, replace_table, training_rows
+from ._adapter import categorical_tables, replace_table, training_rows
 
 WEIGHTINGS = ("awnb", "manb", "wanbia")
 

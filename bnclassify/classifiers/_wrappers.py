@@ -17,6 +17,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ..validation import check_int
+from ._adapter import encode_training, fit_structure, make_class_independent, search_table
 from ._base import BayesNetClassifier
 from ._search import (
     FoldScorer,
@@ -28,7 +29,6 @@ from ._search import (
     greedy_search,
     stratified_folds,
 )
-from ._wrapper_core import encode_training, fit_structure, make_class_independent, search_table
 
 #: Smallest pseudo-count of the inner models (alpha=0 would make unseen cells log 0).
 MIN_INNER_ALPHA = 1e-10

@@ -1,4 +1,4 @@
-"""The one place the wrapper, weighting and discriminative modules touch the estimator core.
+"""The one place the wrappers, the NB weightings and objective="conditional" touch the core.
 
 Each function here is a small adapter over an internal of the fit flow
 (``BayesNetClassifier._encode_training`` / ``_fit_counts``, the fields of

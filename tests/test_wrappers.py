@@ -200,3 +200,15 @@ def test_the_search_path_figure_names_every_accepted_move_and_structures_plot():
     assert set(model.structure_.edges) <= drawn | {(b, a) for a, b in drawn}
     with pytest.raises(TypeError, match="wrapper"):
         plot_search_path(TAN().fit(X, y))
+
+
+def test_explanations_give_left_out_features_no_credit():
+    from bnclassify.explain import explain
+
+    X, y = load_p450(return_X_y=True)
+    model = FSSJ(random_state=0).fit(X, y)
+    values = np.asarray(explain(model, X.iloc[:20]).values)
+    left_out = [j for j, f in enumerate(X.columns) if f not in model.selected_features_]
+    assert left_out
+    np.testing.assert_allclose(values[:, left_out], 0.0, atol=1e-9)
+    assert np.abs(values).max() > 0.01

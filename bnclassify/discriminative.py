@@ -51,7 +51,13 @@ OBJECTIVES = ("joint", "conditional")
 
 
 def check_objective(objective) -> str:
-    """``objective`` validated: ``"joint"`` or ``"conditional"``."""
+    """``objective`` validated: ``"joint"`` or ``"conditional"``.
+
+    Examples
+    --------
+    >>> check_objective("conditional")
+    'conditional'
+    """
     if objective not in OBJECTIVES:
         raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}.")
     return objective

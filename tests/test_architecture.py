@@ -45,7 +45,7 @@ LAYERS = [
     ("stats", ("stats",)),
     ("factors", ("factors", "distributions")),
     ("weights and structure", ("information", "weights", "structure")),
-    ("network", ("network",)),
+    ("network", ("network", "discriminative")),
     ("classifiers", ("classifiers", "distributed", "preprocessing")),
     (
         "use",
@@ -59,7 +59,6 @@ LAYERS = [
             "datasets",
             "contacts",
             "inference",
-            "discriminative",
         ),
     ),
     ("study", ("study",)),

@@ -7,6 +7,8 @@ from ._ensemble import EnsembleTAN
 from ._kdb import KDB
 from ._signal_subgraph import SignalSubgraphClassifier
 from ._tan import TAN, NaiveBayes, SimplerTAN
+from ._weighting import AWNB, MANB, WANBIA
+from ._wrappers import BSEJ, FSSJ, KDBHC, TANHC, TANHCSP
 
 __all__ = [
     "AODE",
@@ -19,4 +21,12 @@ __all__ = [
     "NaiveBayes",
     "SimplerTAN",
     "SignalSubgraphClassifier",
+    "TANHC",
+    "TANHCSP",
+    "FSSJ",
+    "BSEJ",
+    "KDBHC",
+    "AWNB",
+    "MANB",
+    "WANBIA",
 ]

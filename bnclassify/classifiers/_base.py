@@ -17,6 +17,7 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from .._collector import paused_collector
@@ -32,6 +33,7 @@ from ..stats import (
 )
 from ..structure import add_class_arcs, feature_parents
 from ..validation import ALPHA, Options, check_sample_weight, validate_parameters
+from ._adapter import apply_objective
 from ._predict import JointPredictor, routes_dask
 
 
@@ -270,6 +272,7 @@ class BayesNetClassifier(
         self._fit_rows = stats  # a later partial_fit continues from them (not pickled)
         return self
 
+    @available_if(lambda self: getattr(self, "objective", "joint") == "joint")
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Add a chunk of rows to the statistics and refit the model from all rows so far.
 
@@ -378,6 +381,7 @@ class BayesNetClassifier(
         parents_by_name = feature_parents(self.structure_, self.class_node_)
         parents = [tuple(position[p] for p in parents_by_name[f]) for f in features]
         self.compiled_ = fit_network(stats, self.schema_, parents, alpha)
+        apply_objective(self, stats)  # objective="conditional": tables refined for log P(c | x)
         done = time.perf_counter()
         self.weights_ = weights
         self.fit_times_ = {

@@ -10,7 +10,7 @@ import numpy as np
 from ..exceptions import InvalidParameterError
 from ..stats import MAX_FAMILY_CELLS, StatisticsPlan
 from ..structure import kdb_feature_dag
-from ..validation import ArrayLike, Interval
+from ..validation import ArrayLike, Interval, Options
 from ..weights import class_information, edge_weights
 from ._base import BayesNetClassifier
 
@@ -52,6 +52,10 @@ class KDB(BayesNetClassifier):
         the Simpler TAN study's TAN code built by accident (see
         ``bnclassify.study.StudyTAN``).
     handle_unknown : {"warn", "error", "marginalize"}, default="warn"
+    objective : {"joint", "conditional"}, default="joint"
+        As in :class:`NaiveBayes`; with ``k >= 2`` each CPT row is refined as the
+        softmax of its weights, a non-concave problem started from the joint fit
+        (see :mod:`bnclassify.discriminative`).
 
     Attributes
     ----------
@@ -78,12 +82,14 @@ class KDB(BayesNetClassifier):
         **BayesNetClassifier._parameter_constraints,
         "k": [Interval(numbers.Integral, 0, None, closed="left")],
         "order": [ArrayLike("a list of feature names or positions"), None],
+        "objective": [Options({"joint", "conditional"})],
     }
 
-    def __init__(self, k=1, alpha=1.0, order=None, handle_unknown="warn"):
+    def __init__(self, k=1, alpha=1.0, order=None, handle_unknown="warn", objective="joint"):
         super().__init__(alpha=alpha, handle_unknown=handle_unknown)
         self.k = k
         self.order = order
+        self.objective = objective
 
     def statistics_plan(self, schema=None) -> StatisticsPlan:
         two = self.k >= 2

@@ -8,6 +8,7 @@ from numbers import Real
 import networkx as nx
 import numpy as np
 import pandas as pd
+from sklearn.utils.metaestimators import available_if
 
 from ..data import TableSchema
 from ..exceptions import InvalidParameterError
@@ -23,6 +24,7 @@ from ..structure import (
 from ..validation import InstanceOf, Interval, Options, SquareMatrix, float_array
 from ..weights import EDGE_SCORES, contact_weights, edge_weights
 from ._base import BayesNetClassifier
+from ._weighting import AWNB, MANB, WANBIA, WEIGHTINGS, apply_weighting, reads_rows
 
 
 class NaiveBayes(BayesNetClassifier):
@@ -54,6 +56,20 @@ class NaiveBayes(BayesNetClassifier):
         :mod:`bnclassify.distributions` instance applies to every column; a
         dict maps a column (name or position), or a tuple of columns (a
         multinomial group), to one, the other columns by dtype.
+    weighting : {None, "awnb", "manb", "wanbia"} or AWNB, MANB, WANBIA, default=None
+        R bnclassify's feature weighting (see :mod:`bnclassify.classifiers._weighting`):
+        ``"awnb"`` weights from the depth of each feature in bootstrapped
+        decision trees, ``"manb"`` each CPT averaged with the feature's
+        absence by the posterior of its arc from the class, ``"wanbia"``
+        weights that maximise the conditional log-likelihood. An
+        :class:`AWNB`, :class:`MANB` or :class:`WANBIA` instance sets their
+        options. Categorical features only (continuous ones keep weight 1).
+    objective : {"joint", "conditional"}, default="joint"
+        ``"joint"``: the parameters maximise the joint likelihood (counting).
+        ``"conditional"``: the categorical tables are then refined to maximise
+        the conditional log-likelihood of the training rows, L2-regularised
+        towards the joint estimates (see :mod:`bnclassify.discriminative`);
+        other nodes keep their joint fit.
 
     Attributes
     ----------
@@ -80,6 +96,8 @@ class NaiveBayes(BayesNetClassifier):
         Only when every feature is categorical.
     fit_times_ : dict
         Seconds spent on ``weights``, ``structure`` and ``parameters``.
+    feature_weights_ : ndarray of shape (n_features,)
+        With a ``weighting``: each feature's weight (MANB: its arc's posterior).
 
     Examples
     --------
@@ -100,17 +118,46 @@ class NaiveBayes(BayesNetClassifier):
     array([1.462, 4.26 , 5.552])
     """
 
+    #: With a ``weighting``, each feature's fitted weight too.
+    _FITTED_FIELDS = {**BayesNetClassifier._FITTED_FIELDS, "feature_weights_": "feature_weights"}
     _parameter_constraints = {
         **BayesNetClassifier._parameter_constraints,
         "distributions": [DISTRIBUTIONS],
+        "weighting": [
+            None,
+            Options(set(WEIGHTINGS)),
+            InstanceOf((AWNB, MANB, WANBIA), "an AWNB, MANB or WANBIA instance"),
+        ],
+        "objective": [Options({"joint", "conditional"})],
     }
 
-    def __init__(self, alpha=1.0, handle_unknown="warn", distributions=None):
+    def __init__(
+        self,
+        alpha=1.0,
+        handle_unknown="warn",
+        distributions=None,
+        weighting=None,
+        objective="joint",
+    ):
         super().__init__(alpha=alpha, handle_unknown=handle_unknown)
         self.distributions = distributions
+        self.weighting = weighting
+        self.objective = objective
 
     def _feature_dag(self, weights, features, counts):
         return empty_feature_graph(features)
+
+    def _fit_statistics(self, stats, schema, classes, class_node, structure, keep):
+        super()._fit_statistics(stats, schema, classes, class_node, structure, keep)
+        apply_weighting(self, stats, float(self.alpha))
+        return self
+
+    @available_if(lambda self: not reads_rows(self.weighting) and self.objective == "joint")
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        # AWNB and WANBIA read the rows, which accumulated statistics do not keep
+        return super().partial_fit(X, y, classes, sample_weight)
+
+    partial_fit.__doc__ = BayesNetClassifier.partial_fit.__doc__
 
     def statistics_plan(self, schema=None) -> StatisticsPlan:
         return StatisticsPlan()  # no structure: N(c, x_i) and per-class moments suffice
@@ -242,12 +289,16 @@ class TreeAugmented(BayesNetClassifier):
         **BayesNetClassifier._parameter_constraints,
         "root": [None, ROOT],
         "distributions": [DISTRIBUTIONS],
+        "objective": [Options({"joint", "conditional"})],
     }
 
-    def __init__(self, alpha=1.0, root=None, handle_unknown="warn", distributions=None):
+    def __init__(
+        self, alpha=1.0, root=None, handle_unknown="warn", distributions=None, objective="joint"
+    ):
         super().__init__(alpha=alpha, handle_unknown=handle_unknown)
         self.root = root
         self.distributions = distributions
+        self.objective = objective
 
     def tree_weights(self, stats, schema) -> pd.DataFrame:
         """The symmetric feature x feature weights whose maximum spanning tree is taken.
@@ -381,6 +432,10 @@ class TAN(TreeAugmented):
     distributions : None, str, Distribution or dict, default=None
         How each column is modelled, as in :class:`NaiveBayes` (default:
         continuous columns Gaussian or log-normal, the others categorical).
+    objective : {"joint", "conditional"}, default="joint"
+        As in :class:`NaiveBayes`: ``"conditional"`` refines the categorical
+        tables for the conditional log-likelihood (a concave problem for a
+        tree; see :mod:`bnclassify.discriminative`).
 
     Attributes
     ----------
@@ -443,9 +498,14 @@ class TAN(TreeAugmented):
         contact_prior=0.0,
         handle_unknown="warn",
         distributions=None,
+        objective="joint",
     ):
         super().__init__(
-            alpha=alpha, root=root, handle_unknown=handle_unknown, distributions=distributions
+            alpha=alpha,
+            root=root,
+            handle_unknown=handle_unknown,
+            distributions=distributions,
+            objective=objective,
         )
         self.criterion = criterion
         self.contact_matrix = contact_matrix
@@ -492,6 +552,8 @@ class SimplerTAN(TreeAugmented):
     distributions : None, str, Distribution or dict, default=None
         How each column is modelled, as in :class:`NaiveBayes`; continuous
         features follow :class:`TAN`'s rules.
+    objective : {"joint", "conditional"}, default="joint"
+        As in :class:`NaiveBayes`.
 
     Attributes
     ----------
@@ -515,10 +577,20 @@ class SimplerTAN(TreeAugmented):
     _parameter_rules = (_simpler_tan_needs_matrix,)
 
     def __init__(
-        self, contact_matrix=None, alpha=1.0, root=None, handle_unknown="warn", distributions=None
+        self,
+        contact_matrix=None,
+        alpha=1.0,
+        root=None,
+        handle_unknown="warn",
+        distributions=None,
+        objective="joint",
     ):
         super().__init__(
-            alpha=alpha, root=root, handle_unknown=handle_unknown, distributions=distributions
+            alpha=alpha,
+            root=root,
+            handle_unknown=handle_unknown,
+            distributions=distributions,
+            objective=objective,
         )
         self.contact_matrix = contact_matrix
 

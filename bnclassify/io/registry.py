@@ -18,9 +18,14 @@ import importlib
 from ..classifiers import (
     AODE,
     BMATAN,
+    BSEJ,
+    FSSJ,
     KDB,
+    KDBHC,
     SPODE,
     TAN,
+    TANHC,
+    TANHCSP,
     EnsembleTAN,
     NaiveBayes,
     SignalSubgraphClassifier,
@@ -45,6 +50,11 @@ ESTIMATORS: dict = {
         SignalSubgraphClassifier,
         MDLDiscretizer,
         BMATAN,
+        TANHC,
+        TANHCSP,
+        FSSJ,
+        BSEJ,
+        KDBHC,
     )
 }
 

@@ -29,6 +29,7 @@ from ._palette import SHARED_COLOR as SHARED_COLOR
 from ._palette import TREE_A_COLOR as TREE_A_COLOR
 from ._palette import TREE_B_COLOR as TREE_B_COLOR
 from ._readback import drawn_edges
+from ._search import plot_search_path
 from ._structure import plot_structure
 from ._trees import expected_shared_edges as expected_shared_edges
 from ._trees import plot_tree_comparison
@@ -41,6 +42,7 @@ __all__ = [
     "plot_decision_boundary",
     "plot_edge_posterior",
     "plot_inference",
+    "plot_search_path",
     "plot_signal_edge_probabilities",
     "plot_signal_edges",
     "plot_structure",

@@ -221,7 +221,12 @@ def compare(args) -> int:
         raise InputError(f"--repeats must be at least 1, got {args.repeats}.")
     name, X, y, contact = _load(args)
     study_tan = args.study_tan if args.study_tan is not None else name in STUDY_DATASETS
-    models = _select(study_models(contact, alpha=args.alpha, study_tan=study_tan), args.models)
+    models = study_models(contact, alpha=args.alpha, study_tan=study_tan)
+    if args.r_family:
+        from .r_family import r_family_models
+
+        models.update(r_family_models(alpha=args.alpha))
+    models = _select(models, args.models)
     if args.csv is not None:
         # kinds only (no encoding pass), decided as every fold's fit decides them
         kinds = TableSchema.learn(X, categories=False, y=y)[0].kinds
@@ -494,6 +499,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--alpha", type=_finite_alpha, default=1.0, help="Dirichlet smoothing (default: 1)"
     )
     p.add_argument("--models", metavar="NAMES", help="comma-separated subset, e.g. 'NB,TAN'")
+    p.add_argument(
+        "--r-family",
+        action="store_true",
+        help="add R bnclassify's wrappers (tan_hc, tan_hcsp, fssj, bsej, kdb (hc)), "
+        "nb awnb/manb/wanbia and NB/TAN with conditional-likelihood parameters",
+    )
     p.add_argument(
         "--repeats",
         type=int,

@@ -1,0 +1,157 @@
+"""objective="conditional": parameters refined for the conditional log-likelihood."""
+
+import os
+import tempfile
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.special import logsumexp
+from sklearn.datasets import load_iris
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from bnclassify import KDB, TAN, NaiveBayes, SimplerTAN
+from bnclassify.datasets import load_car, load_p450, load_vote
+from bnclassify.discriminative import conditional_network
+from bnclassify.io import dump, load
+
+
+def models(p450):
+    return [
+        NaiveBayes,
+        TAN,
+        lambda **kw: SimplerTAN(p450.contact_matrix, **kw),
+        lambda **kw: KDB(k=1, **kw),
+        lambda **kw: KDB(k=2, **kw),
+    ]
+
+
+@pytest.mark.parametrize("load_set", [load_vote, load_p450])
+def test_the_training_cll_improves_and_the_tables_stay_distributions(load_set):
+    p450 = load_p450()
+    X, y = load_set(return_X_y=True)
+    for make in models(p450):
+        if load_set is load_vote and make is not NaiveBayes and make is not TAN:
+            continue  # contacts are p450's; KDB on vote's missing cells is slow to enumerate
+        joint = make().fit(X, y)
+        conditional = make(objective="conditional").fit(X, y)
+        assert conditional.conditional_log_likelihood(X, y) > joint.conditional_log_likelihood(X, y)
+        assert conditional.structure_.edges == joint.structure_.edges
+        np.testing.assert_allclose(np.exp(conditional.compiled_.log_prior).sum(), 1.0)
+        for factor in conditional.distributions_.values():
+            np.testing.assert_allclose(factor.table_.sum(axis=-1), 1.0)
+
+
+def posteriors(network, codes, values):
+    joint = network.joint_log_likelihood(codes, values)
+    return np.exp(joint - logsumexp(joint, axis=1, keepdims=True))
+
+
+@pytest.mark.parametrize("make", [NaiveBayes, TAN])
+def test_without_regularisation_a_tree_matches_expected_and_observed_counts(make):
+    # the optimum of a log-linear model's likelihood: for every family cell and class,
+    # sum_n P(c | x_n) 1[cell] = N(c, cell); renormalising into CPTs must keep it
+    X, y = load_car(return_X_y=True)
+    model = make().fit(X, y)
+    codes, values = model.encode(X)
+    labels = np.searchsorted(model.classes_, y)
+    refined = conditional_network(model.compiled_, codes, values, labels, l2=1e-9)
+    proba = posteriors(refined, codes, values)
+    onehot = np.eye(len(model.classes_))[labels]
+    for j in range(codes.shape[1]):
+        family = [*refined.parents[j], j]
+        cells = np.ravel_multi_index(
+            tuple(codes[:, family].T), [model.categories_[f].size for f in family]
+        )
+        for c in range(len(model.classes_)):
+            observed = np.bincount(cells, onehot[:, c])
+            expected = np.bincount(cells, proba[:, c])
+            np.testing.assert_allclose(expected, observed, atol=0.5)
+    prior_gap = proba.sum(axis=0) - onehot.sum(axis=0)
+    np.testing.assert_allclose(prior_gap, 0.0, atol=0.5)
+
+
+def test_a_strong_pull_keeps_the_joint_parameters():
+    X, y = load_p450(return_X_y=True)
+    model = TAN().fit(X, y)
+    codes, values = model.encode(X)
+    labels = np.searchsorted(model.classes_, y)
+    refined = conditional_network(model.compiled_, codes, values, labels, l2=1e9)
+    np.testing.assert_allclose(
+        posteriors(refined, codes, values), model.predict_proba(X), atol=1e-5
+    )
+
+
+def test_gaussian_nodes_keep_their_joint_fit():
+    iris = load_iris(as_frame=True)
+    X = iris.data.assign(odd=(iris.target.to_numpy() % 2).astype(str))
+    joint = TAN().fit(X, iris.target)
+    conditional = TAN(objective="conditional").fit(X, iris.target)
+    for name in iris.data.columns:
+        a, b = joint.distributions_[name], conditional.distributions_[name]
+        np.testing.assert_array_equal(a.intercept_, b.intercept_)
+        np.testing.assert_array_equal(a.var_, b.var_)
+    assert not np.allclose(
+        joint.distributions_["odd"].table_, conditional.distributions_["odd"].table_
+    )
+
+
+def test_conditional_models_save_and_load_and_refuse_partial_fit():
+    X, y = load_car(return_X_y=True)
+    model = TAN(objective="conditional").fit(X, y)
+    again = load(dump(model, os.path.join(tempfile.mkdtemp(), "tan.bnc")))
+    assert np.array_equal(again.predict_proba(X), model.predict_proba(X))
+    assert not hasattr(model, "partial_fit")
+    with pytest.raises(ValueError, match="objective"):
+        TAN(objective="discriminative").fit(X, y)
+    with pytest.raises(ValueError, match="l2"):
+        conditional_network(model.compiled_, *model.encode(X), np.zeros(len(y), int), l2=-1)
+
+
+def test_missing_cells_are_summed_out_at_prediction():
+    X, y = load_vote(return_X_y=True)
+    model = TAN(objective="conditional").fit(X, y)
+    proba = model.predict_proba(X)
+    assert np.isfinite(proba).all()
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    one = X.iloc[:1].copy()
+    one.iloc[0, :] = np.nan
+    np.testing.assert_allclose(
+        model.predict_proba(one)[0], np.exp(model.compiled_.log_prior), rtol=1e-9
+    )
+
+
+@parametrize_with_checks(
+    [
+        NaiveBayes(objective="conditional"),
+        TAN(objective="conditional"),
+        KDB(k=2, objective="conditional"),
+    ]
+)
+def test_sklearn_compatible_estimator(estimator, check):
+    check(estimator)
+
+
+def test_a_pandas_frame_with_a_constant_column_still_fits():
+    X = pd.DataFrame({"a": ["x"] * 10, "b": list("xyxyxyxyxy")})
+    y = [0, 1] * 5
+    assert TAN(objective="conditional").fit(X, y).score(X, y) == 1.0
+
+
+def test_bmatan_map_tree_with_conditional_parameters_through_simpler_tan():
+    # a spanning tree maximises the sum of its m - 1 edge weights, so shifting every
+    # weight by one constant keeps BMATAN's MAP tree: Simpler TAN on the shifted log
+    # weights is that tree, and objective="conditional" refines its tables
+    from bnclassify import BMATAN
+
+    X, y = load_p450(return_X_y=True)
+    bma = BMATAN().fit(X, y)
+    weights = bma.log_edge_weights_.to_numpy()
+    off = ~np.eye(len(weights), dtype=bool)
+    shifted = np.where(off, weights - weights[off].min() + 1.0, 0.0)
+    shifted = pd.DataFrame(shifted, index=X.columns, columns=X.columns)
+    tan = SimplerTAN(shifted, objective="conditional").fit(X, y)
+    assert set(tan.structure_.edges) == set(bma.structure_.edges)
+    assert tan.conditional_log_likelihood(X, y) > SimplerTAN(shifted).fit(
+        X, y
+    ).conditional_log_likelihood(X, y)

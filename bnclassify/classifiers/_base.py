@@ -16,7 +16,6 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._collector import paused_collector
 from .._encoding import HANDLE_UNKNOWN, take_rows
 from ..counts import (
     StatisticsPlan,
@@ -181,9 +180,8 @@ class BayesNetClassifier(
             from ..distributed import fit_dask
 
             return fit_dask(self, X, y, sample_weight)
-        with paused_collector():
-            counts, features, alpha = self._encode_training(X, y, sample_weight)
-            self._fit_counts(counts, features, alpha)
+        counts, features, alpha = self._encode_training(X, y, sample_weight)
+        self._fit_counts(counts, features, alpha)
         self._fit_rows = counts  # a later partial_fit continues from them (not pickled)
         return self
 
@@ -227,8 +225,7 @@ class BayesNetClassifier(
         """
         saved = dict(self.__dict__)
         try:
-            with paused_collector():
-                self._fit_accumulated(*accumulate(self, X, y, classes, sample_weight))
+            self._fit_accumulated(*accumulate(self, X, y, classes, sample_weight))
         except BaseException:
             self.__dict__.clear()
             self.__dict__.update(saved)

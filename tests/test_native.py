@@ -279,13 +279,16 @@ def test_fit_leaves_the_garbage_collector_alone(monkeypatch):
     import gc
 
     seen = []
-    for hook in ("_encode_training", "_fit_accumulated"):  # inside fit and partial_fit
 
-        def spy(self, *args, real=getattr(TAN, hook)):
+    def spy_on(real):
+        def spy(self, *args):
             seen.append(gc.isenabled())
             return real(self, *args)
 
-        monkeypatch.setattr(TAN, hook, spy)
+        return spy
+
+    for hook in ("_encode_training", "_fit_accumulated"):  # inside fit and partial_fit
+        monkeypatch.setattr(TAN, hook, spy_on(getattr(TAN, hook)))
     X, y = make_tree_classification(50, 4, random_state=0)
     TAN().fit(X, y)
     TAN().partial_fit(X, y, classes=np.unique(y))

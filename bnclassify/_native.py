@@ -121,8 +121,8 @@ def _workers(n: int) -> ThreadPoolExecutor:
     global _pool, _pool_size, _pool_pid
     with _pool_lock:
         if _pool is None or _pool_pid != os.getpid() or _pool_size < n:
-            if _pool is not None and _pool_pid == os.getpid():
-                _pool.shutdown(wait=False)  # its threads end once their work is done
+            # a smaller pool is dropped, not shut down: another thread may still be submitting
+            # to it, and its idle workers end once it is collected
             _pool = ThreadPoolExecutor(n, thread_name_prefix="bnclassify")
             _pool_size, _pool_pid = n, os.getpid()
         return _pool

@@ -504,7 +504,9 @@ def _row_classes(y, n_rows):
     """
     if y is None:
         return None
-    labels = np.asarray(y).ravel()
+    # a Series is factorized as it is (a Categorical's codes, pyarrow's hashing of Arrow text):
+    # as an array it would first become a Python object per label
+    labels = y if isinstance(y, pd.Series) else np.asarray(y).ravel()
     if len(labels) != n_rows:
         return None
     codes = pd.factorize(labels)[0].astype(float)  # once per table, not once per column

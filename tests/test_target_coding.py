@@ -4,9 +4,10 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
-from bnclassify._encoding import encode_target
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from bnclassify.data import encode_target
 
 FORMS = ["int", "bool", "float", "object", "arrow", "str", "category", "mixed", "list"]
 

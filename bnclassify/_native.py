@@ -11,7 +11,7 @@ optional at install time: without a C compiler only speed differs.
 
 Threads. A pass over at least ``THREAD_CELLS`` cells is split over
 :func:`cpu_count` threads (the calling one included), and so is the column
-encoder of ``_encoding``, capped only by the user's limit: threadpoolctl sees
+encoder of ``bnclassify.data.encoding``, capped only by the user's limit: threadpoolctl sees
 the compiled extension as a library with ``user_api="bnclassify"``, so
 ``threadpool_limits(1)`` (or ``threadpool_limits(2, user_api="bnclassify")``)
 bounds both, as it bounds BLAS and OpenMP. An install without the extension
@@ -71,7 +71,7 @@ _limit = None  # threads allowed by threadpoolctl; None: no limit set
 
 
 def thread_limit() -> int:
-    """Most threads a split pass (or the column encoder, ``_encoding``) may use.
+    """Most threads a split pass (or the column encoder, ``bnclassify.data.encoding``) may use.
 
     The limit set through threadpoolctl, else :func:`cpu_count`.
 

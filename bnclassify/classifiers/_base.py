@@ -734,11 +734,15 @@ def fit_continuation(model, stats):
     """
     schema = model.schema_
     plan = model.statistics_plan(schema)
-    if isinstance(stats, TrainingCounts) and stats.holds(plan, moment_keys(schema, plan)):
-        return SufficientStatistics.from_counts(
-            stats, schema, plan, model.classes_, schema.categories, node_statistics(stats, schema)
-        )
-    return stats
+    if not (isinstance(stats, TrainingCounts) and stats.holds(plan, moment_keys(schema, plan))):
+        return stats
+    try:
+        sums = node_statistics(stats, schema)
+    except ValueError:  # a node without additive sums (kernel density): partial_fit says so
+        return stats
+    return SufficientStatistics.from_counts(
+        stats, schema, plan, model.classes_, schema.categories, sums
+    )
 
 
 def class_node_name(y, features) -> str:

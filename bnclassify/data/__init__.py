@@ -49,6 +49,7 @@ from .kinds import (
     kind_of,
     node_spec,
     register_kind,
+    unregister_kind,
 )
 from .kinds_rule import (
     INTEGER_MAX_CATEGORIES,
@@ -89,5 +90,6 @@ __all__ = [
     "register_kind",
     "resolve_column",
     "take_rows",
+    "unregister_kind",
     "warn_unseen",
 ]

@@ -11,8 +11,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
+from _checks import parametrize_with_checks
 from scipy.special import gammaln, logsumexp
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from bnclassify import BMATAN
 from bnclassify.classifiers._bma import edge_marginals, log_tree_sum

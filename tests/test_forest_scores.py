@@ -6,11 +6,11 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
+from _checks import parametrize_with_checks
 from _reference import slow_cmi
 from pgmpy.models import DiscreteBayesianNetwork
 from pgmpy.structure_score import AIC, BIC, LogLikelihood
 from sklearn.base import clone
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from bnclassify import TAN, SimplerTAN
 from bnclassify.classifiers import BayesNetClassifier

@@ -644,11 +644,10 @@ def test_cv_results_per_dataset_rows_and_errors(tmp_path):
 
 
 def test_cv_results_from_evaluate(tmp_path):
-    """The real evaluation table, once bnclassify.metrics.evaluate exists."""
-    metrics = pytest.importorskip("bnclassify.metrics")
-    if not hasattr(metrics, "evaluate"):
-        pytest.skip("bnclassify.metrics.evaluate is not written yet")
+    """The real evaluation table of bnclassify.metrics.evaluate."""
     from sklearn.model_selection import KFold
+
+    from bnclassify import metrics
 
     bunch = load_p450()
     models = {"NB": NaiveBayes(), "Simpler TAN": SimplerTAN(bunch.contact_matrix)}

@@ -264,7 +264,7 @@ def prefers_log_normal(x, min_z=None, weights=None, classes=None) -> bool:
     group = np.zeros(len(x), dtype=np.intp) if classes is None else pd.factorize(classes)[0]
     kept = (w > 0) & (group >= 0)  # a missing label has no class to fit in
     x, w, group = x[kept], w[kept], group[kept]
-    if not len(x) or not (x > 0).all():
+    if not len(x) or not (x > 0).all() or np.isinf(x).any():  # inf is refused later, by name
         return False
     # in units of the largest value's power of two: exact, and no square overflows at 1e300
     x = np.ldexp(x, -np.frexp(x.max())[1])
@@ -911,6 +911,12 @@ def encode_target(y, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(
             f"y has {int(missing.sum())} missing value(s) "
             f"(first at row {int(np.argmax(missing))}); the class must be observed in every row."
+        )
+    infinite = np.isinf(values) if values.dtype.kind == "f" else np.zeros(len(values), bool)
+    if infinite.any():  # else scikit-learn's label check casts inf to int, with a warning
+        raise ValueError(
+            f"y has {int(infinite.sum())} infinite value(s) "
+            f"(first at row {int(np.argmax(infinite))}); a class label must be finite."
         )
     if not hasattr(y, "dtype"):  # a list: numpy would silently turn 1 into "1"
         try:

@@ -24,14 +24,6 @@ from bnclassify import explain as explain_module
 from bnclassify.datasets import load_car, load_lactamase, load_p450, load_vote
 from bnclassify.explain import explain
 
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    """Close every figure a test opened, whether it passed or failed."""
-    yield
-    plt.close("all")
-
-
 ADDITIVITY = 1e-10
 AGREEMENT = 1e-8
 

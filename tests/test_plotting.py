@@ -30,12 +30,6 @@ from bnclassify.structure import tree_from_weights  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
-
-
-@pytest.fixture(autouse=True)
 def _no_show(monkeypatch):
     def show(*args, **kwargs):
         raise AssertionError("plotting functions must never call plt.show()")

@@ -552,10 +552,11 @@ def load(path, *, max_bytes=MAX_UNCOMPRESSED_BYTES):
 
     Examples
     --------
-    >>> import io, os, tempfile
+    >>> import tempfile
+    >>> from pathlib import Path
     >>> from bnclassify.io import ModelFileError, load
-    >>> path = os.path.join(tempfile.mkdtemp(), "not-a-model.bnc")
-    >>> _ = open(path, "w").write("hello")
+    >>> path = Path(tempfile.mkdtemp()) / "not-a-model.bnc"
+    >>> _ = path.write_text("hello")
     >>> try:
     ...     load(path)
     ... except ModelFileError as error:

@@ -316,9 +316,9 @@ def training_statistics(X, y, distributions=None, sample_weight=None):
     """
 
     weights = None
-    has_names = None
+    frame, has_names = as_frame(X)
+    table = X  # the user's table: the schema keeps its own column labels
     if sample_weight is not None:
-        frame, has_names = as_frame(X)
         weights = check_sample_weight(sample_weight, len(frame))
         keep = weights > 0
         if not keep.any():
@@ -326,11 +326,13 @@ def training_statistics(X, y, distributions=None, sample_weight=None):
         if not keep.all():
             frame, has_names, y = take_rows(X, y, keep)
             weights = weights[keep]
-        X = frame
-    schema, frame, codes, values = TableSchema.learn_and_encode(X, distributions, weights, y)
-    if has_names is not None:
-        schema.has_names = has_names
+            table = frame
+    # the labels are hashed once: the kinds rule reads their codes, not the labels again
     classes, y_codes = encode_target(y, len(frame))
+    schema, frame, codes, values = TableSchema.learn_and_encode(
+        table, distributions, weights, y_codes
+    )
+    schema.has_names = has_names
     schema.check_observed(values)
     exponents = column_exponents(values, schema.rescaled)
     stats = TrainingCounts(

@@ -1,0 +1,86 @@
+"""Bad input gets a correct answer or one clear error (issue 27, items 14-17)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import bnclassify as bnc
+from bnclassify.classifiers._predict import normalise
+
+ESTIMATORS = ["NaiveBayes", "TAN", "KDB", "SPODE", "AODE", "BMATAN", "EnsembleTAN", "TANHC"]
+
+
+@pytest.mark.parametrize("name", ESTIMATORS)
+def test_a_far_value_of_a_constant_gaussian_column_gives_rows_summing_to_one(name):
+    X = pd.DataFrame({"s": list("uvw") * 10, "g": 2.5, "h": np.arange(30.0) % 7})
+    y = ["p", "q"] * 15
+    model = getattr(bnc, name)().fit(X, y)
+    proba = model.predict_proba(pd.DataFrame({"s": ["u"], "g": [12345.0], "h": [3.0]}))
+    assert np.isfinite(proba).all()
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    offset=st.floats(-1e300, 1e300),
+    gaps=st.lists(st.floats(-50, 50), min_size=2, max_size=4),
+)
+def test_normalise_keeps_the_gaps_and_sums_to_one_at_any_offset(offset, gaps):
+    joint = np.array([gaps]) + offset
+    out = normalise(joint)
+    np.testing.assert_allclose(np.exp(out).sum(axis=1), 1.0)
+    # differences between classes are what the joint says, however far it lies from 0
+    np.testing.assert_allclose(out - out[:, :1], joint - joint[:, :1], atol=1e-9)
+
+
+def _mixed(seed=0, n=60):
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame(
+        {
+            "z": rng.choice(list("ab"), n),
+            "a": rng.choice(list("xyz"), n),
+            "m": rng.normal(size=n),
+            "k": rng.choice(list("pq"), n),
+            "b2": rng.normal(size=n),
+        }
+    )
+    return X, rng.choice(["u", "v"], n)
+
+
+def _contacts(columns, seed=0):
+    rng = np.random.default_rng(seed)
+    c = rng.random((len(columns), len(columns)))
+    return pd.DataFrame((c + c.T) / 2, index=columns, columns=columns)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda X: bnc.TAN(),
+        lambda X: bnc.TAN(criterion="aic"),
+        lambda X: bnc.SimplerTAN(contact_matrix=_contacts(X.columns)),
+    ],
+    ids=["tan", "tan-aic-forest", "simpler-tan"],
+)
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_tree_models_do_not_depend_on_column_order(make, seed):
+    X, y = _mixed(seed)
+    reordered = list(np.random.default_rng(seed).permutation(X.columns))
+    first = make(X).fit(X, y)
+    second = make(X).fit(X[reordered], y)
+    assert set(first.structure_.edges()) == set(second.structure_.edges())
+    np.testing.assert_allclose(first.predict_proba(X), second.predict_proba(X[reordered]))
+
+
+def test_tied_weights_break_by_name_not_position():
+    # two identical copies of a column: every tree through either ties
+    rng = np.random.default_rng(3)
+    base = rng.choice(list("abc"), 80)
+    X = pd.DataFrame({"c1": base, "c0": base, "d": rng.choice(list("xy"), 80)})
+    y = rng.choice(["u", "v"], 80)
+    forward = bnc.TAN().fit(X, y).structure_
+    backward = bnc.TAN().fit(X[["d", "c0", "c1"]], y).structure_
+    assert set(forward.edges()) == set(backward.edges())
+    assert forward.in_degree("c0") == 1  # the root: the first categorical feature by name

@@ -84,3 +84,20 @@ def test_tied_weights_break_by_name_not_position():
     backward = bnc.TAN().fit(X[["d", "c0", "c1"]], y).structure_
     assert set(forward.edges()) == set(backward.edges())
     assert forward.in_degree("c0") == 1  # the root: the first categorical feature by name
+
+
+@pytest.mark.parametrize("shift", [1e6, 1e8])
+def test_shifting_gaussian_columns_does_not_move_tan_probabilities(shift):
+    rng = np.random.default_rng(0)
+    n = 80
+    a = rng.normal(size=n)
+    X = pd.DataFrame({"c": rng.choice(list("xy"), n), "a": a, "b": a + 0.3 * rng.normal(size=n)})
+    y = np.where(a + rng.normal(size=n) > 0, "p", "q")
+    spec = {"a": "gaussian", "b": "gaussian"}
+    moved = X.assign(a=X["a"] + shift, b=X["b"] + shift)
+    before = bnc.TAN(distributions=spec).fit(X, y)
+    after = bnc.TAN(distributions=spec).fit(moved, y)
+    # the slope of the Gaussian child on its Gaussian parent survives the shift
+    np.testing.assert_allclose(after.distributions_["a"].coef_, before.distributions_["a"].coef_)
+    # the inputs themselves lose about shift * eps when shifted: the answers may move that much
+    np.testing.assert_allclose(after.predict_proba(moved), before.predict_proba(X), atol=1e-6)

@@ -151,9 +151,11 @@ class GaussianMoments:
     def least_squares(self):
         """Per-group ``(intercept, slopes, residual variance)`` (maximum likelihood).
 
-        A parent constant within the group (relative to its scale) explains
-        nothing and gets slope 0; several parents use the pseudo-inverse
-        (minimum-norm least squares).
+        A parent constant within the group explains nothing and gets slope 0:
+        constant means its centred sum of squares is no larger than the
+        rounding noise of centring values of its magnitude, so a column
+        shifted far from 0 (by 1e8, say) keeps its slopes. Several parents use
+        the pseudo-inverse (minimum-norm least squares).
         """
         n = np.maximum(self.count, 1.0)
         p = self.mean_p.shape[1]
@@ -161,8 +163,10 @@ class GaussianMoments:
             return self.mean_x.copy(), np.zeros((len(n), 0)), self.sxx / n
         if p == 1:
             spp = self.spp[:, 0, 0]
-            scale = spp + self.count * self.mean_p[:, 0] ** 2  # sum of the parent's squares
-            usable = spp > 1e-12 * np.maximum(scale, np.finfo(float).tiny)
+            # centring n values near m leaves each deviation off by about n eps |m| (the
+            # mean's summation error); a spread within that is a constant parent
+            noise = 16 * n * np.finfo(float).eps * np.abs(self.mean_p[:, 0])
+            usable = spp > np.maximum(n * noise**2, np.finfo(float).tiny)
             coef = np.where(usable, self.sxp[:, 0] / np.where(usable, spp, 1.0), 0.0)[:, None]
         else:
             coef = np.einsum("gkj,gj->gk", np.linalg.pinv(self.spp), self.sxp)

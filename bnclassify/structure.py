@@ -408,6 +408,9 @@ def in_table_order(graph, features):
     Structures learned on the columns in :func:`name_order` are handed back in
     the table's order, the order the rest of the library iterates in.
     """
+    features = list(features)
+    if list(graph.nodes) == features:  # already in order: keep the edges' insertion order too
+        return graph
     out = graph.__class__()
     out.add_nodes_from(features)
     out.add_nodes_from(graph.nodes)

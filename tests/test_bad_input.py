@@ -101,3 +101,14 @@ def test_shifting_gaussian_columns_does_not_move_tan_probabilities(shift):
     np.testing.assert_allclose(after.distributions_["a"].coef_, before.distributions_["a"].coef_)
     # the inputs themselves lose about shift * eps when shifted: the answers may move that much
     np.testing.assert_allclose(after.predict_proba(moved), before.predict_proba(X), atol=1e-6)
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e300])
+def test_kernel_densities_are_scale_invariant(scale):
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=40), "b": rng.normal(size=40) * 3 + 1})
+    y = np.where(X["a"] + rng.normal(size=40) > 0, "p", "q")
+    before = bnc.NaiveBayes(distributions="kde").fit(X, y).predict_proba(X)
+    after = bnc.NaiveBayes(distributions="kde").fit(X * scale, y).predict_proba(X * scale)
+    # var_smoothing's floor (1e-9 of the variance) may under- or overflow in the data's units
+    np.testing.assert_allclose(after, before, atol=1e-7)

@@ -112,3 +112,85 @@ def test_kernel_densities_are_scale_invariant(scale):
     after = bnc.NaiveBayes(distributions="kde").fit(X * scale, y).predict_proba(X * scale)
     # var_smoothing's floor (1e-9 of the variance) may under- or overflow in the data's units
     np.testing.assert_allclose(after, before, atol=1e-7)
+
+
+# -- 15: crashes from deep inside ------------------------------------------------------------
+Y20 = np.array(["p", "q"] * 10)
+
+
+def _fits_and_sums_to_one(X, y=Y20, model=None):
+    model = model or bnc.NaiveBayes()
+    proba = model.fit(X, y).predict_proba(X)
+    assert np.isfinite(proba).all()
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    return proba
+
+
+@pytest.mark.parametrize("name", ["NaiveBayes", "TAN"])
+def test_nullable_float_columns_with_few_values_fit(name):
+    X = pd.DataFrame(
+        {"f": pd.array([1.0, 2.0, None, 1.0] * 5, dtype="Float64"), "s": list("ab") * 10}
+    )
+    _fits_and_sums_to_one(X, model=getattr(bnc, name)())
+
+
+def test_all_uint64_tables_predict_their_training_rows():
+    X = pd.DataFrame({"a": np.arange(20, dtype=np.uint64) % 3, "b": np.arange(20) % 4})
+    X["b"] = X["b"].astype(np.uint64)
+    proba = _fits_and_sums_to_one(X)
+    big = X.assign(a=X["a"] + np.uint64(2**63))  # values beyond int64 are categories too
+    np.testing.assert_allclose(_fits_and_sums_to_one(big), proba)
+
+
+def test_arrow_booleans_with_nulls_fit():
+    pytest.importorskip("pyarrow")
+    X = pd.DataFrame(
+        {"a": pd.array([True, False, None, True] * 5, dtype="bool[pyarrow]"), "s": list("ab") * 10}
+    )
+    _fits_and_sums_to_one(X)
+
+
+def test_a_lone_surrogate_is_a_category_like_any_string():
+    X = pd.DataFrame({"a": pd.Series(["x", "\ud800"] * 10, dtype=object)})
+    proba = _fits_and_sums_to_one(X)
+    assert proba[0, 0] > 0.5 and proba[1, 1] > 0.5
+
+
+def test_explain_takes_a_bma_tan():
+    from bnclassify.explain import explain
+
+    X = pd.DataFrame({"a": list("xyz") * 6 + ["x", "y"], "b": list("uv") * 10})
+    model = bnc.BMATAN().fit(X, Y20)
+    explanation = explain(model, X.iloc[:4])
+    log_proba = model.predict_log_proba(X.iloc[:4])
+    total = explanation.base_values + explanation.values.sum(axis=1)
+    np.testing.assert_allclose(total, log_proba[:, 1] - log_proba[:, 0], atol=1e-9)
+
+
+@pytest.mark.parametrize(
+    "kwargs, parameter",
+    [
+        ({"random_state": "x"}, "random_state"),
+        ({"n_permutations": 10**9}, "n_permutations"),
+    ],
+    ids=["random_state", "n_permutations"],
+)
+def test_explain_refuses_bad_sampling_parameters_up_front(kwargs, parameter):
+    from bnclassify.explain import explain
+
+    X = pd.DataFrame({k: list("xyz") * 6 + ["x", "y"] for k in "abc"})
+    model = bnc.TAN().fit(X, Y20)
+    # refused before any work, even where the game is small enough to be solved exactly
+    with pytest.raises(ValueError, match=parameter):
+        explain(model, X.iloc[:2], **kwargs)
+
+
+@pytest.mark.parametrize(
+    "weights",
+    [np.ones(20) * (1 + 1j), np.array(["1"] * 20), ["1"] * 20],
+    ids=["complex", "numpy-strings", "list-of-strings"],
+)
+def test_sample_weight_must_be_real_numbers(weights):
+    X = pd.DataFrame({"a": list("xyz") * 6 + ["x", "y"]})
+    with pytest.raises(ValueError, match="sample_weight must be real numbers"):
+        bnc.NaiveBayes().fit(X, Y20, sample_weight=weights)

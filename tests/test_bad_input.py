@@ -194,3 +194,61 @@ def test_sample_weight_must_be_real_numbers(weights):
     X = pd.DataFrame({"a": list("xyz") * 6 + ["x", "y"]})
     with pytest.raises(ValueError, match="sample_weight must be real numbers"):
         bnc.NaiveBayes().fit(X, Y20, sample_weight=weights)
+
+
+# -- 17: messages that name the parameter or the file --------------------------------------------
+@pytest.fixture
+def model_file(tmp_path):
+    from bnclassify.io import dump
+
+    X = pd.DataFrame({"a": list("xyz") * 6 + ["x", "y"]})
+    return dump(bnc.NaiveBayes().fit(X, Y20), tmp_path / "m.bnc")
+
+
+@pytest.mark.parametrize("path", [None, 5, b"m.bnc"], ids=["none", "int", "bytes"])
+def test_load_names_its_path_parameter(path):
+    from bnclassify.io import load
+
+    with pytest.raises(TypeError, match="path must be a file name"):
+        load(path)
+
+
+def test_load_names_max_bytes(model_file):
+    from bnclassify.io import load
+
+    with pytest.raises(ValueError, match="max_bytes"):
+        load(model_file, max_bytes="x")
+
+
+def test_load_says_a_directory_is_a_directory(tmp_path):
+    from bnclassify.io import load
+
+    with pytest.raises(IsADirectoryError, match="is a directory"):
+        load(tmp_path)
+
+
+def test_a_corrupted_compressed_stream_is_a_model_file_error(model_file):
+    import zipfile
+
+    from bnclassify.io import ModelFileError, load
+
+    raw = bytearray(model_file.read_bytes())
+    with zipfile.ZipFile(model_file) as archive:
+        info = max(archive.infolist(), key=lambda i: i.compress_size)
+    assert info.compress_type == zipfile.ZIP_DEFLATED
+    start = info.header_offset + 30 + len(info.filename) + len(info.extra)
+    for k in range(start + 2, start + min(info.compress_size, 40)):
+        raw[k] ^= 0x5A
+    model_file.write_bytes(bytes(raw))
+    with pytest.raises(ModelFileError, match="m.bnc is not a bnclassify model file"):
+        load(model_file)
+
+
+def test_a_bif_file_that_is_not_utf8_is_named(tmp_path):
+    pytest.importorskip("pgmpy")
+    from bnclassify.io import from_bif
+
+    path = tmp_path / "latin.bif"
+    path.write_bytes("network unknown {}\nvariable é {}\n".encode("latin-1"))
+    with pytest.raises(ValueError, match="latin.bif: a BIF file must be UTF-8"):
+        from_bif(path, "class")

@@ -19,6 +19,7 @@ BIF cannot hold are refused at :func:`to_bif` (see :data:`BIF_NAME`,
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import networkx as nx
 import numpy as np
@@ -391,6 +392,13 @@ def from_bif(path, class_node):
     """
     from pgmpy.readwrite import BIFReader
 
+    try:  # pgmpy reads UTF-8 and would fail deep in its parser without the file's name
+        Path(path).read_bytes().decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ValueError(
+            f"{path}: a BIF file must be UTF-8 text; byte {error.start} is not "
+            f"({error.object[error.start : error.start + 1]!r}). Re-save it as UTF-8."
+        ) from None
     reader = BIFReader(str(path), include_properties=True)
     network = reader.get_model()
     types = {}

@@ -1,5 +1,7 @@
 """Bad input gets a correct answer or one clear error (issue 27, items 14-17)."""
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -252,3 +254,13 @@ def test_a_bif_file_that_is_not_utf8_is_named(tmp_path):
     path.write_bytes("network unknown {}\nvariable é {}\n".encode("latin-1"))
     with pytest.raises(ValueError, match="latin.bif: a BIF file must be UTF-8"):
         from_bif(path, "class")
+
+
+def test_the_log_normal_test_says_no_to_infinite_values_without_warnings():
+    from bnclassify.data.encoding import prefers_log_normal
+
+    x = np.r_[np.random.default_rng(0).lognormal(0, 1, 50), np.inf]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert not prefers_log_normal(x)
+    assert prefers_log_normal(x[:-1])

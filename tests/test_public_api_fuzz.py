@@ -106,6 +106,7 @@ def _fit(model, X, y):
     """The fitted model, or None when it refused with a clear error."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # e.g. a feature with one value
+        warnings.simplefilter("error", RuntimeWarning)  # numpy's must not leak
         try:
             return model.fit(X, y)
         except CLEAR as error:

@@ -264,3 +264,21 @@ def test_the_log_normal_test_says_no_to_infinite_values_without_warnings():
         warnings.simplefilter("error")
         assert not prefers_log_normal(x)
     assert prefers_log_normal(x[:-1])
+
+
+# -- metrics ------------------------------------------------------------------------------------
+def test_metrics_name_what_is_wrong():
+    from bnclassify import metrics
+
+    X = pd.DataFrame({"a": list("xyz") * 6 + ["x", "y"]})
+    with pytest.raises(ValueError, match="'model' column"):
+        metrics.summarize(pd.DataFrame())
+    with pytest.raises(ValueError, match="a must be numbers"):
+        metrics.corrected_resampled_ttest(["a", "b", "c"], [1, 2, 3], 10, 2)
+    with pytest.raises(TypeError, match="models must be an estimator"):
+        metrics.evaluate(None, X, Y20, cv=2, progress=False)
+    with pytest.raises(ValueError, match="cv fold 0: its test indices"):
+        cv = [(np.arange(10), np.arange(15, 25))]
+        metrics.evaluate(bnc.NaiveBayes(), X, Y20, cv=cv, progress=False)
+    with pytest.raises(ValueError, match="proba must be numbers"):
+        metrics.conditional_log_likelihood(["p", "q"], [[0.5, 0.5], [1.0]])

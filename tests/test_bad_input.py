@@ -282,3 +282,47 @@ def test_metrics_name_what_is_wrong():
         metrics.evaluate(bnc.NaiveBayes(), X, Y20, cv=cv, progress=False)
     with pytest.raises(ValueError, match="proba must be numbers"):
         metrics.conditional_log_likelihood(["p", "q"], [[0.5, 0.5], [1.0]])
+
+
+# -- plotting arguments ----------------------------------------------------------------------
+@pytest.fixture
+def tan_model():
+    X = pd.DataFrame(
+        {"a": list("xyz") * 6 + ["x", "y"], "b": list("uv") * 10, "c": list("uvw") * 6 + ["u", "v"]}
+    )
+    return bnc.TAN().fit(X, Y20)
+
+
+@pytest.mark.parametrize(
+    "draw, match",
+    [
+        (lambda p, m: p.plot_weights(m, gamma=0), "gamma"),
+        (lambda p, m: p.plot_structure(m, edge_colors="red"), "edge_colors"),
+        (lambda p, m: p.plot_tree_comparison(m, m, labels=["one"]), "labels"),
+    ],
+    ids=["gamma", "edge_colors", "labels"],
+)
+def test_plot_arguments_are_checked_by_name(tan_model, draw, match):
+    import matplotlib.pyplot as plt
+
+    from bnclassify import plotting
+
+    try:
+        with pytest.raises((ValueError, TypeError), match=match):
+            draw(plotting, tan_model)
+    finally:
+        plt.close("all")
+
+
+def test_plot_decision_boundary_checks_margin():
+    import matplotlib.pyplot as plt
+
+    from bnclassify.plotting import plot_decision_boundary
+
+    X = pd.DataFrame({"f": np.arange(20.0), "g": np.arange(20.0) ** 1.5})
+    model = bnc.NaiveBayes().fit(X, Y20)
+    try:
+        with pytest.raises(ValueError, match="margin"):
+            plot_decision_boundary(model, X, Y20, margin=float("nan"))
+    finally:
+        plt.close("all")

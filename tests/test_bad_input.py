@@ -326,3 +326,30 @@ def test_plot_decision_boundary_checks_margin():
             plot_decision_boundary(model, X, Y20, margin=float("nan"))
     finally:
         plt.close("all")
+
+
+# -- the command line names the file -----------------------------------------------------------
+@pytest.mark.parametrize(
+    "content, fragment",
+    [
+        ("a\né\nx\n".encode("latin-1"), "is not UTF-8 text"),
+        (b"a,b\nx,1\ny,2,3\n", "is not a well-formed CSV table"),
+    ],
+    ids=["latin-1", "ragged"],
+)
+def test_cli_predict_names_a_bad_csv(tmp_path, capsys, model_file, content, fragment):
+    from _cli import assert_one_line_error, run_cli
+
+    rows = tmp_path / "rows.csv"
+    rows.write_bytes(content)
+    code, _, err = run_cli(capsys, "predict", "--model", model_file, "--csv", rows)
+    assert_one_line_error(code, err, "rows.csv", fragment)
+
+
+@pytest.mark.parametrize("command", ["predict", "compare"])
+def test_cli_says_a_directory_is_a_directory(tmp_path, capsys, model_file, command):
+    from _cli import assert_one_line_error, run_cli
+
+    model = ["--model", model_file] if command == "predict" else ["--no-progress"]
+    code, _, err = run_cli(capsys, command, *model, "--csv", tmp_path)
+    assert_one_line_error(code, err, "is a directory")

@@ -353,3 +353,20 @@ def test_cli_says_a_directory_is_a_directory(tmp_path, capsys, model_file, comma
     model = ["--model", model_file] if command == "predict" else ["--no-progress"]
     code, _, err = run_cli(capsys, command, *model, "--csv", tmp_path)
     assert_one_line_error(code, err, "is a directory")
+
+
+def test_mdl_names_a_column_holding_a_string():
+    X = pd.DataFrame({"a": np.arange(20.0), "s": list("uv") * 10})
+    model = bnc.MDLDiscretizer().fit(X, Y20)
+    new = pd.DataFrame({"a": pd.Series([1.0, "x"], dtype=object), "s": ["u", "v"]})
+    with pytest.raises(ValueError, match="Column 'a' .* not numbers .*'x'"):
+        model.transform(new)
+
+
+def test_from_pgmpy_names_state_types():
+    pytest.importorskip("pgmpy")
+    from bnclassify.io import from_pgmpy
+
+    model = bnc.NaiveBayes().fit(pd.DataFrame({"a": list("xyz") * 6 + ["x", "y"]}), Y20)
+    with pytest.raises(TypeError, match="state_types must be a dict"):
+        from_pgmpy(model.network_, "class", state_types="x")

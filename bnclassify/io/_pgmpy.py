@@ -226,6 +226,11 @@ def from_pgmpy(network, class_node, *, features=None, state_types=None):
     bad_names = [f for f in [class_node, *features] if not isinstance(f, str)]
     if bad_names:
         raise ValueError(f"Node names must be strings; got {bad_names}.")
+    if state_types is not None and not isinstance(state_types, dict):
+        raise TypeError(
+            "state_types must be a dict {node: callable turning a state name into a value}, "
+            f"got {type(state_types).__name__}."
+        )
     state_types = state_types or {}
     cpds = {}
     for node in [class_node, *features]:

@@ -78,6 +78,9 @@ from .validation import check_int
 
 __all__ = ["explain", "METHODS", "OUTPUTS"]
 
+#: The most feature orders sampled per row: each costs ``n_features + 1`` model evaluations, and
+#: a larger request is a slip (``10**9`` once took 7.7 GB), not a precision the estimate needs.
+MAX_PERMUTATIONS = 100_000
 METHODS = ("interventional", "conditional")
 OUTPUTS = ("log_odds", "probability")
 
@@ -137,7 +140,8 @@ def explain(
         by permutation sampling.
     n_permutations : int, default=128
         Feature orders sampled per row (rounded up to an even number: each order
-        is paired with its reverse) when the game is estimated by sampling.
+        is paired with its reverse) when the game is estimated by sampling; at
+        most :data:`MAX_PERMUTATIONS` (100,000).
     random_state : int, numpy Generator or None, default=None
         Seed of the permutation sampling.
 
@@ -187,7 +191,14 @@ def explain(
     if output not in OUTPUTS:
         raise ValueError(f"output must be one of {OUTPUTS}, got {output!r}.")
     check_int(max_exact_features, "max_exact_features")
-    check_int(n_permutations, "n_permutations", minimum=1)
+    check_int(
+        n_permutations,
+        "n_permutations",
+        minimum=1,
+        maximum=MAX_PERMUTATIONS,
+        why=": each order costs n_features + 1 model evaluations per row",
+    )
+    _check_random_state(random_state)
     _check_model(model)
     rows = _encoded(model, X)
     codes = rows[0]
@@ -253,6 +264,13 @@ def _check_model(model):
             )
 
 
+def _check_random_state(random_state):
+    seeds = (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence)
+    if random_state is None or isinstance(random_state, seeds):
+        return
+    check_int(random_state, "random_state")
+
+
 def _feature_names(model, m):
     names = getattr(model, "feature_names_in_", None)
     if names is None:
@@ -276,7 +294,9 @@ def _check_complete(codes, names, what):
 
 def _encoded(model, X):
     """``(codes, values)`` of ``X``: integer codes (-1 missing), continuous values or None."""
-    codes, values = model.encode(X)
+    encoded = model.encode(X)
+    # a model without continuous nodes (BMATAN) encodes to the codes alone
+    codes, values = encoded if isinstance(encoded, tuple) else (encoded, None)
     return np.asarray(codes, dtype=np.intp), values
 
 

@@ -124,7 +124,13 @@ def conditional_log_likelihood(y_true, proba, *, classes=None, base=2, reduce="s
     y_true = np.asarray(y_true)
     if y_true.ndim != 1:
         raise ValueError(f"y_true must be 1-D, got shape {y_true.shape}.")
-    proba = np.asarray(proba, dtype=float)
+    try:
+        proba = np.asarray(proba, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(
+            "proba must be numbers, one row of class probabilities per sample, every row as "
+            "long (as predict_proba returns)."
+        ) from None
     if proba.ndim == 1:
         proba = np.column_stack([1.0 - proba, proba])
     if proba.ndim != 2 or len(proba) != len(y_true):
@@ -260,6 +266,15 @@ class Evaluation(NamedTuple):
 
 
 def _named_models(models) -> dict:
+    if (
+        models is None
+        or isinstance(models, str | bytes)
+        or not (isinstance(models, dict) or hasattr(models, "fit") or np.iterable(models))
+    ):
+        raise TypeError(
+            "models must be an estimator, a list of estimators or a dict of {name: estimator}, "
+            f"got {type(models).__name__}."
+        )
     if isinstance(models, dict):
         named = dict(models)
     else:
@@ -295,6 +310,26 @@ def _resolve_cv(cv):
             f"(train, test) index pairs, got {cv!r}."
         )
     return cv
+
+
+def _checked_fold(fold, pair, n_rows):
+    """A (train, test) pair of row positions within ``range(n_rows)``, or a ValueError."""
+    try:
+        train, test = pair
+        train, test = np.asarray(train), np.asarray(test)
+    except (TypeError, ValueError):
+        raise ValueError(f"cv fold {fold} is not a (train, test) pair of row indices.") from None
+    for name, index in (("train", train), ("test", test)):
+        if index.dtype.kind == "b":
+            index = np.flatnonzero(index) if len(index) == n_rows else np.array([n_rows])
+        if index.dtype.kind not in "iu" or (
+            index.size and (index.min() < -n_rows or index.max() >= n_rows)
+        ):
+            raise ValueError(
+                f"cv fold {fold}: its {name} indices must be integer row positions in "
+                f"0..{n_rows - 1} (the data have {n_rows} rows)."
+            )
+    return train, test
 
 
 def _take(data, index):
@@ -385,6 +420,7 @@ def evaluate(
     splits = list(cv.split(X, y)) if hasattr(cv, "split") else list(cv)
     if not splits:
         raise ValueError("cv produced no folds.")
+    splits = [_checked_fold(fold, pair, len(y)) for fold, pair in enumerate(splits)]
     tasks = [
         (name, model, fold, train, test)
         for name, model in named.items()
@@ -475,7 +511,7 @@ def corrected_resampled_ttest(a, b, n_train, n_test) -> TTestResult:
     """
     from scipy import stats
 
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    a, b = _scores(a, "a"), _scores(b, "b")
     if a.ndim != 1 or a.shape != b.shape or len(a) < 2:
         raise ValueError(
             f"a and b must be 1-D with the same length >= 2, got shapes {a.shape} and {b.shape}."
@@ -496,6 +532,21 @@ def corrected_resampled_ttest(a, b, n_train, n_test) -> TTestResult:
     return TTestResult(float(statistic), float(pvalue), k - 1)
 
 
+def _scores(values, name):
+    """Per-fold scores as floats, or a ValueError naming the argument (strings are not scores)."""
+    raw = np.asarray(values)
+    if raw.dtype.kind not in "biuf":
+        try:
+            if raw.dtype.kind in "USO" and any(isinstance(v, str | bytes) for v in raw.ravel()):
+                raise TypeError
+            return np.asarray(values, dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"{name} must be numbers (one score per fold), got {raw.ravel()[:3].tolist()}."
+            ) from None
+    return raw.astype(float)
+
+
 def summarize(folds: pd.DataFrame) -> pd.DataFrame:
     """Mean and standard deviation (ddof=1) of every metric per model, models in input order.
 
@@ -509,6 +560,12 @@ def summarize(folds: pd.DataFrame) -> pd.DataFrame:
     a           0.6  0.141421
     b           0.9  0.000000
     """
+    if not isinstance(folds, pd.DataFrame) or "model" not in folds.columns:
+        raise ValueError(
+            "folds must be a DataFrame of per-fold scores with a 'model' column (as evaluate "
+            f"returns); got {type(folds).__name__}"
+            + (f" with columns {list(folds.columns)}." if isinstance(folds, pd.DataFrame) else ".")
+        )
     metrics = [m for m in METRICS if m in folds.columns]
     summary = folds.groupby("model", sort=False)[metrics].agg(["mean", "std"])
     summary.columns = summary.columns.set_names(["metric", "stat"])

@@ -325,7 +325,9 @@ class FittedNetwork:
         return cls(log_prior, parents, factors)
 
 
-def rooted_forest_joints(codes, log_prior, log_single, log_pairs, edges, roots) -> np.ndarray:
+def rooted_forest_joints(
+    codes, log_prior, log_single, log_pairs, edges, roots, root_order=None
+) -> np.ndarray:
     """log P_r(c, x_observed) of one categorical forest rooted at each feature in ``roots``.
 
     The members of an ensemble that differ only in their root share the
@@ -354,6 +356,10 @@ def rooted_forest_joints(codes, log_prior, log_single, log_pairs, edges, roots) 
         The forest's edges.
     roots : sequence of int
         The rootings wanted.
+    root_order : sequence of int, optional
+        The feature positions in the order that picks each other component's
+        root (its first feature in it); default ``0 .. m-1``. TAN passes its
+        name order (:func:`~bnclassify.structure.name_order`).
 
     Returns
     -------
@@ -375,9 +381,10 @@ def rooted_forest_joints(codes, log_prior, log_single, log_pairs, edges, roots) 
     for u, v in edges:
         neighbours[u].append(v)
         neighbours[v].append(u)
+    starts = range(m) if root_order is None else root_order
     component_of = np.full(m, -1)
     component_roots, parent, order = [], [-1] * m, []
-    for start in range(m):  # components in order of their first feature, as orient_constrained
+    for start in starts:  # each component is rooted at its first feature in ``root_order``
         if component_of[start] >= 0:
             continue
         component_of[start] = len(component_roots)

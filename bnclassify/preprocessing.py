@@ -248,7 +248,13 @@ class MDLDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             if cuts is None:
                 out[name] = X[name]
                 continue
-            x = X[name].to_numpy(dtype=float, na_value=np.nan)
+            try:
+                x = X[name].to_numpy(dtype=float, na_value=np.nan)
+            except (TypeError, ValueError):
+                raise ValueError(
+                    f"Column {name!r} was numeric in fit and is discretised, but it holds "
+                    f"values that are not numbers (e.g. {_first_non_number(X[name])!r})."
+                ) from None
             bins = np.searchsorted(cuts, x, side="left")
             missing = np.isnan(x)
             if missing.any():
@@ -308,3 +314,10 @@ class MDLDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
 def _is_number_column(column: pd.Series) -> bool:
     dtype = column.dtype
     return not isinstance(dtype, pd.CategoricalDtype) and getattr(dtype, "kind", "O") in "iuf"
+
+
+def _first_non_number(column):
+    """The first cell of ``column`` that ``float()`` refuses (for the error message)."""
+    numbers = pd.to_numeric(column, errors="coerce")
+    refused = numbers.isna() & column.notna()
+    return column[refused].iloc[0] if refused.any() else None

@@ -7,6 +7,8 @@ added last, so every builder here is a plain function over graphs.
 
 from __future__ import annotations
 
+import re
+
 import networkx as nx
 import numpy as np
 import pandas as pd
@@ -380,6 +382,47 @@ def _round_ties(values):
     """Round to 12 significant digits of the largest magnitude (see tree_from_weights)."""
     scale = np.abs(values).max() if values.size else 0.0
     return np.round(values / scale, 12) * scale if scale > 0 else values
+
+
+def name_order(features) -> list:
+    """Positions of ``features`` sorted by name, numbers within names compared as numbers.
+
+    The order in which the order-free structure learners (TAN and its variants)
+    see the columns, so that their default root and their ties are decided by
+    the data and the column names, never by where a column sits in the table:
+    ``block2`` comes before ``block10``; names that print alike (``1`` and
+    ``"1"``) are ordered by type.
+
+    Examples
+    --------
+    >>> name_order(["block10", "age", "block2"])
+    [1, 2, 0]
+    """
+    features = list(features)
+
+    def key(k):
+        name = features[k]
+        chunks = re.split(r"(\d+)", str(name))  # text, number, text, ...: aligned types
+        natural = tuple(int(c) if i % 2 else c for i, c in enumerate(chunks))
+        return natural, type(name).__name__, repr(name)
+
+    return sorted(range(len(features)), key=key)
+
+
+def in_table_order(graph, features):
+    """A copy of ``graph`` whose nodes are in the order of ``features`` (the edges unchanged).
+
+    Structures learned on the columns in :func:`name_order` are handed back in
+    the table's order, the order the rest of the library iterates in.
+    """
+    features = list(features)
+    if list(graph.nodes) == features:  # already in order: keep the edges' insertion order too
+        return graph
+    out = graph.__class__()
+    out.add_nodes_from(features)
+    out.add_nodes_from(graph.nodes)
+    out.add_edges_from(graph.edges(data=True))
+    return out
 
 
 # -- the kind rule: a continuous feature never parents a discrete one -----------------------

@@ -510,6 +510,17 @@ def check_sample_weight(sample_weight, n_rows: int):
     """
     if sample_weight is None:
         return None
+    raw = np.asarray(sample_weight)
+    # float() would take "1" and drop an imaginary part with only a warning: real numbers only
+    if raw.dtype.kind not in "biuf" and (
+        raw.dtype.kind != "O"
+        or pd.api.types.infer_dtype(raw.ravel(), skipna=False)
+        not in ("integer", "floating", "mixed-integer-float", "boolean", "decimal")
+    ):
+        raise ValueError(
+            f"sample_weight must be real numbers, one per row; got values of type "
+            f"{type(raw.ravel()[0]).__name__ if raw.size else raw.dtype}."
+        )
     try:
         weights = np.asarray(sample_weight, dtype=float)
     except (TypeError, ValueError):

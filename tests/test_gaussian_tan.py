@@ -232,10 +232,10 @@ def test_constrained_tree_is_the_best_valid_tree_or_forest(seed, m, forest):
     assert all(dag.in_degree(v) <= 1 for v in nodes)
 
 
-def test_mixed_tan_roots_at_the_first_categorical_feature():
-    X, y = _mixed_table()  # the first column, z, is continuous
+def test_mixed_tan_roots_at_the_first_categorical_feature_by_name():
+    X, y = _mixed_table()  # the first column, z, is continuous; "colour" < "site" by name
     model = TAN().fit(X, y)
-    assert model.structure_.in_degree("site") == 1  # the class only: the root
+    assert model.structure_.in_degree("colour") == 1  # the class only: the root
     _assert_categorical_parents_only(model)
     with pytest.raises(ValueError, match="root 'z' is continuous"):
         TAN(root="z").fit(X, y)

@@ -32,7 +32,7 @@ from ..network import rooted_forest_joints
 from ..parameters import log_class_prior, log_conditional
 from ..state import float_array, require
 from ..stats import BLOCK_CELLS, ForestCounts, TrainingCounts, training_statistics
-from ..structure import orient_constrained
+from ..structure import name_order, orient_constrained
 from ..validation import (
     ALPHA,
     N_JOBS,
@@ -780,7 +780,13 @@ def _forest_group_proba(group, codes, features) -> np.ndarray:
     total = np.zeros((len(codes), n_classes))
     for start in range(0, len(codes), chunk):
         joints = rooted_forest_joints(
-            codes[start : start + chunk], log_prior, log_single, log_pairs, group["edges"], roots
+            codes[start : start + chunk],
+            log_prior,
+            log_single,
+            log_pairs,
+            group["edges"],
+            roots,
+            root_order=name_order(features),  # the members root further components by name
         )
         for k in range(len(roots)):
             total[start : start + chunk] += np.exp(normalise(joints[:, k]))

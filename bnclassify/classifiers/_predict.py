@@ -93,12 +93,15 @@ def normalise(joint) -> np.ndarray:
     # log-sum-exp in plain numpy: scipy's costs as much as the rest of a NB predict
     top = joint.max(axis=1, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):  # all -inf rows -> NaN, raised
-        norm = top + np.log(np.exp(joint - top).sum(axis=1, keepdims=True))
-    impossible = ~np.isfinite(norm[:, 0])
+        # shift first, then subtract the log-sum: ``joint - (top + log sum)`` loses the log-sum
+        # entirely when ``|top|`` dwarfs it (a far value of a near-constant Gaussian column)
+        shifted = joint - top
+        log_sum = np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+    impossible = ~np.isfinite(top[:, 0] + log_sum[:, 0])
     if impossible.any():
         # Only reachable with alpha=0: every class gives the row probability 0.
         raise ValueError(
             f"{int(impossible.sum())} row(s) (first: {int(np.argmax(impossible))}) have "
             "probability 0 under every class; use alpha > 0."
         )
-    return joint - norm
+    return shifted - log_sum

@@ -18,6 +18,8 @@ from ..stats import StatisticsPlan
 from ..structure import (
     constrained_tree,
     empty_feature_graph,
+    in_table_order,
+    name_order,
     orient_constrained,
     structure_root,
 )
@@ -319,7 +321,7 @@ class TreeAugmented(BayesNetClassifier):
 
         The best tree under the kind rule (see :func:`bnclassify.structure.constrained_tree`).
         """
-        return constrained_tree(weights, schema.names, schema.discrete, schema.structural)
+        return _by_name(constrained_tree, weights, schema)
 
     def fit_statistics(
         self, stats, schema, classes, *, class_node="class", structure=None, keep=False, tree=None
@@ -340,8 +342,33 @@ class TreeAugmented(BayesNetClassifier):
         return self._oriented(self.spanning_tree(weights, self.schema_), self.schema_)
 
     def _oriented(self, tree, schema):
-        root = structure_root(self.root, schema.names, schema.discrete, schema.structural)
-        return orient_constrained(tree, schema.names, schema.discrete, root)
+        # the default root and the rooting of further components are decided on the columns in
+        # name order, so neither depends on where a column sits in the table
+        names, discrete, structural = _sorted_by_name(schema)
+        if self.root is None:
+            root = structure_root(None, names, discrete, structural)
+        else:  # a position refers to the table's columns
+            root = structure_root(self.root, schema.names, schema.discrete, schema.structural)
+        return in_table_order(orient_constrained(tree, names, discrete, root), schema.names)
+
+
+def _sorted_by_name(schema):
+    """The schema's names, ``discrete`` and ``structural`` flags in :func:`name_order`."""
+    order = name_order(schema.names)
+    return (
+        [schema.names[k] for k in order],
+        [schema.discrete[k] for k in order],
+        [schema.structural[k] for k in order],
+    )
+
+
+def _by_name(build, weights, schema, **options):
+    """``build(weights, names, discrete, structural)`` on the columns in name order: ties in the
+    spanning tree break by column name, not by position."""
+    order = name_order(schema.names)
+    values = np.asarray(weights, dtype=float)[np.ix_(order, order)]
+    tree = build(values, *_sorted_by_name(schema), **options)
+    return in_table_order(tree, schema.names)
 
 
 # criterion -> the edge score whose maximum *spanning* tree it takes (no edge dropped)
@@ -375,7 +402,8 @@ class TAN(TreeAugmented):
     :func:`~bnclassify.structure.edge_gains`): ``N I(X_i; X_j | C) - df`` or
     ``N I(X_i; X_j | C) - df log(N) / 2`` with ``df = C (r_i - 1)(r_j - 1)``;
     only edges whose penalised gain is positive are kept, so the result can
-    be a forest (each further component is rooted at its first feature). This
+    be a forest (each further component is rooted at its first feature in
+    name order, :func:`bnclassify.structure.name_order`). This
     is R bnclassify's ``tan_cl(score=...)``; the parameter is not called
     ``score`` because scikit-learn estimators have a ``score`` method.
 
@@ -405,7 +433,8 @@ class TAN(TreeAugmented):
     feature weigh the log-likelihood gain of one Gaussian per (class,
     category). A categorical feature never gets a continuous parent: the
     tree is the best one in which the categorical features form a connected
-    subtree holding the root (by default the first categorical feature), so
+    subtree holding the root (by default the first categorical feature in
+    name order, see :func:`bnclassify.structure.name_order`), so
     every mixed arc points from the categorical to the Gaussian end. Kernel
     density, Bernoulli and multinomial features depend on the class only.
     Missing Gaussian values, parents included, are integrated out exactly
@@ -416,7 +445,9 @@ class TAN(TreeAugmented):
     alpha : float, default=1.0
         Dirichlet pseudo-count for every CPT cell and the class prior.
     root : str or int, optional
-        Root of the tree: a feature name or position (default: the first feature).
+        Root of the tree: a feature name or position (default: the first
+        categorical feature in name order, :func:`bnclassify.structure.name_order`,
+        so that the column order of the table never changes the model).
     criterion : {"loglik", "aic_tree", "aic", "bic"}, default="loglik"
         The structure score. ``"loglik"`` and ``"aic_tree"`` always give a
         spanning tree, of the plain conditional mutual information (the
@@ -525,9 +556,7 @@ class TAN(TreeAugmented):
 
     def spanning_tree(self, weights, schema) -> nx.Graph:
         forest = self.criterion not in ("loglik", *_SPANNING_SCORES)
-        return constrained_tree(
-            weights, schema.names, schema.discrete, schema.structural, forest=forest
-        )
+        return _by_name(constrained_tree, weights, schema, forest=forest)
 
 
 class SimplerTAN(TreeAugmented):
@@ -546,8 +575,8 @@ class SimplerTAN(TreeAugmented):
         such a matrix (useful when the columns are chosen inside a pipeline).
     alpha : float, default=1.0
     root : str or int, optional
-        Root of the tree (default: the first feature; with continuous
-        features, the first categorical one, as in :class:`TAN`).
+        Root of the tree (default: the first categorical feature in name order,
+        as in :class:`TAN`; the column order of the table never changes the model).
     handle_unknown : {"warn", "error", "marginalize"}, default="warn"
     distributions : None, str, Distribution or dict, default=None
         How each column is modelled, as in :class:`NaiveBayes`; continuous

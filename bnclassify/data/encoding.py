@@ -81,10 +81,10 @@ def _numeric_values(column: pd.Series):
         return None
     numpy_dtype = np.dtype(numpy_dtype)
     missing = column.isna().to_numpy()
-    fill = np.nan if numpy_dtype.kind == "f" else 0
+    fill = {"f": np.nan, "b": False}.get(numpy_dtype.kind, 0)  # Arrow bool refuses a 0
     values = column.to_numpy(dtype=numpy_dtype, na_value=fill)
     if numpy_dtype.kind == "f":
-        missing |= np.isnan(values)
+        missing = missing | np.isnan(values)  # not in place: isna() may hand a read-only view
     return values, (missing if missing.any() else None)
 
 
@@ -311,7 +311,9 @@ def _encode(column: pd.Series, categories, handle_unknown, dtype) -> np.ndarray:
     if numeric is not None and categories.dtype.kind in "biuf":
         return _encode_numeric(column, *numeric, categories, handle_unknown).astype(dtype)
     factorized = factorize_column(column)
-    lookup = pd.Index(categories).get_indexer(_as_index_values(factorized.uniques))
+    lookup = pd.Index(_as_index_values(categories)).get_indexer(
+        _as_index_values(factorized.uniques)
+    )
     unknown = lookup == MISSING
     if unknown.any() and handle_unknown == "error":
         unknown &= factorized.occurring()
@@ -321,6 +323,7 @@ def _encode(column: pd.Series, categories, handle_unknown, dtype) -> np.ndarray:
 
 
 def _as_index_values(uniques: np.ndarray):
+    # object stays object: pandas 3 would infer Arrow strings, which refuse a lone surrogate
     return pd.Index(uniques, dtype=object) if uniques.dtype == object else uniques
 
 
@@ -561,6 +564,8 @@ def _encode_integer_block(block, frame, categories, handle_unknown):
     step = max(1, BLOCK_CELLS // block.shape[1])
     for start in range(0, len(block), step):
         rows = block[start : start + step]
+        if rows.dtype.kind == "u":  # uint64 + int64 is float64: clip (beyond every size) first
+            rows = np.minimum(rows, np.uint64(offsets[-1])).astype(np.int64)
         index = np.where(rows < sizes, rows + offsets[:-1], offsets[-1])
         codes[start : start + step] = lookup[index]
     if handle_unknown == "error":

@@ -10,6 +10,7 @@ from scipy.special import logsumexp
 from ..state import float_array, require
 from ..validation import Interval, Options
 from ._base import (
+    LOG_2,
     LOG_2PI,
     Factor,
     observed_only,
@@ -63,6 +64,7 @@ class KernelDensity(Factor):
     continuous = True
 
     scaled_by_variance = True
+    rescaled = True  # the data layer measures V in units of 2**e: no underflow at 1e-300
     _parameter_constraints = {
         "bandwidth": [Options(("scott", "silverman")), Interval(Real, 0, None, closed="neither")],
         "var_smoothing": [Interval(Real, 0, None, closed="left")],
@@ -80,7 +82,9 @@ class KernelDensity(Factor):
         (column,) = columns
         self.epsilon_ = self.variance_floor(stats.log_variance_scale)
         bandwidth = self.bandwidth
-        self.values_ = stats.class_values(column)
+        e = int(stats.exponents[column])
+        # the statistics hold the column over 2**e (exact); the centres are kept in its units
+        self.values_ = [np.ldexp(v, e) for v in stats.class_values(column)]
         everything = np.concatenate(self.values_)
         h = np.empty(stats.n_classes)
         for c, values in enumerate(self.values_):
@@ -88,13 +92,15 @@ class KernelDensity(Factor):
                 self.values_[c] = values = everything
             n_c = len(values)
             if isinstance(bandwidth, str):
-                sigma = values.std(ddof=1) if n_c > 1 else 0.0
+                # the spread in units of 2**e: squares of 1e-300 or 1e300 under- or overflow
+                sigma = np.ldexp(values, -e).std(ddof=1) if n_c > 1 else 0.0
                 factor = n_c ** (-1 / 5) if bandwidth == "scott" else (3 * n_c / 4) ** (-1 / 5)
-                h[c] = sigma * factor
+                h[c] = np.ldexp(sigma * factor, e)
             else:
                 h[c] = bandwidth
         self.bandwidth_ = h
-        if (h**2 + self.epsilon_ <= 0).any():
+        floor = self.variance_floor(stats.log_variance_scale, e)
+        if (np.ldexp(h, -e) ** 2 + floor <= 0).any():
             raise zero_variance_error(names[column], f"in class code {int(np.argmin(h))}")
         return self
 
@@ -113,14 +119,21 @@ class KernelDensity(Factor):
 
     def log_density(self, x):
         """log p(x | c) for observed values ``x`` (n,), shape (n, C)."""
+        # in units of 2**e (exact), so that squared distances neither over- nor underflow
+        # at any scale of the data; the density in data units adds the Jacobian -e log 2
+        e = _exponent(self.values_)
+        x = np.ldexp(np.asarray(x, dtype=float), -e)
+        with np.errstate(over="ignore"):  # a floor that underflowed in data units stays 0
+            epsilon = np.ldexp(self.epsilon_, -2 * e)
         out = np.empty((len(x), len(self.values_)))
         for c, centres in enumerate(self.values_):
-            var = self.bandwidth_[c] ** 2 + self.epsilon_
+            centres = np.ldexp(centres, -e)
+            var = np.ldexp(self.bandwidth_[c], -e) ** 2 + epsilon
             block = max(1, KDE_BLOCK // max(len(centres), 1))
             for start in range(0, len(x), block):
                 d = x[start : start + block, None] - centres[None, :]
                 out[start : start + block, c] = logsumexp(-0.5 * d * d / var, axis=1)
-            out[:, c] += -0.5 * (LOG_2PI + np.log(var)) - np.log(len(centres))
+            out[:, c] += -0.5 * (LOG_2PI + np.log(var)) - np.log(len(centres)) - e * LOG_2
         return out
 
     def describe(self):
@@ -156,3 +169,9 @@ class KernelDensity(Factor):
             f"{where} epsilon_",
             "must be a finite float >= 0.",
         )
+
+
+def _exponent(values) -> int:
+    """``e`` with the largest magnitude of the kernel centres ``m 2**e``, ``0.5 <= m < 1``."""
+    largest = max((float(np.abs(v).max()) for v in values if len(v)), default=0.0)
+    return int(np.frexp(largest)[1]) if np.isfinite(largest) else 0

@@ -56,8 +56,10 @@ from __future__ import annotations
 import io
 import json
 import math
+import os
 import re
 import zipfile
+import zlib
 from pathlib import Path
 
 import networkx as nx
@@ -67,6 +69,7 @@ import pandas as pd
 from .._version import __version__
 from ..exceptions import ModelFileError
 from ..state import StateError
+from ..validation import check_int
 from . import registry
 from ._v1 import FIELDS as V1_FIELDS
 from ._v1 import TAGS as V1_TAGS
@@ -542,6 +545,8 @@ def load(path, *, max_bytes=MAX_UNCOMPRESSED_BYTES):
 
     Raises
     ------
+    TypeError, InvalidParameterError
+        When ``path`` is not a file name or ``max_bytes`` not a positive integer.
     ModelFileError
         For anything that is not a valid model file: empty, truncated or
         garbage files, a wrong format or version, too large a file, arrays
@@ -563,7 +568,14 @@ def load(path, *, max_bytes=MAX_UNCOMPRESSED_BYTES):
     ...     print(error)
     not-a-model.bnc is not a bnclassify model file: not a zip archive.
     """
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(
+            f"path must be a file name (str or os.PathLike), got {type(path).__name__}."
+        )
+    check_int(max_bytes, "max_bytes", minimum=1)
     path = Path(path)
+    if path.is_dir():
+        raise IsADirectoryError(f"model file {str(path)!r} is a directory, not a file.")
     if not path.is_file():
         raise FileNotFoundError(f"model file not found: {path}")
     try:
@@ -573,6 +585,7 @@ def load(path, *, max_bytes=MAX_UNCOMPRESSED_BYTES):
     except (
         zipfile.BadZipFile,
         zipfile.LargeZipFile,
+        zlib.error,  # a corrupted deflate stream
         ValueError,
         TypeError,
         KeyError,
@@ -585,8 +598,11 @@ def load(path, *, max_bytes=MAX_UNCOMPRESSED_BYTES):
         OverflowError,
         MemoryError,
     ) as error:
+        kind = (
+            "corrupted compressed data" if isinstance(error, zlib.error) else type(error).__name__
+        )
         raise ModelFileError(
-            f"{path.name} is not a bnclassify model file: {type(error).__name__}: {error}"
+            f"{path.name} is not a bnclassify model file: {kind}: {error}"
         ) from None
 
 

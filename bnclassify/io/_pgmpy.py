@@ -19,6 +19,7 @@ BIF cannot hold are refused at :func:`to_bif` (see :data:`BIF_NAME`,
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import networkx as nx
 import numpy as np
@@ -225,6 +226,11 @@ def from_pgmpy(network, class_node, *, features=None, state_types=None):
     bad_names = [f for f in [class_node, *features] if not isinstance(f, str)]
     if bad_names:
         raise ValueError(f"Node names must be strings; got {bad_names}.")
+    if state_types is not None and not isinstance(state_types, dict):
+        raise TypeError(
+            "state_types must be a dict {node: callable turning a state name into a value}, "
+            f"got {type(state_types).__name__}."
+        )
     state_types = state_types or {}
     cpds = {}
     for node in [class_node, *features]:
@@ -391,6 +397,13 @@ def from_bif(path, class_node):
     """
     from pgmpy.readwrite import BIFReader
 
+    try:  # pgmpy reads UTF-8 and would fail deep in its parser without the file's name
+        Path(path).read_bytes().decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ValueError(
+            f"{path}: a BIF file must be UTF-8 text; byte {error.start} is not "
+            f"({error.object[error.start : error.start + 1]!r}). Re-save it as UTF-8."
+        ) from None
     reader = BIFReader(str(path), include_properties=True)
     network = reader.get_model()
     types = {}

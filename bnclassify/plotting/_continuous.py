@@ -6,13 +6,15 @@ Re-exported by :mod:`bnclassify.plotting`. Both functions draw on an optional
 
 from __future__ import annotations
 
+from numbers import Real
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.colors import ListedColormap
 from sklearn.utils.validation import check_is_fitted
 
-from ..validation import check_int, check_range
+from ..validation import Interval, check_int, check_parameter, check_range
 from ._palette import category_colors
 
 __all__ = ["plot_class_densities", "plot_decision_boundary"]
@@ -239,6 +241,7 @@ def plot_decision_boundary(
             f"{model.n_features_in_}. Fit it on the two columns to draw."
         )
     check_int(resolution, "resolution", minimum=2, maximum=MAX_GRID_SIDE)
+    check_parameter(margin, "margin", [Interval(Real, 0, None, closed="left")])
     names = model.feature_names_
     frame = model.schema_.align(X, owner=type(model).__name__)
     points = frame.to_numpy(dtype=float)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from numbers import Real
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -11,6 +12,7 @@ from matplotlib.colors import PowerNorm
 from matplotlib.patches import Rectangle
 
 from ..structure import tree_from_weights
+from ..validation import Interval, check_parameter
 from ._palette import TREE_OUTLINE_COLOR, text_color
 from ._readback import tag
 
@@ -97,6 +99,7 @@ def plot_weights(
     shown = np.ma.masked_array(values, mask=np.zeros_like(values, dtype=bool))
     if not diagonal:
         np.fill_diagonal(shown.mask, True)
+    check_parameter(gamma, "gamma", [Interval(Real, 0, None, closed="neither")])
     if ax is None:
         m = len(frame)
         _, ax = plt.subplots(figsize=(1.2 + 0.62 * m, 0.6 + 0.55 * m), layout="constrained")

@@ -223,6 +223,11 @@ def plot_structure(
         )
         ax.add_patch(tag(arc, edge, "class"))
     widths, values = _edge_widths(feature_edges, lookup)
+    if edge_colors is not None and not isinstance(edge_colors, dict):
+        raise TypeError(
+            "edge_colors must be a dict {frozenset({u, v}): colour}, got "
+            f"{type(edge_colors).__name__} {edge_colors!r:.40}."
+        )
     edge_colors = edge_colors or {}
     for edge, width, value in zip(feature_edges, widths, values, strict=True):
         color = edge_colors.get(frozenset(edge), EDGE_COLOR)

@@ -142,7 +142,9 @@ def plot_tree_comparison(
     """
     if labels is None:
         labels = (_model_label(model_a), _model_label(model_b))
-    label_a, label_b = labels
+    if isinstance(labels, str) or not (np.iterable(labels) and len(list(labels)) == 2):
+        raise ValueError(f"labels must be a pair of names, one per model, got {labels!r:.60}.")
+    label_a, label_b = (str(label) for label in labels)
     edges_a, edges_b = _undirected_feature_edges(model_a), _undirected_feature_edges(model_b)
     shared = edges_a & edges_b
     if contact_matrix is None:

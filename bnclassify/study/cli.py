@@ -69,17 +69,37 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
+def _existing_file(path, what) -> Path:
+    """``path`` as a Path, or an InputError saying it is missing or a directory."""
+    path = Path(path)
+    if path.is_dir():
+        raise InputError(f"{what} {path} is a directory; give a CSV file.")
+    if not path.is_file():
+        raise InputError(f"{what} not found: {path}")
+    return path
+
+
+def _read_named_csv(path, **options) -> pd.DataFrame:
+    """``pd.read_csv`` whose encoding and tokenizing errors name the file."""
+    try:
+        return pd.read_csv(path, **options)
+    except UnicodeDecodeError as error:
+        raise InputError(
+            f"{path} is not UTF-8 text ({error.reason} at byte {error.start}); re-save it as UTF-8."
+        ) from None
+    except pd.errors.ParserError as error:
+        raise InputError(f"{path} is not a well-formed CSV table: {error}".strip()) from None
+
+
 # -- compare -------------------------------------------------------------------------------------
 def _read_contact_matrix(path, features) -> pd.DataFrame:
-    path = Path(path)
-    if not path.is_file():
-        raise InputError(f"contact matrix file not found: {path}")
+    path = _existing_file(path, "contact matrix file")
     try:
-        matrix = pd.read_csv(path, index_col=0)
+        matrix = _read_named_csv(path, index_col=0)
     except pd.errors.EmptyDataError:
         raise InputError(f"contact matrix file {path} is empty.") from None
     if matrix.shape[0] != matrix.shape[1]:
-        plain = pd.read_csv(path)  # a header row but no label column
+        plain = _read_named_csv(path)  # a header row but no label column
         if plain.shape[0] == plain.shape[1]:
             matrix = plain.set_axis(plain.columns, axis=0)
     try:
@@ -104,13 +124,13 @@ def _load(args):
     from . import load_study_data
 
     if args.csv is not None:
-        path = Path(args.csv)
-        if not path.is_file():
-            raise InputError(f"data file not found: {path}")
+        path = _existing_file(args.csv, "data file")
         try:
             bunch = datasets.load_csv(path, target=args.target, kinds=args.kinds)
         except pd.errors.EmptyDataError:
             raise InputError(f"{path} is empty: expected a header row and data rows.") from None
+        except pd.errors.ParserError as error:
+            raise InputError(f"{path} is not a well-formed CSV table: {error}".strip()) from None
         except UnicodeDecodeError as error:
             raise InputError(
                 f"{path} is not UTF-8 text ({error.reason} at byte {error.start}); "
@@ -332,10 +352,9 @@ def _read_for_model(path: Path, model) -> pd.DataFrame:
     a continuous column's parsed as a number. Other columns (e.g. the class)
     are ignored when the model knows its columns' names.
     """
-    if not path.is_file():
-        raise InputError(f"data file not found: {path}")
+    path = _existing_file(path, "data file")
     try:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""])
+        frame = _read_named_csv(path, dtype=str, keep_default_na=False, na_values=[""])
     except pd.errors.EmptyDataError:
         raise InputError(f"{path} is empty: expected a header row and data rows.") from None
     names = getattr(model, "feature_names_in_", None)

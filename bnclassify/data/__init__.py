@@ -10,6 +10,8 @@ them.
   the column codecs (categories, codes, numbers), the class labels;
 - :mod:`~bnclassify.data.schema`: :class:`TableSchema`, learned once from the
   training table, which aligns and encodes every later table;
+- :mod:`~bnclassify.data.identifiers`: columns that cannot generalise (a
+  written-out row index, identifiers), which a fit warns about;
 - :mod:`~bnclassify.data.scaling`: powers of two that keep continuous columns'
   moments far from overflow.
 
@@ -47,6 +49,7 @@ from .encoding import (
     prefers_log_normal,
     take_rows,
 )
+from .identifiers import IdentifierColumnWarning, identifier_columns
 from .kinds import (
     IDENTITY,
     LOG,
@@ -60,7 +63,7 @@ from .kinds import (
     register_kind,
 )
 from .scaling import NO_EXPONENT, column_exponents, log_largest
-from .schema import TableSchema, resolve_column, warn_unseen
+from .schema import TableSchema, resolve_column, warn_identifiers, warn_unseen
 
 __all__ = [
     "HANDLE_UNKNOWN",
@@ -71,6 +74,7 @@ __all__ = [
     "MISSING",
     "NO_EXPONENT",
     "POINT_MASS_MIN_SHARE",
+    "IdentifierColumnWarning",
     "Kind",
     "NodeSpec",
     "TableSchema",
@@ -81,6 +85,7 @@ __all__ = [
     "encode_frame",
     "encode_target",
     "get_kind",
+    "identifier_columns",
     "kind_names",
     "kind_of",
     "learn_categories",
@@ -90,5 +95,6 @@ __all__ = [
     "register_kind",
     "resolve_column",
     "take_rows",
+    "warn_identifiers",
     "warn_unseen",
 ]

@@ -64,9 +64,9 @@ def identifier_columns(frame: pd.DataFrame, n_distinct=None) -> dict:
         full table's 0..n-1, or any subset of its rows in order). An
         *identifier* is a text (object, string or categorical) column of at
         least :data:`IDENTIFIER_MIN_ROWS` rows whose observed cells hold at
-        least :data:`IDENTIFIER_SHARE` distinct values per cell. Numeric
-        columns are never called identifiers: many distinct numbers are what a
-        continuous feature has.
+        least :data:`IDENTIFIER_SHARE` distinct values per cell, not all of them
+        numbers. Numeric columns (and numbers read as text) are never called
+        identifiers: many distinct numbers are what a continuous feature has.
     """
     found = {}
     n_rows = len(frame)
@@ -81,7 +81,9 @@ def identifier_columns(frame: pd.DataFrame, n_distinct=None) -> dict:
         distinct = n_distinct[j] if n_distinct is not None and n_distinct[j] is not None else None
         if distinct is None:
             distinct = int(column.nunique(dropna=True))
-        if observed >= IDENTIFIER_MIN_ROWS and distinct >= IDENTIFIER_SHARE * observed:
+        if observed < IDENTIFIER_MIN_ROWS or distinct < IDENTIFIER_SHARE * observed:
+            continue
+        if not _all_numbers(column):  # numbers read as text are a feature's values
             found[name] = f"an identifier ({distinct} distinct values in {observed} rows)"
     return found
 
@@ -91,6 +93,11 @@ def _is_text(column: pd.Series) -> bool:
     if isinstance(dtype, pd.CategoricalDtype):
         return not pd.api.types.is_numeric_dtype(dtype.categories.dtype)
     return pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype)
+
+
+def _all_numbers(column: pd.Series) -> bool:
+    observed = column.dropna().astype(str)
+    return bool(pd.to_numeric(observed, errors="coerce").notna().all())
 
 
 def _is_row_index(name, column: pd.Series) -> bool:

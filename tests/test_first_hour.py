@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from _cli import assert_one_line_error, run_cli
 from sklearn.datasets import load_wine
 
 from bnclassify import AODE, NaiveBayes
@@ -18,8 +19,6 @@ from bnclassify.exceptions import UnseenCategoryWarning
 from bnclassify.io import dump, load
 from bnclassify.study import cli
 from bnclassify.study.cli import build_parser, main
-
-from _cli import assert_one_line_error, run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 

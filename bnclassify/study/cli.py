@@ -46,7 +46,8 @@ import pandas as pd
 from sklearn.base import clone
 from sklearn.pipeline import Pipeline, make_pipeline
 
-from .. import __version__, _native, datasets
+from .. import _native, datasets
+from .._version import __version__
 from ..classifiers import BMATAN
 from ..data import TableSchema, identifier_columns
 from ..exceptions import UnseenCategoryWarning

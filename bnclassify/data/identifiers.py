@@ -70,17 +70,19 @@ def identifier_columns(frame: pd.DataFrame, n_distinct=None) -> dict:
     """
     found = {}
     n_rows = len(frame)
-    for j, name in enumerate(frame.columns):
+    for j, (name, dtype) in enumerate(zip(frame.columns, frame.dtypes, strict=True)):
+        if _index_name(name):
+            if _is_row_index(frame.iloc[:, j]):
+                found[name] = "a row index"
+            continue
+        if n_rows < IDENTIFIER_MIN_ROWS or not _is_text(dtype):
+            continue
+        known = None if n_distinct is None else n_distinct[j]
+        if known is not None and known < IDENTIFIER_SHARE * IDENTIFIER_MIN_ROWS:
+            continue  # too few values for any qualifying number of observed cells
         column = frame.iloc[:, j]
-        if _is_row_index(name, column):
-            found[name] = "a row index"
-            continue
-        if n_rows < IDENTIFIER_MIN_ROWS or not _is_text(column):
-            continue
         observed = int(column.notna().sum())
-        distinct = n_distinct[j] if n_distinct is not None and n_distinct[j] is not None else None
-        if distinct is None:
-            distinct = int(column.nunique(dropna=True))
+        distinct = int(column.nunique(dropna=True)) if known is None else known
         if observed < IDENTIFIER_MIN_ROWS or distinct < IDENTIFIER_SHARE * observed:
             continue
         if not _all_numbers(column):  # numbers read as text are a feature's values
@@ -88,8 +90,11 @@ def identifier_columns(frame: pd.DataFrame, n_distinct=None) -> dict:
     return found
 
 
-def _is_text(column: pd.Series) -> bool:
-    dtype = column.dtype
+def _index_name(name) -> bool:
+    return isinstance(name, str) and _INDEX_NAME.match(name.strip()) is not None
+
+
+def _is_text(dtype) -> bool:
     if isinstance(dtype, pd.CategoricalDtype):
         return not pd.api.types.is_numeric_dtype(dtype.categories.dtype)
     return pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype)
@@ -100,8 +105,8 @@ def _all_numbers(column: pd.Series) -> bool:
     return bool(pd.to_numeric(observed, errors="coerce").notna().all())
 
 
-def _is_row_index(name, column: pd.Series) -> bool:
-    if not isinstance(name, str) or not _INDEX_NAME.match(name.strip()) or len(column) < 2:
+def _is_row_index(column: pd.Series) -> bool:
+    if len(column) < 2:
         return False
     if not pd.api.types.is_numeric_dtype(column.dtype) or pd.api.types.is_bool_dtype(column.dtype):
         return False

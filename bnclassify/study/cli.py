@@ -49,7 +49,7 @@ from sklearn.pipeline import Pipeline, make_pipeline
 from .. import _native, datasets
 from .._version import __version__
 from ..classifiers import BMATAN
-from ..data import TableSchema, identifier_columns
+from ..data import IdentifierColumnWarning, TableSchema, identifier_columns
 from ..exceptions import UnseenCategoryWarning
 from ..io import dump, load
 from ..metrics import study_cv
@@ -467,6 +467,7 @@ def compare(args) -> int:
         # said in our own words by _fold_notes and the AODE note above
         warnings.filterwarnings("ignore", message="The least populated class")
         warnings.filterwarnings("ignore", message="AODE found no categorical feature")
+        warnings.filterwarnings("ignore", category=IdentifierColumnWarning)  # --keep: asked for
         folds, summary = repeated_evaluation(
             models,
             X,
@@ -557,6 +558,7 @@ def _save_models(out: Path, models, X, y) -> list:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             warnings.filterwarnings("ignore", message="AODE found no categorical feature")
+            warnings.filterwarnings("ignore", category=IdentifierColumnWarning)
             fitted = clone(model).fit(X, y)
         _note_warnings(caught)
         written.append(dump(fitted, out / model_file_name(name)))

@@ -956,7 +956,9 @@ def build_parser() -> argparse.ArgumentParser:
         "predict",
         help="predict a CSV file with a saved model (see compare --save-model)",
         description="Load a model file (bnclassify.io.dump, compare --save-model) and write "
-        "each row's predicted class and the probability of every class as CSV.",
+        "each row's predicted class and the probability of every class as CSV. The rows are "
+        "read as load(model).predict_proba(pd.read_csv(FILE)) reads them; exact probability "
+        "ties go to the first class (the first P(...) column).",
     )
     p.add_argument("--model", metavar="PATH", required=True, help="a .bnc model file")
     p.add_argument(

@@ -368,3 +368,12 @@ def test_readme_own_csv_example_and_predict_example_run(tmp_path):
     assert "bnclassify predict" in predict
     # the file the example predicts is made by a command shown before it
     assert predict.index("new_rows.csv") < predict.index("bnclassify predict")
+
+
+def test_every_contact_model_asked_without_contacts_says_so(capsys, tmp_path):
+    path = tmp_path / "t.csv"
+    _small_table().to_csv(path, index=False)
+    for key, name in cli.SHORT_NAMES.items():
+        if name in cli._contact_models():
+            code, _, err, _ = _run(capsys, "compare", "--csv", path, "--models", key)
+            assert_one_line_error(code, err, f"{name!r} needs a contact matrix")

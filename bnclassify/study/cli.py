@@ -313,7 +313,8 @@ def model_key(wanted, models) -> str | None:
 
 def _contact_models() -> list:
     """The display names that need a contact matrix (Simpler TAN and the models on it)."""
-    return [n for n in study_models(pd.DataFrame()) if n not in study_models(None)]
+    one_feature = pd.DataFrame([[0.0]], index=["x"], columns=["x"])  # names only, never fitted
+    return [n for n in study_models(one_feature) if n not in study_models(None)]
 
 
 def _select(models: dict, wanted) -> dict:
@@ -408,9 +409,12 @@ def _fold_notes(X, y, args) -> list:
 
 
 def _note_warnings(caught) -> None:
-    """Each distinct warning caught during a command, as one ``note:`` line."""
+    """Each distinct warning caught during a command, as one ``note:`` line (deprecations are
+    for developers, not for the command's user: left out)."""
     seen = set()
     for item in caught:
+        if issubclass(item.category, DeprecationWarning | PendingDeprecationWarning):
+            continue
         text = " ".join(str(item.message).split())
         if text in seen:
             continue

@@ -345,35 +345,32 @@ def test_readme_first_commands_install_and_run():
         assert extra in text
 
 
-def test_readme_first_python_block_prints_when_run_as_a_script(tmp_path):
-    code = _blocks("python")[0]
+def _run_script(code, cwd):
     done = subprocess.run(
-        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=600
+        [sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, timeout=600
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip()
+    return done.stdout
 
 
-def test_readme_own_csv_example_and_predict_example_run(tmp_path):
-    own = next(b for b in _blocks("python") if "my_table.csv" in b)
-    _small_table(40).rename(columns={"status": "class"}).to_csv(
-        tmp_path / "my_table.csv", index=False
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", own], cwd=tmp_path, capture_output=True, text=True, timeout=600
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip()
+def test_readme_starts_from_the_users_csv_and_every_first_block_prints(tmp_path):
+    own, study = _blocks("python")[:2]
+    assert 'load_csv("my_table.csv"' in own  # the user's own file, before the study's data
+    assert "load_p450" in study
+    for code in (own, study):
+        assert _run_script(code, tmp_path).strip()
+
+
+def test_readme_own_csv_example_reads_a_users_file(tmp_path):
+    own = _blocks("python")[0]
+    start = own.index("from sklearn.model_selection")  # a user with their own file starts here
+    table = _small_table(40).rename(columns={"status": "target"})
+    table.to_csv(tmp_path / "my_table.csv", index=False)
+    assert _run_script(own[start:], tmp_path).strip()
+
+
+def test_readme_predict_example_makes_its_rows_first():
     predict = next(b for b in _blocks("bash") if "new_rows.csv" in b)
     assert "bnclassify predict" in predict
     # the file the example predicts is made by a command shown before it
     assert predict.index("new_rows.csv") < predict.index("bnclassify predict")
-
-
-def test_every_contact_model_asked_without_contacts_says_so(capsys, tmp_path):
-    path = tmp_path / "t.csv"
-    _small_table().to_csv(path, index=False)
-    for key, name in cli.SHORT_NAMES.items():
-        if name in cli._contact_models():
-            code, _, err, _ = _run(capsys, "compare", "--csv", path, "--models", key)
-            assert_one_line_error(code, err, f"{name!r} needs a contact matrix")

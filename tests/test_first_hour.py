@@ -10,6 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from _cli import assert_one_line_error, run_cli
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.datasets import load_wine
 
 from bnclassify import AODE, NaiveBayes
@@ -374,3 +376,17 @@ def test_readme_predict_example_makes_its_rows_first():
     assert "bnclassify predict" in predict
     # the file the example predicts is made by a command shown before it
     assert predict.index("new_rows.csv") < predict.index("bnclassify predict")
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    values=st.lists(st.text(alphabet="abcdefgh", min_size=1, max_size=3), min_size=1, max_size=60),
+    seed=st.integers(0, 2**16),
+)
+def test_identifiers_do_not_depend_on_row_order(values, seed):
+    frame = pd.DataFrame({"code": values})
+    shuffled = frame.sample(frac=1, random_state=seed).reset_index(drop=True)
+    found = identifier_columns(frame)
+    assert found == identifier_columns(shuffled)
+    distinct, n = len(set(values)), len(values)
+    assert ("code" in found) == (n >= 20 and distinct >= 0.9 * n)

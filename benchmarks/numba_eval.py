@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
 #: Values below this bound are encoded by :func:`small_int_codes`: at most 127
-#: categories, so the codes are int8 as :func:`~bnclassify._encoding.codes_dtype` has them.
+#: categories, so the codes are int8 as :func:`~bnclassify.data.encoding.codes_dtype` has them.
 SMALL_INT_BOUND = 127
 
 _TILE = 64  # rows x columns per tile of the transposing write: a tile stays in cache

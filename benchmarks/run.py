@@ -7,6 +7,8 @@ Usage::
     python benchmarks/run.py --json benchmarks/results.json --markdown /tmp/tables.md
     python benchmarks/run.py --targets  # issue 14's open targets only (input forms, Simpler TAN)
     python benchmarks/run.py --simpler-tan --repeats 7  # Simpler TAN vs TAN at 1,024 features only
+    python benchmarks/run.py --labels --before /tmp/old-tree  # label forms x table forms, and
+                                                             # the same fits on another tree
 
 What is timed (wall clock, best of ``--repeats`` for the fast libraries, one
 run for slow peers):
@@ -29,6 +31,15 @@ run for slow peers):
   on each form, side by side with the ratios and each fit's peak memory (its
   own fresh process); NB fit + predict on the string forms vs scikit-learn's
   ``OrdinalEncoder`` + ``CategoricalNB`` pipeline.
+- Label forms (``--labels``): TAN fit and NB fit + predict at 10^6 x 20 for
+  every table form (int8, ``category``, object, Arrow and ``string[pyarrow]``
+  strings) beside every form of the class column (int64, object strings,
+  ``string[pyarrow]``, ``category``; the strings sort like the integers), and
+  TAN and Simpler TAN at 10^4 x 1,024. With ``--before PATH`` every fit also
+  runs on the bnclassify at PATH (a checkout with its extension built), in
+  its own worker process beside this tree's, the two timed round-robin; the
+  table gives both and after / before, and each label form's time over the
+  int64 labels' on the same table.
 - Peak memory: each fit again in a fresh subprocess, reporting the process's
   peak resident set size (``resource.getrusage``, includes Python, the
   libraries and the data) and the growth during the fit.
@@ -557,6 +568,121 @@ def markdown(env) -> str:
     return "\n".join(lines)
 
 
+# -- label forms, before and after --------------------------------------------------------------
+LABEL_FORMS = ("int64", "object", "string[pyarrow]", "category")
+LABEL_TABLE_FORMS = ("int8", "category", "object", "arrow string", "string[pyarrow]")
+
+
+def label_form(y, form):
+    """The integer class column as another form; the labels sort like the integers."""
+    if form == "int64":
+        return np.asarray(y, dtype=np.int64)
+    labels = np.array(["no", "yes", "zz2", "zz3"], dtype=object)[np.asarray(y)]
+    if form == "object":
+        return pd.Series(labels, dtype=object)
+    return pd.Series(labels, dtype=object).astype(form)
+
+
+def label_worker():
+    """Run in a worker process: read ``task|table|label|n|m`` lines, print each fit's seconds."""
+    from bnclassify import TAN, NaiveBayes, SimplerTAN
+
+    tables, targets = {}, {}
+    for line in sys.stdin:
+        task, table, label, n, m = line.strip().split("|")
+        n, m = int(n), int(m)
+        if task in ("TAN-wide", "SimplerTAN-wide"):
+            if (n, m) not in tables:
+                tables[(n, m)] = synthetic(n, m)
+            X, y, contact = tables[(n, m)]
+            model = TAN() if task == "TAN-wide" else SimplerTAN(contact)
+            work = lambda model=model, X=X, y=y: model.fit(X, y)  # noqa: E731
+        else:
+            if (table, n, m) not in tables:
+                tables[(table, n, m)] = form_data(n, m, table)
+            X, y = tables[(table, n, m)]
+            if (label, n) not in targets:
+                targets[(label, n)] = label_form(y, label)
+            y = targets[(label, n)]
+            if task == "TAN":
+                work = lambda X=X, y=y: TAN().fit(X, y)  # noqa: E731
+            else:
+                work = lambda X=X, y=y: NaiveBayes().fit(X, y).predict_proba(X)  # noqa: E731
+        seconds, _ = best_time(work, 1)
+        print(seconds, flush=True)
+
+
+def run_labels(rows, repeats, before=None):
+    """Every label form beside every table form, on this tree and optionally on ``before``."""
+    trees = {"after": str(Path(__file__).resolve().parent.parent)}
+    if before:
+        trees = {"before": str(Path(before).resolve()), **trees}
+    workers = {}
+    for name, tree in trees.items():
+        env = {**os.environ, "PYTHONPATH": tree}
+        workers[name] = subprocess.Popen(
+            [sys.executable, __file__, "--labels-worker"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
+            cwd=tree,
+        )
+    rows_ = [
+        (task, table, label, rows, 20)
+        for task in ("TAN", "NB")
+        for table in LABEL_TABLE_FORMS
+        for label in LABEL_FORMS
+    ]
+    rows_ += [("TAN-wide", "int64", "int64", 10_000, 1024)]
+    rows_ += [("SimplerTAN-wide", "int64", "int64", 10_000, 1024)]
+
+    def run(name, row):
+        worker = workers[name]
+        worker.stdin.write("|".join(map(str, row)) + "\n")
+        worker.stdin.flush()
+        return float(worker.stdout.readline())
+
+    best = {(name, row): np.inf for name in trees for row in rows_}
+    for row in rows_:  # a first fit of each row on each tree: its data made, caches warm
+        for name in trees:
+            run(name, row)
+        for round_ in range(max(1, repeats)):  # round-robin: load changes hit both trees
+            names = list(trees) if round_ % 2 == 0 else list(trees)[::-1]
+            for name in names:
+                best[(name, row)] = min(best[(name, row)], run(name, row))
+        line = "  ".join(f"{name} {best[(name, row)]:.3f} s" for name in trees)
+        print(f"  {row[0]:<16} {row[1]:<16} y {row[2]:<16} {line}", flush=True)
+    for worker in workers.values():
+        worker.stdin.close()
+        worker.wait()
+    print_labels_table(best, trees, rows_, rows)
+    for (name, (task, table, label, n, m)), seconds in best.items():
+        scenario = f"{n} x {m} {table}, y {label}"
+        task = f"{task} {'fit + predict' if task == 'NB' else 'fit'}"
+        RESULTS.append({"scenario": scenario, "task": task, "library": name, "seconds": seconds})
+
+
+def print_labels_table(best, trees, rows_, n_rows):
+    """Markdown: each row's seconds per tree, after / before, and over the int64 labels."""
+    names = list(trees)
+    head = ["fit", "table", "y"] + [f"{name} (s)" for name in names]
+    if "before" in trees:
+        head += ["after / before"]
+    head += [f"{names[-1]} / int64 y"]
+    print("\n| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    for task, table, label, n, m in rows_:
+        row = (task, table, label, n, m)
+        cells = [f"{task} {n:.0e} x {m}".replace("e+0", "e"), table, label]
+        cells += [f"{best[(name, row)]:.3f}" for name in names]
+        if "before" in trees:
+            cells.append(f"{best[('after', row)] / best[('before', row)]:.2f}")
+        base = (task, table, "int64", n, m)
+        cells.append(f"{best[(names[-1], row)] / best[(names[-1], base)]:.2f}")
+        print("| " + " | ".join(cells) + " |")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes only (about a minute)")
@@ -582,7 +708,20 @@ def main(argv=None):
         action="store_true",
         help="only issue 14's open targets: the input forms and Simpler TAN vs TAN",
     )
+    parser.add_argument(
+        "--labels",
+        action="store_true",
+        help="only the label forms beside the table forms (TAN, NB at 10^6 x 20; 10^4 x 1,024)",
+    )
+    parser.add_argument(
+        "--before",
+        metavar="PATH",
+        help="with --labels: also time the bnclassify checkout at PATH, round-robin",
+    )
+    parser.add_argument("--labels-worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.labels_worker:
+        return label_worker()
     if args.blas_threads:
         from threadpoolctl import threadpool_limits
 
@@ -598,6 +737,14 @@ def main(argv=None):
     for key, value in env.items():
         print(f"{key}: {value}")
     forms_rows = 100_000 if args.quick else 1_000_000
+    if args.labels:
+        print(f"\nlabel forms x table forms at {forms_rows} x 20, and 10^4 x 1,024")
+        run_labels(forms_rows, args.repeats, args.before)
+        if args.json:
+            Path(args.json).write_text(
+                json.dumps({"environment": env, "results": RESULTS}, indent=2)
+            )
+        return 0
     if args.simpler_tan:
         run_simpler_tan(args.wide, args.repeats)
         return report(args, env, simpler_tan_only=True)

@@ -8,15 +8,32 @@ matrix. numpy needs several full-size temporaries for each; the C kernels in
 and the counts are split over the cores. Both versions give identical results
 (``tests/test_native.py``); ``COMPILED`` says which one runs. The extension is
 optional at install time: without a C compiler only speed differs.
+
+Threads. A pass over at least ``THREAD_CELLS`` cells is split over
+:func:`cpu_count` threads (the calling one included), and so is the column
+encoder of ``bnclassify.data.encoding``, capped only by the user's limit: threadpoolctl sees
+the compiled extension as a library with ``user_api="bnclassify"``, so
+``threadpool_limits(1)`` (or ``threadpool_limits(2, user_api="bnclassify")``)
+bounds both, as it bounds BLAS and OpenMP. An install without the extension
+has no library for threadpoolctl to find; there :func:`thread_limit` is the
+CPU count. The worker threads are kept for the process and grow to the limit
+in force when a pass asks for them.
+
+>>> from threadpoolctl import threadpool_limits
+>>> with threadpool_limits(limits=1):
+...     thread_limit() == 1 or not COMPILED
+True
 """
 
 from __future__ import annotations
 
 import itertools
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
+import threadpoolctl
 
 #: The kernels' interface this module calls (``KERNELS_VERSION`` in ``_kernels.c``).
 KERNELS_VERSION = 5
@@ -37,8 +54,6 @@ BLOCK_CELLS = 1 << 18
 #: Cells (rows x columns, or rows x families) above which a kernel's work is split over the
 #: cores.
 THREAD_CELLS = 1 << 21
-#: Most threads a split pass (or the column encoder, ``_encoding``) uses.
-MAX_THREADS = 4
 #: Shares of a split pass per thread (see ``_on_shares``): small enough that a late thread
 #: leaves little to wait for, large enough that the calls' overhead stays negligible.
 SHARES_PER_THREAD = 2
@@ -52,17 +67,65 @@ def cpu_count() -> int:
     return os.cpu_count() or 1
 
 
+_limit = None  # threads allowed by threadpoolctl; None: no limit set
+
+
+def thread_limit() -> int:
+    """Most threads a split pass (or the column encoder, ``bnclassify.data.encoding``) may use.
+
+    The limit set through threadpoolctl, else :func:`cpu_count`.
+
+    Examples
+    --------
+    >>> thread_limit() >= 1
+    True
+    """
+    return cpu_count() if _limit is None else _limit
+
+
+class _ThreadLimit(threadpoolctl.LibController):
+    """threadpoolctl's handle on bnclassify's threads, found as the loaded ``_kernels`` library.
+
+    Its ``dynlib`` (the extension loaded again by ctypes) is never called: the
+    limit is this module's own variable.
+    """
+
+    user_api = "bnclassify"
+    internal_api = "bnclassify"
+    filename_prefixes = ("_kernels",)
+    check_symbols = ("PyInit__kernels",)  # only bnclassify's extension module exports it
+
+    def get_num_threads(self):
+        return thread_limit()
+
+    def set_num_threads(self, num_threads):
+        global _limit
+        _limit = max(1, int(num_threads))
+
+    def get_version(self):
+        return str(KERNELS_VERSION)
+
+
+if _kernels is not None:
+    threadpoolctl.register(_ThreadLimit)
+
 _pool = None
+_pool_size = 0
 _pool_pid = None
+_pool_lock = threading.Lock()
 
 
 def _workers(n: int) -> ThreadPoolExecutor:
     """A pool of at least ``n`` worker threads, kept for the process (not for a forked child,
     which has none of the parent's threads)."""
-    global _pool, _pool_pid
-    if _pool is None or _pool_pid != os.getpid() or _pool._max_workers < n:
-        _pool, _pool_pid = ThreadPoolExecutor(n, thread_name_prefix="bnclassify"), os.getpid()
-    return _pool
+    global _pool, _pool_size, _pool_pid
+    with _pool_lock:
+        if _pool is None or _pool_pid != os.getpid() or _pool_size < n:
+            # a smaller pool is dropped, not shut down: another thread may still be submitting
+            # to it, and its idle workers end once it is collected
+            _pool = ThreadPoolExecutor(n, thread_name_prefix="bnclassify")
+            _pool_size, _pool_pid = n, os.getpid()
+        return _pool
 
 
 def _on_shares(function, n_items: int, n_cells: int, align: int = 1) -> list:
@@ -76,7 +139,7 @@ def _on_shares(function, n_items: int, n_cells: int, align: int = 1) -> list:
     rows: no two threads write one cache line of a column).
     """
     units = max(1, n_items // align)  # the most shares the alignment allows
-    threads = min(cpu_count(), MAX_THREADS, units)
+    threads = min(cpu_count(), thread_limit(), units)
     if threads < 2 or n_cells < THREAD_CELLS:
         return [function(slice(0, n_items))]
     n_shares = min(SHARES_PER_THREAD * threads, units)

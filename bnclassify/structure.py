@@ -74,6 +74,13 @@ def tree_from_weights(weights, features=None) -> nx.Graph:
     information differ in the last bits when only the order of a sum changes
     (e.g. categories relabelled), and that must not change the tree.
 
+    Why not networkx's own: on a 1,024-feature weight matrix
+    ``nx.maximum_spanning_tree(weight_graph(w))`` took 7.0 s (building the
+    complete graph alone 3.4 s) where this took 0.13 s, and a whole TAN fit at
+    10^4 x 1,024 takes about 1.5 s; at 100 features 0.18 s against 0.6 ms
+    (docs/benchmarks.md). ``tests/test_structure.py`` checks the two trees are
+    equal, ties and zero weights included.
+
     Examples
     --------
     >>> import numpy as np

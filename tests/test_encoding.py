@@ -2,9 +2,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from bnclassify.data import as_frame
 from bnclassify.data.encoding import (
     MISSING,
-    as_frame,
     codes_dtype,
     encode_column,
     encode_frame,

@@ -1,6 +1,7 @@
 """What a user installs: one version, the licence, the type marker and the data in the wheel."""
 
 import importlib.metadata
+import os
 import shutil
 import subprocess
 import sys
@@ -74,14 +75,20 @@ def test_wheel_contents(tmp_path):
         capture_output=True,
     )
     (wheel,) = out.glob("pybnclassify-*.whl")
-    # the compiled kernels make it a wheel for this Python and platform
+    # the compiled kernels make it a wheel for this Python and platform; they are optional
+    # (no C compiler: a pure wheel), required where BNCLASSIFY_EXPECT_COMPILED=1 says so (CI)
+    expect_compiled = bool(os.environ.get("BNCLASSIFY_EXPECT_COMPILED"))
     tag = f"cp{sys.version_info.major}{sys.version_info.minor}"
-    assert wheel.name.startswith(f"pybnclassify-{bnclassify.__version__}-{tag}-{tag}-")
+    if expect_compiled:
+        assert wheel.name.startswith(f"pybnclassify-{bnclassify.__version__}-{tag}-{tag}-")
     with zipfile.ZipFile(wheel) as zf:
         names = set(zf.namelist())
         dist_info = f"pybnclassify-{bnclassify.__version__}.dist-info"
         metadata = zf.read(f"{dist_info}/METADATA").decode()
-    assert any(n.startswith("bnclassify/_kernels.") and n.endswith((".so", ".pyd")) for n in names)
+    compiled = any(
+        n.startswith("bnclassify/_kernels.") and n.endswith((".so", ".pyd")) for n in names
+    )
+    assert compiled or not expect_compiled
     assert "bnclassify/py.typed" in names
     csvs = sorted(p.name for p in (ROOT / "bnclassify" / "datasets" / "data").glob("*.csv"))
     assert csvs

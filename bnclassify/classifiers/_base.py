@@ -20,7 +20,6 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from .._collector import paused_collector
 from ..data import HANDLE_UNKNOWN, TableSchema, take_rows
 from ..factors import node_statistics
 from ..network import FittedNetwork, fit_network
@@ -266,9 +265,8 @@ class BayesNetClassifier(
         self
         """
         validate_parameters(self)
-        with paused_collector():
-            stats, schema, classes, class_node = self._training_statistics(X, y, sample_weight)
-            self.fit_statistics(stats, schema, classes, class_node=class_node)
+        stats, schema, classes, class_node = self._training_statistics(X, y, sample_weight)
+        self.fit_statistics(stats, schema, classes, class_node=class_node)
         self._fit_rows = stats  # a later partial_fit continues from them (not pickled)
         return self
 
@@ -312,9 +310,8 @@ class BayesNetClassifier(
         True
         """
         validate_parameters(self)
-        with paused_collector():
-            total, schema, classes, class_node = accumulate(self, X, y, classes, sample_weight)
-            return self.fit_statistics(total, schema, classes, class_node=class_node, keep=True)
+        total, schema, classes, class_node = accumulate(self, X, y, classes, sample_weight)
+        return self.fit_statistics(total, schema, classes, class_node=class_node, keep=True)
 
     def fit_statistics(
         self, stats, schema, classes, *, class_node="class", structure=None, keep=False

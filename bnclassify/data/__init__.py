@@ -6,8 +6,11 @@ them.
 
 - :mod:`~bnclassify.data.kinds`: the node kinds as plain descriptors (the
   factors layer registers one per node class);
-- :mod:`~bnclassify.data.encoding`: the kinds rule (:func:`default_kind`) and
-  the column codecs (categories, codes, numbers), the class labels;
+- :mod:`~bnclassify.data.frames`: a user's ``X`` as a DataFrame;
+- :mod:`~bnclassify.data.kinds_rule`: how a column is modelled by default
+  (:func:`default_kind`);
+- :mod:`~bnclassify.data.encoding`: the column codecs (categories, codes, numbers);
+- :mod:`~bnclassify.data.targets`: the class labels, coded by hashing;
 - :mod:`~bnclassify.data.schema`: :class:`TableSchema`, learned once from the
   training table, which aligns and encodes every later table;
 - :mod:`~bnclassify.data.identifiers`: columns that cannot generalise (a
@@ -35,20 +38,8 @@ Examples
 ([0, 1, 0], [1.5, 2.5, 0.5])
 """
 
-from .encoding import (
-    HANDLE_UNKNOWN,
-    INTEGER_MAX_CATEGORIES,
-    LOG_NORMAL_MIN_Z,
-    MISSING,
-    POINT_MASS_MIN_SHARE,
-    as_frame,
-    default_kind,
-    encode_frame,
-    encode_target,
-    learn_categories,
-    prefers_log_normal,
-    take_rows,
-)
+from .encoding import HANDLE_UNKNOWN, MISSING, encode_frame, learn_categories
+from .frames import as_frame, take_rows
 from .identifiers import IdentifierColumnWarning, identifier_columns
 from .kinds import (
     IDENTITY,
@@ -62,8 +53,16 @@ from .kinds import (
     node_spec,
     register_kind,
 )
+from .kinds_rule import (
+    INTEGER_MAX_CATEGORIES,
+    LOG_NORMAL_MIN_Z,
+    POINT_MASS_MIN_SHARE,
+    default_kind,
+    prefers_log_normal,
+)
 from .scaling import NO_EXPONENT, column_exponents, log_largest
 from .schema import TableSchema, resolve_column, warn_identifiers, warn_unseen
+from .targets import encode_target
 
 __all__ = [
     "HANDLE_UNKNOWN",

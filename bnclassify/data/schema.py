@@ -1,7 +1,7 @@
 """The data layer: a table's schema (each column's node kind and categories) and its encoding.
 
 :class:`TableSchema` is learned once from the training table. It decides each
-column's kind (by a documented rule, :func:`~bnclassify._encoding.default_kind`,
+column's kind (by a documented rule, :func:`~bnclassify.data.default_kind`,
 or as the user says through ``distributions``), learns the categories of the
 discrete columns, resolves columns given by name or position (one resolver for
 every parameter that names columns), checks prediction tables against the
@@ -26,19 +26,17 @@ import pandas as pd
 from .._native import column_ranges
 from ..exceptions import UnseenCategoryWarning
 from ..state import distinct_labels, require
-from .encoding import (
-    INTEGER_MAX_CATEGORIES,
-    LOG_NORMAL_MIN_Z,
-    MISSING,
-    POINT_MASS_MIN_SHARE,
-    as_frame,
-    default_kind,
-    encode_frame,
-    learn_and_encode_frame,
-    prefers_log_normal,
-)
+from .encoding import MISSING, encode_frame, learn_and_encode_frame
+from .frames import as_frame
 from .identifiers import IdentifierColumnWarning, identifier_columns
 from .kinds import Kind, get_kind, kind_names, kind_of, node_spec
+from .kinds_rule import (
+    INTEGER_MAX_CATEGORIES,
+    LOG_NORMAL_MIN_Z,
+    POINT_MASS_MIN_SHARE,
+    default_kind,
+    prefers_log_normal,
+)
 from .scaling import log_largest
 
 
@@ -531,7 +529,9 @@ def _row_classes(y, n_rows):
     """
     if y is None:
         return None
-    labels = np.asarray(y).ravel()
+    # a Series is factorized as it is (a Categorical's codes, pyarrow's hashing of Arrow text):
+    # as an array it would first become a Python object per label
+    labels = y if isinstance(y, pd.Series) else np.asarray(y).ravel()
     if len(labels) != n_rows:
         return None
     codes = pd.factorize(labels)[0].astype(float)  # once per table, not once per column

@@ -22,9 +22,38 @@ KINDS = {
     for node in (Categorical, Gaussian, LogNormal, KernelDensity, Bernoulli, Multinomial)
 }
 
-# the data layer knows each kind by its descriptor only (it never imports this package)
-for _node in KINDS.values():
-    register_kind(Kind.of_node_class(_node))
+
+def register_node(node_class):
+    """Make a node class a kind: its ``kind`` name becomes a ``distributions`` string.
+
+    The data layer learns the kind's descriptor (name, capabilities, value scale)
+    and the factors layer its class; nothing else in the library asks what kind a
+    column is, so this is all a new kind of node needs (see ``docs/architecture.md``,
+    "Add a node kind"). Registering a name again replaces the earlier class.
+
+    Parameters
+    ----------
+    node_class : type
+        A :class:`Factor` subclass with a ``kind`` name.
+
+    Returns
+    -------
+    node_class
+        Unchanged, so ``register_node`` can decorate the class.
+    """
+    if not (isinstance(node_class, type) and issubclass(node_class, Factor)):
+        raise TypeError(f"register_node takes a Factor subclass, got {node_class!r}.")
+    if not isinstance(node_class.kind, str) or not node_class.kind:
+        raise ValueError(f"{node_class.__name__} needs a kind name (a non-empty string).")
+    KINDS[node_class.kind] = node_class
+    # the data layer knows each kind by its descriptor only (it never imports this package)
+    register_kind(Kind.of_node_class(node_class))
+    return node_class
+
+
+for _node in list(KINDS.values()):
+    register_node(_node)
+
 #: The constraint of the estimators' ``distributions`` parameter (and of its node models').
 DISTRIBUTIONS = DistributionSpec(KINDS)
 
@@ -32,6 +61,7 @@ __all__ = [
     "DISTRIBUTIONS",
     "KINDS",
     "node_from_spec",
+    "register_node",
     "node_statistics",
     "Bernoulli",
     "Categorical",

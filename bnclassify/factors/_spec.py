@@ -39,8 +39,11 @@ class DistributionSpec(Constraint):
     """
 
     def __init__(self, kinds):
-        self.kinds = dict(kinds)
-        self.description = (
+        self.kinds = kinds  # the registry itself: kinds registered later are valid too
+
+    @property
+    def description(self) -> str:
+        return (
             f"one of {tuple(sorted(self.kinds))}, a bnclassify.distributions instance, a dict "
             "mapping columns (names, positions or tuples of them) to those, or None"
         )

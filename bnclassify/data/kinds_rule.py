@@ -1,0 +1,195 @@
+"""The kinds rule: how a column is modelled when the user does not say (categorical,
+Gaussian or log-normal), from its dtype and, where needed, its values."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .encoding import LOOKUP_LIMIT
+
+#: An integer column with more distinct values than this is continuous (Gaussian)
+#: by default; chosen by cross-validation on bundled, scikit-learn and synthetic
+#: mixed tables (docs/kinds.md).
+INTEGER_MAX_CATEGORIES = 20
+
+
+#: The continuous rule's test level: a positive column is log-normal when Vuong's
+#: likelihood-ratio statistic for log-normal against normal exceeds this (5%, one-sided
+#: 2.5% each way), chosen by cross-validation (docs/user_guide/kinds.md).
+LOG_NORMAL_MIN_Z = 1.96
+
+
+def default_kind(column: pd.Series, max_categories=None, weights=None, classes=None) -> str:
+    """How a column is modelled unless told otherwise: ``"gaussian"``, ``"lognormal"``
+    or ``"categorical"``.
+
+    The rule reads raw ``pd.read_csv`` output:
+
+    - integer columns (numpy or pandas nullable), and float columns whose
+      values are all integers (``read_csv`` makes an integer column with a
+      missing cell float64), are continuous when they have more than
+      ``max_categories`` (default :data:`INTEGER_MAX_CATEGORIES`, 20) distinct
+      values, e.g. a duration in months, an amount or an age, and categorical
+      otherwise (integer codes, Likert scores, small counts, pixel levels);
+      one value holding at least half of the rows (:data:`POINT_MASS_MIN_SHARE`,
+      e.g. a capital gain that is mostly 0) also makes them categorical;
+    - other float columns are continuous;
+    - a continuous column is log-normal (:class:`~bnclassify.distributions.LogNormal`)
+      when its observed values are all positive and, within the classes, fit a
+      log-normal significantly better than a normal (:func:`prefers_log_normal`,
+      on at most 65,536 evenly spaced rows): amounts, durations,
+      concentrations; Gaussian otherwise;
+    - booleans, strings, objects, dates and pandas Categorical columns are
+      categorical (a date is never read as nanoseconds by a Gaussian node).
+
+    ``column`` is a Series, or a dtype when the values need not be read (an
+    integer dtype alone is then categorical, a float dtype Gaussian).
+    ``weights`` (the rows' sample weights, as frequencies) and ``classes`` (each
+    row's class) inform the log-normal test.
+
+    Examples
+    --------
+    >>> default_kind(pd.Series([1.5, 2.0])), default_kind(pd.Series([1, 2]))
+    ('gaussian', 'categorical')
+    >>> codes_with_a_gap = pd.Series([1.0, 2.0, None])  # read_csv: integers with NaN
+    >>> mostly_zero = pd.Series([0] * 60 + list(range(40)))  # a point mass at 0
+    >>> default_kind(codes_with_a_gap), default_kind(mostly_zero)
+    ('categorical', 'categorical')
+    >>> default_kind(pd.Series(range(100))), default_kind(pd.Series([True, False]))
+    ('gaussian', 'categorical')
+    >>> amounts = pd.Series(np.exp(np.random.default_rng(0).normal(7, 1, 500)).round())
+    >>> default_kind(amounts), default_kind(amounts.astype(int))
+    ('lognormal', 'lognormal')
+    """
+    limit = INTEGER_MAX_CATEGORIES if max_categories is None else max_categories
+    dtype = getattr(column, "dtype", column)
+    if isinstance(dtype, pd.CategoricalDtype):
+        return "categorical"
+    if dtype.kind not in "iuf":
+        return "categorical"
+    if not isinstance(column, pd.Series):
+        # a dtype alone: an integer column the caller found narrow, a float one unread
+        return "gaussian" if dtype.kind == "f" else "categorical"
+    observed = column.notna().to_numpy()
+    x = column[observed].to_numpy(dtype=float)
+    w = None if weights is None else np.asarray(weights, dtype=float)[observed]
+    if dtype.kind in "iu":
+        if not len(x):
+            return "categorical"
+        integers = column[observed].to_numpy(dtype=np.int64)  # exact, beyond 2**53 too
+    elif len(x) and (np.abs(x) < 2.0**53).all() and (x == np.round(x)).all():
+        # integer codes or counts read as floats (read_csv makes an integer column with a
+        # missing cell float64): the integer rule applies
+        integers = x.astype(np.int64)
+    else:
+        integers = None
+    if integers is not None and _categorical_by_counts(integers, limit, w):
+        return "categorical"
+    return _continuous_kind(x, observed, w, classes)
+
+
+#: An integer column with more than :data:`INTEGER_MAX_CATEGORIES` values is still
+#: categorical when one value holds at least this share of its (weighted) rows: a
+#: point mass (e.g. a capital gain that is 0 for 91% of people) that no density models.
+POINT_MASS_MIN_SHARE = 0.5
+
+
+def _categorical_by_counts(values, limit, weights=None) -> bool:
+    """Whether integers have at most ``limit`` distinct values or one value holding
+    :data:`POINT_MASS_MIN_SHARE` of the (weighted) rows."""
+    low, high = int(values.min()), int(values.max())
+    if high - low < limit:
+        return True  # at most `limit` distinct values: no counting needed
+    if high - low < LOOKUP_LIMIT:
+        counts = np.bincount(values - low, weights=weights)
+    else:
+        counts = np.bincount(np.unique(values, return_inverse=True)[1], weights=weights)
+    return bool(
+        np.count_nonzero(counts) <= limit or counts.max() >= POINT_MASS_MIN_SHARE * counts.sum()
+    )
+
+
+#: Rows the log-normal test reads at most (evenly spaced): at 65,536 rows it tells
+#: a log-normal from a normal many times over, and a tall table's fit does not pay
+#: one pass per float column for it.
+LOG_NORMAL_TEST_ROWS = 1 << 16
+
+
+def _continuous_kind(x, observed, weights, classes) -> str:
+    """Log-normal or Gaussian from the observed values ``x`` (rows ``observed``), tested on
+    every step-th row of the column."""
+    step = -(-len(observed) // LOG_NORMAL_TEST_ROWS)  # ceil
+    tested = np.zeros(len(observed), dtype=bool)
+    tested[::step] = True
+    kept = tested[observed]  # the tested rows among the observed ones
+    w = None if weights is None else weights[kept]
+    c = None if classes is None else np.asarray(classes)[tested & observed]
+    return "lognormal" if prefers_log_normal(x[kept], weights=w, classes=c) else "gaussian"
+
+
+def prefers_log_normal(x, min_z=None, weights=None, classes=None) -> bool:
+    """Whether positive numbers fit a log-normal significantly better than a normal.
+
+    Vuong's test for non-nested models: with both fitted by maximum likelihood
+    in each class (as a classifier's node is), ``d_i = log LN(x_i | c_i) -
+    log N(x_i | c_i)`` and ``z = sqrt(n) mean(d) / sd(d)``; the log-normal is
+    preferred when ``z > min_z`` (default :data:`LOG_NORMAL_MIN_Z`). Fitting
+    per class keeps a mixture of normal classes, which is skewed, from passing
+    for a log-normal. Both models have the same number of parameters, so no
+    penalty enters. False when a value is not positive, or with fewer than 8
+    values in classes where the column varies. Invariant to the units of ``x``
+    (rescaling shifts both log-likelihoods alike).
+
+    Parameters
+    ----------
+    x : array-like of shape (n,)
+        The observed (non-missing) values.
+    min_z : float, optional
+    weights : array-like of shape (n,), optional
+        Frequencies: an integer weight counts as that many repeated values.
+    classes : array-like of shape (n,), optional
+        The class of each value (None: one class).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> prefers_log_normal(rng.lognormal(0, 1, 200)), prefers_log_normal(rng.normal(50, 5, 200))
+    (True, False)
+    """
+    level = LOG_NORMAL_MIN_Z if min_z is None else min_z
+    x = np.asarray(x, dtype=float)
+    w = np.ones(len(x)) if weights is None else np.asarray(weights, dtype=float)
+    group = np.zeros(len(x), dtype=np.intp) if classes is None else pd.factorize(classes)[0]
+    kept = (w > 0) & (group >= 0)  # a missing label has no class to fit in
+    x, w, group = x[kept], w[kept], group[kept]
+    if not len(x) or not (x > 0).all():
+        return False
+    # in units of the largest value's power of two: exact, and no square overflows at 1e300
+    x = np.ldexp(x, -np.frexp(x.max())[1])
+    logs = np.log(x)
+    size = np.bincount(group, weights=w)
+
+    def class_mean(v):
+        return (np.bincount(group, weights=w * v) / size)[group]
+
+    def class_sd(v):
+        return np.sqrt(class_mean((v - class_mean(v)) ** 2))
+
+    x_sd, log_sd = class_sd(x), class_sd(logs)
+    varies = (x_sd > 0) & (log_sd > 0)  # a class with one value says nothing either way
+    n = w[varies].sum()
+    if n < 8:
+        return False
+    with np.errstate(divide="ignore", invalid="ignore"):
+        normal = -0.5 * ((x - class_mean(x)) / x_sd) ** 2 - np.log(x_sd)
+        log_normal = -0.5 * ((logs - class_mean(logs)) / log_sd) ** 2 - np.log(log_sd) - logs
+    d, w = (log_normal - normal)[varies], w[varies]
+    mean = (w * d).sum() / n
+    spread = np.sqrt((w * (d - mean) ** 2).sum() / n)
+    if not spread > 0:
+        return bool(mean > 0)
+    return bool(np.sqrt(n) * mean / spread > level)
+
+
+# -- the forms of a column ------------------------------------------------------------------------

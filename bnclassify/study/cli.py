@@ -102,7 +102,7 @@ def csv_delimiter(path: Path, sep=None) -> str:
     if found != "," and "," not in header:
         shown = "\\t" if found == "\t" else found
         print(
-            f"note: {path} is read with the delimiter {shown!r} (its header has no comma; "
+            f"note: {path} is read with the delimiter '{shown}' (its header has no comma; "
             "choose another with --sep)"
         )
         return found

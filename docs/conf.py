@@ -1,6 +1,7 @@
 """Sphinx configuration of the bnclassify documentation.
 
-Build: ``sphinx-build -W --keep-going -b html docs docs/_build/html``. Offline by
+Build: ``sphinx-build -W -n --keep-going -b html docs docs/_build/html`` (nitpicky: every
+cross-reference must resolve). Offline by
 default; ``BNCLASSIFY_DOCS_INTERSPHINX=1`` adds links to other projects' docs
 (fetching their inventories needs the network).
 """
@@ -65,8 +66,111 @@ def skip_member(app, what, name, obj, skip, options):
     return True if from_sklearn or name.endswith("_request") else None
 
 
+# Offline, other projects' names cannot resolve; private bases ("Bases: ...") and
+# helpers have no page by design.
+nitpick_ignore_regex = [
+    ("py:.*", r"(sklearn|scipy|matplotlib|numpy|pandas|networkx|pgmpy|shap)(\..*)?"),
+    ("py:.*", r"(.*\.)?_[A-Za-z].*"),
+]
+# Named in docstrings, with no page of their own: module constants, helpers of
+# modules outside the API list, and bnclassify.classifiers' weighting estimators
+# (exported by that package only, not by bnclassify; the lead decides whether
+# they get pages).
+nitpick_ignore = [
+    ("py:data", name)
+    for name in (
+        "ESS_GRID",
+        "CONTACT_PRIOR_GRID",
+        "MAX_COMPLETIONS",
+        "MAX_ESTIMATORS",
+        "MAX_MEMBER_NODES",
+    )
+] + [
+    ("py:class", "bnclassify.state.StateError"),
+    ("py:func", "bnclassify.parameters.log_conditional"),
+    ("py:func", "codes_dtype"),
+    ("py:func", "coherent_signal_subgraph"),
+    ("py:obj", "bnclassify.distributions.Distribution"),
+    *[
+        ("py:class", f"{prefix}{name}")
+        for prefix in ("", "bnclassify.classifiers.")
+        for name in ("AWNB", "MANB", "WANBIA")
+    ],
+]
+
+
+def _reference_candidates(target, kind, node, objects):
+    """Documented names a short or re-exported reference can mean, best first."""
+    target = target.lstrip("~.")
+    if target.startswith("bnclassify.distributions."):  # re-exports of bnclassify.factors
+        yield target.replace("bnclassify.distributions.", "bnclassify.factors.", 1)
+    module, cls = node.get("py:module") or "", node.get("py:class") or ""
+    for scope in (f"{module}.{cls}", module, "bnclassify.factors", "bnclassify"):
+        yield f"{scope}.{target}"
+    last = target.rsplit(".", 1)[-1]
+    ends = sorted((name for name in objects if name.endswith(f".{last}")), key=len)
+    if ends and not last.startswith("_"):
+        yield ends[0]
+    if kind == "mod":  # an undocumented submodule: its documented package
+        parts = target.split(".")
+        for stop in range(len(parts) - 1, 0, -1):
+            yield ".".join(parts[:stop])
+
+
+def resolve_reference(app, env, node, contnode):
+    """Resolve short names (``Gaussian``, ``model_values``) and re-exported paths."""
+    if node.get("refdomain") != "py":
+        return None
+    from sphinx.util.nodes import make_refnode
+
+    objects = env.get_domain("py").objects
+    for name in _reference_candidates(node["reftarget"], node["reftype"], node, objects):
+        entry = objects.get(name)
+        if entry is not None:
+            return make_refnode(
+                app.builder, node["refdoc"], entry.docname, entry.node_id, contnode, name
+            )
+    return None
+
+
+def stray_dollars(html):
+    """Text of a rendered page where a ``$`` is left outside maths, code and outputs.
+
+    MyST renders ``$$...$$`` only as a paragraph of its own; glued to the text
+    around it, the dollars come out literally.
+    """
+    import html as html_module
+    import re
+
+    body = re.search(r"<article.*?</article>", html, re.S)
+    html = body.group(0) if body else html
+    for pattern in (
+        r"<(pre|code|script|style)\b.*?</\1>",
+        r'<div class="math[^"]*".*?</div>',
+        r'<span class="math[^"]*".*?</span>',
+        r'<div class="cell_output.*?</div>\s*</div>',
+    ):
+        html = re.sub(pattern, "", html, flags=re.S)
+    text = html_module.unescape(re.sub(r"<[^>]+>", "", html))
+    return [text[max(0, m.start() - 50) : m.end() + 30] for m in re.finditer(r"\$", text)]
+
+
+def check_notebook_maths(app, exception):
+    """Warn (an error under ``-W``) on each stray ``$`` of a built notebook page."""
+    if exception is not None or app.builder.format != "html":
+        return
+    from sphinx.util import logging
+
+    logger = logging.getLogger(__name__)
+    for page in sorted(Path(app.outdir, "examples", "notebooks").glob("*.html")):
+        for context in stray_dollars(page.read_text(encoding="utf-8")):
+            logger.warning("stray $ (maths not rendered) in %s: %r", page.name, context)
+
+
 def setup(app):
     app.connect("autodoc-skip-member", skip_member)
+    app.connect("missing-reference", resolve_reference)
+    app.connect("build-finished", check_notebook_maths)
 
 
 # The notebooks live in ../notebooks, committed executed: copy them into the

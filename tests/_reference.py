@@ -6,6 +6,7 @@ import itertools
 import math
 from collections import Counter
 
+import numpy as np
 import pandas as pd
 
 
@@ -42,4 +43,52 @@ def cpd_as_dict(cpd) -> dict:
         for col, evidence in enumerate(itertools.product(*states[1:])):
             key = frozenset(zip(variables, (child_state, *evidence), strict=True))
             out[key] = values[k, col]
+    return out
+
+
+def slow_network_log_joint(parents, X, y, row, alpha=1.0, prior_strength=10.0, smoothing=1e-9):
+    """log P(c, x) of one complete ``row`` for every class, every parameter fitted afresh.
+
+    ``parents`` maps each feature to its feature parents (the class is a parent of every
+    feature). A categorical (non-float) feature is a table of smoothed frequencies counted
+    row by row. A float feature is Gaussian given the class and the states of its
+    categorical parents, linear in its float parents: the least-squares fit of the group's
+    rows plus ``prior_strength`` pseudo-rows carrying the moments of the class's rows (the
+    class's own fit alone when there is no categorical parent), its variance the mean squared
+    residual plus ``smoothing`` times the largest float-column variance.
+    """
+    names = list(X.columns)
+    records = [dict(zip(names, values, strict=True)) for values in X.itertuples(index=False)]
+    labels = list(y)
+    classes = sorted(set(labels))
+    numeric = {f for f in names if X[f].dtype.kind == "f"}
+    epsilon = smoothing * max((float(np.var(X[f])) for f in numeric), default=1.0)
+    out = {}
+    for c in classes:
+        in_class = [r for r, label in zip(records, labels, strict=True) if label == c]
+        total = math.log((len(in_class) + alpha) / (len(labels) + alpha * len(classes)))
+        for f in names:
+            states = [p for p in parents[f] if p not in numeric]
+            slopes = [p for p in parents[f] if p in numeric]
+            group = [r for r in in_class if all(r[p] == row[p] for p in states)]
+            if f not in numeric:
+                assert not slopes, f"categorical {f!r} with a float parent"
+                r_f = len({r[f] for r in records})
+                hits = sum(r[f] == row[f] for r in group)
+                total += math.log((hits + alpha) / (len(group) + alpha * r_f))
+                continue
+
+            def moments(rows, f=f, slopes=slopes):
+                z = np.array([[1.0, *(r[p] for p in slopes), r[f]] for r in rows])
+                return z.T @ z  # sums of products of (1, parents, child)
+
+            pooled = moments(group)
+            if states:  # the class's rows, scaled to prior_strength pseudo-rows
+                pooled = pooled + prior_strength * moments(in_class) / len(in_class)
+            count = pooled[0, 0]
+            beta = np.linalg.solve(pooled[:-1, :-1], pooled[:-1, -1])
+            variance = (pooled[-1, -1] - beta @ pooled[:-1, -1]) / count + epsilon
+            mean = beta @ np.array([1.0, *(row[p] for p in slopes)])
+            total += -0.5 * (math.log(2 * math.pi * variance) + (row[f] - mean) ** 2 / variance)
+        out[c] = total
     return out

@@ -7,23 +7,15 @@ posterior predictive straight from counts of the raw rows, and averages.
 
 import itertools
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
+from _checks import parametrize_with_checks
 from scipy.special import gammaln, logsumexp
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from bnclassify import BMATAN
 from bnclassify.classifiers._bma import edge_marginals, log_tree_sum
 from bnclassify.datasets import load_car
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    """Close every figure a test opened, whether it passed or failed."""
-    yield
-    plt.close("all")
 
 
 # -- the reference ---------------------------------------------------------------------------

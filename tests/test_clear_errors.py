@@ -225,3 +225,19 @@ def test_contact_matrix_of_the_wrong_size_is_named(p450):
 
     with pytest.raises(ValueError, match="contact_matrix is 3 x 3 but the data has 8 features"):
         SimplerTAN(contact_matrix=np.ones((3, 3))).fit(*p450)
+
+
+def test_an_infinite_class_label_is_refused_by_name():
+    # scikit-learn's label check would cast inf to int first, with numpy's RuntimeWarning
+    X = pd.DataFrame({"a": ["u", "v"] * 5})
+    y = np.array([0.0, 1.0] * 5)
+    y[3] = np.inf
+    with pytest.raises(ValueError, match=r"y has 1 infinite value\(s\) \(first at row 3\)"):
+        NaiveBayes().fit(X, y)
+
+
+def test_an_infinite_gaussian_cell_is_refused_by_name_without_a_numpy_warning():
+    X = pd.DataFrame({"a": [0.5, 1.5, 2.5, 3.5] * 3, "b": [1.0, 2.0, 3.0, 4.0] * 3})
+    X.loc[1, "a"] = np.inf
+    with pytest.raises(ValueError, match="infinite"):  # a RuntimeWarning would fail first
+        NaiveBayes().fit(X, ["u", "u", "v", "v"] * 3)

@@ -59,10 +59,15 @@ def test_all_categorical_data_takes_the_unchanged_path():
     model = NaiveBayes().fit(X, y)
     assert _densities(model) == {} and set(model.feature_kinds_) == {"categorical"}
     assert model.network_.get_cpds("buying") is not None  # pgmpy export still available
-    codes = model.encode(X)
-    np.testing.assert_array_equal(
-        model._joint_log_likelihood(X), model.compiled_.joint_log_likelihood(*codes)
-    )
+    # log P(c, x) by counting: smoothed class and per-class category frequencies
+    alpha, classes = model.alpha, model.classes_
+    n_c = y.value_counts().reindex(classes).to_numpy(dtype=float)
+    expected = np.tile(np.log((n_c + alpha) / (n_c.sum() + alpha * len(classes))), (len(X), 1))
+    for name in X.columns:
+        table = pd.crosstab(X[name].astype(object), y).reindex(columns=classes, fill_value=0)
+        theta = (table + alpha) / (table.sum(axis=0) + alpha * len(table))
+        expected += np.log(theta.loc[X[name].astype(object)].to_numpy())
+    np.testing.assert_allclose(model._joint_log_likelihood(X), expected, rtol=1e-12)
 
 
 def test_float_columns_as_categorical_equal_their_integer_codes(digits):

@@ -3,10 +3,10 @@
 import numpy as np
 import pandas as pd
 import pytest
+from _checks import parametrize_with_checks
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV, KFold, cross_val_score
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from bnclassify import KDB, TAN, EnsembleTAN, NaiveBayes, SimplerTAN
 from bnclassify import weights as weights_module

@@ -24,14 +24,6 @@ from bnclassify import explain as explain_module
 from bnclassify.datasets import load_car, load_lactamase, load_p450, load_vote
 from bnclassify.explain import explain
 
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    """Close every figure a test opened, whether it passed or failed."""
-    yield
-    plt.close("all")
-
-
 ADDITIVITY = 1e-10
 AGREEMENT = 1e-8
 
@@ -323,21 +315,34 @@ def test_ensembles_and_kdb_equal_shap_exact_explainer(p450, kind):
     np.testing.assert_allclose(total, _target(model, X.iloc[::20], "log_odds"), atol=ADDITIVITY)
 
 
-@pytest.mark.parametrize("route", ["dense cache", "keys", "rows"])
+#: (_DENSE_CACHE, _MAX_KEYED) that send the evaluation of rows down each route
+_ROUTES = {"dense cache": (1 << 62, 1 << 62), "keys": (0, 1 << 62), "rows": (0, 0)}
+
+
+@pytest.mark.parametrize("route", list(_ROUTES))
 def test_every_evaluation_route_gives_the_same_values(p450, p450_models, monkeypatch, route):
     model = p450_models["SimplerTAN"]
+    columns = list(p450.data.columns)
     rows, background = p450.data.iloc[:6], p450.data.iloc[::60]
-    expected = explain(model, rows, background, output="probability")
-    if route != "dense cache":
-        monkeypatch.setattr(explain_module, "_DENSE_CACHE", 0)
-    if route == "rows":
-        monkeypatch.setattr(explain_module, "_MAX_KEYED", 0)
-    again = explain(model, rows, background, output="probability")
-    np.testing.assert_allclose(again.values, expected.values, rtol=0, atol=1e-14)
-    sampled = explain(model, rows, method="conditional", max_exact_features=0, random_state=3)
-    monkeypatch.undo()
-    reference = explain(model, rows, method="conditional", max_exact_features=0, random_state=3)
-    np.testing.assert_allclose(sampled.values, reference.values, rtol=0, atol=1e-14)
+
+    def log_odds(codes):
+        return _log_odds(model.predict_log_proba(_frame(model, codes, columns)))
+
+    def on_route(name, **options):
+        dense, keyed = _ROUTES[name]
+        monkeypatch.setattr(explain_module, "_DENSE_CACHE", dense)
+        monkeypatch.setattr(explain_module, "_MAX_KEYED", keyed)
+        return explain(model, rows, **options)
+
+    masker = shap.maskers.Independent(_codes(model, background), max_samples=len(background))
+    reference = shap.explainers.Exact(log_odds, masker)(_codes(model, rows))
+    exact = on_route(route, background=background)
+    np.testing.assert_allclose(exact.values, reference.values, rtol=0, atol=AGREEMENT)
+    # the sampled game sees the same outputs on any route: the same draws, the same values
+    sampling = dict(method="conditional", max_exact_features=0, random_state=3)
+    sampled = on_route(route, **sampling)
+    other = on_route("rows" if route != "rows" else "dense cache", **sampling)
+    np.testing.assert_allclose(sampled.values, other.values, rtol=0, atol=1e-14)
 
 
 # -- missing cells and sampling ----------------------------------------------------------------

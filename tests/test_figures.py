@@ -12,15 +12,6 @@ import pytest  # noqa: E402
 
 from bnclassify.study import figures  # noqa: E402
 
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    """Start each test with no figure open (doctests may leave theirs) and close its own."""
-    plt.close("all")
-    yield
-    plt.close("all")
-
-
 OWN = [
     "p450_tree_comparison",
     "p450_structures",

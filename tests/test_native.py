@@ -281,15 +281,15 @@ def test_fit_leaves_the_garbage_collector_alone(monkeypatch):
     seen = []
 
     def spy_on(real):
-        def spy(self, *args):
+        def spy(self, *args, **kwargs):
             seen.append(gc.isenabled())
-            return real(self, *args)
+            return real(self, *args, **kwargs)
 
         return spy
 
-    for hook in ("_encode_training", "_fit_accumulated"):  # inside fit and partial_fit
+    for hook in ("_training_statistics", "fit_statistics"):  # inside fit and partial_fit
         monkeypatch.setattr(TAN, hook, spy_on(getattr(TAN, hook)))
     X, y = make_tree_classification(50, 4, random_state=0)
     TAN().fit(X, y)
     TAN().partial_fit(X, y, classes=np.unique(y))
-    assert seen == [True, True] and gc.isenabled()
+    assert seen == [True, True, True] and gc.isenabled()

@@ -16,12 +16,6 @@ from bnclassify.inference import posteriors  # noqa: E402
 from bnclassify.plotting import drawn_edges, plot_inference  # noqa: E402
 
 
-@pytest.fixture(autouse=True)
-def _close():
-    yield
-    plt.close("all")
-
-
 @pytest.fixture(scope="module")
 def car_tan():
     X, y = load_car(return_X_y=True)

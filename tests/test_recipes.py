@@ -20,7 +20,7 @@ from scipy.stats import poisson
 
 from bnclassify import BayesNetClassifier, NaiveBayes
 from bnclassify.datasets import load_car
-from bnclassify.factors import Factor, TableView, register_node
+from bnclassify.factors import Factor, TableView, register_node, unregister_node
 from bnclassify.stats import Statistics, StatisticsPlan
 from bnclassify.structure import empty_feature_graph
 
@@ -76,7 +76,12 @@ class Poisson(Factor):
         return TableView(self.rate_[:, None, None], ["rate"])
 
 
-register_node(Poisson)
+@pytest.fixture
+def poisson_kind():
+    """The kind registered for one test (the library itself has no "poisson")."""
+    register_node(Poisson)
+    yield
+    unregister_node("poisson")
 
 
 def _counts_table(n=600, seed=0):
@@ -88,7 +93,7 @@ def _counts_table(n=600, seed=0):
     return X, pd.Series(y, name="risk")
 
 
-def test_a_registered_node_kind_fits_and_predicts_like_its_slow_reference():
+def test_a_registered_node_kind_fits_and_predicts_like_its_slow_reference(poisson_kind):
     X, y = _counts_table()
     model = NaiveBayes(distributions={"visits": "poisson"}).fit(X, y)
     assert model.feature_kinds_ == ["poisson", "categorical"]
@@ -114,7 +119,7 @@ def test_a_registered_node_kind_fits_and_predicts_like_its_slow_reference():
     np.testing.assert_allclose(model.predict_proba(X), expected, atol=1e-12)
 
 
-def test_a_registered_node_kind_is_additive_over_chunks():
+def test_a_registered_node_kind_is_additive_over_chunks(poisson_kind):
     X, y = _counts_table(seed=1)
     spec = {"visits": Poisson()}
     whole = NaiveBayes(distributions=spec).fit(X, y)
@@ -124,7 +129,7 @@ def test_a_registered_node_kind_is_additive_over_chunks():
     np.testing.assert_allclose(chunked.predict_proba(X), whole.predict_proba(X), atol=1e-12)
 
 
-def test_a_registered_node_kind_refuses_what_it_cannot_model():
+def test_a_registered_node_kind_refuses_what_it_cannot_model(poisson_kind):
     X, y = _counts_table()
     X.loc[3, "visits"] = 2.5
     with pytest.raises(ValueError, match="'visits' is Poisson and needs counts"):
@@ -186,3 +191,9 @@ def test_a_new_classifier_written_against_the_protocols_equals_its_reference():
         model.predict_proba(X), reference.predict_proba(X[["persons", "safety"]]), atol=1e-12
     )
     assert model.statistics_plan() == StatisticsPlan()
+
+
+def test_an_unregistered_kind_is_refused_by_name():
+    X, y = _counts_table()
+    with pytest.raises(ValueError, match="Unknown distribution 'poisson'"):
+        NaiveBayes(distributions={"visits": "poisson"}).fit(X, y)

@@ -40,13 +40,6 @@ from bnclassify.datasets import make_signal_subgraph_networks
 from bnclassify.plotting._networks import plot_signal_edge_probabilities, plot_signal_edges
 
 
-@pytest.fixture(autouse=True)
-def _close_figures():
-    """Close every figure a test opened, whether it passed or failed."""
-    yield
-    plt.close("all")
-
-
 @pytest.fixture(scope="module")
 def networks():
     """Two-class undirected networks with a coherent signal on 2 of 14 vertices."""

@@ -1,7 +1,7 @@
 """scikit-learn's estimator checks on the three core estimators."""
 
 import numpy as np
-from sklearn.utils.estimator_checks import parametrize_with_checks
+from _checks import parametrize_with_checks
 
 from bnclassify import TAN, NaiveBayes, SimplerTAN
 

@@ -6,10 +6,10 @@ import tempfile
 import numpy as np
 import pandas as pd
 import pytest
+from _checks import parametrize_with_checks
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.special import gammaln
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from bnclassify import NaiveBayes
 from bnclassify.classifiers import AWNB, MANB, WANBIA

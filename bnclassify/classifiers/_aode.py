@@ -24,7 +24,13 @@ from ..stats import (
 )
 from ..structure import empty_feature_graph
 from ..validation import ALPHA, Interval, Options, validate_parameters
-from ._base import BayesNetClassifier, accumulate, class_node_name, unchanged_on_error
+from ._base import (
+    BayesNetClassifier,
+    accumulate,
+    class_node_name,
+    fit_continuation,
+    unchanged_on_error,
+)
 from ._ensemble import MemberEnsemble, MemberSequence, fit_member
 from ._predict import normalise, routes_dask
 from ._tan import ROOT, NaiveBayes
@@ -225,7 +231,7 @@ class AODE(MemberEnsemble):
         validate_parameters(self)
         schema, classes, counts = training_statistics(X, y, None, sample_weight)
         self.fit_statistics(counts, schema, classes, class_node=class_node_name(y, schema.names))
-        self._fit_rows = counts  # a later partial_fit continues from them (not pickled)
+        self._fit_rows = fit_continuation(self, counts)  # for a later partial_fit (not pickled)
         return self
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):

@@ -28,6 +28,8 @@ from ..stats import (
     Statistics,
     StatisticsPlan,
     SufficientStatistics,
+    TrainingCounts,
+    moment_keys,
     training_statistics,
 )
 from ..structure import add_class_arcs, feature_parents
@@ -267,7 +269,7 @@ class BayesNetClassifier(
         validate_parameters(self)
         stats, schema, classes, class_node = self._training_statistics(X, y, sample_weight)
         self.fit_statistics(stats, schema, classes, class_node=class_node)
-        self._fit_rows = stats  # a later partial_fit continues from them (not pickled)
+        self._fit_rows = fit_continuation(self, stats)  # for a later partial_fit (not pickled)
         return self
 
     @available_if(lambda self: getattr(self, "objective", "joint") == "joint")
@@ -624,7 +626,9 @@ def accumulate(model, X, y, classes, sample_weight):
     """
     statistics = getattr(model, "statistics_", None)
     rows = getattr(model, "_fit_rows", None)
-    if statistics is None and rows is not None:  # fitted by fit: continue from its rows
+    if statistics is None and isinstance(rows, SufficientStatistics):  # fitted by fit
+        statistics = rows
+    elif statistics is None and rows is not None:  # fitted by fit: continue from its rows
         statistics = SufficientStatistics.from_counts(
             rows,
             model.schema_,
@@ -716,6 +720,29 @@ def check_network(network, schema, n_classes):
             "the node or its parents are of another kind than the schema's columns.",
         )
         factor.check_fitted(n_classes, cards)
+
+
+def fit_continuation(model, stats):
+    """What a ``partial_fit`` after ``fit`` continues from, kept on the model (not pickled).
+
+    The additive statistics when the fit already computed every table they hold
+    (naive Bayes, TAN, KDB with k = 1, AODE: no row is read again and the encoded
+    rows are not kept); otherwise (Simpler TAN, KDB with k >= 2, whose fits count
+    no pair or triple table) the counted rows, turned into statistics only if a
+    ``partial_fit`` comes: counting a pair table the fit does not need made a
+    Simpler TAN fit at 10^6 x 20 about five times slower (0.70 s on a 0.15 s fit).
+    """
+    schema = model.schema_
+    plan = model.statistics_plan(schema)
+    if not (isinstance(stats, TrainingCounts) and stats.holds(plan, moment_keys(schema, plan))):
+        return stats
+    try:
+        sums = node_statistics(stats, schema)
+    except ValueError:  # a node without additive sums (kernel density): partial_fit says so
+        return stats
+    return SufficientStatistics.from_counts(
+        stats, schema, plan, model.classes_, schema.categories, sums
+    )
 
 
 def class_node_name(y, features) -> str:

@@ -52,6 +52,7 @@ from .kinds import (
     kind_of,
     node_spec,
     register_kind,
+    unregister_kind,
 )
 from .kinds_rule import (
     INTEGER_MAX_CATEGORIES,
@@ -94,6 +95,7 @@ __all__ = [
     "register_kind",
     "resolve_column",
     "take_rows",
+    "unregister_kind",
     "warn_identifiers",
     "warn_unseen",
 ]

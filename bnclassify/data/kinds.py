@@ -192,6 +192,11 @@ def register_kind(kind: Kind) -> Kind:
     return kind
 
 
+def unregister_kind(name: str) -> None:
+    """Forget the kind called ``name`` (a no-op for an unknown name)."""
+    _REGISTRY.pop(name, None)
+
+
 def kind_names() -> list:
     """The names of the registered kinds."""
     return list(_REGISTRY)

@@ -163,7 +163,7 @@ def prefers_log_normal(x, min_z=None, weights=None, classes=None) -> bool:
     group = np.zeros(len(x), dtype=np.intp) if classes is None else pd.factorize(classes)[0]
     kept = (w > 0) & (group >= 0)  # a missing label has no class to fit in
     x, w, group = x[kept], w[kept], group[kept]
-    if not len(x) or not (x > 0).all():
+    if not len(x) or not (x > 0).all() or np.isinf(x).any():  # inf is refused later, by name
         return False
     # in units of the largest value's power of two: exact, and no square overflows at 1e300
     x = np.ldexp(x, -np.frexp(x.max())[1])

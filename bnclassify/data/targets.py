@@ -94,6 +94,12 @@ def encode_target(y, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
             f"y has {int(missing.sum())} missing value(s) "
             f"(first at row {int(np.argmax(missing))}); the class must be observed in every row."
         )
+    if uniques.dtype.kind == "f" and np.isinf(uniques).any():  # the labels, read once
+        infinite = np.isinf(uniques)[codes]
+        raise ValueError(
+            f"y has {int(infinite.sum())} infinite value(s) "
+            f"(first at row {int(np.argmax(infinite))}); a class label must be finite."
+        )
     observed = uniques
     if categorical:
         observed = uniques[np.bincount(codes, minlength=len(uniques)) > 0]

@@ -5,7 +5,7 @@ See :mod:`bnclassify.distributions` for the user-facing description of each kind
 
 import copy
 
-from ..data import Kind, register_kind
+from ..data import Kind, register_kind, unregister_kind
 from ._base import Factor
 from ._bernoulli import Bernoulli
 from ._categorical import Categorical
@@ -51,6 +51,16 @@ def register_node(node_class):
     return node_class
 
 
+def unregister_node(kind: str) -> None:
+    """Forget a kind registered with :func:`register_node` (a no-op for an unknown name).
+
+    Models already fitted keep their nodes; only new ``distributions`` strings and
+    specifications of that kind are refused.
+    """
+    KINDS.pop(kind, None)
+    unregister_kind(kind)
+
+
 for _node in list(KINDS.values()):
     register_node(_node)
 
@@ -62,6 +72,7 @@ __all__ = [
     "KINDS",
     "node_from_spec",
     "register_node",
+    "unregister_node",
     "node_statistics",
     "Bernoulli",
     "Categorical",

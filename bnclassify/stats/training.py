@@ -243,6 +243,20 @@ class TrainingCounts(FamilyTables):
             )
         return self._moments[key]
 
+    def holds(self, plan, moment_keys) -> bool:
+        """Whether every table ``plan`` asks for is already computed (turning these counts
+        into :class:`~bnclassify.stats.SufficientStatistics` then reads no row again).
+
+        ``moment_keys``: the Gaussian families the plan keeps
+        (:func:`~bnclassify.stats.moment_keys`).
+        """
+        tables = "pairwise" if plan.pairwise else "feature_class"
+        return (
+            tables in vars(self)
+            and not plan.triples
+            and all(tuple(key) in self._moments for key in moment_keys)
+        )
+
     def kept_node_sums(self, columns):
         """None: in-memory statistics keep no node's sums; the node reads ``values``."""
         return None

@@ -1,0 +1,44 @@
+"""scikit-learn's estimator checks under test ids that are the same in every run.
+
+scikit-learn names each case by the estimator's repr, and a callable parameter (a
+contact-matrix function, a weighting object) prints its memory address there: the ids then
+change from run to run and pytest-xdist's workers, which must collect the same ids, refuse
+them. Here the address is replaced by the callable's name.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import partial
+
+import pytest
+from sklearn import config_context
+from sklearn.utils.estimator_checks import estimator_checks_generator
+
+# "<function chain at 0x7f...>" or "<package.module.AWNB object at 0x7f...>"
+_ADDRESS = re.compile(r"<(?:function |bound method )?([\w.]+?)(?: object)? at 0x[0-9a-fA-F]+>")
+
+
+def stable_id(obj) -> str:
+    """A readable test id of an estimator or a check, with no memory address in it."""
+    if hasattr(obj, "get_params"):
+        with config_context(print_changed_only=True):
+            text = str(obj)
+    elif isinstance(obj, partial):
+        keywords = ",".join(f"{k}={v!r}" for k, v in obj.keywords.items())
+        text = f"{obj.func.__name__}({keywords})" if keywords else obj.func.__name__
+    else:
+        text = getattr(obj, "__name__", repr(obj))
+    text = _ADDRESS.sub(lambda m: m.group(1).rsplit(".", 1)[-1], text)
+    return re.sub(r"\s", "", text)
+
+
+def parametrize_with_checks(estimators):
+    """``sklearn.utils.estimator_checks.parametrize_with_checks`` with stable ids."""
+    params = []
+    for estimator in estimators:
+        for case in estimator_checks_generator(estimator, legacy=True, mark="xfail"):
+            values, marks = (case.values, case.marks) if hasattr(case, "marks") else (case, ())
+            ident = f"{stable_id(values[0])}-{stable_id(values[1])}"
+            params.append(pytest.param(*values, marks=marks, id=ident))
+    return pytest.mark.parametrize("estimator, check", params)

@@ -11,7 +11,7 @@ known dask categoricals are every partition's declared categories.
 return lazy dask arrays computed partition by partition.
 
 dask is imported only here, when a dask collection is passed: the rest of
-bnclassify works without it (``pip install bnclassify[dask]``).
+bnclassify works without it (``pip install "pybnclassify[dask]"``).
 """
 
 from __future__ import annotations

@@ -327,8 +327,10 @@ def test_prediction_errors_name_aode():
         model.predict(X.to_numpy()[:, :2])
 
 
-# scikit-learn's checks fit continuous data, where SPODE rightly warns that it is naive Bayes
+# scikit-learn's checks fit continuous data, where SPODE and AODE rightly warn that they are
+# naive Bayes
 @pytest.mark.filterwarnings("ignore:SPODE found no categorical feature:UserWarning")
+@pytest.mark.filterwarnings("ignore:AODE found no categorical feature:UserWarning")
 @parametrize_with_checks([KDB(k=2), SPODE(), AODE(), AODE(min_frequency=3)])
 def test_sklearn_compatible_estimator(estimator, check):
     check(estimator)

@@ -17,7 +17,23 @@ SETUPTOOLS_MIN = 77  # pyproject.toml [build-system]: SPDX license and license-f
 
 
 def test_version_is_the_installed_metadata():
-    assert bnclassify.__version__ == importlib.metadata.version("bnclassify")
+    # the distribution is pybnclassify; an install made before the rename is still "bnclassify"
+    names = importlib.metadata.packages_distributions().get("bnclassify", [])
+    assert names
+    assert all(importlib.metadata.version(n) == bnclassify.__version__ for n in names)
+
+
+def test_the_distribution_name_is_this_projects():
+    # "bnclassify" on the package index is an unrelated project (1.0.1, built on bnlearn)
+    text = (ROOT / "pyproject.toml").read_text()
+    assert '\nname = "pybnclassify"' in text
+    assert '"bnclassify[' not in text
+    for doc in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")), ROOT / "bnclassify"]:
+        files = sorted(doc.rglob("*.py")) if doc.is_dir() else [doc]
+        for path in files:
+            body = path.read_text()
+            assert "install bnclassify" not in body, path
+            assert '"bnclassify[' not in body and " bnclassify[" not in body, path
 
 
 def test_license_and_type_marker_in_source_tree():
@@ -58,16 +74,16 @@ def test_wheel_contents(tmp_path):
         check=True,
         capture_output=True,
     )
-    (wheel,) = out.glob("bnclassify-*.whl")
+    (wheel,) = out.glob("pybnclassify-*.whl")
     # the compiled kernels make it a wheel for this Python and platform; they are optional
     # (no C compiler: a pure wheel), required where BNCLASSIFY_EXPECT_COMPILED=1 says so (CI)
     expect_compiled = bool(os.environ.get("BNCLASSIFY_EXPECT_COMPILED"))
     tag = f"cp{sys.version_info.major}{sys.version_info.minor}"
     if expect_compiled:
-        assert wheel.name.startswith(f"bnclassify-{bnclassify.__version__}-{tag}-{tag}-")
+        assert wheel.name.startswith(f"pybnclassify-{bnclassify.__version__}-{tag}-{tag}-")
     with zipfile.ZipFile(wheel) as zf:
         names = set(zf.namelist())
-        dist_info = f"bnclassify-{bnclassify.__version__}.dist-info"
+        dist_info = f"pybnclassify-{bnclassify.__version__}.dist-info"
         metadata = zf.read(f"{dist_info}/METADATA").decode()
     compiled = any(
         n.startswith("bnclassify/_kernels.") and n.endswith((".so", ".pyd")) for n in names
@@ -80,5 +96,7 @@ def test_wheel_contents(tmp_path):
         assert f"bnclassify/datasets/data/{csv}" in names
     assert f"{dist_info}/licenses/LICENSE" in names
     assert "License-Expression: MIT" in metadata
+    # "bnclassify" on the index is another project: this one is published as pybnclassify
+    assert "\nName: pybnclassify\n" in metadata
     assert "License-File: LICENSE" in metadata
     assert f"Version: {bnclassify.__version__}" in metadata

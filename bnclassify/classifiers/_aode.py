@@ -138,6 +138,13 @@ class AODE(MemberEnsemble):
     categorical features), and continuous features are children of each
     super-parent (a Gaussian per super-parent state and class).
 
+    With no categorical feature (an all-continuous table) there is no
+    super-parent: AODE is then exactly :class:`NaiveBayes` and says so in a
+    ``UserWarning`` at fit (as :class:`SPODE` does). It does not discretise for
+    you; to average one-dependence estimators over continuous columns, put a
+    discretiser first, e.g.
+    ``make_pipeline(MDLDiscretizer(), AODE())``.
+
     Memory: with every feature categorical, the SPODEs are not kept. The
     model keeps their sufficient statistics, the pair table N(c, x_sp, x_j)
     (``C R^2`` floats for ``R`` categories in all), or, when that table is
@@ -287,6 +294,14 @@ class AODE(MemberEnsemble):
             for f, d, s in zip(features, schema.discrete, schema.structural, strict=True)
             if d and s
         ]
+        if not self.superparents_:
+            warnings.warn(
+                "AODE found no categorical feature to be a super-parent; it is naive Bayes on "
+                "these features (discretise continuous columns first, e.g. "
+                "make_pipeline(MDLDiscretizer(), AODE()), to average one-dependence estimators).",
+                UserWarning,
+                stacklevel=4,
+            )
         naive_bayes = NaiveBayes(alpha=self.alpha, handle_unknown=self.handle_unknown)
         if schema.discrete.all():
             self._keep_pair_source(counts)

@@ -13,6 +13,8 @@ them.
 - :mod:`~bnclassify.data.targets`: the class labels, coded by hashing;
 - :mod:`~bnclassify.data.schema`: :class:`TableSchema`, learned once from the
   training table, which aligns and encodes every later table;
+- :mod:`~bnclassify.data.identifiers`: columns that cannot generalise (a
+  written-out row index, identifiers), which a fit warns about;
 - :mod:`~bnclassify.data.scaling`: powers of two that keep continuous columns'
   moments far from overflow.
 
@@ -38,6 +40,7 @@ Examples
 
 from .encoding import HANDLE_UNKNOWN, MISSING, encode_frame, learn_categories
 from .frames import as_frame, take_rows
+from .identifiers import IdentifierColumnWarning, identifier_columns
 from .kinds import (
     IDENTITY,
     LOG,
@@ -59,7 +62,7 @@ from .kinds_rule import (
     prefers_log_normal,
 )
 from .scaling import NO_EXPONENT, column_exponents, log_largest
-from .schema import TableSchema, resolve_column, warn_unseen
+from .schema import TableSchema, resolve_column, warn_identifiers, warn_unseen
 from .targets import encode_target
 
 __all__ = [
@@ -71,6 +74,7 @@ __all__ = [
     "MISSING",
     "NO_EXPONENT",
     "POINT_MASS_MIN_SHARE",
+    "IdentifierColumnWarning",
     "Kind",
     "NodeSpec",
     "TableSchema",
@@ -81,6 +85,7 @@ __all__ = [
     "encode_frame",
     "encode_target",
     "get_kind",
+    "identifier_columns",
     "kind_names",
     "kind_of",
     "learn_categories",
@@ -91,5 +96,6 @@ __all__ = [
     "resolve_column",
     "take_rows",
     "unregister_kind",
+    "warn_identifiers",
     "warn_unseen",
 ]

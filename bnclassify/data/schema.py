@@ -28,6 +28,7 @@ from ..exceptions import UnseenCategoryWarning
 from ..state import distinct_labels, require
 from .encoding import MISSING, encode_frame, learn_and_encode_frame
 from .frames import as_frame
+from .identifiers import IdentifierColumnWarning, identifier_columns
 from .kinds import Kind, get_kind, kind_names, kind_of, node_spec
 from .kinds_rule import (
     INTEGER_MAX_CATEGORIES,
@@ -139,6 +140,9 @@ class TableSchema:
                 schema.labels = X.columns.tolist()
             return schema, frame, None
         learned, codes = learn_and_encode_frame(frame, kinds, integers)
+        warn_identifiers(
+            identifier_columns(frame, [None if c is None else len(c) for c in learned])
+        )
         schema = cls(names, nodes, learned, has_names)
         if isinstance(X, pd.DataFrame) and not has_names:
             #: The training table's own (non-string) column labels: a prediction
@@ -471,6 +475,32 @@ class TableSchema:
         return schema
 
 
+def _outside_stacklevel() -> int:
+    """The ``stacklevel`` (for the caller of this function's caller) of the first frame
+    outside bnclassify."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # bnclassify/
+    frame, stacklevel = inspect.currentframe().f_back.f_back, 2
+    while frame is not None and frame.f_code.co_filename.startswith(package):
+        frame, stacklevel = frame.f_back, stacklevel + 1
+    return stacklevel
+
+
+def warn_identifiers(found):
+    """One :class:`~bnclassify.data.identifiers.IdentifierColumnWarning` for ``found``
+    (column -> reason, :func:`~bnclassify.data.identifiers.identifier_columns`), if any."""
+    if not found:
+        return
+    listed = "; ".join(f"{name!r} is {reason}" for name, reason in found.items())
+    warnings.warn(
+        IdentifierColumnWarning(
+            f"{listed}: such a column is a key of the training rows and cannot generalise to "
+            "new ones (and on sorted data it leaks the class). Drop it before fitting unless "
+            "it is a real feature."
+        ),
+        stacklevel=_outside_stacklevel(),
+    )
+
+
 def warn_unseen(counts):
     """One :class:`~bnclassify.exceptions.UnseenCategoryWarning` for ``counts`` (if any).
 
@@ -478,10 +508,7 @@ def warn_unseen(counts):
     """
     if not counts:
         return
-    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # bnclassify/
-    frame, stacklevel = inspect.currentframe().f_back, 2
-    while frame is not None and frame.f_code.co_filename.startswith(package):
-        frame, stacklevel = frame.f_back, stacklevel + 1
+    stacklevel = _outside_stacklevel()
     listed = ", ".join(f"{name!r} ({k})" for name, k in counts.items())
     warnings.warn(
         UnseenCategoryWarning(

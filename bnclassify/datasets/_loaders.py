@@ -26,7 +26,7 @@ def _as_categorical(column: pd.Series) -> pd.Series:
     return column.astype(pd.CategoricalDtype(sorted(values), ordered=False))
 
 
-def load_csv(path, target=None, *, kinds="categorical", return_X_y=False, descr=""):
+def load_csv(path, target=None, *, kinds="categorical", return_X_y=False, descr="", sep=","):
     """Load a CSV file: every column categorical (read as strings), or as pandas reads it.
 
     Parameters
@@ -48,6 +48,8 @@ def load_csv(path, target=None, *, kinds="categorical", return_X_y=False, descr=
         Return ``(data, target)`` instead of a Bunch.
     descr : str, default=""
         Text stored as ``DESCR``.
+    sep : str, default=","
+        The field delimiter (e.g. ``";"`` or ``"\\t"``).
 
     Returns
     -------
@@ -66,7 +68,7 @@ def load_csv(path, target=None, *, kinds="categorical", return_X_y=False, descr=
     if kinds not in ("categorical", "auto"):
         raise ValueError(f"kinds must be 'categorical' or 'auto', got {kinds!r}.")
     strings = {"dtype": str} if kinds == "categorical" else {}
-    frame = pd.read_csv(path, keep_default_na=False, na_values=[""], **strings)
+    frame = pd.read_csv(path, sep=sep, keep_default_na=False, na_values=[""], **strings)
     trailing = [  # a trailing comma on every line: empty "Unnamed: k" columns
         c for c in frame.columns if str(c).startswith("Unnamed:") and frame[c].isna().all()
     ]

@@ -11,7 +11,10 @@ compare     cross-validate NB, TAN, Simpler TAN (and the other structures) on a
             :mod:`bnclassify.io` model file)
 figures     write the registered figures (``bnclassify.study.figures``) to a folder
 predict     ``--model PATH --csv FILE [--out FILE]``: load a model file and write
-            each row's predicted class and per-class probabilities as CSV
+            each row's predicted class and per-class probabilities as CSV (``--id COL``
+            copies a key column, ``--keep-input`` every input column)
+info        the version, the dependencies' versions and whether the compiled kernels
+            are active (``bnclassify --version`` prints the first and the last)
 cost        the cost study: fit time of TAN vs Simpler TAN as features and rows grow
 reproduce   rerun the P450 and lactamase comparisons and the cost study; write
             the results page (``--results``, default ``results.md``) and every
@@ -20,15 +23,20 @@ reproduce   rerun the P450 and lactamase comparisons and the cost study; write
             ``python tools/regenerate.py`` in a source checkout
 
 Bad input (a missing file, an unknown column, a contact matrix that does not
-fit the data) ends with one line on stderr and exit status 2.
+fit the data) ends with one line on stderr and exit status 2. Warnings are said
+in the tool's own words, as ``note:`` lines.
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
+import importlib.metadata
 import json
+import platform
 import re
 import sys
+import warnings
 from pathlib import Path
 
 import matplotlib
@@ -39,9 +47,12 @@ from sklearn.base import clone
 from sklearn.pipeline import Pipeline, make_pipeline
 
 from .. import datasets
+from .._version import __version__
 from ..classifiers import BMATAN
-from ..data import TableSchema
+from ..data import IdentifierColumnWarning, TableSchema, identifier_columns
+from ..exceptions import UnseenCategoryWarning
 from ..io import dump, load
+from ..metrics import study_cv
 from ..plotting import plot_cv_results
 from ..preprocessing import MDLDiscretizer
 from ..structure import check_weight_matrix
@@ -91,6 +102,35 @@ def _read_named_csv(path, **options) -> pd.DataFrame:
         raise InputError(f"{path} is not a well-formed CSV table: {error}".strip()) from None
 
 
+# -- reading CSV files ---------------------------------------------------------------------------
+#: Delimiters a CSV file's header line is sniffed for when ``--sep`` is not given.
+DELIMITERS = ",;\t|"
+
+
+def csv_delimiter(path: Path, sep=None) -> str:
+    """``sep``, or the delimiter of ``path``'s header line (a comma unless the header holds
+    no comma and another of :data:`DELIMITERS`); a note says when it is not a comma."""
+    if sep is not None:
+        return "\t" if sep in ("\\t", "tab") else sep
+    try:
+        with open(path, encoding="utf-8", newline="") as handle:
+            header = handle.readline()
+    except UnicodeDecodeError:
+        return ","  # the reader names the file and the byte
+    try:
+        found = csv.Sniffer().sniff(header, delimiters=DELIMITERS).delimiter
+    except csv.Error:
+        return ","
+    if found != "," and "," not in header:
+        shown = "\\t" if found == "\t" else found
+        print(
+            f"note: {path} is read with the delimiter '{shown}' (its header has no comma; "
+            "choose another with --sep)"
+        )
+        return found
+    return ","
+
+
 # -- compare -------------------------------------------------------------------------------------
 def _read_contact_matrix(path, features) -> pd.DataFrame:
     path = _existing_file(path, "contact matrix file")
@@ -125,8 +165,9 @@ def _load(args):
 
     if args.csv is not None:
         path = _existing_file(args.csv, "data file")
+        sep = csv_delimiter(path, args.sep)
         try:
-            bunch = datasets.load_csv(path, target=args.target, kinds=args.kinds)
+            bunch = datasets.load_csv(path, target=args.target, kinds=args.kinds, sep=sep)
         except pd.errors.EmptyDataError:
             raise InputError(f"{path} is empty: expected a header row and data rows.") from None
         except pd.errors.ParserError as error:
@@ -136,6 +177,14 @@ def _load(args):
                 f"{path} is not UTF-8 text ({error.reason} at byte {error.start}); "
                 "re-save it as UTF-8."
             ) from None
+        except ValueError as error:
+            if "at least two columns" in str(error) and args.sep is None:
+                raise InputError(
+                    f"{error} Is it delimited by something else than a comma? Pass --sep "
+                    "(e.g. --sep ';' or --sep '\\t')."
+                ) from None
+            raise
+        bunch.data = _chosen_columns(bunch.data, args, path)
         if args.target is not None:
             print(f"target: {bunch.target.name!r} (--target)")
         else:
@@ -165,6 +214,61 @@ def _load(args):
     return name, bunch.data, bunch.target, contact
 
 
+def _chosen_columns(X: pd.DataFrame, args, path) -> pd.DataFrame:
+    """The --csv features to model: without the row-index and identifier columns (unless
+    --keep), without --drop, and with the --kind of each named column."""
+    for option in ("drop", "keep"):
+        unknown = [c for c in getattr(args, option) or [] if c not in X.columns]
+        if unknown:
+            raise InputError(
+                f"--{option}: {path} has no column {unknown[0]!r}; columns are {list(X.columns)}."
+            )
+    keep = set(args.keep or [])
+    found = {c: why for c, why in identifier_columns(X).items() if c not in keep}
+    for column, why in found.items():
+        print(
+            f"note: left out {column!r}: it looks like {why}, which cannot generalise to "
+            f"new rows (model it anyway with --keep {column!r})"
+        )
+    dropped = [c for c in X.columns if c in found or c in (args.drop or [])]
+    X = X.drop(columns=dropped)
+    if X.shape[1] == 0:
+        raise InputError(f"{path}: no feature column is left to model (see the notes above).")
+    for column, kind in args.kind or []:
+        if column not in X.columns:
+            raise InputError(
+                f"--kind: no feature column {column!r}; features are {list(X.columns)}."
+            )
+        X[column] = _as_kind(X[column], kind, column, path)
+    return X
+
+
+def _as_kind(column: pd.Series, kind: str, name, path) -> pd.Series:
+    """``column`` as categories (of its own values) or as numbers (``--kind``)."""
+    if kind == "categorical":
+        return column.astype("category")
+    numbers = pd.to_numeric(column.astype(object).where(column.notna()), errors="coerce")
+    bad = column.notna() & numbers.isna()
+    if bad.any():
+        row = int(np.flatnonzero(bad.to_numpy())[0])
+        raise InputError(
+            f"--kind {name}=continuous: column {name!r} of {path} holds {column.iloc[row]!r} "
+            f"(data row {row + 1}), not a number."
+        )
+    return numbers.astype(float)
+
+
+def _parse_kind(text):
+    """``--kind COL=KIND``: (column, "categorical" | "continuous")."""
+    column, sep, kind = text.rpartition("=")
+    kind = kind.strip().lower()
+    if not sep or not column or kind not in ("categorical", "continuous"):
+        raise argparse.ArgumentTypeError(
+            f"--kind takes COLUMN=categorical or COLUMN=continuous, got {text!r}"
+        )
+    return column, kind
+
+
 def _lactamase_rows_note(all_rows) -> str:
     """Which lactamase rows are compared, and why the study's figures are or are not shown."""
 
@@ -184,21 +288,76 @@ def _lactamase_rows_note(all_rows) -> str:
     )
 
 
+#: Short names of the compared models (``--models``, ``--baseline``; any case). A display
+#: name, in any case, or its words joined by "-" (``"kdb-k-2"``) works too.
+SHORT_NAMES = {
+    "nb": "NB",
+    "tan": "TAN",
+    "study-tan": "TAN (study's tree)",
+    "stan": "Simpler TAN",
+    "stan-bagging": "STAN bagging",
+    "tan-bagging": "TAN bagging",
+    "study-tan-bagging": "TAN bagging (study's trees)",
+    "stan-tan-bagging": "STAN+TAN bagging",
+    "study-stan-tan-bagging": "STAN+TAN bagging (study's trees)",
+    "kdb2": "KDB (k=2)",
+    "aode": "AODE",
+    "tan-bic": "TAN (BIC forest)",
+    "bma": "BMA TAN",
+    "bma-contact": "BMA TAN (contact prior)",
+    "bma-contact-s1": "BMA TAN (s = 1, contact prior)",
+}
+
+
+def _slug(name) -> str:
+    return "-".join(re.findall(r"[a-z0-9]+", str(name).lower()))
+
+
+def model_key(wanted, models) -> str | None:
+    """The display name in ``models`` that ``wanted`` names (short name, display name or its
+    slug, any case), or None."""
+    key = wanted.strip().lower()
+    for name in models:
+        if key in (name.lower(), _slug(name)):
+            return name
+    name = SHORT_NAMES.get(key)
+    return name if name in models else None
+
+
+def _contact_models() -> list:
+    """The display names that need a contact matrix (Simpler TAN and the models on it)."""
+    one_feature = pd.DataFrame([[0.0]], index=["x"], columns=["x"])  # names only, never fitted
+    return [n for n in study_models(one_feature) if n not in study_models(None)]
+
+
 def _select(models: dict, wanted) -> dict:
     if not wanted:
         return models
-    by_key = {name.lower(): name for name in models}
     chosen = {}
     for item in wanted.split(","):
-        key = item.strip().lower()
-        if key not in by_key:
-            raise InputError(f"unknown model {item.strip()!r}; available: {', '.join(models)}")
-        chosen[by_key[key]] = models[by_key[key]]
+        name = model_key(item, models)
+        if name is None:
+            needs_contact = model_key(item, _contact_models())
+            if needs_contact is not None:
+                raise InputError(
+                    f"model {needs_contact!r} needs a contact matrix: pass --contact PATH "
+                    "(a CSV with a header row and a label column, one row and column per "
+                    "feature)."
+                )
+            raise InputError(
+                f"unknown model {item.strip()!r}; available: {_names_with_short(models)}"
+            )
+        chosen[name] = models[name]
     return chosen
 
 
+def _names_with_short(models) -> str:
+    short = {name: key for key, name in SHORT_NAMES.items()}
+    return ", ".join(f"{short[n]} ({n})" if n in short else n for n in models)
+
+
 def _protocol(args) -> str:
-    kind = "StratifiedKFold" if args.stratified else "KFold"
+    kind = "StratifiedKFold" if _stratified(args) else "KFold"
     if args.repeats == 1:
         return (
             f"{args.folds}-fold CV ({kind}, shuffle, random_state={args.seed}), "
@@ -213,14 +372,67 @@ def _protocol(args) -> str:
 
 def _baseline(models: dict, wanted):
     """The baseline's display name: ``wanted`` (any case), or NB when selected; else None."""
-    by_key = {name.lower(): name for name in models}
     if wanted is None:
-        return by_key.get("nb")
-    if wanted.strip().lower() not in by_key:
+        return "NB" if "NB" in models else None
+    name = model_key(wanted, models)
+    if name is None:
         raise InputError(
-            f"--baseline {wanted!r} is not among the compared models: {', '.join(models)}"
+            f"--baseline {wanted!r} is not among the compared models: {_names_with_short(models)}"
         )
-    return by_key[wanted.strip().lower()]
+    return name
+
+
+def _stratified(args) -> bool:
+    """--stratified / --no-stratified; by default stratified folds for --csv (a small table's
+    plain folds may hold one class), the study's plain KFold for the bundled sets."""
+    return args.csv is not None if args.stratified is None else args.stratified
+
+
+def _fold_notes(X, y, args) -> list:
+    """Notes on the folds in the tool's own words: a class with fewer rows than folds
+    (stratified), and the test folds that hold one class only."""
+    notes = []
+    stratified = _stratified(args)
+    counts = y.value_counts()
+    small = counts[counts < args.folds]
+    if stratified and len(small):
+        listed = ", ".join(
+            f"{label!r} ({n} row{'s' if n != 1 else ''})" for label, n in small.items()
+        )
+        notes.append(
+            f"note: class(es) {listed} have fewer rows than the {args.folds} folds: "
+            "stratified folds cannot put them in every test fold, so some test folds lack "
+            "them, and a class of one row is never in its own training fold."
+        )
+    single = 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # said above in our own words
+        for r in range(args.repeats):
+            cv = study_cv(args.folds, stratified=stratified, random_state=args.seed + r)
+            for _, test in cv.split(X, y):
+                single += y.iloc[test].nunique() == 1
+    if single:
+        notes.append(
+            f"note: {single} of the {args.folds * args.repeats} test folds hold one class "
+            "only: their macro precision/recall/F1 count the absent classes as 0 and are "
+            "misleading (accuracy and CLL are not)"
+            + ("; try --stratified or fewer --folds." if not stratified else "; try fewer --folds.")
+        )
+    return notes
+
+
+def _note_warnings(caught) -> None:
+    """Each distinct warning caught during a command, as one ``note:`` line (deprecations are
+    for developers, not for the command's user: left out)."""
+    seen = set()
+    for item in caught:
+        if issubclass(item.category, DeprecationWarning | PendingDeprecationWarning):
+            continue
+        text = " ".join(str(item.message).split())
+        if text in seen:
+            continue
+        seen.add(text)
+        print(f"note: {text}")
 
 
 def _with_differences(table, folds, baseline):
@@ -247,24 +459,44 @@ def compare(args) -> int:
 
         models.update(r_family_models(alpha=args.alpha))
     models = _select(models, args.models)
+    if contact is None and not args.models:
+        print(
+            "note: Simpler TAN and the models built on it (STAN bagging, STAN+TAN bagging, "
+            "BMA TAN with a contact prior) need a contact matrix: pass --contact PATH to "
+            "compare them."
+        )
     if args.csv is not None:
         # kinds only (no encoding pass), decided as every fold's fit decides them
         kinds = TableSchema.learn(X, categories=False, y=y)[0].kinds
         print("columns: " + ", ".join(f"{c} ({k})" for c, k in zip(X.columns, kinds, strict=True)))
         continuous = [c for c, k in zip(X.columns, kinds, strict=True) if k != "categorical"]
+        if "AODE" in models and len(continuous) == X.shape[1]:
+            print(
+                "note: AODE: every feature is continuous, so no feature can be a super-parent "
+                "and AODE is naive Bayes here (its row equals NB's)."
+            )
         models = _categorical_inputs_for_bma(models, continuous)
     baseline = _baseline(models, args.baseline)
-    folds, summary = repeated_evaluation(
-        models,
-        X,
-        y,
-        folds=args.folds,
-        repeats=args.repeats,
-        seed=args.seed,
-        stratified=args.stratified,
-        progress=args.progress,
-        n_jobs=args.jobs,
-    )
+    for note in _fold_notes(X, y, args):
+        print(note)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        # said in our own words by _fold_notes and the AODE note above
+        warnings.filterwarnings("ignore", message="The least populated class")
+        warnings.filterwarnings("ignore", message="AODE found no categorical feature")
+        warnings.filterwarnings("ignore", category=IdentifierColumnWarning)  # --keep: asked for
+        folds, summary = repeated_evaluation(
+            models,
+            X,
+            y,
+            folds=args.folds,
+            repeats=args.repeats,
+            seed=args.seed,
+            stratified=_stratified(args),
+            progress=args.progress,
+            n_jobs=args.jobs,
+        )
+    _note_warnings(caught)
     same_rows = args.csv is None and not getattr(args, "all_rows", False)
     table = comparison_table(summary, name if same_rows else None)
     if baseline is not None and len(models) > 1:
@@ -300,7 +532,8 @@ def compare(args) -> int:
     if unseen:
         print(
             f"note: {unseen} test row(s) have a class missing from their training fold; "
-            "the models give them probability 0, so CLL is -inf. Try --stratified."
+            "the models give them probability 0, so CLL is -inf."
+            + ("" if _stratified(args) else " Try --stratified.")
         )
     if args.out is not None:
         for path in _write_outputs(Path(args.out), name, folds, summary, table, args):
@@ -339,44 +572,75 @@ def _save_models(out: Path, models, X, y) -> list:
         if isinstance(model, Pipeline):
             print(f"not saved: {name} (a discretiser + model pipeline; model files hold one model)")
             continue
-        written.append(dump(clone(model).fit(X, y), out / model_file_name(name)))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            warnings.filterwarnings("ignore", message="AODE found no categorical feature")
+            warnings.filterwarnings("ignore", category=IdentifierColumnWarning)
+            fitted = clone(model).fit(X, y)
+        _note_warnings(caught)
+        written.append(dump(fitted, out / model_file_name(name)))
     return written
 
 
 # -- predict -------------------------------------------------------------------------------------
-def _read_for_model(path: Path, model) -> pd.DataFrame:
-    """The CSV's model columns, each cell as the model's own category (or a number).
+def read_rows(path: Path, model, sep=None) -> pd.DataFrame:
+    """The CSV file's rows as the Python API reads them: ``pd.read_csv`` (empty cells
+    missing, as ``compare --csv`` reads its table), then each column as the model's schema
+    takes it.
 
-    Cells are read as text; a categorical column's text is matched to the
-    category of the same text (so integer, boolean and float categories work),
-    a continuous column's parsed as a number. Other columns (e.g. the class)
-    are ignored when the model knows its columns' names.
+    A numeric column is what ``load(model).predict_proba(pd.read_csv(path))`` sees, so a
+    category ``64.0`` learned from a column with empty cells matches the cell ``64``. A
+    column whose learned categories are text (``--kinds categorical``) is read as text, so
+    the cell ``1`` matches the category ``"1"``. A continuous column's cell that is not a
+    number is refused, naming the file, column, row and value. Every column is kept (the
+    model aligns its own by name; ``--id`` and ``--keep-input`` read the others).
     """
     path = _existing_file(path, "data file")
+    sep = csv_delimiter(path, sep)
+    options = {"sep": sep, "keep_default_na": False, "na_values": [""]}
     try:
-        frame = _read_named_csv(path, dtype=str, keep_default_na=False, na_values=[""])
+        frame = _read_named_csv(path, **options)
+        text = _read_named_csv(path, dtype=str, **options)
     except pd.errors.EmptyDataError:
         raise InputError(f"{path} is empty: expected a header row and data rows.") from None
-    names = getattr(model, "feature_names_in_", None)
-    if names is not None:
-        missing = [n for n in names if n not in frame.columns]
-        if missing:
-            raise InputError(f"{path} lacks the model's columns {missing}.")
-        frame = frame[list(names)]
-    elif frame.shape[1] != model.n_features_in_:
+    except UnicodeDecodeError as error:
         raise InputError(
-            f"{path} has {frame.shape[1]} columns; the model (fitted without column names) "
-            f"takes {model.n_features_in_}."
-        )
-    columns = {}
-    for name, categories in zip(frame.columns, model.categories_, strict=True):
-        column = frame[name]
+            f"{path} is not UTF-8 text ({error.reason} at byte {error.start}); re-save it as UTF-8."
+        ) from None
+    except pd.errors.ParserError as error:
+        raise InputError(f"{path} is not a regular CSV table: {error}") from None
+    names = getattr(model, "feature_names_in_", None)
+    if names is None:
+        if frame.shape[1] != model.n_features_in_:
+            raise InputError(
+                f"{path} has {frame.shape[1]} columns; the model (fitted without column names) "
+                f"takes {model.n_features_in_}."
+            )
+        names = list(frame.columns)
+    missing = [n for n in names if n not in frame.columns]
+    if missing:
+        hint = " (is it delimited by something else? pass --sep)" if frame.shape[1] == 1 else ""
+        raise InputError(f"{path} lacks the model's columns {missing}{hint}.")
+    for name, categories in zip(names, model.categories_, strict=True):
         if categories is None:
-            columns[name] = pd.to_numeric(column)
-        else:
-            by_text = {str(c): c for c in categories}
-            columns[name] = column.map(lambda v, by_text=by_text: by_text.get(v, v)).astype(object)
-    return pd.DataFrame(columns)
+            frame[name] = _numbers(frame[name], path, name)
+        elif len(categories) and all(isinstance(c, str) for c in categories):
+            frame[name] = text[name]
+    return frame
+
+
+def _numbers(column: pd.Series, path, name) -> pd.Series:
+    if pd.api.types.is_numeric_dtype(column.dtype) and not pd.api.types.is_bool_dtype(column):
+        return column
+    numbers = pd.to_numeric(column.astype(object).where(column.notna()), errors="coerce")
+    bad = column.notna() & numbers.isna()
+    if bad.any():
+        row = int(np.flatnonzero(bad.to_numpy())[0])
+        raise InputError(
+            f"{path}: column {name!r} is continuous in the model, but data row {row + 1} "
+            f"holds {column.iloc[row]!r}, not a number."
+        )
+    return numbers.astype(float)
 
 
 def predict(args) -> int:
@@ -385,16 +649,102 @@ def predict(args) -> int:
         raise InputError(
             f"{args.model} holds a {type(model).__name__}; predict takes a classifier of tables."
         )
-    X = _read_for_model(Path(args.csv), model)
-    proba = model.predict_proba(X)
+    path = Path(args.csv)
+    frame = read_rows(path, model, args.sep)
+    if args.id is not None and args.id not in frame.columns:
+        raise InputError(
+            f"--id: {path} has no column {args.id!r}; columns are {list(frame.columns)}."
+        )
+    names = getattr(model, "feature_names_in_", None)
+    X = frame if names is None else frame[list(names)]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        proba = model.predict_proba(X)
+    for item in caught:
+        if isinstance(item.message, UnseenCategoryWarning):
+            listed = ", ".join(f"{c!r} ({n})" for c, n in item.message.counts.items())
+            print(
+                f"note: {sum(item.message.counts.values())} cell(s) of {path} hold values the "
+                f"model never saw in training, in column(s) {listed}; they were treated as "
+                "missing (summed out).",
+                file=sys.stderr,
+            )
+        else:
+            print(f"note: {' '.join(str(item.message).split())}", file=sys.stderr)
     labels = model.classes_
     out = pd.DataFrame(proba, columns=[f"P({label})" for label in labels], index=X.index)
+    # exact ties go to the first class of classes_, as the estimators' predict does
     out.insert(0, "prediction", labels[proba.argmax(axis=1)])
+    if args.keep_input:
+        out = pd.concat(
+            [frame.rename(columns=lambda c: c if c not in out else f"{c} (input)"), out], axis=1
+        )
+    elif args.id is not None:
+        out.insert(0, args.id, frame[args.id])
     if args.out is None:
         out.to_csv(sys.stdout, index=False)
     else:
         out.to_csv(args.out, index=False)
         print(f"wrote {args.out} ({len(out)} rows)")
+    return 0
+
+
+# -- info ----------------------------------------------------------------------------------------
+#: The distribution's name on the package index ("bnclassify" there is another project).
+DISTRIBUTION = "pybnclassify"
+#: What ``info`` reports the version of: the dependencies, then the optional extras'.
+DEPENDENCIES = (
+    "numpy",
+    "scipy",
+    "pandas",
+    "pyarrow",
+    "networkx",
+    "pgmpy",
+    "scikit-learn",
+    "matplotlib",
+    "shap",
+    "joblib",
+    "threadpoolctl",
+    "tqdm",
+)
+OPTIONAL = ("dask", "distributed", "gemmi", "pyagrum")
+
+
+def compiled_kernels_active() -> bool:
+    """Whether the compiled C kernels run (else the slower numpy versions of the same passes)."""
+    from .._native import COMPILED  # read when asked: tests and users may switch it
+
+    return bool(COMPILED)
+
+
+def kernels_line() -> str:
+    if compiled_kernels_active():
+        return "compiled kernels: active"
+    return (
+        "compiled kernels: NOT active: the numpy fallback runs (same results, slower on wide "
+        "tables); reinstall with a C compiler present (pip install -e .), and unset "
+        "BNCLASSIFY_NUMPY_KERNELS if set"
+    )
+
+
+def _version_of(name) -> str:
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def info(args) -> int:
+    """Print the version, Python, the dependencies' versions and the kernels in use."""
+    print(f"bnclassify {__version__} (distribution {DISTRIBUTION})")
+    print(f"python {platform.python_version()} ({sys.executable}, {platform.platform()})")
+    print(kernels_line())
+    print("dependencies:")
+    for name in DEPENDENCIES:
+        print(f"  {name} {_version_of(name)}")
+    print("optional:")
+    for name in OPTIONAL:
+        print(f"  {name} {_version_of(name)}")
     return 0
 
 
@@ -476,10 +826,26 @@ def _progress_flags(parser):
     group.add_argument("--no-progress", dest="progress", action="store_false")
 
 
+def _sep_flag(parser):
+    parser.add_argument(
+        "--sep",
+        metavar="CHAR",
+        help="field delimiter of the CSV file, e.g. ';' or '\\t' (default: a comma, or the "
+        "header's delimiter when it has no comma)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="bnclassify",
-        description="Bayesian network classifiers: compare, figures, cost study, reproduce.",
+        description="Bayesian network classifiers: compare, predict, figures, cost study, "
+        "reproduce, info.",
+    )
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"bnclassify {__version__} ({kernels_line()})",
+        help="print the version and whether the compiled kernels are active",
     )
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
@@ -487,7 +853,11 @@ def build_parser() -> argparse.ArgumentParser:
         "compare",
         help="cross-validate NB, TAN, Simpler TAN and the other structures on a data set",
         description="Cross-validate the classifiers on the same folds and print the table. "
-        "Default protocol: the study's (KFold(10, shuffle=True, random_state=42), alpha=1).",
+        "Default protocol: the study's (KFold(10, shuffle=True, random_state=42), alpha=1); "
+        "--csv tables get StratifiedKFold (same seed) unless --no-stratified.",
+        epilog="model short names (--models, --baseline; any case): "
+        + ", ".join(f"{key} = {name!r}" for key, name in SHORT_NAMES.items())
+        + ". Simpler TAN (stan) and the models built on it need --contact with --csv.",
     )
     source = p.add_mutually_exclusive_group()
     source.add_argument(
@@ -506,6 +876,28 @@ def build_parser() -> argparse.ArgumentParser:
         "log-normal when skewed); 'categorical' treats every column as categories",
     )
     p.add_argument("--target", metavar="COL", help="class column of --csv (default: the last)")
+    _sep_flag(p)
+    p.add_argument(
+        "--drop",
+        metavar="COL",
+        action="append",
+        help="leave this --csv column out (repeatable)",
+    )
+    p.add_argument(
+        "--keep",
+        metavar="COL",
+        action="append",
+        help="model this --csv column although it looks like a row index or an identifier "
+        "(such columns are left out by default, with a note; repeatable)",
+    )
+    p.add_argument(
+        "--kind",
+        metavar="COL=KIND",
+        type=_parse_kind,
+        action="append",
+        help="model --csv column COL as 'categorical' or 'continuous' (repeatable; others by "
+        "--kinds)",
+    )
     p.add_argument(
         "--contact",
         metavar="PATH",
@@ -513,11 +905,24 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--folds", type=int, default=10, help="number of folds (default: 10)")
     p.add_argument("--seed", type=int, default=42, help="shuffling seed (default: 42)")
-    p.add_argument("--stratified", action="store_true", help="StratifiedKFold instead of KFold")
+    stratified = p.add_mutually_exclusive_group()
+    stratified.add_argument(
+        "--stratified",
+        dest="stratified",
+        action="store_true",
+        default=None,
+        help="StratifiedKFold (default for --csv) instead of KFold (default for --dataset)",
+    )
+    stratified.add_argument("--no-stratified", dest="stratified", action="store_false")
     p.add_argument(
         "--alpha", type=_finite_alpha, default=1.0, help="Dirichlet smoothing (default: 1)"
     )
-    p.add_argument("--models", metavar="NAMES", help="comma-separated subset, e.g. 'NB,TAN'")
+    p.add_argument(
+        "--models",
+        metavar="NAMES",
+        help="comma-separated subset by short or display name, any case, e.g. 'nb,tan,kdb2' "
+        "(short names below)",
+    )
     p.add_argument(
         "--r-family",
         action="store_true",
@@ -568,7 +973,9 @@ def build_parser() -> argparse.ArgumentParser:
         "predict",
         help="predict a CSV file with a saved model (see compare --save-model)",
         description="Load a model file (bnclassify.io.dump, compare --save-model) and write "
-        "each row's predicted class and the probability of every class as CSV.",
+        "each row's predicted class and the probability of every class as CSV. The rows are "
+        "read as load(model).predict_proba(pd.read_csv(FILE)) reads them; exact probability "
+        "ties go to the first class (the first P(...) column).",
     )
     p.add_argument("--model", metavar="PATH", required=True, help="a .bnc model file")
     p.add_argument(
@@ -578,8 +985,22 @@ def build_parser() -> argparse.ArgumentParser:
         help="rows to predict, with a header; columns named like the training columns "
         "(others, e.g. the class, are ignored); empty cells are missing",
     )
+    _sep_flag(p)
+    key = p.add_mutually_exclusive_group()
+    key.add_argument("--id", metavar="COL", help="copy this input column to the output, first")
+    key.add_argument(
+        "--keep-input",
+        action="store_true",
+        help="write every input column before the prediction and probabilities",
+    )
     p.add_argument("--out", metavar="FILE", help="output CSV (default: standard output)")
     p.set_defaults(func=predict)
+
+    p = sub.add_parser(
+        "info",
+        help="version, dependency versions and whether the compiled kernels are active",
+    )
+    p.set_defaults(func=info)
 
     p = sub.add_parser("figures", help="write the registered figures to a folder")
     p.add_argument("--out", metavar="DIR", default="figures", help="(default: figures)")

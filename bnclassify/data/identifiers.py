@@ -1,0 +1,116 @@
+"""Columns that cannot generalise: a written-out row index, and identifiers.
+
+A CSV written with pandas' defaults (``frame.to_csv(path)``) carries the row
+index as a leading ``Unnamed: 0`` column; a ``patient_id`` column holds a
+distinct value in (almost) every row. Either is a perfect key of the
+training rows and says nothing about new ones: a model that uses it looks
+excellent in cross-validation on sorted data and learns nothing. The
+estimators warn (:class:`IdentifierColumnWarning`); the command line leaves
+such columns out.
+
+Examples
+--------
+>>> import pandas as pd
+>>> from bnclassify.data import identifier_columns
+>>> frame = pd.DataFrame({"Unnamed: 0": range(25),
+...                       "patient_id": [f"P{i:03d}" for i in range(25)],
+...                       "smoker": ["yes", "no"] * 12 + ["yes"]})
+>>> identifier_columns(frame)
+{'Unnamed: 0': 'a row index', 'patient_id': 'an identifier (25 distinct values in 25 rows)'}
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "IDENTIFIER_MIN_ROWS",
+    "IDENTIFIER_SHARE",
+    "IdentifierColumnWarning",
+    "identifier_columns",
+]
+
+#: A text column with distinct values in at least this share of its observed cells ...
+IDENTIFIER_SHARE = 0.9
+#: ... and at least this many rows is an identifier (fewer rows prove nothing).
+IDENTIFIER_MIN_ROWS = 20
+
+_INDEX_NAME = re.compile(r"^(unnamed: \d+|index|level_0|)$", re.IGNORECASE)
+
+
+class IdentifierColumnWarning(UserWarning):
+    """A feature looks like a row index or an identifier (see :func:`identifier_columns`)."""
+
+
+def identifier_columns(frame: pd.DataFrame, n_distinct=None) -> dict:
+    """The columns of ``frame`` that look like a row index or an identifier, and why.
+
+    Parameters
+    ----------
+    frame : DataFrame
+    n_distinct : sequence of int or None, optional
+        Each column's number of distinct observed values when already known
+        (None for a column: count it), so a fit does not hash its columns twice.
+
+    Returns
+    -------
+    dict
+        Column name -> reason, in column order. A *row index* is an
+        integer-valued column named like pandas' unnamed index (``Unnamed: 0``,
+        ``index``, or empty) whose values increase strictly down the rows (the
+        full table's 0..n-1, or any subset of its rows in order). An
+        *identifier* is a text (object, string or categorical) column of at
+        least :data:`IDENTIFIER_MIN_ROWS` rows whose observed cells hold at
+        least :data:`IDENTIFIER_SHARE` distinct values per cell, not all of them
+        numbers. Numeric columns (and numbers read as text) are never called
+        identifiers: many distinct numbers are what a continuous feature has.
+    """
+    found = {}
+    n_rows = len(frame)
+    for j, (name, dtype) in enumerate(zip(frame.columns, frame.dtypes, strict=True)):
+        if _index_name(name):
+            if _is_row_index(frame.iloc[:, j]):
+                found[name] = "a row index"
+            continue
+        if n_rows < IDENTIFIER_MIN_ROWS or not _is_text(dtype):
+            continue
+        known = None if n_distinct is None else n_distinct[j]
+        if known is not None and known < IDENTIFIER_SHARE * IDENTIFIER_MIN_ROWS:
+            continue  # too few values for any qualifying number of observed cells
+        column = frame.iloc[:, j]
+        observed = int(column.notna().sum())
+        distinct = int(column.nunique(dropna=True)) if known is None else known
+        if observed < IDENTIFIER_MIN_ROWS or distinct < IDENTIFIER_SHARE * observed:
+            continue
+        if not _all_numbers(column):  # numbers read as text are a feature's values
+            found[name] = f"an identifier ({distinct} distinct values in {observed} rows)"
+    return found
+
+
+def _index_name(name) -> bool:
+    return isinstance(name, str) and _INDEX_NAME.match(name.strip()) is not None
+
+
+def _is_text(dtype) -> bool:
+    if isinstance(dtype, pd.CategoricalDtype):
+        return not pd.api.types.is_numeric_dtype(dtype.categories.dtype)
+    return pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype)
+
+
+def _all_numbers(column: pd.Series) -> bool:
+    observed = column.dropna().astype(str)
+    return bool(pd.to_numeric(observed, errors="coerce").notna().all())
+
+
+def _is_row_index(column: pd.Series) -> bool:
+    if len(column) < 2:
+        return False
+    if not pd.api.types.is_numeric_dtype(column.dtype) or pd.api.types.is_bool_dtype(column.dtype):
+        return False
+    values = column.to_numpy(dtype=float, na_value=np.nan)
+    if not np.isfinite(values).all() or (values != np.round(values)).any():
+        return False
+    return bool((np.diff(values) > 0).all())

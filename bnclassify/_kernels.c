@@ -1,4 +1,4 @@
-/* One-pass kernels for wide integer tables (see bnclassify/_native.py, their only caller).
+/* One-pass kernels for wide integer tables and object columns (see bnclassify/_native.py, their only caller).
  *
  * numpy needs several full-size passes and temporaries for what these do in one
  * read of each cell: the per-column range and value set of an integer block,

@@ -2,10 +2,12 @@
 
 Passes that read every cell of a wide integer table: its per-column ranges and
 value sets (the kinds rule and the categories), its cast to column-major codes,
-and the counts of a tree's families; the symmetry check of a weight matrix;
-and the factorization of an object column (strings). numpy needs several full-size temporaries for each; the C kernels in
+and the counts of a tree's families; the symmetry check of a weight matrix; and
+the factorization of an object column (:func:`factorize_objects`). numpy needs
+several full-size temporaries for each integer pass; the C kernels in
 ``_kernels.c`` read each cell once and release the GIL, so the ranges, the cast
-and the counts are split over the cores. Both versions give identical results
+and the counts are split over the cores (the object pass holds the GIL: its
+cells are Python objects). Both versions give identical results
 (``tests/test_native.py``); ``COMPILED`` says which one runs. The extension is
 optional at install time: without a C compiler only speed differs.
 

@@ -496,7 +496,9 @@ static PyObject *is_symmetric(PyObject *self, PyObject *args) {
  * (pandas' CSV reader and numpy's fancy indexing share them), so an open-addressing table keyed
  * by the pointer replaces a hash and an equality test of every cell's value; the caller then
  * factorizes the few distinct objects by value (equal values held by different objects, missing
- * values). The GIL is held: the cells are Python objects. */
+ * values). When more than half the cells read so far hold new objects (past the first
+ * IDENTITY_MIN_OBJECTS), it gives up and returns None: the caller hashes every value instead.
+ * The GIL is held: the cells are Python objects. */
 static inline size_t pointer_slot(const void *p, size_t mask) {
     uint64_t h = (uint64_t)(uintptr_t)p >> 4; /* objects are 16-byte aligned */
     h *= 0x9E3779B97F4A7C15ULL;
@@ -521,6 +523,9 @@ static int grow_pointers(PyObject ***keys, int64_t **vals, size_t *mask) {
     *keys = k, *vals = v, *mask = m;
     return 0;
 }
+
+/* Distinct objects seen before factorize_objects may give up (see there). */
+#define IDENTITY_MIN_OBJECTS 4096
 
 static PyObject *factorize_objects(PyObject *self, PyObject *args) {
     PyObject *values_obj, *codes_obj;
@@ -558,6 +563,14 @@ static PyObject *factorize_objects(PyObject *self, PyObject *args) {
         size_t s = pointer_slot(o, mask);
         while (keys[s] && keys[s] != o) s = (s + 1) & mask;
         if (!keys[s]) {
+            if (count >= IDENTITY_MIN_OBJECTS && 2 * count > i) {
+                /* most cells are new objects (e.g. strings made one per cell): the table would
+                 * only add work to the caller's hashing of every value */
+                free(keys); free(vals);
+                Py_DECREF(distinct);
+                PyBuffer_Release(&v); PyBuffer_Release(&c);
+                Py_RETURN_NONE;
+            }
             if (PyList_Append(distinct, o) < 0) goto fail;
             keys[s] = o;
             vals[s] = count++;
@@ -596,7 +609,8 @@ static PyMethodDef methods[] = {
      "is_symmetric(matrix): whether a square float64 matrix equals its transpose exactly."},
     {"factorize_objects", factorize_objects, METH_VARARGS,
      "factorize_objects(values, codes): codes[i] = index of values[i]'s object among the distinct "
-     "objects (by identity, first appearance first), which are returned as a list."},
+     "objects (by identity, first appearance first), which are returned as a list; None when most "
+     "cells hold distinct objects (codes are then unset)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -285,8 +285,8 @@ def factorize_objects(values: np.ndarray):
     compiled version first numbers the cells by object identity (a pointer
     table: a string column repeats a few objects, and pandas hashes and
     compares every cell's value while holding the GIL), then lets pandas
-    factorize only the distinct objects. An unhashable value raises pandas'
-    ``TypeError``.
+    factorize only the distinct objects (or every cell, when most cells hold
+    their own object). An unhashable value raises pandas' ``TypeError``.
 
     Examples
     --------
@@ -300,6 +300,8 @@ def factorize_objects(values: np.ndarray):
         return pd.factorize(values)
     identity = np.empty(len(values), dtype=np.int64)
     distinct = _kernels.factorize_objects(values, identity)
+    if distinct is None:  # most cells hold their own object: nothing to gain over pandas
+        return pd.factorize(values)
     # fromiter keeps a tuple one element (an object array built from a list would unpack it)
     to_unique, uniques = pd.factorize(np.fromiter(distinct, dtype=object, count=len(distinct)))
     return to_unique[identity], uniques

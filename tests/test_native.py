@@ -373,6 +373,19 @@ def test_factorize_objects_meets_equal_values_of_distinct_objects(monkeypatch):
 
 
 @needs_extension
+@pytest.mark.parametrize("fresh_share", [0.1, 0.6, 1.0])
+def test_factorize_objects_with_many_distinct_objects(fresh_share, monkeypatch):
+    # past a few thousand objects, cells mostly holding their own object are left to pandas
+    monkeypatch.setattr(_native, "COMPILED", True)
+    rng = np.random.default_rng(2)
+    shared = np.array(["s0", "s1", None, "s2"], dtype=object)
+    values = shared[rng.integers(0, 4, 20_000)]
+    fresh = np.flatnonzero(rng.random(len(values)) < fresh_share)
+    values[fresh] = [f"s{k % 5000}" for k in fresh.tolist()]  # new objects, repeated values
+    factorized_alike(_native.factorize_objects(values), pd.factorize(values.copy()))
+
+
+@needs_extension
 def test_factorize_objects_keeps_pandas_errors(monkeypatch):
     monkeypatch.setattr(_native, "COMPILED", True)
     with pytest.raises(TypeError, match="unhashable type: 'list'"):

@@ -1,4 +1,4 @@
-/* One-pass kernels for wide integer tables (see bnclassify/_native.py, their only caller).
+/* One-pass kernels for wide integer tables and object columns (see bnclassify/_native.py, their only caller).
  *
  * numpy needs several full-size passes and temporaries for what these do in one
  * read of each cell: the per-column range and value set of an integer block,
@@ -11,6 +11,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* -- buffers ------------------------------------------------------------------------------- */
@@ -487,6 +488,111 @@ static PyObject *is_symmetric(PyObject *self, PyObject *args) {
     return PyBool_FromLong(equal);
 }
 
+/* -- factorize_objects ------------------------------------------------------------------------ */
+
+/* Codes by object identity for a 1-D object array: cell i gets the index of the first cell
+ * holding the same object (same pointer), counted in order of first appearance, and the
+ * distinct objects come back as a list. Most cells of a string column repeat a few objects
+ * (pandas' CSV reader and numpy's fancy indexing share them), so an open-addressing table keyed
+ * by the pointer replaces a hash and an equality test of every cell's value; the caller then
+ * factorizes the few distinct objects by value (equal values held by different objects, missing
+ * values). When more than half the cells read so far hold new objects (past the first
+ * IDENTITY_MIN_OBJECTS), it gives up and returns None: the caller hashes every value instead.
+ * The GIL is held: the cells are Python objects. */
+static inline size_t pointer_slot(const void *p, size_t mask) {
+    uint64_t h = (uint64_t)(uintptr_t)p >> 4; /* objects are 16-byte aligned */
+    h *= 0x9E3779B97F4A7C15ULL;
+    return (size_t)(h >> 32) & mask;
+}
+
+static int grow_pointers(PyObject ***keys, int64_t **vals, size_t *mask) {
+    size_t old = *mask + 1, size = old * 2, m = size - 1;
+    PyObject **k = (PyObject **)calloc(size, sizeof(PyObject *));
+    int64_t *v = (int64_t *)malloc(size * sizeof(int64_t));
+    if (!k || !v) { free(k); free(v); return -1; }
+    for (size_t i = 0; i < old; i++) {
+        PyObject *key = (*keys)[i];
+        if (!key) continue;
+        size_t s = pointer_slot(key, m);
+        while (k[s]) s = (s + 1) & m;
+        k[s] = key;
+        v[s] = (*vals)[i];
+    }
+    free(*keys);
+    free(*vals);
+    *keys = k, *vals = v, *mask = m;
+    return 0;
+}
+
+/* Distinct objects seen before factorize_objects may give up (see there). */
+#define IDENTITY_MIN_OBJECTS 4096
+
+static PyObject *factorize_objects(PyObject *self, PyObject *args) {
+    PyObject *values_obj, *codes_obj;
+    if (!PyArg_ParseTuple(args, "OO", &values_obj, &codes_obj)) return NULL;
+    Py_buffer v, c;
+    if (PyObject_GetBuffer(values_obj, &v, PyBUF_STRIDES | PyBUF_FORMAT) < 0) return NULL;
+    const char *f = native_format(v.format);
+    if (v.ndim != 1 || v.itemsize != sizeof(PyObject *) || !f || strcmp(f, "O") != 0) {
+        PyErr_SetString(PyExc_TypeError, "factorize_objects: values must be a 1-D object array");
+        PyBuffer_Release(&v);
+        return NULL;
+    }
+    if (get_1d(codes_obj, &c, 1, 8, "codes") < 0) { PyBuffer_Release(&v); return NULL; }
+    Py_ssize_t n = v.shape[0], s0 = v.strides[0];
+    if (c.shape[0] != n) {
+        PyErr_SetString(PyExc_ValueError, "factorize_objects: codes must have one item per value");
+        PyBuffer_Release(&v); PyBuffer_Release(&c);
+        return NULL;
+    }
+    PyObject *distinct = PyList_New(0);
+    size_t mask = 63;
+    PyObject **keys = (PyObject **)calloc(mask + 1, sizeof(PyObject *));
+    int64_t *vals = (int64_t *)malloc((mask + 1) * sizeof(int64_t));
+    if (!distinct || !keys || !vals) { PyErr_NoMemory(); goto fail; }
+    const char *base = (const char *)v.buf;
+    int64_t *codes = (int64_t *)c.buf, count = 0;
+    PyObject *last = NULL; /* runs of one object skip the table */
+    int64_t last_code = -1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *o = *(PyObject *const *)(base + i * s0);
+        if (!o) { /* an uninitialised cell of np.empty(object) reads as None in Python */
+            o = Py_None;
+        }
+        if (o == last) { codes[i] = last_code; continue; }
+        size_t s = pointer_slot(o, mask);
+        while (keys[s] && keys[s] != o) s = (s + 1) & mask;
+        if (!keys[s]) {
+            if (count >= IDENTITY_MIN_OBJECTS && 2 * count > i) {
+                /* most cells are new objects (e.g. strings made one per cell): the table would
+                 * only add work to the caller's hashing of every value */
+                free(keys); free(vals);
+                Py_DECREF(distinct);
+                PyBuffer_Release(&v); PyBuffer_Release(&c);
+                Py_RETURN_NONE;
+            }
+            if (PyList_Append(distinct, o) < 0) goto fail;
+            keys[s] = o;
+            vals[s] = count++;
+            if ((size_t)count * 2 > mask + 1) {
+                if (grow_pointers(&keys, &vals, &mask) < 0) { PyErr_NoMemory(); goto fail; }
+                s = pointer_slot(o, mask);
+                while (keys[s] != o) s = (s + 1) & mask;
+            }
+        }
+        last = o, last_code = vals[s];
+        codes[i] = last_code;
+    }
+    free(keys); free(vals);
+    PyBuffer_Release(&v); PyBuffer_Release(&c);
+    return distinct;
+fail:
+    free(keys); free(vals);
+    Py_XDECREF(distinct);
+    PyBuffer_Release(&v); PyBuffer_Release(&c);
+    return NULL;
+}
+
 /* -- module ---------------------------------------------------------------------------------- */
 
 static PyMethodDef methods[] = {
@@ -501,6 +607,10 @@ static PyMethodDef methods[] = {
      "count_families(codes, y, weights, child, parent, child_card, offsets, total, flat, e0, e1)."},
     {"is_symmetric", is_symmetric, METH_VARARGS,
      "is_symmetric(matrix): whether a square float64 matrix equals its transpose exactly."},
+    {"factorize_objects", factorize_objects, METH_VARARGS,
+     "factorize_objects(values, codes): codes[i] = index of values[i]'s object among the distinct "
+     "objects (by identity, first appearance first), which are returned as a list; None when most "
+     "cells hold distinct objects (codes are then unset)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -510,7 +620,7 @@ static struct PyModuleDef module = {
 
 /* Raised with every change of a kernel's arguments or results: _native.py refuses a stale build
  * (an optional build that fails leaves the previous library in place). */
-#define KERNELS_VERSION 5
+#define KERNELS_VERSION 6
 
 PyMODINIT_FUNC PyInit__kernels(void) {
     PyObject *m = PyModule_Create(&module);

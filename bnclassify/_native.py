@@ -2,10 +2,12 @@
 
 Passes that read every cell of a wide integer table: its per-column ranges and
 value sets (the kinds rule and the categories), its cast to column-major codes,
-and the counts of a tree's families; and the symmetry check of a weight
-matrix. numpy needs several full-size temporaries for each; the C kernels in
+and the counts of a tree's families; the symmetry check of a weight matrix; and
+the factorization of an object column (:func:`factorize_objects`). numpy needs
+several full-size temporaries for each integer pass; the C kernels in
 ``_kernels.c`` read each cell once and release the GIL, so the ranges, the cast
-and the counts are split over the cores. Both versions give identical results
+and the counts are split over the cores (the object pass holds the GIL: its
+cells are Python objects). Both versions give identical results
 (``tests/test_native.py``); ``COMPILED`` says which one runs. The extension is
 optional at install time: without a C compiler only speed differs.
 
@@ -33,10 +35,11 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
+import pandas as pd
 import threadpoolctl
 
 #: The kernels' interface this module calls (``KERNELS_VERSION`` in ``_kernels.c``).
-KERNELS_VERSION = 5
+KERNELS_VERSION = 6
 
 try:
     from . import _kernels
@@ -270,6 +273,38 @@ def column_major(block: np.ndarray, dtype) -> np.ndarray:
     for start in range(0, len(block), step):
         out[start : start + step] = block[start : start + step]  # cache-sized transposes
     return out
+
+
+# -- object columns ------------------------------------------------------------------------------
+def factorize_objects(values: np.ndarray):
+    """``pd.factorize(values)`` of a 1-D object array: ``(codes, uniques)``.
+
+    Codes number the distinct values in order of first appearance; a missing
+    cell (None, NaN, ``pd.NA``, ``NaT``) is -1, and equal values held by
+    different objects share a code, all exactly as pandas has them. The
+    compiled version first numbers the cells by object identity (a pointer
+    table: a string column repeats a few objects, and pandas hashes and
+    compares every cell's value while holding the GIL), then lets pandas
+    factorize only the distinct objects (or every cell, when most cells hold
+    their own object). An unhashable value raises pandas' ``TypeError``.
+
+    Examples
+    --------
+    >>> codes, uniques = factorize_objects(np.array(["b", "a", None, "b"], dtype=object))
+    >>> codes.tolist(), uniques.tolist()
+    ([0, 1, -1, 0], ['b', 'a'])
+    """
+    if not (COMPILED and isinstance(values, np.ndarray) and values.ndim == 1):
+        return pd.factorize(values)
+    if values.dtype != object:
+        return pd.factorize(values)
+    identity = np.empty(len(values), dtype=np.int64)
+    distinct = _kernels.factorize_objects(values, identity)
+    if distinct is None:  # most cells hold their own object: nothing to gain over pandas
+        return pd.factorize(values)
+    # fromiter keeps a tuple one element (an object array built from a list would unpack it)
+    to_unique, uniques = pd.factorize(np.fromiter(distinct, dtype=object, count=len(distinct)))
+    return to_unique[identity], uniques
 
 
 # -- family counts -------------------------------------------------------------------------------

@@ -141,7 +141,7 @@ def explain(
     n_permutations : int, default=128
         Feature orders sampled per row (rounded up to an even number: each order
         is paired with its reverse) when the game is estimated by sampling; at
-        most :data:`MAX_PERMUTATIONS` (100,000).
+        most ``MAX_PERMUTATIONS`` (100,000).
     random_state : int, numpy Generator or None, default=None
         Seed of the permutation sampling.
 

@@ -5,11 +5,13 @@ import threading
 import time
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bnclassify import TAN, SimplerTAN, _native
+from bnclassify import TAN, NaiveBayes, SimplerTAN, _native
+from bnclassify.data.encoding import factorize_column
 from bnclassify.datasets import make_tree_classification
 
 INT_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32"]
@@ -293,3 +295,121 @@ def test_fit_leaves_the_garbage_collector_alone(monkeypatch):
     TAN().fit(X, y)
     TAN().partial_fit(X, y, classes=np.unique(y))
     assert seen == [True, True, True] and gc.isenabled()
+
+
+# -- object columns --------------------------------------------------------------------------------
+def object_pool():
+    """Cells of object columns: pandas' missing values, numbers that compare equal across types,
+    tuples, and equal strings held by distinct objects (joined at run time, not interned)."""
+    return [
+        "a",
+        "".join(["a"]),
+        "".join(["b", "c"]),
+        "".join(["b", "c"]),
+        "",
+        None,
+        np.nan,
+        float("nan"),
+        pd.NA,
+        pd.NaT,
+        1,
+        1.0,
+        True,
+        False,
+        0,
+        2.5,
+        np.float64(2.5),
+        (1, "a"),
+        (1, "a"),
+        ("x",),
+    ]
+
+
+def object_values(picks, step):
+    """An object array of ``object_pool()`` cells, as a view taking every ``step``-th cell."""
+    pool = object_pool()
+    values = np.empty(len(picks) * abs(step), dtype=object)
+    view = values[::step]  # a negative step reads the buffer backwards
+    for k, pick in enumerate(picks):  # one cell at a time: a tuple stays one cell
+        view[k] = pool[pick]
+    return view
+
+
+def factorized_alike(got, expected):
+    (codes, uniques), (codes_pd, uniques_pd) = got, expected
+    assert codes.dtype == codes_pd.dtype and codes.tolist() == codes_pd.tolist()
+    assert uniques.dtype == uniques_pd.dtype
+    # the same first-appearing objects (1, 1.0 and True are one value: the first one stays)
+    assert [type(u) for u in uniques] == [type(u) for u in uniques_pd]
+    assert uniques.tolist() == uniques_pd.tolist()
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.integers(0, len(object_pool()) - 1), max_size=60),
+    st.sampled_from([1, 2, 3, -1]),
+    st.booleans(),
+)
+def test_factorize_objects_equals_pandas(picks, step, compiled):
+    values = object_values(picks, step)
+    expected = pd.factorize(values.copy())
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_native, "COMPILED", compiled and _native.COMPILED)
+        got = _native.factorize_objects(values)
+    factorized_alike(got, expected)
+
+
+@needs_extension
+def test_factorize_objects_meets_equal_values_of_distinct_objects(monkeypatch):
+    monkeypatch.setattr(_native, "COMPILED", True)
+    a, b = "".join(["s", "1"]), "".join(["s", "1"])
+    assert a is not b
+    values = np.array([a, None, b, float("nan"), float("nan"), pd.NA, a, "s0"], dtype=object)
+    codes, uniques = _native.factorize_objects(values)
+    assert codes.tolist() == [0, -1, 0, -1, -1, -1, 0, 1]
+    assert uniques.tolist() == ["s1", "s0"]
+    empty_codes, empty_uniques = _native.factorize_objects(np.empty(0, dtype=object))
+    assert len(empty_codes) == 0 and len(empty_uniques) == 0
+
+
+@needs_extension
+@pytest.mark.parametrize("fresh_share", [0.1, 0.6, 1.0])
+def test_factorize_objects_with_many_distinct_objects(fresh_share, monkeypatch):
+    # past a few thousand objects, cells mostly holding their own object are left to pandas
+    monkeypatch.setattr(_native, "COMPILED", True)
+    rng = np.random.default_rng(2)
+    shared = np.array(["s0", "s1", None, "s2"], dtype=object)
+    values = shared[rng.integers(0, 4, 20_000)]
+    fresh = np.flatnonzero(rng.random(len(values)) < fresh_share)
+    values[fresh] = [f"s{k % 5000}" for k in fresh.tolist()]  # new objects, repeated values
+    factorized_alike(_native.factorize_objects(values), pd.factorize(values.copy()))
+
+
+@needs_extension
+def test_factorize_objects_keeps_pandas_errors(monkeypatch):
+    monkeypatch.setattr(_native, "COMPILED", True)
+    with pytest.raises(TypeError, match="unhashable type: 'list'"):
+        _native.factorize_objects(np.array(["a", [1], "b"], dtype=object))
+    column = pd.Series(["a", [1], {"k": 2}], dtype=object, name="bad")
+    with pytest.raises(TypeError, match="Column 'bad' holds list cells"):
+        factorize_column(column)
+    with pytest.raises(TypeError, match="1-D object array"):
+        _native._kernels.factorize_objects(np.zeros(3), np.empty(3, dtype=np.int64))
+
+
+@needs_extension
+@pytest.mark.parametrize("model", [TAN, NaiveBayes])
+def test_object_string_models_are_identical_with_and_without_the_kernels(model, monkeypatch):
+    X, y = make_tree_classification(500, 8, n_categories=4, n_classes=3, random_state=5)
+    rng = np.random.default_rng(1)
+    # fancy indexing shares four string objects over the column; f-strings make one per cell
+    labels = np.array(["s0", "s1", "s2", "s3"], dtype=object)
+    columns = {f"x{i}": labels[np.asarray(X)[:, i]] for i in range(4)}
+    columns.update({f"x{i}": [f"s{v}" for v in np.asarray(X)[:, i]] for i in range(4, 8)})
+    frame = pd.DataFrame({k: pd.Series(v, dtype=object) for k, v in columns.items()})
+    frame = frame.mask(rng.random(frame.shape) < 0.05, None)
+    compiled = model().fit(frame, y)
+    monkeypatch.setattr(_native, "COMPILED", False)
+    plain = model().fit(frame, y)
+    assert [list(c) for c in compiled.categories_] == [list(c) for c in plain.categories_]
+    np.testing.assert_array_equal(compiled.predict_proba(frame), plain.predict_proba(frame))

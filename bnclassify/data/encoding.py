@@ -21,6 +21,7 @@ from .._native import (
     column_major,
     column_ranges,
     cpu_count,
+    factorize_objects,
     thread_limit,
     value_bits,
 )
@@ -192,7 +193,8 @@ def factorize_column(column: pd.Series) -> _Factorized:
 
     pandas Categorical: its codes, into its declared categories. Arrow-backed
     text: pyarrow's ``dictionary_encode`` on the chunks (no Python string per
-    cell). Anything else (object columns): ``pd.factorize``.
+    cell). Object columns: ``factorize_objects`` (``pd.factorize``, compiled when the
+    extension is). Anything else: ``pd.factorize``.
     """
     dtype = column.dtype
     if isinstance(dtype, pd.CategoricalDtype):
@@ -203,7 +205,10 @@ def factorize_column(column: pd.Series) -> _Factorized:
         return _factorize_arrow(data)
     plain_object = isinstance(dtype, np.dtype) and dtype.kind == "O"
     try:  # hashability is checked only on failure: a check per cell would double the work
-        indices, uniques = pd.factorize(column.to_numpy() if plain_object else column)
+        if plain_object:
+            indices, uniques = factorize_objects(column.to_numpy())
+        else:
+            indices, uniques = pd.factorize(column)
     except TypeError:
         raise _unhashable_error(column) from None
     return _Factorized(_uniques_array(uniques), [(indices, None)])

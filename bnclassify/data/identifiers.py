@@ -63,8 +63,8 @@ def identifier_columns(frame: pd.DataFrame, n_distinct=None) -> dict:
         ``index``, or empty) whose values increase strictly down the rows (the
         full table's 0..n-1, or any subset of its rows in order). An
         *identifier* is a text (object, string or categorical) column of at
-        least :data:`IDENTIFIER_MIN_ROWS` rows whose observed cells hold at
-        least :data:`IDENTIFIER_SHARE` distinct values per cell, not all of them
+        least ``IDENTIFIER_MIN_ROWS`` rows whose observed cells hold at
+        least ``IDENTIFIER_SHARE`` distinct values per cell, not all of them
         numbers. Numeric columns (and numbers read as text) are never called
         identifiers: many distinct numbers are what a continuous feature has.
     """

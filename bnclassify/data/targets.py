@@ -21,7 +21,7 @@ def encode_target(y, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
     a class absent from a training fold then still gets a smoothed prior
     instead of probability 0 on the test fold.
 
-    The labels are coded by hashing, as a feature column is (:func:`factorize_column`:
+    The labels are coded by hashing, as a feature column is (``factorize_column``:
     a Categorical's own codes, pyarrow's dictionary encoding of Arrow-backed
     text, ``pd.factorize`` otherwise); only the distinct labels are sorted and
     checked (mixed types, scikit-learn's target type), and missing labels are

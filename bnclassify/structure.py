@@ -7,6 +7,7 @@ added last, so every builder here is a plain function over graphs.
 
 from __future__ import annotations
 
+import functools
 import re
 
 import networkx as nx
@@ -398,15 +399,19 @@ def name_order(features) -> list:
     >>> name_order(["block10", "age", "block2"])
     [1, 2, 0]
     """
-    features = list(features)
+    return list(_name_order(tuple(features)))
 
+
+@functools.lru_cache(maxsize=16)
+def _name_order(features: tuple) -> tuple:
+    # one fit asks for its columns' order several times (root, ties, orientation)
     def key(k):
         name = features[k]
         chunks = re.split(r"(\d+)", str(name))  # text, number, text, ...: aligned types
         natural = tuple(int(c) if i % 2 else c for i, c in enumerate(chunks))
         return natural, type(name).__name__, repr(name)
 
-    return sorted(range(len(features)), key=key)
+    return tuple(sorted(range(len(features)), key=key))
 
 
 def in_table_order(graph, features):

@@ -355,10 +355,11 @@ class TreeAugmented(BayesNetClassifier):
 def _sorted_by_name(schema):
     """The schema's names, ``discrete`` and ``structural`` flags in :func:`name_order`."""
     order = name_order(schema.names)
+    discrete, structural = schema.discrete, schema.structural  # each built once
     return (
         [schema.names[k] for k in order],
-        [schema.discrete[k] for k in order],
-        [schema.structural[k] for k in order],
+        discrete[order].tolist(),
+        structural[order].tolist(),
     )
 
 

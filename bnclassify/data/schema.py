@@ -187,12 +187,23 @@ class TableSchema:
 
     @property
     def discrete(self) -> np.ndarray:
-        return np.array([kind_of(s).discrete for s in self.nodes_by_column], dtype=bool)
+        """Whether each column takes codes (True) or numbers."""
+        return self._flags()[0].copy()
 
     @property
     def structural(self) -> np.ndarray:
         """Whether each column may take part in a learned structure."""
-        return np.array([kind_of(s).structural for s in self.nodes_by_column], dtype=bool)
+        return self._flags()[1].copy()
+
+    def _flags(self):
+        # read by every layer of a fit: built once per schema (its nodes never change)
+        flags = self.__dict__.get("_flag_cache")
+        if flags is None or flags[2] is not self.nodes_by_column:
+            kinds = [kind_of(s) for s in self.nodes_by_column]
+            discrete = np.array([k.discrete for k in kinds], dtype=bool)
+            structural = np.array([k.structural for k in kinds], dtype=bool)
+            flags = self.__dict__["_flag_cache"] = (discrete, structural, self.nodes_by_column)
+        return flags
 
     @property
     def cards(self) -> np.ndarray:

@@ -36,18 +36,31 @@ exactly, as for any fitted network.
 from __future__ import annotations
 
 import numbers
+from functools import cache
 
 import numpy as np
 from scipy.optimize import minimize
 from scipy.special import logsumexp
+from threadpoolctl import ThreadpoolController
 
 from .factors import Categorical
 from .network import FittedNetwork
+from .validation import Interval, Options
 
 #: Default strength of the L2 pull towards the generative log tables (nats per squared log-unit).
 DEFAULT_L2 = 10.0
 
+#: The strengths ``l2="cv"`` chooses from by inner cross-validation (:func:`cross_validated_l2`).
+L2_GRID = (0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
+
+#: Inner stratified folds of ``l2="cv"``, dealt with this seed (the choice is deterministic).
+L2_FOLDS = 3
+L2_SEED = 0
+
 OBJECTIVES = ("joint", "conditional")
+
+#: What an estimator's ``l2`` may be: a strength >= 0, or ``"cv"`` (chosen by inner CV).
+L2 = [Interval(numbers.Real, 0, None, closed="left"), Options({"cv"})]
 
 
 def check_objective(objective) -> str:
@@ -70,7 +83,13 @@ def _check_l2(l2) -> float:
 
 
 def conditional_network(
-    network: FittedNetwork, codes, values, y, sample_weight=None, l2=DEFAULT_L2, names=None
+    network: FittedNetwork,
+    codes,
+    values,
+    y,
+    sample_weight=None,
+    l2=DEFAULT_L2,
+    names=None,
 ) -> FittedNetwork:
     """``network`` with its categorical tables refined for the conditional log-likelihood.
 
@@ -86,7 +105,8 @@ def conditional_network(
         Class codes.
     sample_weight : ndarray of shape (n_rows,), optional
     l2 : float, default=DEFAULT_L2
-        Strength of the pull towards the generative log tables.
+        Strength of the pull towards the generative log tables (see
+        :func:`cross_validated_l2` to choose it).
     names : list of str, optional
         Column names (for the new nodes' ``columns_``).
 
@@ -111,81 +131,190 @@ def conditional_network(
     >>> bool(cll(refined) > cll(model.compiled_))
     True
     """
-    l2 = _check_l2(l2)
-    codes = np.asarray(codes)
-    y = np.asarray(y, dtype=np.intp)
-    n, C = len(y), network.n_classes
-    names = names or [f"x{j}" for j in range(network.n_features)]
-    w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
-    tables, families, offset = [], [], np.zeros((n, C))
-    for factor in network.factors:
-        if factor.kind == "categorical":
-            (child,) = factor.column_positions
-            family = [*factor.discrete_parent_positions, child]
-            table = factor.log_table_
-            block = codes[:, family]
-            seen = (block >= 0).all(axis=1)
-            index = np.ravel_multi_index(
-                tuple(np.where(seen[:, None], block, 0).T), table.shape[1:]
-            )
-            tables.append(table)
-            families.append((child, tuple(factor.discrete_parent_positions), index, seen))
-        else:
-            terms = factor.log_terms(codes, values)
-            offset += np.where(np.isfinite(terms), terms, 0.0)
-    forest = network.is_forest
-    start = [network.log_prior, *tables]
-    sizes = [t.size for t in start]
-    anchor = np.concatenate([t.ravel() for t in start])
-    target = np.zeros((n, C))
-    target[np.arange(n), y] = 1.0
-    class_of_cell = [np.arange(C)[:, None] * (t.size // C) for t in tables]
+    problem = _Problem(network, codes, values, y, sample_weight)
+    return problem.network(problem.solve(_check_l2(l2)), names)
 
-    def unpack(theta):
-        parts = np.split(theta, np.cumsum(sizes)[:-1])
-        return [p.reshape(t.shape) for p, t in zip(parts, start, strict=True)]
 
-    def objective(theta):
-        prior, *betas = unpack(theta)
+def cross_validated_l2(codes, values, y, folds, fit_fold, sample_weight=None, grid=L2_GRID):
+    """The ``l2`` of ``grid`` whose refined networks predict the held-out inner folds best.
+
+    For each inner fold the generative network is refitted on the other folds
+    (``fit_fold``), refined at every strength of ``grid`` from the strongest pull
+    to the weakest (each L-BFGS run starts at the previous optimum), and scored by
+    the conditional log-likelihood of the fold's rows; the strength with the best
+    total wins, ties going to the stronger pull. Only the rows given are read, so
+    with the training rows of an outer split no test row is seen.
+
+    Parameters
+    ----------
+    codes : ndarray of shape (n_rows, n_features)
+    values : ndarray of shape (n_rows, n_features) or None
+        As in :func:`conditional_network`.
+    y : ndarray of shape (n_rows,)
+        Class codes.
+    folds : ndarray of shape (n_rows,)
+        The inner fold of every row (``0 .. k-1``).
+    fit_fold : callable
+        ``fit_fold(rows)``: the generative :class:`~bnclassify.network.FittedNetwork`
+        of the same structure fitted to the rows ``rows`` (positions) only.
+    sample_weight : ndarray of shape (n_rows,), optional
+    grid : sequence of float, default=L2_GRID
+
+    Returns
+    -------
+    l2 : float
+        The chosen strength.
+    scores : ndarray of shape (len(grid),)
+        The inner-CV conditional log-likelihood (nats, summed over folds) of each.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bnclassify import TAN
+    >>> from bnclassify.datasets import load_car
+    >>> from bnclassify.network import fit_network
+    >>> from bnclassify.stats import training_statistics
+    >>> X, y = load_car(return_X_y=True)
+    >>> model = TAN().fit(X, y)
+    >>> codes, values = model.encode(X)
+    >>> labels = np.searchsorted(model.classes_, y)
+    >>> folds = np.arange(len(y)) % 3
+    >>> def fit_fold(rows):
+    ...     schema, _, stats = training_statistics(X.iloc[rows], y.iloc[rows])
+    ...     return fit_network(stats, schema, model.compiled_.parents, 1.0)
+    >>> l2, scores = cross_validated_l2(codes, values, labels, folds, fit_fold)
+    >>> l2 in L2_GRID, scores.shape
+    (True, (7,))
+    """
+    grid = [_check_l2(g) for g in grid]
+    if not grid:
+        raise ValueError("grid must hold at least one l2 strength.")
+    codes, y, folds = np.asarray(codes), np.asarray(y, dtype=np.intp), np.asarray(folds)
+    w = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    order = np.argsort(grid, kind="stable")[::-1]  # strongest pull first: warm starts
+    scores = np.zeros(len(grid))
+    for k in np.unique(folds):
+        held = folds == k
+        train = np.flatnonzero(~held)
+        if not len(train):
+            continue
+        problem = _Problem(fit_fold(train), codes[train], _rows(values, train), y[train], w[train])
+        test_codes, test_values = codes[held], _rows(values, held)
+        rows = np.arange(int(held.sum()))
+        theta = None
+        for g in order:
+            theta = problem.solve(grid[g], theta)
+            joint = problem.network(theta).joint_log_likelihood(test_codes, test_values)
+            log_post = joint - logsumexp(joint, axis=1, keepdims=True)
+            scores[g] += float(w[held] @ log_post[rows, y[held]])
+    best = order[int(np.argmax(scores[order]))]  # the first maximum: the strongest pull
+    return grid[best], scores
+
+
+@cache
+def _blas_controller() -> ThreadpoolController:
+    return ThreadpoolController()  # scans the loaded BLAS libraries once
+
+
+def _rows(values, rows):
+    return None if values is None else values[rows]
+
+
+class _Problem:
+    """The conditional log-likelihood of some rows as a function of the network's weights."""
+
+    def __init__(self, network, codes, values, y, sample_weight=None):
+        codes = np.asarray(codes)
+        self.y = y = np.asarray(y, dtype=np.intp)
+        self.n = n = len(y)
+        self.C = C = network.n_classes
+        self.w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+        self.source = network
+        tables, self.families, self.offset = [], [], np.zeros((n, C))
+        for factor in network.factors:
+            if factor.kind == "categorical":
+                (child,) = factor.column_positions
+                family = [*factor.discrete_parent_positions, child]
+                table = factor.log_table_
+                block = codes[:, family]
+                seen = (block >= 0).all(axis=1)
+                index = np.ravel_multi_index(
+                    tuple(np.where(seen[:, None], block, 0).T), table.shape[1:]
+                )
+                tables.append(table)
+                self.families.append((child, tuple(factor.discrete_parent_positions), index, seen))
+            else:
+                terms = factor.log_terms(codes, values)
+                self.offset += np.where(np.isfinite(terms), terms, 0.0)
+        self.forest = network.is_forest
+        self.start = [network.log_prior, *tables]
+        self.sizes = [t.size for t in self.start]
+        self.anchor = np.concatenate([t.ravel() for t in self.start])
+        self.target = np.zeros((n, C))
+        self.target[np.arange(n), y] = 1.0
+        self.class_of_cell = [np.arange(C)[:, None] * (t.size // C) for t in tables]
+
+    def unpack(self, theta):
+        parts = np.split(theta, np.cumsum(self.sizes)[:-1])
+        return [p.reshape(t.shape) for p, t in zip(parts, self.start, strict=True)]
+
+    def objective(self, theta, l2):
+        n, y, w, forest = self.n, self.y, self.w, self.forest
+        prior, *betas = self.unpack(theta)
         logs = [b if forest else b - logsumexp(b, axis=-1, keepdims=True) for b in betas]
         log_prior = prior if forest else prior - logsumexp(prior)
-        score = offset + log_prior
-        for log_t, (_, _, index, seen) in zip(logs, families, strict=True):
-            flat = log_t.reshape(C, -1)
+        score = self.offset + log_prior
+        for log_t, (_, _, index, seen) in zip(logs, self.families, strict=True):
+            flat = log_t.reshape(self.C, -1)
             score += np.where(seen[:, None], flat[:, index].T, 0.0)
         log_post = score - logsumexp(score, axis=1, keepdims=True)
-        residual = (target - np.exp(log_post)) * w[:, None]
+        residual = (self.target - np.exp(log_post)) * w[:, None]
         value = float((w * log_post[np.arange(n), y]).sum())
         grads = [residual.sum(axis=0)]
-        for log_t, base, (_, _, index, seen) in zip(logs, class_of_cell, families, strict=True):
+        for log_t, base, (_, _, index, seen) in zip(
+            logs, self.class_of_cell, self.families, strict=True
+        ):
             cell = (base + index[seen][None, :]).T.ravel()  # (rows, C) -> class-major cells
             g = np.bincount(cell, residual[seen].ravel(), minlength=log_t.size).reshape(log_t.shape)
             if not forest:  # through the softmax of each row
                 g = g - np.exp(log_t) * g.sum(axis=-1, keepdims=True)
             grads.append(g)
         gradient = np.concatenate([g.ravel() for g in grads])
-        diff = theta - anchor
+        diff = theta - self.anchor
         return -(value - 0.5 * l2 * diff @ diff), -(gradient - l2 * diff)
 
-    result = minimize(objective, anchor.copy(), jac=True, method="L-BFGS-B")
-    prior, *betas = unpack(result.x)
-    if forest:
-        prior, betas = _renormalise(prior, betas, families, network.n_features)
-    else:
-        prior = prior - logsumexp(prior)
-        betas = [b - logsumexp(b, axis=-1, keepdims=True) for b in betas]
-    refined = iter(betas)
-    factors = []
-    for factor in network.factors:
-        if factor.kind == "categorical":
-            (child,) = factor.column_positions
-            table = next(refined)
-            factors.append(
-                Categorical.from_log_table(table, child, factor.discrete_parent_positions, names)
-            )
+    def solve(self, l2, start=None):
+        """The weights maximising the penalised objective, from ``start`` (the anchor)."""
+        x0 = self.anchor.copy() if start is None else start
+        # L-BFGS-B's steps are BLAS calls on a few hundred weights: extra BLAS threads only
+        # wait on each other (7x slower on two busy cores), so one thread for the run
+        with _blas_controller().limit(limits=1, user_api="blas"):
+            return minimize(self.objective, x0, args=(l2,), jac=True, method="L-BFGS-B").x
+
+    def network(self, theta, names=None):
+        """The fitted network of the weights ``theta``: proper CPTs, other nodes kept."""
+        network = self.source
+        names = names or [f"x{j}" for j in range(network.n_features)]
+        prior, *betas = self.unpack(theta)
+        if self.forest:
+            prior, betas = _renormalise(prior, betas, self.families, network.n_features)
         else:
-            factors.append(factor)
-    return FittedNetwork(prior, network.parents, factors)
+            prior = prior - logsumexp(prior)
+            betas = [b - logsumexp(b, axis=-1, keepdims=True) for b in betas]
+        refined = iter(betas)
+        factors = []
+        for factor in network.factors:
+            if factor.kind == "categorical":
+                (child,) = factor.column_positions
+                table = next(refined)
+                factors.append(
+                    Categorical.from_log_table(
+                        table, child, factor.discrete_parent_positions, names
+                    )
+                )
+            else:
+                factors.append(factor)
+        return FittedNetwork(prior, network.parents, factors)
 
 
 def _renormalise(prior, betas, families, n_features):

@@ -12,8 +12,10 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from bnclassify import KDB, TAN, NaiveBayes, SimplerTAN
 from bnclassify.datasets import load_car, load_p450, load_vote
-from bnclassify.discriminative import conditional_network
+from bnclassify.discriminative import L2_GRID, conditional_network, cross_validated_l2
 from bnclassify.io import dump, load
+from bnclassify.network import fit_network
+from bnclassify.stats import training_statistics
 
 
 def models(p450):
@@ -155,3 +157,58 @@ def test_bmatan_map_tree_with_conditional_parameters_through_simpler_tan():
     assert tan.conditional_log_likelihood(X, y) > SimplerTAN(shifted).fit(
         X, y
     ).conditional_log_likelihood(X, y)
+
+
+def held_out_cll(network, codes, values, labels):
+    return float(np.log(posteriors(network, codes, values))[np.arange(len(labels)), labels].sum())
+
+
+@pytest.mark.parametrize("load_set", [load_car, load_vote])
+def test_inner_cv_picks_the_strength_with_the_best_held_out_cll(load_set):
+    # each strength refitted from the joint start on each fold's training rows and scored on
+    # the fold (no warm start): the warm-started search must pick the same best strength
+    X, y = load_set(return_X_y=True)
+    model = TAN().fit(X, y)
+    codes, values = model.encode(X)
+    labels = np.searchsorted(model.classes_, y)
+    folds = np.random.default_rng(1).permutation(len(y)) % 3
+    seen = []
+
+    def fit_fold(rows):
+        seen.append(rows)
+        schema, _, stats = training_statistics(X.iloc[rows], y.iloc[rows])
+        return fit_network(stats, schema, model.compiled_.parents, 1.0)
+
+    grid = (0.1, 1.0, 10.0)
+    l2, scores = cross_validated_l2(codes, values, labels, folds, fit_fold, grid=grid)
+    for k, rows in enumerate(seen):  # a fold's network never saw the fold
+        assert not np.isin(rows, np.flatnonzero(folds == k)).any()
+    expected = np.zeros(len(grid))
+    for k, rows in enumerate(list(seen)):
+        held = folds == k
+        net = fit_fold(rows)
+        for g, strength in enumerate(grid):
+            refined = conditional_network(net, codes[rows], None, labels[rows], l2=strength)
+            expected[g] += held_out_cll(refined, codes[held], None, labels[held])
+    np.testing.assert_allclose(scores, expected, rtol=1e-4)
+    assert l2 == grid[int(np.argmax(expected))]
+
+
+def test_l2_cv_is_deterministic_reads_only_training_rows_and_is_saved():
+    X, y = load_car(return_X_y=True)
+    a = TAN(objective="conditional", l2="cv").fit(X, y)
+    b = TAN(objective="conditional", l2="cv").fit(X, y)
+    assert a.l2_ == b.l2_ and a.l2_ in L2_GRID
+    np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
+    fixed = TAN(objective="conditional", l2=a.l2_).fit(X, y)  # the same fit at that strength
+    np.testing.assert_allclose(fixed.predict_proba(X), a.predict_proba(X), atol=1e-12)
+    again = load(dump(a, os.path.join(tempfile.mkdtemp(), "tan.bnc")))
+    assert again.l2_ == a.l2_ and again.l2 == "cv"
+    assert not hasattr(TAN(l2="cv").fit(X, y), "l2_")  # the joint fit uses no strength
+
+
+@pytest.mark.parametrize("bad", [-1.0, "auto", np.inf, True])
+def test_a_bad_l2_is_refused_by_name(bad):
+    X, y = load_car(return_X_y=True)
+    with pytest.raises(ValueError, match="l2"):
+        NaiveBayes(objective="conditional", l2=bad).fit(X, y)

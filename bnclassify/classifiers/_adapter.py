@@ -13,9 +13,18 @@ import copy
 
 import numpy as np
 
-from ..discriminative import check_objective, conditional_network
+from ..discriminative import (
+    DEFAULT_L2,
+    L2_FOLDS,
+    L2_SEED,
+    check_objective,
+    conditional_network,
+    cross_validated_l2,
+)
 from ..factors import Categorical
+from ..network import fit_network
 from ..stats import TrainingCounts, training_statistics
+from ._search import stratified_folds
 
 #: Kinds a wrapper search can score: categorical nodes, and continuous ones by class only.
 SEARCHABLE_KINDS = ("categorical", "gaussian", "lognormal")
@@ -126,14 +135,48 @@ def replace_table(model, column, log_table):
 def apply_objective(model, counts):
     """Refine ``model.compiled_`` for the conditional likelihood when it asks for it.
 
-    Reads ``model.objective`` (absent: ``"joint"``, nothing to do).
+    Reads ``model.objective`` (absent: ``"joint"``, nothing to do) and ``model.l2``
+    (absent: :data:`~bnclassify.discriminative.DEFAULT_L2`; ``"cv"``: chosen by
+    inner CV on the training rows, each inner fold's network refitted on the same
+    structure); sets ``model.l2_``, the strength used.
     """
+    model.__dict__.pop("l2_", None)  # a refit's, not an earlier fit's
     if check_objective(getattr(model, "objective", "joint")) == "joint":
         return
     codes, y, weights = training_rows(counts, 'objective="conditional"')
     values = counts.values
     if values is not None:  # the counts hold them divided by 2**exponents; factors read data
         values = np.ldexp(values, counts.exponents)
+    l2 = getattr(model, "l2", DEFAULT_L2)
+    if l2 == "cv":
+        l2 = _inner_cv_l2(model, counts, codes, values, y, weights)
+    model.l2_ = float(l2)
     model.compiled_ = conditional_network(
-        model.compiled_, codes, values, y, weights, names=model.schema_.names
+        model.compiled_, codes, values, y, weights, l2=l2, names=model.schema_.names
     )
+
+
+def _inner_cv_l2(model, counts, codes, values, y, weights):
+    """``l2`` by :func:`~bnclassify.discriminative.cross_validated_l2` on the training rows."""
+    n_folds = min(L2_FOLDS, len(y))
+    if n_folds < 2:  # one row: nothing to hold out
+        return DEFAULT_L2
+    folds = stratified_folds(y, n_folds, np.random.default_rng(L2_SEED))
+    parents, schema, alpha = model.compiled_.parents, model.schema_, float(model.alpha)
+
+    def fit_fold(rows):
+        fold = TrainingCounts(
+            counts.codes[rows],
+            counts.y[rows],
+            counts.cards,
+            counts.n_classes,
+            values=None if counts.values is None else counts.values[rows],
+            discrete=counts.discrete,
+            log_variance_scale=counts.log_variance_scale,
+            weights=None if counts.weights is None else counts.weights[rows],
+            exponents=counts.exponents,
+        )
+        return fit_network(fold, schema, parents, alpha)
+
+    l2, _ = cross_validated_l2(codes, values, y, folds, fit_fold, sample_weight=weights)
+    return l2

@@ -599,6 +599,7 @@ class BayesNetClassifier(
         "compiled_": "compiled_",
         "weights_": "weights_",
         "fit_times_": "fit_times_",
+        "l2_": "l2_",
     }
 
     def _check_state(self):

@@ -7,6 +7,7 @@ import numbers
 
 import numpy as np
 
+from ..discriminative import L2
 from ..exceptions import InvalidParameterError
 from ..stats import MAX_FAMILY_CELLS, StatisticsPlan
 from ..structure import kdb_feature_dag
@@ -56,6 +57,8 @@ class KDB(BayesNetClassifier):
         As in :class:`NaiveBayes`; with ``k >= 2`` each CPT row is refined as the
         softmax of its weights, a non-concave problem started from the joint fit
         (see :mod:`bnclassify.discriminative`).
+    l2 : float >= 0 or "cv", default="cv"
+        As in :class:`NaiveBayes`.
 
     Attributes
     ----------
@@ -83,13 +86,17 @@ class KDB(BayesNetClassifier):
         "k": [Interval(numbers.Integral, 0, None, closed="left")],
         "order": [ArrayLike("a list of feature names or positions"), None],
         "objective": [Options({"joint", "conditional"})],
+        "l2": L2,
     }
 
-    def __init__(self, k=1, alpha=1.0, order=None, handle_unknown="warn", objective="joint"):
+    def __init__(
+        self, k=1, alpha=1.0, order=None, handle_unknown="warn", objective="joint", l2="cv"
+    ):
         super().__init__(alpha=alpha, handle_unknown=handle_unknown)
         self.k = k
         self.order = order
         self.objective = objective
+        self.l2 = l2
 
     def statistics_plan(self, schema=None) -> StatisticsPlan:
         two = self.k >= 2

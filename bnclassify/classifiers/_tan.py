@@ -11,6 +11,7 @@ import pandas as pd
 from sklearn.utils.metaestimators import available_if
 
 from ..data import TableSchema
+from ..discriminative import L2
 from ..exceptions import InvalidParameterError
 from ..factors import DISTRIBUTIONS, Gaussian
 from ..network import FittedNetwork
@@ -72,6 +73,12 @@ class NaiveBayes(BayesNetClassifier):
         the conditional log-likelihood of the training rows, L2-regularised
         towards the joint estimates (see :mod:`bnclassify.discriminative`);
         other nodes keep their joint fit.
+    l2 : float >= 0 or "cv", default="cv"
+        With ``objective="conditional"``: the strength of the pull towards the
+        joint estimates, or ``"cv"`` to choose it from
+        :data:`~bnclassify.discriminative.L2_GRID` by inner stratified
+        cross-validation on the training rows
+        (:func:`~bnclassify.discriminative.cross_validated_l2`). Unused otherwise.
 
     Attributes
     ----------
@@ -100,6 +107,8 @@ class NaiveBayes(BayesNetClassifier):
         Seconds spent on ``weights``, ``structure`` and ``parameters``.
     feature_weights_ : ndarray of shape (n_features,)
         With a ``weighting``: each feature's weight (MANB: its arc's posterior).
+    l2_ : float
+        With ``objective="conditional"``: the strength used (the chosen one with ``l2="cv"``).
 
     Examples
     --------
@@ -131,6 +140,7 @@ class NaiveBayes(BayesNetClassifier):
             InstanceOf((AWNB, MANB, WANBIA), "an AWNB, MANB or WANBIA instance"),
         ],
         "objective": [Options({"joint", "conditional"})],
+        "l2": L2,
     }
 
     def __init__(
@@ -140,11 +150,13 @@ class NaiveBayes(BayesNetClassifier):
         distributions=None,
         weighting=None,
         objective="joint",
+        l2="cv",
     ):
         super().__init__(alpha=alpha, handle_unknown=handle_unknown)
         self.distributions = distributions
         self.weighting = weighting
         self.objective = objective
+        self.l2 = l2
 
     def _feature_dag(self, weights, features, counts):
         return empty_feature_graph(features)
@@ -292,15 +304,23 @@ class TreeAugmented(BayesNetClassifier):
         "root": [None, ROOT],
         "distributions": [DISTRIBUTIONS],
         "objective": [Options({"joint", "conditional"})],
+        "l2": L2,
     }
 
     def __init__(
-        self, alpha=1.0, root=None, handle_unknown="warn", distributions=None, objective="joint"
+        self,
+        alpha=1.0,
+        root=None,
+        handle_unknown="warn",
+        distributions=None,
+        objective="joint",
+        l2="cv",
     ):
         super().__init__(alpha=alpha, handle_unknown=handle_unknown)
         self.root = root
         self.distributions = distributions
         self.objective = objective
+        self.l2 = l2
 
     def tree_weights(self, stats, schema) -> pd.DataFrame:
         """The symmetric feature x feature weights whose maximum spanning tree is taken.
@@ -468,6 +488,8 @@ class TAN(TreeAugmented):
         As in :class:`NaiveBayes`: ``"conditional"`` refines the categorical
         tables for the conditional log-likelihood (a concave problem for a
         tree; see :mod:`bnclassify.discriminative`).
+    l2 : float >= 0 or "cv", default="cv"
+        As in :class:`NaiveBayes`.
 
     Attributes
     ----------
@@ -531,6 +553,7 @@ class TAN(TreeAugmented):
         handle_unknown="warn",
         distributions=None,
         objective="joint",
+        l2="cv",
     ):
         super().__init__(
             alpha=alpha,
@@ -538,6 +561,7 @@ class TAN(TreeAugmented):
             handle_unknown=handle_unknown,
             distributions=distributions,
             objective=objective,
+            l2=l2,
         )
         self.criterion = criterion
         self.contact_matrix = contact_matrix
@@ -584,6 +608,8 @@ class SimplerTAN(TreeAugmented):
         features follow :class:`TAN`'s rules.
     objective : {"joint", "conditional"}, default="joint"
         As in :class:`NaiveBayes`.
+    l2 : float >= 0 or "cv", default="cv"
+        As in :class:`NaiveBayes`.
 
     Attributes
     ----------
@@ -614,6 +640,7 @@ class SimplerTAN(TreeAugmented):
         handle_unknown="warn",
         distributions=None,
         objective="joint",
+        l2="cv",
     ):
         super().__init__(
             alpha=alpha,
@@ -621,6 +648,7 @@ class SimplerTAN(TreeAugmented):
             handle_unknown=handle_unknown,
             distributions=distributions,
             objective=objective,
+            l2=l2,
         )
         self.contact_matrix = contact_matrix
 

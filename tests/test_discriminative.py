@@ -6,9 +6,9 @@ import tempfile
 import numpy as np
 import pandas as pd
 import pytest
+from _checks import parametrize_with_checks
 from scipy.special import logsumexp
 from sklearn.datasets import load_iris
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from bnclassify import KDB, TAN, NaiveBayes, SimplerTAN
 from bnclassify.datasets import load_car, load_p450, load_vote
@@ -123,10 +123,19 @@ def test_missing_cells_are_summed_out_at_prediction():
     )
 
 
+def _chain(features):
+    """Contacts between neighbouring features only: a chain, whatever the data's width."""
+    m = len(features)
+    return np.eye(m, k=1) + np.eye(m, k=-1)
+
+
 @parametrize_with_checks(
     [
         NaiveBayes(objective="conditional"),
         TAN(objective="conditional"),
+        TAN(objective="conditional", l2=3.0),
+        SimplerTAN(contact_matrix=_chain, objective="conditional"),
+        KDB(k=1, objective="conditional"),
         KDB(k=2, objective="conditional"),
     ]
 )

@@ -109,13 +109,19 @@ def test_continuous_features_keep_weight_one():
         assert model.feature_weights_[0] == 1.0
 
 
-@pytest.mark.parametrize("weighting", ["awnb", "manb", "wanbia"])
+@pytest.mark.parametrize(
+    "weighting",
+    ["awnb", "manb", "wanbia", AWNB(trees=3, bootstrap=0.8, random_state=4), MANB(0.2), WANBIA()],
+)
 def test_weighted_models_save_and_load(weighting):
     X, y = load_car(return_X_y=True)
     model = NaiveBayes(weighting=weighting).fit(X, y)
     again = load(dump(model, os.path.join(tempfile.mkdtemp(), "nb.bnc")))
     assert np.array_equal(again.predict_proba(X), model.predict_proba(X))
     assert np.array_equal(again.feature_weights_, model.feature_weights_)
+    if not isinstance(weighting, str):  # the options come back as the same class and values
+        assert type(again.weighting) is type(weighting)
+        assert again.weighting.get_params() == weighting.get_params()
 
 
 def test_bad_weighting_names_itself():

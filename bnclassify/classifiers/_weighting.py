@@ -28,6 +28,7 @@ a continuous feature keeps weight 1.
 
 from __future__ import annotations
 
+import inspect
 import numbers
 
 import numpy as np
@@ -36,6 +37,7 @@ from scipy.special import gammaln, logsumexp
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils import check_random_state
 
+from ..state import StateError
 from ._adapter import categorical_tables, replace_table, training_rows
 
 WEIGHTINGS = ("awnb", "manb", "wanbia")
@@ -47,7 +49,29 @@ def _weighted(log_table, w):
     return scaled - logsumexp(scaled, axis=-1, keepdims=True)
 
 
-class AWNB:
+class _StoredOptions:
+    """A weighting's options as model files store them: its parameters, no fitted state."""
+
+    def get_params(self, deep=False) -> dict:
+        named = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+        parameters = inspect.signature(type(self)).parameters.values()
+        return {p.name: getattr(self, p.name) for p in parameters if p.kind in named}
+
+    def _get_state(self) -> dict:
+        return {}
+
+    @classmethod
+    def _from_state(cls, state, params=None):
+        if state:
+            raise StateError(f"{cls.__name__} has no state, the file gives {sorted(state)}.")
+        return cls(**(params or {}))
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"{type(self).__name__}({args})"
+
+
+class AWNB(_StoredOptions):
     """Attribute weights from bootstrapped decision trees (R's ``awnb``).
 
     Parameters
@@ -114,7 +138,7 @@ def _first_test_depths(tree, m) -> np.ndarray:
     return first
 
 
-class MANB:
+class MANB(_StoredOptions):
     """Model-averaged naive Bayes (R's ``manb_prior``).
 
     Parameters
@@ -163,7 +187,7 @@ class MANB:
         return np.log(w * np.exp(log_table) + (1 - w) * marginal)
 
 
-class WANBIA:
+class WANBIA(_StoredOptions):
     """Weights that maximise the conditional log-likelihood (R's ``wanbia``).
 
     Examples

@@ -17,15 +17,18 @@ import importlib
 
 from ..classifiers import (
     AODE,
+    AWNB,
     BMATAN,
     BSEJ,
     FSSJ,
     KDB,
     KDBHC,
+    MANB,
     SPODE,
     TAN,
     TANHC,
     TANHCSP,
+    WANBIA,
     EnsembleTAN,
     NaiveBayes,
     SignalSubgraphClassifier,
@@ -65,8 +68,9 @@ LAZY_ESTIMATORS: dict = {"StudyTAN": ("bnclassify.study", "StudyTAN")}
 #: Node models (factors), by class name.
 FACTORS: dict = {cls.__name__: cls for cls in KINDS.values()}
 
-#: The other classes a model file may hold inside an estimator, by name.
-PARTS: dict = {cls.__name__: cls for cls in (TableSchema, FittedNetwork)}
+#: The other classes a model file may hold inside an estimator, by name (naive Bayes'
+#: weighting options too: ``NaiveBayes(weighting=AWNB(trees=20))``).
+PARTS: dict = {cls.__name__: cls for cls in (TableSchema, FittedNetwork, AWNB, MANB, WANBIA)}
 
 
 def register(cls):

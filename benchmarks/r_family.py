@@ -30,11 +30,10 @@ from pathlib import Path
 
 import numpy as np
 from sklearn.model_selection import StratifiedKFold
-from sklearn.utils import check_random_state
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from _wrapper_reference import RefitScorer  # noqa: E402
+from _wrapper_reference import naive_search  # noqa: E402
 
 from bnclassify import (  # noqa: E402
     BSEJ,
@@ -48,7 +47,6 @@ from bnclassify import (  # noqa: E402
     NaiveBayes,
     SimplerTAN,
 )
-from bnclassify.classifiers._search import FoldScorer, greedy_search, stratified_folds  # noqa: E402
 from bnclassify.metrics import corrected_resampled_ttest, evaluate, study_cv  # noqa: E402
 from bnclassify.study import load_study_data  # noqa: E402
 
@@ -81,24 +79,6 @@ def accuracy_and_cll():
         }
         print(name, "done", flush=True)
     return out
-
-
-def naive_search(model, X, y):
-    """The wrapper's search with every candidate refitted from rows on every inner fold."""
-    labels, y_codes = np.unique(np.asarray(y), return_inverse=True)
-    folds = stratified_folds(y_codes, model.cv, check_random_state(model.random_state))
-    codes = np.column_stack([X[c].cat.codes.to_numpy() for c in X.columns])
-    cards = np.array([len(X[c].cat.categories) for c in X.columns])
-    fast = FoldScorer(codes, y_codes, cards, len(labels), folds, model.alpha)
-    slow = RefitScorer(X.reset_index(drop=True), np.asarray(y), folds, model.alpha, fast)
-    m = X.shape[1]
-    return greedy_search(
-        slow,
-        model.initial_structure(m),
-        model.candidate_moves(m, np.ones(m, bool)),
-        model.epsilon,
-        list(X.columns),
-    )
 
 
 def fit_times():
@@ -196,19 +176,24 @@ def main(argv=None):
         return 0
     results = json.loads(path.read_text()) if path.exists() else {}
     parts = args.parts.split(",")
-    if "times" in parts:
-        results["fit_times"] = fit_times()
-        path.write_text(json.dumps(results, indent=1))
-    if "study" in parts:
-        results["study_protocol"] = study_protocol()
-        path.write_text(json.dumps(results, indent=1))
-    if "cv" in parts:
-        results["stratified_cv"] = accuracy_and_cll()
-        path.write_text(json.dumps(results, indent=1))
-    if "l2" in parts:
-        results["l2_cv"] = l2_choice()
-        path.write_text(json.dumps(results, indent=1))
+    runs = {
+        "times": ("fit_times", fit_times),
+        "study": ("study_protocol", study_protocol),
+        "cv": ("stratified_cv", accuracy_and_cll),
+        "l2": ("l2_cv", l2_choice),
+    }
+    for part, (key, run) in runs.items():
+        if part in parts:
+            results[key] = run()
+            path.write_text(json.dumps(results, indent=1))  # each part kept as it finishes
     return 0
+
+
+def table(header, rows) -> list:
+    """Markdown lines of a table: ``header`` and ``rows`` are lists of cells."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return [*lines, ""]
 
 
 def markdown(results) -> str:
@@ -217,52 +202,48 @@ def markdown(results) -> str:
     cv = results.get("stratified_cv")
     if cv:
         models = list(next(iter(cv.values())))
-        lines += ["| model | " + " | ".join(cv) + " |", "|---|" + "---|" * len(cv)]
-        for model in models:
-            cells = [
-                f"{100 * cv[d][model]['accuracy']:.1f} / {cv[d][model]['cll']:.2f}" for d in cv
-            ]
-            lines.append(f"| {model} | " + " | ".join(cells) + " |")
-        lines.append("")
+        cell = "{:.1f} / {:.2f}".format
+        rows = [
+            [model, *(cell(100 * cv[d][model]["accuracy"], cv[d][model]["cll"]) for d in cv)]
+            for model in models
+        ]
+        lines += table(["model", *cv], rows)
     times = results.get("fit_times")
     if times:
-        lines += [
-            "| data, wrapper | candidates | fit (s) | naive search (s) | ratio | same path |",
-            "|---|---|---|---|---|---|",
+        header = ["data, wrapper", "candidates", "fit (s)", "naive search (s)", "ratio"]
+        rows = [
+            [
+                key,
+                t["candidates"],
+                f"{t['fit_s']:.3f}",
+                f"{t['naive_search_s']:.1f}",
+                f"{t['naive_search_s'] / t['fit_s']:.0f}x",
+                "yes" if t["same_path"] else "no",
+            ]
+            for key, t in times.items()
         ]
-        for key, t in times.items():
-            ratio = t["naive_search_s"] / t["fit_s"]
-            lines.append(
-                f"| {key} | {t['candidates']} | {t['fit_s']:.3f} | {t['naive_search_s']:.1f} "
-                f"| {ratio:.0f}x | {'yes' if t['same_path'] else 'no'} |"
-            )
-        lines.append("")
+        lines += table([*header, "same path"], rows)
     choice = results.get("l2_cv")
     if choice:
-        lines += [
-            '| data | chosen l2 | joint fit (s) | l2=10 fit (s) | l2="cv" fit (s) |',
-            "|---|---|---|---|---|",
+        header = ["data", "chosen l2", "joint fit (s)", "l2=10 fit (s)", 'l2="cv" fit (s)']
+        rows = [
+            [name, f"{r['chosen_l2']:g}"]
+            + [f"{r[k]:.3f}" for k in ("joint_fit_s", "fixed_10_fit_s", "cv_fit_s")]
+            for name, r in choice.items()
         ]
-        for name, r in choice.items():
-            lines.append(
-                f"| {name} | {r['chosen_l2']:g} | {r['joint_fit_s']:.3f} "
-                f"| {r['fixed_10_fit_s']:.3f} | {r['cv_fit_s']:.3f} |"
-            )
-        lines.append("")
-    study = results.get("study_protocol")
-    if study:
-        for name, rows in study.items():
-            lines += [
-                f"**{name}**",
-                "",
-                "| model | accuracy | CLL | t vs TAN | p |",
-                "|---|---|---|---|---|",
+        lines += table(header, rows)
+    for name, rows in (results.get("study_protocol") or {}).items():
+        body = [
+            [
+                model,
+                f"{v['accuracy']:.3f}",
+                f"{v['cll']:.2f}",
+                "" if v["t_vs_tan"] is None else f"{v['t_vs_tan']:.2f}",
+                "" if v["p_vs_tan"] is None else f"{v['p_vs_tan']:.3f}",
             ]
-            for model, v in rows.items():
-                t = "" if v["t_vs_tan"] is None else f"{v['t_vs_tan']:.2f}"
-                p = "" if v["p_vs_tan"] is None else f"{v['p_vs_tan']:.3f}"
-                lines.append(f"| {model} | {v['accuracy']:.3f} | {v['cll']:.2f} | {t} | {p} |")
-            lines.append("")
+            for model, v in rows.items()
+        ]
+        lines += [f"**{name}**", "", *table(["model", "accuracy", "CLL", "t vs TAN", "p"], body)]
     return "\n".join(lines)
 
 

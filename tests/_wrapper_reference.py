@@ -7,8 +7,10 @@ search (full minus fold counts, cached family terms, per-family deltas) replaces
 
 import networkx as nx
 import numpy as np
+from sklearn.utils import check_random_state
 
 from bnclassify import BayesNetClassifier
+from bnclassify.classifiers._search import FoldScorer, greedy_search, stratified_folds
 
 
 class FixedStructure(BayesNetClassifier):
@@ -58,3 +60,24 @@ class RefitScorer:
                 predicted = model.predict(self.X.loc[test, kept])
             accuracies.append(np.mean(predicted == self.y[test]))
         return float(np.mean(accuracies)), candidate.base
+
+
+def naive_search(model, X, y, epsilon=None):
+    """``model``'s search (a wrapper) with every candidate refitted from rows on every fold.
+
+    ``X`` all categorical; ``epsilon`` defaults to the model's. Returns the search result.
+    """
+    labels, y_codes = np.unique(np.asarray(y), return_inverse=True)
+    folds = stratified_folds(y_codes, model.cv, check_random_state(model.random_state))
+    codes = np.column_stack([X[c].cat.codes.to_numpy() for c in X.columns])
+    cards = np.array([len(X[c].cat.categories) for c in X.columns])
+    fast = FoldScorer(codes, y_codes, cards, len(labels), folds, model.alpha)
+    slow = RefitScorer(X.reset_index(drop=True), np.asarray(y), folds, model.alpha, fast)
+    m = X.shape[1]
+    return greedy_search(
+        slow,
+        model.initial_structure(m),
+        model.candidate_moves(m, np.ones(m, bool)),
+        model.epsilon if epsilon is None else epsilon,
+        list(X.columns),
+    )

@@ -44,6 +44,12 @@ def test_the_training_cll_improves_and_the_tables_stay_distributions(load_set):
             np.testing.assert_allclose(factor.table_.sum(axis=-1), 1.0)
 
 
+def fitted_and_encoded(model, X, y):
+    """``model`` fitted, and the training rows as its network reads them: codes, values, labels."""
+    model.fit(X, y)
+    return model, *model.encode(X), np.searchsorted(model.classes_, y)
+
+
 def posteriors(network, codes, values):
     joint = network.joint_log_likelihood(codes, values)
     return np.exp(joint - logsumexp(joint, axis=1, keepdims=True))
@@ -54,9 +60,7 @@ def test_without_regularisation_a_tree_matches_expected_and_observed_counts(make
     # the optimum of a log-linear model's likelihood: for every family cell and class,
     # sum_n P(c | x_n) 1[cell] = N(c, cell); renormalising into CPTs must keep it
     X, y = load_car(return_X_y=True)
-    model = make().fit(X, y)
-    codes, values = model.encode(X)
-    labels = np.searchsorted(model.classes_, y)
+    model, codes, values, labels = fitted_and_encoded(make(), X, y)
     refined = conditional_network(model.compiled_, codes, values, labels, l2=1e-9)
     proba = posteriors(refined, codes, values)
     onehot = np.eye(len(model.classes_))[labels]
@@ -75,9 +79,7 @@ def test_without_regularisation_a_tree_matches_expected_and_observed_counts(make
 
 def test_a_strong_pull_keeps_the_joint_parameters():
     X, y = load_p450(return_X_y=True)
-    model = TAN().fit(X, y)
-    codes, values = model.encode(X)
-    labels = np.searchsorted(model.classes_, y)
+    model, codes, values, labels = fitted_and_encoded(TAN(), X, y)
     refined = conditional_network(model.compiled_, codes, values, labels, l2=1e9)
     np.testing.assert_allclose(
         posteriors(refined, codes, values), model.predict_proba(X), atol=1e-5
@@ -177,9 +179,7 @@ def test_inner_cv_picks_the_strength_with_the_best_held_out_cll(load_set):
     # each strength refitted from the joint start on each fold's training rows and scored on
     # the fold (no warm start): the warm-started search must pick the same best strength
     X, y = load_set(return_X_y=True)
-    model = TAN().fit(X, y)
-    codes, values = model.encode(X)
-    labels = np.searchsorted(model.classes_, y)
+    model, codes, values, labels = fitted_and_encoded(TAN(), X, y)
     folds = np.random.default_rng(1).permutation(len(y)) % 3
     seen = []
 

@@ -6,37 +6,17 @@ import tempfile
 import numpy as np
 import pandas as pd
 import pytest
-from _wrapper_reference import RefitScorer
+from _wrapper_reference import naive_search
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sklearn.utils import check_random_state
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from bnclassify import BSEJ, FSSJ, KDBHC, TAN, TANHC, TANHCSP
-from bnclassify.classifiers._search import FoldScorer, greedy_search, stratified_folds
+from bnclassify.classifiers._search import stratified_folds
 from bnclassify.datasets import load_car, load_p450
 from bnclassify.io import dump, load
 
 WRAPPERS = [TANHC, TANHCSP, FSSJ, BSEJ, KDBHC]
-
-
-def reference_path(model, X, y, epsilon):
-    """The search path of ``model``'s moves when every candidate is refitted from rows."""
-    labels, y_codes = np.unique(np.asarray(y), return_inverse=True)
-    folds = stratified_folds(y_codes, model.cv, check_random_state(model.random_state))
-    codes = np.column_stack([X[c].cat.codes.to_numpy() for c in X.columns])
-    cards = np.array([len(X[c].cat.categories) for c in X.columns])
-    fast = FoldScorer(codes, y_codes, cards, len(labels), folds, model.alpha)
-    slow = RefitScorer(X.reset_index(drop=True), np.asarray(y), folds, model.alpha, fast)
-    m = X.shape[1]
-    result = greedy_search(
-        slow,
-        model.initial_structure(m),
-        model.candidate_moves(m, np.ones(m, bool)),
-        epsilon,
-        list(X.columns),
-    )
-    return result
 
 
 def small_tables():
@@ -56,7 +36,7 @@ def small_tables():
 def test_search_path_equals_a_refit_from_rows_per_candidate(cls, epsilon):
     for _, X, y in small_tables():
         model = cls(epsilon=epsilon, random_state=1).fit(X, y)
-        slow = reference_path(model, X, y, epsilon)
+        slow = naive_search(model, X, y, epsilon)
         assert [move for _, move, _ in slow.path] == list(model.search_path_.move)
         np.testing.assert_allclose(
             [score for _, _, score in slow.path], model.search_path_.score, rtol=0, atol=1e-12

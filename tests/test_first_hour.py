@@ -250,7 +250,10 @@ def test_short_and_display_names_select_the_same_model(name):
 
 
 def test_every_short_name_names_a_model():
+    from bnclassify.study.r_family import r_family_models
+
     models = cli.study_models(pd.DataFrame([[0.0]], index=["a"], columns=["a"]))
+    models.update(r_family_models())  # compare --r-family
     assert set(cli.SHORT_NAMES.values()) <= set(models)
     assert all(cli.model_key(key, models) == name for key, name in cli.SHORT_NAMES.items())
 

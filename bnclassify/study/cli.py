@@ -306,6 +306,15 @@ SHORT_NAMES = {
     "bma": "BMA TAN",
     "bma-contact": "BMA TAN (contact prior)",
     "bma-contact-s1": "BMA TAN (s = 1, contact prior)",
+    # --r-family: R's names (tan_hc, kdb-hc, nb-awnb, ...) work as they are; the class names too
+    "tanhc": "tan_hc",
+    "tanhcsp": "tan_hcsp",
+    "kdbhc": "kdb (hc)",
+    "awnb": "nb awnb",
+    "manb": "nb manb",
+    "wanbia": "nb wanbia",
+    "nb-cll": "NB (conditional)",
+    "tan-cll": "TAN (conditional)",
 }
 
 

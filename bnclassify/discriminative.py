@@ -7,10 +7,12 @@ refined to maximise the conditional log-likelihood of the training rows,
     sum_n w_n log P(c_n | x_n)  -  (l2 / 2) ||beta - beta_joint||^2,
 
 by L-BFGS (scipy), starting from and regularised towards the generative log
-tables ``beta_joint``. ``l2`` defaults to :data:`DEFAULT_L2` nats per squared
-log-unit; the gradient is computed from per-family one-hot counts of the
-residuals ``1[c = c_n] - P(c | x_n)`` (one ``bincount`` per family, no loop over
-rows).
+tables ``beta_joint``. The estimators' ``l2="cv"`` (their default) chooses the
+strength from :data:`L2_GRID` by inner stratified cross-validation on the
+training rows (:func:`cross_validated_l2`); :func:`conditional_network` takes a
+number (default :data:`DEFAULT_L2` nats per squared log-unit). The gradient is
+computed from per-family one-hot counts of the residuals ``1[c = c_n] - P(c | x_n)``
+(one ``bincount`` per family, no loop over rows).
 
 **The parameterisation.** When every feature has at most one feature parent (naive
 Bayes, TAN, Simpler TAN, KDB with ``k=1``, BMATAN's MAP tree) the tables are
@@ -53,8 +55,9 @@ DEFAULT_L2 = 10.0
 #: The strengths ``l2="cv"`` chooses from by inner cross-validation (:func:`cross_validated_l2`).
 L2_GRID = (0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
 
-#: Inner stratified folds of ``l2="cv"``, dealt with this seed (the choice is deterministic).
+#: Inner stratified folds of ``l2="cv"``.
 L2_FOLDS = 3
+#: The seed the inner folds are dealt with: the choice is deterministic.
 L2_SEED = 0
 
 OBJECTIVES = ("joint", "conditional")

@@ -7,6 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from _checks import parametrize_with_checks
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.special import logsumexp
 from sklearn.datasets import load_iris
 
@@ -249,3 +251,23 @@ def test_structure_plots_and_explanations_read_the_refined_tables(make):
     total = np.asarray(explanation.values).sum(axis=1) + np.asarray(explanation.base_values)
     log_proba = model.predict_log_proba(rows)
     np.testing.assert_allclose(total, log_proba[:, 1] - log_proba[:, 0], atol=1e-8)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 10_000), st.integers(12, 60), st.integers(2, 3))
+def test_l2_cv_on_any_small_table_picks_a_grid_strength_and_improves_the_training_cll(
+    seed, n, n_classes
+):
+    rng = np.random.default_rng(seed)
+    y = np.arange(n) % n_classes  # every class present
+    X = pd.DataFrame(
+        {
+            "a": np.where(rng.random(n) < 0.7, y, rng.integers(0, 3, n)).astype(str),
+            "b": rng.integers(0, 2, n).astype(str),
+        }
+    )
+    joint = TAN().fit(X, y)
+    model = TAN(objective="conditional").fit(X, y)
+    assert model.l2_ in L2_GRID
+    np.testing.assert_allclose(model.predict_proba(X).sum(axis=1), 1.0)
+    assert model.conditional_log_likelihood(X, y) >= joint.conditional_log_likelihood(X, y) - 1e-9

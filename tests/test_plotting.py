@@ -863,7 +863,7 @@ def _exact_overlap_pvalue(graph_a, graph_b):
     observed = sum(frozenset(e) in edges_a for e in graph_b.edges)
     counts = []
     for perm in itertools.permutations(nodes):
-        relabel = dict(zip(nodes, perm))
+        relabel = dict(zip(nodes, perm, strict=True))
         counts.append(sum(frozenset((relabel[u], relabel[v])) in edges_a for u, v in graph_b.edges))
     return np.mean(np.array(counts) >= observed)
 

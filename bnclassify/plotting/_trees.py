@@ -61,7 +61,7 @@ def shared_edges_permutation_pvalue(model_a, model_b, n_permutations=20_000, ran
     times); the p-value is the share of relabellings that share at least as
     many undirected edges with ``model_a`` as ``model_b`` does. It tests "the
     second structure knows nothing about which features go together" while
-    keeping its degrees, unlike :func:`expected_shared_edges`, which assumes
+    keeping its degrees, unlike ``expected_shared_edges``, which assumes
     uniformly random spanning trees.
 
     Parameters

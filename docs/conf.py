@@ -203,3 +203,8 @@ html_theme_options = {
     "github_url": "https://github.com/bnclassify/bnclassify",
     "navigation_with_keys": False,
 }
+html_static_path = ["_static"]
+html_css_files = ["bnclassify.css"]
+# Pages of wide figures and tables with no section navigation of their own: the article
+# takes the left column too (the study's 2,080-px tree comparison was shown at ~680 px).
+html_sidebars = {name: [] for name in ("study", "benchmarks", "architecture", "changelog")}

@@ -354,6 +354,6 @@ def _edge_tables(ax_a, ax_b, model_a, model_b, contacts, support, support_name, 
             edges="horizontal",
         )
         drawn.auto_set_font_size(False)
-        drawn.set_fontsize(fontsize - 2)
+        drawn.set_fontsize(fontsize - 1)
         drawn.bnclassify_role = f"edge-table-{key}"
     return tables

@@ -206,8 +206,9 @@ html_theme_options = {
     # page TOC's column to the article (the notebooks keep their list on the left).
     "secondary_sidebar_items": {
         "**": ["page-toc", "edit-this-page", "sourcelink"],
-        "examples/notebooks/*": [],
         "study": [],
+        # by name: a second wildcard pattern would match these pages twice (a warning)
+        **{f"examples/notebooks/{nb.stem}": [] for nb in (ROOT / "notebooks").glob("*.ipynb")},
     },
 }
 html_static_path = ["_static"]

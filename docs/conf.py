@@ -202,4 +202,17 @@ html_title = f"bnclassify {version}"
 html_theme_options = {
     "github_url": "https://github.com/bnclassify/bnclassify",
     "navigation_with_keys": False,
+    # The notebooks' and the study's figures are 1,600-2,100 px wide: their pages give the
+    # page TOC's column to the article (the notebooks keep their list on the left).
+    "secondary_sidebar_items": {
+        "**": ["page-toc", "edit-this-page", "sourcelink"],
+        "study": [],
+        # by name: a second wildcard pattern would match these pages twice (a warning)
+        **{f"examples/notebooks/{nb.stem}": [] for nb in (ROOT / "notebooks").glob("*.ipynb")},
+    },
 }
+html_static_path = ["_static"]
+html_css_files = ["bnclassify.css"]
+# Pages of wide figures and tables with no section navigation of their own: the article
+# takes the left column too (the study's 2,080-px tree comparison was shown at ~620 px).
+html_sidebars = {name: [] for name in ("study", "benchmarks", "architecture", "changelog")}

@@ -13,6 +13,7 @@ import pytest  # noqa: E402
 from bnclassify.study import figures  # noqa: E402
 
 OWN = [
+    "car_inference",
     "p450_tree_comparison",
     "p450_structures",
     "p450_weights",

@@ -853,3 +853,63 @@ def test_cpt_rows_state_their_training_counts():
     with pytest.raises(ValueError, match="both X and y"):
         plot_cpt(model, "maint", X=X)
     plt.close("all")
+
+
+# -- shared_edges_permutation_pvalue -------------------------------------------------------------
+def _exact_overlap_pvalue(graph_a, graph_b):
+    """Every relabelling of graph_b's nodes enumerated: the exact p-value the function samples."""
+    nodes = sorted(graph_a)
+    edges_a = {frozenset(e) for e in graph_a.edges}
+    observed = sum(frozenset(e) in edges_a for e in graph_b.edges)
+    counts = []
+    for perm in itertools.permutations(nodes):
+        relabel = dict(zip(nodes, perm, strict=True))
+        counts.append(sum(frozenset((relabel[u], relabel[v])) in edges_a for u, v in graph_b.edges))
+    return np.mean(np.array(counts) >= observed)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_overlap_pvalue_estimates_the_exact_permutation_distribution(seed):
+    from bnclassify.plotting import shared_edges_permutation_pvalue
+
+    nodes = list("abcdef")
+    rng = np.random.default_rng(seed)
+    graph_a = nx.random_labeled_tree(6, seed=seed)
+    graph_b = nx.random_labeled_tree(6, seed=seed + 10)
+    names = dict(enumerate(rng.permutation(nodes)))
+    graph_a, graph_b = nx.relabel_nodes(graph_a, names), nx.relabel_nodes(graph_b, names)
+    exact = _exact_overlap_pvalue(graph_a, graph_b)
+    sampled = shared_edges_permutation_pvalue(graph_a, graph_b, n_permutations=20_000)
+    assert 0.0 <= sampled <= 1.0
+    assert sampled == pytest.approx(exact, abs=4 * np.sqrt(exact * (1 - exact) / 20_000) + 1e-9)
+
+
+def test_overlap_pvalue_of_a_tree_with_itself_is_its_automorphism_share():
+    from bnclassify.plotting import shared_edges_permutation_pvalue
+
+    path = nx.path_graph(list("abcd"))  # 2 of the 24 relabellings map the path onto itself
+    p = shared_edges_permutation_pvalue(path, path, n_permutations=40_000)
+    assert p == pytest.approx(2 / 24, abs=4 * np.sqrt((1 / 12) * (11 / 12) / 40_000))
+    with pytest.raises(ValueError, match="n_permutations"):
+        shared_edges_permutation_pvalue(path, path, n_permutations=0)
+
+
+def test_study_tree_comparison_carries_support_and_the_overlap_pvalue(monkeypatch, tmp_path):
+    from bnclassify.study import figures
+
+    saved = {}
+
+    def keep(fig, out_dir, filename):
+        saved[filename] = fig
+        return tmp_path / filename
+
+    monkeypatch.setattr(figures, "save", keep)
+    figures.make_figures(tmp_path, names=["p450_tree_comparison"])
+    fig = saved["p450_tree_comparison.png"]
+    learned = fig.edge_tables["a"]
+    support = [c for c in learned.columns if c.startswith("BMA posterior (s = ")]
+    assert len(support) == 1 and learned[support[0]].between(0, 1).all()
+    assert learned["contacts"].notna().all() and len(learned) == 7
+    assert fig.edge_tables["b"]["CMI"].notna().all()
+    assert "overlap permutation p = 0.2" in fig._suptitle.get_text()
+    plt.close(fig)

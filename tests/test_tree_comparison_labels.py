@@ -95,7 +95,7 @@ def test_support_is_listed_for_the_learned_tree(fitted):
 def test_pvalue_in_the_title_and_the_direction_note(fitted):
     contacts, tan, stan = fitted
     fig = plot_tree_comparison(tan, stan, contacts, pvalue=0.2134, title="data")
-    assert fig._suptitle.get_text().endswith("; p = 0.21")
+    assert fig._suptitle.get_text().endswith("; overlap permutation p = 0.21")
     without = plot_tree_comparison(tan, stan, contacts)
     assert "p =" not in without._suptitle.get_text()
     (legend,) = fig.legends

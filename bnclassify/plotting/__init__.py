@@ -32,7 +32,7 @@ from ._readback import drawn_edges
 from ._search import plot_search_path
 from ._structure import plot_structure
 from ._trees import expected_shared_edges as expected_shared_edges
-from ._trees import plot_tree_comparison
+from ._trees import plot_tree_comparison, shared_edges_permutation_pvalue
 
 __all__ = [
     "drawn_edges",
@@ -48,4 +48,5 @@ __all__ = [
     "plot_structure",
     "plot_tree_comparison",
     "plot_weights",
+    "shared_edges_permutation_pvalue",
 ]

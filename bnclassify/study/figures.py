@@ -29,7 +29,7 @@ import matplotlib.pyplot as plt
 
 from .. import plotting
 from ..classifiers import BMATAN, TAN, NaiveBayes, SimplerTAN
-from ..datasets import load_lactamase, load_p450
+from ..datasets import load_car, load_lactamase, load_p450
 
 __all__ = ["FIGURES", "FIGURE_MODULES", "figure", "load_figure_modules", "make_figures"]
 
@@ -150,13 +150,19 @@ def _fitted(dataset):
 
 
 def _tree_comparison(dataset, out_dir):
+    """Both trees, every edge's contacts and CMI, the learned edges' BMA posterior (the
+    evidence-chosen prior size) and the overlap's permutation p-value."""
     title, bunch, _, tan, stan = _fitted(dataset)
+    bma = BMATAN().fit(bunch.data, bunch.target)
     fig = plotting.plot_tree_comparison(
         tan,
         stan,
         bunch.contact_matrix,
         labels=("learned TAN (CMI tree)", "Simpler TAN (contact tree)"),
         title=title,
+        edge_support=bma.edge_posterior_,
+        support_name=f"BMA posterior (s = {bma.equivalent_sample_size_:g})",
+        pvalue=plotting.shared_edges_permutation_pvalue(tan, stan),
     )
     return [save(fig, out_dir, f"{dataset}_tree_comparison.png")]
 
@@ -245,6 +251,18 @@ def _p450_cpt(out_dir):
     _, bunch, _, tan, _ = _fitted("p450")
     fig = plotting.plot_cpt(tan, "block7", X=bunch.data, y=bunch.target)
     return [save(fig, out_dir, "p450_cpt_block7.png")]
+
+
+#: The evidence of the inference figure (docs/user_guide/inference.md quotes its numbers).
+CAR_EVIDENCE = {"safety": "high", "buying": "low", "persons": "4"}
+
+
+@figure("car_inference")
+def _car_inference(out_dir):
+    """Every node's posterior in the textbook TAN of the car data, given three observations."""
+    X, y = load_car(return_X_y=True)
+    fig = plotting.plot_inference(TAN().fit(X, y), evidence=CAR_EVIDENCE)
+    return [save(fig, out_dir, "car_inference.png")]
 
 
 def main(argv=None) -> int:

@@ -21,7 +21,7 @@ from .._native import (
     column_major,
     column_ranges,
     cpu_count,
-    factorize_objects,
+    factorize_objects_in_two,
     thread_limit,
     value_bits,
 )
@@ -193,7 +193,7 @@ def factorize_column(column: pd.Series) -> _Factorized:
 
     pandas Categorical: its codes, into its declared categories. Arrow-backed
     text: pyarrow's ``dictionary_encode`` on the chunks (no Python string per
-    cell). Object columns: ``factorize_objects`` (``pd.factorize``, compiled when the
+    cell). Object columns: ``factorize_objects_in_two`` (``pd.factorize``, compiled when the
     extension is). Anything else: ``pd.factorize``.
     """
     dtype = column.dtype
@@ -205,13 +205,13 @@ def factorize_column(column: pd.Series) -> _Factorized:
         return _factorize_arrow(data)
     plain_object = isinstance(dtype, np.dtype) and dtype.kind == "O"
     try:  # hashability is checked only on failure: a check per cell would double the work
-        if plain_object:
-            indices, uniques = factorize_objects(column.to_numpy())
+        if plain_object:  # the two small tables are composed in remap: one pass over the cells
+            indices, to_unique, uniques = factorize_objects_in_two(column.to_numpy())
         else:
-            indices, uniques = pd.factorize(column)
+            (indices, uniques), to_unique = pd.factorize(column), None
     except TypeError:
         raise _unhashable_error(column) from None
-    return _Factorized(_uniques_array(uniques), [(indices, None)])
+    return _Factorized(_uniques_array(uniques), [(indices, to_unique)])
 
 
 def _unhashable_error(column) -> TypeError:

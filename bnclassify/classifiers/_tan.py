@@ -633,3 +633,20 @@ class SimplerTAN(TreeAugmented):
 
     def tree_weights(self, stats, schema) -> pd.DataFrame:
         return contact_weights(self.contact_matrix, schema.names)
+
+    def statistics_plan(self, schema=None) -> StatisticsPlan:
+        """The families of the contact tree alone: the tree comes from the contact matrix,
+        not the data, so an incremental fit keeps the counts (or Gaussian moments) of its
+        own arcs and the class counts, never a pair table or the rows."""
+        if schema is None:  # the kinds are not known yet: any tree's families
+            return super().statistics_plan(schema)
+        if schema is getattr(self, "schema_", None) and hasattr(self, "structure_"):
+            dag = self.structure_  # fitted on this schema: its tree is the contact tree
+        else:
+            tree = self.spanning_tree(self.tree_weights(None, schema), schema)
+            dag = self._oriented(tree, schema)
+        position = {name: k for k, name in enumerate(schema.names)}
+        arcs = tuple(
+            (position[u], position[v]) for u, v in dag.edges if u in position and v in position
+        )
+        return StatisticsPlan(edges=arcs)

@@ -282,7 +282,11 @@ class BayesNetClassifier(
         equals ``fit`` on their concatenation (up to rounding, in any chunk
         order). A chunk may bring categories not seen before; the earlier chunks
         count zero for them. ``fit`` starts afresh and discards the statistics.
-        A failed call leaves the model unchanged.
+        A failed call leaves the model unchanged. After ``fit`` the model keeps
+        the statistics its fit computed, not the rows, except KDB with ``k >= 2``:
+        the triple counts its structure may need cost far more than its fit (at
+        10^5 x 20, 53 s against 0.07 s), so it keeps the encoded rows and counts
+        them only when ``partial_fit`` comes (see ``docs/architecture.md``).
 
         Parameters
         ----------

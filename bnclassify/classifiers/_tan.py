@@ -640,13 +640,12 @@ class SimplerTAN(TreeAugmented):
         own arcs and the class counts, never a pair table or the rows."""
         if schema is None:  # the kinds are not known yet: any tree's families
             return super().statistics_plan(schema)
-        if schema is getattr(self, "schema_", None) and hasattr(self, "structure_"):
-            dag = self.structure_  # fitted on this schema: its tree is the contact tree
-        else:
-            tree = self.spanning_tree(self.tree_weights(None, schema), schema)
-            dag = self._oriented(tree, schema)
+        if schema is getattr(self, "schema_", None) and hasattr(self, "compiled_"):
+            # fitted on this schema: its network's parents are the contact tree's
+            parents_of = self.compiled_.parents
+            return StatisticsPlan(
+                edges=tuple((p[0], child) for child, p in enumerate(parents_of) if p)
+            )
+        dag = self._oriented(self.spanning_tree(self.tree_weights(None, schema), schema), schema)
         position = {name: k for k, name in enumerate(schema.names)}
-        arcs = tuple(
-            (position[u], position[v]) for u, v in dag.edges if u in position and v in position
-        )
-        return StatisticsPlan(edges=arcs)
+        return StatisticsPlan(edges=tuple((position[u], position[v]) for u, v in dag.edges))

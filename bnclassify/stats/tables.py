@@ -34,6 +34,8 @@ class FamilyBatch:
     offsets: np.ndarray
     parent_cards: np.ndarray
     child_cards: np.ndarray
+    #: The families' keys ``(child, (parent,))``, in order (when the counter names them).
+    families: tuple = ()
     _logs: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self):

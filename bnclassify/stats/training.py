@@ -199,13 +199,15 @@ class TrainingCounts(FamilyTables):
             self.n_classes,
             has_missing=lambda: self.has_missing,  # one pass over the codes: asked only if needed
         )
+        keys = tuple(zip(children, ((p,) for p in parents), strict=True))
         batch = FamilyBatch(
             flat.reshape(self.n_classes, total),
             offsets.tolist(),
             self.cards[parents],
             self.cards[children],
+            keys,
         )
-        for k, key in enumerate(zip(children, ((p,) for p in parents), strict=True)):
+        for k, key in enumerate(keys):
             self._batch_of[key] = (batch, k)  # its tables are sliced out when asked for
 
     def log_family(self, child: int, parents, alpha: float) -> np.ndarray:
@@ -253,7 +255,9 @@ class TrainingCounts(FamilyTables):
         if plan.pairwise:
             tables = "pairwise" in vars(self)
         else:
-            tables = "feature_class" in vars(self) or self._singles_from_arcs(plan.edges)
+            tables = "feature_class" in vars(self) or bool(
+                plan.edges and self._singles_from_arcs(plan.edges)
+            )
         return (
             tables
             and not plan.triples
@@ -267,29 +271,39 @@ class TrainingCounts(FamilyTables):
     def _counted(self, key) -> bool:
         return key in self._families or key in self._batch_of
 
-    def _singles_from_arcs(self, arcs) -> bool:
+    def _singles_from_arcs(self, arcs, batch=None) -> bool:
         """Whether N(c, x_i) of every feature follows from counted families of ``arcs``
         (a spanning tree's, every feature discrete, no missing cell)."""
         children = {child for _, child in arcs}
+        roots = [i for i in range(self.n_features) if i not in children]
         return (
             bool(np.all(self.discrete))
-            and all(self._counted((i, ())) for i in range(self.n_features) if i not in children)
+            and all(self._counted((i, ())) for i in roots)
             and all(self._counted((child, (parent,))) for parent, child in arcs)
-            and not self.has_missing
+            and self._complete(roots, batch)
+        )
+
+    def _complete(self, roots, batch) -> bool:
+        """No cell is missing. Unweighted, a tree's families tell without a pass over the
+        codes: every feature is a root or a child, and a family holds every row (sums to
+        the class counts, exactly) only when none of its cells is missing."""
+        if "has_missing" in vars(self) or self.weights is not None or batch is None:
+            return not self.has_missing
+        families = np.add.reduceat(batch.table, batch.offsets[:-1], axis=1)
+        own = [self.family(i, ()) for i in roots]
+        return bool(
+            np.array_equal(families, np.broadcast_to(self.classes[:, None], families.shape))
+            and all(np.array_equal(t.reshape(len(t), -1).sum(axis=1), self.classes) for t in own)
         )
 
     def arc_batch(self, arcs) -> FamilyBatch:
         """N(c, x_parent, x_child) of every arc ``(parent, child)``, as one :class:`FamilyBatch`
         in the order of ``arcs``: the batch the fit counted when it holds exactly these
         families (nothing is copied), else one made of the families (counted if need be)."""
-        keys = [(child, (parent,)) for parent, child in arcs]
-        found = [self._batch_of.get(key) for key in keys]
-        if found and found[0] is not None:
-            batch = found[0][0]
-            if len(batch.offsets) - 1 == len(keys) and all(
-                f is not None and f[0] is batch and f[1] == k for k, f in enumerate(found)
-            ):
-                return batch
+        keys = tuple((child, (parent,)) for parent, child in arcs)
+        found = self._batch_of.get(keys[0]) if keys else None
+        if found is not None and found[0].families == keys:
+            return found[0]
         parents_of = [()] * self.n_features
         for parent, child in arcs:
             parents_of[child] = (parent,)
@@ -301,7 +315,7 @@ class TrainingCounts(FamilyTables):
         tree's ``arcs`` (``batch``: theirs, :meth:`arc_batch`) and its roots' own counts:
         with every feature discrete and no missing cell a child's count is its family
         summed over the parent, so no row is read again. None when that does not hold."""
-        if "feature_class" in vars(self) or not self._singles_from_arcs(arcs):
+        if "feature_class" in vars(self) or not self._singles_from_arcs(arcs, batch):
             return None
         offsets = np.concatenate([[0], np.cumsum(self.cards)])
         table = np.empty((self.n_classes, int(offsets[-1])))

@@ -279,7 +279,10 @@ class TrainingCounts(FamilyTables):
         return (
             bool(np.all(self.discrete))
             and all(self._counted((i, ())) for i in roots)
-            and all(self._counted((child, (parent,))) for parent, child in arcs)
+            and (  # a batch of arcs (arc_batch) holds their counted families
+                batch is not None
+                or all(self._counted((child, (parent,))) for parent, child in arcs)
+            )
             and self._complete(roots, batch)
         )
 

@@ -9,6 +9,7 @@ Usage::
     python benchmarks/run.py --simpler-tan --repeats 7  # Simpler TAN vs TAN at 1,024 features only
     python benchmarks/run.py --labels --before /tmp/old-tree  # label forms x table forms, and
                                                              # the same fits on another tree
+    python benchmarks/run.py --labels --before /tmp/old-tree --only SimplerTAN  # one row
 
 What is timed (wall clock, best of ``--repeats`` for the fast libraries, one
 run for slow peers):
@@ -612,8 +613,12 @@ def label_worker():
         print(seconds, flush=True)
 
 
-def run_labels(rows, repeats, before=None):
-    """Every label form beside every table form, on this tree and optionally on ``before``."""
+def run_labels(rows, repeats, before=None, only=None):
+    """Every label form beside every table form, on this tree and optionally on ``before``.
+
+    ``only``: keep the rows whose ``task|table|label`` contains every one of these words (a
+    quick re-run of one row, e.g. ``["SimplerTAN"]`` or ``["NB|object|int64"]``).
+    """
     trees = {"after": str(Path(__file__).resolve().parent.parent)}
     if before:
         trees = {"before": str(Path(before).resolve()), **trees}
@@ -636,6 +641,10 @@ def run_labels(rows, repeats, before=None):
     ]
     rows_ += [("TAN-wide", "int64", "int64", 10_000, 1024)]
     rows_ += [("SimplerTAN-wide", "int64", "int64", 10_000, 1024)]
+    if only:
+        rows_ = [row for row in rows_ if all(word in "|".join(map(str, row[:3])) for word in only)]
+        if not rows_:
+            raise SystemExit(f"--only {' '.join(only)}: no row matches")
 
     def run(name, row):
         worker = workers[name]
@@ -643,16 +652,20 @@ def run_labels(rows, repeats, before=None):
         worker.stdin.flush()
         return float(worker.stdout.readline())
 
-    best = {(name, row): np.inf for name in trees for row in rows_}
+    times = {(name, row): [] for name in trees for row in rows_}
     for row in rows_:  # a first fit of each row on each tree: its data made, caches warm
         for name in trees:
             run(name, row)
         for round_ in range(max(1, repeats)):  # round-robin: load changes hit both trees
             names = list(trees) if round_ % 2 == 0 else list(trees)[::-1]
             for name in names:
-                best[(name, row)] = min(best[(name, row)], run(name, row))
-        line = "  ".join(f"{name} {best[(name, row)]:.3f} s" for name in trees)
+                times[(name, row)].append(run(name, row))
+        line = "  ".join(
+            f"{name} {min(times[(name, row)]):.3f} s (median {np.median(times[(name, row)]):.3f})"
+            for name in trees
+        )
         print(f"  {row[0]:<16} {row[1]:<16} y {row[2]:<16} {line}", flush=True)
+    best = {key: min(seconds) for key, seconds in times.items()}
     for worker in workers.values():
         worker.stdin.close()
         worker.wait()
@@ -679,7 +692,7 @@ def print_labels_table(best, trees, rows_, n_rows):
         if "before" in trees:
             cells.append(f"{best[('after', row)] / best[('before', row)]:.2f}")
         base = (task, table, "int64", n, m)
-        cells.append(f"{best[(names[-1], row)] / best[(names[-1], base)]:.2f}")
+        cells.append(f"{best[(names[-1], row)] / best.get((names[-1], base), np.nan):.2f}")
         print("| " + " | ".join(cells) + " |")
 
 
@@ -718,6 +731,12 @@ def main(argv=None):
         metavar="PATH",
         help="with --labels: also time the bnclassify checkout at PATH, round-robin",
     )
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        metavar="WORD",
+        help="with --labels: only the rows whose task|table|label contains every WORD",
+    )
     parser.add_argument("--labels-worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.labels_worker:
@@ -739,7 +758,7 @@ def main(argv=None):
     forms_rows = 100_000 if args.quick else 1_000_000
     if args.labels:
         print(f"\nlabel forms x table forms at {forms_rows} x 20, and 10^4 x 1,024")
-        run_labels(forms_rows, args.repeats, args.before)
+        run_labels(forms_rows, args.repeats, args.before, args.only)
         if args.json:
             Path(args.json).write_text(
                 json.dumps({"environment": env, "results": RESULTS}, indent=2)

@@ -498,7 +498,12 @@ static PyObject *is_symmetric(PyObject *self, PyObject *args) {
  * factorizes the few distinct objects by value (equal values held by different objects, missing
  * values). When more than half the cells read so far hold new objects (past the first
  * IDENTITY_MIN_OBJECTS), it gives up and returns None: the caller hashes every value instead.
- * The GIL is held: the cells are Python objects. */
+ *
+ * The scan compares pointers only (no object is touched: no reference count, no hash), so it
+ * runs without the GIL and the columns of a frame are scanned in parallel, as pandas' integer
+ * hash tables are. The distinct objects are then read again under the GIL from the cells where
+ * each was first seen; a cell that no longer holds its object (the array was written to by
+ * another thread meanwhile) makes it return None, as giving up does. */
 static inline size_t pointer_slot(const void *p, size_t mask) {
     uint64_t h = (uint64_t)(uintptr_t)p >> 4; /* objects are 16-byte aligned */
     h *= 0x9E3779B97F4A7C15ULL;
@@ -527,6 +532,60 @@ static int grow_pointers(PyObject ***keys, int64_t **vals, size_t *mask) {
 /* Distinct objects seen before factorize_objects may give up (see there). */
 #define IDENTITY_MIN_OBJECTS 4096
 
+/* The scan of factorize_objects, without the GIL: 0 done, 1 gave up, -1 out of memory. On 0,
+ * (*objects)[k] is the k-th distinct object, first seen in cell (*first)[k], k < *count. */
+static int scan_identities(const char *base, Py_ssize_t n, Py_ssize_t s0, int64_t *codes,
+                           PyObject ***objects, Py_ssize_t **first, int64_t *count_out) {
+    size_t mask = 63, cap = 64;
+    PyObject **keys = (PyObject **)calloc(mask + 1, sizeof(PyObject *));
+    int64_t *vals = (int64_t *)malloc((mask + 1) * sizeof(int64_t));
+    PyObject **seen = (PyObject **)malloc(cap * sizeof(PyObject *));
+    Py_ssize_t *where = (Py_ssize_t *)malloc(cap * sizeof(Py_ssize_t));
+    int status = 0;
+    int64_t count = 0;
+    if (!keys || !vals || !seen || !where) { status = -1; goto done; }
+    PyObject *last = NULL; /* runs of one object skip the table */
+    int64_t last_code = -1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *o = *(PyObject *const *)(base + i * s0);
+        if (!o) o = Py_None; /* an uninitialised cell of np.empty(object) reads as None */
+        if (o == last) { codes[i] = last_code; continue; }
+        size_t s = pointer_slot(o, mask);
+        while (keys[s] && keys[s] != o) s = (s + 1) & mask;
+        if (!keys[s]) {
+            if (count >= IDENTITY_MIN_OBJECTS && 2 * count > i) {
+                /* most cells are new objects (e.g. strings made one per cell): the table would
+                 * only add work to the caller's hashing of every value */
+                status = 1;
+                goto done;
+            }
+            if ((size_t)count == cap) {
+                cap *= 2;
+                PyObject **more_seen = (PyObject **)realloc(seen, cap * sizeof(PyObject *));
+                if (more_seen) seen = more_seen;
+                Py_ssize_t *more_where = (Py_ssize_t *)realloc(where, cap * sizeof(Py_ssize_t));
+                if (more_where) where = more_where;
+                if (!more_seen || !more_where) { status = -1; goto done; }
+            }
+            seen[count] = o, where[count] = i;
+            keys[s] = o;
+            vals[s] = count++;
+            if ((size_t)count * 2 > mask + 1) {
+                if (grow_pointers(&keys, &vals, &mask) < 0) { status = -1; goto done; }
+                s = pointer_slot(o, mask);
+                while (keys[s] != o) s = (s + 1) & mask;
+            }
+        }
+        last = o, last_code = vals[s];
+        codes[i] = last_code;
+    }
+done:
+    free(keys); free(vals);
+    if (status != 0) { free(seen); free(where); seen = NULL, where = NULL; }
+    *objects = seen, *first = where, *count_out = count;
+    return status;
+}
+
 static PyObject *factorize_objects(PyObject *self, PyObject *args) {
     PyObject *values_obj, *codes_obj;
     if (!PyArg_ParseTuple(args, "OO", &values_obj, &codes_obj)) return NULL;
@@ -545,52 +604,30 @@ static PyObject *factorize_objects(PyObject *self, PyObject *args) {
         PyBuffer_Release(&v); PyBuffer_Release(&c);
         return NULL;
     }
-    PyObject *distinct = PyList_New(0);
-    size_t mask = 63;
-    PyObject **keys = (PyObject **)calloc(mask + 1, sizeof(PyObject *));
-    int64_t *vals = (int64_t *)malloc((mask + 1) * sizeof(int64_t));
-    if (!distinct || !keys || !vals) { PyErr_NoMemory(); goto fail; }
     const char *base = (const char *)v.buf;
-    int64_t *codes = (int64_t *)c.buf, count = 0;
-    PyObject *last = NULL; /* runs of one object skip the table */
-    int64_t last_code = -1;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *o = *(PyObject *const *)(base + i * s0);
-        if (!o) { /* an uninitialised cell of np.empty(object) reads as None in Python */
-            o = Py_None;
+    PyObject **objects = NULL;
+    Py_ssize_t *first = NULL;
+    int64_t count = 0;
+    int status;
+    Py_BEGIN_ALLOW_THREADS
+    status = scan_identities(base, n, s0, (int64_t *)c.buf, &objects, &first, &count);
+    Py_END_ALLOW_THREADS
+    PyObject *distinct = NULL;
+    if (status < 0) { PyErr_NoMemory(); goto end; }
+    if (status == 0 && (distinct = PyList_New((Py_ssize_t)count))) {
+        for (int64_t k = 0; k < count; k++) {
+            PyObject *o = *(PyObject *const *)(base + first[k] * s0);
+            if (!o) o = Py_None;
+            if (o != objects[k]) { Py_CLEAR(distinct); status = 1; break; } /* written meanwhile */
+            Py_INCREF(o);
+            PyList_SET_ITEM(distinct, (Py_ssize_t)k, o);
         }
-        if (o == last) { codes[i] = last_code; continue; }
-        size_t s = pointer_slot(o, mask);
-        while (keys[s] && keys[s] != o) s = (s + 1) & mask;
-        if (!keys[s]) {
-            if (count >= IDENTITY_MIN_OBJECTS && 2 * count > i) {
-                /* most cells are new objects (e.g. strings made one per cell): the table would
-                 * only add work to the caller's hashing of every value */
-                free(keys); free(vals);
-                Py_DECREF(distinct);
-                PyBuffer_Release(&v); PyBuffer_Release(&c);
-                Py_RETURN_NONE;
-            }
-            if (PyList_Append(distinct, o) < 0) goto fail;
-            keys[s] = o;
-            vals[s] = count++;
-            if ((size_t)count * 2 > mask + 1) {
-                if (grow_pointers(&keys, &vals, &mask) < 0) { PyErr_NoMemory(); goto fail; }
-                s = pointer_slot(o, mask);
-                while (keys[s] != o) s = (s + 1) & mask;
-            }
-        }
-        last = o, last_code = vals[s];
-        codes[i] = last_code;
     }
-    free(keys); free(vals);
+    if (status == 1) { distinct = Py_None; Py_INCREF(Py_None); }
+end:
+    free(objects); free(first);
     PyBuffer_Release(&v); PyBuffer_Release(&c);
     return distinct;
-fail:
-    free(keys); free(vals);
-    Py_XDECREF(distinct);
-    PyBuffer_Release(&v); PyBuffer_Release(&c);
-    return NULL;
 }
 
 /* -- module ---------------------------------------------------------------------------------- */

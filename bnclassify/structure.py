@@ -65,12 +65,12 @@ def weight_graph(weights, features=None) -> nx.Graph:
     return graph
 
 
-def tree_from_weights(weights, features=None) -> nx.Graph:
+def tree_from_weights(weights, features=None, rank=None) -> nx.Graph:
     """Maximum weight spanning tree of a weight matrix.
 
     The same tree as ``nx.maximum_spanning_tree(weight_graph(weights))``
     (Kruskal; every pair a candidate edge, zero weights included, ties broken
-    by feature order), computed with numpy sorts of the heaviest edges first
+    by feature order, or by ``rank``), computed with numpy sorts of the heaviest edges first
     and a union-find that stops at ``m - 1`` edges, so 1,000 features take
     milliseconds rather than a Python pass over half a million edges. Weights that agree to 12
     significant digits count as ties: estimates such as the conditional mutual
@@ -84,12 +84,26 @@ def tree_from_weights(weights, features=None) -> nx.Graph:
     (docs/benchmarks.md). ``tests/test_structure.py`` checks the two trees are
     equal, ties and zero weights included.
 
+    ``rank`` (one integer per feature, a permutation of ``0 .. m-1``) breaks
+    ties as if the matrix had been reordered by it first: among equal weights
+    the pair whose (lower, higher) ranks come first lexicographically wins.
+    The order-free learners rank the columns by name (:func:`name_order`)
+    without copying a wide matrix into that order.
+
     Examples
     --------
     >>> import numpy as np
     >>> w = np.array([[0, 3, 1], [3, 0, 2], [1, 2, 0]])
     >>> sorted(tree_from_weights(w, ["a", "b", "c"]).edges())
     [('a', 'b'), ('b', 'c')]
+
+    Three equal weights: position breaks the tie, or ``rank``:
+
+    >>> ties = np.ones((3, 3))
+    >>> sorted(tree_from_weights(ties, ["a", "b", "c"]).edges())
+    [('a', 'b'), ('a', 'c')]
+    >>> sorted(tree_from_weights(ties, ["a", "b", "c"], rank=[2, 1, 0]).edges())
+    [('a', 'c'), ('b', 'c')]
     """
     if features is None:
         features = list(weights.columns) if isinstance(weights, pd.DataFrame) else None
@@ -97,6 +111,7 @@ def tree_from_weights(weights, features=None) -> nx.Graph:
     features = list(range(len(values))) if features is None else list(features)
     m = len(features)
     scale = max(values.max(), -values.min()) if values.size else 0.0  # |w| max, no temporary
+    rank = None if rank is None else _checked_rank(rank, m)
 
     def rounded(w):
         return np.round(w / scale, 12) * scale if scale > 0 else w
@@ -128,8 +143,13 @@ def tree_from_weights(weights, features=None) -> nx.Graph:
     def kruskal(positions):
         """Add the pairs at flat ``positions`` (ascending) by decreasing weight, ties in order."""
         weights = rounded(flat[positions])
-        # stable sort on -w keeps (i, j) lexicographic order among ties, as networkx does
-        order = np.argsort(-weights, kind="stable")
+        if rank is None:
+            # stable sort on -w keeps (i, j) lexicographic order among ties, as networkx does
+            order = np.argsort(-weights, kind="stable")
+        else:  # ties in the lexicographic order of the (lower, higher) rank pairs
+            a, b = np.divmod(positions, m)
+            a, b = rank[a], rank[b]
+            order = np.lexsort((np.minimum(a, b) * m + np.maximum(a, b), -weights))
         for start in range(0, len(order), budget):  # in slices: most end early
             if len(edges) == m - 1:
                 return
@@ -177,6 +197,13 @@ def tree_from_weights(weights, features=None) -> nx.Graph:
     tree.add_nodes_from(features)
     tree.add_edges_from((u, v, {"weight": w}) for u, v, w in edges)
     return tree
+
+
+def _checked_rank(rank, m) -> np.ndarray:
+    rank = np.asarray(rank, dtype=np.int64)
+    if rank.shape != (m,) or not np.array_equal(np.sort(rank), np.arange(m)):
+        raise ValueError(f"rank must be a permutation of 0 .. {m - 1}, one entry per feature.")
+    return rank
 
 
 def orient_tree(tree: nx.Graph, root=None, order=None) -> nx.DiGraph:
@@ -262,7 +289,7 @@ def feature_parents(structure: nx.DiGraph, class_node) -> dict:
     }
 
 
-def forest_from_weights(weights, features=None) -> nx.Graph:
+def forest_from_weights(weights, features=None, rank=None) -> nx.Graph:
     """Maximum weight spanning forest over the edges of positive weight.
 
     Kruskal's algorithm on the strictly positive edges only, so an edge whose
@@ -278,6 +305,9 @@ def forest_from_weights(weights, features=None) -> nx.Graph:
         Symmetric edge weights; the diagonal is ignored.
     features : list of str, optional
         Node names; a DataFrame's columns by default, else ``0 .. m-1``.
+    rank : array-like of int, optional
+        Each feature's place in the tie-break order (default: its position),
+        as in :func:`tree_from_weights`.
 
     Returns
     -------
@@ -292,7 +322,7 @@ def forest_from_weights(weights, features=None) -> nx.Graph:
     >>> sorted(forest.edges()), sorted(forest.nodes())
     ([('a', 'b')], ['a', 'b', 'c'])
     """
-    forest = tree_from_weights(weights, features)
+    forest = tree_from_weights(weights, features, rank)
     forest.remove_edges_from([(u, v) for u, v, w in forest.edges(data="weight") if not w > 0])
     return forest
 
@@ -414,22 +444,6 @@ def _name_order(features: tuple) -> tuple:
     return tuple(sorted(range(len(features)), key=key))
 
 
-def in_table_order(graph, features):
-    """A copy of ``graph`` whose nodes are in the order of ``features`` (the edges unchanged).
-
-    Structures learned on the columns in :func:`name_order` are handed back in
-    the table's order, the order the rest of the library iterates in.
-    """
-    features = list(features)
-    if list(graph.nodes) == features:  # already in order: keep the edges' insertion order too
-        return graph
-    out = graph.__class__()
-    out.add_nodes_from(features)
-    out.add_nodes_from(graph.nodes)
-    out.add_edges_from(graph.edges(data=True))
-    return out
-
-
 # -- the kind rule: a continuous feature never parents a discrete one -----------------------
 def structure_root(root, features, discrete, structural):
     """The root of a feature tree: ``root`` (a name or position, checked) or a default.
@@ -452,7 +466,7 @@ def structure_root(root, features, discrete, structural):
     return name
 
 
-def constrained_tree(weights, features, discrete, structural, forest=False) -> nx.Graph:
+def constrained_tree(weights, features, discrete, structural, forest=False, rank=None) -> nx.Graph:
     """Maximum spanning tree (or forest) in which no continuous feature links discrete ones.
 
     A discrete feature must never get a continuous parent, so in every valid
@@ -466,7 +480,9 @@ def constrained_tree(weights, features, discrete, structural, forest=False) -> n
     (``forest=True``: positive weights only, :func:`forest_from_weights`) with
     "a connected subtree" read per component. Features that take no part in
     structures (``structural`` False) are isolated nodes. With a single kind
-    this is :func:`tree_from_weights` (or :func:`forest_from_weights`).
+    this is :func:`tree_from_weights` (or :func:`forest_from_weights`). Ties
+    break by feature order, or by ``rank`` (each feature's place in the
+    tie-break order), as in :func:`tree_from_weights`.
 
     Examples
     --------
@@ -480,10 +496,13 @@ def constrained_tree(weights, features, discrete, structural, forest=False) -> n
     span = forest_from_weights if forest else tree_from_weights
     values = np.asarray(weights, dtype=float)
     features = list(features)
-    cat = [j for j in range(len(features)) if discrete[j] and structural[j]]
-    cont = [j for j in range(len(features)) if not discrete[j] and structural[j]]
+    if rank is not None:
+        rank = _checked_rank(rank, len(features))
+    by_rank = range(len(features)) if rank is None else np.argsort(rank).tolist()
+    cat = [j for j in by_rank if discrete[j] and structural[j]]
+    cont = [j for j in by_rank if not discrete[j] and structural[j]]
     if len(cat) == len(features) or len(cont) == len(features):
-        return span(values, features)
+        return span(values, features, rank)
     tree = nx.Graph()
     tree.add_nodes_from(features)
     if len(cat) > 1:
@@ -508,12 +527,14 @@ def constrained_tree(weights, features, discrete, structural, forest=False) -> n
     return tree
 
 
-def orient_constrained(tree, features, discrete, root) -> nx.DiGraph:
+def orient_constrained(tree, features, discrete, root, rank=None) -> nx.DiGraph:
     """Orient a :func:`constrained_tree` so that no discrete feature has a continuous parent.
 
     The component holding ``root`` is rooted there; a continuous root whose
     component has discrete features is a ``ValueError``. Every other
-    component is rooted at its first discrete feature, or its first feature.
+    component is rooted at its first discrete feature, or its first feature,
+    in the order of ``features`` or, given, of ``rank`` (each feature's place).
+    The DAG lists its nodes in the order of ``features``.
     """
     features = list(features)
     is_discrete = dict(zip(features, discrete, strict=True))
@@ -523,7 +544,8 @@ def orient_constrained(tree, features, discrete, root) -> nx.DiGraph:
         if len(edges) == len(features) - 1:  # it spans every feature: nothing else to root
             dag.add_edges_from(edges)
             return dag
-    position = {f: k for k, f in enumerate(features)}
+    places = range(len(features)) if rank is None else _checked_rank(rank, len(features)).tolist()
+    position = dict(zip(features, places, strict=True))
     for component in sorted(nx.connected_components(tree), key=lambda c: min(map(position.get, c))):
         cat = sorted((v for v in component if is_discrete[v]), key=position.get)
         if root in component:

@@ -72,3 +72,25 @@ def test_batched_single_parent_families_equal_one_at_a_time():
     for i, parents in enumerate(parents_of):
         direct = family_counts(codes, y, i, list(parents), cards, n_classes)
         np.testing.assert_array_equal(batched[i], direct)
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10_000), m=st.integers(2, 7), missing=st.sampled_from([0.0, 0.1]))
+def test_a_trees_single_counts_from_its_families_equal_the_counted_ones(seed, m, missing):
+    # a spanning tree's arcs: each feature's parent is an earlier one
+    rng = np.random.default_rng(seed)
+    cards = tuple(int(r) for r in rng.integers(1, 5, m))
+    codes, y, cards, n_classes = _random_codes(seed, cards=cards, missing=missing)
+    arcs = [(int(rng.integers(0, child)), child) for child in range(1, m)]
+    parents_of = [()] + [(parent,) for parent, _ in arcs]
+    fitted = TrainingCounts(codes, y, cards, n_classes)
+    fitted.families(parents_of)  # what a fit of this tree counts
+    batch = fitted.arc_batch(arcs)
+    for k, (parent, child) in enumerate(arcs):
+        np.testing.assert_array_equal(batch.counts(k), fitted.family(child, (parent,)))
+    singles = fitted.arc_single_counts(arcs, batch)
+    expected = np.concatenate(TrainingCounts(codes, y, cards, n_classes).feature_class, axis=1)
+    if missing:  # a child's count is its family's sum only when no parent cell is missing
+        assert singles is None
+    else:
+        np.testing.assert_allclose(singles, expected, rtol=0, atol=1e-9)

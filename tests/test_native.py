@@ -359,6 +359,20 @@ def test_factorize_objects_equals_pandas(picks, step, compiled):
     factorized_alike(got, expected)
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(0, len(object_pool()) - 1), max_size=60), st.booleans())
+def test_an_object_column_factorized_in_two_tables_reads_as_pandas_codes(picks, compiled):
+    # the identity numbering and its map to the values are composed only when the codes are made
+    values = object_values(picks, 1)
+    codes_pd, uniques_pd = pd.factorize(values.copy())
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_native, "COMPILED", compiled and _native.COMPILED)
+        factorized = factorize_column(pd.Series(values, dtype=object))
+    codes = factorized.remap(np.arange(len(factorized.uniques)), np.int64)
+    assert codes.tolist() == codes_pd.tolist()
+    assert factorized.uniques.tolist() == uniques_pd.tolist()
+
+
 @needs_extension
 def test_factorize_objects_meets_equal_values_of_distinct_objects(monkeypatch):
     monkeypatch.setattr(_native, "COMPILED", True)

@@ -254,7 +254,23 @@ def test_fit_after_partial_fit_starts_afresh():
     )
 
 
-@pytest.mark.parametrize("kind", ["nb", "tan", "kdb2", "aode"])
+@pytest.mark.parametrize("dataset", ["car", "mixed"])
+def test_simpler_tan_keeps_its_own_families_not_the_rows_or_a_pair_table(dataset):
+    # the tree comes from the contact matrix: the statistics are its arcs' families alone
+    X, y = _dataset(dataset)
+    half = len(X) // 2
+    model = MODELS["simpler_tan"](X).fit(X[:half], y[:half])
+    plan = model.statistics_plan(model.schema_)
+    position = {name: k for k, name in enumerate(model.schema_.names)}
+    arcs = {(position[u], position[v]) for u, v in model.structure_.edges if u in position}
+    assert not plan.pairwise and not plan.triples and set(plan.edges) == arcs
+    fresh = MODELS["simpler_tan"](X).statistics_plan(model.schema_)  # not fitted: same tree
+    assert set(fresh.edges) == arcs
+    model.partial_fit(X[half:], y[half:])
+    _assert_same_model(model, MODELS["simpler_tan"](X).fit(X, y), X)
+
+
+@pytest.mark.parametrize("kind", ["nb", "tan", "simpler_tan", "kdb2", "aode"])
 def test_partial_fit_after_fit_continues_from_the_fitted_rows(kind):
     X, y = load_car(return_X_y=True)
     model = MODELS[kind](X).fit(X[:800], y[:800])

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from bnclassify.structure import (
     add_class_arcs,
     check_weight_matrix,
+    constrained_tree,
     naive_bayes_structure,
     orient_tree,
     tan_structure,
@@ -49,6 +50,42 @@ def test_ties_break_by_feature_order():
         ("a", "c"),
         ("a", "d"),
     ]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    m=st.integers(2, 40),
+    levels=st.integers(1, 4),
+    seed=st.integers(0, 2**31),
+    kinds=st.sampled_from(["discrete", "mixed"]),
+    forest=st.booleans(),
+)
+def test_a_rank_breaks_ties_as_reordering_the_matrix_would(m, levels, seed, kinds, forest):
+    # few weight levels: many ties; m > 16 also takes the heaviest-first path of Kruskal
+    rng = np.random.default_rng(seed)
+    w = rng.integers(-1, levels, (m, m)).astype(float)
+    w = np.triu(w, 1) + np.triu(w, 1).T
+    names = [f"f{k}" for k in range(m)]
+    discrete = [True] * m if kinds == "discrete" else rng.random(m) < 0.5
+    structural = [True] * m
+    order = rng.permutation(m)
+    rank = np.empty(m, dtype=int)
+    rank[order] = np.arange(m)
+    ranked = constrained_tree(w, names, discrete, structural, forest=forest, rank=rank)
+    reordered = constrained_tree(
+        w[np.ix_(order, order)],
+        [names[k] for k in order],
+        [discrete[k] for k in order],
+        structural,
+        forest=forest,
+    )
+    assert list(ranked.nodes) == names
+    assert {frozenset(e) for e in ranked.edges} == {frozenset(e) for e in reordered.edges}
+
+
+def test_a_rank_that_is_not_a_permutation_is_refused():
+    with pytest.raises(ValueError, match="rank must be a permutation"):
+        tree_from_weights(np.ones((3, 3)), rank=[0, 0, 1])
 
 
 def test_zero_weights_still_give_a_spanning_tree():

@@ -282,7 +282,11 @@ class BayesNetClassifier(
         equals ``fit`` on their concatenation (up to rounding, in any chunk
         order). A chunk may bring categories not seen before; the earlier chunks
         count zero for them. ``fit`` starts afresh and discards the statistics.
-        A failed call leaves the model unchanged.
+        A failed call leaves the model unchanged. After ``fit`` the model keeps
+        the statistics its fit computed, not the rows, except KDB with ``k >= 2``:
+        the triple counts its structure may need cost far more than its fit (at
+        10^5 x 20, 53 s against 0.07 s), so it keeps the encoded rows and counts
+        them only when ``partial_fit`` comes (see ``docs/architecture.md``).
 
         Parameters
         ----------
@@ -727,15 +731,21 @@ def fit_continuation(model, stats):
     """What a ``partial_fit`` after ``fit`` continues from, kept on the model (not pickled).
 
     The additive statistics when the fit already computed every table they hold
-    (naive Bayes, TAN, KDB with k = 1, AODE: no row is read again and the encoded
-    rows are not kept); otherwise (Simpler TAN, KDB with k >= 2, whose fits count
-    no pair or triple table) the counted rows, turned into statistics only if a
-    ``partial_fit`` comes: counting a pair table the fit does not need made a
-    Simpler TAN fit at 10^6 x 20 about five times slower (0.70 s on a 0.15 s fit).
+    (naive Bayes, TAN, KDB with k = 1, AODE, and Simpler TAN, whose statistics
+    are its own tree's families: no row is read again and the encoded rows are
+    not kept; a Simpler TAN with a continuous or a missing cell reads them once
+    more for N(c, x_i)); otherwise (KDB with k >= 2, whose fit counts no triple
+    table) the counted rows, turned into statistics only if a ``partial_fit``
+    comes: counting a pair table the fit does not need made a Simpler TAN fit
+    at 10^6 x 20 about five times slower (0.70 s on a 0.15 s fit), and the triple
+    table of KDB with k = 2 costs more than its fit (see ``docs/architecture.md``).
     """
     schema = model.schema_
     plan = model.statistics_plan(schema)
-    if not (isinstance(stats, TrainingCounts) and stats.holds(plan, moment_keys(schema, plan))):
+    if not isinstance(stats, TrainingCounts):
+        return stats
+    fixed = bool(plan.edges) and not (plan.pairwise or plan.triples)  # no pair table to count
+    if not (fixed or stats.holds(plan, moment_keys(schema, plan))):
         return stats
     try:
         sums = node_statistics(stats, schema)

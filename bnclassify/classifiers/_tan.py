@@ -19,7 +19,6 @@ from ..stats import StatisticsPlan
 from ..structure import (
     constrained_tree,
     empty_feature_graph,
-    in_table_order,
     name_order,
     orient_constrained,
     structure_root,
@@ -364,32 +363,40 @@ class TreeAugmented(BayesNetClassifier):
     def _oriented(self, tree, schema):
         # the default root and the rooting of further components are decided on the columns in
         # name order, so neither depends on where a column sits in the table
-        names, discrete, structural = _sorted_by_name(schema)
+        discrete, structural = schema.discrete.tolist(), schema.structural.tolist()
         if self.root is None:
-            root = structure_root(None, names, discrete, structural)
+            order = name_order(schema.names)
+            root = structure_root(
+                None,
+                [schema.names[k] for k in order],
+                [discrete[k] for k in order],
+                [structural[k] for k in order],
+            )
         else:  # a position refers to the table's columns
-            root = structure_root(self.root, schema.names, schema.discrete, schema.structural)
-        return in_table_order(orient_constrained(tree, names, discrete, root), schema.names)
+            root = structure_root(self.root, schema.names, discrete, structural)
+        return orient_constrained(tree, schema.names, discrete, root, rank=_name_rank(schema))
 
 
-def _sorted_by_name(schema):
-    """The schema's names, ``discrete`` and ``structural`` flags in :func:`name_order`."""
-    order = name_order(schema.names)
-    discrete, structural = schema.discrete, schema.structural  # each built once
-    return (
-        [schema.names[k] for k in order],
-        discrete[order].tolist(),
-        structural[order].tolist(),
-    )
+def _name_rank(schema) -> np.ndarray:
+    """Each column's place in :func:`name_order`: what breaks ties, not where it sits."""
+    rank = np.empty(len(schema.names), dtype=np.int64)
+    rank[name_order(schema.names)] = np.arange(len(schema.names))
+    return rank
 
 
 def _by_name(build, weights, schema, **options):
-    """``build(weights, names, discrete, structural)`` on the columns in name order: ties in the
-    spanning tree break by column name, not by position."""
-    order = name_order(schema.names)
-    values = np.asarray(weights, dtype=float)[np.ix_(order, order)]
-    tree = build(values, *_sorted_by_name(schema), **options)
-    return in_table_order(tree, schema.names)
+    """``build(weights, names, discrete, structural, rank=...)`` with the columns ranked by
+    name: ties in the spanning tree break by column name, not by position (the weights are
+    not copied into name order)."""
+    values = np.asarray(weights, dtype=float)
+    return build(
+        values,
+        schema.names,
+        schema.discrete.tolist(),
+        schema.structural.tolist(),
+        rank=_name_rank(schema),
+        **options,
+    )
 
 
 # criterion -> the edge score whose maximum *spanning* tree it takes (no edge dropped)
@@ -654,3 +661,19 @@ class SimplerTAN(TreeAugmented):
 
     def tree_weights(self, stats, schema) -> pd.DataFrame:
         return contact_weights(self.contact_matrix, schema.names)
+
+    def statistics_plan(self, schema=None) -> StatisticsPlan:
+        """The families of the contact tree alone: the tree comes from the contact matrix,
+        not the data, so an incremental fit keeps the counts (or Gaussian moments) of its
+        own arcs and the class counts, never a pair table or the rows."""
+        if schema is None:  # the kinds are not known yet: any tree's families
+            return super().statistics_plan(schema)
+        if schema is getattr(self, "schema_", None) and hasattr(self, "compiled_"):
+            # fitted on this schema: its network's parents are the contact tree's
+            parents_of = self.compiled_.parents
+            return StatisticsPlan(
+                edges=tuple((p[0], child) for child, p in enumerate(parents_of) if p)
+            )
+        dag = self._oriented(self.spanning_tree(self.tree_weights(None, schema), schema), schema)
+        position = {name: k for k, name in enumerate(schema.names)}
+        return StatisticsPlan(edges=tuple((position[u], position[v]) for u, v in dag.edges))

@@ -21,7 +21,7 @@ from .._native import (
     column_major,
     column_ranges,
     cpu_count,
-    factorize_objects,
+    factorize_objects_in_two,
     thread_limit,
     value_bits,
 )
@@ -193,7 +193,7 @@ def factorize_column(column: pd.Series) -> _Factorized:
 
     pandas Categorical: its codes, into its declared categories. Arrow-backed
     text: pyarrow's ``dictionary_encode`` on the chunks (no Python string per
-    cell). Object columns: ``factorize_objects`` (``pd.factorize``, compiled when the
+    cell). Object columns: ``factorize_objects_in_two`` (``pd.factorize``, compiled when the
     extension is). Anything else: ``pd.factorize``.
     """
     dtype = column.dtype
@@ -205,13 +205,13 @@ def factorize_column(column: pd.Series) -> _Factorized:
         return _factorize_arrow(data)
     plain_object = isinstance(dtype, np.dtype) and dtype.kind == "O"
     try:  # hashability is checked only on failure: a check per cell would double the work
-        if plain_object:
-            indices, uniques = factorize_objects(column.to_numpy())
+        if plain_object:  # the two small tables are composed in remap: one pass over the cells
+            indices, to_unique, uniques = factorize_objects_in_two(column.to_numpy())
         else:
-            indices, uniques = pd.factorize(column)
+            (indices, uniques), to_unique = pd.factorize(column), None
     except TypeError:
         raise _unhashable_error(column) from None
-    return _Factorized(_uniques_array(uniques), [(indices, None)])
+    return _Factorized(_uniques_array(uniques), [(indices, to_unique)])
 
 
 def _unhashable_error(column) -> TypeError:
@@ -539,10 +539,10 @@ def _map_columns(function, frame):
     """``function(j, column)`` for every column, in order; on threads when that pays.
 
     pyarrow's dictionary encoding releases the GIL, so tall frames with several
-    Arrow-backed text columns are encoded a column per core. pandas' hashing of
-    an object column holds the GIL for most of its work, yet the rest (the
-    remapping of its codes) overlaps: 20 object columns of 10^6 rows took
-    0.61 s on two threads against 0.72 s on one.
+    Arrow-backed text columns are encoded a column per core; so does the
+    compiled identity scan of an object column (:func:`~bnclassify._native.factorize_objects`),
+    and the remapping of its codes overlaps too (pandas' hashing of an object
+    column by value, without the extension, holds the GIL for most of its work).
     """
     columns = [frame.iloc[:, j] for j in range(frame.shape[1])]  # taken here, not on threads
     threads = min(cpu_count(), thread_limit())  # the user's limit (threadpoolctl) applies

@@ -70,12 +70,17 @@ def identifier_columns(frame: pd.DataFrame, n_distinct=None) -> dict:
     """
     found = {}
     n_rows = len(frame)
-    for j, (name, dtype) in enumerate(zip(frame.columns, frame.dtypes, strict=True)):
+    text = {}  # dtype -> whether it holds text: a wide table has few distinct dtypes
+    for j, (name, dtype) in enumerate(zip(frame.columns, frame.dtypes.tolist(), strict=True)):
         if _index_name(name):
             if _is_row_index(frame.iloc[:, j]):
                 found[name] = "a row index"
             continue
-        if n_rows < IDENTIFIER_MIN_ROWS or not _is_text(dtype):
+        if n_rows < IDENTIFIER_MIN_ROWS:
+            continue
+        if dtype not in text:
+            text[dtype] = _is_text(dtype)
+        if not text[dtype]:
             continue
         known = None if n_distinct is None else n_distinct[j]
         if known is not None and known < IDENTIFIER_SHARE * IDENTIFIER_MIN_ROWS:

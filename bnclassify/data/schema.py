@@ -16,6 +16,7 @@ training columns, and encodes a table to
 from __future__ import annotations
 
 import copy
+import functools
 import inspect
 import os
 import warnings
@@ -127,7 +128,7 @@ class TableSchema:
     def _learn(cls, X, distributions, categories=True, weights=None, y=None):
         frame, has_names = as_frame(X)
         names = frame.columns.tolist()
-        nodes, integers = _nodes(frame, distributions, weights, _row_classes(y, len(frame)))
+        nodes, integers = _nodes(frame, distributions, weights, y)
         discrete = [None] * len(names)
         for columns, spec in nodes:
             for j in columns:
@@ -159,7 +160,7 @@ class TableSchema:
         if not has_names:
             names = [f"x{i}" for i in range(len(names))]
             frame = frame.set_axis(names, axis=1)
-        nodes, _ = _nodes(frame, distributions, None, _row_classes(y, len(frame)))
+        nodes, _ = _nodes(frame, distributions, None, y)
         schema = cls(names, nodes, [None] * len(names), has_names)
         schema.categories = [np.array([]) if d else None for d in schema.discrete]
         return schema
@@ -550,11 +551,12 @@ def _row_classes(y, n_rows):
     return codes
 
 
-def _nodes(frame, spec, weights=None, classes=None) -> tuple[list, tuple | None]:
+def _nodes(frame, spec, weights=None, y=None) -> tuple[list, tuple | None]:
     """One (columns, unfitted factor) per node: from ``distributions``, else by dtype;
     and, when the kinds rule read every column as one integer block, that block with its
     :func:`~bnclassify._native.column_ranges`, ``(block, low, high)`` (None otherwise),
-    which the encoder then need not copy or read again.
+    which the encoder then need not copy or read again. The class labels ``y`` are coded
+    only if the rule reads a column's values (a table of strings never needs them).
 
     ``spec``: ``None`` (by dtype), a kind's name or a factor instance (every
     column; a multinomial groups the whole table), or a dict mapping a column
@@ -603,13 +605,14 @@ def _nodes(frame, spec, weights=None, classes=None) -> tuple[list, tuple | None]
     dtypes = list(frame.dtypes)
     wide, integers = _wide_integer_columns(frame, dtypes, [c is None for c in chosen])
     by_dtype = {}  # the kind of a column whose values are not read depends on its dtype alone
+    classes = functools.cache(lambda: _row_classes(y, len(frame)))  # coded on first need
     for pos, dtype in enumerate(dtypes):
         if chosen[pos] is None:
             if pos in wide or getattr(dtype, "kind", "O") == "f":
-                kind = default_kind(frame.iloc[:, pos], weights=weights, classes=classes)
+                kind = default_kind(frame.iloc[:, pos], weights=weights, classes=classes())
             else:
                 if dtype not in by_dtype:
-                    by_dtype[dtype] = default_kind(dtype, weights=weights, classes=classes)
+                    by_dtype[dtype] = default_kind(dtype, weights=weights)
                 kind = by_dtype[dtype]
             chosen[pos] = get_kind(kind)
             nodes.append(((pos,), chosen[pos]))

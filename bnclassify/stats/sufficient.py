@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 import numpy as np
 
@@ -55,12 +56,17 @@ class StatisticsPlan:
         Also the Gaussian families with two feature parents that KDB with
         ``k >= 2`` may make: two discrete parents, or one discrete and one
         Gaussian (``G (R_cat^2 + R_cat G)`` groups per class).
+    edges : tuple of (int, int)
+        The arcs ``(parent, child)`` of a structure fixed before the data (Simpler
+        TAN's contact tree): keep each one's family N(c, x_parent, x_child), or
+        its Gaussian moments, and no other pair (``C r_parent r_child`` floats each).
     """
 
     pairwise: bool = False
     triples: bool = False
     structural_moments: bool = False
     two_parent_moments: bool = False
+    edges: tuple = ()
 
 
 def moment_keys(schema, plan) -> list:
@@ -77,6 +83,12 @@ def moment_keys(schema, plan) -> list:
             if plan.two_parent_moments:
                 keys += [(j, (a, b), ()) for a in cats for b in cats if a != b]
                 keys += [(j, (i,), (k,)) for i in cats for k in gauss if k != j]
+    continuous = set(gauss)
+    keys += [
+        (child, (parent,), ()) if discrete[parent] else (child, (), (parent,))
+        for parent, child in plan.edges
+        if child in continuous and not plan.structural_moments
+    ]
     return keys
 
 
@@ -95,7 +107,8 @@ class SufficientStatistics(FamilyTables):
     factors are fitted from it exactly as from the rows.
 
     Memory: ``C R`` floats, plus ``C R^2`` with the pair table and ``C R^3``
-    with triples, plus ``G (C + C R_cat + C G)`` small moment records for
+    with triples (or the tables of a fixed structure's arcs alone,
+    ``arc_table``), plus ``G (C + C R_cat + C G)`` small moment records for
     ``G`` Gaussian features in a structure; independent of the number of rows.
 
     Examples
@@ -121,6 +134,10 @@ class SufficientStatistics(FamilyTables):
     triple_table: np.ndarray | None = None
     moments: dict = field(default_factory=dict)
     node_sums: dict = field(default_factory=dict)
+    #: The arcs ``(parent, child)`` of :attr:`StatisticsPlan.edges` with a discrete child ...
+    arcs: tuple = ()
+    #: ... and their families N(c, x_parent, x_child), flattened side by side: ``(C, cells)``.
+    arc_table: np.ndarray | None = None
     #: Columns whose pooled variance sets ``variance_scale`` (their key ``(j, (), ())``).
     scale_columns: tuple = ()
     #: Per column the power of two its moments are divided by (:func:`column_exponents`).
@@ -172,11 +189,17 @@ class SufficientStatistics(FamilyTables):
                     f"MAX_TRIPLE_CELLS = {MAX_TRIPLE_CELLS}. Use fit, or k <= 1."
                 )
             triples = _triple_counts(counts, n_total)
-        feature_table = (
-            np.concatenate(counts.feature_class, axis=1)
-            if pairwise is None
-            else np.diagonal(pairwise, axis1=1, axis2=2).copy()
-        )
+        discrete = schema.discrete
+        # children in order: the order in which a fit counts a tree's families
+        arcs = tuple(sorted(((p, c) for p, c in plan.edges if discrete[c]), key=lambda a: a[1]))
+        batch = counts.arc_batch(arcs) if arcs else None  # the fit's own batch: no copy
+        singles = None
+        if pairwise is not None:
+            feature_table = np.diagonal(pairwise, axis1=1, axis2=2).copy()
+        elif arcs and (singles := counts.arc_single_counts(arcs, batch)) is not None:
+            feature_table = singles
+        else:
+            feature_table = np.concatenate(counts.feature_class, axis=1)
         moments = {key: counts.gaussian_moments(*key) for key in moment_keys(schema, plan)}
         class_only = [
             columns
@@ -203,6 +226,8 @@ class SufficientStatistics(FamilyTables):
             triple_table=triples,
             moments=moments,
             node_sums=node_sums,
+            arcs=arcs,
+            arc_table=None if batch is None else batch.table,
             scale_columns=scaled,
             exponents=np.asarray(counts.exponents),
         )
@@ -230,6 +255,8 @@ class SufficientStatistics(FamilyTables):
                 k: {name: v + right.node_sums[k][name] for name, v in sums.items()}
                 for k, sums in left.node_sums.items()
             },
+            arcs=self.arcs,
+            arc_table=_add(left.arc_table, right.arc_table),
             scale_columns=self.scale_columns,
             exponents=exponents,
         )
@@ -277,6 +304,14 @@ class SufficientStatistics(FamilyTables):
             order = np.ravel_multi_index(tuple(grid), new_shape).ravel()
             assert order.size == np.prod(old_shape)
             moments[key] = m.take(order, int(np.prod(new_shape)))
+        arc_table = None
+        if self.arc_table is not None:
+            grown = []
+            for k, (parent, child) in enumerate(self.arcs):
+                table = np.zeros((n_c, new_cards[parent], new_cards[child]))
+                table[np.ix_(cls_map, maps[parent], maps[child])] = self._arc_family(k)
+                grown.append(table.reshape(n_c, -1))
+            arc_table = np.concatenate(grown, axis=1)
         node_sums = {}
         for key, sums in self.node_sums.items():
             node_sums[key] = {}
@@ -294,6 +329,8 @@ class SufficientStatistics(FamilyTables):
             triple_table=triples,
             moments=moments,
             node_sums=node_sums,
+            arcs=self.arcs,
+            arc_table=arc_table,
             scale_columns=self.scale_columns,
             exponents=self.exponents,
         )
@@ -348,6 +385,8 @@ class SufficientStatistics(FamilyTables):
         o = self.offsets
         if not parents:
             return self.feature_class[child].copy()
+        if len(parents) == 1 and (parents[0], child) in self._arc_index:
+            return self._arc_family(self._arc_index[(parents[0], child)]).copy()
         if len(parents) == 1:
             return self.pairwise.block(parents[0], child).copy()
         if len(parents) == 2 and self.triple_table is not None:
@@ -362,6 +401,21 @@ class SufficientStatistics(FamilyTables):
 
     def families(self, parents_of) -> list:
         return [self.family(i, tuple(p)) for i, p in enumerate(parents_of)]
+
+    @cached_property
+    def _arc_index(self) -> dict:
+        return {arc: k for k, arc in enumerate(self.arcs)}
+
+    @cached_property
+    def _arc_offsets(self) -> np.ndarray:
+        cards = self.cards
+        sizes = [int(cards[p] * cards[c]) for p, c in self.arcs]
+        return np.concatenate([[0], np.cumsum(sizes)]).astype(np.intp)
+
+    def _arc_family(self, k) -> np.ndarray:
+        parent, child = self.arcs[k]
+        cells = self.arc_table[:, self._arc_offsets[k] : self._arc_offsets[k + 1]]
+        return cells.reshape(len(cells), self.cards[parent], self.cards[child])
 
     def prefetch_families(self, children, parents_of) -> None:
         """Nothing to count ahead: every family is read from the accumulated tables."""

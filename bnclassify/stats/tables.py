@@ -34,6 +34,8 @@ class FamilyBatch:
     offsets: np.ndarray
     parent_cards: np.ndarray
     child_cards: np.ndarray
+    #: The families' keys ``(child, (parent,))``, in order (when the counter names them).
+    families: tuple = ()
     _logs: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self):
@@ -41,6 +43,30 @@ class FamilyBatch:
             (len(self.table), p, c)
             for p, c in zip(self.parent_cards.tolist(), self.child_cards.tolist(), strict=True)
         ]
+
+    @classmethod
+    def of(cls, tables) -> FamilyBatch:
+        """The batch of the families ``tables`` (each ``(C, r_parent, r_child)``), in order."""
+        flat = [t.reshape(len(t), -1) for t in tables]
+        sizes = [f.shape[1] for f in flat]
+        return cls(
+            np.concatenate(flat, axis=1),
+            np.concatenate([[0], np.cumsum(sizes)]).astype(np.intp).tolist(),
+            np.array([t.shape[1] for t in tables], dtype=np.intp),
+            np.array([t.shape[2] for t in tables], dtype=np.intp),
+        )
+
+    def child_totals(self) -> np.ndarray:
+        """Each family summed over its parent, N(c, x_child) of every child in order:
+        shape ``(C, sum of child cards)`` (one vectorised pass over the batch)."""
+        child_cards = np.asarray(self.child_cards, dtype=np.intp)
+        cells = np.repeat(child_cards, np.asarray(self.parent_cards, dtype=np.intp))
+        starts = np.concatenate([[0], np.cumsum(child_cards)[:-1]])
+        # cell -> its child's state, placed after the earlier children's states
+        state = np.arange(int(cells.sum())) - np.repeat(np.cumsum(cells) - cells, cells)
+        target = state + np.repeat(np.repeat(starts, self.parent_cards), cells)
+        width = int(child_cards.sum())
+        return np.stack([np.bincount(target, row, minlength=width) for row in self.table])
 
     def counts(self, k: int) -> np.ndarray:
         """N(c, x_parent, x_child) of family ``k``."""

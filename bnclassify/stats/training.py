@@ -199,13 +199,15 @@ class TrainingCounts(FamilyTables):
             self.n_classes,
             has_missing=lambda: self.has_missing,  # one pass over the codes: asked only if needed
         )
+        keys = tuple(zip(children, ((p,) for p in parents), strict=True))
         batch = FamilyBatch(
             flat.reshape(self.n_classes, total),
             offsets.tolist(),
             self.cards[parents],
             self.cards[children],
+            keys,
         )
-        for k, key in enumerate(zip(children, ((p,) for p in parents), strict=True)):
+        for k, key in enumerate(keys):
             self._batch_of[key] = (batch, k)  # its tables are sliced out when asked for
 
     def log_family(self, child: int, parents, alpha: float) -> np.ndarray:
@@ -250,12 +252,86 @@ class TrainingCounts(FamilyTables):
         ``moment_keys``: the Gaussian families the plan keeps
         (:func:`~bnclassify.stats.moment_keys`).
         """
-        tables = "pairwise" if plan.pairwise else "feature_class"
+        if plan.pairwise:
+            tables = "pairwise" in vars(self)
+        else:
+            tables = "feature_class" in vars(self) or bool(
+                plan.edges and self._singles_from_arcs(plan.edges)
+            )
         return (
-            tables in vars(self)
+            tables
             and not plan.triples
+            and all(
+                self._counted((child, (parent,))) or not self.discrete[child]
+                for parent, child in plan.edges
+            )
             and all(tuple(key) in self._moments for key in moment_keys)
         )
+
+    def _counted(self, key) -> bool:
+        return key in self._families or key in self._batch_of
+
+    def _singles_from_arcs(self, arcs, batch=None) -> bool:
+        """Whether N(c, x_i) of every feature follows from counted families of ``arcs``
+        (a spanning tree's, every feature discrete, no missing cell)."""
+        children = {child for _, child in arcs}
+        roots = [i for i in range(self.n_features) if i not in children]
+        return (
+            bool(np.all(self.discrete))
+            and all(self._counted((i, ())) for i in roots)
+            and (  # a batch of arcs (arc_batch) holds their counted families
+                batch is not None
+                or all(self._counted((child, (parent,))) for parent, child in arcs)
+            )
+            and self._complete(roots, batch)
+        )
+
+    def _complete(self, roots, batch) -> bool:
+        """No cell is missing. Unweighted, a tree's families tell without a pass over the
+        codes: every feature is a root or a child, and a family holds every row (sums to
+        the class counts, exactly) only when none of its cells is missing."""
+        if "has_missing" in vars(self) or self.weights is not None or batch is None:
+            return not self.has_missing
+        families = np.add.reduceat(batch.table, batch.offsets[:-1], axis=1)
+        own = [self.family(i, ()) for i in roots]
+        return bool(
+            np.array_equal(families, np.broadcast_to(self.classes[:, None], families.shape))
+            and all(np.array_equal(t.reshape(len(t), -1).sum(axis=1), self.classes) for t in own)
+        )
+
+    def arc_batch(self, arcs) -> FamilyBatch:
+        """N(c, x_parent, x_child) of every arc ``(parent, child)``, as one :class:`FamilyBatch`
+        in the order of ``arcs``: the batch the fit counted when it holds exactly these
+        families (nothing is copied), else one made of the families (counted if need be)."""
+        keys = tuple((child, (parent,)) for parent, child in arcs)
+        found = self._batch_of.get(keys[0]) if keys else None
+        if found is not None and found[0].families == keys:
+            return found[0]
+        parents_of = [()] * self.n_features
+        for parent, child in arcs:
+            parents_of[child] = (parent,)
+        self.prefetch_families([child for _, child in arcs], parents_of)
+        return FamilyBatch.of([self.family(child, (parent,)) for parent, child in arcs])
+
+    def arc_single_counts(self, arcs, batch) -> np.ndarray | None:
+        """N(c, x_i) of every feature, ``(C, R)``, from the counted families of a spanning
+        tree's ``arcs`` (``batch``: theirs, :meth:`arc_batch`) and its roots' own counts:
+        with every feature discrete and no missing cell a child's count is its family
+        summed over the parent, so no row is read again. None when that does not hold."""
+        if "feature_class" in vars(self) or not self._singles_from_arcs(arcs, batch):
+            return None
+        offsets = np.concatenate([[0], np.cumsum(self.cards)])
+        table = np.empty((self.n_classes, int(offsets[-1])))
+        children = np.array([child for _, child in arcs], dtype=np.intp)
+        if len(children):
+            sizes = self.cards[children]
+            starts = np.repeat(offsets[children] - (np.cumsum(sizes) - sizes), sizes)
+            table[:, starts + np.arange(int(sizes.sum()))] = batch.child_totals()
+        rooted = set(children.tolist())
+        for i in range(self.n_features):
+            if i not in rooted:
+                table[:, offsets[i] : offsets[i + 1]] = self.family(i, ())
+        return table
 
     def kept_node_sums(self, columns):
         """None: in-memory statistics keep no node's sums; the node reads ``values``."""

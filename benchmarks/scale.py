@@ -140,7 +140,7 @@ def fit_dask(paths, workers):
 
     with MemoryMonitor() as memory:
         cluster = LocalCluster(
-            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
+            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0"
         )
         client = Client(cluster)
         try:

@@ -532,7 +532,8 @@ default="auto"
         for group in groups:
             first, before = group[0], len(jobs)
             args = (*self._fit_args(counts), self.class_node_)
-            if len(group) > 1 and isinstance(first, TreeAugmented):
+            # a shared tree serves only members whose tree is the spanning tree, oriented
+            if len(group) > 1 and isinstance(first, TreeAugmented) and first.orients_spanning_tree:
                 alpha = _alpha(first)
                 start = time.perf_counter()
                 weights = first.tree_weights(counts, self.schema_)
@@ -540,7 +541,7 @@ default="auto"
                 tree = first.spanning_tree(weights, self.schema_)
                 times["weights"] += after_weights - start
                 times["structure"] += time.perf_counter() - after_weights
-                if first.orients_spanning_tree and self.schema_.discrete.all():
+                if self.schema_.discrete.all():
                     start = time.perf_counter()
                     kept.append(_forest_group(group, counts, features, alpha, weights, tree))
                     times["parameters"] += time.perf_counter() - start

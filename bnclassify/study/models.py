@@ -106,15 +106,6 @@ class StudyTAN(TAN):
         # the study ranked edges by int(CMI): the plain-information weights, not AIC gains
         super().__init__(alpha=alpha, root=root, criterion="loglik", handle_unknown=handle_unknown)
 
-    def fit_statistics(
-        self, stats, schema, classes, *, class_node="class", structure=None, keep=False, tree=None
-    ):
-        """As :meth:`~bnclassify.TAN.fit_statistics`, except that a shared ``tree`` is ignored:
-        the study grew each rooting's own tree, which a shared spanning tree would replace."""
-        return super().fit_statistics(
-            stats, schema, classes, class_node=class_node, structure=structure, keep=keep
-        )
-
     def _feature_dag(self, weights, features, counts):
         values = np.asarray(weights, dtype=float).copy()
         np.fill_diagonal(values, 0.0)

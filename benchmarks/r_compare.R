@@ -48,7 +48,7 @@ folds <- read.csv(file.path(workdir, paste0(name, ".folds.csv")))$fold
 arcs_of <- function(x) {
   e <- bnclassify:::named_edge_matrix(as_graphNEL(x))
   keep <- e[1, ] != class
-  lapply(which(keep), function(i) c(e[1, i], e[2, i]))
+  unname(lapply(which(keep), function(i) c(e[1, i], e[2, i])))
 }
 
 learn <- function(learner, train) {
@@ -81,8 +81,8 @@ for (learner in setdiff(learners, "tan_cl")) {
     p_true <- prob[cbind(seq_len(nrow(test)), match(truth, colnames(prob)))]
     out[[length(out) + 1]] <- list(
       fold = f, accuracy = mean(best == truth), cll = sum(log2(p_true)), fit_s = fit_s,
-      features = features(dag), arcs = arcs_of(dag),
-      inner_scores = dag$.greedy_scores_log)
+      features = I(features(dag)), arcs = arcs_of(dag),
+      inner_scores = I(dag$.greedy_scores_log))
     cat(name, learner, "fold", f, "acc", round(mean(best == truth), 4),
         "time", round(fit_s, 1), "\n")
   }

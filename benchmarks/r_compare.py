@@ -163,6 +163,19 @@ def ours(name, X, y, fold_of, workdir):
     return out
 
 
+def normalised(folds):
+    """R's JSON with lists kept lists (jsonlite writes a length-one vector as a scalar)."""
+    if not isinstance(folds, list):
+        return folds
+    for fold in folds:
+        for key in ("features", "inner_scores"):
+            if not isinstance(fold[key], list):
+                fold[key] = [fold[key]]
+        if not isinstance(fold["arcs"], list):
+            fold["arcs"] = list(fold["arcs"].values())
+    return folds
+
+
 def r_outputs(name, workdir, same_inner):
     suffix = ".same.r.json" if same_inner else ".r.json"
     names = [*LEARNERS] if same_inner else [*LEARNERS, "tan_cl"]
@@ -174,7 +187,9 @@ def theirs(name, workdir, same_inner=False, reuse=False):
     outputs = r_outputs(name, workdir, same_inner)
 
     def read():
-        return {learner: json.loads(path.read_text()) for learner, path in outputs.items()}
+        return {
+            learner: normalised(json.loads(path.read_text())) for learner, path in outputs.items()
+        }
 
     if reuse and all(path.exists() for path in outputs.values()):
         return {**read(), "wall_s": None}

@@ -45,10 +45,13 @@ data <- as.data.frame(lapply(setNames(nm = colnames(raw)), function(col)
 class <- colnames(data)[ncol(data)]
 folds <- read.csv(file.path(workdir, paste0(name, ".folds.csv")))$fold
 
+# (parent, child) arcs between features, from the exported families()
 arcs_of <- function(x) {
-  e <- bnclassify:::named_edge_matrix(as_graphNEL(x))
-  keep <- e[1, ] != class
-  unname(lapply(which(keep), function(i) c(e[1, i], e[2, i])))
+  fams <- families(x)
+  arcs <- lapply(setdiff(names(fams), class), function(child)
+    lapply(setdiff(fams[[child]][-1], class), function(parent) c(parent, child)))
+  arcs <- unlist(arcs, recursive = FALSE)
+  if (is.null(arcs)) list() else arcs
 }
 
 learn <- function(learner, train) {

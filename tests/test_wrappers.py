@@ -9,10 +9,11 @@ import pytest
 from _wrapper_reference import naive_search
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sklearn.utils import check_random_state
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from bnclassify import BSEJ, FSSJ, KDBHC, TAN, TANHC, TANHCSP
-from bnclassify.classifiers._search import stratified_folds
+from bnclassify.classifiers._search import FoldScorer, ode_arcs, stratified_folds
 from bnclassify.datasets import load_car, load_p450
 from bnclassify.io import dump, load
 
@@ -59,6 +60,39 @@ def test_the_final_structure_is_the_last_accepted_move():
     feature_arcs = {(a, b) for a, b in model.structure_.edges if a != model.class_node_}
     assert {tuple(a) for a in arcs} == feature_arcs
     assert all(len(p) <= 1 for p in model.describe().parents)
+
+
+def test_tan_hc_offers_the_arc_between_orphans_that_r_keeps():
+    # R's augment_ode_arcs on a naive Bayes over a, b, c, d and after adding b -> d
+    # (benchmarks/r_compare.R's R bnclassify): the later orphan's arc to the earlier one
+    everything = np.ones(4, bool)
+    assert ode_arcs({j: () for j in range(4)}, everything) == [
+        (1, 0),
+        (2, 0),
+        (2, 1),
+        (3, 0),
+        (3, 1),
+        (3, 2),
+    ]
+    r_after_b_to_d = {(3, 0), (3, 2), (1, 0), (2, 0), (2, 1)}
+    assert set(ode_arcs({0: (), 1: (), 2: (), 3: (1,)}, everything)) == r_after_b_to_d
+
+
+def test_with_smoothing_the_two_directions_of_an_arc_score_differently():
+    # why the direction kept matters: Markov equivalent, but not the same smoothed model
+    X, y = load_p450(return_X_y=True)
+    labels, y_codes = np.unique(np.asarray(y), return_inverse=True)
+    folds = stratified_folds(y_codes, 5, check_random_state(0))
+    codes = np.column_stack([X[c].cat.codes.to_numpy() for c in X.columns])
+    cards = np.array([len(X[c].cat.categories) for c in X.columns])
+    scorer = FoldScorer(codes, y_codes, cards, len(labels), folds, 1.0)
+    forward = scorer.total({0: (), 1: (0,)})
+    backward = scorer.total({0: (1,), 1: ()})
+    assert not np.allclose(forward, backward)
+    unsmoothed = FoldScorer(codes, y_codes, cards, len(labels), folds, 1e-10)
+    np.testing.assert_allclose(
+        unsmoothed.total({0: (), 1: (0,)}), unsmoothed.total({0: (1,), 1: ()}), atol=1e-6
+    )
 
 
 def test_kdbhc_bounds_the_feature_parents():

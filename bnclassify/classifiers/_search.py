@@ -297,8 +297,16 @@ def _fits(scorer, child, parents) -> bool:
 def ode_arcs(structure, categorical):
     """``augment_ode_arcs``: arcs into orphans that keep a one-dependence, acyclic DAG.
 
-    From every non-orphan to every orphan, and between orphans one direction of
-    each pair (the reversed arc gives an equivalent model); none that closes a cycle.
+    From every non-orphan to every orphan, and between two orphans only the arc
+    from the later one (column order) to the earlier, the one R's ``discard_reversed``
+    keeps; none that closes a cycle. The two directions are Markov equivalent, but
+    with smoothing (``alpha > 0``) they are different models with different scores.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> ode_arcs({0: (), 1: (), 2: ()}, np.ones(3, bool))
+    [(1, 0), (2, 0), (2, 1)]
     """
     features = sorted(f for f in structure if categorical[f])
     orphans = [f for f in features if not structure[f]]
@@ -307,8 +315,8 @@ def ode_arcs(structure, categorical):
     arcs = []
     for to in orphans:
         for frm in features:
-            if frm == to or (frm in orphans and frm > to):
-                continue  # the orphan pair's other direction is equivalent
+            if frm == to or (frm in orphans and frm < to):
+                continue  # R keeps the later orphan's arc to the earlier one
             if to not in ancestors(structure, frm):
                 arcs.append((frm, to))
     return sorted(arcs)

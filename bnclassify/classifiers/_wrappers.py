@@ -245,8 +245,10 @@ class TANHC(GreedyWrapper):
     Each step adds the arc that most improves the inner-CV accuracy among the
     arcs that keep every feature at most one feature parent and the graph
     acyclic: from any feature to a feature without feature parents (an orphan);
-    between two orphans only one direction is tried (both give the same model).
-    The result is a forest (possibly naive Bayes).
+    between two orphans only the arc from the later column to the earlier is
+    tried, as R does (the two directions are Markov equivalent, but with
+    smoothing they score differently). The result is a forest (possibly naive
+    Bayes).
 
     Examples
     --------

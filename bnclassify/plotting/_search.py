@@ -30,7 +30,7 @@ def plot_search_path(model, ax=None):
     >>> X, y = load_p450(return_X_y=True)
     >>> ax = plot_search_path(TANHC(random_state=0).fit(X, y))
     >>> [t.get_text() for t in ax.texts][:2]
-    ['start', 'arc block1 -> block7']
+    ['start', 'arc block7 -> block1']
     """
     if not hasattr(model, "search_moves_"):
         raise TypeError(

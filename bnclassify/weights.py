@@ -398,10 +398,7 @@ def edge_weights(stats, schema, criterion=None, contacts=None, contact_prior=0.0
             df[block] = n_classes
         if cat and gauss:
             floors = [
-                node_from_spec(schema.nodes_by_column[j]).variance_floor(
-                    stats.log_variance_scale, stats.exponents[j]
-                )
-                for j in gauss
+                node_from_spec(schema.nodes_by_column[j]).column_floor(stats, j) for j in gauss
             ]
             for i in cat:
                 gain, n = (
@@ -531,9 +528,7 @@ def class_information(stats, schema) -> np.ndarray:
     for j in range(schema.n_features):
         if discrete[j] or not structural[j]:
             continue
-        floor = node_from_spec(schema.nodes_by_column[j]).variance_floor(
-            stats.log_variance_scale, stats.exponents[j]
-        )
+        floor = node_from_spec(schema.nodes_by_column[j]).column_floor(stats, j)
         by_class = stats.gaussian_moments(j)
         pooled = by_class.pooled()
         n = by_class.count

@@ -372,3 +372,38 @@ def test_from_pgmpy_names_state_types():
     model = bnc.NaiveBayes().fit(pd.DataFrame({"a": list("xyz") * 6 + ["x", "y"]}), Y20)
     with pytest.raises(TypeError, match="state_types must be a dict"):
         from_pgmpy(model.network_, "class", state_types="x")
+
+
+# -- the command line's one CSV reader (issue 27, item 8) ---------------------------------------
+def test_compare_and_predict_read_a_bad_number_alike(tmp_path, capsys):
+    """Both commands read CSV files through one reader: one message for a cell that is not a
+    number in a continuous column, naming the file, the column, the row and the value."""
+    from _cli import assert_one_line_error, run_cli
+
+    from bnclassify.io import dump
+
+    # g: a few distinct values, so that it is not left out as identifier-like
+    X = pd.DataFrame({"a": list("xyz") * 6 + ["x", "y"], "g": np.tile([0.5, 1.5, 2.5, 4.0], 5)})
+    model = dump(bnc.NaiveBayes().fit(X, Y20), tmp_path / "m.bnc")
+    table = tmp_path / "table.csv"
+    X.assign(g=X["g"].astype(object).where(X.index != 1, "abc"), label=Y20).to_csv(
+        table, index=False
+    )
+    fragments = ("table.csv: column 'g' is continuous", "data row 2 holds 'abc', not a number")
+    code, _, err = run_cli(capsys, "predict", "--model", model, "--csv", table)
+    assert_one_line_error(code, err, *fragments)
+    code, _, err = run_cli(
+        capsys, "compare", "--no-progress", "--csv", table, "--kind", "g=continuous"
+    )
+    assert_one_line_error(code, err, *fragments)
+
+
+@pytest.mark.parametrize("command", ["predict", "compare"])
+def test_both_commands_name_an_empty_csv(tmp_path, capsys, model_file, command):
+    from _cli import assert_one_line_error, run_cli
+
+    empty = tmp_path / "empty.csv"
+    empty.write_text("")
+    model = ["--model", model_file] if command == "predict" else ["--no-progress"]
+    code, _, err = run_cli(capsys, command, *model, "--csv", empty)
+    assert_one_line_error(code, err, "empty.csv is empty")

@@ -90,16 +90,32 @@ def _existing_file(path, what) -> Path:
     return path
 
 
-def _read_named_csv(path, **options) -> pd.DataFrame:
-    """``pd.read_csv`` whose encoding and tokenizing errors name the file."""
+def _read_named_csv(path, reader=pd.read_csv, **options):
+    """``reader(path, **options)`` (``pd.read_csv`` or a loader built on it) whose empty-file,
+    encoding and tokenizing errors name the file: the one CSV reader of the command line."""
     try:
-        return pd.read_csv(path, **options)
+        return reader(path, **options)
+    except pd.errors.EmptyDataError:
+        raise InputError(f"{path} is empty: expected a header row and data rows.") from None
     except UnicodeDecodeError as error:
         raise InputError(
             f"{path} is not UTF-8 text ({error.reason} at byte {error.start}); re-save it as UTF-8."
         ) from None
     except pd.errors.ParserError as error:
         raise InputError(f"{path} is not a well-formed CSV table: {error}".strip()) from None
+
+
+def _column_numbers(column: pd.Series, why: str) -> pd.Series:
+    """``column`` as floats; a cell that is not a number is an InputError that starts with
+    ``why`` (which names the file and the column) and gives the row and the value."""
+    if pd.api.types.is_numeric_dtype(column.dtype) and not pd.api.types.is_bool_dtype(column):
+        return column.astype(float)
+    numbers = pd.to_numeric(column.astype(object).where(column.notna()), errors="coerce")
+    bad = column.notna() & numbers.isna()
+    if bad.any():
+        row = int(np.flatnonzero(bad.to_numpy())[0])
+        raise InputError(f"{why}, but data row {row + 1} holds {column.iloc[row]!r}, not a number.")
+    return numbers.astype(float)
 
 
 # -- reading CSV files ---------------------------------------------------------------------------
@@ -167,16 +183,9 @@ def _load(args):
         path = _existing_file(args.csv, "data file")
         sep = csv_delimiter(path, args.sep)
         try:
-            bunch = datasets.load_csv(path, target=args.target, kinds=args.kinds, sep=sep)
-        except pd.errors.EmptyDataError:
-            raise InputError(f"{path} is empty: expected a header row and data rows.") from None
-        except pd.errors.ParserError as error:
-            raise InputError(f"{path} is not a well-formed CSV table: {error}".strip()) from None
-        except UnicodeDecodeError as error:
-            raise InputError(
-                f"{path} is not UTF-8 text ({error.reason} at byte {error.start}); "
-                "re-save it as UTF-8."
-            ) from None
+            bunch = _read_named_csv(
+                path, datasets.load_csv, target=args.target, kinds=args.kinds, sep=sep
+            )
         except ValueError as error:
             if "at least two columns" in str(error) and args.sep is None:
                 raise InputError(
@@ -247,15 +256,7 @@ def _as_kind(column: pd.Series, kind: str, name, path) -> pd.Series:
     """``column`` as categories (of its own values) or as numbers (``--kind``)."""
     if kind == "categorical":
         return column.astype("category")
-    numbers = pd.to_numeric(column.astype(object).where(column.notna()), errors="coerce")
-    bad = column.notna() & numbers.isna()
-    if bad.any():
-        row = int(np.flatnonzero(bad.to_numpy())[0])
-        raise InputError(
-            f"--kind {name}=continuous: column {name!r} of {path} holds {column.iloc[row]!r} "
-            f"(data row {row + 1}), not a number."
-        )
-    return numbers.astype(float)
+    return _column_numbers(column, f"{path}: column {name!r} is continuous (--kind {name}=...)")
 
 
 def _parse_kind(text):
@@ -598,17 +599,8 @@ def read_rows(path: Path, model, sep=None) -> pd.DataFrame:
     path = _existing_file(path, "data file")
     sep = csv_delimiter(path, sep)
     options = {"sep": sep, "keep_default_na": False, "na_values": [""]}
-    try:
-        frame = _read_named_csv(path, **options)
-        text = _read_named_csv(path, dtype=str, **options)
-    except pd.errors.EmptyDataError:
-        raise InputError(f"{path} is empty: expected a header row and data rows.") from None
-    except UnicodeDecodeError as error:
-        raise InputError(
-            f"{path} is not UTF-8 text ({error.reason} at byte {error.start}); re-save it as UTF-8."
-        ) from None
-    except pd.errors.ParserError as error:
-        raise InputError(f"{path} is not a regular CSV table: {error}") from None
+    frame = _read_named_csv(path, **options)
+    text = _read_named_csv(path, dtype=str, **options)
     names = getattr(model, "feature_names_in_", None)
     if names is None:
         if frame.shape[1] != model.n_features_in_:
@@ -623,24 +615,11 @@ def read_rows(path: Path, model, sep=None) -> pd.DataFrame:
         raise InputError(f"{path} lacks the model's columns {missing}{hint}.")
     for name, categories in zip(names, model.categories_, strict=True):
         if categories is None:
-            frame[name] = _numbers(frame[name], path, name)
+            why = f"{path}: column {name!r} is continuous in the model"
+            frame[name] = _column_numbers(frame[name], why)
         elif len(categories) and all(isinstance(c, str) for c in categories):
             frame[name] = text[name]
     return frame
-
-
-def _numbers(column: pd.Series, path, name) -> pd.Series:
-    if pd.api.types.is_numeric_dtype(column.dtype) and not pd.api.types.is_bool_dtype(column):
-        return column
-    numbers = pd.to_numeric(column.astype(object).where(column.notna()), errors="coerce")
-    bad = column.notna() & numbers.isna()
-    if bad.any():
-        row = int(np.flatnonzero(bad.to_numpy())[0])
-        raise InputError(
-            f"{path}: column {name!r} is continuous in the model, but data row {row + 1} "
-            f"holds {column.iloc[row]!r}, not a number."
-        )
-    return numbers.astype(float)
 
 
 def predict(args) -> int:

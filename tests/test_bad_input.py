@@ -78,6 +78,60 @@ def test_tree_models_do_not_depend_on_column_order(make, seed):
     np.testing.assert_allclose(first.predict_proba(X), second.predict_proba(X[reordered]))
 
 
+def _categorical(seed=0, n=60):
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({c: rng.choice(list("xyz"[: 2 + k % 2]), n) for k, c in enumerate("zakwv")})
+    return X, rng.choice(["u", "v"], n)
+
+
+#: Every table classifier bnclassify exports, with its defaults (issue 27, item 6); the
+#: signal-subgraph classifier reads graphs, not tables, and BayesNetClassifier is given
+#: its structure.
+EVERY_ESTIMATOR = {
+    "NaiveBayes": lambda X: bnc.NaiveBayes(),
+    "TAN": lambda X: bnc.TAN(),
+    "SimplerTAN": lambda X: bnc.SimplerTAN(contact_matrix=_contacts(X.columns)),
+    "KDB": lambda X: bnc.KDB(),
+    "KDB2": lambda X: bnc.KDB(k=2),
+    "SPODE": lambda X: bnc.SPODE(),
+    "AODE": lambda X: bnc.AODE(),
+    "BMATAN": lambda X: bnc.BMATAN(),
+    "BMATAN-contacts": lambda X: bnc.BMATAN(contact_matrix=_contacts(X.columns), contact_prior=1.0),
+    "EnsembleTAN": lambda X: bnc.EnsembleTAN(random_state=0),
+    "EnsembleTAN-contacts": lambda X: bnc.EnsembleTAN(
+        contact_matrix=_contacts(X.columns), random_state=0
+    ),
+    "TANHC": lambda X: bnc.TANHC(random_state=0),
+    "TANHCSP": lambda X: bnc.TANHCSP(random_state=0),
+    "FSSJ": lambda X: bnc.FSSJ(random_state=0),
+    "BSEJ": lambda X: bnc.BSEJ(random_state=0),
+    "KDBHC": lambda X: bnc.KDBHC(random_state=0),
+}
+
+
+def test_every_exported_table_classifier_is_listed():
+    from sklearn.base import ClassifierMixin
+
+    exported = {
+        name
+        for name in bnc.__all__
+        if isinstance(getattr(bnc, name), type) and issubclass(getattr(bnc, name), ClassifierMixin)
+    }
+    listed = {name.split("-")[0].rstrip("2") for name in EVERY_ESTIMATOR}
+    assert exported - listed == {"SignalSubgraphClassifier", "BayesNetClassifier"}
+
+
+@pytest.mark.parametrize("make", EVERY_ESTIMATOR.values(), ids=EVERY_ESTIMATOR.keys())
+@pytest.mark.parametrize("table", [_mixed, _categorical], ids=["mixed", "categorical"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_no_default_depends_on_column_order(make, table, seed):
+    X, y = table(seed)
+    reordered = list(np.random.default_rng(seed).permutation(X.columns))
+    first = make(X).fit(X, y).predict_proba(X)
+    second = make(X).fit(X[reordered], y).predict_proba(X[reordered])
+    np.testing.assert_allclose(first, second, atol=1e-12)
+
+
 def test_tied_weights_break_by_name_not_position():
     # two identical copies of a column: every tree through either ties
     rng = np.random.default_rng(3)

@@ -390,3 +390,24 @@ def test_identifiers_do_not_depend_on_row_order(values, seed):
     assert found == identifier_columns(shuffled)
     distinct, n = len(set(values)), len(values)
     assert ("code" in found) == (n >= 20 and distinct >= 0.9 * n)
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_many_classes_are_noted_once_in_the_tools_words(capsys, tmp_path, jobs):
+    """Issue 27, item 4: scikit-learn's "unique classes > 50%" warning came once per fit of
+    every fold (70 times); it is one note naming the classes and the rows."""
+    rng = np.random.default_rng(0)
+    n = 44
+    table = pd.DataFrame(
+        {c: rng.choice(list("xyz"), n) for c in "abc"} | {"label": [f"k{i % 25}" for i in range(n)]}
+    )
+    path = tmp_path / "crowded.csv"
+    table.to_csv(path, index=False)
+    code, out, err = run_cli(
+        capsys, "compare", "--csv", path, "--no-progress", "--folds", "2", "--jobs", jobs
+    )
+    assert code == 0
+    assert "unique classes" not in out + err
+    notes = [line for line in out.splitlines() if "more classes than half their rows" in line]
+    assert len(notes) == 1
+    assert "25 classes in all 44 rows" in notes[0] and "'k19' (1)" in notes[0]

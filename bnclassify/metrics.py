@@ -523,6 +523,9 @@ def corrected_resampled_ttest(a, b, n_train, n_test) -> TTestResult:
     k = len(d)
     if not np.isfinite(d).all():
         return TTestResult(float("nan"), float("nan"), k - 1)
+    scale = np.abs(d).max()
+    if scale > 0:  # the statistic does not depend on the units; 1e308 would overflow var
+        d = d / scale
     mean, var = d.mean(), d.var(ddof=1)
     if var == 0:
         if mean == 0:

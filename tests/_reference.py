@@ -55,16 +55,17 @@ def slow_network_log_joint(parents, X, y, row, alpha=1.0, prior_strength=10.0, s
     categorical parents, linear in its float parents: the least-squares fit of the group's
     rows plus ``prior_strength`` pseudo-rows carrying the moments of the class's rows (the
     class's own fit alone when there is no categorical parent), its variance the mean squared
-    residual plus ``smoothing`` times the column's own variance (the largest float-column
-    variance for a constant column).
+    residual plus ``smoothing`` times the column's own variance (its value squared for a
+    constant column, 1 for zeros).
     """
     names = list(X.columns)
     records = [dict(zip(names, values, strict=True)) for values in X.itertuples(index=False)]
     labels = list(y)
     classes = sorted(set(labels))
     numeric = {f for f in names if X[f].dtype.kind == "f"}
-    largest = max((float(np.var(X[f])) for f in numeric), default=1.0)
-    floors = {f: smoothing * (float(np.var(X[f])) or largest) for f in numeric}
+    floors = {
+        f: smoothing * (float(np.var(X[f])) or float(np.mean(X[f])) ** 2 or 1.0) for f in numeric
+    }
     out = {}
     for c in classes:
         in_class = [r for r, label in zip(records, labels, strict=True) if label == c]

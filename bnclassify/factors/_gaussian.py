@@ -57,8 +57,9 @@ class Gaussian(Factor):
     floor_scale : {"column", "largest"}, default="column"
         ``"column"``: ``V`` is this column's own variance over the training
         rows (about its mean), so a change of the column's units (any affine
-        map) changes nothing but the units of the fit; ``V`` falls back to the
-        ``"largest"`` rule for a constant column. ``"largest"``: ``V`` is the
+        map) changes nothing but the units of the fit; for a constant column
+        ``V`` is its value squared (1 for zeros), whose terms are the same in
+        every class. ``"largest"``: ``V`` is the
         largest variance of any continuous feature of the model, scikit-learn's
         ``GaussianNB`` rule (its fit with the default ``var_smoothing``), which
         ties every column's floor to the widest one's units.
@@ -127,8 +128,14 @@ class Gaussian(Factor):
             pooled = stats.gaussian_moments(column).pooled()
             n = float(pooled.count[0])
             own = float(pooled.sxx[0]) / n if n > 0 else 0.0
-            if own > 0 and np.isfinite(own):
-                return float(self.var_smoothing) * own
+            if not (own > 0 and np.isfinite(own)):
+                # a constant column: its squared value, 1 for zeros (the fitted units hold
+                # |x| in [0.5, 1), so neither under- nor overflows at 1e-300 or 1e300)
+                mean = float(pooled.mean_x[0]) if n > 0 else 0.0
+                own = mean * mean if np.isfinite(mean) and mean != 0 else 1.0
+            floor = float(self.var_smoothing) * own
+            if floor > 0 or self.var_smoothing == 0:
+                return floor
         return self.variance_floor(stats.log_variance_scale, int(stats.exponents[column]))
 
     def __init__(self, var_smoothing=1e-9, prior_strength=10.0, floor_scale="column"):

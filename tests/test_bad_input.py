@@ -355,8 +355,13 @@ def tan_model():
         (lambda p, m: p.plot_weights(m, gamma=0), "gamma"),
         (lambda p, m: p.plot_structure(m, edge_colors="red"), "edge_colors"),
         (lambda p, m: p.plot_tree_comparison(m, m, labels=["one"]), "labels"),
+        # issue 27 item 7's campaign: these were numpy's or matplotlib's words
+        (lambda p, m: p.plot_tree_comparison(m, m, np.ones((2, 2))), "contact_matrix"),
+        (lambda p, m: p.plot_weights(m, vmax_scale=-1), "vmax_scale"),
+        (lambda p, m: p.plot_structure(m, fontsize="big"), "fontsize"),
+        (lambda p, m: p.plot_weights([[1.0, 2.0], [3.0]]), "matrix must be a square table"),
     ],
-    ids=["gamma", "edge_colors", "labels"],
+    ids=["gamma", "edge_colors", "labels", "contact-shape", "vmax_scale", "fontsize", "ragged"],
 )
 def test_plot_arguments_are_checked_by_name(tan_model, draw, match):
     import matplotlib.pyplot as plt
@@ -461,3 +466,12 @@ def test_both_commands_name_an_empty_csv(tmp_path, capsys, model_file, command):
     model = ["--model", model_file] if command == "predict" else ["--no-progress"]
     code, _, err = run_cli(capsys, command, *model, "--csv", empty)
     assert_one_line_error(code, err, "empty.csv is empty")
+
+
+def test_bma_tan_refuses_an_equivalent_sample_size_beyond_its_digits():
+    """Issue 27, item 7: 1e308 made the BDeu terms NaN (a RuntimeWarning, then a wrong error)."""
+    X = pd.DataFrame({"a": list("xyz") * 6 + ["x", "y"], "b": list("uv") * 10})
+    with pytest.raises(ValueError, match="equivalent_sample_size"):
+        bnc.BMATAN(equivalent_sample_size=1e308).fit(X, Y20)
+    proba = bnc.BMATAN(equivalent_sample_size=1e9).fit(X, Y20).predict_proba(X)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)

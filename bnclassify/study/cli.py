@@ -904,7 +904,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--csv tables get StratifiedKFold (same seed) unless --no-stratified.",
         epilog="model short names (--models, --baseline; any case): "
         + ", ".join(f"{key} = {name!r}" for key, name in SHORT_NAMES.items())
-        + ". Simpler TAN (stan) and the models built on it need --contact with --csv.",
+        + ". Simpler TAN (stan) and the models built on it need --contact with --csv. "
+        f"A --csv table wider than {WIDE_FEATURES} features is costed up front, shows its "
+        "progress on stderr, and leaves out the BMA TAN models (cubic in the features) unless "
+        "--models names them.",
     )
     source = p.add_mutually_exclusive_group()
     source.add_argument(

@@ -475,3 +475,13 @@ def test_bma_tan_refuses_an_equivalent_sample_size_beyond_its_digits():
         bnc.BMATAN(equivalent_sample_size=1e308).fit(X, Y20)
     proba = bnc.BMATAN(equivalent_sample_size=1e9).fit(X, Y20).predict_proba(X)
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+
+
+def test_int64_next_to_uint64_columns_fit_in_chunks():
+    """Issue 27, item 7's fuzz run: int64 and uint64 columns make one float64 array, whose
+    values then indexed the category lookup (IndexError in partial_fit)."""
+    X = pd.DataFrame({"a": np.arange(20) % 2, "b": (np.arange(20) % 3).astype(np.uint64)})
+    whole = bnc.NaiveBayes().fit(X, Y20)
+    model = bnc.NaiveBayes().partial_fit(X.iloc[:10], Y20[:10], classes=["p", "q"])
+    model.partial_fit(X.iloc[10:], Y20[10:])
+    np.testing.assert_allclose(model.predict_proba(X), whole.predict_proba(X))

@@ -19,6 +19,9 @@ import numpy as np
 
 __all__ = ["additive_interventional", "contrast", "shapley_weight"]
 
+#: The log of the smallest positive float: where an explained score's -inf is floored.
+LOG_TINY = float(np.log(np.finfo(float).tiny))
+
 #: Hybrid rows' cells built at once (bounds temporary memory).
 CHUNK_CELLS = 1 << 22
 
@@ -26,8 +29,12 @@ CHUNK_CELLS = 1 << 22
 def contrast(scores):
     """Class scores (leading axis: class) -> explained outputs (leading axis: output).
 
-    Two classes: the log-odds of class 1 (one output). More: centred scores.
+    Two classes: the log-odds of class 1 (one output). More: centred scores. A score of
+    ``-inf`` (a probability that underflowed to 0, e.g. an ensemble's mean of tiny
+    probabilities) counts as the log of the smallest positive float, so that differences
+    stay defined (``-inf - -inf`` is NaN).
     """
+    scores = np.maximum(scores, LOG_TINY)
     if scores.shape[0] == 2:
         return (scores[1] - scores[0])[None]
     return scores - scores.mean(axis=0)

@@ -35,6 +35,39 @@ def is_dask_collection(X) -> bool:
     return type(X).__module__.split(".")[0] in ("dask", "dask_expr")
 
 
+def _is_dask_array(X) -> bool:
+    return is_dask_collection(X) and hasattr(X, "chunks") and not hasattr(X, "divisions")
+
+
+def _as_table(X, name="X"):
+    """A dask DataFrame as it is; a 2-D dask Array as one with unnamed columns (one chunk of
+    columns per block, its row chunks as the partitions), like a NumPy array's fit."""
+    if not _is_dask_array(X):
+        return X
+    if X.ndim != 2:
+        raise ValueError(
+            f"{name} is a {X.ndim}-D dask Array; a table must be 2-D "
+            "(rows x columns, e.g. X.reshape(-1, 1) for a single feature)."
+        )
+    import dask.dataframe as dd
+
+    return dd.from_dask_array(X.rechunk({1: -1}))
+
+
+def _as_target(y, X):
+    """A dask Array ``y`` as a dask Series partitioned like the table ``X`` (made from an Array)."""
+    if not _is_dask_array(y):
+        return y
+    if y.ndim != 1:
+        raise ValueError(f"y is a {y.ndim}-D dask Array; it must be 1-D (one label per row).")
+    import dask.dataframe as dd
+
+    if X.known_divisions and len(X.divisions) - 1 == len(y.chunks[0]):
+        return dd.from_dask_array(y)  # the same row chunks as X: divisions match
+    sizes = X.map_partitions(len).compute()
+    return dd.from_dask_array(y.rechunk((tuple(int(s) for s in sizes),)))
+
+
 def partition_statistics(X, y, schema, plan):
     """The statistics of one partition (``None`` for an empty one).
 
@@ -124,6 +157,20 @@ def _empty_like(X):
     return pd.DataFrame({name: pd.Series(dtype=dtype) for name, dtype in X.dtypes.items()})
 
 
+def _first_rows(X, y):
+    """The first partition with rows, and its labels (an empty frame when none has rows).
+
+    The kinds are read from it (an integer column's kind depends on its number of distinct
+    values), as partial_fit takes them from its first chunk; empty partitions (after a
+    filter, say) are passed over.
+    """
+    for k in range(X.npartitions):
+        part = X.get_partition(k).compute()
+        if len(part):
+            return part, y.get_partition(k).compute()
+    return _empty_like(X), None
+
+
 def _check_pair(X, y):
     if not hasattr(X, "to_delayed") or not hasattr(X, "npartitions") or not hasattr(X, "dtypes"):
         raise TypeError(f"Expected a dask DataFrame, got {type(X).__name__}.")
@@ -187,8 +234,13 @@ def fit_dask(model, X, y, sample_weight=None, split_every=SPLIT_EVERY):
             "sample_weight is not supported with a dask DataFrame; weight rows by "
             "partial_fit over the partitions instead."
         )
+    X = _as_table(X)
     stats, schema, classes, class_node = dask_training_statistics(
-        X, y, getattr(model, "distributions", None), model.statistics_plan, split_every
+        X,
+        _as_target(y, X),
+        getattr(model, "distributions", None),
+        model.statistics_plan,
+        split_every,
     )
     return model.fit_statistics(stats, schema, classes, class_node=class_node, keep=True)
 
@@ -220,14 +272,10 @@ def dask_training_statistics(X, y, distributions=None, plan_for=None, split_ever
     class_node : str
         ``y``'s name, or ``"class"``, made distinct from every column's.
     """
+    X = _as_table(X)
+    y = _as_target(y, X)
     _check_pair(X, y)
-    # kinds from the first partition's values (an integer column's kind depends on
-    # its number of distinct values), as partial_fit takes them from its first chunk
-    first, first_y = (
-        (X.get_partition(0).compute(), y.get_partition(0).compute())
-        if X.npartitions
-        else (_empty_like(X), None)
-    )
+    first, first_y = _first_rows(X, y)
     schema = TableSchema.from_dtypes(first, distributions, first_y)
     plan = StatisticsPlan() if plan_for is None else plan_for(schema)
     total = dask_statistics(X, y, schema, plan, split_every)
@@ -255,8 +303,20 @@ def _call(model, method, part):
     return getattr(model, method)(part)
 
 
+def _blocks(X):
+    """The partitions of a dask DataFrame; the row blocks (NumPy, every column) of an Array."""
+    if not _is_dask_array(X):
+        return X.to_delayed()
+    if X.ndim != 2:
+        raise ValueError(
+            f"X is a {X.ndim}-D dask Array; a table must be 2-D "
+            "(rows x columns, e.g. X.reshape(-1, 1) for a single feature)."
+        )
+    return X.rechunk({1: -1}).to_delayed().ravel()
+
+
 def predict_dask(model, X, method):
-    """``model.method`` on each partition of the dask DataFrame ``X``: a lazy dask array.
+    """``model.method`` on each partition of the dask DataFrame or Array ``X``: a lazy dask array.
 
     The fitted model is put in the graph once; each partition's block is
     computed on its own (row counts unknown until computed).
@@ -283,7 +343,7 @@ def predict_dask(model, X, method):
     fitted = dask.delayed(model, pure=True)
     blocks = [
         da.from_delayed(dask.delayed(_call)(fitted, method, part), shape=shape, dtype=dtype)
-        for part in X.to_delayed()
+        for part in _blocks(X)
     ]
     return da.concatenate(blocks, axis=0)
 

@@ -30,10 +30,14 @@ values are positive and fit a log-normal significantly better, else
 pandas Categorical) :class:`Categorical`. ``distributions="gaussian"`` models
 every continuous column as scikit-learn's ``GaussianNB`` does.
 
-**Variance floor.** As in scikit-learn's ``GaussianNB``, every Gaussian (and
-kernel) variance is increased by ``epsilon = var_smoothing * V``, where ``V``
-is the largest variance (over all training rows) of any Gaussian or kernel
-density feature of the model (1 if all of them are constant). A pixel that is
+**Variance floor.** Every Gaussian (and kernel) variance is increased by
+``epsilon = var_smoothing * V``. For a Gaussian (and log-normal) column ``V``
+is by default the column's own variance over all training rows, so the fit
+does not depend on any column's units (``Gaussian(floor_scale="largest")``
+gives scikit-learn's ``GaussianNB`` rule), for a constant one its value
+squared (1 for zeros); for a kernel density ``V`` is the largest variance of
+any Gaussian or kernel density feature of the model (1 if all of them are
+constant). A pixel that is
 constant within a class therefore gets variance ``epsilon > 0`` instead of 0.
 
 **Missing values** (NaN) are left out of the fit of the distributions they

@@ -131,8 +131,14 @@ def _pairwise_complete_block(table, si, sj, cards_i, cards_j):
         pair = np.add.reduceat(row, si, axis=0)  # N(c) on the rows observing (i, j)
         total += pair
         with np.errstate(divide="ignore", invalid="ignore"):
-            ratio = part * pair[owner_i][:, owner_j] / (row[:, owner_j] * col[owner_i, :])
-            terms = np.where(part > 0, part * np.log(ratio), 0.0)
+            # in logs: weighted counts near 1e300 would overflow the products
+            logs = (
+                np.log(part)
+                + np.log(pair[owner_i][:, owner_j])
+                - np.log(row[:, owner_j])
+                - np.log(col[owner_i, :])
+            )
+            terms = np.where(part > 0, part * logs, 0.0)
         weighted += np.add.reduceat(np.add.reduceat(terms, si, axis=0), sj, axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(total > 0, weighted / total, 0.0)
@@ -148,6 +154,8 @@ def class_mi_from_counts(counts: TrainingCounts, features=None) -> np.ndarray:
         pc = joint.sum(axis=1, keepdims=True)
         px = joint.sum(axis=0, keepdims=True)
         with np.errstate(divide="ignore", invalid="ignore"):
-            terms = np.where(joint > 0, joint * np.log(joint * n / (pc * px)), 0.0)
-        out[k] = max(terms.sum() / n, 0.0)
+            # in logs: weighted counts near 1e300 would overflow the product joint * n
+            logs = np.log(joint) - np.log(pc) + np.log(n) - np.log(px)
+            terms = np.where(joint > 0, (joint / n) * logs, 0.0)
+        out[k] = max(terms.sum(), 0.0)
     return out

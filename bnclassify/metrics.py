@@ -449,6 +449,7 @@ def evaluate(
             for row in jobs:  # in task order, whatever order the jobs finish in
                 rows.append(row)
                 bar.update(1)
+    _warn_once([w for row in rows for w in row.pop(WARNINGS)])
     folds = pd.DataFrame(rows)
     folds.attrs["cll"] = _describe_cll(base, reduce)
     summary = summarize(folds)
@@ -522,6 +523,9 @@ def corrected_resampled_ttest(a, b, n_train, n_test) -> TTestResult:
     k = len(d)
     if not np.isfinite(d).all():
         return TTestResult(float("nan"), float("nan"), k - 1)
+    scale = np.abs(d).max()
+    if scale > 0:  # the statistic does not depend on the units; 1e308 would overflow var
+        d = d / scale
     mean, var = d.mean(), d.var(ddof=1)
     if var == 0:
         if mean == 0:
@@ -578,24 +582,39 @@ def _describe_cll(base, reduce):
     return f"{name}, {'sum' if reduce == 'sum' else 'mean'} per fold"
 
 
+#: The key under which a fold's row carries the warnings of its fit and prediction.
+WARNINGS = "_warnings"
+
+
+def _warn_once(caught) -> None:
+    """Each distinct warning of the folds' fits, once (by category and text), as raised."""
+    seen = set()
+    for category, text, filename, lineno in caught:
+        if (category, text) not in seen:
+            seen.add((category, text))
+            warnings.warn_explicit(text, category, filename, lineno)
+
+
 def _fit_and_score(model, name, fold, X, y, train, test, *, base, reduce):
     X_train, y_train = _take(X, train), _take(y, train)
     X_test, y_test = _take(X, test), np.asarray(_take(y, test))
-    start = time.perf_counter()
-    model.fit(X_train, y_train)
-    fit_s = time.perf_counter() - start
     with warnings.catch_warnings(record=True) as caught:
-        # counted per fold (also inside joblib workers) instead of one warning per fold
-        warnings.simplefilter("always", UnseenCategoryWarning)
+        # unseen categories counted per fold; the others handed to the caller, which says
+        # each distinct one once (a joblib worker's own warnings would never reach it)
+        warnings.simplefilter("always")
+        start = time.perf_counter()
+        model.fit(X_train, y_train)
+        fit_s = time.perf_counter() - start
         start = time.perf_counter()
         proba = model.predict_proba(X_test)
         predict_s = time.perf_counter() - start
     n_unseen_values = 0
+    others = []
     for w in caught:
         if issubclass(w.category, UnseenCategoryWarning):
             n_unseen_values += sum(w.message.counts.values())
-        else:  # other warnings are shown as usual
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        else:
+            others.append((w.category, str(w.message), w.filename, w.lineno))
     classes = model.classes_
     y_pred = classes[np.argmax(proba, axis=1)]
     unseen = ~np.isin(y_test, classes)
@@ -612,6 +631,7 @@ def _fit_and_score(model, name, fold, X, y, train, test, *, base, reduce):
         "n_test": len(test),
         "n_unseen_class": int(unseen.sum()),
         "n_unseen_values": int(n_unseen_values),
+        WARNINGS: others,
     }
     # scikit-learn's definitions from one confusion matrix in numpy: its scorers'
     # input validation cost more than the fits in `compare --repeats 10`

@@ -55,14 +55,17 @@ def slow_network_log_joint(parents, X, y, row, alpha=1.0, prior_strength=10.0, s
     categorical parents, linear in its float parents: the least-squares fit of the group's
     rows plus ``prior_strength`` pseudo-rows carrying the moments of the class's rows (the
     class's own fit alone when there is no categorical parent), its variance the mean squared
-    residual plus ``smoothing`` times the largest float-column variance.
+    residual plus ``smoothing`` times the column's own variance (its value squared for a
+    constant column, 1 for zeros).
     """
     names = list(X.columns)
     records = [dict(zip(names, values, strict=True)) for values in X.itertuples(index=False)]
     labels = list(y)
     classes = sorted(set(labels))
     numeric = {f for f in names if X[f].dtype.kind == "f"}
-    epsilon = smoothing * max((float(np.var(X[f])) for f in numeric), default=1.0)
+    floors = {
+        f: smoothing * (float(np.var(X[f])) or float(np.mean(X[f])) ** 2 or 1.0) for f in numeric
+    }
     out = {}
     for c in classes:
         in_class = [r for r, label in zip(records, labels, strict=True) if label == c]
@@ -87,7 +90,7 @@ def slow_network_log_joint(parents, X, y, row, alpha=1.0, prior_strength=10.0, s
                 pooled = pooled + prior_strength * moments(in_class) / len(in_class)
             count = pooled[0, 0]
             beta = np.linalg.solve(pooled[:-1, :-1], pooled[:-1, -1])
-            variance = (pooled[-1, -1] - beta @ pooled[:-1, -1]) / count + epsilon
+            variance = (pooled[-1, -1] - beta @ pooled[:-1, -1]) / count + floors[f]
             mean = beta @ np.array([1.0, *(row[p] for p in slopes)])
             total += -0.5 * (math.log(2 * math.pi * variance) + (row[f] - mean) ** 2 / variance)
         out[c] = total

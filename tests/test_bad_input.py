@@ -78,6 +78,60 @@ def test_tree_models_do_not_depend_on_column_order(make, seed):
     np.testing.assert_allclose(first.predict_proba(X), second.predict_proba(X[reordered]))
 
 
+def _categorical(seed=0, n=60):
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({c: rng.choice(list("xyz"[: 2 + k % 2]), n) for k, c in enumerate("zakwv")})
+    return X, rng.choice(["u", "v"], n)
+
+
+#: Every table classifier bnclassify exports, with its defaults (issue 27, item 6); the
+#: signal-subgraph classifier reads graphs, not tables, and BayesNetClassifier is given
+#: its structure.
+EVERY_ESTIMATOR = {
+    "NaiveBayes": lambda X: bnc.NaiveBayes(),
+    "TAN": lambda X: bnc.TAN(),
+    "SimplerTAN": lambda X: bnc.SimplerTAN(contact_matrix=_contacts(X.columns)),
+    "KDB": lambda X: bnc.KDB(),
+    "KDB2": lambda X: bnc.KDB(k=2),
+    "SPODE": lambda X: bnc.SPODE(),
+    "AODE": lambda X: bnc.AODE(),
+    "BMATAN": lambda X: bnc.BMATAN(),
+    "BMATAN-contacts": lambda X: bnc.BMATAN(contact_matrix=_contacts(X.columns), contact_prior=1.0),
+    "EnsembleTAN": lambda X: bnc.EnsembleTAN(random_state=0),
+    "EnsembleTAN-contacts": lambda X: bnc.EnsembleTAN(
+        contact_matrix=_contacts(X.columns), random_state=0
+    ),
+    "TANHC": lambda X: bnc.TANHC(random_state=0),
+    "TANHCSP": lambda X: bnc.TANHCSP(random_state=0),
+    "FSSJ": lambda X: bnc.FSSJ(random_state=0),
+    "BSEJ": lambda X: bnc.BSEJ(random_state=0),
+    "KDBHC": lambda X: bnc.KDBHC(random_state=0),
+}
+
+
+def test_every_exported_table_classifier_is_listed():
+    from sklearn.base import ClassifierMixin
+
+    exported = {
+        name
+        for name in bnc.__all__
+        if isinstance(getattr(bnc, name), type) and issubclass(getattr(bnc, name), ClassifierMixin)
+    }
+    listed = {name.split("-")[0].rstrip("2") for name in EVERY_ESTIMATOR}
+    assert exported - listed == {"SignalSubgraphClassifier", "BayesNetClassifier"}
+
+
+@pytest.mark.parametrize("make", EVERY_ESTIMATOR.values(), ids=EVERY_ESTIMATOR.keys())
+@pytest.mark.parametrize("table", [_mixed, _categorical], ids=["mixed", "categorical"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_no_default_depends_on_column_order(make, table, seed):
+    X, y = table(seed)
+    reordered = list(np.random.default_rng(seed).permutation(X.columns))
+    first = make(X).fit(X, y).predict_proba(X)
+    second = make(X).fit(X[reordered], y).predict_proba(X[reordered])
+    np.testing.assert_allclose(first, second, atol=1e-12)
+
+
 def test_tied_weights_break_by_name_not_position():
     # two identical copies of a column: every tree through either ties
     rng = np.random.default_rng(3)
@@ -301,8 +355,13 @@ def tan_model():
         (lambda p, m: p.plot_weights(m, gamma=0), "gamma"),
         (lambda p, m: p.plot_structure(m, edge_colors="red"), "edge_colors"),
         (lambda p, m: p.plot_tree_comparison(m, m, labels=["one"]), "labels"),
+        # issue 27 item 7's campaign: these were numpy's or matplotlib's words
+        (lambda p, m: p.plot_tree_comparison(m, m, np.ones((2, 2))), "contact_matrix"),
+        (lambda p, m: p.plot_weights(m, vmax_scale=-1), "vmax_scale"),
+        (lambda p, m: p.plot_structure(m, fontsize="big"), "fontsize"),
+        (lambda p, m: p.plot_weights([[1.0, 2.0], [3.0]]), "matrix must be a square table"),
     ],
-    ids=["gamma", "edge_colors", "labels"],
+    ids=["gamma", "edge_colors", "labels", "contact-shape", "vmax_scale", "fontsize", "ragged"],
 )
 def test_plot_arguments_are_checked_by_name(tan_model, draw, match):
     import matplotlib.pyplot as plt
@@ -372,3 +431,57 @@ def test_from_pgmpy_names_state_types():
     model = bnc.NaiveBayes().fit(pd.DataFrame({"a": list("xyz") * 6 + ["x", "y"]}), Y20)
     with pytest.raises(TypeError, match="state_types must be a dict"):
         from_pgmpy(model.network_, "class", state_types="x")
+
+
+# -- the command line's one CSV reader (issue 27, item 8) ---------------------------------------
+def test_compare_and_predict_read_a_bad_number_alike(tmp_path, capsys):
+    """Both commands read CSV files through one reader: one message for a cell that is not a
+    number in a continuous column, naming the file, the column, the row and the value."""
+    from _cli import assert_one_line_error, run_cli
+
+    from bnclassify.io import dump
+
+    # g: a few distinct values, so that it is not left out as identifier-like
+    X = pd.DataFrame({"a": list("xyz") * 6 + ["x", "y"], "g": np.tile([0.5, 1.5, 2.5, 4.0], 5)})
+    model = dump(bnc.NaiveBayes().fit(X, Y20), tmp_path / "m.bnc")
+    table = tmp_path / "table.csv"
+    X.assign(g=X["g"].astype(object).where(X.index != 1, "abc"), label=Y20).to_csv(
+        table, index=False
+    )
+    fragments = ("table.csv: column 'g' is continuous", "data row 2 holds 'abc', not a number")
+    code, _, err = run_cli(capsys, "predict", "--model", model, "--csv", table)
+    assert_one_line_error(code, err, *fragments)
+    code, _, err = run_cli(
+        capsys, "compare", "--no-progress", "--csv", table, "--kind", "g=continuous"
+    )
+    assert_one_line_error(code, err, *fragments)
+
+
+@pytest.mark.parametrize("command", ["predict", "compare"])
+def test_both_commands_name_an_empty_csv(tmp_path, capsys, model_file, command):
+    from _cli import assert_one_line_error, run_cli
+
+    empty = tmp_path / "empty.csv"
+    empty.write_text("")
+    model = ["--model", model_file] if command == "predict" else ["--no-progress"]
+    code, _, err = run_cli(capsys, command, *model, "--csv", empty)
+    assert_one_line_error(code, err, "empty.csv is empty")
+
+
+def test_bma_tan_refuses_an_equivalent_sample_size_beyond_its_digits():
+    """Issue 27, item 7: 1e308 made the BDeu terms NaN (a RuntimeWarning, then a wrong error)."""
+    X = pd.DataFrame({"a": list("xyz") * 6 + ["x", "y"], "b": list("uv") * 10})
+    with pytest.raises(ValueError, match="equivalent_sample_size"):
+        bnc.BMATAN(equivalent_sample_size=1e308).fit(X, Y20)
+    proba = bnc.BMATAN(equivalent_sample_size=1e9).fit(X, Y20).predict_proba(X)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+
+
+def test_int64_next_to_uint64_columns_fit_in_chunks():
+    """Issue 27, item 7's fuzz run: int64 and uint64 columns make one float64 array, whose
+    values then indexed the category lookup (IndexError in partial_fit)."""
+    X = pd.DataFrame({"a": np.arange(20) % 2, "b": (np.arange(20) % 3).astype(np.uint64)})
+    whole = bnc.NaiveBayes().fit(X, Y20)
+    model = bnc.NaiveBayes().partial_fit(X.iloc[:10], Y20[:10], classes=["p", "q"])
+    model.partial_fit(X.iloc[10:], Y20[10:])
+    np.testing.assert_allclose(model.predict_proba(X), whole.predict_proba(X))

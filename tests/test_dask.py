@@ -134,3 +134,52 @@ def test_partial_fit_continues_a_dask_fit(client):
     np.testing.assert_allclose(
         model.predict_proba(X), TAN().fit(X, y).predict_proba(X), rtol=0, atol=1e-12
     )
+
+
+# -- issue 27, item 2: empty partitions and dask Arrays (local threads, no cluster) -----------
+def _without_first_partition_rows(X, y, npartitions=3):
+    frame = dd.from_pandas(X.assign(label=y), npartitions=npartitions)
+    first = frame.divisions[1]
+    emptied = frame.map_partitions(lambda part: part[part.index >= first])
+    return emptied.drop(columns="label"), emptied["label"]
+
+
+@pytest.mark.parametrize("model", [NaiveBayes(), TAN(), AODE()], ids=lambda m: type(m).__name__)
+def test_an_empty_first_partition_is_passed_over(model):
+    X, y = _mixed()
+    dX, dy = _without_first_partition_rows(X, y)
+    assert len(dX.get_partition(0).compute()) == 0
+    kept = X.index >= dX.divisions[1]
+    expected = type(model)().fit(X[kept], y[kept]).predict_proba(X)
+    np.testing.assert_allclose(model.fit(dX, dy).predict_proba(X), expected, atol=1e-9)
+    np.testing.assert_allclose(model.predict_proba(dX).compute(), expected[kept], atol=1e-9)
+    assert model.predict(dX).compute().shape == (kept.sum(),)
+
+
+@pytest.mark.filterwarnings("ignore:AODE found no categorical feature")  # numbers only
+@pytest.mark.parametrize("model", [NaiveBayes(), TAN(), AODE()], ids=lambda m: type(m).__name__)
+def test_a_dask_array_is_fitted_and_predicted_like_a_numpy_array(model):
+    X, y = _mixed()
+    values = X[["size", "weight"]].to_numpy()
+    dX = da.from_array(values, chunks=(150, 1))  # column chunks are joined
+    dy = da.from_array(y.to_numpy(), chunks=150)
+    expected = type(model)().fit(values, y.to_numpy()).predict_proba(values)
+    np.testing.assert_allclose(model.fit(dX, dy).predict_proba(values), expected, atol=1e-9)
+    assert not hasattr(model, "feature_names_in_")
+    np.testing.assert_allclose(model.predict_proba(dX).compute(), expected, atol=1e-9)
+    # y chunked unlike X is re-chunked to X's rows
+    other = da.from_array(y.to_numpy(), chunks=100)
+    np.testing.assert_allclose(model.fit(dX, other).predict_proba(values), expected, atol=1e-9)
+
+
+def test_a_dask_array_that_is_not_a_table_is_refused_by_name():
+    X, y = _mixed()
+    flat = da.from_array(X["size"].to_numpy(), chunks=150)
+    labels = da.from_array(y.to_numpy(), chunks=150)
+    with pytest.raises(ValueError, match="X is a 1-D dask Array"):
+        NaiveBayes().fit(flat, labels)
+    model = NaiveBayes().fit(X[["size"]].to_numpy(), y)
+    with pytest.raises(ValueError, match="X is a 1-D dask Array"):
+        model.predict_proba(flat)
+    with pytest.raises(ValueError, match="y is a 2-D dask Array"):
+        NaiveBayes().fit(flat.reshape(-1, 1), labels.reshape(-1, 1))

@@ -393,3 +393,48 @@ def test_identifiers_do_not_depend_on_row_order(values, seed):
     assert found == identifier_columns(shuffled)
     distinct, n = len(set(values)), len(values)
     assert ("code" in found) == (n >= 20 and distinct >= 0.9 * n)
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_many_classes_are_noted_once_in_the_tools_words(capsys, tmp_path, jobs):
+    """Issue 27, item 4: scikit-learn's "unique classes > 50%" warning came once per fit of
+    every fold (70 times); it is one note naming the classes and the rows."""
+    rng = np.random.default_rng(0)
+    n = 44
+    table = pd.DataFrame(
+        {c: rng.choice(list("xyz"), n) for c in "abc"} | {"label": [f"k{i % 25}" for i in range(n)]}
+    )
+    path = tmp_path / "crowded.csv"
+    table.to_csv(path, index=False)
+    code, out, err = run_cli(
+        capsys, "compare", "--csv", path, "--no-progress", "--folds", "2", "--jobs", jobs
+    )
+    assert code == 0
+    assert "unique classes" not in out + err
+    notes = [line for line in out.splitlines() if "more classes than half their rows" in line]
+    assert len(notes) == 1
+    assert "25 classes in all 44 rows" in notes[0] and "'k19' (1)" in notes[0]
+
+
+def test_a_wide_table_is_costed_up_front_and_its_cubic_models_left_out(capsys, tmp_path):
+    """Issue 27, item 5: 40 rows x 5,000 columns ran for many minutes in silence (BMA TAN
+    grows with the cube of the features)."""
+    rng = np.random.default_rng(0)
+    n, m = 24, cli.WIDE_FEATURES + 1
+    table = pd.DataFrame(rng.choice(list("abc"), (n, m)), columns=[f"f{j}" for j in range(m)])
+    path = tmp_path / "wide.csv"
+    table.assign(label=rng.choice(["p", "q"], n)).to_csv(path, index=False)
+    code, out, err = run_cli(
+        capsys, "compare", "--csv", path, "--folds", "2", "--models", "nb,tan", "--no-progress"
+    )
+    assert code == 0 and f"cost: {m} features, {n} rows" in out
+    assert "left out" not in out  # nothing cubic asked for
+    args = build_parser().parse_args(["compare", "--csv", str(path)])
+    models = {"NB": object(), "BMA TAN": object(), "BMA TAN (contact prior)": object()}
+    kept, notes = cli._wide_table_plan(dict(models), table, args)
+    assert list(kept) == ["NB"] and args.progress is True
+    assert "left out BMA TAN, BMA TAN (contact prior)" in notes[1] and "--models" in notes[1]
+    named = build_parser().parse_args(["compare", "--csv", str(path), "--models", "nb,bma"])
+    assert list(cli._wide_table_plan(dict(models), table, named)[0]) == list(models)
+    narrow = table.iloc[:, : cli.WIDE_FEATURES]
+    assert cli._wide_table_plan(dict(models), narrow, args) == (models, [])

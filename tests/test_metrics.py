@@ -12,7 +12,7 @@ from sklearn.model_selection import GridSearchCV, KFold, StratifiedKFold, cross_
 from sklearn.naive_bayes import CategoricalNB
 
 from bnclassify import TAN, NaiveBayes, SimplerTAN
-from bnclassify.datasets import load_p450, make_tree_classification
+from bnclassify.datasets import load_car, load_p450, make_tree_classification
 from bnclassify.metrics import (
     METRICS,
     cll_scorer,
@@ -349,3 +349,26 @@ def test_evaluate_metrics_equal_sklearn_with_rare_and_unpredicted_classes():
             assert row[name] == pytest.approx(expected, abs=1e-12)
         expected = log_loss(y_test, proba, labels=model.classes_)
         assert row.log_loss == pytest.approx(expected, abs=1e-12)
+
+
+class _Noisy(NaiveBayes):
+    """Naive Bayes that warns on every fit, as scikit-learn's target checks do per fold."""
+
+    def fit(self, X, y, sample_weight=None):
+        import warnings
+
+        warnings.warn("noisy fit", UserWarning, stacklevel=2)
+        return super().fit(X, y, sample_weight=sample_weight)
+
+
+@pytest.mark.parametrize("n_jobs", [None, 2])
+def test_evaluate_says_each_distinct_fold_warning_once(n_jobs):
+    """Issue 27, item 4: a warning raised by every fold's fit is said once, also from joblib
+    workers (whose warnings never reached the caller)."""
+    import warnings
+
+    X, y = load_car(return_X_y=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        evaluate({"noisy": _Noisy()}, X, y, cv=KFold(4), n_jobs=n_jobs, progress=False)
+    assert [str(w.message) for w in caught if "noisy" in str(w.message)] == ["noisy fit"]

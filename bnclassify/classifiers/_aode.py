@@ -22,7 +22,7 @@ from ..stats import (
     one_hot,
     training_statistics,
 )
-from ..structure import empty_feature_graph
+from ..structure import empty_feature_graph, name_order
 from ..validation import ALPHA, Interval, Options, validate_parameters
 from ._base import (
     BayesNetClassifier,
@@ -47,9 +47,11 @@ class SPODE(BayesNetClassifier):
     ----------
     superparent : str or int, optional
         The super-parent: a categorical feature's name or position (default:
-        the first categorical feature; with none, the model is naive Bayes
-        and says so in a warning). A continuous super-parent is refused: it
-        could not be a parent of the categorical features.
+        the first categorical feature in name order,
+        :func:`bnclassify.structure.name_order`, not in column order; with
+        none, the model is naive Bayes and says so in a warning). A continuous
+        super-parent is refused: it could not be a parent of the categorical
+        features.
     alpha : float, default=1.0
         Dirichlet pseudo-count for every CPT cell and the class prior.
     handle_unknown : {"warn", "error", "marginalize"}, default="warn"
@@ -94,7 +96,7 @@ class SPODE(BayesNetClassifier):
         return star
 
     def _superparent(self, features):
-        """The super-parent's name: given, or the first categorical feature (None: none)."""
+        """The super-parent's name: given, or the first categorical feature by name (None: none)."""
         schema = self.schema_
         allowed = [
             f
@@ -110,7 +112,8 @@ class SPODE(BayesNetClassifier):
                     stacklevel=4,
                 )
                 return None
-            return allowed[0]
+            # the first in name order: a column's place in the table decides nothing
+            return next(features[k] for k in name_order(features) if features[k] in allowed)
         hub = features[schema.position(self.superparent, what="superparent")]
         if hub not in allowed:
             raise InvalidParameterError(

@@ -37,6 +37,10 @@ __all__ = ["BMATAN", "CONTACT_PRIOR_GRID", "ESS_GRID", "log_tree_sum", "edge_mar
 #: The contact-prior strengths ``contact_prior="auto"`` chooses from (nats per full contact).
 CONTACT_PRIOR_GRID = (0.0, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0)
 
+#: The largest ``equivalent_sample_size`` accepted: the BDeu score's log-gamma differences
+#: lose a digit per decade of it and are NaN at 1e308.
+MAX_EQUIVALENT_SAMPLE_SIZE = 1e9
+
 #: The BDeu equivalent sample sizes ``equivalent_sample_size="auto"`` chooses from.
 ESS_GRID = (1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0)
 
@@ -205,7 +209,7 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
     Parameters
     ----------
     equivalent_sample_size : float or "auto", default="auto"
-        ``s`` of BDeu, > 0: the prior's weight in imaginary rows. ``"auto"``
+        ``s`` of BDeu, in (0, 1e9]: the prior's weight in imaginary rows. ``"auto"``
         (the default) picks the value of :data:`ESS_GRID` (1, 2, 5, 10, 20,
         50, 100) with the largest training evidence (jointly with
         ``contact_prior="auto"``), an empirical-Bayes choice that never sees
@@ -292,7 +296,11 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
     """
 
     _parameter_constraints = {
-        "equivalent_sample_size": [Interval(Real, 0, None, closed="neither"), Options({"auto"})],
+        # beyond 1e9 the BDeu terms log Gamma(a + n) - log Gamma(a) keep no digit (1e308: NaN)
+        "equivalent_sample_size": [
+            Interval(Real, 0, MAX_EQUIVALENT_SAMPLE_SIZE, closed="right"),
+            Options({"auto"}),
+        ],
         "contact_matrix": [None, *CONTACT_MATRIX],
         "contact_prior": [Interval(Real, 0, None, closed="left"), Options({"auto"})],
         "handle_unknown": [Options(HANDLE_UNKNOWN)],

@@ -268,7 +268,7 @@ class EnsembleTAN(MemberEnsemble):
     - ``members="stan"``: Simpler TANs rooted at every feature ("STAN bagging");
     - ``members="tan"``: TANs rooted at every feature ("TAN bagging");
     - ``members="stan+tan"``: the TANs rooted at every feature plus one Simpler
-      TAN rooted at the first feature, ``n_features + 1`` members ("STAN + TAN
+      TAN rooted at the first feature in name order, ``n_features + 1`` members ("STAN + TAN
       bagging" exactly as the study's code built it);
     - ``members="all"``: Simpler TANs and TANs rooted at every feature
       (``2 n_features`` members);
@@ -505,7 +505,10 @@ default="auto"
             if kind == "stan":
                 return [_rooted(stan, features)]
             if kind == "stan+tan":
-                return [_rooted(tan, features), _rooted(stan, features[:1])]
+                # "the first feature" by name (the study's tables list theirs in name
+                # order): where a column sits in the table decides nothing
+                first = [features[name_order(features)[0]]]
+                return [_rooted(tan, features), _rooted(stan, first)]
             return [_rooted(stan, features), _rooted(tan, features)]
         if isinstance(members, BaseEstimator):
             template = _set_unknown(clone(members), self.handle_unknown)

@@ -99,9 +99,14 @@ def normalise(joint) -> np.ndarray:
         log_sum = np.log(np.exp(shifted).sum(axis=1, keepdims=True))
     impossible = ~np.isfinite(top[:, 0] + log_sum[:, 0])
     if impossible.any():
-        # Only reachable with alpha=0: every class gives the row probability 0.
+        # every class gives the row probability 0: a CPT cell left at 0 by alpha=0, or a
+        # value whose density underflows in every class (values and weights near the ends
+        # of the float range)
         raise ValueError(
             f"{int(impossible.sum())} row(s) (first: {int(np.argmax(impossible))}) have "
-            "probability 0 under every class; use alpha > 0."
+            "probability 0 under every class: with alpha=0 a category unseen in every class "
+            "has probability 0 (use alpha > 0); otherwise a value lies so far out of every "
+            "class's density that it underflows (values or sample weights near the ends of "
+            "the float range: rescale them)."
         )
     return shifted - log_sum

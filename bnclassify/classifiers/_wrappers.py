@@ -18,6 +18,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ..factors import DISTRIBUTIONS
+from ..structure import name_order
 from ..validation import RANDOM_STATE, Interval, validate_parameters
 from ._adapter import encode_training, fit_structure, make_class_independent, search_table
 from ._base import BayesNetClassifier, class_node_name
@@ -186,6 +187,11 @@ class GreedyWrapper(BayesNetClassifier):
         counts, schema, classes = encode_training(self, X, y)
         features = list(schema.names)
         codes, y_codes, cards, n_classes, values, continuous = search_table(counts, schema)
+        # the search sees the columns in name order, so that its ties (equal inner-CV
+        # accuracies are common) are decided by the names, not by the table's order
+        order = np.asarray(name_order(features), dtype=np.intp)
+        codes, cards, continuous = codes[:, order], np.asarray(cards)[order], continuous[order]
+        values = None if values is None else values[:, order]
         rng = check_random_state(self.random_state)
         folds = stratified_folds(y_codes, n_folds, rng)
         scorer = FoldScorer(
@@ -203,9 +209,12 @@ class GreedyWrapper(BayesNetClassifier):
             self.initial_structure(len(features)),
             self.candidate_moves(len(features), ~continuous),
             epsilon,
-            features,
+            [features[k] for k in order],
         )
-        found = result.structure
+        found = {
+            int(order[child]): tuple(int(order[p]) for p in parents)
+            for child, parents in result.structure.items()
+        }
         dag = nx.DiGraph()
         dag.add_nodes_from(features)
         for child, parents in sorted(found.items()):

@@ -399,6 +399,8 @@ def _integer_block(frame: pd.DataFrame, integers=None):
         low, high = column_ranges(block)
     else:
         return None
+    if block.dtype.kind not in "iu":  # int64 next to uint64 columns: one float64 array
+        return None
     if low.min() < 0 or high.max() >= LOOKUP_LIMIT:
         return None
     return block, high

@@ -166,8 +166,9 @@ def prefers_log_normal(x, min_z=None, weights=None, classes=None) -> bool:
     if not len(x) or not (x > 0).all() or np.isinf(x).any():  # inf is refused later, by name
         return False
     # in units of the largest value's power of two: exact, and no square overflows at 1e300
-    x = np.ldexp(x, -np.frexp(x.max())[1])
-    logs = np.log(x)
+    e = np.frexp(x.max())[1]
+    logs = np.log(x) - e * np.log(2.0)  # from x itself: 1e-300 next to 1e300 underflows below
+    x = np.ldexp(x, -e)
     size = np.bincount(group, weights=w)
 
     def class_mean(v):
@@ -181,12 +182,19 @@ def prefers_log_normal(x, min_z=None, weights=None, classes=None) -> bool:
     n = w[varies].sum()
     if n < 8:
         return False
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         normal = -0.5 * ((x - class_mean(x)) / x_sd) ** 2 - np.log(x_sd)
         log_normal = -0.5 * ((logs - class_mean(logs)) / log_sd) ** 2 - np.log(log_sd) - logs
-    d, w = (log_normal - normal)[varies], w[varies]
-    mean = (w * d).sum() / n
-    spread = np.sqrt((w * (d - mean) ** 2).sum() / n)
+    # a spread that underflowed next to its values says nothing either way
+    varies &= np.isfinite(normal) & np.isfinite(log_normal)
+    n = w[varies].sum()
+    if n < 8:
+        return False
+    d, share = (log_normal - normal)[varies], w[varies] / n  # shares: no overflow at 1e300
+    mean = (share * d).sum()
+    dev = d - mean
+    top = np.abs(dev).max()
+    spread = top * np.sqrt((share * (dev / top) ** 2).sum()) if top > 0 else 0.0
     if not spread > 0:
         return bool(mean > 0)
     return bool(np.sqrt(n) * mean / spread > level)

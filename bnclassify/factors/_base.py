@@ -307,8 +307,11 @@ def zero_variance_error(name, where):
 
 
 def log_normal(x, mean, var):
-    """log N(x; mean, var), elementwise."""
-    return -0.5 * (LOG_2PI + np.log(var) + (x - mean) ** 2 / var)
+    """log N(x; mean, var), elementwise (``-inf`` where the density underflows to 0)."""
+    # a value far out in a narrow density: (x - mean)^2 / var overflows to inf, whose -inf
+    # log density the prediction handles (a class without support for the row)
+    with np.errstate(over="ignore"):
+        return -0.5 * (LOG_2PI + np.log(var) + (x - mean) ** 2 / var)
 
 
 def observed_only(x, term_of_observed, n_classes):

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..state import float_array, require
 from ..stats import GaussianMoments
-from ..validation import Interval
+from ..validation import Interval, Options
 from ._base import (
     LOG_2,
     Factor,
@@ -52,9 +52,17 @@ class Gaussian(Factor):
     Parameters
     ----------
     var_smoothing : float, default=1e-9
-        ``epsilon = var_smoothing * V`` is added to every variance, ``V`` the
-        largest variance of any continuous feature of the model
-        (scikit-learn's ``GaussianNB`` rule and default).
+        ``epsilon = var_smoothing * V`` is added to every variance, ``V`` as
+        ``floor_scale`` says.
+    floor_scale : {"column", "largest"}, default="column"
+        ``"column"``: ``V`` is this column's own variance over the training
+        rows (about its mean), so a change of the column's units (any affine
+        map) changes nothing but the units of the fit; for a constant column
+        ``V`` is its value squared (1 for zeros), whose terms are the same in
+        every class. ``"largest"``: ``V`` is the
+        largest variance of any continuous feature of the model, scikit-learn's
+        ``GaussianNB`` rule (its fit with the default ``var_smoothing``), which
+        ties every column's floor to the widest one's units.
     prior_strength : float, default=10.0
         Pseudo-rows of the class-level prior behind each (class, categorical
         parent state) group; 0 gives each group's own maximum-likelihood fit.
@@ -108,14 +116,32 @@ class Gaussian(Factor):
     _parameter_constraints = {
         "var_smoothing": [Interval(Real, 0, None, closed="left")],
         "prior_strength": [Interval(Real, 0, None, closed="left")],
+        "floor_scale": [Options(("column", "largest"))],
     }
 
     def variance_floor(self, log_scale, exponent=0) -> float:
         return scaled_floor(float(self.var_smoothing), log_scale, exponent)
 
-    def __init__(self, var_smoothing=1e-9, prior_strength=10.0):
+    def column_floor(self, stats, column) -> float:
+        """``epsilon`` of ``column`` in its fitted units (the column over ``2**exponent``)."""
+        if getattr(self, "floor_scale", "column") == "column":
+            pooled = stats.gaussian_moments(column).pooled()
+            n = float(pooled.count[0])
+            own = float(pooled.sxx[0]) / n if n > 0 else 0.0
+            if not (own > 0 and np.isfinite(own)):
+                # a constant column: its squared value, 1 for zeros (the fitted units hold
+                # |x| in [0.5, 1), so neither under- nor overflows at 1e-300 or 1e300)
+                mean = float(pooled.mean_x[0]) if n > 0 else 0.0
+                own = mean * mean if np.isfinite(mean) and mean != 0 else 1.0
+            floor = float(self.var_smoothing) * own
+            if floor > 0 or self.var_smoothing == 0:
+                return floor
+        return self.variance_floor(stats.log_variance_scale, int(stats.exponents[column]))
+
+    def __init__(self, var_smoothing=1e-9, prior_strength=10.0, floor_scale="column"):
         self.var_smoothing = var_smoothing
         self.prior_strength = prior_strength
+        self.floor_scale = floor_scale
 
     # -- units: fitted on the column divided by 2**e (e from the data), reported in its own --
     @property
@@ -160,7 +186,7 @@ class Gaussian(Factor):
         self._exponent = np.asarray(stats.exponents, dtype=np.int64)[
             [child, *self._continuous_parents]
         ]
-        self._epsilon = self.variance_floor(stats.log_variance_scale, self._exponent[0])
+        self._epsilon = self.column_floor(stats, child)
         cards = tuple(int(stats.cards[p]) for p in self._discrete_parents)
         strength = float(self.prior_strength)
         moments = stats.gaussian_moments(child, self._discrete_parents, self._continuous_parents)

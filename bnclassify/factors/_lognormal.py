@@ -38,6 +38,8 @@ class LogNormal(Gaussian):
         As in :class:`Gaussian`, on the variances of ``log x``.
     prior_strength : float, default=10.0
         As in :class:`Gaussian`.
+    floor_scale : {"column", "largest"}, default="column"
+        As in :class:`Gaussian`, on the variances of ``log x``.
 
     Attributes
     ----------

@@ -89,7 +89,13 @@ def plot_weights(
         matrix = getattr(model, "weights_", None)
         if matrix is None:
             raise ValueError(f"{type(model).__name__} has no weights_ to plot.")
-    frame = matrix if isinstance(matrix, pd.DataFrame) else pd.DataFrame(np.asarray(matrix))
+    try:
+        frame = matrix if isinstance(matrix, pd.DataFrame) else pd.DataFrame(np.asarray(matrix))
+    except ValueError:  # ragged rows
+        raise ValueError(
+            "matrix must be a square table of numbers; its rows differ in length."
+        ) from None
+    check_parameter(vmax_scale, "vmax_scale", [Interval(Real, 0, None, closed="neither")])
     if frame.shape[0] != frame.shape[1] or frame.shape[0] == 0:
         raise ValueError(f"matrix must be square and non-empty, got shape {frame.shape}.")
     try:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from numbers import Real
+
 import matplotlib.pyplot as plt
 import networkx as nx
 import numpy as np
 
+from ..validation import Interval, check_parameter
 from ._layout import (
     UNIT_INCHES,
     feature_graph,
@@ -160,6 +163,7 @@ def plot_structure(
     >>> sorted(drawn_edges(ax, role="feature"))[:2]
     [('block1', 'block4'), ('block1', 'block7')]
     """
+    check_parameter(fontsize, "fontsize", [Interval(Real, 0, None, closed="neither")])
     graph, class_node, lookup = structure_of(model_or_graph, class_node, weights, member)
     if title is None and not isinstance(model_or_graph, nx.Graph):
         title = network_view(model_or_graph, member).title

@@ -207,8 +207,14 @@ def plot_tree_comparison(
         if contact_matrix is None:
             raise ValueError("Pass a contact_matrix: model_b has no weights_ to show.")
     if not isinstance(contact_matrix, pd.DataFrame):
-        nodes = feature_graph(*structure_of(model_b)[:2]).nodes
-        contact_matrix = pd.DataFrame(np.asarray(contact_matrix), index=nodes, columns=nodes)
+        nodes = list(feature_graph(*structure_of(model_b)[:2]).nodes)
+        values = np.asarray(contact_matrix)
+        if values.shape != (len(nodes), len(nodes)):
+            raise ValueError(
+                f"contact_matrix has shape {values.shape}; model_b has {len(nodes)} features, "
+                f"so it must be {len(nodes)} x {len(nodes)} (or a DataFrame labelled by them)."
+            )
+        contact_matrix = pd.DataFrame(values, index=nodes, columns=nodes)
     if fig is None:
         depth = max(_depth(model_a), _depth(model_b))
         table_rows = 1 + max(len(edges_a), len(edges_b))  # the edge tables under the trees

@@ -168,7 +168,8 @@ class GaussianMoments:
             # centring n values near m leaves each deviation off by about n eps |m| (the
             # mean's summation error); a spread within that is a constant parent
             noise = 16 * n * np.finfo(float).eps * np.abs(self.mean_p[:, 0])
-            usable = spp > np.maximum(n * noise**2, np.finfo(float).tiny)
+            with np.errstate(over="ignore"):  # weighted counts near 1e300: an infinite bound
+                usable = spp > np.maximum(n * noise**2, np.finfo(float).tiny)
             coef = np.where(usable, self.sxp[:, 0] / np.where(usable, spp, 1.0), 0.0)[:, None]
         else:
             coef = np.einsum("gkj,gj->gk", np.linalg.pinv(self.spp), self.sxp)

@@ -90,16 +90,32 @@ def _existing_file(path, what) -> Path:
     return path
 
 
-def _read_named_csv(path, **options) -> pd.DataFrame:
-    """``pd.read_csv`` whose encoding and tokenizing errors name the file."""
+def _read_named_csv(path, reader=pd.read_csv, **options):
+    """``reader(path, **options)`` (``pd.read_csv`` or a loader built on it) whose empty-file,
+    encoding and tokenizing errors name the file: the one CSV reader of the command line."""
     try:
-        return pd.read_csv(path, **options)
+        return reader(path, **options)
+    except pd.errors.EmptyDataError:
+        raise InputError(f"{path} is empty: expected a header row and data rows.") from None
     except UnicodeDecodeError as error:
         raise InputError(
             f"{path} is not UTF-8 text ({error.reason} at byte {error.start}); re-save it as UTF-8."
         ) from None
     except pd.errors.ParserError as error:
         raise InputError(f"{path} is not a well-formed CSV table: {error}".strip()) from None
+
+
+def _column_numbers(column: pd.Series, why: str) -> pd.Series:
+    """``column`` as floats; a cell that is not a number is an InputError that starts with
+    ``why`` (which names the file and the column) and gives the row and the value."""
+    if pd.api.types.is_numeric_dtype(column.dtype) and not pd.api.types.is_bool_dtype(column):
+        return column.astype(float)
+    numbers = pd.to_numeric(column.astype(object).where(column.notna()), errors="coerce")
+    bad = column.notna() & numbers.isna()
+    if bad.any():
+        row = int(np.flatnonzero(bad.to_numpy())[0])
+        raise InputError(f"{why}, but data row {row + 1} holds {column.iloc[row]!r}, not a number.")
+    return numbers.astype(float)
 
 
 # -- reading CSV files ---------------------------------------------------------------------------
@@ -167,16 +183,9 @@ def _load(args):
         path = _existing_file(args.csv, "data file")
         sep = csv_delimiter(path, args.sep)
         try:
-            bunch = datasets.load_csv(path, target=args.target, kinds=args.kinds, sep=sep)
-        except pd.errors.EmptyDataError:
-            raise InputError(f"{path} is empty: expected a header row and data rows.") from None
-        except pd.errors.ParserError as error:
-            raise InputError(f"{path} is not a well-formed CSV table: {error}".strip()) from None
-        except UnicodeDecodeError as error:
-            raise InputError(
-                f"{path} is not UTF-8 text ({error.reason} at byte {error.start}); "
-                "re-save it as UTF-8."
-            ) from None
+            bunch = _read_named_csv(
+                path, datasets.load_csv, target=args.target, kinds=args.kinds, sep=sep
+            )
         except ValueError as error:
             if "at least two columns" in str(error) and args.sep is None:
                 raise InputError(
@@ -247,15 +256,7 @@ def _as_kind(column: pd.Series, kind: str, name, path) -> pd.Series:
     """``column`` as categories (of its own values) or as numbers (``--kind``)."""
     if kind == "categorical":
         return column.astype("category")
-    numbers = pd.to_numeric(column.astype(object).where(column.notna()), errors="coerce")
-    bad = column.notna() & numbers.isna()
-    if bad.any():
-        row = int(np.flatnonzero(bad.to_numpy())[0])
-        raise InputError(
-            f"--kind {name}=continuous: column {name!r} of {path} holds {column.iloc[row]!r} "
-            f"(data row {row + 1}), not a number."
-        )
-    return numbers.astype(float)
+    return _column_numbers(column, f"{path}: column {name!r} is continuous (--kind {name}=...)")
 
 
 def _parse_kind(text):
@@ -397,6 +398,16 @@ def _stratified(args) -> bool:
     return args.csv is not None if args.stratified is None else args.stratified
 
 
+#: scikit-learn's warning on a target with more classes than half its rows (its
+#: ``type_of_target``, on every fit of every fold), said once by :func:`_fold_notes`.
+CROWDED_WARNING = "The number of unique classes is greater than 50% of the number of samples"
+
+
+def _crowded(n_rows, n_classes) -> bool:
+    """Whether scikit-learn warns on ``n_classes`` labels in ``n_rows`` rows (its own rule)."""
+    return n_rows > 20 and n_classes > round(0.5 * n_rows)
+
+
 def _fold_notes(X, y, args) -> list:
     """Notes on the folds in the tool's own words: a class with fewer rows than folds
     (stratified), and the test folds that hold one class only."""
@@ -413,13 +424,26 @@ def _fold_notes(X, y, args) -> list:
             "stratified folds cannot put them in every test fold, so some test folds lack "
             "them, and a class of one row is never in its own training fold."
         )
-    single = 0
+    single, crowded = 0, []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # said above in our own words
         for r in range(args.repeats):
             cv = study_cv(args.folds, stratified=stratified, random_state=args.seed + r)
-            for _, test in cv.split(X, y):
+            for train, test in cv.split(X, y):
                 single += y.iloc[test].nunique() == 1
+                n_train, k = len(train), y.iloc[train].nunique()
+                if _crowded(n_train, k):
+                    crowded.append((n_train, k))
+    if crowded:
+        n_train, k = max(crowded, key=lambda pair: pair[1] / pair[0])
+        fewest = ", ".join(f"{label!r} ({n})" for label, n in counts.nsmallest(3).items())
+        notes.append(
+            f"note: {len(crowded)} training fold(s) hold more classes than half their rows "
+            f"(up to {k} classes in {n_train} rows; {counts.size} classes in all {len(y)} rows, "
+            f"the fewest rows: {fewest}): scikit-learn would take such a target for a "
+            "regression target; it is read as classes, and its smallest classes are barely "
+            "learned."
+        )
     if single:
         notes.append(
             f"note: {single} of the {args.folds * args.repeats} test folds hold one class "
@@ -442,6 +466,47 @@ def _note_warnings(caught) -> None:
             continue
         seen.add(text)
         print(f"note: {text}")
+
+
+#: Beyond this many features, ``compare --csv`` leaves out the models whose fit grows
+#: with the cube of the features (BMA TAN: a determinant over every edge's weight matrix
+#: per class, 68 s for one fit at 250 features and 36 rows, against 0.4 s for TAN) unless
+#: they are named in ``--models``, and shows its progress on stderr even off a terminal.
+WIDE_FEATURES = 200
+
+#: Display names (prefixes) of the models whose fit grows with the cube of the features.
+CUBIC_MODELS = ("BMA TAN",)
+
+
+def _wide_table_plan(models: dict, X, args) -> tuple:
+    """``(models, notes)``: the cost of the comparison from the table's shape, said up front,
+    and the cubic models left out of a table wider than :data:`WIDE_FEATURES` (unless asked
+    for by name in ``--models``)."""
+    n, m = X.shape
+    if m <= WIDE_FEATURES:
+        return models, []
+    notes = []
+    costly = [name for name in models if name.startswith(CUBIC_MODELS)]
+    if costly and not args.models:
+        models = {name: model for name, model in models.items() if name not in costly}
+        notes.append(
+            f"note: left out {', '.join(costly)}: "
+            + ("its" if len(costly) == 1 else "their")
+            + " fit grows with the cube of the "
+            f"features, and this table has {m:,} (more than {WIDE_FEATURES}); name them in "
+            "--models to run them anyway (e.g. --models bma)."
+        )
+    fits = len(models) * args.folds * args.repeats
+    notes.insert(
+        0,
+        f"cost: {m:,} features, {n:,} rows: {m * (m - 1) // 2:,} feature pairs counted per "
+        f"fit of each tree model; {fits:,} fits ({len(models)} models x {args.folds} folds"
+        + (f" x {args.repeats} repeats" if args.repeats > 1 else "")
+        + "); progress on stderr.",
+    )
+    if args.progress is None:
+        args.progress = True  # a long run: its progress on stderr even off a terminal
+    return models, notes
 
 
 def _with_differences(table, folds, baseline):
@@ -485,6 +550,9 @@ def compare(args) -> int:
                 "and AODE is naive Bayes here (its row equals NB's)."
             )
         models = _categorical_inputs_for_bma(models, continuous)
+        models, notes = _wide_table_plan(models, X, args)
+        for note in notes:
+            print(note)
     baseline = _baseline(models, args.baseline)
     for note in _fold_notes(X, y, args):
         print(note)
@@ -492,6 +560,7 @@ def compare(args) -> int:
         warnings.simplefilter("always")
         # said in our own words by _fold_notes and the AODE note above
         warnings.filterwarnings("ignore", message="The least populated class")
+        warnings.filterwarnings("ignore", message=CROWDED_WARNING)
         warnings.filterwarnings("ignore", message="AODE found no categorical feature")
         warnings.filterwarnings("ignore", category=IdentifierColumnWarning)  # --keep: asked for
         folds, summary = repeated_evaluation(
@@ -607,17 +676,8 @@ def read_rows(path: Path, model, sep=None) -> pd.DataFrame:
     path = _existing_file(path, "data file")
     sep = csv_delimiter(path, sep)
     options = {"sep": sep, "keep_default_na": False, "na_values": [""]}
-    try:
-        frame = _read_named_csv(path, **options)
-        text = _read_named_csv(path, dtype=str, **options)
-    except pd.errors.EmptyDataError:
-        raise InputError(f"{path} is empty: expected a header row and data rows.") from None
-    except UnicodeDecodeError as error:
-        raise InputError(
-            f"{path} is not UTF-8 text ({error.reason} at byte {error.start}); re-save it as UTF-8."
-        ) from None
-    except pd.errors.ParserError as error:
-        raise InputError(f"{path} is not a regular CSV table: {error}") from None
+    frame = _read_named_csv(path, **options)
+    text = _read_named_csv(path, dtype=str, **options)
     names = getattr(model, "feature_names_in_", None)
     if names is None:
         if frame.shape[1] != model.n_features_in_:
@@ -632,24 +692,11 @@ def read_rows(path: Path, model, sep=None) -> pd.DataFrame:
         raise InputError(f"{path} lacks the model's columns {missing}{hint}.")
     for name, categories in zip(names, model.categories_, strict=True):
         if categories is None:
-            frame[name] = _numbers(frame[name], path, name)
+            why = f"{path}: column {name!r} is continuous in the model"
+            frame[name] = _column_numbers(frame[name], why)
         elif len(categories) and all(isinstance(c, str) for c in categories):
             frame[name] = text[name]
     return frame
-
-
-def _numbers(column: pd.Series, path, name) -> pd.Series:
-    if pd.api.types.is_numeric_dtype(column.dtype) and not pd.api.types.is_bool_dtype(column):
-        return column
-    numbers = pd.to_numeric(column.astype(object).where(column.notna()), errors="coerce")
-    bad = column.notna() & numbers.isna()
-    if bad.any():
-        row = int(np.flatnonzero(bad.to_numpy())[0])
-        raise InputError(
-            f"{path}: column {name!r} is continuous in the model, but data row {row + 1} "
-            f"holds {column.iloc[row]!r}, not a number."
-        )
-    return numbers.astype(float)
 
 
 def predict(args) -> int:
@@ -866,7 +913,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--csv tables get StratifiedKFold (same seed) unless --no-stratified.",
         epilog="model short names (--models, --baseline; any case): "
         + ", ".join(f"{key} = {name!r}" for key, name in SHORT_NAMES.items())
-        + ". Simpler TAN (stan) and the models built on it need --contact with --csv.",
+        + ". Simpler TAN (stan) and the models built on it need --contact with --csv. "
+        f"A --csv table wider than {WIDE_FEATURES} features is costed up front, shows its "
+        "progress on stderr, and leaves out the BMA TAN models (cubic in the features) unless "
+        "--models names them.",
     )
     source = p.add_mutually_exclusive_group()
     source.add_argument(

@@ -32,12 +32,14 @@ every continuous column as scikit-learn's ``GaussianNB`` does.
 
 **Variance floor.** Every Gaussian (and kernel) variance is increased by
 ``epsilon = var_smoothing * V``. For a Gaussian (and log-normal) column ``V``
-is by default the column's own variance over all training rows, so the fit
-does not depend on any column's units (``Gaussian(floor_scale="largest")``
-gives scikit-learn's ``GaussianNB`` rule), for a constant one its value
-squared (1 for zeros); for a kernel density ``V`` is the largest variance of
-any Gaussian or kernel density feature of the model (1 if all of them are
-constant). A pixel that is
+is by default the largest variance of any continuous feature of the model,
+scikit-learn's ``GaussianNB`` rule (a shift of any column, or one change of
+units for all, moves nothing); ``Gaussian(floor_scale="column")`` takes the
+column's own variance (its value squared when constant, 1 for zeros), so no
+single column's units matter either, at a measured cost on tables of
+near-constant columns (see :class:`Gaussian`); for a kernel density ``V`` is
+the largest variance of any Gaussian or kernel density feature of the model (1
+if all of them are constant). A pixel that is
 constant within a class therefore gets variance ``epsilon > 0`` instead of 0.
 
 **Missing values** (NaN) are left out of the fit of the distributions they

@@ -46,7 +46,9 @@ def cpd_as_dict(cpd) -> dict:
     return out
 
 
-def slow_network_log_joint(parents, X, y, row, alpha=1.0, prior_strength=10.0, smoothing=1e-9):
+def slow_network_log_joint(
+    parents, X, y, row, alpha=1.0, prior_strength=10.0, smoothing=1e-9, floor_scale="largest"
+):
     """log P(c, x) of one complete ``row`` for every class, every parameter fitted afresh.
 
     ``parents`` maps each feature to its feature parents (the class is a parent of every
@@ -55,17 +57,23 @@ def slow_network_log_joint(parents, X, y, row, alpha=1.0, prior_strength=10.0, s
     categorical parents, linear in its float parents: the least-squares fit of the group's
     rows plus ``prior_strength`` pseudo-rows carrying the moments of the class's rows (the
     class's own fit alone when there is no categorical parent), its variance the mean squared
-    residual plus ``smoothing`` times the column's own variance (its value squared for a
-    constant column, 1 for zeros).
+    residual plus ``smoothing`` times the largest float-column variance (``floor_scale=
+    "column"``: the column's own variance, its value squared for a constant column, 1 for
+    zeros).
     """
     names = list(X.columns)
     records = [dict(zip(names, values, strict=True)) for values in X.itertuples(index=False)]
     labels = list(y)
     classes = sorted(set(labels))
     numeric = {f for f in names if X[f].dtype.kind == "f"}
-    floors = {
-        f: smoothing * (float(np.var(X[f])) or float(np.mean(X[f])) ** 2 or 1.0) for f in numeric
-    }
+    if floor_scale == "column":
+        floors = {
+            f: smoothing * (float(np.var(X[f])) or float(np.mean(X[f])) ** 2 or 1.0)
+            for f in numeric
+        }
+    else:
+        largest = max((float(np.var(X[f])) for f in numeric), default=1.0)
+        floors = dict.fromkeys(numeric, smoothing * largest)
     out = {}
     for c in classes:
         in_class = [r for r, label in zip(records, labels, strict=True) if label == c]

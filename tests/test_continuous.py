@@ -135,6 +135,8 @@ def test_largest_floor_gaussian_is_sklearns_default_with_a_smoothed_prior(iris):
     prior = (counts + 1) / (counts.sum() + 3)
     theirs = GaussianNB(priors=prior).fit(X, y)
     np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), atol=1e-12)
+    default = NaiveBayes(distributions="gaussian").fit(X, y)  # the default floor is GaussianNB's
+    np.testing.assert_allclose(default.predict_proba(X), theirs.predict_proba(X), atol=1e-12)
 
 
 @pytest.mark.parametrize("bandwidth", ["scott", "silverman"])
@@ -431,27 +433,30 @@ def test_mixed_probabilities_are_finite_and_sum_to_one(table):
 # Gaussian-Gaussian CMI read rounding noise in 1 - rho^2 (a 12-row, 3-class table: the g0-g1
 # weight 4.09 nats vs 4.53 after x1000), so TAN's tree and its probabilities changed; and the
 # variance floor was relative to the widest column, so a column's own units moved its fit.
+@pytest.mark.parametrize("floor_scale", ["largest", "column"])
 @SETTINGS
 @given(mixed_tables())
-def test_rescaling_continuous_columns_does_not_change_predictions(table):
+def test_rescaling_continuous_columns_does_not_change_predictions(floor_scale, table):
     X, y, rng = table
     gaussian = [c for c in X.columns if c.startswith("g")]
     moved = X.copy()
-    for c in gaussian:  # each column its own affine map
+    common = 10.0 ** rng.uniform(-3, 3) * rng.choice([-1, 1])
+    for c in gaussian:  # each column its own shift; its own scale when its floor is its own
         scale = 10.0 ** rng.uniform(-3, 3) * rng.choice([-1, 1])
-        moved[c] = X[c] * scale + rng.normal(0, 100)
+        moved[c] = X[c] * (scale if floor_scale == "column" else common) + rng.normal(0, 100)
     # a Gaussian node is invariant to any affine map; the default rule could make a column
     # that the shift turns positive log-normal (its invariance to units is in test_lognormal)
-    spec = dict.fromkeys(gaussian, "gaussian")
+    spec = dict.fromkeys(gaussian, Gaussian(floor_scale=floor_scale))
     contacts = np.ones((X.shape[1], X.shape[1]))
     models = [
         NaiveBayes(distributions=spec),
         TAN(distributions=spec),
         SimplerTAN(contacts, distributions=spec),
-        KDB(k=2),  # default kinds: compared where the maps leave them unchanged
     ]
-    if any(c.startswith("c") for c in X.columns):  # a super-parent (else AODE warns: NB)
-        models.append(AODE())
+    if floor_scale == "largest":  # the default floor: one change of units for every column
+        models.append(KDB(k=2))  # default kinds: compared where the maps leave them unchanged
+        if any(c.startswith("c") for c in X.columns):  # a super-parent (else AODE warns: NB)
+            models.append(AODE())
     for model in models:
         a = model.fit(X, y).predict_proba(X)
         kinds = model.feature_kinds_

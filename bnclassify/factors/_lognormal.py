@@ -38,7 +38,7 @@ class LogNormal(Gaussian):
         As in :class:`Gaussian`, on the variances of ``log x``.
     prior_strength : float, default=10.0
         As in :class:`Gaussian`.
-    floor_scale : {"column", "largest"}, default="column"
+    floor_scale : {"largest", "column"}, default="largest"
         As in :class:`Gaussian`, on the variances of ``log x``.
 
     Attributes

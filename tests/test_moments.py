@@ -132,3 +132,14 @@ def test_least_squares_of_chunks_equals_least_squares_of_all_rows(table):
     rounding = 4 * np.finfo(float).eps * (np.abs(intercept[group]) + np.abs(fitted))
     bound = 1e-9 * spread[group] + np.where(coef[group, 0] == 0, 0.0, rounding)
     assert (np.abs(refit - fitted) <= bound).all()
+
+
+def test_moments_pickled_before_the_rests_load_with_rests_of_zero():
+    moments = GaussianMoments.from_data(np.array([1.0, 2.0, 4.0]), np.ones((3, 1)), [0, 0, 1], 2)
+    state = dict(vars(moments))
+    del state["rest_x"], state["rest_p"]
+    old = GaussianMoments.__new__(GaussianMoments)
+    old.__setstate__(state)
+    assert old.rest_x.shape == (2,) and old.rest_p.shape == (2, 1)
+    assert not old.rest_x.any() and not old.rest_p.any()
+    np.testing.assert_array_equal((old + old).least_squares()[2], [0.25, 0.0])

@@ -188,8 +188,8 @@ class GaussianMoments:
             return mean_x, np.zeros((len(n), 0)), self.sxx / n
         if p == 1:
             spp = self.spp[:, 0, 0]
-            # centring n values near m leaves each deviation off by about n eps |m| (the
-            # mean's summation error); a spread within that is a constant parent
+            # a spread within about n eps |m| (what a plain sum of n values near m loses) is
+            # taken for a constant parent: a slope on it would rest on the values' last bits
             noise = 16 * n * np.finfo(float).eps * np.abs(self.mean_p[:, 0])
             with np.errstate(over="ignore"):  # weighted counts near 1e300: an infinite bound
                 usable = spp > np.maximum(n * noise**2, np.finfo(float).tiny)

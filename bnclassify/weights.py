@@ -43,6 +43,9 @@ def _centred_by_class(values, observed):
     with np.errstate(invalid="ignore"):
         n = observed.sum(axis=0)
         mean = np.where(n > 0, np.where(observed, values, 0.0).sum(axis=0) / np.maximum(n, 1), 0)
+        # a sum of n values near m is off by about n eps |m|: at 1e12 with a spread of a few
+        # ulps, the spread itself; one pass over the small deviations corrects it
+        mean = mean + np.where(observed, values - mean, 0.0).sum(axis=0) / np.maximum(n, 1)
         low = np.where(observed, values, np.inf).min(axis=0)
         high = np.where(observed, values, -np.inf).max(axis=0)
     z = np.where(observed, values - mean, 0.0)
@@ -427,9 +430,13 @@ def edge_weights(stats, schema, criterion=None, contacts=None, contact_prior=0.0
 
 
 def _constant(moments) -> np.ndarray:
-    """Per group: the values are constant (no spread beyond rounding of their mean)."""
-    n = np.maximum(moments.count, 1.0)
-    return moments.sxx / n <= 1e-20 * moments.mean_x**2
+    """Per group: the values are constant, as the raw-value estimates' ``min == max`` says.
+
+    The moments are centred on the exact means, so a constant column's sum of squares is
+    0 up to a residue of order ``(eps^2 m)^2``, while two distinct values, an ulp
+    (at least ``eps |m| / 2``) apart, give at least ``(eps m)^2 / 8``.
+    """
+    return moments.sxx <= (np.finfo(float).eps * moments.mean_x) ** 2 / 64
 
 
 def gaussian_cmi_from_moments(stats, gauss):
@@ -439,8 +446,7 @@ def gaussian_cmi_from_moments(stats, gauss):
     ``(j, (), (k,))``) give the pairwise-complete variances and covariance,
     and the moments of each column alone (``(j, (), ())``) its class
     variance; the same estimate as the raw-value one up to rounding. A column
-    constant within a class (variance at most ``1e-20`` of its squared mean)
-    has correlation 0 there.
+    constant within a class has correlation 0 there.
 
     Returns
     -------
@@ -493,16 +499,14 @@ def mixed_cmi_from_moments(stats, i, gauss, epsilon):
     for k, j in enumerate(gauss):
         m = stats.gaussian_moments(j, (i,), ())
         n_k = m.count.reshape(-1, card)
-        mean_k = m.mean_x.reshape(-1, card)
         ss_k = m.sxx.reshape(-1, card)
         n = n_k.sum(axis=1)
+        by_class = m.pooled(card)  # its exact class means, not the rounded ones of the groups
         with np.errstate(invalid="ignore", divide="ignore"):
             size_k, size = np.maximum(n_k, 1), np.maximum(n, 1)
             var_k = np.where(n_k > 0, ss_k / size_k, 0.0)
             var_k = np.where(_constant(m).reshape(-1, card), 0.0, var_k)
-            mean = (n_k * mean_k).sum(axis=1) / size
-            spread = ss_k.sum(axis=1) + (n_k * (mean_k - mean[:, None]) ** 2).sum(axis=1)
-            var_c = spread / size
+            var_c = by_class.sxx / size
             share = np.where(n[:, None] > 0, n_k / size[:, None], 0.0)
             within = (share * np.log(np.maximum(var_k + epsilon[k], tiny))).sum(axis=1)
             gain = 0.5 * (np.log(np.maximum(var_c + epsilon[k], tiny)) - within)

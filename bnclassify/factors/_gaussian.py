@@ -438,6 +438,8 @@ def _pseudo_rows(by_class: GaussianMoments, strength, n_configs) -> GaussianMome
         sxx=each_group(by_class.sxx * weight),
         sxp=each_group(by_class.sxp * weight[:, None]),
         spp=each_group(by_class.spp * weight[:, None, None]),
+        rest_x=each_group(by_class.rest_x * weight),
+        rest_p=each_group(by_class.rest_p * weight[:, None]),
     )
 
 

@@ -256,8 +256,9 @@ class TANHC(GreedyWrapper):
     acyclic: from any feature to a feature without feature parents (an orphan);
     between two orphans only the arc from the later column to the earlier is
     tried, as R does (the two directions are Markov equivalent, but with
-    smoothing they score differently). The result is a forest (possibly naive
-    Bayes).
+    smoothing they score differently); "later" is in the order of the column
+    names, which the search uses throughout. The result is a forest (possibly
+    naive Bayes).
 
     Examples
     --------

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 import bnclassify as bnc
+from bnclassify.distributions import Gaussian
 from bnclassify.exceptions import UnseenCategoryWarning
 from bnclassify.explain import explain
 from bnclassify.io import dump, load
@@ -150,22 +151,26 @@ def _():
     return False
 
 
-@kind("14e TAN's probabilities under per-column scalings and a 1e8 shift")
+@kind("14e TAN's probabilities under 1e8 shifts and changes of units")
 def _():
     rng = np.random.default_rng(0)
     a = rng.normal(size=80)
     X = pd.DataFrame({"c": rng.choice(list("xy"), 80), "a": a, "b": a + 0.3 * rng.normal(size=80)})
     y = np.where(a + rng.normal(size=80) > 0, "p", "q")
-    spec = {"a": "gaussian", "b": "gaussian"}
-    before = bnc.TAN(distributions=spec).fit(X, y).predict_proba(X)
     ok = True
-    # the shift alone costs the inputs about 1e8 * eps of their spread: the answers may move so
-    for moved in (
-        X.assign(a=X["a"] * 1e3, b=X["b"] * -1e-3),
-        X.assign(a=X["a"] + 1e8, b=X["b"] - 1e8),
+    # the default floor (GaussianNB's: the largest variance) is free of shifts and of one change
+    # of units for every column; floor_scale="column" of any per-column affine map too. A shift
+    # costs the inputs about shift * eps of their spread, so shifts go with spreads >= 1
+    for floor_scale, maps in (
+        ("largest", [(1e3, 1e3, 1e8), (-1e-3, -1e-3, 0.0), (1.0, 1.0, 1e8)]),
+        ("column", [(1e3, -1e-3, 0.0), (1e3, 1.0, 1e8), (-1e-3, 1e3, 0.0)]),
     ):
-        after = bnc.TAN(distributions=spec).fit(moved, y).predict_proba(moved)
-        ok &= np.allclose(after, before, atol=1e-6)
+        spec = dict.fromkeys(["a", "b"], Gaussian(floor_scale=floor_scale))
+        before = bnc.TAN(distributions=spec).fit(X, y).predict_proba(X)
+        for scale_a, scale_b, shift in maps:
+            moved = X.assign(a=X["a"] * scale_a + shift, b=X["b"] * scale_b - shift)
+            after = bnc.TAN(distributions=spec).fit(moved, y).predict_proba(moved)
+            ok &= np.allclose(after, before, atol=1e-6)
     return ok
 
 

@@ -19,7 +19,7 @@ from bnclassify.data import IdentifierColumnWarning, identifier_columns
 from bnclassify.datasets import load_csv
 from bnclassify.exceptions import UnseenCategoryWarning
 from bnclassify.io import dump, load
-from bnclassify.study import cli
+from bnclassify.study import cli, versions
 from bnclassify.study.cli import build_parser, main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -135,7 +135,7 @@ def test_info_lists_dependencies_and_a_fallback(capsys, monkeypatch):
     code, out, _ = run_cli(capsys, "info")
     assert code == 0
     assert "numpy " in out and "scikit-learn " in out and "pgmpy " in out
-    monkeypatch.setattr(cli, "compiled_kernels_active", lambda: False)
+    monkeypatch.setattr(versions, "compiled_kernels_active", lambda: False)
     code, out, _ = run_cli(capsys, "info")
     assert "compiled kernels: NOT active" in out and "numpy fallback" in out
 
@@ -144,9 +144,9 @@ def test_compiled_kernels_active_reads_the_native_flag(monkeypatch):
     from bnclassify import _native
 
     monkeypatch.setattr(_native, "COMPILED", False)
-    assert cli.compiled_kernels_active() is False
+    assert versions.compiled_kernels_active() is False
     monkeypatch.setattr(_native, "COMPILED", True)
-    assert cli.compiled_kernels_active() is True
+    assert versions.compiled_kernels_active() is True
 
 
 # -- 5, 10, 12: predict ---------------------------------------------------------------------

@@ -30,10 +30,7 @@ in the tool's own words, as ``note:`` lines.
 from __future__ import annotations
 
 import argparse
-import csv
-import importlib.metadata
 import json
-import platform
 import re
 import sys
 import warnings
@@ -49,28 +46,31 @@ from sklearn.pipeline import Pipeline, make_pipeline
 from .. import datasets
 from .._version import __version__
 from ..classifiers import BMATAN
-from ..data import IdentifierColumnWarning, TableSchema, identifier_columns
+from ..data import IdentifierColumnWarning, TableSchema
 from ..exceptions import UnseenCategoryWarning
 from ..io import dump, load
 from ..metrics import study_cv
 from ..plotting import plot_cv_results
 from ..preprocessing import MDLDiscretizer
-from ..structure import check_weight_matrix
 from . import cost as cost_study
+from .csv_tables import (
+    INPUT_ERRORS,
+    InputError,
+    chosen_columns,
+    csv_delimiter,
+    existing_file,
+    parse_kind,
+    read_contact_matrix,
+    read_named_csv,
+    read_rows,
+)
 from .evaluation import baseline_differences, comparison_table, format_table, repeated_evaluation
 from .figures import make_figures
 from .models import STUDY_DATASETS, study_models
 from .report import reproduce as run_reproduce
+from .versions import info, kernels_line
 
 EXIT_USAGE = 2
-
-#: Exceptions that mean "bad input": reported in one line, no traceback. (Loaders and
-#: estimators raise ValueError naming the column and value; others are bugs.)
-INPUT_ERRORS = (OSError, ValueError, pd.errors.ParserError)
-
-
-class InputError(Exception):
-    """Bad input found by the command itself (reported in one line)."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -78,90 +78,6 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
-
-
-def _existing_file(path, what) -> Path:
-    """``path`` as a Path, or an InputError saying it is missing or a directory."""
-    path = Path(path)
-    if path.is_dir():
-        raise InputError(f"{what} {path} is a directory; give a CSV file.")
-    if not path.is_file():
-        raise InputError(f"{what} not found: {path}")
-    return path
-
-
-def _read_named_csv(path, reader=pd.read_csv, **options):
-    """``reader(path, **options)`` (``pd.read_csv`` or a loader built on it) whose empty-file,
-    encoding and tokenizing errors name the file: the one CSV reader of the command line."""
-    try:
-        return reader(path, **options)
-    except pd.errors.EmptyDataError:
-        raise InputError(f"{path} is empty: expected a header row and data rows.") from None
-    except UnicodeDecodeError as error:
-        raise InputError(
-            f"{path} is not UTF-8 text ({error.reason} at byte {error.start}); re-save it as UTF-8."
-        ) from None
-    except pd.errors.ParserError as error:
-        raise InputError(f"{path} is not a well-formed CSV table: {error}".strip()) from None
-
-
-def _column_numbers(column: pd.Series, why: str) -> pd.Series:
-    """``column`` as floats; a cell that is not a number is an InputError that starts with
-    ``why`` (which names the file and the column) and gives the row and the value."""
-    if pd.api.types.is_numeric_dtype(column.dtype) and not pd.api.types.is_bool_dtype(column):
-        return column.astype(float)
-    numbers = pd.to_numeric(column.astype(object).where(column.notna()), errors="coerce")
-    bad = column.notna() & numbers.isna()
-    if bad.any():
-        row = int(np.flatnonzero(bad.to_numpy())[0])
-        raise InputError(f"{why}, but data row {row + 1} holds {column.iloc[row]!r}, not a number.")
-    return numbers.astype(float)
-
-
-# -- reading CSV files ---------------------------------------------------------------------------
-#: Delimiters a CSV file's header line is sniffed for when ``--sep`` is not given.
-DELIMITERS = ",;\t|"
-
-
-def csv_delimiter(path: Path, sep=None) -> str:
-    """``sep``, or the delimiter of ``path``'s header line (a comma unless the header holds
-    no comma and another of :data:`DELIMITERS`); a note says when it is not a comma."""
-    if sep is not None:
-        return "\t" if sep in ("\\t", "tab") else sep
-    try:
-        with open(path, encoding="utf-8", newline="") as handle:
-            header = handle.readline()
-    except UnicodeDecodeError:
-        return ","  # the reader names the file and the byte
-    try:
-        found = csv.Sniffer().sniff(header, delimiters=DELIMITERS).delimiter
-    except csv.Error:
-        return ","
-    if found != "," and "," not in header:
-        shown = "\\t" if found == "\t" else found
-        print(
-            f"note: {path} is read with the delimiter '{shown}' (its header has no comma; "
-            "choose another with --sep)"
-        )
-        return found
-    return ","
-
-
-# -- compare -------------------------------------------------------------------------------------
-def _read_contact_matrix(path, features) -> pd.DataFrame:
-    path = _existing_file(path, "contact matrix file")
-    try:
-        matrix = _read_named_csv(path, index_col=0)
-    except pd.errors.EmptyDataError:
-        raise InputError(f"contact matrix file {path} is empty.") from None
-    if matrix.shape[0] != matrix.shape[1]:
-        plain = _read_named_csv(path)  # a header row but no label column
-        if plain.shape[0] == plain.shape[1]:
-            matrix = plain.set_axis(plain.columns, axis=0)
-    try:
-        return check_weight_matrix(matrix, features, name=f"contact matrix {path}")
-    except (ValueError, TypeError) as error:
-        raise InputError(str(error)) from None
 
 
 def _finite_alpha(text) -> float:
@@ -180,10 +96,10 @@ def _load(args):
     from . import load_study_data
 
     if args.csv is not None:
-        path = _existing_file(args.csv, "data file")
+        path = existing_file(args.csv, "data file")
         sep = csv_delimiter(path, args.sep)
         try:
-            bunch = _read_named_csv(
+            bunch = read_named_csv(
                 path, datasets.load_csv, target=args.target, kinds=args.kinds, sep=sep
             )
         except ValueError as error:
@@ -193,7 +109,7 @@ def _load(args):
                     "(e.g. --sep ';' or --sep '\\t')."
                 ) from None
             raise
-        bunch.data = _chosen_columns(bunch.data, args, path)
+        bunch.data = chosen_columns(bunch.data, args, path)
         if args.target is not None:
             print(f"target: {bunch.target.name!r} (--target)")
         else:
@@ -219,55 +135,8 @@ def _load(args):
         if name == "lactamase":
             print(_lactamase_rows_note(all_rows))
     if args.contact is not None:
-        contact = _read_contact_matrix(args.contact, list(bunch.data.columns))
+        contact = read_contact_matrix(args.contact, list(bunch.data.columns))
     return name, bunch.data, bunch.target, contact
-
-
-def _chosen_columns(X: pd.DataFrame, args, path) -> pd.DataFrame:
-    """The --csv features to model: without the row-index and identifier columns (unless
-    --keep), without --drop, and with the --kind of each named column."""
-    for option in ("drop", "keep"):
-        unknown = [c for c in getattr(args, option) or [] if c not in X.columns]
-        if unknown:
-            raise InputError(
-                f"--{option}: {path} has no column {unknown[0]!r}; columns are {list(X.columns)}."
-            )
-    keep = set(args.keep or [])
-    found = {c: why for c, why in identifier_columns(X).items() if c not in keep}
-    for column, why in found.items():
-        print(
-            f"note: left out {column!r}: it looks like {why}, which cannot generalise to "
-            f"new rows (model it anyway with --keep {column!r})"
-        )
-    dropped = [c for c in X.columns if c in found or c in (args.drop or [])]
-    X = X.drop(columns=dropped)
-    if X.shape[1] == 0:
-        raise InputError(f"{path}: no feature column is left to model (see the notes above).")
-    for column, kind in args.kind or []:
-        if column not in X.columns:
-            raise InputError(
-                f"--kind: no feature column {column!r}; features are {list(X.columns)}."
-            )
-        X[column] = _as_kind(X[column], kind, column, path)
-    return X
-
-
-def _as_kind(column: pd.Series, kind: str, name, path) -> pd.Series:
-    """``column`` as categories (of its own values) or as numbers (``--kind``)."""
-    if kind == "categorical":
-        return column.astype("category")
-    return _column_numbers(column, f"{path}: column {name!r} is continuous (--kind {name}=...)")
-
-
-def _parse_kind(text):
-    """``--kind COL=KIND``: (column, "categorical" | "continuous")."""
-    column, sep, kind = text.rpartition("=")
-    kind = kind.strip().lower()
-    if not sep or not column or kind not in ("categorical", "continuous"):
-        raise argparse.ArgumentTypeError(
-            f"--kind takes COLUMN=categorical or COLUMN=continuous, got {text!r}"
-        )
-    return column, kind
 
 
 def _lactamase_rows_note(all_rows) -> str:
@@ -661,44 +530,6 @@ def _save_models(out: Path, models, X, y) -> list:
 
 
 # -- predict -------------------------------------------------------------------------------------
-def read_rows(path: Path, model, sep=None) -> pd.DataFrame:
-    """The CSV file's rows as the Python API reads them: ``pd.read_csv`` (empty cells
-    missing, as ``compare --csv`` reads its table), then each column as the model's schema
-    takes it.
-
-    A numeric column is what ``load(model).predict_proba(pd.read_csv(path))`` sees, so a
-    category ``64.0`` learned from a column with empty cells matches the cell ``64``. A
-    column whose learned categories are text (``--kinds categorical``) is read as text, so
-    the cell ``1`` matches the category ``"1"``. A continuous column's cell that is not a
-    number is refused, naming the file, column, row and value. Every column is kept (the
-    model aligns its own by name; ``--id`` and ``--keep-input`` read the others).
-    """
-    path = _existing_file(path, "data file")
-    sep = csv_delimiter(path, sep)
-    options = {"sep": sep, "keep_default_na": False, "na_values": [""]}
-    frame = _read_named_csv(path, **options)
-    text = _read_named_csv(path, dtype=str, **options)
-    names = getattr(model, "feature_names_in_", None)
-    if names is None:
-        if frame.shape[1] != model.n_features_in_:
-            raise InputError(
-                f"{path} has {frame.shape[1]} columns; the model (fitted without column names) "
-                f"takes {model.n_features_in_}."
-            )
-        names = list(frame.columns)
-    missing = [n for n in names if n not in frame.columns]
-    if missing:
-        hint = " (is it delimited by something else? pass --sep)" if frame.shape[1] == 1 else ""
-        raise InputError(f"{path} lacks the model's columns {missing}{hint}.")
-    for name, categories in zip(names, model.categories_, strict=True):
-        if categories is None:
-            why = f"{path}: column {name!r} is continuous in the model"
-            frame[name] = _column_numbers(frame[name], why)
-        elif len(categories) and all(isinstance(c, str) for c in categories):
-            frame[name] = text[name]
-    return frame
-
-
 def predict(args) -> int:
     model = load(args.model)
     if not hasattr(model, "predict_proba") or not hasattr(model, "categories_"):
@@ -742,65 +573,6 @@ def predict(args) -> int:
     else:
         out.to_csv(args.out, index=False)
         print(f"wrote {args.out} ({len(out)} rows)")
-    return 0
-
-
-# -- info ----------------------------------------------------------------------------------------
-#: The distribution's name on the package index ("bnclassify" there is another project).
-DISTRIBUTION = "pybnclassify"
-#: What ``info`` reports the version of: the dependencies, then the optional extras'.
-DEPENDENCIES = (
-    "numpy",
-    "scipy",
-    "pandas",
-    "pyarrow",
-    "networkx",
-    "pgmpy",
-    "scikit-learn",
-    "matplotlib",
-    "shap",
-    "joblib",
-    "threadpoolctl",
-    "tqdm",
-)
-OPTIONAL = ("dask", "distributed", "gemmi", "pyagrum")
-
-
-def compiled_kernels_active() -> bool:
-    """Whether the compiled C kernels run (else the slower numpy versions of the same passes)."""
-    from .._native import COMPILED  # read when asked: tests and users may switch it
-
-    return bool(COMPILED)
-
-
-def kernels_line() -> str:
-    if compiled_kernels_active():
-        return "compiled kernels: active"
-    return (
-        "compiled kernels: NOT active: the numpy fallback runs (same results, slower on wide "
-        "tables); reinstall with a C compiler present (pip install -e .), and unset "
-        "BNCLASSIFY_NUMPY_KERNELS if set"
-    )
-
-
-def _version_of(name) -> str:
-    try:
-        return importlib.metadata.version(name)
-    except importlib.metadata.PackageNotFoundError:
-        return "not installed"
-
-
-def info(args) -> int:
-    """Print the version, Python, the dependencies' versions and the kernels in use."""
-    print(f"bnclassify {__version__} (distribution {DISTRIBUTION})")
-    print(f"python {platform.python_version()} ({sys.executable}, {platform.platform()})")
-    print(kernels_line())
-    print("dependencies:")
-    for name in DEPENDENCIES:
-        print(f"  {name} {_version_of(name)}")
-    print("optional:")
-    for name in OPTIONAL:
-        print(f"  {name} {_version_of(name)}")
     return 0
 
 
@@ -952,7 +724,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--kind",
         metavar="COL=KIND",
-        type=_parse_kind,
+        type=parse_kind,
         action="append",
         help="model --csv column COL as 'categorical' or 'continuous' (repeatable; others by "
         "--kinds)",

@@ -134,7 +134,8 @@ class SufficientStatistics(FamilyTables):
     triple_table: np.ndarray | None = None
     moments: dict = field(default_factory=dict)
     node_sums: dict = field(default_factory=dict)
-    #: The arcs ``(parent, child)`` of :attr:`StatisticsPlan.edges` with a discrete child ...
+    #: The arcs ``(parent, child)`` of a :class:`StatisticsPlan`'s ``edges`` whose child
+    #: is discrete ...
     arcs: tuple = ()
     #: ... and their families N(c, x_parent, x_child), flattened side by side: ``(C, cells)``.
     arc_table: np.ndarray | None = None

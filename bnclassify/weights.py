@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ._native import is_symmetric
-from .data import MISSING
+from .data import MISSING, centred_columns
 from .factors import node_from_spec
 from .information import class_mi_from_counts, pairwise_information
 from .stats import TrainingCounts, training_statistics
@@ -41,14 +41,9 @@ RESIDUAL_SHARE_FLOOR = 1e-8
 def _centred_by_class(values, observed):
     """Values minus their mean over observed cells; exactly 0 for constant columns."""
     with np.errstate(invalid="ignore"):
-        n = observed.sum(axis=0)
-        mean = np.where(n > 0, np.where(observed, values, 0.0).sum(axis=0) / np.maximum(n, 1), 0)
-        # a sum of n values near m is off by about n eps |m|: at 1e12 with a spread of a few
-        # ulps, the spread itself; one pass over the small deviations corrects it
-        mean = mean + np.where(observed, values - mean, 0.0).sum(axis=0) / np.maximum(n, 1)
         low = np.where(observed, values, np.inf).min(axis=0)
         high = np.where(observed, values, -np.inf).max(axis=0)
-    z = np.where(observed, values - mean, 0.0)
+    z = centred_columns(values, observed)
     z[:, low == high] = 0.0
     return z
 

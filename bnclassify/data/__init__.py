@@ -61,7 +61,7 @@ from .kinds_rule import (
     default_kind,
     prefers_log_normal,
 )
-from .scaling import NO_EXPONENT, column_exponents, log_largest
+from .scaling import NO_EXPONENT, centred_columns, column_exponents, log_largest
 from .schema import TableSchema, resolve_column, warn_identifiers, warn_unseen
 from .targets import encode_target
 
@@ -98,4 +98,5 @@ __all__ = [
     "unregister_kind",
     "warn_identifiers",
     "warn_unseen",
+    "centred_columns",
 ]

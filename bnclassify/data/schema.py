@@ -38,7 +38,7 @@ from .kinds_rule import (
     default_kind,
     prefers_log_normal,
 )
-from .scaling import log_largest
+from .scaling import centred_columns, log_largest
 
 
 def resolve_column(key, columns, what="column"):
@@ -382,7 +382,12 @@ class TableSchema:
                 raise ValueError(
                     f"Column {self.names[j]!r} has no observed value: every cell is missing."
                 )
-        variances = _centred_variances(values[:, scaled], weights)
+        block = values[:, scaled]
+        observed = ~np.isnan(block)
+        w = observed if weights is None else np.where(observed, weights[:, None], 0.0)
+        # about the corrected mean, as the additive moments: both paths find the same floor
+        centred = centred_columns(block, observed, weights)
+        variances = (w * centred * centred).sum(axis=0) / w.sum(axis=0)
         return log_largest(variances, np.asarray(exponents)[scaled])
 
     @property
@@ -648,19 +653,3 @@ __all__ = [
     "prefers_log_normal",
     "resolve_column",
 ]
-
-
-def _centred_variances(block, weights=None) -> np.ndarray:
-    """Each column's (weighted) variance about its mean corrected by the mean deviation from
-    it: the float mean of a column like ``1e6 + 1e-6 z`` is off by up to half an ulp, as large
-    as the spread, so plain ``nanvar`` reads rounding where the additive moments (which keep
-    the exact mean) read the spread; both paths of a fit must find the same floor."""
-    observed = ~np.isnan(block)
-    w = observed if weights is None else np.where(observed, weights[:, None], 0.0)
-    x = np.where(observed, block, 0.0)
-    total = w.sum(axis=0)
-    mean = (w * x).sum(axis=0) / total
-    deviation = np.where(observed, x - mean, 0.0)
-    rest = (w * deviation).sum(axis=0) / total
-    centred = np.where(observed, deviation - rest, 0.0)
-    return (w * centred * centred).sum(axis=0) / total

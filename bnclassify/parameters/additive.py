@@ -1,4 +1,4 @@
-"""Conditional probability tables from counts, with Dirichlet (additive) smoothing."""
+"""Additive (Dirichlet, Laplace) smoothing: conditional probability tables from counts."""
 
 from __future__ import annotations
 

@@ -14,6 +14,8 @@ edges than the networks have)           still the data layer's ``ValueError``
 a category not seen in fit, with        :class:`UnseenCategoryError` (a ``ValueError``)
 ``handle_unknown="error"``
 such a category with ``"warn"``         :class:`UnseenCategoryWarning`
+columns a discretiser found no cut      :class:`NoCutPointWarning`
+point for (one bin each)
 a model file that is not a valid        :class:`ModelFileError` (a ``ValueError``),
 bnclassify model file                   also importable from :mod:`bnclassify.io`
 a bad table ``X`` or bad labels ``y``   ``ValueError`` (a wrong value, shape, size or
@@ -80,9 +82,23 @@ class UnseenCategoryWarning(UserWarning):
         self.counts = dict(counts or {})
 
 
+class NoCutPointWarning(UserWarning):
+    """A supervised discretiser found no cut point for some columns: each became one bin,
+    which carries no information about the class (only the class prior remains).
+
+    Raised once per fit of :class:`~bnclassify.preprocessing.MDLDiscretizer`; the
+    warning's ``columns`` lists the columns.
+    """
+
+    def __init__(self, message, columns=()):
+        super().__init__(message)
+        self.columns = list(columns)
+
+
 __all__ = [
     "InvalidParameterError",
     "ModelFileError",
+    "NoCutPointWarning",
     "UnseenCategoryError",
     "UnseenCategoryWarning",
 ]

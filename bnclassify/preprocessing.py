@@ -8,13 +8,17 @@ discretised TAN on numeric data.
 
 from __future__ import annotations
 
+import warnings
+from decimal import Decimal
+from numbers import Real
+
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .exceptions import InvalidParameterError
+from .exceptions import InvalidParameterError, NoCutPointWarning
 from .state import collect, require, restore
 from .validation import ArrayLike, validate_parameters
 
@@ -104,21 +108,30 @@ def mdl_cut_points(x, y) -> np.ndarray:
 
 
 class MDLDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
-    """Supervised MDL discretisation (Fayyad and Irani 1993) of every column.
+    """Supervised MDL discretisation (Fayyad and Irani 1993) of every numeric column.
 
     ``fit`` learns each column's cut points with :func:`mdl_cut_points`;
     ``transform`` replaces each value by the index of its bin (0 below the
     first cut; a value equal to a cut falls in the lower bin). The output is
     integer, so bnclassify's estimators model it as categorical and any
     discrete model can follow in a ``Pipeline``. A column for which no split
-    pays becomes the constant 0 (one bin).
+    pays becomes the constant 0 (one bin), which tells a model nothing about
+    the class: ``fit`` says so in one
+    :class:`~bnclassify.exceptions.NoCutPointWarning` naming those columns.
 
     On a DataFrame (a mixed table), only numeric columns are discretised
-    (``columns`` to choose them); strings, booleans and categoricals pass
-    through unchanged, and the output is a DataFrame with the same column
-    names (``get_feature_names_out``, ``set_output(transform="pandas")``). A
-    missing value stays missing (a nullable ``Int64`` bin column), so a
-    bnclassify model downstream sums it out.
+    (``columns`` to choose them): numpy and pandas nullable integers and
+    floats, pyarrow numbers, and object columns holding only numbers; strings,
+    booleans and categoricals pass through unchanged (a table with no numeric
+    column passes through whole), and the output is a DataFrame with the same
+    column names (``get_feature_names_out``, ``set_output(transform="pandas")``).
+    A missing value (NaN, ``None``, ``pd.NA``) stays missing (a nullable
+    ``Int64`` bin column), so a bnclassify model downstream sums it out; a
+    column with no observed value is one bin of missing cells. An array, or a
+    DataFrame of plain numeric columns without a missing cell, gives an
+    ``int64`` array. An infinite value in ``fit``, a missing one in an array,
+    and an object column mixing numbers with other values are refused with an
+    error naming the column.
 
     Parameters
     ----------
@@ -164,12 +177,13 @@ class MDLDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         self.columns = columns
 
     def fit(self, X, y):
-        """Learn the cut points of every column.
+        """Learn the cut points of every numeric column.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            Numeric, finite (no missing values).
+            Numbers (an array: finite, no missing value), or a DataFrame of any
+            columns (see the class description).
         y : array-like of shape (n_samples,)
             Class labels.
 
@@ -180,18 +194,23 @@ class MDLDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         validate_parameters(self)
         if isinstance(X, pd.DataFrame) and (
             self.columns is not None
-            or not all(_is_number_column(X[c]) for c in X.columns)
+            or not all(_is_plain_number_column(X[c]) for c in X.columns)
             or X.isna().to_numpy().any()
         ):
-            return self._fit_frame(X, y)  # a mixed table: pass the others through
-        if self.columns is not None:
-            raise InvalidParameterError("columns= names DataFrame columns; X is not a DataFrame.")
-        X, y = validate_data(self, X, y, dtype="numeric", y_numeric=False)
-        check_classification_targets(y)
-        X = X.astype(float, copy=False)
-        self.cut_points_ = [mdl_cut_points(X[:, j], y) for j in range(X.shape[1])]
-        self.n_bins_ = np.array([len(c) + 1 for c in self.cut_points_])
-        self._frame = False
+            self._fit_frame(X, y)
+        else:
+            if self.columns is not None:
+                raise InvalidParameterError(
+                    "columns= names DataFrame columns; X is not a DataFrame."
+                )
+            names = list(X.columns) if isinstance(X, pd.DataFrame) else None
+            X, y = _numeric_array(self, X, y)
+            check_classification_targets(y)
+            _require_finite(X, names, "fit")
+            self.cut_points_ = [mdl_cut_points(X[:, j], y) for j in range(X.shape[1])]
+            self._frame = False
+        self.n_bins_ = np.array([0 if c is None else len(c) + 1 for c in self.cut_points_])
+        self._warn_no_cut()
         return self
 
     def _fit_frame(self, X, y):
@@ -201,9 +220,8 @@ class MDLDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         if len(y) != len(X):
             raise ValueError(f"X has {len(X)} rows but y has {len(y)}.")
         if self.columns is None:
+            # no numeric column: the table passes through whole
             chosen = [c for c in X.columns if _is_number_column(X[c])]
-            if not chosen:
-                raise ValueError("X has no numeric column to discretise.")
         else:
             chosen = list(self.columns)
             unknown = [c for c in chosen if c not in X.columns]
@@ -219,21 +237,41 @@ class MDLDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             if name not in chosen:
                 self.cut_points_.append(None)
                 continue
-            x = X[name].to_numpy(dtype=float, na_value=np.nan)
+            x = _column_numbers(X[name], name)
             if np.isinf(x).any():
                 raise ValueError(f"Column {name!r} has infinite values; MDL needs finite numbers.")
             seen = ~np.isnan(x)
             self.cut_points_.append(mdl_cut_points(x[seen], y[seen]))
-        self.n_bins_ = np.array([0 if c is None else len(c) + 1 for c in self.cut_points_])
         self._frame = True
-        return self
+
+    def _warn_no_cut(self):
+        """One :class:`~bnclassify.exceptions.NoCutPointWarning` naming the discretised
+        columns that got one bin (none observed, or no split paid)."""
+        names = getattr(self, "feature_names_in_", None)
+        if names is None:
+            names = list(range(self.n_features_in_))
+        single = [n for n, b in zip(list(names), self.n_bins_, strict=True) if b == 1]
+        if not single:
+            return
+        listed = single if len(single) <= 10 else [*single[:10], "..."]
+        warnings.warn(
+            NoCutPointWarning(
+                f"MDL found no cut point for {len(single)} column(s) {listed}: each becomes "
+                "one bin, which carries nothing about the class (a model after it keeps "
+                "only the class prior for them). Drop them, or model them otherwise.",
+                single,
+            ),
+            stacklevel=3,
+        )
 
     def transform(self, X):
         """Bin index of every value, shape ``(n_samples, n_features)``, dtype int64."""
         check_is_fitted(self, "cut_points_")
         if getattr(self, "_frame", False):
             return self._transform_frame(X)
-        X = validate_data(self, X, reset=False, dtype="numeric")
+        names = list(X.columns) if isinstance(X, pd.DataFrame) else None
+        X = validate_data(self, X, reset=False, dtype="numeric", ensure_all_finite=False)
+        _require_finite(X, names, "transform")
         out = np.empty(X.shape, dtype=np.int64)
         for j, cuts in enumerate(self.cut_points_):
             out[:, j] = np.searchsorted(cuts, X[:, j], side="left")
@@ -311,9 +349,85 @@ class MDLDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         return model
 
 
-def _is_number_column(column: pd.Series) -> bool:
+def _is_plain_number_column(column: pd.Series) -> bool:
+    """A column whose dtype holds numbers (numpy, pandas nullable or pyarrow), not booleans."""
     dtype = column.dtype
     return not isinstance(dtype, pd.CategoricalDtype) and getattr(dtype, "kind", "O") in "iuf"
+
+
+def _is_real(value) -> bool:
+    return isinstance(value, Real | Decimal) and not isinstance(value, bool | np.bool_)
+
+
+def _is_number_column(column: pd.Series) -> bool:
+    """Whether MDL discretises ``column`` by default: a numeric dtype, or an object column
+    holding only numbers; an object column mixing numbers with other values is refused."""
+    if _is_plain_number_column(column):
+        return True
+    if getattr(column.dtype, "kind", None) != "O":
+        return False
+    inferred = pd.api.types.infer_dtype(column, skipna=True)
+    if inferred in ("integer", "floating", "mixed-integer-float", "decimal"):
+        return True
+    if inferred in ("mixed", "mixed-integer"):
+        cells = column[column.notna()]
+        numbers = cells.map(_is_real).to_numpy(dtype=bool)
+        if numbers.any():
+            raise ValueError(
+                f"Column {column.name!r} holds numbers and other values (e.g. "
+                f"{cells[~numbers].iloc[0]!r}): make it numbers (pd.to_numeric) to discretise "
+                "it, or text (astype(str)) to pass it through."
+            )
+    return False
+
+
+def _column_numbers(column: pd.Series, name) -> np.ndarray:
+    """A numeric column as floats, NaN where missing (``None``, ``pd.NA``, NaN)."""
+    try:
+        return column.to_numpy(dtype=float, na_value=np.nan)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"Column {name!r} holds values that are not numbers "
+            f"(e.g. {_first_non_number(column)!r})."
+        ) from None
+
+
+def _numeric_array(estimator, X, y):
+    """``validate_data`` of a numeric table (NaN and infinities left to :func:`_require_finite`)."""
+    try:
+        return validate_data(
+            estimator, X, y, dtype="numeric", y_numeric=False, ensure_all_finite=False
+        )
+    except ValueError as error:
+        if "convert" not in str(error).lower():
+            raise
+        raise ValueError(
+            f"X holds values that are not numbers ({error}); pass a DataFrame to discretise "
+            "its numeric columns and pass the others through."
+        ) from None
+
+
+def _require_finite(X, names, where):
+    """A missing or infinite cell of an array, refused with its column's name (or position)."""
+    for problem, cells in (("missing values (NaN)", np.isnan(X)), ("infinite values", np.isinf(X))):
+        columns = np.flatnonzero(cells.any(axis=0))
+        if not len(columns):
+            continue
+        j = int(columns[0])
+        name = names[j] if names is not None else j
+        if problem.startswith("infinite"):
+            advice = "MDL bins finite numbers."
+        elif where == "fit":
+            advice = "pass a DataFrame, whose missing cells stay missing."
+        else:
+            advice = (
+                "this MDLDiscretizer was fitted on a table without missing cells and returns "
+                "an int64 array, which cannot hold one; fit it on a DataFrame with columns= "
+                "given to get a DataFrame whose missing cells stay missing."
+            )
+        raise ValueError(
+            f"Column {name!r} has {problem} (first at row {int(np.argmax(cells[:, j]))}); " + advice
+        )
 
 
 def _first_non_number(column):

@@ -416,6 +416,7 @@ def test_cli_says_a_directory_is_a_directory(tmp_path, capsys, model_file, comma
     assert_one_line_error(code, err, "is a directory")
 
 
+@pytest.mark.filterwarnings("ignore::bnclassify.exceptions.NoCutPointWarning")
 def test_mdl_names_a_column_holding_a_string():
     X = pd.DataFrame({"a": np.arange(20.0), "s": list("uv") * 10})
     model = bnc.MDLDiscretizer().fit(X, Y20)

@@ -18,7 +18,7 @@ from .exceptions import InvalidParameterError
 from .state import collect, require, restore
 from .validation import ArrayLike, validate_parameters
 
-__all__ = ["MDLDiscretizer", "mdl_cut_points"]
+__all__ = ["MDLDiscretizer", "mdl_cut_points", "sampled_mdl_cut_points"]
 
 
 def _entropy(counts):
@@ -100,6 +100,85 @@ def mdl_cut_points(x, y) -> np.ndarray:
         if gain > (np.log2(size - 1) + delta) / size:
             cuts.append((xs[t - 1] + xs[t]) / 2)
             stack.extend([(t, hi), (lo, t)])
+    return np.sort(np.asarray(cuts, dtype=float))
+
+
+def sampled_mdl_cut_points(x, y, rng) -> np.ndarray:
+    """Cut points of one feature sampled around Fayyad-Irani's MDL rule (ESKDB's discretiser).
+
+    The stochastic discretisation of Zhang, Petitjean and Buntine (2020, the
+    ensemble of selective KDBs): each segment's candidate cuts are those that
+    pass the MDL test of :func:`mdl_cut_points`, and one of them is drawn with
+    probability proportional to its margin ``Gain(T) - (log2(N - 1) + Delta) / N``
+    instead of taking the best; both halves are then cut the same way. When no
+    candidate of the whole column passes the test, one cut is drawn with
+    probability proportional to its information gain (none when every gain is
+    0), so that a numeric column keeps at least two bins. Two calls with
+    generators in the same state return the same cuts.
+
+    Parameters
+    ----------
+    x : array-like of shape (n,)
+        Finite numbers.
+    y : array-like of shape (n,)
+        Class labels.
+    rng : numpy.random.Generator
+        The only source of randomness.
+
+    Returns
+    -------
+    ndarray
+        The sampled cut points, ascending.
+
+    Examples
+    --------
+    >>> x, y = [1, 2, 3, 4, 5, 6, 7, 8], list("aaaabbbb")
+    >>> sampled_mdl_cut_points(x, y, np.random.default_rng(0))
+    array([4.5])
+    """
+    x = np.asarray(x, dtype=float)
+    _, y = np.unique(np.asarray(y), return_inverse=True)
+    n = len(x)
+    if n < 2:
+        return np.empty(0)
+    order = np.argsort(x, kind="stable")
+    xs, ys = x[order], y.ravel()[order]
+    onehot = np.zeros((n, int(ys.max()) + 1))
+    onehot[np.arange(n), ys] = 1.0
+    cum = np.zeros((n + 1, onehot.shape[1]))
+    np.cumsum(onehot, axis=0, out=cum[1:])
+    boundary = np.zeros(n + 1, dtype=bool)
+    boundary[1:n] = xs[1:] > xs[:-1]
+    cuts = []
+    stack = [(0, n, True)]
+    while stack:
+        lo, hi, whole_column = stack.pop()
+        candidates = np.flatnonzero(boundary[lo + 1 : hi]) + lo + 1
+        if len(candidates) == 0:
+            continue
+        size = hi - lo
+        total = cum[hi] - cum[lo]
+        left = cum[candidates] - cum[lo]
+        right = cum[hi] - cum[candidates]
+        left_entropy, right_entropy = _entropy(left), _entropy(right)
+        mixed = ((candidates - lo) * left_entropy + (hi - candidates) * right_entropy) / size
+        whole = float(_entropy(total))
+        gain = whole - mixed
+        k = np.count_nonzero(total)
+        k1, k2 = np.count_nonzero(left, axis=1), np.count_nonzero(right, axis=1)
+        delta = np.log2(3.0**k - 2) - (k * whole - k1 * left_entropy - k2 * right_entropy)
+        margin = gain - (np.log2(size - 1) + delta) / size
+        weight = np.where(margin > 0, margin, 0.0)
+        if not weight.any():
+            if not whole_column or not (gain > 0).any():
+                continue
+            weight, keep = np.maximum(gain, 0.0), False  # at least one cut: drawn by gain
+        else:
+            keep = True
+        t = candidates[rng.choice(len(candidates), p=weight / weight.sum())]
+        cuts.append((xs[t - 1] + xs[t]) / 2)
+        if keep:
+            stack.extend([(t, hi, False), (lo, t, False)])
     return np.sort(np.asarray(cuts, dtype=float))
 
 

@@ -20,10 +20,12 @@ from ..classifiers import (
     AWNB,
     BMATAN,
     BSEJ,
+    ESKDB,
     FSSJ,
     KDB,
     KDBHC,
     MANB,
+    SKDB,
     SPODE,
     TAN,
     TANHC,
@@ -50,6 +52,7 @@ ESTIMATORS: dict = {
         SPODE,
         AODE,
         EnsembleTAN,
+        ESKDB,
         SignalSubgraphClassifier,
         MDLDiscretizer,
         BMATAN,
@@ -58,6 +61,7 @@ ESTIMATORS: dict = {
         FSSJ,
         BSEJ,
         KDBHC,
+        SKDB,
     )
 }
 

@@ -15,6 +15,32 @@ import pandas as pd
 
 from ..data import TableSchema, as_frame, encode_target
 from ..preprocessing import mdl_cut_points, sampled_mdl_cut_points
+from ..validation import check_sample_weight
+
+
+def weighted_rows(X, y, sample_weight=None):
+    """``(X, y, sample_weight)`` without the rows of weight 0 (checked weights, or None).
+
+    ``X`` keeps its type (a DataFrame its labels), so the fit sees the user's table.
+
+    Examples
+    --------
+    >>> X, y, w = weighted_rows(np.eye(3), [0, 1, 1], [1, 0, 2])
+    >>> X.tolist(), y.tolist(), w.tolist()
+    ([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]], [0, 1], [1.0, 2.0])
+    """
+    if sample_weight is None:
+        return X, y, None
+    frame, _ = as_frame(X)
+    w = check_sample_weight(sample_weight, len(frame))
+    keep = w > 0
+    if not keep.any():
+        raise ValueError("sample_weight: every weight is zero; there is nothing to fit.")
+    if keep.all():
+        return X, y, w
+    X = X.iloc[keep] if isinstance(X, pd.DataFrame) else frame.iloc[keep].to_numpy()
+    y = y.iloc[keep] if isinstance(y, pd.Series) else np.asarray(y)[keep]
+    return X, y, w[keep]
 
 
 def continuous_columns(X, y, sample_weight=None) -> list:
@@ -37,7 +63,7 @@ def learn_cuts(X, y, columns, rng=None, sample_weight=None) -> list:
 
     Deterministic MDL cuts, or cuts sampled with ``rng`` (a
     :class:`numpy.random.Generator`, one draw sequence per column in the order
-    given). Rows of weight 0 take no part; infinite values fall in the end bins.
+    given), with the rows' weights as frequencies; infinite values fall in the end bins.
 
     Examples
     --------
@@ -46,15 +72,15 @@ def learn_cuts(X, y, columns, rng=None, sample_weight=None) -> list:
     """
     frame, _ = as_frame(X)
     y = np.asarray(y)
-    keep = np.ones(len(frame), bool) if sample_weight is None else np.asarray(sample_weight) > 0
+    w = np.ones(len(frame)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
     cuts = []
     for j in columns:
         x = numbers(frame.iloc[:, j], frame.columns[j])
-        rows = keep & np.isfinite(x)
+        rows = (w > 0) & np.isfinite(x)
         if rng is None:
-            cuts.append(mdl_cut_points(x[rows], y[rows]))
+            cuts.append(mdl_cut_points(x[rows], y[rows], w[rows]))
         else:
-            cuts.append(sampled_mdl_cut_points(x[rows], y[rows], rng))
+            cuts.append(sampled_mdl_cut_points(x[rows], y[rows], rng, w[rows]))
     return cuts
 
 

@@ -20,7 +20,7 @@ from ..validation import (
     validate_parameters,
 )
 from ..weights import class_information, edge_weights
-from ._bins import learn_cuts
+from ._bins import learn_cuts, weighted_rows
 from ._ensemble import MemberEnsemble
 from ._predict import normalise
 from ._selective import CRITERIA
@@ -161,6 +161,7 @@ class ESKDB(MemberEnsemble):
         """
         validate_parameters(self)
         refuse_dask(X, type(self).__name__)
+        X, y, sample_weight = weighted_rows(X, y, sample_weight)
         frame, _ = as_frame(X)
         _, y_codes = encode_target(y, len(frame))
         schema, _ = TableSchema.learn(X, None, True, sample_weight, y_codes)

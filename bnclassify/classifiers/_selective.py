@@ -18,6 +18,8 @@ import numpy as np
 CRITERIA = ("rmse", "zero_one", "log_loss")
 #: Rows per block of the pass (its temporaries are about ``(2K + 2) C`` floats a row).
 BLOCK_FLOATS = 1 << 22
+#: Relative size under which a weighted count is zero (sums of weights are rounded).
+SEEN = 1e-9
 
 
 def family_depths(parents, child_cards, parent_cards, n_classes, max_cells) -> list:
@@ -54,7 +56,9 @@ def loo_losses(codes, y, cards, n_classes, order, parents, max_k, criterion="rms
 
     - ``P(c) = (N_c + 1/C) / (N + 1)`` and
       ``P(x | c, x_pa) = (N(c, x_pa, x) + 1/r) / (N(c, x_pa) + 1)``, m-estimates
-      with m = 1, every count without the row's own weight;
+      with m = 1, every count without the held-out row (a row of weight ``w``
+      counts as ``w`` copies, one of which is held out: ``min(w, 1)`` of its
+      weight leaves every cell it touches, and its loss counts ``w`` times);
     - an attribute whose value was never seen with the row's first ``d`` parent
       values in the other rows (any class) backs off to its first ``d - 1``
       parents, so a ``k``-parent term is the deepest seen prefix of at most
@@ -83,7 +87,7 @@ def loo_losses(codes, y, cards, n_classes, order, parents, max_k, criterion="rms
     max_k : int
     criterion : {"rmse", "zero_one", "log_loss"}
     weights : ndarray of shape (n_rows,), optional
-        Row weights (leaving a row out removes all of its weight).
+        Row weights, counted as frequencies.
 
     Returns
     -------
@@ -135,8 +139,8 @@ def choose(losses):
 
 
 def _attribute_tables(codes, y, w, cards, C, child, parents):
-    """Per depth ``d``: the observed configurations of (first d parents) and (them, child),
-    their class-weighted counts and their numbers of rows."""
+    """Per depth ``d``: the observed configurations of (first d parents) and (them, child)
+    and their class-weighted counts."""
     x = codes[:, child]
     valid = x >= 0
     key = np.zeros(len(y), dtype=np.int64)
@@ -161,8 +165,7 @@ def _attribute_tables(codes, y, w, cards, C, child, parents):
         parent_counts = np.bincount(
             key[valid] * C + yv, weights=wv, minlength=len(parent_keys) * C
         ).reshape(-1, C)
-        family_rows = np.bincount(family_index, minlength=len(family_keys))
-        levels.append((parent_keys, family_keys, family_counts, parent_counts, family_rows))
+        levels.append((parent_keys, family_keys, family_counts, parent_counts))
     return levels
 
 
@@ -170,9 +173,11 @@ def _score_block(codes, y, w, cards, C, order, parents, tables, class_weight, K,
     """Add one block of rows' losses to ``total`` (shape (K + 1, m + 1))."""
     n = len(y)
     rows = np.arange(n)
+    held_out = np.minimum(w, 1.0)  # one copy of the row
     own = np.zeros((n, C))
-    own[rows, y] = w  # the row's own weight, removed from every cell it touches
-    prior = np.log(class_weight - own + 1.0 / C) - np.log(class_weight.sum() - w + 1.0)[:, None]
+    own[rows, y] = held_out  # removed from every cell the row touches
+    prior = class_weight - own + 1.0 / C
+    prior = np.log(prior) - np.log(class_weight.sum() - held_out + 1.0)[:, None]
     joint = np.repeat(prior[None], K + 1, axis=0)
     total[:, 0] += _block_loss(joint, y, w, criterion)
     for u, child in enumerate(order):
@@ -184,9 +189,7 @@ def _score_block(codes, y, w, cards, C, order, parents, tables, class_weight, K,
         reach = np.zeros(n, dtype=np.intp)  # the deepest prefix seen with x in other rows
         seen = observed.copy()
         key = np.zeros(n, dtype=np.int64)
-        for d, (parent_keys, family_keys, family_counts, parent_counts, family_rows) in enumerate(
-            levels
-        ):
+        for d, (parent_keys, family_keys, family_counts, parent_counts) in enumerate(levels):
             if d:
                 p = parents[u][d - 1]
                 seen &= codes[:, p] >= 0
@@ -198,7 +201,8 @@ def _score_block(codes, y, w, cards, C, order, parents, tables, class_weight, K,
             denominator = parent_counts[key] - mine + 1.0
             terms[d] = np.where(seen[:, None], np.log(numerator) - np.log(denominator), 0.0)
             if d:
-                seen &= family_rows[index] >= 2  # seen in another row than this one
+                others = family_counts[index].sum(axis=1) - held_out  # seen without this copy
+                seen &= others > SEEN * (1.0 + others)
                 reach[seen] = d
         for k in range(K + 1):
             depth = np.minimum(reach, k)

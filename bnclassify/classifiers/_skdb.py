@@ -16,7 +16,7 @@ from ..validation import ArrayLike, Interval, Options, validate_parameters
 from ..weights import class_information, edge_weights
 from ._adapter import make_class_independent
 from ._base import BayesNetClassifier, class_node_name
-from ._bins import apply_cuts, continuous_columns, learn_cuts
+from ._bins import apply_cuts, continuous_columns, learn_cuts, weighted_rows
 from ._kdb import KDB
 from ._selective import CRITERIA, choose, family_depths, loo_losses
 
@@ -148,6 +148,7 @@ class SKDB(BayesNetClassifier):
         """
         validate_parameters(self)
         refuse_dask(X, type(self).__name__)
+        X, y, sample_weight = weighted_rows(X, y, sample_weight)
         columns = continuous_columns(X, y, sample_weight)
         cuts = learn_cuts(X, y, columns, None, sample_weight)
         stats, schema, classes, class_node = binned_statistics(X, y, columns, cuts, sample_weight)

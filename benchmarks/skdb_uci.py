@@ -124,8 +124,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
     folder = Path(args.data)
     manifest = pd.read_csv(folder / "MANIFEST.csv")
-    if args.sets:
-        manifest = manifest[manifest.name.isin(args.sets.split(","))]
+    if args.sets:  # in the order given
+        manifest = manifest.set_index("name").loc[args.sets.split(",")].reset_index()
     models = args.models.split(",")
     folds = RepeatedStratifiedKFold(n_splits=2, n_repeats=5, random_state=0)
     results = {}

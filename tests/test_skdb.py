@@ -133,6 +133,15 @@ def test_leave_one_out_pass_equals_refits_on_the_other_rows(table):
         assert choose(expected) == (n_kept, k)
 
 
+def test_a_parent_never_observed_with_the_attribute():
+    # column 1 is missing wherever column 0 is observed: its families over column 0 are empty
+    codes = np.array([[0, -1], [1, -1], [-1, 0], [-1, 1], [0, -1], [-1, 1]])
+    y = np.array([0, 1, 0, 1, 1, 0])
+    weights = np.ones(6)
+    args = (codes, y, [2, 2], 2, [0, 1], [[], [0]], 1, "log_loss", weights)
+    np.testing.assert_allclose(loo_losses(*args), refit_losses(*args), rtol=1e-12)
+
+
 def test_a_block_of_rows_gives_the_whole_pass(monkeypatch):
     rng = np.random.default_rng(0)
     codes = rng.integers(0, 3, (200, 5))

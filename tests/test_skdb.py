@@ -142,6 +142,15 @@ def test_a_parent_never_observed_with_the_attribute():
     np.testing.assert_allclose(loo_losses(*args), refit_losses(*args), rtol=1e-12)
 
 
+def test_a_numeric_column_missing_in_every_training_row_is_one_empty_bin():
+    X, y = _mixed(8)
+    X["empty"] = np.nan
+    model = SKDB().fit(X, y)
+    assert "empty" not in model.selected_features_
+    proba = model.predict_proba(X.assign(empty=1.0))
+    np.testing.assert_allclose(proba, model.predict_proba(X))
+
+
 def test_a_block_of_rows_gives_the_whole_pass(monkeypatch):
     rng = np.random.default_rng(0)
     codes = rng.integers(0, 3, (200, 5))

@@ -190,11 +190,11 @@ def _score_block(codes, y, w, cards, C, order, parents, tables, class_weight, K,
         seen = observed.copy()
         key = np.zeros(n, dtype=np.int64)
         for d, (parent_keys, family_keys, family_counts, parent_counts) in enumerate(levels):
+            if not len(family_keys):  # no row observes the attribute (with these parents)
+                break
             if d:
                 p = parents[u][d - 1]
                 seen &= codes[:, p] >= 0
-                if not len(family_keys):  # no row observes the attribute with these parents
-                    break
                 raw = key * int(cards[p]) + codes[:, p]
                 key = np.where(seen, np.searchsorted(parent_keys, raw), 0)
             index = np.where(seen, np.searchsorted(family_keys, key * r + x), 0)

@@ -332,3 +332,17 @@ def test_the_best_cut_is_the_most_likely_draw():
     draws = [tuple(sampled_mdl_cut_points(x, y, np.random.default_rng(s))) for s in range(200)]
     values, counts = np.unique([c for d in draws for c in d], return_counts=True)
     assert values[np.argmax(counts)] == 9.5
+
+
+def test_plots_of_a_selective_kdb_and_of_a_member():
+    import matplotlib.pyplot as plt
+
+    from bnclassify import plotting
+
+    X, y = load_car(return_X_y=True)
+    model = SKDB(k=2).fit(X, y)
+    assert plotting.plot_structure(model) is not None
+    assert plotting.plot_cpt(model, model.selected_features_[-1]) is not None
+    member = ESKDB(n_estimators=2, k=1, random_state=0).fit(X, y).estimators_[0]
+    assert plotting.plot_structure(member) is not None
+    plt.close("all")

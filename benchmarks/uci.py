@@ -10,7 +10,7 @@ Usage::
         --markdown /tmp/uci.md --figure figures/uci_vs_rf.png --best "ESKDB()"
 
 The collection is a folder of CSV files with a ``MANIFEST.csv`` (columns ``name``
-and ``target``; default ``../shared/data/uci``). Each table is read as
+and ``target``; default: the nearest ``shared/data/uci`` above the checkout). Each table is read as
 ``pd.read_csv`` returns it (object or pandas ``str`` columns, floats with NaN,
 integer codes, the class anywhere) and handed to every model as that DataFrame,
 with the labels as strings.
@@ -69,7 +69,16 @@ import bnclassify
 from bnclassify import MDLDiscretizer
 
 HERE = Path(__file__).resolve().parent
-DEFAULT_DATA = HERE.parent.parent / "shared" / "data" / "uci"
+#: The nearest ``shared/data/uci`` above this checkout (the workplace keeps the collection
+#: beside the repository; a git worktree sits one level deeper).
+DEFAULT_DATA = next(
+    (
+        p / "shared" / "data" / "uci"
+        for p in HERE.parents
+        if (p / "shared" / "data" / "uci").is_dir()
+    ),
+    HERE.parent.parent / "shared" / "data" / "uci",
+)
 RF, HGB = "RandomForest", "HistGradientBoosting"
 PEERS = (RF, HGB)
 #: Short names of bnclassify models (anything else is an expression over bnclassify).

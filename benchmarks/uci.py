@@ -151,7 +151,7 @@ def _peer_encoder():
 def _hgb(X: pd.DataFrame):
     categorical = _categorical_columns(X)
     numeric = [c for c in X.columns if c not in categorical]
-    native = [c for c in categorical if X[c].nunique() <= 255]
+    native = [c for c in categorical if 0 < X[c].nunique() <= 255]  # none seen: numeric NaN
     mask = [c in native for c in categorical] + [False] * len(numeric)
     encoder = OrdinalEncoder(
         handle_unknown="use_encoded_value", unknown_value=np.nan, encoded_missing_value=np.nan

@@ -300,11 +300,18 @@ def test_one_unseen_warning_per_call():
     assert [w.category for w in caught] == [UnseenCategoryWarning]
 
 
-def test_eskdb_has_no_partial_fit_nor_a_shared_encoding():
+def test_eskdb_has_no_partial_fit_and_is_explained_through_its_probabilities():
+    from bnclassify.explain import explain
+
     assert not hasattr(ESKDB(), "partial_fit")
     X, y = _mixed(7)
-    with pytest.raises(AttributeError, match="estimators_"):
-        ESKDB(n_estimators=2, random_state=0).fit(X, y).encode(X)
+    model = ESKDB(n_estimators=2, random_state=0).fit(X, y)
+    values = explain(model, X.head(2), background=X.head(8), output="probability")
+    proba = model.predict_proba(X.head(2))
+    # Shapley values add up to the prediction minus the base value, class by class
+    np.testing.assert_allclose(
+        values.values.sum(axis=1) + values.base_values, proba, rtol=1e-9, atol=1e-12
+    )
 
 
 # -- the sampled MDL cuts ------------------------------------------------------------------

@@ -90,7 +90,11 @@ class ESKDB(MemberEnsemble):
     -----
     ``partial_fit`` is not offered (see :class:`SKDB`). A member is an
     ordinary fitted :class:`SKDB`: draw it, export it to pgmpy
-    (``estimators_[0].network_``) or explain it like one.
+    (``estimators_[0].network_``) or explain it like one. The ensemble's own
+    ``encode`` reads the table as the kinds rule does (numbers for the numeric
+    columns; each member bins them itself), so
+    :func:`bnclassify.explain.explain` explains the ensemble through its
+    averaged probabilities (a coalition game, no closed form).
 
     Examples
     --------
@@ -198,13 +202,6 @@ class ESKDB(MemberEnsemble):
         )
 
     # -- prediction ----------------------------------------------------------------------
-    def encode(self, X):
-        """Not offered: the members bin numeric columns differently (use a member's)."""
-        raise AttributeError(
-            "ESKDB's members bin numeric columns each their own way; encode with a member: "
-            "model.estimators_[i].encode(X)."
-        )
-
     def _joint_log_likelihood(self, X) -> np.ndarray:
         """log of the members' mean P(c | x) (a joint score up to a per-row constant)."""
         check_is_fitted(self, "estimators_")

@@ -150,15 +150,16 @@ def summary(results, models) -> str:
         cells = []
         for m in models:
             r = by_model.get(m)
-            cells += ["", ""] if r is None else [f"{r['log_loss']:.3f}", f"{r['zero_one']:.3f}"]
+            if r is None or "refused" in r:
+                cells += ["refused" if r else "", ""]
+            else:
+                cells += [f"{r['log_loss']:.3f}", f"{r['zero_one']:.3f}"]
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     for m in models:
         if m == "RF":
             continue
         for metric in ("log_loss", "zero_one"):
-            pairs = [
-                (r[m][metric], r["RF"][metric]) for r in results.values() if m in r and "RF" in r
-            ]
+            pairs = [(r[m][metric], r["RF"][metric]) for r in results.values() if _both(r, m)]
             wins = sum(a < b - 1e-12 for a, b in pairs)
             draws = sum(abs(a - b) <= 1e-12 for a, b in pairs)
             lines.append(f"{m} vs RF {metric}: {wins}/{draws}/{len(pairs) - wins - draws}")

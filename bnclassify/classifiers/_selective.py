@@ -20,6 +20,8 @@ CRITERIA = ("rmse", "zero_one", "log_loss")
 BLOCK_FLOATS = 1 << 22
 #: Relative size under which a weighted count is zero (sums of weights are rounded).
 SEEN = 1e-9
+#: Key ranges up to this size are compressed through a dense table rather than by sorting.
+DENSE_KEYS = 1 << 16
 
 
 def family_depths(parents, child_cards, parent_cards, n_classes, max_cells) -> list:
@@ -139,8 +141,8 @@ def choose(losses):
 
 
 def _attribute_tables(codes, y, w, cards, C, child, parents):
-    """Per depth ``d``: the observed configurations of (first d parents) and (them, child)
-    and their class-weighted counts."""
+    """Per depth ``d``: the observed configurations of (first d parents) and (them, child),
+    as look-ups from a row's mixed-radix key, and their class-weighted counts."""
     x = codes[:, child]
     valid = x >= 0
     key = np.zeros(len(y), dtype=np.int64)
@@ -150,29 +152,54 @@ def _attribute_tables(codes, y, w, cards, C, child, parents):
         if d:
             p = parents[d - 1]
             valid = valid & (codes[:, p] >= 0)
-            raw = key * int(cards[p]) + codes[:, p]
-            parent_keys, key_valid = np.unique(raw[valid], return_inverse=True)
+            parent_lookup, key_valid = _compress(key[valid] * int(cards[p]) + codes[valid, p])
             key = np.zeros(len(y), dtype=np.int64)
             key[valid] = key_valid
         else:
-            parent_keys = np.zeros(1, dtype=np.int64)
-        family = key[valid] * r + x[valid]
-        family_keys, family_index = np.unique(family, return_inverse=True)
+            parent_lookup = (np.zeros(1, dtype=np.int64), True)
+        family_lookup, family_index = _compress(key[valid] * r + x[valid])
         yv, wv = y[valid], w[valid]
+        n_families = int(family_index.max()) + 1 if len(family_index) else 0
         family_counts = np.bincount(
-            family_index * C + yv, weights=wv, minlength=len(family_keys) * C
+            family_index * C + yv, weights=wv, minlength=n_families * C
         ).reshape(-1, C)
+        n_parents = int(key[valid].max()) + 1 if valid.any() else 0
         parent_counts = np.bincount(
-            key[valid] * C + yv, weights=wv, minlength=len(parent_keys) * C
+            key[valid] * C + yv, weights=wv, minlength=n_parents * C
         ).reshape(-1, C)
-        levels.append((parent_keys, family_keys, family_counts, parent_counts))
+        levels.append((parent_lookup, family_lookup, family_counts, parent_counts))
     return levels
+
+
+def _compress(raw):
+    """``(lookup, inverse)``: each distinct key's position in sorted order, and the keys'.
+
+    Small key ranges are mapped through a dense table (one bincount-sized pass),
+    others through the sorted distinct keys (a search per look-up).
+    """
+    top = int(raw.max()) + 1 if len(raw) else 0
+    if top <= max(DENSE_KEYS, 4 * len(raw)):
+        present = np.zeros(top, dtype=bool)
+        present[raw] = True
+        position = np.cumsum(present) - 1
+        return (position, True), position[raw]
+    keys, inverse = np.unique(raw, return_inverse=True)
+    return (keys, False), inverse
+
+
+def _look_up(lookup, raw):
+    """Positions of keys ``raw`` that :func:`_compress` saw (others: any valid position)."""
+    table, dense = lookup
+    if dense:
+        return table[np.clip(raw, 0, len(table) - 1)]
+    return np.minimum(np.searchsorted(table, raw), len(table) - 1)
 
 
 def _score_block(codes, y, w, cards, C, order, parents, tables, class_weight, K, criterion, total):
     """Add one block of rows' losses to ``total`` (shape (K + 1, m + 1))."""
     n = len(y)
     rows = np.arange(n)
+    depths = np.arange(K + 1)[:, None]
     held_out = np.minimum(w, 1.0)  # one copy of the row
     own = np.zeros((n, C))
     own[rows, y] = held_out  # removed from every cell the row touches
@@ -189,26 +216,25 @@ def _score_block(codes, y, w, cards, C, order, parents, tables, class_weight, K,
         reach = np.zeros(n, dtype=np.intp)  # the deepest prefix seen with x in other rows
         seen = observed.copy()
         key = np.zeros(n, dtype=np.int64)
-        for d, (parent_keys, family_keys, family_counts, parent_counts) in enumerate(levels):
-            if not len(family_keys):  # no row observes the attribute (with these parents)
+        for d, (parent_lookup, family_lookup, family_counts, parent_counts) in enumerate(levels):
+            if not len(family_counts):  # no row observes the attribute (with these parents)
                 break
             if d:
                 p = parents[u][d - 1]
                 seen &= codes[:, p] >= 0
-                raw = key * int(cards[p]) + codes[:, p]
-                key = np.where(seen, np.searchsorted(parent_keys, raw), 0)
-            index = np.where(seen, np.searchsorted(family_keys, key * r + x), 0)
+                key = np.where(seen, _look_up(parent_lookup, key * int(cards[p]) + codes[:, p]), 0)
+            index = np.where(seen, _look_up(family_lookup, key * r + x), 0)
             mine = own * seen[:, None]
-            numerator = family_counts[index] - mine + 1.0 / r
+            counts = family_counts[index]
+            numerator = counts - mine + 1.0 / r
             denominator = parent_counts[key] - mine + 1.0
             terms[d] = np.where(seen[:, None], np.log(numerator) - np.log(denominator), 0.0)
             if d:
-                others = family_counts[index].sum(axis=1) - held_out  # seen without this copy
+                others = counts.sum(axis=1) - held_out  # seen without this copy
                 seen &= others > SEEN * (1.0 + others)
                 reach[seen] = d
-        for k in range(K + 1):
-            depth = np.minimum(reach, k)
-            joint[k] += np.where(observed[:, None], terms[depth, rows], 0.0)
+        depth = np.minimum(reach[None, :], depths)  # the k-parent term: the deepest seen prefix
+        joint += np.where(observed[None, :, None], terms[depth, rows[None, :]], 0.0)
         total[:, u + 1] += _block_loss(joint, y, w, criterion)
 
 

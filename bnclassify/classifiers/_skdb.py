@@ -296,7 +296,9 @@ def binned_statistics(X, y, columns, cuts, sample_weight=None):
     binned = apply_cuts(frame, columns, cuts) if columns else frame
     if isinstance(X, pd.DataFrame) and not has_names:
         binned = binned.set_axis(X.columns, axis=1)  # non-string labels: aligned by label
-    schema, classes, stats = training_statistics(binned, y, None, sample_weight)
+    # every column is a table now (binned, or categorical by the kinds rule): say so, and
+    # the kinds rule is not run again
+    schema, classes, stats = training_statistics(binned, y, "categorical", sample_weight)
     schema.has_names = has_names
     return stats, schema, classes, class_node_name(y, schema.names)
 

@@ -353,3 +353,19 @@ def test_plots_of_a_selective_kdb_and_of_a_member():
     member = ESKDB(n_estimators=2, k=1, random_state=0).fit(X, y).estimators_[0]
     assert plotting.plot_structure(member) is not None
     plt.close("all")
+
+
+def test_no_candidate_over_the_cell_budget_is_chosen(monkeypatch):
+    X, y = load_car(return_X_y=True)
+    free = SKDB(k=2).fit(X, y)
+    cells = sum(f.log_table_.size for f in free.compiled_.factors)
+    monkeypatch.setattr("bnclassify.classifiers._skdb.MAX_SKDB_CELLS", cells // 3)
+    bounded = SKDB(k=2).fit(X, y)
+    kept = set(bounded.selected_features_)
+    used = sum(
+        f.log_table_.size
+        for f, name in zip(bounded.compiled_.factors, X.columns, strict=True)
+        if name in kept
+    )
+    assert used <= cells // 3
+    assert (len(kept), bounded.k_) != (len(free.selected_features_), free.k_)

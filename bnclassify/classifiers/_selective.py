@@ -12,6 +12,8 @@ order and the ``k``-parent terms of one attribute share their counts.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 #: The losses a selective KDB may minimise (``"rmse"`` is the paper's).
@@ -122,6 +124,27 @@ def loo_losses(codes, y, cards, n_classes, order, parents, max_k, criterion="rms
         )  # fmt: skip
     mean = total / w.sum()
     return np.sqrt(mean) if criterion == "rmse" else mean
+
+
+def candidate_cells(parents, child_cards, parent_cards, n_classes, max_k) -> np.ndarray:
+    """Cells of every candidate's tables, shape ``(max_k + 1, m + 1)`` like the losses.
+
+    Entry ``[k, n]``: the sum over the first ``n`` attributes of
+    ``C r_u prod(r_p)`` over each one's first ``min(k, len(parents[u]))`` parents.
+
+    Examples
+    --------
+    >>> candidate_cells([[], [0]], [3, 2], [3, 2], 2, 1).tolist()
+    [[0, 6, 10], [0, 6, 22]]
+    """
+    m = len(parents)
+    cells = np.zeros((max_k + 1, m + 1), dtype=np.int64)
+    for u, ranked in enumerate(parents):
+        for k in range(max_k + 1):
+            cells[k, u + 1] = (
+                n_classes * child_cards[u] * math.prod(int(parent_cards[p]) for p in ranked[:k])
+            )
+    return np.cumsum(cells, axis=1)
 
 
 def choose(losses):

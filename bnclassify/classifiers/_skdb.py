@@ -18,11 +18,14 @@ from ._adapter import make_class_independent
 from ._base import BayesNetClassifier, class_node_name
 from ._bins import apply_cuts, continuous_columns, learn_cuts, weighted_rows
 from ._kdb import KDB
-from ._selective import CRITERIA, choose, family_depths, loo_losses
+from ._selective import CRITERIA, candidate_cells, choose, family_depths, loo_losses
 
 #: Largest table N(c, x_parents, x) a selective KDB gives one attribute (32 MB of floats):
 #: an attribute whose k strongest parents would make it larger takes fewer of them.
 MAX_SKDB_FAMILY_CELLS = 1 << 22
+#: Largest number of table cells of a whole selective KDB (128 MB of floats): candidates
+#: with more are not chosen, so that no table takes the machine's memory.
+MAX_SKDB_CELLS = 1 << 24
 
 
 class SKDB(BayesNetClassifier):
@@ -206,7 +209,8 @@ class SKDB(BayesNetClassifier):
             codes, stats.y, cards, stats.n_classes, attributes, ranked, K, self.criterion,
             stats.weights,
         )  # fmt: skip
-        n_kept, k = choose(losses)
+        cells = candidate_cells(ranked, cards[attributes], cards, stats.n_classes, K)
+        n_kept, k = choose(np.where(cells <= MAX_SKDB_CELLS, losses, np.inf))
         dag = empty_feature_graph(features)
         dag.graph["order"] = order
         for u in range(n_kept):

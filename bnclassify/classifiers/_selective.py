@@ -135,7 +135,7 @@ def candidate_cells(parents, child_cards, parent_cards, n_classes, max_k) -> np.
     Examples
     --------
     >>> candidate_cells([[], [0]], [3, 2], [3, 2], 2, 1).tolist()
-    [[0, 6, 10], [0, 6, 22]]
+    [[0, 6, 10], [0, 6, 18]]
     """
     m = len(parents)
     cells = np.zeros((max_k + 1, m + 1), dtype=np.int64)

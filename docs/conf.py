@@ -37,7 +37,7 @@ templates_path = ["_templates"]
 PACKAGE = Path(bnclassify.__file__).parent
 SUBMODULES = (  # io, stream: when present
     "datasets distributions factors data stats weights information structure network inference "
-    "metrics explain plotting contacts preprocessing study io stream exceptions distributed "
+    "metrics explain plotting contacts chimeras preprocessing study io stream exceptions distributed "
     "validation discriminative"
 ).split()
 API_MODULES = ["bnclassify"] + [

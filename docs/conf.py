@@ -37,8 +37,8 @@ templates_path = ["_templates"]
 PACKAGE = Path(bnclassify.__file__).parent
 SUBMODULES = (  # io, stream: when present
     "datasets distributions factors data stats weights information structure network inference "
-    "metrics explain plotting contacts chimeras preprocessing study io stream exceptions distributed "
-    "validation discriminative"
+    "metrics explain plotting contacts chimeras preprocessing study io stream exceptions "
+    "distributed validation discriminative"
 ).split()
 API_MODULES = ["bnclassify"] + [
     f"bnclassify.{name}"

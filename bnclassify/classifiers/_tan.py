@@ -623,6 +623,15 @@ class SimplerTAN(TreeAugmented):
     weights_ : DataFrame
         The contact matrix, labelled and ordered like the columns.
 
+    See Also
+    --------
+    bnclassify.contacts.contact_matrix_from_structure :
+        The contact matrix from a PDB or mmCIF file and the blocks' residues.
+    bnclassify.chimeras.residue_blocks :
+        Block boundaries given in alignment positions, as a structure's residues.
+    bnclassify.chimeras.block_table :
+        Chimera strings (``"13221331"``) as the table of blocks ``fit`` reads.
+
     Examples
     --------
     >>> from bnclassify import SimplerTAN

@@ -213,7 +213,7 @@ class InferenceView:
         What is observed now (a copy; change it with :meth:`observe`,
         :meth:`forget` and :meth:`clear`).
     posteriors : bnclassify.inference.Posteriors
-        Every node's posterior given :attr:`evidence`, computed exactly
+        Every node's posterior given ``evidence``, computed exactly
         (:func:`bnclassify.inference.posteriors`).
 
     Examples
@@ -286,10 +286,10 @@ class InferenceView:
         return plot_inference(self.model, self._evidence, fig=fig, **self._options)
 
     def set_from_menus(self, choices):
-        """Evidence from one menu choice per feature: :attr:`UNOBSERVED` forgets it.
+        """Evidence from one menu choice per feature: ``UNOBSERVED`` forgets it.
 
         ``choices`` maps features to a category, a number (a continuous
-        feature), :attr:`UNOBSERVED`, or ``""`` (an empty text box). It is what
+        feature), ``UNOBSERVED``, or ``""`` (an empty text box). It is what
         :meth:`widget` calls when a menu changes; the new evidence is checked
         whole before it replaces the old. Returns the view.
         """
@@ -306,7 +306,7 @@ class InferenceView:
         """Menus (one per feature) above the figure, redrawn on every change (needs ipywidgets).
 
         A categorical feature gets a drop-down of its categories and
-        :attr:`UNOBSERVED`; a continuous one a text box (empty: unobserved).
+        ``UNOBSERVED``; a continuous one a text box (empty: unobserved).
         A value the model refuses is shown in place of the figure, and the
         evidence stays as it was.
 

@@ -62,7 +62,6 @@ def load_csv(path, target=None, *, kinds="categorical", return_X_y=False, descr=
     Examples
     --------
     >>> from importlib import resources
-from pathlib import Path
     >>> path = resources.files("bnclassify.datasets") / "data" / "car.csv"
     >>> bunch = load_csv(path)
     >>> bunch.data.shape, bunch.target.name

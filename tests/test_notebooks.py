@@ -107,8 +107,13 @@ def test_a_missing_or_different_figure_is_stale():
 
 def test_a_stale_notebook_fails_the_check_when_run(tmp_path):
     path = tmp_path / "stale.ipynb"
-    nbformat.write(_notebook(_cell("print(1 + 1)", [_stdout("3\n")])), path)
-    (difference,) = notebooks.check(path)
-    assert (difference.stored, difference.fresh) == ("3\n", "2\n")
-    notebooks.store(path)
+    timed = _cell('print("took", 1.5, "s")', [_stdout("took 0.1 s\n")], tags=["timings"])
+    nbformat.write(_notebook(_cell("print(1 + 1)", [_stdout("3\n")]), timed), path)
+    (difference,) = notebooks.check(path)  # the timed cell's number is not compared
+    assert (difference.cell, difference.stored, difference.fresh) == (0, "3\n", "2\n")
+    notebooks.store(path, keep_timings=True)
     assert notebooks.check(path) == []
+    stored = nbformat.read(path, as_version=4)
+    assert stored.cells[1].outputs[0]["text"] == "took 0.1 s\n"  # kept
+    notebooks.store(path)
+    assert nbformat.read(path, as_version=4).cells[1].outputs[0]["text"] == "took 1.5 s\n"

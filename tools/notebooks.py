@@ -8,8 +8,9 @@ module is the guard and the cure:
   and fails, listing cell and output, where a fresh output differs from the
   stored one (``tests/test_notebooks.py`` does the same per notebook in the
   suite, so CI fails on a stale notebook);
-- ``python tools/notebooks.py --store`` (also ``python tools/regenerate.py
-  --notebooks``) runs them and writes the fresh outputs into the files.
+- ``python tools/notebooks.py --store`` runs them and writes the fresh
+  outputs into the files (``--keep-timings`` keeps the stored outputs of the
+  cells tagged ``timings``, for a run on a loaded machine).
 
 What is *not* compared, and why (everything else must match exactly):
 
@@ -200,11 +201,22 @@ def check(path) -> list[Difference]:
     return differences(stored, execute(path), Path(path).name)
 
 
-def store(path) -> None:
-    """Run the notebook at ``path`` and write it back with the fresh outputs."""
+def store(path, *, keep_timings=False) -> None:
+    """Run the notebook at ``path`` and write it back with the fresh outputs.
+
+    With ``keep_timings``, a cell tagged ``timings`` whose source is unchanged
+    keeps its stored outputs: wall-clock numbers measured on a quiet machine
+    are not replaced by a loaded machine's (the check compares only their words).
+    """
     import nbformat
 
+    stored = nbformat.read(path, as_version=4)
     fresh = execute(path)
+    if keep_timings:
+        before = {c.source: c for c in stored.cells if c.cell_type == "code" and _is_timed(c)}
+        for cell in fresh.cells:
+            if cell.cell_type == "code" and _is_timed(cell) and cell.source in before:
+                cell.outputs = before[cell.source].outputs
     # The run's own bookkeeping (per-cell execution timestamps) would change every file.
     for cell in fresh.cells:
         cell.get("metadata", {}).pop("execution", None)
@@ -233,6 +245,11 @@ def main(argv=None) -> int:
     action = parser.add_mutually_exclusive_group(required=True)
     action.add_argument("--check", action="store_true", help="fail where an output is stale")
     action.add_argument("--store", action="store_true", help="write the fresh outputs")
+    parser.add_argument(
+        "--keep-timings",
+        action="store_true",
+        help="with --store: cells tagged timings keep their stored outputs (a loaded machine)",
+    )
     parser.add_argument("names", nargs="*", help="notebooks by file name or number (01 ... 10)")
     args = parser.parse_args(argv)
     try:
@@ -243,7 +260,7 @@ def main(argv=None) -> int:
     stale = 0
     for path in paths:
         if args.store:
-            store(path)
+            store(path, keep_timings=args.keep_timings)
             print(f"stored {path.relative_to(ROOT)}")
             continue
         found = check(path)

@@ -348,9 +348,12 @@ release_block:
                 for (Py_ssize_t r = 0; r < rows; r++) {                                        \
                     int64_t a64 = (int64_t) * (const T *)(c + r * s0);                         \
                     int64_t b64 = (int64_t) * (const T *)(p + r * s0);                         \
-                    /* clamped, so that no code wraps in 32 bits: one beyond its states stays so */ \
-                    int32_t a = a64 < 0 ? -1 : (int32_t)(a64 < card ? a64 : card);             \
-                    int32_t b = b64 < 0 ? -1 : (int32_t)(b64 < size ? b64 : size);             \
+                    /* wider codes are clamped, so that none wraps in 32 bits (a code beyond its \
+                     * states stays beyond them); bytes and shorts cannot wrap */              \
+                    int32_t a = sizeof(T) <= 2 ? (int32_t)a64                                  \
+                                               : a64 < 0 ? -1 : (int32_t)(a64 < card ? a64 : card); \
+                    int32_t b = sizeof(T) <= 2 ? (int32_t)b64                                  \
+                                               : b64 < 0 ? -1 : (int32_t)(b64 < size ? b64 : size); \
                     int32_t f = b * card + a; /* the cell within the class's table */          \
                     int32_t i = (a >= card) | (f >= size) ? spare + 1 : klass[r] * size + f;   \
                     i = (a | b) < 0 ? spare : i;                                               \

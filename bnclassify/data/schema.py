@@ -279,7 +279,18 @@ class TableSchema:
 
     # -- tables ---------------------------------------------------------------------------
     def align(self, X, owner="the model") -> pd.DataFrame:
-        """``X`` as a DataFrame in the training column order, named like the training columns."""
+        """``X`` as a DataFrame in the training column order, named like the training columns.
+
+        Named columns are matched by name: every training column must be there, in
+        any order, and the others (a class or key column) are left out. Columns
+        without names are taken by position and must be as many as in training.
+
+        Examples
+        --------
+        >>> schema, _ = TableSchema.learn(pd.DataFrame({"a": ["x", "y"], "b": [1.5, 2.5]}))
+        >>> schema.align(pd.DataFrame({"id": [7], "b": [0.5], "a": ["y"]})).columns.tolist()
+        ['a', 'b']
+        """
         labels = getattr(self, "labels", None)
         if (
             labels is not None
@@ -295,13 +306,13 @@ class TableSchema:
             columns = frame.columns.tolist()
             if columns != self.names:
                 missing = [c for c in self.names if c not in columns]
-                extra = [c for c in columns if c not in self.names]
-                if missing or extra:
+                if missing:
+                    extra = [c for c in columns if c not in self.names]
                     raise ValueError(
                         "X's columns differ from those seen in fit: "
                         f"missing {missing}, unexpected {extra}."
                     )
-                frame = frame[self.names]  # same columns, other order: align by name
+                frame = frame[self.names]  # by name: another order, other columns left out
         elif frame.shape[1] != self.n_features:
             raise ValueError(
                 f"X has {frame.shape[1]} features, but {owner} is expecting "

@@ -218,7 +218,7 @@ def value_bits(block: np.ndarray, top: int, high=None) -> np.ndarray:
     dtype = next(t for t in (np.uint8, np.uint16, np.uint32, np.uint64) if top < 8 * t().itemsize)
     one = dtype(1)
     bits = np.zeros(block.shape[1], dtype=dtype)
-    step = max(1, BLOCK_CELLS // block.shape[1])
+    step = max(1, BLOCK_CELLS // max(block.shape[1], 1))
     for start in range(0, len(block), step):
         rows = block[start : start + step].astype(dtype)
         bits |= np.bitwise_or.reduce(np.left_shift(one, rows), axis=0)
@@ -238,7 +238,9 @@ def is_symmetric(values: np.ndarray, block: int = 128) -> bool:
     >>> is_symmetric(np.array([[0.0, 1.0], [1.0, 0.0]])), is_symmetric(np.array([[0, 1], [2, 0]]))
     (True, False)
     """
-    if COMPILED and values.ndim == 2 and values.dtype == np.float64 and values.dtype.isnative:
+    if values.ndim != 2 or values.shape[0] != values.shape[1]:
+        raise ValueError(f"is_symmetric takes a square matrix, got shape {values.shape}.")
+    if COMPILED and values.dtype == np.float64 and values.dtype.isnative:
         return _kernels.is_symmetric(values)
     m = len(values)
     for i in range(0, m, block):

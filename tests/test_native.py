@@ -83,6 +83,20 @@ def test_value_bits(block, compiled):
             assert bits.tolist() == expected
 
 
+@pytest.mark.parametrize("compiled", [True, False])
+def test_degenerate_shapes_give_the_same_answer_in_both_versions(compiled, monkeypatch):
+    # the same class of input as a family without cells: nothing to read
+    monkeypatch.setattr(_native, "COMPILED", compiled and _native._kernels is not None)
+    for block in (np.zeros((3, 0), np.int64), np.zeros((3, 0), np.int64, order="F")):
+        assert _native.value_bits(block, 5).tolist() == []
+        assert _native.column_major(block, np.int8).shape == (3, 0)
+    assert _native.value_bits(np.zeros((0, 2), np.int8), 5).tolist() == [0, 0]
+    assert _native.is_symmetric(np.zeros((0, 0)))
+    for matrix in (np.zeros((2, 3)), np.zeros((2, 3), dtype=int)):  # not square: refused
+        with pytest.raises(ValueError, match="square matrix"):
+            _native.is_symmetric(matrix)
+
+
 def test_value_bits_ignore_values_outside_0_64():
     block = np.array([[-1, 64], [3, 200], [5, 1]], dtype=np.int64)
     assert _native.value_bits(block, 63).tolist() == [(1 << 3) | (1 << 5), 1 << 1]

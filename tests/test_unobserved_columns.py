@@ -230,3 +230,22 @@ def test_plots_draw_an_empty_column():
     ):
         assert figure is not None
         plt.close("all")
+
+
+@pytest.mark.parametrize(
+    "empty",
+    [
+        pd.Series([np.nan] * 6),  # pd.read_csv's float column of empty cells
+        pd.Series([None] * 6, dtype=object),
+        pd.Series([None] * 6, dtype="string[pyarrow]"),
+        pd.Series([pd.NA] * 6, dtype="Int64"),
+        pd.Series(pd.Categorical([None] * 6, categories=["a", "b"])),  # declared, never seen
+    ],
+    ids=["float", "object", "arrow", "Int64", "category"],
+)
+def test_every_form_of_an_empty_column(empty):
+    X = pd.DataFrame({"x": ["u", "v", "u", "v", "u", "v"], "empty": empty})
+    with pytest.warns(UnobservedColumnWarning):
+        model = TAN().fit(X, [0, 1, 0, 1, 0, 0])
+    assert model.feature_kinds_ == ["categorical", "unobserved"]
+    assert np.isfinite(model.predict_proba(X.assign(empty=empty.iloc[::-1].to_numpy()))).all()

@@ -115,12 +115,13 @@ def test_wheel_contents(tmp_path):
 
 
 def test_without_a_c_compiler_the_wheel_is_pure_and_runs_the_numpy_kernels(tmp_path):
-    # the compiled kernels are optional (setup.py: optional=True): a machine without a C
-    # compiler builds a wheel for every platform, whose bnclassify runs the numpy kernels
+    # the compiled kernels are optional (setup.py: optional=True): on a machine without a C
+    # compiler the build succeeds, the wheel holds no compiled file (setuptools still tags it
+    # for this platform: the project declares an extension), and bnclassify runs the numpy
+    # kernels
     _build_backend_or_skip()
     env = {**os.environ, "CC": "false", "LDSHARED": "false"}  # every compile fails
     wheel = _wheel(_source_copy(tmp_path), tmp_path / "dist", env)
-    assert wheel.name == f"pybnclassify-{bnclassify.__version__}-py3-none-any.whl"
     with zipfile.ZipFile(wheel) as zf:
         assert not any(
             n.startswith("bnclassify/_kernels.") and n.endswith(".so") for n in zf.namelist()
@@ -168,7 +169,7 @@ def test_the_source_distribution_carries_the_c_source_and_the_data(tmp_path):
 
 def test_the_release_steps_are_documented():
     page = (ROOT / "docs" / "development.md").read_text()
-    for step in ("python -m build", "pip wheel", "py3-none-any", "_kernels.c", "twine check"):
+    for step in ("python -m build", "pip wheel", "no compiled file", "_kernels.c", "twine check"):
         assert step in page, step
     readme = (ROOT / "README.md").read_text()
     # not on the package index yet: no install command from it is presented as working

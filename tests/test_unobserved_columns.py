@@ -148,6 +148,8 @@ def test_every_column_empty_gives_the_class_prior():
         model = TAN().fit(X, ["x", "x", "x", "y"])
     # the Laplace-smoothed class prior, (3 + 1) / (4 + 2) and (1 + 1) / (4 + 2)
     np.testing.assert_allclose(model.predict_proba(X), [[2 / 3, 1 / 3]] * 4)
+    with pytest.warns(UnobservedColumnWarning), pytest.raises(ValueError, match="no tree"):
+        BMATAN().fit(X, ["x", "x", "x", "y"])  # averages trees over no column: said so
 
 
 def test_simpler_tan_cuts_an_empty_column_out_of_its_contact_tree():

@@ -346,6 +346,11 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
         self._set_schema(schema, y)
         # the trees are over the observed columns: one never observed is left out
         observed = self._observed_columns()
+        if not observed:
+            raise ValueError(
+                "BMATAN: no column of X has an observed value, so there is no tree to average; "
+                "every other model predicts the class prior from such a table."
+            )
         features = self._features = [schema.names[j] for j in observed]
         if len(features) < schema.n_features:
             counts = counts.of_columns(observed)

@@ -68,6 +68,7 @@ from __future__ import annotations
 from .factors import (
     KINDS,
     Bernoulli,
+    Binned,
     Categorical,
     Gaussian,
     KernelDensity,
@@ -79,6 +80,7 @@ from .factors import Factor as Distribution
 __all__ = [
     "KINDS",
     "Bernoulli",
+    "Binned",
     "Categorical",
     "Distribution",
     "Gaussian",

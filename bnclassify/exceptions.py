@@ -18,6 +18,8 @@ columns a discretiser found no cut      :class:`NoCutPointWarning`
 point for (one bin each)
 a training column with no observed      :class:`UnobservedColumnWarning` (the column is
 value (every cell missing)              left out of the model)
+a continuous column constant within a   :class:`ZeroVarianceWarning`
+class (its spread is borrowed)
 a model file that is not a valid        :class:`ModelFileError` (a ``ValueError``),
 bnclassify model file                   also importable from :mod:`bnclassify.io`
 a bad table ``X`` or bad labels ``y``   ``ValueError`` (a wrong value, shape, size or
@@ -113,6 +115,19 @@ class UnobservedColumnWarning(UserWarning):
         return type(self), (str(self), self.columns)
 
 
+class ZeroVarianceWarning(UserWarning):
+    """A continuous column showed no spread within some classes (a single row, or equal
+    values), so its node gave those classes the column's pooled within-class variance
+    instead of a spike (see :class:`bnclassify.distributions.Gaussian`).
+
+    Raised once per fit; the warning's ``classes`` maps each column to those classes.
+    """
+
+    def __init__(self, message, classes=None):
+        super().__init__(message)
+        self.classes = dict(classes or {})
+
+
 __all__ = [
     "InvalidParameterError",
     "ModelFileError",
@@ -120,4 +135,5 @@ __all__ = [
     "UnobservedColumnWarning",
     "UnseenCategoryError",
     "UnseenCategoryWarning",
+    "ZeroVarianceWarning",
 ]

@@ -113,7 +113,7 @@ def test_nullable_floats_and_integers_declared_gaussian(iris):
 def test_gaussian_naive_bayes_equals_sklearn(dataset, var_smoothing, iris, digits):
     X, y = iris if dataset == "iris" else digits
     X = np.asarray(X)
-    rule = Gaussian(var_smoothing=var_smoothing, floor_scale="largest")  # GaussianNB's floor
+    rule = Gaussian(var_smoothing=var_smoothing, floor_scale="largest", zero_variance="floor")
     ours = NaiveBayes(alpha=0, distributions=rule).fit(X, y)
     theirs = GaussianNB(var_smoothing=var_smoothing).fit(X, y)
     means = np.column_stack([ours.distributions_[f].mean_ for f in ours.feature_names_])
@@ -379,7 +379,7 @@ def test_bad_distributions_and_values(spec, X, exception, message):
     elif X == "hole":
         data.loc[0, "b"] = np.nan
     elif X == "constant":
-        data["a"] = [1.0, 1.0, 2.0, 2.0]
+        data["a"] = 1.0  # constant over every row: nothing to borrow, the floor (0) decides
     elif X == "infinite":
         data.loc[1, "a"] = np.inf
     with pytest.raises(exception, match=message):

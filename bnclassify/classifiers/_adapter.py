@@ -27,7 +27,7 @@ from ..stats import TrainingCounts, training_statistics
 from ._search import stratified_folds
 
 #: Kinds a wrapper search can score: categorical nodes, and continuous ones by class only.
-SEARCHABLE_KINDS = ("categorical", "gaussian", "lognormal")
+SEARCHABLE_KINDS = ("categorical", "binned", "gaussian", "lognormal")
 
 
 def encode_training(model, X, y):
@@ -58,7 +58,8 @@ def search_table(counts, schema):
     if bad:
         listed = ", ".join(f"{n!r} ({k})" for n, k in bad)
         raise ValueError(
-            f"The wrapper search scores categorical, Gaussian and log-normal columns only; "
+            f"The wrapper search scores categorical, binned, Gaussian and log-normal columns "
+            "only; "
             f"{listed} cannot be searched over. Model them as categorical or Gaussian "
             "(distributions=...), or drop them."
         )

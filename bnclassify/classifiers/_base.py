@@ -20,7 +20,13 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from ..data import HANDLE_UNKNOWN, TableSchema, take_rows, warn_unobserved
+from ..data import (
+    HANDLE_UNKNOWN,
+    TableSchema,
+    take_rows,
+    warn_unobserved,
+    warn_zero_variance,
+)
 from ..factors import node_statistics
 from ..network import FittedNetwork, fit_network
 from ..state import collect, distinct_labels, float_array, require, restore
@@ -384,6 +390,7 @@ class BayesNetClassifier(
         parents_by_name = feature_parents(self.structure_, self.class_node_)
         parents = [tuple(position[p] for p in parents_by_name[f]) for f in features]
         self.compiled_ = fit_network(stats, self.schema_, parents, alpha)
+        warn_zero_variance(constant_classes(self.compiled_, self.classes_))
         apply_objective(self, stats)  # objective="conditional": tables refined for log P(c | x)
         done = time.perf_counter()
         self.weights_ = weights
@@ -758,6 +765,20 @@ def fit_continuation(model, stats):
     return SufficientStatistics.from_counts(
         stats, schema, plan, model.classes_, schema.categories, sums
     )
+
+
+def constant_classes(network, classes) -> dict:
+    """Column -> the class labels in which its node found no spread (``constant_classes_``)."""
+    return {
+        factor.columns_[0]: [_plain(classes[c]) for c in factor.constant_classes_]
+        for factor in network.factors
+        if factor.constant_classes_
+    }
+
+
+def _plain(label):
+    """A numpy scalar label as its Python value (for messages)."""
+    return label.item() if isinstance(label, np.generic) else label
 
 
 def class_node_name(y, features) -> str:

@@ -55,7 +55,8 @@ def continuous_columns(X, y, sample_weight=None) -> list:
     frame, _ = as_frame(X)
     _, y_codes = encode_target(y, len(frame))
     schema, _ = TableSchema.learn(X, None, False, sample_weight, y_codes)
-    return [j for j in range(schema.n_features) if not schema.discrete[j]]
+    numeric = ~schema.discrete | schema.binned  # binned: the default of every other model
+    return np.flatnonzero(numeric).tolist()
 
 
 def learn_cuts(X, y, columns, rng=None, sample_weight=None) -> list:

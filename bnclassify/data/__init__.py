@@ -57,6 +57,7 @@ from .kinds import (
 from .kinds_rule import (
     INTEGER_MAX_CATEGORIES,
     LOG_NORMAL_MIN_Z,
+    NUMERIC_KIND,
     POINT_MASS_MIN_SHARE,
     default_kind,
     prefers_log_normal,
@@ -69,6 +70,7 @@ from .schema import (
     warn_identifiers,
     warn_unobserved,
     warn_unseen,
+    warn_zero_variance,
 )
 from .targets import encode_target
 
@@ -79,6 +81,7 @@ __all__ = [
     "INTEGER_MAX_CATEGORIES",
     "LOG_NORMAL_MIN_Z",
     "MISSING",
+    "NUMERIC_KIND",
     "NO_EXPONENT",
     "POINT_MASS_MIN_SHARE",
     "IdentifierColumnWarning",
@@ -108,5 +111,6 @@ __all__ = [
     "warn_identifiers",
     "warn_unobserved",
     "warn_unseen",
+    "warn_zero_variance",
     "centred_columns",
 ]

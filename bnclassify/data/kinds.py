@@ -30,6 +30,8 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from .binning import Binning
+
 
 @dataclass(frozen=True)
 class ValueScale:
@@ -111,6 +113,8 @@ class NodeSpec(Protocol):
         Its capabilities (see :class:`bnclassify.factors.Factor`).
     support : str
         What its values must be, for messages.
+    binning : Binning or None
+        How a binned kind's cut points are learned (``None``: not binned).
     """
 
     kind: str
@@ -144,6 +148,10 @@ class Kind:
         (:func:`~bnclassify.data.scaling.column_exponents`).
     scaled_by_variance : bool, default=False
         Its variance floor scales with V, the largest variance of such columns.
+    binning : Binning, optional
+        A discrete kind of numeric columns: how the schema learns its column's
+        cut points from the training rows and their classes (its states are
+        the bins; see :mod:`bnclassify.data.binning`). ``None`` for the others.
 
     A schema holds a :class:`Kind` for a column of the kind's defaults and the
     user's node specification otherwise; :func:`kind_of` reads either.
@@ -157,6 +165,7 @@ class Kind:
     scale: ValueScale = IDENTITY
     rescaled: bool = False
     scaled_by_variance: bool = False
+    binning: Binning | None = None
 
     @property
     def kind(self) -> str:
@@ -175,6 +184,7 @@ class Kind:
             scale=node_class.scale,
             rescaled=bool(node_class.rescaled),
             scaled_by_variance=bool(node_class.scaled_by_variance),
+            binning=getattr(node_class, "binning", None),
         )
 
 

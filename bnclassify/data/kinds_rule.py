@@ -20,9 +20,18 @@ INTEGER_MAX_CATEGORIES = 20
 LOG_NORMAL_MIN_Z = 1.96
 
 
-def default_kind(column: pd.Series, max_categories=None, weights=None, classes=None) -> str:
-    """How a column is modelled unless told otherwise: ``"gaussian"``, ``"lognormal"``
-    or ``"categorical"``.
+#: How the default rule models a continuous column: ``"density"`` (Gaussian or log-normal,
+#: below), or ``"binned"`` (MDL intervals learned with the class, when the classes are
+#: known, as in every estimator's fit). The UCI comparison of the two is in
+#: docs/user_guide/kinds.md (``benchmarks/uci.py --models "binned:nb,..."``).
+NUMERIC_KIND = "density"
+
+
+def default_kind(
+    column: pd.Series, max_categories=None, weights=None, classes=None, numbers=None
+) -> str:
+    """How a column is modelled unless told otherwise: ``"binned"``, ``"gaussian"``,
+    ``"lognormal"`` or ``"categorical"``.
 
     The rule reads raw ``pd.read_csv`` output:
 
@@ -35,23 +44,28 @@ def default_kind(column: pd.Series, max_categories=None, weights=None, classes=N
       one value holding at least half of the rows (:data:`POINT_MASS_MIN_SHARE`,
       e.g. a capital gain that is mostly 0) also makes them categorical;
     - other float columns are continuous;
-    - a continuous column is log-normal (:class:`~bnclassify.distributions.LogNormal`)
-      when its observed values are all positive and, within the classes, fit a
-      log-normal significantly better than a normal (:func:`prefers_log_normal`,
-      on at most 65,536 evenly spaced rows): amounts, durations,
-      concentrations; Gaussian otherwise;
+    - a continuous column is log-normal
+      (:class:`~bnclassify.distributions.LogNormal`) when its observed values
+      are all positive and, within the classes, fit a log-normal significantly
+      better than a normal (:func:`prefers_log_normal`, on at most 65,536 evenly
+      spaced rows): amounts, durations, concentrations; Gaussian otherwise;
     - booleans, strings, objects, dates and pandas Categorical columns are
       categorical (a date is never read as nanoseconds by a Gaussian node).
 
     ``column`` is a Series, or a dtype when the values need not be read (an
     integer dtype alone is then categorical, a float dtype Gaussian).
     ``weights`` (the rows' sample weights, as frequencies) and ``classes`` (each
-    row's class) inform the log-normal test.
+    row's class) inform the log-normal test. ``numbers`` (default
+    :data:`NUMERIC_KIND`, ``"density"``): with ``"binned"`` and ``classes`` given, a
+    continuous column is binned instead (:class:`~bnclassify.distributions.Binned`:
+    intervals learned from the class by the MDL rule, a table over them).
 
     Examples
     --------
     >>> default_kind(pd.Series([1.5, 2.0])), default_kind(pd.Series([1, 2]))
     ('gaussian', 'categorical')
+    >>> default_kind(pd.Series([1.5, 2.0]), classes=["a", "b"], numbers="binned")
+    'binned'
     >>> codes_with_a_gap = pd.Series([1.0, 2.0, None])  # read_csv: integers with NaN
     >>> mostly_zero = pd.Series([0] * 60 + list(range(40)))  # a point mass at 0
     >>> default_kind(codes_with_a_gap), default_kind(mostly_zero)
@@ -63,6 +77,9 @@ def default_kind(column: pd.Series, max_categories=None, weights=None, classes=N
     ('lognormal', 'lognormal')
     """
     limit = INTEGER_MAX_CATEGORIES if max_categories is None else max_categories
+    numbers = NUMERIC_KIND if numbers is None else numbers
+    if numbers not in ("binned", "density"):
+        raise ValueError(f"numbers must be 'binned' or 'density', got {numbers!r}.")
     dtype = getattr(column, "dtype", column)
     if isinstance(dtype, pd.CategoricalDtype):
         return "categorical"
@@ -86,6 +103,8 @@ def default_kind(column: pd.Series, max_categories=None, weights=None, classes=N
         integers = None
     if integers is not None and _categorical_by_counts(integers, limit, w):
         return "categorical"
+    if numbers == "binned" and classes is not None:
+        return "binned"
     return _continuous_kind(x, observed, w, classes)
 
 

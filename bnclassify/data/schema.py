@@ -7,8 +7,9 @@ discrete columns, resolves columns given by name or position (one resolver for
 every parameter that names columns), checks prediction tables against the
 training columns, and encodes a table to
 
-- ``codes`` (n, m): integer codes of the discrete columns (missing: -1), a
-  one-state dummy (0, or -1 where missing) for the others;
+- ``codes`` (n, m): integer codes of the discrete columns (missing: -1; a
+  binned column's numbers by their interval), a one-state dummy (0, or -1
+  where missing) for the others;
 - ``values`` (n, m) or ``None``: the numbers of the continuous columns (NaN:
   missing), ``None`` when every column is discrete.
 """
@@ -25,9 +26,10 @@ import numpy as np
 import pandas as pd
 
 from .._native import column_ranges
-from ..exceptions import UnobservedColumnWarning, UnseenCategoryWarning
+from ..exceptions import UnobservedColumnWarning, UnseenCategoryWarning, ZeroVarianceWarning
 from ..state import distinct_labels, require
-from .encoding import MISSING, encode_frame, learn_and_encode_frame
+from .binning import bin_codes, bin_labels
+from .encoding import MISSING, codes_dtype, encode_frame, learn_and_encode_frame
 from .frames import as_frame
 from .identifiers import IdentifierColumnWarning, identifier_columns
 from .kinds import Kind, get_kind, kind_names, kind_of, node_spec
@@ -84,6 +86,10 @@ class TableSchema:
         The categories of each discrete column (``None`` for the others).
     has_names : bool
         Whether the training table carried its own string column names.
+    cut_points : list of ndarray or None, optional
+        The cut points of each binned column (a kind with a
+        :class:`~bnclassify.data.binning.Binning`), learned from the training
+        rows; ``None`` for the others (the default: none binned).
 
     Examples
     --------
@@ -99,7 +105,7 @@ class TableSchema:
     #: (A schema pickled before columns could be left out has none.)
     unobserved = ()
 
-    def __init__(self, names, nodes, categories, has_names):
+    def __init__(self, names, nodes, categories, has_names, cut_points=None):
         self.names = list(names)
         self.nodes = nodes
         self.categories = categories
@@ -107,6 +113,7 @@ class TableSchema:
         #: Positions of the columns with no observed value in the training rows: they carry
         #: no information and are left out of the model (see :meth:`with_unobserved`).
         self.unobserved = ()
+        self.cut_points = [None] * len(self.names) if cut_points is None else list(cut_points)
         #: The node specification of each column (group members share one): a
         #: :class:`~bnclassify.data.kinds.Kind` (the kind's defaults) or the user's node.
         self.nodes_by_column = [None] * len(self.names)
@@ -145,6 +152,7 @@ class TableSchema:
         ]
         empty = [j for j, c in enumerate(schema.categories) if c is not None and not len(c)]
         empty += [j for j in declared if (codes[:, j] == MISSING).all()]
+        empty += [j for j in np.flatnonzero(schema.binned) if (codes[:, j] == MISSING).all()]
         if values is not None:
             continuous = np.flatnonzero(~schema.discrete)
             empty += continuous[np.isnan(values[:, continuous]).all(axis=0)].tolist()
@@ -158,26 +166,34 @@ class TableSchema:
         frame, has_names = as_frame(X)
         names = frame.columns.tolist()
         nodes, integers = _nodes(frame, distributions, weights, y)
-        discrete = [None] * len(names)
-        for columns, spec in nodes:
-            for j in columns:
-                discrete[j] = kind_of(spec).discrete
-        kinds = ["categorical" if d else "continuous" for d in discrete]
-        if not categories:
-            learned = [np.array([]) if d else None for d in discrete]
-            schema = cls(names, nodes, learned, has_names)
-            if isinstance(X, pd.DataFrame) and not has_names:
-                schema.labels = X.columns.tolist()
-            return schema, frame, None
-        learned, codes = learn_and_encode_frame(frame, kinds, integers)
-        warn_identifiers(
-            identifier_columns(frame, [None if c is None else len(c) for c in learned])
-        )
-        schema = cls(names, nodes, learned, has_names)
+        schema = cls(names, nodes, [None] * len(names), has_names)
         if isinstance(X, pd.DataFrame) and not has_names:
             #: The training table's own (non-string) column labels: a prediction
             #: table with the same labels is aligned by label, not position.
             schema.labels = X.columns.tolist()
+        binned = schema.binned
+        schema.cut_points = schema.learn_cut_points(frame, y, weights)
+        discrete = schema.discrete
+        if not categories:
+            schema.categories = [
+                bin_labels(c) if b else (np.array([]) if d else None)
+                for b, d, c in zip(binned, discrete, schema.cut_points, strict=True)
+            ]
+            return schema, frame, None
+        # a binned column is read as numbers (a dummy code) here and coded by its bins below
+        kinds = [
+            "categorical" if d and not b else "continuous"
+            for d, b in zip(discrete, binned, strict=True)
+        ]
+        learned, codes = learn_and_encode_frame(frame, kinds, integers)
+        warn_identifiers(
+            identifier_columns(frame, [None if c is None else len(c) for c in learned])
+        )
+        for j in np.flatnonzero(binned):
+            learned[j] = bin_labels(schema.cut_points[j])
+        schema.categories = learned
+        if binned.any():
+            codes = schema._with_bin_codes(frame, codes)
         return schema, frame, codes
 
     @classmethod
@@ -191,7 +207,11 @@ class TableSchema:
             frame = frame.set_axis(names, axis=1)
         nodes, _ = _nodes(frame, distributions, None, y)
         schema = cls(names, nodes, [None] * len(names), has_names)
-        schema.categories = [np.array([]) if d else None for d in schema.discrete]
+        schema.cut_points = schema.learn_cut_points(frame, y)  # from these rows, kept
+        schema.categories = [
+            bin_labels(c) if b else (np.array([]) if d else None)
+            for b, d, c in zip(schema.binned, schema.discrete, schema.cut_points, strict=True)
+        ]
         return schema
 
     def with_categories(self, categories) -> TableSchema:
@@ -257,6 +277,57 @@ class TableSchema:
     def structural(self) -> np.ndarray:
         """Whether each column may take part in a learned structure."""
         return self._flags()[1].copy()
+
+    @property
+    def binned(self) -> np.ndarray:
+        """Whether each column is binned: numbers in the table, their intervals' codes in the
+        model (a kind with a :class:`~bnclassify.data.binning.Binning`)."""
+        return np.array([_binning(s) is not None for s in self.nodes_by_column], dtype=bool)
+
+    def learn_cut_points(self, frame, y, weights=None) -> list:
+        """Each binned column's cut points, from the rows of an aligned table, their
+        classes ``y`` and sample weights (``None`` for the other columns)."""
+        cuts = [None] * self.n_features
+        binned = np.flatnonzero(self.binned)
+        if not len(binned):
+            return cuts
+        classes = _row_classes(y, len(frame))
+        if classes is None:
+            name = self.names[binned[0]]
+            raise ValueError(
+                f"Column {name!r} is {self.kinds[binned[0]]}: its cut points are learned from "
+                "the class of each training row, and no labels (one per row) were given."
+            )
+        values = self.numbers(frame, binned)
+        labelled = ~np.isnan(classes)
+        for j in binned:
+            seen = labelled & ~np.isnan(values[:, j])
+            w = None if weights is None else np.asarray(weights, dtype=float)[seen]
+            binning = _binning(self.nodes_by_column[j])
+            cuts[j] = binning.cut_points(values[seen, j], classes[seen].astype(np.intp), w)
+        return cuts
+
+    def _with_bin_codes(self, frame, codes):
+        """``codes`` with each binned column coded by its intervals (widened if need be); an
+        :attr:`unobserved` one is left to the caller (read as missing)."""
+        binned = np.flatnonzero(self.binned & ~self._unobserved_mask())
+        dtype = codes_dtype(self.categories)
+        if dtype.itemsize > codes.dtype.itemsize:
+            codes = codes.astype(dtype, order="F")
+        values = self.numbers(frame, binned)
+        for j in binned:
+            codes[:, j] = bin_codes(self.cut_points[j], values[:, j])
+        return codes
+
+    def discrete_codes(self, frame, categories=None, handle_unknown="error") -> np.ndarray:
+        """Codes of an aligned table: its categorical columns by ``categories`` (default:
+        the schema's), its binned columns by their intervals, a dummy for the others."""
+        categories = self.categories if categories is None else categories
+        binned = self.binned
+        if not binned.any():
+            return encode_frame(frame, categories, handle_unknown)
+        coded = [None if b else c for b, c in zip(binned, categories, strict=True)]
+        return self._with_bin_codes(frame, encode_frame(frame, coded, handle_unknown))
 
     def _flags(self):
         # read by every layer of a fit: built once per schema (its nodes never change)
@@ -332,7 +403,7 @@ class TableSchema:
         categories = self.categories
         if self.unobserved:  # read as missing, whatever they hold: not hashed, not warned of
             categories = [None if j in self.unobserved else c for j, c in enumerate(categories)]
-        codes = encode_frame(frame, categories, lenient)
+        codes = self.discrete_codes(frame, categories, lenient)
         codes[:, list(self.unobserved)] = MISSING
         values, outside = None, {}
         if not self.discrete.all():
@@ -346,9 +417,11 @@ class TableSchema:
 
     def unseen_counts(self, frame, codes) -> dict:
         """Number of cells per categorical column coded missing though observed (unseen)."""
-        unobserved = set(self.unobserved)
+        unobserved, binned = set(self.unobserved), self.binned
         columns = [
-            j for j, c in enumerate(self.categories) if c is not None and j not in unobserved
+            j
+            for j, c in enumerate(self.categories)
+            if c is not None and j not in unobserved and not binned[j]
         ]
         if not columns:
             return {}
@@ -412,21 +485,25 @@ class TableSchema:
         mask[list(self.unobserved)] = True
         return mask
 
-    def numbers(self, frame) -> np.ndarray:
-        """The continuous columns of an aligned table as floats in their own units (what
-        the user gave; discrete and :attr:`unobserved` columns all NaN); checks they are
-        finite."""
-        discrete = self.discrete | self._unobserved_mask()  # neither is read as numbers
+    def numbers(self, frame, columns=None) -> np.ndarray:
+        """The continuous columns (or the given ones, e.g. binned columns) of an aligned
+        table as floats in their own units (what the user gave; the other columns, and
+        the :attr:`unobserved` ones, all NaN); checks they are finite."""
+        read = np.zeros(frame.shape[1], dtype=bool)
+        if columns is None:
+            read = ~(self.discrete | self._unobserved_mask())  # neither is read as numbers
+        else:
+            read[list(columns)] = True
         values = np.full(frame.shape, np.nan)
         plain = [  # numpy numeric columns convert in one block
             j
             for j, dtype in enumerate(frame.dtypes)
-            if not discrete[j] and isinstance(dtype, np.dtype) and dtype.kind in "biuf"
+            if read[j] and isinstance(dtype, np.dtype) and dtype.kind in "biuf"
         ]
         if plain:
             values[:, plain] = frame.iloc[:, plain].to_numpy(dtype=float)
         for j, name in enumerate(frame.columns):
-            if discrete[j] or j in plain:
+            if not read[j] or j in plain:
                 continue
             column = frame[name]
             if getattr(column.dtype, "kind", "O") in "mM":
@@ -450,7 +527,7 @@ class TableSchema:
             row, j = np.argwhere(infinite)[0]
             raise ValueError(
                 f"Column {frame.columns[j]!r} has infinite value(s) (first at row {row}); "
-                "continuous features must be finite or NaN."
+                f"{self.kinds[j]} features must be finite or NaN."
             )
         return values
 
@@ -485,8 +562,9 @@ class TableSchema:
     # -- declared state (the fields of a model file; see bnclassify.state) ---------------
     def _get_state(self) -> dict:
         """``names``, ``nodes`` (column positions, and the kind's name for a node of the
-        kind's defaults or else the user's unfitted node), ``categories``, ``has_names``
-        and, for a table with integer or tuple column labels, ``labels``."""
+        kind's defaults or else the user's unfitted node), ``categories``, ``has_names``,
+        for a table with integer or tuple column labels ``labels``, and, when a column is
+        binned, ``cut_points``."""
         nodes = [
             (columns, spec.name if isinstance(spec, Kind) else spec) for columns, spec in self.nodes
         ]
@@ -500,18 +578,21 @@ class TableSchema:
             state["labels"] = self.labels
         if self.unobserved:
             state["unobserved"] = self.unobserved
+        if any(c is not None for c in self.cut_points):
+            state["cut_points"] = self.cut_points
         return state
 
     @classmethod
     def _from_state(cls, state, params=None):
         """The schema of :meth:`_get_state`'s fields, checked (names, kinds, categories)."""
         require(params is None, "TableSchema", "takes no parameters.")
-        optional = {"labels", "unobserved"}
+        optional = {"labels", "unobserved", "cut_points"}
         fields = {"names", "nodes", "categories", "has_names", *optional}
         require(
             isinstance(state, dict) and fields - optional <= set(state) <= fields,
             "TableSchema",
-            f"needs the fields {sorted(fields)} ({' and '.join(sorted(optional))} optional).",
+            f"needs the fields {sorted(fields - optional)} ({', '.join(sorted(optional))} "
+            "optional).",
         )
         names, nodes, categories = state["names"], state["nodes"], state["categories"]
         require(
@@ -571,7 +652,47 @@ class TableSchema:
             )
             require(len(set(labels)) == m, "schema labels", "must be distinct.")
             schema.labels = labels
+        schema.cut_points = _checked_cut_points(state.get("cut_points"), schema)
         return schema.with_unobserved(unobserved) if unobserved else schema
+
+
+def _binning(spec):
+    """The :class:`~bnclassify.data.binning.Binning` of a node specification (or ``None``)."""
+    return getattr(spec, "binning", None)
+
+
+def _checked_cut_points(cut_points, schema) -> list:
+    """The stored cut points of a schema (``None``: no column binned), checked against its
+    kinds and categories."""
+    binned = schema.binned
+    if cut_points is None:
+        require(not binned.any(), "schema cut_points", "are missing for its binned columns.")
+        return [None] * schema.n_features
+    require(
+        isinstance(cut_points, list) and len(cut_points) == schema.n_features,
+        "schema cut_points",
+        f"must be a list of {schema.n_features} entries.",
+    )
+    for j, (cuts, is_binned) in enumerate(zip(cut_points, binned, strict=True)):
+        where = f"schema cut_points of column {schema.names[j]!r}"
+        if not is_binned:
+            require(cuts is None, where, "are given for a column that is not binned.")
+            continue
+        require(
+            isinstance(cuts, np.ndarray)
+            and cuts.ndim == 1
+            and cuts.dtype.kind == "f"
+            and np.isfinite(cuts).all()
+            and (np.diff(cuts) > 0).all(),
+            where,
+            "must be ascending finite floats.",
+        )
+        require(
+            len(schema.categories[j]) == len(cuts) + 1,
+            where,
+            "do not match the column's categories (one more bin than cuts).",
+        )
+    return cut_points
 
 
 def _outside_stacklevel() -> int:
@@ -635,6 +756,24 @@ def warn_unseen(counts):
             counts,
         ),
         stacklevel=stacklevel,
+    )
+
+
+def warn_zero_variance(found):
+    """One :class:`~bnclassify.exceptions.ZeroVarianceWarning` for ``found`` (column -> the
+    class labels in which it showed no spread), if any."""
+    if not found:
+        return
+    listed = "; ".join(f"column {name!r} within class(es) {list(c)}" for name, c in found.items())
+    warnings.warn(
+        ZeroVarianceWarning(
+            f"No spread in the training values of {listed} (a single row, or equal "
+            "values): a density there would spike and take every row holding that value, "
+            "so those classes get the column's pooled within-class variance. Declare the "
+            "column categorical if its values are codes.",
+            found,
+        ),
+        stacklevel=_outside_stacklevel(),
     )
 
 

@@ -8,6 +8,7 @@ import copy
 from ..data import Kind, register_kind, unregister_kind
 from ._base import Factor
 from ._bernoulli import Bernoulli
+from ._binned import Binned
 from ._categorical import Categorical
 from ._gaussian import Gaussian
 from ._kernel import KernelDensity
@@ -20,7 +21,7 @@ from ._views import DensityView, RegressionView, TableView
 #: The node class of each kind, by name: the strings the estimators' ``distributions`` accepts.
 KINDS = {
     node.kind: node
-    for node in (Categorical, Gaussian, LogNormal, KernelDensity, Bernoulli, Multinomial)
+    for node in (Categorical, Binned, Gaussian, LogNormal, KernelDensity, Bernoulli, Multinomial)
 }
 
 
@@ -76,6 +77,7 @@ __all__ = [
     "unregister_node",
     "node_statistics",
     "Bernoulli",
+    "Binned",
     "Categorical",
     "DensityView",
     "DistributionSpec",

@@ -63,6 +63,12 @@ class Factor(BaseEstimator):
     #: Whether it reads its column(s) at all; False for the node of a column with no observed
     #: training value (:class:`~bnclassify.factors.Unobserved`), whose cells are all missing.
     informative = True
+    #: A discrete kind of numeric columns: how the data layer learns its cut points
+    #: (a :class:`~bnclassify.data.binning.Binning`; ``None``: not binned).
+    binning = None
+    #: Once fitted: codes of the classes whose training values showed no spread, so that the
+    #: node gave them a borrowed spread (continuous nodes; the estimator names them in a warning).
+    constant_classes_: tuple = ()
 
     @property
     def support(self) -> str:

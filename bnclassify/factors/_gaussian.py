@@ -49,6 +49,21 @@ class Gaussian(Factor):
     (naive Bayes, a Gaussian parent only) is the plain per-class fit, as in
     scikit-learn's ``GaussianNB``.
 
+    A class (or group) whose training values show no spread (a single row, or
+    equal values: a fitted variance of 0) would get a density that spikes at
+    that value and takes every row holding it (on UCI anneal, ``len`` is 0 in
+    all 8 rows of class 1, and naive Bayes sent 236 of 898 rows there, scoring
+    below the majority rate). Its variance is instead the column's pooled
+    within-class variance (the residual variance of every class's fit,
+    weighted by its rows), or, when every class is constant, the column's
+    variance over all rows. The classes with more such rows than the fit has
+    coefficients are listed in ``constant_classes_`` and the estimator names
+    them in one :class:`~bnclassify.exceptions.ZeroVarianceWarning`; a class
+    with a single row (and no Gaussian parent) borrows silently, as there is no
+    spread to measure, and a regression on Gaussian parents fitted to no more
+    rows than coefficients keeps the floor (its 0 is rounding's). A column
+    constant over all rows keeps the floor (it tells no class from another).
+
     Parameters
     ----------
     var_smoothing : float, default=1e-9
@@ -73,6 +88,14 @@ class Gaussian(Factor):
         parent state) group; 0 gives each group's own maximum-likelihood fit.
         The default was chosen by 10-fold cross-validated log loss on tables
         with small groups (``benchmarks/gaussian_prior.py``).
+    zero_variance : {"pooled", "floor"}, default="pooled"
+        A class (or group) without spread: ``"pooled"`` gives it the column's
+        pooled within-class variance (see above); ``"floor"`` keeps its
+        variance 0 plus ``epsilon``, scikit-learn's ``GaussianNB``. The default
+        is the one the library's evidence supports (10-fold stratified CV, seed
+        0, ``distributions="gaussian"``): on scikit-learn's digits, whose edge
+        pixels are constant within some classes, naive Bayes 0.840 -> 0.897
+        accuracy (log loss 2.87 -> 1.91) and TAN 0.889 -> 0.927 (2.19 -> 1.40).
 
     Attributes
     ----------
@@ -85,6 +108,10 @@ class Gaussian(Factor):
     count_ : ndarray of shape ``(n_classes, *categorical parent cards)``
         Training rows behind each fit (the prior's pseudo-rows not included).
     epsilon_ : float
+    constant_classes_ : tuple of int
+        Codes (positions in the estimator's ``classes_``) of the classes whose
+        observed values showed no spread though more than the fit's coefficients,
+        and whose variance is the pooled one (see above).
     mean_ : ndarray of shape (n_classes,)
         ``intercept_`` of a Gaussian without feature parents.
 
@@ -122,6 +149,7 @@ class Gaussian(Factor):
         "var_smoothing": [Interval(Real, 0, None, closed="left")],
         "prior_strength": [Interval(Real, 0, None, closed="left")],
         "floor_scale": [Options(("column", "largest"))],
+        "zero_variance": [Options(("pooled", "floor"))],
     }
 
     def variance_floor(self, log_scale, exponent=0) -> float:
@@ -143,10 +171,13 @@ class Gaussian(Factor):
                 return floor
         return self.variance_floor(stats.log_variance_scale, int(stats.exponents[column]))
 
-    def __init__(self, var_smoothing=1e-9, prior_strength=10.0, floor_scale="largest"):
+    def __init__(
+        self, var_smoothing=1e-9, prior_strength=10.0, floor_scale="largest", zero_variance="pooled"
+    ):
         self.var_smoothing = var_smoothing
         self.prior_strength = prior_strength
         self.floor_scale = floor_scale
+        self.zero_variance = zero_variance
 
     # -- units: fitted on the column divided by 2**e (e from the data), reported in its own --
     @property
@@ -196,7 +227,7 @@ class Gaussian(Factor):
         strength = float(self.prior_strength)
         moments = stats.gaussian_moments(child, self._discrete_parents, self._continuous_parents)
         n_classes, n_configs = stats.n_classes, int(np.prod(cards)) if cards else 1
-        count = moments.count
+        count, observed = moments.count, moments
         if cards and strength > 0:
             by_class = stats.gaussian_moments(child, (), self._continuous_parents)
             moments = moments + _pseudo_rows(by_class, strength, n_configs)
@@ -213,6 +244,12 @@ class Gaussian(Factor):
             else:  # a class with no observed value: the fit over all classes
                 a, b, v = _pooled(moments, intercept, coef, var)
             intercept[empty], coef[empty], var[empty] = a[own[empty]], b[own[empty]], v[own[empty]]
+        if getattr(self, "zero_variance", "pooled") == "pooled":
+            var, spreadless = _borrowed_spread(
+                var, count, observed, 1 + len(self._continuous_parents)
+            )
+        else:
+            spreadless = np.zeros(var.shape, dtype=bool)
         var = var + self._epsilon
         if (var <= 0).any():
             where = int(np.flatnonzero(var <= 0)[0]) // n_configs
@@ -225,6 +262,11 @@ class Gaussian(Factor):
         pooled = moments.pooled()  # where the Gaussian parents' training values lie, for plots
         spread = np.diag(pooled.spp[0]) / max(float(pooled.count[0]), 1.0)
         self._parent_mean, self._parent_sd = pooled.mean_p[0], np.sqrt(spread)
+        # no more rows than the fit's parameters leave no spread to measure (one row, or a
+        # regression on as many rows as coefficients): their borrowing is the rule, not news
+        fitted = 1 + len(self._continuous_parents)
+        constant = (spreadless & (count > fitted)).reshape(n_classes, -1).any(axis=1)
+        self.constant_classes_ = tuple(np.flatnonzero(constant).tolist())
         return self
 
     @classmethod
@@ -392,6 +434,7 @@ class Gaussian(Factor):
         "count_": "count_",
         "_parent_mean": "parent_mean",
         "_parent_sd": "parent_sd",
+        "constant_classes_": "constant_classes_",
     }
 
     def check_fitted(self, n_classes, cards):
@@ -413,6 +456,13 @@ class Gaussian(Factor):
             isinstance(self._epsilon, float) and np.isfinite(self._epsilon) and self._epsilon >= 0,
             f"{where} epsilon",
             "must be a finite float >= 0.",
+        )
+        constant = getattr(self, "constant_classes_", ())
+        require(
+            isinstance(constant, tuple)
+            and all(isinstance(c, int) and 0 <= c < n_classes for c in constant),
+            f"{where} constant_classes_",
+            f"must be a tuple of class codes below {n_classes}.",
         )
         for field in ("_parent_mean", "_parent_sd"):
             if field in vars(self):
@@ -441,6 +491,27 @@ def _pseudo_rows(by_class: GaussianMoments, strength, n_configs) -> GaussianMome
         rest_x=each_group(by_class.rest_x * weight),
         rest_p=each_group(by_class.rest_p * weight[:, None]),
     )
+
+
+def _borrowed_spread(var, count, moments: GaussianMoments, fitted=1):
+    """``(var, spreadless)``: the groups whose fitted variance is 0 (no spread: one row, or
+    equal values) take the pooled within-group variance (every group's residual variance
+    weighted by its ``count``), else the pooled fit's over all rows; ``spreadless`` marks
+    them (none when the column is constant over all rows).
+
+    A regression on ``fitted`` coefficients (Gaussian parents) fitted to no more rows
+    than that passes through them whatever the values: its 0 is rounding's, not the
+    data's, so such a group keeps the floor (a change of units must not move it)."""
+    spreadless = (var <= 0) & ((count > fitted) | (fitted == 1))
+    if not spreadless.any():
+        return var, spreadless
+    n = float(count.sum())
+    spread = float((var * count).sum()) / n if n > 0 else 0.0
+    if not spread > 0:
+        spread = float(moments.pooled().least_squares()[2][0])
+    if not spread > 0:  # constant over all rows: every class alike, the floor decides
+        return var, np.zeros_like(spreadless)
+    return np.where(spreadless, spread, var), spreadless
 
 
 def _flat(n, n_classes):

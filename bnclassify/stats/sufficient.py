@@ -12,7 +12,6 @@ from ..data import (
     NO_EXPONENT,
     as_frame,
     column_exponents,
-    encode_frame,
     kind_of,
     learn_categories,
     log_largest,
@@ -488,9 +487,9 @@ def chunk_counts(X, y, schema, weights=None, classes=None):
     categories = chunk_categories(frame, schema)
     cards = np.array([1 if c is None else len(c) for c in categories])
     if all(c is None or len(c) for c in categories):
-        codes = encode_frame(frame, categories)
+        codes = schema.discrete_codes(frame, categories)
     else:  # a column with no observed value in this chunk: every code missing
-        codes = encode_frame(
+        codes = schema.discrete_codes(
             frame, [c if c is None or len(c) else np.array([0]) for c in categories]
         )
         for j, c in enumerate(categories):
@@ -537,11 +536,14 @@ def union_sorted(a, b) -> np.ndarray:
 
 
 def chunk_categories(frame, schema) -> list:
-    """Each discrete column's categories in this table (empty when all missing), else None."""
+    """Each discrete column's categories in this table (empty when all missing), else None;
+    a binned column's are its intervals, fixed by the schema."""
 
     out = []
-    for name, discrete in zip(frame.columns, schema.discrete, strict=True):
-        if not discrete:
+    for j, (name, discrete) in enumerate(zip(frame.columns, schema.discrete, strict=True)):
+        if schema.binned[j]:
+            out.append(schema.categories[j])
+        elif not discrete:
             out.append(None)
         elif frame[name].notna().any():
             out.append(learn_categories(frame[name]))

@@ -1,0 +1,228 @@
+"""Binned numeric columns (issue 32 item 3): the candidate default for continuous columns.
+
+With the kinds rule's ``numbers="binned"`` (:data:`bnclassify.data.NUMERIC_KIND`), a
+column the rule reads as numbers is cut into MDL intervals learned from the training
+rows and their classes, and modelled as a table over the intervals: the same model as
+``MDLDiscretizer`` in front of a categorical model, inside the estimator. The library's
+default is still ``"density"``; these tests set the rule's constant for the module, as
+``benchmarks/uci.py``'s ``binned:`` prefix does, so that every model (KDB and AODE take
+no ``distributions``) is tested under the candidate default.
+"""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.datasets import load_iris
+from sklearn.pipeline import make_pipeline
+
+from bnclassify import AODE, KDB, TAN, MDLDiscretizer, NaiveBayes
+from bnclassify.data import TableSchema, default_kind, kinds_rule
+from bnclassify.data.binning import bin_labels, mdl_cut_points
+from bnclassify.exceptions import UnobservedColumnWarning, UnseenCategoryWarning
+from bnclassify.io import ModelFileError, dump, load
+
+
+@pytest.fixture(autouse=True)
+def binned_default(monkeypatch):
+    """The kinds rule bins numbers (the candidate default) while each test runs."""
+    monkeypatch.setattr(kinds_rule, "NUMERIC_KIND", "binned")
+
+
+@pytest.fixture(scope="module")
+def table():
+    """Iris as a CSV gives it (floats), a string column, missing cells, string labels."""
+    X, y = load_iris(return_X_y=True, as_frame=True)
+    X = X.copy()
+    X["site"] = np.where(np.arange(150) % 3 == 0, "north", "south")
+    X.iloc[[3, 70, 140], 0] = np.nan
+    return X, y.map({0: "setosa", 1: "versicolor", 2: "virginica"})
+
+
+NUMERIC = ["sepal length (cm)", "sepal width (cm)", "petal length (cm)", "petal width (cm)"]
+
+
+def _discretised(X, y):
+    """The same model built outside: MDLDiscretizer's bins, declared categorical."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a column may get no cut: said by MDLDiscretizer
+        return MDLDiscretizer(columns=NUMERIC).fit(X, y)
+
+
+@pytest.mark.parametrize("make", [NaiveBayes, TAN, lambda: KDB(k=2), AODE])
+def test_the_default_bins_numbers_as_an_mdl_discretiser_would(make, table):
+    X, y = table
+    model = make().fit(X, y)
+    assert model.feature_kinds_ == ["binned"] * 4 + ["categorical"]
+    mdl = _discretised(X, y)
+    for j in range(4):
+        np.testing.assert_array_equal(model.schema_.cut_points[j], mdl.cut_points_[j])
+        assert model.categories_[j].tolist() == bin_labels(mdl.cut_points_[j]).tolist()
+    peer = make()
+    if hasattr(peer, "distributions"):
+        peer.set_params(distributions={c: "categorical" for c in NUMERIC})
+    piped = make_pipeline(mdl, peer).fit(X, y)
+    np.testing.assert_allclose(model.predict_proba(X), piped.predict_proba(X), rtol=0, atol=1e-12)
+
+
+def test_bins_are_learned_from_the_training_rows_only(table):
+    X, y = table
+    train = np.arange(150) % 2 == 0
+    model = NaiveBayes().fit(X[train], y[train])
+    for j, name in enumerate(NUMERIC):
+        x = X.loc[train, name]
+        seen = x.notna().to_numpy()
+        expected = mdl_cut_points(x[seen], y[train][seen])
+        np.testing.assert_array_equal(model.schema_.cut_points[j], expected)
+    # a value beyond the training range falls in an end interval: bounded probabilities
+    far = X.iloc[:2].copy()
+    far[NUMERIC] = [[1e6, -1e6, 1e6, -1e6], [-1e6, 1e6, -1e6, 1e6]]
+    proba = model.predict_proba(far)
+    assert np.isfinite(proba).all() and proba.min() > 1e-6
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UnseenCategoryWarning)  # numbers are never unseen
+        model.predict_proba(X[~train])
+
+
+def test_weights_count_as_repeated_rows(table):
+    X, y = table
+    weights = np.resize([1, 2, 3], len(X))
+    weighted = TAN().fit(X, y, sample_weight=weights)
+    rows = np.repeat(np.arange(len(X)), weights)
+    repeated = TAN().fit(X.iloc[rows], y.iloc[rows])
+    for a, b in zip(weighted.schema_.cut_points, repeated.schema_.cut_points, strict=True):
+        assert (a is None and b is None) or np.array_equal(a, b)
+    np.testing.assert_allclose(weighted.predict_proba(X), repeated.predict_proba(X), atol=1e-12)
+
+
+def test_partial_fit_keeps_the_first_chunks_cut_points(table):
+    X, y = table
+    order = np.random.default_rng(3).permutation(len(X))
+    chunks = np.array_split(order, 3)
+    model = NaiveBayes()
+    for rows in chunks:
+        model.partial_fit(X.iloc[rows], y.iloc[rows], classes=sorted(set(y)))
+    first = NaiveBayes().fit(X.iloc[chunks[0]], y.iloc[chunks[0]])
+    for a, b in zip(model.schema_.cut_points, first.schema_.cut_points, strict=True):
+        assert (a is None and b is None) or np.array_equal(a, b)
+    # every row is counted in those intervals: the model of all rows on the first chunk's bins
+    mdl = MDLDiscretizer(columns=NUMERIC).fit(X.iloc[chunks[0]], y.iloc[chunks[0]])
+    peer = NaiveBayes(distributions={c: "categorical" for c in NUMERIC})
+    peer.fit(mdl.transform(X.iloc[order]), y.iloc[order])  # a Pipeline would refit mdl
+    np.testing.assert_allclose(
+        model.predict_proba(X), peer.predict_proba(mdl.transform(X)), atol=1e-12
+    )
+
+
+def test_model_files_pgmpy_and_describe_carry_the_intervals(table, tmp_path):
+    pytest.importorskip("pgmpy")
+    from pgmpy.inference import VariableElimination
+
+    X, y = table
+    model = TAN().fit(X, y)
+    loaded = load(dump(model, tmp_path / "tan.bnc"))
+    np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+    for a, b in zip(loaded.schema_.cut_points, model.schema_.cut_points, strict=True):
+        assert (a is None and b is None) or np.array_equal(a, b)
+    described = model.describe().set_index("column")
+    assert described.loc["petal length (cm)", "kind"] == "binned"
+    assert described.loc["petal length (cm)", "categories"] == list(model.categories_[2])
+    # pgmpy: the intervals are the states; its posterior is the model's
+    row = X.iloc[[60]]
+    codes, _ = model.encode(row)
+    evidence = {
+        name: model.categories_[j][codes[0, j]]
+        for j, name in enumerate(X.columns)
+        if codes[0, j] >= 0
+    }
+    query = VariableElimination(model.network_).query([model.class_node_], evidence=evidence)
+    np.testing.assert_allclose(query.values, model.predict_proba(row)[0], atol=1e-10)
+
+
+def test_a_tampered_cut_point_list_is_refused(table, tmp_path):
+    import json
+    import zipfile
+
+    X, y = table
+    path = dump(NaiveBayes().fit(X, y), tmp_path / "nb.bnc")
+    with zipfile.ZipFile(path) as archive:
+        members = {n: archive.read(n) for n in archive.namelist()}
+    meta = json.loads(members["model.json"])
+
+    def drop_cut_points(value):
+        if isinstance(value, dict):
+            value.pop("cut_points", None)
+            for v in value.values():
+                drop_cut_points(v)
+        elif isinstance(value, list):
+            for v in value:
+                drop_cut_points(v)
+
+    drop_cut_points(meta)
+    members["model.json"] = json.dumps(meta).encode()
+    bad = tmp_path / "bad.bnc"
+    with zipfile.ZipFile(bad, "w") as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    with pytest.raises(ModelFileError, match="cut_points"):
+        load(bad)
+
+
+def test_odd_columns_get_one_interval_or_a_clear_error():
+    y = np.array(["p", "q"] * 10)
+    X = pd.DataFrame(
+        {
+            "noise": np.arange(20.0) % 7 + 0.5,  # no cut pays
+            "empty": np.nan,  # nothing observed: left out of the model (issue 32 item 1)
+            "signal": np.r_[np.arange(10.0), np.arange(10.0) + 50][np.argsort(y, kind="stable")],
+        }
+    )
+    with pytest.warns(UnobservedColumnWarning, match="'empty'"):
+        model = NaiveBayes(distributions="binned").fit(X, y)
+    assert model.categories_[0].tolist() == ["(-inf, inf)"]
+    assert model.feature_kinds_[1] == "unobserved"
+    proba = model.predict_proba(X)
+    assert np.isfinite(proba).all()
+    bad = X.astype(object)
+    bad.iloc[0, 2] = "tall"
+    with pytest.raises(ValueError, match="Column 'signal' is modelled as binned and needs numbers"):
+        model.predict(bad)
+    with pytest.raises(ValueError, match="'signal' has infinite value"):
+        model.predict(X.assign(signal=np.inf))
+    with pytest.raises(ValueError, match="'signal' is binned: its cut points are learned from"):
+        TableSchema.learn(X, distributions={"signal": "binned"})
+
+
+def test_the_rule_bins_numbers_only_when_it_knows_the_classes(monkeypatch):
+    x = pd.Series(np.linspace(0.5, 3.0, 30))
+    classes = np.repeat([0, 1], 15)
+    assert default_kind(x, classes=classes) == "binned"
+    with pytest.raises(ValueError, match="numbers must be 'binned' or 'density'"):
+        default_kind(x, classes=classes, numbers="bins")
+    monkeypatch.setattr(kinds_rule, "NUMERIC_KIND", "density")  # the library's default
+    assert default_kind(x, classes=classes) == "gaussian"
+    assert NaiveBayes().fit(x.to_frame("x"), classes).feature_kinds_ == ["gaussian"]
+    assert default_kind(x, classes=classes, numbers="binned") == "binned"
+    assert default_kind(x) == "gaussian"  # TableSchema.learn(X) alone: the density rule
+    assert default_kind(x, classes=classes, numbers="density") == "gaussian"
+    # asked for by name, a density stays a density
+    model = NaiveBayes(distributions="gaussian").fit(x.to_frame("x"), classes)
+    assert model.feature_kinds_ == ["gaussian"]
+
+
+def test_a_dask_fit_keeps_the_first_partitions_cut_points(table):
+    dd = pytest.importorskip("dask.dataframe")
+    X, y = table
+    frame = X.assign(target=y.to_numpy()).sample(frac=1.0, random_state=0)
+    parts = dd.from_pandas(frame, npartitions=3, sort=False)
+    model = NaiveBayes().fit(parts.drop(columns="target"), parts["target"])
+    first = frame.iloc[: len(parts.get_partition(0).compute())]
+    expected = NaiveBayes().fit(first.drop(columns="target"), first["target"])
+    for a, b in zip(model.schema_.cut_points, expected.schema_.cut_points, strict=True):
+        assert (a is None and b is None) or np.array_equal(a, b)
+    chunked = NaiveBayes()
+    for k in range(parts.npartitions):
+        part = parts.get_partition(k).compute()
+        chunked.partial_fit(part.drop(columns="target"), part["target"], classes=sorted(set(y)))
+    np.testing.assert_allclose(model.predict_proba(X), chunked.predict_proba(X), atol=1e-12)

@@ -92,6 +92,10 @@ class TableSchema:
     ([1, 0, 1], [1.5, 2.0, 0.5])
     """
 
+    #: The training table's own column labels when they are not all strings (the columns
+    #: are then named ``x0, x1, ...``), else None.
+    labels = None
+
     def __init__(self, names, nodes, categories, has_names):
         self.names = list(names)
         self.nodes = nodes
@@ -152,15 +156,19 @@ class TableSchema:
         return schema, frame, codes
 
     @classmethod
-    def from_dtypes(cls, frame, distributions=None, y=None):
+    def from_dtypes(cls, frame, distributions=None, y=None, kinds=None):
         """The kinds of the columns of ``frame`` (e.g. a dask frame's first partition, with
-        its classes ``y``), without categories (they come from the accumulated statistics)."""
+        its classes ``y``), without categories (they come from the accumulated statistics).
+
+        ``kinds``: ``{position: kind name}`` decided elsewhere for columns that
+        ``distributions`` leaves to the rule (a dask frame's, from every partition:
+        :mod:`~bnclassify.data.kinds_evidence`)."""
         names = frame.columns.tolist()
         has_names = len(names) > 0 and all(isinstance(c, str) for c in names)
         if not has_names:
             names = [f"x{i}" for i in range(len(names))]
             frame = frame.set_axis(names, axis=1)
-        nodes, _ = _nodes(frame, distributions, None, y)
+        nodes, _ = _nodes(frame, distributions, None, y, decided=kinds)
         schema = cls(names, nodes, [None] * len(names), has_names)
         schema.categories = [np.array([]) if d else None for d in schema.discrete]
         return schema
@@ -549,7 +557,7 @@ def _row_classes(y, n_rows):
     return codes
 
 
-def _nodes(frame, spec, weights=None, y=None) -> tuple[list, tuple | None]:
+def _nodes(frame, spec, weights=None, y=None, decided=None) -> tuple[list, tuple | None]:
     """One (columns, unfitted factor) per node: from ``distributions``, else by dtype;
     and, when the kinds rule read every column as one integer block, that block with its
     :func:`~bnclassify._native.column_ranges`, ``(block, low, high)`` (None otherwise),
@@ -560,7 +568,8 @@ def _nodes(frame, spec, weights=None, y=None) -> tuple[list, tuple | None]:
     column; a multinomial groups the whole table), or a dict mapping a column
     name or position, or a tuple of them, to one (the other columns by dtype).
     A tuple with a multinomial is one group; with any other kind each of its
-    columns gets its own node.
+    columns gets its own node. ``decided``: ``{position: kind name}`` for columns
+    the spec leaves open, read elsewhere (from every partition of a dask frame).
     """
     columns = frame.columns.tolist()
     chosen = [None] * len(columns)
@@ -600,6 +609,10 @@ def _nodes(frame, spec, weights=None, y=None) -> tuple[list, tuple | None]:
     # the dtypes, not frame[name]: taking 1,000 columns out as Series costs more than the
     # rest; only the values of an integer column whose range exceeds the limit, or of a
     # float column (normal or log-normal), are read
+    for pos, kind in (decided or {}).items():
+        if chosen[pos] is None:
+            chosen[pos] = get_kind(kind)
+            nodes.append(((pos,), chosen[pos]))
     dtypes = list(frame.dtypes)
     wide, integers = _wide_integer_columns(frame, dtypes, [c is None for c in chosen])
     by_dtype = {}  # the kind of a column whose values are not read depends on its dtype alone
@@ -633,10 +646,12 @@ def _wide_integer_columns(frame, dtypes, open_) -> tuple[set, tuple | None]:
         # the encoder takes this array rather than copy a many-block frame again
         block = frame.to_numpy() if whole else frame.iloc[:, plain].to_numpy()
         low, high = column_ranges(block)
+        # a range at the int64 maximum may be uint64 values beyond it (saturated): read them
+        top = np.iinfo(np.int64).max
         wide.update(
             j
-            for j, s in zip(plain, (high - low).tolist(), strict=True)
-            if s >= INTEGER_MAX_CATEGORIES
+            for j, s, h in zip(plain, (high - low).tolist(), high.tolist(), strict=True)
+            if s >= INTEGER_MAX_CATEGORIES or h == top
         )
         if whole:
             integers = (block, low, high)

@@ -394,17 +394,27 @@ def training_statistics(X, y, distributions=None, sample_weight=None):
     weights = None
     frame, has_names = as_frame(X)
     table = X  # the user's table: the schema keeps its own column labels
+    dropped = 0
     if sample_weight is not None:
         weights = check_sample_weight(sample_weight, len(frame))
         keep = weights > 0
         if not keep.any():
             raise ValueError("sample_weight: every weight is zero; there is nothing to fit.")
         if not keep.all():
+            dropped = int((~keep).sum())
             frame, has_names, y = take_rows(X, y, keep)
             weights = weights[keep]
             table = frame
     # the labels are hashed once: the kinds rule reads their codes, not the labels again
-    classes, y_codes = encode_target(y, len(frame))
+    try:
+        classes, y_codes = encode_target(y, len(frame))
+    except ValueError as error:
+        if not dropped:
+            raise
+        raise ValueError(
+            f"{error} (counted on the rows of positive sample_weight: {dropped} row(s) of "
+            "weight 0 are left out)"
+        ) from None
     schema, frame, codes, values = TableSchema.learn_and_encode(
         table, distributions, weights, y_codes
     )

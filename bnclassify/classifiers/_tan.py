@@ -582,7 +582,11 @@ class TAN(TreeAugmented):
             stats,
             schema,
             criterion=score if scored else None,
-            contacts=contact_weights(self.contact_matrix, schema.names) if prior > 0 else None,
+            contacts=(
+                contact_weights(self.contact_matrix, schema.names, schema.labels)
+                if prior > 0
+                else None
+            ),
             contact_prior=prior,
         )
 
@@ -660,7 +664,7 @@ class SimplerTAN(TreeAugmented):
         self.contact_matrix = contact_matrix
 
     def tree_weights(self, stats, schema) -> pd.DataFrame:
-        return contact_weights(self.contact_matrix, schema.names)
+        return contact_weights(self.contact_matrix, schema.names, schema.labels)
 
     def statistics_plan(self, schema=None) -> StatisticsPlan:
         """The families of the contact tree alone: the tree comes from the contact matrix,

@@ -1,20 +1,11 @@
-"""Issue 27's bad-input kinds (items 14-17), each tried once and its outcome classified.
-
-Run from a checkout: ``python tools/bad_input_campaign.py``. Every kind is a small call
-that either gives a correct result (probabilities finite and summing to 1, invariances
-kept), a clear error (a ``ValueError``/``TypeError``/``InputError`` or exit code 2 whose
-message names the parameter, column or file the kind is about), or a bad outcome (a
-crash from deep inside, a silent wrong answer, an unnamed error, a leaked warning).
-Prints one line per kind and the counts; exits 1 when any outcome is bad.
-"""
+"""Issue 27's bad-input kinds (items 14-17): one call each, with the parameter, column or
+file a clear error must name; the command line's kinds run it in-process."""
 
 from __future__ import annotations
 
 import contextlib
 import io
-import sys
 import tempfile
-import warnings
 import zipfile
 from fractions import Fraction
 from pathlib import Path
@@ -24,16 +15,17 @@ import pandas as pd
 
 import bnclassify as bnc
 from bnclassify.distributions import Gaussian
-from bnclassify.exceptions import UnseenCategoryWarning
 from bnclassify.explain import explain
 from bnclassify.io import dump, load
 from bnclassify.metrics import corrected_resampled_ttest, evaluate, summarize
 from bnclassify.preprocessing import MDLDiscretizer
 from bnclassify.study.cli import main as cli
 
+from .core import Case
+
 Y20 = np.array(["p", "q"] * 10)
 TMP = Path(tempfile.mkdtemp(prefix="bnc-campaign-"))
-RESULTS = []
+CASES = []
 
 
 def _proba_ok(proba):
@@ -46,24 +38,7 @@ def kind(name, names=()):
     error's message must hold one of ``names`` (the parameter, column or file)."""
 
     def register(call):
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")
-            warnings.simplefilter("ignore", UnseenCategoryWarning)
-            warnings.filterwarnings("ignore", message="(AODE|SPODE) found no categorical")
-            try:
-                ok = call()
-                outcome = "correct" if ok else "bad (wrong answer)"
-            except (ValueError, TypeError) as error:
-                text = str(error)
-                named = not names or any(n in text for n in names)
-                outcome = "clear error" if named else f"bad (unnamed: {text[:90]})"
-                if isinstance(error, Warning):
-                    outcome = f"bad (warning: {text[:90]})"
-            except Warning as w:
-                outcome = f"bad (warning {type(w).__name__}: {str(w)[:80]})"
-            except Exception as error:  # noqa: BLE001 - what the campaign is looking for
-                outcome = f"bad (crash {type(error).__name__}: {str(error)[:80]})"
-        RESULTS.append((name, outcome))
+        CASES.append(Case(f"issue 27: {name.split(' ')[0]}", name, call, names=tuple(names)))
         return call
 
     return register
@@ -220,7 +195,7 @@ def _():
 
 @kind("15 a lone surrogate string")
 def _():
-    X = pd.DataFrame({"s": ["\ud800", "a"] * 10})
+    X = pd.DataFrame({"s": pd.Series(["\ud800", "a"] * 10, dtype=object)})
     model = bnc.NaiveBayes().fit(X, Y20)
     return _proba_ok(model.predict_proba(X)) and load(dump(model, TMP / "s.bnc")) is not None
 
@@ -574,18 +549,5 @@ def _():
     return code == 0 and "unique classes" not in text and text.count("more classes than half") == 1
 
 
-def main() -> int:
-    counts = {"correct": 0, "clear error": 0, "bad": 0}
-    for name, outcome in RESULTS:
-        group = "bad" if outcome.startswith("bad") else outcome
-        counts[group] += 1
-        print(f"{outcome:<14.90} | {name}")
-    print(
-        f"\n{len(RESULTS)} kinds: {counts['correct']} correct, "
-        f"{counts['clear error']} clear errors, {counts['bad']} bad"
-    )
-    return 1 if counts["bad"] else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+def cases():
+    return list(CASES)

@@ -390,7 +390,7 @@ def test_load_csv_names_an_empty_file(tmp_path):
 
     path = tmp_path / "empty.csv"
     path.write_text("")
-    with pytest.raises(ValueError, match="empty.csv: the file is empty"):
+    with pytest.raises(ValueError, match="empty.csv is empty"):
         load_csv(path)
 
 

@@ -71,7 +71,7 @@ def load_csv(path, target=None, *, kinds="categorical", return_X_y=False, descr=
     try:
         frame = pd.read_csv(path, sep=sep, keep_default_na=False, na_values=[""], **strings)
     except pd.errors.EmptyDataError:
-        raise ValueError(f"{path}: the file is empty; a CSV needs a header row.") from None
+        raise ValueError(f"{path} is empty: a CSV needs a header row.") from None
     except pd.errors.ParserError as error:
         raise ValueError(f"{path}: not a table pandas can read: {error}") from None
     trailing = [  # a trailing comma on every line: empty "Unnamed: k" columns

@@ -131,6 +131,9 @@ def _same_under_shift(maker, X, y, shift=1e6):
 
     The reference is the table the shifted one represents, ``(X + shift) - shift``: a value
     rounded by the shift (1e12 + z, integers past 2**53) is the input's loss, not the model's.
+    The probabilities must agree to 1e-6, or to ten times the columns' own resolution, the
+    spacing of floats at their magnitude over their spread (1e12 + z holds z to 1.2e-4; a
+    Gaussian with a Gaussian parent is evaluated about its intercept, in the data's origin).
     """
     kinds = dict(zip(X.columns, _fitted(maker, X, y).feature_kinds_, strict=True))
     gaussian = [c for c, k in kinds.items() if k == "gaussian"]
@@ -144,7 +147,11 @@ def _same_under_shift(maker, X, y, shift=1e6):
     kinds_after = dict(zip(after.feature_names_in_, after.feature_kinds_, strict=True))
     if kinds_after != kinds:
         raise AssertionError(f"kinds changed under a shift of {shift:g}: {kinds} -> {kinds_after}")
-    return same(model.predict_proba(X), after.predict_proba(moved), atol=1e-6)
+    resolution = max(
+        float(np.spacing(np.nanmax(np.abs(moved[c]))) / max(np.nanstd(X[c]), 1e-300))
+        for c in gaussian
+    )
+    return same(model.predict_proba(X), after.predict_proba(moved), atol=max(1e-6, 10 * resolution))
 
 
 def _same_on_dask(maker, X, y):

@@ -10,6 +10,7 @@ import warnings
 from unittest import mock
 
 import matplotlib.pyplot as plt
+import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
@@ -17,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bnclassify as bnc
-from bnclassify import data, parameters, plotting, stats, structure
+from bnclassify import data, parameters, plotting, stats, structure, study
 from bnclassify.data import kinds_rule
 from bnclassify.distributions import KernelDensity
 from bnclassify.explain import explain
@@ -198,6 +199,19 @@ def test_a_tree_of_non_finite_weights_is_refused(bad):
         structure.tree_from_weights(pd.DataFrame(w, index=list("abc"), columns=list("abc")))
 
 
+@pytest.mark.parametrize("where", ["cmi", "class_mi"])
+def test_a_kdb_of_non_finite_weights_is_refused(where):
+    cmi, class_mi = np.ones((3, 3)), np.array([0.3, 0.2, 0.1])
+    if where == "cmi":
+        cmi[1, 2] = cmi[2, 1] = np.nan  # before: a DAG chosen as if NaN were a weight
+        match = r"cmi\['b', 'c'\] is nan"
+    else:
+        class_mi[1] = np.inf
+        match = r"class_mi\['b'\] is inf"
+    with pytest.raises(ValueError, match=match):
+        structure.kdb_feature_dag(cmi, class_mi, 2, features=list("abc"))
+
+
 def test_a_kernel_density_with_a_huge_bandwidth_is_flat_not_zero():
     X = _table().assign(g=np.random.default_rng(0).normal(size=N))
     model = bnc.NaiveBayes(distributions={"g": KernelDensity(bandwidth=1e300)})
@@ -330,6 +344,21 @@ def test_plot_tree_comparison_checks_edge_support_and_pvalue():
     assert fig.edge_tables["a"]["support"].notna().all()
 
 
+def test_a_network_of_many_edges_is_drawn_straight_on_a_capped_figure():
+    from bnclassify.plotting import _router, _structure
+
+    m = _router.MAX_ROUTED_EDGES + 10
+    tree = nx.DiGraph([(f"f{j // 2}", f"f{j}") for j in range(1, m + 1)])  # a binary tree
+    ax = plotting.plot_structure(tree)
+    width, height = ax.figure.get_size_inches()
+    assert width <= _structure.MAX_FIGURE[0] and height <= _structure.MAX_FIGURE[1]
+    router = next(p for p in ax.patches if isinstance(p, _router.RoutedArrow))._router
+    with mock.patch.object(_router.Router, "_bend", side_effect=AssertionError("routed")):
+        # what drawing asks (matplotlib's own clipping of the arrows costs seconds here)
+        bends = router.bends(ax.figure.canvas.get_renderer())
+    assert set(bends.values()) == {0.0}  # before: each bend tested pair by pair, minutes at 300
+
+
 def _plane(m=2):
     rng = np.random.default_rng(0)
     X = pd.DataFrame(rng.normal(size=(N, m)), columns=[f"x{j}" for j in range(m)])
@@ -394,9 +423,33 @@ def test_load_csv_names_an_empty_file(tmp_path):
         load_csv(path)
 
 
+def test_load_csv_names_a_file_pandas_cannot_read(tmp_path):
+    from bnclassify.datasets import load_csv
+
+    path = tmp_path / "ragged.csv"
+    path.write_text("a,b,c\n1,2,3\n4,5,6,7,8\n")  # a row longer than the header
+    with pytest.raises(ValueError, match="ragged.csv: not a table pandas can read"):
+        load_csv(path)
+
+
 def test_study_cv_needs_two_folds():
     with pytest.raises(ValueError, match="n_splits"):
         study_cv(1)
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: study.repeated_evaluation({"NB": bnc.NaiveBayes()}, _table(), Y, folds=1),
+         "folds must be an integer >= 2"),
+        (lambda: study.comparison_table(pd.DataFrame({"accuracy": [0.5]})), "summary must be"),
+        (lambda: study.cost.cost_table(pd.DataFrame({"model": ["TAN"]})), "run_cost_study"),
+    ],
+    ids=["repeated_evaluation with 1 fold", "comparison_table", "cost_table"],
+)  # fmt: skip
+def test_the_study_helpers_name_a_table_of_another_shape(call, match):
+    with pytest.raises(ValueError, match=match):  # before: a KeyError or sklearn's message
+        call()
 
 
 @pytest.mark.parametrize(

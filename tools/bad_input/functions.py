@@ -580,9 +580,57 @@ def _statistics_add_up(X):
     return class_count is None or bool(np.isclose(np.sum(class_count), len(X)))
 
 
+def _slow_row_numbers(frame) -> list:
+    """The columns holding exactly 0..n-1 or 1..n in row order, as Python integers."""
+    n, found = len(frame), []
+    for name, column in frame.items():
+        if n < 2 or column.dtype == bool or not pd.api.types.is_integer_dtype(column.dtype):
+            continue
+        if column.isna().any():  # a missing number numbers no row
+            continue
+        values = column.tolist()
+        if values in (list(range(n)), list(range(1, n + 1))):
+            found.append(name)
+    return found
+
+
+def _row_number_cases():
+    numbered = {
+        "int64 0..n-1": np.arange(N),
+        "uint8 1..n": np.arange(1, N + 1, dtype=np.uint8),
+        "Int64 0..n-1": pd.array(np.arange(N), dtype="Int64"),
+        "Int64 with NA": pd.array([*range(N - 1), None], dtype="Int64"),
+        "reversed": np.arange(N)[::-1].copy(),
+        "floats 0..n-1": np.arange(N, dtype=float),
+    }
+    tables = {f"t = {c}": (lambda c=c: with_column(c)) for c in COLUMNS}
+    tables.update({f"t = {k}": (lambda v=v: base_table().assign(t=v)) for k, v in numbered.items()})
+    out = []
+    for label, make in tables.items():
+        out.append(
+            Case(
+                "data: row_number_columns",
+                f"data.row_number_columns, {label}",
+                lambda m=make: data.row_number_columns(m()) == _slow_row_numbers(m()),
+                names=COLUMN,
+                covers=("bnclassify.data.row_number_columns",),
+            )
+        )
+    out.append(
+        Case(
+            "data sets: bundled files",
+            "datasets.capsid_structure_path is a file",
+            lambda: bnc.datasets.capsid_structure_path().is_file(),
+            covers=("bnclassify.datasets.capsid_structure_path",),
+        )
+    )
+    return out
+
+
 def cases():
     return (
-        _information_cases()
+        _row_number_cases()
+        + _information_cases()
         + _log_normal_checks()
         + _parameter_cases()
         + _structure_cases()

@@ -161,6 +161,18 @@ def test_a_value_no_class_can_have_is_named(make):
             method(rows)
 
 
+@pytest.mark.parametrize("discretization", ["stochastic", "mdl"])
+def test_an_eskdb_warns_once_of_an_empty_column_where_it_was_called(discretization):
+    X = _table().assign(t=np.nan)
+    model = bnc.ESKDB(n_estimators=3, discretization=discretization, random_state=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model.fit(X, Y)  # before: once per member, from joblib's worker thread
+    (warning,) = caught
+    assert issubclass(warning.category, bnc.exceptions.UnobservedColumnWarning)
+    assert warning.filename == __file__
+
+
 @pytest.mark.parametrize(
     "labels, match",
     [

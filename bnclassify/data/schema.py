@@ -131,12 +131,13 @@ class TableSchema:
         return schema, frame
 
     @classmethod
-    def learn_and_encode(cls, X, distributions=None, weights=None, y=None):
+    def learn_and_encode(cls, X, distributions=None, weights=None, y=None, warn=True):
         """``(schema, frame, codes, values)`` of a training table, each cell hashed once.
 
         A column with no observed value is left out of the schema's model
         (:attr:`unobserved`), with one :class:`~bnclassify.exceptions.UnobservedColumnWarning`
-        naming such columns.
+        naming such columns (``warn=False``: none; an ensemble fitting its members
+        in threads warns once itself).
         """
         schema, frame, codes = cls._learn(X, distributions, weights=weights, y=y)
         values = None if schema.discrete.all() else schema.continuous_values(frame)
@@ -153,7 +154,8 @@ class TableSchema:
             empty += continuous[np.isnan(values[:, continuous]).all(axis=0)].tolist()
         if empty:
             schema = schema.with_unobserved(sorted(empty))
-            warn_unobserved([schema.names[j] for j in schema.unobserved])
+            if warn:
+                warn_unobserved([schema.names[j] for j in schema.unobserved])
         return schema, frame, codes, values
 
     @classmethod

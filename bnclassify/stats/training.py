@@ -391,11 +391,12 @@ class TrainingCounts(FamilyTables):
         return self._families[key]
 
 
-def training_statistics(X, y, distributions=None, sample_weight=None):
+def training_statistics(X, y, distributions=None, sample_weight=None, warn=True):
     """Learn the schema of ``X``, encode ``X`` and ``y``, and wrap them as statistics.
 
     With ``sample_weight`` every count and moment is weighted; rows of weight
-    0 are dropped first (so they add no category or class either).
+    0 are dropped first (so they add no category or class either). ``warn``: as
+    :meth:`~bnclassify.data.TableSchema.learn_and_encode`'s, for columns left out.
 
     Returns
     -------
@@ -439,7 +440,7 @@ def training_statistics(X, y, distributions=None, sample_weight=None):
             "weight 0 are left out)"
         ) from None
     schema, frame, codes, values = TableSchema.learn_and_encode(
-        table, distributions, weights, y_codes
+        table, distributions, weights, y_codes, warn=warn
     )
     schema.has_names = has_names
     exponents = column_exponents(values, schema.rescaled)

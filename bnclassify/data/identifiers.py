@@ -133,8 +133,8 @@ def row_number_columns(frame: pd.DataFrame) -> list:
 
     Examples
     --------
-    >>> frame = pd.DataFrame({"smoker": ["yes", "no", "no"], "row_id": [0, 1, 2]})
-    >>> row_number_columns(frame), row_number_columns(frame.iloc[1:])
+    >>> frame = pd.DataFrame({"smoker": ["yes", "no", "no", "yes"], "row_id": [0, 1, 2, 3]})
+    >>> row_number_columns(frame), row_number_columns(frame.iloc[2:])
     (['row_id'], [])
     """
     n = len(frame)

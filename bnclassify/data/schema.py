@@ -609,9 +609,11 @@ def _nodes(frame, spec, weights=None, y=None) -> tuple[list, tuple | None]:
             if pos in wide or getattr(dtype, "kind", "O") == "f":
                 kind = default_kind(frame.iloc[:, pos], weights=weights, classes=classes())
             else:
-                if dtype not in by_dtype:
-                    by_dtype[dtype] = default_kind(dtype, weights=weights)
-                kind = by_dtype[dtype]
+                # by identity: equal Categorical dtypes compare their categories, a cost per column
+                key = dtype if isinstance(dtype, np.dtype) else id(dtype)
+                if key not in by_dtype:
+                    by_dtype[key] = default_kind(dtype, weights=weights)
+                kind = by_dtype[key]
             chosen[pos] = get_kind(kind)
             nodes.append(((pos,), chosen[pos]))
     nodes.sort(key=lambda node: node[0][0])

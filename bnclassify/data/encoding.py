@@ -520,11 +520,12 @@ def learn_and_encode_frame(
         if integers is not None:
             return _learn_and_encode_integer_block(integers[0], frame, integers[1])
     columns = [column for _, column in frame.items()]  # a tenth of iloc's cost per column
+    dtypes = frame.dtypes.tolist()  # one call, not one per column
     categories = [None] * len(columns)
     blocks = []  # (positions, codes (n, k)) of the columns learned together
     pending = [j for j, wanted in enumerate(categorical) if wanted]
     for together in (_categoricals_together, _texts_together):
-        positions, learned, block = together(columns, pending)
+        positions, learned, block = together(columns, dtypes, pending)
         if positions:
             blocks.append((positions, block))
             for j, cats in zip(positions, learned, strict=True):
@@ -553,7 +554,7 @@ def learn_and_encode_frame(
     return categories, codes
 
 
-def _categoricals_together(columns, candidates) -> tuple[list, list, np.ndarray | None]:
+def _categoricals_together(columns, dtypes, candidates) -> tuple[list, list, np.ndarray | None]:
     """``(positions, categories, codes)`` of the pandas Categorical columns among ``candidates``.
 
     Each distinct set of declared categories is sorted once (a wide table made
@@ -565,10 +566,10 @@ def _categoricals_together(columns, candidates) -> tuple[list, list, np.ndarray 
     plans = {}  # the categories' values -> (sort order, renumbering table or None)
     positions, learned, codes, tables = [], [], [], []
     for j in candidates:
-        column = columns[j]
-        if not isinstance(column.dtype, pd.CategoricalDtype):
+        if not isinstance(dtypes[j], pd.CategoricalDtype):
             continue
-        uniques = _uniques_array(column.dtype.categories)
+        column = columns[j]
+        uniques = _uniques_array(dtypes[j].categories)
         if not len(uniques):
             continue
         key = _categories_key(uniques)
@@ -609,13 +610,15 @@ def _categories_key(uniques: np.ndarray):
     return None
 
 
-def _texts_together(columns, candidates) -> tuple[list, list, np.ndarray | None]:
+def _texts_together(columns, dtypes, candidates) -> tuple[list, list, np.ndarray | None]:
     """``(positions, categories, codes)`` of the Arrow-backed text columns among
     ``candidates`` (``string`` and ``large_string`` storage), in one compiled pass
     (:func:`~bnclassify._native.factorize_texts`). A column it gives up (more than
     127 values, or no observed value) is left to :func:`_learn_and_encode_column`."""
     positions, arrays = [], []
     for j in candidates:
+        if not isinstance(dtypes[j], pd.ArrowDtype | pd.StringDtype):
+            continue  # the others are not Arrow-backed: not asked column by column
         data = _arrow_data(columns[j])
         plain = data is not None and not pa.types.is_dictionary(data.type)
         if plain and (pa.types.is_string(data.type) or pa.types.is_large_string(data.type)):

@@ -145,7 +145,7 @@ def test_a_parent_never_observed_with_the_attribute():
 def test_a_numeric_column_missing_in_every_training_row_is_one_empty_bin():
     X, y = _mixed(8)
     X["empty"] = np.nan
-    with pytest.warns(UnobservedColumnWarning, match="'empty'"):  # left out, and said so
+    with pytest.warns(UnobservedColumnWarning, match="'empty'"):
         model = SKDB().fit(X, y)
     assert "empty" not in model.selected_features_
     proba = model.predict_proba(X.assign(empty=1.0))

@@ -63,9 +63,10 @@ from .kinds_rule import (
 )
 from .scaling import NO_EXPONENT, centred_columns, column_exponents, log_largest
 from .schema import TableSchema, resolve_column, warn_identifiers, warn_unseen
-from .targets import encode_target
+from .targets import CROWDED_WARNING, crowded, encode_target
 
 __all__ = [
+    "CROWDED_WARNING",
     "HANDLE_UNKNOWN",
     "IDENTITY",
     "LOG",
@@ -81,6 +82,7 @@ __all__ = [
     "ValueScale",
     "as_frame",
     "column_exponents",
+    "crowded",
     "default_kind",
     "encode_frame",
     "encode_target",

@@ -601,7 +601,7 @@ def _send(log_table, belief):
     """``log sum_b P(b | c, a) exp(belief[n, c, b])``, shape ``(n, C, r_a)``.
 
     ``log_table`` is ``log P(b | c, a)`` of shape ``(C, r_a, r_b)``; the
-    log-sum-exp is taken as :meth:`~bnclassify.factors.Categorical.upward` takes it.
+    log-sum-exp is shifted by each row's largest finite belief.
     """
     top = belief.max(axis=2)  # (n, C)
     safe_top = np.where(np.isfinite(top), top, 0.0)

@@ -28,7 +28,7 @@ from .elimination import (
     summed_rows,
     table_cells,
 )
-from .factors import Categorical, Factor, node_from_spec
+from .factors import Categorical, Factor, Unobserved, node_from_spec
 from .parameters import log_class_prior
 from .state import acyclic, float_array, positions, probability_rows, require
 
@@ -48,7 +48,12 @@ def fit_network(stats, schema, parents, alpha) -> FittedNetwork:
     -------
     FittedNetwork
     """
-    discrete = [columns[0] for columns, spec in schema.nodes if kind_of(spec).discrete]
+    unobserved = set(schema.unobserved)  # no observed training value: nothing to learn
+    discrete = [
+        columns[0]
+        for columns, spec in schema.nodes
+        if kind_of(spec).discrete and columns[0] not in unobserved
+    ]
     stats.prefetch_families(discrete, parents)  # a tree's families in one pass, not one each
     factors, names = [], schema.names
     for columns, spec in schema.nodes:
@@ -57,7 +62,7 @@ def fit_network(stats, schema, parents, alpha) -> FittedNetwork:
             if len(columns) == 1
             else tuple(p for j in columns for p in parents[j])
         )
-        factor = node_from_spec(spec)
+        factor = Unobserved() if unobserved.issuperset(columns) else node_from_spec(spec)
         factors.append(factor.fit_family(stats, columns, node_parents, alpha, names))
     return FittedNetwork(log_class_prior(stats.classes, alpha), parents, factors)
 
@@ -164,6 +169,7 @@ class FittedNetwork:
         """
         codes = np.asarray(codes)
         out = np.empty((len(codes), self.n_classes))
+        # a non-structural node (e.g. an unobserved column's) reads a missing cell as 0
         incomplete = (codes[:, self._structural_columns] == MISSING).any(axis=1)
         complete = ~incomplete
         if complete.any():

@@ -258,7 +258,8 @@ def edge_gains(cmi, pair_rows, cards, n_classes, score="loglik") -> np.ndarray:
 
     Adding the arc X_j -> X_i (or X_i -> X_j) to a class-rooted forest raises
     the maximised log-likelihood by ``N_ij * I(X_i; X_j | C)`` and the number
-    of free parameters by ``df_ij = C (r_i - 1) (r_j - 1)``, so the gains are
+    of free parameters by ``df_ij = K (r_i - 1) (r_j - 1)`` (``K`` classes,
+    ``r_i`` categories of ``X_i``), so the gains are
 
     - ``"loglik"``: ``N_ij I_ij``;
     - ``"aic"``: ``N_ij I_ij - df_ij``;
@@ -347,8 +348,9 @@ def edge_weights(stats, schema, criterion=None, contacts=None, contact_prior=0.0
         Otherwise each pair's gain in (penalised) log-likelihood in nats,
         ``N_ij I_ij`` minus ``df_ij`` (AIC) or ``df_ij log(N_ij) / 2`` (BIC),
         with ``N_ij`` the rows observing both and ``df_ij`` the parameters the
-        arc adds: ``C (r_i - 1)(r_j - 1)`` for two discrete features, ``C``
-        (one slope per class) for two Gaussian ones and ``2 C (r_i - 1)`` (a
+        arc adds: ``K (r_i - 1)(r_j - 1)`` for two discrete features (``K``
+        classes, ``r_i`` categories of ``X_i``), ``K`` (one slope per class)
+        for two Gaussian ones and ``2 K (r_i - 1)`` (a
         mean and a variance per extra category and class) for a discrete and a
         Gaussian one. R bnclassify's ``tan_cl(score=...)`` per-edge terms.
     contacts : DataFrame of shape (m, m), optional
@@ -370,7 +372,7 @@ def edge_weights(stats, schema, criterion=None, contacts=None, contact_prior=0.0
     m = len(features)
     discrete, structural = schema.discrete, schema.structural
     n_classes = stats.n_classes
-    cat = [j for j in range(m) if discrete[j]]
+    cat = [j for j in range(m) if discrete[j] and structural[j]]
     gauss = [j for j in range(m) if not discrete[j] and structural[j]]
     if len(cat) == m:  # the categorical fast path: one pass over the pair tables
         cmi, rows = pairwise_information(stats)
@@ -521,7 +523,7 @@ def class_information(stats, schema) -> np.ndarray:
     """
     out = np.zeros(schema.n_features)
     discrete, structural = schema.discrete, schema.structural
-    cat = [j for j in range(schema.n_features) if discrete[j]]
+    cat = [j for j in range(schema.n_features) if discrete[j] and structural[j]]
     if cat:
         out[cat] = class_mi_from_counts(stats, cat)
     for j in range(schema.n_features):

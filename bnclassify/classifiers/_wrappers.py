@@ -42,8 +42,11 @@ _WRAPPER_DOC = """
     other folds (smoothed with ``alpha``). The search starts from {start}; at each
     step every candidate is scored, and the best is accepted when its score minus
     ``epsilon`` is at least the current score (and the current score is below 1);
-    otherwise the search stops. Ties go to the first candidate in the order the
-    moves are listed (by column position), where R picks one at random.
+    otherwise the search stops. The search sees the columns in the order of
+    their names (:func:`bnclassify.structure.name_order`: ``block2`` before
+    ``block10``), never in the table's order, and ties go to the first
+    candidate in the order the moves are listed over those names, where R
+    picks one at random.
 
     The folds' statistics are the full counts minus the fold's own, every
     family's per-row terms are computed once, and a candidate is scored by
@@ -188,8 +191,10 @@ class GreedyWrapper(BayesNetClassifier):
         features = list(schema.names)
         codes, y_codes, cards, n_classes, values, continuous = search_table(counts, schema)
         # the search sees the columns in name order, so that its ties (equal inner-CV
-        # accuracies are common) are decided by the names, not by the table's order
-        order = np.asarray(name_order(features), dtype=np.intp)
+        # accuracies are common) are decided by the names, not by the table's order; a
+        # column with no observed value is left out of it (and of the model)
+        order = [k for k in name_order(features) if k not in schema.unobserved]
+        order = np.asarray(order, dtype=np.intp)
         codes, cards, continuous = codes[:, order], np.asarray(cards)[order], continuous[order]
         values = None if values is None else values[:, order]
         rng = check_random_state(self.random_state)
@@ -206,8 +211,8 @@ class GreedyWrapper(BayesNetClassifier):
         )
         result = greedy_search(
             scorer,
-            self.initial_structure(len(features)),
-            self.candidate_moves(len(features), ~continuous),
+            self.initial_structure(len(order)),
+            self.candidate_moves(len(order), ~continuous),
             epsilon,
             [features[k] for k in order],
         )

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 from importlib import resources
+from pathlib import Path
 
+import numpy as np
 import pandas as pd
 from sklearn.utils import Bunch
 
+from ..data import row_number_columns
+
 __all__ = [
+    "capsid_structure_path",
     "load_car",
     "load_csv",
     "load_lactamase",
@@ -26,7 +31,9 @@ def _as_categorical(column: pd.Series) -> pd.Series:
     return column.astype(pd.CategoricalDtype(sorted(values), ordered=False))
 
 
-def load_csv(path, target=None, *, kinds="categorical", return_X_y=False, descr="", sep=","):
+def load_csv(
+    path, target=None, *, kinds="categorical", return_X_y=False, descr="", sep=",", decimal="."
+):
     """Load a CSV file: every column categorical (read as strings), or as pandas reads it.
 
     Parameters
@@ -36,7 +43,9 @@ def load_csv(path, target=None, *, kinds="categorical", return_X_y=False, descr=
     target : str, optional
         Name of the class column; by default the last column (an empty
         ``Unnamed`` column left by a trailing comma on every line is dropped
-        first, never taken as the target).
+        first, never taken as the target, nor is a last column that numbers
+        the rows, ``0 .. n-1`` or ``1 .. n``: then the column before it, see
+        :func:`bnclassify.data.row_number_columns`).
     kinds : {"categorical", "auto"}, default="categorical"
         ``"categorical"``: every feature is read as strings and becomes a pandas
         Categorical of the values in the file (what the study's data are).
@@ -50,6 +59,8 @@ def load_csv(path, target=None, *, kinds="categorical", return_X_y=False, descr=
         Text stored as ``DESCR``.
     sep : str, default=","
         The field delimiter (e.g. ``";"`` or ``"\\t"``).
+    decimal : str, default="."
+        The decimal mark of the numbers (``","`` for ``3,14``), as ``pd.read_csv``'s.
 
     Returns
     -------
@@ -68,14 +79,22 @@ def load_csv(path, target=None, *, kinds="categorical", return_X_y=False, descr=
     if kinds not in ("categorical", "auto"):
         raise ValueError(f"kinds must be 'categorical' or 'auto', got {kinds!r}.")
     strings = {"dtype": str} if kinds == "categorical" else {}
-    frame = pd.read_csv(path, sep=sep, keep_default_na=False, na_values=[""], **strings)
+    options = {"sep": sep, "decimal": decimal, "keep_default_na": False, "na_values": [""]}
+    frame = pd.read_csv(path, **options, **strings)
     trailing = [  # a trailing comma on every line: empty "Unnamed: k" columns
         c for c in frame.columns if str(c).startswith("Unnamed:") and frame[c].isna().all()
     ]
     frame = frame.drop(columns=trailing)
-    if frame.empty or frame.shape[1] < 2:
+    if frame.shape[1] < 2:
         raise ValueError(f"{path}: need a header, at least one row and at least two columns.")
-    target = frame.columns[-1] if target is None else target
+    if frame.empty:
+        raise ValueError(f"{path} has a header but no data rows.")
+    if target is None:  # the last column, unless it numbers the rows
+        last = frame.columns[-1]
+        numbers = pd.to_numeric(frame[last], errors="coerce").to_frame()
+        if numbers.notna().all().all() and numbers.iloc[:, 0].eq(numbers.iloc[:, 0].round()).all():
+            numbers = numbers.astype(np.int64)
+        target = frame.columns[-2] if row_number_columns(numbers) else last
     if target not in frame.columns:
         raise ValueError(f"{path}: no column named {target!r}; columns are {list(frame.columns)}.")
     if kinds == "categorical":
@@ -184,3 +203,34 @@ def load_vote(*, return_X_y=False):
     (392, 203)
     """
     return _load_bundled("vote", return_X_y)
+
+
+def capsid_structure_path():
+    """Path of a bundled crystal structure: the HIV-1 capsid C-terminal domain, PDB 1A8O.
+
+    One chain (``A``), 70 residues numbered 151-220, 1.7 A X-ray structure
+    (Gamble et al. 1997), gzipped PDB format (18 KB), as the Protein Data
+    Bank distributes it: a small real structure to run the path from a
+    structure file to a contact matrix
+    (:func:`bnclassify.contacts.contact_matrix_from_structure`) without a
+    network connection. Its source and licence are in its description,
+    ``bnclassify/datasets/descr/1a8o.rst``.
+
+    Returns
+    -------
+    pathlib.Path
+        The file, which gemmi reads as it is (``pip install
+        "pybnclassify[structure]"``).
+
+    Examples
+    --------
+    >>> from bnclassify.contacts import contact_matrix_from_structure
+    >>> path = capsid_structure_path()
+    >>> path.name
+    '1a8o.pdb.gz'
+    >>> contact_matrix_from_structure(path, {"N": (151, 185), "C": (186, 220)})
+         N    C
+    N  129   42
+    C   42  134
+    """
+    return Path(str(_DATA / "1a8o.pdb.gz"))

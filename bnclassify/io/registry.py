@@ -20,10 +20,12 @@ from ..classifiers import (
     AWNB,
     BMATAN,
     BSEJ,
+    ESKDB,
     FSSJ,
     KDB,
     KDBHC,
     MANB,
+    SKDB,
     SPODE,
     TAN,
     TANHC,
@@ -35,7 +37,7 @@ from ..classifiers import (
     SimplerTAN,
 )
 from ..data import TableSchema
-from ..factors import KINDS
+from ..factors import KINDS, Unobserved
 from ..network import FittedNetwork
 from ..preprocessing import MDLDiscretizer
 
@@ -50,6 +52,7 @@ ESTIMATORS: dict = {
         SPODE,
         AODE,
         EnsembleTAN,
+        ESKDB,
         SignalSubgraphClassifier,
         MDLDiscretizer,
         BMATAN,
@@ -58,6 +61,7 @@ ESTIMATORS: dict = {
         FSSJ,
         BSEJ,
         KDBHC,
+        SKDB,
     )
 }
 
@@ -65,8 +69,8 @@ ESTIMATORS: dict = {
 #: (module, attribute), both fixed here; imported only when a file names them.
 LAZY_ESTIMATORS: dict = {"StudyTAN": ("bnclassify.study", "StudyTAN")}
 
-#: Node models (factors), by class name.
-FACTORS: dict = {cls.__name__: cls for cls in KINDS.values()}
+#: Node models (factors), by class name (and the node a fit gives a column it never observed).
+FACTORS: dict = {cls.__name__: cls for cls in (*KINDS.values(), Unobserved)}
 
 #: The other classes a model file may hold inside an estimator, by name (naive Bayes'
 #: weighting options too: ``NaiveBayes(weighting=AWNB(trees=20))``).

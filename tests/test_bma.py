@@ -322,11 +322,43 @@ def test_rows_beyond_the_exact_budget_are_summed_out_as_leaves_with_a_warning():
 
 def test_pair_tables_too_large_are_refused_up_front_with_their_size():
     """waveform5000: 40 float columns read as categories asked numpy for a 22,236 x 22,236
-    array (MemoryError); the size is refused before any table is built."""
+    array (MemoryError); columns of that many categories are refused before any table is
+    built (floats are binned now: here text columns of one category per row)."""
     rng = np.random.default_rng(0)
-    X = pd.DataFrame(rng.normal(size=(2_000, 3)), columns=["u", "v", "w"])
-    with pytest.raises(ValueError, match=r"2 x 6000 x 6000 tables .*'u' \(2000\).*MDLDiscretizer"):
+    X = pd.DataFrame(rng.normal(size=(2_000, 3)), columns=["u", "v", "w"]).astype(str)
+    with pytest.raises(ValueError, match=r"2 x 6000 x 6000 tables .*'u' \(2000\).*Drop"):
         BMATAN().fit(X, rng.integers(0, 2, 2_000))
+
+
+def test_continuous_columns_are_cut_into_mdl_bins_as_a_discretiser_would():
+    """iris: each float was a category of its own (1.0 on the training rows, 0.707 in
+    10-fold CV); now the kinds rule's continuous columns are MDL bins, the very model of
+    make_pipeline(MDLDiscretizer(), BMATAN()), and the bins persist."""
+    from sklearn.datasets import load_iris
+    from sklearn.pipeline import make_pipeline
+
+    from bnclassify import MDLDiscretizer
+    from bnclassify.io import dump, load
+
+    X, y = load_iris(return_X_y=True, as_frame=True)
+    X = X.iloc[::3].assign(colour=np.where(np.arange(50) % 3, "red", "blue"))
+    y = y.iloc[::3].astype(str).to_numpy()
+    X.iloc[4, 0] = np.nan
+    model = BMATAN().fit(X, y)
+    assert [c is None for c in model.cut_points_] == [False] * 4 + [True]
+    # a category per bin, no longer one per training value
+    assert [len(c) for c in model.categories_[:4]] == [len(c) + 1 for c in model.cut_points_[:4]]
+    piped = make_pipeline(MDLDiscretizer(), BMATAN()).fit(X, y)
+    for mine, theirs in zip(model.cut_points_, piped[0].cut_points_, strict=True):
+        np.testing.assert_array_equal(
+            mine if mine is not None else [], theirs if theirs is not None else []
+        )
+    np.testing.assert_allclose(model.predict_proba(X), piped.predict_proba(X), atol=1e-12)
+    path = f"{__import__('tempfile').mkdtemp()}/bmatan.bnc"
+    dump(model, path)
+    np.testing.assert_array_equal(load(path).predict_proba(X), model.predict_proba(X))
+    with pytest.raises(ValueError, match="sepal length.*not numbers"):
+        model.predict(X.astype({"sepal length (cm)": object}).assign(**{"sepal length (cm)": "x"}))
 
 
 def test_auto_prior_maximises_the_evidence(car_sample):

@@ -27,11 +27,13 @@ from ..factors import Categorical, Unobserved
 from ..network import FittedNetwork
 from ..spanning_trees import edge_marginals, log_tree_sum
 from ..state import float_array, probability_rows, require
-from ..stats import MAX_PAIRWISE_CELLS, TrainingCounts, training_statistics
+from ..stats import MAX_PAIRWISE_CELLS, TrainingCounts
 from ..structure import add_class_arcs, check_weight_matrix, orient_tree, tree_from_weights
 from ..validation import Interval, Options, validate_parameters
 from ._base import SchemaAttributes
+from ._bins import apply_cuts, continuous_columns, learn_cuts
 from ._predict import JointPredictor
+from ._skdb import binned_statistics, cuts_by_column
 from ._tan import CONTACT_MATRIX
 
 __all__ = [
@@ -122,6 +124,10 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
     ----------
     classes_ : ndarray of shape (n_classes,)
     categories_ : list of ndarray
+        A binned column's categories are its bin numbers 0, 1, ...
+    cut_points_ : list of (ndarray or None)
+        The MDL cut points of each column read as continuous (``None`` for
+        the others); bin ``b`` holds the values in ``(cuts[b-1], cuts[b]]``.
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Only when X was a DataFrame with string column names.
@@ -160,6 +166,16 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
     c) / (theta(x_i | c) theta(x_j | c))``, so the average is
     ``theta_c prod_i theta_i(x_i | c) det L(beta w u) / det L(beta w)``: one
     determinant per (row, class).
+
+    **Continuous columns.** The tree average is over categorical families, so
+    a column the kinds rule reads as continuous (:func:`bnclassify.data.default_kind`:
+    a float column, or an integer one of more than 20 values; the same rule
+    that gives the other estimators a Gaussian node) is cut into bins by
+    Fayyad and Irani's MDL criterion (:func:`bnclassify.preprocessing.mdl_cut_points`)
+    on the training rows, as ``make_pipeline(MDLDiscretizer(), BMATAN())``
+    would; a column with no accepted cut becomes one bin (it carries no
+    information). Before, each distinct float was a category of its own
+    (iris: 1.0 on the training rows, 0.707 in 10-fold CV).
 
     **Missing cells** (and categories unseen in fit). Within one tree a
     missing feature is summed out exactly, but the sum does not factor over
@@ -227,9 +243,9 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
         ----------
         X : DataFrame or array-like of shape (n_samples, n_features)
             Every column is modelled as categorical (the tree average is over
-            categorical families; discretise continuous features first, e.g.
-            with :class:`~bnclassify.preprocessing.MDLDiscretizer`); NaN/None
-            cells are missing.
+            categorical families): a column the kinds rule reads as continuous
+            is first cut into MDL bins (``cut_points_``; see the Notes);
+            NaN/None cells are missing.
         y : array-like of shape (n_samples,)
 
         Returns
@@ -240,18 +256,22 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
         ------
         ValueError
             The pair tables (classes times the squared number of categories of
-            all columns: a float column read as categories has one per value)
+            all columns)
             would exceed :data:`~bnclassify.stats.MAX_PAIRWISE_CELLS` cells.
         """
         validate_parameters(self)
         ess, prior = self.equivalent_sample_size, self.contact_prior
         ess = ess if isinstance(ess, str) else float(ess)  # "auto" or a number
         prior = prior if isinstance(prior, str) else float(prior)
-        # every column is a category here: the tree average is over categorical families
-        schema, classes, counts = training_statistics(X, y, "categorical")
+        # every column is a category here: the tree average is over categorical families,
+        # so the columns the kinds rule reads as continuous are cut into MDL bins first
+        columns = continuous_columns(X, y)
+        cuts = learn_cuts(X, y, columns)
+        counts, schema, classes, _ = binned_statistics(X, y, columns, cuts)
         _check_pair_cells(schema, len(classes))
         self.classes_ = classes
         self._set_schema(schema, y)
+        self._cut_points = cuts_by_column(schema.n_features, columns, cuts)
         # the trees are over the observed columns: one never observed is left out
         observed = self._observed_columns()
         if not observed:
@@ -358,7 +378,17 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
         """Category codes of X (-1 where missing or unseen), in the training column order."""
         check_is_fitted(self, "structure_")
         frame = self.schema_.align(X, owner=type(self).__name__)
+        columns = [j for j, c in enumerate(self._cut_points or ()) if c is not None]
+        if columns:
+            frame = apply_cuts(frame, columns, [self._cut_points[j] for j in columns])
         return self.schema_.encode(frame, self.handle_unknown)[0].astype(np.intp)
+
+    @property
+    def cut_points_(self) -> list:
+        """The MDL cut points of each column read as continuous (``None`` for the others)."""
+        check_is_fitted(self, "structure_")
+        cuts = self._cut_points
+        return [None] * self.n_features_in_ if cuts is None else list(cuts)
 
     def _joint_log_likelihood(self, X) -> np.ndarray:
         """log P(c, x | D) up to a constant, averaged over all trees; shape (n_rows, n_classes)."""
@@ -466,12 +496,35 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
         "log_edge_weights_": "log_edge_weights_",
         "edge_posterior_": "edge_posterior_",
         "structure_": "structure_",
+        "_cut_points": "cut_points",
     }
+    #: A model file written before the binning holds no cut points: no column is binned.
+    _cut_points = None
 
     def _check_state(self):
         own = vars(self)
-        missing = [a for a in self._FITTED_FIELDS if a not in own]
+        missing = [a for a in self._FITTED_FIELDS if a not in own and a != "_cut_points"]
         require(not missing, "BMATAN", f"a fitted BMATAN needs the fields {missing}.")
+        cuts = self._cut_points
+        require(
+            cuts is None
+            or (
+                isinstance(cuts, list)
+                and len(cuts) == self.schema_.n_features
+                and all(
+                    c is None
+                    or (
+                        isinstance(c, np.ndarray)
+                        and c.ndim == 1
+                        and np.isfinite(c).all()
+                        and (np.diff(c) > 0).all()
+                    )
+                    for c in cuts
+                )
+            ),
+            "cut_points",
+            "must hold, per column, None or increasing finite cut points.",
+        )
         schema, n_classes = self.schema_, len(self.classes_)
         observed = self._observed_columns()
         names, cards = list(schema.names), schema.cards[observed]
@@ -533,9 +586,8 @@ def _check_pair_cells(schema, n_classes):
             f"BMATAN holds its pair statistics as {n_classes} x {int(cards.sum())} x "
             f"{int(cards.sum())} tables ({cells:.3g} cells: the classes times the squared "
             f"number of categories of all columns), more than MAX_PAIRWISE_CELLS = "
-            f"{MAX_PAIRWISE_CELLS:,}. The columns with the most categories: {listed}. A "
-            "float column counts one category per distinct value: discretise it first, e.g. "
-            "make_pipeline(MDLDiscretizer(), BMATAN()); drop or group the others."
+            f"{MAX_PAIRWISE_CELLS:,}. The columns with the most categories: {listed}. Drop "
+            "or group them (an identifier has one category per row)."
         )
 
 

@@ -116,6 +116,49 @@ class FittedNetwork:
         return [j for f in self.factors if f.structural for j in f.column_positions]
 
     @cached_property
+    def _children_before_parents(self) -> list | None:
+        """``(column, its structural children's columns)`` with every child before its
+        parents, for :meth:`_needed`; None where a structural node holds several columns."""
+        if any(f.structural and len(f.column_positions) > 1 for f in self.factors):
+            return None
+        structural = set(self._structural_columns)
+        children = {j: [] for j in structural}
+        for j in structural:
+            for p in self.parents[j]:
+                if p in structural:
+                    children[p].append(j)
+        order, seen = [], set()
+
+        def visit(j):  # depth first: a column after all of its children
+            seen.add(j)
+            for c in children[j]:
+                if c not in seen:
+                    visit(c)
+            order.append(j)
+
+        for j in sorted(structural):
+            if j not in seen:
+                visit(j)
+        return [(j, children[j]) for j in order]
+
+    def _needed(self, missing) -> np.ndarray:
+        """The missing cells that summing out must eliminate, per row: a missing discrete
+        cell none of whose children is observed or needed sums to 1 (with its node), so rows
+        that differ only in such cells share one elimination plan; a missing continuous cell
+        is always kept (its messages decide)."""
+        layout = self._children_before_parents
+        if layout is None:
+            return missing
+        needed = missing.copy()
+        for j, children in layout:
+            if children and self.factors[self.node_of[j]].discrete:
+                kept = (~missing[:, children] | needed[:, children]).any(axis=1)
+                needed[:, j] &= kept
+            elif self.factors[self.node_of[j]].discrete:
+                needed[:, j] = False
+        return needed
+
+    @cached_property
     def _cards(self) -> tuple:
         return tuple(
             getattr(self.factors[self.node_of[j]], "n_states", 1) for j in range(len(self.parents))
@@ -218,17 +261,22 @@ class FittedNetwork:
                 out += factor.log_terms(codes, values)
             elif clear.any():
                 out[clear] += factor.log_terms(codes[clear], _rows(values, clear))
-        columns = [j for j in structural if missing[:, j].any()]
-        patterns, inverse = np.unique(missing[:, columns], axis=0, return_inverse=True)
+        needed = self._needed(missing)
+        columns = [j for j in structural if needed[:, j].any()]
+        patterns, inverse = np.unique(needed[:, columns], axis=0, return_inverse=True)
         inverse = inverse.ravel()
         plans = [
             self._elimination_plan({columns[j] for j in np.flatnonzero(pattern)})
+            if pattern.any()
+            else None  # every missing cell sums to 1
             for pattern in patterns
         ]
         for k, plan in enumerate(plans):  # every plan checked before any is computed
-            if plan["cells"] > MAX_TABLE_CELLS:
+            if plan is not None and plan["cells"] > MAX_TABLE_CELLS:
                 raise ValueError(self._too_costly(plan, int((inverse == k).sum())))
         for k, plan in enumerate(plans):
+            if plan is None:
+                continue
             rows = np.flatnonzero(inverse == k)
             step = max(1, BLOCK_CELLS // plan["cells"])
             for start in range(0, len(rows), step):
@@ -312,7 +360,14 @@ class FittedNetwork:
         n, n_classes = len(codes), self.n_classes
         potentials, single = [], {}
         for k, free in plan["tables"]:
-            index, table = self.factors[k].log_potential(codes, free)
+            own = self.factors[k].column_positions[0]
+            dropped = None if own in plan["missing"] else codes[:, own] == MISSING
+            if dropped is None or not dropped.any():
+                index, table = self.factors[k].log_potential(codes, free)
+            else:  # its own cell sums to 1 in these rows (see _needed): a slice of zeros
+                index, table = self.factors[k].log_potential(np.maximum(codes, 0), free)
+                table = np.concatenate([table, np.zeros((1, *table.shape[1:]))])
+                index = np.where(dropped, len(table) - 1, index)
             if len(free) == 1:  # summed with the others over the same variable
                 single.setdefault(free[0], []).append((index, table.reshape(len(table), -1)))
             else:

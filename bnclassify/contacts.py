@@ -7,17 +7,19 @@ counts how many residue pairs of two blocks touch in the folded structure.
 :func:`contact_matrix_from_structure` computes it from a PDB or mmCIF file and
 the blocks' residue ranges.
 
-The file is read by gemmi (``pip install "pybnclassify[structure]"``), a
-maintained C++ structural-biology library with Python wheels that reads PDB
-and mmCIF alike, and whose entity set-up tells polymer residues from ligands
-and waters without a residue-name table of our own. The atom pairs within the
-cutoff are found by a k-d tree (:class:`scipy.spatial.cKDTree`), all at once.
+The file is read by gemmi (``pip install gemmi``, or ``pip install -e
+".[structure]"`` in a clone), a maintained C++ structural-biology library with
+Python wheels that reads PDB and mmCIF alike, and whose entity set-up tells
+polymer residues from ligands and waters without a residue-name table of our
+own. The atom pairs within the cutoff are found by a k-d tree
+(:class:`scipy.spatial.cKDTree`), all at once.
 """
 
 from __future__ import annotations
 
 import numbers
 import os
+import warnings
 from collections.abc import Mapping
 
 import numpy as np
@@ -104,6 +106,12 @@ def contact_matrix_from_structure(
         no residue of the chain, residues fall outside every block, or a
         parameter is out of range; the message names it.
 
+    Warns
+    -----
+    UserWarning
+        A block ends after the chain's last residue (e.g. ``(41, 90)`` on a
+        60-residue chain): the message names the block and that residue.
+
     Examples
     --------
     Three alpha carbons: residue 1 is 3.8 A from residue 2 and 4.0 A from residue 3,
@@ -165,7 +173,7 @@ def _import_gemmi():
     except ImportError:
         raise ImportError(
             "contact_matrix_from_structure reads structure files with gemmi, which is not "
-            'installed: pip install "pybnclassify[structure]" (or pip install gemmi).'
+            'installed: pip install gemmi (or pip install -e ".[structure]" in a clone).'
         ) from None
     return gemmi
 
@@ -291,6 +299,17 @@ def _check_coverage(resnums, block_of, names, ranges, chain, outside, path):
         raise ValueError(
             f"block {names[k]!r} {tuple(ranges[k].tolist())} holds no residue of chain "
             f"{chain!r} in {path!r}, whose residues run {resnums.min()}-{resnums.max()}."
+        )
+    last = int(resnums.max())
+    beyond = np.flatnonzero(ranges[:, 1] > last)
+    if beyond.size:  # a likely typo: a block whose end the structure never reaches
+        listed = ", ".join(f"{names[k]!r} {tuple(ranges[k].tolist())}" for k in beyond)
+        warnings.warn(
+            f"block(s) {listed} run past the last residue of chain {chain!r} in {path!r}, "
+            f"{last}: their residues after {last} are not in the structure (a mistyped "
+            "block end?).",
+            UserWarning,
+            stacklevel=3,
         )
     stray = resnums[block_of < 0]
     if stray.size and outside == "raise":

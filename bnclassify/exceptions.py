@@ -20,6 +20,9 @@ a training column with no observed      :class:`UnobservedColumnWarning` (the co
 value (every cell missing)              left out of the model)
 a continuous column constant within a   :class:`ZeroVarianceWarning`
 class (its spread is borrowed)
+pgmpy's discrete network (``network_``,  :class:`ContinuousFeaturesError` (a
+:func:`~bnclassify.io.to_bif`) of a     ``ValueError`` and an ``AttributeError``:
+model with continuous features          ``hasattr(model, "network_")`` is ``False``)
 a model file that is not a valid        :class:`ModelFileError` (a ``ValueError``),
 bnclassify model file                   also importable from :mod:`bnclassify.io`
 a bad table ``X`` or bad labels ``y``   ``ValueError`` (a wrong value, shape, size or
@@ -67,6 +70,15 @@ class InvalidParameterError(ValueError, TypeError):
 
 class UnseenCategoryError(ValueError):
     """A cell holds a category not seen in training, with ``handle_unknown="error"``."""
+
+
+class ContinuousFeaturesError(ValueError, AttributeError):
+    """pgmpy's discrete network (``network_``, a BIF file) asked of a model whose features
+    include continuous ones, which such a network cannot hold; the message names them.
+
+    An ``AttributeError`` too, so ``hasattr(model, "network_")`` answers ``False`` for such
+    a model, as for an attribute it does not have.
+    """
 
 
 class ModelFileError(ValueError):
@@ -129,6 +141,7 @@ class ZeroVarianceWarning(UserWarning):
 
 
 __all__ = [
+    "ContinuousFeaturesError",
     "InvalidParameterError",
     "ModelFileError",
     "NoCutPointWarning",

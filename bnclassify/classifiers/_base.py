@@ -27,6 +27,7 @@ from ..data import (
     warn_unobserved,
     warn_zero_variance,
 )
+from ..exceptions import ContinuousFeaturesError
 from ..factors import node_statistics
 from ..network import FittedNetwork, fit_network
 from ..state import collect, distinct_labels, float_array, require, restore
@@ -475,7 +476,7 @@ class BayesNetClassifier(
                 continuous = [
                     n for f in self.compiled_.factors if not f.discrete for n in f.columns_
                 ]
-                raise AttributeError(
+                raise ContinuousFeaturesError(
                     "network_ is a pgmpy DiscreteBayesianNetwork, which cannot hold the "
                     f"continuous features {continuous}; their fitted densities are in "
                     "distributions_."

@@ -12,6 +12,10 @@ from sklearn.utils.multiclass import check_classification_targets
 
 from .encoding import MISSING, factorize_column, object_array, sort_order
 
+#: scikit-learn's warning when a target has more classes than half its rows (its
+#: ``check_classification_targets``); judged here on the rows, not on the distinct labels.
+CROWDED_WARNING = "The number of unique classes is greater than 50% of the number of samples"
+
 
 def encode_target(y, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
     """``(classes, codes)`` of the class column; checks length, missing values, >= 2 classes.
@@ -106,7 +110,17 @@ def encode_target(y, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
     if observed.dtype == object:
         _check_one_label_type(observed)
     if observed.dtype.kind not in "iub":  # integer and boolean labels are always classes
-        check_classification_targets(observed)
+        with warnings.catch_warnings():
+            # the type is read from the distinct labels, whose number is not the rows'
+            warnings.filterwarnings("ignore", message=CROWDED_WARNING)
+            _check_classes(observed)
+        if crowded(n_rows, len(observed)):
+            warnings.warn(
+                f"{CROWDED_WARNING}. `y` could represent a regression problem, not a "
+                "classification problem.",
+                UserWarning,
+                stacklevel=3,
+            )
     if len(observed) < 2:
         which = f" ({observed[0]!r})" if len(observed) else ""
         raise ValueError(
@@ -116,6 +130,34 @@ def encode_target(y, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
     if categorical:
         return np.asarray(column.dtype.categories), codes
     return uniques, codes
+
+
+def _check_classes(labels) -> None:
+    """scikit-learn's target check of the distinct labels, its refusal naming y and a label.
+
+    Its test of float labels casts them to integers, which overflows for labels such as
+    1e300 (the answer, "continuous", stands: the cast's warning says nothing more).
+    """
+    try:
+        with np.errstate(invalid="ignore", over="ignore"):
+            check_classification_targets(labels)
+    except ValueError as error:
+        first = labels[0]
+        if isinstance(first, np.number):
+            first = first.item()
+        raise ValueError(f"y cannot be class labels (e.g. {first!r}): {error}") from None
+
+
+def crowded(n_rows: int, n_classes: int) -> bool:
+    """Whether scikit-learn warns that ``n_classes`` labels in ``n_rows`` rows look like a
+    regression target: more classes than half the rows, from 21 rows on (its own rule).
+
+    Examples
+    --------
+    >>> crowded(20_000, 26), crowded(44, 25)
+    (False, True)
+    """
+    return n_rows > 20 and n_classes > round(0.5 * n_rows)
 
 
 def _check_one_label_type(labels) -> None:

@@ -8,9 +8,11 @@ sufficient statistics of its family, a fitted node that
 
 - gives per-row log terms ``log p(x_child | c, x_parents)`` for every class
   (:meth:`Factor.log_terms`);
-- sums out its own missing values and sends a message to its parent
-  (:meth:`Factor.upward`), which is how the network marginalises missing cells
-  of any kind exactly;
+- gives its log table over its missing family members
+  (:meth:`Factor.log_potential`, discrete nodes) or integrates its own missing
+  value out and sends a message to its parent (:meth:`Factor.upward`,
+  continuous nodes), which is how the network marginalises missing cells of
+  any kind exactly;
 - counts its free parameters (``n_parameters_``) and exports itself to pgmpy
   where pgmpy has the type (:meth:`Factor.to_pgmpy`);
 - describes itself for plots (:meth:`Factor.describe`).
@@ -27,6 +29,7 @@ from sklearn.base import BaseEstimator
 
 from ..data.kinds import IDENTITY
 from ..state import collect, require, restore
+from ._views import within_view
 
 LOG_2PI = float(np.log(2 * np.pi))
 LOG_2 = float(np.log(2.0))
@@ -173,6 +176,18 @@ class Factor(BaseEstimator):
         (it integrates to 1).
         """
         raise NotImplementedError
+
+    def log_potential(self, codes, free):
+        """A discrete node's log table over its family's members ``free``, missing in every
+        row of ``codes``: ``(index, table)``, ``table[index]`` of shape ``(n, n_classes,
+        *states of free)`` (see :meth:`bnclassify.factors.Categorical.log_potential`).
+
+        The network sums a missing discrete cell out of these tables; a structural
+        discrete kind implements it.
+        """
+        raise NotImplementedError(
+            f"{type(self).__name__} gives no log table over its family's missing members."
+        )
 
     def upward(self, codes, values, incoming, target):
         """Sum this node out given its evidence and the messages from its children.
@@ -321,6 +336,20 @@ def log_normal(x, mean, var):
     # log density the prediction handles (a class without support for the row)
     with np.errstate(over="ignore"):
         return -0.5 * (LOG_2PI + np.log(var) + (x - mean) ** 2 / var)
+
+
+def log_normal_sd(x, mean, sd):
+    """log N(x; mean, sd**2) from the standard deviation, elementwise: a spread so small
+    (subnormal) that its square underflows, or so large that it overflows, is still exact
+    (``-inf`` where the density underflows to 0, as in :func:`log_normal`)."""
+    with np.errstate(over="ignore"):
+        return -0.5 * LOG_2PI - np.log(sd) - 0.5 * ((x - mean) / sd) ** 2
+
+
+def spread_range(mean, sd, k):
+    """``(low, high)``: every ``mean -+ k sd``, within :data:`~._views.VIEW_LIMIT`."""
+    with np.errstate(over="ignore"):  # a spread near the float maximum: the range's end
+        return within_view((mean - k * sd).min(), (mean + k * sd).max())
 
 
 def observed_only(x, term_of_observed, n_classes):

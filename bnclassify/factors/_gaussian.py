@@ -13,7 +13,9 @@ from ._base import (
     LOG_2,
     Factor,
     log_normal,
+    log_normal_sd,
     scaled_floor,
+    spread_range,
     zero_variance_error,
 )
 from ._views import DensityView, RegressionView
@@ -117,15 +119,13 @@ class Gaussian(Factor):
 
     Notes
     -----
-    A missing Gaussian value is integrated out exactly. In a tree (each node
-    has at most one feature parent, as in TAN) the network passes messages
-    from the leaves up: a Gaussian node sends its parent a Gaussian
-    ``exp(K) N(x_parent; m, W)`` (Gaussian parent) or a table over the
-    parent's states (categorical parent), in closed form and vectorised over
-    rows. In other structures (e.g. k-dependence) the categorical cells are
-    enumerated, and a missing Gaussian value is integrated out where it has at
-    most one Gaussian parent and no more than one Gaussian child chain;
-    otherwise prediction raises a ``ValueError``.
+    A missing Gaussian value is integrated out exactly, in any structure the
+    kind rule allows (a Gaussian node has at most one Gaussian parent). The
+    Gaussian nodes joined by missing values pass messages from the leaves
+    up: a node sends its missing Gaussian parent a Gaussian ``exp(K)
+    N(x_parent; m, W)``, in closed form and vectorised over rows; the
+    network does this for every state of their missing categorical parents
+    and sums those out with the rest (variable elimination).
 
     Examples
     --------
@@ -190,7 +190,10 @@ class Gaussian(Factor):
 
     @property
     def var_(self):
-        return np.ldexp(self._var, 2 * self._exponent[0])
+        # inf where the variance in the column's units is beyond the float range (a spread
+        # over about 1e154): the node itself works in scaled units, and std_ is exact
+        with np.errstate(over="ignore"):
+            return np.ldexp(self._var, 2 * self._exponent[0])
 
     @property
     def epsilon_(self):
@@ -207,8 +210,9 @@ class Gaussian(Factor):
 
     @property
     def std_(self):
-        """Standard deviations, ``sqrt(var_)``."""
-        return np.sqrt(self.var_)
+        """Standard deviations, ``sqrt(var_)`` (from the scaled variances: exact where
+        ``var_`` over- or underflows)."""
+        return np.ldexp(np.sqrt(self._var), self._exponent[0])
 
     @property
     def n_parameters_(self) -> int:
@@ -292,12 +296,13 @@ class Gaussian(Factor):
         """
         n_classes = self._var.shape[0]
         mean = self.intercept_.reshape(n_classes, -1)
-        sd = np.sqrt(self.var_.reshape(n_classes, -1))
+        sd = self.std_.reshape(n_classes, -1)
         if not self._continuous_parents:
+            low, high = spread_range(mean, sd, 4)
             return DensityView(
-                lambda grid: log_normal(np.asarray(grid, float)[:, None, None], mean, sd**2),
-                float((mean - 4 * sd).min()),
-                float((mean + 4 * sd).max()),
+                lambda grid: log_normal_sd(np.asarray(grid, float)[:, None, None], mean, sd),
+                low,
+                high,
             )
         coef = self.coef_.reshape(n_classes, mean.shape[1], -1)
         parent_mean = np.ldexp(self._parent_mean, self._exponent[1:])
@@ -363,30 +368,26 @@ class Gaussian(Factor):
         # what is left to pass on: N(t; a + b x_p, var), or nothing (flat)
         t = np.where(observed, x, m_in)
         empty = ~observed & ~has_info
-        if target is not None and target in self._discrete_parents:
-            slot = self._discrete_parents.index(target)
-            parent_codes = codes[:, self._discrete_parents].astype(np.intp)
-            terms = []
-            for state in range(self._var.shape[1 + slot]):
-                parent_codes[:, slot] = state
-                a, _, s2 = self._conditional(parent_codes)
-                var = np.where(observed, s2, s2 + w_safe)
-                terms.append(np.where(empty, 0.0, log_normal(t, a, var)))
-            return np.zeros((n, n_classes)), const[:, :, None] + np.stack(terms, axis=2)
         a, b, s2 = self._conditional(codes[:, self._discrete_parents].astype(np.intp))
         var = np.where(observed, s2, s2 + w_safe)
-        if target is None and self._continuous_parents:
-            # several Gaussian parents: exact only where nothing needs integrating
-            parents_missing = np.isnan(values[:, list(self._continuous_parents)]).any(axis=1)
-            if incoming is None and not (parents_missing & ~np.isnan(x[:, 0])).any():
-                return self.log_terms(codes, values), None
-            raise self._too_many_parents()
         if target is None:
+            if self._continuous_parents:  # observed in these rows: they set the mean
+                parents = self._scaled(values, list(self._continuous_parents), self._exponent[1:])
+                if np.isnan(parents).any():
+                    raise self._too_many_parents()
+                a = a + np.einsum("ncp,np->nc", b, parents)
             return const + np.where(empty, 0.0, log_normal(t, a, var)), None
+        if target not in self._continuous_parents:
+            raise ValueError(
+                f"{self.columns_[0]!r} sends messages to a Gaussian parent only; its "
+                "categorical parents are summed out by the network."
+            )
         if len(self._continuous_parents) != 1:
             raise self._too_many_parents()
         b = b[..., 0]
-        slope = ~empty & (b != 0)
+        # a slope so small that the message's variance var / b**2 overflows is no slope: the
+        # message is then flat in the parent (the child's density hardly depends on it)
+        slope = ~empty & (np.abs(b) > np.sqrt(var / np.finfo(float).max))
         b_safe = np.where(slope, b, 1.0)
         message = (
             const

@@ -7,6 +7,7 @@ order (the class first).
 """
 
 from .additive import log_class_prior, log_conditional
+from .hls import HLS
 from .smoothing import Laplace, Smoothing
 
-__all__ = ["Laplace", "Smoothing", "log_class_prior", "log_conditional"]
+__all__ = ["HLS", "Laplace", "Smoothing", "log_class_prior", "log_conditional"]

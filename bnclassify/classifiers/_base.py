@@ -395,7 +395,9 @@ class BayesNetClassifier(
         self.structure_ = add_class_arcs(feature_dag, self.class_node_)
         after_structure = time.perf_counter()
         position = {name: k for k, name in enumerate(features)}
-        parents_by_name = feature_parents(self.structure_, self.class_node_)
+        # each feature's parents in the order its learner added them (KDB: by decreasing
+        # CMI): the order of its table's axes, and of the hierarchy a smoothing backs off along
+        parents_by_name = feature_parents(feature_dag, self.class_node_)
         parents = [tuple(position[p] for p in parents_by_name[f]) for f in features]
         self.compiled_ = fit_network(stats, self.schema_, parents, alpha, *table_smoothing(self))
         apply_objective(self, stats)  # objective="conditional": tables refined for log P(c | x)

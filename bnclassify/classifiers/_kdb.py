@@ -66,7 +66,7 @@ class KDB(BayesNetClassifier):
         fewer parents by a hierarchical Dirichlet process
         (:class:`~bnclassify.parameters.HDP`, a Gibbs sampler seeded by ``random_state``),
         the hierarchy being the class, then the feature's parents in the order KDB adds
-        them, by decreasing I(X_i; X_j | C) (``structure_.predecessors`` lists them so). An
+        them, by decreasing I(X_i; X_j | C) (``distributions_[name].parents_`` lists them so). An
         instance sets a method's options (``smoothing=HDP(n_iter=1000)``). The class prior
         keeps ``alpha``.
     random_state : int, RandomState instance or None, default=None
@@ -89,8 +89,10 @@ class KDB(BayesNetClassifier):
     >>> model = KDB(k=2).fit(X, y)
     >>> model.order_[:3]
     ['safety', 'persons', 'buying']
-    >>> list(model.structure_.predecessors("buying"))  # strongest I(X_i; X_j | C) first
+    >>> list(model.structure_.predecessors("buying"))
     ['class', 'persons', 'safety']
+    >>> model.distributions_["buying"].parents_  # as added: strongest I(X_i; X_j | C) first
+    ('safety', 'persons')
     """
 
     _parameter_constraints = {

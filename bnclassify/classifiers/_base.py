@@ -302,6 +302,12 @@ class BayesNetClassifier(
         10^5 x 20, 53 s against 0.07 s), so it keeps the encoded rows and counts
         them only when ``partial_fit`` comes (see ``docs/architecture.md``).
 
+        With a hierarchical smoothing (``smoothing="hdp"``) every call smooths
+        every table again from the accumulated counts, as ``fit`` would (the
+        same seed gives the same tables as ``fit`` on all the rows): each call
+        costs a whole sampler run, ``n_iter`` sweeps over every non-empty cell
+        of every table, however small its chunk.
+
         Parameters
         ----------
         X : DataFrame or array-like of shape (n_samples, n_features)

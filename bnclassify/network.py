@@ -23,15 +23,16 @@ from scipy.special import logsumexp
 
 from .data import MISSING, kind_of
 from .factors import Categorical, Factor, node_from_spec
-from .parameters import log_class_prior
+from .parameters import Laplace, log_class_prior
 from .state import acyclic, float_array, positions, probability_rows, require
+from .stats import SmoothedTables
 
 #: Most cells (rows x joint states of their missing categorical cells x features) a
 #: non-tree network fills in at once to sum missing cells out; a row needing more is refused.
 MAX_ENUMERATED_CELLS = 1 << 24
 
 
-def fit_network(stats, schema, parents, alpha) -> FittedNetwork:
+def fit_network(stats, schema, parents, alpha, smoothing=None, rng=None) -> FittedNetwork:
     """Fit one factor per node of ``schema`` given each feature's feature parents.
 
     Parameters
@@ -39,8 +40,17 @@ def fit_network(stats, schema, parents, alpha) -> FittedNetwork:
     stats : TrainingCounts
     schema : TableSchema
     parents : list of tuple of int
-        Feature parents of each column.
+        Feature parents of each column, in the order of each table's hierarchy
+        (the class first, then these).
     alpha : float
+        The class prior's pseudo-count, and every categorical table's unless
+        ``smoothing`` says otherwise.
+    smoothing : bnclassify.parameters.Smoothing, optional
+        How the categorical tables are made from their counts (default: additive
+        with ``alpha``). The tables of every categorical node are made in one call
+        (:class:`~bnclassify.stats.SmoothedTables`).
+    rng : numpy.random.Generator, optional
+        For a smoothing that samples.
 
     Returns
     -------
@@ -48,6 +58,10 @@ def fit_network(stats, schema, parents, alpha) -> FittedNetwork:
     """
     discrete = [columns[0] for columns, spec in schema.nodes if kind_of(spec).discrete]
     stats.prefetch_families(discrete, parents)  # a tree's families in one pass, not one each
+    additive = isinstance(smoothing, Laplace) and float(smoothing.alpha) == alpha
+    if smoothing is not None and not additive:
+        tables = [(j, parents[j]) for j in discrete if all(schema.discrete[p] for p in parents[j])]
+        stats = SmoothedTables(stats, smoothing, tables, rng)
     factors, names = [], schema.names
     for columns, spec in schema.nodes:
         node_parents = (

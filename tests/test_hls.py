@@ -4,16 +4,21 @@ the paper, scikit-learn's logistic regression, brute-force cross-validation and 
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
+from _checks import parametrize_with_checks
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy.optimize import minimize
 from scipy.special import log_softmax
 
+from bnclassify import AODE, KDB, KDBHC, TAN, EnsembleTAN, NaiveBayes
 from bnclassify.exceptions import InvalidParameterError
+from bnclassify.io import dump, load
 from bnclassify.parameters import HLS
 from bnclassify.parameters.hls import RIDGES, deal_to_folds
+from bnclassify.stats import training_statistics
 
 
 def design_matrix(cards, root=True) -> np.ndarray:
@@ -240,3 +245,87 @@ def test_bad_options_are_refused_by_name(kwargs, match):
 def test_bad_counts_are_refused(counts):
     with pytest.raises(ValueError, match="counts must be finite and >= 0"):
         HLS().log_conditional(counts)
+
+
+# --- smoothing="hls" on the estimators -----------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def car():
+    from bnclassify.datasets import load_car
+
+    X, y = load_car(return_X_y=True)
+    rows = np.random.default_rng(0).choice(len(X), 400, replace=False)
+    return X.iloc[rows].reset_index(drop=True), y.iloc[rows].reset_index(drop=True)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [NaiveBayes, TAN, lambda **kw: KDB(k=2, **kw), AODE, EnsembleTAN, KDBHC],
+    ids=["nb", "tan", "kdb2", "aode", "ensemble", "kdbhc"],
+)
+def test_every_estimator_smooths_with_hls(car, make):
+    X, y = car
+    additive = make().fit(X, y).predict_proba(X)
+    model = make(smoothing="hls").fit(X, y)
+    proba = model.predict_proba(X)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=1e-12)
+    assert np.isfinite(proba).all() and (proba > 0).all()
+    assert not np.allclose(proba, additive)
+    np.testing.assert_array_equal(make(smoothing="hls").fit(X, y).predict_proba(X), proba)
+
+
+def test_kdb_tables_are_the_pooled_hls_of_its_families(car):
+    X, y = car
+    model = KDB(k=2, smoothing=HLS(ridge="cv")).fit(X, y)
+    _, _, stats = training_statistics(X, y)
+    names = list(X.columns)
+    families = [
+        stats.family(names.index(name), tuple(names.index(p) for p in factor.parents_))
+        for name, factor in model.distributions_.items()
+    ]
+    tables = HLS().log_conditionals(families)
+    for factor, table in zip(model.distributions_.values(), tables, strict=True):
+        np.testing.assert_array_equal(factor.log_table_, table)
+
+
+def test_row_weights_are_counts(car):
+    X, y = car
+    doubled = KDB(k=2, smoothing="hls").fit(X, y, sample_weight=np.full(len(y), 2.0))
+    repeated = KDB(k=2, smoothing="hls").fit(pd.concat([X, X]), pd.concat([y, y]))
+    np.testing.assert_allclose(doubled.predict_proba(X), repeated.predict_proba(X), atol=1e-12)
+    halves = TAN(smoothing="hls").fit(X, y, sample_weight=np.full(len(y), 0.5))  # weighted rows
+    assert np.isfinite(halves.predict_proba(X)).all()
+
+
+def test_partial_fit_resmooths_the_accumulated_counts(car):
+    X, y = car
+    model = TAN(smoothing="hls")
+    for rows in np.array_split(np.arange(len(X)), 3):
+        model.partial_fit(X.iloc[rows], y.iloc[rows], classes=np.unique(y))
+    whole = TAN(smoothing="hls").fit(X, y)
+    np.testing.assert_allclose(model.predict_proba(X), whole.predict_proba(X), atol=1e-12)
+
+
+def test_an_hls_model_saves_and_exports(car, tmp_path):
+    X, y = car
+    model = KDB(k=2, smoothing=HLS(ridge=2.0, root=False)).fit(X, y)
+    loaded = load(dump(model, tmp_path / "kdb.bnc"))
+    assert loaded.get_params()["smoothing"].get_params() == model.smoothing.get_params()
+    np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+    network = model.network_
+    for factor in model.compiled_.factors:
+        (feature,) = factor.columns_
+        table = factor.table_
+        cpd = network.get_cpds(feature).get_values()
+        np.testing.assert_allclose(cpd, table.reshape(-1, table.shape[-1]).T)
+
+
+@parametrize_with_checks(
+    [
+        NaiveBayes(smoothing="hls", distributions="categorical", handle_unknown="marginalize"),
+        KDB(k=2, smoothing="hls", handle_unknown="marginalize"),
+    ]
+)
+def test_sklearn_compatible_estimator(estimator, check):
+    check(estimator)

@@ -78,6 +78,17 @@ class NaiveBayes(BayesNetClassifier):
         :data:`~bnclassify.discriminative.L2_GRID` by inner stratified
         cross-validation on the training rows
         (:func:`~bnclassify.discriminative.cross_validated_l2`). Unused otherwise.
+    smoothing : {"laplace", "hdp", "hls"} or Smoothing, default="laplace"
+        How each categorical table is estimated from its counts (see
+        :mod:`bnclassify.parameters` and the user guide's smoothing page). ``"laplace"``:
+        ``alpha`` added to every cell. ``"hdp"``: each table backs off to the tables of
+        fewer parents by a hierarchical Dirichlet process
+        (:class:`~bnclassify.parameters.HDP`, a Gibbs sampler seeded by ``random_state``),
+        the hierarchy being the class alone: each table is a two-level tree, the feature's
+        marginal above its table given the class. An instance sets a method's options
+        (``smoothing=HDP(n_iter=1000)``). The class prior keeps ``alpha``.
+    random_state : int, RandomState instance or None, default=None
+        Seeds a smoothing that samples (``"hdp"``); unused otherwise.
 
     Attributes
     ----------
@@ -150,8 +161,15 @@ class NaiveBayes(BayesNetClassifier):
         weighting=None,
         objective="joint",
         l2="cv",
+        smoothing="laplace",
+        random_state=None,
     ):
-        super().__init__(alpha=alpha, handle_unknown=handle_unknown)
+        super().__init__(
+            alpha=alpha,
+            handle_unknown=handle_unknown,
+            smoothing=smoothing,
+            random_state=random_state,
+        )
         self.distributions = distributions
         self.weighting = weighting
         self.objective = objective
@@ -314,8 +332,15 @@ class TreeAugmented(BayesNetClassifier):
         distributions=None,
         objective="joint",
         l2="cv",
+        smoothing="laplace",
+        random_state=None,
     ):
-        super().__init__(alpha=alpha, handle_unknown=handle_unknown)
+        super().__init__(
+            alpha=alpha,
+            handle_unknown=handle_unknown,
+            smoothing=smoothing,
+            random_state=random_state,
+        )
         self.root = root
         self.distributions = distributions
         self.objective = objective
@@ -497,6 +522,17 @@ class TAN(TreeAugmented):
         tree; see :mod:`bnclassify.discriminative`).
     l2 : float >= 0 or "cv", default="cv"
         As in :class:`NaiveBayes`.
+    smoothing : {"laplace", "hdp", "hls"} or Smoothing, default="laplace"
+        How each categorical table is estimated from its counts (see
+        :mod:`bnclassify.parameters` and the user guide's smoothing page). ``"laplace"``:
+        ``alpha`` added to every cell. ``"hdp"``: each table backs off to the tables of
+        fewer parents by a hierarchical Dirichlet process
+        (:class:`~bnclassify.parameters.HDP`, a Gibbs sampler seeded by ``random_state``),
+        the hierarchy being the class, then the feature's one tree parent. An instance sets
+        a method's options (``smoothing=HDP(n_iter=1000)``). The class prior keeps
+        ``alpha``.
+    random_state : int, RandomState instance or None, default=None
+        Seeds a smoothing that samples (``"hdp"``); unused otherwise.
 
     Attributes
     ----------
@@ -561,6 +597,8 @@ class TAN(TreeAugmented):
         distributions=None,
         objective="joint",
         l2="cv",
+        smoothing="laplace",
+        random_state=None,
     ):
         super().__init__(
             alpha=alpha,
@@ -569,6 +607,8 @@ class TAN(TreeAugmented):
             distributions=distributions,
             objective=objective,
             l2=l2,
+            smoothing=smoothing,
+            random_state=random_state,
         )
         self.criterion = criterion
         self.contact_matrix = contact_matrix
@@ -617,6 +657,17 @@ class SimplerTAN(TreeAugmented):
         As in :class:`NaiveBayes`.
     l2 : float >= 0 or "cv", default="cv"
         As in :class:`NaiveBayes`.
+    smoothing : {"laplace", "hdp", "hls"} or Smoothing, default="laplace"
+        How each categorical table is estimated from its counts (see
+        :mod:`bnclassify.parameters` and the user guide's smoothing page). ``"laplace"``:
+        ``alpha`` added to every cell. ``"hdp"``: each table backs off to the tables of
+        fewer parents by a hierarchical Dirichlet process
+        (:class:`~bnclassify.parameters.HDP`, a Gibbs sampler seeded by ``random_state``),
+        the hierarchy being the class, then the feature's one tree parent. An instance sets
+        a method's options (``smoothing=HDP(n_iter=1000)``). The class prior keeps
+        ``alpha``.
+    random_state : int, RandomState instance or None, default=None
+        Seeds a smoothing that samples (``"hdp"``); unused otherwise.
 
     Attributes
     ----------
@@ -648,6 +699,8 @@ class SimplerTAN(TreeAugmented):
         distributions=None,
         objective="joint",
         l2="cv",
+        smoothing="laplace",
+        random_state=None,
     ):
         super().__init__(
             alpha=alpha,
@@ -656,6 +709,8 @@ class SimplerTAN(TreeAugmented):
             distributions=distributions,
             objective=objective,
             l2=l2,
+            smoothing=smoothing,
+            random_state=random_state,
         )
         self.contact_matrix = contact_matrix
 

@@ -1010,6 +1010,256 @@ done:
     return result;
 }
 
+/* -- hls_fit ------------------------------------------------------------------------------------ */
+/* Newton's method for ridge-penalised log-linear tables over trees: the solver of
+ * bnclassify/parameters/hierarchy.py (see hls_fit in _native.py, whose numpy version does the same
+ * arithmetic level by level). Nodes are numbered parents before children, the children of a node
+ * are the nodes child_start[v] .. child_stop[v] - 1, a leaf (leaf[v] >= 0) holds the counts
+ * counts[leaf[v] * r ..] (total totals[leaf[v]]); every other node has children. beta (nodes x r)
+ * is the starting point and the result. */
+
+typedef struct {
+    int64_t m, r;
+    const int64_t *parent, *child_start, *child_stop, *leaf;
+    const double *ridge, *counts, *totals;
+    double *mu, *lp, *grad, *d, *u, *z, *scale, *gain, *lin, *change, *step, *trial, *trial_lp;
+} hls_state;
+
+/* mu = the sums of beta along the paths, lp = log softmax(mu) at the leaves; returns the
+ * penalised negative log-likelihood. */
+static double hls_objective(const hls_state *h, const double *beta, double *lp) {
+    const int64_t r = h->r;
+    double penalty = 0.0, fit = 0.0;
+    for (int64_t v = 0; v < h->m; v++) {
+        const double *b = beta + v * r;
+        double *mu = h->mu + v * r;
+        const int64_t up = h->parent[v];
+        double squares = 0.0;
+        for (int64_t x = 0; x < r; x++) {
+            mu[x] = (up >= 0 ? h->mu[up * r + x] : 0.0) + b[x];
+            squares += b[x] * b[x];
+        }
+        penalty += h->ridge[v] * squares;
+        const int64_t row = h->leaf[v];
+        if (row < 0) continue;
+        double top = mu[0], total = 0.0;
+        for (int64_t x = 1; x < r; x++) top = mu[x] > top ? mu[x] : top;
+        for (int64_t x = 0; x < r; x++) total += exp(mu[x] - top);
+        const double shift = top + log(total);
+        for (int64_t x = 0; x < r; x++) {
+            lp[row * r + x] = mu[x] - shift;
+            fit += h->counts[row * r + x] * lp[row * r + x];
+        }
+    }
+    return penalty / 2.0 - fit;
+}
+
+/* z (x) = values / scale + gain (z . values) z, the inverse of a node's block */
+static void hls_inverse(const hls_state *h, int64_t v, const double *values, double *out) {
+    const int64_t r = h->r;
+    const double *z = h->z + v * r, *scale = h->scale + v * r;
+    double dot = 0.0;
+    for (int64_t x = 0; x < r; x++) dot += z[x] * values[x];
+    const double g = h->gain[v] * dot;
+    for (int64_t x = 0; x < r; x++) out[x] = values[x] / scale[x] + g * z[x];
+}
+
+/* One Newton direction from beta (lp up to date); returns the predicted decrease and sets
+ * *size to the largest |step|. */
+static double hls_direction(const hls_state *h, const double *beta, double *size) {
+    const int64_t r = h->r, m = h->m;
+    double *tmp = h->trial; /* free until the line search */
+    /* gradient: the leaves' residuals summed up the tree, plus ridge * beta; and the blocks */
+    for (int64_t v = m - 1; v >= 0; v--) {
+        double *g = h->grad + v * r, *d = h->d + v * r, *u = h->u + v * r;
+        const int64_t row = h->leaf[v];
+        if (row >= 0) {
+            const double n = h->totals[row], root = sqrt(n);
+            for (int64_t x = 0; x < r; x++) {
+                const double p = exp(h->lp[row * r + x]);
+                g[x] = n * p - h->counts[row * r + x];
+                d[x] = n * p;
+                u[x] = root * p;
+            }
+        } else {
+            double norm = 0.0;
+            for (int64_t x = 0; x < r; x++) g[x] = d[x] = u[x] = 0.0;
+            for (int64_t c = h->child_start[v]; c < h->child_stop[v]; c++) {
+                const double *gc = h->grad + c * r;
+                const double *dc = h->d + c * r, *uc = h->u + c * r; /* the child's message */
+                double size2 = 0.0;
+                for (int64_t x = 0; x < r; x++) size2 += uc[x] * uc[x];
+                const double length = sqrt(size2);
+                for (int64_t x = 0; x < r; x++) {
+                    g[x] += gc[x] - h->ridge[c] * beta[c * r + x]; /* the child's own sums */
+                    d[x] += dc[x];
+                    u[x] += length * uc[x];
+                }
+                norm += length * length;
+            }
+            norm = sqrt(norm);
+            for (int64_t x = 0; x < r; x++) u[x] /= norm > 0.0 ? norm : 1.0;
+        }
+        const double ridge = h->ridge[v];
+        double *scale = h->scale + v * r, *z = h->z + v * r;
+        double deficit = row >= 0 ? 0.0 : 1.0;
+        for (int64_t x = 0; x < r; x++) {
+            scale[x] = d[x] + ridge;
+            z[x] = u[x] / scale[x];
+            if (row >= 0)
+                deficit += exp(h->lp[row * r + x]) * ridge / scale[x];
+        }
+        if (row < 0) {
+            double uz = 0.0;
+            for (int64_t x = 0; x < r; x++) uz += u[x] * z[x];
+            deficit = 1.0 - uz;
+        }
+        h->gain[v] = 1.0 / (deficit > 1e-300 ? deficit : 1e-300);
+        const double lift = ridge * sqrt(h->gain[v]);
+        for (int64_t x = 0; x < r; x++) {
+            g[x] += ridge * beta[v * r + x];
+            d[x] = ridge * d[x] / scale[x]; /* from here on: the message to the parent */
+            u[x] = lift * z[x];
+        }
+    }
+    /* up: each node's linear term, its gradient plus what its children pass */
+    for (int64_t v = m - 1; v >= 0; v--) {
+        double *lin = h->lin + v * r;
+        const double *g = h->grad + v * r;
+        if (h->leaf[v] >= 0) {
+            for (int64_t x = 0; x < r; x++) lin[x] = g[x];
+            continue;
+        }
+        for (int64_t x = 0; x < r; x++) tmp[x] = 0.0;
+        for (int64_t c = h->child_start[v]; c < h->child_stop[v]; c++) {
+            double *below = tmp + r;
+            hls_inverse(h, c, h->lin + c * r, below);
+            for (int64_t x = 0; x < r; x++)
+                tmp[x] += h->ridge[c] * below[x] - h->grad[c * r + x];
+        }
+        for (int64_t x = 0; x < r; x++) lin[x] = g[x] + tmp[x];
+    }
+    /* down: each node's change of predictor given its parent's, and the step */
+    double decrease = 0.0, largest = 0.0;
+    for (int64_t v = 0; v < m; v++) {
+        const int64_t up = h->parent[v];
+        const double ridge = h->ridge[v];
+        for (int64_t x = 0; x < r; x++) {
+            const double above = up >= 0 ? h->change[up * r + x] : 0.0;
+            tmp[x] = up >= 0 ? ridge * above - h->lin[v * r + x] : -h->lin[v * r + x];
+        }
+        hls_inverse(h, v, tmp, h->change + v * r);
+        for (int64_t x = 0; x < r; x++) {
+            const double above = up >= 0 ? h->change[up * r + x] : 0.0;
+            const double s = up >= 0 ? h->change[v * r + x] - above : h->change[v * r + x];
+            h->step[v * r + x] = s;
+            decrease -= h->grad[v * r + x] * s;
+            largest = fabs(s) > largest ? fabs(s) : largest;
+        }
+    }
+    *size = largest;
+    return decrease;
+}
+
+static int64_t hls_solve(hls_state *h, double *beta, double tolerance, int64_t max_steps,
+                         double local) {
+    const int64_t cells = h->m * h->r;
+    double value = hls_objective(h, beta, h->lp);
+    int64_t steps = 0;
+    for (; steps < max_steps; steps++) {
+        double size;
+        const double decrease = hls_direction(h, beta, &size);
+        if (size <= tolerance || decrease <= 0.0) break;
+        /* near the optimum the objective's rounding hides the decrease: take the whole step */
+        const int whole = decrease <= local * (1.0 + fabs(value));
+        double t = 1.0, trial_value = 0.0;
+        int found = 0;
+        for (; t >= 1e-8; t /= 2) {
+            for (int64_t i = 0; i < cells; i++) h->trial[i] = beta[i] + t * h->step[i];
+            trial_value = hls_objective(h, h->trial, h->trial_lp);
+            if (whole || trial_value <= value - 1e-4 * t * decrease) {
+                found = 1;
+                break;
+            }
+        }
+        if (!found) break; /* no decrease along the step */
+        memcpy(beta, h->trial, (size_t)cells * sizeof(double));
+        double *swap = h->lp;
+        h->lp = h->trial_lp, h->trial_lp = swap;
+        value = trial_value;
+        if (size * t <= tolerance) {
+            steps++;
+            break;
+        }
+    }
+    return steps;
+}
+
+static PyObject *hls_fit(PyObject *self, PyObject *args) {
+    enum { N_BUFFERS = 8 };
+    PyObject *o[N_BUFFERS];
+    long long r, max_steps;
+    double tolerance, local;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOLdLd", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6],
+                          &o[7], &r, &tolerance, &max_steps, &local))
+        return NULL;
+    static const char *names[N_BUFFERS] = {"parent", "child_start", "child_stop", "leaf",
+                                           "ridge",  "counts",      "totals",     "beta"};
+    Py_buffer b[N_BUFFERS];
+    int got = 0;
+    PyObject *result = NULL;
+    double *work = NULL;
+    for (; got < N_BUFFERS; got++)
+        if (get_1d(o[got], &b[got], got == 7, 8, names[got]) < 0) goto done;
+    hls_state h;
+    h.m = b[0].shape[0], h.r = r;
+    h.parent = b[0].buf, h.child_start = b[1].buf, h.child_stop = b[2].buf, h.leaf = b[3].buf;
+    h.ridge = b[4].buf, h.counts = b[5].buf, h.totals = b[6].buf;
+    const int64_t n_leaves = b[6].shape[0];
+    int ok = r >= 1 && b[1].shape[0] == h.m && b[2].shape[0] == h.m && b[3].shape[0] == h.m &&
+             b[4].shape[0] == h.m && b[5].shape[0] == n_leaves * r && b[7].shape[0] == h.m * r;
+    for (int64_t v = 0; ok && v < h.m; v++) {
+        const int64_t up = h.parent[v], row = h.leaf[v];
+        ok = up < v && up >= -1 && row < n_leaves && row >= -1 && h.child_start[v] > v &&
+             h.child_start[v] <= h.child_stop[v] && h.child_stop[v] <= h.m &&
+             (row >= 0) == (h.child_start[v] == h.child_stop[v]);
+        for (int64_t c = h.child_start[v]; ok && c < h.child_stop[v]; c++) ok = h.parent[c] == v;
+    }
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "hls_fit: inconsistent arguments");
+        goto done;
+    }
+    const int64_t cells = h.m * r;
+    work = (double *)malloc((size_t)(11 * cells + 2 * n_leaves * r + h.m + 2 * r) * sizeof(double));
+    if (!work) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    double *next = work;
+    h.mu = next, next += cells;
+    h.grad = next, next += cells;
+    h.d = next, next += cells;
+    h.u = next, next += cells;
+    h.z = next, next += cells;
+    h.scale = next, next += cells;
+    h.lin = next, next += cells;
+    h.change = next, next += cells;
+    h.step = next, next += cells;
+    h.trial = next, next += cells + 2 * r; /* also the directions' scratch (2 r) */
+    h.lp = next, next += n_leaves * r;
+    h.trial_lp = next, next += n_leaves * r;
+    h.gain = next;
+    int64_t steps;
+    Py_BEGIN_ALLOW_THREADS
+    steps = hls_solve(&h, b[7].buf, tolerance, max_steps, local);
+    Py_END_ALLOW_THREADS
+    result = PyLong_FromLongLong(steps);
+done:
+    free(work);
+    for (int k = 0; k < got; k++) PyBuffer_Release(&b[k]);
+    return result;
+}
+
 /* -- module ---------------------------------------------------------------------------------- */
 
 static PyMethodDef methods[] = {
@@ -1035,6 +1285,10 @@ static PyMethodDef methods[] = {
      "tree_lo, tree_hi, n_iter, burn_in, window, per_round, prior_shape, prior_rate, "
      "max_concentration, log_q_floor) -> 0 when done, 1 when it stopped for a larger table: the "
      "Gibbs sampler of bnclassify/parameters/hdp.py (see bnclassify/_native.py)."},
+    {"hls_fit", hls_fit, METH_VARARGS,
+     "hls_fit(parent, child_start, child_stop, leaf, ridge, counts, totals, beta, r, tolerance, "
+     "max_steps, local) -> steps: Newton's method for the ridge-penalised log-linear tables of "
+     "bnclassify/parameters/hierarchy.py, beta updated in place (see bnclassify/_native.py)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1044,7 +1298,7 @@ static struct PyModuleDef module = {
 
 /* Raised with every change of a kernel's arguments or results: _native.py refuses a stale build
  * (an optional build that fails leaves the previous library in place). */
-#define KERNELS_VERSION 7
+#define KERNELS_VERSION 8
 
 PyMODINIT_FUNC PyInit__kernels(void) {
     PyObject *m = PyModule_Create(&module);

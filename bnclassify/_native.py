@@ -40,7 +40,7 @@ import pandas as pd
 import threadpoolctl
 
 #: The kernels' interface this module calls (``KERNELS_VERSION`` in ``_kernels.c``).
-KERNELS_VERSION = 7
+KERNELS_VERSION = 8
 
 try:
     from . import _kernels
@@ -740,3 +740,154 @@ def _draw_concentrations(
             value = 1e-300
         a[g] = value
         log_a[g] = math.log(value)
+
+
+# -- ridge-penalised log-linear tables over trees ------------------------------------------------
+
+
+def row_sums(values: np.ndarray) -> np.ndarray:
+    """The sum of each row of a 2-D array, left to right.
+
+    numpy's sum over short rows costs ~10x a loop over the columns; a matrix
+    product would call BLAS, whose threads only wait on a busy machine.
+
+    Examples
+    --------
+    >>> row_sums(np.array([[1.0, 2.0], [3.0, 4.0]]))
+    array([3., 7.])
+    """
+    if values.shape[1] > 8:
+        return np.einsum("ij->i", values)
+    total = values[:, 0].copy()
+    for j in range(1, values.shape[1]):
+        total += values[:, j]
+    return total
+
+
+#: A predicted decrease below this share of the objective is a step near the optimum, taken whole.
+HLS_LOCAL = 1e-10
+
+
+def hls_fit(forest, beta, tolerance: float, max_steps: int) -> list:
+    """Newton's method for the coefficients of :mod:`bnclassify.parameters.hierarchy`'s forest.
+
+    ``forest`` is a :class:`bnclassify.parameters.hierarchy.Forest`, ``beta`` its
+    starting coefficients (one ``(nodes, states)`` array per level). Each step
+    takes the exact gradient and the direction of the approximate Hessian
+    (a diagonal minus a rank-one block per node, children's rank-one parts
+    merged; see that module), then halves it until the penalised
+    negative log-likelihood falls enough (Armijo), except near the optimum
+    (a predicted decrease below ``HLS_LOCAL`` of the objective, which rounding
+    would hide), where the whole step is taken; the iteration stops when no
+    coefficient moved more than ``tolerance`` or after ``max_steps`` steps.
+
+    The compiled kernel visits the nodes one by one, the numpy version below a
+    level at a time; both do the same arithmetic on each node but add some
+    sums in another order, so they agree to the tolerance (``tests/test_hls.py``
+    checks 1e-9), not bit for bit.
+
+    Returns
+    -------
+    list of ndarray
+        The coefficients per level.
+    """
+    if not COMPILED:
+        return _numpy_hls_fit(forest, beta, tolerance, max_steps)
+    parent, child_start, child_stop, leaf = forest.flat_structure()
+    flat = np.ascontiguousarray(np.concatenate(beta), dtype=float).ravel()
+    counts = np.ascontiguousarray(np.concatenate(forest.counts), dtype=float).ravel()
+    totals = np.ascontiguousarray(np.concatenate(forest.totals), dtype=float)
+    ridge = np.ascontiguousarray(np.concatenate(forest.ridge)[:, 0], dtype=float)
+    r = forest.n_states
+    _kernels.hls_fit(
+        parent, child_start, child_stop, leaf, ridge, counts, totals, flat, r, tolerance,
+        max_steps, HLS_LOCAL,
+    )  # fmt: skip
+    return np.split(flat.reshape(-1, r), np.cumsum(forest.sizes)[:-1])
+
+
+def _numpy_hls_fit(forest, beta, tolerance, max_steps):
+    log_p = forest.leaf_log_probabilities(beta)
+    value = forest.objective(beta, log_p)
+    for _ in range(max_steps):
+        p = [np.exp(lp) for lp in log_p]
+        residual = [
+            n[:, None] * q - c for n, q, c in zip(forest.totals, p, forest.counts, strict=True)
+        ]
+        sums = forest.gather_up(residual)
+        gradient = [s + ridge * b for s, ridge, b in zip(sums, forest.ridge, beta, strict=True)]
+        step = _hls_direction(forest, _hls_blocks(forest, p), gradient)
+        decrease = -sum(float((g * s).sum()) for g, s in zip(gradient, step, strict=True))
+        size = max(float(np.abs(s).max(initial=0.0)) for s in step)
+        if size <= tolerance or decrease <= 0:
+            break
+        # near the optimum the objective's rounding hides the decrease: take the whole step
+        local = decrease <= HLS_LOCAL * (1.0 + abs(value))
+        t = 1.0
+        while t >= 1e-8:
+            trial = [b + t * s for b, s in zip(beta, step, strict=True)]
+            trial_log_p = forest.leaf_log_probabilities(trial)
+            trial_value = forest.objective(trial, trial_log_p)
+            if local or trial_value <= value - 1e-4 * t * decrease:
+                break
+            t /= 2
+        else:  # no decrease along the step
+            break
+        beta, log_p, value = trial, trial_log_p, trial_value
+        if size * t <= tolerance:
+            break
+    return beta
+
+
+def _hls_blocks(forest, p_leaves):
+    """Per level, ``(scale, z, gain)``: each node's block of the approximate Hessian inverted,
+    ``diag(1 / scale) + gain z z^T`` (see :mod:`bnclassify.parameters.hierarchy`)."""
+    blocks = [None] * forest.depth
+    d_below = u_below = None
+    for level in range(forest.depth - 1, -1, -1):
+        ridge, inner = forest.ridge[level], forest.inner[level]
+        n = forest.totals[level][:, None]
+        p = p_leaves[level]
+        d, u = n * p, np.sqrt(n) * p
+        if d_below is not None:
+            children = forest.children[level + 1]
+            # the children's rank-one parts merged into one: sum_c |u_c| u_c / sqrt(sum |u_c|^2)
+            size = np.sqrt(row_sums(u_below**2))
+            norm = np.sqrt(children @ size**2)
+            merged = children @ (size[:, None] * u_below) / np.where(norm > 0, norm, 1.0)[:, None]
+            d = np.concatenate([children @ d_below, d])
+            u = np.concatenate([merged, u])
+        scale = d + ridge
+        z = u / scale
+        deficit = np.empty(len(d))
+        deficit[:inner] = 1.0 - row_sums(u[:inner] * z[:inner])
+        # 1 - u^T z at a leaf without cancellation: sum_x p_x ridge / (n p_x + ridge)
+        deficit[inner:] = row_sums(p * ridge[inner:] / scale[inner:])
+        gain = 1.0 / np.maximum(deficit, 1e-300)
+        blocks[level] = (scale, z, gain)
+        d_below = ridge * d / scale
+        u_below = (ridge[:, 0] * np.sqrt(gain))[:, None] * z
+    return blocks
+
+
+def _hls_inverse(block, values):
+    scale, z, gain = block
+    return values / scale + (gain * row_sums(z * values))[:, None] * z
+
+
+def _hls_direction(forest, blocks, gradient):
+    """``-P^{-1} gradient`` for the approximate Hessian ``P`` (an up and a down pass)."""
+    linear = [None] * forest.depth  # each node's linear term in its predictor's change
+    linear[-1] = gradient[-1]
+    for level in range(forest.depth - 2, -1, -1):
+        below = forest.ridge[level + 1] * _hls_inverse(blocks[level + 1], linear[level + 1])
+        passed = forest.children[level + 1] @ (below - gradient[level + 1])
+        linear[level] = gradient[level].copy()
+        linear[level][: forest.inner[level]] += passed
+    change = _hls_inverse(blocks[0], -linear[0])
+    step = [change]
+    for level in range(1, forest.depth):
+        above = np.take(change, forest.parent[level], axis=0)
+        change = _hls_inverse(blocks[level], forest.ridge[level] * above - linear[level])
+        step.append(change - above)
+    return step

@@ -13,7 +13,7 @@ from hypothesis.extra.numpy import arrays
 from scipy.optimize import minimize
 from scipy.special import log_softmax
 
-from bnclassify import AODE, KDB, KDBHC, TAN, EnsembleTAN, NaiveBayes
+from bnclassify import AODE, KDB, KDBHC, TAN, EnsembleTAN, NaiveBayes, _native
 from bnclassify.exceptions import InvalidParameterError
 from bnclassify.io import dump, load
 from bnclassify.parameters import HLS
@@ -181,6 +181,35 @@ def test_families_fitted_together_equal_each_fitted_alone():
     assert np.all(HLS().log_conditional(np.ones((2, 1))) == 0.0)  # one state: log 1
 
 
+@pytest.mark.skipif(_native._kernels is None, reason="the compiled kernels are not built")
+@settings(max_examples=30, deadline=None)
+@given(tables=st.lists(family_counts(), min_size=1, max_size=4), ridge=RIDGE)
+def test_the_compiled_solver_and_its_numpy_twin_agree(tables, ridge):
+    fixed, chosen = HLS(ridge=ridge), HLS(n_folds=3, ridges=(0.5, 4.0))
+    results = []
+    for compiled in (True, False):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(_native, "COMPILED", compiled)
+            fitted = fixed.log_conditionals(tables)
+            results.append((fitted, chosen.cross_validate(tables), chosen.select_ridge(tables)))
+    (a, scores_a, ridge_a), (b, scores_b, ridge_b) = results
+    for x, y in zip(a, b, strict=True):
+        np.testing.assert_allclose(x, y, atol=1e-9)
+    np.testing.assert_allclose(scores_a, scores_b, rtol=1e-9, atol=1e-9)
+    assert ridge_a == ridge_b
+
+
+@pytest.mark.skipif(_native._kernels is None, reason="the compiled kernels are not built")
+def test_the_kernel_refuses_inconsistent_trees():
+    one = np.zeros(1, dtype=np.int64)
+    with pytest.raises(ValueError, match="hls_fit: inconsistent arguments"):
+        # a leaf (row 0) that also claims a child
+        _native._kernels.hls_fit(
+            one - 1, one + 1, one + 2, one, np.ones(1), np.ones(2), np.ones(1), np.zeros(2),
+            2, 1e-10, 10, 1e-10,
+        )  # fmt: skip
+
+
 def test_dealing_to_folds_is_a_stratified_partition_of_the_rows():
     counts = np.array([[7.0, 0.0, 3.0], [1.0, 12.0, 2.0]])
     folds = deal_to_folds(counts, 5)
@@ -266,13 +295,14 @@ def car():
 )
 def test_every_estimator_smooths_with_hls(car, make):
     X, y = car
-    additive = make().fit(X, y).predict_proba(X)
-    model = make(smoothing="hls").fit(X, y)
+    additive = make(random_state=0).fit(X, y).predict_proba(X)
+    model = make(smoothing="hls", random_state=0).fit(X, y)
     proba = model.predict_proba(X)
     np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=1e-12)
     assert np.isfinite(proba).all() and (proba > 0).all()
     assert not np.allclose(proba, additive)
-    np.testing.assert_array_equal(make(smoothing="hls").fit(X, y).predict_proba(X), proba)
+    again = make(smoothing="hls", random_state=0).fit(X, y).predict_proba(X)
+    np.testing.assert_array_equal(again, proba)
 
 
 def test_kdb_tables_are_the_pooled_hls_of_its_families(car):

@@ -52,6 +52,9 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
+from .. import _native
+from .._native import row_sums
+
 #: Newton steps at most (the solver converges in 3-10 on real tables).
 MAX_STEPS = 100
 #: Convergence: the largest change of any coefficient in the last step.
@@ -118,17 +121,6 @@ class FamilyTree:
         return sum(len(kept) for kept in self.kept)
 
 
-def _row_sums(values: np.ndarray) -> np.ndarray:
-    # numpy's sum over short rows costs ~10x a loop over the columns; a matrix product
-    # would call BLAS, whose threads only wait on a busy machine
-    if values.shape[1] > 8:
-        return np.einsum("ij->i", values)
-    total = values[:, 0].copy()
-    for j in range(1, values.shape[1]):
-        total += values[:, j]
-    return total
-
-
 def _row_max(values: np.ndarray) -> np.ndarray:
     if values.shape[1] > 8:
         return values.max(axis=1)
@@ -147,7 +139,7 @@ def log_softmax_rows(values: np.ndarray) -> np.ndarray:
     array([[0.25, 0.75]])
     """
     shifted = values - _row_max(values)[:, None]
-    return shifted - np.log(_row_sums(np.exp(shifted)))[:, None]
+    return shifted - np.log(row_sums(np.exp(shifted)))[:, None]
 
 
 class Forest:
@@ -214,7 +206,7 @@ class Forest:
         self.counts = self.stack_leaves(
             [tree.leaf_counts for tree in trees] if leaf_counts is None else leaf_counts
         )
-        self.totals = [_row_sums(c) for c in self.counts]
+        self.totals = [row_sums(c) for c in self.counts]
 
     @property
     def depth(self) -> int:
@@ -224,6 +216,38 @@ class Forest:
         """Give each problem its ridge strength (the nodes keep their layout)."""
         ridges = np.asarray(ridges, dtype=float)
         self.ridge = [ridges[problem][:, None] for problem in self.problem]
+
+    def flat_structure(self):
+        """The nodes numbered level after level: ``(parent, child_start, child_stop, leaf)``.
+
+        ``parent[v]`` is -1 on the top level; node ``v``'s children are
+        ``child_start[v] .. child_stop[v] - 1``; ``leaf[v]`` is its row among the
+        leaves (as :attr:`counts` stacks them) or -1. All int64.
+        """
+        if getattr(self, "_flat", None) is None:
+            first = np.concatenate([[0], np.cumsum(self.sizes)])
+            parent, start, stop, leaf = [], [], [], []
+            leaves_before = 0
+            for level, size in enumerate(self.sizes):
+                inner = self.inner[level]
+                up = self.parent[level]
+                parent.append(np.full(size, -1) if up is None else up + first[level - 1])
+                local = np.arange(size)
+                if level + 1 < self.depth:
+                    below = self.parent[level + 1]
+                    lo = np.searchsorted(below, local, side="left")
+                    hi = np.searchsorted(below, local, side="right")
+                else:
+                    lo = hi = np.zeros(size, dtype=np.intp)
+                start.append(first[level + 1] + lo)
+                stop.append(first[level + 1] + hi)
+                leaf.append(np.where(local < inner, -1, leaves_before + local - inner))
+                leaves_before += size - inner
+            self._flat = tuple(
+                np.ascontiguousarray(np.concatenate(part), dtype=np.int64)
+                for part in (parent, start, stop, leaf)
+            )
+        return self._flat
 
     def stack_leaves(self, per_problem) -> list:
         """Per-problem arrays over each tree's kept leaves, stacked per level as the leaves are.
@@ -288,7 +312,7 @@ class Forest:
         """
         value = np.zeros(len(self.trees))
         for level, log_p in enumerate(self.leaf_log_probabilities(beta)):
-            rows = _row_sums(held_out[level] * log_p)
+            rows = row_sums(held_out[level] * log_p)
             problem = self.problem[level][self.inner[level] :]
             value += np.bincount(problem, rows, minlength=len(self.trees))
         return value
@@ -318,65 +342,7 @@ class Forest:
         return tables
 
 
-def _merge_factors(forest, p_leaves):
-    """The blocks of the approximate Hessian's elimination, leaves up.
-
-    Each node's block is ``diag(d) - u u^T`` (plus ``ridge * I``); its inverse is
-    ``diag(1 / (d + ridge)) + g z z^T`` with ``z = u / (d + ridge)``, and the message
-    it sends its parent is ``diag(ridge d / (d + ridge)) - (ridge sqrt(g) z)(...)^T``.
-    """
-    factors = [None] * forest.depth
-    d_below = u_below = None
-    for level in range(forest.depth - 1, -1, -1):
-        ridge, inner = forest.ridge[level], forest.inner[level]
-        n = forest.totals[level][:, None]
-        p = p_leaves[level]
-        d, u = n * p, np.sqrt(n) * p
-        if d_below is not None:
-            children = forest.children[level + 1]
-            # the children's rank-one parts merged into one: sum_c |u_c| u_c / sqrt(sum |u_c|^2)
-            size = np.sqrt(_row_sums(u_below**2))
-            norm = np.sqrt(children @ size**2)
-            merged = children @ (size[:, None] * u_below) / np.where(norm > 0, norm, 1.0)[:, None]
-            d = np.concatenate([children @ d_below, d])
-            u = np.concatenate([merged, u])
-        scale = d + ridge
-        z = u / scale
-        deficit = np.empty(len(d))
-        deficit[:inner] = 1.0 - _row_sums(u[:inner] * z[:inner])
-        # 1 - u^T z at a leaf without cancellation: sum_x p_x ridge / (n p_x + ridge)
-        deficit[inner:] = _row_sums(p * ridge[inner:] / scale[inner:])
-        gain = 1.0 / np.maximum(deficit, 1e-300)
-        factors[level] = (scale, z, gain)
-        d_below = ridge * d / scale
-        u_below = (ridge[:, 0] * np.sqrt(gain))[:, None] * z
-    return factors
-
-
-def _apply_inverse(factor, values):
-    scale, z, gain = factor
-    return values / scale + (gain * _row_sums(z * values))[:, None] * z
-
-
-def _newton_step(forest, factors, gradient):
-    """``-P^{-1} gradient`` for the approximate Hessian ``P`` (an up and a down pass)."""
-    linear = [None] * forest.depth  # each node's linear term in its predictor's change
-    linear[-1] = gradient[-1]
-    for level in range(forest.depth - 2, -1, -1):
-        below = forest.ridge[level + 1] * _apply_inverse(factors[level + 1], linear[level + 1])
-        passed = forest.children[level + 1] @ (below - gradient[level + 1])
-        linear[level] = gradient[level].copy()
-        linear[level][: forest.inner[level]] += passed
-    change = _apply_inverse(factors[0], -linear[0])
-    step = [change]
-    for level in range(1, forest.depth):
-        above = np.take(change, forest.parent[level], axis=0)
-        change = _apply_inverse(factors[level], forest.ridge[level] * above - linear[level])
-        step.append(change - above)
-    return step
-
-
-def fit_coefficients(forest, beta=None):
+def fit_coefficients(forest, beta=None, tolerance=STEP_TOLERANCE):
     """The coefficients minimising each problem's penalised negative log-likelihood.
 
     Parameters
@@ -384,6 +350,8 @@ def fit_coefficients(forest, beta=None):
     forest : Forest
     beta : list of ndarray, optional
         Starting coefficients (default 0), e.g. the solution for a nearby ridge.
+    tolerance : float, default=STEP_TOLERANCE
+        Stop when no coefficient moved more than this in the last step.
 
     Returns
     -------
@@ -397,31 +365,4 @@ def fit_coefficients(forest, beta=None):
     array([[0.75, 0.25]])
     """
     beta = forest.zeros() if beta is None else beta
-    log_p = forest.leaf_log_probabilities(beta)
-    value = forest.objective(beta, log_p)
-    for _ in range(MAX_STEPS):
-        p = [np.exp(lp) for lp in log_p]
-        residual = [
-            n[:, None] * q - c for n, q, c in zip(forest.totals, p, forest.counts, strict=True)
-        ]
-        sums = forest.gather_up(residual)
-        gradient = [s + ridge * b for s, ridge, b in zip(sums, forest.ridge, beta, strict=True)]
-        step = _newton_step(forest, _merge_factors(forest, p), gradient)
-        decrease = -sum(float((g * s).sum()) for g, s in zip(gradient, step, strict=True))
-        size = max(float(np.abs(s).max(initial=0.0)) for s in step)
-        if size <= STEP_TOLERANCE or decrease <= 0:
-            break
-        t = 1.0
-        while t >= 1e-8:
-            trial = [b + t * s for b, s in zip(beta, step, strict=True)]
-            trial_log_p = forest.leaf_log_probabilities(trial)
-            trial_value = forest.objective(trial, trial_log_p)
-            if trial_value <= value - 1e-4 * t * decrease:
-                break
-            t /= 2
-        else:  # no decrease along the step: at the optimum to rounding
-            break
-        beta, log_p, value = trial, trial_log_p, trial_value
-        if size * t <= STEP_TOLERANCE:
-            break
-    return beta
+    return _native.hls_fit(forest, beta, tolerance, MAX_STEPS)

@@ -1019,7 +1019,7 @@ done:
  * is the starting point and the result. */
 
 typedef struct {
-    int64_t m, r;
+    int64_t m, r, n_leaves;
     const int64_t *parent, *child_start, *child_stop, *leaf;
     const double *ridge, *counts, *totals;
     double *mu, *lp, *grad, *d, *u, *z, *scale, *gain, *lin, *change, *step, *trial, *trial_lp;
@@ -1161,8 +1161,8 @@ static double hls_direction(const hls_state *h, const double *beta, double *size
     return decrease;
 }
 
-static int64_t hls_solve(hls_state *h, double *beta, double tolerance, int64_t max_steps,
-                         double local) {
+static int64_t hls_solve(hls_state *h, double *beta, double *log_p, double tolerance,
+                         int64_t max_steps, double local) {
     const int64_t cells = h->m * h->r;
     double value = hls_objective(h, beta, h->lp);
     int64_t steps = 0;
@@ -1192,32 +1192,36 @@ static int64_t hls_solve(hls_state *h, double *beta, double tolerance, int64_t m
             break;
         }
     }
+    memcpy(log_p, h->lp, (size_t)(h->n_leaves * h->r) * sizeof(double));
     return steps;
 }
 
 static PyObject *hls_fit(PyObject *self, PyObject *args) {
-    enum { N_BUFFERS = 8 };
+    enum { N_BUFFERS = 9 };
     PyObject *o[N_BUFFERS];
     long long r, max_steps;
     double tolerance, local;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOLdLd", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6],
-                          &o[7], &r, &tolerance, &max_steps, &local))
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOLdLd", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6],
+                          &o[7], &o[8], &r, &tolerance, &max_steps, &local))
         return NULL;
-    static const char *names[N_BUFFERS] = {"parent", "child_start", "child_stop", "leaf",
-                                           "ridge",  "counts",      "totals",     "beta"};
+    static const char *names[N_BUFFERS] = {"parent", "child_start", "child_stop",
+                                           "leaf",   "ridge",       "counts",
+                                           "totals", "beta",        "log_p"};
     Py_buffer b[N_BUFFERS];
     int got = 0;
     PyObject *result = NULL;
     double *work = NULL;
     for (; got < N_BUFFERS; got++)
-        if (get_1d(o[got], &b[got], got == 7, 8, names[got]) < 0) goto done;
+        if (get_1d(o[got], &b[got], got >= 7, 8, names[got]) < 0) goto done;
     hls_state h;
     h.m = b[0].shape[0], h.r = r;
     h.parent = b[0].buf, h.child_start = b[1].buf, h.child_stop = b[2].buf, h.leaf = b[3].buf;
     h.ridge = b[4].buf, h.counts = b[5].buf, h.totals = b[6].buf;
     const int64_t n_leaves = b[6].shape[0];
+    h.n_leaves = n_leaves;
     int ok = r >= 1 && b[1].shape[0] == h.m && b[2].shape[0] == h.m && b[3].shape[0] == h.m &&
-             b[4].shape[0] == h.m && b[5].shape[0] == n_leaves * r && b[7].shape[0] == h.m * r;
+             b[4].shape[0] == h.m && b[5].shape[0] == n_leaves * r && b[7].shape[0] == h.m * r &&
+             b[8].shape[0] == n_leaves * r;
     for (int64_t v = 0; ok && v < h.m; v++) {
         const int64_t up = h.parent[v], row = h.leaf[v];
         ok = up < v && up >= -1 && row < n_leaves && row >= -1 && h.child_start[v] > v &&
@@ -1251,7 +1255,7 @@ static PyObject *hls_fit(PyObject *self, PyObject *args) {
     h.gain = next;
     int64_t steps;
     Py_BEGIN_ALLOW_THREADS
-    steps = hls_solve(&h, b[7].buf, tolerance, max_steps, local);
+    steps = hls_solve(&h, b[7].buf, b[8].buf, tolerance, max_steps, local);
     Py_END_ALLOW_THREADS
     result = PyLong_FromLongLong(steps);
 done:
@@ -1286,9 +1290,10 @@ static PyMethodDef methods[] = {
      "max_concentration, log_q_floor) -> 0 when done, 1 when it stopped for a larger table: the "
      "Gibbs sampler of bnclassify/parameters/hdp.py (see bnclassify/_native.py)."},
     {"hls_fit", hls_fit, METH_VARARGS,
-     "hls_fit(parent, child_start, child_stop, leaf, ridge, counts, totals, beta, r, tolerance, "
-     "max_steps, local) -> steps: Newton's method for the ridge-penalised log-linear tables of "
-     "bnclassify/parameters/hierarchy.py, beta updated in place (see bnclassify/_native.py)."},
+     "hls_fit(parent, child_start, child_stop, leaf, ridge, counts, totals, beta, log_p, r, "
+     "tolerance, max_steps, local) -> steps: Newton's method for the ridge-penalised log-linear "
+     "tables of bnclassify/parameters/hierarchy.py, beta updated in place, the leaves' log "
+     "probabilities into log_p (see bnclassify/_native.py)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1298,7 +1303,7 @@ static struct PyModuleDef module = {
 
 /* Raised with every change of a kernel's arguments or results: _native.py refuses a stale build
  * (an optional build that fails leaves the previous library in place). */
-#define KERNELS_VERSION 8
+#define KERNELS_VERSION 9
 
 PyMODINIT_FUNC PyInit__kernels(void) {
     PyObject *m = PyModule_Create(&module);

@@ -40,7 +40,7 @@ import pandas as pd
 import threadpoolctl
 
 #: The kernels' interface this module calls (``KERNELS_VERSION`` in ``_kernels.c``).
-KERNELS_VERSION = 8
+KERNELS_VERSION = 9
 
 try:
     from . import _kernels
@@ -788,22 +788,25 @@ def hls_fit(forest, beta, tolerance: float, max_steps: int) -> list:
 
     Returns
     -------
-    list of ndarray
+    beta : list of ndarray
         The coefficients per level.
+    log_p : list of ndarray
+        ``log softmax`` of the leaves' predictors, per level.
     """
     if not COMPILED:
         return _numpy_hls_fit(forest, beta, tolerance, max_steps)
     parent, child_start, child_stop, leaf = forest.flat_structure()
+    counts, totals = forest.flat_counts()
     flat = np.ascontiguousarray(np.concatenate(beta), dtype=float).ravel()
-    counts = np.ascontiguousarray(np.concatenate(forest.counts), dtype=float).ravel()
-    totals = np.ascontiguousarray(np.concatenate(forest.totals), dtype=float)
-    ridge = np.ascontiguousarray(np.concatenate(forest.ridge)[:, 0], dtype=float)
+    log_p = np.empty(counts.shape)
     r = forest.n_states
     _kernels.hls_fit(
-        parent, child_start, child_stop, leaf, ridge, counts, totals, flat, r, tolerance,
-        max_steps, HLS_LOCAL,
+        parent, child_start, child_stop, leaf, forest.flat_ridge(), counts, totals, flat, log_p,
+        r, tolerance, max_steps, HLS_LOCAL,
     )  # fmt: skip
-    return np.split(flat.reshape(-1, r), np.cumsum(forest.sizes)[:-1])
+    beta = np.split(flat.reshape(-1, r), np.cumsum(forest.sizes)[:-1])
+    leaves = np.cumsum([len(c) for c in forest.counts])[:-1]
+    return beta, np.split(log_p.reshape(-1, r), leaves)
 
 
 def _numpy_hls_fit(forest, beta, tolerance, max_steps):
@@ -836,7 +839,7 @@ def _numpy_hls_fit(forest, beta, tolerance, max_steps):
         beta, log_p, value = trial, trial_log_p, trial_value
         if size * t <= tolerance:
             break
-    return beta
+    return beta, log_p
 
 
 def _hls_blocks(forest, p_leaves):

@@ -38,7 +38,7 @@ Examples
 --------
 >>> counts = np.array([[[9.0, 1.0], [0.0, 0.0]], [[2.0, 2.0], [1.0, 3.0]]])
 >>> forest = Forest([FamilyTree(counts)], ridges=[1.0])
->>> tables = forest.log_tables(fit_coefficients(forest))
+>>> tables = forest.log_tables(fit_forest(forest)[0])
 >>> np.exp(tables[0]).round(3)  # no data under (class 0, parent 1): class 0's row
 array([[[0.862, 0.138],
         [0.744, 0.256]],
@@ -172,7 +172,7 @@ class Forest:
         self.n_states = self.trees[0].n_states
         # deepest first: at every level the nodes with children precede the leaves
         self.order = sorted(range(len(trees)), key=lambda i: -trees[i].depth)
-        self.sizes, self.inner, self.parent, self.children, self.problem = [], [], [], [], []
+        self.sizes, self.inner, self.parent, self.problem = [], [], [], []
         self.offsets = []  # per level, each problem's first node
         for level in range(trees[self.order[0]].depth):
             members = [i for i in self.order if trees[i].depth > level]
@@ -190,18 +190,11 @@ class Forest:
             self.problem.append(np.repeat(members, sizes))
             if not level:
                 self.parent.append(None)
-                self.children.append(None)
                 continue
             above = self.offsets[level - 1]
             parent = np.concatenate([trees[i].parent[level] + above[i] for i in members])
             self.parent.append(parent.astype(np.intp))
-            # the sums over each node's children: a product with the (node, child) indicator
-            self.children.append(
-                sparse.csr_array(
-                    (np.ones(len(parent)), (parent, np.arange(len(parent)))),
-                    shape=(self.inner[level - 1], len(parent)),
-                )
-            )
+        self._children = self._flat = self._flat_counts = None
         self.set_ridges(ridges)
         self.counts = self.stack_leaves(
             [tree.leaf_counts for tree in trees] if leaf_counts is None else leaf_counts
@@ -216,6 +209,36 @@ class Forest:
         """Give each problem its ridge strength (the nodes keep their layout)."""
         ridges = np.asarray(ridges, dtype=float)
         self.ridge = [ridges[problem][:, None] for problem in self.problem]
+        self._flat_ridge = None
+
+    @property
+    def children(self) -> list:
+        """Per level ``l >= 1``, the (parent, child) indicator: ``children[l] @ x`` sums ``x``
+        over each level-``l - 1`` node's children (None on the top level)."""
+        if self._children is None:
+            self._children = [None] + [
+                sparse.csr_array(
+                    (np.ones(len(parent)), (parent, np.arange(len(parent)))),
+                    shape=(self.inner[level - 1], len(parent)),
+                )
+                for level, parent in enumerate(self.parent[1:], start=1)
+            ]
+        return self._children
+
+    def flat_counts(self):
+        """The leaves' counts as one C-ordered ``(leaves * states)`` array, and their totals."""
+        if self._flat_counts is None:
+            self._flat_counts = (
+                np.ascontiguousarray(np.concatenate(self.counts), dtype=float).ravel(),
+                np.ascontiguousarray(np.concatenate(self.totals), dtype=float),
+            )
+        return self._flat_counts
+
+    def flat_ridge(self) -> np.ndarray:
+        """Every node's ridge strength, nodes numbered as in :meth:`flat_structure`."""
+        if self._flat_ridge is None:
+            self._flat_ridge = np.ascontiguousarray(np.concatenate(self.ridge)[:, 0])
+        return self._flat_ridge
 
     def flat_structure(self):
         """The nodes numbered level after level: ``(parent, child_start, child_stop, leaf)``.
@@ -224,7 +247,7 @@ class Forest:
         ``child_start[v] .. child_stop[v] - 1``; ``leaf[v]`` is its row among the
         leaves (as :attr:`counts` stacks them) or -1. All int64.
         """
-        if getattr(self, "_flat", None) is None:
+        if self._flat is None:
             first = np.concatenate([[0], np.cumsum(self.sizes)])
             parent, start, stop, leaf = [], [], [], []
             leaves_before = 0
@@ -301,18 +324,19 @@ class Forest:
             value -= float((self.counts[level] * log_p[level]).sum())
         return value
 
-    def leaf_scores(self, beta, held_out) -> np.ndarray:
-        """Each problem's ``sum of held_out * log P`` over its leaves (held_out stacked per level).
+    def leaf_scores(self, log_p, held_out) -> np.ndarray:
+        """Each problem's ``sum of held_out * log_p`` over its leaves (both stacked per level).
 
         Examples
         --------
         >>> forest = Forest([FamilyTree(np.array([[1.0, 1.0]]))], ridges=[1.0])
-        >>> forest.leaf_scores(forest.zeros(), forest.stack_leaves([np.array([[2.0, 0.0]])]))
+        >>> log_p = forest.leaf_log_probabilities(forest.zeros())
+        >>> forest.leaf_scores(log_p, forest.stack_leaves([np.array([[2.0, 0.0]])]))
         array([-1.38629436])
         """
         value = np.zeros(len(self.trees))
-        for level, log_p in enumerate(self.leaf_log_probabilities(beta)):
-            rows = row_sums(held_out[level] * log_p)
+        for level, level_log_p in enumerate(log_p):
+            rows = row_sums(held_out[level] * level_log_p)
             problem = self.problem[level][self.inner[level] :]
             value += np.bincount(problem, rows, minlength=len(self.trees))
         return value
@@ -342,7 +366,7 @@ class Forest:
         return tables
 
 
-def fit_coefficients(forest, beta=None, tolerance=STEP_TOLERANCE):
+def fit_forest(forest, beta=None, tolerance=STEP_TOLERANCE):
     """The coefficients minimising each problem's penalised negative log-likelihood.
 
     Parameters
@@ -355,13 +379,16 @@ def fit_coefficients(forest, beta=None, tolerance=STEP_TOLERANCE):
 
     Returns
     -------
-    list of ndarray
+    beta : list of ndarray
         The coefficients per level.
+    log_p : list of ndarray
+        ``log P`` at the leaves of each level (as :meth:`Forest.leaf_log_probabilities`).
 
     Examples
     --------
     >>> forest = Forest([FamilyTree(np.array([[3.0, 1.0]]))], ridges=[1e-9])
-    >>> np.exp(forest.leaf_log_probabilities(fit_coefficients(forest))[-1]).round(6)
+    >>> beta, log_p = fit_forest(forest)
+    >>> np.exp(log_p[-1]).round(6)
     array([[0.75, 0.25]])
     """
     beta = forest.zeros() if beta is None else beta

@@ -57,11 +57,14 @@ import numbers
 import numpy as np
 
 from ..validation import Interval, Options, check_parameter
-from .hierarchy import FamilyTree, Forest, fit_coefficients
+from .hierarchy import FamilyTree, Forest, fit_forest
 from .smoothing import Smoothing
 
-#: The ridge strengths ``ridge="cv"`` chooses among (powers of 2 from 1/16 to 64).
-RIDGES = tuple(2.0**k for k in range(-4, 7))
+#: The ridge strengths ``ridge="cv"`` chooses among (powers of 2 from 1/64 to 64).
+RIDGES = tuple(2.0**k for k in range(-6, 7))
+#: The solver's tolerance in the cross-validation (a coefficient's last change): the scores
+#: come out to about 1e-6, far finer than the candidates' differences.
+CV_TOLERANCE = 1e-8
 #: The most ``(node, state)`` cells one batched solve holds (about 16 MB per array).
 MAX_BATCH_CELLS = 1 << 21
 
@@ -181,9 +184,7 @@ class HLS(Smoothing):
                 range(len(group)), [tree.n_nodes for tree in trees], _states_of(trees)
             ):
                 forest = Forest([trees[j] for j in batch], np.full(len(batch), ridge))
-                for j, table in zip(
-                    batch, forest.log_tables(fit_coefficients(forest)), strict=True
-                ):
+                for j, table in zip(batch, forest.log_tables(fit_forest(forest)[0]), strict=True):
                     out[group[j]] = table
         return out
 
@@ -202,33 +203,19 @@ class HLS(Smoothing):
             has nothing to fit (no data, or one child state).
         """
         ridges = self._candidates()
-        tables = [_checked_counts(counts) for counts in tables]
         scores = np.zeros((len(tables), len(ridges)))
-        folds = int(self.n_folds)
-        for group in _trivial_tables(tables)[1]:
-            trees = [FamilyTree(tables[i], root=self.root) for i in group]
-            for batch in _batches(
-                range(len(group)), [tree.n_nodes for tree in trees], folds * _states_of(trees)
-            ):
-                held_out = [deal_to_folds(trees[j].leaf_counts, folds) for j in batch]
-                problems = [(b, k) for b in range(len(batch)) for k in range(folds)]
-                forest = Forest(
-                    [trees[batch[b]] for b, _ in problems],
-                    np.ones(len(problems)),
-                    [trees[batch[b]].leaf_counts - held_out[b][k] for b, k in problems],
-                )
-                test = forest.stack_leaves([held_out[b][k] for b, k in problems])
-                rows = [group[batch[b]] for b, _ in problems]
-                beta = None
-                # strongest first: each solution starts the next, weaker, ridge's solve
-                for g in np.argsort(ridges)[::-1]:
-                    forest.set_ridges(np.full(len(problems), ridges[g]))
-                    beta = fit_coefficients(forest, beta)
-                    np.add.at(scores[:, g], rows, forest.leaf_scores(beta, test))
+        for g, table_scores in self._sweep(tables, ridges):
+            scores[:, g] = table_scores
         return scores
 
     def select_ridge(self, tables) -> float:
-        """The ridge strength cross-validation picks for these tables together (ties: the larger).
+        """The ridge strength cross-validation picks for these tables together.
+
+        The candidates are tried from the strongest down, each fit starting from
+        the previous one's, and the sweep stops once two candidates in a row
+        score below the best so far (the held-out log-likelihood rises and then
+        falls as the ridge weakens); scores equal to 10 significant digits are
+        ties, won by the stronger ridge.
 
         Parameters
         ----------
@@ -239,12 +226,44 @@ class HLS(Smoothing):
         float
         """
         ridges = self._candidates()
-        total = self.cross_validate(tables).sum(axis=0)
-        scale = np.abs(total).max()
-        if scale > 0:  # scores equal to 12 significant digits are ties
-            total = np.round(total / scale, 12)
-        best = np.flatnonzero(total == total.max())
-        return float(ridges[best].max())
+        best, best_score, worse = None, -np.inf, 0
+        for g, table_scores in self._sweep(tables, ridges):
+            score = float(table_scores.sum())
+            if best is None or _rounded(score) > _rounded(best_score):
+                best, best_score, worse = g, score, 0
+            else:
+                worse += 1
+                if worse == 2:
+                    break
+        return float(ridges[best])
+
+    def _sweep(self, tables, ridges):
+        """``(candidate, held-out score of each table)`` from the strongest candidate down."""
+        tables = [_checked_counts(counts) for counts in tables]
+        folds = int(self.n_folds)
+        problems = []  # (forest, table of each problem, held-out counts stacked like the leaves)
+        for group in _trivial_tables(tables)[1]:
+            trees = [FamilyTree(tables[i], root=self.root) for i in group]
+            per_node = folds * _states_of(trees)
+            for batch in _batches(range(len(group)), [tree.n_nodes for tree in trees], per_node):
+                held_out = [deal_to_folds(trees[j].leaf_counts, folds) for j in batch]
+                pairs = [(b, k) for b in range(len(batch)) for k in range(folds)]
+                forest = Forest(
+                    [trees[batch[b]] for b, _ in pairs],
+                    np.ones(len(pairs)),
+                    [trees[batch[b]].leaf_counts - held_out[b][k] for b, k in pairs],
+                )
+                test = forest.stack_leaves([held_out[b][k] for b, k in pairs])
+                problems.append([forest, [group[batch[b]] for b, _ in pairs], test, None])
+        for g in np.argsort(-ridges, kind="stable"):
+            scores = np.zeros(len(tables))
+            for problem in problems:
+                forest, rows, test, beta = problem
+                forest.set_ridges(np.full(len(rows), ridges[g]))
+                # each solution starts the next, weaker, ridge's solve
+                problem[3], log_p = fit_forest(forest, beta, tolerance=CV_TOLERANCE)
+                np.add.at(scores, rows, forest.leaf_scores(log_p, test))
+            yield g, scores
 
     def _candidates(self) -> np.ndarray:
         owner = type(self).__name__
@@ -256,6 +275,10 @@ class HLS(Smoothing):
                 f"{owner}: ridges must be finite numbers > 0, at least one, got {self.ridges!r}."
             )
         return ridges
+
+
+def _rounded(score: float) -> float:
+    return float(f"{score:.10g}")
 
 
 def _is_cv(ridge) -> bool:

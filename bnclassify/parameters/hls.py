@@ -56,7 +56,7 @@ import numbers
 
 import numpy as np
 
-from ..validation import Interval, Options, check_parameter
+from ..validation import Interval, Options, Satisfies, validate_parameters
 from .hierarchy import FamilyTree, Forest, fit_forest
 from .smoothing import Smoothing
 
@@ -106,6 +106,14 @@ def deal_to_folds(counts, n_folds: int) -> np.ndarray:
     return (dealt(end) - dealt(start)).reshape(n_folds, *np.shape(counts))
 
 
+def _valid_ridges(ridges) -> bool:
+    try:
+        values = np.asarray(ridges, dtype=float)
+    except (TypeError, ValueError):
+        return False
+    return values.ndim == 1 and len(values) > 0 and bool(np.all(np.isfinite(values) & (values > 0)))
+
+
 class HLS(Smoothing):
     """Hierarchical linear smoothing: a ridge-penalised log-linear model over the parent tree.
 
@@ -146,6 +154,7 @@ class HLS(Smoothing):
     _parameter_constraints = {
         "ridge": [Interval(numbers.Real, 0, None, closed="neither"), Options({"cv"})],
         "n_folds": [Interval(numbers.Integral, 2, None, closed="left")],
+        "ridges": [Satisfies(_valid_ridges, "a non-empty sequence of finite numbers > 0")],
         "root": ["boolean"],
     }
 
@@ -266,15 +275,8 @@ class HLS(Smoothing):
             yield g, scores
 
     def _candidates(self) -> np.ndarray:
-        owner = type(self).__name__
-        for name, constraints in self._parameter_constraints.items():
-            check_parameter(getattr(self, name), name, constraints, owner)
-        ridges = np.asarray(self.ridges, dtype=float).ravel()
-        if not len(ridges) or not np.all(np.isfinite(ridges) & (ridges > 0)):
-            raise ValueError(
-                f"{owner}: ridges must be finite numbers > 0, at least one, got {self.ridges!r}."
-            )
-        return ridges
+        validate_parameters(self)
+        return np.asarray(self.ridges, dtype=float).ravel()
 
 
 def _rounded(score: float) -> float:

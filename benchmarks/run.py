@@ -52,6 +52,7 @@ feature, binary class, seed 0).
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import platform
@@ -389,19 +390,64 @@ def run_forms(n, m, repeats):
     return scale
 
 
-def run_simpler_tan(wide, repeats):
-    """Simpler TAN vs TAN fit on 10^4 x ``wide``, timed round-robin (best of ``repeats``)."""
+#: The input forms of the Simpler TAN comparison, as users hand a table over.
+STAN_FORMS = (
+    "int64 ndarray",
+    "int8 DataFrame, Series labels",
+    "pd.read_csv output",
+    "pandas category",
+    "object strings",
+)
+
+
+def stan_form_data(X, y, form):
+    """The 10^4 x m table of :func:`run_simpler_tan` as one input form."""
+    columns = [f"x{i}" for i in range(X.shape[1])]
+    if form == "int64 ndarray":
+        return X, y
+    if form == "int8 DataFrame, Series labels":
+        return pd.DataFrame(X.astype(np.int8), columns=columns), pd.Series(y, name="class")
+    if form == "pd.read_csv output":  # every column int64, the class column first
+        buffer = io.StringIO()
+        pd.DataFrame({"class": y, **dict(zip(columns, X.T, strict=True))}).to_csv(
+            buffer, index=False
+        )
+        buffer.seek(0)
+        frame = pd.read_csv(buffer)
+        return frame.drop(columns="class"), frame["class"]
+    if form == "pandas category":
+        return pd.DataFrame(X.astype(np.int8), columns=columns).astype("category"), y
+    if form == "object strings":
+        labels = np.array(["s0", "s1", "s2", "s3"], dtype=object)
+        return pd.DataFrame(labels[X], columns=columns), y
+    raise ValueError(f"unknown form {form!r}")
+
+
+def run_simpler_tan(wide, repeats, forms=STAN_FORMS[:1]):
+    """Simpler TAN vs TAN fit on 10^4 x ``wide``, timed round-robin (best of ``repeats``).
+
+    Each input form of ``forms`` is timed in the same process, both models in
+    the same rounds, so their ratios share the machine's load.
+    """
     scenario = f"10^4 x {wide}"
     print(f"\nsynthetic {scenario}: Simpler TAN vs TAN")
     X, y, contact = synthetic(10_000, wide)
     tan, stan = bnc_tan()[0], bnc_stan(contact)[0]
     stan(X, y)  # first fit of the process: imports and caches, not what is compared
-    best = interleaved_best(
-        {"TAN fit": lambda: tan(X, y), "Simpler TAN fit": lambda: stan(X, y)}, repeats
-    )
-    for name, seconds in best.items():
-        record(scenario, name, "bnclassify", seconds)
-    print(f"  TAN / Simpler TAN: {best['TAN fit'] / best['Simpler TAN fit']:.1f}x")
+    for form in forms:
+        Xf, yf = stan_form_data(X, y, form)
+        stan(Xf, yf)
+        best = interleaved_best(
+            {
+                "TAN fit": lambda Xf=Xf, yf=yf: tan(Xf, yf),
+                "Simpler TAN fit": lambda Xf=Xf, yf=yf: stan(Xf, yf),
+            },
+            repeats,
+        )
+        where = scenario if form == STAN_FORMS[0] else f"{scenario} {form}"
+        for name, seconds in best.items():
+            record(where, name, "bnclassify", seconds)
+        print(f"  {form}: TAN / Simpler TAN {best['TAN fit'] / best['Simpler TAN fit']:.1f}x")
     for library in ("bnclassify", "bnclassify-stan"):  # each fit again in its own process
         measure_memory(scenario, library, 10_000, wide)
 
@@ -536,8 +582,11 @@ def evaluate_form_targets(args):
 
 
 def environment():
-    """bnclassify.study.environment() plus what a benchmark also needs: load, BLAS, pyAgrum."""
-    import pyagrum
+    """bnclassify.study.environment() plus what a benchmark also needs: load, BLAS, pyAgrum.
+
+    pyAgrum (``pip install -e ".[bench]"``) is needed by the comparisons with it,
+    not by ``--simpler-tan`` or ``--labels``, which run without it.
+    """
     from threadpoolctl import threadpool_info
 
     from bnclassify.study import environment as package_environment
@@ -549,7 +598,12 @@ def environment():
     env = package_environment()
     env["machine"] += f" {platform.release()}"
     env["load average (1, 5, 15 min) at start"] = " ".join(f"{v:.2f}" for v in os.getloadavg())
-    env["pyAgrum"] = pyagrum.__version__
+    try:
+        import pyagrum
+
+        env["pyAgrum"] = pyagrum.__version__
+    except ImportError:
+        env["pyAgrum"] = "not installed (only --simpler-tan and --labels run without it)"
     env["BLAS"] = "; ".join(blas)
     return env
 
@@ -774,7 +828,7 @@ def main(argv=None):
             )
         return 0
     if args.simpler_tan:
-        run_simpler_tan(args.wide, args.repeats)
+        run_simpler_tan(args.wide, args.repeats, forms=STAN_FORMS)
         return report(args, env, simpler_tan_only=True)
     if args.forms_only or args.targets:
         if args.targets:

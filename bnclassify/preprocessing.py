@@ -18,7 +18,7 @@ from .exceptions import InvalidParameterError
 from .state import collect, require, restore
 from .validation import ArrayLike, validate_parameters
 
-__all__ = ["MDLDiscretizer", "mdl_cut_points"]
+__all__ = ["MDLDiscretizer", "mdl_cut_points", "sampled_mdl_cut_points"]
 
 
 def _entropy(counts):
@@ -29,7 +29,7 @@ def _entropy(counts):
         return -(np.where(counts > 0, p * np.log2(p), 0.0)).sum(axis=-1)
 
 
-def mdl_cut_points(x, y) -> np.ndarray:
+def mdl_cut_points(x, y, sample_weight=None) -> np.ndarray:
     """Fayyad-Irani MDL cut points of one feature, sorted.
 
     The values are sorted once; a segment ``S`` of ``N`` rows is split at the
@@ -51,6 +51,9 @@ def mdl_cut_points(x, y) -> np.ndarray:
         Finite numbers.
     y : array-like of shape (n,)
         Class labels.
+    sample_weight : array-like of shape (n,), optional
+        Positive row weights counted as frequencies (``N`` and the class
+        counts are sums of weights): an integer weight equals repeating the row.
 
     Returns
     -------
@@ -62,44 +65,109 @@ def mdl_cut_points(x, y) -> np.ndarray:
     >>> mdl_cut_points([1, 2, 3, 4, 5, 6, 7, 8], list("aaaabbbb"))
     array([4.5])
     """
+
+    def best_passing(gain, margin, whole_column):
+        best = int(np.flatnonzero(gain >= gain.max() - 1e-12)[0])  # least E(T), ties: first
+        return (best, True) if margin[best] > 0 else None
+
+    return _mdl_walk(x, y, sample_weight, best_passing)
+
+
+def sampled_mdl_cut_points(x, y, rng, sample_weight=None) -> np.ndarray:
+    """Cut points of one feature sampled around Fayyad-Irani's MDL rule (ESKDB's discretiser).
+
+    The stochastic discretisation of Zhang, Petitjean and Buntine (2020, the
+    ensemble of selective KDBs): each segment's candidate cuts are those that
+    pass the MDL test of :func:`mdl_cut_points`, and one of them is drawn with
+    probability proportional to its margin ``Gain(T) - (log2(N - 1) + Delta) / N``
+    instead of taking the best; both halves are then cut the same way. When no
+    candidate of the whole column passes the test, one cut is drawn with
+    probability proportional to its information gain (none when every gain is
+    0), so that a numeric column keeps at least two bins. Two calls with
+    generators in the same state return the same cuts.
+
+    Parameters
+    ----------
+    x : array-like of shape (n,)
+        Finite numbers.
+    y : array-like of shape (n,)
+        Class labels.
+    rng : numpy.random.Generator
+        The only source of randomness.
+    sample_weight : array-like of shape (n,), optional
+        As in :func:`mdl_cut_points`.
+
+    Returns
+    -------
+    ndarray
+        The sampled cut points, ascending.
+
+    Examples
+    --------
+    >>> x, y = [1, 2, 3, 4, 5, 6, 7, 8], list("aaaabbbb")
+    >>> sampled_mdl_cut_points(x, y, np.random.default_rng(0))
+    array([4.5])
+    """
+
+    def drawn(gain, margin, whole_column):
+        weight = np.where(margin > 0, margin, 0.0)
+        if weight.any():
+            return int(rng.choice(len(weight), p=weight / weight.sum())), True
+        if not whole_column or not (gain > 0).any():
+            return None
+        weight = np.maximum(gain, 0.0)  # at least one cut, drawn by information gain
+        return int(rng.choice(len(weight), p=weight / weight.sum())), False
+
+    return _mdl_walk(x, y, sample_weight, drawn)
+
+
+def _mdl_walk(x, y, sample_weight, pick) -> np.ndarray:
+    """Split segments recursively; ``pick(gain, margin, whole_column)`` chooses a candidate.
+
+    ``pick`` returns ``None`` (no cut) or ``(candidate, split_halves)``; ``gain``
+    and ``margin`` (gain minus the MDL threshold) are per candidate cut.
+    """
     x = np.asarray(x, dtype=float)
     _, y = np.unique(np.asarray(y), return_inverse=True)
     n = len(x)
     if n < 2:
         return np.empty(0)
+    w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
     order = np.argsort(x, kind="stable")
     xs, ys = x[order], y.ravel()[order]
     onehot = np.zeros((n, int(ys.max()) + 1))
-    onehot[np.arange(n), ys] = 1.0
+    onehot[np.arange(n), ys] = w[order]
     cum = np.zeros((n + 1, onehot.shape[1]))
     np.cumsum(onehot, axis=0, out=cum[1:])
+    mass = cum.sum(axis=1)  # the weight of the rows before each position
     boundary = np.zeros(n + 1, dtype=bool)
     boundary[1:n] = xs[1:] > xs[:-1]  # a cut at position t separates xs[t-1] < xs[t]
     cuts = []
-    stack = [(0, n)]
+    stack = [(0, n, True)]
     while stack:
-        lo, hi = stack.pop()
+        lo, hi, whole_column = stack.pop()
         candidates = np.flatnonzero(boundary[lo + 1 : hi]) + lo + 1
-        if len(candidates) == 0:
+        size = mass[hi] - mass[lo]
+        if len(candidates) == 0 or size <= 1:
             continue
-        size = hi - lo
         total = cum[hi] - cum[lo]
         left = cum[candidates] - cum[lo]
         right = cum[hi] - cum[candidates]
-        n_left = (candidates - lo)[:, None]
-        mixed = (n_left[:, 0] * _entropy(left) + (hi - candidates) * _entropy(right)) / size
-        best = int(np.flatnonzero(mixed <= mixed.min() + 1e-12)[0])
-        t = candidates[best]
+        left_entropy, right_entropy = _entropy(left), _entropy(right)
+        share = (mass[candidates] - mass[lo]) / size
         whole = float(_entropy(total))
-        gain = whole - mixed[best]
+        gain = whole - (share * left_entropy + (1 - share) * right_entropy)
         k = np.count_nonzero(total)
-        k1, k2 = np.count_nonzero(left[best]), np.count_nonzero(right[best])
-        delta = np.log2(3.0**k - 2) - (
-            k * whole - k1 * _entropy(left[best]) - k2 * _entropy(right[best])
-        )
-        if gain > (np.log2(size - 1) + delta) / size:
-            cuts.append((xs[t - 1] + xs[t]) / 2)
-            stack.extend([(t, hi), (lo, t)])
+        k1, k2 = np.count_nonzero(left, axis=1), np.count_nonzero(right, axis=1)
+        delta = np.log2(3.0**k - 2) - (k * whole - k1 * left_entropy - k2 * right_entropy)
+        chosen = pick(gain, gain - (np.log2(size - 1) + delta) / size, whole_column)
+        if chosen is None:
+            continue
+        best, split = chosen
+        t = candidates[best]
+        cuts.append((xs[t - 1] + xs[t]) / 2)
+        if split:
+            stack.extend([(t, hi, False), (lo, t, False)])
     return np.sort(np.asarray(cuts, dtype=float))
 
 

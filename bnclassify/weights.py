@@ -258,7 +258,8 @@ def edge_gains(cmi, pair_rows, cards, n_classes, score="loglik") -> np.ndarray:
 
     Adding the arc X_j -> X_i (or X_i -> X_j) to a class-rooted forest raises
     the maximised log-likelihood by ``N_ij * I(X_i; X_j | C)`` and the number
-    of free parameters by ``df_ij = C (r_i - 1) (r_j - 1)``, so the gains are
+    of free parameters by ``df_ij = K (r_i - 1) (r_j - 1)`` (``K`` classes,
+    ``r_i`` categories of ``X_i``), so the gains are
 
     - ``"loglik"``: ``N_ij I_ij``;
     - ``"aic"``: ``N_ij I_ij - df_ij``;
@@ -347,8 +348,9 @@ def edge_weights(stats, schema, criterion=None, contacts=None, contact_prior=0.0
         Otherwise each pair's gain in (penalised) log-likelihood in nats,
         ``N_ij I_ij`` minus ``df_ij`` (AIC) or ``df_ij log(N_ij) / 2`` (BIC),
         with ``N_ij`` the rows observing both and ``df_ij`` the parameters the
-        arc adds: ``C (r_i - 1)(r_j - 1)`` for two discrete features, ``C``
-        (one slope per class) for two Gaussian ones and ``2 C (r_i - 1)`` (a
+        arc adds: ``K (r_i - 1)(r_j - 1)`` for two discrete features (``K``
+        classes, ``r_i`` categories of ``X_i``), ``K`` (one slope per class)
+        for two Gaussian ones and ``2 K (r_i - 1)`` (a
         mean and a variance per extra category and class) for a discrete and a
         Gaussian one. R bnclassify's ``tan_cl(score=...)`` per-edge terms.
     contacts : DataFrame of shape (m, m), optional

@@ -37,8 +37,8 @@ templates_path = ["_templates"]
 PACKAGE = Path(bnclassify.__file__).parent
 SUBMODULES = (  # io, stream: when present
     "datasets distributions factors data stats weights information structure network inference "
-    "metrics explain plotting contacts preprocessing study io stream exceptions distributed "
-    "validation discriminative"
+    "metrics explain plotting contacts chimeras preprocessing study io stream exceptions "
+    "distributed validation discriminative"
 ).split()
 API_MODULES = ["bnclassify"] + [
     f"bnclassify.{name}"
@@ -207,12 +207,16 @@ html_theme_options = {
     "secondary_sidebar_items": {
         "**": ["page-toc", "edit-this-page", "sourcelink"],
         "study": [],
+        # pages whose figures are wider than a column: the article takes the page TOC's width
+        "user_guide/contact_matrices": [],
+        "user_guide/explanations": [],
         # by name: a second wildcard pattern would match these pages twice (a warning)
         **{f"examples/notebooks/{nb.stem}": [] for nb in (ROOT / "notebooks").glob("*.ipynb")},
     },
 }
 html_static_path = ["_static"]
 html_css_files = ["bnclassify.css"]
+html_js_files = ["zoom.js"]  # figures shown smaller than their pixels open at full size
 # Pages of wide figures and tables with no section navigation of their own: the article
 # takes the left column too (the study's 2,080-px tree comparison was shown at ~620 px).
 html_sidebars = {name: [] for name in ("study", "benchmarks", "architecture", "changelog")}

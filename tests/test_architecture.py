@@ -58,6 +58,7 @@ LAYERS = [
             "metrics",
             "datasets",
             "contacts",
+            "chimeras",
             "inference",
         ),
     ),

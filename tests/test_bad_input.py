@@ -106,6 +106,8 @@ EVERY_ESTIMATOR = {
     "FSSJ": lambda X: bnc.FSSJ(random_state=0),
     "BSEJ": lambda X: bnc.BSEJ(random_state=0),
     "KDBHC": lambda X: bnc.KDBHC(random_state=0),
+    "SKDB": lambda X: bnc.SKDB(),
+    "ESKDB": lambda X: bnc.ESKDB(n_estimators=3, random_state=0),
 }
 
 

@@ -13,7 +13,7 @@ import pytest  # noqa: E402
 from bnclassify import TAN, EnsembleTAN, SimplerTAN  # noqa: E402
 from bnclassify.datasets import load_car, load_p450, make_clinic_table  # noqa: E402
 from bnclassify.inference import posteriors  # noqa: E402
-from bnclassify.plotting import drawn_edges, plot_inference  # noqa: E402
+from bnclassify.plotting import InferenceView, drawn_edges, plot_inference  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -117,3 +117,78 @@ def test_reuses_a_given_figure_and_refuses_ensembles(car_tan):
         plot_inference(car_tan, max_per_row=0)
     with pytest.raises(ValueError, match="not a category"):
         plot_inference(car_tan, evidence={"safety": "extreme"})
+
+
+# -- InferenceView: the live teaching view, driven without widgets --------------------------
+def test_the_view_follows_the_evidence_it_is_given(car_tan):
+    view = InferenceView(car_tan)
+    assert view.evidence == {}
+    steps = [{"safety": "high"}, {"buying": "low"}, {"safety": "low"}]
+    expected = {}
+    for step in steps:  # each observation updates every node's posterior
+        view.observe(**step)
+        expected.update(step)
+        exact = posteriors(car_tan, expected)
+        assert view.evidence == expected
+        np.testing.assert_allclose(view.posteriors.classes, exact.classes)
+        for name, series in exact.features.items():
+            np.testing.assert_allclose(view.posteriors.features[name], series)
+        fig = view.draw()
+        assert fig.posteriors.evidence == expected  # the figure shows the same evidence
+        plt.close(fig)
+    view.forget("safety")
+    assert view.evidence == {"buying": "low"}
+    assert view.clear().evidence == {}
+
+
+def test_the_view_refuses_bad_evidence_and_keeps_its_own(car_tan, clinic_tan):
+    view = InferenceView(car_tan, {"safety": "high"})
+    with pytest.raises(ValueError, match="'very high' is not a category of 'safety'"):
+        view.observe(safety="very high")
+    with pytest.raises(ValueError, match="'colour', which is not a feature"):
+        view.observe(colour="red")
+    with pytest.raises(ValueError, match=r"\['doors'\] are not observed"):
+        view.forget("doors")
+    assert view.evidence == {"safety": "high"}
+    with pytest.raises(TypeError, match="pass one of them"):
+        X, y = load_car(return_X_y=True)
+        InferenceView(EnsembleTAN().fit(X, y))
+
+
+def test_menu_choices_set_and_forget_evidence(car_tan, clinic_tan):
+    view = InferenceView(car_tan, {"doors": "2"})
+    view.set_from_menus({"safety": "high", "doors": InferenceView.UNOBSERVED, "buying": ""})
+    assert view.evidence == {"safety": "high"}
+    with pytest.raises(ValueError, match="not a category"):
+        view.set_from_menus({"safety": "med", "buying": "cheap"})
+    assert view.evidence == {"safety": "high"}  # checked whole before it replaces the old
+    continuous = next(
+        n
+        for n, c in zip(clinic_tan.feature_names_, clinic_tan.categories_, strict=True)
+        if c is None
+    )
+    clinic = InferenceView(clinic_tan).set_from_menus({continuous: "1.5"})
+    assert clinic.evidence == {continuous: 1.5}  # a text box's string, read as a number
+    with pytest.raises(ValueError, match="'abc' is not a number"):
+        clinic.set_from_menus({continuous: "abc"})
+
+
+def test_the_widget_redraws_when_a_menu_changes(car_tan):
+    widgets = pytest.importorskip("ipywidgets")
+    view = InferenceView(car_tan)
+    box = view.widget()
+    menus = {menu.description: menu for menu in box.children[0].children}
+    assert set(menus) == set(car_tan.feature_names_)
+    assert isinstance(menus["safety"], widgets.Dropdown)
+    menus["safety"].value = "high"
+    assert view.evidence == {"safety": "high"}
+    menus["safety"].value = InferenceView.UNOBSERVED
+    assert view.evidence == {}
+
+
+def test_the_widget_names_its_extra_when_ipywidgets_is_missing(car_tan, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "ipywidgets", None)  # import fails
+    with pytest.raises(ImportError, match=r"pybnclassify\[teaching\]"):
+        InferenceView(car_tan).widget()

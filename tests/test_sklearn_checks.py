@@ -1,9 +1,9 @@
-"""scikit-learn's estimator checks on the three core estimators."""
+"""scikit-learn's estimator checks on the core estimators and the selective KDBs."""
 
 import numpy as np
 from _checks import parametrize_with_checks
 
-from bnclassify import TAN, NaiveBayes, SimplerTAN
+from bnclassify import ESKDB, SKDB, TAN, NaiveBayes, SimplerTAN
 
 
 def sequence_neighbours(features):
@@ -12,7 +12,13 @@ def sequence_neighbours(features):
     return np.eye(m, k=1) + np.eye(m, k=-1)
 
 
-ESTIMATORS = [NaiveBayes(), TAN(), SimplerTAN(contact_matrix=sequence_neighbours)]
+ESTIMATORS = [
+    NaiveBayes(),
+    TAN(),
+    SimplerTAN(contact_matrix=sequence_neighbours),
+    SKDB(),
+    ESKDB(n_estimators=3, random_state=0),
+]
 
 
 # Every check applies and passes: no expected failures. (The three array-API checks

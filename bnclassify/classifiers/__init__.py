@@ -4,8 +4,10 @@ from ._aode import AODE, SPODE
 from ._base import BayesNetClassifier
 from ._bma import BMATAN
 from ._ensemble import EnsembleTAN
+from ._eskdb import ESKDB
 from ._kdb import KDB
 from ._signal_subgraph import SignalSubgraphClassifier
+from ._skdb import SKDB
 from ._tan import TAN, NaiveBayes, SimplerTAN
 from ._weighting import AWNB, MANB, WANBIA
 from ._wrappers import BSEJ, FSSJ, KDBHC, TANHC, TANHCSP
@@ -14,8 +16,10 @@ __all__ = [
     "AODE",
     "BMATAN",
     "KDB",
+    "SKDB",
     "SPODE",
     "EnsembleTAN",
+    "ESKDB",
     "TAN",
     "BayesNetClassifier",
     "NaiveBayes",

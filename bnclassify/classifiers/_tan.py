@@ -444,7 +444,8 @@ class TAN(TreeAugmented):
     table then split into small (class, parent-state) groups.
     ``criterion="aic_tree"`` takes instead the spanning tree that maximises
     AIC, of each pair's penalised gain
-    ``N I(X_i; X_j | C) - C (r_i - 1)(r_j - 1)``, so that such a parent pays
+    ``N I(X_i; X_j | C) - K (r_i - 1)(r_j - 1)`` (``K`` classes, ``r_i``
+    categories of ``X_i``, ``N`` rows), so that such a parent pays
     for its parameters (see the user guide's structures page for its
     measured effect on a credit-like table). The two trees are the same when
     every pair has the same penalty and is counted on the same rows (all
@@ -453,7 +454,7 @@ class TAN(TreeAugmented):
     **Penalised forests.** With ``criterion="aic"`` or ``"bic"`` each pair's weight is the
     gain in penalised log-likelihood of an arc between them (see
     :func:`~bnclassify.structure.edge_gains`): ``N I(X_i; X_j | C) - df`` or
-    ``N I(X_i; X_j | C) - df log(N) / 2`` with ``df = C (r_i - 1)(r_j - 1)``;
+    ``N I(X_i; X_j | C) - df log(N) / 2`` with ``df = K (r_i - 1)(r_j - 1)``;
     only edges whose penalised gain is positive are kept, so the result can
     be a forest (each further component is rooted at its first feature in
     name order, :func:`bnclassify.structure.name_order`). This
@@ -673,6 +674,15 @@ class SimplerTAN(TreeAugmented):
     ----------
     weights_ : DataFrame
         The contact matrix, labelled and ordered like the columns.
+
+    See Also
+    --------
+    bnclassify.contacts.contact_matrix_from_structure :
+        The contact matrix from a PDB or mmCIF file and the blocks' residues.
+    bnclassify.chimeras.residue_blocks :
+        Block boundaries given in alignment positions, as a structure's residues.
+    bnclassify.chimeras.block_table :
+        Chimera strings (``"13221331"``) as the table of blocks ``fit`` reads.
 
     Examples
     --------

@@ -42,8 +42,11 @@ _WRAPPER_DOC = """
     other folds (smoothed with ``alpha``). The search starts from {start}; at each
     step every candidate is scored, and the best is accepted when its score minus
     ``epsilon`` is at least the current score (and the current score is below 1);
-    otherwise the search stops. Ties go to the first candidate in the order the
-    moves are listed (by column position), where R picks one at random.
+    otherwise the search stops. The search sees the columns in the order of
+    their names (:func:`bnclassify.structure.name_order`: ``block2`` before
+    ``block10``), never in the table's order, and ties go to the first
+    candidate in the order the moves are listed over those names, where R
+    picks one at random.
 
     The folds' statistics are the full counts minus the fold's own, every
     family's per-row terms are computed once, and a candidate is scored by

@@ -1,7 +1,8 @@
 """Bundled data sets (P450 and lactamase chimeras with contact matrices, UCI car,
-nursery and vote) and synthetic data generators."""
+nursery and vote), a small protein structure file, and synthetic data generators."""
 
 from ._loaders import (
+    capsid_structure_path,
     load_car,
     load_csv,
     load_lactamase,
@@ -14,6 +15,7 @@ from ._networks import make_signal_subgraph_networks
 from ._synthetic import make_tree_classification
 
 __all__ = [
+    "capsid_structure_path",
     "load_car",
     "load_csv",
     "load_lactamase",

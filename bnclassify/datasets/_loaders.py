@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from importlib import resources
+from pathlib import Path
 
 import pandas as pd
 from sklearn.utils import Bunch
 
 __all__ = [
+    "capsid_structure_path",
     "load_car",
     "load_csv",
     "load_lactamase",
@@ -184,3 +186,34 @@ def load_vote(*, return_X_y=False):
     (392, 203)
     """
     return _load_bundled("vote", return_X_y)
+
+
+def capsid_structure_path():
+    """Path of a bundled crystal structure: the HIV-1 capsid C-terminal domain, PDB 1A8O.
+
+    One chain (``A``), 70 residues numbered 151-220, 1.7 A X-ray structure
+    (Gamble et al. 1997), gzipped PDB format (18 KB), as the Protein Data
+    Bank distributes it: a small real structure to run the path from a
+    structure file to a contact matrix
+    (:func:`bnclassify.contacts.contact_matrix_from_structure`) without a
+    network connection. Its source and licence are in its description,
+    ``bnclassify/datasets/descr/1a8o.rst``.
+
+    Returns
+    -------
+    pathlib.Path
+        The file, which gemmi reads as it is (``pip install
+        "pybnclassify[structure]"``).
+
+    Examples
+    --------
+    >>> from bnclassify.contacts import contact_matrix_from_structure
+    >>> path = capsid_structure_path()
+    >>> path.name
+    '1a8o.pdb.gz'
+    >>> contact_matrix_from_structure(path, {"N": (151, 185), "C": (186, 220)})
+         N    C
+    N  129   42
+    C   42  134
+    """
+    return Path(str(_DATA / "1a8o.pdb.gz"))

@@ -20,10 +20,12 @@ from ..classifiers import (
     AWNB,
     BMATAN,
     BSEJ,
+    ESKDB,
     FSSJ,
     KDB,
     KDBHC,
     MANB,
+    SKDB,
     SPODE,
     TAN,
     TANHC,
@@ -51,6 +53,7 @@ ESTIMATORS: dict = {
         SPODE,
         AODE,
         EnsembleTAN,
+        ESKDB,
         SignalSubgraphClassifier,
         MDLDiscretizer,
         BMATAN,
@@ -59,6 +62,7 @@ ESTIMATORS: dict = {
         FSSJ,
         BSEJ,
         KDBHC,
+        SKDB,
     )
 }
 

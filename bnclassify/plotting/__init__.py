@@ -22,7 +22,7 @@ from ._cv import cv_differences as cv_differences
 from ._cv import model_family as model_family
 from ._cv import plot_cv_results
 from ._heatmap import plot_weights
-from ._inference import plot_inference
+from ._inference import InferenceView, plot_inference
 from ._networks import plot_signal_edge_probabilities, plot_signal_edges
 from ._palette import FAMILY_COLORS as FAMILY_COLORS
 from ._palette import SHARED_COLOR as SHARED_COLOR
@@ -35,6 +35,7 @@ from ._trees import expected_shared_edges as expected_shared_edges
 from ._trees import plot_tree_comparison, shared_edges_permutation_pvalue
 
 __all__ = [
+    "InferenceView",
     "drawn_edges",
     "plot_class_densities",
     "plot_cpt",

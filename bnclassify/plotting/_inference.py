@@ -17,10 +17,10 @@ import numpy as np
 import pandas as pd
 from matplotlib.patches import FancyArrowPatch
 
-from ..inference import check_model, posteriors
+from ..inference import check_evidence, check_model, posteriors
 from ..validation import check_int
 
-__all__ = ["plot_inference"]
+__all__ = ["InferenceView", "plot_inference"]
 
 # Okabe-Ito colours, one meaning each in this figure.
 POSTERIOR_COLOR = "#0072B2"  # blue: a posterior given the evidence
@@ -185,6 +185,195 @@ def plot_inference(
     fig.network_ax = ax
     fig.node_axes = node_axes
     return fig
+
+
+class InferenceView:
+    """A network whose every posterior follows the evidence you set, one node at a time.
+
+    The teaching view of :func:`plot_inference`, for a live notebook: observe
+    a node (``view.observe(block1="3")``), forget it (``view.forget("block1")``),
+    and :meth:`draw` shows every node's posterior given what is observed now.
+    :meth:`widget` puts one menu per node above the figure (``ipywidgets``,
+    ``pip install "pybnclassify[teaching]"``), so a teacher sets evidence by
+    clicking and the figure redraws at once. Everything but :meth:`widget` is
+    plain Python: a static page shows the same figures, drawn cell by cell.
+
+    Parameters
+    ----------
+    model : fitted single-network bnclassify classifier
+        For an ensemble, pass one member (``model.estimators_[k]``).
+    evidence : dict, optional
+        The evidence to start from, ``{feature: value}``.
+    prior, max_per_row, n_points, fontsize
+        Passed to :func:`plot_inference` at every drawing.
+
+    Attributes
+    ----------
+    evidence : dict
+        What is observed now (a copy; change it with :meth:`observe`,
+        :meth:`forget` and :meth:`clear`).
+    posteriors : bnclassify.inference.Posteriors
+        Every node's posterior given ``evidence``, computed exactly
+        (:func:`bnclassify.inference.posteriors`).
+
+    Examples
+    --------
+    >>> from bnclassify import TAN
+    >>> from bnclassify.datasets import load_car
+    >>> X, y = load_car(return_X_y=True)
+    >>> view = InferenceView(TAN().fit(X, y))
+    >>> round(float(view.posteriors.classes["unacc"]), 2)  # no evidence: the prior
+    0.7
+    >>> view.observe(safety="high", buying="low").posteriors.top_class
+    'unacc'
+    >>> round(float(view.posteriors.classes["unacc"]), 2)
+    0.37
+    >>> fig = view.draw()  # every node's posterior, safety and buying orange
+    >>> view.forget("buying").evidence
+    {'safety': 'high'}
+    >>> view.observe(safety="very high")
+    Traceback (most recent call last):
+    ...
+    ValueError: evidence['safety'] = 'very high' is not a category of 'safety': \
+['high', 'low', 'med'].
+    """
+
+    #: The menu entry of a node with no evidence.
+    UNOBSERVED = "(unobserved)"
+
+    def __init__(
+        self, model, evidence=None, *, prior=True, max_per_row=6, n_points=200, fontsize=8
+    ):
+        self.model = check_model(model)
+        self._evidence = check_evidence(model, evidence)
+        self._options = {
+            "prior": prior, "max_per_row": max_per_row, "n_points": n_points, "fontsize": fontsize
+        }  # fmt: skip
+
+    @property
+    def evidence(self) -> dict:
+        return dict(self._evidence)
+
+    @property
+    def posteriors(self):
+        return posteriors(self.model, self._evidence, n_points=self._options["n_points"])
+
+    def observe(self, **evidence):
+        """Add or change evidence, ``observe(feature=value, ...)``; returns the view.
+
+        Checked before anything changes: an unknown feature or a value the
+        feature does not have raises a ``ValueError`` naming it, and the view
+        keeps its evidence.
+        """
+        self._evidence = check_evidence(self.model, {**self._evidence, **evidence})
+        return self
+
+    def forget(self, *features):
+        """Make ``features`` unobserved again; returns the view."""
+        unknown = [f for f in features if f not in self._evidence]
+        if unknown:
+            raise ValueError(f"{unknown} are not observed; the evidence is {self._evidence}.")
+        self._evidence = {k: v for k, v in self._evidence.items() if k not in features}
+        return self
+
+    def clear(self):
+        """Forget all evidence; returns the view."""
+        self._evidence = {}
+        return self
+
+    def draw(self, fig=None):
+        """:func:`plot_inference` of the model given the current evidence (on ``fig`` if given)."""
+        return plot_inference(self.model, self._evidence, fig=fig, **self._options)
+
+    def set_from_menus(self, choices):
+        """Evidence from one menu choice per feature: ``UNOBSERVED`` forgets it.
+
+        ``choices`` maps features to a category, a number (a continuous
+        feature), ``UNOBSERVED``, or ``""`` (an empty text box). It is what
+        :meth:`widget` calls when a menu changes; the new evidence is checked
+        whole before it replaces the old. Returns the view.
+        """
+        evidence = dict(self._evidence)
+        for feature, value in choices.items():
+            if value == self.UNOBSERVED or (isinstance(value, str) and not value.strip()):
+                evidence.pop(feature, None)
+            else:
+                evidence[feature] = _number_or_same(value, self._is_continuous(feature))
+        self._evidence = check_evidence(self.model, evidence)
+        return self
+
+    def widget(self):
+        """Menus (one per feature) above the figure, redrawn on every change (needs ipywidgets).
+
+        A categorical feature gets a drop-down of its categories and
+        ``UNOBSERVED``; a continuous one a text box (empty: unobserved).
+        A value the model refuses is shown in place of the figure, and the
+        evidence stays as it was.
+
+        Returns
+        -------
+        ipywidgets.VBox
+            Display it (the last line of a cell) in Jupyter.
+        """
+        try:
+            import ipywidgets as widgets
+        except ImportError:
+            raise ImportError(
+                'InferenceView.widget needs ipywidgets: pip install "pybnclassify[teaching]" '
+                "(or pip install ipywidgets). draw() works without it."
+            ) from None
+        from IPython.display import display
+
+        output = widgets.Output()
+        menus = {}
+        for name, categories in zip(self.model.feature_names_, self.model.categories_, strict=True):
+            current = self._evidence.get(name)
+            if categories is None:
+                menus[name] = widgets.Text(
+                    value="" if current is None else str(current),
+                    placeholder="unobserved",
+                    description=str(name),
+                )
+            else:
+                options = [(self.UNOBSERVED, self.UNOBSERVED)] + [(str(c), c) for c in categories]
+                menus[name] = widgets.Dropdown(
+                    options=options,
+                    value=self.UNOBSERVED if current is None else current,
+                    description=str(name),
+                )
+
+        def redraw(_change=None):
+            output.clear_output(wait=True)
+            with output:
+                try:
+                    self.set_from_menus({name: menu.value for name, menu in menus.items()})
+                except ValueError as error:
+                    print(error)
+                    return
+                figure = self.draw()
+                display(figure)
+                plt.close(figure)
+
+        for menu in menus.values():
+            menu.observe(redraw, names="value")
+        redraw()
+        return widgets.VBox(
+            [widgets.HBox(list(menus.values()), layout={"flex_flow": "row wrap"}), output]
+        )
+
+    def _is_continuous(self, feature) -> bool:
+        names = list(self.model.feature_names_)
+        return feature in names and self.model.categories_[names.index(feature)] is None
+
+
+def _number_or_same(value, continuous):
+    """A text box's string as a number for a continuous feature; anything else as given."""
+    if continuous and isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            raise ValueError(f"{value!r} is not a number.") from None
+    return value
 
 
 def _short(text, limit=20):

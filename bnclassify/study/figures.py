@@ -185,6 +185,7 @@ def _weights(dataset, out_dir):
     fig, (left, right) = plt.subplots(1, 2, figsize=(12, 5.2), layout="constrained")
     # One colour direction (darker = stronger) and a square-root scale in both
     # panels: on a linear scale the one strongest pair left every other cell alike.
+    # The CMI keeps plot_weights' magma; the contacts are grey, as in every figure.
     plotting.plot_weights(
         tan.weights_,
         ax=left,
@@ -197,6 +198,8 @@ def _weights(dataset, out_dir):
         bunch.contact_matrix,
         ax=right,
         gamma=0.5,
+        cmap="Greys",  # contacts are grey in every figure (the user guide's colour key)
+        vmax_scale=1.5,  # the darkest cell mid-grey, so the tree's outlines show on it
         outline_tree=True,
         title="contacts in the folded protein",
         colorbar_label="residue contacts",

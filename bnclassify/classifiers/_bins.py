@@ -1,0 +1,117 @@
+"""Numeric columns as MDL bins, for the selective KDBs (whose nodes are all tables).
+
+The columns the library's kinds rule would model as continuous (see
+:func:`bnclassify.data.default_kind`) are cut with Fayyad and Irani's MDL rule
+(:func:`bnclassify.preprocessing.mdl_cut_points`) or, for an ESKDB member, with
+its stochastic version (:func:`bnclassify.preprocessing.sampled_mdl_cut_points`);
+every other column passes through. A bin is a pandas categorical with every
+bin declared, so the estimators model it as a category.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..data import TableSchema, as_frame, encode_target
+from ..preprocessing import mdl_cut_points, sampled_mdl_cut_points
+from ..validation import check_sample_weight
+
+
+def weighted_rows(X, y, sample_weight=None):
+    """``(X, y, sample_weight)`` without the rows of weight 0 (checked weights, or None).
+
+    ``X`` keeps its type (a DataFrame its labels), so the fit sees the user's table.
+
+    Examples
+    --------
+    >>> X, y, w = weighted_rows(np.eye(3), [0, 1, 1], [1, 0, 2])
+    >>> X.tolist(), y.tolist(), w.tolist()
+    ([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]], [0, 1], [1.0, 2.0])
+    """
+    if sample_weight is None:
+        return X, y, None
+    frame, _ = as_frame(X)
+    w = check_sample_weight(sample_weight, len(frame))
+    keep = w > 0
+    if not keep.any():
+        raise ValueError("sample_weight: every weight is zero; there is nothing to fit.")
+    if keep.all():
+        return X, y, w
+    X = X.iloc[keep] if isinstance(X, pd.DataFrame) else frame.iloc[keep].to_numpy()
+    y = y.iloc[keep] if isinstance(y, pd.Series) else np.asarray(y)[keep]
+    return X, y, w[keep]
+
+
+def continuous_columns(X, y, sample_weight=None) -> list:
+    """Positions of the columns of ``X`` the kinds rule models as continuous.
+
+    Examples
+    --------
+    >>> X = pd.DataFrame({"site": ["a", "b"] * 20, "size": np.linspace(0, 1, 40)})
+    >>> continuous_columns(X, [0, 1] * 20)
+    [1]
+    """
+    frame, _ = as_frame(X)
+    _, y_codes = encode_target(y, len(frame))
+    schema, _ = TableSchema.learn(X, None, False, sample_weight, y_codes)
+    return [j for j in range(schema.n_features) if not schema.discrete[j]]
+
+
+def learn_cuts(X, y, columns, rng=None, sample_weight=None) -> list:
+    """The cut points of each of ``columns`` (positions), learned on its observed cells.
+
+    Deterministic MDL cuts, or cuts sampled with ``rng`` (a
+    :class:`numpy.random.Generator`, one draw sequence per column in the order
+    given), with the rows' weights as frequencies; infinite values fall in the end bins.
+
+    Examples
+    --------
+    >>> learn_cuts(pd.DataFrame({"v": [1.0, 2, 3, 4, 5, 6, 7, 8]}), list("aaaabbbb"), [0])
+    [array([4.5])]
+    """
+    frame, _ = as_frame(X)
+    y = np.asarray(y)
+    w = np.ones(len(frame)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    cuts = []
+    for j in columns:
+        x = numbers(frame.iloc[:, j], frame.columns[j])
+        rows = (w > 0) & np.isfinite(x)
+        if rng is None:
+            cuts.append(mdl_cut_points(x[rows], y[rows], w[rows]))
+        else:
+            cuts.append(sampled_mdl_cut_points(x[rows], y[rows], rng, w[rows]))
+    return cuts
+
+
+def apply_cuts(frame, columns, cuts) -> pd.DataFrame:
+    """``frame`` with each of ``columns`` (positions) replaced by its bins.
+
+    Bin ``b`` holds the values in ``(cuts[b - 1], cuts[b]]``; a missing value
+    stays missing.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"v": [1.0, 4.5, 9.0, None], "c": list("abab")})
+    >>> apply_cuts(frame, [0], [np.array([4.5])])["v"].tolist()
+    [0, 0, 1, nan]
+    """
+    out = frame.copy(deep=False)
+    for j, edges in zip(columns, cuts, strict=True):
+        x = numbers(frame.iloc[:, j], frame.columns[j])
+        bins = np.where(np.isnan(x), -1, np.searchsorted(edges, x, side="left"))
+        out.isetitem(j, pd.Categorical.from_codes(bins, categories=np.arange(len(edges) + 1)))
+    return out
+
+
+def numbers(column, name) -> np.ndarray:
+    """A column as float64 (NaN where missing), or a ValueError naming it."""
+    try:
+        return column.to_numpy(dtype=float, na_value=np.nan)
+    except (TypeError, ValueError):
+        values = pd.to_numeric(column, errors="coerce")
+        bad = column[values.isna() & column.notna()]
+        raise ValueError(
+            f"Column {name!r} was numeric in fit and is discretised, but it holds values that "
+            f"are not numbers (e.g. {bad.iloc[0] if len(bad) else None!r})."
+        ) from None

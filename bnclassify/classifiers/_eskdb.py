@@ -1,0 +1,280 @@
+"""ESKDB (Zhang, Petitjean and Buntine 2020): an ensemble of selective KDBs."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
+
+from ..data import HANDLE_UNKNOWN, TableSchema, as_frame, encode_target
+from ..state import require
+from ..structure import name_order
+from ..validation import (
+    ALPHA,
+    N_JOBS,
+    RANDOM_STATE,
+    Interval,
+    Options,
+    validate_parameters,
+)
+from ..weights import class_information, edge_weights
+from ._bins import learn_cuts, weighted_rows
+from ._ensemble import MemberEnsemble
+from ._predict import normalise
+from ._selective import CRITERIA
+from ._skdb import SKDB, binned_statistics, cuts_by_column, ranked_by, refuse_dask
+
+#: Largest ``n_estimators`` (each member holds a network over every column).
+MAX_ESKDB_MEMBERS = 1_000
+
+
+class ESKDB(MemberEnsemble):
+    """Ensemble of selective KDBs (Zhang, Petitjean and Buntine 2020).
+
+    ``n_estimators`` :class:`SKDB` members, each over its own attribute order
+    and, on numeric columns, its own discretisation; ``predict_proba``
+    averages the members' probabilities. Member ``i`` draws, from its own
+    generator (seeded from ``random_state``, so members do not depend on
+    ``n_jobs``):
+
+    - its cut points of every numeric column (the columns the kinds rule
+      models as continuous), by
+      :func:`~bnclassify.preprocessing.sampled_mdl_cut_points`: each cut is
+      sampled among those that pass Fayyad and Irani's MDL test, in
+      proportion to the margin by which it passes (``discretization="mdl"``:
+      the deterministic MDL cuts, shared by every member);
+    - its attribute order, sampled without replacement in proportion to each
+      attribute's I(X_i; C) (attributes with none come last, by name);
+
+    and then chooses its ``k`` and its attributes by the leave-one-out pass of
+    :class:`SKDB` on that order. Members that read the same bins (an
+    all-categorical table, or ``discretization="mdl"``) share one encoding,
+    one count of the pair tables and one I(X_i; X_j | C) matrix; with sampled
+    bins each member bins and counts its own table.
+
+    The paper smooths each member's tables with hierarchical Dirichlet
+    processes; until that smoothing is in bnclassify, the members' tables use
+    additive smoothing with ``alpha``.
+
+    Parameters
+    ----------
+    n_estimators : int, default=20
+        Members (the authors' experiments used 20).
+    k : int, default=5
+        Largest number of parents of an attribute in each member (the authors' 5).
+    criterion : {"rmse", "zero_one", "log_loss"}, default="rmse"
+        Each member's leave-one-out loss (see :class:`SKDB`).
+    alpha : float, default=1.0
+        Dirichlet pseudo-count of the members' tables and class prior.
+    discretization : {"stochastic", "mdl"}, default="stochastic"
+        How numeric columns are binned: sampled per member, or the MDL cuts
+        for all.
+    random_state : int, RandomState or None, default=None
+        Seeds the members' draws.
+    n_jobs : int, optional
+        Members fitted in parallel (threads); the result does not depend on it.
+    handle_unknown : {"warn", "error", "marginalize"}, default="warn"
+
+    Attributes
+    ----------
+    estimators_ : list of SKDB
+        The fitted members (each with its ``order_``, ``k_``,
+        ``selected_features_`` and ``cut_points_``).
+    fit_times_ : dict
+        Seconds spent on weights, structures and parameters, summed over members.
+    classes_, n_features_in_, feature_names_in_
+
+    Notes
+    -----
+    ``partial_fit`` is not offered (see :class:`SKDB`). A member is an
+    ordinary fitted :class:`SKDB`: draw it, export it to pgmpy
+    (``estimators_[0].network_``) or explain it like one. The ensemble's own
+    ``encode`` reads the table as the kinds rule does (numbers for the numeric
+    columns; each member bins them itself), so
+    :func:`bnclassify.explain.explain` explains the ensemble through its
+    averaged probabilities (a coalition game, no closed form).
+
+    Examples
+    --------
+    >>> from bnclassify import ESKDB
+    >>> from bnclassify.datasets import load_car
+    >>> X, y = load_car(return_X_y=True)
+    >>> model = ESKDB(n_estimators=3, k=2, random_state=0).fit(X, y)
+    >>> [m.k_ for m in model.estimators_]
+    [2, 2, 2]
+    >>> model.classes_.tolist(), y.iloc[0]
+    (['acc', 'good', 'unacc', 'vgood'], 'unacc')
+    >>> model.predict_proba(X.iloc[:2]).round(3)
+    array([[0.004, 0.003, 0.991, 0.002],
+           [0.   , 0.003, 0.995, 0.001]])
+    """
+
+    _parameter_constraints = {
+        "n_estimators": [Interval(numbers.Integral, 1, MAX_ESKDB_MEMBERS, closed="both")],
+        "k": [Interval(numbers.Integral, 0, None, closed="left")],
+        "criterion": [Options(set(CRITERIA))],
+        "alpha": ALPHA,
+        "discretization": [Options({"stochastic", "mdl"})],
+        "random_state": RANDOM_STATE,
+        "n_jobs": N_JOBS,
+        "handle_unknown": [Options(HANDLE_UNKNOWN)],
+    }
+
+    def __init__(
+        self,
+        n_estimators=20,
+        k=5,
+        criterion="rmse",
+        alpha=1.0,
+        discretization="stochastic",
+        random_state=None,
+        n_jobs=None,
+        handle_unknown="warn",
+    ):
+        self.n_estimators = n_estimators
+        self.k = k
+        self.criterion = criterion
+        self.alpha = alpha
+        self.discretization = discretization
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.handle_unknown = handle_unknown
+
+    @property
+    def partial_fit(self):
+        raise AttributeError(
+            "ESKDB has no partial_fit: each member's selection scores every training row "
+            "against the counts of all the others; fit it on all the rows."
+        )
+
+    def fit(self, X, y, sample_weight=None):
+        """Draw and fit every member.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional
+            Non-negative row weights, as in :meth:`SKDB.fit`.
+
+        Returns
+        -------
+        self
+        """
+        validate_parameters(self)
+        refuse_dask(X, type(self).__name__)
+        X, y, sample_weight = weighted_rows(X, y, sample_weight)
+        frame, _ = as_frame(X)
+        _, y_codes = encode_target(y, len(frame))
+        schema, _ = TableSchema.learn(X, None, True, sample_weight, y_codes)
+        numeric = [j for j in name_order(schema.names) if not schema.discrete[j]]
+        seeds = check_random_state(self.random_state).randint(
+            np.iinfo(np.int32).max, size=int(self.n_estimators)
+        )
+        members = [self._member() for _ in seeds]
+        if numeric and self.discretization == "stochastic":
+            jobs = [
+                (member, _fit_sampled, (X, y, numeric, seed, sample_weight))
+                for member, seed in zip(members, seeds, strict=True)
+            ]
+        else:
+            cuts = learn_cuts(X, y, numeric, None, sample_weight)
+            stats, binned, classes, class_node = binned_statistics(
+                X, y, numeric, cuts, sample_weight
+            )
+            weights = edge_weights(stats, binned) if int(self.k) > 0 else None  # counted once
+            class_mi = class_information(stats, binned)
+            shared = (stats, binned, classes, class_node, weights, class_mi, numeric, cuts)
+            jobs = [
+                (member, _fit_shared, (*shared, seed))
+                for member, seed in zip(members, seeds, strict=True)
+            ]
+        self.estimators_, self.fit_times_ = self._fit_members(jobs)
+        self._set_schema(schema, y)
+        self.classes_ = self.estimators_[0].classes_
+        return self
+
+    def _member(self) -> SKDB:
+        return SKDB(
+            k=self.k, criterion=self.criterion, alpha=self.alpha, handle_unknown=self.handle_unknown
+        )
+
+    # -- prediction ----------------------------------------------------------------------
+    def _joint_log_likelihood(self, X) -> np.ndarray:
+        """log of the members' mean P(c | x) (a joint score up to a per-row constant)."""
+        check_is_fitted(self, "estimators_")
+        frame = self.schema_.align(X, owner=type(self).__name__)
+        quiet = "marginalize" if self.handle_unknown == "warn" else self.handle_unknown
+        encoded, total = {}, 0.0
+        for member in self.estimators_:
+            key = id(member.schema_)
+            if key not in encoded:  # the first encoding warns once for every member
+                encoded[key] = member._encode(frame, self.handle_unknown if not encoded else quiet)
+            total = total + np.exp(normalise(member.compiled_.joint_log_likelihood(*encoded[key])))
+        with np.errstate(divide="ignore"):
+            return np.log(total / len(self.estimators_))
+
+    # -- declared state (see SchemaAttributes._get_state) --------------------------------
+    _FITTED_FIELDS = {"estimators_": "estimators", "fit_times_": "fit_times_"}
+
+    def _check_state(self):
+        require("estimators_" in vars(self), "ESKDB", "a fitted ensemble needs its members.")
+        self._check_members(self.estimators_, "estimators")
+        require(
+            self.estimators_ and all(isinstance(m, SKDB) for m in self.estimators_),
+            "estimators",
+            "every member must be a fitted SKDB.",
+        )
+
+
+def sampled_order(class_mi, features, rng) -> list:
+    """An attribute order drawn without replacement in proportion to I(X_i; C).
+
+    The Gumbel-top-k draw (keys ``log I + G``, one Gumbel variate per feature in
+    name order), which is the same as drawing the attributes one after the
+    other in proportion to their remaining information; attributes with none
+    come last, ranked by name.
+
+    Examples
+    --------
+    >>> sampled_order([0.5, 0.0, 0.3], ["a", "b", "c"], np.random.default_rng(0))
+    ['c', 'a', 'b']
+    """
+    mi = np.asarray(class_mi, dtype=float)
+    by_name = name_order(features)
+    noise = np.empty(len(features))
+    noise[by_name] = rng.gumbel(size=len(features))
+    with np.errstate(divide="ignore"):
+        keys = np.where(mi > 0, np.log(np.where(mi > 0, mi, 1.0)) + noise, -np.inf)
+    informative = [j for j in range(len(features)) if mi[j] > 0]
+    drawn = sorted(informative, key=lambda j: -keys[j])
+    rest = ranked_by(np.zeros(len(features)), features)
+    return [features[j] for j in drawn] + [f for f in rest if mi[features.index(f)] <= 0]
+
+
+def _fit_shared(member, stats, schema, classes, class_node, weights, class_mi, numeric, cuts, seed):
+    """Fit a member on the shared counts: only its attribute order is its own."""
+    member.set_params(order=sampled_order(class_mi, list(schema.names), _generator(seed)))
+    member._shared_weights, member._shared_class_mi = weights, class_mi
+    member.fit_statistics(stats, schema, classes, class_node=class_node)
+    member.cut_points_ = cuts_by_column(schema.n_features, numeric, cuts)
+    return member
+
+
+def _fit_sampled(member, X, y, numeric, seed, sample_weight):
+    """Fit a member on its own sampled bins (drawn column by column in name order)."""
+    rng = _generator(seed)
+    cuts = learn_cuts(X, y, numeric, rng, sample_weight)
+    stats, schema, classes, class_node = binned_statistics(X, y, numeric, cuts, sample_weight)
+    class_mi = class_information(stats, schema)
+    member.set_params(order=sampled_order(class_mi, list(schema.names), rng))
+    member._shared_class_mi = class_mi
+    member.fit_statistics(stats, schema, classes, class_node=class_node)
+    member.cut_points_ = cuts_by_column(schema.n_features, numeric, cuts)
+    return member
+
+
+def _generator(seed) -> np.random.Generator:
+    return np.random.default_rng(int(seed))

@@ -1,0 +1,334 @@
+"""Selective KDB (Martinez, Webb, Chen and Zaidi 2016): KDB's sub-model chosen by leave-one-out."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import pandas as pd
+from sklearn.utils.validation import check_is_fitted
+
+from ..data import as_frame
+from ..state import require
+from ..stats import training_statistics
+from ..structure import empty_feature_graph, kdb_feature_dag, name_order
+from ..validation import ArrayLike, Interval, Options, validate_parameters
+from ..weights import class_information, edge_weights
+from ._adapter import make_class_independent
+from ._base import BayesNetClassifier, class_node_name
+from ._bins import apply_cuts, continuous_columns, learn_cuts, weighted_rows
+from ._kdb import KDB
+from ._selective import CRITERIA, candidate_cells, choose, family_depths, loo_losses
+
+#: Largest table N(c, x_parents, x) a selective KDB gives one attribute (32 MB of floats):
+#: an attribute whose k strongest parents would make it larger takes fewer of them.
+MAX_SKDB_FAMILY_CELLS = 1 << 22
+#: Largest number of table cells of a whole selective KDB (128 MB of floats): candidates
+#: with more are not chosen, so that no table takes the machine's memory.
+MAX_SKDB_CELLS = 1 << 24
+
+
+class SKDB(BayesNetClassifier):
+    """Selective k-dependence Bayesian classifier (Martinez, Webb, Chen and Zaidi 2016).
+
+    A KDB with up to ``k`` parents per attribute is learned as :class:`KDB`
+    learns it (attributes ranked by I(X_i; C), each taking the earlier ones
+    with the highest I(X_i; X_j | C)); then one pass over the training rows
+    chooses the sub-model that predicts best under leave-one-out
+    cross-validation: the first ``n`` attributes of the ranking, each with its
+    ``k' <= k`` strongest parents, over every ``n`` in ``0..m`` and ``k'`` in
+    ``0..k`` at once. Each row is predicted from the counts of all rows minus
+    its own (no candidate is refitted), with the paper's m-estimates and its
+    back-off to fewer parents when the row's value was seen with its parent
+    values in no other row (see :func:`~bnclassify.classifiers._selective.loo_losses`).
+    The loss is the paper's root mean squared error of the true class's
+    probability (``criterion="rmse"``); 0-1 loss and log loss are options from
+    the same pass.
+
+    Numeric columns (those the kinds rule models as continuous) are first cut
+    into bins by Fayyad and Irani's MDL rule (as
+    :class:`~bnclassify.preprocessing.MDLDiscretizer` does, on the observed
+    cells), as in the paper's experiments; ``cut_points_`` keeps the cuts and
+    prediction applies them to new rows. Every node is then a table.
+
+    The final tables are fitted from all rows with ``alpha``. An attribute the
+    selection leaves out keeps its node, refitted independent of the class
+    (its table rows equal in every class), so it changes no prediction: it is
+    still validated and encoded (an unseen value is handled as any other), and
+    ``structure_`` still draws the class arc to it, with no feature arc.
+    ``selected_features_`` lists the kept attributes, in order.
+
+    Parameters
+    ----------
+    k : int, default=5
+        Largest number of feature parents an attribute may take (the paper's
+        K; the chosen number is ``k_``).
+    criterion : {"rmse", "zero_one", "log_loss"}, default="rmse"
+        The leave-one-out loss minimised; ties go to fewer attributes, then to
+        fewer parents.
+    alpha : float, default=1.0
+        Dirichlet pseudo-count of every table of the final model and of the
+        class prior.
+    order : list of str or int, optional
+        The attribute order instead of the ranking by I(X_i; C) (as in
+        :class:`KDB`); the selection keeps a prefix of it.
+    handle_unknown : {"warn", "error", "marginalize"}, default="warn"
+
+    Attributes
+    ----------
+    k_ : int
+        The number of parents chosen.
+    selected_features_ : list of str
+        The attributes kept, in ``order_``.
+    loo_losses_ : DataFrame of shape (n_features + 1, k + 1)
+        The leave-one-out loss of every candidate: row ``n`` (the first ``n``
+        attributes), column ``k``.
+    order_ : list of str
+        The attribute order.
+    cut_points_ : list of ndarray or None
+        Each column's MDL cut points (``None`` for a column taken as it is).
+    weights_ : DataFrame or None
+        I(X_i; X_j | C) in nats of the binned columns (None when ``k=0``).
+    structure_, compiled_, network_, classes_, categories_, fit_times_
+        As in :class:`NaiveBayes`.
+
+    Notes
+    -----
+    ``partial_fit`` is not offered: the selection is a sum over the training
+    rows of losses that depend on the counts of all of them, so accumulated
+    counts cannot redo it. The pass costs about ``(k + 1)`` table look-ups per
+    attribute and row, in blocks of rows (no Python loop over rows).
+
+    Examples
+    --------
+    >>> from bnclassify import SKDB
+    >>> from bnclassify.datasets import load_car
+    >>> X, y = load_car(return_X_y=True)
+    >>> model = SKDB(k=2).fit(X, y)
+    >>> model.k_, model.selected_features_
+    (2, ['safety', 'persons', 'buying', 'maint', 'lug_boot', 'doors'])
+    >>> model.loo_losses_.loc[[0, 6]].round(3).to_numpy()  # no attribute; all six, k = 0, 1, 2
+    array([[0.519, 0.519, 0.519],
+           [0.34 , 0.24 , 0.193]])
+    """
+
+    _parameter_constraints = {
+        **BayesNetClassifier._parameter_constraints,
+        "k": [Interval(numbers.Integral, 0, None, closed="left")],
+        "criterion": [Options(set(CRITERIA))],
+        "order": [ArrayLike("a list of feature names or positions"), None],
+    }
+
+    def __init__(self, k=5, criterion="rmse", alpha=1.0, order=None, handle_unknown="warn"):
+        super().__init__(alpha=alpha, handle_unknown=handle_unknown)
+        self.k = k
+        self.criterion = criterion
+        self.order = order
+
+    @property
+    def partial_fit(self):
+        # the leave-one-out selection reads every row with the counts of all rows
+        raise AttributeError(
+            f"{type(self).__name__} has no partial_fit: its selection scores every training row "
+            "against the counts of all the others, which accumulated counts cannot redo; fit it "
+            "on all the rows."
+        )
+
+    def fit(self, X, y, sample_weight=None):
+        """Bin the numeric columns, learn the KDB, select its sub-model and fit its tables.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional
+            Non-negative row weights for every count and loss (leaving a row
+            out removes all of its weight; the MDL cuts ignore the weights).
+
+        Returns
+        -------
+        self
+        """
+        validate_parameters(self)
+        refuse_dask(X, type(self).__name__)
+        X, y, sample_weight = weighted_rows(X, y, sample_weight)
+        columns = continuous_columns(X, y, sample_weight)
+        cuts = learn_cuts(X, y, columns, None, sample_weight)
+        stats, schema, classes, class_node = binned_statistics(X, y, columns, cuts, sample_weight)
+        self.fit_statistics(stats, schema, classes, class_node=class_node)
+        self.cut_points_ = cuts_by_column(schema.n_features, columns, cuts)
+        return self
+
+    def encode(self, X):
+        """Rows as the fitted network reads them: numeric columns binned, then coded.
+
+        See :meth:`bnclassify.BayesNetClassifier.encode`.
+        """
+        check_is_fitted(self, "compiled_")
+        return self._encode(X, self.handle_unknown)
+
+    def _encode(self, X, handle_unknown):
+        frame = self.schema_.align(X, owner=type(self).__name__)
+        cuts = getattr(self, "cut_points_", None) or [None] * self.schema_.n_features
+        columns = [j for j, c in enumerate(cuts) if c is not None]
+        if columns:
+            frame = apply_cuts(frame, columns, [cuts[j] for j in columns])
+        return self.schema_.encode(frame, handle_unknown)
+
+    # -- the structure: KDB's, then the leave-one-out selection ----------------------------
+    def _edge_weights(self, stats, features):
+        _check_tables(self.schema_)
+        shared = self.__dict__.pop("_shared_weights", None)  # an ensemble's, counted once
+        if int(self.k) == 0:
+            return None
+        return shared if shared is not None else edge_weights(stats, self.schema_)
+
+    def _feature_dag(self, weights, features, stats):
+        schema, K = self.schema_, int(self.k)
+        codes = getattr(stats, "codes", None)
+        if codes is None:
+            raise ValueError(
+                f"{type(self).__name__} selects its sub-model on the training rows; these "
+                "statistics were summed without them (partial_fit or dask). Use fit."
+            )
+        class_mi = self.__dict__.pop("_shared_class_mi", None)
+        if class_mi is None:
+            class_mi = class_information(stats, schema)
+        order = KDB(order=self.order)._resolve_order(features) or ranked_by(class_mi, features)
+        cmi = np.zeros((len(features),) * 2) if weights is None else weights
+        full = kdb_feature_dag(cmi, None, K, features, order, schema.discrete, schema.structural)
+        position = {name: j for j, name in enumerate(features)}
+        attributes = [position[name] for name in order]
+        cards = schema.cards
+        ranked = [[position[p] for p in full.predecessors(name)] for name in order]
+        depths = family_depths(
+            ranked, cards[attributes], cards, stats.n_classes, MAX_SKDB_FAMILY_CELLS
+        )
+        ranked = [parents[:depth] for parents, depth in zip(ranked, depths, strict=True)]
+        losses = loo_losses(
+            codes, stats.y, cards, stats.n_classes, attributes, ranked, K, self.criterion,
+            stats.weights,
+        )  # fmt: skip
+        cells = candidate_cells(ranked, cards[attributes], cards, stats.n_classes, K)
+        n_kept, k = choose(np.where(cells <= MAX_SKDB_CELLS, losses, np.inf))
+        dag = empty_feature_graph(features)
+        dag.graph["order"] = order
+        for u in range(n_kept):
+            dag.add_edges_from((features[p], order[u]) for p in ranked[u][:k])
+        self.order_ = list(order)
+        self.k_ = int(k)
+        self.selected_features_ = list(order[:n_kept])
+        self.loo_losses_ = pd.DataFrame(
+            losses.T,
+            index=pd.RangeIndex(len(order) + 1, name="n_features"),
+            columns=pd.RangeIndex(K + 1),
+        )
+        return dag
+
+    def _fit_statistics(self, stats, schema, classes, class_node, structure, keep):
+        super()._fit_statistics(stats, schema, classes, class_node, structure, keep)
+        kept = set(self.selected_features_)
+        left_out = [j for j, name in enumerate(schema.names) if name not in kept]
+        make_class_independent(self, stats, left_out, float(self.alpha))
+        self.cut_points_ = [None] * schema.n_features  # fit() sets the bins it applied
+        return self
+
+    # -- declared state (see SchemaAttributes._get_state) --------------------------------
+    _FITTED_FIELDS = {
+        **BayesNetClassifier._FITTED_FIELDS,
+        "k_": "k_",
+        "selected_features_": "selected_features",
+        "loo_losses_": "loo_losses",
+        "cut_points_": "cut_points",
+    }
+
+    def _check_state(self):
+        super()._check_state()
+        schema = self.schema_
+        cuts = getattr(self, "cut_points_", None)
+        require(
+            isinstance(cuts, list) and len(cuts) == schema.n_features,
+            "cut_points",
+            "must hold one entry per feature.",
+        )
+        for j, edges in enumerate(cuts):
+            if edges is None:
+                continue
+            require(
+                isinstance(edges, np.ndarray)
+                and edges.ndim == 1
+                and np.isfinite(edges).all()
+                and (np.diff(edges) > 0).all()
+                and schema.discrete[j]
+                and len(schema.categories[j]) == len(edges) + 1,
+                "cut_points",
+                f"column {schema.names[j]!r}: cut points must be increasing finite numbers, "
+                "one fewer than the column's bins.",
+            )
+        require(
+            isinstance(self.selected_features_, list)
+            and set(self.selected_features_) <= set(schema.names),
+            "selected_features",
+            "must list features.",
+        )
+
+
+def ranked_by(class_mi, features) -> list:
+    """``features`` by decreasing I(X_i; C) (12 significant digits), ties by name.
+
+    Examples
+    --------
+    >>> ranked_by([0.1, 0.3, 0.1], ["b", "c", "a"])
+    ['c', 'a', 'b']
+    """
+    mi = np.asarray(class_mi, dtype=float)
+    scale = np.abs(mi).max() if mi.size else 0.0
+    rounded = np.round(mi / scale, 12) if scale > 0 else mi
+    by_name = {j: rank for rank, j in enumerate(name_order(features))}
+    return [
+        features[j] for j in sorted(range(len(features)), key=lambda j: (-rounded[j], by_name[j]))
+    ]
+
+
+def binned_statistics(X, y, columns, cuts, sample_weight=None):
+    """``(stats, schema, classes, class_node)`` of ``X`` with ``columns`` cut at ``cuts``.
+
+    The schema keeps ``X``'s own column labels (or their absence), so that new
+    rows are aligned as the user's table was.
+    """
+    frame, has_names = as_frame(X)
+    binned = apply_cuts(frame, columns, cuts) if columns else frame
+    if isinstance(X, pd.DataFrame) and not has_names:
+        binned = binned.set_axis(X.columns, axis=1)  # non-string labels: aligned by label
+    # every column is a table now (binned, or categorical by the kinds rule): say so, and
+    # the kinds rule is not run again
+    schema, classes, stats = training_statistics(binned, y, "categorical", sample_weight)
+    schema.has_names = has_names
+    return stats, schema, classes, class_node_name(y, schema.names)
+
+
+def cuts_by_column(n_features, columns, cuts) -> list:
+    """One entry per column: its cut points, or None for a column taken as it is."""
+    out = [None] * n_features
+    for j, edges in zip(columns, cuts, strict=True):
+        out[j] = np.asarray(edges, dtype=float)
+    return out
+
+
+def refuse_dask(X, owner):
+    """A clear error for a dask table: the selection reads every row in memory."""
+    if type(X).__module__.startswith("dask"):
+        raise TypeError(
+            f"{owner} selects its sub-model by a leave-one-out pass over the training rows in "
+            "memory; compute the dask table first (X.compute())."
+        )
+
+
+def _check_tables(schema):
+    """Refuse nodes other than tables (reachable only through ``fit_statistics``)."""
+    other = [n for n, d in zip(schema.names, schema.discrete, strict=True) if not d]
+    if other:
+        raise ValueError(
+            f"A selective KDB scores table nodes only; {other} are continuous. Use fit, which "
+            "cuts numeric columns into MDL bins."
+        )

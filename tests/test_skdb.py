@@ -1,0 +1,371 @@
+"""Selective KDB and its ensemble: the leave-one-out pass against refits, the estimators."""
+
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bnclassify import ESKDB, KDB, SKDB
+from bnclassify.classifiers._selective import choose, loo_losses
+from bnclassify.datasets import load_car
+from bnclassify.exceptions import UnseenCategoryWarning
+from bnclassify.io import dump, load
+from bnclassify.preprocessing import mdl_cut_points, sampled_mdl_cut_points
+
+# -- the leave-one-out pass against refits on n - 1 rows --------------------------------
+
+
+def refit_losses(codes, y, cards, C, order, parents, K, criterion, weights):
+    """Each row predicted by the KDBs refitted without it: loops over rows and cells.
+
+    A row of weight w stands for w copies, one of which is held out (the whole row
+    when w < 1). The estimates are the paper's (m-estimates, m = 1), and an attribute
+    uses the deepest prefix of at most k of its parents whose values were seen with
+    its own value in the remaining rows (stopping at a missing parent); a missing
+    value adds nothing.
+    """
+    n, m = len(y), len(order)
+    sums = np.zeros((K + 1, m + 1))
+    for i in range(n):
+        rest = weights.copy()
+        rest[i] -= min(weights[i], 1.0)
+        total = rest.sum()
+        prior = [
+            math.log((sum(rest[t] for t in range(n) if y[t] == c) + 1 / C) / (total + 1))
+            for c in range(C)
+        ]
+        joint = [list(prior) for _ in range(K + 1)]
+        add_loss(sums[:, 0], joint, y[i], weights[i], criterion)
+        for u, child in enumerate(order):
+            x, r = codes[i, child], cards[child]
+            for k in range(K + 1):
+                if x < 0:
+                    continue
+                depth = 0
+                while depth < min(k, len(parents[u])):
+                    prefix = parents[u][: depth + 1]
+                    seen = sum(
+                        rest[t]
+                        for t in range(n)
+                        if codes[t, child] == x and all(codes[t, q] == codes[i, q] for q in prefix)
+                    )
+                    if codes[i, prefix[-1]] < 0 or seen <= 0:
+                        break
+                    depth += 1
+                prefix = parents[u][:depth]
+                for c in range(C):
+                    match = [
+                        t
+                        for t in range(n)
+                        if y[t] == c
+                        and codes[t, child] >= 0
+                        and all(codes[t, q] == codes[i, q] for q in prefix)
+                    ]
+                    hits = sum(rest[t] for t in match if codes[t, child] == x)
+                    joint[k][c] += math.log((hits + 1 / r) / (sum(rest[t] for t in match) + 1))
+            add_loss(sums[:, u + 1], joint, y[i], weights[i], criterion)
+    mean = sums / weights.sum()
+    return np.sqrt(mean) if criterion == "rmse" else mean
+
+
+def add_loss(out, joint, label, weight, criterion):
+    for k, scores in enumerate(joint):
+        top = max(scores)
+        log_norm = top + math.log(sum(math.exp(s - top) for s in scores))
+        p_true = math.exp(scores[label] - log_norm)
+        if criterion == "rmse":
+            out[k] += weight * (1 - p_true) ** 2
+        elif criterion == "zero_one":
+            out[k] += weight * (int(np.argmax(scores)) != label)
+        else:
+            out[k] += weight * -(scores[label] - log_norm)
+
+
+@st.composite
+def kdb_tables(draw):
+    n = draw(st.integers(3, 18))
+    m = draw(st.integers(1, 4))
+    C = draw(st.integers(2, 3))
+    cards = draw(st.lists(st.integers(1, 3), min_size=m, max_size=m))
+    missing = draw(st.booleans())
+    codes = np.array(
+        [
+            [draw(st.integers(-1 if missing else 0, cards[j] - 1)) for j in range(m)]
+            for _ in range(n)
+        ]
+    )
+    y = np.array(draw(st.lists(st.integers(0, C - 1), min_size=n, max_size=n)))
+    order = draw(st.permutations(range(m)))
+    K = draw(st.integers(0, 3))
+    parents = []
+    for u in range(m):
+        earlier = list(order[:u])
+        ranked = draw(st.permutations(earlier)) if earlier else []
+        parents.append(list(ranked[: draw(st.integers(0, min(K, len(ranked))))]))
+    weighted = draw(st.booleans())
+    weights = (
+        np.array(draw(st.lists(st.sampled_from([0.5, 1.0, 2.0, 3.0]), min_size=n, max_size=n)))
+        if weighted
+        else np.ones(n)
+    )
+    criterion = draw(st.sampled_from(["rmse", "zero_one", "log_loss"]))
+    return codes, y, cards, C, list(order), parents, K, criterion, weights
+
+
+@settings(max_examples=60, deadline=None)
+@given(kdb_tables())
+def test_leave_one_out_pass_equals_refits_on_the_other_rows(table):
+    codes, y, cards, C, order, parents, K, criterion, weights = table
+    expected = refit_losses(codes, y, cards, C, order, parents, K, criterion, weights)
+    got = loo_losses(codes, y, cards, C, order, parents, K, criterion, weights)
+    np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-12)
+    # the choice: the reference's first minimum, unless two candidates tie to rounding
+    scan = np.concatenate([expected[:1, 0], expected[:, 1:].T.ravel()])
+    best = np.sort(scan)
+    n_kept, k = choose(got)
+    chosen = expected[k, n_kept] if n_kept else expected[0, 0]
+    assert chosen <= best[0] + 1e-9
+    if len(best) == 1 or best[1] - best[0] > 1e-9:
+        assert choose(expected) == (n_kept, k)
+
+
+def test_a_parent_never_observed_with_the_attribute():
+    # column 1 is missing wherever column 0 is observed: its families over column 0 are empty
+    codes = np.array([[0, -1], [1, -1], [-1, 0], [-1, 1], [0, -1], [-1, 1]])
+    y = np.array([0, 1, 0, 1, 1, 0])
+    weights = np.ones(6)
+    args = (codes, y, [2, 2], 2, [0, 1], [[], [0]], 1, "log_loss", weights)
+    np.testing.assert_allclose(loo_losses(*args), refit_losses(*args), rtol=1e-12)
+
+
+def test_a_numeric_column_missing_in_every_training_row_is_one_empty_bin():
+    X, y = _mixed(8)
+    X["empty"] = np.nan
+    model = SKDB().fit(X, y)
+    assert "empty" not in model.selected_features_
+    proba = model.predict_proba(X.assign(empty=1.0))
+    np.testing.assert_allclose(proba, model.predict_proba(X))
+
+
+def test_a_block_of_rows_gives_the_whole_pass(monkeypatch):
+    rng = np.random.default_rng(0)
+    codes = rng.integers(0, 3, (200, 5))
+    y = rng.integers(0, 2, 200)
+    parents = [[], [0], [1, 0], [2, 0, 1], [0, 3]]
+    whole = loo_losses(codes, y, [3] * 5, 2, [0, 1, 2, 3, 4], parents, 3)
+    monkeypatch.setattr("bnclassify.classifiers._selective.BLOCK_FLOATS", 50)
+    np.testing.assert_allclose(
+        loo_losses(codes, y, [3] * 5, 2, [0, 1, 2, 3, 4], parents, 3), whole, rtol=1e-12
+    )
+
+
+# -- SKDB ---------------------------------------------------------------------------------
+
+
+def _mixed(seed=0, n=120):
+    rng = np.random.default_rng(seed)
+    y = rng.choice(["u", "v", "w"], n)
+    signal = (y == "u") * 2.0 + rng.normal(size=n)
+    X = pd.DataFrame(
+        {
+            "size": signal,
+            "noise": rng.normal(size=n),
+            "site": np.where(rng.random(n) < 0.7, y, rng.choice(["u", "v", "w"], n)),
+            "colour": rng.choice(list("abc"), n),
+        }
+    )
+    return X, y
+
+
+def test_the_model_is_the_kdb_of_the_selected_attributes():
+    X, y = load_car(return_X_y=True)
+    model = SKDB(k=2, criterion="zero_one").fit(X, y)
+    kept = model.selected_features_
+    assert 0 < len(kept)
+    reference = KDB(k=model.k_, order=kept).fit(X[kept], y)
+    np.testing.assert_allclose(model.predict_proba(X), reference.predict_proba(X[kept]))
+    assert model.loo_losses_.shape == (7, 3)
+
+
+def test_left_out_columns_change_no_prediction_and_are_still_validated():
+    X, y = _mixed()
+    model = SKDB(k=1).fit(X, y)
+    left_out = [c for c in X.columns if c not in model.selected_features_]
+    assert left_out  # pure noise columns are not kept
+    changed = X.copy()
+    for c in left_out:
+        changed[c] = changed[c].sample(frac=1, random_state=1).to_numpy()
+    np.testing.assert_allclose(model.predict_proba(changed), model.predict_proba(X))
+    assert set(model.structure_.predecessors(left_out[0])) == {model.class_node_}
+    with pytest.raises(ValueError, match="missing"):
+        model.predict(X.drop(columns=left_out[0]))
+
+
+def test_numeric_columns_are_mdl_bins():
+    X, y = _mixed()
+    model = SKDB().fit(X, y)
+    j = list(X.columns).index("size")
+    observed = X["size"].notna()
+    np.testing.assert_array_equal(model.cut_points_[j], mdl_cut_points(X["size"][observed], y))
+    assert model.cut_points_[list(X.columns).index("site")] is None
+    assert model.feature_kinds_ == ["categorical"] * 4
+
+
+def test_input_forms_missing_and_unseen_cells():
+    X, y = _mixed(1)
+    X.loc[::7, "site"] = None
+    X.loc[::5, "size"] = np.nan
+    first = SKDB().fit(X, y).predict_proba(X)
+    for form in ("category", "string[pyarrow]"):
+        other = X.astype({"site": form, "colour": form})
+        np.testing.assert_allclose(SKDB().fit(other, y).predict_proba(other), first)
+    as_array = SKDB().fit(X.to_numpy(dtype=object), y)
+    assert not hasattr(as_array, "feature_names_in_")
+    new = X.head(3).assign(site=["zzz", "u", None])
+    with pytest.warns(UnseenCategoryWarning, match="site"):
+        proba = SKDB().fit(X, y).predict_proba(new)
+    assert np.isfinite(proba).all()
+
+
+def test_skdb_has_no_partial_fit_and_refuses_summed_statistics():
+    assert not hasattr(SKDB(), "partial_fit")
+    with pytest.raises(AttributeError, match="counts of all the others"):
+        SKDB().partial_fit  # noqa: B018
+
+
+@pytest.mark.parametrize("make", [lambda: SKDB(k=2), lambda: ESKDB(n_estimators=3, random_state=0)])
+def test_model_files_round_trip(tmp_path, make):
+    X, y = _mixed(2)
+    model = make().fit(X, y)
+    dump(model, tmp_path / "m.bnc")
+    again = load(tmp_path / "m.bnc")
+    np.testing.assert_array_equal(again.predict_proba(X), model.predict_proba(X))
+
+
+def test_pgmpy_export_of_a_member_and_explanations():
+    from bnclassify.explain import explain
+
+    X, y = load_car(return_X_y=True)
+    model = SKDB(k=2).fit(X, y)
+    network = model.network_
+    assert set(network.nodes) == {*X.columns, model.class_node_}
+    values = explain(model, X.head(4), background=X.head(50))
+    assert values.values.shape[:2] == (4, X.shape[1])
+    member = ESKDB(n_estimators=2, k=1, random_state=0).fit(X, y).estimators_[1]
+    assert set(member.network_.nodes) == set(network.nodes)
+
+
+# -- ESKDB --------------------------------------------------------------------------------
+
+
+def test_members_follow_the_seed_not_n_jobs():
+    X, y = _mixed(3)
+    one = ESKDB(n_estimators=4, random_state=5).fit(X, y)
+    two = ESKDB(n_estimators=4, random_state=5, n_jobs=2).fit(X, y)
+    np.testing.assert_array_equal(one.predict_proba(X), two.predict_proba(X))
+    assert [m.order_ for m in one.estimators_] == [m.order_ for m in two.estimators_]
+    orders = {tuple(m.order_) for m in one.estimators_}
+    cuts = {tuple(m.cut_points_[0]) for m in one.estimators_}
+    assert len(orders) > 1 and len(cuts) > 1  # sampled orders and sampled bins
+
+
+def test_the_ensemble_averages_its_members():
+    X, y = _mixed(4)
+    model = ESKDB(n_estimators=3, random_state=0).fit(X, y)
+    mean = np.mean([m.predict_proba(X) for m in model.estimators_], axis=0)
+    np.testing.assert_allclose(model.predict_proba(X), mean, rtol=1e-12)
+
+
+def test_shared_bins_share_the_counting():
+    X, y = _mixed(5)
+    model = ESKDB(n_estimators=3, discretization="mdl", random_state=0).fit(X, y)
+    schemas = {id(m.schema_) for m in model.estimators_}
+    assert len(schemas) == 1
+    assert all(
+        np.array_equal(m.cut_points_[0], model.estimators_[0].cut_points_[0])
+        for m in model.estimators_
+    )
+
+
+def test_one_unseen_warning_per_call():
+    X, y = _mixed(6)
+    model = ESKDB(n_estimators=3, random_state=0).fit(X, y)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model.predict_proba(X.head(2).assign(colour=["zzz", "a"]))
+    assert [w.category for w in caught] == [UnseenCategoryWarning]
+
+
+def test_eskdb_has_no_partial_fit_and_is_explained_through_its_probabilities():
+    from bnclassify.explain import explain
+
+    assert not hasattr(ESKDB(), "partial_fit")
+    X, y = _mixed(7)
+    model = ESKDB(n_estimators=2, random_state=0).fit(X, y)
+    values = explain(model, X.head(2), background=X.head(8), output="probability")
+    proba = model.predict_proba(X.head(2))
+    # Shapley values add up to the prediction minus the base value, class by class
+    np.testing.assert_allclose(
+        values.values.sum(axis=1) + values.base_values, proba, rtol=1e-9, atol=1e-12
+    )
+
+
+# -- the sampled MDL cuts ------------------------------------------------------------------
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(0, 12), min_size=2, max_size=40), st.integers(0, 2**31))
+def test_sampled_cuts_are_midpoints_and_follow_the_generator(values, seed):
+    x = np.array(values, dtype=float)
+    y = (x + np.arange(len(x)) % 3 > 6).astype(int)
+    cuts = sampled_mdl_cut_points(x, y, np.random.default_rng(seed))
+    again = sampled_mdl_cut_points(x, y, np.random.default_rng(seed))
+    np.testing.assert_array_equal(cuts, again)
+    distinct = np.unique(x)
+    midpoints = (distinct[1:] + distinct[:-1]) / 2
+    assert np.isin(cuts, midpoints).all() and (np.diff(cuts) > 0).all()
+    if len(mdl_cut_points(x, y)):
+        assert len(cuts)  # a column MDL cuts is cut
+
+
+def test_the_best_cut_is_the_most_likely_draw():
+    # near cuts pass the MDL test too and may be drawn: the best one most often
+    x = np.arange(20.0)
+    y = x >= 10
+    draws = [tuple(sampled_mdl_cut_points(x, y, np.random.default_rng(s))) for s in range(200)]
+    values, counts = np.unique([c for d in draws for c in d], return_counts=True)
+    assert values[np.argmax(counts)] == 9.5
+
+
+def test_plots_of_a_selective_kdb_and_of_a_member():
+    import matplotlib.pyplot as plt
+
+    from bnclassify import plotting
+
+    X, y = load_car(return_X_y=True)
+    model = SKDB(k=2).fit(X, y)
+    assert plotting.plot_structure(model) is not None
+    assert plotting.plot_cpt(model, model.selected_features_[-1]) is not None
+    member = ESKDB(n_estimators=2, k=1, random_state=0).fit(X, y).estimators_[0]
+    assert plotting.plot_structure(member) is not None
+    plt.close("all")
+
+
+def test_no_candidate_over_the_cell_budget_is_chosen(monkeypatch):
+    X, y = load_car(return_X_y=True)
+    free = SKDB(k=2).fit(X, y)
+    cells = sum(f.log_table_.size for f in free.compiled_.factors)
+    monkeypatch.setattr("bnclassify.classifiers._skdb.MAX_SKDB_CELLS", cells // 3)
+    bounded = SKDB(k=2).fit(X, y)
+    kept = set(bounded.selected_features_)
+    used = sum(
+        f.log_table_.size
+        for f, name in zip(bounded.compiled_.factors, X.columns, strict=True)
+        if name in kept
+    )
+    assert used <= cells // 3
+    assert (len(kept), bounded.k_) != (len(free.selected_features_), free.k_)

@@ -15,9 +15,11 @@ from _checks import parametrize_with_checks
 from bnclassify import (
     AODE,
     BSEJ,
+    ESKDB,
     FSSJ,
     KDB,
     KDBHC,
+    SKDB,
     SPODE,
     TAN,
     TANHC,
@@ -63,6 +65,8 @@ ESTIMATORS = [
     FSSJ,
     BSEJ,
     KDBHC,
+    lambda **kw: SKDB(k=2, **kw),
+    lambda **kw: ESKDB(n_estimators=2, k=2, **kw),
 ]
 
 
@@ -120,6 +124,7 @@ class Recording(Smoothing):
         lambda **kw: KDB(k=3, **kw),
         lambda **kw: SPODE("safety", **kw),
         lambda **kw: KDBHC(k=2, random_state=0, **kw),
+        lambda **kw: SKDB(k=3, **kw),
     ],
 )
 def test_counts_reach_the_smoother_in_the_stated_hierarchy_order(car, make):
@@ -136,7 +141,7 @@ def test_counts_reach_the_smoother_in_the_stated_hierarchy_order(car, make):
     assert len(recording.seen) == len(expected)
     for got, counts in zip(recording.seen, expected, strict=True):
         np.testing.assert_array_equal(got, counts)
-    if isinstance(model, KDB):  # KDB adds a feature's parents by decreasing I(X_i; X_j | C)
+    if isinstance(model, KDB | SKDB):  # parents added by decreasing I(X_i; X_j | C)
         for name in names:
             cmi = [model.weights_.loc[name, p] for p in model.distributions_[name].parents_]
             assert cmi == sorted(cmi, reverse=True)

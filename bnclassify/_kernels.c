@@ -346,9 +346,16 @@ release_block:
                     continue;                                                                  \
                 }                                                                              \
                 for (Py_ssize_t r = 0; r < rows; r++) {                                        \
-                    int32_t a = (int32_t) * (const T *)(c + r * s0);                           \
-                    int32_t b = (int32_t) * (const T *)(p + r * s0);                           \
-                    int32_t i = klass[r] * size + b * card + a;                                \
+                    int64_t a64 = (int64_t) * (const T *)(c + r * s0);                         \
+                    int64_t b64 = (int64_t) * (const T *)(p + r * s0);                         \
+                    /* wider codes are clamped, so that none wraps in 32 bits (a code beyond its \
+                     * states stays beyond them); bytes and shorts cannot wrap */              \
+                    int32_t a = sizeof(T) <= 2 ? (int32_t)a64                                  \
+                                               : a64 < 0 ? -1 : (int32_t)(a64 < card ? a64 : card); \
+                    int32_t b = sizeof(T) <= 2 ? (int32_t)b64                                  \
+                                               : b64 < 0 ? -1 : (int32_t)(b64 < size ? b64 : size); \
+                    int32_t f = b * card + a; /* the cell within the class's table */          \
+                    int32_t i = (a >= card) | (f >= size) ? spare + 1 : klass[r] * size + f;   \
                     i = (a | b) < 0 ? spare : i;                                               \
                     largest = (uint32_t)i > largest ? (uint32_t)i : largest;                   \
                     cell[r] = i;                                                               \
@@ -384,10 +391,11 @@ COUNT(int64_t)
 
 static PyObject *count_families(PyObject *self, PyObject *args) {
     PyObject *codes_obj, *y_obj, *w_obj, *child_obj, *parent_obj, *card_obj, *start_obj, *flat_obj;
-    long long total;
+    long long total, n_classes;
     Py_ssize_t e0, e1;
-    if (!PyArg_ParseTuple(args, "OOOOOOOLOnn", &codes_obj, &y_obj, &w_obj, &child_obj,
-                          &parent_obj, &card_obj, &start_obj, &total, &flat_obj, &e0, &e1))
+    if (!PyArg_ParseTuple(args, "OOOOOOOLLOnn", &codes_obj, &y_obj, &w_obj, &child_obj,
+                          &parent_obj, &card_obj, &start_obj, &total, &n_classes, &flat_obj,
+                          &e0, &e1))
         return NULL;
     Py_buffer b[8];
     int got = 0;
@@ -411,8 +419,8 @@ static PyObject *count_families(PyObject *self, PyObject *args) {
     int is_signed = 0, size = int_kind(codes, &is_signed);
     if (!size || !is_signed || b[1].shape[0] != n || (w && b[7].shape[0] != n) ||
         b[3].shape[0] != n_edges || b[4].shape[0] != n_edges || b[5].shape[0] != n_edges + 1 ||
-        b[5].shape[0] < 1 || ((const int64_t *)b[5].buf)[n_edges] != total ||
-        b[6].shape[0] % (total > 0 ? total : 1) != 0 ||
+        b[5].shape[0] < 1 || ((const int64_t *)b[5].buf)[n_edges] != total || total < 0 ||
+        n_classes < 1 || b[6].shape[0] != total * n_classes ||
         e0 < 0 || e1 > n_edges || e0 > e1) {
         PyErr_SetString(PyExc_ValueError, "count_families: inconsistent arguments");
         goto done;
@@ -428,7 +436,6 @@ static PyObject *count_families(PyObject *self, PyObject *args) {
     const int64_t *y = (const int64_t *)b[1].buf, *card = (const int64_t *)b[4].buf;
     const int64_t *start = (const int64_t *)b[5].buf;
     double *flat = (double *)b[6].buf;
-    int64_t n_classes = (int64_t)(b[6].shape[0] / (total > 0 ? total : 1));
     int bad = 0;
     Py_BEGIN_ALLOW_THREADS
     if (size == 1) bad = count_int8_t(base, n, s0, s1, y, w, child, parent, card, start, total, n_classes, e0, e1, flat);
@@ -1275,7 +1282,8 @@ static PyMethodDef methods[] = {
     {"copy_cast", copy_cast, METH_VARARGS,
      "copy_cast(block, out): out[...] = block, any layouts, into int8 or int16."},
     {"count_families", count_families, METH_VARARGS,
-     "count_families(codes, y, weights, child, parent, child_card, offsets, total, flat, e0, e1)."},
+     "count_families(codes, y, weights, child, parent, child_card, offsets, total, n_classes, flat, "
+     "e0, e1)."},
     {"is_symmetric", is_symmetric, METH_VARARGS,
      "is_symmetric(matrix): whether a square float64 matrix equals its transpose exactly."},
     {"factorize_objects", factorize_objects, METH_VARARGS,
@@ -1303,7 +1311,7 @@ static struct PyModuleDef module = {
 
 /* Raised with every change of a kernel's arguments or results: _native.py refuses a stale build
  * (an optional build that fails leaves the previous library in place). */
-#define KERNELS_VERSION 9
+#define KERNELS_VERSION 10
 
 PyMODINIT_FUNC PyInit__kernels(void) {
     PyObject *m = PyModule_Create(&module);

@@ -40,7 +40,7 @@ import pandas as pd
 import threadpoolctl
 
 #: The kernels' interface this module calls (``KERNELS_VERSION`` in ``_kernels.c``).
-KERNELS_VERSION = 9
+KERNELS_VERSION = 10
 
 try:
     from . import _kernels
@@ -219,7 +219,7 @@ def value_bits(block: np.ndarray, top: int, high=None) -> np.ndarray:
     dtype = next(t for t in (np.uint8, np.uint16, np.uint32, np.uint64) if top < 8 * t().itemsize)
     one = dtype(1)
     bits = np.zeros(block.shape[1], dtype=dtype)
-    step = max(1, BLOCK_CELLS // block.shape[1])
+    step = max(1, BLOCK_CELLS // max(block.shape[1], 1))
     for start in range(0, len(block), step):
         rows = block[start : start + step].astype(dtype)
         bits |= np.bitwise_or.reduce(np.left_shift(one, rows), axis=0)
@@ -239,7 +239,9 @@ def is_symmetric(values: np.ndarray, block: int = 128) -> bool:
     >>> is_symmetric(np.array([[0.0, 1.0], [1.0, 0.0]])), is_symmetric(np.array([[0, 1], [2, 0]]))
     (True, False)
     """
-    if COMPILED and values.ndim == 2 and values.dtype == np.float64 and values.dtype.isnative:
+    if values.ndim != 2 or values.shape[0] != values.shape[1]:
+        raise ValueError(f"is_symmetric takes a square matrix, got shape {values.shape}.")
+    if COMPILED and values.dtype == np.float64 and values.dtype.isnative:
         return _kernels.is_symmetric(values)
     m = len(values)
     for i in range(0, m, block):
@@ -331,6 +333,10 @@ def _plain_factorize(values):
 
 
 # -- family counts -------------------------------------------------------------------------------
+#: What both versions of :func:`count_families` say of a code or class outside its range.
+OUT_OF_RANGE = "count_families: a code or class out of its range"
+
+
 def count_families(
     codes, y, weights, children, parents, child_cards, offsets, n_classes, has_missing=True
 ) -> np.ndarray:
@@ -346,6 +352,11 @@ def count_families(
     missing, or a function that says so (the numpy version asks, to skip its mask
     on complete data).
 
+    A family may have no cell (a column with no observed category, e.g. in a
+    chunk of ``partial_fit``: every code of it missing). A class code outside
+    ``[0, n_classes)`` or, in a row where both codes are observed, a code outside
+    its column's states raises a ``ValueError`` in both versions.
+
     Examples
     --------
     >>> codes = np.array([[0, 1], [1, 1], [1, -1]], dtype=np.int8)
@@ -357,6 +368,8 @@ def count_families(
     offsets = np.asarray(offsets, dtype=np.int64)
     total = int(offsets[-1])
     flat = np.zeros(n_classes * total)
+    if not len(children):
+        return flat
     if COMPILED and codes.ndim == 2 and codes.dtype.char in "bhilq" and len(children):
         arrays = (
             np.ascontiguousarray(y, dtype=np.int64),
@@ -368,25 +381,39 @@ def count_families(
         )
 
         def count(edges):
-            _kernels.count_families(codes, *arrays, total, flat, edges.start, edges.stop)
+            _kernels.count_families(codes, *arrays, total, n_classes, flat, edges.start, edges.stop)
 
         # each share of the families fills its own cells: no two threads write the same one
         _on_shares(count, len(children), codes.shape[0] * len(children))
         return flat
     return _numpy_count_families(
-        codes, y, weights, children, parents, child_cards, offsets[:-1], total, flat, has_missing
+        codes,
+        y,
+        weights,
+        children,
+        parents,
+        child_cards,
+        offsets[:-1],
+        n_classes,
+        flat,
+        has_missing,
     )
 
 
 def _numpy_count_families(
-    codes, y, weights, children, parents, child_cards, starts, total, flat, has_missing
+    codes, y, weights, children, parents, child_cards, starts, n_classes, flat, has_missing
 ):
+    total = len(flat) // n_classes
+    y = np.asarray(y)
+    if len(y) and (int(y.min()) < 0 or int(y.max()) >= n_classes):
+        raise ValueError(OUT_OF_RANGE)
     rows = max(1, BLOCK_CELLS // len(children))  # cache-sized index blocks
     # int32 arithmetic halves the memory traffic when every index fits
     dtype = np.int32 if len(flat) < np.iinfo(np.int32).max else np.intp
     child_cards = np.asarray(child_cards).astype(dtype)
     starts = np.asarray(starts).astype(dtype)
-    class_starts = (np.asarray(y) * int(total)).astype(dtype)
+    sizes = np.diff(np.append(starts, total)).astype(dtype)
+    class_starts = (y * int(total)).astype(dtype)
     # complete unweighted data (the usual case) needs no mask: a third of the work
     plain = weights is None and not (has_missing() if callable(has_missing) else has_missing)
     for start in range(0, len(y), rows):
@@ -394,6 +421,11 @@ def _numpy_count_families(
         parent = codes[start : start + rows, parents]
         index = parent * child_cards
         index += child
+        beyond = (child >= child_cards) | (index >= sizes)  # a code outside its states
+        if not plain:
+            beyond &= (child >= 0) & (parent >= 0)  # the kernel reads observed pairs only
+        if beyond.any():
+            raise ValueError(OUT_OF_RANGE)
         index += starts
         index += class_starts[start : start + rows, None]
         if plain:  # the gathered columns are column-major: a C-order ravel would copy

@@ -21,7 +21,7 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
-from .data import TableSchema
+from .data import TableSchema, warn_unobserved
 from .factors import node_statistics
 from .stats import StatisticsPlan, SufficientStatistics
 from .validation import validate_parameters
@@ -281,17 +281,13 @@ def dask_training_statistics(X, y, distributions=None, plan_for=None, split_ever
     total = dask_statistics(X, y, schema, plan, split_every)
     if total.n_classes < 2:
         raise ValueError(f"y has a single class {list(total.class_labels)}; at least 2 are needed.")
-    total.check_observed(schema.names)
-    for j, cats in enumerate(total.categories):
-        if cats is not None and not len(cats):
-            raise ValueError(
-                f"Column {schema.names[j]!r} has no observed value: every cell is missing."
-            )
+    fitted = schema.with_categories(total.categories).with_unobserved(total.unobserved_columns())
+    warn_unobserved([fitted.names[j] for j in fitted.unobserved])
     name = getattr(y, "name", None)
     class_node = name if isinstance(name, str) and name else "class"
     while class_node in schema.names:
         class_node += "_"
-    return total, schema.with_categories(total.categories), total.class_labels, class_node
+    return total, fitted, total.class_labels, class_node
 
 
 def _call(model, method, part):

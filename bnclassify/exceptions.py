@@ -14,6 +14,8 @@ edges than the networks have)           still the data layer's ``ValueError``
 a category not seen in fit, with        :class:`UnseenCategoryError` (a ``ValueError``)
 ``handle_unknown="error"``
 such a category with ``"warn"``         :class:`UnseenCategoryWarning`
+a training column with no observed      :class:`UnobservedColumnWarning` (the column is
+value (every cell missing)              left out of the model)
 a model file that is not a valid        :class:`ModelFileError` (a ``ValueError``),
 bnclassify model file                   also importable from :mod:`bnclassify.io`
 a bad table ``X`` or bad labels ``y``   ``ValueError`` (a wrong value, shape, size or
@@ -80,9 +82,26 @@ class UnseenCategoryWarning(UserWarning):
         self.counts = dict(counts or {})
 
 
+class UnobservedColumnWarning(UserWarning):
+    """Some columns had no observed value in the training rows (every cell missing): the
+    model leaves them out, and at prediction reads whatever they hold as missing.
+
+    Raised once per fit (once per newly empty column by ``partial_fit``). The
+    warning's ``columns`` lists the columns' names.
+    """
+
+    def __init__(self, message, columns=None):
+        super().__init__(message)
+        self.columns = list(columns or [])
+
+    def __reduce__(self):  # the columns too, from a worker process (joblib)
+        return type(self), (str(self), self.columns)
+
+
 __all__ = [
     "InvalidParameterError",
     "ModelFileError",
+    "UnobservedColumnWarning",
     "UnseenCategoryError",
     "UnseenCategoryWarning",
 ]

@@ -213,9 +213,11 @@ def explain(
             )
         reference = None
     else:
-        _check_complete(codes, names, "X")
+        # a column no training row observed is read by no node: always missing, never summed
+        unread = getattr(getattr(model, "schema_", None), "unobserved", ())
+        _check_complete(codes, names, "X", unread)
         reference = rows if background is None else _encoded(model, background)
-        _check_complete(reference[0], names, "background")
+        _check_complete(reference[0], names, "background", unread)
 
     if method == "interventional" and output == "log_odds" and hasattr(model, "compiled_"):
         values, base = additive_interventional(model.compiled_, rows, reference)
@@ -281,8 +283,9 @@ def _feature_names(model, m):
     return [str(n) for n in names]
 
 
-def _check_complete(codes, names, what):
+def _check_complete(codes, names, what, unread=()):
     missing = codes == MISSING
+    missing[:, list(unread)] = False
     if missing.any():
         row, column = np.argwhere(missing)[0]
         raise ValueError(
@@ -323,6 +326,9 @@ def _data_arrays(categories, codes, values):
         if cats is None:
             data[:, j] = values[:, j]
             display[:, j] = values[:, j]
+            continue
+        if not len(cats):  # a column no training row observed: every cell reads as missing
+            data[:, j], display[:, j] = np.nan, None
             continue
         column = codes[:, j]
         missing = column == MISSING
@@ -454,6 +460,9 @@ def _decode(model, codes, values=None):
         column = codes[:, j]
         if cats is None:
             columns[j] = values[:, j]
+            continue
+        if not len(cats):  # a column no training row observed: every cell missing
+            columns[j] = np.full(len(column), None, dtype=object)
             continue
         cells = np.asarray(cats, dtype=object)[np.where(column == MISSING, 0, column)]
         cells[column == MISSING] = None

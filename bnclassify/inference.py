@@ -131,8 +131,9 @@ def posteriors(model, evidence=None, *, n_points=200, grid=None) -> Posteriors:
     grid = _check_grid(grid, names, continuous)
 
     rows, spans = [dict(evidence)], {}
+    unobserved = set(model.schema_.unobserved)  # no training value: nothing to vary
     for i, name in enumerate(names):
-        if name in evidence:
+        if name in evidence or i in unobserved:
             continue
         if name in grid:
             states = grid[name]

@@ -589,10 +589,10 @@ WARNINGS = "_warnings"
 def _warn_once(caught) -> None:
     """Each distinct warning of the folds' fits, once (by category and text), as raised."""
     seen = set()
-    for category, text, filename, lineno in caught:
-        if (category, text) not in seen:
-            seen.add((category, text))
-            warnings.warn_explicit(text, category, filename, lineno)
+    for category, message, filename, lineno in caught:
+        if (category, str(message)) not in seen:
+            seen.add((category, str(message)))
+            warnings.warn_explicit(message, category, filename, lineno)
 
 
 def _fit_and_score(model, name, fold, X, y, train, test, *, base, reduce):
@@ -614,7 +614,7 @@ def _fit_and_score(model, name, fold, X, y, train, test, *, base, reduce):
         if issubclass(w.category, UnseenCategoryWarning):
             n_unseen_values += sum(w.message.counts.values())
         else:
-            others.append((w.category, str(w.message), w.filename, w.lineno))
+            others.append((w.category, w.message, w.filename, w.lineno))  # its fields kept
     classes = model.classes_
     y_pred = classes[np.argmax(proba, axis=1)]
     unseen = ~np.isin(y_test, classes)

@@ -22,7 +22,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from .data import MISSING, kind_of
-from .factors import Categorical, Factor, node_from_spec
+from .factors import Categorical, Factor, Unobserved, node_from_spec
 from .parameters import Laplace, log_class_prior
 from .state import acyclic, float_array, positions, probability_rows, require
 from .stats import SmoothedTables
@@ -56,7 +56,12 @@ def fit_network(stats, schema, parents, alpha, smoothing=None, rng=None) -> Fitt
     -------
     FittedNetwork
     """
-    discrete = [columns[0] for columns, spec in schema.nodes if kind_of(spec).discrete]
+    unobserved = set(schema.unobserved)  # no observed training value: nothing to learn
+    discrete = [
+        columns[0]
+        for columns, spec in schema.nodes
+        if kind_of(spec).discrete and columns[0] not in unobserved
+    ]
     stats.prefetch_families(discrete, parents)  # a tree's families in one pass, not one each
     additive = isinstance(smoothing, Laplace) and float(smoothing.alpha) == alpha
     if smoothing is not None and not additive:
@@ -69,7 +74,7 @@ def fit_network(stats, schema, parents, alpha, smoothing=None, rng=None) -> Fitt
             if len(columns) == 1
             else tuple(p for j in columns for p in parents[j])
         )
-        factor = node_from_spec(spec)
+        factor = Unobserved() if unobserved.issuperset(columns) else node_from_spec(spec)
         factors.append(factor.fit_family(stats, columns, node_parents, alpha, names))
     return FittedNetwork(log_class_prior(stats.classes, alpha), parents, factors)
 
@@ -106,6 +111,8 @@ class FittedNetwork:
         for k, factor in enumerate(self.factors):
             for j in factor.column_positions:
                 self.node_of[j] = k
+        #: Columns no factor reads (no observed training value): always missing, never summed.
+        self.unread = [j for f in self.factors if not f.informative for j in f.column_positions]
 
     @classmethod
     def from_log_tables(cls, log_prior, parents, log_tables, names=None):
@@ -154,7 +161,7 @@ class FittedNetwork:
         """
         codes = np.asarray(codes)
         out = np.empty((len(codes), self.n_classes))
-        incomplete = (codes == MISSING).any(axis=1)
+        incomplete = self._incomplete(codes)
         complete = ~incomplete
         if complete.any():
             out[complete] = self.complete_rows(codes[complete], _rows(values, complete))
@@ -166,6 +173,13 @@ class FittedNetwork:
                 else self._enumerated_marginal(rows, vals)
             )
         return out
+
+    def _incomplete(self, codes) -> np.ndarray:
+        """Rows with a missing cell that a factor reads (and must sum out)."""
+        missing = codes == MISSING
+        if self.unread:
+            missing[:, self.unread] = False
+        return missing.any(axis=1)
 
     def complete_rows(self, codes, values=None) -> np.ndarray:
         """log P(c, x) of rows without missing cells."""
@@ -236,7 +250,7 @@ class FittedNetwork:
     def _continuous_marginal(self, codes, values):
         """Rows whose discrete cells are all observed; missing continuous ones integrated."""
         out = np.empty((len(codes), self.n_classes))
-        incomplete = (codes == MISSING).any(axis=1)
+        incomplete = self._incomplete(codes)
         if (~incomplete).any():
             out[~incomplete] = self.complete_rows(codes[~incomplete], _rows(values, ~incomplete))
         if incomplete.any():

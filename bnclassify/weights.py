@@ -372,7 +372,7 @@ def edge_weights(stats, schema, criterion=None, contacts=None, contact_prior=0.0
     m = len(features)
     discrete, structural = schema.discrete, schema.structural
     n_classes = stats.n_classes
-    cat = [j for j in range(m) if discrete[j]]
+    cat = [j for j in range(m) if discrete[j] and structural[j]]
     gauss = [j for j in range(m) if not discrete[j] and structural[j]]
     if len(cat) == m:  # the categorical fast path: one pass over the pair tables
         cmi, rows = pairwise_information(stats)
@@ -523,7 +523,7 @@ def class_information(stats, schema) -> np.ndarray:
     """
     out = np.zeros(schema.n_features)
     discrete, structural = schema.discrete, schema.structural
-    cat = [j for j in range(schema.n_features) if discrete[j]]
+    cat = [j for j in range(schema.n_features) if discrete[j] and structural[j]]
     if cat:
         out[cat] = class_mi_from_counts(stats, cat)
     for j in range(schema.n_features):

@@ -12,9 +12,11 @@ from bnclassify.study.cli import main, model_file_name
 
 
 def test_model_file_names():
-    assert model_file_name("Simpler TAN") == "simpler-tan.bnc"
-    assert model_file_name("TAN (study's tree)") == "tan-study-s-tree.bnc"
-    assert model_file_name("KDB (k=2)") == "kdb-k-2.bnc"
+    # a model's short name (what --models takes), else its display name's words
+    assert model_file_name("Simpler TAN") == "stan.bnc"
+    assert model_file_name("TAN (study's tree)") == "study-tan.bnc"
+    assert model_file_name("KDB (k=2)") == "kdb2.bnc"
+    assert model_file_name("A new model (k=3)") == "a-new-model-k-3.bnc"
 
 
 def test_compare_saves_models_fitted_on_all_the_data_and_predict_reads_them(capsys, tmp_path):

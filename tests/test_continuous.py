@@ -369,7 +369,6 @@ def test_network_is_categorical_only(iris):
         ({("a", "b"): Multinomial()}, "negative", ValueError, "negative values"),
         ({("a", "b"): Multinomial()}, "hole", ValueError, "cannot be summed out"),
         ({"a": Gaussian(var_smoothing=0)}, "constant", ValueError, "zero variance"),
-        (None, "all missing", ValueError, "every cell is missing"),
         (None, "infinite", ValueError, "infinite"),
     ],
 )
@@ -381,8 +380,6 @@ def test_bad_distributions_and_values(spec, X, exception, message):
         data.loc[0, "b"] = np.nan
     elif X == "constant":
         data["a"] = [1.0, 1.0, 2.0, 2.0]
-    elif X == "all missing":
-        data["a"] = np.nan
     elif X == "infinite":
         data.loc[1, "a"] = np.inf
     with pytest.raises(exception, match=message):

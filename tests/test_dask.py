@@ -90,6 +90,22 @@ def test_a_hierarchical_smoothing_reads_the_same_statistics_on_dask(client):
         )
 
 
+def test_a_column_no_partition_observes_is_left_out_as_in_memory(client):
+    from bnclassify.exceptions import UnobservedColumnWarning
+
+    X, y = _mixed()
+    X = X.assign(TBG=np.nan, m=pd.Series([None] * len(X), dtype=object))
+    dX, dy, X, y = _split(X, y, 3)
+    with pytest.warns(UnobservedColumnWarning, match="'TBG', 'm'"):
+        got = TAN().fit(dX, dy)
+    with pytest.warns(UnobservedColumnWarning):
+        expected = TAN().fit(X, y)
+    assert got.feature_kinds_[-2:] == ["unobserved", "unobserved"]
+    np.testing.assert_allclose(
+        got.predict_proba(dX).compute(), expected.predict_proba(X), rtol=0, atol=1e-12
+    )
+
+
 def test_known_dask_categoricals_give_their_declared_categories(client):
     X, y = load_car(return_X_y=True)  # pandas Categorical columns
     dX, dy, X, y = _split(X, y, 4)

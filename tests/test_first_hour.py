@@ -366,6 +366,15 @@ def test_readme_starts_from_the_users_csv_and_every_first_block_prints(tmp_path)
         assert _run_script(code, tmp_path).strip()
 
 
+def test_every_other_python_block_of_the_readme_runs_as_pasted(tmp_path):
+    # the first two run above; each block is a reader's paste into a fresh interpreter: a
+    # fragment (issue 31: partial_fit's loop over undefined chunks) fails here
+    blocks = _blocks("python")[2:]
+    assert any("partial_fit" in block for block in blocks)
+    for code in blocks:
+        _run_script(code, tmp_path)
+
+
 def test_readme_own_csv_example_reads_a_users_file(tmp_path):
     own = _blocks("python")[0]
     start = own.index("from sklearn.model_selection")  # a user with their own file starts here

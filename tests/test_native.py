@@ -7,7 +7,7 @@ import time
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from bnclassify import TAN, NaiveBayes, SimplerTAN, _native
@@ -83,6 +83,20 @@ def test_value_bits(block, compiled):
             assert bits.tolist() == expected
 
 
+@pytest.mark.parametrize("compiled", [True, False])
+def test_degenerate_shapes_give_the_same_answer_in_both_versions(compiled, monkeypatch):
+    # the same class of input as a family without cells: nothing to read
+    monkeypatch.setattr(_native, "COMPILED", compiled and _native._kernels is not None)
+    for block in (np.zeros((3, 0), np.int64), np.zeros((3, 0), np.int64, order="F")):
+        assert _native.value_bits(block, 5).tolist() == []
+        assert _native.column_major(block, np.int8).shape == (3, 0)
+    assert _native.value_bits(np.zeros((0, 2), np.int8), 5).tolist() == [0, 0]
+    assert _native.is_symmetric(np.zeros((0, 0)))
+    for matrix in (np.zeros((2, 3)), np.zeros((2, 3), dtype=int)):  # not square: refused
+        with pytest.raises(ValueError, match="square matrix"):
+            _native.is_symmetric(matrix)
+
+
 def test_value_bits_ignore_values_outside_0_64():
     block = np.array([[-1, 64], [3, 200], [5, 1]], dtype=np.int64)
     assert _native.value_bits(block, 63).tolist() == [(1 << 3) | (1 << 5), 1 << 1]
@@ -155,32 +169,74 @@ def slow_family_counts(codes, y, weights, children, parents, cards, n_classes):
     return tables
 
 
+def _problem(codes, y, weights, children, parents, cards, n_classes):
+    return (
+        codes,
+        np.asarray(y, dtype=np.int64),
+        None if weights is None else np.asarray(weights, dtype=float),
+        np.asarray(children),
+        np.asarray(parents),
+        np.asarray(cards),
+        n_classes,
+    )
+
+
 @st.composite
 def family_problems(draw):
-    n, m = draw(st.integers(1, 60)), draw(st.integers(2, 7))
+    """Families over codes at the edges of their states (0, card - 1, -1), columns with no
+    observed state (card 0, every code missing: a chunk of partial_fit), all-missing columns
+    with states, classes absent from the rows, no rows at all."""
+    n, m = draw(st.integers(0, 60)), draw(st.integers(2, 7))
     n_classes = draw(st.integers(1, 4))
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     cards = rng.integers(1, draw(st.sampled_from([3, 6, 40])), size=m)
-    codes = (rng.random((n, m)) * cards).astype(np.int64)
+    empty = draw(st.lists(st.integers(0, m - 1), max_size=m, unique=True))
+    cards[empty[: len(empty) // 2]] = 0  # no observed state; the others keep theirs
+    uniform = (rng.random((n, m)) * np.maximum(cards, 1)).astype(np.int64)
+    edges = np.where(rng.random((n, m)) < 0.5, 0, np.maximum(cards - 1, 0))
+    codes = np.where(rng.random((n, m)) < draw(st.sampled_from([0.0, 0.5, 1.0])), edges, uniform)
     codes[rng.random((n, m)) < draw(st.sampled_from([0.0, 0.2]))] = -1
+    codes[:, empty] = -1
     dtype = draw(st.sampled_from([np.int8, np.int16, np.int32, np.int64]))
     order = draw(st.sampled_from(["C", "F"]))
     codes = np.asarray(codes, dtype=dtype, order=order)
     y = rng.integers(0, n_classes, n)
+    if draw(st.booleans()):  # the last class (its block ends the table) has no row
+        y = np.minimum(y, max(n_classes - 2, 0))
     weights = rng.random(n) * 3 if draw(st.booleans()) else None
     k = draw(st.integers(1, 2 * m))
     children = rng.integers(0, m, k)
     parents = rng.integers(0, m, k)
-    return codes, y, weights, children, parents, cards, n_classes
+    return _problem(codes, y, weights, children, parents, cards, n_classes)
 
 
-@settings(max_examples=80, deadline=None)
-@given(family_problems(), st.booleans())
-def test_count_families(problem, threads):
+# vote in partial_fit (issue 31): a chunk where the hub of the contact tree, the parent of
+# every other feature, has no observed value, so that every family has no cell at all
+HUB_MISSING = _problem(
+    np.array([[-1, 0, 1], [-1, 1, 0], [-1, -1, 1]], dtype=np.int8),
+    [0, 1, 1],
+    None,
+    [1, 2],
+    [0, 0],
+    [0, 2, 2],
+    2,
+)
+# codes at the edges of their states, a class with no row, weights, one more family without cells
+EDGES = _problem(
+    np.array([[0, 2, -1, 0], [1, 0, -1, 3], [1, 2, -1, -1], [-1, 2, -1, 3]], dtype=np.int64),
+    [0, 2, 2, 0],
+    [0.5, 2.0, 1.0, 3.0],
+    [1, 3, 2, 0],
+    [0, 1, 3, 2],
+    [2, 3, 0, 4],
+    3,
+)
+
+
+def _both_versions(problem, threads):
     codes, y, weights, children, parents, cards, n_classes = problem
     sizes = cards[parents] * cards[children]
     offsets = np.concatenate([[0], np.cumsum(sizes)])
-    expected = slow_family_counts(codes, y, weights, children, parents, cards, n_classes)
     results = []
     with pytest.MonkeyPatch.context() as patch:
         if threads:  # every family on its own share of the cores
@@ -192,20 +248,53 @@ def test_count_families(problem, threads):
                 codes, y, weights, children, parents, cards[children], offsets, n_classes
             )
             results.append(flat.reshape(n_classes, -1))
-    for table in results:
-        for k, want in enumerate(expected):
-            got = table[:, offsets[k] : offsets[k + 1]].reshape(want.shape)
-            np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    return results, offsets
 
 
-@needs_extension
-def test_count_families_refuses_a_code_beyond_its_states(monkeypatch):
-    monkeypatch.setattr(_native, "COMPILED", True)  # the compiled kernel's own check
+@settings(max_examples=120, deadline=None)
+@given(family_problems(), st.booleans())
+@example(HUB_MISSING, False)
+@example(HUB_MISSING, True)
+@example(EDGES, False)
+@example(EDGES, True)
+def test_count_families(problem, threads):
+    codes, y, weights, children, parents, cards, n_classes = problem
+    expected = slow_family_counts(codes, y, weights, children, parents, cards, n_classes)
+    (compiled, plain), offsets = _both_versions(problem, threads)
+    # the compiled kernel and its numpy twin: the same counts; weighted sums are added in
+    # another order (the kernel's four lanes), so they may differ in the last bit
+    if weights is None:
+        np.testing.assert_array_equal(compiled, plain)
+    np.testing.assert_allclose(compiled, plain, rtol=1e-14, atol=0)
+    for k, want in enumerate(expected):
+        got = compiled[:, offsets[k] : offsets[k + 1]].reshape(want.shape)
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_count_families_refuses_a_code_beyond_its_states(compiled, monkeypatch):
+    # both versions check: a child code beyond its states, a parent code beyond its states (a
+    # row of class 0, whose cell would otherwise fall in class 1's table), a class beyond
+    # n_classes; a code beyond its states next to a missing one is not read
+    monkeypatch.setattr(_native, "COMPILED", compiled and _native._kernels is not None)
     codes = np.array([[0, 1], [1, 5]], dtype=np.int8)  # 5 is beyond the child's 2 states
     with pytest.raises(ValueError, match="out of its range"):
         _native.count_families(codes, np.array([0, 1]), None, [1], [0], [2], [0, 4], 2)
+    parent_beyond = np.array([[2, 1]], dtype=np.int64)  # the parent has 2 states
+    with pytest.raises(ValueError, match="out of its range"):
+        _native.count_families(parent_beyond, np.array([0]), None, [1], [0], [2], [0, 4], 2)
     with pytest.raises(ValueError, match="out of its range"):  # a class beyond n_classes
         _native.count_families(codes[:1], np.array([3]), None, [1], [0], [2], [0, 4], 2)
+    beside_missing = np.array([[-1, 7]], dtype=np.int16)
+    flat = _native.count_families(beside_missing, np.array([1]), None, [1], [0], [2], [0, 4], 2)
+    assert not flat.any()
+
+
+def test_count_families_of_no_family():
+    flat = _native.count_families(
+        np.zeros((3, 2), np.int8), np.zeros(3, int), None, [], [], [], [0], 2
+    )
+    assert flat.shape == (0,)
 
 
 @needs_extension

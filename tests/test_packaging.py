@@ -5,6 +5,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -55,9 +56,9 @@ def _build_backend_or_skip():
         )
 
 
-def test_wheel_contents(tmp_path):
-    _build_backend_or_skip()
-    # build from a copy, so a stale build/ directory in the work tree cannot leak into the wheel
+def _source_copy(tmp_path):
+    """The files a release is built from, copied: a stale build/ directory or a compiled
+    extension in the work tree cannot leak into what is built."""
     src = tmp_path / "src"
     src.mkdir()
     for name in ("pyproject.toml", "setup.py", "README.md", "LICENSE"):
@@ -67,14 +68,25 @@ def test_wheel_contents(tmp_path):
         src / "bnclassify",
         ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.so", "*.pyd"),
     )
-    out = tmp_path / "dist"
+    return src
+
+
+def _wheel(src, out, env=None):
+    """The wheel pip builds from ``src`` (docs/development.md's ``pip wheel`` step)."""
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation"]
         + ["--quiet", "-w", str(out), str(src)],
         check=True,
         capture_output=True,
+        env=env,
     )
     (wheel,) = out.glob("pybnclassify-*.whl")
+    return wheel
+
+
+def test_wheel_contents(tmp_path):
+    _build_backend_or_skip()
+    wheel = _wheel(_source_copy(tmp_path), tmp_path / "dist")
     # the compiled kernels make it a wheel for this Python and platform; they are optional
     # (no C compiler: a pure wheel), required where BNCLASSIFY_EXPECT_COMPILED=1 says so (CI)
     expect_compiled = bool(os.environ.get("BNCLASSIFY_EXPECT_COMPILED"))
@@ -100,3 +112,66 @@ def test_wheel_contents(tmp_path):
     assert "\nName: pybnclassify\n" in metadata
     assert "License-File: LICENSE" in metadata
     assert f"Version: {bnclassify.__version__}" in metadata
+
+
+def test_without_a_c_compiler_the_wheel_is_pure_and_runs_the_numpy_kernels(tmp_path):
+    # the compiled kernels are optional (setup.py: optional=True): on a machine without a C
+    # compiler the build succeeds, the wheel holds no compiled file (setuptools still tags it
+    # for this platform: the project declares an extension), and bnclassify runs the numpy
+    # kernels
+    _build_backend_or_skip()
+    env = {**os.environ, "CC": "false", "LDSHARED": "false"}  # every compile fails
+    wheel = _wheel(_source_copy(tmp_path), tmp_path / "dist", env)
+    with zipfile.ZipFile(wheel) as zf:
+        assert not any(
+            n.startswith("bnclassify/_kernels.") and n.endswith(".so") for n in zf.namelist()
+        )
+        zf.extractall(tmp_path / "site")
+    check = (
+        "import bnclassify._native as n; from bnclassify import TAN;"
+        "from bnclassify.datasets import load_car; X, y = load_car(return_X_y=True);"
+        "print(n.COMPILED, n.__file__, round(TAN().fit(X, y).score(X, y), 3))"
+    )
+    environment = {**os.environ, "PYTHONPATH": str(tmp_path / "site")}
+    environment.pop("BNCLASSIFY_NUMPY_KERNELS", None)
+    done = subprocess.run(
+        [sys.executable, "-c", check], capture_output=True, text=True, env=environment, cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    compiled, path, score = done.stdout.split()
+    assert compiled == "False" and path.startswith(str(tmp_path / "site"))
+    assert float(score) > 0.9
+
+
+def test_the_source_distribution_carries_the_c_source_and_the_data(tmp_path):
+    # what pip builds from on a platform without a wheel: the kernels' C source (compiled
+    # there, or skipped without a compiler), the data and the licence
+    _build_backend_or_skip()
+    src = _source_copy(tmp_path)
+    built = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from setuptools import build_meta as b; print(b.build_sdist('dist'))",
+        ],
+        cwd=src,
+        capture_output=True,
+        text=True,
+    )
+    assert built.returncode == 0, built.stderr
+    sdist = src / "dist" / built.stdout.split()[-1]
+    with tarfile.open(sdist) as tar:
+        names = {n.split("/", 1)[1] for n in tar.getnames() if "/" in n}
+    for name in ("bnclassify/_kernels.c", "setup.py", "pyproject.toml", "LICENSE", "README.md"):
+        assert name in names, name
+    assert "bnclassify/datasets/data/car.csv" in names
+
+
+def test_the_release_steps_are_documented():
+    page = (ROOT / "docs" / "development.md").read_text()
+    for step in ("python -m build", "pip wheel", "no compiled file", "_kernels.c", "twine check"):
+        assert step in page, step
+    readme = (ROOT / "README.md").read_text()
+    # not on the package index yet: no install command from it is presented as working
+    assert "pip install pybnclassify" not in readme.replace("\n", " ")
+    assert "not on the package index yet" in " ".join(readme.split())

@@ -157,7 +157,7 @@ def _coherent_reference(pvalues, n, s, m):
     raise AssertionError("the last threshold must always suffice")
 
 
-@pytest.mark.parametrize(("directed", "loops"), itertools.product([False, True], repeat=2))
+@pytest.mark.parametrize(("directed", "loops"), list(itertools.product([False, True], repeat=2)))
 def test_incoherent_keeps_the_most_significant_edges(directed, loops):
     X, y = make_signal_subgraph_networks(
         120, 10, n_signal_edges=6, directed=directed, loops=loops, random_state=4
@@ -170,7 +170,7 @@ def test_incoherent_keeps_the_most_significant_edges(directed, loops):
     assert loops or all(i != j for i, j in clf.signal_edges_)
 
 
-@pytest.mark.parametrize(("directed", "loops"), itertools.product([False, True], repeat=2))
+@pytest.mark.parametrize(("directed", "loops"), list(itertools.product([False, True], repeat=2)))
 @pytest.mark.parametrize(("n_edges", "n_vertices_signal"), [(8, 2), (5, 1), (12, 4)])
 def test_coherent_equals_the_literal_algorithm(directed, loops, n_edges, n_vertices_signal):
     X, y = make_signal_subgraph_networks(
@@ -223,7 +223,7 @@ def test_coherent_with_all_vertices_is_incoherent(networks):
     assert coherent.signal_edges_ == incoherent.signal_edges_
 
 
-@pytest.mark.parametrize(("directed", "loops"), itertools.product([False, True], repeat=2))
+@pytest.mark.parametrize(("directed", "loops"), list(itertools.product([False, True], repeat=2)))
 def test_edge_counts(directed, loops):
     for n in range(1, 7):
         rows, _ = candidate_edges(n, directed, loops)
@@ -399,7 +399,7 @@ def test_bayes_accuracy_equals_exact_enumeration():
 
 
 # -- the generator -------------------------------------------------------------------
-@pytest.mark.parametrize(("directed", "loops"), itertools.product([False, True], repeat=2))
+@pytest.mark.parametrize(("directed", "loops"), list(itertools.product([False, True], repeat=2)))
 def test_generator_structure_and_edge_frequencies(directed, loops):
     X, y, truth = make_signal_subgraph_networks(
         4000, 8, n_signal_edges=5, n_signal_vertices=2, p_signal=(0.1, 0.7),

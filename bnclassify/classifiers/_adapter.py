@@ -48,12 +48,13 @@ def search_table(counts, schema):
     """``(codes, y, cards, n_classes, values, continuous)`` a search scores rows from.
 
     Nodes of kinds other than :data:`SEARCHABLE_KINDS` (kernel densities,
-    Bernoulli, multinomial groups) are refused with an error naming them.
+    Bernoulli, multinomial groups) are refused with an error naming them; the
+    columns with no observed value (``schema.unobserved``) are not searched over.
     """
     bad = [
         (name, kind)
-        for name, kind in zip(schema.names, schema.kinds, strict=True)
-        if kind not in SEARCHABLE_KINDS
+        for j, (name, kind) in enumerate(zip(schema.names, schema.kinds, strict=True))
+        if kind not in SEARCHABLE_KINDS and j not in schema.unobserved
     ]
     if bad:
         listed = ", ".join(f"{n!r} ({k})" for n, k in bad)
@@ -80,6 +81,8 @@ def make_class_independent(model, counts, columns, alpha):
     for j in columns:
         k = network.node_of[j]
         factor = network.factors[k]
+        if not factor.informative:  # a column never observed: its node is already constant
+            continue
         if factor.discrete:
             marginal = counts.family(j, ()).sum(axis=0) + alpha
             log_row = np.log(marginal) - np.log(marginal.sum())

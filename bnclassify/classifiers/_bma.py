@@ -23,6 +23,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ..data import HANDLE_UNKNOWN, MISSING
+from ..factors import Categorical, Unobserved
 from ..network import FittedNetwork
 from ..state import float_array, probability_rows, require
 from ..stats import TrainingCounts, training_statistics
@@ -343,8 +344,17 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
         # every column is a category here: the tree average is over categorical families
         schema, self.classes_, counts = training_statistics(X, y, "categorical")
         self._set_schema(schema, y)
-        features = self._features = list(schema.names)
-        contacts = self._contact_terms(features)
+        # the trees are over the observed columns: one never observed is left out
+        observed = self._observed_columns()
+        if not observed:
+            raise ValueError(
+                "BMATAN: no column of X has an observed value, so there is no tree to average; "
+                "every other model predicts the class prior from such a table."
+            )
+        features = self._features = [schema.names[j] for j in observed]
+        if len(features) < schema.n_features:
+            counts = counts.of_columns(observed)
+        contacts = self._contact_terms(schema.names)[np.ix_(observed, observed)]
         grid = CONTACT_PRIOR_GRID if prior == "auto" else sorted({0.0, float(prior)})
         candidates = {}  # s -> (scores, evidence over the lambda grid)
         for s in ESS_GRID if ess == "auto" else (ess,):
@@ -379,11 +389,15 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
             edge_marginals(log_weights), index=features, columns=features
         )
         tree = tree_from_weights(log_weights, features)
-        self.structure_ = add_class_arcs(
-            orient_tree(tree, features[0], order=features), self.class_node_
-        )
+        dag = orient_tree(tree, features[0], order=features) if features else nx.DiGraph()
+        dag.add_nodes_from(schema.names)  # the columns never observed: the class's only
+        self.structure_ = add_class_arcs(dag, self.class_node_)
         self._network = None
         return self
+
+    def _observed_columns(self) -> list:
+        """Positions of the columns the trees are over: those observed in training."""
+        return [j for j in range(self.schema_.n_features) if j not in self.schema_.unobserved]
 
     def _contact_terms(self, features):
         if self.contact_matrix is None:
@@ -403,26 +417,33 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "structure_")
         if self._network is None:
             self._network = self._map_network().to_pgmpy(
-                self.structure_, self.class_node_, self._features, self.categories_, self.classes_
+                self.structure_,
+                self.class_node_,
+                self.schema_.names,
+                self.categories_,
+                self.classes_,
             )
         return self._network
 
     def _map_network(self) -> FittedNetwork:
-        params = self._params
-        position = {f: k for k, f in enumerate(self._features)}
-        parents, tables = [], []
+        params, names = self._params, self.schema_.names
+        position = {f: k for k, f in enumerate(self._features)}  # among the observed columns
+        column = {f: k for k, f in enumerate(names)}  # among all columns
+        parents = [()] * len(names)
+        factors = [Unobserved.of_column(j, names, len(self.classes_)) for j in range(len(names))]
         for i, feature in enumerate(self._features):
-            pa = [
-                position[p] for p in self.structure_.predecessors(feature) if p != self.class_node_
-            ]
-            parents.append(tuple(pa))
+            pa = [p for p in self.structure_.predecessors(feature) if p != self.class_node_]
             if pa:
-                j = pa[0]
+                j = position[pa[0]]
                 joint = params["log_pair"][:, _block(params, j), _block(params, i)]
-                tables.append(joint - logsumexp(joint, axis=2, keepdims=True))
+                table = joint - logsumexp(joint, axis=2, keepdims=True)
             else:
-                tables.append(params["log_single"][:, _block(params, i)])
-        return FittedNetwork.from_log_tables(params["log_class"], parents, tables, self._features)
+                table = params["log_single"][:, _block(params, i)]
+            parents[column[feature]] = tuple(column[p] for p in pa)
+            factors[column[feature]] = Categorical.from_log_table(
+                table, column[feature], parents[column[feature]], names
+            )
+        return FittedNetwork(params["log_class"], parents, factors)
 
     # -- prediction --------------------------------------------------------------
     def encode(self, X) -> np.ndarray:
@@ -434,6 +455,8 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
     def _joint_log_likelihood(self, X) -> np.ndarray:
         """log P(c, x | D) up to a constant, averaged over all trees; shape (n_rows, n_classes)."""
         codes = self.encode(X)
+        if self.schema_.unobserved:  # the trees are over the observed columns
+            codes = codes[:, self._observed_columns()]
         out = np.empty((len(codes), len(self.classes_)))
         incomplete = (codes == MISSING).any(axis=1)
         if (~incomplete).any():
@@ -461,7 +484,7 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
 
     def _summed_out_joint(self, codes) -> np.ndarray:
         """Exact: log-sum-exp over every completion of the missing cells."""
-        cards = [len(c) for c in self.categories_]
+        cards = np.diff(self._params["offsets"])  # the observed columns'
         out = np.empty((len(codes), len(self.classes_)))
         patterns, inverse = np.unique(codes == MISSING, axis=0, return_inverse=True)
         for k, pattern in enumerate(patterns):
@@ -510,9 +533,14 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
         missing = [a for a in self._FITTED_FIELDS if a not in own]
         require(not missing, "BMATAN", f"a fitted BMATAN needs the fields {missing}.")
         schema, n_classes = self.schema_, len(self.classes_)
-        names, cards = list(schema.names), schema.cards
-        m, n_states = len(names), int(np.sum(cards))
-        require(self._features == names, "features", "must be the schema's names.")
+        observed = self._observed_columns()
+        names, cards = list(schema.names), schema.cards[observed]
+        m, n_states = len(observed), int(np.sum(cards))
+        require(
+            self._features == [names[j] for j in observed],
+            "features",
+            "must be the schema's names of the observed columns.",
+        )
         require(schema.discrete.all(), "schema_", "BMATAN models categorical features only.")
         params = self._params
         keys = {"offsets", "log_class", "log_single"} | (

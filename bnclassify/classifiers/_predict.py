@@ -63,11 +63,24 @@ class JointPredictor:
         Parameters
         ----------
         X : DataFrame or array-like of shape (n_samples, n_features)
+            A DataFrame's columns are matched by name: every training column must
+            be there, in any order, and the others (a class or key column) are
+            left out, as ``bnclassify predict`` reads a file. Without column names,
+            the columns are taken in the training order.
 
         Returns
         -------
         ndarray of shape (n_samples, n_classes)
             A lazy dask array, computed partition by partition, for a dask ``X``.
+
+        Examples
+        --------
+        >>> from bnclassify import NaiveBayes
+        >>> from bnclassify.datasets import load_car
+        >>> car = load_car()
+        >>> model = NaiveBayes().fit(car.data, car.target)
+        >>> bool((model.predict_proba(car.frame) == model.predict_proba(car.data)).all())
+        True
         """
         return np.exp(self.predict_log_proba(X))
 

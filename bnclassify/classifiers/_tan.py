@@ -727,6 +727,16 @@ class SimplerTAN(TreeAugmented):
     def tree_weights(self, stats, schema) -> pd.DataFrame:
         return contact_weights(self.contact_matrix, schema.names)
 
+    def spanning_tree(self, weights, schema) -> nx.Graph:
+        """The contact matrix's maximum spanning tree (see :class:`TreeAugmented`), with the
+        arcs of every column no training row observed cut out (a forest): such a column
+        carries no information, and the families left are the contact tree's own, which
+        are what an incremental fit keeps (:meth:`statistics_plan`)."""
+        tree = super().spanning_tree(weights, schema.with_unobserved(()))
+        unobserved = [schema.names[j] for j in schema.unobserved]
+        tree.remove_edges_from(list(tree.edges(unobserved)))
+        return tree
+
     def statistics_plan(self, schema=None) -> StatisticsPlan:
         """The families of the contact tree alone: the tree comes from the contact matrix,
         not the data, so an incremental fit keeps the counts (or Gaussian moments) of its

@@ -203,8 +203,10 @@ class GreedyWrapper(BayesNetClassifier):
         features = list(schema.names)
         codes, y_codes, cards, n_classes, values, continuous = search_table(counts, schema)
         # the search sees the columns in name order, so that its ties (equal inner-CV
-        # accuracies are common) are decided by the names, not by the table's order
-        order = np.asarray(name_order(features), dtype=np.intp)
+        # accuracies are common) are decided by the names, not by the table's order; a
+        # column with no observed value is left out of it (and of the model)
+        order = [k for k in name_order(features) if k not in schema.unobserved]
+        order = np.asarray(order, dtype=np.intp)
         codes, cards, continuous = codes[:, order], np.asarray(cards)[order], continuous[order]
         values = None if values is None else values[:, order]
         rng = check_random_state(self.random_state)
@@ -221,8 +223,8 @@ class GreedyWrapper(BayesNetClassifier):
         )
         result = greedy_search(
             scorer,
-            self.initial_structure(len(features)),
-            self.candidate_moves(len(features), ~continuous),
+            self.initial_structure(len(order)),
+            self.candidate_moves(len(order), ~continuous),
             epsilon,
             [features[k] for k in order],
         )

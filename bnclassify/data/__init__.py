@@ -40,7 +40,7 @@ Examples
 
 from .encoding import HANDLE_UNKNOWN, MISSING, encode_frame, learn_categories
 from .frames import as_frame, take_rows
-from .identifiers import IdentifierColumnWarning, identifier_columns
+from .identifiers import IdentifierColumnWarning, identifier_columns, row_number_columns
 from .kinds import (
     IDENTITY,
     LOG,
@@ -62,7 +62,14 @@ from .kinds_rule import (
     prefers_log_normal,
 )
 from .scaling import NO_EXPONENT, centred_columns, column_exponents, log_largest
-from .schema import TableSchema, resolve_column, warn_identifiers, warn_unseen
+from .schema import (
+    UNOBSERVED,
+    TableSchema,
+    resolve_column,
+    warn_identifiers,
+    warn_unobserved,
+    warn_unseen,
+)
 from .targets import encode_target
 
 __all__ = [
@@ -78,6 +85,7 @@ __all__ = [
     "Kind",
     "NodeSpec",
     "TableSchema",
+    "UNOBSERVED",
     "ValueScale",
     "as_frame",
     "column_exponents",
@@ -94,9 +102,11 @@ __all__ = [
     "prefers_log_normal",
     "register_kind",
     "resolve_column",
+    "row_number_columns",
     "take_rows",
     "unregister_kind",
     "warn_identifiers",
+    "warn_unobserved",
     "warn_unseen",
     "centred_columns",
 ]

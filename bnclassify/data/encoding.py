@@ -252,16 +252,13 @@ def _factorize_arrow(data) -> _Factorized:
 
 
 # -- learning and encoding one column -------------------------------------------------------------
-def _no_category(column):
-    raise ValueError(f"Column {column.name!r} has no observed value: every cell is missing.")
-
-
 def learn_categories(column: pd.Series) -> np.ndarray:
     """The categories of one training column, sorted, NaN excluded.
 
     A pandas Categorical column keeps its declared categories (sorted), so a
     category absent from a training fold still gets a (smoothed) probability.
-    Object columns of mixed types sort by (type name, text).
+    Object columns of mixed types sort by (type name, text). A column with no
+    observed value has no category (an empty array).
     """
     numeric = _numeric_values(column)
     if numeric is not None:
@@ -278,8 +275,6 @@ def learn_categories(column: pd.Series) -> np.ndarray:
         else:
             uniques = _uniques_array(pd.unique(column.dropna()))
         categories = uniques[sort_order(uniques)]
-    if len(categories) == 0:
-        _no_category(column)
     return categories
 
 
@@ -293,6 +288,8 @@ def _learn_and_encode_column(column: pd.Series) -> tuple[np.ndarray, np.ndarray]
     """``(categories, codes)`` of one training column, in one hashing pass over its cells."""
     if _numeric_values(column) is not None:
         categories = learn_categories(column)
+        if not len(categories):  # no observed value: every code missing
+            return categories, np.full(len(column), MISSING, dtype=np.int8)
         return categories, _encode(column, categories, "error", codes_dtype([categories]))
     factorized = factorize_column(column)
     uniques = factorized.uniques
@@ -300,8 +297,6 @@ def _learn_and_encode_column(column: pd.Series) -> tuple[np.ndarray, np.ndarray]
         kept = np.arange(len(uniques))  # a Categorical keeps its declared categories
     else:
         kept = np.flatnonzero(factorized.occurring())  # e.g. an Arrow dictionary's unused values
-    if len(kept) == 0:
-        _no_category(column)
     order = kept[sort_order(uniques[kept])]
     lookup = np.full(len(uniques), MISSING, dtype=np.intp)
     lookup[order] = np.arange(len(order))

@@ -31,6 +31,7 @@ __all__ = [
     "IDENTIFIER_SHARE",
     "IdentifierColumnWarning",
     "identifier_columns",
+    "row_number_columns",
 ]
 
 #: A text column with distinct values in at least this share of its observed cells ...
@@ -119,3 +120,34 @@ def _is_row_index(column: pd.Series) -> bool:
     if not np.isfinite(values).all() or (values != np.round(values)).any():
         return False
     return bool((np.diff(values) > 0).all())
+
+
+def row_number_columns(frame: pd.DataFrame) -> list:
+    """The integer columns of a whole table that number its rows: ``0 .. n-1`` or ``1 .. n``
+    in row order, whatever their name (a ``row_id`` written out as the last column).
+
+    Only the whole table tells: in a subset of its rows (a training fold) such a column is
+    just increasing, as a feature may be. The command line leaves such columns out (and
+    never takes one for the class); :func:`identifier_columns` calls a column a row index
+    by its name.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"smoker": ["yes", "no", "no"], "row_id": [0, 1, 2]})
+    >>> row_number_columns(frame), row_number_columns(frame.iloc[1:])
+    (['row_id'], [])
+    """
+    n = len(frame)
+    if n < 2:
+        return []
+    found = []
+    for j, dtype in enumerate(frame.dtypes.tolist()):
+        if not pd.api.types.is_integer_dtype(dtype) or pd.api.types.is_bool_dtype(dtype):
+            continue
+        column = frame.iloc[:, j]
+        if column.isna().any():
+            continue
+        first = column.iloc[0]
+        if first in (0, 1) and np.array_equal(column.to_numpy(), np.arange(first, first + n)):
+            found.append(frame.columns[j])
+    return found

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from .._native import column_ranges
-from ..exceptions import UnseenCategoryWarning
+from ..exceptions import UnobservedColumnWarning, UnseenCategoryWarning
 from ..state import distinct_labels, require
 from .encoding import MISSING, encode_frame, learn_and_encode_frame
 from .frames import as_frame
@@ -39,6 +39,10 @@ from .kinds_rule import (
     prefers_log_normal,
 )
 from .scaling import centred_columns, log_largest
+
+#: The kind name :attr:`TableSchema.kinds` gives a column left out of the model because the
+#: training rows observed none of its values (:meth:`TableSchema.with_unobserved`).
+UNOBSERVED = "unobserved"
 
 
 def resolve_column(key, columns, what="column"):
@@ -92,11 +96,17 @@ class TableSchema:
     ([1, 0, 1], [1.5, 2.0, 0.5])
     """
 
+    #: (A schema pickled before columns could be left out has none.)
+    unobserved = ()
+
     def __init__(self, names, nodes, categories, has_names):
         self.names = list(names)
         self.nodes = nodes
         self.categories = categories
         self.has_names = has_names
+        #: Positions of the columns with no observed value in the training rows: they carry
+        #: no information and are left out of the model (see :meth:`with_unobserved`).
+        self.unobserved = ()
         #: The node specification of each column (group members share one): a
         #: :class:`~bnclassify.data.kinds.Kind` (the kind's defaults) or the user's node.
         self.nodes_by_column = [None] * len(self.names)
@@ -119,9 +129,28 @@ class TableSchema:
 
     @classmethod
     def learn_and_encode(cls, X, distributions=None, weights=None, y=None):
-        """``(schema, frame, codes, values)`` of a training table, each cell hashed once."""
+        """``(schema, frame, codes, values)`` of a training table, each cell hashed once.
+
+        A column with no observed value is left out of the schema's model
+        (:attr:`unobserved`), with one :class:`~bnclassify.exceptions.UnobservedColumnWarning`
+        naming such columns.
+        """
         schema, frame, codes = cls._learn(X, distributions, weights=weights, y=y)
         values = None if schema.discrete.all() else schema.continuous_values(frame)
+        # a column's categories are its observed values, except a pandas Categorical's
+        declared = [
+            j
+            for j, (c, dtype) in enumerate(zip(schema.categories, frame.dtypes, strict=True))
+            if c is not None and len(c) and isinstance(dtype, pd.CategoricalDtype)
+        ]
+        empty = [j for j, c in enumerate(schema.categories) if c is not None and not len(c)]
+        empty += [j for j in declared if (codes[:, j] == MISSING).all()]
+        if values is not None:
+            continuous = np.flatnonzero(~schema.discrete)
+            empty += continuous[np.isnan(values[:, continuous]).all(axis=0)].tolist()
+        if empty:
+            schema = schema.with_unobserved(sorted(empty))
+            warn_unobserved([schema.names[j] for j in schema.unobserved])
         return schema, frame, codes, values
 
     @classmethod
@@ -171,6 +200,35 @@ class TableSchema:
         out.categories = list(categories)
         return out
 
+    def with_unobserved(self, columns) -> TableSchema:
+        """A copy of this schema whose model leaves ``columns`` (positions) out.
+
+        Such a column had no observed value in the training rows, so it carries
+        no information: it keeps its kind's encoding (the statistics of an
+        incremental fit go on counting it, and a later chunk that observes it
+        brings it back: ``with_unobserved(())``), but it takes no part in a
+        structure (:attr:`structural` is False), its node contributes nothing
+        and, at prediction, whatever it holds is read as missing, without a
+        warning about unseen values.
+
+        Examples
+        --------
+        >>> X = pd.DataFrame({"a": ["x", "y", "x"], "b": [None, None, None]})
+        >>> schema, _ = TableSchema.learn(X)
+        >>> left_out = schema.with_unobserved([1])
+        >>> left_out.kinds, left_out.structural.tolist(), left_out.with_unobserved(()).kinds
+        (['categorical', 'unobserved'], [True, False], ['categorical', 'categorical'])
+        """
+        wanted = {int(j) for j in columns}
+        out = copy.copy(self)
+        # a node is left out whole: a group (multinomial) with an empty member stays, and
+        # its own node says what it makes of the missing cells
+        out.unobserved = tuple(
+            sorted(j for group, _ in self.nodes if wanted.issuperset(group) for j in group)
+        )
+        out.__dict__.pop("_flag_cache", None)
+        return out
+
     # -- what the columns are -----------------------------------------------------------
     @property
     def n_features(self) -> int:
@@ -178,8 +236,12 @@ class TableSchema:
 
     @property
     def kinds(self) -> list:
-        """Each column's kind name (``"categorical"``, ``"gaussian"``, ...)."""
-        return [kind_of(spec).name for spec in self.nodes_by_column]
+        """Each column's kind name (``"categorical"``, ``"gaussian"``, ...); ``"unobserved"``
+        for a column left out of the model (:meth:`with_unobserved`)."""
+        kinds = [kind_of(spec).name for spec in self.nodes_by_column]
+        for j in self.unobserved:
+            kinds[j] = UNOBSERVED
+        return kinds
 
     @property
     def scales(self) -> list:
@@ -203,6 +265,7 @@ class TableSchema:
             kinds = [kind_of(s) for s in self.nodes_by_column]
             discrete = np.array([k.discrete for k in kinds], dtype=bool)
             structural = np.array([k.structural for k in kinds], dtype=bool)
+            structural[list(self.unobserved)] = False
             flags = self.__dict__["_flag_cache"] = (discrete, structural, self.nodes_by_column)
         return flags
 
@@ -216,7 +279,18 @@ class TableSchema:
 
     # -- tables ---------------------------------------------------------------------------
     def align(self, X, owner="the model") -> pd.DataFrame:
-        """``X`` as a DataFrame in the training column order, named like the training columns."""
+        """``X`` as a DataFrame in the training column order, named like the training columns.
+
+        Named columns are matched by name: every training column must be there, in
+        any order, and the others (a class or key column) are left out. Columns
+        without names are taken by position and must be as many as in training.
+
+        Examples
+        --------
+        >>> schema, _ = TableSchema.learn(pd.DataFrame({"a": ["x", "y"], "b": [1.5, 2.5]}))
+        >>> schema.align(pd.DataFrame({"id": [7], "b": [0.5], "a": ["y"]})).columns.tolist()
+        ['a', 'b']
+        """
         labels = getattr(self, "labels", None)
         if (
             labels is not None
@@ -232,13 +306,13 @@ class TableSchema:
             columns = frame.columns.tolist()
             if columns != self.names:
                 missing = [c for c in self.names if c not in columns]
-                extra = [c for c in columns if c not in self.names]
-                if missing or extra:
+                if missing:
+                    extra = [c for c in columns if c not in self.names]
                     raise ValueError(
                         "X's columns differ from those seen in fit: "
                         f"missing {missing}, unexpected {extra}."
                     )
-                frame = frame[self.names]  # same columns, other order: align by name
+                frame = frame[self.names]  # by name: another order, other columns left out
         elif frame.shape[1] != self.n_features:
             raise ValueError(
                 f"X has {frame.shape[1]} features, but {owner} is expecting "
@@ -255,7 +329,11 @@ class TableSchema:
         the columns and their numbers of unseen cells.
         """
         lenient = "marginalize" if handle_unknown == "warn" else handle_unknown
-        codes = encode_frame(frame, self.categories, lenient)
+        categories = self.categories
+        if self.unobserved:  # read as missing, whatever they hold: not hashed, not warned of
+            categories = [None if j in self.unobserved else c for j, c in enumerate(categories)]
+        codes = encode_frame(frame, categories, lenient)
+        codes[:, list(self.unobserved)] = MISSING
         values, outside = None, {}
         if not self.discrete.all():
             values, outside = self._continuous_values(frame, lenient)
@@ -268,7 +346,10 @@ class TableSchema:
 
     def unseen_counts(self, frame, codes) -> dict:
         """Number of cells per categorical column coded missing though observed (unseen)."""
-        columns = [j for j, c in enumerate(self.categories) if c is not None]
+        unobserved = set(self.unobserved)
+        columns = [
+            j for j, c in enumerate(self.categories) if c is not None and j not in unobserved
+        ]
         if not columns:
             return {}
         # only cells coded missing can be unseen: testing every cell with notna cost more
@@ -307,7 +388,7 @@ class TableSchema:
         ``values`` (unless ``handle_unknown="error"``, which raises instead)."""
         values = self.numbers(frame)
         outside = {}
-        for j in np.flatnonzero(~self.discrete):
+        for j in np.flatnonzero(~self.discrete & ~self._unobserved_mask()):
             column = values[:, j]
             modelled, beyond = self.scales[j].model_values(column)
             if modelled is not column:  # most nodes model the numbers as they are
@@ -326,10 +407,16 @@ class TableSchema:
             outside[self.names[j]] = (j, beyond)
         return values, outside
 
+    def _unobserved_mask(self) -> np.ndarray:
+        mask = np.zeros(self.n_features, dtype=bool)
+        mask[list(self.unobserved)] = True
+        return mask
+
     def numbers(self, frame) -> np.ndarray:
         """The continuous columns of an aligned table as floats in their own units (what
-        the user gave; discrete columns all NaN); checks they are finite."""
-        discrete = self.discrete
+        the user gave; discrete and :attr:`unobserved` columns all NaN); checks they are
+        finite."""
+        discrete = self.discrete | self._unobserved_mask()  # neither is read as numbers
         values = np.full(frame.shape, np.nan)
         plain = [  # numpy numeric columns convert in one block
             j
@@ -374,14 +461,14 @@ class TableSchema:
         :func:`~bnclassify.data.scaling.column_exponents`); V is in the data's units,
         in log space so that it cannot overflow.
         """
-        scaled = [j for j, s in enumerate(self.nodes_by_column) if kind_of(s).scaled_by_variance]
+        unobserved = set(self.unobserved)
+        scaled = [
+            j
+            for j, s in enumerate(self.nodes_by_column)
+            if kind_of(s).scaled_by_variance and j not in unobserved
+        ]
         if values is None or not scaled:
             return 0.0
-        for j in scaled:
-            if np.isnan(values[:, j]).all():
-                raise ValueError(
-                    f"Column {self.names[j]!r} has no observed value: every cell is missing."
-                )
         block = values[:, scaled]
         observed = ~np.isnan(block)
         w = observed if weights is None else np.where(observed, weights[:, None], 0.0)
@@ -394,16 +481,6 @@ class TableSchema:
     def rescaled(self) -> np.ndarray:
         """Whether each column is held in units of a power of two internally (Gaussians)."""
         return np.array([kind_of(s).rescaled for s in self.nodes_by_column], dtype=bool)
-
-    def check_observed(self, values):
-        """Every continuous column must have at least one observed value in training."""
-        if values is None:
-            return
-        for j in np.flatnonzero(~self.discrete):
-            if np.isnan(values[:, j]).all():
-                raise ValueError(
-                    f"Column {self.names[j]!r} has no observed value: every cell is missing."
-                )
 
     # -- declared state (the fields of a model file; see bnclassify.state) ---------------
     def _get_state(self) -> dict:
@@ -421,17 +498,20 @@ class TableSchema:
         }
         if getattr(self, "labels", None) is not None:
             state["labels"] = self.labels
+        if self.unobserved:
+            state["unobserved"] = self.unobserved
         return state
 
     @classmethod
     def _from_state(cls, state, params=None):
         """The schema of :meth:`_get_state`'s fields, checked (names, kinds, categories)."""
         require(params is None, "TableSchema", "takes no parameters.")
-        fields = {"names", "nodes", "categories", "has_names", "labels"}
+        optional = {"labels", "unobserved"}
+        fields = {"names", "nodes", "categories", "has_names", *optional}
         require(
-            isinstance(state, dict) and fields - {"labels"} <= set(state) <= fields,
+            isinstance(state, dict) and fields - optional <= set(state) <= fields,
             "TableSchema",
-            f"needs the fields {sorted(fields)} (labels optional).",
+            f"needs the fields {sorted(fields)} ({' and '.join(sorted(optional))} optional).",
         )
         names, nodes, categories = state["names"], state["nodes"], state["categories"]
         require(
@@ -468,11 +548,20 @@ class TableSchema:
             "the nodes do not cover every column exactly once.",
         )
         schema = cls(names, specs, categories, state["has_names"])
+        unobserved = state.get("unobserved", ())
+        require(
+            isinstance(unobserved, tuple)
+            and all(isinstance(j, int) and not isinstance(j, bool) for j in unobserved)
+            and list(unobserved) == sorted(set(unobserved))
+            and all(0 <= j < m for j in unobserved),
+            "schema unobserved",
+            f"must be a sorted tuple of distinct column positions below {m}.",
+        )
         for j, (cats, spec) in enumerate(zip(categories, schema.nodes_by_column, strict=True)):
             where = f"schema categories of column {names[j]!r}"
             require(kind_of(spec).discrete == (cats is not None), where, "do not match its kind.")
-            if cats is not None:
-                distinct_labels(cats, where)
+            if cats is not None:  # a column never observed has none
+                distinct_labels(cats, where, at_least=0 if j in unobserved else 1)
         if "labels" in state:
             labels = state["labels"]
             require(
@@ -482,7 +571,7 @@ class TableSchema:
             )
             require(len(set(labels)) == m, "schema labels", "must be distinct.")
             schema.labels = labels
-        return schema
+        return schema.with_unobserved(unobserved) if unobserved else schema
 
 
 def _outside_stacklevel() -> int:
@@ -506,6 +595,23 @@ def warn_identifiers(found):
             f"{listed}: such a column is a key of the training rows and cannot generalise to "
             "new ones (and on sorted data it leaks the class). Drop it before fitting unless "
             "it is a real feature."
+        ),
+        stacklevel=_outside_stacklevel(),
+    )
+
+
+def warn_unobserved(names):
+    """One :class:`~bnclassify.exceptions.UnobservedColumnWarning` for the columns ``names``
+    (left out of a model: no observed value in its training rows), if any."""
+    if not names:
+        return
+    listed = ", ".join(repr(n) for n in names)
+    warnings.warn(
+        UnobservedColumnWarning(
+            f"Column(s) {listed} have no observed value in the training rows (every cell is "
+            "missing), so they carry no information: the model leaves them out, and at "
+            "prediction reads whatever they hold as missing. Drop them to silence this.",
+            names,
         ),
         stacklevel=_outside_stacklevel(),
     )
@@ -649,6 +755,7 @@ __all__ = [
     "MISSING",
     "POINT_MASS_MIN_SHARE",
     "TableSchema",
+    "UNOBSERVED",
     "default_kind",
     "prefers_log_normal",
     "resolve_column",

@@ -5,8 +5,11 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 from sklearn.utils import Bunch
+
+from ..data import row_number_columns
 
 __all__ = [
     "capsid_structure_path",
@@ -28,7 +31,9 @@ def _as_categorical(column: pd.Series) -> pd.Series:
     return column.astype(pd.CategoricalDtype(sorted(values), ordered=False))
 
 
-def load_csv(path, target=None, *, kinds="categorical", return_X_y=False, descr="", sep=","):
+def load_csv(
+    path, target=None, *, kinds="categorical", return_X_y=False, descr="", sep=",", decimal="."
+):
     """Load a CSV file: every column categorical (read as strings), or as pandas reads it.
 
     Parameters
@@ -38,7 +43,9 @@ def load_csv(path, target=None, *, kinds="categorical", return_X_y=False, descr=
     target : str, optional
         Name of the class column; by default the last column (an empty
         ``Unnamed`` column left by a trailing comma on every line is dropped
-        first, never taken as the target).
+        first, never taken as the target, nor is a last column that numbers
+        the rows, ``0 .. n-1`` or ``1 .. n``: then the column before it, see
+        :func:`bnclassify.data.row_number_columns`).
     kinds : {"categorical", "auto"}, default="categorical"
         ``"categorical"``: every feature is read as strings and becomes a pandas
         Categorical of the values in the file (what the study's data are).
@@ -52,6 +59,8 @@ def load_csv(path, target=None, *, kinds="categorical", return_X_y=False, descr=
         Text stored as ``DESCR``.
     sep : str, default=","
         The field delimiter (e.g. ``";"`` or ``"\\t"``).
+    decimal : str, default="."
+        The decimal mark of the numbers (``","`` for ``3,14``), as ``pd.read_csv``'s.
 
     Returns
     -------
@@ -70,14 +79,22 @@ def load_csv(path, target=None, *, kinds="categorical", return_X_y=False, descr=
     if kinds not in ("categorical", "auto"):
         raise ValueError(f"kinds must be 'categorical' or 'auto', got {kinds!r}.")
     strings = {"dtype": str} if kinds == "categorical" else {}
-    frame = pd.read_csv(path, sep=sep, keep_default_na=False, na_values=[""], **strings)
+    options = {"sep": sep, "decimal": decimal, "keep_default_na": False, "na_values": [""]}
+    frame = pd.read_csv(path, **options, **strings)
     trailing = [  # a trailing comma on every line: empty "Unnamed: k" columns
         c for c in frame.columns if str(c).startswith("Unnamed:") and frame[c].isna().all()
     ]
     frame = frame.drop(columns=trailing)
-    if frame.empty or frame.shape[1] < 2:
+    if frame.shape[1] < 2:
         raise ValueError(f"{path}: need a header, at least one row and at least two columns.")
-    target = frame.columns[-1] if target is None else target
+    if frame.empty:
+        raise ValueError(f"{path} has a header but no data rows.")
+    if target is None:  # the last column, unless it numbers the rows
+        last = frame.columns[-1]
+        numbers = pd.to_numeric(frame[last], errors="coerce").to_frame()
+        if numbers.notna().all().all() and numbers.iloc[:, 0].eq(numbers.iloc[:, 0].round()).all():
+            numbers = numbers.astype(np.int64)
+        target = frame.columns[-2] if row_number_columns(numbers) else last
     if target not in frame.columns:
         raise ValueError(f"{path}: no column named {target!r}; columns are {list(frame.columns)}.")
     if kinds == "categorical":

@@ -14,6 +14,7 @@ from ._kernel import KernelDensity
 from ._lognormal import LogNormal
 from ._multinomial import Multinomial
 from ._spec import DistributionSpec
+from ._unobserved import UNOBSERVED_STATE, Unobserved
 from ._views import DensityView, RegressionView, TableView
 
 #: The node class of each kind, by name: the strings the estimators' ``distributions`` accepts.
@@ -85,6 +86,8 @@ __all__ = [
     "Multinomial",
     "RegressionView",
     "TableView",
+    "UNOBSERVED_STATE",
+    "Unobserved",
 ]
 
 

@@ -60,6 +60,9 @@ class Factor(BaseEstimator):
     rescaled = False
     #: How its column's numbers are read (the data layer applies it when it encodes a table).
     scale = IDENTITY
+    #: Whether it reads its column(s) at all; False for the node of a column with no observed
+    #: training value (:class:`~bnclassify.factors.Unobserved`), whose cells are all missing.
+    informative = True
 
     @property
     def support(self) -> str:

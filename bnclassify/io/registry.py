@@ -37,7 +37,7 @@ from ..classifiers import (
     SimplerTAN,
 )
 from ..data import TableSchema
-from ..factors import KINDS
+from ..factors import KINDS, Unobserved
 from ..network import FittedNetwork
 from ..parameters import SMOOTHINGS
 from ..preprocessing import MDLDiscretizer
@@ -70,8 +70,8 @@ ESTIMATORS: dict = {
 #: (module, attribute), both fixed here; imported only when a file names them.
 LAZY_ESTIMATORS: dict = {"StudyTAN": ("bnclassify.study", "StudyTAN")}
 
-#: Node models (factors), by class name.
-FACTORS: dict = {cls.__name__: cls for cls in KINDS.values()}
+#: Node models (factors), by class name (and the node a fit gives a column it never observed).
+FACTORS: dict = {cls.__name__: cls for cls in (*KINDS.values(), Unobserved)}
 
 #: The other classes a model file may hold inside an estimator, by name (naive Bayes'
 #: weighting options too: ``NaiveBayes(weighting=AWNB(trees=20))``, and the smoothing

@@ -153,6 +153,9 @@ def plot_inference(
         observed = name in result.evidence
         card = _card(ax, pos[name], name, fontsize, observed=observed, mark=name == influential)
         node_axes[name] = card
+        if not observed and name not in result.features:  # no training value: no posterior
+            card.set_title(_short(f"{name}: unobserved"), fontsize=fontsize, pad=2)
+            continue
         if name in result.continuous:
             value = result.evidence.get(name)
             _density(card, result.features.get(name), before, name, value, fontsize)

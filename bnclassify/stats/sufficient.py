@@ -442,10 +442,12 @@ class SufficientStatistics(FamilyTables):
         variances, exponents = [], []
         for j in self.scale_columns:
             pooled = self.moments[(j, (), ())].pooled()
-            if pooled.count[0] <= 0:
-                raise ValueError(f"Column {j} has no observed value: every cell is missing.")
+            if pooled.count[0] <= 0:  # no observed value: left out of the model
+                continue
             variances.append(pooled.sxx[0] / pooled.count[0])
             exponents.append(self.exponents[j])
+        if not variances:
+            return 0.0
         return log_largest(np.array(variances), np.array(exponents))
 
     @property
@@ -453,13 +455,26 @@ class SufficientStatistics(FamilyTables):
         """V in the data's units (``inf`` beyond the float range; see ``log_variance_scale``)."""
         return float(np.exp(min(self.log_variance_scale, 709.0)))
 
-    def check_observed(self, names):
-        """Every Gaussian column must have at least one observed value."""
-        for key, m in self.moments.items():
-            if not key[1] and not key[2] and m.count.sum() <= 0:
-                raise ValueError(
-                    f"Column {names[key[0]]!r} has no observed value: every cell is missing."
-                )
+    def unobserved_columns(self) -> list:
+        """Positions of the columns with no observed cell in the rows accumulated.
+
+        A discrete column without a category, or a continuous one whose (dummy)
+        count N(c, x_i) is zero in every class.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from bnclassify.data import TableSchema
+        >>> X = pd.DataFrame({"x": ["u", "v"], "empty": [None, None]})
+        >>> schema, _ = TableSchema.learn(X, categories=False)
+        >>> stats = SufficientStatistics.from_table(X, [0, 1], schema, StatisticsPlan())
+        >>> stats.unobserved_columns()
+        [1]
+        """
+        o = self.offsets
+        return [
+            j for j in range(self.n_features) if not self.feature_table[:, o[j] : o[j + 1]].any()
+        ]
 
 
 def chunk_counts(X, y, schema, weights=None, classes=None):

@@ -74,6 +74,29 @@ class TrainingCounts(FamilyTables):
         """V in the data's units (``inf`` beyond the float range; see ``log_variance_scale``)."""
         return float(np.exp(min(self.log_variance_scale, 709.0)))
 
+    def of_columns(self, columns) -> TrainingCounts:
+        """The statistics of the same rows restricted to ``columns`` (positions), in that order.
+
+        Examples
+        --------
+        >>> codes, y = np.array([[0, 1], [1, 0]]), np.array([0, 1])
+        >>> counts = TrainingCounts(codes, y, np.array([2, 2]), 2)
+        >>> counts.of_columns([1]).codes.tolist()
+        [[1], [0]]
+        """
+        columns = list(columns)
+        return TrainingCounts(
+            self.codes[:, columns],
+            self.y,
+            self.cards[columns],
+            self.n_classes,
+            values=None if self.values is None else self.values[:, columns],
+            discrete=self.discrete[columns],
+            log_variance_scale=self.log_variance_scale,
+            weights=self.weights,
+            exponents=self.exponents[columns] if len(self.exponents) else self.exponents,
+        )
+
     @cached_property
     def has_missing(self) -> bool:
         """Whether any code is :data:`~bnclassify.data.MISSING` (one pass over the codes)."""
@@ -409,7 +432,6 @@ def training_statistics(X, y, distributions=None, sample_weight=None):
         table, distributions, weights, y_codes
     )
     schema.has_names = has_names
-    schema.check_observed(values)
     exponents = column_exponents(values, schema.rescaled)
     stats = TrainingCounts(
         codes,

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 import warnings
@@ -47,7 +48,7 @@ from .. import datasets
 from .._version import __version__
 from ..classifiers import BMATAN
 from ..data import IdentifierColumnWarning, TableSchema
-from ..exceptions import UnseenCategoryWarning
+from ..exceptions import UnobservedColumnWarning, UnseenCategoryWarning
 from ..io import dump, load
 from ..metrics import study_cv
 from ..plotting import plot_cv_results
@@ -58,6 +59,7 @@ from .csv_tables import (
     InputError,
     chosen_columns,
     csv_delimiter,
+    decimal_comma_note,
     existing_file,
     parse_kind,
     read_contact_matrix,
@@ -67,6 +69,7 @@ from .csv_tables import (
 from .evaluation import baseline_differences, comparison_table, format_table, repeated_evaluation
 from .figures import make_figures
 from .models import STUDY_DATASETS, study_models
+from .r_family import OPTIONAL_MODELS, r_family_models
 from .report import reproduce as run_reproduce
 from .versions import info, kernels_line
 
@@ -98,10 +101,9 @@ def _load(args):
     if args.csv is not None:
         path = existing_file(args.csv, "data file")
         sep = csv_delimiter(path, args.sep)
+        options = {"target": args.target, "kinds": args.kinds, "sep": sep}
         try:
-            bunch = read_named_csv(
-                path, datasets.load_csv, target=args.target, kinds=args.kinds, sep=sep
-            )
+            bunch = read_named_csv(path, datasets.load_csv, decimal=args.decimal or ".", **options)
         except ValueError as error:
             if "at least two columns" in str(error) and args.sep is None:
                 raise InputError(
@@ -109,12 +111,28 @@ def _load(args):
                     "(e.g. --sep ';' or --sep '\\t')."
                 ) from None
             raise
-        bunch.data = chosen_columns(bunch.data, args, path)
+        if args.decimal is None:
+            decimal_comma_note(bunch.data, path)
+        last = bunch.frame.columns[-1]
         if args.target is not None:
             print(f"target: {bunch.target.name!r} (--target)")
+        elif bunch.target.name != last:
+            print(
+                f"target: {bunch.target.name!r} (the last column but one: the last, {last!r}, "
+                "numbers the rows; choose another with --target)"
+            )
         else:
             print(f"target: {bunch.target.name!r} (the last column; choose another with --target)")
+        bunch.data = chosen_columns(bunch.data, args, path)
         n_classes, n_rows = bunch.target.nunique(), len(bunch.target)
+        if n_classes < 2:
+            held = bunch.target.dropna().unique()
+            which = f"one class ({held[0]!r})" if len(held) else "no value"
+            raise InputError(
+                f"{path}: the target {bunch.target.name!r} holds {which} in all its {n_rows} "
+                "rows; a classifier needs at least two classes: choose the class column with "
+                "--target."
+            )
         if n_classes > 0.5 * n_rows:
             print(
                 f"warning: the target {bunch.target.name!r} has {n_classes} classes in {n_rows} "
@@ -176,15 +194,8 @@ SHORT_NAMES = {
     "bma": "BMA TAN",
     "bma-contact": "BMA TAN (contact prior)",
     "bma-contact-s1": "BMA TAN (s = 1, contact prior)",
-    # --r-family: R's names (tan_hc, kdb-hc, nb-awnb, ...) work as they are; the class names too
-    "tanhc": "tan_hc",
-    "tanhcsp": "tan_hcsp",
-    "kdbhc": "kdb (hc)",
-    "awnb": "nb awnb",
-    "manb": "nb manb",
-    "wanbia": "nb wanbia",
-    "nb-cll": "NB (conditional)",
-    "tan-cll": "TAN (conditional)",
+    # and the models run on request (--r-family, or named in --models): OPTIONAL_MODELS
+    **{key: model.display for key, model in OPTIONAL_MODELS.items()},
 }
 
 
@@ -209,12 +220,18 @@ def _contact_models() -> list:
     return [n for n in study_models(one_feature) if n not in study_models(None)]
 
 
-def _select(models: dict, wanted) -> dict:
+def _select(models: dict, wanted, alpha=1.0) -> dict:
+    """The models ``--models`` names: of the comparison's, or run on request (any of
+    :data:`~bnclassify.study.r_family.OPTIONAL_MODELS`, with or without ``--r-family``)."""
     if not wanted:
         return models
+    on_request = {m.display: m for m in OPTIONAL_MODELS.values() if m.display not in models}
     chosen = {}
     for item in wanted.split(","):
         name = model_key(item, models)
+        if name is None and (extra := model_key(item, on_request)) is not None:
+            chosen[extra] = on_request[extra].make(alpha, 0)
+            continue
         if name is None:
             needs_contact = model_key(item, _contact_models())
             if needs_contact is not None:
@@ -224,7 +241,8 @@ def _select(models: dict, wanted) -> dict:
                     "feature)."
                 )
             raise InputError(
-                f"unknown model {item.strip()!r}; available: {_names_with_short(models)}"
+                f"unknown model {item.strip()!r}; available: "
+                f"{_names_with_short({**models, **on_request})}"
             )
         chosen[name] = models[name]
     return chosen
@@ -325,9 +343,14 @@ def _fold_notes(X, y, args) -> list:
 
 def _note_warnings(caught) -> None:
     """Each distinct warning caught during a command, as one ``note:`` line (deprecations are
-    for developers, not for the command's user: left out)."""
+    for developers, not for the command's user: left out); the columns some training folds
+    never observed, in one line for all the fits."""
     seen = set()
+    unobserved = {}  # the columns some fits left out, in order
     for item in caught:
+        if issubclass(item.category, UnobservedColumnWarning):
+            unobserved.update(dict.fromkeys(getattr(item.message, "columns", [])))
+            continue
         if issubclass(item.category, DeprecationWarning | PendingDeprecationWarning):
             continue
         text = " ".join(str(item.message).split())
@@ -335,6 +358,13 @@ def _note_warnings(caught) -> None:
             continue
         seen.add(text)
         print(f"note: {text}")
+    if unobserved:
+        listed = ", ".join(repr(c) for c in unobserved)
+        print(
+            f"note: column(s) {listed} held no value in the training rows of some folds (their "
+            "few values fell in the test rows): those folds' models left them out and read "
+            "their test cells as missing."
+        )
 
 
 #: Beyond this many features, ``compare --csv`` leaves out the models whose fit grows
@@ -398,10 +428,8 @@ def compare(args) -> int:
     study_tan = args.study_tan if args.study_tan is not None else name in STUDY_DATASETS
     models = study_models(contact, alpha=args.alpha, study_tan=study_tan)
     if args.r_family:
-        from .r_family import r_family_models
-
         models.update(r_family_models(alpha=args.alpha))
-    models = _select(models, args.models)
+    models = _select(models, args.models, args.alpha)
     if contact is None and not args.models:
         print(
             "note: Simpler TAN and the models built on it (STAN bagging, STAN+TAN bagging, "
@@ -492,8 +520,10 @@ def compare(args) -> int:
 
 
 def model_file_name(name) -> str:
-    """A model's display name as a file name: ``"Simpler TAN"`` -> ``"simpler-tan.bnc"``."""
-    return "-".join(re.findall(r"[a-z0-9]+", name.lower())) + ".bnc"
+    """A model's file name: its short name (``--models``), else its display name's words:
+    ``"TAN (BIC forest)"`` -> ``"tan-bic.bnc"``, ``"tan_hc"`` -> ``"tanhc.bnc"``."""
+    short = {display: key for key, display in SHORT_NAMES.items()}
+    return (short.get(name) or _slug(name)) + ".bnc"
 
 
 def _categorical_inputs_for_bma(models: dict, continuous: list) -> dict:
@@ -531,22 +561,26 @@ def _save_models(out: Path, models, X, y) -> list:
 
 # -- predict -------------------------------------------------------------------------------------
 def predict(args) -> int:
-    model = load(args.model)
+    model = load(existing_file(args.model, "model file"))
     if not hasattr(model, "predict_proba") or not hasattr(model, "categories_"):
         raise InputError(
             f"{args.model} holds a {type(model).__name__}; predict takes a classifier of tables."
         )
     path = Path(args.csv)
-    frame = read_rows(path, model, args.sep)
+    frame = read_rows(path, model, args.sep, args.decimal)
     if args.id is not None and args.id not in frame.columns:
         raise InputError(
             f"--id: {path} has no column {args.id!r}; columns are {list(frame.columns)}."
         )
     names = getattr(model, "feature_names_in_", None)
-    X = frame if names is None else frame[list(names)]
+    X = frame if names is None else frame[list(names)]  # the others: --id, --keep-input
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        proba = model.predict_proba(X)
+        if len(X):
+            proba = model.predict_proba(X)
+        else:  # a header and no row: an empty table of predictions, as any filter gives
+            print(f"note: {path} has a header but no data rows: no prediction.", file=sys.stderr)
+            proba = np.empty((0, len(model.classes_)))
     for item in caught:
         if isinstance(item.message, UnseenCategoryWarning):
             listed = ", ".join(f"{c!r} ({n})" for c, n in item.message.counts.items())
@@ -661,6 +695,12 @@ def _sep_flag(parser):
         help="field delimiter of the CSV file, e.g. ';' or '\\t' (default: a comma, or the "
         "header's delimiter when it has no comma)",
     )
+    parser.add_argument(
+        "--decimal",
+        metavar="CHAR",
+        help="decimal mark of the CSV file's numbers, e.g. ',' for 3,14 (default: '.'; a note "
+        "says when a column looks written with decimal commas)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -684,7 +724,11 @@ def build_parser() -> argparse.ArgumentParser:
         "Default protocol: the study's (KFold(10, shuffle=True, random_state=42), alpha=1); "
         "--csv tables get StratifiedKFold (same seed) unless --no-stratified.",
         epilog="model short names (--models, --baseline; any case): "
-        + ", ".join(f"{key} = {name!r}" for key, name in SHORT_NAMES.items())
+        + ", ".join(
+            f"{key} = {name!r}" for key, name in SHORT_NAMES.items() if key not in OPTIONAL_MODELS
+        )
+        + "; run when --models names them (R's learners also with --r-family): "
+        + ", ".join(f"{key} = {m.display!r}" for key, m in OPTIONAL_MODELS.items())
         + ". Simpler TAN (stan) and the models built on it need --contact with --csv. "
         f"A --csv table wider than {WIDE_FEATURES} features is costed up front, shows its "
         "progress on stderr, and leaves out the BMA TAN models (cubic in the features) unless "
@@ -864,12 +908,26 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.func(args)
+    except BrokenPipeError:
+        return _stdout_closed()
     except InputError as error:
         return _fail(str(error))
     except FileNotFoundError as error:
         return _fail(f"file not found: {error.filename or error}")
     except INPUT_ERRORS as error:
         return _fail(str(error))
+
+
+def _stdout_closed() -> int:
+    """The reader of standard output went away (``bnclassify predict ... | head -3``): stop
+    quietly, as Unix tools do. Python's flush of the closed stream at exit would print
+    ``BrokenPipeError`` again, so standard output is pointed at the null device first."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no real file behind sys.stdout (e.g. captured): nothing to do
+        pass
+    return 0
 
 
 def _fail(message) -> int:

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..data import identifier_columns
+from ..data import identifier_columns, row_number_columns
 from ..structure import check_weight_matrix
 
 #: Exceptions that mean "bad input": reported in one line, no traceback. (Loaders and
@@ -47,17 +47,79 @@ def existing_file(path, what) -> Path:
 
 def read_named_csv(path, reader=pd.read_csv, **options):
     """``reader(path, **options)`` (``pd.read_csv`` or a loader built on it) whose empty-file,
-    encoding and tokenizing errors name the file: the one CSV reader of the command line."""
+    encoding and tokenizing errors name the file: the one CSV reader of the command line.
+
+    A workbook or another binary file is recognised by its first bytes and said so."""
+    binary = binary_kind(path)
+    if binary is not None:
+        raise InputError(
+            f"{path} is {binary}, not CSV text: save or export it as a CSV file (UTF-8) first."
+        )
     try:
         return reader(path, **options)
     except pd.errors.EmptyDataError:
         raise InputError(f"{path} is empty: expected a header row and data rows.") from None
     except UnicodeDecodeError as error:
-        raise InputError(
-            f"{path} is not UTF-8 text ({error.reason} at byte {error.start}); re-save it as UTF-8."
-        ) from None
+        raise InputError(not_utf8(path, error)) from None
     except pd.errors.ParserError as error:
         raise InputError(f"{path} is not a well-formed CSV table: {error}".strip()) from None
+
+
+#: The first bytes of the files users save by mistake under a .csv name, and what they are.
+BINARY_SIGNATURES = {
+    b"PK\x03\x04": "a zip archive (an Excel .xlsx or OpenDocument .ods workbook is one)",
+    b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1": "an Excel .xls workbook (an OLE2 file)",
+    b"\x1f\x8b": "gzip-compressed (name it .csv.gz, which pandas reads)",
+    b"%PDF": "a PDF document",
+}
+
+
+def binary_kind(path) -> str | None:
+    """What ``path`` is when its first bytes say it is not text (:data:`BINARY_SIGNATURES`),
+    else None.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "table.csv"
+    >>> _ = path.write_bytes(b"PK\x03\x04" + bytes(26))
+    >>> binary_kind(path)
+    'a zip archive (an Excel .xlsx or OpenDocument .ods workbook is one)'
+    """
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(8)
+    except OSError:
+        return None  # the reader says why
+    return next((what for magic, what in BINARY_SIGNATURES.items() if head.startswith(magic)), None)
+
+
+def not_utf8(path, error: UnicodeDecodeError) -> str:
+    """Why ``path`` is not UTF-8 text, at the first byte that is not (pandas decodes in
+    blocks, so its ``error.start`` counts from the start of a block, not of the file).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "latin.csv"
+    >>> _ = path.write_bytes("a,b".encode() + bytes([10]) + "café,x".encode("latin-1"))
+    >>> message = not_utf8(path, UnicodeDecodeError("utf-8", b"", 0, 1, "invalid byte"))
+    >>> message[message.index("byte"):].split(",")[0]
+    'byte 7 (line 2) is 0xe9'
+    """
+    data = Path(path).read_bytes()
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return f"{path} is UTF-16 text, not UTF-8: re-save it as UTF-8."
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exact:
+        at = exact.start
+        return (
+            f"{path} is not UTF-8 text: byte {at} (line {data.count(bytes([10]), 0, at) + 1}) "
+            f"is 0x{data[at]:02x}, which UTF-8 does not allow there (a Latin-1 or Windows-1252 "
+            "file, e.g. from Excel, often holds such bytes); re-save it as UTF-8."
+        )
+    return f"{path} is not UTF-8 text ({error.reason}); re-save it as UTF-8."
 
 
 def column_numbers(column: pd.Series, why: str) -> pd.Series:
@@ -118,8 +180,9 @@ def read_contact_matrix(path, features) -> pd.DataFrame:
 
 
 def chosen_columns(X: pd.DataFrame, args, path) -> pd.DataFrame:
-    """The --csv features to model: without the row-index and identifier columns (unless
-    --keep), without --drop, and with the --kind of each named column."""
+    """The --csv features to model: without the row-index, row-number and identifier columns
+    (unless --keep), without the columns that hold no value, without --drop, and with the
+    --kind of each named column."""
     for option in ("drop", "keep"):
         unknown = [c for c in getattr(args, option) or [] if c not in X.columns]
         if unknown:
@@ -127,13 +190,19 @@ def chosen_columns(X: pd.DataFrame, args, path) -> pd.DataFrame:
                 f"--{option}: {path} has no column {unknown[0]!r}; columns are {list(X.columns)}."
             )
     keep = set(args.keep or [])
-    found = {c: why for c, why in identifier_columns(X).items() if c not in keep}
+    found = {c: "a row number (0 .. n-1 or 1 .. n down the rows)" for c in row_number_columns(X)}
+    found.update(identifier_columns(X))
+    found = {c: why for c, why in found.items() if c not in keep}
     for column, why in found.items():
         print(
             f"note: left out {column!r}: it looks like {why}, which cannot generalise to "
             f"new rows (model it anyway with --keep {column!r})"
         )
-    dropped = [c for c in X.columns if c in found or c in (args.drop or [])]
+    empty = [c for c in X.columns if c not in found and X[c].isna().all()]
+    if empty:
+        listed = ", ".join(repr(c) for c in empty)
+        print(f"note: left out {listed}: no row of {path} holds a value in it")
+    dropped = [c for c in X.columns if c in found or c in empty or c in (args.drop or [])]
     X = X.drop(columns=dropped)
     if X.shape[1] == 0:
         raise InputError(f"{path}: no feature column is left to model (see the notes above).")
@@ -144,6 +213,43 @@ def chosen_columns(X: pd.DataFrame, args, path) -> pd.DataFrame:
             )
         X[column] = as_kind(X[column], kind, column, path)
     return X
+
+
+#: A number written with a decimal comma (``3,14``, ``-0,5``), perhaps with thousands dots.
+_DECIMAL_COMMA = r"[-+]?\d{1,3}(?:\.\d{3})*,\d+|[-+]?\d+,\d+"
+
+
+def decimal_comma_columns(X: pd.DataFrame) -> list:
+    """The text columns whose every value reads as a number written with a decimal comma.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"price": ["3,5", "12,25", None], "name": ["a,b", "c", "d"]})
+    >>> decimal_comma_columns(frame)
+    ['price']
+    """
+    found = []
+    for name in X.columns:
+        column = X[name]
+        if pd.api.types.is_numeric_dtype(column.dtype) or pd.api.types.is_bool_dtype(column):
+            continue
+        observed = column.dropna().astype(str)
+        if len(observed) and observed.str.fullmatch(_DECIMAL_COMMA).all():
+            found.append(name)
+    return found
+
+
+def decimal_comma_note(X: pd.DataFrame, path) -> None:
+    """A note naming the columns written with decimal commas, which are read as categories."""
+    found = decimal_comma_columns(X)
+    if found:
+        listed = ", ".join(repr(c) for c in found)
+        example = X[found[0]].dropna().iloc[0]
+        print(
+            f"note: {path}: column(s) {listed} hold numbers written with a decimal comma "
+            f"(e.g. {example!r}), read as categories here; pass --decimal ',' to read them "
+            "as numbers"
+        )
 
 
 def as_kind(column: pd.Series, kind: str, name, path) -> pd.Series:
@@ -164,7 +270,7 @@ def parse_kind(text):
     return column, kind
 
 
-def read_rows(path: Path, model, sep=None) -> pd.DataFrame:
+def read_rows(path: Path, model, sep=None, decimal=None) -> pd.DataFrame:
     """The CSV file's rows as the Python API reads them: ``pd.read_csv`` (empty cells
     missing, as ``compare --csv`` reads its table), then each column as the model's schema
     takes it.
@@ -178,7 +284,7 @@ def read_rows(path: Path, model, sep=None) -> pd.DataFrame:
     """
     path = existing_file(path, "data file")
     sep = csv_delimiter(path, sep)
-    options = {"sep": sep, "keep_default_na": False, "na_values": [""]}
+    options = {"sep": sep, "decimal": decimal or ".", "keep_default_na": False, "na_values": [""]}
     frame = read_named_csv(path, **options)
     text = read_named_csv(path, dtype=str, **options)
     names = getattr(model, "feature_names_in_", None)

@@ -1,6 +1,58 @@
-"""R bnclassify's learners beyond nb / tan_cl / kdb / aode, named as in R, for ``compare``."""
+"""The models ``compare`` runs on request: R bnclassify's learners beyond nb / tan_cl / kdb /
+aode (``--r-family``) and any other model named in ``--models``.
+
+A model joins the command line by one line in :data:`OPTIONAL_MODELS`: its short name (what
+``--models`` and ``--baseline`` accept, listed in ``compare --help``), its display name (the
+table's row) and how to make it.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..classifiers import BSEJ, FSSJ, KDBHC, TAN, TANHC, TANHCSP, NaiveBayes
+
+
+@dataclass(frozen=True)
+class OptionalModel:
+    """A model of ``compare`` beyond its default comparison.
+
+    Parameters
+    ----------
+    display : str
+        Its row's name in the table (R's name for R's learners).
+    make : callable
+        ``make(alpha, random_state)``: a new unfitted estimator with the run's smoothing
+        and seed.
+    r_family : bool, default=False
+        Whether ``--r-family`` adds it (besides ``--models`` naming it).
+    """
+
+    display: str
+    make: Callable[[float, int], object]
+    r_family: bool = False
+
+
+#: The models ``compare`` runs on request, by short name; one line adds one.
+OPTIONAL_MODELS = {
+    "tanhc": OptionalModel("tan_hc", lambda a, s: TANHC(alpha=a, random_state=s), True),
+    "tanhcsp": OptionalModel("tan_hcsp", lambda a, s: TANHCSP(alpha=a, random_state=s), True),
+    "fssj": OptionalModel("fssj", lambda a, s: FSSJ(alpha=a, random_state=s), True),
+    "bsej": OptionalModel("bsej", lambda a, s: BSEJ(alpha=a, random_state=s), True),
+    "kdbhc": OptionalModel("kdb (hc)", lambda a, s: KDBHC(k=2, alpha=a, random_state=s), True),
+    "awnb": OptionalModel("nb awnb", lambda a, s: NaiveBayes(alpha=a, weighting="awnb"), True),
+    "manb": OptionalModel("nb manb", lambda a, s: NaiveBayes(alpha=a, weighting="manb"), True),
+    "wanbia": OptionalModel(
+        "nb wanbia", lambda a, s: NaiveBayes(alpha=a, weighting="wanbia"), True
+    ),
+    "nb-cll": OptionalModel(
+        "NB (conditional)", lambda a, s: NaiveBayes(alpha=a, objective="conditional"), True
+    ),
+    "tan-cll": OptionalModel(
+        "TAN (conditional)", lambda a, s: TAN(alpha=a, objective="conditional"), True
+    ),
+}
 
 
 def r_family_models(alpha=1.0, random_state=0) -> dict:
@@ -15,13 +67,8 @@ def r_family_models(alpha=1.0, random_state=0) -> dict:
     >>> list(r_family_models())[:5]
     ['tan_hc', 'tan_hcsp', 'fssj', 'bsej', 'kdb (hc)']
     """
-    from ..classifiers import BSEJ, FSSJ, KDBHC, TAN, TANHC, TANHCSP, NaiveBayes
-
-    wrappers = {"tan_hc": TANHC, "tan_hcsp": TANHCSP, "fssj": FSSJ, "bsej": BSEJ}
-    models = {name: cls(alpha=alpha, random_state=random_state) for name, cls in wrappers.items()}
-    models["kdb (hc)"] = KDBHC(k=2, alpha=alpha, random_state=random_state)
-    for weighting in ("awnb", "manb", "wanbia"):
-        models[f"nb {weighting}"] = NaiveBayes(alpha=alpha, weighting=weighting)
-    models["NB (conditional)"] = NaiveBayes(alpha=alpha, objective="conditional")
-    models["TAN (conditional)"] = TAN(alpha=alpha, objective="conditional")
-    return models
+    return {
+        model.display: model.make(alpha, random_state)
+        for model in OPTIONAL_MODELS.values()
+        if model.r_family
+    }

@@ -7,11 +7,12 @@ counts how many residue pairs of two blocks touch in the folded structure.
 :func:`contact_matrix_from_structure` computes it from a PDB or mmCIF file and
 the blocks' residue ranges.
 
-The file is read by gemmi (``pip install "pybnclassify[structure]"``), a
-maintained C++ structural-biology library with Python wheels that reads PDB
-and mmCIF alike, and whose entity set-up tells polymer residues from ligands
-and waters without a residue-name table of our own. The atom pairs within the
-cutoff are found by a k-d tree (:class:`scipy.spatial.cKDTree`), all at once.
+The file is read by gemmi (``pip install gemmi``, or ``pip install -e
+".[structure]"`` in a clone), a maintained C++ structural-biology library with
+Python wheels that reads PDB and mmCIF alike, and whose entity set-up tells
+polymer residues from ligands and waters without a residue-name table of our
+own. The atom pairs within the cutoff are found by a k-d tree
+(:class:`scipy.spatial.cKDTree`), all at once.
 """
 
 from __future__ import annotations
@@ -165,7 +166,7 @@ def _import_gemmi():
     except ImportError:
         raise ImportError(
             "contact_matrix_from_structure reads structure files with gemmi, which is not "
-            'installed: pip install "pybnclassify[structure]" (or pip install gemmi).'
+            'installed: pip install gemmi (or pip install -e ".[structure]" in a clone).'
         ) from None
     return gemmi
 

@@ -11,7 +11,8 @@ known dask categoricals are every partition's declared categories.
 return lazy dask arrays computed partition by partition.
 
 dask is imported only here, when a dask collection is passed: the rest of
-bnclassify works without it (``pip install "pybnclassify[dask]"``).
+bnclassify works without it (``pip install "dask[dataframe]" distributed``, or
+``pip install -e ".[dask]"`` in a clone).
 """
 
 from __future__ import annotations

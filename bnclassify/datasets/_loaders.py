@@ -220,7 +220,7 @@ def capsid_structure_path():
     -------
     pathlib.Path
         The file, which gemmi reads as it is (``pip install
-        "pybnclassify[structure]"``).
+        gemmi``).
 
     Examples
     --------

@@ -197,7 +197,7 @@ class InferenceView:
     a node (``view.observe(block1="3")``), forget it (``view.forget("block1")``),
     and :meth:`draw` shows every node's posterior given what is observed now.
     :meth:`widget` puts one menu per node above the figure (``ipywidgets``,
-    ``pip install "pybnclassify[teaching]"``), so a teacher sets evidence by
+    ``pip install ipywidgets``), so a teacher sets evidence by
     clicking and the figure redraws at once. Everything but :meth:`widget` is
     plain Python: a static page shows the same figures, drawn cell by cell.
 
@@ -322,8 +322,8 @@ class InferenceView:
             import ipywidgets as widgets
         except ImportError:
             raise ImportError(
-                'InferenceView.widget needs ipywidgets: pip install "pybnclassify[teaching]" '
-                "(or pip install ipywidgets). draw() works without it."
+                'InferenceView.widget needs ipywidgets: pip install ipywidgets (or pip install -e '
+                '".[teaching]" in a clone). draw() works without it.'
             ) from None
         from IPython.display import display
 

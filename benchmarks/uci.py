@@ -212,11 +212,11 @@ def fold_scores(spec, X, y, train, test, classes, timeout=None) -> dict:
     }
 
 
-def run_set(name, target, path, specs, results, *, force=False, timeout=None, log=print):
-    """Every model of ``specs`` on the ten folds of one set, into ``results[name]``."""
+def run_set(name, target, path, specs, results, *, force=False, timeout=None, log=print, repeats=5):
+    """Every model of ``specs`` on the ``2 * repeats`` folds of one set, into ``results[name]``."""
     X, y = load_set(path, target)
     classes = np.unique(y)
-    cv = RepeatedStratifiedKFold(n_splits=2, n_repeats=5, random_state=0)
+    cv = RepeatedStratifiedKFold(n_splits=2, n_repeats=repeats, random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # classes with one member: stratification warns
         folds = list(cv.split(X, y))
@@ -228,7 +228,7 @@ def run_set(name, target, path, specs, results, *, force=False, timeout=None, lo
         entry[spec] = scores
         errors = [s["error"] for s in scores if "error" in s]
         if errors:
-            log(f"{name:28s} {spec:34s} REFUSED {len(errors)}/10: {errors[0][:120]}")
+            log(f"{name:28s} {spec:34s} REFUSED {len(errors)}/{len(folds)}: {errors[0][:120]}")
         else:
             mean = {k: np.mean([s[k] for s in scores]) for k in ("zero_one", "log_loss", "fit_s")}
             log(
@@ -377,6 +377,14 @@ def main(argv=None) -> int:
         "that contain commas",
     )
     parser.add_argument("--no-peers", action="store_true", help="skip random forest and HGB")
+    parser.add_argument("--peers", default="rf,hgb", help="the peers run (rf, hgb; default both)")
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=5,
+        help="2-fold repeats (default 5: 5x2 CV; 1: one 2-fold split, a quick look; keep "
+        "each protocol in its own --results file)",
+    )
     parser.add_argument("--results", type=Path, help="JSON file kept per (set, model)")
     parser.add_argument("--force", action="store_true", help="recompute models already stored")
     parser.add_argument("--timeout", type=float, default=None, help="seconds per fold and model")
@@ -389,12 +397,23 @@ def main(argv=None) -> int:
     separator = ";" if ";" in args.models else ","
     specs = [s.strip() for s in args.models.split(separator) if s.strip()]
     if not args.no_peers:
-        specs = [*PEERS, *[s for s in specs if s not in PEERS]]
+        chosen = {"rf": RF, "hgb": HGB}
+        peers = [chosen[p.strip()] for p in args.peers.split(",") if p.strip()]
+        specs = [*peers, *[s for s in specs if s not in PEERS]]
     results = json.loads(args.results.read_text()) if args.results and args.results.exists() else {}
     sets = read_collection(args.data, [s for s in args.sets.split(",") if s])
     if not args.report_only:
         for name, target, path in sets:
-            run_set(name, target, path, specs, results, force=args.force, timeout=args.timeout)
+            run_set(
+                name,
+                target,
+                path,
+                specs,
+                results,
+                force=args.force,
+                timeout=args.timeout,
+                repeats=args.repeats,
+            )
             if args.results:
                 args.results.write_text(json.dumps(results, indent=1))
     shown = {name: results[name] for name, _, _ in sets if name in results}

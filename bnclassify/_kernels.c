@@ -93,6 +93,20 @@ static int get_1d(PyObject *obj, Py_buffer *v, int writable, Py_ssize_t itemsize
             }                                                                                  \
             return;                                                                            \
         }                                                                                      \
+        if (s0 == (Py_ssize_t)sizeof(T)) { /* columns contiguous (a DataFrame's own block) */  \
+            for (Py_ssize_t j = 0; j < m; j++) {                                               \
+                const T *column = (const T *)(base + j * s1);                                  \
+                int64_t lo = INT64_MAX, hi = INT64_MIN;                                        \
+                for (Py_ssize_t r = 0; r < n; r++) {                                           \
+                    int64_t v = (int64_t)column[r];                                            \
+                    lo = v < lo ? v : lo;                                                      \
+                    hi = v > hi ? v : hi;                                                      \
+                }                                                                              \
+                low[j] = lo;                                                                   \
+                high[j] = hi;                                                                  \
+            }                                                                                  \
+            return;                                                                            \
+        }                                                                                      \
         for (Py_ssize_t j = 0; j < m; j++) {                                                   \
             int64_t lo = INT64_MAX, hi = INT64_MIN;                                            \
             for (Py_ssize_t r = 0; r < n; r++) {                                               \
@@ -1271,6 +1285,253 @@ done:
     return result;
 }
 
+/* -- factorize_texts ------------------------------------------------------------------------- */
+
+/* Codes of Arrow text columns (string or large_string chunks: a validity bitmap, offsets and
+ * UTF-8 bytes), each column in one pass over its cells: every cell's bytes are looked up in a
+ * small open-addressing table of the column's distinct values (after a check against the
+ * previous cell, which settles runs), its code written to the column of a 2-D int8 output in
+ * order of first appearance; the distinct values are then sorted by their bytes and the codes
+ * renumbered to that order in place, while the column is still in cache. UTF-8 compared byte by
+ * byte orders text by code point, as Python's sorted() does. A missing cell is -1.
+ *
+ * Python's per-column work (pyarrow's dictionary_encode, then a look-up through its sorted
+ * dictionary) becomes one call for all the columns of a share, without the GIL but for the
+ * buffers taken first and the distinct values made Python strings last. A column of more than
+ * 127 distinct values, with offsets outside its data or with bytes that are not UTF-8 is given up
+ * (None): the caller encodes it another way. */
+#define TEXT_MAX_CODES 127
+
+typedef struct {
+    const char *ptr;
+    Py_ssize_t len;
+    uint64_t word; /* the first (up to) 8 bytes, zero-padded: the whole text when len <= 8 */
+    int32_t first; /* its code in order of first appearance */
+} Text;
+
+typedef struct {
+    Py_buffer buffers[3]; /* validity (maybe absent), offsets, data */
+    int held;             /* how many of buffers are taken */
+    int has_validity, wide;
+    Py_ssize_t offset, length;
+} TextChunk;
+
+/* The first min(len, 8) bytes at p as a zero-padded word; `room`: the bytes readable from p. */
+static inline uint64_t text_word(const char *p, Py_ssize_t len, Py_ssize_t room) {
+    uint64_t w = 0;
+    if (room >= 8) {
+        memcpy(&w, p, 8); /* one load */
+        if (len < 8) {
+            const uint16_t one = 1;
+            if (*(const unsigned char *)&one) w &= (((uint64_t)1 << (8 * len)) - 1); /* little */
+            else w &= len ? ~(uint64_t)0 << (8 * (8 - len)) : 0;
+        }
+        return w;
+    }
+    unsigned char bytes[8] = {0};
+    for (Py_ssize_t i = 0; i < len && i < 8; i++) bytes[i] = (unsigned char)p[i];
+    memcpy(&w, bytes, 8);
+    return w;
+}
+
+static inline size_t text_slot(uint64_t word, Py_ssize_t len, size_t mask) {
+    uint64_t h = (word ^ ((uint64_t)len << 56)) * 0x9E3779B97F4A7C15ULL;
+    return (size_t)(h >> 40) & mask;
+}
+
+static inline int same_text(const Text *t, const char *p, uint64_t word, Py_ssize_t len) {
+    return t->word == word && t->len == len &&
+           (len <= 8 || memcmp(t->ptr + 8, p + 8, (size_t)(len - 8)) == 0);
+}
+
+static int compare_texts(const void *a, const void *b) {
+    const Text *x = (const Text *)a, *y = (const Text *)b;
+    Py_ssize_t len = x->len < y->len ? x->len : y->len;
+    int c = len ? memcmp(x->ptr, y->ptr, (size_t)len) : 0;
+    if (c) return c;
+    return (x->len > y->len) - (x->len < y->len);
+}
+
+/* The scan of one column, without the GIL: 0 done (*count distinct values in texts, sorted,
+ * codes written), 1 given up, -1 out of memory. out: the column's first cell, step: its row
+ * stride. */
+static int scan_texts(const TextChunk *chunks, Py_ssize_t n_chunks, char *out, Py_ssize_t step,
+                      Text *texts, int *count_out) {
+    int32_t table[512]; /* open addressing over the distinct values: at most a quarter full */
+    const size_t mask = 511;
+    int count = 0;
+    for (size_t s = 0; s <= mask; s++) table[s] = -1;
+    Py_ssize_t row = 0;
+    for (Py_ssize_t c = 0; c < n_chunks; c++) {
+        const TextChunk *chunk = &chunks[c];
+        const unsigned char *valid =
+            chunk->has_validity ? (const unsigned char *)chunk->buffers[0].buf : NULL;
+        const char *offsets = (const char *)chunk->buffers[1].buf;
+        const char *data = (const char *)chunk->buffers[2].buf;
+        Py_ssize_t size = chunk->buffers[2].len;
+        for (Py_ssize_t i = chunk->offset; i < chunk->offset + chunk->length; i++, row++) {
+            char *cell = out + row * step;
+            if (valid && !((valid[i >> 3] >> (i & 7)) & 1)) {
+                *cell = -1;
+                continue;
+            }
+            int64_t a, b;
+            if (chunk->wide) {
+                a = ((const int64_t *)offsets)[i];
+                b = ((const int64_t *)offsets)[i + 1];
+            } else {
+                a = ((const int32_t *)offsets)[i];
+                b = ((const int32_t *)offsets)[i + 1];
+            }
+            if (a < 0 || b < a || b > size) return 1;
+            const char *p = data + a;
+            Py_ssize_t len = (Py_ssize_t)(b - a);
+            uint64_t word = text_word(p, len, size - (Py_ssize_t)a);
+            size_t s = text_slot(word, len, mask);
+            int32_t k;
+            while ((k = table[s]) >= 0 && !same_text(&texts[k], p, word, len)) s = (s + 1) & mask;
+            if (k < 0) {
+                if (count == TEXT_MAX_CODES) return 1;
+                k = count++;
+                texts[k].ptr = p, texts[k].len = len, texts[k].word = word, texts[k].first = k;
+                table[s] = k;
+            }
+            *cell = (char)k;
+        }
+    }
+    /* sorted by their bytes; then each code renumbered to its value's rank */
+    qsort(texts, (size_t)count, sizeof(Text), compare_texts);
+    int8_t rank[TEXT_MAX_CODES + 1];
+    for (int r = 0; r < count; r++) rank[texts[r].first] = (int8_t)r;
+    for (Py_ssize_t r = 0; r < row; r++) {
+        char *cell = out + r * step;
+        int8_t v = (int8_t)*cell;
+        if (v >= 0) *cell = (char)rank[v];
+    }
+    *count_out = count;
+    return 0;
+}
+
+static void release_chunks(TextChunk *chunks, Py_ssize_t n) {
+    for (Py_ssize_t c = 0; c < n; c++)
+        for (int b = 0; b < chunks[c].held; b++)
+            if (b > 0 || chunks[c].has_validity) PyBuffer_Release(&chunks[c].buffers[b]);
+}
+
+/* Take one chunk's buffers: (validity or None, offsets, data, offset, length, wide). */
+static int open_chunk(PyObject *spec, TextChunk *chunk) {
+    PyObject *validity, *offsets, *data;
+    Py_ssize_t offset, length;
+    int wide;
+    chunk->held = 0, chunk->has_validity = 0;
+    if (!PyArg_ParseTuple(spec, "OOOnnp", &validity, &offsets, &data, &offset, &length, &wide))
+        return -1;
+    chunk->offset = offset, chunk->length = length, chunk->wide = wide;
+    chunk->has_validity = validity != Py_None;
+    PyObject *objs[3] = {validity, offsets, data};
+    for (int b = 0; b < 3; b++) {
+        if (b == 0 && !chunk->has_validity) {
+            chunk->held = 1;
+            continue;
+        }
+        if (PyObject_GetBuffer(objs[b], &chunk->buffers[b], PyBUF_SIMPLE) < 0) return -1;
+        chunk->held = b + 1;
+    }
+    Py_ssize_t width = wide ? 8 : 4;
+    if (offset < 0 || length < 0 || chunk->buffers[1].len < (offset + length + 1) * width ||
+        (chunk->has_validity && chunk->buffers[0].len < (offset + length + 7) / 8)) {
+        PyErr_SetString(PyExc_ValueError, "factorize_texts: a chunk's buffers are too short");
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *factorize_texts(PyObject *self, PyObject *args) {
+    PyObject *columns_obj, *out_obj;
+    Py_ssize_t first;
+    if (!PyArg_ParseTuple(args, "O!On", &PyList_Type, &columns_obj, &out_obj, &first)) return NULL;
+    Py_buffer out;
+    if (get_2d(out_obj, &out, 1, "out") < 0) return NULL;
+    int out_signed = 0;
+    Py_ssize_t k = PyList_GET_SIZE(columns_obj), n = out.shape[0];
+    PyObject *result = NULL;
+    TextChunk **chunks = (TextChunk **)calloc((size_t)(k ? k : 1), sizeof(TextChunk *));
+    Py_ssize_t *n_chunks = (Py_ssize_t *)calloc((size_t)(k ? k : 1), sizeof(Py_ssize_t));
+    Text *texts = (Text *)malloc((size_t)(k ? k : 1) * (TEXT_MAX_CODES + 1) * sizeof(Text));
+    int *status = (int *)calloc((size_t)(k ? k : 1), sizeof(int)), *counts = (int *)calloc((size_t)(k ? k : 1), sizeof(int));
+    if (!chunks || !n_chunks || !texts || !status || !counts) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (int_kind(&out, &out_signed) != 1 || !out_signed || first < 0 || first + k > out.shape[1]) {
+        PyErr_SetString(PyExc_ValueError, "factorize_texts: out must be int8 with a column for each");
+        goto done;
+    }
+    for (Py_ssize_t j = 0; j < k; j++) {
+        PyObject *column = PyList_GET_ITEM(columns_obj, j);
+        if (!PyTuple_Check(column)) {
+            PyErr_SetString(PyExc_TypeError, "factorize_texts: a column is a tuple of chunks");
+            goto done;
+        }
+        Py_ssize_t c_count = PyTuple_GET_SIZE(column), rows = 0;
+        chunks[j] = (TextChunk *)calloc((size_t)(c_count ? c_count : 1), sizeof(TextChunk));
+        if (!chunks[j]) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        for (Py_ssize_t c = 0; c < c_count; c++) {
+            n_chunks[j] = c + 1;
+            if (open_chunk(PyTuple_GET_ITEM(column, c), &chunks[j][c]) < 0) goto done;
+            rows += chunks[j][c].length;
+        }
+        if (rows != n) {
+            PyErr_SetString(PyExc_ValueError, "factorize_texts: a column's length differs from out's");
+            goto done;
+        }
+    }
+    char *base = (char *)out.buf;
+    Py_ssize_t s0 = out.strides[0], s1 = out.strides[1];
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t j = 0; j < k; j++)
+        status[j] = scan_texts(chunks[j], n_chunks[j], base + (first + j) * s1, s0,
+                               texts + j * (TEXT_MAX_CODES + 1), &counts[j]);
+    Py_END_ALLOW_THREADS
+    result = PyList_New(k);
+    for (Py_ssize_t j = 0; result && j < k; j++) {
+        PyObject *values = NULL;
+        if (status[j] == 0 && (values = PyList_New(counts[j]))) {
+            for (int r = 0; r < counts[j]; r++) {
+                const Text *t = &texts[j * (TEXT_MAX_CODES + 1) + r];
+                PyObject *text = PyUnicode_DecodeUTF8(t->ptr, t->len, NULL);
+                if (!text) { /* not UTF-8: given up, as pyarrow's own reading would fail */
+                    PyErr_Clear();
+                    Py_CLEAR(values);
+                    break;
+                }
+                PyList_SET_ITEM(values, r, text);
+            }
+        }
+        if (!values) {
+            if (PyErr_Occurred()) {
+                Py_CLEAR(result);
+                break;
+            }
+            values = Py_None;
+            Py_INCREF(values);
+        }
+        PyList_SET_ITEM(result, j, values);
+    }
+done:
+    for (Py_ssize_t j = 0; chunks && j < k; j++)
+        if (chunks[j]) {
+            release_chunks(chunks[j], n_chunks[j]);
+            free(chunks[j]);
+        }
+    free(chunks), free(n_chunks), free(texts), free(status), free(counts);
+    PyBuffer_Release(&out);
+    return result;
+}
+
 /* -- module ---------------------------------------------------------------------------------- */
 
 static PyMethodDef methods[] = {
@@ -1302,6 +1563,12 @@ static PyMethodDef methods[] = {
      "tolerance, max_steps, local) -> steps: Newton's method for the ridge-penalised log-linear "
      "tables of bnclassify/parameters/hierarchy.py, beta updated in place, the leaves' log "
      "probabilities into log_p (see bnclassify/_native.py)."},
+    {"factorize_texts", factorize_texts, METH_VARARGS,
+     "factorize_texts(columns, out, first): the codes of Arrow text columns (tuples of chunks "
+     "(validity, offsets, data, offset, length, wide)) into out[:, first + j] (int8, the distinct "
+     "values sorted by their bytes, -1 missing); returns each column's sorted distinct values as "
+     "a list of str, or None where it gave the column up (more than 127 values, bad offsets, not "
+     "UTF-8)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1311,7 +1578,7 @@ static struct PyModuleDef module = {
 
 /* Raised with every change of a kernel's arguments or results: _native.py refuses a stale build
  * (an optional build that fails leaves the previous library in place). */
-#define KERNELS_VERSION 10
+#define KERNELS_VERSION 11
 
 PyMODINIT_FUNC PyInit__kernels(void) {
     PyObject *m = PyModule_Create(&module);

@@ -37,10 +37,12 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 import threadpoolctl
 
 #: The kernels' interface this module calls (``KERNELS_VERSION`` in ``_kernels.c``).
-KERNELS_VERSION = 10
+KERNELS_VERSION = 11
 
 try:
     from . import _kernels
@@ -62,6 +64,7 @@ THREAD_CELLS = 1 << 21
 #: leaves little to wait for, large enough that the calls' overhead stays negligible.
 SHARES_PER_THREAD = 2
 _KERNEL_DTYPES = frozenset("bhilqBHI")
+_LARGE_STRING_ID = pa.large_string().id
 
 
 def cpu_count() -> int:
@@ -330,6 +333,70 @@ def factorize_objects_in_two(values: np.ndarray):
 def _plain_factorize(values):
     codes, uniques = pd.factorize(values)
     return codes, None, uniques
+
+
+# -- Arrow text columns ---------------------------------------------------------------------------
+#: The most distinct values of a text column :func:`factorize_texts` codes (its codes are int8).
+TEXT_MAX_CODES = 127
+
+
+def factorize_texts(arrays, n_rows: int):
+    """Codes and sorted distinct values of Arrow text columns, one pass over each column.
+
+    ``arrays``: pyarrow ``ChunkedArray``s of ``string`` or ``large_string``,
+    each ``n_rows`` long. Returns ``(codes, categories)``: ``codes`` an
+    ``(n_rows, len(arrays))`` column-major int8 array whose column ``j`` holds
+    each cell's position among ``categories[j]``, the column's distinct values
+    sorted (an object array of str), and -1 for a missing cell. A column with
+    more than :data:`TEXT_MAX_CODES` distinct values gets ``None`` for its
+    categories (and an unset codes column): the caller codes it another way.
+
+    The compiled version reads the Arrow buffers directly, without the GIL, and
+    splits the columns over the cores; the other asks pyarrow for each
+    column's distinct values and their positions (``pc.index_in``). Both sort
+    the values as Python does (UTF-8 bytes in order are code points in order).
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> codes, categories = factorize_texts([pa.chunked_array([["b", None, "a", "b"]])], 4)
+    >>> codes[:, 0].tolist(), categories[0].tolist()
+    ([1, -1, 0, 1], ['a', 'b'])
+    """
+    codes = np.empty((n_rows, len(arrays)), dtype=np.int8, order="F")
+    if not COMPILED:
+        return codes, [_index_texts(array, codes[:, j]) for j, array in enumerate(arrays)]
+    columns = [_text_chunks(array) for array in arrays]
+
+    def factorize(share):
+        return _kernels.factorize_texts(columns[share], codes, share.start)
+
+    found = itertools.chain.from_iterable(
+        _on_shares(factorize, len(columns), n_rows * len(columns))
+    )
+    return codes, [None if values is None else _object_array(values) for values in found]
+
+
+def _text_chunks(array) -> tuple:
+    """A text ``ChunkedArray``'s chunks as the kernel reads them."""
+    large = array.type.id == _LARGE_STRING_ID
+    return tuple((*chunk.buffers(), chunk.offset, len(chunk), large) for chunk in array.chunks)
+
+
+def _index_texts(array, out):
+    """The uncompiled :func:`factorize_texts` of one column: its categories, codes into ``out``."""
+    values = sorted(pc.unique(array).drop_null().to_pylist())
+    if len(values) > TEXT_MAX_CODES:
+        return None
+    positions = pc.index_in(array, value_set=pa.array(values, type=array.type))
+    out[:] = pc.fill_null(positions, -1).to_numpy()
+    return _object_array(values)
+
+
+def _object_array(values: list) -> np.ndarray:
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
 
 
 # -- family counts -------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numbers
 import os
+import warnings
 from collections.abc import Mapping
 
 import numpy as np
@@ -104,6 +105,12 @@ def contact_matrix_from_structure(
         The file holds no atoms, ``chain`` is not in it, blocks overlap or hold
         no residue of the chain, residues fall outside every block, or a
         parameter is out of range; the message names it.
+
+    Warns
+    -----
+    UserWarning
+        A block ends after the chain's last residue (e.g. ``(41, 90)`` on a
+        60-residue chain): the message names the block and that residue.
 
     Examples
     --------
@@ -292,6 +299,17 @@ def _check_coverage(resnums, block_of, names, ranges, chain, outside, path):
         raise ValueError(
             f"block {names[k]!r} {tuple(ranges[k].tolist())} holds no residue of chain "
             f"{chain!r} in {path!r}, whose residues run {resnums.min()}-{resnums.max()}."
+        )
+    last = int(resnums.max())
+    beyond = np.flatnonzero(ranges[:, 1] > last)
+    if beyond.size:  # a likely typo: a block whose end the structure never reaches
+        listed = ", ".join(f"{names[k]!r} {tuple(ranges[k].tolist())}" for k in beyond)
+        warnings.warn(
+            f"block(s) {listed} run past the last residue of chain {chain!r} in {path!r}, "
+            f"{last}: their residues after {last} are not in the structure (a mistyped "
+            "block end?).",
+            UserWarning,
+            stacklevel=3,
         )
     stray = resnums[block_of < 0]
     if stray.size and outside == "raise":

@@ -3,33 +3,35 @@
 The class is a parent of every feature; each feature may have further feature
 parents. ``log P(c, x)`` of a complete row is ``log P(c)`` plus every
 factor's log term (table look-ups and closed-form densities, no loop over
-rows). Rows with missing cells, of any kind, are marginalised exactly:
-
-- in a forest (every feature has at most one feature parent: naive Bayes,
-  TAN, forests, SPODE) by upward message passing from the leaves, vectorised
-  over rows and classes; each factor sums its own variable out and sends its
-  parent a message in the parent's own form (a table over a discrete
-  parent's states, a Gaussian in a continuous parent's value);
-- in other DAGs (e.g. k-dependence) by enumerating the missing discrete
-  cells, then passing messages through the continuous nodes.
+rows). Rows with missing cells, of any kind and in any DAG (naive Bayes, TAN,
+k-dependence, ...), are marginalised exactly by variable elimination over the
+features given the class (:meth:`FittedNetwork.marginal`), vectorised over
+rows and classes: only the nodes whose family holds a missing cell take part,
+continuous nodes joined by missing values pass Gaussian messages to one
+another, and the discrete variables are summed out in a min-weight order
+(:mod:`bnclassify.elimination`), so the cost grows with the structure's width,
+not with the product of the missing cells' states.
 """
 
 from __future__ import annotations
 
-import math
+from functools import cached_property
 
 import numpy as np
-from scipy.special import logsumexp
 
 from .data import MISSING, kind_of
+from .elimination import (
+    BLOCK_CELLS,
+    MAX_TABLE_CELLS,
+    eliminate,
+    elimination_order,
+    summed_rows,
+    table_cells,
+)
 from .factors import Categorical, Factor, Unobserved, node_from_spec
 from .parameters import Laplace, log_class_prior
 from .state import acyclic, float_array, positions, probability_rows, require
 from .stats import SmoothedTables
-
-#: Most cells (rows x joint states of their missing categorical cells x features) a
-#: non-tree network fills in at once to sum missing cells out; a row needing more is refused.
-MAX_ENUMERATED_CELLS = 1 << 24
 
 
 def fit_network(stats, schema, parents, alpha, smoothing=None, rng=None) -> FittedNetwork:
@@ -111,8 +113,70 @@ class FittedNetwork:
         for k, factor in enumerate(self.factors):
             for j in factor.column_positions:
                 self.node_of[j] = k
-        #: Columns no factor reads (no observed training value): always missing, never summed.
-        self.unread = [j for f in self.factors if not f.informative for j in f.column_positions]
+
+    # -- the layout inference reads (derived from the factors, computed once) --------------
+    @cached_property
+    def _mentions(self) -> list:
+        """The structural nodes whose family holds each column (what a missing cell touches)."""
+        mentions = [[] for _ in self.parents]
+        for k, factor in enumerate(self.factors):
+            if factor.structural:
+                for j in {*factor.column_positions, *factor.parent_positions}:
+                    mentions[j].append(k)
+        return mentions
+
+    @cached_property
+    def _structural_columns(self) -> list:
+        return [j for f in self.factors if f.structural for j in f.column_positions]
+
+    @cached_property
+    def _children_before_parents(self) -> list | None:
+        """``(column, its structural children's columns)`` with every child before its
+        parents, for :meth:`_needed`; None where a structural node holds several columns."""
+        if any(f.structural and len(f.column_positions) > 1 for f in self.factors):
+            return None
+        structural = set(self._structural_columns)
+        children = {j: [] for j in structural}
+        for j in structural:
+            for p in self.parents[j]:
+                if p in structural:
+                    children[p].append(j)
+        order, seen = [], set()
+
+        def visit(j):  # depth first: a column after all of its children
+            seen.add(j)
+            for c in children[j]:
+                if c not in seen:
+                    visit(c)
+            order.append(j)
+
+        for j in sorted(structural):
+            if j not in seen:
+                visit(j)
+        return [(j, children[j]) for j in order]
+
+    def _needed(self, missing) -> np.ndarray:
+        """The missing cells that summing out must eliminate, per row: a missing discrete
+        cell none of whose children is observed or needed sums to 1 (with its node), so rows
+        that differ only in such cells share one elimination plan; a missing continuous cell
+        is always kept (its messages decide)."""
+        layout = self._children_before_parents
+        if layout is None:
+            return missing
+        needed = missing.copy()
+        for j, children in layout:
+            if children and self.factors[self.node_of[j]].discrete:
+                kept = (~missing[:, children] | needed[:, children]).any(axis=1)
+                needed[:, j] &= kept
+            elif self.factors[self.node_of[j]].discrete:
+                needed[:, j] = False
+        return needed
+
+    @cached_property
+    def _cards(self) -> tuple:
+        return tuple(
+            getattr(self.factors[self.node_of[j]], "n_states", 1) for j in range(len(self.parents))
+        )
 
     @classmethod
     def from_log_tables(cls, log_prior, parents, log_tables, names=None):
@@ -135,7 +199,7 @@ class FittedNetwork:
     @property
     def cards(self) -> list:
         """Number of states of each discrete column (1 for the others)."""
-        return [getattr(self.factor_of(j), "n_states", 1) for j in range(self.n_features)]
+        return list(self._cards)
 
     @property
     def is_forest(self) -> bool:
@@ -157,29 +221,19 @@ class FittedNetwork:
 
         ``codes`` holds -1 for every missing cell (a continuous column's dummy
         code included), ``values`` the continuous columns (``None`` when there
-        are none).
+        are none). Rows with missing cells are summed out exactly
+        (:meth:`marginal`).
         """
         codes = np.asarray(codes)
         out = np.empty((len(codes), self.n_classes))
-        incomplete = self._incomplete(codes)
+        # a non-structural node (e.g. an unobserved column's) reads a missing cell as 0
+        incomplete = (codes[:, self._structural_columns] == MISSING).any(axis=1)
         complete = ~incomplete
         if complete.any():
             out[complete] = self.complete_rows(codes[complete], _rows(values, complete))
         if incomplete.any():
-            rows, vals = codes[incomplete], _rows(values, incomplete)
-            out[incomplete] = (
-                self.forest_marginal(rows, vals)
-                if self.is_forest
-                else self._enumerated_marginal(rows, vals)
-            )
+            out[incomplete] = self.marginal(codes[incomplete], _rows(values, incomplete))
         return out
-
-    def _incomplete(self, codes) -> np.ndarray:
-        """Rows with a missing cell that a factor reads (and must sum out)."""
-        missing = codes == MISSING
-        if self.unread:
-            missing[:, self.unread] = False
-        return missing.any(axis=1)
 
     def complete_rows(self, codes, values=None) -> np.ndarray:
         """log P(c, x) of rows without missing cells."""
@@ -187,6 +241,176 @@ class FittedNetwork:
         for factor in self.factors:
             out += factor.log_terms(codes, values)
         return out
+
+    def marginal(self, codes, values=None) -> np.ndarray:
+        """log P(c, x_observed) of rows with missing cells, in any DAG, by variable elimination.
+
+        A factor whose family is observed in a row gives its log term, all rows
+        at once. The rest is grouped by the row's pattern of missing cells, so
+        each pattern is planned once: the discrete nodes touching a missing
+        cell give log potentials over its missing variables
+        (:meth:`~bnclassify.factors.Categorical.log_potential`); the continuous
+        nodes linked through missing continuous cells are integrated by their
+        messages (:meth:`~bnclassify.factors.Factor.upward`), for each state of
+        their missing discrete parents; a missing variable whose only potential
+        is its own node is dropped (it sums to 1); the rest is summed out by
+        :func:`~bnclassify.elimination.eliminate` in a min-weight order. The
+        cost grows with the width of that order, not with the product of the
+        missing cells' states; a pattern whose largest table exceeds
+        :data:`~bnclassify.elimination.MAX_TABLE_CELLS` cells per row is
+        refused before any is computed, with the cost in the message.
+        """
+        codes = np.asarray(codes)
+        n = len(codes)
+        missing = codes == MISSING
+        structural = self._structural_columns
+        out = np.broadcast_to(self.log_prior, (n, self.n_classes)).copy()
+        for factor in self.factors:
+            if not factor.structural:
+                out += factor.log_terms(codes, values)
+                continue
+            family = [*factor.column_positions, *factor.parent_positions]
+            clear = ~missing[:, family].any(axis=1)
+            if clear.all():
+                out += factor.log_terms(codes, values)
+            elif clear.any():
+                out[clear] += factor.log_terms(codes[clear], _rows(values, clear))
+        needed = self._needed(missing)
+        columns = [j for j in structural if needed[:, j].any()]
+        patterns, inverse = np.unique(needed[:, columns], axis=0, return_inverse=True)
+        inverse = inverse.ravel()
+        plans = [
+            self._elimination_plan({columns[j] for j in np.flatnonzero(pattern)})
+            if pattern.any()
+            else None  # every missing cell sums to 1
+            for pattern in patterns
+        ]
+        for k, plan in enumerate(plans):  # every plan checked before any is computed
+            if plan is not None and plan["cells"] > MAX_TABLE_CELLS:
+                raise ValueError(self._too_costly(plan, int((inverse == k).sum())))
+        for k, plan in enumerate(plans):
+            if plan is None:
+                continue
+            rows = np.flatnonzero(inverse == k)
+            step = max(1, BLOCK_CELLS // plan["cells"])
+            for start in range(0, len(rows), step):
+                chunk = rows[start : start + step]
+                out[chunk] += self._eliminated(plan, codes[chunk], _rows(values, chunk))
+        return out
+
+    def _elimination_plan(self, missing) -> dict:
+        """What summing out the cells ``missing`` (a set of columns) takes: potentials,
+        an order, and the largest table's cells per row."""
+        touched = sorted({k for j in missing for k in self._mentions[j]})
+        tables, linked = [], {}  # discrete nodes' potentials; continuous nodes' components
+        for k in touched:
+            factor = self.factors[k]
+            if factor.discrete:
+                family = [*factor.discrete_parent_positions, *factor.column_positions]
+                tables.append((k, tuple(v for v in family if v in missing)))
+            else:
+                up = [p for p in factor.continuous_parent_positions if p in missing]
+                linked[k] = self.node_of[up[0]] if up else None
+        components = []
+        for nodes in _components(linked):
+            if all(self.factors[k].column_positions[0] in missing for k in nodes):
+                continue  # only missing values, each a density: the integral is 1
+            scope = sorted(
+                {
+                    p
+                    for k in nodes
+                    for p in self.factors[k].discrete_parent_positions
+                    if p in missing
+                }
+            )
+            target_of = {
+                k: self.factors[linked[k]].column_positions[0]
+                for k in nodes
+                if linked[k] is not None
+            }
+            components.append((_children_first(nodes, linked), target_of, tuple(scope)))
+        # a missing variable whose only potential is its own node's table sums to 1
+        pruned = True
+        while pruned:
+            pruned = False
+            scopes = [scope for _, scope in tables] + [scope for *_, scope in components]
+            for index, (k, scope) in enumerate(tables):
+                own = self.factors[k].column_positions[0]
+                if own in scope and sum(own in s for s in scopes) == 1:
+                    del tables[index]
+                    pruned = True
+                    break
+        scopes = [scope for _, scope in tables] + [scope for *_, scope in components]
+        cards = self._cards
+        order, cliques = elimination_order(scopes, cards)
+        cells = max([table_cells(c, cards, self.n_classes) for c in [*cliques, *scopes]] or [1])
+        return {
+            "missing": missing,
+            "tables": tables,
+            "components": components,
+            "order": order,
+            "cliques": cliques,
+            "cells": cells,
+        }
+
+    def _too_costly(self, plan, n_rows) -> str:
+        cards = self._cards
+        largest = max(
+            [*plan["cliques"], *(s for _, s in plan["tables"])],
+            key=lambda c: table_cells(c, cards, self.n_classes),
+        )
+        names = [self.factor_of(v).columns_[0] for v in largest]
+        return (
+            f"{n_rows} row(s) miss {len(plan['missing'])} cells whose summing out by "
+            f"variable elimination needs a table of {plan['cells']:.3g} cells per row (the "
+            f"classes times the states of {names}), more than MAX_TABLE_CELLS = "
+            f"{MAX_TABLE_CELLS:,}: the structure joins too many of the missing cells. "
+            "Impute some of them, or use a structure with fewer parents per feature "
+            "(TAN, KDB with a smaller k)."
+        )
+
+    def _eliminated(self, plan, codes, values) -> np.ndarray:
+        """log of the sum over the missing variables of the touched nodes' terms, (n, C)."""
+        n, n_classes = len(codes), self.n_classes
+        potentials, single = [], {}
+        for k, free in plan["tables"]:
+            own = self.factors[k].column_positions[0]
+            dropped = None if own in plan["missing"] else codes[:, own] == MISSING
+            if dropped is None or not dropped.any():
+                index, table = self.factors[k].log_potential(codes, free)
+            else:  # its own cell sums to 1 in these rows (see _needed): a slice of zeros
+                index, table = self.factors[k].log_potential(np.maximum(codes, 0), free)
+                table = np.concatenate([table, np.zeros((1, *table.shape[1:]))])
+                index = np.where(dropped, len(table) - 1, index)
+            if len(free) == 1:  # summed with the others over the same variable
+                single.setdefault(free[0], []).append((index, table.reshape(len(table), -1)))
+            else:
+                potentials.append((free, table[index]))
+        for v, items in single.items():
+            if len(items) == 1:
+                index, table = items[0]
+                summed = table[index]
+            else:
+                summed = summed_rows([i for i, _ in items], [t for _, t in items])
+            potentials.append(((v,), summed.reshape(n, n_classes, -1)))
+        for order, target_of, scope in plan["components"]:
+            potentials.append((scope, self._component(order, target_of, scope, codes, values)))
+        return eliminate(potentials, plan["order"], n, n_classes)
+
+    def _component(self, order, target_of, scope, codes, values) -> np.ndarray:
+        """Continuous nodes joined by missing values (``order``: children first, each sending
+        to the column ``target_of`` it), integrated by their messages for every state of their
+        missing discrete parents ``scope``: shape ``(n, C, *cards of scope)``."""
+        cards = [self._cards[v] for v in scope]
+        grid = np.indices(cards).reshape(len(scope), -1).T if scope else np.zeros((1, 0), int)
+        n = len(codes)
+        filled = np.repeat(codes, len(grid), axis=0)
+        if scope:
+            filled[:, list(scope)] = np.tile(grid, (n, 1))
+        filled_values = None if values is None else np.repeat(values, len(grid), axis=0)
+        joint = self._pass(filled, filled_values, order, target_of)  # (n * states, C)
+        joint = joint.reshape(n, len(grid), self.n_classes).transpose(0, 2, 1)
+        return joint.reshape(n, self.n_classes, *cards)
 
     def _pass(self, codes, values, nodes, target_of):
         """Messages up through ``nodes`` (children before parents); returns the log terms."""
@@ -199,74 +423,6 @@ class FittedNetwork:
             if target is not None:
                 parent = self.node_of[target]
                 incoming[parent] = self.factors[parent].combine(incoming.get(parent), message)
-        return out
-
-    def forest_marginal(self, codes, values):
-        target_of = {
-            k: self.parents[f.column_positions[0]][0]
-            for k, f in enumerate(self.factors)
-            if len(f.column_positions) == 1 and self.parents[f.column_positions[0]]
-        }
-        order = _children_first(len(self.factors), target_of, self.node_of)
-        return self.log_prior + self._pass(codes, values, order, target_of)
-
-    def _enumerated_marginal(self, codes, values):
-        """Exact marginal for general DAGs: log-sum-exp over the missing discrete cells' values."""
-        discrete = [j for j in range(self.n_features) if self.factor_of(j).discrete]
-        out = np.empty((len(codes), self.n_classes))
-        if not discrete:
-            return self._continuous_marginal(codes, values)
-        patterns, inverse = np.unique(codes[:, discrete] == MISSING, axis=0, return_inverse=True)
-        for k, pattern in enumerate(patterns):
-            rows = np.flatnonzero(inverse.ravel() == k)
-            missing = [discrete[j] for j in np.flatnonzero(pattern)]
-            if not missing:
-                out[rows] = self._continuous_marginal(codes[rows], _rows(values, rows))
-                continue
-            cards = [self.factor_of(v).n_states for v in missing]
-            states = math.prod(cards)
-            if states * self.n_features > MAX_ENUMERATED_CELLS:
-                raise ValueError(
-                    f"{len(rows)} row(s) have {len(missing)} missing categorical cells, whose "
-                    f"{states:.3g} joint states this network (a feature has two or more feature "
-                    "parents, e.g. KDB with k >= 2) would enumerate to sum them out, "
-                    f"{states * self.n_features:.3g} filled-in cells per row, more than "
-                    f"MAX_ENUMERATED_CELLS = {MAX_ENUMERATED_CELLS:,}. Impute the missing "
-                    "cells, or use a tree (TAN, KDB with k=1), which sums them out by messages."
-                )
-            grid = np.indices(cards).reshape(len(missing), -1).T
-            per_chunk = max(1, MAX_ENUMERATED_CELLS // (states * self.n_features))
-            for start in range(0, len(rows), per_chunk):
-                chunk = rows[start : start + per_chunk]
-                filled = np.repeat(codes[chunk], len(grid), axis=0)
-                filled[:, missing] = np.tile(grid, (len(chunk), 1))
-                filled_values = (
-                    None if values is None else np.repeat(values[chunk], len(grid), axis=0)
-                )
-                joint = self._continuous_marginal(filled, filled_values)
-                out[chunk] = logsumexp(joint.reshape(len(chunk), len(grid), -1), axis=1)
-        return out
-
-    def _continuous_marginal(self, codes, values):
-        """Rows whose discrete cells are all observed; missing continuous ones integrated."""
-        out = np.empty((len(codes), self.n_classes))
-        incomplete = self._incomplete(codes)
-        if (~incomplete).any():
-            out[~incomplete] = self.complete_rows(codes[~incomplete], _rows(values, ~incomplete))
-        if incomplete.any():
-            rows, vals = codes[incomplete], _rows(values, incomplete)
-            total = np.broadcast_to(self.log_prior, (len(rows), self.n_classes)).copy()
-            continuous, target_of = [], {}
-            for k, factor in enumerate(self.factors):
-                if factor.discrete or factor.joint or not factor.structural:
-                    total += factor.log_terms(rows, vals)
-                    continue
-                continuous.append(k)
-                if len(factor.continuous_parent_positions) == 1:
-                    target_of[k] = factor.continuous_parent_positions[0]
-            order = [k for k in _children_first(len(self.factors), target_of, self.node_of)]
-            order = [k for k in order if k in set(continuous)]
-            out[incomplete] = total + self._pass(rows, vals, order, target_of)
         return out
 
     # -- export ---------------------------------------------------------------------
@@ -520,7 +676,7 @@ def _send(log_table, belief):
     """``log sum_b P(b | c, a) exp(belief[n, c, b])``, shape ``(n, C, r_a)``.
 
     ``log_table`` is ``log P(b | c, a)`` of shape ``(C, r_a, r_b)``; the
-    log-sum-exp is taken as :meth:`~bnclassify.factors.Categorical.upward` takes it.
+    log-sum-exp is shifted by each row's largest finite belief.
     """
     top = belief.max(axis=2)  # (n, C)
     safe_top = np.where(np.isfinite(top), top, 0.0)
@@ -533,15 +689,34 @@ def _rows(values, mask):
     return None if values is None else values[mask]
 
 
-def _children_first(n_nodes, target_of, node_of) -> list:
-    """Nodes ordered so that every node comes before the node its message goes to."""
-    children = [[] for _ in range(n_nodes)]
+def _components(linked) -> list:
+    """Connected groups of the nodes of ``linked`` (node -> the node it links to, or None)."""
+    group = {k: k for k in linked}
+
+    def find(k):
+        while group[k] != k:
+            group[k] = group[group[k]]
+            k = group[k]
+        return k
+
+    for k, up in linked.items():
+        if up is not None and up in group:
+            group[find(k)] = find(up)
+    out = {}
+    for k in linked:
+        out.setdefault(find(k), []).append(k)
+    return list(out.values())
+
+
+def _children_first(nodes, linked) -> list:
+    """``nodes`` ordered so that every node comes before the node it links to (``linked``)."""
+    children = {k: [] for k in nodes}
     roots = []
-    for k in range(n_nodes):
-        if k in target_of:
-            children[node_of[target_of[k]]].append(k)
-        else:
+    for k in nodes:
+        if linked[k] is None:
             roots.append(k)
+        else:
+            children[linked[k]].append(k)
     order, stack = [], roots[::-1]
     while stack:
         k = stack.pop()

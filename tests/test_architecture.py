@@ -44,8 +44,8 @@ LAYERS = [
     ("data", ("data",)),
     ("stats", ("stats",)),
     ("factors", ("factors", "distributions")),
-    ("weights and structure", ("information", "weights", "structure")),
-    ("network", ("network", "discriminative")),
+    ("weights and structure", ("information", "weights", "structure", "spanning_trees")),
+    ("network", ("network", "elimination", "discriminative")),
     ("classifiers", ("classifiers", "distributed", "preprocessing")),
     (
         "use",

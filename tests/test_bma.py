@@ -236,6 +236,131 @@ def test_tree_sums_and_edge_marginals_against_enumeration():
     assert log_tree_sum(np.zeros((7, 7))) == pytest.approx(5 * np.log(7))  # Cayley
 
 
+@pytest.mark.parametrize("spread", [1e3, 2e4])
+def test_tree_sums_of_weights_beyond_the_float_range_against_enumeration(spread):
+    """Issue 32: weights spanning thousands of nats (BDeu on many rows) underflowed in the
+    column-scaled elimination, whose zero pivots raised LinAlgError: Singular matrix."""
+    rng = np.random.default_rng(4)
+    m = 5
+    upper = np.triu(rng.normal(size=(m, m)), 1) * spread
+    log_w = upper + upper.T
+    trees = prufer_trees(m)
+    scores = np.array([sum(log_w[u, v] for u, v in t) for t in trees])
+    assert log_tree_sum(log_w) == pytest.approx(logsumexp(scores), rel=1e-12)
+    stacked = np.stack([log_w / spread, log_w])  # batched: only the second is redone
+    np.testing.assert_allclose(
+        log_tree_sum(stacked), [log_tree_sum(log_w / spread), logsumexp(scores)], rtol=1e-12
+    )
+    post = np.exp(scores - logsumexp(scores))
+    expected = np.zeros((m, m))
+    for p, t in zip(post, trees, strict=True):
+        for u, v in t:
+            expected[u, v] += p
+            expected[v, u] += p
+    np.testing.assert_allclose(edge_marginals(log_w), expected, atol=1e-10)
+
+
+def test_a_disconnected_graph_has_no_spanning_tree():
+    log_w = np.full((4, 4), -np.inf)
+    log_w[:2, :2] = log_w[2:, 2:] = 0.0
+    assert log_tree_sum(log_w) == -np.inf
+    with pytest.raises(ValueError, match="disconnected"):
+        edge_marginals(log_w)
+
+
+def _deterministic_pairs(n, seed=0):
+    """mushroom's case: columns that copy one another exactly, so BDeu edge weights span
+    thousands of nats, beside noise columns."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    a = rng.integers(0, 4, n)
+    columns = {"a": a, "b": (a + y) % 4, "c": (2 * a + y) % 4, "d": rng.integers(0, 3, n)}
+    X = pd.DataFrame({k: [f"v{v}" for v in c] for k, c in columns.items()})
+    return X, pd.Series(np.where(y == 1, "p", "e"))
+
+
+def test_peaked_edge_weights_fit_and_predict_as_the_enumeration():
+    """Issue 32: LinAlgError: Singular matrix on mushroom (all categorical), diabetes and
+    letter. A small table made from the case, against every tree enumerated."""
+    X, y = _deterministic_pairs(3000)
+    model = BMATAN(equivalent_sample_size=1.0).fit(X, y)
+    weights = model.log_edge_weights_.to_numpy()
+    assert weights.max() - weights.min() > 1000  # beyond the float range of exp
+    test = X.iloc[:8].copy()
+    test.iloc[0, 0] = np.nan
+    evidence, edges, proba = brute_force(X, y, test, 1.0, np.zeros((4, 4)))
+    assert model.log_evidence_ == pytest.approx(evidence, rel=1e-12)
+    np.testing.assert_allclose(model.edge_posterior_.to_numpy(), edges, atol=1e-9)
+    np.testing.assert_allclose(model.predict_proba(test), proba, atol=1e-9)
+
+
+def test_rows_beyond_the_exact_budget_are_summed_out_as_leaves_with_a_warning():
+    """flags: a name column unseen in every test row; sonar: 60 columns unseen in a row
+    (itertools.product over them ran out of memory). Past MAX_EXACT_WORK the missing
+    features are summed out as leaves: the class prior when every cell is missing."""
+    from bnclassify.classifiers._bma import MAX_EXACT_WORK
+
+    rng = np.random.default_rng(0)
+    n, m = 120, 40
+    y = rng.integers(0, 2, n)
+    X = pd.DataFrame({f"f{j}": (rng.integers(0, 3, n) + y * (j % 2)) % 3 for j in range(m)})
+    X["name"] = [f"n{k // 2}" for k in range(n)]  # 50 values in training, new after
+    model = BMATAN(equivalent_sample_size=5.0, handle_unknown="marginalize")
+    model.fit(X.iloc[:100], y[:100])
+    assert len(model.categories_[-1]) * (m + 1) ** 3 > MAX_EXACT_WORK
+    test = X.iloc[100:]
+    with pytest.warns(UserWarning, match=r"20 row\(s\) as leaves .*'name'"):
+        got = model.predict_proba(test)
+    codes = model.encode(test)
+    leaf = model._complete_joint(codes, leaves=codes < 0)
+    np.testing.assert_allclose(got, np.exp(leaf - logsumexp(leaf, axis=1, keepdims=True)))
+    empty = pd.DataFrame(np.nan, index=[0], columns=X.columns)
+    with pytest.warns(UserWarning, match="as leaves"):
+        prior = model.predict_proba(empty)
+    np.testing.assert_allclose(prior[0], np.exp(model._params["log_class"]), rtol=1e-12)
+
+
+def test_pair_tables_too_large_are_refused_up_front_with_their_size():
+    """waveform5000: 40 float columns read as categories asked numpy for a 22,236 x 22,236
+    array (MemoryError); columns of that many categories are refused before any table is
+    built (floats are binned now: here text columns of one category per row)."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(2_000, 3)), columns=["u", "v", "w"]).astype(str)
+    with pytest.raises(ValueError, match=r"2 x 6000 x 6000 tables .*'u' \(2000\).*Drop"):
+        BMATAN().fit(X, rng.integers(0, 2, 2_000))
+
+
+def test_continuous_columns_are_cut_into_mdl_bins_as_a_discretiser_would():
+    """iris: each float was a category of its own (1.0 on the training rows, 0.707 in
+    10-fold CV); now the kinds rule's continuous columns are MDL bins, the very model of
+    make_pipeline(MDLDiscretizer(), BMATAN()), and the bins persist."""
+    from sklearn.datasets import load_iris
+    from sklearn.pipeline import make_pipeline
+
+    from bnclassify import MDLDiscretizer
+    from bnclassify.io import dump, load
+
+    X, y = load_iris(return_X_y=True, as_frame=True)
+    X = X.iloc[::3].assign(colour=np.where(np.arange(50) % 3, "red", "blue"))
+    y = y.iloc[::3].astype(str).to_numpy()
+    X.iloc[4, 0] = np.nan
+    model = BMATAN().fit(X, y)
+    assert [c is None for c in model.cut_points_] == [False] * 4 + [True]
+    # a category per bin, no longer one per training value
+    assert [len(c) for c in model.categories_[:4]] == [len(c) + 1 for c in model.cut_points_[:4]]
+    piped = make_pipeline(MDLDiscretizer(), BMATAN()).fit(X, y)
+    for mine, theirs in zip(model.cut_points_, piped[0].cut_points_, strict=True):
+        np.testing.assert_array_equal(
+            mine if mine is not None else [], theirs if theirs is not None else []
+        )
+    np.testing.assert_allclose(model.predict_proba(X), piped.predict_proba(X), atol=1e-12)
+    path = f"{__import__('tempfile').mkdtemp()}/bmatan.bnc"
+    dump(model, path)
+    np.testing.assert_array_equal(load(path).predict_proba(X), model.predict_proba(X))
+    with pytest.raises(ValueError, match="sepal length.*not numbers"):
+        model.predict(X.astype({"sepal length (cm)": object}).assign(**{"sepal length (cm)": "x"}))
+
+
 def test_auto_prior_maximises_the_evidence(car_sample):
     X, y, _ = car_sample
     contacts = random_contacts(X.shape[1], seed=4)

@@ -157,6 +157,17 @@ def test_a_block_beyond_the_chain(toy_path):
         contact_matrix_from_structure(toy_path, {**BLOCKS, "b4": (7, 9)}, chain="A")
 
 
+def test_a_block_running_past_the_chain_end_is_named_in_a_warning(toy_path):
+    """Issue 32, item 8: blocks (1, 20), (21, 40), (41, 90) on a 60-residue chain were
+    accepted silently; the likely typo is named with the chain's last residue."""
+    blocks = {"b1": (1, 2), "b2": (3, 4), "b3": (5, 90)}
+    with pytest.warns(
+        UserWarning, match=r"'b3' \(5, 90\) run past the last residue of chain 'A'.*, 6:"
+    ):
+        matrix = contact_matrix_from_structure(toy_path, blocks, chain="A")
+    pd.testing.assert_frame_equal(matrix, frame([[1, 0, 1], [0, 0, 1], [1, 1, 0]]))
+
+
 def test_overlapping_blocks(toy_path):
     with pytest.raises(
         ValueError, match=r"'b2' \(2, 5\) and 'b1' \(4, 6\) overlap: .*residues 4-5"

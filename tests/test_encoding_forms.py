@@ -352,3 +352,43 @@ def test_any_small_column_encodes_like_the_reference(cells, form):
     assert list(categories[0]) == expected_categories
     np.testing.assert_array_equal(codes[:, 0], expected_codes)
     np.testing.assert_array_equal(encode_column(column, categories[0]), expected_codes)
+
+
+# -- columns learned together equal columns learned one at a time -------------------------------
+@st.composite
+def frames_of_one_form(draw):
+    """A frame of 2-5 Categorical or Arrow-text columns (the forms learned together), with a
+    plain column among them at times; Categoricals may share, reorder or lack categories."""
+    n = draw(st.integers(1, 30))
+    words = ["b", "a", "ab", "", "é", "z" * 10]
+    pool = draw(st.sampled_from([words, [3, 0, 12, -1], [2.5, -0.0, 1.0], [True, False]]))
+    columns = {}
+    for k in range(draw(st.integers(2, 5))):
+        form = draw(st.sampled_from(["category", "category", "str", "arrow", "object"]))
+        if form != "category":
+            pool = words
+        cells = draw(st.lists(st.sampled_from([*pool, None]), min_size=n, max_size=n))
+        if form == "category":
+            declared = draw(st.permutations(pool))  # shared or another order: sorted once each
+            columns[f"c{k}"] = pd.Series(pd.Categorical(cells, categories=declared))
+        else:
+            if all(v is None for v in cells):
+                cells[0] = pool[0]
+            dtype = {"str": "str", "arrow": pd.ArrowDtype(pa.large_string()), "object": object}
+            columns[f"c{k}"] = pd.Series(cells, dtype=dtype[form])
+    return pd.DataFrame(columns)
+
+
+@settings(max_examples=100, deadline=None)
+@given(frames_of_one_form())
+def test_columns_learned_together_equal_columns_learned_alone(frame):
+    categories, codes = learn_and_encode_frame(frame)
+    assert codes.flags.f_contiguous
+    alone = [encoding._learn_and_encode_column(column) for _, column in frame.items()]
+    assert codes.dtype == encoding.codes_dtype([c for c, _ in alone])
+    for j, (expected, expected_codes) in enumerate(alone):
+        assert categories[j].dtype == expected.dtype
+        assert [(type(v), v) for v in categories[j].tolist()] == [
+            (type(v), v) for v in expected.tolist()
+        ]
+        np.testing.assert_array_equal(codes[:, j], expected_codes)

@@ -292,12 +292,12 @@ def test_missing_gaussian_values_are_integrated_out_exactly(iris):
             np.testing.assert_allclose(got, expected, rtol=1e-9, err_msg=str(hidden))
 
 
-def test_message_passing_on_complete_rows_equals_the_direct_sum(iris):
+def test_the_marginal_of_complete_rows_equals_the_direct_sum(iris):
     X, y = iris
     model = TAN().fit(X, y)
     codes, values = model.encode(X)
     direct = model._joint_log_likelihood(X)
-    passed = model.compiled_.forest_marginal(codes, values)
+    passed = model.compiled_.marginal(codes, values)
     np.testing.assert_allclose(passed, direct, rtol=1e-10)
 
 

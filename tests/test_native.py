@@ -6,6 +6,7 @@ import time
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -516,3 +517,94 @@ def test_object_string_models_are_identical_with_and_without_the_kernels(model, 
     plain = model().fit(frame, y)
     assert [list(c) for c in compiled.categories_] == [list(c) for c in plain.categories_]
     np.testing.assert_array_equal(compiled.predict_proba(frame), plain.predict_proba(frame))
+
+
+# -- Arrow text columns ----------------------------------------------------------------------------
+# short, long (past the 8 bytes compared as one word), sharing prefixes, empty, beyond the BMP
+text_values = st.one_of(
+    st.sampled_from(["a", "b", "ab", "", "a\x00", "é", "ü", "z" * 9, "z" * 9 + "a", "\U0001f600"]),
+    st.text(max_size=12),
+    st.none(),
+)
+
+
+@st.composite
+def text_columns(draw):
+    """A text column as Arrow chunks: string or large_string, maybe sliced (an offset)."""
+    cells = draw(st.lists(text_values, min_size=1, max_size=50))
+    kind = draw(st.sampled_from([pa.string(), pa.large_string()]))
+    cut = draw(st.integers(0, len(cells)))
+    lead = draw(st.lists(text_values, max_size=3))  # cells before a sliced chunk's offset
+    first = pa.array(lead + cells[:cut], type=kind).slice(len(lead))
+    return cells, pa.chunked_array([first, pa.array(cells[cut:], type=kind)], type=kind)
+
+
+def text_reference(cells):
+    categories = sorted({v for v in cells if v is not None})
+    position = {v: k for k, v in enumerate(categories)}
+    return categories, [-1 if v is None else position[v] for v in cells]
+
+
+@settings(max_examples=150, deadline=None)
+@given(text_columns(), st.booleans())
+def test_factorize_texts_equals_the_reference(column, compiled):
+    cells, array = column
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_native, "COMPILED", compiled and _native.COMPILED)
+        codes, categories = _native.factorize_texts([array], len(cells))
+    expected_categories, expected_codes = text_reference(cells)
+    assert codes.dtype == np.int8 and codes.flags.f_contiguous
+    assert categories[0].dtype == object and categories[0].tolist() == expected_categories
+    assert codes[:, 0].tolist() == expected_codes
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_factorize_texts_gives_up_a_column_of_many_values(compiled, monkeypatch):
+    if compiled and _native._kernels is None:
+        pytest.skip("the compiled extension is not built")
+    monkeypatch.setattr(_native, "COMPILED", compiled)
+    many = pa.chunked_array([[f"v{k}" for k in range(_native.TEXT_MAX_CODES + 1)]])
+    few = pa.chunked_array([["b", "a"] * 64])
+    codes, categories = _native.factorize_texts([many, few], 128)
+    assert categories[0] is None
+    assert categories[1].tolist() == ["a", "b"] and codes[:4, 1].tolist() == [1, 0, 1, 0]
+
+
+@needs_extension
+def test_text_shares_on_threads_give_the_same_codes(monkeypatch):
+    rng = np.random.default_rng(3)
+    words = np.array(["yes", "no", "maybe", None, "não"], dtype=object)
+    arrays = [pa.chunked_array([words[rng.integers(0, 5, 300)].tolist()]) for _ in range(7)]
+    serial = _native.factorize_texts(arrays, 300)
+    monkeypatch.setattr(_native, "THREAD_CELLS", 1)
+    monkeypatch.setattr(_native, "cpu_count", lambda: 3)
+    threaded = _native.factorize_texts(arrays, 300)
+    np.testing.assert_array_equal(serial[0], threaded[0])
+    assert [c.tolist() for c in serial[1]] == [c.tolist() for c in threaded[1]]
+
+
+@needs_extension
+def test_factorize_texts_refuses_what_it_cannot_read(monkeypatch):
+    monkeypatch.setattr(_native, "COMPILED", True)
+    chunk = pa.array(["a", "b"])
+    spec = (*chunk.buffers(), 0, 2, False)
+    out = np.empty((2, 1), dtype=np.int8, order="F")
+    with pytest.raises(ValueError, match="out must be int8"):
+        _native._kernels.factorize_texts([(spec,)], out.astype(np.int16), 0)
+    with pytest.raises(ValueError, match="length differs"):
+        _native._kernels.factorize_texts([(spec,)], np.empty((3, 1), np.int8), 0)
+    with pytest.raises(ValueError, match="too short"):
+        _native._kernels.factorize_texts([((*chunk.buffers(), 1, 2, False),)], out, 0)
+    # offsets beyond the data, and bytes that are not UTF-8: the column is given up
+    bad_offsets = pa.py_buffer(np.array([0, 1, 99], dtype=np.int32).tobytes())
+    latin = pa.py_buffer("aé".encode("latin-1"))
+    offsets = pa.py_buffer(np.array([0, 1, 2], dtype=np.int32).tobytes())
+    found = _native._kernels.factorize_texts(
+        [
+            ((None, bad_offsets, chunk.buffers()[2], 0, 2, False),),
+            ((None, offsets, latin, 0, 2, False),),
+        ],
+        np.empty((2, 2), dtype=np.int8, order="F"),
+        0,
+    )
+    assert found == [None, None]

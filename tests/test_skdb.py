@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from bnclassify import ESKDB, KDB, SKDB
 from bnclassify.classifiers._selective import choose, loo_losses
 from bnclassify.datasets import load_car
-from bnclassify.exceptions import UnseenCategoryWarning
+from bnclassify.exceptions import UnobservedColumnWarning, UnseenCategoryWarning
 from bnclassify.io import dump, load
 from bnclassify.preprocessing import mdl_cut_points, sampled_mdl_cut_points
 
@@ -145,7 +145,8 @@ def test_a_parent_never_observed_with_the_attribute():
 def test_a_numeric_column_missing_in_every_training_row_is_one_empty_bin():
     X, y = _mixed(8)
     X["empty"] = np.nan
-    model = SKDB().fit(X, y)
+    with pytest.warns(UnobservedColumnWarning, match="'empty'"):
+        model = SKDB().fit(X, y)
     assert "empty" not in model.selected_features_
     proba = model.predict_proba(X.assign(empty=1.0))
     np.testing.assert_allclose(proba, model.predict_proba(X))

@@ -98,3 +98,33 @@ def test_a_category_target_keeps_declared_classes_but_needs_two_observed():
 def test_unhashable_labels_are_a_clear_type_error():
     with pytest.raises(TypeError, match="y holds unhashable labels"):
         encode_target(pd.Series([[1], [2]]), 2)
+
+
+@pytest.mark.parametrize("form", ["object", "float", "category", "arrow"])
+def test_many_classes_warn_only_when_they_outnumber_half_the_rows(form):
+    """Issue 32, item 6: 26 classes in 20,000 rows (letter) raised scikit-learn's "more
+    than 50% of the number of samples" warning on every fit, because the check ran on
+    the 26 distinct labels; it is judged on the rows, as scikit-learn's own rule."""
+    import warnings
+
+    from bnclassify import NaiveBayes
+
+    rng = np.random.default_rng(0)
+    letters = np.array(list("ABCDEFGHIJKLMNOPQRSTUVWXYZ"))
+
+    def labels(n):
+        picked = letters[np.arange(n) % 26]
+        return {
+            "object": pd.Series(picked, dtype=object),
+            "float": pd.Series(np.arange(n) % 26, dtype=float),
+            "category": pd.Series(picked, dtype="category"),
+            "arrow": pd.Series(picked, dtype=pd.ArrowDtype(pa.string())),
+        }[form]
+
+    X = rng.integers(0, 3, (2_000, 2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        NaiveBayes().fit(X, labels(2_000))
+    with pytest.warns(UserWarning, match="greater than 50% of the number of samples") as caught:
+        NaiveBayes().fit(X[:44], labels(44))  # 26 classes > 22
+    assert len([w for w in caught if "50%" in str(w.message)]) == 1

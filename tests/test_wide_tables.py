@@ -200,12 +200,14 @@ def test_kdb_refuses_families_too_large_to_count(wide, monkeypatch):
     assert KDB(k=10**7).fit(X, y).score(X, y) > 0.9
 
 
-def test_kdb_refuses_to_enumerate_too_many_missing_cells(monkeypatch):
+def test_kdb_refuses_a_structure_too_wide_for_its_missing_cells(monkeypatch):
+    """Summing out is by variable elimination; only a largest table beyond
+    MAX_TABLE_CELLS (per row) is refused, up front and naming its size."""
     X, y = load_p450(return_X_y=True)
     model = KDB(k=2).fit(X, y)
     row = X.iloc[:1].copy()
-    row.iloc[0, :6] = np.nan  # 3^6 joint states to enumerate
+    row.iloc[0, :6] = np.nan
     assert np.isfinite(model.predict_proba(row)).all()
-    monkeypatch.setattr(network_module, "MAX_ENUMERATED_CELLS", 3**5 * 8)
-    with pytest.raises(ValueError, match="1 row.* have 6 missing categorical cells"):
+    monkeypatch.setattr(network_module, "MAX_TABLE_CELLS", 4)
+    with pytest.raises(ValueError, match=r"1 row\(s\) miss 6 cells .* table of .* MAX_TABLE_CELLS"):
         model.predict_proba(row)

@@ -24,16 +24,20 @@ def small_tables():
     car_X, car_y = load_car(return_X_y=True)
     p450_X, p450_y = load_p450(return_X_y=True)
     rng = np.random.default_rng(3)
-    car_rows = np.sort(rng.choice(len(car_X), 300, replace=False))
-    p450_rows = np.sort(rng.choice(len(p450_X), 250, replace=False))
+    car_rows = np.sort(rng.choice(len(car_X), 150, replace=False))
+    p450_rows = np.sort(rng.choice(len(p450_X), 120, replace=False))
     return [
         ("car", car_X.iloc[car_rows].reset_index(drop=True), car_y.iloc[car_rows]),
         ("p450", p450_X.iloc[p450_rows].reset_index(drop=True), p450_y.iloc[p450_rows]),
     ]
 
 
-@pytest.mark.parametrize("cls", WRAPPERS)
-@pytest.mark.parametrize("epsilon", [0.01, 0.0])
+@pytest.mark.parametrize(
+    ("cls", "epsilon"),
+    # every wrapper searches to the end; a positive epsilon stops a forward and a backward one
+    [(cls, 0.0) for cls in WRAPPERS] + [(TANHC, 0.01), (BSEJ, 0.01)],
+    ids=lambda value: getattr(value, "__name__", str(value)),
+)
 def test_search_path_equals_a_refit_from_rows_per_candidate(cls, epsilon):
     for _, X, y in small_tables():
         model = cls(epsilon=epsilon, random_state=1).fit(X, y)

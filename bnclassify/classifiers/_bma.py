@@ -12,7 +12,7 @@ or one inverse of an ``(m-1) x (m-1)`` matrix.
 
 from __future__ import annotations
 
-import itertools
+import warnings
 from numbers import Real
 
 import networkx as nx
@@ -25,15 +25,25 @@ from sklearn.utils.validation import check_is_fitted
 from ..data import HANDLE_UNKNOWN, MISSING
 from ..factors import Categorical, Unobserved
 from ..network import FittedNetwork
+from ..spanning_trees import edge_marginals, log_tree_sum
 from ..state import float_array, probability_rows, require
-from ..stats import TrainingCounts, training_statistics
+from ..stats import MAX_PAIRWISE_CELLS, TrainingCounts
 from ..structure import add_class_arcs, check_weight_matrix, orient_tree, tree_from_weights
 from ..validation import Interval, Options, validate_parameters
 from ._base import SchemaAttributes
+from ._bins import apply_cuts, continuous_columns, learn_cuts
 from ._predict import JointPredictor
+from ._skdb import binned_statistics, cuts_by_column
 from ._tan import CONTACT_MATRIX
 
-__all__ = ["BMATAN", "CONTACT_PRIOR_GRID", "ESS_GRID", "log_tree_sum", "edge_marginals"]
+__all__ = [
+    "BMATAN",
+    "CONTACT_PRIOR_GRID",
+    "ESS_GRID",
+    "MAX_EXACT_WORK",
+    "log_tree_sum",
+    "edge_marginals",
+]
 
 #: The contact-prior strengths ``contact_prior="auto"`` chooses from (nats per full contact).
 CONTACT_PRIOR_GRID = (0.0, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0)
@@ -48,133 +58,11 @@ ESS_GRID = (1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0)
 #: Cells of the (rows, classes, m, m) stack built per prediction block (bounds memory).
 _BLOCK_CELLS = 1 << 22
 
-#: Most completions of one row's missing cells summed out at prediction.
-MAX_COMPLETIONS = 1 << 16
-
-
-def _column_scaled(log_weights):
-    """``A_uv / s_v`` with ``s_v = max_u A_uv``, zero diagonal, and ``log s``.
-
-    Every spanning tree, rooted at node 0, gives each other node exactly one
-    incoming edge, so dividing column ``v`` by ``s_v`` divides every tree's
-    weight by ``s_v`` once: ``Z(A) = Z(A') prod_{v > 0} s_v``. Each column then
-    holds a 1, so no column underflows however spread the log-weights are.
-    """
-    la = np.array(log_weights, dtype=float)
-    m = la.shape[-1]
-    diagonal = np.arange(m)
-    la[..., diagonal, diagonal] = -np.inf
-    top = la.max(axis=-2, keepdims=True)
-    return np.exp(la - top), top[..., 0, :]
-
-
-def _eliminate(scaled, factors=False):
-    """Gaussian elimination of nodes 1 .. m-1 of the rooted Laplacian, cancellation-free.
-
-    Each pivot is recomputed as the sum of its column's remaining off-diagonal
-    weights (the Schur complement of a Laplacian is a Laplacian), as in the
-    Grassmann-Taksar-Heyman algorithm, so only positive numbers are added:
-    plain LU loses every digit of the determinant when the tree posterior is
-    peaked (at 100+ features the reduced Laplacian's condition number passes
-    1e18). Returns the log pivots, and with ``factors`` the LU factors of
-    the reduced Laplacian.
-    """
-    a = np.array(scaled, dtype=float)
-    m = a.shape[-1]
-    log_pivots = np.empty(a.shape[:-2] + (m - 1,))
-    if factors:
-        lower = np.zeros(a.shape[:-2] + (m - 1, m - 1))
-        upper = np.zeros_like(lower)
-    for k in range(1, m):
-        pivot = a[..., 0, k] + a[..., k + 1 :, k].sum(axis=-1)
-        log_pivots[..., k - 1] = np.log(pivot)
-        column = a[..., :, k] / pivot[..., None]
-        if factors:
-            lower[..., k - 1, k - 1] = 1.0
-            lower[..., k:, k - 1] = -column[..., k + 1 :]
-            upper[..., k - 1, k - 1] = pivot
-            upper[..., k - 1, k:] = -a[..., k, k + 1 :]
-        a[..., :, k + 1 :] += column[..., :, None] * a[..., k, None, k + 1 :]
-    return (log_pivots, lower, upper) if factors else log_pivots
-
-
-def log_tree_sum(log_weights) -> np.ndarray:
-    """``log sum_T prod_{(u, v) in T} exp(log_weights[u, v])`` over all spanning trees.
-
-    The matrix-tree theorem: the determinant of the reduced Laplacian, computed
-    by cancellation-free elimination on the column-scaled weights. Batched
-    over leading axes.
-
-    Parameters
-    ----------
-    log_weights : ndarray of shape (..., m, m)
-        Symmetric log edge weights; the diagonal is ignored.
-
-    Returns
-    -------
-    ndarray of shape (...)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> round(float(np.exp(log_tree_sum(np.zeros((4, 4))))), 9)  # Cayley: 4^2 trees
-    16.0
-    """
-    log_weights = np.asarray(log_weights, dtype=float)
-    if log_weights.shape[-1] == 1:
-        return np.zeros(log_weights.shape[:-2])
-    scaled, top = _column_scaled(log_weights)
-    return _eliminate(scaled).sum(axis=-1) + top[..., 1:].sum(axis=-1)
-
-
-def edge_marginals(log_weights) -> np.ndarray:
-    """Probability of each edge under ``P(T) ∝ prod_{e in T} exp(log_weights[e])``.
-
-    ``P(uv in T) = A_uv R_uv`` (Kirchhoff), ``R_uv`` the effective resistance,
-    which is ``G_vv`` for ``G`` the inverse of the Laplacian reduced at ``u``:
-    the general ``G_uu + G_vv - 2 G_uv`` (any root, removed index 0) loses
-    every digit to cancellation when the posterior is peaked, so each node is
-    the root in turn (``O(m^4)``) and ``G_vv`` comes from the nonnegative
-    inverses of the cancellation-free LU factors.
-
-    Parameters
-    ----------
-    log_weights : ndarray of shape (m, m)
-
-    Returns
-    -------
-    ndarray of shape (m, m)
-        Symmetric, zero diagonal; the upper triangle sums to ``m - 1``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> p = edge_marginals(np.zeros((3, 3)))  # 3 trees, each edge in 2 of them
-    >>> p.round(4)
-    array([[0.    , 0.6667, 0.6667],
-           [0.6667, 0.    , 0.6667],
-           [0.6667, 0.6667, 0.    ]])
-    """
-    log_weights = np.asarray(log_weights, dtype=float)
-    m = log_weights.shape[-1]
-    if m == 1:
-        return np.zeros((1, 1))
-    # rooted at u: u first, the others in order
-    orders = np.array([[u, *(v for v in range(m) if v != u)] for u in range(m)])
-    permuted = log_weights[orders[:, :, None], orders[:, None, :]]
-    scaled, _ = _column_scaled(permuted)
-    _, lower, upper = _eliminate(scaled, factors=True)
-    # diag(U^-1 L^-1): both inverses are nonnegative (M-matrix factors), no cancellation
-    inv_upper = np.linalg.inv(upper)
-    inv_lower = np.swapaxes(np.linalg.inv(np.swapaxes(lower, -1, -2)), -1, -2)
-    diag = np.einsum("rvk,rkv->rv", inv_upper, inv_lower)
-    out = np.zeros((m, m))
-    for u in range(m):
-        # A_uv G_vv with G = S^-1 L'^-1: scaled[root, v] * diag[v]
-        out[u, orders[u, 1:]] = scaled[u, 0, 1:] * diag[u]
-    out = (out + out.T) / 2.0
-    np.fill_diagonal(out, 0.0)
-    return np.clip(out, 0.0, 1.0)
+#: Most work (the joint states of a row's missing cells times the features cubed: one
+#: determinant per state, row and class) prediction spends to sum a row's missing cells out
+#: exactly; a row needing more has its missing features summed out as leaves of every tree
+#: (see :class:`BMATAN`, Notes), with a warning. With 16 features, up to 64 joint states.
+MAX_EXACT_WORK = 1 << 18
 
 
 def _contact_prior_needs_matrix(params):
@@ -236,6 +124,10 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
     ----------
     classes_ : ndarray of shape (n_classes,)
     categories_ : list of ndarray
+        A binned column's categories are its bin numbers 0, 1, ...
+    cut_points_ : list of (ndarray or None)
+        The MDL cut points of each column read as continuous (``None`` for
+        the others); bin ``b`` holds the values in ``(cuts[b-1], cuts[b]]``.
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Only when X was a DataFrame with string column names.
@@ -273,10 +165,33 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
     theta_i(x_i | c) prod_{(i, j) in T} u_ij`` with ``u_ij = theta(x_i, x_j |
     c) / (theta(x_i | c) theta(x_j | c))``, so the average is
     ``theta_c prod_i theta_i(x_i | c) det L(beta w u) / det L(beta w)``: one
-    determinant per (row, class). A missing cell is summed out exactly by
-    enumerating its values (at most :data:`MAX_COMPLETIONS` completions per
-    row). Setting a missing feature's ``u`` to 1 would be exact only where it
-    is a leaf: at an inner node its neighbours' ratios do not sum out.
+    determinant per (row, class).
+
+    **Continuous columns.** The tree average is over categorical families, so
+    a column the kinds rule reads as continuous (:func:`bnclassify.data.default_kind`:
+    a float column, or an integer one of more than 20 values; the same rule
+    that gives the other estimators a Gaussian node) is cut into bins by
+    Fayyad and Irani's MDL criterion (:func:`bnclassify.preprocessing.mdl_cut_points`)
+    on the training rows, as ``make_pipeline(MDLDiscretizer(), BMATAN())``
+    would; a column with no accepted cut becomes one bin (it carries no
+    information). Before, each distinct float was a category of its own
+    (iris: 1.0 on the training rows, 0.707 in 10-fold CV).
+
+    **Missing cells** (and categories unseen in fit). Within one tree a
+    missing feature is summed out exactly, but the sum does not factor over
+    edges, so the average over trees has no determinant formula: at an inner
+    node its neighbours' ratios do not sum out. A row is summed out exactly
+    when its missing cells' joint states times ``m^3`` (one ``m x m``
+    determinant per joint state, row and class) are at most
+    :data:`MAX_EXACT_WORK` (``2^18``: 64 joint states with 16 features, so a
+    vote row missing up to six votes, 1,213 with 6 features). A row needing
+    more (a column of many categories unseen in fit, many missing cells) would
+    cost a number of determinants that grows without bound; its missing features are
+    instead summed out *as leaves*: their ratios ``u`` are set to 1, which is
+    the exact sum in every tree where each missing feature is a leaf and
+    drops, in the other trees, the dependence an inner missing feature
+    carries between its neighbours. One determinant per row and class, and a
+    :class:`UserWarning` naming the rows, the columns and the exact cost.
 
     Examples
     --------
@@ -328,22 +243,35 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
         ----------
         X : DataFrame or array-like of shape (n_samples, n_features)
             Every column is modelled as categorical (the tree average is over
-            categorical families; discretise continuous features first, e.g.
-            with :class:`~bnclassify.preprocessing.MDLDiscretizer`); NaN/None
-            cells are missing.
+            categorical families): a column the kinds rule reads as continuous
+            is first cut into MDL bins (``cut_points_``; see the Notes);
+            NaN/None cells are missing.
         y : array-like of shape (n_samples,)
 
         Returns
         -------
         self
+
+        Raises
+        ------
+        ValueError
+            The pair tables (classes times the squared number of categories of
+            all columns)
+            would exceed :data:`~bnclassify.stats.MAX_PAIRWISE_CELLS` cells.
         """
         validate_parameters(self)
         ess, prior = self.equivalent_sample_size, self.contact_prior
         ess = ess if isinstance(ess, str) else float(ess)  # "auto" or a number
         prior = prior if isinstance(prior, str) else float(prior)
-        # every column is a category here: the tree average is over categorical families
-        schema, self.classes_, counts = training_statistics(X, y, "categorical")
+        # every column is a category here: the tree average is over categorical families,
+        # so the columns the kinds rule reads as continuous are cut into MDL bins first
+        columns = continuous_columns(X, y)
+        cuts = learn_cuts(X, y, columns)
+        counts, schema, classes, _ = binned_statistics(X, y, columns, cuts)
+        _check_pair_cells(schema, len(classes))
+        self.classes_ = classes
         self._set_schema(schema, y)
+        self._cut_points = cuts_by_column(schema.n_features, columns, cuts)
         # the trees are over the observed columns: one never observed is left out
         observed = self._observed_columns()
         if not observed:
@@ -450,62 +378,104 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
         """Category codes of X (-1 where missing or unseen), in the training column order."""
         check_is_fitted(self, "structure_")
         frame = self.schema_.align(X, owner=type(self).__name__)
+        columns = [j for j, c in enumerate(self._cut_points or ()) if c is not None]
+        if columns:
+            frame = apply_cuts(frame, columns, [self._cut_points[j] for j in columns])
         return self.schema_.encode(frame, self.handle_unknown)[0].astype(np.intp)
+
+    @property
+    def cut_points_(self) -> list:
+        """The MDL cut points of each column read as continuous (``None`` for the others)."""
+        check_is_fitted(self, "structure_")
+        cuts = self._cut_points
+        return [None] * self.n_features_in_ if cuts is None else list(cuts)
 
     def _joint_log_likelihood(self, X) -> np.ndarray:
         """log P(c, x | D) up to a constant, averaged over all trees; shape (n_rows, n_classes)."""
         codes = self.encode(X)
         if self.schema_.unobserved:  # the trees are over the observed columns
             codes = codes[:, self._observed_columns()]
+        missing = codes == MISSING
         out = np.empty((len(codes), len(self.classes_)))
-        incomplete = (codes == MISSING).any(axis=1)
+        incomplete = missing.any(axis=1)
         if (~incomplete).any():
             out[~incomplete] = self._complete_joint(codes[~incomplete])
-        if incomplete.any():
-            out[incomplete] = self._summed_out_joint(codes[incomplete])
+        if not incomplete.any():
+            return out
+        log_cards = np.log(np.diff(self._params["offsets"]).astype(float))  # observed columns'
+        log_states = missing @ log_cards  # log of each row's joint missing states
+        log_budget = np.log(MAX_EXACT_WORK) - 3 * np.log(codes.shape[1])
+        exact = incomplete & (log_states <= log_budget + 1e-9)
+        leaves = incomplete & ~exact
+        if exact.any():
+            out[exact] = self._summed_out_joint(codes[exact])
+        if leaves.any():
+            out[leaves] = self._complete_joint(codes[leaves], leaves=missing[leaves])
+            widest = int(np.argmax(np.where(leaves, log_states, -np.inf)))
+            columns = [self._features[j] for j in np.flatnonzero(missing[leaves].any(axis=0))]
+            warnings.warn(
+                f"BMATAN summed out the missing (or unseen) cells of {int(leaves.sum())} "
+                f"row(s) as leaves of every tree (columns {columns[:10]}"
+                f"{' ...' if len(columns) > 10 else ''}): exactly, row {widest} alone would "
+                f"take {np.exp(log_states[widest]):.3g} determinants of {codes.shape[1]} x "
+                f"{codes.shape[1]} per class, more than MAX_EXACT_WORK = {MAX_EXACT_WORK:,} "
+                "over the features cubed. Exact in every tree where each missing feature "
+                "is a leaf; see the BMATAN notes.",
+                UserWarning,
+                stacklevel=4,
+            )
         return out
 
-    def _complete_joint(self, codes) -> np.ndarray:
+    def _complete_joint(self, codes, leaves=None) -> np.ndarray:
+        """log P(c, x | D) of rows with every cell observed, or with the cells ``leaves``
+        summed out as leaves of every tree (their terms and ratios left out)."""
         params = self._params
         n, m = codes.shape
         n_classes = len(self.classes_)
         cells = codes + params["offsets"][:-1]
-        single = params["log_single"][:, cells].sum(axis=2).T  # (n, C)
-        out = params["log_class"] + single
+        if leaves is not None:
+            cells = np.where(leaves, 0, cells)
+        single = params["log_single"][:, cells]  # (C, n, m)
+        if leaves is not None:
+            single = np.where(leaves, 0.0, single)
+        out = params["log_class"] + single.sum(axis=2).T  # (n, C)
         if m == 1:
             return out
         block = max(1, _BLOCK_CELLS // (n_classes * m * m))
         for start in range(0, n, block):
             g = cells[start : start + block]
             ratios = params["log_ratio"][:, g[:, :, None], g[:, None, :]]  # (C, b, m, m)
+            if leaves is not None:
+                seen = ~leaves[start : start + block]
+                ratios = np.where(seen[:, :, None] & seen[:, None, :], ratios, 0.0)
             stack = np.swapaxes(ratios, 0, 1) + self._log_weights
             out[start : start + block] += log_tree_sum(stack) - self._log_norm
         return out
 
     def _summed_out_joint(self, codes) -> np.ndarray:
-        """Exact: log-sum-exp over every completion of the missing cells."""
+        """Exact: log-sum-exp over every completion of each row's missing cells, all rows'
+        completions scored in one batch."""
         cards = np.diff(self._params["offsets"])  # the observed columns'
-        out = np.empty((len(codes), len(self.classes_)))
         patterns, inverse = np.unique(codes == MISSING, axis=0, return_inverse=True)
+        inverse = inverse.ravel()
+        filled, owner = [], []
         for k, pattern in enumerate(patterns):
-            rows = np.flatnonzero(inverse.ravel() == k)
+            rows = np.flatnonzero(inverse == k)
             missing = np.flatnonzero(pattern)
-            n_grid = int(np.prod([cards[v] for v in missing]))
-            if n_grid > MAX_COMPLETIONS:
-                raise ValueError(
-                    f"a row misses features {[self._features[v] for v in missing]}, whose "
-                    f"{n_grid} joint values exceed MAX_COMPLETIONS={MAX_COMPLETIONS}; summing "
-                    "them out exactly is too costly. Impute or drop some of them."
-                )
-            grid = np.array(list(itertools.product(*(range(cards[v]) for v in missing))))
-            step = max(1, MAX_COMPLETIONS // n_grid)
-            for start in range(0, len(rows), step):
-                chunk = rows[start : start + step]
-                filled = np.repeat(codes[chunk], n_grid, axis=0)
-                filled[:, missing] = np.tile(grid, (len(chunk), 1))
-                joint = self._complete_joint(filled).reshape(len(chunk), n_grid, -1)
-                out[chunk] = logsumexp(joint, axis=1)
-        return out
+            grid = np.indices(cards[missing]).reshape(len(missing), -1).T
+            block = np.repeat(codes[rows], len(grid), axis=0)
+            block[:, missing] = np.tile(grid, (len(rows), 1))
+            filled.append(block)
+            owner.append(np.repeat(rows, len(grid)))
+        owner = np.concatenate(owner)
+        order = np.argsort(owner, kind="stable")
+        joint = self._complete_joint(np.concatenate(filled)[order])
+        starts = np.flatnonzero(np.r_[True, owner[order][1:] != owner[order][:-1]])
+        top = np.maximum.reduceat(joint, starts, axis=0)
+        safe = np.where(np.isfinite(top), top, 0.0)
+        with np.errstate(divide="ignore"):
+            spread = np.exp(joint - np.repeat(safe, np.diff(np.r_[starts, len(joint)]), axis=0))
+            return safe + np.log(np.add.reduceat(spread, starts, axis=0))
 
     # -- declared state (see SchemaAttributes._get_state) --------------------------------
     #: ``posterior_means``: the BDeu posterior-mean log parameters (``offsets``,
@@ -526,12 +496,35 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
         "log_edge_weights_": "log_edge_weights_",
         "edge_posterior_": "edge_posterior_",
         "structure_": "structure_",
+        "_cut_points": "cut_points",
     }
+    #: A model file written before the binning holds no cut points: no column is binned.
+    _cut_points = None
 
     def _check_state(self):
         own = vars(self)
-        missing = [a for a in self._FITTED_FIELDS if a not in own]
+        missing = [a for a in self._FITTED_FIELDS if a not in own and a != "_cut_points"]
         require(not missing, "BMATAN", f"a fitted BMATAN needs the fields {missing}.")
+        cuts = self._cut_points
+        require(
+            cuts is None
+            or (
+                isinstance(cuts, list)
+                and len(cuts) == self.schema_.n_features
+                and all(
+                    c is None
+                    or (
+                        isinstance(c, np.ndarray)
+                        and c.ndim == 1
+                        and np.isfinite(c).all()
+                        and (np.diff(c) > 0).all()
+                    )
+                    for c in cuts
+                )
+            ),
+            "cut_points",
+            "must hold, per column, None or increasing finite cut points.",
+        )
         schema, n_classes = self.schema_, len(self.classes_)
         observed = self._observed_columns()
         names, cards = list(schema.names), schema.cards[observed]
@@ -579,6 +572,23 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
             "must be an acyclic DiGraph over the class and the features.",
         )
         self._network = None
+
+
+def _check_pair_cells(schema, n_classes):
+    """The tree average holds its statistics as ``C x R x R`` pair tables: refuse up front
+    (not a MemoryError deep in numpy) when they would not fit."""
+    cards = np.asarray(schema.cards)
+    cells = n_classes * int(cards.sum()) ** 2
+    if cells > MAX_PAIRWISE_CELLS:
+        widest = np.argsort(-cards, kind="stable")[:3]
+        listed = ", ".join(f"{schema.names[j]!r} ({int(cards[j])})" for j in widest)
+        raise ValueError(
+            f"BMATAN holds its pair statistics as {n_classes} x {int(cards.sum())} x "
+            f"{int(cards.sum())} tables ({cells:.3g} cells: the classes times the squared "
+            f"number of categories of all columns), more than MAX_PAIRWISE_CELLS = "
+            f"{MAX_PAIRWISE_CELLS:,}. The columns with the most categories: {listed}. Drop "
+            "or group them (an identifier has one category per row)."
+        )
 
 
 # -- the scores ------------------------------------------------------------------------------

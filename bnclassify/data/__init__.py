@@ -70,9 +70,10 @@ from .schema import (
     warn_unobserved,
     warn_unseen,
 )
-from .targets import encode_target
+from .targets import CROWDED_WARNING, crowded, encode_target
 
 __all__ = [
+    "CROWDED_WARNING",
     "HANDLE_UNKNOWN",
     "IDENTITY",
     "LOG",
@@ -89,6 +90,7 @@ __all__ = [
     "ValueScale",
     "as_frame",
     "column_exponents",
+    "crowded",
     "default_kind",
     "encode_frame",
     "encode_target",

@@ -22,6 +22,7 @@ from .._native import (
     column_ranges,
     cpu_count,
     factorize_objects_in_two,
+    factorize_texts,
     thread_limit,
     value_bits,
 )
@@ -496,6 +497,12 @@ def learn_and_encode_frame(
     all-integer frame as one array with its column ranges, ``(block, low, high)``,
     when already known.
 
+    Columns of one form are learned together, so that a wide table pays little
+    Python per column: pandas Categoricals (each distinct set of categories
+    sorted once, the codes read as pandas holds them) and Arrow-backed text
+    (one compiled pass over every such column,
+    :func:`~bnclassify._native.factorize_texts`).
+
     Examples
     --------
     >>> frame = pd.DataFrame({"a": ["y", "x", None], "b": [2, 0, 2]})
@@ -512,28 +519,129 @@ def learn_and_encode_frame(
         integers = _integer_block(frame, integers)
         if integers is not None:
             return _learn_and_encode_integer_block(integers[0], frame, integers[1])
+    columns = [column for _, column in frame.items()]  # a tenth of iloc's cost per column
+    dtypes = frame.dtypes.tolist()  # one call, not one per column
+    categories = [None] * len(columns)
+    blocks = []  # (positions, codes (n, k)) of the columns learned together
+    pending = [j for j, wanted in enumerate(categorical) if wanted]
+    for together in (_categoricals_together, _texts_together):
+        positions, learned, block = together(columns, dtypes, pending)
+        if positions:
+            blocks.append((positions, block))
+            for j, cats in zip(positions, learned, strict=True):
+                categories[j] = cats
+            done = set(positions)
+            pending = [j for j in pending if j not in done]
+    if len(blocks) == 1 and len(blocks[0][0]) == len(columns):  # one form throughout
+        return categories, np.asfortranarray(blocks[0][1])
 
     def column_work(j, column):
         if not categorical[j]:
             return None, _dummy_codes(column, np.int8)
         return _learn_and_encode_column(column)
 
-    categories = []
-    codes = np.empty(frame.shape, dtype=np.int8, order="F")
-    for j, (cats, column_codes) in enumerate(_map_columns(column_work, frame)):
+    together = {j for positions, _ in blocks for j in positions}
+    rest = [(j, column) for j, column in enumerate(columns) if j not in together]
+    dtype = np.result_type(np.int8, *(block.dtype for _, block in blocks))
+    codes = np.empty(frame.shape, dtype=dtype, order="F")
+    for positions, block in blocks:
+        codes[:, positions] = block
+    for (j, _), (cats, column_codes) in zip(rest, _map_columns(column_work, rest), strict=True):
         if column_codes.dtype.itemsize > codes.dtype.itemsize:  # > 127 categories: widen
             codes = codes.astype(column_codes.dtype, order="F")
         codes[:, j] = column_codes
-        categories.append(cats)
+        categories[j] = cats
     return categories, codes
+
+
+def _categoricals_together(columns, dtypes, candidates) -> tuple[list, list, np.ndarray | None]:
+    """``(positions, categories, codes)`` of the pandas Categorical columns among ``candidates``.
+
+    Each distinct set of declared categories is sorted once (a wide table made
+    with ``astype("category")`` repeats a few), and the codes are pandas' own,
+    stacked into one column-major block and renumbered only for columns whose
+    categories are not sorted: what :func:`_learn_and_encode_column` gives each
+    column. A column with no category is left to it.
+    """
+    plans = {}  # the categories' values -> (sort order, renumbering table or None)
+    positions, learned, codes, tables = [], [], [], []
+    for j in candidates:
+        if not isinstance(dtypes[j], pd.CategoricalDtype):
+            continue
+        column = columns[j]
+        uniques = _uniques_array(dtypes[j].categories)
+        if not len(uniques):
+            continue
+        key = _categories_key(uniques)
+        plan = plans.get(key) if key is not None else None
+        if plan is None:
+            order = sort_order(uniques)
+            table = None
+            if (order != np.arange(len(order))).any():
+                table = np.full(len(order) + 1, MISSING, dtype=np.intp)  # the last slot: -1
+                table[order] = np.arange(len(order))
+            plan = (order, table)
+            if key is not None:
+                plans[key] = plan
+        positions.append(j)
+        learned.append(uniques[plan[0]])
+        codes.append(column.array.codes)
+        tables.append(plan[1])
+    if not positions:
+        return [], [], None
+    block = np.stack(codes).T  # (rows, columns), column-major
+    dtype = codes_dtype(learned)
+    if block.dtype != dtype:  # pandas keeps int16 codes from 127 categories on
+        block = block.astype(dtype, order="F")
+    for i, table in enumerate(tables):
+        if table is not None:
+            block[:, i] = table[block[:, i]]
+    return positions, learned, block
+
+
+def _categories_key(uniques: np.ndarray):
+    """A key equal for two arrays of categories exactly when they hold the same values of
+    the same types (bit for bit where numeric), or None when that is not cheap to tell."""
+    if uniques.dtype.kind in "biufcmM":
+        return uniques.dtype.str, uniques.tobytes()
+    values = uniques.tolist()
+    if all(type(v) is str for v in values):
+        return tuple(values)
+    return None
+
+
+def _texts_together(columns, dtypes, candidates) -> tuple[list, list, np.ndarray | None]:
+    """``(positions, categories, codes)`` of the Arrow-backed text columns among
+    ``candidates`` (``string`` and ``large_string`` storage), in one compiled pass
+    (:func:`~bnclassify._native.factorize_texts`). A column it gives up (more than
+    127 values, or no observed value) is left to :func:`_learn_and_encode_column`."""
+    positions, arrays = [], []
+    for j in candidates:
+        if not isinstance(dtypes[j], pd.ArrowDtype | pd.StringDtype):
+            continue  # the others are not Arrow-backed: not asked column by column
+        data = _arrow_data(columns[j])
+        plain = data is not None and not pa.types.is_dictionary(data.type)
+        if plain and (pa.types.is_string(data.type) or pa.types.is_large_string(data.type)):
+            positions.append(j)
+            arrays.append(data)
+    if not positions:
+        return [], [], None
+    codes, learned = factorize_texts(arrays, len(columns[positions[0]]))
+    kept = [i for i, cats in enumerate(learned) if cats is not None and len(cats)]
+    if len(kept) < len(positions):
+        codes = codes[:, kept]
+        positions = [positions[i] for i in kept]
+        learned = [learned[i] for i in kept]
+    return positions, learned, codes
 
 
 def _dummy_codes(column, dtype):
     return np.where(column.isna().to_numpy(), MISSING, 0).astype(dtype)
 
 
-def _map_columns(function, frame):
-    """``function(j, column)`` for every column, in order; on threads when that pays.
+def _map_columns(function, columns):
+    """``function(j, column)`` for every ``(j, column)`` of ``columns``, in order; on threads
+    when that pays.
 
     pyarrow's dictionary encoding releases the GIL, so tall frames with several
     Arrow-backed text columns are encoded a column per core; so does the
@@ -541,18 +649,24 @@ def _map_columns(function, frame):
     and the remapping of its codes overlaps too (pandas' hashing of an object
     column by value, without the extension, holds the GIL for most of its work).
     """
-    columns = [frame.iloc[:, j] for j in range(frame.shape[1])]  # taken here, not on threads
     threads = min(cpu_count(), thread_limit())  # the user's limit (threadpoolctl) applies
-    if threads > 1 and len(frame) >= _THREAD_ROWS:
+    if threads > 1 and columns and len(columns[0][1]) >= _THREAD_ROWS:
         hashed = sum(
-            _arrow_data(column) is not None or column.dtype == object for column in columns
+            _arrow_data(column) is not None
+            or (isinstance(column.dtype, np.dtype) and column.dtype == object)
+            for _, column in columns
         )
         if hashed >= 2:
             with ThreadPoolExecutor(min(threads, hashed)) as pool:
-                yield from pool.map(function, range(len(columns)), columns)
+                yield from pool.map(lambda pair: function(*pair), columns)
             return
-    for j, column in enumerate(columns):
+    for j, column in columns:
         yield function(j, column)
+
+
+def _columns_of(frame) -> list:
+    """``(position, column)`` of every column (``items``: a tenth of ``iloc``'s cost)."""
+    return list(enumerate(column for _, column in frame.items()))
 
 
 def _encode_integer_block(block, frame, categories, handle_unknown):
@@ -600,6 +714,6 @@ def encode_frame(frame: pd.DataFrame, categories, handle_unknown="error") -> np.
         return _encode(column, categories[j], handle_unknown, dtype)
 
     codes = np.empty(frame.shape, dtype=dtype, order="F")
-    for j, column_codes in enumerate(_map_columns(column_work, frame)):
+    for j, column_codes in enumerate(_map_columns(column_work, _columns_of(frame))):
         codes[:, j] = column_codes
     return codes

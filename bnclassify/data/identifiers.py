@@ -79,13 +79,15 @@ def identifier_columns(frame: pd.DataFrame, n_distinct=None) -> dict:
             continue
         if n_rows < IDENTIFIER_MIN_ROWS:
             continue
-        if dtype not in text:
-            text[dtype] = _is_text(dtype)
-        if not text[dtype]:
-            continue
         known = None if n_distinct is None else n_distinct[j]
         if known is not None and known < IDENTIFIER_SHARE * IDENTIFIER_MIN_ROWS:
             continue  # too few values for any qualifying number of observed cells
+        # by identity: equal Categorical dtypes compare their categories, a cost per column
+        key = dtype if isinstance(dtype, np.dtype) else id(dtype)
+        if key not in text:
+            text[key] = _is_text(dtype)
+        if not text[key]:
+            continue
         column = frame.iloc[:, j]
         observed = int(column.notna().sum())
         distinct = int(column.nunique(dropna=True)) if known is None else known
@@ -133,8 +135,8 @@ def row_number_columns(frame: pd.DataFrame) -> list:
 
     Examples
     --------
-    >>> frame = pd.DataFrame({"smoker": ["yes", "no", "no"], "row_id": [0, 1, 2]})
-    >>> row_number_columns(frame), row_number_columns(frame.iloc[1:])
+    >>> frame = pd.DataFrame({"smoker": ["yes", "no", "no", "yes"], "row_id": [0, 1, 2, 3]})
+    >>> row_number_columns(frame), row_number_columns(frame.iloc[2:])
     (['row_id'], [])
     """
     n = len(frame)

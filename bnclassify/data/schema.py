@@ -144,6 +144,8 @@ class TableSchema:
             if c is not None and len(c) and isinstance(dtype, pd.CategoricalDtype)
         ]
         empty = [j for j, c in enumerate(schema.categories) if c is not None and not len(c)]
+        # only a column whose first cell is missing can be all missing: few are read whole
+        declared = [j for j in declared if codes[0, j] == MISSING]
         empty += [j for j in declared if (codes[:, j] == MISSING).all()]
         if values is not None:
             continuous = np.flatnonzero(~schema.discrete)
@@ -715,9 +717,12 @@ def _nodes(frame, spec, weights=None, y=None) -> tuple[list, tuple | None]:
             if pos in wide or getattr(dtype, "kind", "O") == "f":
                 kind = default_kind(frame.iloc[:, pos], weights=weights, classes=classes())
             else:
-                if dtype not in by_dtype:
-                    by_dtype[dtype] = default_kind(dtype, weights=weights)
-                kind = by_dtype[dtype]
+                # by identity: equal Categorical dtypes compare their categories, and pandas'
+                # str dtypes hash in Python, a cost per column either way
+                key = dtype if isinstance(dtype, np.dtype) else id(dtype)
+                if key not in by_dtype:
+                    by_dtype[key] = default_kind(dtype, weights=weights)
+                kind = by_dtype[key]
             chosen[pos] = get_kind(kind)
             nodes.append(((pos,), chosen[pos]))
     nodes.sort(key=lambda node: node[0][0])

@@ -12,6 +12,10 @@ from sklearn.utils.multiclass import check_classification_targets
 
 from .encoding import MISSING, factorize_column, object_array, sort_order
 
+#: scikit-learn's warning when a target has more classes than half its rows (its
+#: ``check_classification_targets``); judged here on the rows, not on the distinct labels.
+CROWDED_WARNING = "The number of unique classes is greater than 50% of the number of samples"
+
 
 def encode_target(y, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
     """``(classes, codes)`` of the class column; checks length, missing values, >= 2 classes.
@@ -106,7 +110,17 @@ def encode_target(y, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
     if observed.dtype == object:
         _check_one_label_type(observed)
     if observed.dtype.kind not in "iub":  # integer and boolean labels are always classes
-        check_classification_targets(observed)
+        with warnings.catch_warnings():
+            # the type is read from the distinct labels, whose number is not the rows'
+            warnings.filterwarnings("ignore", message=CROWDED_WARNING)
+            check_classification_targets(observed)
+        if crowded(n_rows, len(observed)):
+            warnings.warn(
+                f"{CROWDED_WARNING}. `y` could represent a regression problem, not a "
+                "classification problem.",
+                UserWarning,
+                stacklevel=3,
+            )
     if len(observed) < 2:
         which = f" ({observed[0]!r})" if len(observed) else ""
         raise ValueError(
@@ -116,6 +130,18 @@ def encode_target(y, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
     if categorical:
         return np.asarray(column.dtype.categories), codes
     return uniques, codes
+
+
+def crowded(n_rows: int, n_classes: int) -> bool:
+    """Whether scikit-learn warns that ``n_classes`` labels in ``n_rows`` rows look like a
+    regression target: more classes than half the rows, from 21 rows on (its own rule).
+
+    Examples
+    --------
+    >>> crowded(20_000, 26), crowded(44, 25)
+    (False, True)
+    """
+    return n_rows > 20 and n_classes > round(0.5 * n_rows)
 
 
 def _check_one_label_type(labels) -> None:

@@ -8,9 +8,11 @@ sufficient statistics of its family, a fitted node that
 
 - gives per-row log terms ``log p(x_child | c, x_parents)`` for every class
   (:meth:`Factor.log_terms`);
-- sums out its own missing values and sends a message to its parent
-  (:meth:`Factor.upward`), which is how the network marginalises missing cells
-  of any kind exactly;
+- gives its log table over its missing family members
+  (:meth:`Factor.log_potential`, discrete nodes) or integrates its own missing
+  value out and sends a message to its parent (:meth:`Factor.upward`,
+  continuous nodes), which is how the network marginalises missing cells of
+  any kind exactly;
 - counts its free parameters (``n_parameters_``) and exports itself to pgmpy
   where pgmpy has the type (:meth:`Factor.to_pgmpy`);
 - describes itself for plots (:meth:`Factor.describe`).
@@ -167,6 +169,18 @@ class Factor(BaseEstimator):
         (it integrates to 1).
         """
         raise NotImplementedError
+
+    def log_potential(self, codes, free):
+        """A discrete node's log table over its family's members ``free``, missing in every
+        row of ``codes``: ``(index, table)``, ``table[index]`` of shape ``(n, n_classes,
+        *states of free)`` (see :meth:`bnclassify.factors.Categorical.log_potential`).
+
+        The network sums a missing discrete cell out of these tables; a structural
+        discrete kind implements it.
+        """
+        raise NotImplementedError(
+            f"{type(self).__name__} gives no log table over its family's missing members."
+        )
 
     def upward(self, codes, values, incoming, target):
         """Sum this node out given its evidence and the messages from its children.

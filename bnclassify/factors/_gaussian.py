@@ -90,15 +90,13 @@ class Gaussian(Factor):
 
     Notes
     -----
-    A missing Gaussian value is integrated out exactly. In a tree (each node
-    has at most one feature parent, as in TAN) the network passes messages
-    from the leaves up: a Gaussian node sends its parent a Gaussian
-    ``exp(K) N(x_parent; m, W)`` (Gaussian parent) or a table over the
-    parent's states (categorical parent), in closed form and vectorised over
-    rows. In other structures (e.g. k-dependence) the categorical cells are
-    enumerated, and a missing Gaussian value is integrated out where it has at
-    most one Gaussian parent and no more than one Gaussian child chain;
-    otherwise prediction raises a ``ValueError``.
+    A missing Gaussian value is integrated out exactly, in any structure the
+    kind rule allows (a Gaussian node has at most one Gaussian parent). The
+    Gaussian nodes joined by missing values pass messages from the leaves
+    up: a node sends its missing Gaussian parent a Gaussian ``exp(K)
+    N(x_parent; m, W)``, in closed form and vectorised over rows; the
+    network does this for every state of their missing categorical parents
+    and sums those out with the rest (variable elimination).
 
     Examples
     --------
@@ -321,26 +319,20 @@ class Gaussian(Factor):
         # what is left to pass on: N(t; a + b x_p, var), or nothing (flat)
         t = np.where(observed, x, m_in)
         empty = ~observed & ~has_info
-        if target is not None and target in self._discrete_parents:
-            slot = self._discrete_parents.index(target)
-            parent_codes = codes[:, self._discrete_parents].astype(np.intp)
-            terms = []
-            for state in range(self._var.shape[1 + slot]):
-                parent_codes[:, slot] = state
-                a, _, s2 = self._conditional(parent_codes)
-                var = np.where(observed, s2, s2 + w_safe)
-                terms.append(np.where(empty, 0.0, log_normal(t, a, var)))
-            return np.zeros((n, n_classes)), const[:, :, None] + np.stack(terms, axis=2)
         a, b, s2 = self._conditional(codes[:, self._discrete_parents].astype(np.intp))
         var = np.where(observed, s2, s2 + w_safe)
-        if target is None and self._continuous_parents:
-            # several Gaussian parents: exact only where nothing needs integrating
-            parents_missing = np.isnan(values[:, list(self._continuous_parents)]).any(axis=1)
-            if incoming is None and not (parents_missing & ~np.isnan(x[:, 0])).any():
-                return self.log_terms(codes, values), None
-            raise self._too_many_parents()
         if target is None:
+            if self._continuous_parents:  # observed in these rows: they set the mean
+                parents = self._scaled(values, list(self._continuous_parents), self._exponent[1:])
+                if np.isnan(parents).any():
+                    raise self._too_many_parents()
+                a = a + np.einsum("ncp,np->nc", b, parents)
             return const + np.where(empty, 0.0, log_normal(t, a, var)), None
+        if target not in self._continuous_parents:
+            raise ValueError(
+                f"{self.columns_[0]!r} sends messages to a Gaussian parent only; its "
+                "categorical parents are summed out by the network."
+            )
         if len(self._continuous_parents) != 1:
             raise self._too_many_parents()
         b = b[..., 0]

@@ -322,7 +322,7 @@ class InferenceView:
             import ipywidgets as widgets
         except ImportError:
             raise ImportError(
-                'InferenceView.widget needs ipywidgets: pip install ipywidgets (or pip install -e '
+                "InferenceView.widget needs ipywidgets: pip install ipywidgets (or pip install -e "
                 '".[teaching]" in a clone). draw() works without it.'
             ) from None
         from IPython.display import display

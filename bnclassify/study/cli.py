@@ -47,7 +47,7 @@ from sklearn.pipeline import Pipeline, make_pipeline
 from .. import datasets
 from .._version import __version__
 from ..classifiers import BMATAN
-from ..data import IdentifierColumnWarning, TableSchema
+from ..data import CROWDED_WARNING, IdentifierColumnWarning, TableSchema, crowded
 from ..exceptions import UnobservedColumnWarning, UnseenCategoryWarning
 from ..io import dump, load
 from ..metrics import study_cv
@@ -285,16 +285,6 @@ def _stratified(args) -> bool:
     return args.csv is not None if args.stratified is None else args.stratified
 
 
-#: scikit-learn's warning on a target with more classes than half its rows (its
-#: ``type_of_target``, on every fit of every fold), said once by :func:`_fold_notes`.
-CROWDED_WARNING = "The number of unique classes is greater than 50% of the number of samples"
-
-
-def _crowded(n_rows, n_classes) -> bool:
-    """Whether scikit-learn warns on ``n_classes`` labels in ``n_rows`` rows (its own rule)."""
-    return n_rows > 20 and n_classes > round(0.5 * n_rows)
-
-
 def _fold_notes(X, y, args) -> list:
     """Notes on the folds in the tool's own words: a class with fewer rows than folds
     (stratified), and the test folds that hold one class only."""
@@ -311,7 +301,7 @@ def _fold_notes(X, y, args) -> list:
             "stratified folds cannot put them in every test fold, so some test folds lack "
             "them, and a class of one row is never in its own training fold."
         )
-    single, crowded = 0, []
+    single, crowded_folds = 0, []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # said above in our own words
         for r in range(args.repeats):
@@ -319,13 +309,13 @@ def _fold_notes(X, y, args) -> list:
             for train, test in cv.split(X, y):
                 single += y.iloc[test].nunique() == 1
                 n_train, k = len(train), y.iloc[train].nunique()
-                if _crowded(n_train, k):
-                    crowded.append((n_train, k))
-    if crowded:
-        n_train, k = max(crowded, key=lambda pair: pair[1] / pair[0])
+                if crowded(n_train, k):
+                    crowded_folds.append((n_train, k))
+    if crowded_folds:
+        n_train, k = max(crowded_folds, key=lambda pair: pair[1] / pair[0])
         fewest = ", ".join(f"{label!r} ({n})" for label, n in counts.nsmallest(3).items())
         notes.append(
-            f"note: {len(crowded)} training fold(s) hold more classes than half their rows "
+            f"note: {len(crowded_folds)} training fold(s) hold more classes than half their rows "
             f"(up to {k} classes in {n_train} rows; {counts.size} classes in all {len(y)} rows, "
             f"the fewest rows: {fewest}): scikit-learn would take such a target for a "
             "regression target; it is read as classes, and its smallest classes are barely "

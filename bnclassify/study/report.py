@@ -152,8 +152,8 @@ def _cost_section(cost: pd.DataFrame, cost_figure) -> str:
             "generating tree as its contact matrix. The figure's lower panels are the ratio "
             "of the two fits. Regenerate alone with `bnclassify cost --out figures`. "
             "These are one run's times on int64 arrays: the ratio at 1,024 features moves "
-            "from run to run on a shared machine, and depends on the input form (a "
-            "DataFrame's columns are encoded one at a time); the benchmarks page's "
+            "from run to run on a shared machine, and depends on the input form (text "
+            "columns cost a hashing pass over every cell); the benchmarks page's "
             "*Simpler TAN at 1,024 features* states it once, per input form, timed "
             "round-robin in one process.",
             "",

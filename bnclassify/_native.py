@@ -178,6 +178,9 @@ def _kernel_reads(block: np.ndarray) -> bool:
 def column_ranges(block: np.ndarray):
     """``(low, high)`` of a 2-D integer array: each column's smallest and largest value (int64).
 
+    A uint64 value beyond the int64 range saturates at the int64 maximum (a cast would wrap
+    it to a negative number, and a column of such values read as a narrow one).
+
     Examples
     --------
     >>> low, high = column_ranges(np.array([[3, 0], [1, 2]]))
@@ -196,7 +199,11 @@ def column_ranges(block: np.ndarray):
             np.minimum.reduce([low for low, _ in shares]),
             np.maximum.reduce([high for _, high in shares]),
         )
-    return block.min(axis=0).astype(np.int64), block.max(axis=0).astype(np.int64)
+    low, high = block.min(axis=0), block.max(axis=0)
+    if block.dtype == np.uint64:
+        top = np.uint64(np.iinfo(np.int64).max)
+        low, high = np.minimum(low, top), np.minimum(high, top)
+    return low.astype(np.int64), high.astype(np.int64)
 
 
 def value_bits(block: np.ndarray, top: int, high=None) -> np.ndarray:

@@ -22,7 +22,15 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
-from .data import TableSchema, warn_unobserved
+from .data import (
+    TableSchema,
+    count_evidence,
+    decided_kind,
+    needs_values,
+    tested_row_step,
+    value_evidence,
+    warn_unobserved,
+)
 from .factors import node_statistics
 from .stats import StatisticsPlan, SufficientStatistics
 from .validation import validate_parameters
@@ -82,6 +90,8 @@ def partition_statistics(X, y, schema, plan):
     >>> stats.categories[0].tolist(), stats.class_count.tolist()
     (['u', 'v'], [1.0, 2.0])
     """
+    if not isinstance(schema, TableSchema):
+        raise TypeError(f"schema must be a TableSchema, got {type(schema).__name__}.")
     if hasattr(y, "columns"):
         y = y.iloc[:, 0]
     if len(X) != len(y):
@@ -129,6 +139,8 @@ def dask_statistics(X, y, schema, plan, split_every=SPLIT_EVERY):
     """
     import dask
 
+    if not is_dask_collection(X):
+        raise TypeError(f"X must be a dask DataFrame here, got {type(X).__name__}.")
     if TARGET in X.columns:
         raise ValueError(f"X has a column named {TARGET!r}, which bnclassify reserves.")
     try:
@@ -174,7 +186,7 @@ def _first_rows(X, y):
 
 def _check_pair(X, y):
     if not hasattr(X, "to_delayed") or not hasattr(X, "npartitions") or not hasattr(X, "dtypes"):
-        raise TypeError(f"Expected a dask DataFrame, got {type(X).__name__}.")
+        raise TypeError(f"X must be a dask DataFrame here, got {type(X).__name__}.")
     if not hasattr(y, "to_delayed") or not hasattr(y, "npartitions"):
         raise TypeError(
             "With a dask DataFrame X, y must be a dask Series partitioned like X, got "
@@ -211,9 +223,9 @@ def fit_dask(model, X, y, sample_weight=None, split_every=SPLIT_EVERY):
     Returns
     -------
     model
-        Fitted (each column's kind is read from the first partition, as
-        ``partial_fit`` reads it from its first chunk); ``statistics_`` holds
-        the summed statistics (a later ``partial_fit`` continues from them).
+        Fitted (each column's kind is decided on the whole column, as in
+        ``fit`` on a pandas DataFrame); ``statistics_`` holds the summed
+        statistics (a later ``partial_fit`` continues from them).
 
     Examples
     --------
@@ -249,9 +261,11 @@ def fit_dask(model, X, y, sample_weight=None, split_every=SPLIT_EVERY):
 def dask_training_statistics(X, y, distributions=None, plan_for=None, split_every=SPLIT_EVERY):
     """The summed statistics of a dask DataFrame: what ``fit`` reads, computed on the cluster.
 
-    Each column's kind is read from the first partition (as ``partial_fit``
-    reads it from its first chunk), each partition's statistics are computed
-    on the workers and summed by a tree reduction.
+    Each numeric column's kind is decided by the kinds rule on the whole
+    column, as an in-memory fit decides it (:mod:`~bnclassify.data.kinds_evidence`:
+    one pass over the partitions for counts, a second one where the counts leave
+    it open); each partition's statistics are computed on the workers and summed
+    by a tree reduction.
 
     Parameters
     ----------
@@ -277,7 +291,8 @@ def dask_training_statistics(X, y, distributions=None, plan_for=None, split_ever
     y = _as_target(y, X)
     _check_pair(X, y)
     first, first_y = _first_rows(X, y)
-    schema = TableSchema.from_dtypes(first, distributions, first_y)
+    kinds = _rule_kinds(X, y, distributions)
+    schema = TableSchema.from_dtypes(first, distributions, first_y, kinds)
     plan = StatisticsPlan() if plan_for is None else plan_for(schema)
     total = dask_statistics(X, y, schema, plan, split_every)
     if total.n_classes < 2:
@@ -289,6 +304,68 @@ def dask_training_statistics(X, y, distributions=None, plan_for=None, split_ever
     while class_node in schema.names:
         class_node += "_"
     return total, fitted, total.class_labels, class_node
+
+
+def _ruled_columns(X, distributions) -> list:
+    """Positions of the numeric columns whose kind the rule decides from their values."""
+    if distributions is not None and not isinstance(distributions, dict):
+        return []  # one kind for every column
+    named = set()
+    for key in distributions or {}:
+        for k in key if isinstance(key, tuple) else (key,):
+            named.add(k)
+    out = []
+    for j, (name, dtype) in enumerate(X.dtypes.items()):
+        numeric = getattr(dtype, "kind", "O") in "iuf" and not isinstance(
+            dtype, pd.CategoricalDtype
+        )
+        if numeric and name not in named and j not in named:
+            out.append(j)
+    return out
+
+
+def _count_part(part, columns):
+    return len(part), [count_evidence(part.iloc[:, j]) for j in columns]
+
+
+def _value_part(part, columns, candidates, offset, step):
+    y = part[TARGET]
+    return [
+        value_evidence(part.iloc[:, j], c, y, offset, step)
+        for j, c in zip(columns, candidates, strict=True)
+    ]
+
+
+def _rule_kinds(X, y, distributions) -> dict:
+    """``{position: kind}`` of the columns the kinds rule reads, decided on whole columns."""
+    import dask
+
+    columns = _ruled_columns(X, distributions)
+    if not columns:
+        return {}
+    joined = X.assign(**{TARGET: y})
+    parts = joined.to_delayed()
+    counted = dask.compute(*[dask.delayed(_count_part)(p, columns) for p in parts])
+    totals = [sum((ev[i] for _, ev in counted[1:]), counted[0][1][i]) for i in range(len(columns))]
+    integer_dtype = [getattr(X.dtypes.iloc[j], "kind", "O") in "iu" for j in columns]
+    open_ = [i for i, ev in enumerate(totals) if needs_values(ev, integer_dtype[i])]
+    values = {}
+    if open_:
+        offsets = np.cumsum([0] + [rows for rows, _ in counted[:-1]])
+        step = tested_row_step(sum(rows for rows, _ in counted))
+        wanted = [columns[i] for i in open_]
+        candidates = [totals[i].candidates for i in open_]
+        read = dask.compute(
+            *[
+                dask.delayed(_value_part)(p, wanted, candidates, int(offset), step)
+                for p, offset in zip(parts, offsets, strict=True)
+            ]
+        )
+        for k, i in enumerate(open_):
+            values[i] = sum((r[k] for r in read[1:]), read[0][k])
+    return {
+        j: decided_kind(totals[i], integer_dtype[i], values.get(i)) for i, j in enumerate(columns)
+    }
 
 
 def _call(model, method, part):

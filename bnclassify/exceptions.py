@@ -16,6 +16,9 @@ a category not seen in fit, with        :class:`UnseenCategoryError` (a ``ValueE
 such a category with ``"warn"``         :class:`UnseenCategoryWarning`
 a training column with no observed      :class:`UnobservedColumnWarning` (the column is
 value (every cell missing)              left out of the model)
+pgmpy's discrete network (``network_``,  :class:`ContinuousFeaturesError` (a
+:func:`~bnclassify.io.to_bif`) of a     ``ValueError`` and an ``AttributeError``:
+model with continuous features          ``hasattr(model, "network_")`` is ``False``)
 a model file that is not a valid        :class:`ModelFileError` (a ``ValueError``),
 bnclassify model file                   also importable from :mod:`bnclassify.io`
 a bad table ``X`` or bad labels ``y``   ``ValueError`` (a wrong value, shape, size or
@@ -65,6 +68,15 @@ class UnseenCategoryError(ValueError):
     """A cell holds a category not seen in training, with ``handle_unknown="error"``."""
 
 
+class ContinuousFeaturesError(ValueError, AttributeError):
+    """pgmpy's discrete network (``network_``, a BIF file) asked of a model whose features
+    include continuous ones, which such a network cannot hold; the message names them.
+
+    An ``AttributeError`` too, so ``hasattr(model, "network_")`` answers ``False`` for such
+    a model, as for an attribute it does not have.
+    """
+
+
 class ModelFileError(ValueError):
     """A file that is not a valid bnclassify model file (or is too large to read)."""
 
@@ -99,6 +111,7 @@ class UnobservedColumnWarning(UserWarning):
 
 
 __all__ = [
+    "ContinuousFeaturesError",
     "InvalidParameterError",
     "ModelFileError",
     "UnobservedColumnWarning",

@@ -84,6 +84,13 @@ MAX_PERMUTATIONS = 100_000
 METHODS = ("interventional", "conditional")
 OUTPUTS = ("log_odds", "probability")
 
+#: The most model evaluations (hybrid rows) a coalition game may take, refused up front beyond:
+#: with continuous features a hybrid row costs about 15-60 us (rows deduplicated, then the
+#: network's inference with missing cells), so 2**20 is under a minute; with categorical
+#: ones a row is an integer key whose outputs are cached, about 0.5-9 us, so 2**23.
+MAX_GAME_ROWS = 1 << 20
+MAX_KEYED_GAME_ROWS = 1 << 23
+
 #: Hybrid rows built at once by the coalition engine (bounds temporary memory).
 _CHUNK_CELLS = 1 << 22
 #: Largest input domain (product of cards + 1) whose model outputs are cached in a dense table.
@@ -137,7 +144,10 @@ def explain(
     max_exact_features : int, default=12
         Coalition games with at most this many features are solved exactly by
         enumerating the ``2**n_features`` coalitions; larger ones are estimated
-        by permutation sampling.
+        by permutation sampling. A game is refused up front, with its cost,
+        when it would evaluate the model on more than :data:`MAX_GAME_ROWS`
+        rows (:data:`MAX_KEYED_GAME_ROWS` when every feature is categorical):
+        ``n_rows x coalitions x background rows``, about a minute.
     n_permutations : int, default=128
         Feature orders sampled per row (rounded up to an even number: each order
         is paired with its reverse) when the game is estimated by sampling; at
@@ -200,6 +210,9 @@ def explain(
     )
     _check_random_state(random_state)
     _check_model(model)
+    _check_rows(X, "X")
+    if background is not None:
+        _check_rows(background, "background")
     rows = _encoded(model, X)
     codes = rows[0]
     names = _feature_names(model, codes.shape[1])
@@ -226,6 +239,7 @@ def explain(
         evaluate = _ModelOutput(model, output, n_classes, mixed=rows[1] is not None)
         background_rows = None if reference is None else evaluate.layout(*reference)
         game = _Game(evaluate, evaluate.layout(*rows), background_rows)
+        _check_cost(game, max_exact_features, n_permutations)
         if codes.shape[1] <= max_exact_features:
             values, base = game.exact()
             error = np.zeros_like(values)
@@ -264,6 +278,40 @@ def _check_model(model):
                 f"explain needs a fitted bnclassify classifier; {type(model).__name__} has no "
                 f"{attribute!r}."
             )
+
+
+def _check_cost(game, max_exact_features, n_permutations):
+    """Refuse up front a coalition game over :data:`MAX_GAME_ROWS` model evaluations (or
+    :data:`MAX_KEYED_GAME_ROWS` when every feature is categorical), saying what it costs."""
+    n, m = len(game.rows), game.n_features
+    exact = m <= max_exact_features
+    per_row = 2**m if exact else (2 * -(-n_permutations // 2)) * (m + 1)
+    width = 1 if game.background is None else len(game.background)
+    cost = n * per_row * width
+    limit = MAX_KEYED_GAME_ROWS if game.output.keyed else MAX_GAME_ROWS
+    if cost <= limit:
+        return
+    how = f"{n} row(s) x {per_row:,} coalitions" + (
+        f" x {width} background rows" if width > 1 else ""
+    )
+    if exact:
+        advice = (
+            f"max_exact_features={max_exact_features} asks for all 2**{m} coalitions of "
+            f"{m} features: lower it below {m} to estimate the values by sampling "
+            "(n_permutations orders per row)"
+        )
+    else:
+        advice = f"lower n_permutations (now {n_permutations})"
+    raise ValueError(
+        f"explain would evaluate the model on about {cost:,} rows ({how}), more than the "
+        f"{limit:,} it evaluates in about a minute; {advice}, explain fewer rows at a time, "
+        "or pass a smaller background (e.g. background=X.sample(50))."
+    )
+
+
+def _check_rows(table, name):
+    if hasattr(table, "shape") and len(table.shape) and table.shape[0] == 0:
+        raise ValueError(f"{name} has no rows; give at least one.")
 
 
 def _check_random_state(random_state):

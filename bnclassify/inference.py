@@ -249,7 +249,10 @@ def _check_grid(grid, names, continuous) -> dict:
                 f"grid names {name!r}, which is not a continuous feature: "
                 f"{[names[i] for i in continuous]}."
             )
-        values = np.asarray(values, dtype=float).ravel()
+        try:
+            values = np.asarray(values, dtype=float).ravel()
+        except (TypeError, ValueError):
+            raise ValueError(f"grid[{name!r}] must hold finite numbers, got {values!r}.") from None
         if values.size == 0 or not np.isfinite(values).all():
             raise ValueError(f"grid[{name!r}] must hold finite numbers, got {values!r}.")
         checked[name] = values

@@ -21,7 +21,7 @@ from sklearn.base import clone
 from sklearn.model_selection import KFold, StratifiedKFold
 
 from .exceptions import UnseenCategoryWarning
-from .validation import check_n_jobs
+from .validation import check_int, check_n_jobs
 
 __all__ = [
     "Evaluation",
@@ -184,6 +184,13 @@ class _CLLScorer:
     def __call__(self, estimator, X, y, sample_weight=None):
         if sample_weight is not None:
             raise TypeError("the CLL scorer does not support sample_weight.")
+        for attribute in ("predict_proba", "classes_"):
+            if not hasattr(estimator, attribute):
+                fitted = "fitted classifier" if attribute == "classes_" else "classifier"
+                raise TypeError(
+                    f"the CLL scorer needs a {fitted} with predict_proba and classes_; the "
+                    f"estimator, {type(estimator).__name__}, has no {attribute}."
+                )
         proba = estimator.predict_proba(X)
         return conditional_log_likelihood(
             y, proba, classes=estimator.classes_, base=self.base, reduce=self.reduce
@@ -246,6 +253,7 @@ def study_cv(n_splits=10, *, stratified=False, random_state=42):
     >>> study_cv()
     KFold(n_splits=10, random_state=42, shuffle=True)
     """
+    check_int(n_splits, "n_splits", minimum=2)
     splitter = StratifiedKFold if stratified else KFold
     return splitter(n_splits=n_splits, shuffle=True, random_state=random_state)
 

@@ -109,6 +109,7 @@ def tree_from_weights(weights, features=None, rank=None) -> nx.Graph:
         features = list(weights.columns) if isinstance(weights, pd.DataFrame) else None
     values = np.asarray(weights, dtype=float)
     features = list(range(len(values))) if features is None else list(features)
+    _check_finite(values, features, "weights")
     m = len(features)
     scale = max(values.max(), -values.min()) if values.size else 0.0  # |w| max, no temporary
     rank = None if rank is None else _checked_rank(rank, m)
@@ -375,9 +376,13 @@ def kdb_feature_dag(
         features = list(cmi.columns) if isinstance(cmi, pd.DataFrame) else list(range(len(cmi)))
     features = list(features)
     k = check_int(k, "k")
-    values = _round_ties(np.asarray(cmi, dtype=float))
+    values = np.asarray(cmi, dtype=float)
+    _check_finite(values, features, "cmi")
+    values = _round_ties(values)
     if order is None:
-        relevance = _round_ties(np.asarray(class_mi, dtype=float))
+        relevance = np.asarray(class_mi, dtype=float)
+        _check_finite(relevance, features, "class_mi")
+        relevance = _round_ties(relevance)
         order = [features[i] for i in sorted(range(len(features)), key=lambda i: -relevance[i])]
     order = list(order)
     if len(order) != len(features) or set(order) != set(features):
@@ -407,6 +412,20 @@ def kdb_feature_dag(
             chosen.append(j)
         dag.add_edges_from((features[j], child) for j in chosen)
     return dag
+
+
+def _check_finite(values, features, name):
+    """A ValueError naming the first NaN or infinite weight (no tree is heavier than inf)."""
+    bad = ~np.isfinite(values)
+    if values.ndim == 2:
+        bad &= ~np.eye(*values.shape, dtype=bool)  # the diagonal is not read
+    if bad.any():
+        where = np.argwhere(bad)[0]
+        cell = tuple(features[i] if i < len(features) else i for i in where)
+        raise ValueError(
+            f"{name} must be finite numbers; {name}[{', '.join(map(repr, cell))}] is "
+            f"{values[tuple(where)]}."
+        )
 
 
 def _round_ties(values):

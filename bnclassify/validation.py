@@ -498,10 +498,16 @@ RANDOM_STATE = [
 ]
 
 
+#: The largest total of sample weights: two orders of magnitude below the float maximum, the
+#: headroom of the weighted statistics (counts times logs, times squares in scaled units).
+MAX_TOTAL_WEIGHT = 1e306
+
+
 def check_sample_weight(sample_weight, n_rows: int):
     """Row weights as a float array, or None; a ``ValueError`` names ``sample_weight``.
 
-    Weights must be one finite, non-negative number per row.
+    Weights must be one finite, non-negative number per row, summing to at most
+    :data:`MAX_TOTAL_WEIGHT`.
 
     Examples
     --------
@@ -536,6 +542,15 @@ def check_sample_weight(sample_weight, n_rows: int):
         raise ValueError(
             f"sample_weight must be >= 0; got {weights[weights < 0][0]} "
             f"(row {int(np.argmax(weights < 0))})."
+        )
+    top = weights.max() if len(weights) else 0.0
+    # the total as top * (sum of weights / top): no sum overflows; below 1 none can
+    if top > 1 and (weights / top).sum() > MAX_TOTAL_WEIGHT / top:
+        raise ValueError(
+            f"sample_weight sums to more than {MAX_TOTAL_WEIGHT:.0e} (largest weight {top:.3g}): "
+            "the statistics multiply the weighted counts by logs and scaled squares, which "
+            "the float range holds only below that; rescale the weights (e.g. divide them "
+            "by their mean, which keeps their proportions)."
         )
     return weights
 

@@ -186,15 +186,22 @@ def mixed_cmi(codes, card, values, y, n_classes, epsilon, return_rows=False):
     return (cmi, total) if return_rows else cmi
 
 
-def check_weight_matrix(matrix, features, name="contact_matrix") -> pd.DataFrame:
+def check_weight_matrix(matrix, features, name="contact_matrix", labels=None) -> pd.DataFrame:
     """Validate a feature-by-feature weight matrix and return it labelled by ``features``.
 
     A DataFrame is matched to the features by its labels (and re-ordered); an
     array must already be in column order. The matrix must be square, of the
-    right size, symmetric, finite and non-negative.
+    right size, symmetric, finite and non-negative. ``labels``: the table's own
+    column labels when they are not strings (the features are then ``x0, x1,
+    ...``); a DataFrame labelled by them is matched to the features too.
     """
     features = list(features)
     m = len(features)
+    if isinstance(matrix, pd.DataFrame) and labels is not None and len(labels) == m:
+        own = {str(label): feature for label, feature in zip(labels, features, strict=True)}
+        if {str(v) for v in matrix.columns} == set(own) == {str(v) for v in matrix.index}:
+            matrix = matrix.set_axis([own[str(v)] for v in matrix.index], axis=0)
+            matrix = matrix.set_axis([own[str(v)] for v in matrix.columns], axis=1)
     if isinstance(matrix, pd.DataFrame):
         rows, cols = [str(v) for v in matrix.index], [str(v) for v in matrix.columns]
         if matrix.shape[0] != matrix.shape[1]:
@@ -329,11 +336,12 @@ def contact_prior_terms(contacts) -> np.ndarray:
     return values / top if top > 0 else values
 
 
-def contact_weights(matrix, features) -> pd.DataFrame:
-    """The validated contact matrix (array, DataFrame or callable of the feature names)."""
+def contact_weights(matrix, features, labels=None) -> pd.DataFrame:
+    """The validated contact matrix (array, DataFrame or callable of the feature names);
+    ``labels``: the table's own non-string column labels (see :func:`check_weight_matrix`)."""
     if callable(matrix):
         matrix = matrix(list(features))
-    return check_weight_matrix(matrix, features, name="contact_matrix")
+    return check_weight_matrix(matrix, features, name="contact_matrix", labels=labels)
 
 
 def edge_weights(stats, schema, criterion=None, contacts=None, contact_prior=0.0):

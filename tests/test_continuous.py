@@ -476,3 +476,18 @@ def test_row_order_does_not_change_a_mixed_fit(table):
 def _densities(model):
     """The fitted nodes that are not categorical CPTs."""
     return {name: node for name, node in model.distributions_.items() if not node.discrete}
+
+
+def test_pgmpy_refuses_continuous_features_with_one_error_type_that_names_them():
+    from bnclassify.exceptions import ContinuousFeaturesError
+    from bnclassify.io import to_bif
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.choice(["x", "y"], 40), "level": np.full(40, 2.5)})
+    model = NaiveBayes().fit(X, rng.choice(["u", "v"], 40))
+    assert not hasattr(model, "network_")  # an AttributeError, as for any missing attribute
+    for ask in (lambda: model.network_, lambda: to_bif(model, "never-written.bif")):
+        with pytest.raises(ContinuousFeaturesError, match="'level'"):
+            ask()
+        with pytest.raises(ValueError, match="continuous"):  # what a caller catching bad input sees
+            ask()

@@ -1,590 +1,171 @@
-"""Issue 27's bad-input kinds (items 14-17), each tried once and its outcome classified.
+"""The bad-input campaign: what a user can hand the public API, and what comes back.
 
-Run from a checkout: ``python tools/bad_input_campaign.py``. Every kind is a small call
-that either gives a correct result (probabilities finite and summing to 1, invariances
-kept), a clear error (a ``ValueError``/``TypeError``/``InputError`` or exit code 2 whose
-message names the parameter, column or file the kind is about), or a bad outcome (a
-crash from deep inside, a silent wrong answer, an unnamed error, a leaked warning).
-Prints one line per kind and the counts; exits 1 when any outcome is bad.
+Run from a checkout::
+
+    PYTHONPATH=. python tools/bad_input_campaign.py            # every case (~15 min, 2 cores)
+    PYTHONPATH=. python tools/bad_input_campaign.py --fast     # the subset the suite runs
+    PYTHONPATH=. python tools/bad_input_campaign.py --only "labels:" -v
+
+Each case is one call of the public API on one input (tools/bad_input/: odd columns,
+dtypes, shapes and labels through every estimator; prediction on odd values; the
+library's functions; plots, metrics, MDL, data sets, dask; issue 27's kinds). Its
+outcome is classified (tools/bad_input/core.py): correct (checked against a reference
+where there is one), a clear error naming the column, value or parameter, or bad: a
+wrong answer, a crash from deep inside, an unnamed error, over the time limit (60 s), or
+a numpy/pandas RuntimeWarning (or another library's warning) reaching the caller.
+
+Prints a summary by kind of input, the bad outcomes grouped by where they happen, and
+which public names (``__all__`` of every public module) the cases exercise. Exits 1 on
+any bad outcome. Memory is capped (``--memory-gb``, default 8): an input that would take
+the machine ends in a MemoryError, which counts as a crash.
 """
 
 from __future__ import annotations
 
-import contextlib
-import io
+import argparse
+import collections
+import importlib
+import pkgutil
+import resource
 import sys
-import tempfile
-import warnings
-import zipfile
-from fractions import Fraction
+import time
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import bnclassify as bnc
-from bnclassify.distributions import Gaussian
-from bnclassify.exceptions import UnseenCategoryWarning
-from bnclassify.explain import explain
-from bnclassify.io import dump, load
-from bnclassify.metrics import corrected_resampled_ttest, evaluate, summarize
-from bnclassify.preprocessing import MDLDiscretizer
-from bnclassify.study.cli import main as cli
+from bad_input import arguments, core, estimators, functions, issue27, use  # noqa: E402
 
-Y20 = np.array(["p", "q"] * 10)
-TMP = Path(tempfile.mkdtemp(prefix="bnc-campaign-"))
-RESULTS = []
+SECTIONS = (estimators, functions, use, arguments, issue27)
 
 
-def _proba_ok(proba):
-    proba = np.asarray(proba, dtype=float)
-    return bool(np.isfinite(proba).all() and np.allclose(proba.sum(axis=1), 1.0))
+def all_cases(fast=False, only=None):
+    """Every case; ``fast``: the first case flagged fast of each kind (the suite's subset,
+    about 150 cases); ``only``: those whose kind or name holds this text."""
+    cases = [case for section in SECTIONS for case in section.cases()]
+    if fast:
+        seen = set()
+        cases = [c for c in cases if c.fast and not (c.kind in seen or seen.add(c.kind))]
+    if only:
+        cases = [c for c in cases if only in c.kind or only in c.name]
+    return cases
 
 
-def kind(name, names=()):
-    """Register ``name``: the call returns True (correct), False (wrong) or raises; a clear
-    error's message must hold one of ``names`` (the parameter, column or file)."""
+def public_names() -> dict:
+    """Every callable in ``__all__`` of a public module of bnclassify (not exceptions,
+    warnings or protocols): id(object) -> qualified name (an object exported by several
+    modules counts once, under its first name)."""
+    import bnclassify
 
-    def register(call):
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")
-            warnings.simplefilter("ignore", UnseenCategoryWarning)
-            warnings.filterwarnings("ignore", message="(AODE|SPODE) found no categorical")
-            try:
-                ok = call()
-                outcome = "correct" if ok else "bad (wrong answer)"
-            except (ValueError, TypeError) as error:
-                text = str(error)
-                named = not names or any(n in text for n in names)
-                outcome = "clear error" if named else f"bad (unnamed: {text[:90]})"
-                if isinstance(error, Warning):
-                    outcome = f"bad (warning: {text[:90]})"
-            except Warning as w:
-                outcome = f"bad (warning {type(w).__name__}: {str(w)[:80]})"
-            except Exception as error:  # noqa: BLE001 - what the campaign is looking for
-                outcome = f"bad (crash {type(error).__name__}: {str(error)[:80]})"
-        RESULTS.append((name, outcome))
-        return call
-
-    return register
+    found = {}
+    modules = ["bnclassify"] + [
+        m.name
+        for m in pkgutil.walk_packages(bnclassify.__path__, "bnclassify.")
+        if not any(part.startswith("_") for part in m.name.split(".")[1:])
+    ]
+    for name in modules:
+        module = importlib.import_module(name)
+        for attribute in getattr(module, "__all__", ()):
+            obj = getattr(module, attribute, None)
+            if callable(obj) and id(obj) not in found and not _not_an_entry(obj):
+                found[id(obj)] = f"{name}.{attribute}"
+    return found
 
 
-def _cli(*argv, names=()):
-    """Run the CLI: exit 0 is correct, exit 2 with a one-line error naming one of ``names``
-    is a clear error, anything else bad."""
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = cli([str(a) for a in argv])
-        except SystemExit as stop:
-            code = stop.code
-    text = err.getvalue()
-    if code == 0:
+def _not_an_entry(obj) -> bool:
+    """Exceptions, warnings and protocols are types to catch or implement, not calls to try."""
+    if isinstance(obj, type) and issubclass(obj, BaseException):
         return True
-    if code == 2 and text.count("\n") <= 1 and "Traceback" not in text:
-        if not names or any(n in text for n in names):
-            raise ValueError(text)
-    raise RuntimeError(f"exit {code}: {text[:120]}")
+    return bool(getattr(obj, "_is_protocol", False))
 
 
-# -- 14: wrong answers ------------------------------------------------------------------------
-@kind("14a zero-variance Gaussian column, far value")
-def _():
-    X = pd.DataFrame({"s": list("uvw") * 10, "g": 2.5})
-    model = bnc.NaiveBayes().fit(X, ["p", "q"] * 15)
-    return _proba_ok(model.predict_proba(pd.DataFrame({"s": ["u"], "g": [12345.0]})))
-
-
-@kind("14b dump/load keeps integer and tuple column labels")
-def _():
-    rng = np.random.default_rng(0)
-    ok = True
-    for labels in ([3, 1, 2], [("a", 1), ("b", 2), ("c", 3)]):
-        X = pd.DataFrame(rng.choice(list("xyz"), (40, 3)), columns=labels)
-        y = rng.choice(["p", "q"], 40)
-        model = bnc.TAN().fit(X, y)
-        loaded = load(dump(model, TMP / "labels.bnc"))
-        order = list(reversed(labels))
-        ok &= np.allclose(loaded.predict_proba(X[order]), model.predict_proba(X))
-    return ok
-
-
-@kind("14c column order: every exported estimator")
-def _():
-    rng = np.random.default_rng(1)
-    X = pd.DataFrame({c: rng.choice(list("xyz"), 60) for c in "zakwv"})
-    y = rng.choice(["p", "q"], 60)
-    order = ["w", "k", "z", "v", "a"]
-    cm = pd.DataFrame(np.ones((5, 5)), index=list(X.columns), columns=list(X.columns))
-    makers = [
-        bnc.NaiveBayes, bnc.TAN, lambda: bnc.SimplerTAN(cm), bnc.KDB, bnc.SPODE, bnc.AODE,
-        bnc.BMATAN, bnc.EnsembleTAN, lambda: bnc.EnsembleTAN(cm),
-        lambda: bnc.TANHC(random_state=0), lambda: bnc.KDBHC(random_state=0),
-        lambda: bnc.BSEJ(random_state=0), lambda: bnc.FSSJ(random_state=0),
-        lambda: bnc.TANHCSP(random_state=0),
-    ]  # fmt: skip
-    return all(
-        np.allclose(m().fit(X, y).predict_proba(X), m().fit(X[order], y).predict_proba(X[order]))
-        for m in makers
-    )
-
-
-def _model_file_with(field_edit):
-    X = pd.DataFrame({"a": list("xyz") * 6 + ["x", "y"], "g": np.arange(20.0)})
-    path = dump(bnc.NaiveBayes().fit(X, Y20), TMP / "m.bnc")
-    with zipfile.ZipFile(path) as z:
-        members = {n: z.read(n) for n in z.namelist()}
-    field_edit(members)
-    bad = TMP / "edited.bnc"
-    with zipfile.ZipFile(bad, "w") as z:
-        for n, data in members.items():
-            z.writestr(n, data)
-    return bad
-
-
-@kind("14d load refuses a corrupted (truncated) model file", names=("edited.bnc", "m.bnc"))
-def _():
-    path = dump(bnc.NaiveBayes().fit(pd.DataFrame({"a": list("xy") * 10}), Y20), TMP / "m.bnc")
-    data = path.read_bytes()
-    (TMP / "edited.bnc").write_bytes(data[: len(data) // 2])
-    load(TMP / "edited.bnc")
-    return False
-
-
-@kind("14e TAN's probabilities under 1e8 shifts and changes of units")
-def _():
-    rng = np.random.default_rng(0)
-    a = rng.normal(size=80)
-    X = pd.DataFrame({"c": rng.choice(list("xy"), 80), "a": a, "b": a + 0.3 * rng.normal(size=80)})
-    y = np.where(a + rng.normal(size=80) > 0, "p", "q")
-    ok = True
-    # the default floor (GaussianNB's: the largest variance) is free of shifts and of one change
-    # of units for every column; floor_scale="column" of any per-column affine map too. A shift
-    # costs the inputs about shift * eps of their spread, so shifts go with spreads >= 1
-    for floor_scale, maps in (
-        ("largest", [(1e3, 1e3, 1e8), (-1e-3, -1e-3, 0.0), (1.0, 1.0, 1e8)]),
-        ("column", [(1e3, -1e-3, 0.0), (1e3, 1.0, 1e8), (-1e-3, 1e3, 0.0)]),
-    ):
-        spec = dict.fromkeys(["a", "b"], Gaussian(floor_scale=floor_scale))
-        before = bnc.TAN(distributions=spec).fit(X, y).predict_proba(X)
-        for scale_a, scale_b, shift in maps:
-            moved = X.assign(a=X["a"] * scale_a + shift, b=X["b"] * scale_b - shift)
-            after = bnc.TAN(distributions=spec).fit(moved, y).predict_proba(moved)
-            ok &= np.allclose(after, before, atol=1e-6)
-    return ok
-
-
-@kind("14f kde naive Bayes at 1e-300 and 1e300")
-def _():
-    rng = np.random.default_rng(0)
-    X = pd.DataFrame({"f": rng.normal(size=40), "g": rng.normal(size=40)})
-    y = np.where(X["f"] > 0, "p", "q")
-    before = bnc.NaiveBayes(distributions="kde").fit(X, y).predict_proba(X)
-    return all(
-        np.allclose(
-            bnc.NaiveBayes(distributions="kde").fit(X * s, y).predict_proba(X * s),
-            before,
-            atol=1e-7,
-        )
-        for s in (1e-300, 1e300)
-    )
-
-
-# -- 15: crashes from deep inside -------------------------------------------------------------
-@kind("15 nullable Float64 with few values")
-def _():
-    X = pd.DataFrame(
-        {"f": pd.array([1.0, 2.0, None, 1.0] * 5, dtype="Float64"), "s": list("ab") * 10}
-    )
-    return _proba_ok(bnc.TAN().fit(X, Y20).predict_proba(X))
-
-
-@kind("15 explain() on BMATAN")
-def _():
-    X = pd.DataFrame({"a": list("xyz") * 6 + ["x", "y"], "b": list("uv") * 10})
-    model = bnc.BMATAN().fit(X, Y20)
-    return np.isfinite(np.asarray(explain(model, X.iloc[:3]).values)).all()
-
-
-@kind("15 all-uint64 table, values >= 2**63")
-def _():
-    X = pd.DataFrame({"a": (np.arange(20) % 3).astype(np.uint64) + np.uint64(2**63)})
-    return _proba_ok(bnc.NaiveBayes().fit(X, Y20).predict_proba(X))
-
-
-@kind("15 ArrowDtype(bool) with nulls")
-def _():
-    X = pd.DataFrame({"b": pd.array([True, False, None, True] * 5, dtype="bool[pyarrow]")})
-    return _proba_ok(bnc.NaiveBayes().fit(X, Y20).predict_proba(X))
-
-
-@kind("15 a lone surrogate string")
-def _():
-    X = pd.DataFrame({"s": ["\ud800", "a"] * 10})
-    model = bnc.NaiveBayes().fit(X, Y20)
-    return _proba_ok(model.predict_proba(X)) and load(dump(model, TMP / "s.bnc")) is not None
-
-
-@kind("15 corrupted zip stream in load()", names=("bad.bnc",))
-def _():
-    path = dump(bnc.NaiveBayes().fit(pd.DataFrame({"a": list("xy") * 10}), Y20), TMP / "z.bnc")
-    data = bytearray(path.read_bytes())
-    for k in range(60, min(len(data), 400)):
-        data[k] ^= 0x5A
-    (TMP / "bad.bnc").write_bytes(bytes(data))
-    load(TMP / "bad.bnc")
-    return False
-
-
-@kind("15 non-UTF-8 BIF", names=("bif", "BIF", "UTF-8", "utf-8"))
-def _():
-    from bnclassify.io import from_bif
-
-    path = TMP / "net.bif"
-    path.write_bytes(
-        "network n { }\nvariable \xe9 { type discrete [ 2 ] { a, b }; }\n".encode("latin-1")
-    )
-    from_bif(path, "\xe9")
-    return False
-
-
-@kind("15 an empty dask partition")
-def _():
-    import dask.dataframe as dd
-
-    X = pd.DataFrame({"a": list("uvw") * 10, "g": np.arange(30.0)})
-    frame = dd.from_pandas(X.assign(label=["p", "q"] * 15), npartitions=3)
-    first = frame.divisions[1]
-    empty = frame.map_partitions(lambda p: p[p.index >= first])
-    model = bnc.TAN().fit(empty.drop(columns="label"), empty["label"])
-    return _proba_ok(model.predict_proba(X))
-
-
-@kind("15 a dask Array")
-def _():
-    import dask.array as da
-
-    values = np.random.default_rng(0).normal(size=(30, 2))
-    y = np.array(["p", "q"] * 15)
-    model = bnc.NaiveBayes().fit(da.from_array(values, chunks=10), da.from_array(y, chunks=10))
-    return _proba_ok(model.predict_proba(da.from_array(values, chunks=10)).compute())
-
-
-@kind("15 BMATAN contact_prior=1e308", names=("contact_prior",))
-def _():
-    X = pd.DataFrame({"a": list("xyz") * 6 + ["x", "y"], "b": list("uv") * 10})
-    cm = pd.DataFrame(np.ones((2, 2)), index=["a", "b"], columns=["a", "b"])
-    return _proba_ok(
-        bnc.BMATAN(contact_matrix=cm, contact_prior=1e308).fit(X, Y20).predict_proba(X)
-    )
-
-
-@kind("15 BMATAN equivalent_sample_size=Fraction(1, 2)", names=("equivalent_sample_size",))
-def _():
-    X = pd.DataFrame({"a": list("xyz") * 6 + ["x", "y"], "b": list("uv") * 10})
-    return _proba_ok(bnc.BMATAN(equivalent_sample_size=Fraction(1, 2)).fit(X, Y20).predict_proba(X))
-
-
-@kind("15 BMATAN equivalent_sample_size=1e308", names=("equivalent_sample_size",))
-def _():
-    X = pd.DataFrame({"a": list("xyz") * 6 + ["x", "y"], "b": list("uv") * 10})
-    return _proba_ok(bnc.BMATAN(equivalent_sample_size=1e308).fit(X, Y20).predict_proba(X))
-
-
-@kind("15 explain(random_state='x')", names=("random_state",))
-def _():
-    X = pd.DataFrame({"a": list("xyz") * 6 + ["x", "y"]})
-    explain(bnc.NaiveBayes().fit(X, Y20), X, random_state="x")
-    return False
-
-
-def _plot(call, names):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+def _resolve(qualified):
+    module, _, attribute = qualified.rpartition(".")
     try:
-        call()
-    finally:
-        plt.close("all")
-    return True
+        return getattr(importlib.import_module(module), attribute)
+    except (ImportError, AttributeError):
+        return None
 
 
-def _plot_kind(label, names, call):
-    kind(f"15 plotting {label}", names=names)(lambda: _plot(call, names))
+def coverage(cases) -> tuple[list, list]:
+    """The public callables some case exercises, and those none does."""
+    exported = public_names()
+    covered = {id(_resolve(name)) for case in cases for name in case.covers}
+    hit = sorted(name for key, name in exported.items() if key in covered)
+    missed = sorted(name for key, name in exported.items() if key not in covered)
+    return hit, missed
 
 
-def _tan():
-    X = pd.DataFrame(
-        {"a": list("xyz") * 6 + ["x", "y"], "b": list("uv") * 10, "c": list("rst") * 6 + ["r", "s"]}
-    )
-    return bnc.TAN().fit(X, Y20), X
+def run(cases, time_limit=60.0, verbose=False, stream=sys.stdout):
+    """Run every case; returns ``[(case, outcome)]``."""
+    results = []
+    for case in cases:
+        outcome = core.run_case(case, time_limit=time_limit)
+        results.append((case, outcome))
+        if verbose or outcome.bad:
+            print(
+                f"{outcome.status:<11} {outcome.seconds:6.1f}s | {case.name} | "
+                f"{outcome.detail[:160]} {('@ ' + outcome.where) if outcome.where else ''}",
+                file=stream,
+                flush=True,
+            )
+    return results
 
 
-def _register_plots():
-    from bnclassify import plotting as p
-
-    model, X = _tan()
-    w = model.weights_
-    numeric = pd.DataFrame({"f": np.arange(20.0), "g": np.arange(20.0) ** 1.5})
-    nb = bnc.NaiveBayes().fit(numeric, Y20)
-    _plot_kind("gamma=0", ("gamma",), lambda: p.plot_weights(w, gamma=0))
-    _plot_kind(
-        "edge_colors='red'", ("edge_colors",), lambda: p.plot_structure(model, edge_colors="red")
-    )
-    _plot_kind(
-        "labels=['one']", ("labels",), lambda: p.plot_tree_comparison(model, model, labels=["one"])
-    )
-    _plot_kind(
-        "wrong-size matrix",
-        ("matrix", "contact"),
-        lambda: p.plot_tree_comparison(model, model, np.ones((2, 2))),
-    )
-    _plot_kind(
-        "margin=nan",
-        ("margin",),
-        lambda: p.plot_decision_boundary(nb, numeric, Y20, margin=float("nan")),
-    )
-    _plot_kind(
-        "resolution=0",
-        ("resolution",),
-        lambda: p.plot_decision_boundary(nb, numeric, Y20, resolution=0),
-    )
-    _plot_kind("vmax_scale=-1", ("vmax_scale",), lambda: p.plot_weights(w, vmax_scale=-1))
-    _plot_kind("fontsize='big'", ("fontsize",), lambda: p.plot_structure(model, fontsize="big"))
-    _plot_kind("plot_cpt unknown feature", ("feature", "nope"), lambda: p.plot_cpt(model, "nope"))
-    _plot_kind("n_points=10**9", ("n_points",), lambda: p.plot_cpt(nb, "f", n_points=10**9))
-    _plot_kind("max_per_row=0", ("max_per_row",), lambda: p.plot_inference(model, max_per_row=0))
-    _plot_kind("member=99", ("member",), lambda: p.plot_structure(model, member=99))
-    _plot_kind("weights ragged", ("weights", "matrix"), lambda: p.plot_weights([[1, 2], [3]]))
-
-
-_register_plots()
-
-
-# metrics kinds
-@kind("15 metrics summarize(pd.DataFrame())", names=("folds", "summarize", "column", "empty"))
-def _():
-    summarize(pd.DataFrame())
-    return False
-
-
-@kind("15 metrics evaluate(None, ...)", names=("models",))
-def _():
-    evaluate(None, pd.DataFrame({"a": list("xy") * 10}), Y20, progress=False)
-    return False
-
-
-@kind("15 metrics out-of-range CV indices", names=("cv", "fold", "row"))
-def _():
-    X = pd.DataFrame({"a": list("xy") * 10})
-    evaluate(
-        {"nb": bnc.NaiveBayes()}, X, Y20, cv=[(np.arange(10), np.arange(15, 25))], progress=False
-    )
-    return False
-
-
-@kind("15 metrics strings in corrected_resampled_ttest", names=("a", "b", "score"))
-def _():
-    corrected_resampled_ttest(["x", "y"], [0.1, 0.2], n_train=9, n_test=1)
-    return False
-
-
-@kind("15 metrics ragged probabilities in evaluate's CLL", names=("proba", "probabilit"))
-def _():
-    from bnclassify.metrics import conditional_log_likelihood
-
-    conditional_log_likelihood(["p", "q"], [[0.5, 0.5], [1.0]], classes=["p", "q"])
-    return False
-
-
-@kind("15 MDLDiscretizer string in a numeric column", names=("'f'", "column"))
-def _():
-    X = pd.DataFrame({"f": [0.1, 0.2, "x", 0.4] * 5})
-    MDLDiscretizer().fit(X, Y20)
-    return False
-
-
-@kind("15 from_pgmpy(state_types='x')", names=("state_types",))
-def _():
-    from bnclassify.io import from_pgmpy, to_bif  # noqa: F401
-
-    model, _ = _tan()
-    from_pgmpy(model.network_, model.class_node_, state_types="x")
-    return False
-
-
-# -- 16: hangs and memory -----------------------------------------------------------------------
-@kind("16 explain(n_permutations=10**9)", names=("n_permutations",))
-def _():
-    X = pd.DataFrame({"a": list("xyz") * 6 + ["x", "y"]})
-    explain(bnc.NaiveBayes().fit(X, Y20), X, n_permutations=10**9)
-    return False
-
-
-@kind("16 EnsembleTAN n_estimators=10**9 bootstrap", names=("n_estimators",))
-def _():
-    X = pd.DataFrame({"a": list("xyz") * 6 + ["x", "y"]})
-    bnc.EnsembleTAN(n_estimators=10**9, bootstrap=True).fit(X, Y20)
-    return False
-
-
-@kind("16 compare --csv on a wide table (costed, cubic models left out)")
-def _():
-    rng = np.random.default_rng(0)
-    m = 260
-    table = pd.DataFrame(rng.choice(list("abc"), (24, m)), columns=[f"f{j}" for j in range(m)])
-    table.assign(label=rng.choice(["p", "q"], 24)).to_csv(TMP / "wide.csv", index=False)
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
-        code = cli(
-            [
-                "compare",
-                "--csv",
-                str(TMP / "wide.csv"),
-                "--folds",
-                "2",
-                "--no-progress",
-                "--models",
-                "nb",
-            ]
-        )
-    from bnclassify.study import cli as module
-
-    args = module.build_parser().parse_args(["compare", "--csv", str(TMP / "wide.csv")])
-    kept, _ = module._wide_table_plan({"NB": 0, "BMA TAN": 0}, table, args)
-    return code == 0 and "cost:" in out.getvalue() and list(kept) == ["NB"]
-
-
-# -- 17: poor messages and silent acceptance ----------------------------------------------------
-def _model_file():
-    X = pd.DataFrame({"a": list("xyz") * 6 + ["x", "y"]})
-    return dump(bnc.NaiveBayes().fit(X, Y20), TMP / "cli.bnc")
-
-
-@kind("17 non-UTF-8 predict --csv", names=("rows.csv",))
-def _():
-    (TMP / "rows.csv").write_bytes("a\n\xe9\nx\n".encode("latin-1"))
-    return _cli("predict", "--model", _model_file(), "--csv", TMP / "rows.csv", names=("rows.csv",))
-
-
-@kind("17 non-UTF-8 --contact", names=("contact.csv",))
-def _():
-    (TMP / "contact.csv").write_bytes(",a\n\xe9,1\n".encode("latin-1"))
-    (TMP / "t.csv").write_text(
-        "a,label\n" + "".join(f"{v},{c}\n" for v, c in zip("xyz" * 8, "pq" * 12, strict=True))
-    )
-    return _cli(
-        "compare",
-        "--csv",
-        TMP / "t.csv",
-        "--contact",
-        TMP / "contact.csv",
-        "--no-progress",
-        names=("contact.csv",),
-    )
-
-
-@kind("17 ragged predict --csv", names=("ragged.csv",))
-def _():
-    (TMP / "ragged.csv").write_text("a,b\nx,1\ny,2,3\n")
-    return _cli(
-        "predict", "--model", _model_file(), "--csv", TMP / "ragged.csv", names=("ragged.csv",)
-    )
-
-
-@kind("17 ragged compare --csv", names=("ragged2.csv",))
-def _():
-    (TMP / "ragged2.csv").write_text("a,label\nx,p\ny,q,3\n" + "x,p\n" * 10)
-    return _cli("compare", "--csv", TMP / "ragged2.csv", "--no-progress", names=("ragged2.csv",))
-
-
-@kind("17 load(max_bytes='x')", names=("max_bytes",))
-def _():
-    load(_model_file(), max_bytes="x")
-    return False
-
-
-for _value, _label in ((None, "None"), (5, "5"), (io.BytesIO(b"x"), "BytesIO")):
-    kind(f"17 load({_label})", names=("path",))(lambda v=_value: load(v) and False)
-
-
-@kind("17 a directory to --csv", names=("is a directory",))
-def _():
-    return _cli("compare", "--csv", TMP, "--no-progress", names=("is a directory",))
-
-
-for _weights, _label in (
-    (np.full(20, 1 + 1j), "complex"),
-    (np.array(["1"] * 20), "string"),
-    (np.full(20, np.nan), "NaN"),
-    (-np.ones(20), "negative"),
-    (np.ones(19), "wrong length"),
-):
-    kind(f"17 {_label} sample_weight", names=("sample_weight",))(
-        lambda w=_weights: (
-            bnc.NaiveBayes().fit(pd.DataFrame({"a": list("xy") * 10}), Y20, sample_weight=w)
-            and False
-        )
-    )
-
-
-@kind("17 a string contact matrix", names=("contact",))
-def _():
-    X = pd.DataFrame({"a": list("xy") * 10, "b": list("uvw") * 6 + ["u", "v"]})
-    bnc.SimplerTAN(np.array([["a", "b"], ["c", "d"]])).fit(X, Y20)
-    return False
-
-
-@kind("17 numpy RuntimeWarnings at extreme values (warnings as errors)")
-def _():
-    X = pd.DataFrame({"c": list("ab") * 5, "g": [1e308, -1e308, 5e-324, 0.0, 1e-300] * 2})
-    y = np.array(["p", "q"] * 5)
-    w = np.array([1e300, 5e-324] * 5)
-    ok = True
-    for model in (bnc.NaiveBayes(), bnc.TAN(), bnc.AODE(), bnc.KDB(k=2)):
-        proba = model.fit(X, y, sample_weight=w).predict_proba(X)
-        ok &= _proba_ok(proba)
-        explain(model, X.iloc[:2], n_permutations=8, random_state=0)
-    return ok
-
-
-@kind("17 compare prints the 'unique classes > 50%' warning once, in its own words")
-def _():
-    rng = np.random.default_rng(0)
-    table = pd.DataFrame({c: rng.choice(list("xyz"), 44) for c in "abc"})
-    table["label"] = [f"k{i % 25}" for i in range(44)]
-    table.to_csv(TMP / "crowded.csv", index=False)
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = cli(
-            [
-                "compare",
-                "--csv",
-                str(TMP / "crowded.csv"),
-                "--folds",
-                "2",
-                "--no-progress",
-                "--jobs",
-                "2",
-            ]
-        )
-    text = out.getvalue() + err.getvalue()
-    return code == 0 and "unique classes" not in text and text.count("more classes than half") == 1
-
-
-def main() -> int:
-    counts = {"correct": 0, "clear error": 0, "bad": 0}
-    for name, outcome in RESULTS:
-        group = "bad" if outcome.startswith("bad") else outcome
-        counts[group] += 1
-        print(f"{outcome:<14.90} | {name}")
+def summary(results, stream=sys.stdout, detail=False):
+    """The outcomes by kind of input (its family, the part of ``kind`` before a colon, or
+    every kind with ``detail``), the bad ones by where they happen, and the totals."""
+    by_kind = collections.defaultdict(collections.Counter)
+    for case, outcome in results:
+        kind = case.kind if detail else case.kind.split(":")[0]
+        by_kind[kind][outcome.status] += 1
+    statuses = ("correct", "clear error") + core.BAD
+    print(f"\n{'kind of input':<46}" + "".join(f"{s:>9.9}" for s in statuses), file=stream)
+    for kind in sorted(by_kind):
+        counts = by_kind[kind]
+        print(f"{kind[:46]:<46}" + "".join(f"{counts[s]:>9}" for s in statuses), file=stream)
+    bad = [(c, o) for c, o in results if o.bad]
+    groups = collections.defaultdict(list)
+    for case, outcome in bad:
+        groups[(outcome.status, outcome.where or outcome.detail[:60])].append(case)
+    if groups:
+        print(f"\nbad outcomes in {len(groups)} kinds (status, where):", file=stream)
+        for (status, where), cases in sorted(groups.items(), key=lambda g: -len(g[1])):
+            print(f"  {len(cases):>4} {status:<8} {where}: e.g. {cases[0].name}", file=stream)
+    totals = collections.Counter(o.status for _, o in results)
     print(
-        f"\n{len(RESULTS)} kinds: {counts['correct']} correct, "
-        f"{counts['clear error']} clear errors, {counts['bad']} bad"
+        f"\n{len(results)} inputs: {totals['correct']} correct, {totals['clear error']} clear "
+        f"errors, {len(bad)} bad (" + ", ".join(f"{totals[s]} {s}" for s in core.BAD) + ")",
+        file=stream,
     )
-    return 1 if counts["bad"] else 0
+    return len(bad)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--fast", action="store_true", help="the subset the test suite runs")
+    parser.add_argument("--only", help="cases whose kind or name holds this text")
+    parser.add_argument("--time-limit", type=float, default=60.0, help="seconds per case")
+    parser.add_argument("--memory-gb", type=float, default=8.0, help="address-space cap")
+    parser.add_argument("--list", action="store_true", help="list the cases, run none")
+    parser.add_argument("-v", "--verbose", action="store_true", help="print every outcome")
+    args = parser.parse_args(argv)
+    cap = int(args.memory_gb * 1e9)
+    resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+    cases = all_cases(args.fast, args.only)
+    if args.list:
+        for case in cases:
+            print(f"{case.kind} | {case.name}")
+        return 0
+    start = time.perf_counter()
+    results = run(cases, args.time_limit, args.verbose)
+    n_bad = summary(results, detail=args.verbose)
+    hit, missed = coverage(all_cases())
+    print(
+        f"public callables exercised: {len(hit)} of {len(hit) + len(missed)} "
+        f"(__all__ of every public module); not exercised: {', '.join(missed) or 'none'}"
+    )
+    print(f"ran in {time.perf_counter() - start:.0f} s")
+    return 1 if n_bad else 0
 
 
 if __name__ == "__main__":

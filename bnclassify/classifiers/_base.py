@@ -21,6 +21,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from ..data import HANDLE_UNKNOWN, TableSchema, take_rows, warn_unobserved
+from ..exceptions import ContinuousFeaturesError
 from ..factors import node_statistics
 from ..network import FittedNetwork, fit_network
 from ..parameters import SMOOTHING
@@ -490,7 +491,7 @@ class BayesNetClassifier(
                 continuous = [
                     n for f in self.compiled_.factors if not f.discrete for n in f.columns_
                 ]
-                raise AttributeError(
+                raise ContinuousFeaturesError(
                     "network_ is a pgmpy DiscreteBayesianNetwork, which cannot hold the "
                     f"continuous features {continuous}; their fitted densities are in "
                     "distributions_."

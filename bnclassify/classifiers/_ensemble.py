@@ -830,5 +830,5 @@ def _forest_group_proba(group, codes, features) -> np.ndarray:
             root_order=name_order(features),  # the members root further components by name
         )
         for k in range(len(roots)):
-            total[start : start + chunk] += np.exp(normalise(joints[:, k]))
+            total[start : start + chunk] += np.exp(normalise(joints[:, k], start))
     return total

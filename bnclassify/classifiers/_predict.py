@@ -8,8 +8,10 @@ scikit-learn prediction methods derive from it here, as in scikit-learn's naive 
 from __future__ import annotations
 
 import functools
+import warnings
 
 import numpy as np
+import pandas as pd
 
 from ..distributed import fit_dask, is_dask_collection, predict_dask
 
@@ -53,8 +55,17 @@ class JointPredictor:
         -------
         ndarray of shape (n_samples, n_classes)
             A lazy dask array, computed partition by partition, for a dask ``X``.
+
+        Raises
+        ------
+        ValueError
+            For a row with probability 0 under every class, naming the cell that
+            makes it so where one does.
         """
-        return normalise(self._joint_log_likelihood(X))
+        try:
+            return normalise(self._joint_log_likelihood(X))
+        except ImpossibleRowsError as error:
+            raise error.with_cause(self._impossible_cells(X, error.first)) from None
 
     @routes_dask
     def predict_proba(self, X) -> np.ndarray:
@@ -97,12 +108,91 @@ class JointPredictor:
         ndarray of shape (n_samples,)
             A lazy dask array, computed partition by partition, for a dask ``X``.
         """
-        joint = self._joint_log_likelihood(X)  # checks fitted before classes_ is read
+        try:
+            joint = self._joint_log_likelihood(X)  # checks fitted before classes_ is read
+            check_possible(joint)
+        except ImpossibleRowsError as error:
+            raise error.with_cause(self._impossible_cells(X, error.first)) from None
         return self.classes_[np.argmax(joint, axis=1)]
 
+    def _impossible_cells(self, X, row):
+        """Why row ``row`` of ``X`` is impossible: the cells that alone make it so (the row left
+        without one of them, as a missing cell, is possible), in words; None if no one does.
 
-def normalise(joint) -> np.ndarray:
-    """log P(c | x) from log P(c, x); rows impossible under every class raise a ValueError."""
+        Read only when a prediction already failed: one more evaluation per column of one row.
+        """
+        if isinstance(X, pd.DataFrame):
+            one, labels = X.iloc[[row]].astype(object), list(X.columns)
+        else:
+            try:
+                one = np.array(X, dtype=object)[[row]]
+            except (TypeError, ValueError, IndexError):
+                return None
+            if one.ndim != 2:
+                return None
+            labels = list(getattr(self, "feature_names_in_", range(one.shape[1])))
+        causes = []
+        for j, label in enumerate(labels):
+            without = one.copy()
+            value = without.iloc[0, j] if isinstance(without, pd.DataFrame) else without[0, j]
+            if value is None or (isinstance(value, float) and np.isnan(value)):
+                continue
+            if isinstance(without, pd.DataFrame):
+                without.iloc[0, j] = None
+            else:
+                without[0, j] = None
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # the failed call warned already
+                    joint = self._joint_log_likelihood(without)
+            except ValueError:
+                continue
+            if np.isfinite(np.max(joint)):
+                shown = value.item() if isinstance(value, np.generic) else value
+                causes.append(f"column {label!r} ({shown!r})")
+        if not causes:
+            return None
+        return (
+            f"in row {row}, {' and '.join(causes)} alone has probability 0 (or a density that "
+            "underflows to 0) under every class: a category with alpha=0 unseen in every class, or "
+            "a value too far out of every class's density; the row without it, as a missing cell, "
+            "is possible."
+        )
+
+
+class ImpossibleRowsError(ValueError):
+    """Rows with probability 0 under every class (``count`` of them, the first ``first``)."""
+
+    def __init__(self, count, first, cause=None):
+        self.count, self.first, self.cause = count, first, cause
+        text = f"{count} row(s) (first: {first}) have probability 0 under every class"
+        if cause:
+            text += f": {cause}"
+        else:
+            text += (
+                ": with alpha=0 a category unseen in every class has probability 0 (use alpha > "
+                "0); otherwise a value lies so far out of every class's density that it "
+                "underflows (values or sample weights near the ends of the float range: "
+                "rescale them)."
+            )
+        super().__init__(text)
+
+    def with_cause(self, cause) -> ImpossibleRowsError:
+        return ImpossibleRowsError(self.count, self.first, cause or self.cause)
+
+
+def check_possible(joint, start=0) -> None:
+    """An :class:`ImpossibleRowsError` for rows of ``joint`` that are -inf (or NaN) in every
+    class; ``start``: the first row's position in the table (a chunk's offset)."""
+    with np.errstate(invalid="ignore"):
+        impossible = ~np.isfinite(joint.max(axis=1))
+    if impossible.any():
+        raise ImpossibleRowsError(int(impossible.sum()), start + int(np.argmax(impossible)))
+
+
+def normalise(joint, start=0) -> np.ndarray:
+    """log P(c | x) from log P(c, x); rows impossible under every class raise an
+    :class:`ImpossibleRowsError` (``start``: the first row's position in the table)."""
     # log-sum-exp in plain numpy: scipy's costs as much as the rest of a NB predict
     top = joint.max(axis=1, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):  # all -inf rows -> NaN, raised
@@ -115,11 +205,5 @@ def normalise(joint) -> np.ndarray:
         # every class gives the row probability 0: a CPT cell left at 0 by alpha=0, or a
         # value whose density underflows in every class (values and weights near the ends
         # of the float range)
-        raise ValueError(
-            f"{int(impossible.sum())} row(s) (first: {int(np.argmax(impossible))}) have "
-            "probability 0 under every class: with alpha=0 a category unseen in every class "
-            "has probability 0 (use alpha > 0); otherwise a value lies so far out of every "
-            "class's density that it underflows (values or sample weights near the ends of "
-            "the float range: rescale them)."
-        )
+        raise ImpossibleRowsError(int(impossible.sum()), start + int(np.argmax(impossible)))
     return shifted - log_sum

@@ -623,7 +623,11 @@ class TAN(TreeAugmented):
             stats,
             schema,
             criterion=score if scored else None,
-            contacts=contact_weights(self.contact_matrix, schema.names) if prior > 0 else None,
+            contacts=(
+                contact_weights(self.contact_matrix, schema.names, schema.labels)
+                if prior > 0
+                else None
+            ),
             contact_prior=prior,
         )
 
@@ -725,7 +729,7 @@ class SimplerTAN(TreeAugmented):
         self.contact_matrix = contact_matrix
 
     def tree_weights(self, stats, schema) -> pd.DataFrame:
-        return contact_weights(self.contact_matrix, schema.names)
+        return contact_weights(self.contact_matrix, schema.names, schema.labels)
 
     def spanning_tree(self, weights, schema) -> nx.Graph:
         """The contact matrix's maximum spanning tree (see :class:`TreeAugmented`), with the

@@ -8,7 +8,8 @@ them.
   factors layer registers one per node class);
 - :mod:`~bnclassify.data.frames`: a user's ``X`` as a DataFrame;
 - :mod:`~bnclassify.data.kinds_rule`: how a column is modelled by default
-  (:func:`default_kind`);
+  (:func:`default_kind`); :mod:`~bnclassify.data.kinds_evidence`: the same rule
+  over a table read in chunks (a dask DataFrame's partitions);
 - :mod:`~bnclassify.data.encoding`: the column codecs (categories, codes, numbers);
 - :mod:`~bnclassify.data.targets`: the class labels, coded by hashing;
 - :mod:`~bnclassify.data.schema`: :class:`TableSchema`, learned once from the
@@ -54,12 +55,22 @@ from .kinds import (
     register_kind,
     unregister_kind,
 )
+from .kinds_evidence import (
+    CountEvidence,
+    ValueEvidence,
+    count_evidence,
+    decided_kind,
+    needs_values,
+    value_evidence,
+)
 from .kinds_rule import (
     INTEGER_MAX_CATEGORIES,
+    LOG_NORMAL_MIN_LOG_SD,
     LOG_NORMAL_MIN_Z,
     POINT_MASS_MIN_SHARE,
     default_kind,
     prefers_log_normal,
+    tested_row_step,
 )
 from .scaling import NO_EXPONENT, centred_columns, column_exponents, log_largest
 from .schema import (
@@ -74,6 +85,14 @@ from .targets import CROWDED_WARNING, crowded, encode_target
 
 __all__ = [
     "CROWDED_WARNING",
+    "CountEvidence",
+    "ValueEvidence",
+    "count_evidence",
+    "decided_kind",
+    "needs_values",
+    "tested_row_step",
+    "value_evidence",
+    "LOG_NORMAL_MIN_LOG_SD",
     "HANDLE_UNKNOWN",
     "IDENTITY",
     "LOG",

@@ -274,7 +274,10 @@ def learn_categories(column: pd.Series) -> np.ndarray:
                 data = data.cast(data.type.value_type)
             uniques = _uniques_array(pc.unique(data).drop_null().to_numpy(zero_copy_only=False))
         else:
-            uniques = _uniques_array(pd.unique(column.dropna()))
+            try:
+                uniques = _uniques_array(pd.unique(column.dropna()))
+            except TypeError:
+                raise _unhashable_error(column) from None
         categories = uniques[sort_order(uniques)]
     return categories
 

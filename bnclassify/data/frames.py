@@ -59,6 +59,12 @@ def take_rows(X, y, keep):
     Returns ``(frame, has_names, y)``; ``has_names`` is that of the original ``X``.
     """
     frame, has_names = as_frame(X)
+    keep = np.asarray(keep)
+    if keep.dtype != bool or keep.shape != (len(frame),):
+        raise ValueError(
+            f"keep must be one boolean per row of X ({len(frame)}), got {keep.dtype} of shape "
+            f"{keep.shape}."
+        )
     if isinstance(y, (pd.Series, pd.DataFrame)):
         y_rows = y.iloc[keep] if len(y) == len(frame) else y
     else:

@@ -69,6 +69,15 @@ def identifier_columns(frame: pd.DataFrame, n_distinct=None) -> dict:
         numbers. Numeric columns (and numbers read as text) are never called
         identifiers: many distinct numbers are what a continuous feature has.
     """
+    if n_distinct is not None and (
+        isinstance(n_distinct, str | bytes)
+        or not hasattr(n_distinct, "__len__")
+        or len(n_distinct) != frame.shape[1]
+    ):
+        raise ValueError(
+            f"n_distinct must give one count (or None) per column ({frame.shape[1]}), got "
+            f"{n_distinct!r:.60}."
+        )
     found = {}
     n_rows = len(frame)
     text = {}  # dtype -> whether it holds text: a wide table has few distinct dtypes

@@ -211,8 +211,19 @@ def get_kind(name: str) -> Kind:
 
 
 def kind_of(spec) -> Kind:
-    """The registered :class:`Kind` of a node specification (or the :class:`Kind` itself)."""
-    return spec if isinstance(spec, Kind) else get_kind(spec.kind)
+    """The registered :class:`Kind` of a node specification, a kind's name, or the
+    :class:`Kind` itself."""
+    if isinstance(spec, Kind):
+        return spec
+    if isinstance(spec, str):
+        return get_kind(spec)
+    kind = getattr(spec, "kind", None)
+    if not isinstance(kind, str):
+        raise TypeError(
+            f"spec must be a node kind's name, a Kind or a node model (e.g. Gaussian()), "
+            f"got {spec!r:.60}."
+        )
+    return get_kind(kind)
 
 
 def node_spec(value, where):

@@ -96,6 +96,9 @@ class TableSchema:
     ([1, 0, 1], [1.5, 2.0, 0.5])
     """
 
+    #: The training table's own column labels when they are not all strings (the columns
+    #: are then named ``x0, x1, ...``), else None.
+    labels = None
     #: (A schema pickled before columns could be left out has none.)
     unobserved = ()
 
@@ -128,12 +131,13 @@ class TableSchema:
         return schema, frame
 
     @classmethod
-    def learn_and_encode(cls, X, distributions=None, weights=None, y=None):
+    def learn_and_encode(cls, X, distributions=None, weights=None, y=None, warn=True):
         """``(schema, frame, codes, values)`` of a training table, each cell hashed once.
 
         A column with no observed value is left out of the schema's model
         (:attr:`unobserved`), with one :class:`~bnclassify.exceptions.UnobservedColumnWarning`
-        naming such columns.
+        naming such columns (``warn=False``: none; an ensemble fitting its members
+        in threads warns once itself).
         """
         schema, frame, codes = cls._learn(X, distributions, weights=weights, y=y)
         values = None if schema.discrete.all() else schema.continuous_values(frame)
@@ -152,7 +156,8 @@ class TableSchema:
             empty += continuous[np.isnan(values[:, continuous]).all(axis=0)].tolist()
         if empty:
             schema = schema.with_unobserved(sorted(empty))
-            warn_unobserved([schema.names[j] for j in schema.unobserved])
+            if warn:
+                warn_unobserved([schema.names[j] for j in schema.unobserved])
         return schema, frame, codes, values
 
     @classmethod
@@ -183,15 +188,19 @@ class TableSchema:
         return schema, frame, codes
 
     @classmethod
-    def from_dtypes(cls, frame, distributions=None, y=None):
+    def from_dtypes(cls, frame, distributions=None, y=None, kinds=None):
         """The kinds of the columns of ``frame`` (e.g. a dask frame's first partition, with
-        its classes ``y``), without categories (they come from the accumulated statistics)."""
+        its classes ``y``), without categories (they come from the accumulated statistics).
+
+        ``kinds``: ``{position: kind name}`` decided elsewhere for columns that
+        ``distributions`` leaves to the rule (a dask frame's, from every partition:
+        :mod:`~bnclassify.data.kinds_evidence`)."""
         names = frame.columns.tolist()
         has_names = len(names) > 0 and all(isinstance(c, str) for c in names)
         if not has_names:
             names = [f"x{i}" for i in range(len(names))]
             frame = frame.set_axis(names, axis=1)
-        nodes, _ = _nodes(frame, distributions, None, y)
+        nodes, _ = _nodes(frame, distributions, None, y, decided=kinds)
         schema = cls(names, nodes, [None] * len(names), has_names)
         schema.categories = [np.array([]) if d else None for d in schema.discrete]
         return schema
@@ -657,7 +666,7 @@ def _row_classes(y, n_rows):
     return codes
 
 
-def _nodes(frame, spec, weights=None, y=None) -> tuple[list, tuple | None]:
+def _nodes(frame, spec, weights=None, y=None, decided=None) -> tuple[list, tuple | None]:
     """One (columns, unfitted factor) per node: from ``distributions``, else by dtype;
     and, when the kinds rule read every column as one integer block, that block with its
     :func:`~bnclassify._native.column_ranges`, ``(block, low, high)`` (None otherwise),
@@ -668,7 +677,8 @@ def _nodes(frame, spec, weights=None, y=None) -> tuple[list, tuple | None]:
     column; a multinomial groups the whole table), or a dict mapping a column
     name or position, or a tuple of them, to one (the other columns by dtype).
     A tuple with a multinomial is one group; with any other kind each of its
-    columns gets its own node.
+    columns gets its own node. ``decided``: ``{position: kind name}`` for columns
+    the spec leaves open, read elsewhere (from every partition of a dask frame).
     """
     columns = frame.columns.tolist()
     chosen = [None] * len(columns)
@@ -708,6 +718,10 @@ def _nodes(frame, spec, weights=None, y=None) -> tuple[list, tuple | None]:
     # the dtypes, not frame[name]: taking 1,000 columns out as Series costs more than the
     # rest; only the values of an integer column whose range exceeds the limit, or of a
     # float column (normal or log-normal), are read
+    for pos, kind in (decided or {}).items():
+        if chosen[pos] is None:
+            chosen[pos] = get_kind(kind)
+            nodes.append(((pos,), chosen[pos]))
     dtypes = list(frame.dtypes)
     wide, integers = _wide_integer_columns(frame, dtypes, [c is None for c in chosen])
     by_dtype = {}  # the kind of a column whose values are not read depends on its dtype alone
@@ -744,10 +758,12 @@ def _wide_integer_columns(frame, dtypes, open_) -> tuple[set, tuple | None]:
         # the encoder takes this array rather than copy a many-block frame again
         block = frame.to_numpy() if whole else frame.iloc[:, plain].to_numpy()
         low, high = column_ranges(block)
+        # a range at the int64 maximum may be uint64 values beyond it (saturated): read them
+        top = np.iinfo(np.int64).max
         wide.update(
             j
-            for j, s in zip(plain, (high - low).tolist(), strict=True)
-            if s >= INTEGER_MAX_CATEGORIES
+            for j, s, h in zip(plain, (high - low).tolist(), high.tolist(), strict=True)
+            if s >= INTEGER_MAX_CATEGORIES or h == top
         )
         if whole:
             integers = (block, low, high)

@@ -113,7 +113,7 @@ def encode_target(y, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
         with warnings.catch_warnings():
             # the type is read from the distinct labels, whose number is not the rows'
             warnings.filterwarnings("ignore", message=CROWDED_WARNING)
-            check_classification_targets(observed)
+            _check_classes(observed)
         if crowded(n_rows, len(observed)):
             warnings.warn(
                 f"{CROWDED_WARNING}. `y` could represent a regression problem, not a "
@@ -130,6 +130,22 @@ def encode_target(y, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
     if categorical:
         return np.asarray(column.dtype.categories), codes
     return uniques, codes
+
+
+def _check_classes(labels) -> None:
+    """scikit-learn's target check of the distinct labels, its refusal naming y and a label.
+
+    Its test of float labels casts them to integers, which overflows for labels such as
+    1e300 (the answer, "continuous", stands: the cast's warning says nothing more).
+    """
+    try:
+        with np.errstate(invalid="ignore", over="ignore"):
+            check_classification_targets(labels)
+    except ValueError as error:
+        first = labels[0]
+        if isinstance(first, np.number):
+            first = first.item()
+        raise ValueError(f"y cannot be class labels (e.g. {first!r}): {error}") from None
 
 
 def crowded(n_rows: int, n_classes: int) -> bool:

@@ -80,7 +80,12 @@ def load_csv(
         raise ValueError(f"kinds must be 'categorical' or 'auto', got {kinds!r}.")
     strings = {"dtype": str} if kinds == "categorical" else {}
     options = {"sep": sep, "decimal": decimal, "keep_default_na": False, "na_values": [""]}
-    frame = pd.read_csv(path, **options, **strings)
+    try:
+        frame = pd.read_csv(path, **options, **strings)
+    except pd.errors.EmptyDataError:
+        raise ValueError(f"{path} is empty: a CSV needs a header row.") from None
+    except pd.errors.ParserError as error:
+        raise ValueError(f"{path}: not a table pandas can read: {error}") from None
     trailing = [  # a trailing comma on every line: empty "Unnamed: k" columns
         c for c in frame.columns if str(c).startswith("Unnamed:") and frame[c].isna().all()
     ]

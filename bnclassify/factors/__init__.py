@@ -15,7 +15,7 @@ from ._lognormal import LogNormal
 from ._multinomial import Multinomial
 from ._spec import DistributionSpec
 from ._unobserved import UNOBSERVED_STATE, Unobserved
-from ._views import DensityView, RegressionView, TableView
+from ._views import VIEW_LIMIT, DensityView, RegressionView, TableView
 
 #: The node class of each kind, by name: the strings the estimators' ``distributions`` accepts.
 KINDS = {
@@ -88,6 +88,7 @@ __all__ = [
     "TableView",
     "UNOBSERVED_STATE",
     "Unobserved",
+    "VIEW_LIMIT",
 ]
 
 
@@ -115,6 +116,8 @@ def node_statistics(stats, schema) -> dict:
     kernel density keeps its values, so it refuses), computed from in-memory
     statistics (:class:`~bnclassify.stats.TrainingCounts`).
     """
+    if not hasattr(schema, "nodes") or not hasattr(schema, "names"):
+        raise TypeError(f"schema must be a TableSchema, got {type(schema).__name__}.")
     sums = {}
     for columns, spec in schema.nodes:
         node = node_from_spec(spec)

@@ -29,6 +29,7 @@ from sklearn.base import BaseEstimator
 
 from ..data.kinds import IDENTITY
 from ..state import collect, require, restore
+from ._views import within_view
 
 LOG_2PI = float(np.log(2 * np.pi))
 LOG_2 = float(np.log(2.0))
@@ -329,6 +330,20 @@ def log_normal(x, mean, var):
     # log density the prediction handles (a class without support for the row)
     with np.errstate(over="ignore"):
         return -0.5 * (LOG_2PI + np.log(var) + (x - mean) ** 2 / var)
+
+
+def log_normal_sd(x, mean, sd):
+    """log N(x; mean, sd**2) from the standard deviation, elementwise: a spread so small
+    (subnormal) that its square underflows, or so large that it overflows, is still exact
+    (``-inf`` where the density underflows to 0, as in :func:`log_normal`)."""
+    with np.errstate(over="ignore"):
+        return -0.5 * LOG_2PI - np.log(sd) - 0.5 * ((x - mean) / sd) ** 2
+
+
+def spread_range(mean, sd, k):
+    """``(low, high)``: every ``mean -+ k sd``, within :data:`~._views.VIEW_LIMIT`."""
+    with np.errstate(over="ignore"):  # a spread near the float maximum: the range's end
+        return within_view((mean - k * sd).min(), (mean + k * sd).max())
 
 
 def observed_only(x, term_of_observed, n_classes):

@@ -13,7 +13,9 @@ from ._base import (
     LOG_2,
     Factor,
     log_normal,
+    log_normal_sd,
     scaled_floor,
+    spread_range,
     zero_variance_error,
 )
 from ._views import DensityView, RegressionView
@@ -157,7 +159,10 @@ class Gaussian(Factor):
 
     @property
     def var_(self):
-        return np.ldexp(self._var, 2 * self._exponent[0])
+        # inf where the variance in the column's units is beyond the float range (a spread
+        # over about 1e154): the node itself works in scaled units, and std_ is exact
+        with np.errstate(over="ignore"):
+            return np.ldexp(self._var, 2 * self._exponent[0])
 
     @property
     def epsilon_(self):
@@ -174,8 +179,9 @@ class Gaussian(Factor):
 
     @property
     def std_(self):
-        """Standard deviations, ``sqrt(var_)``."""
-        return np.sqrt(self.var_)
+        """Standard deviations, ``sqrt(var_)`` (from the scaled variances: exact where
+        ``var_`` over- or underflows)."""
+        return np.ldexp(np.sqrt(self._var), self._exponent[0])
 
     @property
     def n_parameters_(self) -> int:
@@ -248,12 +254,13 @@ class Gaussian(Factor):
         """
         n_classes = self._var.shape[0]
         mean = self.intercept_.reshape(n_classes, -1)
-        sd = np.sqrt(self.var_.reshape(n_classes, -1))
+        sd = self.std_.reshape(n_classes, -1)
         if not self._continuous_parents:
+            low, high = spread_range(mean, sd, 4)
             return DensityView(
-                lambda grid: log_normal(np.asarray(grid, float)[:, None, None], mean, sd**2),
-                float((mean - 4 * sd).min()),
-                float((mean + 4 * sd).max()),
+                lambda grid: log_normal_sd(np.asarray(grid, float)[:, None, None], mean, sd),
+                low,
+                high,
             )
         coef = self.coef_.reshape(n_classes, mean.shape[1], -1)
         parent_mean = np.ldexp(self._parent_mean, self._exponent[1:])
@@ -336,7 +343,9 @@ class Gaussian(Factor):
         if len(self._continuous_parents) != 1:
             raise self._too_many_parents()
         b = b[..., 0]
-        slope = ~empty & (b != 0)
+        # a slope so small that the message's variance var / b**2 overflows is no slope: the
+        # message is then flat in the parent (the child's density hardly depends on it)
+        slope = ~empty & (np.abs(b) > np.sqrt(var / np.finfo(float).max))
         b_safe = np.where(slope, b, 1.0)
         message = (
             const

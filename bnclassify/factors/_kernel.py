@@ -100,7 +100,7 @@ class KernelDensity(Factor):
                 h[c] = bandwidth
         self.bandwidth_ = h
         floor = self.variance_floor(stats.log_variance_scale, e)
-        if (np.ldexp(h, -e) ** 2 + floor <= 0).any():
+        if (np.hypot(np.ldexp(h, -e), np.sqrt(floor)) <= 0).any():
             raise zero_variance_error(names[column], f"in class code {int(np.argmin(h))}")
         return self
 
@@ -128,22 +128,29 @@ class KernelDensity(Factor):
         out = np.empty((len(x), len(self.values_)))
         for c, centres in enumerate(self.values_):
             centres = np.ldexp(centres, -e)
-            var = np.ldexp(self.bandwidth_[c], -e) ** 2 + epsilon
+            # the kernel's spread sqrt(h**2 + epsilon) without squaring h: a bandwidth far
+            # beyond the data's scale (1e300) is a wide, flat density, not an overflow
+            sd = np.hypot(np.ldexp(self.bandwidth_[c], -e), np.sqrt(epsilon))
             block = max(1, KDE_BLOCK // max(len(centres), 1))
             for start in range(0, len(x), block):
-                d = x[start : start + block, None] - centres[None, :]
-                out[start : start + block, c] = logsumexp(-0.5 * d * d / var, axis=1)
-            out[:, c] += -0.5 * (LOG_2PI + np.log(var)) - np.log(len(centres)) - e * LOG_2
+                z = (x[start : start + block, None] - centres[None, :]) / sd
+                # a value so far from every centre that z * z overflows has density 0 there
+                # (-inf, which the prediction reports as a row no class can have)
+                with np.errstate(over="ignore"):
+                    out[start : start + block, c] = logsumexp(-0.5 * z * z, axis=1)
+            out[:, c] += -0.5 * LOG_2PI - np.log(sd) - np.log(len(centres)) - e * LOG_2
         return out
 
     def describe(self):
         """The class densities, over the kernel centres widened by 4 kernel widths."""
         centres = np.concatenate(self.values_)
-        h = float(np.sqrt(self.bandwidth_.max() ** 2 + self.epsilon_))
+        h = float(np.hypot(self.bandwidth_.max(), np.sqrt(self.epsilon_)))
+        with np.errstate(over="ignore"):  # a range beyond the floats: the view clips it
+            low, high = centres.min() - 4 * h, centres.max() + 4 * h
         return DensityView(
             lambda grid: self.log_density(np.asarray(grid, dtype=float))[:, :, None],
-            float(centres.min() - 4 * h),
-            float(centres.max() + 4 * h),
+            float(low),
+            float(high),
         )
 
     def log_terms(self, codes, values):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..data.kinds import LOG
-from ._base import log_normal
+from ._base import log_normal_sd, spread_range
 from ._gaussian import Gaussian
 from ._views import DensityView
 
@@ -74,16 +74,14 @@ class LogNormal(Gaussian):
             return super().describe()
         n_classes = self._var.shape[0]
         mean = self.intercept_.reshape(n_classes, -1)
-        sd = np.sqrt(self.var_.reshape(n_classes, -1))
+        sd = self.std_.reshape(n_classes, -1)
 
         def log_density(grid):
             grid = np.asarray(grid, dtype=float)[:, None, None]
             with np.errstate(invalid="ignore", divide="ignore"):
                 logs = np.log(np.where(grid > 0, grid, np.nan))
-            return np.where(grid > 0, log_normal(logs, mean, sd**2) - logs, -np.inf)
+            return np.where(grid > 0, log_normal_sd(logs, mean, sd) - logs, -np.inf)
 
-        return DensityView(
-            log_density,
-            float(np.exp((mean - 3 * sd).min())),
-            float(np.exp((mean + 3 * sd).max())),
-        )
+        low, high = spread_range(mean, sd, 3)
+        with np.errstate(over="ignore"):  # log x beyond 709: the view clips the range
+            return DensityView(log_density, float(np.exp(low)), float(np.exp(high)))

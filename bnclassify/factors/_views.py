@@ -13,6 +13,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
+#: The largest magnitude a view's value range reaches: a plot's axis (its span, and
+#: matplotlib's tick steps of up to 20 powers of ten) must stay within the floats, which a
+#: column spread near the float maximum (1e308) would not.
+VIEW_LIMIT = float(np.finfo(float).max / 1e3)
+
+
+def within_view(low, high) -> tuple:
+    """``(low, high)`` clipped to ``[-VIEW_LIMIT, VIEW_LIMIT]``, as floats (an end that is
+    not a number, from infinities, is the limit)."""
+    low = float(low) if low > -VIEW_LIMIT else -VIEW_LIMIT
+    high = float(high) if high < VIEW_LIMIT else VIEW_LIMIT
+    return low, high
+
 
 @dataclass(frozen=True)
 class TableView:
@@ -39,8 +52,8 @@ class DensityView:
 
     @property
     def value_range(self) -> tuple:
-        """Where the node's values lie: ``(low, high)``."""
-        return self.low, self.high
+        """Where the node's values lie: ``(low, high)``, within :data:`VIEW_LIMIT`."""
+        return within_view(self.low, self.high)
 
 
 @dataclass(frozen=True)
@@ -63,8 +76,10 @@ class RegressionView:
     @property
     def value_range(self) -> tuple:
         """Where the node's values lie: the lines over the parent's span, +- 4 sd."""
-        ends = self.mean(np.array([self.low, self.high]))
-        return float((ends - 4 * self.sd).min()), float((ends + 4 * self.sd).max())
+        with np.errstate(over="ignore", invalid="ignore"):  # beyond the floats: the ends
+            ends = self.mean(np.array([self.low, self.high]))
+            low, high = (ends - 4 * self.sd).min(), (ends + 4 * self.sd).max()
+        return within_view(low, high)
 
     def mean(self, grid) -> np.ndarray:
         """The line at the parent values ``grid``, shape (len(grid), C, configurations)."""

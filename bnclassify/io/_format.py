@@ -21,7 +21,10 @@ as themselves; everything else is an object with a type tag ``"t"``:
             with ``"axes": [...]`` the file holds ``a.transpose(axes)`` (a
             transposed array keeps its memory layout, hence its sums' order)
 ``objects`` an object array (strings, mixed labels), element by element in
-            JSON: ``{"t": "objects", "shape": [...], "v": [...]}``
+            JSON: ``{"t": "objects", "shape": [...], "v": [...]}``; an element
+            that is a date, a duration, a period, an interval, a complex number,
+            bytes or a decimal (a column's categories) is ``{"t": "value",
+            "type": "timestamp", "v": ...}`` (see ``SCALARS``)
 ``frame``   a DataFrame of one numeric dtype: index, columns, values
 ``series``  a Series: ``{"t": "series", "frame": <frame of one column>, "name": ...}``
 ``graph``   a networkx (Di)Graph: graph attributes, nodes and edges in order,
@@ -53,6 +56,7 @@ attributes as they were named) are read by :mod:`bnclassify.io._v1`.
 
 from __future__ import annotations
 
+import decimal
 import io
 import json
 import math
@@ -90,6 +94,33 @@ _FIELD = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 _ARRAY_FILE = re.compile(r"^arrays/[0-9]+\.npy$")
 
 
+def _read_interval(v):
+    left, right, closed = v
+    return pd.Interval(left, right, closed=closed)
+
+
+#: Scalars an object array may hold besides plain values (a column's categories from
+#: ``read_csv(parse_dates=...)``, durations, periods, intervals, complex numbers, bytes,
+#: decimals): name -> (type, to a JSON-able value, back).
+SCALARS = {
+    "timestamp": (
+        pd.Timestamp,
+        lambda t: (int(t.as_unit("ns").value), None if t.tz is None else str(t.tz), t.unit),
+        lambda v: pd.Timestamp(v[0], unit="ns", tz=v[1]).as_unit(v[2]),
+    ),
+    "timedelta": (
+        pd.Timedelta,
+        lambda t: (int(t.as_unit("ns").value), t.unit),
+        lambda v: pd.Timedelta(v[0], unit="ns").as_unit(v[1]),
+    ),
+    "period": (pd.Period, lambda p: (str(p), p.freqstr), lambda v: pd.Period(v[0], freq=v[1])),
+    "interval": (pd.Interval, lambda i: (i.left, i.right, i.closed), _read_interval),
+    "complex": (complex, lambda c: (c.real, c.imag), lambda v: complex(v[0], v[1])),
+    "bytes": (bytes, lambda b: b.hex(), bytes.fromhex),
+    "decimal": (decimal.Decimal, str, decimal.Decimal),
+}
+
+
 # -- writing --------------------------------------------------------------------------------------
 class _Writer:
     def __init__(self):
@@ -123,9 +154,13 @@ class _Writer:
         return node
 
     def element(self, value, where):
-        """One element of an object array: a plain value or a numpy scalar."""
-        if value is None or isinstance(value, bool | int | str | float | np.generic):
+        """One element of an object array: a plain value, a numpy scalar, a tuple of them,
+        or one of the :data:`SCALARS` (dates, durations, ... as a column's categories)."""
+        if value is None or isinstance(value, bool | int | str | float | np.generic | tuple):
             return self.encode(value, where)
+        for name, (kind, write, _) in SCALARS.items():
+            if isinstance(value, kind):
+                return {"t": "value", "type": name, "v": self.encode(write(value), where)}
         self.fail(where, value)
 
     def encode(self, value, where):
@@ -351,11 +386,27 @@ class _Reader:
             self.fail(f"an object array's shape {shape!r} does not fit its values.")
         out = np.empty(len(values), dtype=object)
         for k, value in enumerate(values):
+            if isinstance(value, dict) and value.get("t") == "value":
+                out[k] = self.scalar(value)
+                continue
             element = self.decode(value)
-            if not (element is None or isinstance(element, bool | int | float | str | np.generic)):
+            if not (
+                element is None
+                or isinstance(element, bool | int | float | str | np.generic | tuple)
+            ):
                 self.fail(f"an object array holds a {type(element).__name__}.")
             out[k] = element
         return out.reshape(shape)
+
+    def scalar(self, node):
+        """One of the :data:`SCALARS` (an element of an object array)."""
+        entry = SCALARS.get(node.get("type"))
+        if entry is None:
+            self.fail(f"unknown scalar type {node.get('type')!r:.40}.")
+        try:
+            return entry[2](self.decode(node.get("v")))
+        except (TypeError, ValueError, OverflowError, ArithmeticError) as error:
+            self.fail(f"bad {node.get('type')} value: {error}")
 
     def decode(self, node):
         if node is None or isinstance(node, bool | int | float | str):

@@ -26,6 +26,7 @@ import numpy as np
 
 from ..classifiers import BayesNetClassifier
 from ..data import TableSchema
+from ..exceptions import ContinuousFeaturesError
 from ..factors import Categorical
 from ..network import FittedNetwork, python_values
 from ..structure import empty_feature_graph
@@ -352,7 +353,7 @@ def to_bif(model, path):
         raise ValueError(f"to_bif takes a fitted Bayesian network classifier, got {model!r}.")
     continuous = [n for f in model.compiled_.factors if not f.discrete for n in f.columns_]
     if continuous:
-        raise ValueError(
+        raise ContinuousFeaturesError(
             f"The features {continuous} are continuous; a BIF file (and pgmpy's discrete "
             "networks) holds categorical nodes only. Discretise them (e.g. with "
             "bnclassify.MDLDiscretizer) or keep the model in a bnclassify model file (dump)."

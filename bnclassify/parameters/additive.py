@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
+#: A cell above this over the row's number of cells could make the row's sum overflow.
+_LARGEST_CELL = np.finfo(float).max / 2
+_TINY = np.finfo(float).tiny
+
 
 def log_conditional(counts: np.ndarray, alpha: float) -> np.ndarray:
     """log P(last axis | other axes) from counts with pseudo-count ``alpha`` per cell.
@@ -21,6 +25,10 @@ def log_conditional(counts: np.ndarray, alpha: float) -> np.ndarray:
            [0.5       , 0.5       ]])
     """
     smoothed = np.asarray(counts, dtype=float) + alpha
+    if smoothed.size and smoothed.max() > _LARGEST_CELL / smoothed.shape[-1]:
+        # counts whose sum would overflow (weights near the float maximum): in units of each
+        # row's largest cell, which leave the proportions as they are
+        smoothed = smoothed / np.maximum(smoothed.max(axis=-1, keepdims=True), _TINY)
     totals = smoothed.sum(axis=-1, keepdims=True)
     if alpha > 0:  # every cell positive: no zero to guard (np.errstate costs more on 1,000 CPTs)
         return np.log(smoothed / totals)

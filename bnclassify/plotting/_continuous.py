@@ -14,6 +14,7 @@ import pandas as pd
 from matplotlib.colors import ListedColormap
 from sklearn.utils.validation import check_is_fitted
 
+from ..factors import VIEW_LIMIT
 from ..validation import Interval, check_int, check_parameter, check_range
 from ._palette import category_colors
 
@@ -127,6 +128,7 @@ def plot_class_densities(
         if x_value is not None and np.isfinite(x_value):
             span = high - low
             low, high = min(low, x_value - 0.05 * span), max(high, x_value + 0.05 * span)
+            low, high = max(low, -VIEW_LIMIT), min(high, VIEW_LIMIT)  # an axis of floats
     grid = np.linspace(low, high, n_points)
     density = np.exp(log_density(grid))
     if weighted:
@@ -140,7 +142,7 @@ def plot_class_densities(
         text = f"{label}" if posterior is None else f"{label} (P = {posterior[c]:.3f})"
         ax.plot(grid, density[:, c], color=colors[c], lw=2, label=text)
         ax.fill_between(grid, density[:, c], color=colors[c], alpha=0.12)
-    if x_value is not None and np.isfinite(x_value):
+    if x_value is not None and np.isfinite(x_value) and low <= x_value <= high:
         at = np.exp(log_density(np.array([x_value])))[0]
         if weighted:
             at = at * np.exp(model.compiled_.log_prior)
@@ -234,7 +236,12 @@ def plot_decision_boundary(
     >>> ax.get_xlabel()
     'petal length (cm)'
     """
-    check_is_fitted(model, "compiled_")
+    check_is_fitted(model)
+    if not hasattr(model, "schema_"):
+        raise TypeError(
+            f"plot_decision_boundary draws a fitted bnclassify classifier; got "
+            f"{type(model).__name__}."
+        )
     if model.n_features_in_ != 2:
         raise ValueError(
             f"plot_decision_boundary needs a model of two features; this one has "
@@ -242,9 +249,18 @@ def plot_decision_boundary(
         )
     check_int(resolution, "resolution", minimum=2, maximum=MAX_GRID_SIDE)
     check_parameter(margin, "margin", [Interval(Real, 0, None, closed="left")])
-    names = model.feature_names_
+    names = list(model.schema_.names)
+    discrete = [n for n, d in zip(names, model.schema_.discrete, strict=True) if d]
+    if discrete:
+        raise ValueError(
+            f"plot_decision_boundary draws the plane of two numeric features; {discrete[0]!r} "
+            f"is modelled as {model.schema_.kinds[names.index(discrete[0])]!r}. Fit the model "
+            "on two continuous columns (or draw it with plot_class_densities / plot_cpt)."
+        )
     frame = model.schema_.align(X, owner=type(model).__name__)
-    points = frame.to_numpy(dtype=float)
+    points = frame.to_numpy(dtype=float, na_value=np.nan)
+    if y is not None and len(y) != len(points):
+        raise ValueError(f"y has {len(y)} labels but X has {len(points)} rows.")
     empty = np.isnan(points).all(axis=0)
     if empty.any():
         raise ValueError(

@@ -71,6 +71,22 @@ def _fold_table(results):
     )
 
 
+def _check_finite_scores(table, metrics):
+    """A ValueError naming the first infinite score: no bar or interval can show it (a
+    fold's CLL is -inf when a true class got probability 0, e.g. with alpha=0)."""
+    for metric in metrics:
+        values = pd.to_numeric(table[metric], errors="coerce").to_numpy(dtype=float)
+        infinite = np.isinf(values)
+        if infinite.any():
+            row = table.iloc[int(np.argmax(infinite))]
+            fold = f", fold {row['fold']}" if "fold" in table.columns else ""
+            raise ValueError(
+                f"results[{metric!r}] is {values[infinite][0]} for model {row['model']!r}{fold}: "
+                "a mean with an infinite term cannot be drawn (a CLL is -inf when a true class "
+                "got probability 0; smooth with alpha > 0 or leave the fold out)."
+            )
+
+
 _HATCHES = ["", "///", "...", "xxx", "\\\\\\", "ooo", "+++"]
 
 
@@ -368,6 +384,7 @@ def plot_cv_results(
         raise ValueError(
             f"results lack the column(s) {missing}; columns are {list(table.columns)}."
         )
+    _check_finite_scores(table, metrics)
     if baseline is not None:
         return _plot_cv_differences(table, metrics, baseline, fig, title, fontsize, confidence)
     datasets = list(pd.unique(table["dataset"])) if "dataset" in table.columns else [None]

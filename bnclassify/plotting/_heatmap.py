@@ -18,13 +18,23 @@ from ._readback import tag
 
 __all__ = ["plot_weights"]
 
+#: The largest figure a heatmap gets (inches, width x height): a cell per feature pair at a
+#: readable size up to about 24 features, smaller cells beyond (300 features once asked for a
+#: 187 x 166 inch figure, 300 million pixels).
+MAX_FIGURE = (16.0, 14.0)
+#: ``annotate="auto"`` writes the values up to this many features (cells of about half an
+#: inch); beyond, numbers would not fit their cells and 90,000 of them take minutes to draw.
+MAX_ANNOTATED = 30
+#: At most this many tick labels per axis (every k-th feature beyond).
+MAX_TICK_LABELS = 60
+
 
 def plot_weights(
     matrix,
     *,
     ax=None,
     diagonal=False,
-    annotate=True,
+    annotate="auto",
     fmt=None,
     cmap="magma_r",
     vmax_scale=1.0,
@@ -48,8 +58,10 @@ def plot_weights(
     diagonal : bool, default=False
         Show the diagonal. Off by default: a contact matrix's diagonal (contacts
         inside a block) dwarfs the rest, and the CMI diagonal is meaningless.
-    annotate : bool, default=True
-        Write each value in its cell.
+    annotate : bool or "auto", default="auto"
+        Write each value in its cell; ``"auto"``: up to :data:`MAX_ANNOTATED`
+        features, where the numbers fit their cells (``True`` writes them for
+        any size, about 1 s per 1,000 cells).
     fmt : str, optional
         Format spec of the annotations (default: integers as integers, else
         as many decimals as give the largest value 3 significant digits).
@@ -102,18 +114,24 @@ def plot_weights(
         values = frame.to_numpy(dtype=float)
     except (TypeError, ValueError):
         raise ValueError("matrix must hold numbers (weights or contact counts).") from None
-    shown = np.ma.masked_array(values, mask=np.zeros_like(values, dtype=bool))
+    shown = np.ma.masked_array(values, mask=np.isnan(values))  # NaN: no value, left out
     if not diagonal:
         np.fill_diagonal(shown.mask, True)
     check_parameter(gamma, "gamma", [Interval(Real, 0, None, closed="neither")])
+    m = len(frame)
+    if annotate == "auto":
+        annotate = m <= MAX_ANNOTATED
     if ax is None:
-        m = len(frame)
-        _, ax = plt.subplots(figsize=(1.2 + 0.62 * m, 0.6 + 0.55 * m), layout="constrained")
-    top = float(shown.max()) if shown.count() else 1.0
-    vmin = 0.0 if shown.min() >= 0 else None
+        size = (min(1.2 + 0.62 * m, MAX_FIGURE[0]), min(0.6 + 0.55 * m, MAX_FIGURE[1]))
+        _, ax = plt.subplots(figsize=size, layout="constrained")
+    # the colour scale spans the finite values: an infinite weight takes its end's colour
+    finite = shown.compressed()[np.isfinite(shown.compressed())]
+    top = float(finite.max()) if finite.size else 1.0
+    negative = bool(shown.count()) and shown.min() < 0
+    vmin = float(finite.min()) if negative and finite.size else 0.0
     scale_note = None
     if gamma != 1.0:
-        if vmin is None:
+        if negative:
             raise ValueError("gamma other than 1 needs non-negative weights.")
         norm = PowerNorm(gamma, vmin=0.0, vmax=top * vmax_scale)
         scale_note = "square-root colour scale" if gamma == 0.5 else f"colour scale w^{gamma:g}"
@@ -125,9 +143,12 @@ def plot_weights(
         ax.add_patch(
             Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, hatch="///", edgecolor="#CCCCCC", lw=0)
         )
-    labels = [str(v) for v in frame.columns]
-    ax.set_xticks(range(len(labels)), labels, rotation=45, ha="right", fontsize=fontsize)
-    ax.set_yticks(range(len(labels)), [str(v) for v in frame.index], fontsize=fontsize)
+    every = -(-m // MAX_TICK_LABELS)  # ceil: every k-th feature's label on a wide matrix
+    ticks = range(0, m, every)
+    ax.set_xticks(
+        ticks, [str(frame.columns[k]) for k in ticks], rotation=45, ha="right", fontsize=fontsize
+    )
+    ax.set_yticks(ticks, [str(frame.index[k]) for k in ticks], fontsize=fontsize)
     ax.tick_params(length=0)
     for spine in ax.spines.values():
         spine.set_visible(False)

@@ -13,6 +13,11 @@ from matplotlib.text import Text
 
 __all__ = ["EdgeLabel", "RoutedArrow", "Router"]
 
+#: Figures with more edges than this draw them straight: choosing each bend tests it against
+#: every node and edge, which on a 300-feature tree took minutes, and no bend keeps a drawing
+#: of hundreds of edges clear anyway.
+MAX_ROUTED_EDGES = 80
+
 
 class Router:
     """Bends edges, at draw time, so that they miss other nodes' boxes and cross few edges.
@@ -40,7 +45,10 @@ class Router:
         )
         if key != self._key:
             self._measure(renderer)
-            self._bends = {edge: self._bend(*edge) for edge in self.edges}
+            if len(self.edges) > MAX_ROUTED_EDGES:  # no bend could keep such a drawing clear
+                self._bends = dict.fromkeys(self.edges, 0.0)
+            else:
+                self._bends = {edge: self._bend(*edge) for edge in self.edges}
             self._spots = self._place_labels(renderer)
             self._key = key
         return self._bends
@@ -57,24 +65,24 @@ class Router:
 
         The middle is tried first; if no spot is clear, the one covering least.
         """
-        boxes = [(self.pos[v] - self.half[v], self.pos[v] + self.half[v]) for v in self.pos]
+        lows = list(self._centres - self._halves)
+        highs = list(self._centres + self._halves)
         spots = {}
         for edge, label in self.labels.items():
             extent = label.get_window_extent(renderer)
             half = np.array([extent.width, extent.height]) / 2 + 2
+            low, high = np.array(lows).reshape(-1, 2), np.array(highs).reshape(-1, 2)
             best, fewest = None, np.inf
             for t in self._LABEL_AT:
                 centre = self.curve(edge, self._bends[edge], t=t)[0]
-                covered = sum(
-                    bool(np.all(centre - half < high) and np.all(centre + half > low))
-                    for low, high in boxes
-                )
+                covered = int(((centre - half < high) & (centre + half > low)).all(axis=1).sum())
                 if covered < fewest:
                     best, fewest = centre, covered
                 if covered == 0:
                     break
             spots[edge] = best
-            boxes.append((best - half, best + half))
+            lows.append(best - half)
+            highs.append(best + half)
         return spots
 
     def _measure(self, renderer):
@@ -87,6 +95,14 @@ class Router:
             self.half[v] = np.array([extent.width, extent.height]) / 2 + pad + 5 * to_pixels
         bbox = self.ax.bbox
         self.low, self.high = np.array([bbox.x0, bbox.y0]), np.array([bbox.x1, bbox.y1])
+        # the same as arrays: a candidate bend is tested against every node and edge at once
+        # (a Python loop per pair took minutes on a 300-feature tree)
+        self._index = {v: k for k, v in enumerate(self.pos)}
+        self._centres = np.array(list(self.pos.values())).reshape(-1, 2)
+        self._halves = np.array(list(self.half.values())).reshape(-1, 2)
+        ends = [(s, t) for s, t in self.feature_edges if s in self.pos and t in self.pos]
+        self._ends = np.array([[self._index[s], self._index[t]] for s, t in ends], dtype=int)
+        self._ends = self._ends.reshape(-1, 2)
 
     def curve(self, edge, rad, n=48, t=None):
         """Points of the arc3 curve of ``edge`` with bend ``rad``, in display coordinates."""
@@ -97,20 +113,21 @@ class Router:
         return (1 - t) ** 2 * p0 + 2 * (1 - t) * t * control + t**2 * p2
 
     def _node_hits(self, points, u, v):
-        return sum(
-            bool((np.abs(points - self.pos[w]) < self.half[w]).all(axis=1).any())
-            for w in self.pos
-            if w != u and w != v
-        )
+        """How many nodes other than ``u`` and ``v`` the polyline passes through."""
+        inside = (np.abs(points[:, None, :] - self._centres[None]) < self._halves[None]).all(axis=2)
+        hit = inside.any(axis=0)
+        hit[[self._index[u], self._index[v]]] = False
+        return int(hit.sum())
 
     def _crossings(self, points, u, v):
         """How many (straight) feature edges the polyline crosses."""
-        count = 0
-        for s, t in self.feature_edges:
-            if not {s, t} & {u, v}:
-                hit = _segments_cross(points[:-1], points[1:], self.pos[s], self.pos[t])
-                count += bool(hit.any())
-        return count
+        apart = ~np.isin(self._ends, [self._index[u], self._index[v]]).any(axis=1)
+        ends = self._ends[apart]
+        if not len(ends):
+            return 0
+        c, d = self._centres[ends[:, 0]][None], self._centres[ends[:, 1]][None]
+        hit = _segments_cross(points[:-1, None, :], points[1:, None, :], c, d)
+        return int(hit.any(axis=0).sum())
 
     def _bend(self, u, v) -> float:
         """The gentlest bend clear of other nodes, preferring few crossings, bulging outwards."""
@@ -172,7 +189,7 @@ class EdgeLabel(Text):
 
 
 def _segments_cross(a, b, c, d):
-    """Whether each segment a[k]-b[k] properly crosses the segment c-d."""
+    """Whether segment a-b properly crosses segment c-d, broadcast over leading axes."""
 
     def side(p, q, r):
         return np.sign(

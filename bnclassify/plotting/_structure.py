@@ -32,6 +32,11 @@ from ._views import network_view
 __all__ = ["plot_structure"]
 
 
+#: The largest figure a structure gets (inches): a readable box per node up to about 40
+#: features in a row; a 300-feature tree once asked for a 133-inch-wide figure.
+MAX_FIGURE = (40.0, 30.0)
+
+
 def _node_text(ax, name, xy, *, is_class, fontsize):
     text = ax.text(
         *xy,
@@ -73,12 +78,21 @@ def format_weight(w, fmt=None):
     --------
     >>> [format_weight(w) for w in (0.0101, 0.0096, 0.0727, 65.0, 12.25, 1234.5)]
     ['0.0101', '0.00960', '0.0727', '65', '12.2', '1234']
+
+    A weight that is not a finite real number is written as it is:
+
+    >>> [format_weight(w) for w in (float("nan"), float("-inf"), "strong", 1 + 2j)]
+    ['nan', '-inf', 'strong', '(1+2j)']
     """
     if w is None:
         return None
+    if isinstance(w, bool) or not isinstance(w, Real):
+        return str(w)  # a label, a flag, pd.NA, a complex number: nothing to round
+    w = float(w)
+    if not np.isfinite(w):
+        return str(w)
     if fmt is not None:
         return format(w, fmt)
-    w = float(w)
     if w.is_integer() or abs(w) >= 100:
         return f"{w:.0f}"
     return format(w, "#.3g").rstrip(".")
@@ -192,8 +206,8 @@ def plot_structure(
     if ax is None:
         _, ax = plt.subplots(
             figsize=(
-                max(5.0, UNIT_INCHES * (x_hi - x_lo) + 0.4),
-                max(3.0, 1.25 * (depth + 2) + 0.4),
+                min(max(5.0, UNIT_INCHES * (x_hi - x_lo) + 0.4), MAX_FIGURE[0]),
+                min(max(3.0, 1.25 * (depth + 2) + 0.4), MAX_FIGURE[1]),
             ),
             layout="constrained",
         )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from numbers import Real
+
 import matplotlib.pyplot as plt
 import matplotlib.transforms as mtransforms
 import networkx as nx
@@ -16,6 +18,12 @@ from ._readback import tag
 from ._structure import format_weight, plot_structure
 
 __all__ = ["expected_shared_edges", "plot_tree_comparison", "shared_edges_permutation_pvalue"]
+
+#: Rows of each edge table drawn under its tree (the strongest edges first; the figure's
+#: ``edge_tables`` hold every edge).
+MAX_TABLE_ROWS = 40
+#: The tallest the trees' panels get (inches), however deep the trees.
+MAX_TREE_HEIGHT = 16.0
 
 
 def _undirected_feature_edges(model):
@@ -206,19 +214,19 @@ def plot_tree_comparison(
         contact_matrix = getattr(model_b, "weights_", None)
         if contact_matrix is None:
             raise ValueError("Pass a contact_matrix: model_b has no weights_ to show.")
-    if not isinstance(contact_matrix, pd.DataFrame):
-        nodes = list(feature_graph(*structure_of(model_b)[:2]).nodes)
-        values = np.asarray(contact_matrix)
-        if values.shape != (len(nodes), len(nodes)):
-            raise ValueError(
-                f"contact_matrix has shape {values.shape}; model_b has {len(nodes)} features, "
-                f"so it must be {len(nodes)} x {len(nodes)} (or a DataFrame labelled by them)."
-            )
-        contact_matrix = pd.DataFrame(values, index=nodes, columns=nodes)
+    contact_matrix = _labelled(contact_matrix, model_b, "contact_matrix", "model_b")
+    if edge_support is not None:
+        edge_support = _labelled(edge_support, model_a, "edge_support", "model_a")
+    if pvalue is not None and (
+        isinstance(pvalue, bool) or not isinstance(pvalue, Real) or not 0 <= pvalue <= 1
+    ):
+        raise ValueError(f"pvalue must be a probability in [0, 1] or None, got {pvalue!r:.40}.")
     if fig is None:
         depth = max(_depth(model_a), _depth(model_b))
-        table_rows = 1 + max(len(edges_a), len(edges_b))  # the edge tables under the trees
-        height = max(5.6, 4.0 + 0.6 * depth) + 0.19 * table_rows
+        # the edge tables under the trees, and the trees' depth: both capped, so that a
+        # comparison of two 300-feature trees is a page, not a poster
+        table_rows = 1 + min(max(len(edges_a), len(edges_b)), MAX_TABLE_ROWS + 1)
+        height = min(max(5.6, 4.0 + 0.6 * depth), MAX_TREE_HEIGHT) + 0.19 * table_rows
         fig = plt.figure(figsize=(16, height), layout="constrained")
     ax_a, ax_b, ax_m = fig.subplots(1, 3, gridspec_kw={"width_ratios": [1.15, 1.15, 1.0]})
     for ax, model, own, color, label in (
@@ -309,6 +317,20 @@ def plot_tree_comparison(
     return fig
 
 
+def _labelled(matrix, model, name, which):
+    """A feature x feature matrix as a DataFrame labelled by ``model``'s features."""
+    if isinstance(matrix, pd.DataFrame):
+        return matrix
+    nodes = list(feature_graph(*structure_of(model)[:2]).nodes)
+    values = np.asarray(matrix)
+    if values.shape != (len(nodes), len(nodes)):
+        raise ValueError(
+            f"{name} has shape {values.shape}; {which} has {len(nodes)} features, "
+            f"so it must be {len(nodes)} x {len(nodes)} (or a DataFrame labelled by them)."
+        )
+    return pd.DataFrame(values, index=nodes, columns=nodes)
+
+
 def _edge_tables(ax_a, ax_b, model_a, model_b, contacts, support, support_name, fontsize):
     """Under each tree, a table of its edges: tree a's weights, contacts and support; tree b's
     contacts and tree a's weight for them. Labels on the edges would crowd the drawing."""
@@ -343,6 +365,7 @@ def _edge_tables(ax_a, ax_b, model_a, model_b, contacts, support, support_name, 
         )
         table = table.reset_index(drop=True)
         tables[key] = table
+        shown = table.iloc[:MAX_TABLE_ROWS]  # the strongest edges; the rest in edge_tables
         text = [
             [row["edge"]] + [
                 "" if pd.isna(val) else (
@@ -350,8 +373,10 @@ def _edge_tables(ax_a, ax_b, model_a, model_b, contacts, support, support_name, 
                 )
                 for col, val in row.items() if col != "edge"
             ]
-            for _, row in table.iterrows()
+            for _, row in shown.iterrows()
         ]  # fmt: skip
+        if len(table) > len(shown):
+            text.append([f"… {len(table) - len(shown)} more"] + [""] * (len(table.columns) - 1))
         drawn = ax.table(
             cellText=text,
             colLabels=list(table.columns),

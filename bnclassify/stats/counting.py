@@ -41,6 +41,9 @@ def class_counts(y: np.ndarray, n_classes: int, weights=None) -> np.ndarray:
     >>> class_counts(np.array([0, 1, 1]), 2)
     array([1., 2.])
     """
+    y = np.asarray(y)
+    if len(y) and (y.min() < 0 or y.max() >= n_classes):
+        raise ValueError(f"y must hold class codes in [0, {n_classes}), got {y.min()}..{y.max()}.")
     return np.bincount(y, weights, minlength=n_classes).astype(float)
 
 
@@ -75,6 +78,11 @@ def family_counts(codes, y, child, parents, cards, n_classes, weights=None) -> n
            [0., 1.]])
     """
     family = [*parents, child]
+    if any(not 0 <= v < len(cards) for v in family) or child in parents:
+        raise ValueError(
+            f"child {child!r} and parents {list(parents)!r} must be distinct column positions "
+            f"in [0, {len(cards)})."
+        )
     shape = (n_classes, *(cards[v] for v in family))
     index = y.astype(np.intp, copy=True)
     observed = None
@@ -298,6 +306,8 @@ def one_hot(codes, offsets, n_total, dtype=np.float32):
            [0., 0., 0., 0., 1.]], dtype=float32)
     """
     n_rows, n_features = codes.shape
+    if codes.size and (codes + offsets).max() >= n_total:
+        raise ValueError(f"codes run past n_total={n_total} (offsets {list(offsets)[:5]}...).")
     onehot = np.zeros((n_rows, n_total), dtype=dtype)
     observed = codes != MISSING
     rows = np.broadcast_to(np.arange(n_rows)[:, None], codes.shape)

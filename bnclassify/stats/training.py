@@ -391,11 +391,12 @@ class TrainingCounts(FamilyTables):
         return self._families[key]
 
 
-def training_statistics(X, y, distributions=None, sample_weight=None):
+def training_statistics(X, y, distributions=None, sample_weight=None, warn=True):
     """Learn the schema of ``X``, encode ``X`` and ``y``, and wrap them as statistics.
 
     With ``sample_weight`` every count and moment is weighted; rows of weight
-    0 are dropped first (so they add no category or class either).
+    0 are dropped first (so they add no category or class either). ``warn``: as
+    :meth:`~bnclassify.data.TableSchema.learn_and_encode`'s, for columns left out.
 
     Returns
     -------
@@ -417,19 +418,29 @@ def training_statistics(X, y, distributions=None, sample_weight=None):
     weights = None
     frame, has_names = as_frame(X)
     table = X  # the user's table: the schema keeps its own column labels
+    dropped = 0
     if sample_weight is not None:
         weights = check_sample_weight(sample_weight, len(frame))
         keep = weights > 0
         if not keep.any():
             raise ValueError("sample_weight: every weight is zero; there is nothing to fit.")
         if not keep.all():
+            dropped = int((~keep).sum())
             frame, has_names, y = take_rows(X, y, keep)
             weights = weights[keep]
             table = frame
     # the labels are hashed once: the kinds rule reads their codes, not the labels again
-    classes, y_codes = encode_target(y, len(frame))
+    try:
+        classes, y_codes = encode_target(y, len(frame))
+    except ValueError as error:
+        if not dropped:
+            raise
+        raise ValueError(
+            f"{error} (counted on the rows of positive sample_weight: {dropped} row(s) of "
+            "weight 0 are left out)"
+        ) from None
     schema, frame, codes, values = TableSchema.learn_and_encode(
-        table, distributions, weights, y_codes
+        table, distributions, weights, y_codes, warn=warn
     )
     schema.has_names = has_names
     exponents = column_exponents(values, schema.rescaled)

@@ -175,6 +175,15 @@ def run_cost_study(
     return pd.DataFrame(records)
 
 
+def _check_results(results):
+    needed = ("sweep", "model", "n_samples", "n_features")
+    missing = [c for c in needed if c not in getattr(results, "columns", ())]
+    if missing:
+        raise ValueError(
+            f"results must be the table of run_cost_study; it lacks the column(s) {missing}."
+        )
+
+
 def cost_table(results: pd.DataFrame) -> pd.DataFrame:
     """One row per table size: TAN's stages, Simpler TAN's fit, and the ratio of fits.
 
@@ -185,6 +194,7 @@ def cost_table(results: pd.DataFrame) -> pd.DataFrame:
     ['sweep', 'rows', 'features', 'TAN encode s', 'TAN CMI s', 'TAN tree s', 'TAN CPTs s',
      'TAN fit s', 'Simpler TAN fit s', 'TAN / Simpler TAN']
     """
+    _check_results(results)
     tan = results[results.model == "TAN"].set_index(["sweep", "n_samples", "n_features"])
     stan = results[results.model == "Simpler TAN"].set_index(["sweep", "n_samples", "n_features"])
     table = pd.DataFrame(
@@ -240,6 +250,7 @@ def plot_cost_study(results: pd.DataFrame, axes=None):
     >>> [ax.get_xlabel() for ax in fig.axes[2:]]
     ['features (rows fixed)', 'rows (features fixed)']
     """
+    _check_results(results)
     import matplotlib.pyplot as plt
     import numpy as np
 

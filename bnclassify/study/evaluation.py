@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..metrics import Evaluation, corrected_resampled_ttest, evaluate, study_cv, summarize
+from ..validation import check_int
 from .models import (
     STUDY_COLUMN,
     STUDY_DATASETS,
@@ -101,8 +102,8 @@ def repeated_evaluation(
     >>> ev.folds.groupby("repeat").size().tolist()
     [5, 5]
     """
-    if repeats < 1:
-        raise ValueError(f"repeats must be at least 1, got {repeats}.")
+    check_int(folds, "folds", minimum=2)
+    check_int(repeats, "repeats", minimum=1)
     splits = [
         split
         for r in range(repeats)
@@ -182,6 +183,12 @@ def comparison_table(summary: pd.DataFrame, dataset=None) -> pd.DataFrame:
     study accuracy    0.808
     Name: NB, dtype: float64
     """
+    if not isinstance(summary, pd.DataFrame) or "stat" not in (summary.columns.names or ()):
+        columns = list(getattr(summary, "columns", []))[:5]
+        raise ValueError(
+            "summary must be the summary of bnclassify.metrics.evaluate (columns (metric, "
+            f"stat)), got {type(summary).__name__} with columns {columns}."
+        )
     mean = summary.xs("mean", axis=1, level="stat")
     sd = summary.xs("std", axis=1, level="stat")
     table = pd.DataFrame(index=summary.index)

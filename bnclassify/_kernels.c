@@ -651,6 +651,640 @@ end:
     return distinct;
 }
 
+/* -- hdp_run ------------------------------------------------------------------------------------ */
+
+/* The Gibbs sampler of bnclassify/parameters/hdp.py over the table counts of hierarchical
+ * Dirichlet process trees (see hdp_run in _native.py, which holds a Python version that must
+ * give the same numbers: the arithmetic is written in the same order there and here, and no
+ * multiply-add may be fused, since an FMA rounds once where Python rounds twice). */
+#if defined(__clang__)
+#define EXACT_FP _Pragma("clang fp contract(off)")
+#define EXACT_FUNCTION
+#elif defined(__GNUC__)
+#define EXACT_FP
+#define EXACT_FUNCTION __attribute__((optimize("fp-contract=off")))
+#else
+#define EXACT_FP
+#define EXACT_FUNCTION
+#endif
+
+#include <math.h>
+
+/* The widest window: 2 * window + 1 weights on the stack. */
+#define HDP_MAX_WINDOW 64
+
+typedef struct {
+    const int64_t *active, *active_node, *parent, *start, *group, *record, *leaves, *sampled;
+    const int64_t *row_of, *tree_active, *tree_record, *tree_leaves, *tree_sampled, *tree_groups;
+    int64_t *node_n, *node_t, *cell_n, *cell_t, *position, *need;
+    double *conc, *log_conc, *p, *acc, *round_acc;
+    const double *stirling, *columns;
+    uint64_t *rng;
+    int64_t n_row_of, table_rows, table_cols, dense_rows;
+    int64_t n_iter, burn_in, window, per_round;
+    double prior_shape, prior_rate, max_conc, log_q_floor;
+    double *rate, *shape;
+} hdp_state;
+
+/* xoshiro256** (Blackman and Vigna), as _native._Xoshiro. */
+static inline uint64_t rotl64(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+static inline uint64_t rng_next(uint64_t *s) {
+    const uint64_t result = rotl64(s[1] * 5, 7) * 9, t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl64(s[3], 45);
+    return result;
+}
+
+static inline double rng_uniform(uint64_t *s) { return (double)(rng_next(s) >> 11) * 0x1.0p-53; }
+
+static inline double rng_open_uniform(uint64_t *s) {
+    return ((double)(rng_next(s) >> 11) + 0.5) * 0x1.0p-53;
+}
+
+EXACT_FUNCTION static double rng_normal(uint64_t *s) {
+    EXACT_FP
+    for (;;) {
+        const double u = 2.0 * rng_uniform(s) - 1.0;
+        const double v = 2.0 * rng_uniform(s) - 1.0;
+        const double r = u * u + v * v;
+        if (0.0 < r && r < 1.0) return u * sqrt(-2.0 * log(r) / r);
+    }
+}
+
+/* A Gamma(shape, 1) draw: Marsaglia and Tsang, boosted below shape 1. */
+EXACT_FUNCTION static double rng_gamma(uint64_t *s, double shape) {
+    EXACT_FP
+    if (shape < 1.0) {
+        const double boosted = rng_gamma(s, shape + 1.0);
+        return boosted * pow(rng_open_uniform(s), 1.0 / shape);
+    }
+    const double d = shape - 1.0 / 3.0, c = 1.0 / sqrt(9.0 * d);
+    for (;;) {
+        const double x = rng_normal(s);
+        double v = 1.0 + c * x;
+        if (v <= 0.0) continue;
+        v = v * v * v;
+        const double u = rng_open_uniform(s);
+        if (log(u) < 0.5 * x * x + d - d * v + d * log(v)) return d * v;
+    }
+}
+
+/* log S(n, t) from the table, or NULL when row n is not in it. */
+static inline const double *stirling_row(const hdp_state *h, int64_t n) {
+    if (n < 0 || n >= h->n_row_of) return NULL;
+    const int64_t r = h->row_of[n];
+    if (r < 0 || r >= h->table_rows) return NULL;
+    return h->stirling + r * h->table_cols;
+}
+
+/* Draw the table count of one active cell; 1 (need set) when the table lacks a number. */
+EXACT_FUNCTION static int hdp_draw(hdp_state *h, uint64_t *s, int64_t cell, int64_t node) {
+    EXACT_FP
+    const int64_t n_k = h->cell_n[cell];
+    if (n_k < 2) return 0;
+    const int64_t up = h->parent[node];
+    const int64_t cell_up = h->start[up] + (cell - h->start[node]);
+    const int64_t t_k = h->cell_t[cell], n_up = h->cell_n[cell_up], t_up = h->cell_t[cell_up];
+    int64_t lo = t_k - h->window, hi = t_k + h->window;
+    if (lo < 1) lo = 1;
+    if (lo < t_k + t_up - n_up) lo = t_k + t_up - n_up;
+    if (hi > n_k) hi = n_k;
+    if (lo >= hi) return 0;
+    const double *own = stirling_row(h, n_k);
+    if (!own) { h->need[0] = n_k, h->need[1] = 0; return 1; }
+    if (hi >= h->table_cols || t_up >= h->table_cols) {
+        h->need[0] = n_k, h->need[1] = hi > t_up ? hi : t_up;
+        return 1;
+    }
+    const double log_a = h->log_conc[h->group[node]], a_up = h->conc[h->group[up]];
+    const int64_t total_up = h->node_n[up], size = hi - lo + 1;
+    const double *above = h->columns + t_up * h->dense_rows; /* log S(., t_up) */
+    double exponent[2 * HDP_MAX_WINDOW + 1], factor[2 * HDP_MAX_WINDOW + 1];
+    double best = -INFINITY;
+    for (int64_t j = 0; j < size; j++) {
+        const int64_t v = lo + j, m = n_up + v - t_k;
+        if (m >= h->dense_rows) { h->need[0] = m, h->need[1] = 0; return 1; }
+        factor[j] = a_up + (double)(total_up + v - 1 - t_k); /* (a_up)_N grows by it at v */
+        const double e = own[v] + (double)v * log_a + above[m];
+        if (e > best) best = e;
+        exponent[j] = e;
+    }
+    /* weight_j = exp(e_j - best) / prod_{i <= j} factor_i, times prod over the whole window:
+     * the rising factorial's ratio as a product of the factors after j (no division) */
+    double suffix = 1.0;
+    for (int64_t j = size - 1; j >= 0; j--) {
+        exponent[j] = exp(exponent[j] - best) * suffix;
+        suffix *= factor[j];
+    }
+    double mass = 0.0;
+    for (int64_t j = 0; j < size; j++) mass += exponent[j];
+    const double target = rng_uniform(s) * mass;
+    int64_t chosen = lo + size - 1;
+    double cumulative = 0.0;
+    for (int64_t j = 0; j < size; j++) {
+        cumulative += exponent[j];
+        if (target < cumulative) {
+            chosen = lo + j;
+            break;
+        }
+    }
+    const int64_t step = chosen - t_k;
+    if (step) {
+        h->cell_t[cell] = chosen;
+        h->node_t[node] += step;
+        h->cell_n[cell_up] += step;
+        h->node_n[up] += step;
+    }
+    return 0;
+}
+
+/* The posterior mean of every cell of an inner node, added to the sums. */
+EXACT_FUNCTION static void hdp_record(hdp_state *h, int64_t node) {
+    EXACT_FP
+    const double a = h->conc[h->group[node]];
+    const int64_t begin = h->start[node], up = h->parent[node];
+    const int64_t size = h->start[node + 1] - begin;
+    const double denominator = (double)h->node_n[node] + a;
+    for (int64_t j = 0; j < size; j++) {
+        const int64_t cell = begin + j;
+        const double above = up < 0 ? 1.0 / (double)size : h->p[h->start[up] + j];
+        const double value = ((double)h->cell_n[cell] + a * above) / denominator;
+        h->p[cell] = value;
+        h->acc[cell] += value;
+        h->round_acc[cell] += value;
+    }
+}
+
+/* Each node of a tree whose counts stay put (every leaf among them) adds its means over the
+ * round's recorded sweeps, which follow from its parent's sums (parents first; a root's parent
+ * is the uniform distribution); then the round's sums of the moving nodes start again. */
+EXACT_FUNCTION static void hdp_still_means(hdp_state *h, int64_t tree, int64_t recorded) {
+    EXACT_FP
+    for (int64_t i = h->tree_leaves[tree]; i < h->tree_leaves[tree + 1]; i++) {
+        const int64_t node = h->leaves[i], begin = h->start[node], up = h->parent[node];
+        const int64_t size = h->start[node + 1] - begin;
+        const double a = h->conc[h->group[node]];
+        const double denominator = (double)h->node_n[node] + a;
+        for (int64_t j = 0; j < size; j++) {
+            const int64_t cell = begin + j;
+            const double above =
+                up < 0 ? (double)recorded / (double)size : h->round_acc[h->start[up] + j];
+            const double value = ((double)recorded * (double)h->cell_n[cell] + a * above) / denominator;
+            h->round_acc[cell] = value;
+            h->acc[cell] += value;
+        }
+    }
+    for (int64_t i = h->tree_record[tree]; i < h->tree_record[tree + 1]; i++) {
+        const int64_t node = h->record[i];
+        for (int64_t cell = h->start[node]; cell < h->start[node + 1]; cell++)
+            h->round_acc[cell] = 0.0;
+    }
+}
+
+/* A tree's tied concentrations: the auxiliary-variable step (_native._draw_concentrations). */
+EXACT_FUNCTION static void hdp_concentrations(hdp_state *h, uint64_t *s, int64_t tree) {
+    EXACT_FP
+    const int64_t g0 = h->tree_groups[tree], g1 = h->tree_groups[tree + 1];
+    for (int64_t g = g0; g < g1; g++) h->rate[g] = h->prior_rate, h->shape[g] = h->prior_shape;
+    for (int64_t i = h->tree_sampled[tree]; i < h->tree_sampled[tree + 1]; i++) {
+        const int64_t node = h->sampled[i], g = h->group[node];
+        const double x = rng_gamma(s, h->conc[g]);
+        const double y = rng_gamma(s, (double)h->node_n[node]);
+        double log_q = h->log_q_floor;
+        if (x > 0.0) {
+            log_q = log(x) - log(x + y);
+            if (log_q < h->log_q_floor) log_q = h->log_q_floor;
+        }
+        h->rate[g] -= log_q;
+        h->shape[g] += (double)h->node_t[node];
+    }
+    for (int64_t g = g0; g < g1; g++) {
+        double value = rng_gamma(s, h->shape[g]) / h->rate[g];
+        if (value > h->max_conc) value = h->max_conc;
+        if (value < 1e-300) value = 1e-300;
+        h->conc[g] = value;
+        h->log_conc[g] = log(value);
+    }
+}
+
+/* Run (or resume) the trees tree_lo .. tree_hi - 1 one after the other. */
+static int hdp_loop(hdp_state *h, int64_t tree_lo, int64_t tree_hi) {
+    for (int64_t tree = tree_lo; tree < tree_hi; tree++) {
+        uint64_t *s = h->rng + 4 * tree;
+        const int64_t begin = h->tree_active[tree], end = h->tree_active[tree + 1];
+        int64_t sweep = h->position[2 * tree], resume = h->position[2 * tree + 1];
+        for (; sweep < h->n_iter; sweep++, resume = 0) {
+            for (int64_t k = begin + resume; k < end; k++)
+                if (hdp_draw(h, s, h->active[k], h->active_node[k])) {
+                    h->position[2 * tree] = sweep, h->position[2 * tree + 1] = k - begin;
+                    return 1;
+                }
+            if (sweep >= h->burn_in)
+                for (int64_t i = h->tree_record[tree]; i < h->tree_record[tree + 1]; i++)
+                    hdp_record(h, h->record[i]);
+            if ((sweep + 1) % h->per_round == 0 || sweep + 1 == h->n_iter) {
+                const int64_t round_start = sweep - sweep % h->per_round;
+                const int64_t recorded =
+                    sweep + 1 - (round_start > h->burn_in ? round_start : h->burn_in);
+                if (recorded > 0) hdp_still_means(h, tree, recorded);
+                if (sweep + 1 < h->n_iter) hdp_concentrations(h, s, tree);
+            }
+        }
+        h->position[2 * tree] = h->n_iter, h->position[2 * tree + 1] = 0;
+    }
+    return 0;
+}
+
+static int in_range(const int64_t *a, int64_t n, int64_t lo, int64_t hi) {
+    for (int64_t i = 0; i < n; i++)
+        if (a[i] < lo || a[i] >= hi) return 0;
+    return 1;
+}
+
+/* A tree's pointers into a list: non-decreasing from 0 to the list's length. */
+static int pointers(const int64_t *ptr, int64_t n_trees, int64_t length) {
+    if (ptr[0] != 0 || ptr[n_trees] != length) return 0;
+    for (int64_t i = 0; i < n_trees; i++)
+        if (ptr[i + 1] < ptr[i]) return 0;
+    return 1;
+}
+
+/* Whether every index the sampler follows stays inside its array (checked before it runs). */
+static int hdp_consistent(const hdp_state *h, int64_t n_nodes, int64_t n_cells, int64_t n_groups,
+                          int64_t n_trees, const int64_t *sizes) {
+    /* sizes: active, record, leaves, sampled */
+    if (h->n_iter < 0 || h->burn_in < 0 || h->window < 0 || h->window > HDP_MAX_WINDOW ||
+        h->per_round < 1 || h->table_cols < 1)
+        return 0;
+    if (h->start[0] != 0 || h->start[n_nodes] != n_cells) return 0;
+    for (int64_t j = 0; j < n_nodes; j++) {
+        const int64_t up = h->parent[j], size = h->start[j + 1] - h->start[j];
+        if (size < 1 || up < -1 || up >= n_nodes || h->group[j] < 0 || h->group[j] >= n_groups)
+            return 0;
+        if (up >= 0 && h->start[up + 1] - h->start[up] != size) return 0;
+    }
+    if (!pointers(h->tree_active, n_trees, sizes[0]) || !pointers(h->tree_record, n_trees, sizes[1]) ||
+        !pointers(h->tree_leaves, n_trees, sizes[2]) || !pointers(h->tree_sampled, n_trees, sizes[3]) ||
+        !in_range(h->tree_groups, n_trees + 1, 0, n_groups + 1))
+        return 0;
+    for (int64_t i = 0; i < n_trees; i++) {
+        if (h->tree_groups[i + 1] < h->tree_groups[i]) return 0;
+        const int64_t sweep = h->position[2 * i], k = h->position[2 * i + 1];
+        if (sweep < 0 || k < 0 || k > h->tree_active[i + 1] - h->tree_active[i]) return 0;
+    }
+    for (int64_t k = 0; k < sizes[0]; k++) {
+        const int64_t cell = h->active[k], node = h->active_node[k];
+        if (node < 0 || node >= n_nodes || h->parent[node] < 0) return 0;
+        if (cell < h->start[node] || cell >= h->start[node + 1]) return 0;
+    }
+    if (!in_range(h->record, sizes[1], 0, n_nodes) || !in_range(h->leaves, sizes[2], 0, n_nodes) ||
+        !in_range(h->sampled, sizes[3], 0, n_nodes))
+        return 0;
+    for (int64_t c = 0; c < n_cells; c++)
+        if (h->cell_n[c] < 0 || h->cell_t[c] < 0 || h->cell_t[c] > h->cell_n[c]) return 0;
+    return 1;
+}
+
+static PyObject *hdp_run(PyObject *self, PyObject *args) {
+    enum { N_BUFFERS = 28 };
+    PyObject *o[N_BUFFERS];
+    long long tree_lo, tree_hi, n_iter, burn_in, window, per_round;
+    double prior_shape, prior_rate, max_conc, log_q_floor;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOOOOOOOOOOOOOOOOLLLLLLdddd", &o[0], &o[1], &o[2],
+                          &o[3], &o[4], &o[5], &o[6], &o[7], &o[8], &o[9], &o[10], &o[11], &o[12],
+                          &o[13], &o[14], &o[15], &o[16], &o[17], &o[18], &o[19], &o[20], &o[21],
+                          &o[22], &o[23], &o[24], &o[25], &o[26], &o[27], &tree_lo, &tree_hi, &n_iter,
+                          &burn_in, &window, &per_round, &prior_shape, &prior_rate, &max_conc,
+                          &log_q_floor))
+        return NULL;
+    static const char *names[N_BUFFERS] = {
+        "active", "active_node", "parent", "start", "group", "node_n", "node_t", "cell_n",
+        "cell_t", "record", "leaves", "sampled", "row_of", "position", "tree_active",
+        "tree_record", "tree_leaves", "tree_sampled", "tree_groups", "concentration",
+        "log_concentration", "stirling", "columns", "p", "acc", "round_acc", "rng", "need"};
+    static const int writable[N_BUFFERS] = {0, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0,
+                                            0, 1, 1, 0, 0, 1, 1, 1, 1, 1};
+    Py_buffer b[N_BUFFERS];
+    int got = 0;
+    PyObject *result = NULL;
+    double *scratch = NULL;
+    for (; got < N_BUFFERS; got++) {
+        if (got == 21 || got == 22) { /* the tables: 2-D, C-contiguous float64 */
+            if (PyObject_GetBuffer(o[got], &b[got], PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+                goto done;
+            const char *f = native_format(b[got].format);
+            if (b[got].ndim != 2 || b[got].itemsize != 8 || !f || strcmp(f, "d") != 0) {
+                PyErr_Format(PyExc_ValueError, "hdp_run: %s must be 2-D float64", names[got]);
+                got++;
+                goto done;
+            }
+            continue;
+        }
+        if (get_1d(o[got], &b[got], writable[got], 8, names[got]) < 0) goto done;
+    }
+    hdp_state h;
+    h.active = b[0].buf, h.active_node = b[1].buf, h.parent = b[2].buf, h.start = b[3].buf;
+    h.group = b[4].buf, h.node_n = b[5].buf, h.node_t = b[6].buf, h.cell_n = b[7].buf;
+    h.cell_t = b[8].buf, h.record = b[9].buf, h.leaves = b[10].buf, h.sampled = b[11].buf;
+    h.row_of = b[12].buf, h.position = b[13].buf, h.tree_active = b[14].buf;
+    h.tree_record = b[15].buf, h.tree_leaves = b[16].buf, h.tree_sampled = b[17].buf;
+    h.tree_groups = b[18].buf, h.conc = b[19].buf, h.log_conc = b[20].buf;
+    h.stirling = b[21].buf, h.columns = b[22].buf, h.p = b[23].buf, h.acc = b[24].buf;
+    h.round_acc = b[25].buf, h.rng = b[26].buf, h.need = b[27].buf;
+    h.n_row_of = b[12].shape[0], h.table_rows = b[21].shape[0], h.table_cols = b[21].shape[1];
+    h.dense_rows = b[22].shape[1];
+    h.n_iter = n_iter, h.burn_in = burn_in, h.window = window, h.per_round = per_round;
+    h.prior_shape = prior_shape, h.prior_rate = prior_rate, h.max_conc = max_conc;
+    h.log_q_floor = log_q_floor;
+    const int64_t n_nodes = b[2].shape[0], n_cells = b[7].shape[0], n_groups = b[19].shape[0];
+    const int64_t n_trees = b[14].shape[0] - 1;
+    const int64_t sizes[4] = {b[0].shape[0], b[9].shape[0], b[10].shape[0], b[11].shape[0]};
+    if (n_trees < 0 || b[1].shape[0] != sizes[0] || b[3].shape[0] != n_nodes + 1 ||
+        b[4].shape[0] != n_nodes || b[5].shape[0] != n_nodes || b[6].shape[0] != n_nodes ||
+        b[8].shape[0] != n_cells || b[13].shape[0] != 2 * n_trees ||
+        b[15].shape[0] != n_trees + 1 || b[16].shape[0] != n_trees + 1 ||
+        b[17].shape[0] != n_trees + 1 || b[18].shape[0] != n_trees + 1 ||
+        b[20].shape[0] != n_groups || b[22].shape[0] != h.table_cols ||
+        h.dense_rows > h.table_rows || b[23].shape[0] != n_cells || b[24].shape[0] != n_cells ||
+        b[25].shape[0] != n_cells || b[26].shape[0] != 4 * n_trees || b[27].shape[0] != 2 ||
+        tree_lo < 0 || tree_hi > n_trees || tree_lo > tree_hi ||
+        !hdp_consistent(&h, n_nodes, n_cells, n_groups, n_trees, sizes)) {
+        PyErr_SetString(PyExc_ValueError, "hdp_run: inconsistent arguments");
+        goto done;
+    }
+    scratch = (double *)malloc((size_t)(2 * n_groups + 1) * sizeof(double));
+    if (!scratch) { PyErr_NoMemory(); goto done; }
+    h.rate = scratch, h.shape = scratch + n_groups;
+    int status;
+    Py_BEGIN_ALLOW_THREADS
+    status = hdp_loop(&h, tree_lo, tree_hi);
+    Py_END_ALLOW_THREADS
+    result = PyLong_FromLong(status);
+done:
+    free(scratch);
+    for (int k = 0; k < got; k++) PyBuffer_Release(&b[k]);
+    return result;
+}
+
+/* -- hls_fit ------------------------------------------------------------------------------------ */
+/* Newton's method for ridge-penalised log-linear tables over trees: the solver of
+ * bnclassify/parameters/hierarchy.py (see hls_fit in _native.py, whose numpy version does the same
+ * arithmetic level by level). Nodes are numbered parents before children, the children of a node
+ * are the nodes child_start[v] .. child_stop[v] - 1, a leaf (leaf[v] >= 0) holds the counts
+ * counts[leaf[v] * r ..] (total totals[leaf[v]]); every other node has children. beta (nodes x r)
+ * is the starting point and the result. */
+
+typedef struct {
+    int64_t m, r, n_leaves;
+    const int64_t *parent, *child_start, *child_stop, *leaf;
+    const double *ridge, *counts, *totals;
+    double *mu, *lp, *grad, *d, *u, *z, *scale, *gain, *lin, *change, *step, *trial, *trial_lp;
+} hls_state;
+
+/* mu = the sums of beta along the paths, lp = log softmax(mu) at the leaves; returns the
+ * penalised negative log-likelihood. */
+static double hls_objective(const hls_state *h, const double *beta, double *lp) {
+    const int64_t r = h->r;
+    double penalty = 0.0, fit = 0.0;
+    for (int64_t v = 0; v < h->m; v++) {
+        const double *b = beta + v * r;
+        double *mu = h->mu + v * r;
+        const int64_t up = h->parent[v];
+        double squares = 0.0;
+        for (int64_t x = 0; x < r; x++) {
+            mu[x] = (up >= 0 ? h->mu[up * r + x] : 0.0) + b[x];
+            squares += b[x] * b[x];
+        }
+        penalty += h->ridge[v] * squares;
+        const int64_t row = h->leaf[v];
+        if (row < 0) continue;
+        double top = mu[0], total = 0.0;
+        for (int64_t x = 1; x < r; x++) top = mu[x] > top ? mu[x] : top;
+        for (int64_t x = 0; x < r; x++) total += exp(mu[x] - top);
+        const double shift = top + log(total);
+        for (int64_t x = 0; x < r; x++) {
+            lp[row * r + x] = mu[x] - shift;
+            fit += h->counts[row * r + x] * lp[row * r + x];
+        }
+    }
+    return penalty / 2.0 - fit;
+}
+
+/* z (x) = values / scale + gain (z . values) z, the inverse of a node's block */
+static void hls_inverse(const hls_state *h, int64_t v, const double *values, double *out) {
+    const int64_t r = h->r;
+    const double *z = h->z + v * r, *scale = h->scale + v * r;
+    double dot = 0.0;
+    for (int64_t x = 0; x < r; x++) dot += z[x] * values[x];
+    const double g = h->gain[v] * dot;
+    for (int64_t x = 0; x < r; x++) out[x] = values[x] / scale[x] + g * z[x];
+}
+
+/* One Newton direction from beta (lp up to date); returns the predicted decrease and sets
+ * *size to the largest |step|. */
+static double hls_direction(const hls_state *h, const double *beta, double *size) {
+    const int64_t r = h->r, m = h->m;
+    double *tmp = h->trial; /* free until the line search */
+    /* gradient: the leaves' residuals summed up the tree, plus ridge * beta; and the blocks */
+    for (int64_t v = m - 1; v >= 0; v--) {
+        double *g = h->grad + v * r, *d = h->d + v * r, *u = h->u + v * r;
+        const int64_t row = h->leaf[v];
+        if (row >= 0) {
+            const double n = h->totals[row], root = sqrt(n);
+            for (int64_t x = 0; x < r; x++) {
+                const double p = exp(h->lp[row * r + x]);
+                g[x] = n * p - h->counts[row * r + x];
+                d[x] = n * p;
+                u[x] = root * p;
+            }
+        } else {
+            double norm = 0.0;
+            for (int64_t x = 0; x < r; x++) g[x] = d[x] = u[x] = 0.0;
+            for (int64_t c = h->child_start[v]; c < h->child_stop[v]; c++) {
+                const double *gc = h->grad + c * r;
+                const double *dc = h->d + c * r, *uc = h->u + c * r; /* the child's message */
+                double size2 = 0.0;
+                for (int64_t x = 0; x < r; x++) size2 += uc[x] * uc[x];
+                const double length = sqrt(size2);
+                for (int64_t x = 0; x < r; x++) {
+                    g[x] += gc[x] - h->ridge[c] * beta[c * r + x]; /* the child's own sums */
+                    d[x] += dc[x];
+                    u[x] += length * uc[x];
+                }
+                norm += length * length;
+            }
+            norm = sqrt(norm);
+            for (int64_t x = 0; x < r; x++) u[x] /= norm > 0.0 ? norm : 1.0;
+        }
+        const double ridge = h->ridge[v];
+        double *scale = h->scale + v * r, *z = h->z + v * r;
+        double deficit = row >= 0 ? 0.0 : 1.0;
+        for (int64_t x = 0; x < r; x++) {
+            scale[x] = d[x] + ridge;
+            z[x] = u[x] / scale[x];
+            if (row >= 0)
+                deficit += exp(h->lp[row * r + x]) * ridge / scale[x];
+        }
+        if (row < 0) {
+            double uz = 0.0;
+            for (int64_t x = 0; x < r; x++) uz += u[x] * z[x];
+            deficit = 1.0 - uz;
+        }
+        h->gain[v] = 1.0 / (deficit > 1e-300 ? deficit : 1e-300);
+        const double lift = ridge * sqrt(h->gain[v]);
+        for (int64_t x = 0; x < r; x++) {
+            g[x] += ridge * beta[v * r + x];
+            d[x] = ridge * d[x] / scale[x]; /* from here on: the message to the parent */
+            u[x] = lift * z[x];
+        }
+    }
+    /* up: each node's linear term, its gradient plus what its children pass */
+    for (int64_t v = m - 1; v >= 0; v--) {
+        double *lin = h->lin + v * r;
+        const double *g = h->grad + v * r;
+        if (h->leaf[v] >= 0) {
+            for (int64_t x = 0; x < r; x++) lin[x] = g[x];
+            continue;
+        }
+        for (int64_t x = 0; x < r; x++) tmp[x] = 0.0;
+        for (int64_t c = h->child_start[v]; c < h->child_stop[v]; c++) {
+            double *below = tmp + r;
+            hls_inverse(h, c, h->lin + c * r, below);
+            for (int64_t x = 0; x < r; x++)
+                tmp[x] += h->ridge[c] * below[x] - h->grad[c * r + x];
+        }
+        for (int64_t x = 0; x < r; x++) lin[x] = g[x] + tmp[x];
+    }
+    /* down: each node's change of predictor given its parent's, and the step */
+    double decrease = 0.0, largest = 0.0;
+    for (int64_t v = 0; v < m; v++) {
+        const int64_t up = h->parent[v];
+        const double ridge = h->ridge[v];
+        for (int64_t x = 0; x < r; x++) {
+            const double above = up >= 0 ? h->change[up * r + x] : 0.0;
+            tmp[x] = up >= 0 ? ridge * above - h->lin[v * r + x] : -h->lin[v * r + x];
+        }
+        hls_inverse(h, v, tmp, h->change + v * r);
+        for (int64_t x = 0; x < r; x++) {
+            const double above = up >= 0 ? h->change[up * r + x] : 0.0;
+            const double s = up >= 0 ? h->change[v * r + x] - above : h->change[v * r + x];
+            h->step[v * r + x] = s;
+            decrease -= h->grad[v * r + x] * s;
+            largest = fabs(s) > largest ? fabs(s) : largest;
+        }
+    }
+    *size = largest;
+    return decrease;
+}
+
+static int64_t hls_solve(hls_state *h, double *beta, double *log_p, double tolerance,
+                         int64_t max_steps, double local) {
+    const int64_t cells = h->m * h->r;
+    double value = hls_objective(h, beta, h->lp);
+    int64_t steps = 0;
+    for (; steps < max_steps; steps++) {
+        double size;
+        const double decrease = hls_direction(h, beta, &size);
+        if (size <= tolerance || decrease <= 0.0) break;
+        /* near the optimum the objective's rounding hides the decrease: take the whole step */
+        const int whole = decrease <= local * (1.0 + fabs(value));
+        double t = 1.0, trial_value = 0.0;
+        int found = 0;
+        for (; t >= 1e-8; t /= 2) {
+            for (int64_t i = 0; i < cells; i++) h->trial[i] = beta[i] + t * h->step[i];
+            trial_value = hls_objective(h, h->trial, h->trial_lp);
+            if (whole || trial_value <= value - 1e-4 * t * decrease) {
+                found = 1;
+                break;
+            }
+        }
+        if (!found) break; /* no decrease along the step */
+        memcpy(beta, h->trial, (size_t)cells * sizeof(double));
+        double *swap = h->lp;
+        h->lp = h->trial_lp, h->trial_lp = swap;
+        value = trial_value;
+        if (size * t <= tolerance) {
+            steps++;
+            break;
+        }
+    }
+    memcpy(log_p, h->lp, (size_t)(h->n_leaves * h->r) * sizeof(double));
+    return steps;
+}
+
+static PyObject *hls_fit(PyObject *self, PyObject *args) {
+    enum { N_BUFFERS = 9 };
+    PyObject *o[N_BUFFERS];
+    long long r, max_steps;
+    double tolerance, local;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOLdLd", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6],
+                          &o[7], &o[8], &r, &tolerance, &max_steps, &local))
+        return NULL;
+    static const char *names[N_BUFFERS] = {"parent", "child_start", "child_stop",
+                                           "leaf",   "ridge",       "counts",
+                                           "totals", "beta",        "log_p"};
+    Py_buffer b[N_BUFFERS];
+    int got = 0;
+    PyObject *result = NULL;
+    double *work = NULL;
+    for (; got < N_BUFFERS; got++)
+        if (get_1d(o[got], &b[got], got >= 7, 8, names[got]) < 0) goto done;
+    hls_state h;
+    h.m = b[0].shape[0], h.r = r;
+    h.parent = b[0].buf, h.child_start = b[1].buf, h.child_stop = b[2].buf, h.leaf = b[3].buf;
+    h.ridge = b[4].buf, h.counts = b[5].buf, h.totals = b[6].buf;
+    const int64_t n_leaves = b[6].shape[0];
+    h.n_leaves = n_leaves;
+    int ok = r >= 1 && b[1].shape[0] == h.m && b[2].shape[0] == h.m && b[3].shape[0] == h.m &&
+             b[4].shape[0] == h.m && b[5].shape[0] == n_leaves * r && b[7].shape[0] == h.m * r &&
+             b[8].shape[0] == n_leaves * r;
+    for (int64_t v = 0; ok && v < h.m; v++) {
+        const int64_t up = h.parent[v], row = h.leaf[v];
+        ok = up < v && up >= -1 && row < n_leaves && row >= -1 && h.child_start[v] > v &&
+             h.child_start[v] <= h.child_stop[v] && h.child_stop[v] <= h.m &&
+             (row >= 0) == (h.child_start[v] == h.child_stop[v]);
+        for (int64_t c = h.child_start[v]; ok && c < h.child_stop[v]; c++) ok = h.parent[c] == v;
+    }
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "hls_fit: inconsistent arguments");
+        goto done;
+    }
+    const int64_t cells = h.m * r;
+    work = (double *)malloc((size_t)(11 * cells + 2 * n_leaves * r + h.m + 2 * r) * sizeof(double));
+    if (!work) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    double *next = work;
+    h.mu = next, next += cells;
+    h.grad = next, next += cells;
+    h.d = next, next += cells;
+    h.u = next, next += cells;
+    h.z = next, next += cells;
+    h.scale = next, next += cells;
+    h.lin = next, next += cells;
+    h.change = next, next += cells;
+    h.step = next, next += cells;
+    h.trial = next, next += cells + 2 * r; /* also the directions' scratch (2 r) */
+    h.lp = next, next += n_leaves * r;
+    h.trial_lp = next, next += n_leaves * r;
+    h.gain = next;
+    int64_t steps;
+    Py_BEGIN_ALLOW_THREADS
+    steps = hls_solve(&h, b[7].buf, b[8].buf, tolerance, max_steps, local);
+    Py_END_ALLOW_THREADS
+    result = PyLong_FromLongLong(steps);
+done:
+    free(work);
+    for (int k = 0; k < got; k++) PyBuffer_Release(&b[k]);
+    return result;
+}
+
 /* -- factorize_texts ------------------------------------------------------------------------- */
 
 /* Codes of Arrow text columns (string or large_string chunks: a validity bitmap, offsets and
@@ -917,6 +1551,18 @@ static PyMethodDef methods[] = {
      "factorize_objects(values, codes): codes[i] = index of values[i]'s object among the distinct "
      "objects (by identity, first appearance first), which are returned as a list; None when most "
      "cells hold distinct objects (codes are then unset)."},
+    {"hdp_run", hdp_run, METH_VARARGS,
+     "hdp_run(active, active_node, parent, start, group, node_n, node_t, cell_n, cell_t, record, "
+     "leaves, sampled, row_of, position, tree_active, tree_record, tree_leaves, tree_sampled, "
+     "tree_groups, concentration, log_concentration, stirling, p, acc, round_acc, rng, need, "
+     "tree_lo, tree_hi, n_iter, burn_in, window, per_round, prior_shape, prior_rate, "
+     "max_concentration, log_q_floor) -> 0 when done, 1 when it stopped for a larger table: the "
+     "Gibbs sampler of bnclassify/parameters/hdp.py (see bnclassify/_native.py)."},
+    {"hls_fit", hls_fit, METH_VARARGS,
+     "hls_fit(parent, child_start, child_stop, leaf, ridge, counts, totals, beta, log_p, r, "
+     "tolerance, max_steps, local) -> steps: Newton's method for the ridge-penalised log-linear "
+     "tables of bnclassify/parameters/hierarchy.py, beta updated in place, the leaves' log "
+     "probabilities into log_p (see bnclassify/_native.py)."},
     {"factorize_texts", factorize_texts, METH_VARARGS,
      "factorize_texts(columns, out, first): the codes of Arrow text columns (tuples of chunks "
      "(validity, offsets, data, offset, length, wide)) into out[:, first + j] (int8, the distinct "
@@ -932,7 +1578,7 @@ static struct PyModuleDef module = {
 
 /* Raised with every change of a kernel's arguments or results: _native.py refuses a stale build
  * (an optional build that fails leaves the previous library in place). */
-#define KERNELS_VERSION 9
+#define KERNELS_VERSION 11
 
 PyMODINIT_FUNC PyInit__kernels(void) {
     PyObject *m = PyModule_Create(&module);

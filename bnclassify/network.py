@@ -29,11 +29,12 @@ from .elimination import (
     table_cells,
 )
 from .factors import Categorical, Factor, Unobserved, node_from_spec
-from .parameters import log_class_prior
+from .parameters import Laplace, log_class_prior
 from .state import acyclic, float_array, positions, probability_rows, require
+from .stats import SmoothedTables
 
 
-def fit_network(stats, schema, parents, alpha) -> FittedNetwork:
+def fit_network(stats, schema, parents, alpha, smoothing=None, rng=None) -> FittedNetwork:
     """Fit one factor per node of ``schema`` given each feature's feature parents.
 
     Parameters
@@ -41,8 +42,17 @@ def fit_network(stats, schema, parents, alpha) -> FittedNetwork:
     stats : TrainingCounts
     schema : TableSchema
     parents : list of tuple of int
-        Feature parents of each column.
+        Feature parents of each column, in the order of each table's hierarchy
+        (the class first, then these).
     alpha : float
+        The class prior's pseudo-count, and every categorical table's unless
+        ``smoothing`` says otherwise.
+    smoothing : bnclassify.parameters.Smoothing, optional
+        How the categorical tables are made from their counts (default: additive
+        with ``alpha``). The tables of every categorical node are made in one call
+        (:class:`~bnclassify.stats.SmoothedTables`).
+    rng : numpy.random.Generator, optional
+        For a smoothing that samples.
 
     Returns
     -------
@@ -55,6 +65,10 @@ def fit_network(stats, schema, parents, alpha) -> FittedNetwork:
         if kind_of(spec).discrete and columns[0] not in unobserved
     ]
     stats.prefetch_families(discrete, parents)  # a tree's families in one pass, not one each
+    additive = isinstance(smoothing, Laplace) and float(smoothing.alpha) == alpha
+    if smoothing is not None and not additive:
+        tables = [(j, parents[j]) for j in discrete if all(schema.discrete[p] for p in parents[j])]
+        stats = SmoothedTables(stats, smoothing, tables, rng)
     factors, names = [], schema.names
     for columns, spec in schema.nodes:
         node_parents = (

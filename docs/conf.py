@@ -36,7 +36,8 @@ templates_path = ["_templates"]
 # so names and modules added later appear without editing the docs.
 PACKAGE = Path(bnclassify.__file__).parent
 SUBMODULES = (  # io, stream: when present
-    "datasets distributions factors data stats weights information structure network inference "
+    "datasets distributions factors data stats weights information structure network parameters "
+    "inference "
     "metrics explain plotting contacts chimeras preprocessing study io stream exceptions "
     "distributed validation discriminative"
 ).split()

@@ -490,3 +490,20 @@ def test_posteriors_name_a_grid_of_words():
     model = bnc.TAN().fit(_table(), Y)
     with pytest.raises(ValueError, match=r"grid\['g'\]"):
         posteriors(model, grid={"g": ["a"]})
+
+
+def test_a_row_impossible_only_as_a_whole_names_each_far_cell():
+    # NaiveBayes(kde) with every cell at 1e300: no single cell explains the row (each left
+    # out leaves two impossible ones), so the error names each cell impossible on its own
+    import numpy as np
+    import pandas as pd
+
+    from bnclassify import NaiveBayes
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({c: rng.normal(size=60) for c in "sgh"})
+    model = NaiveBayes(distributions="kde").fit(X, rng.choice(["u", "v"], 60))
+    with pytest.raises(ValueError, match=r"column 's' \(1e\+300\), column 'g' .* each have"):
+        model.predict_proba(pd.DataFrame([{"s": 1e300, "g": 1e300, "h": 1e300}]))
+    with pytest.raises(ValueError, match=r"column 'g' \(1.79.*\) alone"):  # no overflow warning
+        model.predict_proba(pd.DataFrame([{"s": 0.0, "g": np.finfo(float).max, "h": 0.0}]))

@@ -77,6 +77,19 @@ def test_dask_fit_equals_the_in_memory_fit(client, make, model):
         assert set(got.structure_.edges()) == set(expected.structure_.edges())
 
 
+def test_a_hierarchical_smoothing_reads_the_same_statistics_on_dask(client):
+    from bnclassify.parameters import HDP
+
+    X, y = _car_strings()
+    dX, dy, X, y = _split(X, y, 4, X.columns[0])
+    for make in (TAN, lambda **kw: KDB(k=2, **kw)):
+        expected = make(smoothing=HDP(n_iter=20), random_state=0).fit(X, y)
+        got = make(smoothing=HDP(n_iter=20), random_state=0).fit(dX, dy)
+        np.testing.assert_allclose(
+            got.predict_proba(dX).compute(), expected.predict_proba(X), rtol=0, atol=1e-12
+        )
+
+
 def test_a_column_no_partition_observes_is_left_out_as_in_memory(client):
     from bnclassify.exceptions import UnobservedColumnWarning
 

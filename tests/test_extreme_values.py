@@ -127,3 +127,12 @@ def test_metrics_at_the_ends_of_the_float_range(scores, shift):
     proba = np.array([[1.0, 0.0], [5e-324, 1.0], [1e-300, 1.0 - 1e-300]])
     cll = _strict(lambda: conditional_log_likelihood(["p", "p", "q"], proba, classes=["p", "q"]))
     assert cll == pytest.approx(np.log2(5e-324))  # a subnormal probability is still a number
+
+
+def test_centring_a_column_spanning_the_float_range_does_not_overflow():
+    # its sum overflowed (a numpy RuntimeWarning reached the user, found by the campaign)
+    from bnclassify.data import centred_columns
+
+    x = np.linspace(-1, 1, 21)[:, None] * 1.7e308
+    centred = centred_columns(x, np.ones_like(x, dtype=bool))
+    np.testing.assert_allclose(centred, x, rtol=0, atol=1e-15 * 1.7e308)  # the mean is 0

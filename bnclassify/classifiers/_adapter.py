@@ -23,6 +23,7 @@ from ..discriminative import (
 )
 from ..factors import Categorical
 from ..network import fit_network
+from ..parameters import generator, smoothing_method
 from ..stats import TrainingCounts, training_statistics
 from ._search import stratified_folds
 
@@ -105,6 +106,22 @@ def make_class_independent(model, counts, columns, alpha):
             network.factors[k] = fresh.fit_family(one_class, (j,), (), alpha, names)
 
 
+def table_smoothing(model) -> tuple:
+    """``(smoothing, rng)`` of ``model``'s categorical tables: the method its ``smoothing``
+    names (additive with its ``alpha`` by default) and, for one that samples, the
+    generator of its ``random_state``.
+
+    Examples
+    --------
+    >>> from bnclassify import KDB
+    >>> table_smoothing(KDB(alpha=0.5))
+    (Laplace(alpha=0.5), None)
+    """
+    smoothing = smoothing_method(getattr(model, "smoothing", "laplace"), float(model.alpha))
+    rng = generator(getattr(model, "random_state", None)) if smoothing.samples else None
+    return smoothing, rng
+
+
 def training_rows(counts, who):
     """``(codes, y, sample_weight)`` of the training rows; refused for summed statistics."""
     codes = getattr(counts, "codes", None)
@@ -167,6 +184,7 @@ def _inner_cv_l2(model, counts, codes, values, y, weights):
         return DEFAULT_L2
     folds = stratified_folds(y, n_folds, np.random.default_rng(L2_SEED))
     parents, schema, alpha = model.compiled_.parents, model.schema_, float(model.alpha)
+    smoothing, rng = table_smoothing(model)
 
     def fit_fold(rows):
         fold = TrainingCounts(
@@ -180,7 +198,7 @@ def _inner_cv_l2(model, counts, codes, values, y, weights):
             weights=None if counts.weights is None else counts.weights[rows],
             exponents=counts.exponents,
         )
-        return fit_network(fold, schema, parents, alpha)
+        return fit_network(fold, schema, parents, alpha, smoothing, rng)
 
     l2, _ = cross_validated_l2(codes, values, y, folds, fit_fold, sample_weight=weights)
     return l2

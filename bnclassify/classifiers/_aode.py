@@ -12,6 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..data import HANDLE_UNKNOWN, MISSING
 from ..exceptions import InvalidParameterError
+from ..parameters import SMOOTHING, Laplace
 from ..state import float_array, require
 from ..stats import (
     BLOCK_CELLS,
@@ -23,7 +24,8 @@ from ..stats import (
     training_statistics,
 )
 from ..structure import empty_feature_graph, name_order
-from ..validation import ALPHA, Interval, Options, validate_parameters
+from ..validation import ALPHA, RANDOM_STATE, Interval, Options, validate_parameters
+from ._adapter import table_smoothing
 from ._base import (
     BayesNetClassifier,
     accumulate,
@@ -55,6 +57,16 @@ class SPODE(BayesNetClassifier):
     alpha : float, default=1.0
         Dirichlet pseudo-count for every CPT cell and the class prior.
     handle_unknown : {"warn", "error", "marginalize"}, default="warn"
+    smoothing : {"laplace", "hdp", "hls"} or Smoothing, default="laplace"
+        How each categorical table is estimated from its counts (see
+        :mod:`bnclassify.parameters` and the user guide's smoothing page). ``"laplace"``:
+        ``alpha`` added to every cell. ``"hdp"``: each table backs off to the tables of
+        fewer parents by a hierarchical Dirichlet process
+        (:class:`~bnclassify.parameters.HDP`, a Gibbs sampler seeded by ``random_state``),
+        the hierarchy being the class, then the super-parent. An instance sets a method's
+        options (``smoothing=HDP(n_iter=1000)``). The class prior keeps ``alpha``.
+    random_state : int, RandomState instance or None, default=None
+        Seeds a smoothing that samples (``"hdp"``); unused otherwise.
 
     Attributes
     ----------
@@ -76,8 +88,20 @@ class SPODE(BayesNetClassifier):
         "superparent": [None, ROOT],
     }
 
-    def __init__(self, superparent=None, alpha=1.0, handle_unknown="warn"):
-        super().__init__(alpha=alpha, handle_unknown=handle_unknown)
+    def __init__(
+        self,
+        superparent=None,
+        alpha=1.0,
+        handle_unknown="warn",
+        smoothing="laplace",
+        random_state=None,
+    ):
+        super().__init__(
+            alpha=alpha,
+            handle_unknown=handle_unknown,
+            smoothing=smoothing,
+            random_state=random_state,
+        )
         self.superparent = superparent
 
     def _edge_weights(self, counts, features):
@@ -174,6 +198,15 @@ class AODE(MemberEnsemble):
         super-parent occurred at least this often in training. Weka and R use
         1; Webb et al. report 30.
     handle_unknown : {"warn", "error", "marginalize"}, default="warn"
+    smoothing : {"laplace", "hdp", "hls"} or Smoothing, default="laplace"
+        How each SPODE's categorical tables are estimated (see :class:`SPODE`: the hierarchy
+        of a table is the class, then the super-parent; the fallback naive Bayes' is the
+        class alone). With a smoothing other than additive, the SPODEs are fitted and kept
+        (``estimators_``), each smoothed on its own: the shortcut that keeps only the pair
+        table smooths cell by cell.
+    random_state : int, RandomState instance or None, default=None
+        Seeds a smoothing that samples: each SPODE (and the naive Bayes) gets
+        its own seed drawn from it.
 
     Attributes
     ----------
@@ -208,12 +241,23 @@ class AODE(MemberEnsemble):
         "alpha": ALPHA,
         "min_frequency": [Interval(Integral, 0, None, closed="left")],
         "handle_unknown": [Options(HANDLE_UNKNOWN)],
+        "smoothing": SMOOTHING,
+        "random_state": RANDOM_STATE,
     }
 
-    def __init__(self, alpha=1.0, min_frequency=1, handle_unknown="warn"):
+    def __init__(
+        self,
+        alpha=1.0,
+        min_frequency=1,
+        handle_unknown="warn",
+        smoothing="laplace",
+        random_state=None,
+    ):
         self.alpha = alpha
         self.min_frequency = min_frequency
         self.handle_unknown = handle_unknown
+        self.smoothing = smoothing
+        self.random_state = random_state
 
     @routes_dask
     def fit(self, X, y, sample_weight=None):
@@ -305,8 +349,16 @@ class AODE(MemberEnsemble):
                 UserWarning,
                 stacklevel=4,
             )
-        naive_bayes = NaiveBayes(alpha=self.alpha, handle_unknown=self.handle_unknown)
-        if schema.discrete.all():
+        smoothing, rng = table_smoothing(self)
+        additive = isinstance(smoothing, Laplace) and float(smoothing.alpha) == float(self.alpha)
+        # each model smoothed by a sampler gets its own seed (the naive Bayes' first)
+        size = len(self.superparents_) + 1
+        seeds = iter(() if rng is None else map(int, rng.integers(2**32, size=size)))
+        common = {"alpha": self.alpha, "handle_unknown": self.handle_unknown}
+        if not additive:
+            common["smoothing"] = self.smoothing
+        naive_bayes = NaiveBayes(**common, random_state=next(seeds, None))
+        if schema.discrete.all() and additive:
             self._keep_pair_source(counts)
             fit_member(naive_bayes, *args)
             self.fit_times_ = {
@@ -317,7 +369,7 @@ class AODE(MemberEnsemble):
         else:
             spodes = []
             for feature in self.superparents_:
-                member = SPODE(feature, alpha=self.alpha, handle_unknown=self.handle_unknown)
+                member = SPODE(feature, **common, random_state=next(seeds, None))
                 spodes.append((member, fit_member, args))
             self._members, self.fit_times_ = self._fit_members(spodes)
             fit_member(naive_bayes, *args)

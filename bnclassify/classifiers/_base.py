@@ -30,6 +30,7 @@ from ..data import (
 from ..exceptions import ContinuousFeaturesError
 from ..factors import node_statistics
 from ..network import FittedNetwork, fit_network
+from ..parameters import SMOOTHING
 from ..state import collect, distinct_labels, float_array, require, restore
 from ..stats import (
     Statistics,
@@ -40,8 +41,14 @@ from ..stats import (
     training_statistics,
 )
 from ..structure import add_class_arcs, feature_parents
-from ..validation import ALPHA, Options, check_sample_weight, validate_parameters
-from ._adapter import apply_objective
+from ..validation import (
+    ALPHA,
+    RANDOM_STATE,
+    Options,
+    check_sample_weight,
+    validate_parameters,
+)
+from ._adapter import apply_objective, table_smoothing
 from ._predict import JointPredictor, routes_dask
 
 
@@ -222,11 +229,18 @@ class BayesNetClassifier(
     (:func:`bnclassify.validation.validate_parameters`).
     """
 
-    _parameter_constraints: dict = {"alpha": ALPHA, "handle_unknown": [Options(HANDLE_UNKNOWN)]}
+    _parameter_constraints: dict = {
+        "alpha": ALPHA,
+        "handle_unknown": [Options(HANDLE_UNKNOWN)],
+        "smoothing": SMOOTHING,
+        "random_state": RANDOM_STATE,
+    }
 
-    def __init__(self, alpha=1.0, handle_unknown="warn"):
+    def __init__(self, alpha=1.0, handle_unknown="warn", smoothing="laplace", random_state=None):
         self.alpha = alpha
         self.handle_unknown = handle_unknown
+        self.smoothing = smoothing
+        self.random_state = random_state
 
     # -- what subclasses define -------------------------------------------------
     def _edge_weights(self, stats: Statistics, features: list) -> pd.DataFrame | None:
@@ -294,6 +308,12 @@ class BayesNetClassifier(
         the triple counts its structure may need cost far more than its fit (at
         10^5 x 20, 53 s against 0.07 s), so it keeps the encoded rows and counts
         them only when ``partial_fit`` comes (see ``docs/architecture.md``).
+
+        With a hierarchical smoothing (``smoothing="hdp"``) every call smooths
+        every table again from the accumulated counts, as ``fit`` would (the
+        same seed gives the same tables as ``fit`` on all the rows): each call
+        costs a whole sampler run, ``n_iter`` sweeps over every non-empty cell
+        of every table, however small its chunk.
 
         Parameters
         ----------
@@ -388,9 +408,11 @@ class BayesNetClassifier(
         self.structure_ = add_class_arcs(feature_dag, self.class_node_)
         after_structure = time.perf_counter()
         position = {name: k for k, name in enumerate(features)}
-        parents_by_name = feature_parents(self.structure_, self.class_node_)
+        # each feature's parents in the order its learner added them (KDB: by decreasing
+        # CMI): the order of its table's axes, and of the hierarchy a smoothing backs off along
+        parents_by_name = feature_parents(feature_dag, self.class_node_)
         parents = [tuple(position[p] for p in parents_by_name[f]) for f in features]
-        self.compiled_ = fit_network(stats, self.schema_, parents, alpha)
+        self.compiled_ = fit_network(stats, self.schema_, parents, alpha, *table_smoothing(self))
         warn_zero_variance(constant_classes(self.compiled_, self.classes_))
         apply_objective(self, stats)  # objective="conditional": tables refined for log P(c | x)
         done = time.perf_counter()

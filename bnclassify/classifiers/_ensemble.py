@@ -29,7 +29,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..data import HANDLE_UNKNOWN
 from ..network import rooted_forest_joints
-from ..parameters import log_class_prior, log_conditional
+from ..parameters import SMOOTHING, Laplace, log_class_prior, log_conditional
 from ..state import float_array, require
 from ..stats import BLOCK_CELLS, ForestCounts, TrainingCounts, training_statistics
 from ..structure import name_order, orient_constrained
@@ -42,6 +42,7 @@ from ..validation import (
     Options,
     validate_parameters,
 )
+from ._adapter import table_smoothing
 from ._base import BayesNetClassifier, SchemaAttributes
 from ._predict import JointPredictor, normalise
 from ._tan import CONTACT_MATRIX, TAN, SimplerTAN, TreeAugmented
@@ -311,7 +312,17 @@ default="auto"
         Dirichlet pseudo-count of the members built from a name; members
         given as estimators keep their own ``alpha``.
     random_state : int, RandomState instance or None, default=None
-        Seeds the bootstrap samples (``bootstrap=True`` only).
+        Seeds the bootstrap samples (``bootstrap=True`` only) and, for the
+        members built from a name, a smoothing that samples (each member gets
+        its own seed drawn from it).
+    smoothing : {"laplace", "hdp", "hls"} or Smoothing, default="laplace"
+        How the categorical tables of the members built from a name are
+        estimated (see :class:`TAN`: the hierarchy of a table is the class,
+        then the feature's tree parent, so the rootings of one tree differ in
+        their hierarchies); members given as estimators keep their own. With a
+        smoothing other than additive, every member is fitted and kept: the
+        shortcut that predicts every rooting of a tree from its edge counts
+        smooths cell by cell.
     n_jobs : int, optional
         Members fitted in parallel by joblib (threads by default; the members
         share the counts). ``None`` is 1, ``-1`` all processors; never more
@@ -373,6 +384,7 @@ default="auto"
         "random_state": RANDOM_STATE,
         "n_jobs": N_JOBS,
         "handle_unknown": [Options(HANDLE_UNKNOWN)],
+        "smoothing": SMOOTHING,
     }
     _parameter_rules = (_stan_members_need_matrix, _template_needs_root_or_bootstrap)
 
@@ -386,6 +398,7 @@ default="auto"
         random_state=None,
         n_jobs=None,
         handle_unknown="warn",
+        smoothing="laplace",
     ):
         self.contact_matrix = contact_matrix
         self.members = members
@@ -395,6 +408,7 @@ default="auto"
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.handle_unknown = handle_unknown
+        self.smoothing = smoothing
 
     def fit(self, X, y):
         """Fit every member on the same counts (or on its own bootstrap sample).
@@ -415,6 +429,7 @@ default="auto"
         features = list(self.schema_.names)
         self._check_kept_members(len(features))
         groups = self._member_groups(self._root_candidates(features))
+        self._seed_named_members(groups)
         if self.bootstrap:
             jobs, shared_time = self._bootstrap_jobs(groups, counts, features)
             kept = [len(jobs)]
@@ -497,7 +512,11 @@ default="auto"
         members = self.members
         if isinstance(members, str):
             kind = self._kind()
-            common = {"alpha": self.alpha, "handle_unknown": self.handle_unknown}
+            common = {
+                "alpha": self.alpha,
+                "handle_unknown": self.handle_unknown,
+                "smoothing": self.smoothing,
+            }
             tan = TAN(**common)
             stan = SimplerTAN(self.contact_matrix, **common)
             if kind == "tan":
@@ -516,6 +535,17 @@ default="auto"
                 return [_rooted(template, features)]
             return [[template]]  # bootstrap samples of one model (see the parameter rules)
         return [[_set_unknown(clone(m), self.handle_unknown)] for m in members]
+
+    def _seed_named_members(self, groups):
+        """Give each member built from a name its own seed, when its smoothing samples."""
+        if not isinstance(self.members, str):
+            return
+        smoothing, rng = table_smoothing(self)
+        if rng is None:
+            return
+        members = [m for group in groups for m in group]
+        for member, seed in zip(members, rng.integers(2**32, size=len(members)), strict=True):
+            member.set_params(random_state=int(seed))
 
     def _shared_jobs(self, groups, counts, features):
         """Fit jobs on the shared counts; one weight matrix and tree per rooted group.
@@ -544,7 +574,7 @@ default="auto"
                 tree = first.spanning_tree(weights, self.schema_)
                 times["weights"] += after_weights - start
                 times["structure"] += time.perf_counter() - after_weights
-                if self.schema_.discrete.all():
+                if self.schema_.discrete.all() and _additive(first):
                     start = time.perf_counter()
                     kept.append(_forest_group(group, counts, features, alpha, weights, tree))
                     times["parameters"] += time.perf_counter() - start
@@ -719,6 +749,13 @@ def _set_unknown(member, handle_unknown):
 
 def _alpha(member):
     return float(member.alpha)
+
+
+def _additive(member) -> bool:
+    """Whether ``member``'s tables are additive with its ``alpha`` (then every rooting of a
+    tree is predicted from the tree's counts)."""
+    smoothing, _ = table_smoothing(member)
+    return isinstance(smoothing, Laplace) and float(smoothing.alpha) == _alpha(member)
 
 
 def _forest_group(group, counts, features, alpha, weights, tree) -> dict:

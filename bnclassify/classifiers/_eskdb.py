@@ -9,6 +9,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ..data import HANDLE_UNKNOWN, TableSchema, as_frame, encode_target, warn_unobserved
+from ..parameters import SMOOTHING
 from ..state import require
 from ..structure import name_order
 from ..validation import (
@@ -55,8 +56,10 @@ class ESKDB(MemberEnsemble):
     bins each member bins and counts its own table.
 
     The paper smooths each member's tables with hierarchical Dirichlet
-    processes; until that smoothing is in bnclassify, the members' tables use
-    additive smoothing with ``alpha``.
+    processes: ``smoothing="hdp"`` (each member sampled with its own seed drawn
+    from ``random_state``; the paper's authors ran fewer sweeps than its 5000,
+    ``smoothing=HDP(n_iter=1000)``). By default the members' tables are additive
+    with ``alpha``.
 
     Parameters
     ----------
@@ -68,6 +71,8 @@ class ESKDB(MemberEnsemble):
         Each member's leave-one-out loss (see :class:`SKDB`).
     alpha : float, default=1.0
         Dirichlet pseudo-count of the members' tables and class prior.
+    smoothing : {"laplace", "hdp", "hls"} or Smoothing, default="laplace"
+        How the members' tables are estimated (see :class:`SKDB`).
     discretization : {"stochastic", "mdl"}, default="stochastic"
         How numeric columns are binned: sampled per member, or the MDL cuts
         for all.
@@ -120,6 +125,7 @@ class ESKDB(MemberEnsemble):
         "random_state": RANDOM_STATE,
         "n_jobs": N_JOBS,
         "handle_unknown": [Options(HANDLE_UNKNOWN)],
+        "smoothing": SMOOTHING,
     }
 
     def __init__(
@@ -132,6 +138,7 @@ class ESKDB(MemberEnsemble):
         random_state=None,
         n_jobs=None,
         handle_unknown="warn",
+        smoothing="laplace",
     ):
         self.n_estimators = n_estimators
         self.k = k
@@ -141,6 +148,7 @@ class ESKDB(MemberEnsemble):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.handle_unknown = handle_unknown
+        self.smoothing = smoothing
 
     @property
     def partial_fit(self):
@@ -170,10 +178,11 @@ class ESKDB(MemberEnsemble):
         _, y_codes = encode_target(y, len(frame))
         schema, _ = TableSchema.learn(X, None, True, sample_weight, y_codes)
         numeric = [j for j in name_order(schema.names) if not schema.discrete[j]]
-        seeds = check_random_state(self.random_state).randint(
-            np.iinfo(np.int32).max, size=int(self.n_estimators)
-        )
-        members = [self._member() for _ in seeds]
+        random_state = check_random_state(self.random_state)
+        seeds = random_state.randint(np.iinfo(np.int32).max, size=int(self.n_estimators))
+        # a smoothing's own seeds, drawn after the members' (which they leave as they were)
+        smoothing_seeds = random_state.randint(np.iinfo(np.int32).max, size=len(seeds))
+        members = [self._member(int(s)) for s in smoothing_seeds]
         if numeric and self.discretization == "stochastic":
             jobs = [
                 (member, _fit_sampled, (X, y, numeric, seed, sample_weight))
@@ -199,9 +208,14 @@ class ESKDB(MemberEnsemble):
         self.classes_ = self.estimators_[0].classes_
         return self
 
-    def _member(self) -> SKDB:
+    def _member(self, seed) -> SKDB:
         return SKDB(
-            k=self.k, criterion=self.criterion, alpha=self.alpha, handle_unknown=self.handle_unknown
+            k=self.k,
+            criterion=self.criterion,
+            alpha=self.alpha,
+            handle_unknown=self.handle_unknown,
+            smoothing=self.smoothing,
+            random_state=seed,
         )
 
     # -- prediction ----------------------------------------------------------------------

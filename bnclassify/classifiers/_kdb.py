@@ -59,6 +59,18 @@ class KDB(BayesNetClassifier):
         (see :mod:`bnclassify.discriminative`).
     l2 : float >= 0 or "cv", default="cv"
         As in :class:`NaiveBayes`.
+    smoothing : {"laplace", "hdp", "hls"} or Smoothing, default="laplace"
+        How each categorical table is estimated from its counts (see
+        :mod:`bnclassify.parameters` and the user guide's smoothing page). ``"laplace"``:
+        ``alpha`` added to every cell. ``"hdp"``: each table backs off to the tables of
+        fewer parents by a hierarchical Dirichlet process
+        (:class:`~bnclassify.parameters.HDP`, a Gibbs sampler seeded by ``random_state``),
+        the hierarchy being the class, then the feature's parents in the order KDB adds
+        them, by decreasing I(X_i; X_j | C) (``distributions_[name].parents_`` lists them so). An
+        instance sets a method's options (``smoothing=HDP(n_iter=1000)``). The class prior
+        keeps ``alpha``.
+    random_state : int, RandomState instance or None, default=None
+        Seeds a smoothing that samples (``"hdp"``); unused otherwise.
 
     Attributes
     ----------
@@ -77,8 +89,10 @@ class KDB(BayesNetClassifier):
     >>> model = KDB(k=2).fit(X, y)
     >>> model.order_[:3]
     ['safety', 'persons', 'buying']
-    >>> list(model.structure_.predecessors("buying"))  # strongest I(X_i; X_j | C) first
+    >>> list(model.structure_.predecessors("buying"))
     ['class', 'persons', 'safety']
+    >>> model.distributions_["buying"].parents_  # as added: strongest I(X_i; X_j | C) first
+    ('safety', 'persons')
     """
 
     _parameter_constraints = {
@@ -90,9 +104,22 @@ class KDB(BayesNetClassifier):
     }
 
     def __init__(
-        self, k=1, alpha=1.0, order=None, handle_unknown="warn", objective="joint", l2="cv"
+        self,
+        k=1,
+        alpha=1.0,
+        order=None,
+        handle_unknown="warn",
+        objective="joint",
+        l2="cv",
+        smoothing="laplace",
+        random_state=None,
     ):
-        super().__init__(alpha=alpha, handle_unknown=handle_unknown)
+        super().__init__(
+            alpha=alpha,
+            handle_unknown=handle_unknown,
+            smoothing=smoothing,
+            random_state=random_state,
+        )
         self.k = k
         self.order = order
         self.objective = objective

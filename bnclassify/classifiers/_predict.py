@@ -131,32 +131,48 @@ class JointPredictor:
             if one.ndim != 2:
                 return None
             labels = list(getattr(self, "feature_names_in_", range(one.shape[1])))
-        causes = []
-        for j, label in enumerate(labels):
-            without = one.copy()
-            value = without.iloc[0, j] if isinstance(without, pd.DataFrame) else without[0, j]
-            if value is None or (isinstance(value, float) and np.isnan(value)):
-                continue
-            if isinstance(without, pd.DataFrame):
-                without.iloc[0, j] = None
-            else:
-                without[0, j] = None
+
+        def possible(cells):
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")  # the failed call warned already
-                    joint = self._joint_log_likelihood(without)
+                    return bool(np.isfinite(np.max(self._joint_log_likelihood(cells))))
             except ValueError:
-                continue
-            if np.isfinite(np.max(joint)):
+                return None  # refused for another reason: says nothing of this cell
+
+        def cell(frame, j, value=None):
+            if isinstance(frame, pd.DataFrame):
+                frame.iloc[0, j] = value
+            else:
+                frame[0, j] = value
+            return frame
+
+        observed = []
+        for j, label in enumerate(labels):
+            value = one.iloc[0, j] if isinstance(one, pd.DataFrame) else one[0, j]
+            if not (value is None or (isinstance(value, float) and np.isnan(value))):
                 shown = value.item() if isinstance(value, np.generic) else value
-                causes.append(f"column {label!r} ({shown!r})")
-        if not causes:
+                observed.append((j, f"column {label!r} ({shown!r})", value))
+        causes = [name for j, name, _ in observed if possible(cell(one.copy(), j)) is True]
+        if causes:
+            return (
+                f"in row {row}, {' and '.join(causes)} alone has probability 0 (or a density "
+                "that underflows to 0) under every class: a category with alpha=0 unseen in "
+                "every class, or a value too far out of every class's density; the row without "
+                "it, as a missing cell, is possible."
+            )
+        # no single cell: name those impossible on their own (every other cell missing)
+        blank = one.copy()
+        for j, _, _ in observed:
+            cell(blank, j)
+        alone = [n for j, n, value in observed if possible(cell(blank.copy(), j, value)) is False]
+        if not alone:
             return None
         return (
-            f"in row {row}, {' and '.join(causes)} alone has probability 0 (or a density that "
-            "underflows to 0) under every class: a category with alpha=0 unseen in every class, or "
-            "a value too far out of every class's density; the row without it, as a missing cell, "
-            "is possible."
+            f"in row {row}, {', '.join(alone)} each have probability 0 (or a density that "
+            "underflows to 0) under every class even as the row's only observed cell: values "
+            "too far out of every class's density, or categories with alpha=0 unseen in every "
+            "class."
         )
 
 

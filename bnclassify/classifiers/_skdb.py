@@ -73,6 +73,14 @@ class SKDB(BayesNetClassifier):
         The attribute order instead of the ranking by I(X_i; C) (as in
         :class:`KDB`); the selection keeps a prefix of it.
     handle_unknown : {"warn", "error", "marginalize"}, default="warn"
+    smoothing : {"laplace", "hdp", "hls"} or Smoothing, default="laplace"
+        How the final model's tables are estimated (see :class:`KDB`; the
+        hierarchy of a table is the class, then the attribute's parents by
+        decreasing I(X_i; X_j | C)); the leave-one-out selection reads the
+        paper's m-estimates whatever it is, and a left-out attribute keeps an
+        additive, class-independent table.
+    random_state : int, RandomState instance or None, default=None
+        Seeds a smoothing that samples (``"hdp"``); unused otherwise.
 
     Attributes
     ----------
@@ -119,8 +127,22 @@ class SKDB(BayesNetClassifier):
         "order": [ArrayLike("a list of feature names or positions"), None],
     }
 
-    def __init__(self, k=5, criterion="rmse", alpha=1.0, order=None, handle_unknown="warn"):
-        super().__init__(alpha=alpha, handle_unknown=handle_unknown)
+    def __init__(
+        self,
+        k=5,
+        criterion="rmse",
+        alpha=1.0,
+        order=None,
+        handle_unknown="warn",
+        smoothing="laplace",
+        random_state=None,
+    ):
+        super().__init__(
+            alpha=alpha,
+            handle_unknown=handle_unknown,
+            smoothing=smoothing,
+            random_state=random_state,
+        )
         self.k = k
         self.criterion = criterion
         self.order = order

@@ -78,6 +78,17 @@ class NaiveBayes(BayesNetClassifier):
         :data:`~bnclassify.discriminative.L2_GRID` by inner stratified
         cross-validation on the training rows
         (:func:`~bnclassify.discriminative.cross_validated_l2`). Unused otherwise.
+    smoothing : {"laplace", "hdp", "hls"} or Smoothing, default="laplace"
+        How each categorical table is estimated from its counts (see
+        :mod:`bnclassify.parameters` and the user guide's smoothing page). ``"laplace"``:
+        ``alpha`` added to every cell. ``"hdp"``: each table backs off to the tables of
+        fewer parents by a hierarchical Dirichlet process
+        (:class:`~bnclassify.parameters.HDP`, a Gibbs sampler seeded by ``random_state``),
+        the hierarchy being the class alone: each table is a two-level tree, the feature's
+        marginal above its table given the class. An instance sets a method's options
+        (``smoothing=HDP(n_iter=1000)``). The class prior keeps ``alpha``.
+    random_state : int, RandomState instance or None, default=None
+        Seeds a smoothing that samples (``"hdp"``); unused otherwise.
 
     Attributes
     ----------
@@ -150,8 +161,15 @@ class NaiveBayes(BayesNetClassifier):
         weighting=None,
         objective="joint",
         l2="cv",
+        smoothing="laplace",
+        random_state=None,
     ):
-        super().__init__(alpha=alpha, handle_unknown=handle_unknown)
+        super().__init__(
+            alpha=alpha,
+            handle_unknown=handle_unknown,
+            smoothing=smoothing,
+            random_state=random_state,
+        )
         self.distributions = distributions
         self.weighting = weighting
         self.objective = objective
@@ -314,8 +332,15 @@ class TreeAugmented(BayesNetClassifier):
         distributions=None,
         objective="joint",
         l2="cv",
+        smoothing="laplace",
+        random_state=None,
     ):
-        super().__init__(alpha=alpha, handle_unknown=handle_unknown)
+        super().__init__(
+            alpha=alpha,
+            handle_unknown=handle_unknown,
+            smoothing=smoothing,
+            random_state=random_state,
+        )
         self.root = root
         self.distributions = distributions
         self.objective = objective
@@ -498,6 +523,17 @@ class TAN(TreeAugmented):
         tree; see :mod:`bnclassify.discriminative`).
     l2 : float >= 0 or "cv", default="cv"
         As in :class:`NaiveBayes`.
+    smoothing : {"laplace", "hdp", "hls"} or Smoothing, default="laplace"
+        How each categorical table is estimated from its counts (see
+        :mod:`bnclassify.parameters` and the user guide's smoothing page). ``"laplace"``:
+        ``alpha`` added to every cell. ``"hdp"``: each table backs off to the tables of
+        fewer parents by a hierarchical Dirichlet process
+        (:class:`~bnclassify.parameters.HDP`, a Gibbs sampler seeded by ``random_state``),
+        the hierarchy being the class, then the feature's one tree parent. An instance sets
+        a method's options (``smoothing=HDP(n_iter=1000)``). The class prior keeps
+        ``alpha``.
+    random_state : int, RandomState instance or None, default=None
+        Seeds a smoothing that samples (``"hdp"``); unused otherwise.
 
     Attributes
     ----------
@@ -562,6 +598,8 @@ class TAN(TreeAugmented):
         distributions=None,
         objective="joint",
         l2="cv",
+        smoothing="laplace",
+        random_state=None,
     ):
         super().__init__(
             alpha=alpha,
@@ -570,6 +608,8 @@ class TAN(TreeAugmented):
             distributions=distributions,
             objective=objective,
             l2=l2,
+            smoothing=smoothing,
+            random_state=random_state,
         )
         self.criterion = criterion
         self.contact_matrix = contact_matrix
@@ -622,6 +662,17 @@ class SimplerTAN(TreeAugmented):
         As in :class:`NaiveBayes`.
     l2 : float >= 0 or "cv", default="cv"
         As in :class:`NaiveBayes`.
+    smoothing : {"laplace", "hdp", "hls"} or Smoothing, default="laplace"
+        How each categorical table is estimated from its counts (see
+        :mod:`bnclassify.parameters` and the user guide's smoothing page). ``"laplace"``:
+        ``alpha`` added to every cell. ``"hdp"``: each table backs off to the tables of
+        fewer parents by a hierarchical Dirichlet process
+        (:class:`~bnclassify.parameters.HDP`, a Gibbs sampler seeded by ``random_state``),
+        the hierarchy being the class, then the feature's one tree parent. An instance sets
+        a method's options (``smoothing=HDP(n_iter=1000)``). The class prior keeps
+        ``alpha``.
+    random_state : int, RandomState instance or None, default=None
+        Seeds a smoothing that samples (``"hdp"``); unused otherwise.
 
     Attributes
     ----------
@@ -662,6 +713,8 @@ class SimplerTAN(TreeAugmented):
         distributions=None,
         objective="joint",
         l2="cv",
+        smoothing="laplace",
+        random_state=None,
     ):
         super().__init__(
             alpha=alpha,
@@ -670,6 +723,8 @@ class SimplerTAN(TreeAugmented):
             distributions=distributions,
             objective=objective,
             l2=l2,
+            smoothing=smoothing,
+            random_state=random_state,
         )
         self.contact_matrix = contact_matrix
 

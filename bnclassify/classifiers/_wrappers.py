@@ -75,10 +75,17 @@ _WRAPPER_DOC = """
         Dirichlet pseudo-count of the final parameters and of the inner models
         (R's ``smooth``, whose default there is 0).
     random_state : int, RandomState or None, default=None
-        Seeds the inner folds.
+        Seeds the inner folds, and a smoothing that samples.
     handle_unknown : {{"warn", "error", "marginalize"}}, default="warn"
     distributions : None, str, Distribution or dict, default=None
         How each column is modelled, as in :class:`NaiveBayes`.
+    smoothing : {{"laplace", "hdp", "hls"}} or Smoothing, default="laplace"
+        How the final model's categorical tables are estimated (see
+        :class:`KDB`); the search scores its candidates with ``alpha`` (a
+        hierarchical smoothing per candidate would cost a sampler run each).
+        The hierarchy of a table is the class, then the feature's parents in
+        the order of their names (the search's order). A feature the search
+        leaves out keeps its additive, class-independent table.
 
     Attributes
     ----------
@@ -137,11 +144,16 @@ class GreedyWrapper(BayesNetClassifier):
         random_state=None,
         handle_unknown="warn",
         distributions=None,
+        smoothing="laplace",
     ):
-        super().__init__(alpha=alpha, handle_unknown=handle_unknown)
+        super().__init__(
+            alpha=alpha,
+            handle_unknown=handle_unknown,
+            smoothing=smoothing,
+            random_state=random_state,
+        )
         self.cv = cv
         self.epsilon = epsilon
-        self.random_state = random_state
         self.distributions = distributions
 
     # -- what subclasses define ------------------------------------------------------
@@ -222,8 +234,8 @@ class GreedyWrapper(BayesNetClassifier):
         }
         dag = nx.DiGraph()
         dag.add_nodes_from(features)
-        for child, parents in sorted(found.items()):
-            dag.add_edges_from((features[p], features[child]) for p in sorted(parents))
+        for child, parents in sorted(found.items()):  # parents in the search's (name) order
+            dag.add_edges_from((features[p], features[child]) for p in parents)
         fit_structure(self, counts, schema, classes, class_node_name(y, features), dag)
         make_class_independent(
             self, counts, [j for j in range(len(features)) if j not in found], alpha
@@ -379,6 +391,7 @@ class KDBHC(GreedyWrapper):
         random_state=None,
         handle_unknown="warn",
         distributions=None,
+        smoothing="laplace",
     ):
         super().__init__(
             cv=cv,
@@ -387,6 +400,7 @@ class KDBHC(GreedyWrapper):
             random_state=random_state,
             handle_unknown=handle_unknown,
             distributions=distributions,
+            smoothing=smoothing,
         )
         self.k = k
 

@@ -74,5 +74,10 @@ def centred_columns(values, observed, weights=None) -> np.ndarray:
     w = observed if weights is None else np.where(observed, weights[:, None], 0.0)
     total = np.maximum(w.sum(axis=0), np.finfo(float).tiny)
     x = np.where(observed, values, 0.0)
+    # in units of each column's largest power of two (exact), so that the sums of a column
+    # near the float maximum do not overflow
+    _, e = np.frexp(np.abs(x).max(axis=0, initial=0.0))
+    x = np.ldexp(x, -e)
     deviation = np.where(observed, x - (w * x).sum(axis=0) / total, 0.0)
-    return np.where(observed, deviation - (w * deviation).sum(axis=0) / total, 0.0)
+    centred = np.where(observed, deviation - (w * deviation).sum(axis=0) / total, 0.0)
+    return np.ldexp(centred, e)

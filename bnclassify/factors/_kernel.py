@@ -133,10 +133,10 @@ class KernelDensity(Factor):
             sd = np.hypot(np.ldexp(self.bandwidth_[c], -e), np.sqrt(epsilon))
             block = max(1, KDE_BLOCK // max(len(centres), 1))
             for start in range(0, len(x), block):
-                z = (x[start : start + block, None] - centres[None, :]) / sd
-                # a value so far from every centre that z * z overflows has density 0 there
-                # (-inf, which the prediction reports as a row no class can have)
+                # a value so far from every centre that the distance or z * z overflows has
+                # density 0 there (-inf, which the prediction reports as a row no class can have)
                 with np.errstate(over="ignore"):
+                    z = (x[start : start + block, None] - centres[None, :]) / sd
                     out[start : start + block, c] = logsumexp(-0.5 * z * z, axis=1)
             out[:, c] += -0.5 * LOG_2PI - np.log(sd) - np.log(len(centres)) - e * LOG_2
         return out

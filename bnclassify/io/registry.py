@@ -39,6 +39,7 @@ from ..classifiers import (
 from ..data import TableSchema
 from ..factors import KINDS, Unobserved
 from ..network import FittedNetwork
+from ..parameters import SMOOTHINGS
 from ..preprocessing import MDLDiscretizer
 
 #: Estimators a model file may hold, by name (the class's own ``__name__``).
@@ -73,8 +74,12 @@ LAZY_ESTIMATORS: dict = {"StudyTAN": ("bnclassify.study", "StudyTAN")}
 FACTORS: dict = {cls.__name__: cls for cls in (*KINDS.values(), Unobserved)}
 
 #: The other classes a model file may hold inside an estimator, by name (naive Bayes'
-#: weighting options too: ``NaiveBayes(weighting=AWNB(trees=20))``).
-PARTS: dict = {cls.__name__: cls for cls in (TableSchema, FittedNetwork, AWNB, MANB, WANBIA)}
+#: weighting options too: ``NaiveBayes(weighting=AWNB(trees=20))``, and the smoothing
+#: methods: ``KDB(smoothing=HDP(n_iter=1000))``).
+PARTS: dict = {
+    cls.__name__: cls
+    for cls in (TableSchema, FittedNetwork, AWNB, MANB, WANBIA, *SMOOTHINGS.values())
+}
 
 
 def register(cls):

@@ -7,7 +7,8 @@ data layer, the validators and the array kernels.
 
 - :mod:`~bnclassify.stats.counting`: class, family and pairwise counts with numpy;
 - :mod:`~bnclassify.stats.moments`: additive Gaussian moments;
-- :mod:`~bnclassify.stats.tables`: family log-tables counted in batches;
+- :mod:`~bnclassify.stats.tables`: family log-tables counted in batches, or made by
+  a smoothing method (:class:`SmoothedTables`);
 - :mod:`~bnclassify.stats.training`: :class:`TrainingCounts`, the statistics of an
   in-memory table, and :func:`training_statistics`, the fit's front end (schema,
   encoding, statistics);
@@ -38,7 +39,7 @@ from .sufficient import (
     class_codes,
     moment_keys,
 )
-from .tables import FamilyBatch, FamilyTables
+from .tables import FamilyBatch, FamilyTables, SmoothedTables
 from .training import MAX_PAIRWISE_CELLS, TrainingCounts, training_statistics
 
 __all__ = [
@@ -53,6 +54,7 @@ __all__ = [
     "ForestCounts",
     "GaussianMoments",
     "PairwiseCounts",
+    "SmoothedTables",
     "Statistics",
     "StatisticsPlan",
     "SufficientStatistics",

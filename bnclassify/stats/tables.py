@@ -9,6 +9,56 @@ import numpy as np
 from ..parameters import log_conditional
 
 
+class SmoothedTables:
+    """Statistics whose categorical tables come from a smoothing method.
+
+    :meth:`log_family` answers with the tables of ``smoothing`` (a
+    :class:`~bnclassify.parameters.Smoothing`), those of ``families`` computed
+    together in one call (a sampler then runs once for the whole network);
+    everything else (counts, moments, ...) is read from ``stats`` itself.
+
+    Parameters
+    ----------
+    stats : Statistics
+    smoothing : bnclassify.parameters.Smoothing
+    families : list of (int, tuple of int)
+        ``(child, parents)`` of the tables to smooth, the parents in hierarchy order.
+    rng : numpy.random.Generator, optional
+        For a method that samples.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from bnclassify.parameters import Laplace
+    >>> from bnclassify.stats import training_statistics
+    >>> X = pd.DataFrame({"a": [0, 1, 1], "b": [1, 1, 0]})
+    >>> _, _, stats = training_statistics(X, ["u", "v", "v"])
+    >>> tables = SmoothedTables(stats, Laplace(0.5), [(1, (0,))])
+    >>> bool((tables.log_family(1, (0,), 1.0) == stats.log_family(1, (0,), 0.5)).all())
+    True
+    """
+
+    def __init__(self, stats, smoothing, families, rng=None):
+        self.statistics = stats
+        self.smoothing, self.rng = smoothing, rng
+        keys = [(child, tuple(parents)) for child, parents in families]
+        counts = [stats.family(child, parents) for child, parents in keys]
+        self.tables = dict(zip(keys, smoothing.log_conditionals(counts, rng), strict=True))
+
+    def __getattr__(self, name):
+        if name in ("statistics", "smoothing", "rng", "tables"):  # not set yet (copying)
+            raise AttributeError(name)
+        return getattr(self.statistics, name)
+
+    def log_family(self, child: int, parents, alpha: float) -> np.ndarray:
+        """``log P(x_child | c, x_parents)`` of the smoothing method (``alpha`` is not read)."""
+        key = (child, tuple(parents))
+        if key not in self.tables:
+            counts = self.statistics.family(child, parents)
+            self.tables[key] = self.smoothing.log_conditional(counts, self.rng)
+        return self.tables[key]
+
+
 class FamilyTables:
     """What a node reads from any statistics object: :meth:`log_family` from ``family``."""
 

@@ -153,6 +153,8 @@ def _information_cases():
 
 def _numeric(name):
     column = pd.Series(COLUMNS[name](N))
+    if pd.api.types.is_complex_dtype(column.dtype):
+        return None  # no real number to centre: the kinds rule reads it as categories
     try:
         return pd.to_numeric(column).astype(float).to_numpy()
     except (TypeError, ValueError):

@@ -1,0 +1,354 @@
+"""HDP smoothing (bnclassify.parameters.hdp) against a reference written from the paper.
+
+Petitjean, Buntine, Webb and Zaidi (2018): the collapsed likelihood of a tree of
+Dirichlet processes given its table counts is, per node, ``a^T / (a)_N prod_k S(n_k,
+t_k)``. The reference here computes it with exact integer Stirling numbers and
+``math.lgamma``; the sampler's conditional of one table count must be that
+likelihood's, normalised over the sampler's window, its posterior means those of the
+paper's formula, and the compiled kernel must equal its Python twin draw for draw.
+"""
+
+import copy
+import math
+from functools import cache
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bnclassify import _native
+from bnclassify.parameters import HDP
+from bnclassify.parameters import hdp as H
+from bnclassify.parameters.stirling import StirlingRows, log_stirling_table
+
+needs_extension = pytest.mark.skipif(
+    _native._kernels is None, reason="the compiled extension is not built (no C compiler)"
+)
+
+
+# -- the reference ----------------------------------------------------------------------------
+@cache
+def stirling(n, t):
+    """Unsigned Stirling number of the first kind, exactly (integers)."""
+    if n == t:
+        return 1
+    if t == 0 or t > n:
+        return 0
+    return stirling(n - 1, t - 1) + (n - 1) * stirling(n - 1, t)
+
+
+def log_joint(forest):
+    """log of the paper's collapsed likelihood of every node's counts and table counts."""
+    total = 0.0
+    for node in range(forest.n_nodes):
+        a = float(forest.concentration[forest.group[node]])
+        cells = range(forest.start[node], forest.start[node + 1])
+        big_t = sum(int(forest.t[c]) for c in cells)
+        big_n = sum(int(forest.n[c]) for c in cells)
+        total += big_t * math.log(a) - (math.lgamma(a + big_n) - math.lgamma(a))
+        total += sum(math.log(stirling(int(forest.n[c]), int(forest.t[c]))) for c in cells)
+    return total
+
+
+def node_of(forest, cell):
+    return int(np.searchsorted(forest.start, cell, side="right") - 1)
+
+
+def reference_conditional(forest, cell, window):
+    """``{v: P(t = v | rest)}`` over the values within ``window`` of ``t`` that keep every
+    constraint (``1 <= v <= n``, the parent's count at least its table count)."""
+    node = node_of(forest, cell)
+    up = int(forest.parent[node])
+    cell_up = int(forest.start[up] + cell - forest.start[node])
+    t0 = int(forest.t[cell])
+    logs = {}
+    for v in range(max(1, t0 - window), min(int(forest.n[cell]), t0 + window) + 1):
+        if forest.n[cell_up] + v - t0 < forest.t[cell_up]:
+            continue
+        state = copy.deepcopy(forest)
+        state.t[cell] = v
+        state.n[cell_up] += v - t0
+        logs[v] = log_joint(state)
+    top = max(logs.values())
+    weights = {v: math.exp(x - top) for v, x in logs.items()}
+    mass = sum(weights.values())
+    return {v: w / mass for v, w in weights.items()}
+
+
+def random_state_of(forest, rng):
+    """Random valid table counts (1 <= t <= n where n > 0, leaves up) and concentrations."""
+    for node in range(forest.n_nodes):  # leaves first, each tree's root last
+        cells = slice(forest.start[node], forest.start[node + 1])
+        if not forest.is_leaf[forest.start[node]]:
+            children = np.flatnonzero(forest.parent == node)
+            forest.n[cells] = sum(forest.t[forest.start[c] : forest.start[c + 1]] for c in children)
+        n = forest.n[cells]
+        if forest.parent[node] < 0:
+            forest.t[cells] = n > 0
+        else:
+            forest.t[cells] = np.where(n > 0, rng.integers(1, np.maximum(n, 1) + 1), 0)
+    forest.N[:] = np.add.reduceat(forest.n, forest.start[:-1])
+    forest.T[:] = np.add.reduceat(forest.t, forest.start[:-1])
+    forest.concentration[1:] = rng.uniform(0.2, 30.0, len(forest.concentration) - 1)
+    forest.log_concentration[:] = np.log(forest.concentration)
+    return forest
+
+
+@st.composite
+def count_tables(draw, max_tables=3):
+    """Small count tables N(c, x_1, .., x_p, x) with many empty and single-row cells."""
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    tables = []
+    for _ in range(draw(st.integers(1, max_tables))):
+        shape = (
+            draw(st.integers(1, 3)),
+            *draw(st.lists(st.integers(1, 3), min_size=0, max_size=2)),
+            draw(st.integers(2, 4)),
+        )
+        counts = rng.poisson(rng.gamma(0.4, 4.0, shape)).astype(float)
+        tables.append(counts)
+    return tables
+
+
+# -- log Stirling numbers ----------------------------------------------------------------------
+def test_log_stirling_numbers_are_exact():
+    table = log_stirling_table(60, 60)
+    for n in range(60):
+        for t in range(60):
+            exact = stirling(n, t)
+            if exact == 0:
+                assert table[n, t] == -np.inf
+            else:
+                assert table[n, t] == pytest.approx(math.log(exact), rel=1e-13, abs=1e-13)
+
+
+def test_sparse_rows_equal_the_dense_recurrence():
+    rows = StirlingRows(5, 30, sparse=[17, 40])
+    dense = log_stirling_table(41, 30)
+    for n in (0, 4, 17, 40):
+        np.testing.assert_allclose(rows.table[rows.row_of[n]], dense[n], rtol=1e-13)
+    assert rows.row_of[5] == -1 and rows.row_of[39] == -1
+    np.testing.assert_array_equal(rows.columns, dense[:5].T)
+
+
+# -- the sampler's conditional against the paper's likelihood -----------------------------------
+@settings(max_examples=25, deadline=None)
+@given(count_tables(max_tables=2), st.integers(0, 2**32 - 1), st.sampled_from([1, 3, 10]))
+def test_window_weights_are_the_conditional_of_the_collapsed_likelihood(tables, seed, window):
+    forest = H.Forest([H._integer_counts(t) for t in tables], "level")
+    if not forest.n_nodes:
+        return
+    random_state_of(forest, np.random.default_rng(seed))
+    table = log_stirling_table(200, 200)
+    for cell in forest.active:
+        node = node_of(forest, cell)
+        up = forest.parent[node]
+        cell_up = forest.start[up] + cell - forest.start[node]
+        lo, weights = _native.hdp_window(
+            int(forest.n[cell]),
+            int(forest.t[cell]),
+            int(forest.n[cell_up]),
+            int(forest.t[cell_up]),
+            int(forest.N[up]),
+            float(forest.log_concentration[forest.group[node]]),
+            float(forest.concentration[forest.group[up]]),
+            lambda m: table[m].tolist(),
+            lambda t: table[:, t].tolist(),
+            window,
+        )
+        expected = reference_conditional(forest, int(cell), window)
+        if len(expected) == 1:  # nothing to draw: the sampler leaves it
+            assert weights == [] and list(expected) == [int(forest.t[cell])]
+            continue
+        assert list(range(lo, lo + len(weights))) == sorted(expected)
+        got = np.array(weights) / sum(weights)
+        np.testing.assert_allclose(got, [expected[v] for v in sorted(expected)], rtol=1e-9)
+
+
+def _one_cell_forest():
+    """A class node with 7 rows of one value under the root: one active cell."""
+    forest = H.Forest([np.array([[7, 0, 0]])], "level")
+    assert list(forest.active) == [0]
+    forest.t[0], forest.n[3], forest.N[1], forest.T[0] = 3, 3, 3, 3
+    forest.concentration[1], forest.log_concentration[1] = 4.0, math.log(4.0)
+    return forest
+
+
+def test_one_draw_follows_the_conditional():
+    start = _one_cell_forest()
+    expected = reference_conditional(start, 0, H.WINDOW)
+    rows = StirlingRows(20, 20)
+    settings_ = ((1, 0, H.WINDOW, 1), (2.0, 1.0, 4000.0, H.LOG_Q_FLOOR))
+    draws = []
+    for seed in range(1500):
+        forest = copy.deepcopy(start)
+        forest.rng[:] = np.random.default_rng(seed).integers(1, 2**63, size=4, dtype=np.uint64)
+        status, _ = _native.hdp_run(forest, rows.table, rows.row_of, rows.columns, settings_)
+        assert status == _native.HDP_DONE
+        draws.append(int(forest.t[0]))
+        assert forest.n[3] == forest.t[0] and forest.N[1] == forest.t[0]  # the parent follows
+    values, counts = np.unique(draws, return_counts=True)
+    assert set(values) <= set(expected)
+    for v, p in expected.items():
+        frequency = counts[values == v].sum() / len(draws)
+        assert abs(frequency - p) < 4 * math.sqrt(p * (1 - p) / len(draws)) + 1e-3
+
+
+# -- the posterior means -------------------------------------------------------------------------
+def _means_with_fixed_counts(forest):
+    """One recorded sweep with a zero window: no table count moves, no concentration is drawn."""
+    rows = StirlingRows(64, 64)
+    settings_ = ((1, 0, 0, 1), (2.0, 1.0, 4000.0, H.LOG_Q_FLOOR))
+    status, _ = _native.hdp_run(forest, rows.table, rows.row_of, rows.columns, settings_)
+    assert status == _native.HDP_DONE
+    forest.n_recorded = 1
+    return forest.log_tables()
+
+
+def test_posterior_means_of_a_two_level_tree_by_hand():
+    # N(c, x) = [[3, 1], [0, 2]]: the root P(x) and one node per class
+    forest = H.Forest([np.array([[3, 1], [0, 2]])], "level")
+    # nodes: class 0, class 1, root; table counts chosen by hand: class 0 sends (2, 1) to the
+    # root, class 1 (0, 1); the root then holds n = (2, 2)
+    forest.t[:] = [2, 1, 0, 1, 1, 1]
+    forest.n[4:] = [2, 2]
+    forest.N[:] = [4, 2, 4]
+    forest.T[:] = [3, 1, 2]
+    forest.concentration[1], forest.log_concentration[1] = 1.5, math.log(1.5)
+    table = np.exp(_means_with_fixed_counts(forest)[0])
+    root = [(2 + 2 * 0.5) / (4 + 2), (2 + 2 * 0.5) / (4 + 2)]  # (n_k + a_0 / K) / (N + a_0)
+    assert root == [0.5, 0.5]
+    np.testing.assert_allclose(
+        table,
+        [
+            [(3 + 1.5 * 0.5) / (4 + 1.5), (1 + 1.5 * 0.5) / (4 + 1.5)],  # 15/22, 7/22
+            [(0 + 1.5 * 0.5) / (2 + 1.5), (2 + 1.5 * 0.5) / (2 + 1.5)],  # 3/14, 11/14
+        ],
+        rtol=1e-15,
+    )
+    assert table[0].tolist() == pytest.approx([15 / 22, 7 / 22], rel=1e-15)
+
+
+def test_a_configuration_without_data_takes_its_deepest_ancestors_estimate():
+    counts = np.zeros((2, 3, 2))  # N(c, x_parent, x)
+    counts[0, 0] = [5, 1]
+    counts[1, 2] = [0, 4]
+    table = np.exp(HDP(n_iter=50).log_conditional(counts, np.random.default_rng(1)))
+    forest = H.Forest([H._integer_counts(counts)], "level")
+    assert forest.n_nodes == 5  # two leaves, two classes, the root
+    # class 0 has data only under parent state 0: its other states share its class node's
+    np.testing.assert_array_equal(table[0, 1], table[0, 2])
+    np.testing.assert_array_equal(table[1, 0], table[1, 1])
+    assert not np.array_equal(table[0, 0], table[0, 1])
+    np.testing.assert_allclose(table.sum(axis=-1), 1.0, rtol=1e-12)
+
+
+def test_a_table_without_data_is_uniform():
+    table = HDP(n_iter=5).log_conditional(np.zeros((2, 3, 4)))
+    np.testing.assert_allclose(np.exp(table), 0.25)
+
+
+# -- the compiled kernel and its Python twin ------------------------------------------------------
+@needs_extension
+@settings(max_examples=25, deadline=None)
+@given(
+    count_tables(),
+    st.integers(1, 40),
+    st.integers(0, 2**32 - 1),
+    st.sampled_from(H.TYINGS),
+    st.data(),
+)
+def test_the_compiled_sampler_equals_its_python_twin(tables, n_iter, seed, tying, data):
+    burn_in = data.draw(st.integers(0, n_iter - 1))
+    model = HDP(n_iter=n_iter, burn_in=burn_in, tying=tying)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_native, "COMPILED", True)
+        compiled = model.log_conditionals(tables, np.random.default_rng(seed))
+        patch.setattr(_native, "COMPILED", False)
+        python = model.log_conditionals(tables, np.random.default_rng(seed))
+    for a, b in zip(compiled, python, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_threads_and_table_growth_do_not_change_the_result(monkeypatch):
+    rng = np.random.default_rng(3)
+    tables = [rng.poisson(rng.gamma(0.5, 8.0, (3, 3, 2, 4))) for _ in range(5)]
+    model = HDP(n_iter=60)
+    expected = model.log_conditionals(tables, np.random.default_rng(0))
+    monkeypatch.setattr(_native, "THREAD_CELLS", 1)
+    monkeypatch.setattr(_native, "cpu_count", lambda: 3)
+    monkeypatch.setattr(H, "TABLE_MARGIN", 1)  # the table is grown again and again
+    grown = []
+    original = H.StirlingRows
+
+    def counted(*args, **kwargs):
+        grown.append(args)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(H, "StirlingRows", counted)
+    got = model.log_conditionals(tables, np.random.default_rng(0))
+    assert len(grown) > 1
+    for a, b in zip(got, expected, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_the_generator_is_xoshiro256starstar():
+    generator = _native._Xoshiro([1, 2, 3, 4])
+    assert generator.next() == 11520  # the reference implementation's first output
+    assert generator.next() == 0
+
+
+def test_gamma_and_beta_draws_have_their_moments():
+    generator = _native._Xoshiro(np.random.default_rng(0).integers(1, 2**63, 4))
+    for shape in (0.3, 1.0, 2.5, 40.0):
+        draws = np.array([generator.gamma(shape) for _ in range(6000)])
+        assert draws.mean() == pytest.approx(shape, rel=0.06)
+        assert draws.var() == pytest.approx(shape, rel=0.15)
+    x = np.array([generator.gamma(2.0) for _ in range(6000)])
+    y = np.array([generator.gamma(6.0) for _ in range(6000)])
+    assert (x / (x + y)).mean() == pytest.approx(2.0 / 8.0, rel=0.04)  # Beta(2, 6)
+
+
+# -- the method ----------------------------------------------------------------------------------
+def test_a_seeded_run_is_repeatable_and_seeds_matter():
+    counts = np.random.default_rng(0).poisson(3.0, (2, 3, 3))
+    a = HDP(n_iter=30).log_conditional(counts, np.random.default_rng(7))
+    b = HDP(n_iter=30).log_conditional(counts, np.random.default_rng(7))
+    c = HDP(n_iter=30).log_conditional(counts, np.random.default_rng(8))
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a, c)
+
+
+def test_a_sparse_table_backs_off_to_its_class_rows():
+    # one class, one parent with 20 states of 1-2 rows each, all of value 0 but one: the
+    # leaves are pulled towards the class's estimate, additive smoothing towards uniform
+    counts = np.zeros((1, 20, 3))
+    counts[0, :, 0] = 1
+    counts[0, 0, 1] = 1
+    table = np.exp(HDP(n_iter=400).log_conditional(counts, np.random.default_rng(0)))
+    laplace = (counts + 1) / (counts + 1).sum(axis=-1, keepdims=True)
+    assert (table[0, 1:, 0] > laplace[0, 1:, 0]).all()
+    assert (table[0, 1:, 0] > 0.8).all()
+
+
+@pytest.mark.parametrize(
+    "counts, message",
+    [
+        (np.array([[1.5, 2.0]]), "whole numbers"),
+        (np.array([[-1.0, 2.0]]), "negative"),
+        (np.array([1.0, 2.0]), "first axis"),
+    ],
+)
+def test_bad_counts_are_refused(counts, message):
+    with pytest.raises(ValueError, match=message):
+        HDP(n_iter=2).log_conditional(counts)
+
+
+@pytest.mark.parametrize(
+    "options", [{"n_iter": 0}, {"tying": "levels"}, {"burn_in": -1}, {"n_iter": 3, "burn_in": 3}]
+)
+def test_bad_options_are_refused(options):
+    with pytest.raises(ValueError):
+        HDP(**options).log_conditional(np.ones((2, 2)))

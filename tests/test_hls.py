@@ -1,0 +1,361 @@
+"""Hierarchical linear smoothing (bnclassify.parameters.HLS) against references written from
+the paper, scikit-learn's logistic regression, brute-force cross-validation and its invariants."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from _checks import parametrize_with_checks
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+from scipy.optimize import minimize
+from scipy.special import log_softmax
+
+from bnclassify import AODE, KDB, KDBHC, TAN, EnsembleTAN, NaiveBayes, _native
+from bnclassify.exceptions import InvalidParameterError
+from bnclassify.io import dump, load
+from bnclassify.parameters import HLS
+from bnclassify.parameters.hls import RIDGES, deal_to_folds
+from bnclassify.stats import training_statistics
+
+
+def design_matrix(cards, root=True) -> np.ndarray:
+    """One row per table row (parent configuration), one indicator column per tree node:
+    the root (a column of ones; the authors' code drops it), the class's node, then the
+    node of (class, x_1), ..."""
+    n_rows = int(np.prod(cards))
+    columns = [np.ones((n_rows, 1))] if root else []
+    for level in range(len(cards)):
+        n_nodes = int(np.prod(cards[: level + 1]))
+        block = np.zeros((n_rows, n_nodes))
+        block[np.arange(n_rows), np.arange(n_rows) // (n_rows // n_nodes)] = 1.0
+        columns.append(block)
+    return np.hstack(columns)
+
+
+def reference_log_table(counts, ridge, root=True) -> np.ndarray:
+    """The penalised multinomial regression on the counts, fitted by a generic optimiser."""
+    cards, r = counts.shape[:-1] or (1,), counts.shape[-1]
+    X = design_matrix(cards, root)
+    N = counts.reshape(-1, r)
+    n = N.sum(axis=1)
+    p_nodes = X.shape[1]
+
+    def objective(flat):
+        B = flat.reshape(p_nodes, r)
+        log_p = log_softmax(X @ B, axis=1)
+        value = -(N * log_p).sum() + ridge / 2 * (B * B).sum()
+        gradient = X.T @ (n[:, None] * np.exp(log_p) - N) + ridge * B
+        return value, gradient.ravel()
+
+    def hessian(flat):
+        p = np.exp(log_softmax(X @ flat.reshape(p_nodes, r), axis=1))
+        W = n[:, None, None] * (np.einsum("lx,xy->lxy", p, np.eye(r)) - p[:, :, None] * p[:, None])
+        H = np.einsum("lj,lk,lxy->jxky", X, X, W).reshape(p_nodes * r, p_nodes * r)
+        return H + ridge * np.eye(p_nodes * r)
+
+    result = minimize(
+        objective,
+        np.zeros(p_nodes * r),
+        jac=True,
+        hess=hessian,
+        method="trust-exact",
+        options={"gtol": 1e-11},
+    )
+    return log_softmax(X @ result.x.reshape(p_nodes, r), axis=1).reshape(counts.shape)
+
+
+@st.composite
+def family_counts(draw, max_states=4):
+    """Counts of a family with up to two parents: (C, r_1, ..., r_p, r), small integers."""
+    n_classes = draw(st.integers(1, 3))
+    parents = draw(st.lists(st.integers(1, 3), max_size=2))
+    r = draw(st.integers(2, max_states))
+    shape = (n_classes, *parents, r)
+    counts = draw(arrays(np.int64, shape, elements=st.integers(0, 6)))
+    return counts.astype(float)
+
+
+RIDGE = st.sampled_from([0.05, 1.0, 8.0])
+
+
+@settings(max_examples=40, deadline=None)
+@given(counts=family_counts(), ridge=RIDGE, root=st.booleans())
+def test_table_is_the_penalised_regression_fitted_by_a_generic_optimiser(counts, ridge, root):
+    got = HLS(ridge=ridge, root=root).log_conditional(counts)
+    np.testing.assert_allclose(got, reference_log_table(counts, ridge, root), atol=1e-7)
+
+
+def test_table_equals_scikit_learn_logistic_regression_on_the_counts():
+    # The authors fit sklearn's LogisticRegression(C, no intercept) on the design matrix's
+    # rows repeated by their counts; weighting each distinct (row, state) by its count is
+    # the same fit. Its penalty is ||W||^2 / 2 / C: ridge = 1 / C with 3+ states; with 2 it
+    # fits one coefficient vector w = beta_1 - beta_0, ridge = 2 / C.
+    from sklearn.linear_model import LogisticRegression
+
+    rng = np.random.default_rng(0)
+    for r, to_ridge in ((3, 1.0), (4, 1.0), (2, 2.0)):
+        counts = rng.integers(0, 7, size=(2, 3, 2, r)).astype(float)
+        counts[0, 1] = 0  # a parent configuration without data
+        X = design_matrix(counts.shape[:-1], root=False)
+        rows, states = np.nonzero(counts.reshape(-1, r))
+        weights = counts.reshape(-1, r)[rows, states]
+        model = LogisticRegression(C=0.5, fit_intercept=False, tol=1e-12, max_iter=10_000)
+        model.fit(X[rows], states, sample_weight=weights)
+        want = model.predict_log_proba(X).reshape(counts.shape)
+        got = HLS(ridge=to_ridge / 0.5, root=False).log_conditional(counts)
+        np.testing.assert_allclose(got, want, atol=1e-6)
+
+
+@settings(max_examples=40, deadline=None)
+@given(counts=family_counts(), ridge=RIDGE)
+def test_rows_are_distributions(counts, ridge):
+    table = np.exp(HLS(ridge=ridge).log_conditional(counts))
+    assert np.isfinite(table).all() and (table > 0).all()
+    np.testing.assert_allclose(table.sum(axis=-1), 1.0, rtol=1e-12)
+
+
+@settings(max_examples=30, deadline=None)
+@given(counts=family_counts(), ridge=RIDGE, data=st.data())
+def test_relabelling_child_or_parent_states_relabels_the_table(counts, ridge, data):
+    axis = data.draw(st.integers(0, counts.ndim - 1))
+    order = data.draw(st.permutations(range(counts.shape[axis])))
+    smoothing = HLS(ridge=ridge)
+    relabelled = smoothing.log_conditional(np.take(counts, order, axis=axis))
+    np.testing.assert_allclose(
+        relabelled, np.take(smoothing.log_conditional(counts), order, axis=axis), atol=1e-9
+    )
+
+
+@settings(max_examples=30, deadline=None)
+@given(counts=family_counts())
+def test_an_infinite_ridge_gives_uniform_rows(counts):
+    table = np.exp(HLS(ridge=1e12).log_conditional(counts))
+    np.testing.assert_allclose(table, 1.0 / counts.shape[-1], atol=1e-9)
+
+
+@settings(max_examples=30, deadline=None)
+@given(counts=family_counts())
+def test_a_vanishing_ridge_gives_the_maximum_likelihood_rows_where_counts_are_positive(counts):
+    rows = counts.reshape(-1, counts.shape[-1])
+    positive = (rows > 0).all(axis=1)
+    table = np.exp(HLS(ridge=1e-7).log_conditional(counts)).reshape(rows.shape)
+    ml = rows[positive] / rows[positive].sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(table[positive], ml, atol=1e-5)
+
+
+def test_rows_without_data_take_their_deepest_ancestor_with_data():
+    counts = np.zeros((2, 2, 2, 3))
+    counts[0, 0, 0] = [5, 1, 0]
+    counts[0, 0, 1] = [0, 2, 2]
+    counts[1, 1, 1] = [1, 1, 1]
+    table = HLS(ridge=1.0).log_conditional(counts)
+    # (class 0, x1 = 1) has no data: both its rows are the (class 0) node's distribution,
+    # the same as a tree cut at class 0 would give; class 1's empty x1 = 0 likewise
+    np.testing.assert_array_equal(table[0, 1, 0], table[0, 1, 1])
+    np.testing.assert_array_equal(table[1, 0, 0], table[1, 0, 1])
+    assert not np.allclose(table[0, 1, 0], table[0, 0, 0])
+    # a class without any data takes the root's distribution (the child's smoothed
+    # marginal), or the uniform one without a root
+    counts[1] = 0
+    rows = np.exp(HLS(ridge=1.0).log_conditional(counts)[1]).reshape(-1, 3)
+    np.testing.assert_allclose(rows, rows[[0]].repeat(4, axis=0))
+    assert rows[0, 0] > rows[0, 2]  # the marginal's 5 rows of state 0 against 2 of state 2
+    np.testing.assert_allclose(HLS(ridge=1.0, root=False).log_conditional(counts)[1], -np.log(3))
+
+
+def test_families_fitted_together_equal_each_fitted_alone():
+    rng = np.random.default_rng(1)
+    tables = [
+        rng.integers(0, 5, size=shape).astype(float)
+        for shape in [(2, 3), (2, 3, 3), (3, 2, 2, 3), (2, 4), (2, 2, 4), (2, 1)]
+    ]
+    tables.append(np.zeros((2, 2, 3)))  # no data: uniform
+    pooled = HLS().select_ridge(tables)
+    for smoothing, alone in ((HLS(ridge=2.0), HLS(ridge=2.0)), (HLS(), HLS(ridge=pooled))):
+        together = smoothing.log_conditionals(tables)
+        for counts, table in zip(tables, together, strict=True):
+            np.testing.assert_allclose(table, alone.log_conditional(counts), atol=1e-9)
+    assert np.all(HLS().log_conditional(np.ones((2, 1))) == 0.0)  # one state: log 1
+
+
+@pytest.mark.skipif(_native._kernels is None, reason="the compiled kernels are not built")
+@settings(max_examples=30, deadline=None)
+@given(tables=st.lists(family_counts(), min_size=1, max_size=4), ridge=RIDGE)
+def test_the_compiled_solver_and_its_numpy_twin_agree(tables, ridge):
+    fixed, chosen = HLS(ridge=ridge), HLS(n_folds=3, ridges=(0.5, 4.0))
+    results = []
+    for compiled in (True, False):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(_native, "COMPILED", compiled)
+            fitted = fixed.log_conditionals(tables)
+            results.append((fitted, chosen.cross_validate(tables), chosen.select_ridge(tables)))
+    (a, scores_a, ridge_a), (b, scores_b, ridge_b) = results
+    for x, y in zip(a, b, strict=True):
+        np.testing.assert_allclose(x, y, atol=1e-9)
+    np.testing.assert_allclose(scores_a, scores_b, rtol=1e-6, atol=1e-6)
+    assert ridge_a == ridge_b
+
+
+@pytest.mark.skipif(_native._kernels is None, reason="the compiled kernels are not built")
+def test_the_kernel_refuses_inconsistent_trees():
+    one = np.zeros(1, dtype=np.int64)
+    with pytest.raises(ValueError, match="hls_fit: inconsistent arguments"):
+        # a leaf (row 0) that also claims a child
+        _native._kernels.hls_fit(
+            one - 1, one + 1, one + 2, one, np.ones(1), np.ones(2), np.ones(1), np.zeros(2),
+            np.zeros(2), 2, 1e-10, 10, 1e-10,
+        )  # fmt: skip
+
+
+def test_dealing_to_folds_is_a_stratified_partition_of_the_rows():
+    counts = np.array([[7.0, 0.0, 3.0], [1.0, 12.0, 2.0]])
+    folds = deal_to_folds(counts, 5)
+    np.testing.assert_array_equal(folds.sum(axis=0), counts)
+    assert np.all(folds >= np.floor(counts / 5)) and np.all(folds <= np.ceil(counts / 5))
+    np.testing.assert_array_equal(folds.sum(axis=(1, 2)), [5, 5, 5, 5, 5])  # 25 rows
+    weighted = deal_to_folds(np.array([0.5, 2.25, 1.0]), 2)
+    np.testing.assert_allclose(weighted.sum(axis=0), [0.5, 2.25, 1.0])
+    np.testing.assert_allclose(weighted, [[0.5, 1.25, 0.25], [0.0, 1.0, 0.75]])
+
+
+@settings(max_examples=15, deadline=None)
+@given(counts=family_counts(max_states=3))
+def test_cross_validation_equals_refitting_every_fold_by_brute_force(counts):
+    smoothing = HLS(n_folds=3, ridges=(0.25, 2.0, 16.0))
+    got = smoothing.cross_validate([counts])[0]
+    if counts.shape[-1] == 1 or not counts.any():
+        return
+    held_out = deal_to_folds(counts, 3)
+    want = [
+        sum(
+            float((test * HLS(ridge=ridge).log_conditional(counts - test)).sum())
+            for test in held_out
+        )
+        for ridge in (0.25, 2.0, 16.0)
+    ]
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)  # the CV's looser tolerance
+    chosen = smoothing.select_ridge([counts])
+    assert chosen == (0.25, 2.0, 16.0)[len(want) - 1 - int(np.argmax(want[::-1]))]
+
+
+def test_cross_validation_picks_a_weak_ridge_for_plentiful_data_and_a_strong_one_for_noise():
+    rng = np.random.default_rng(2)
+    # 4 classes x 5 parent states, rows far apart and 400 rows each: little to smooth
+    p = rng.dirichlet(np.full(4, 0.3), size=(4, 5))
+    distinct = np.stack([[rng.multinomial(400, row) for row in cls] for cls in p]).astype(float)
+    # every row drawn from one distribution: the parents carry no information
+    same = rng.multinomial(3, [0.25] * 4, size=(4, 5)).astype(float)
+    low, high = HLS().select_ridge([distinct]), HLS().select_ridge([same])
+    assert low <= 0.25 and high >= 4.0 and {low, high} <= set(RIDGES)
+    # tables fitted together share the strength their summed scores choose
+    scores = HLS().cross_validate([distinct, same]).sum(axis=0)
+    assert HLS().select_ridge([distinct, same]) == RIDGES[int(np.argmax(scores))]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"ridge": 0.0}, "ridge"),
+        ({"ridge": "auto"}, "ridge"),
+        ({"n_folds": 1}, "n_folds"),
+        ({"ridges": (1.0, -2.0)}, "ridges"),
+        ({"ridges": ()}, "ridges"),
+    ],
+)
+def test_bad_options_are_refused_by_name(kwargs, match):
+    with pytest.raises((InvalidParameterError, ValueError), match=match):
+        HLS(**kwargs).log_conditional(np.ones((2, 2)))
+
+
+@pytest.mark.parametrize("counts", [np.array([[1.0, -1.0]]), np.array([[1.0, np.nan]])])
+def test_bad_counts_are_refused(counts):
+    with pytest.raises(ValueError, match="counts must be finite and >= 0"):
+        HLS().log_conditional(counts)
+
+
+# --- smoothing="hls" on the estimators -----------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def car():
+    from bnclassify.datasets import load_car
+
+    X, y = load_car(return_X_y=True)
+    rows = np.random.default_rng(0).choice(len(X), 400, replace=False)
+    return X.iloc[rows].reset_index(drop=True), y.iloc[rows].reset_index(drop=True)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [NaiveBayes, TAN, lambda **kw: KDB(k=2, **kw), AODE, EnsembleTAN, KDBHC],
+    ids=["nb", "tan", "kdb2", "aode", "ensemble", "kdbhc"],
+)
+def test_every_estimator_smooths_with_hls(car, make):
+    X, y = car
+    additive = make(random_state=0).fit(X, y).predict_proba(X)
+    model = make(smoothing="hls", random_state=0).fit(X, y)
+    proba = model.predict_proba(X)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=1e-12)
+    assert np.isfinite(proba).all() and (proba > 0).all()
+    assert not np.allclose(proba, additive)
+    again = make(smoothing="hls", random_state=0).fit(X, y).predict_proba(X)
+    np.testing.assert_array_equal(again, proba)
+
+
+def test_kdb_tables_are_the_pooled_hls_of_its_families(car):
+    X, y = car
+    model = KDB(k=2, smoothing=HLS(ridge="cv")).fit(X, y)
+    _, _, stats = training_statistics(X, y)
+    names = list(X.columns)
+    families = [
+        stats.family(names.index(name), tuple(names.index(p) for p in factor.parents_))
+        for name, factor in model.distributions_.items()
+    ]
+    tables = HLS().log_conditionals(families)
+    for factor, table in zip(model.distributions_.values(), tables, strict=True):
+        np.testing.assert_array_equal(factor.log_table_, table)
+
+
+def test_row_weights_are_counts(car):
+    X, y = car
+    doubled = KDB(k=2, smoothing="hls").fit(X, y, sample_weight=np.full(len(y), 2.0))
+    repeated = KDB(k=2, smoothing="hls").fit(pd.concat([X, X]), pd.concat([y, y]))
+    np.testing.assert_allclose(doubled.predict_proba(X), repeated.predict_proba(X), atol=1e-12)
+    halves = TAN(smoothing="hls").fit(X, y, sample_weight=np.full(len(y), 0.5))  # weighted rows
+    assert np.isfinite(halves.predict_proba(X)).all()
+
+
+def test_partial_fit_resmooths_the_accumulated_counts(car):
+    X, y = car
+    model = TAN(smoothing="hls")
+    for rows in np.array_split(np.arange(len(X)), 3):
+        model.partial_fit(X.iloc[rows], y.iloc[rows], classes=np.unique(y))
+    whole = TAN(smoothing="hls").fit(X, y)
+    np.testing.assert_allclose(model.predict_proba(X), whole.predict_proba(X), atol=1e-12)
+
+
+def test_an_hls_model_saves_and_exports(car, tmp_path):
+    X, y = car
+    model = KDB(k=2, smoothing=HLS(ridge=2.0, root=False)).fit(X, y)
+    loaded = load(dump(model, tmp_path / "kdb.bnc"))
+    assert loaded.get_params()["smoothing"].get_params() == model.smoothing.get_params()
+    np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+    network = model.network_
+    for factor in model.compiled_.factors:
+        (feature,) = factor.columns_
+        table = factor.table_
+        cpd = network.get_cpds(feature).get_values()
+        np.testing.assert_allclose(cpd, table.reshape(-1, table.shape[-1]).T)
+
+
+@parametrize_with_checks(
+    [
+        NaiveBayes(smoothing="hls", distributions="categorical", handle_unknown="marginalize"),
+        KDB(k=2, smoothing="hls", handle_unknown="marginalize"),
+    ]
+)
+def test_sklearn_compatible_estimator(estimator, check):
+    check(estimator)

@@ -33,12 +33,24 @@ def stable_id(obj) -> str:
     return re.sub(r"\s", "", text)
 
 
+# scikit-learn's checks with categorical-tagged estimators round their tables to small
+# integers: rounded iris has petal width constant over the 50 setosa rows, and the 0/1
+# tables of the sample-weight checks leave columns constant within a class. A Gaussian
+# node then borrows the pooled spread and says so in a ZeroVarianceWarning: right there,
+# but the suite runs with warnings as errors.
+ZERO_SPREAD_CHECKS = ("check_positive_only_tag_during_fit", "check_sample_weight_equivalence")
+_ZERO_SPREAD = pytest.mark.filterwarnings("ignore::bnclassify.exceptions.ZeroVarianceWarning")
+
+
 def parametrize_with_checks(estimators):
-    """``sklearn.utils.estimator_checks.parametrize_with_checks`` with stable ids."""
+    """``sklearn.utils.estimator_checks.parametrize_with_checks`` with stable ids (and the
+    checks of :data:`ZERO_SPREAD_CHECKS` not failing on the warning they rightly cause)."""
     params = []
     for estimator in estimators:
         for case in estimator_checks_generator(estimator, legacy=True, mark="xfail"):
             values, marks = (case.values, case.marks) if hasattr(case, "marks") else (case, ())
             ident = f"{stable_id(values[0])}-{stable_id(values[1])}"
+            if stable_id(values[1]).startswith(ZERO_SPREAD_CHECKS):
+                marks = [*marks, _ZERO_SPREAD]
             params.append(pytest.param(*values, marks=marks, id=ident))
     return pytest.mark.parametrize("estimator, check", params)

@@ -129,10 +129,14 @@ def _csv(frame, target):
 @pytest.mark.parametrize(
     ("table", "margin"),
     [
-        (lambda: _csv(make_credit_table(), "credit_risk"), 0.05),
+        # since a group without spread borrows the column's pooled within-class variance
+        # (Gaussian(zero_variance="pooled"), issue 31 item 4) the per-group fits no longer
+        # spike on such groups, and the prior's measured gain shrank: credit 0.0210 (was
+        # over 0.05), census 0.0008 (was over 0.005)
+        (lambda: _csv(make_credit_table(), "credit_risk"), 0.01),
         # census' mostly-zero capital gain is categorical by default: what is left of the
         # small groups (age, hours, fnlwgt under a categorical parent) gains less
-        (lambda: _csv(make_census_table(), "income"), 0.005),
+        (lambda: _csv(make_census_table(), "income"), 0.0),
     ],
 )
 @pytest.mark.filterwarnings("ignore::bnclassify.exceptions.UnseenCategoryWarning")

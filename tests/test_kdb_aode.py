@@ -8,13 +8,13 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
+from _checks import parametrize_with_checks
 from _reference import cpd_as_dict, slow_cmi
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pgmpy.inference import VariableElimination
 from pgmpy.models import DiscreteBayesianNetwork
 from pgmpy.parameter_estimator import DiscreteBayesianEstimator
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from bnclassify import AODE, KDB, SPODE, TAN, NaiveBayes
 from bnclassify.datasets import load_car, load_lactamase, load_p450, load_vote

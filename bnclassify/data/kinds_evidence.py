@@ -23,6 +23,7 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
+from . import kinds_rule
 from .kinds_rule import (
     INTEGER_MAX_CATEGORIES,
     POINT_MASS_MIN_SHARE,
@@ -163,8 +164,9 @@ def needs_values(evidence: CountEvidence, integer_dtype: bool) -> bool:
     return not evidence.few_values
 
 
-def decided_kind(evidence: CountEvidence, integer_dtype: bool, values=None) -> str:
-    """The kind :func:`~bnclassify.data.default_kind` gives the whole column.
+def decided_kind(evidence: CountEvidence, integer_dtype: bool, values=None, numbers=None) -> str:
+    """The kind :func:`~bnclassify.data.default_kind` gives the whole column, its classes
+    known (``numbers`` as there: with ``"binned"`` a continuous column is binned).
 
     Examples
     --------
@@ -186,5 +188,8 @@ def decided_kind(evidence: CountEvidence, integer_dtype: bool, values=None) -> s
         top = values.candidate_counts.max()
         if top >= POINT_MASS_MIN_SHARE * evidence.observed:
             return "categorical"
+    numbers = kinds_rule.NUMERIC_KIND if numbers is None else numbers
+    if numbers == "binned":
+        return "binned"
     chosen = prefers_log_normal(values.tested_values, classes=values.tested_classes)
     return "lognormal" if chosen else "gaussian"

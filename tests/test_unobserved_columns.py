@@ -111,6 +111,23 @@ def test_every_estimator_leaves_an_empty_column_out(name):
         np.testing.assert_allclose(model.predict_proba(X), alone.predict_proba(kept), atol=1e-12)
 
 
+def test_aode_on_categorical_columns_and_an_empty_one():
+    # every column categorical: AODE's streamed prediction read each column as a
+    # super-parent and asked the empty column's node for a table it does not have
+    # (AttributeError: 'Unobserved' object has no attribute 'log_table_')
+    X, y = _table()
+    X = X.drop(columns=["TSH", "TBG"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnobservedColumnWarning)
+        model = AODE().fit(X, y)
+    assert model.superparents_ == ["on_thyroxine", "sex"]
+    kept = X.drop(columns="m")
+    alone = AODE().fit(kept, y)
+    np.testing.assert_allclose(model.predict_proba(X), alone.predict_proba(kept), atol=1e-12)
+    held = X.assign(m=["zz"] * len(X))
+    np.testing.assert_array_equal(model.predict_proba(held), model.predict_proba(X))
+
+
 def test_bmatan_averages_the_trees_over_the_observed_columns():
     X, y = _table()
     X = X.drop(columns="TSH")  # BMATAN averages categorical trees

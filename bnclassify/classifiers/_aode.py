@@ -327,8 +327,9 @@ class AODE(MemberEnsemble):
     def _fit_members_from(self, counts):
         """Fit every SPODE and the fallback naive Bayes from one set of statistics.
 
-        With every feature categorical the SPODEs are not fitted here: their
-        statistics are kept (:meth:`_keep_pair_source`) and prediction reads them.
+        With every feature categorical (and each a super-parent) the SPODEs are not
+        fitted here: their statistics are kept (:meth:`_keep_pair_source`) and
+        prediction reads them.
         """
         for name in ("_members", "_pair_source"):
             self.__dict__.pop(name, None)
@@ -358,7 +359,9 @@ class AODE(MemberEnsemble):
         if not additive:
             common["smoothing"] = self.smoothing
         naive_bayes = NaiveBayes(**common, random_state=next(seeds, None))
-        if schema.discrete.all() and additive:
+        # the streamed prediction reads every column as a super-parent: a column left out
+        # (no observed value: an Unobserved node, no table) takes the fitted SPODEs' path
+        if schema.discrete.all() and additive and len(self.superparents_) == len(features):
             self._keep_pair_source(counts)
             fit_member(naive_bayes, *args)
             self.fit_times_ = {

@@ -286,7 +286,7 @@ def summary_table(results: dict, specs) -> pd.DataFrame:
         row = {"model": spec}
         for metric, label in (("zero_one", "0-1"), ("log_loss", "log loss"), ("rmse", "RMSE")):
             row[f"{label} rank"] = ranks[metric].get(spec, math.nan)
-            if spec != RF:
+            if spec != RF and RF in specs:  # --no-peers: nothing to count against
                 w, d, loss = wins_draws_losses(means[metric], spec)
                 row[f"{label} W/D/L vs RF"] = f"{w}/{d}/{loss}"
         row["refused sets"] = int(means["zero_one"][spec].isna().sum())

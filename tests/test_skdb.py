@@ -157,7 +157,7 @@ def test_a_block_of_rows_gives_the_whole_pass(monkeypatch):
     y = rng.integers(0, 2, 200)
     parents = [[], [0], [1, 0], [2, 0, 1], [0, 3]]
     whole = loo_losses(codes, y, [3] * 5, 2, [0, 1, 2, 3, 4], parents, 3)
-    monkeypatch.setattr("bnclassify.classifiers._selective.BLOCK_FLOATS", 50)
+    monkeypatch.setattr("bnclassify.classifiers._selective.BLOCK_INDICES", 50)
     np.testing.assert_allclose(
         loo_losses(codes, y, [3] * 5, 2, [0, 1, 2, 3, 4], parents, 3), whole, rtol=1e-12
     )

@@ -510,7 +510,9 @@ def loo_scores(
     return total
 
 
-def _numpy_loo_block(family, parent, family_counts, parent_counts, y, w, cw, inverse_r, criterion, total):
+def _numpy_loo_block(
+    family, parent, family_counts, parent_counts, y, w, cw, inverse_r, criterion, total
+):
     m, D, n = family.shape
     C = len(cw)
     rows = np.arange(n)

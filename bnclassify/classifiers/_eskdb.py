@@ -20,7 +20,7 @@ from ..validation import (
     validate_parameters,
 )
 from ..weights import class_information, edge_weights
-from ._bins import learn_cuts, weighted_rows
+from ._bins import column_numbers, cuts_of, learn_cuts, weighted_rows
 from ._ensemble import MemberEnsemble
 from ._predict import normalise
 from ._selective import CRITERIA
@@ -175,8 +175,9 @@ class ESKDB(MemberEnsemble):
         )
         members = [self._member() for _ in seeds]
         if numeric and self.discretization == "stochastic":
+            values = column_numbers(X, numeric)  # read once; each member draws its own cuts
             jobs = [
-                (member, _fit_sampled, (X, y, numeric, seed, sample_weight))
+                (member, _fit_sampled, (X, y, numeric, values, seed, sample_weight))
                 for member, seed in zip(members, seeds, strict=True)
             ]
         else:
@@ -263,11 +264,13 @@ def _fit_shared(member, stats, schema, classes, class_node, weights, class_mi, n
     return member
 
 
-def _fit_sampled(member, X, y, numeric, seed, sample_weight):
+def _fit_sampled(member, X, y, numeric, values, seed, sample_weight):
     """Fit a member on its own sampled bins (drawn column by column in name order)."""
     rng = _generator(seed)
-    cuts = learn_cuts(X, y, numeric, rng, sample_weight)
-    stats, schema, classes, class_node = binned_statistics(X, y, numeric, cuts, sample_weight)
+    cuts = cuts_of(values, y, rng, sample_weight)
+    stats, schema, classes, class_node = binned_statistics(
+        X, y, numeric, cuts, sample_weight, values
+    )
     class_mi = class_information(stats, schema)
     member.set_params(order=sampled_order(class_mi, list(schema.names), rng))
     member._shared_class_mi = class_mi

@@ -20,14 +20,16 @@ from .._native import loo_scores
 
 #: The losses a selective KDB may minimise (``"rmse"`` is the paper's).
 CRITERIA = ("rmse", "zero_one", "log_loss")
-#: Cells looked up per block of rows of the pass (two int64 indices per row, attribute and
-#: depth; the scoring itself keeps ``(2K + 3) C`` floats at a time, or blocks in numpy).
-BLOCK_INDICES = 1 << 21
+#: Cells per block of rows of the pass (two int64 indices per row, attribute and depth: 64 MB;
+#: the scoring itself keeps ``(2K + 3) C`` floats at a time, or blocks in numpy). A table that
+#: fits in one block keeps the indices its counting found; others look them up per block.
+BLOCK_INDICES = 1 << 22
 #: Relative difference of two candidates' losses under which they tie (the rounding of sums
 #: over many rows in different orders stays far below it).
 TIE = 1e-10
-#: Key ranges up to this size are compressed through a dense table rather than by sorting.
-DENSE_KEYS = 1 << 16
+#: Key ranges up to this size plus four per key are compressed through a dense table rather
+#: than by sorting.
+DENSE_KEYS = 1 << 10
 
 
 def family_depths(parents, child_cards, parent_cards, n_classes, max_cells) -> list:
@@ -115,18 +117,37 @@ def loo_losses(codes, y, cards, n_classes, order, parents, max_k, criterion="rms
     y = np.asarray(y, dtype=np.intp)
     n, C, D = len(y), int(n_classes), int(max_k) + 1
     w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
+    m = len(order)
+    whole = n * D * m <= BLOCK_INDICES  # one block: the rows' cells as the counting finds them
+    if whole:
+        family = np.full((m, D, n), -1, dtype=np.int64)
+        parent = np.full((m, D, n), -1, dtype=np.int64)
     tables = [
-        _attribute_tables(codes, y, w, cards, C, order[u], parents[u][:max_k])
-        for u in range(len(order))
+        _attribute_tables(
+            codes, y, w, cards, C, order[u], parents[u][:max_k], (family[u], parent[u])
+        )
+        if whole
+        else _attribute_tables(codes, y, w, cards, C, order[u], parents[u][:max_k])
+        for u in range(m)
     ]
     family_counts, parent_counts, offsets = _stacked(tables, C)
     class_weight = np.bincount(y, weights=w, minlength=C)
     inverse_r = 1.0 / np.array([int(cards[child]) for child in order], dtype=float)
-    total = np.zeros((D, len(order) + 1))
-    block = max(1, BLOCK_INDICES // (D * max(len(order), 1)))
-    for start in range(0, n, block):
-        rows = slice(start, min(start + block, n))
-        family, parent = _block_cells(codes[rows], cards, order, parents, tables, offsets, D)
+    total = np.zeros((D, m + 1))
+    if whole:
+        starts = np.zeros((2, m, D), dtype=np.int64)
+        for u, levels in enumerate(offsets):
+            starts[:, u, : len(levels)] = np.transpose(levels)
+        np.add(family, starts[0, :, :, None], out=family, where=family >= 0)
+        np.add(parent, starts[1, :, :, None], out=parent, where=parent >= 0)
+        blocks = [(slice(0, n), family, parent)]
+    else:
+        size = max(1, BLOCK_INDICES // (D * max(m, 1)))
+        blocks = (
+            (rows, *_block_cells(codes[rows], cards, order, parents, tables, offsets, D))
+            for rows in (slice(i, min(i + size, n)) for i in range(0, n, size))
+        )
+    for rows, family, parent in blocks:
         loo_scores(
             family, parent, family_counts, parent_counts, y[rows], w[rows], class_weight,
             inverse_r, criterion, total,
@@ -180,9 +201,13 @@ def choose(losses):
     return n_attributes + 1, k
 
 
-def _attribute_tables(codes, y, w, cards, C, child, parents):
+def _attribute_tables(codes, y, w, cards, C, child, parents, cells=None):
     """Per depth ``d``: the observed configurations of (first d parents) and (them, child),
-    as look-ups from a row's mixed-radix key, and their class-weighted counts."""
+    as look-ups from a row's mixed-radix key, and their class-weighted counts.
+
+    ``cells``: two arrays of shape ``(len(parents) + 1, n)`` or more depths, into
+    which each row's position in the family and parent counts of every depth is
+    written where the row observes the attribute and those parents."""
     x = codes[:, child]
     valid = x >= 0
     key = np.zeros(len(y), dtype=np.int64)
@@ -208,6 +233,9 @@ def _attribute_tables(codes, y, w, cards, C, child, parents):
             key[valid] * C + yv, weights=wv, minlength=n_parents * C
         ).reshape(-1, C)
         levels.append((parent_lookup, family_lookup, family_counts, parent_counts))
+        if cells is not None:
+            cells[0][d, valid] = family_index
+            cells[1][d, valid] = key[valid]
     return levels
 
 
@@ -218,7 +246,7 @@ def _compress(raw):
     others through the sorted distinct keys (a search per look-up).
     """
     top = int(raw.max()) + 1 if len(raw) else 0
-    if top <= max(DENSE_KEYS, 4 * len(raw)):
+    if top <= DENSE_KEYS + 4 * len(raw):
         present = np.zeros(top, dtype=bool)
         present[raw] = True
         position = np.cumsum(present) - 1

@@ -4,6 +4,8 @@ Usage::
 
     python benchmarks/uci.py                                   # default models, every set
     python benchmarks/uci.py --models nb,tan,kdb2 --sets car,vote
+    python benchmarks/uci.py --models skdb,eskdb --no-peers --results /tmp/e.json  # no HGB
+    python benchmarks/uci.py --models "RandomForest,eskdb" --no-peers   # RF, not HGB
     python benchmarks/uci.py --models "kdb2,KDB(k=2, smoothing='hdp')" --results /tmp/r.json
     python benchmarks/uci.py --models "mdl:TAN()"               # MDLDiscretizer, then TAN
     python benchmarks/uci.py --report-only --results benchmarks/results_uci.json \\
@@ -89,6 +91,9 @@ SHORT = {
     "kdb2": "KDB(k=2)",
     "aode": "AODE()",
     "bmatan": "BMATAN()",
+    "skdb": "SKDB()",
+    "eskdb": "ESKDB(random_state=0)",
+    "eskdb10": "ESKDB(n_estimators=10, random_state=0)",
 }
 DEFAULT_MODELS = "nb,tan,kdb2,aode,bmatan"
 FLOOR = 1e-15

@@ -16,9 +16,9 @@ a category not seen in fit, with        :class:`UnseenCategoryError` (a ``ValueE
 such a category with ``"warn"``         :class:`UnseenCategoryWarning`
 a training column with no observed      :class:`UnobservedColumnWarning` (the column is
 value (every cell missing)              left out of the model)
-pgmpy's discrete network (``network_``,  :class:`ContinuousFeaturesError` (a
-:func:`~bnclassify.io.to_bif`) of a     ``ValueError`` and an ``AttributeError``:
-model with continuous features          ``hasattr(model, "network_")`` is ``False``)
+pgmpy's network (``network_``, a BIF    :class:`ContinuousFeaturesError` (a
+file) of a model with continuous        ``ValueError`` and an ``AttributeError``:
+features                                ``hasattr(model, "network_")`` is ``False``)
 a model file that is not a valid        :class:`ModelFileError` (a ``ValueError``),
 bnclassify model file                   also importable from :mod:`bnclassify.io`
 a bad table ``X`` or bad labels ``y``   ``ValueError`` (a wrong value, shape, size or

@@ -145,8 +145,8 @@ def explain(
         Coalition games with at most this many features are solved exactly by
         enumerating the ``2**n_features`` coalitions; larger ones are estimated
         by permutation sampling. A game is refused up front, with its cost,
-        when it would evaluate the model on more than :data:`MAX_GAME_ROWS`
-        rows (:data:`MAX_KEYED_GAME_ROWS` when every feature is categorical):
+        when it would evaluate the model on more than ``MAX_GAME_ROWS``
+        rows (``MAX_KEYED_GAME_ROWS`` when every feature is categorical):
         ``n_rows x coalitions x background rows``, about a minute.
     n_permutations : int, default=128
         Feature orders sampled per row (rounded up to an even number: each order
@@ -281,8 +281,8 @@ def _check_model(model):
 
 
 def _check_cost(game, max_exact_features, n_permutations):
-    """Refuse up front a coalition game over :data:`MAX_GAME_ROWS` model evaluations (or
-    :data:`MAX_KEYED_GAME_ROWS` when every feature is categorical), saying what it costs."""
+    """Refuse up front a coalition game over ``MAX_GAME_ROWS`` model evaluations (or
+    ``MAX_KEYED_GAME_ROWS`` when every feature is categorical), saying what it costs."""
     n, m = len(game.rows), game.n_features
     exact = m <= max_exact_features
     per_row = 2**m if exact else (2 * -(-n_permutations // 2)) * (m + 1)

@@ -183,7 +183,7 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
     node its neighbours' ratios do not sum out. A row is summed out exactly
     when its missing cells' joint states times ``m^3`` (one ``m x m``
     determinant per joint state, row and class) are at most
-    :data:`MAX_EXACT_WORK` (``2^18``: 64 joint states with 16 features, so a
+    ``MAX_EXACT_WORK`` (``2^18``: 64 joint states with 16 features, so a
     vote row missing up to six votes, 1,213 with 6 features). A row needing
     more (a column of many categories unseen in fit, many missing cells) would
     cost a number of determinants that grows without bound; its missing features are

@@ -4,6 +4,8 @@ Usage::
 
     python benchmarks/uci.py                                   # default models, every set
     python benchmarks/uci.py --models nb,tan,kdb2 --sets car,vote
+    python benchmarks/uci.py --models skdb,eskdb --no-peers --results /tmp/e.json  # no HGB
+    python benchmarks/uci.py --models "RandomForest,eskdb" --no-peers   # RF, not HGB
     python benchmarks/uci.py --models "kdb2,KDB(k=2, smoothing='hdp')" --results /tmp/r.json
     python benchmarks/uci.py --models "mdl:TAN()"               # MDLDiscretizer, then TAN
     python benchmarks/uci.py --report-only --results benchmarks/results_uci.json \\
@@ -94,6 +96,9 @@ SHORT = {
     "kdb2": "KDB(k=2)",
     "aode": "AODE()",
     "bmatan": "BMATAN()",
+    "skdb": "SKDB()",
+    "eskdb": "ESKDB(random_state=0)",
+    "eskdb10": "ESKDB(n_estimators=10, random_state=0)",
 }
 DEFAULT_MODELS = "nb,tan,kdb2,aode,bmatan"
 FLOOR = 1e-15
@@ -315,7 +320,7 @@ def summary_table(results: dict, specs) -> pd.DataFrame:
         row = {"model": spec}
         for metric, label in (("zero_one", "0-1"), ("log_loss", "log loss"), ("rmse", "RMSE")):
             row[f"{label} rank"] = ranks[metric].get(spec, math.nan)
-            if spec != RF:
+            if spec != RF and RF in specs:  # --no-peers: nothing to count against
                 w, d, loss = wins_draws_losses(means[metric], spec)
                 row[f"{label} W/D/L vs RF"] = f"{w}/{d}/{loss}"
         row["refused sets"] = int(means["zero_one"][spec].isna().sum())

@@ -1532,6 +1532,145 @@ done:
     return result;
 }
 
+/* -- loo_scores --------------------------------------------------------------------------------- */
+
+/* Selective KDB's leave-one-out pass over a block of rows (bnclassify/classifiers/_selective.py
+ * prepares the indices; _native.loo_scores is the numpy version and documents the arguments).
+ * One row at a time: its K + 1 candidates' log joint scores live in a few hundred bytes, so the
+ * pass reads each count once per row and writes nothing but the (K + 1, m + 1) totals. */
+#define LOO_SEEN 1e-9
+
+static double loo_row_loss(const double *joint, int64_t C, int64_t yi, int criterion) {
+    double top = joint[0];
+    int64_t best = 0;
+    for (int64_t c = 1; c < C; c++)
+        if (joint[c] > top) { top = joint[c]; best = c; }
+    if (criterion == 1) return best != yi ? 1.0 : 0.0;
+    double sum = 0.0;
+    for (int64_t c = 0; c < C; c++) sum += exp(joint[c] - top);
+    double log_true = joint[yi] - (top + log(sum));
+    if (criterion == 0) {
+        double miss = 1.0 - exp(log_true);
+        return miss * miss;
+    }
+    return -log_true;
+}
+
+/* The candidates k >= hi (the deepest prefix any attribute of the row has reached so far) have
+ * added the same terms in the same order, so their scores are equal to the last bit: the row keeps
+ * them once (joint[hi]) and copies them out when a deeper prefix separates them. A missing
+ * attribute adds no term: the row's losses stay those of the previous attribute. */
+static void loo_block(const int64_t *family, const int64_t *parent, const double *fc,
+                      const double *pc, const int64_t *y, const double *w, const double *cw,
+                      double class_total, const double *inverse_r, int64_t n, int64_t m,
+                      int64_t D, int64_t C, int criterion, double *total, double *work) {
+    double *joint = work, *terms = work + D * C, *prior = terms + D * C, *loss = prior + C;
+    for (int64_t i = 0; i < n; i++) {
+        const int64_t yi = y[i];
+        const double wi = w[i], held = wi < 1.0 ? wi : 1.0;
+        const double log_rows = log(class_total - held + 1.0);
+        for (int64_t c = 0; c < C; c++)
+            prior[c] = log(cw[c] - (c == yi ? held : 0.0) + 1.0 / (double)C) - log_rows;
+        memcpy(joint, prior, C * sizeof(double));
+        int64_t hi = 0;
+        loss[0] = loo_row_loss(joint, C, yi, criterion) * wi;
+        for (int64_t k = 0; k < D; k++) total[k * (m + 1)] += loss[0];
+        for (int64_t u = 0; u < m; u++) {
+            const int64_t *fam = family + u * D * n + i, *par = parent + u * D * n + i;
+            if (fam[0] >= 0) {
+                int64_t reach = 0;
+                const double a = inverse_r[u];
+                for (int64_t d = 0; d < D; d++) {
+                    const int64_t f = fam[d * n];
+                    if (f < 0) break;
+                    const double *counts = fc + f * C, *parents = pc + par[d * n] * C;
+                    double *term = terms + d * C;
+                    for (int64_t c = 0; c < C; c++) {
+                        const double mine = c == yi ? held : 0.0;
+                        term[c] = log(counts[c] - mine + a) - log(parents[c] - mine + 1.0);
+                    }
+                    if (d) {
+                        double others = 0.0;
+                        for (int64_t c = 0; c < C; c++) others += counts[c];
+                        others -= held;
+                        if (!(others > LOO_SEEN * (1.0 + others))) break;
+                        reach = d;
+                    }
+                }
+                for (; hi < reach; hi++) memcpy(joint + (hi + 1) * C, joint + hi * C, C * sizeof(double));
+                for (int64_t k = 0; k <= hi; k++) {
+                    const double *term = terms + (k < reach ? k : reach) * C;
+                    double *row = joint + k * C;
+                    for (int64_t c = 0; c < C; c++) row[c] += term[c];
+                    loss[k] = loo_row_loss(row, C, yi, criterion) * wi;
+                }
+            }
+            for (int64_t k = 0; k < D; k++) total[k * (m + 1) + u + 1] += loss[k < hi ? k : hi];
+        }
+    }
+}
+
+static PyObject *loo_scores(PyObject *self, PyObject *args) {
+    PyObject *obj[10];
+    double class_total;
+    int criterion;
+    if (!PyArg_ParseTuple(args, "OOOOOOOdOiO", &obj[0], &obj[1], &obj[2], &obj[3], &obj[4],
+                          &obj[5], &obj[6], &class_total, &obj[7], &criterion, &obj[8]))
+        return NULL;
+    /* family, parent (m, D, n) int64; family_counts (F, C), parent_counts (P, C) float64;
+     * y (n) int64; w (n), class_weight (C), inverse_r (m) float64; total (D, m + 1) float64 */
+    const char *names[9] = {"family", "parent", "family_counts", "parent_counts", "y",
+                            "weights", "class_weight", "inverse_r", "total"};
+    Py_buffer b[9];
+    int got = 0;
+    PyObject *result = NULL;
+    double *work = NULL;
+    for (int k = 0; k < 9; k++) {
+        int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (k == 8 ? PyBUF_WRITABLE : 0);
+        if (PyObject_GetBuffer(obj[k], &b[k], flags) < 0) goto done;
+        got++;
+        const char *f = native_format(b[k].format);
+        const char *want = (k == 0 || k == 1 || k == 4) ? "lq" : "d";
+        if (!f || f[0] == '\0' || f[1] != '\0' || !strchr(want, f[0]) || b[k].itemsize != 8) {
+            PyErr_Format(PyExc_TypeError, "loo_scores: %s has the wrong type", names[k]);
+            goto done;
+        }
+    }
+    if (b[0].ndim != 3 || b[1].ndim != 3 || b[2].ndim != 2 || b[3].ndim != 2 || b[8].ndim != 2) {
+        PyErr_SetString(PyExc_ValueError, "loo_scores: inconsistent arguments");
+        goto done;
+    }
+    const int64_t m = b[0].shape[0], D = b[0].shape[1], n = b[0].shape[2], C = b[2].shape[1];
+    const int64_t F = b[2].shape[0], P = b[3].shape[0];
+    int ok = b[1].shape[0] == m && b[1].shape[1] == D && b[1].shape[2] == n && b[3].shape[1] == C &&
+             b[4].shape[0] == n && b[5].shape[0] == n && b[6].shape[0] == C && b[7].shape[0] == m &&
+             b[8].shape[0] == D && b[8].shape[1] == m + 1 && C >= 1 && D >= 1 && criterion >= 0 &&
+             criterion <= 2;
+    const int64_t *family = b[0].buf, *parent = b[1].buf, *y = b[4].buf;
+    for (int64_t i = 0; ok && i < m * D * n; i++)
+        ok = family[i] < F && (family[i] < 0 || (parent[i] >= 0 && parent[i] < P));
+    for (int64_t i = 0; ok && i < n; i++) ok = y[i] >= 0 && y[i] < C;
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "loo_scores: inconsistent arguments");
+        goto done;
+    }
+    work = malloc(((2 * D + 1) * C + D) * sizeof(double));
+    if (!work) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    loo_block(family, parent, b[2].buf, b[3].buf, y, b[5].buf, b[6].buf, class_total, b[7].buf,
+              n, m, D, C, criterion, b[8].buf, work);
+    Py_END_ALLOW_THREADS
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    free(work);
+    for (int k = 0; k < got; k++) PyBuffer_Release(&b[k]);
+    return result;
+}
+
 /* -- module ---------------------------------------------------------------------------------- */
 
 static PyMethodDef methods[] = {
@@ -1569,6 +1708,10 @@ static PyMethodDef methods[] = {
      "values sorted by their bytes, -1 missing); returns each column's sorted distinct values as "
      "a list of str, or None where it gave the column up (more than 127 values, bad offsets, not "
      "UTF-8)."},
+    {"loo_scores", loo_scores, METH_VARARGS,
+     "loo_scores(family, parent, family_counts, parent_counts, y, weights, class_weight, "
+     "class_total, inverse_r, criterion, total): selective KDB's leave-one-out losses of a block "
+     "of rows, added to total."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1578,7 +1721,7 @@ static struct PyModuleDef module = {
 
 /* Raised with every change of a kernel's arguments or results: _native.py refuses a stale build
  * (an optional build that fails leaves the previous library in place). */
-#define KERNELS_VERSION 11
+#define KERNELS_VERSION 12
 
 PyMODINIT_FUNC PyInit__kernels(void) {
     PyObject *m = PyModule_Create(&module);

@@ -2,8 +2,11 @@
 
 Passes that read every cell of a wide integer table: its per-column ranges and
 value sets (the kinds rule and the categories), its cast to column-major codes,
-and the counts of a tree's families; the symmetry check of a weight matrix; and
-the factorization of an object column (:func:`factorize_objects`). numpy needs
+and the counts of a tree's families; the symmetry check of a weight matrix; the
+factorization of an object column (:func:`factorize_objects`); and selective
+KDB's leave-one-out pass (:func:`loo_scores`), a few table look-ups and
+logarithms per row and attribute that numpy can only do through temporaries
+of every candidate's scores. numpy needs
 several full-size temporaries for each integer pass; the C kernels in
 ``_kernels.c`` read each cell once and release the GIL, so the ranges, the cast
 and the counts are split over the cores (the object pass holds the GIL: its
@@ -42,7 +45,7 @@ import pyarrow.compute as pc
 import threadpoolctl
 
 #: The kernels' interface this module calls (``KERNELS_VERSION`` in ``_kernels.c``).
-KERNELS_VERSION = 11
+KERNELS_VERSION = 12
 
 try:
     from . import _kernels
@@ -1000,3 +1003,120 @@ def _hls_direction(forest, blocks, gradient):
         change = _hls_inverse(blocks[level], forest.ridge[level] * above - linear[level])
         step.append(change - above)
     return step
+
+
+#: The losses :func:`loo_scores` sums, in the compiled kernel's numbering.
+LOO_CRITERIA = ("rmse", "zero_one", "log_loss")
+#: Relative size under which a weighted count is zero (sums of weights are rounded).
+LOO_SEEN = 1e-9
+
+
+def loo_scores(
+    family, parent, family_counts, parent_counts, y, weights, class_weight, inverse_r, criterion,
+    total,
+) -> np.ndarray:  # fmt: skip
+    """Add a block of rows' leave-one-out losses of every selective KDB to ``total``.
+
+    The pass of :func:`bnclassify.classifiers._selective.loo_losses` (which
+    documents the estimates) over rows whose table cells are already looked
+    up. For attribute ``u`` at depth ``d`` (its first ``d`` parents),
+    ``family[u, d, i]`` is the row of ``family_counts`` (class-wise counts
+    ``N(c, x_parents, x_u)``) holding row ``i``'s cell, and ``parent[u, d, i]``
+    the row of ``parent_counts`` (``N(c, x_parents)``), or -1 where the
+    attribute or one of those parents is missing in row ``i`` (and at depths
+    beyond its parents). Row ``i`` leaves ``min(weights[i], 1)`` of its weight
+    out of every cell it touches; its ``K + 1 = family.shape[1]`` candidates
+    back off to the deepest prefix seen in other rows; entry ``[k, n]`` of
+    ``total`` (shape ``(K + 1, m + 1)``) gains the weighted loss of the
+    classifier over the first ``n`` attributes with at most ``k`` parents:
+    ``(1 - P(y | x))^2`` (``"rmse"``), ``[argmax P(c | x) != y]`` or
+    ``-log P(y | x)``. The compiled kernel takes one row at a time; this
+    version blocks of rows. They agree to rounding (the order of a few sums).
+
+    Examples
+    --------
+    >>> family = np.array([[[0, 1, 0]]])  # one attribute, no parent, three rows
+    >>> counts = np.array([[2.0, 0.0], [0.0, 1.0]])  # N(c, x): x=0 twice in class 0, x=1 once
+    >>> total = np.zeros((1, 2))
+    >>> loo_scores(family, np.zeros_like(family), counts, np.array([[2.0, 1.0]]),
+    ...            np.array([0, 1, 0]), np.ones(3), np.array([2.0, 1.0]), np.array([0.5]),
+    ...            "zero_one", total).tolist()
+    [[1.0, 1.0]]
+    """
+    class_weight = np.ascontiguousarray(class_weight, dtype=np.float64)
+    arrays = (
+        np.ascontiguousarray(family, dtype=np.int64),
+        np.ascontiguousarray(parent, dtype=np.int64),
+        np.ascontiguousarray(family_counts, dtype=np.float64),
+        np.ascontiguousarray(parent_counts, dtype=np.float64),
+        np.ascontiguousarray(y, dtype=np.int64),
+        np.ascontiguousarray(weights, dtype=np.float64),
+        class_weight,
+    )
+    inverse_r = np.ascontiguousarray(inverse_r, dtype=np.float64)
+    if COMPILED:
+        _kernels.loo_scores(
+            *arrays, float(class_weight.sum()), inverse_r, LOO_CRITERIA.index(criterion), total
+        )
+        return total
+    family, parent, family_counts, parent_counts, y, weights, _ = arrays
+    D, C = family.shape[1], family_counts.shape[1]
+    block = max(1, BLOCK_CELLS * 16 // ((2 * D + 1) * C))  # rows whose temporaries fit
+    for start in range(0, len(y), block):
+        rows = slice(start, start + block)
+        _numpy_loo_block(
+            family[:, :, rows], parent[:, :, rows], family_counts, parent_counts, y[rows],
+            weights[rows], class_weight, inverse_r, criterion, total,
+        )  # fmt: skip
+    return total
+
+
+def _numpy_loo_block(
+    family, parent, family_counts, parent_counts, y, w, cw, inverse_r, criterion, total
+):
+    m, D, n = family.shape
+    C = len(cw)
+    rows = np.arange(n)
+    depths = np.arange(D)[:, None]
+    held_out = np.minimum(w, 1.0)  # one copy of the row
+    own = np.zeros((n, C))
+    own[rows, y] = held_out  # removed from every cell the row touches
+    prior = cw - own + 1.0 / C
+    prior = np.log(prior) - np.log(cw.sum() - held_out + 1.0)[:, None]
+    joint = np.repeat(prior[None], D, axis=0)
+    total[:, 0] += _loo_loss(joint, y, w, criterion)
+    for u in range(m):
+        observed = family[u, 0] >= 0
+        terms = np.zeros((D, n, C))
+        reach = np.zeros(n, dtype=np.intp)  # the deepest prefix seen with x in other rows
+        seen = observed.copy()
+        for d in range(D):
+            seen &= family[u, d] >= 0
+            if not seen.any():
+                break
+            counts = family_counts[np.where(seen, family[u, d], 0)]
+            mine = own * seen[:, None]
+            numerator = counts - mine + inverse_r[u]
+            denominator = parent_counts[np.where(seen, parent[u, d], 0)] - mine + 1.0
+            terms[d] = np.where(seen[:, None], np.log(numerator) - np.log(denominator), 0.0)
+            if d:
+                others = counts.sum(axis=1) - held_out  # seen without this copy
+                seen &= others > LOO_SEEN * (1.0 + others)
+                reach[seen] = d
+        depth = np.minimum(reach[None, :], depths)  # the k-parent term: the deepest seen prefix
+        joint += np.where(observed[None, :, None], terms[depth, rows[None, :]], 0.0)
+        total[:, u + 1] += _loo_loss(joint, y, w, criterion)
+
+
+def _loo_loss(joint, y, w, criterion):
+    """Weighted sum over rows of each candidate's loss, from log P(c, x) of shape (K+1, n, C)."""
+    top = joint.max(axis=2, keepdims=True)
+    log_norm = top[..., 0] + np.log(np.exp(joint - top).sum(axis=2))
+    log_true = np.take_along_axis(joint, y[None, :, None], axis=2)[..., 0] - log_norm
+    if criterion == "rmse":
+        loss = (1.0 - np.exp(log_true)) ** 2
+    elif criterion == "zero_one":
+        loss = (joint.argmax(axis=2) != y[None]).astype(float)
+    else:
+        loss = -log_true
+    return loss @ w

@@ -254,7 +254,7 @@ class FittedNetwork:
         messages (:meth:`~bnclassify.factors.Factor.upward`), for each state of
         their missing discrete parents; a missing variable whose only potential
         is its own node is dropped (it sums to 1); the rest is summed out by
-        :func:`~bnclassify.elimination.eliminate` in a min-weight order. The
+        ``bnclassify.elimination.eliminate`` in a min-weight order. The
         cost grows with the width of that order, not with the product of the
         missing cells' states; a pattern whose largest table exceeds
         :data:`~bnclassify.elimination.MAX_TABLE_CELLS` cells per row is

@@ -21,6 +21,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .data.binning import mdl_cut_points, sampled_mdl_cut_points
 from .exceptions import InvalidParameterError, NoCutPointWarning
 from .state import collect, require, restore
+from .state import cut_points as check_cut_points
 from .validation import ArrayLike, validate_parameters
 
 __all__ = ["MDLDiscretizer", "mdl_cut_points", "sampled_mdl_cut_points"]
@@ -248,22 +249,7 @@ class MDLDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         if not state:
             return model
         cuts = state.get("cut_points_")
-        require(
-            isinstance(cuts, list)
-            and len(cuts) == state.get("n_features_in_")
-            and all(
-                c is None
-                or (
-                    isinstance(c, np.ndarray)
-                    and c.ndim == 1
-                    and np.isfinite(c).all()
-                    and (np.diff(c) > 0).all()
-                )
-                for c in cuts
-            ),
-            "cut_points_",
-            "must hold one increasing 1-D array (or None) per feature.",
-        )
+        check_cut_points(cuts, "cut_points_", state.get("n_features_in_"))
         require(isinstance(state.get("frame_output"), bool), "frame_output", "must be a boolean.")
         return model
 

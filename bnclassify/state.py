@@ -187,3 +187,30 @@ def acyclic(parents, field):
     graph.add_nodes_from(range(len(parents)))
     graph.add_edges_from((p, j) for j, family in enumerate(parents) for p in family)
     require(nx.is_directed_acyclic_graph(graph), field, "the structure has a cycle.")
+
+
+def cut_points(value, field, n):
+    """Check per-column cut points: a list of ``n`` entries, each None (a column not cut) or
+    an increasing 1-D array of finite numbers.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> cut_points([None, np.array([0.5, 2.0])], "cut_points", 2)
+    """
+    require(
+        isinstance(value, list)
+        and len(value) == n
+        and all(
+            c is None
+            or (
+                isinstance(c, np.ndarray)
+                and c.ndim == 1
+                and np.isfinite(c).all()
+                and (np.diff(c) > 0).all()
+            )
+            for c in value
+        ),
+        field,
+        f"must hold {n} entries, each None or an increasing 1-D array of finite cut points.",
+    )

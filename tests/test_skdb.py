@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bnclassify import ESKDB, KDB, SKDB
+from bnclassify import ESKDB, KDB, SKDB, _native
 from bnclassify.classifiers._selective import choose, loo_losses
 from bnclassify.datasets import load_car
 from bnclassify.exceptions import UnobservedColumnWarning, UnseenCategoryWarning
@@ -158,10 +158,37 @@ def test_a_block_of_rows_gives_the_whole_pass(monkeypatch):
     y = rng.integers(0, 2, 200)
     parents = [[], [0], [1, 0], [2, 0, 1], [0, 3]]
     whole = loo_losses(codes, y, [3] * 5, 2, [0, 1, 2, 3, 4], parents, 3)
-    monkeypatch.setattr("bnclassify.classifiers._selective.BLOCK_FLOATS", 50)
+    monkeypatch.setattr("bnclassify.classifiers._selective.BLOCK_INDICES", 50)
     np.testing.assert_allclose(
         loo_losses(codes, y, [3] * 5, 2, [0, 1, 2, 3, 4], parents, 3), whole, rtol=1e-12
     )
+
+
+@pytest.mark.skipif(_native._kernels is None, reason="the compiled extension is not built")
+@settings(max_examples=60, deadline=None)
+@given(kdb_tables(), st.sampled_from([None, 7]))
+def test_the_compiled_pass_equals_its_numpy_twin(table, block):
+    # the kernel keeps the candidates above a row's deepest prefix once and reuses the
+    # losses of a row's missing attribute: the same numbers as numpy's candidate by candidate
+    codes, y, cards, C, order, parents, K, criterion, weights = table
+    args = (codes, y, cards, C, order, parents, K, criterion, weights)
+    with pytest.MonkeyPatch.context() as patch:
+        if block:
+            patch.setattr("bnclassify.classifiers._selective.BLOCK_INDICES", block)
+        patch.setattr(_native, "COMPILED", True)
+        compiled = loo_losses(*args)
+        patch.setattr(_native, "COMPILED", False)
+        twin = loo_losses(*args)
+    np.testing.assert_allclose(compiled, twin, rtol=1e-12, atol=1e-15)
+    assert choose(compiled) == choose(twin)
+
+
+def test_candidates_that_predict_alike_tie_whatever_the_rounding():
+    # k = 1 and k = 2 predict every row alike (no row reaches a second parent): equal
+    # losses but for the order of the sums, and the fewer parents win
+    losses = np.array([[0.5, 0.4, 0.3], [0.5, 0.3, 0.2], [0.5, 0.3, 0.2 * (1 - 1e-15)]])
+    assert choose(losses) == (2, 1)
+    assert choose(losses * [[1], [1], [1 - 1e-6]]) == (2, 2)  # a real difference counts
 
 
 # -- SKDB ---------------------------------------------------------------------------------

@@ -71,12 +71,27 @@ def learn_cuts(X, y, columns, rng=None, sample_weight=None) -> list:
     >>> learn_cuts(pd.DataFrame({"v": [1.0, 2, 3, 4, 5, 6, 7, 8]}), list("aaaabbbb"), [0])
     [array([4.5])]
     """
+    return cuts_of(column_numbers(X, columns), y, rng, sample_weight)
+
+
+def column_numbers(X, columns) -> list:
+    """Each of ``columns`` (positions) of ``X`` as float64 (NaN where missing).
+
+    Examples
+    --------
+    >>> column_numbers(pd.DataFrame({"c": ["a", "b"], "v": [1, None]}), [1])
+    [array([ 1., nan])]
+    """
     frame, _ = as_frame(X)
+    return [numbers(frame.iloc[:, j], frame.columns[j]) for j in columns]
+
+
+def cuts_of(values, y, rng=None, sample_weight=None) -> list:
+    """:func:`learn_cuts` of columns already read by :func:`column_numbers`."""
     y = np.asarray(y)
-    w = np.ones(len(frame)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    w = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
     cuts = []
-    for j in columns:
-        x = numbers(frame.iloc[:, j], frame.columns[j])
+    for x in values:
         rows = (w > 0) & np.isfinite(x)
         if rng is None:
             cuts.append(mdl_cut_points(x[rows], y[rows], w[rows]))
@@ -85,11 +100,12 @@ def learn_cuts(X, y, columns, rng=None, sample_weight=None) -> list:
     return cuts
 
 
-def apply_cuts(frame, columns, cuts) -> pd.DataFrame:
+def apply_cuts(frame, columns, cuts, values=None) -> pd.DataFrame:
     """``frame`` with each of ``columns`` (positions) replaced by its bins.
 
     Bin ``b`` holds the values in ``(cuts[b - 1], cuts[b]]``; a missing value
-    stays missing.
+    stays missing. ``values``: the columns as :func:`column_numbers` read them,
+    if already read.
 
     Examples
     --------
@@ -98,8 +114,9 @@ def apply_cuts(frame, columns, cuts) -> pd.DataFrame:
     [0, 0, 1, nan]
     """
     out = frame.copy(deep=False)
-    for j, edges in zip(columns, cuts, strict=True):
-        x = numbers(frame.iloc[:, j], frame.columns[j])
+    if values is None:
+        values = column_numbers(frame, columns)
+    for j, edges, x in zip(columns, cuts, values, strict=True):
         bins = np.where(np.isnan(x), -1, np.searchsorted(edges, x, side="left"))
         out.isetitem(j, pd.Categorical.from_codes(bins, categories=np.arange(len(edges) + 1)))
     return out

@@ -26,6 +26,7 @@ from ..data import HANDLE_UNKNOWN, MISSING
 from ..factors import Categorical, Unobserved
 from ..network import FittedNetwork
 from ..spanning_trees import edge_marginals, log_tree_sum
+from ..state import cut_points as check_cut_points
 from ..state import float_array, probability_rows, require
 from ..stats import MAX_PAIRWISE_CELLS, TrainingCounts
 from ..structure import add_class_arcs, check_weight_matrix, orient_tree, tree_from_weights
@@ -183,7 +184,7 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
     node its neighbours' ratios do not sum out. A row is summed out exactly
     when its missing cells' joint states times ``m^3`` (one ``m x m``
     determinant per joint state, row and class) are at most
-    :data:`MAX_EXACT_WORK` (``2^18``: 64 joint states with 16 features, so a
+    ``MAX_EXACT_WORK`` (``2^18``: 64 joint states with 16 features, so a
     vote row missing up to six votes, 1,213 with 6 features). A row needing
     more (a column of many categories unseen in fit, many missing cells) would
     cost a number of determinants that grows without bound; its missing features are
@@ -506,25 +507,8 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
         missing = [a for a in self._FITTED_FIELDS if a not in own and a != "_cut_points"]
         require(not missing, "BMATAN", f"a fitted BMATAN needs the fields {missing}.")
         cuts = self._cut_points
-        require(
-            cuts is None
-            or (
-                isinstance(cuts, list)
-                and len(cuts) == self.schema_.n_features
-                and all(
-                    c is None
-                    or (
-                        isinstance(c, np.ndarray)
-                        and c.ndim == 1
-                        and np.isfinite(c).all()
-                        and (np.diff(c) > 0).all()
-                    )
-                    for c in cuts
-                )
-            ),
-            "cut_points",
-            "must hold, per column, None or increasing finite cut points.",
-        )
+        if cuts is not None:
+            check_cut_points(cuts, "cut_points", self.schema_.n_features)
         schema, n_classes = self.schema_, len(self.classes_)
         observed = self._observed_columns()
         names, cards = list(schema.names), schema.cards[observed]

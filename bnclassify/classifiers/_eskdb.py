@@ -21,7 +21,7 @@ from ..validation import (
     validate_parameters,
 )
 from ..weights import class_information, edge_weights
-from ._bins import learn_cuts, weighted_rows
+from ._bins import column_numbers, cuts_of, learn_cuts, weighted_rows
 from ._ensemble import MemberEnsemble
 from ._predict import normalise
 from ._selective import CRITERIA
@@ -184,8 +184,9 @@ class ESKDB(MemberEnsemble):
         smoothing_seeds = random_state.randint(np.iinfo(np.int32).max, size=len(seeds))
         members = [self._member(int(s)) for s in smoothing_seeds]
         if numeric and self.discretization == "stochastic":
+            values = column_numbers(X, numeric)  # read once; each member draws its own cuts
             jobs = [
-                (member, _fit_sampled, (X, y, numeric, seed, sample_weight))
+                (member, _fit_sampled, (X, y, numeric, values, seed, sample_weight))
                 for member, seed in zip(members, seeds, strict=True)
             ]
         else:
@@ -280,12 +281,12 @@ def _fit_shared(member, stats, schema, classes, class_node, weights, class_mi, n
     return member
 
 
-def _fit_sampled(member, X, y, numeric, seed, sample_weight):
+def _fit_sampled(member, X, y, numeric, values, seed, sample_weight):
     """Fit a member on its own sampled bins (drawn column by column in name order)."""
     rng = _generator(seed)
-    cuts = learn_cuts(X, y, numeric, rng, sample_weight)
+    cuts = cuts_of(values, y, rng, sample_weight)
     stats, schema, classes, class_node = binned_statistics(
-        X, y, numeric, cuts, sample_weight, warn=False
+        X, y, numeric, cuts, sample_weight, values, warn=False
     )  # the ensemble warns once, from the caller's thread
     class_mi = class_information(stats, schema)
     member.set_params(order=sampled_order(class_mi, list(schema.names), rng))

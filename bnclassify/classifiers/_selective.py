@@ -16,14 +16,20 @@ import math
 
 import numpy as np
 
+from .._native import loo_scores
+
 #: The losses a selective KDB may minimise (``"rmse"`` is the paper's).
 CRITERIA = ("rmse", "zero_one", "log_loss")
-#: Rows per block of the pass (its temporaries are about ``(2K + 2) C`` floats a row).
-BLOCK_FLOATS = 1 << 22
-#: Relative size under which a weighted count is zero (sums of weights are rounded).
-SEEN = 1e-9
-#: Key ranges up to this size are compressed through a dense table rather than by sorting.
-DENSE_KEYS = 1 << 16
+#: Cells per block of rows of the pass (two int64 indices per row, attribute and depth: 64 MB;
+#: the scoring itself keeps ``(2K + 3) C`` floats at a time, or blocks in numpy). A table that
+#: fits in one block keeps the indices its counting found; others look them up per block.
+BLOCK_INDICES = 1 << 22
+#: Relative difference of two candidates' losses under which they tie (the rounding of sums
+#: over many rows in different orders stays far below it).
+TIE = 1e-10
+#: Key ranges up to this size plus four per key are compressed through a dense table rather
+#: than by sorting.
+DENSE_KEYS = 1 << 10
 
 
 def family_depths(parents, child_cards, parent_cards, n_classes, max_cells) -> list:
@@ -72,8 +78,10 @@ def loo_losses(codes, y, cards, n_classes, order, parents, max_k, criterion="rms
     The loss of a row is ``(1 - P(y | x))^2`` for ``"rmse"`` (the root of the
     weighted mean is returned), ``[argmax_c P(c | x) != y]`` for ``"zero_one"``
     and ``-log P(y | x)`` for ``"log_loss"`` (weighted means). Rows are
-    processed in blocks of about :data:`BLOCK_FLOATS` floats; the count tables
-    are those of the observed parent configurations (at most one per row).
+    processed in blocks of :data:`BLOCK_INDICES` table look-ups, then scored by
+    :func:`bnclassify._native.loo_scores` (compiled: one row at a time); the
+    count tables are those of the observed parent configurations (at most one
+    per row).
 
     Parameters
     ----------
@@ -107,20 +115,42 @@ def loo_losses(codes, y, cards, n_classes, order, parents, max_k, criterion="rms
     """
     codes = np.asarray(codes)
     y = np.asarray(y, dtype=np.intp)
-    n, C = len(y), int(n_classes)
+    n, C, D = len(y), int(n_classes), int(max_k) + 1
     w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
+    m = len(order)
+    whole = n * D * m <= BLOCK_INDICES  # one block: the rows' cells as the counting finds them
+    if whole:
+        family = np.full((m, D, n), -1, dtype=np.int64)
+        parent = np.full((m, D, n), -1, dtype=np.int64)
     tables = [
-        _attribute_tables(codes, y, w, cards, C, order[u], parents[u][:max_k])
-        for u in range(len(order))
+        _attribute_tables(
+            codes, y, w, cards, C, order[u], parents[u][:max_k], (family[u], parent[u])
+        )
+        if whole
+        else _attribute_tables(codes, y, w, cards, C, order[u], parents[u][:max_k])
+        for u in range(m)
     ]
+    family_counts, parent_counts, offsets = _stacked(tables, C)
     class_weight = np.bincount(y, weights=w, minlength=C)
-    total = np.zeros((max_k + 1, len(order) + 1))
-    block = max(1, BLOCK_FLOATS // ((2 * max_k + 3) * C))
-    for start in range(0, n, block):
-        rows = slice(start, min(start + block, n))
-        _score_block(
-            codes[rows], y[rows], w[rows], cards, C, order, parents, tables, class_weight,
-            max_k, criterion, total,
+    inverse_r = 1.0 / np.array([int(cards[child]) for child in order], dtype=float)
+    total = np.zeros((D, m + 1))
+    if whole:
+        starts = np.zeros((2, m, D), dtype=np.int64)
+        for u, levels in enumerate(offsets):
+            starts[:, u, : len(levels)] = np.transpose(levels)
+        np.add(family, starts[0, :, :, None], out=family, where=family >= 0)
+        np.add(parent, starts[1, :, :, None], out=parent, where=parent >= 0)
+        blocks = [(slice(0, n), family, parent)]
+    else:
+        size = max(1, BLOCK_INDICES // (D * max(m, 1)))
+        blocks = (
+            (rows, *_block_cells(codes[rows], cards, order, parents, tables, offsets, D))
+            for rows in (slice(i, min(i + size, n)) for i in range(0, n, size))
+        )
+    for rows, family, parent in blocks:
+        loo_scores(
+            family, parent, family_counts, parent_counts, y[rows], w[rows], class_weight,
+            inverse_r, criterion, total,
         )  # fmt: skip
     mean = total / w.sum()
     return np.sqrt(mean) if criterion == "rmse" else mean
@@ -150,22 +180,34 @@ def candidate_cells(parents, child_cards, parent_cards, n_classes, max_k) -> np.
 def choose(losses):
     """``(n_attributes, k)`` of the smallest loss; ties go to fewer attributes, then smaller k.
 
+    Losses within :data:`TIE` (relative) of the smallest are ties: candidates
+    that predict every row alike (e.g. every ``k`` above the deepest parent
+    prefix any row reaches) have equal losses up to the order of the sums, and
+    rounding must not choose among them.
+
     Examples
     --------
     >>> choose(np.array([[0.5, 0.4, 0.3], [0.5, 0.3, 0.3]]))
     (1, 1)
+    >>> choose(np.array([[0.5, 0.3, 0.2], [0.5, 0.3, 0.2 - 1e-17]]))
+    (2, 0)
     """
     scan = np.concatenate([losses[:1, 0], losses[:, 1:].T.ravel()])  # n = 0, then (n, k)
-    best = int(np.argmin(scan))
+    smallest = scan.min()
+    best = int(np.argmax(scan <= smallest + TIE * abs(smallest)))
     if best == 0:
         return 0, 0
     n_attributes, k = divmod(best - 1, losses.shape[0])
     return n_attributes + 1, k
 
 
-def _attribute_tables(codes, y, w, cards, C, child, parents):
+def _attribute_tables(codes, y, w, cards, C, child, parents, cells=None):
     """Per depth ``d``: the observed configurations of (first d parents) and (them, child),
-    as look-ups from a row's mixed-radix key, and their class-weighted counts."""
+    as look-ups from a row's mixed-radix key, and their class-weighted counts.
+
+    ``cells``: two arrays of shape ``(len(parents) + 1, n)`` or more depths, into
+    which each row's position in the family and parent counts of every depth is
+    written where the row observes the attribute and those parents."""
     x = codes[:, child]
     valid = x >= 0
     key = np.zeros(len(y), dtype=np.int64)
@@ -191,6 +233,9 @@ def _attribute_tables(codes, y, w, cards, C, child, parents):
             key[valid] * C + yv, weights=wv, minlength=n_parents * C
         ).reshape(-1, C)
         levels.append((parent_lookup, family_lookup, family_counts, parent_counts))
+        if cells is not None:
+            cells[0][d, valid] = family_index
+            cells[1][d, valid] = key[valid]
     return levels
 
 
@@ -201,7 +246,7 @@ def _compress(raw):
     others through the sorted distinct keys (a search per look-up).
     """
     top = int(raw.max()) + 1 if len(raw) else 0
-    if top <= max(DENSE_KEYS, 4 * len(raw)):
+    if top <= DENSE_KEYS + 4 * len(raw):
         present = np.zeros(top, dtype=bool)
         present[raw] = True
         position = np.cumsum(present) - 1
@@ -218,58 +263,39 @@ def _look_up(lookup, raw):
     return np.minimum(np.searchsorted(table, raw), len(table) - 1)
 
 
-def _score_block(codes, y, w, cards, C, order, parents, tables, class_weight, K, criterion, total):
-    """Add one block of rows' losses to ``total`` (shape (K + 1, m + 1))."""
-    n = len(y)
-    rows = np.arange(n)
-    depths = np.arange(K + 1)[:, None]
-    held_out = np.minimum(w, 1.0)  # one copy of the row
-    own = np.zeros((n, C))
-    own[rows, y] = held_out  # removed from every cell the row touches
-    prior = class_weight - own + 1.0 / C
-    prior = np.log(prior) - np.log(class_weight.sum() - held_out + 1.0)[:, None]
-    joint = np.repeat(prior[None], K + 1, axis=0)
-    total[:, 0] += _block_loss(joint, y, w, criterion)
+def _stacked(tables, C):
+    """Every level's family and parent counts in two tables, and each level's first rows."""
+    families = [level[2] for levels in tables for level in levels]
+    parents = [level[3] for levels in tables for level in levels]
+    family_starts = np.cumsum([0] + [len(t) for t in families])
+    parent_starts = np.cumsum([0] + [len(t) for t in parents])
+    offsets, at = [], 0
+    for levels in tables:
+        offsets.append([(family_starts[at + d], parent_starts[at + d]) for d in range(len(levels))])
+        at += len(levels)
+    stack = lambda ts: np.concatenate(ts) if ts else np.zeros((0, C))  # noqa: E731
+    return stack(families), stack(parents), offsets
+
+
+def _block_cells(codes, cards, order, parents, tables, offsets, D):
+    """``(family, parent)`` of shape ``(m, D, rows)``: each row's cell in the stacked tables
+    at every attribute and depth, -1 where the attribute or one of the parents is missing."""
+    n = len(codes)
+    family = np.full((len(order), D, n), -1, dtype=np.int64)
+    parent = np.full((len(order), D, n), -1, dtype=np.int64)
     for u, child in enumerate(order):
         x = codes[:, child]
-        observed = x >= 0
-        levels = tables[u]
+        seen = x >= 0
         r = int(cards[child])
-        terms = np.zeros((len(levels), n, C))
-        reach = np.zeros(n, dtype=np.intp)  # the deepest prefix seen with x in other rows
-        seen = observed.copy()
         key = np.zeros(n, dtype=np.int64)
-        for d, (parent_lookup, family_lookup, family_counts, parent_counts) in enumerate(levels):
+        for d, (parent_lookup, family_lookup, family_counts, _) in enumerate(tables[u]):
             if not len(family_counts):  # no row observes the attribute (with these parents)
                 break
             if d:
                 p = parents[u][d - 1]
                 seen &= codes[:, p] >= 0
                 key = np.where(seen, _look_up(parent_lookup, key * int(cards[p]) + codes[:, p]), 0)
-            index = np.where(seen, _look_up(family_lookup, key * r + x), 0)
-            mine = own * seen[:, None]
-            counts = family_counts[index]
-            numerator = counts - mine + 1.0 / r
-            denominator = parent_counts[key] - mine + 1.0
-            terms[d] = np.where(seen[:, None], np.log(numerator) - np.log(denominator), 0.0)
-            if d:
-                others = counts.sum(axis=1) - held_out  # seen without this copy
-                seen &= others > SEEN * (1.0 + others)
-                reach[seen] = d
-        depth = np.minimum(reach[None, :], depths)  # the k-parent term: the deepest seen prefix
-        joint += np.where(observed[None, :, None], terms[depth, rows[None, :]], 0.0)
-        total[:, u + 1] += _block_loss(joint, y, w, criterion)
-
-
-def _block_loss(joint, y, w, criterion):
-    """Weighted sum over rows of each candidate's loss, from log P(c, x) of shape (K+1, n, C)."""
-    top = joint.max(axis=2, keepdims=True)
-    log_norm = top[..., 0] + np.log(np.exp(joint - top).sum(axis=2))
-    log_true = np.take_along_axis(joint, y[None, :, None], axis=2)[..., 0] - log_norm
-    if criterion == "rmse":
-        loss = (1.0 - np.exp(log_true)) ** 2
-    elif criterion == "zero_one":
-        loss = (joint.argmax(axis=2) != y[None]).astype(float)
-    else:
-        loss = -log_true
-    return loss @ w
+            family_start, parent_start = offsets[u][d]
+            family[u, d] = np.where(seen, _look_up(family_lookup, key * r + x) + family_start, -1)
+            parent[u, d] = np.where(seen, key + parent_start, -1)
+    return family, parent

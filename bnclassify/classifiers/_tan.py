@@ -732,7 +732,7 @@ class SimplerTAN(TreeAugmented):
         return contact_weights(self.contact_matrix, schema.names, schema.labels)
 
     def spanning_tree(self, weights, schema) -> nx.Graph:
-        """The contact matrix's maximum spanning tree (see :class:`TreeAugmented`), with the
+        """The contact matrix's maximum spanning tree (see ``TreeAugmented``), with the
         arcs of every column no training row observed cut out (a forest): such a column
         carries no information, and the families left are the contact tree's own, which
         are what an incremental fit keeps (:meth:`statistics_plan`)."""

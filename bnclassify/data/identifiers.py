@@ -134,8 +134,8 @@ def _is_row_index(column: pd.Series) -> bool:
 
 
 def row_number_columns(frame: pd.DataFrame) -> list:
-    """The integer columns of a whole table that number its rows: ``0 .. n-1`` or ``1 .. n``
-    in row order, whatever their name (a ``row_id`` written out as the last column).
+    """The integer columns of a whole table that number its rows, from 0 or from 1 in row
+    order, whatever their name (a ``row_id`` written out as the last column).
 
     Only the whole table tells: in a subset of its rows (a training fold) such a column is
     just increasing, as a feature may be. The command line leaves such columns out (and

@@ -59,7 +59,7 @@ def plot_weights(
         Show the diagonal. Off by default: a contact matrix's diagonal (contacts
         inside a block) dwarfs the rest, and the CMI diagonal is meaningless.
     annotate : bool or "auto", default="auto"
-        Write each value in its cell; ``"auto"``: up to :data:`MAX_ANNOTATED`
+        Write each value in its cell; ``"auto"``: up to ``MAX_ANNOTATED``
         features, where the numbers fit their cells (``True`` writes them for
         any size, about 1 s per 1,000 cells).
     fmt : str, optional

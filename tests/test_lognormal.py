@@ -266,3 +266,12 @@ def test_tall_columns_are_tested_on_an_even_subsample_of_rows():
     assert prefers_log_normal(skewed.iloc[rows][kept], LOG_NORMAL_MIN_Z, classes=y[rows][kept]) == (
         default_kind(skewed, classes=y) == "lognormal"
     )
+
+
+def test_the_log_normal_test_with_a_class_whose_weights_underflow():
+    # weights relative to the largest (8e299): a class weighted only 5e-324 and 1e-30 has
+    # size 0 there, and its mean divided 0 by 0 (a RuntimeWarning found by
+    # test_extreme_values' hypothesis run)
+    x = np.full(4, 1e308)
+    weights = np.array([8e299, 5e-324, 1.0, 5e-324])
+    assert prefers_log_normal(x, weights=weights, classes=np.array(["q", "p", "q", "p"])) is False

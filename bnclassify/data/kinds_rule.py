@@ -220,7 +220,10 @@ def prefers_log_normal(x, min_z=None, weights=None, classes=None) -> bool:
     size = np.bincount(group, weights=w)
 
     def class_mean(v):
-        return (np.bincount(group, weights=w * v) / size)[group]
+        # a class whose weights all underflow relative to the largest (5e-324 beside 1e300)
+        # has size 0: it adds nothing, and must not divide 0 by 0
+        sums = np.bincount(group, weights=w * v)
+        return np.divide(sums, size, out=np.zeros_like(sums), where=size > 0)[group]
 
     def class_sd(v):
         return np.sqrt(class_mean((v - class_mean(v)) ** 2))

@@ -211,15 +211,12 @@ class FittedNetwork:
         (:meth:`marginal`).
         """
         codes = np.asarray(codes)
-        out = np.empty((len(codes), self.n_classes))
         # a non-structural node (e.g. an unobserved column's) reads a missing cell as 0
-        incomplete = (codes[:, self._structural_columns] == MISSING).any(axis=1)
-        complete = ~incomplete
-        if complete.any():
-            out[complete] = self.complete_rows(codes[complete], _rows(values, complete))
-        if incomplete.any():
-            out[incomplete] = self.marginal(codes[incomplete], _rows(values, incomplete))
-        return out
+        if not (codes[:, self._structural_columns] == MISSING).any():
+            return self.complete_rows(codes, values)
+        # every row at once: each factor's term is computed once, for the rows whose family
+        # is observed (complete rows included), not once for the complete rows and again
+        return self.marginal(codes, values)
 
     def complete_rows(self, codes, values=None) -> np.ndarray:
         """log P(c, x) of rows without missing cells."""
@@ -251,6 +248,7 @@ class FittedNetwork:
         missing = codes == MISSING
         structural = self._structural_columns
         out = np.broadcast_to(self.log_prior, (n, self.n_classes)).copy()
+        subsets = {}  # the rows of each distinct mask, taken once for every factor sharing it
         for factor in self.factors:
             if not factor.structural:
                 out += factor.log_terms(codes, values)
@@ -260,7 +258,10 @@ class FittedNetwork:
             if clear.all():
                 out += factor.log_terms(codes, values)
             elif clear.any():
-                out[clear] += factor.log_terms(codes[clear], _rows(values, clear))
+                key = clear.tobytes()
+                if key not in subsets:
+                    subsets[key] = codes[clear], _rows(values, clear)
+                out[clear] += factor.log_terms(*subsets[key])
         needed = self._needed(missing)
         columns = [j for j in structural if needed[:, j].any()]
         patterns, inverse = np.unique(needed[:, columns], axis=0, return_inverse=True)
@@ -315,6 +316,7 @@ class FittedNetwork:
                 if linked[k] is not None
             }
             components.append((_children_first(nodes, linked), target_of, tuple(scope)))
+        components = _merged_by_scope(components)
         # a missing variable whose only potential is its own node's table sums to 1
         pruned = True
         while pruned:
@@ -390,10 +392,18 @@ class FittedNetwork:
         cards = [self._cards[v] for v in scope]
         grid = np.indices(cards).reshape(len(scope), -1).T if scope else np.zeros((1, 0), int)
         n = len(codes)
-        filled = np.repeat(codes, len(grid), axis=0)
+        # only the nodes' families are read: repeat those columns, not the whole table
+        family = sorted(
+            {
+                j
+                for k in order
+                for j in (*self.factors[k].column_positions, *self.factors[k].parent_positions)
+            }
+        )
+        filled = _repeated(codes, family, len(grid))
         if scope:
             filled[:, list(scope)] = np.tile(grid, (n, 1))
-        filled_values = None if values is None else np.repeat(values, len(grid), axis=0)
+        filled_values = None if values is None else _repeated(values, family, len(grid))
         joint = self._pass(filled, filled_values, order, target_of)  # (n * states, C)
         joint = joint.reshape(n, len(grid), self.n_classes).transpose(0, 2, 1)
         return joint.reshape(n, self.n_classes, *cards)
@@ -673,6 +683,24 @@ def _send(log_table, belief):
 
 def _rows(values, mask):
     return None if values is None else values[mask]
+
+
+def _merged_by_scope(components) -> list:
+    """Components with the same missing discrete parents as one: one pass over their
+    nodes (each keeps its children-first order) for every state of the shared scope."""
+    merged: dict = {}
+    for order, target_of, scope in components:
+        nodes, targets = merged.setdefault(scope, ([], {}))
+        nodes += order
+        targets.update(target_of)
+    return [(nodes, targets, scope) for scope, (nodes, targets) in merged.items()]
+
+
+def _repeated(table, columns, times) -> np.ndarray:
+    """``np.repeat(table, times, axis=0)`` in ``columns``; the other columns are zeros."""
+    out = np.zeros((len(table) * times, table.shape[1]), dtype=table.dtype)
+    out[:, columns] = np.repeat(table[:, columns], times, axis=0)
+    return out
 
 
 def _components(linked) -> list:

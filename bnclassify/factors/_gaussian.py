@@ -300,11 +300,15 @@ class Gaussian(Factor):
         x = self._scaled(values, self._columns[0], self._exponent[0])
         out = np.zeros((len(x), self._var.shape[0]))
         rows = ~np.isnan(x)  # a missing leaf integrates to 1
-        if rows.any():
-            a, b, v = self._conditional(codes[np.ix_(rows, self._discrete_parents)])
-            parents = self._scaled(values[rows], list(self._continuous_parents), self._exponent[1:])
-            mean = a + np.einsum("ncp,np->nc", b, parents)
-            out[rows] = log_normal(x[rows, None], mean, v) + self._jacobian(values, rows)
+        if rows.all():  # no row copied (the common case)
+            rows = slice(None)
+        elif not rows.any():
+            return out
+        a, b, v = self._conditional(codes[:, self._discrete_parents][rows])
+        # the parents' columns first, then the rows: not a copy of every column per node
+        parents = self._scaled(values, list(self._continuous_parents), self._exponent[1:])[rows]
+        mean = a + np.einsum("ncp,np->nc", b, parents)
+        out[rows] = log_normal(x[rows, None], mean, v) + self._jacobian(values, rows)
         return out
 
     def upward(self, codes, values, incoming, target):

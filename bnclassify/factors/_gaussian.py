@@ -316,9 +316,14 @@ class Gaussian(Factor):
         n, n_classes = len(x), self._var.shape[0]
         k_in, m_in, w_in = incoming if incoming is not None else _flat(n, n_classes)
         observed = np.broadcast_to(~np.isnan(x), (n, n_classes))
-        has_info = np.isfinite(w_in)
-        w_safe = np.where(has_info, w_in, 1.0)
-        at_x = np.where(has_info, log_normal(np.where(observed, x, 0), m_in, w_safe), 0.0)
+        if incoming is None:  # a flat message: no information, its density term is 0
+            has_info = np.zeros((n, n_classes), dtype=bool)
+            w_safe = np.ones((n, n_classes))
+            at_x = 0.0
+        else:
+            has_info = np.isfinite(w_in)
+            w_safe = np.where(has_info, w_in, 1.0)
+            at_x = np.where(has_info, log_normal(np.where(observed, x, 0), m_in, w_safe), 0.0)
         const = k_in + np.where(observed, at_x + self._jacobian(values), 0.0)
         # what is left to pass on: N(t; a + b x_p, var), or nothing (flat)
         t = np.where(observed, x, m_in)

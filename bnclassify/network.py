@@ -238,7 +238,8 @@ class FittedNetwork:
         """log P(c, x_observed) of rows with missing cells, in any DAG, by variable elimination.
 
         A factor whose family is observed in a row gives its log term, all rows
-        at once. The rest is grouped by the row's pattern of missing cells, so
+        at once (a complete row takes only these terms, so any rows may be
+        passed). The rest is grouped by the row's pattern of missing cells, so
         each pattern is planned once: the discrete nodes touching a missing
         cell give log potentials over its missing variables
         (:meth:`~bnclassify.factors.Categorical.log_potential`); the continuous

@@ -126,6 +126,15 @@ class FittedNetwork:
         return mentions
 
     @cached_property
+    def _family_incidence(self) -> np.ndarray:
+        """``(columns, nodes)``: 1 where the column is in the node's family (itself or a
+        parent); a row's missing cells times it count each node's missing family cells."""
+        incidence = np.zeros((len(self.parents), len(self.factors)))
+        for k, factor in enumerate(self.factors):
+            incidence[[*factor.column_positions, *factor.parent_positions], k] = 1
+        return incidence
+
+    @cached_property
     def _structural_columns(self) -> list:
         return [j for f in self.factors if f.structural for j in f.column_positions]
 
@@ -225,15 +234,12 @@ class FittedNetwork:
         (:meth:`marginal`).
         """
         codes = np.asarray(codes)
-        out = np.empty((len(codes), self.n_classes))
         # a non-structural node (e.g. an unobserved column's) reads a missing cell as 0
-        incomplete = (codes[:, self._structural_columns] == MISSING).any(axis=1)
-        complete = ~incomplete
-        if complete.any():
-            out[complete] = self.complete_rows(codes[complete], _rows(values, complete))
-        if incomplete.any():
-            out[incomplete] = self.marginal(codes[incomplete], _rows(values, incomplete))
-        return out
+        if not (codes[:, self._structural_columns] == MISSING).any():
+            return self.complete_rows(codes, values)
+        # every row at once: each factor's term is computed once, for the rows whose family
+        # is observed (complete rows included), not once for the complete rows and again
+        return self.marginal(codes, values)
 
     def complete_rows(self, codes, values=None) -> np.ndarray:
         """log P(c, x) of rows without missing cells."""
@@ -246,7 +252,8 @@ class FittedNetwork:
         """log P(c, x_observed) of rows with missing cells, in any DAG, by variable elimination.
 
         A factor whose family is observed in a row gives its log term, all rows
-        at once. The rest is grouped by the row's pattern of missing cells, so
+        at once (a complete row takes only these terms, so any rows may be
+        passed). The rest is grouped by the row's pattern of missing cells, so
         each pattern is planned once: the discrete nodes touching a missing
         cell give log potentials over its missing variables
         (:meth:`~bnclassify.factors.Categorical.log_potential`); the continuous
@@ -265,16 +272,23 @@ class FittedNetwork:
         missing = codes == MISSING
         structural = self._structural_columns
         out = np.broadcast_to(self.log_prior, (n, self.n_classes)).copy()
-        for factor in self.factors:
+        # each node's family observed, every row and node in one product (not a loop of masks)
+        holes = np.flatnonzero(missing.any(axis=0))
+        family_clear = (missing[:, holes] @ self._family_incidence[holes]) == 0  # (n, nodes)
+        all_clear = family_clear.all(axis=0)
+        subsets = {}  # the rows of each distinct mask, taken once for every factor sharing it
+        for k, factor in enumerate(self.factors):
             if not factor.structural:
                 out += factor.log_terms(codes, values)
                 continue
-            family = [*factor.column_positions, *factor.parent_positions]
-            clear = ~missing[:, family].any(axis=1)
-            if clear.all():
+            clear = family_clear[:, k]
+            if all_clear[k]:
                 out += factor.log_terms(codes, values)
             elif clear.any():
-                out[clear] += factor.log_terms(codes[clear], _rows(values, clear))
+                key = clear.tobytes()
+                if key not in subsets:
+                    subsets[key] = codes[clear], _rows(values, clear)
+                out[clear] += factor.log_terms(*subsets[key])
         needed = self._needed(missing)
         columns = [j for j in structural if needed[:, j].any()]
         patterns, inverse = np.unique(needed[:, columns], axis=0, return_inverse=True)
@@ -329,6 +343,7 @@ class FittedNetwork:
                 if linked[k] is not None
             }
             components.append((_children_first(nodes, linked), target_of, tuple(scope)))
+        components = _merged_by_scope(components)
         # a missing variable whose only potential is its own node's table sums to 1
         pruned = True
         while pruned:
@@ -404,10 +419,18 @@ class FittedNetwork:
         cards = [self._cards[v] for v in scope]
         grid = np.indices(cards).reshape(len(scope), -1).T if scope else np.zeros((1, 0), int)
         n = len(codes)
-        filled = np.repeat(codes, len(grid), axis=0)
+        # only the nodes' families are read: repeat those columns, not the whole table
+        family = sorted(
+            {
+                j
+                for k in order
+                for j in (*self.factors[k].column_positions, *self.factors[k].parent_positions)
+            }
+        )
+        filled = _repeated(codes, family, len(grid))
         if scope:
             filled[:, list(scope)] = np.tile(grid, (n, 1))
-        filled_values = None if values is None else np.repeat(values, len(grid), axis=0)
+        filled_values = None if values is None else _repeated(values, family, len(grid))
         joint = self._pass(filled, filled_values, order, target_of)  # (n * states, C)
         joint = joint.reshape(n, len(grid), self.n_classes).transpose(0, 2, 1)
         return joint.reshape(n, self.n_classes, *cards)
@@ -687,6 +710,24 @@ def _send(log_table, belief):
 
 def _rows(values, mask):
     return None if values is None else values[mask]
+
+
+def _merged_by_scope(components) -> list:
+    """Components with the same missing discrete parents as one: one pass over their
+    nodes (each keeps its children-first order) for every state of the shared scope."""
+    merged: dict = {}
+    for order, target_of, scope in components:
+        nodes, targets = merged.setdefault(scope, ([], {}))
+        nodes += order
+        targets.update(target_of)
+    return [(nodes, targets, scope) for scope, (nodes, targets) in merged.items()]
+
+
+def _repeated(table, columns, times) -> np.ndarray:
+    """``np.repeat(table, times, axis=0)`` in ``columns``; the other columns are zeros."""
+    out = np.zeros((len(table) * times, table.shape[1]), dtype=table.dtype)
+    out[:, columns] = np.repeat(table[:, columns], times, axis=0)
+    return out
 
 
 def _components(linked) -> list:

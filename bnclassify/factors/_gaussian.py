@@ -349,11 +349,15 @@ class Gaussian(Factor):
         x = self._scaled(values, self._columns[0], self._exponent[0])
         out = np.zeros((len(x), self._var.shape[0]))
         rows = ~np.isnan(x)  # a missing leaf integrates to 1
-        if rows.any():
-            a, b, v = self._conditional(codes[np.ix_(rows, self._discrete_parents)])
-            parents = self._scaled(values[rows], list(self._continuous_parents), self._exponent[1:])
-            mean = a + np.einsum("ncp,np->nc", b, parents)
-            out[rows] = log_normal(x[rows, None], mean, v) + self._jacobian(values, rows)
+        if rows.all():  # no row copied (the common case)
+            rows = slice(None)
+        elif not rows.any():
+            return out
+        a, b, v = self._conditional(codes[:, self._discrete_parents][rows])
+        # the parents' columns first, then the rows: not a copy of every column per node
+        parents = self._scaled(values, list(self._continuous_parents), self._exponent[1:])[rows]
+        mean = a + np.einsum("ncp,np->nc", b, parents)
+        out[rows] = log_normal(x[rows, None], mean, v) + self._jacobian(values, rows)
         return out
 
     def upward(self, codes, values, incoming, target):
@@ -361,9 +365,14 @@ class Gaussian(Factor):
         n, n_classes = len(x), self._var.shape[0]
         k_in, m_in, w_in = incoming if incoming is not None else _flat(n, n_classes)
         observed = np.broadcast_to(~np.isnan(x), (n, n_classes))
-        has_info = np.isfinite(w_in)
-        w_safe = np.where(has_info, w_in, 1.0)
-        at_x = np.where(has_info, log_normal(np.where(observed, x, 0), m_in, w_safe), 0.0)
+        if incoming is None:  # a flat message: no information, its density term is 0
+            has_info = np.zeros((n, n_classes), dtype=bool)
+            w_safe = np.ones((n, n_classes))
+            at_x = 0.0
+        else:
+            has_info = np.isfinite(w_in)
+            w_safe = np.where(has_info, w_in, 1.0)
+            at_x = np.where(has_info, log_normal(np.where(observed, x, 0), m_in, w_safe), 0.0)
         const = k_in + np.where(observed, at_x + self._jacobian(values), 0.0)
         # what is left to pass on: N(t; a + b x_p, var), or nothing (flat)
         t = np.where(observed, x, m_in)

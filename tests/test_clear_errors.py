@@ -158,7 +158,8 @@ def test_class_prior_must_hold_numbers(prior):
 
 
 def _gaussian_two_features():
-    X = pd.DataFrame({"a": np.arange(20.0), "b": np.arange(20.0) ** 0.5})
+    # non-integer values: twenty distinct integers 0..19 read as category codes
+    X = pd.DataFrame({"a": np.arange(20.0) + 0.25, "b": np.arange(20.0) ** 0.5})
     return NaiveBayes().fit(X, [0, 1] * 10), X
 
 

@@ -53,8 +53,8 @@ def log_tree_sum(log_weights) -> np.ndarray:
     >>> round(float(np.exp(log_tree_sum(np.zeros((4, 4))))), 9)  # Cayley: 4^2 trees
     16.0
     >>> spread = np.array([[0.0, 0.0, -5e3], [0.0, 0.0, -9e3], [-5e3, -9e3, 0.0]])
-    >>> float(log_tree_sum(spread))  # two trees hold the 5,000-nat edge: log 2 - 5000
-    -4999.306852819...
+    >>> float(log_tree_sum(spread))  # {01, 02}: e^-5000; the others e^-9000, e^-14000
+    -5000.0
     """
     log_weights = np.asarray(log_weights, dtype=float)
     if log_weights.shape[-1] == 1:

@@ -18,7 +18,7 @@ Examples
 >>> kinds.get_kind("gaussian").discrete
 False
 >>> sorted(kinds.kind_names())[:3]
-['bernoulli', 'categorical', 'gaussian']
+['bernoulli', 'binned', 'categorical']
 """
 
 from __future__ import annotations

@@ -172,6 +172,7 @@ def decided_kind(evidence: CountEvidence, integer_dtype: bool, values=None, numb
     --------
     >>> chunks = [pd.Series(np.arange(15) * 1.5), pd.Series(np.arange(15) * 2.5)]
     >>> evidence = sum(map(count_evidence, chunks[1:]), count_evidence(chunks[0]))
+    >>> from bnclassify.data.kinds_rule import tested_row_step
     >>> step = tested_row_step(30)
     >>> values = value_evidence(chunks[0], evidence.candidates, None, 0, step) + value_evidence(
     ...     chunks[1], evidence.candidates, None, 15, step)

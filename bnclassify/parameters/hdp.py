@@ -64,7 +64,7 @@ from itertools import pairwise
 import numpy as np
 from scipy.special import digamma
 
-from .. import _native
+from .._native import HDP_DONE, hdp_run
 from ..validation import Interval, Options, validate_parameters
 from .smoothing import Smoothing, generator
 from .stirling import StirlingRows
@@ -114,14 +114,15 @@ class HDP(Smoothing):
     >>> counts = np.array([[[9, 1], [0, 0]], [[2, 8], [1, 0]]])  # N(c, x_parent, x)
     >>> table = np.exp(HDP(n_iter=200).log_conditional(counts, np.random.default_rng(0)))
     >>> table.round(2)
-    array([[[0.86, 0.14],
-            [0.78, 0.22]],
+    array([[[0.87, 0.13],
+            [0.68, 0.32]],
     <BLANKLINE>
-           [[0.23, 0.77],
-            [0.48, 0.52]]])
+           [[0.25, 0.75],
+            [0.69, 0.31]]])
 
-    The parent state with no data in class 0 takes that class's estimate; the
-    one row seen in class 1 is pulled towards class 1's.
+    The parent state with no data in class 0 is drawn around that class's node,
+    less sharply than the state with ten rows; the one row seen in class 1
+    (x = 0) pulls its state away from class 1's estimate towards that value.
     """
 
     name = "hdp"
@@ -393,8 +394,8 @@ def _run(forest, n_iter, burn_in, rng):
     prior = (PRIOR_SHAPE, PRIOR_SHAPE / INITIAL_CONCENTRATION, MAX_CONCENTRATION, LOG_Q_FLOOR)
     settings = ((n_iter, burn_in, WINDOW, SWEEPS_PER_ROUND), prior)
     while True:
-        status, need = _native.hdp_run(forest, rows.table, rows.row_of, rows.columns, settings)
-        if status == _native.HDP_DONE:
+        status, need = hdp_run(forest, rows.table, rows.row_of, rows.columns, settings)
+        if status == HDP_DONE:
             break
         row, column = need
         dense, columns = rows.dense_rows, rows.n_columns

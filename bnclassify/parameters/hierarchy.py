@@ -52,8 +52,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
-from .. import _native
-from .._native import row_sums
+from .._native import hls_fit, row_sums
 
 #: Newton steps at most (the solver converges in 3-10 on real tables).
 MAX_STEPS = 100
@@ -392,4 +391,4 @@ def fit_forest(forest, beta=None, tolerance=STEP_TOLERANCE):
     array([[0.75, 0.25]])
     """
     beta = forest.zeros() if beta is None else beta
-    return _native.hls_fit(forest, beta, tolerance, MAX_STEPS)
+    return hls_fit(forest, beta, tolerance, MAX_STEPS)

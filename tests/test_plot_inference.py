@@ -190,5 +190,5 @@ def test_the_widget_names_its_extra_when_ipywidgets_is_missing(car_tan, monkeypa
     import sys
 
     monkeypatch.setitem(sys.modules, "ipywidgets", None)  # import fails
-    with pytest.raises(ImportError, match=r"pybnclassify\[teaching\]"):
+    with pytest.raises(ImportError, match=r"pip install ipywidgets .*\.\[teaching\]"):
         InferenceView(car_tan).widget()

@@ -6,11 +6,11 @@ import tempfile
 import numpy as np
 import pandas as pd
 import pytest
+from _checks import parametrize_with_checks
 from _wrapper_reference import naive_search
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.utils import check_random_state
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from bnclassify import BSEJ, FSSJ, KDBHC, TAN, TANHC, TANHCSP
 from bnclassify.classifiers._search import FoldScorer, ode_arcs, stratified_folds

@@ -397,3 +397,12 @@ def test_no_candidate_over_the_cell_budget_is_chosen(monkeypatch):
     )
     assert used <= cells // 3
     assert (len(kept), bounded.k_) != (len(free.selected_features_), free.k_)
+
+
+def test_a_text_column_missing_in_every_training_row_is_left_out_without_a_numpy_warning():
+    # its card is 0: the leave-one-out pass divided by it (the bad-input campaign)
+    X, y = _mixed(9)
+    X["empty"] = pd.Series([None] * len(X), dtype=object)
+    with pytest.warns(UnobservedColumnWarning, match="'empty'"):
+        model = SKDB().fit(X, y)
+    assert np.isfinite(model.predict_proba(X)).all()

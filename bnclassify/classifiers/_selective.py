@@ -132,7 +132,8 @@ def loo_losses(codes, y, cards, n_classes, order, parents, max_k, criterion="rms
     ]
     family_counts, parent_counts, offsets = _stacked(tables, C)
     class_weight = np.bincount(y, weights=w, minlength=C)
-    inverse_r = 1.0 / np.array([int(cards[child]) for child in order], dtype=float)
+    # a column with no observed value has no state (card 0); its cells never reach 1/r
+    inverse_r = 1.0 / np.array([max(int(cards[child]), 1) for child in order], dtype=float)
     total = np.zeros((D, m + 1))
     if whole:
         starts = np.zeros((2, m, D), dtype=np.int64)

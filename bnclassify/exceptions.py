@@ -20,9 +20,9 @@ a training column with no observed      :class:`UnobservedColumnWarning` (the co
 value (every cell missing)              left out of the model)
 a continuous column constant within a   :class:`ZeroVarianceWarning`
 class (its spread is borrowed)
-pgmpy's discrete network (``network_``,  :class:`ContinuousFeaturesError` (a
-:func:`~bnclassify.io.to_bif`) of a     ``ValueError`` and an ``AttributeError``:
-model with continuous features          ``hasattr(model, "network_")`` is ``False``)
+pgmpy's network (``network_``, a BIF    :class:`ContinuousFeaturesError` (a
+file) of a model with continuous        ``ValueError`` and an ``AttributeError``:
+features                                ``hasattr(model, "network_")`` is ``False``)
 a model file that is not a valid        :class:`ModelFileError` (a ``ValueError``),
 bnclassify model file                   also importable from :mod:`bnclassify.io`
 a bad table ``X`` or bad labels ``y``   ``ValueError`` (a wrong value, shape, size or

@@ -67,7 +67,7 @@ class Factor(BaseEstimator):
     #: training value (:class:`~bnclassify.factors.Unobserved`), whose cells are all missing.
     informative = True
     #: A discrete kind of numeric columns: how the data layer learns its cut points
-    #: (a :class:`~bnclassify.data.binning.Binning`; ``None``: not binned).
+    #: (a ``bnclassify.data.binning.Binning``; ``None``: not binned).
     binning = None
     #: Once fitted: codes of the classes whose training values showed no spread, so that the
     #: node gave them a borrowed spread (continuous nodes; the estimator names them in a warning).

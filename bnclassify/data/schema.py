@@ -88,7 +88,7 @@ class TableSchema:
         Whether the training table carried its own string column names.
     cut_points : list of ndarray or None, optional
         The cut points of each binned column (a kind with a
-        :class:`~bnclassify.data.binning.Binning`), learned from the training
+        ``bnclassify.data.binning.Binning``), learned from the training
         rows; ``None`` for the others (the default: none binned).
 
     Examples
@@ -292,7 +292,7 @@ class TableSchema:
     @property
     def binned(self) -> np.ndarray:
         """Whether each column is binned: numbers in the table, their intervals' codes in the
-        model (a kind with a :class:`~bnclassify.data.binning.Binning`)."""
+        model (a kind with a ``bnclassify.data.binning.Binning``)."""
         return np.array([_binning(s) is not None for s in self.nodes_by_column], dtype=bool)
 
     def learn_cut_points(self, frame, y, weights=None) -> list:
@@ -668,7 +668,7 @@ class TableSchema:
 
 
 def _binning(spec):
-    """The :class:`~bnclassify.data.binning.Binning` of a node specification (or ``None``)."""
+    """The ``bnclassify.data.binning.Binning`` of a node specification (or ``None``)."""
     return getattr(spec, "binning", None)
 
 

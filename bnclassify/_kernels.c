@@ -651,6 +651,139 @@ end:
     return distinct;
 }
 
+/* -- factorize_object_columns ----------------------------------------------------------------- */
+
+/* The most distinct objects of a column factorize_object_columns codes (its codes are int8). */
+#define OBJECT_MAX_CODES 127
+
+/* One column's identity scan into int8 indices (out, step apart): the number of distinct objects
+ * (their pointers and first cells into seen and where), or -1 when there are more than
+ * OBJECT_MAX_CODES. Pointers only, so without the GIL (see scan_identities). */
+static int scan_column_identities(const char *base, Py_ssize_t n, Py_ssize_t s0, char *out,
+                                  Py_ssize_t step, PyObject **seen, Py_ssize_t *where) {
+    PyObject *keys[256] = {NULL};
+    int8_t vals[256];
+    int count = 0;
+    PyObject *last = NULL;
+    int8_t last_code = -1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *o = *(PyObject *const *)(base + i * s0);
+        if (!o) o = Py_None;
+        if (o != last) {
+            size_t s = pointer_slot(o, 255);
+            while (keys[s] && keys[s] != o) s = (s + 1) & 255;
+            if (!keys[s]) {
+                if (count == OBJECT_MAX_CODES) return -1;
+                keys[s] = o, vals[s] = (int8_t)count;
+                seen[count] = o, where[count] = i;
+                count++;
+            }
+            last = o, last_code = vals[s];
+        }
+        *(int8_t *)(out + i * step) = last_code;
+    }
+    return count;
+}
+
+/* factorize_object_columns(values, out): per column of a 2-D object array, out[:, j] (int8) =
+ * the index of each cell's object among the column's distinct objects (by identity, first
+ * appearance first); returns each column's distinct objects as a list, or None for a column of
+ * more than OBJECT_MAX_CODES distinct objects (or written to meanwhile). The scan runs without the
+ * GIL; the caller factorizes the few distinct objects by value and remaps (remap_codes). */
+static PyObject *factorize_object_columns(PyObject *self, PyObject *args) {
+    PyObject *values_obj, *out_obj;
+    if (!PyArg_ParseTuple(args, "OO", &values_obj, &out_obj)) return NULL;
+    Py_buffer v, out;
+    if (get_2d(values_obj, &v, 0, "values") < 0) return NULL;
+    const char *f = native_format(v.format);
+    if (v.itemsize != sizeof(PyObject *) || !f || strcmp(f, "O") != 0) {
+        PyErr_SetString(PyExc_TypeError, "factorize_object_columns: values must be an object array");
+        PyBuffer_Release(&v);
+        return NULL;
+    }
+    if (get_2d(out_obj, &out, 1, "out") < 0) { PyBuffer_Release(&v); return NULL; }
+    int out_signed = 0;
+    PyObject *result = NULL;
+    Py_ssize_t n = v.shape[0], k = v.shape[1];
+    PyObject **seen = NULL;
+    Py_ssize_t *where = NULL;
+    int *counts = NULL;
+    if (int_kind(&out, &out_signed) != 1 || !out_signed || out.shape[0] != n || out.shape[1] != k) {
+        PyErr_SetString(PyExc_ValueError, "factorize_object_columns: out must be int8, values' shape");
+        goto done;
+    }
+    size_t cells = (size_t)(k ? k : 1) * OBJECT_MAX_CODES;
+    seen = (PyObject **)malloc(cells * sizeof(PyObject *));
+    where = (Py_ssize_t *)malloc(cells * sizeof(Py_ssize_t));
+    counts = (int *)malloc((size_t)(k ? k : 1) * sizeof(int));
+    if (!seen || !where || !counts) { PyErr_NoMemory(); goto done; }
+    const char *base = (const char *)v.buf;
+    char *obase = (char *)out.buf;
+    Py_ssize_t s0 = v.strides[0], s1 = v.strides[1], o0 = out.strides[0], o1 = out.strides[1];
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t j = 0; j < k; j++)
+        counts[j] = scan_column_identities(base + j * s1, n, s0, obase + j * o1, o0,
+                                           seen + j * OBJECT_MAX_CODES, where + j * OBJECT_MAX_CODES);
+    Py_END_ALLOW_THREADS
+    result = PyList_New(k);
+    for (Py_ssize_t j = 0; result && j < k; j++) {
+        PyObject *distinct = NULL;
+        if (counts[j] >= 0 && (distinct = PyList_New(counts[j]))) {
+            for (int c = 0; c < counts[j]; c++) {
+                PyObject *o = *(PyObject *const *)(base + where[j * OBJECT_MAX_CODES + c] * s0 + j * s1);
+                if (!o) o = Py_None;
+                if (o != seen[j * OBJECT_MAX_CODES + c]) { Py_CLEAR(distinct); break; } /* written */
+                Py_INCREF(o);
+                PyList_SET_ITEM(distinct, c, o);
+            }
+        }
+        if (!distinct) {
+            if (PyErr_Occurred()) { Py_CLEAR(result); break; }
+            distinct = Py_None;
+            Py_INCREF(Py_None);
+        }
+        PyList_SET_ITEM(result, j, distinct);
+    }
+done:
+    free(seen); free(where); free(counts);
+    PyBuffer_Release(&v); PyBuffer_Release(&out);
+    return result;
+}
+
+/* remap_codes(codes, tables): codes[i, j] = tables[j, codes[i, j]] in place, for int8 codes in
+ * [0, 128) and an int8 table of 128 entries per column. */
+static PyObject *remap_codes(PyObject *self, PyObject *args) {
+    PyObject *codes_obj, *tables_obj;
+    if (!PyArg_ParseTuple(args, "OO", &codes_obj, &tables_obj)) return NULL;
+    Py_buffer c, t;
+    if (get_2d(codes_obj, &c, 1, "codes") < 0) return NULL;
+    if (get_2d(tables_obj, &t, 0, "tables") < 0) { PyBuffer_Release(&c); return NULL; }
+    int cs = 0, ts = 0;
+    if (int_kind(&c, &cs) != 1 || !cs || int_kind(&t, &ts) != 1 || !ts || t.shape[0] != c.shape[1] ||
+        t.shape[1] != 128) {
+        PyErr_SetString(PyExc_ValueError, "remap_codes: int8 codes and an int8 table of 128 per column");
+        PyBuffer_Release(&c); PyBuffer_Release(&t);
+        return NULL;
+    }
+    Py_ssize_t n = c.shape[0], k = c.shape[1];
+    char *cb = (char *)c.buf;
+    const char *tb = (const char *)t.buf;
+    Py_ssize_t c0 = c.strides[0], c1 = c.strides[1], t0 = t.strides[0], t1 = t.strides[1];
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t j = 0; j < k; j++) {
+        int8_t table[128];
+        for (int r = 0; r < 128; r++) table[r] = *(const int8_t *)(tb + j * t0 + r * t1);
+        char *col = cb + j * c1;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            int8_t *cell = (int8_t *)(col + i * c0);
+            *cell = table[(uint8_t)*cell & 127];
+        }
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&c); PyBuffer_Release(&t);
+    Py_RETURN_NONE;
+}
+
 /* -- hdp_run ------------------------------------------------------------------------------------ */
 
 /* The Gibbs sampler of bnclassify/parameters/hdp.py over the table counts of hierarchical
@@ -1690,6 +1823,14 @@ static PyMethodDef methods[] = {
      "factorize_objects(values, codes): codes[i] = index of values[i]'s object among the distinct "
      "objects (by identity, first appearance first), which are returned as a list; None when most "
      "cells hold distinct objects (codes are then unset)."},
+    {"factorize_object_columns", factorize_object_columns, METH_VARARGS,
+     "factorize_object_columns(values, out): per column of a 2-D object array, out[:, j] (int8) = "
+     "the index of each cell's object among the column's distinct objects (by identity, first "
+     "appearance first); returns each column's distinct objects as a list, or None for a column "
+     "of more than 127."},
+    {"remap_codes", remap_codes, METH_VARARGS,
+     "remap_codes(codes, tables): codes[i, j] = tables[j, codes[i, j]] in place (int8 codes in "
+     "[0, 128), an int8 table of 128 entries per column)."},
     {"hdp_run", hdp_run, METH_VARARGS,
      "hdp_run(active, active_node, parent, start, group, node_n, node_t, cell_n, cell_t, record, "
      "leaves, sampled, row_of, position, tree_active, tree_record, tree_leaves, tree_sampled, "

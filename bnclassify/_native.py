@@ -387,6 +387,90 @@ def factorize_texts(arrays, n_rows: int):
     return codes, [None if values is None else _object_array(values) for values in found]
 
 
+def factorize_object_columns(values: np.ndarray):
+    """Codes and sorted distinct values of the string columns of a 2-D object array.
+
+    ``values``: ``(n_rows, k)`` objects. Returns ``(codes, categories)`` as
+    :func:`factorize_texts` does: ``codes`` an ``(n_rows, k)`` column-major
+    int8 array whose column ``j`` holds each cell's position among
+    ``categories[j]``, the column's distinct values sorted (an object array of
+    str), and -1 for a missing cell (None or a float NaN). A column it cannot
+    code so gets ``None`` (and an unset codes column): one holding anything but
+    exact ``str`` and missing cells, no value at all, or more than
+    :data:`TEXT_MAX_CODES` distinct values (compiled: distinct objects).
+
+    The compiled version numbers each column's cells by object identity without
+    the GIL (a string column repeats a few objects), the columns split over the
+    cores, then sorts each column's few distinct objects by value and renumbers
+    the cells through a table of 128 entries; the other factorizes each column
+    with pandas. Both give the categories and codes :func:`pd.factorize` and a
+    sort of each column would give.
+
+    Examples
+    --------
+    >>> values = np.array([["b", "x"], [None, 1], ["a", "x"]], dtype=object)
+    >>> codes, categories = factorize_object_columns(values)
+    >>> codes[:, 0].tolist(), categories
+    ([1, -1, 0], [array(['a', 'b'], dtype=object), None])
+    """
+    n_rows, k = values.shape
+    codes = np.empty((n_rows, k), dtype=np.int8, order="F")
+    if not COMPILED:
+        return codes, [_index_objects(values[:, j], codes[:, j]) for j in range(k)]
+
+    def factorize(share):
+        out = codes[:, share]
+        distinct = _kernels.factorize_object_columns(values[:, share], out)
+        tables = np.zeros((len(distinct), 128), dtype=np.int8)
+        found = [_sorted_texts(objects, tables[i]) for i, objects in enumerate(distinct)]
+        _kernels.remap_codes(out, tables)
+        return found
+
+    found = _on_shares(factorize, k, n_rows * k)
+    return codes, list(itertools.chain.from_iterable(found))
+
+
+def _sorted_texts(objects, table):
+    """The sorted distinct values of a column's distinct ``objects`` (exact ``str``, None or
+    a float NaN), and ``table[i]`` each object's position among them (-1: missing); None
+    when an object is anything else or no value is a str."""
+    if objects is None:
+        return None
+    for value in objects:
+        if type(value) is not str and value is not None and not _is_float_nan(value):
+            return None
+    texts = sorted({value for value in objects if type(value) is str})
+    if not texts or len(texts) > TEXT_MAX_CODES:
+        return None
+    rank = {text: i for i, text in enumerate(texts)}
+    table[: len(objects)] = [rank.get(value, -1) if type(value) is str else -1 for value in objects]
+    return _object_array(texts)
+
+
+def _is_float_nan(value) -> bool:
+    return type(value) is float and value != value
+
+
+def _index_objects(column, out):
+    """The uncompiled :func:`factorize_object_columns` of one column: its categories, codes
+    into ``out``."""
+    try:
+        indices, uniques = pd.factorize(column)  # missing cells (None, NaN, NA, NaT) are -1
+    except TypeError:  # an unhashable cell: the column path names it
+        return None
+    if len(uniques) > TEXT_MAX_CODES:
+        return None
+    missing = column[indices < 0].tolist()
+    if any(value is not None and not _is_float_nan(value) for value in missing):
+        return None  # pd.NA, NaT, ...: left to the column path, as the compiled version does
+    table = np.zeros(128, dtype=np.int8)
+    categories = _sorted_texts(list(uniques), table)
+    if categories is None:
+        return None
+    out[:] = np.where(indices < 0, -1, table[np.maximum(indices, 0)])
+    return categories
+
+
 def _text_chunks(array) -> tuple:
     """A text ``ChunkedArray``'s chunks as the kernel reads them."""
     large = array.type.id == _LARGE_STRING_ID

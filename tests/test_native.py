@@ -12,7 +12,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from bnclassify import TAN, NaiveBayes, SimplerTAN, _native
-from bnclassify.data.encoding import factorize_column
+from bnclassify.data import encoding
+from bnclassify.data.encoding import factorize_column, learn_and_encode_frame
 from bnclassify.datasets import make_tree_classification
 
 INT_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32"]
@@ -517,6 +518,124 @@ def test_object_string_models_are_identical_with_and_without_the_kernels(model, 
     plain = model().fit(frame, y)
     assert [list(c) for c in compiled.categories_] == [list(c) for c in plain.categories_]
     np.testing.assert_array_equal(compiled.predict_proba(frame), plain.predict_proba(frame))
+
+
+# -- object columns of strings, all at once --------------------------------------------------------
+def object_columns_reference(column):
+    """What factorize_object_columns gives a column: (sorted strings, codes), or None."""
+    cells = column.tolist()
+    missing = [v is None or (type(v) is float and v != v) for v in cells]
+    texts = sorted({v for v in cells if type(v) is str})
+    if not texts or len(texts) > _native.TEXT_MAX_CODES:
+        return None
+    if not all(m or type(v) is str for v, m in zip(cells, missing, strict=True)):
+        return None
+    return texts, [-1 if m else texts.index(v) for v, m in zip(cells, missing, strict=True)]
+
+
+@st.composite
+def object_blocks(draw):
+    """A 2-D object array of object_pool() cells (or strings only) in C, F or strided layout."""
+    n, k = draw(st.integers(0, 30)), draw(st.integers(1, 5))
+    pool = object_pool()
+    columns = []
+    for _ in range(k):
+        texts_only = draw(st.booleans())
+        picks = (
+            st.sampled_from([0, 1, 2, 3, 4, 5, 6, 7])
+            if texts_only
+            else st.integers(0, len(pool) - 1)
+        )
+        columns.append(draw(st.lists(picks, min_size=n, max_size=n)))
+    block = np.empty((n, k), dtype=object)
+    for j, picks in enumerate(columns):
+        for i, pick in enumerate(picks):  # one cell at a time: a tuple stays one cell
+            block[i, j] = pool[pick]
+    layout = draw(st.sampled_from(["C", "F", "strided"]))
+    if layout == "F":
+        return np.asfortranarray(block)
+    if layout == "strided":
+        padded = np.empty((2 * n, 2 * k), dtype=object)
+        padded[::2, ::2] = block
+        return padded[::2, ::2]
+    return block
+
+
+@settings(max_examples=150, deadline=None)
+@given(object_blocks(), st.booleans())
+def test_factorize_object_columns_equals_the_reference(block, compiled):
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_native, "COMPILED", compiled and _native.COMPILED)
+        codes, categories = _native.factorize_object_columns(block)
+    assert codes.dtype == np.int8 and codes.flags.f_contiguous and codes.shape == block.shape
+    for j in range(block.shape[1]):
+        expected = object_columns_reference(block[:, j])
+        if expected is None:
+            assert categories[j] is None
+            continue
+        assert categories[j].dtype == object
+        assert [(type(v), v) for v in categories[j].tolist()] == [(str, v) for v in expected[0]]
+        assert codes[:, j].tolist() == expected[1]
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_factorize_object_columns_gives_up_a_column_of_many_values(compiled, monkeypatch):
+    if compiled and _native._kernels is None:
+        pytest.skip("the compiled extension is not built")
+    monkeypatch.setattr(_native, "COMPILED", compiled)
+    block = np.empty((128, 2), dtype=object)
+    block[:, 0] = [f"v{k}" for k in range(128)]
+    block[:, 1] = ["b", "a"] * 64
+    codes, categories = _native.factorize_object_columns(block)
+    assert categories[0] is None
+    assert categories[1].tolist() == ["a", "b"] and codes[:4, 1].tolist() == [1, 0, 1, 0]
+
+
+@needs_extension
+def test_object_shares_on_threads_give_the_same_codes(monkeypatch):
+    rng = np.random.default_rng(4)
+    words = np.array(["yes", "no", "maybe", None, "não", float("nan")], dtype=object)
+    block = words[rng.integers(0, 6, (300, 7))]
+    serial = _native.factorize_object_columns(block)
+    monkeypatch.setattr(_native, "THREAD_CELLS", 1)
+    monkeypatch.setattr(_native, "cpu_count", lambda: 3)
+    threaded = _native.factorize_object_columns(block)
+    np.testing.assert_array_equal(serial[0], threaded[0])
+    assert [c.tolist() for c in serial[1]] == [c.tolist() for c in threaded[1]]
+
+
+@needs_extension
+def test_object_kernels_refuse_what_they_cannot_read():
+    values = np.array([["a"], ["b"]], dtype=object)
+    with pytest.raises(TypeError, match="object array"):
+        _native._kernels.factorize_object_columns(np.zeros((2, 1)), np.empty((2, 1), np.int8))
+    with pytest.raises(ValueError, match="out must be int8"):
+        _native._kernels.factorize_object_columns(values, np.empty((2, 1), np.int16))
+    with pytest.raises(ValueError, match="out must be int8"):
+        _native._kernels.factorize_object_columns(values, np.empty((3, 1), np.int8))
+    with pytest.raises(ValueError, match="128 per column"):
+        _native._kernels.remap_codes(np.zeros((2, 1), np.int8), np.zeros((1, 64), np.int8))
+
+
+@settings(max_examples=60, deadline=None)
+@given(object_blocks())
+def test_object_frames_learned_together_equal_columns_learned_alone(block):
+    frame = pd.DataFrame(block, columns=[f"c{j}" for j in range(block.shape[1])], dtype=object)
+    alone = []
+    for _, column in frame.items():
+        try:
+            alone.append(encoding._learn_and_encode_column(column))
+        except TypeError:  # an unhashable cell: the frame names it too
+            with pytest.raises(TypeError, match="holds"):
+                learn_and_encode_frame(frame)
+            return
+    categories, codes = learn_and_encode_frame(frame)
+    for j, (expected, expected_codes) in enumerate(alone):
+        assert categories[j].dtype == expected.dtype
+        assert [(type(v), v) for v in categories[j].tolist()] == [
+            (type(v), v) for v in expected.tolist()
+        ]
+        np.testing.assert_array_equal(codes[:, j], expected_codes)
 
 
 # -- Arrow text columns ----------------------------------------------------------------------------

@@ -81,7 +81,10 @@ def identifier_columns(frame: pd.DataFrame, n_distinct=None) -> dict:
     found = {}
     n_rows = len(frame)
     text = {}  # dtype -> whether it holds text: a wide table has few distinct dtypes
-    for j, (name, dtype) in enumerate(zip(frame.columns, frame.dtypes.tolist(), strict=True)):
+    # lists: iterating pandas' own Index and dtypes Series costs a call per column
+    for j, (name, dtype) in enumerate(
+        zip(frame.columns.tolist(), frame.dtypes.tolist(), strict=True)
+    ):
         if _index_name(name):
             if _is_row_index(frame.iloc[:, j]):
                 found[name] = "a row index"

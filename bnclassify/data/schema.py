@@ -151,7 +151,9 @@ class TableSchema:
         # a column's categories are its observed values, except a pandas Categorical's
         declared = [
             j
-            for j, (c, dtype) in enumerate(zip(schema.categories, frame.dtypes, strict=True))
+            for j, (c, dtype) in enumerate(
+                zip(schema.categories, frame.dtypes.tolist(), strict=True)
+            )
             if c is not None and len(c) and isinstance(dtype, pd.CategoricalDtype)
         ]
         empty = [j for j, c in enumerate(schema.categories) if c is not None and not len(c)]
@@ -293,7 +295,7 @@ class TableSchema:
     def binned(self) -> np.ndarray:
         """Whether each column is binned: numbers in the table, their intervals' codes in the
         model (a kind with a ``bnclassify.data.binning.Binning``)."""
-        return np.array([_binning(s) is not None for s in self.nodes_by_column], dtype=bool)
+        return self._flags()[3].copy()
 
     def learn_cut_points(self, frame, y, weights=None) -> list:
         """Each binned column's cut points, from the rows of an aligned table, their
@@ -341,14 +343,17 @@ class TableSchema:
         return self._with_bin_codes(frame, encode_frame(frame, coded, handle_unknown))
 
     def _flags(self):
-        # read by every layer of a fit: built once per schema (its nodes never change)
+        # read by every layer of a fit: built once per schema (its nodes never change; a
+        # schema pickled by an earlier version caches three flags, not four)
         flags = self.__dict__.get("_flag_cache")
-        if flags is None or flags[2] is not self.nodes_by_column:
+        if flags is None or len(flags) < 4 or flags[2] is not self.nodes_by_column:
             kinds = [kind_of(s) for s in self.nodes_by_column]
             discrete = np.array([k.discrete for k in kinds], dtype=bool)
             structural = np.array([k.structural for k in kinds], dtype=bool)
             structural[list(self.unobserved)] = False
-            flags = self.__dict__["_flag_cache"] = (discrete, structural, self.nodes_by_column)
+            binned = np.array([_binning(s) is not None for s in self.nodes_by_column], dtype=bool)
+            flags = (discrete, structural, self.nodes_by_column, binned)
+            self.__dict__["_flag_cache"] = flags
         return flags
 
     @property

@@ -783,7 +783,8 @@ def main(argv=None):
     parser.add_argument(
         "--simpler-tan",
         action="store_true",
-        help="only Simpler TAN vs TAN at 10^4 x 1,024, on each input form (minutes)",
+        help="only Simpler TAN vs TAN at 10^4 x 1,024, on each input form (minutes; runs "
+        "without pyAgrum)",
     )
     parser.add_argument(
         "--targets",

@@ -71,11 +71,11 @@ def test_distinct_warnings_are_each_kept_and_an_error_passes_through():
         warnings.simplefilter("always")
         with WarningsOnceFromCaller():
             for text in ["one", "two", "one"]:
-                warnings.warn(text, UserWarning)
+                warnings.warn(text, UserWarning, stacklevel=1)
     assert [str(w.message) for w in caught] == ["one", "two"]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         with pytest.raises(KeyError), WarningsOnceFromCaller():
-            warnings.warn("lost with the error", UserWarning)
+            warnings.warn("lost with the error", UserWarning, stacklevel=1)
             raise KeyError("the error the caller reads")
     assert caught == []

@@ -57,6 +57,13 @@ NaiveBayes: alpha must be a finite number >= 0, got -1.
 
 from __future__ import annotations
 
+import inspect
+import os
+import warnings
+
+#: The package's directory: frames whose file is under it are bnclassify's own.
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))
+
 
 class InvalidParameterError(ValueError, TypeError):
     """A parameter's value is not one its owner accepts.
@@ -150,3 +157,76 @@ __all__ = [
     "UnseenCategoryWarning",
     "ZeroVarianceWarning",
 ]
+
+
+def caller_stacklevel() -> int:
+    """The ``stacklevel`` that points a warning issued by the function calling this one at
+    the first caller outside bnclassify (the user's line).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> def warn_here():  # not a bnclassify frame: the warning points at it
+    ...     warnings.warn("note", stacklevel=caller_stacklevel())
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_here()
+    >>> caught[0].filename.endswith("exceptions.py")
+    False
+    """
+    return _stacklevel_outside(inspect.currentframe().f_back)
+
+
+def _stacklevel_outside(frame) -> int:
+    """The ``stacklevel`` (``frame`` is level 1, the one calling ``warnings.warn``) of the
+    first frame outside the package."""
+    stacklevel = 1
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame, stacklevel = frame.f_back, stacklevel + 1
+    return stacklevel
+
+
+class WarningsOnceFromCaller:
+    """Collect the warnings raised inside the block and issue each distinct one once, from
+    the first caller outside bnclassify.
+
+    An ensemble fits its members in joblib's worker threads: a member's warning (a
+    :class:`ZeroVarianceWarning`, an :class:`UnobservedColumnWarning`, ...) would point at
+    a joblib frame, not at the user's call, and come once per member. Inside this block
+    they are recorded (from every thread: Python's warning filters are process-wide);
+    when the block ends without error, each distinct ``(category, message)`` is issued
+    again, once, pointing at the user's line, where the user's own filters apply.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from concurrent.futures import ThreadPoolExecutor
+    >>> def member(i):
+    ...     warnings.warn(ZeroVarianceWarning("column 'a' has no spread"))
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     with WarningsOnceFromCaller():
+    ...         with ThreadPoolExecutor(2) as pool:
+    ...             _ = list(pool.map(member, range(4)))
+    >>> len(caught), caught[0].category.__name__
+    (1, 'ZeroVarianceWarning')
+    """
+
+    def __enter__(self):
+        self._recording = warnings.catch_warnings(record=True)
+        self._caught = self._recording.__enter__()
+        warnings.simplefilter("always")
+        return self
+
+    def __exit__(self, kind, error, traceback):
+        self._recording.__exit__(kind, error, traceback)
+        if kind is not None:  # the error is what the caller reads
+            return False
+        stacklevel = _stacklevel_outside(inspect.currentframe())
+        seen = set()
+        for record in self._caught:
+            key = (record.category, str(record.message))
+            if key not in seen:
+                seen.add(key)
+                warnings.warn(record.message, record.category, stacklevel=stacklevel)
+        return False

@@ -5,6 +5,7 @@ Run from a checkout::
     PYTHONPATH=. python tools/bad_input_campaign.py            # every case (~15 min, 2 cores)
     PYTHONPATH=. python tools/bad_input_campaign.py --fast     # the subset the suite runs
     PYTHONPATH=. python tools/bad_input_campaign.py --only "labels:" -v
+    PYTHONPATH=. python tools/bad_input_campaign.py --numbers binned  # the other default
 
 Each case is one call of the public API on one input (tools/bad_input/: odd columns,
 dtypes, shapes and labels through every estimator; prediction on odd values; the
@@ -146,9 +147,19 @@ def main(argv=None) -> int:
     parser.add_argument("--only", help="cases whose kind or name holds this text")
     parser.add_argument("--time-limit", type=float, default=60.0, help="seconds per case")
     parser.add_argument("--memory-gb", type=float, default=8.0, help="address-space cap")
+    parser.add_argument(
+        "--numbers",
+        choices=("density", "binned"),
+        help="the kinds rule's automatic kind of numeric columns (data.kinds_rule.NUMERIC_KIND)"
+        " for this run; default: the library's",
+    )
     parser.add_argument("--list", action="store_true", help="list the cases, run none")
     parser.add_argument("-v", "--verbose", action="store_true", help="print every outcome")
     args = parser.parse_args(argv)
+    if args.numbers:
+        from bnclassify.data import kinds_rule
+
+        kinds_rule.NUMERIC_KIND = args.numbers  # read at each fit: every case runs under it
     cap = int(args.memory_gb * 1e9)
     resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
     cases = all_cases(args.fast, args.only)

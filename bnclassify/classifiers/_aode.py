@@ -11,7 +11,7 @@ from scipy.special import logsumexp
 from sklearn.utils.validation import check_is_fitted
 
 from ..data import HANDLE_UNKNOWN, MISSING
-from ..exceptions import InvalidParameterError
+from ..exceptions import InvalidParameterError, WarningsOnceFromCaller
 from ..parameters import SMOOTHING, Laplace
 from ..state import float_array, require
 from ..stats import (
@@ -319,7 +319,8 @@ class AODE(MemberEnsemble):
             self.__dict__.pop("_fit_rows", None)
             self._set_schema(schema, class_node=class_node)
             self.classes_ = np.asarray(classes)
-            self._fit_members_from(stats)
+            with WarningsOnceFromCaller():  # the SPODEs' and naive Bayes' warnings, once
+                self._fit_members_from(stats)
             if keep:
                 self.statistics_ = stats
         return self

@@ -28,6 +28,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ..data import HANDLE_UNKNOWN
+from ..exceptions import WarningsOnceFromCaller
 from ..network import rooted_forest_joints
 from ..parameters import SMOOTHING, Laplace, log_class_prior, log_conditional
 from ..state import float_array, require
@@ -84,13 +85,19 @@ class MemberEnsemble(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEsti
         return (stats, self.schema_, self.classes_)
 
     def _fit_members(self, jobs):
-        """Run ``(member, fit_function, args)`` jobs, in parallel with ``n_jobs``; sum times."""
+        """Run ``(member, fit_function, args)`` jobs, in parallel with ``n_jobs``; sum times.
+
+        The members' warnings come once each, pointing at the user's call
+        (:class:`~bnclassify.exceptions.WarningsOnceFromCaller`), not once per member from
+        a joblib frame.
+        """
         n_jobs = getattr(self, "n_jobs", None)
         if n_jobs is not None and n_jobs > 0:
             n_jobs = min(n_jobs, max(len(jobs), 1))  # joblib starts every thread asked for
-        fitted = Parallel(n_jobs=n_jobs, prefer="threads")(
-            delayed(function)(member, *args) for member, function, args in jobs
-        )
+        with WarningsOnceFromCaller():
+            fitted = Parallel(n_jobs=n_jobs, prefer="threads")(
+                delayed(function)(member, *args) for member, function, args in jobs
+            )
         times = {"weights": 0.0, "structure": 0.0, "parameters": 0.0}
         for member in fitted:
             for stage in times:

@@ -8,7 +8,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from ..data import HANDLE_UNKNOWN, TableSchema, as_frame, encode_target, warn_unobserved
+from ..data import HANDLE_UNKNOWN, TableSchema, as_frame, encode_target
 from ..parameters import SMOOTHING
 from ..state import require
 from ..structure import name_order
@@ -202,9 +202,6 @@ class ESKDB(MemberEnsemble):
                 for member, seed in zip(members, seeds, strict=True)
             ]
         self.estimators_, self.fit_times_ = self._fit_members(jobs)
-        if numeric and self.discretization == "stochastic":  # members fitted without warning
-            left_out = self.estimators_[0].schema_.unobserved
-            warn_unobserved([schema.names[j] for j in left_out])
         self._set_schema(schema, y)
         self.classes_ = self.estimators_[0].classes_
         return self
@@ -286,8 +283,8 @@ def _fit_sampled(member, X, y, numeric, values, seed, sample_weight):
     rng = _generator(seed)
     cuts = cuts_of(values, y, rng, sample_weight)
     stats, schema, classes, class_node = binned_statistics(
-        X, y, numeric, cuts, sample_weight, values, warn=False
-    )  # the ensemble warns once, from the caller's thread
+        X, y, numeric, cuts, sample_weight, values
+    )
     class_mi = class_information(stats, schema)
     member.set_params(order=sampled_order(class_mi, list(schema.names), rng))
     member._shared_class_mi = class_mi

@@ -312,14 +312,12 @@ def ranked_by(class_mi, features) -> list:
     ]
 
 
-def binned_statistics(X, y, columns, cuts, sample_weight=None, values=None, warn=True):
+def binned_statistics(X, y, columns, cuts, sample_weight=None, values=None):
     """``(stats, schema, classes, class_node)`` of ``X`` with ``columns`` cut at ``cuts``.
 
     The schema keeps ``X``'s own column labels (or their absence), so that new
     rows are aligned as the user's table was. ``values``: the columns as
     :func:`~bnclassify.classifiers._bins.column_numbers` read them, if already read.
-    ``warn=False``: no warning for columns without an observed value (a member
-    fitted in a thread).
     """
     frame, has_names = as_frame(X)
     binned = apply_cuts(frame, columns, cuts, values) if columns else frame
@@ -327,7 +325,7 @@ def binned_statistics(X, y, columns, cuts, sample_weight=None, values=None, warn
         binned = binned.set_axis(X.columns, axis=1)  # non-string labels: aligned by label
     # every column is a table now (binned, or categorical by the kinds rule): say so, and
     # the kinds rule is not run again
-    schema, classes, stats = training_statistics(binned, y, "categorical", sample_weight, warn)
+    schema, classes, stats = training_statistics(binned, y, "categorical", sample_weight)
     schema.has_names = has_names
     return stats, schema, classes, class_node_name(y, schema.names)
 

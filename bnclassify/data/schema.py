@@ -18,15 +18,18 @@ from __future__ import annotations
 
 import copy
 import functools
-import inspect
-import os
 import warnings
 
 import numpy as np
 import pandas as pd
 
 from .._native import column_ranges
-from ..exceptions import UnobservedColumnWarning, UnseenCategoryWarning, ZeroVarianceWarning
+from ..exceptions import (
+    UnobservedColumnWarning,
+    UnseenCategoryWarning,
+    ZeroVarianceWarning,
+    caller_stacklevel,
+)
 from ..state import distinct_labels, require
 from .binning import bin_codes, bin_labels
 from .encoding import MISSING, codes_dtype, encode_frame, learn_and_encode_frame
@@ -711,16 +714,6 @@ def _checked_cut_points(cut_points, schema) -> list:
     return cut_points
 
 
-def _outside_stacklevel() -> int:
-    """The ``stacklevel`` (for the caller of this function's caller) of the first frame
-    outside bnclassify."""
-    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # bnclassify/
-    frame, stacklevel = inspect.currentframe().f_back.f_back, 2
-    while frame is not None and frame.f_code.co_filename.startswith(package):
-        frame, stacklevel = frame.f_back, stacklevel + 1
-    return stacklevel
-
-
 def warn_identifiers(found):
     """One :class:`~bnclassify.data.identifiers.IdentifierColumnWarning` for ``found``
     (column -> reason, :func:`~bnclassify.data.identifiers.identifier_columns`), if any."""
@@ -733,7 +726,7 @@ def warn_identifiers(found):
             "new ones (and on sorted data it leaks the class). Drop it before fitting unless "
             "it is a real feature."
         ),
-        stacklevel=_outside_stacklevel(),
+        stacklevel=caller_stacklevel(),
     )
 
 
@@ -750,7 +743,7 @@ def warn_unobserved(names):
             "prediction reads whatever they hold as missing. Drop them to silence this.",
             names,
         ),
-        stacklevel=_outside_stacklevel(),
+        stacklevel=caller_stacklevel(),
     )
 
 
@@ -761,7 +754,7 @@ def warn_unseen(counts):
     """
     if not counts:
         return
-    stacklevel = _outside_stacklevel()
+    stacklevel = caller_stacklevel()
     listed = ", ".join(f"{name!r} ({k})" for name, k in counts.items())
     warnings.warn(
         UnseenCategoryWarning(
@@ -789,7 +782,7 @@ def warn_zero_variance(found):
             "column categorical if its values are codes.",
             found,
         ),
-        stacklevel=_outside_stacklevel(),
+        stacklevel=caller_stacklevel(),
     )
 
 

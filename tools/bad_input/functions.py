@@ -4,6 +4,7 @@ reference exists."""
 
 from __future__ import annotations
 
+import itertools
 import math
 import tempfile
 from pathlib import Path
@@ -11,9 +12,10 @@ from pathlib import Path
 import networkx as nx
 import numpy as np
 import pandas as pd
+import scipy.special
 
 import bnclassify as bnc
-from bnclassify import data, parameters, stats, structure
+from bnclassify import data, parameters, spanning_trees, stats, structure
 from bnclassify.explain import explain
 from bnclassify.inference import posteriors
 from bnclassify.io import dump, from_bif, from_pgmpy, load, to_bif
@@ -352,6 +354,84 @@ def _structure_cases():
     return out
 
 
+def _tree_log_weights(log_weights):
+    """``(log weight, edges)`` of every spanning tree, by enumeration (the slow reference)."""
+    m = len(log_weights)
+    if m == 1:
+        yield 0.0, ()  # one node: one tree, without an edge
+        return
+    pairs = [(u, v) for u in range(m) for v in range(u + 1, m)]
+    for edges in itertools.combinations(pairs, m - 1):
+        if nx.is_tree(nx.Graph(edges)) and len({n for e in edges for n in e}) == m:
+            yield math.fsum(log_weights[u][v] for u, v in edges), edges
+
+
+def _slow_log_tree_sum(log_weights) -> float:
+    terms = [w for w, _ in _tree_log_weights(log_weights)]
+    return float(scipy.special.logsumexp(terms)) if terms else -np.inf
+
+
+def _slow_edge_marginals(log_weights) -> np.ndarray:
+    m = len(log_weights)
+    total = _slow_log_tree_sum(log_weights)
+    out = np.zeros((m, m))
+    for w, edges in _tree_log_weights(log_weights):
+        for u, v in edges:
+            out[u, v] += math.exp(w - total)
+            out[v, u] = out[u, v]
+    return out
+
+
+def _agrees_with_enumeration(function, reference, matrix) -> bool:
+    got = np.asarray(function(matrix), dtype=float)
+    with np.errstate(all="ignore"):  # the reference may overflow where the answer is inf
+        expected = np.asarray(reference(matrix), dtype=float)
+    if not np.isfinite(expected).all():
+        return bool(np.array_equal(got, expected, equal_nan=True))
+    return bool(np.allclose(got, expected, rtol=1e-7, atol=1e-9))
+
+
+def _spanning_tree_cases():
+    """BMATAN's sums over every spanning tree on odd log weights, against enumeration."""
+    rng = np.random.default_rng(3)
+    w = rng.normal(size=(4, 4))
+    w = (w + w.T) / 2
+    np.fill_diagonal(w, 0)
+    odd = {
+        "NaN weight": np.where(np.eye(4, k=1) > 0, np.nan, w),
+        "inf weight": np.where(np.eye(4, k=1) > 0, np.inf, w),
+        "-inf edge": np.where(np.eye(4, k=1) + np.eye(4, k=-1) > 0, -np.inf, w),
+        "a node cut off (-inf)": np.where(
+            (np.arange(4) == 3)[:, None] | (np.arange(4) == 3), -np.inf, w
+        ),
+        "all equal": np.zeros((4, 4)),
+        "peaked (1e3 spread)": w * 1e3,
+        "1e308": w * 1e308,
+        "-1e300": -np.abs(w) * 1e300,
+        "subnormal": w * 5e-324,
+        "asymmetric": w + np.triu(np.ones((4, 4))),
+        "one feature": np.zeros((1, 1)),
+        "two features": np.array([[0.0, 2.0], [2.0, 0.0]]),
+    }
+    functions = {
+        "log_tree_sum": (spanning_trees.log_tree_sum, _slow_log_tree_sum),
+        "edge_marginals": (spanning_trees.edge_marginals, _slow_edge_marginals),
+    }
+    out = []
+    for label, matrix in odd.items():
+        for name, (function, reference) in functions.items():
+            out.append(
+                Case(
+                    "spanning trees: odd log weights",
+                    f"spanning_trees.{name} on {label}",
+                    lambda f=function, r=reference, x=matrix: _agrees_with_enumeration(f, r, x),
+                    names=("weight", "NaN", "inf", "symmetric", "spanning tree"),
+                    covers=(f"bnclassify.spanning_trees.{name}",),
+                )
+            )
+    return out
+
+
 def _four_columns():
     rng = np.random.default_rng(4)
     return pd.DataFrame({c: rng.choice(list("xyz"), N) for c in "abcd"})
@@ -636,6 +716,7 @@ def cases():
         + _log_normal_checks()
         + _parameter_cases()
         + _structure_cases()
+        + _spanning_tree_cases()
         + _inference_cases()
         + _explain_cases()
         + _io_cases()

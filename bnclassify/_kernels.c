@@ -1804,6 +1804,62 @@ done:
     return result;
 }
 
+/* -- tree_pivots ----------------------------------------------------------------------------- */
+
+/* The pivots of the cancellation-free Gaussian elimination (Grassmann, Taksar and Heyman) of
+ * nodes 1 .. m-1 of each of a batch of column-scaled weight matrices (see
+ * bnclassify/spanning_trees.py, which takes their logs for the sum over spanning trees): pivot k
+ * is the sum of column k's remaining off-diagonal weights, so only positive numbers are added.
+ * The matrices (batch, m, m), C-contiguous float64, are eliminated in place; pivots (batch,
+ * m - 1). A pivot below `smallest` is recorded but divides as 1 (the caller redoes such a matrix
+ * in log space), exactly as the numpy version does; the same products and sums, in one pass
+ * over each matrix instead of one numpy call per pivot over the whole batch. */
+static void tree_pivots_one(double *a, int64_t m, double smallest, double *pivots) {
+    for (int64_t k = 1; k < m; k++) {
+        double pivot = a[k];
+        for (int64_t i = k + 1; i < m; i++) pivot += a[i * m + k];
+        pivots[k - 1] = pivot;
+        const double safe = pivot >= smallest ? pivot : 1.0;
+        const double *row = a + k * m;
+        for (int64_t i = 0; i < m; i = (i == 0 ? k + 1 : i + 1)) {
+            double *target = a + i * m;
+            const double factor = target[k] / safe;
+            for (int64_t j = k + 1; j < m; j++) target[j] += factor * row[j];
+        }
+    }
+}
+
+static PyObject *tree_pivots(PyObject *self, PyObject *args) {
+    PyObject *matrices_obj, *pivots_obj;
+    double smallest;
+    if (!PyArg_ParseTuple(args, "OOd", &matrices_obj, &pivots_obj, &smallest)) return NULL;
+    Py_buffer a, p;
+    if (PyObject_GetBuffer(matrices_obj, &a, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0)
+        return NULL;
+    if (PyObject_GetBuffer(pivots_obj, &p, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&a);
+        return NULL;
+    }
+    const char *fa = native_format(a.format), *fp = native_format(p.format);
+    int ok = fa && fp && strcmp(fa, "d") == 0 && strcmp(fp, "d") == 0 && a.ndim == 3 &&
+             p.ndim == 2 && a.shape[1] == a.shape[2] && a.shape[1] >= 2 && p.shape[0] == a.shape[0] &&
+             p.shape[1] == a.shape[1] - 1;
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "tree_pivots: (batch, m, m) and (batch, m - 1) float64");
+        PyBuffer_Release(&a);
+        PyBuffer_Release(&p);
+        return NULL;
+    }
+    const int64_t batch = a.shape[0], m = a.shape[1];
+    Py_BEGIN_ALLOW_THREADS
+    for (int64_t b = 0; b < batch; b++)
+        tree_pivots_one((double *)a.buf + b * m * m, m, smallest, (double *)p.buf + b * (m - 1));
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&a);
+    PyBuffer_Release(&p);
+    Py_RETURN_NONE;
+}
+
 /* -- module ---------------------------------------------------------------------------------- */
 
 static PyMethodDef methods[] = {
@@ -1853,6 +1909,9 @@ static PyMethodDef methods[] = {
      "loo_scores(family, parent, family_counts, parent_counts, y, weights, class_weight, "
      "class_total, inverse_r, criterion, total): selective KDB's leave-one-out losses of a block "
      "of rows, added to total."},
+    {"tree_pivots", tree_pivots, METH_VARARGS,
+     "tree_pivots(matrices, pivots, smallest): the cancellation-free elimination pivots of a batch "
+     "of column-scaled weight matrices, eliminated in place (see bnclassify/_native.py)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1862,7 +1921,7 @@ static struct PyModuleDef module = {
 
 /* Raised with every change of a kernel's arguments or results: _native.py refuses a stale build
  * (an optional build that fails leaves the previous library in place). */
-#define KERNELS_VERSION 12
+#define KERNELS_VERSION 13
 
 PyMODINIT_FUNC PyInit__kernels(void) {
     PyObject *m = PyModule_Create(&module);

@@ -6,7 +6,10 @@ and the counts of a tree's families; the symmetry check of a weight matrix; the
 factorization of an object column (:func:`factorize_objects`); and selective
 KDB's leave-one-out pass (:func:`loo_scores`), a few table look-ups and
 logarithms per row and attribute that numpy can only do through temporaries
-of every candidate's scores. numpy needs
+of every candidate's scores; and the pivots of the cancellation-free elimination
+of many small weight matrices (:func:`tree_pivots`, the sums over spanning trees
+of BMATAN's predictions), one numpy call per pivot over the whole batch
+otherwise. numpy needs
 several full-size temporaries for each integer pass; the C kernels in
 ``_kernels.c`` read each cell once and release the GIL, so the ranges, the cast
 and the counts are split over the cores (the object pass holds the GIL: its
@@ -45,7 +48,7 @@ import pyarrow.compute as pc
 import threadpoolctl
 
 #: The kernels' interface this module calls (``KERNELS_VERSION`` in ``_kernels.c``).
-KERNELS_VERSION = 12
+KERNELS_VERSION = 13
 
 try:
     from . import _kernels
@@ -1204,3 +1207,54 @@ def _loo_loss(joint, y, w, criterion):
     else:
         loss = -log_true
     return loss @ w
+
+
+# -- spanning trees -------------------------------------------------------------------------------
+def tree_pivots(scaled: np.ndarray, smallest: float) -> np.ndarray:
+    """The pivots of the cancellation-free elimination of nodes ``1 .. m-1`` of each matrix.
+
+    ``scaled`` holds column-scaled edge weights, shape ``(batch, m, m)`` with a
+    zero diagonal; pivot ``k`` is the sum of column ``k``'s remaining
+    off-diagonal weights (Grassmann, Taksar and Heyman), so only positive
+    numbers are added. A pivot below ``smallest`` is kept but divides as 1 (the
+    caller redoes that matrix in log space). See
+    :func:`bnclassify.spanning_trees.log_tree_sum`.
+
+    Parameters
+    ----------
+    scaled : ndarray of shape (batch, m, m)
+    smallest : float
+
+    Returns
+    -------
+    ndarray of shape (batch, m - 1)
+
+    Examples
+    --------
+    >>> tree_pivots(np.ones((1, 3, 3)) - np.eye(3), 1e-200)  # K3: 3 trees = 2 * 1.5
+    array([[2. , 1.5]])
+    """
+    a = np.array(scaled, dtype=float, order="C")
+    batch, m = a.shape[0], a.shape[-1]
+    pivots = np.empty((batch, m - 1))
+    if not COMPILED:
+        return _numpy_tree_pivots(a, smallest, pivots)
+
+    def share(rows):
+        _kernels.tree_pivots(a[rows], pivots[rows], float(smallest))
+
+    _on_shares(share, batch, batch * m * m)
+    return pivots
+
+
+def _numpy_tree_pivots(a, smallest, pivots):
+    m = a.shape[-1]
+    for k in range(1, m):
+        pivot = a[:, 0, k] + a[:, k + 1 :, k].sum(axis=-1)
+        pivots[:, k - 1] = pivot
+        safe = np.where(pivot >= smallest, pivot, 1.0)
+        column = a[:, :, k] / safe[:, None]
+        row = a[:, k, None, k + 1 :]  # only the root's row and the rows not yet eliminated
+        a[:, :1, k + 1 :] += column[:, :1, None] * row
+        a[:, k + 1 :, k + 1 :] += column[:, k + 1 :, None] * row
+    return pivots

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._native import tree_pivots
+
 __all__ = ["edge_marginals", "log_tree_sum"]
 
 #: Cells of the rootings :func:`edge_marginals` eliminates at once (``m^2`` each).
@@ -62,7 +64,7 @@ def log_tree_sum(log_weights) -> np.ndarray:
     batch, m = log_weights.shape[:-2], log_weights.shape[-1]
     flat = log_weights.reshape(-1, m, m)
     scaled, top = _column_scaled(flat)
-    pivots = _eliminate(scaled)
+    pivots = tree_pivots(scaled, SMALLEST_PIVOT)
     with np.errstate(divide="ignore"):
         out = np.log(pivots).sum(axis=-1) + top[..., 1:].sum(axis=-1)
     redo = underflowed(pivots)

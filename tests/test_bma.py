@@ -320,6 +320,27 @@ def test_rows_beyond_the_exact_budget_are_summed_out_as_leaves_with_a_warning():
     np.testing.assert_allclose(prior[0], np.exp(model._params["log_class"]), rtol=1e-12)
 
 
+def test_a_prediction_past_the_slow_budget_states_its_cost_up_front(monkeypatch):
+    """arrhythmia: 279 features, 13 classes, one 279 x 279 determinant per row and class (20 s
+    for 226 rows). Past SLOW_PREDICT_WORK multiply-adds predict warns first, with the number
+    of determinants (complete rows, and every joint state of an exactly summed-out row); the
+    answer is the same."""
+    from bnclassify.classifiers import _bma
+
+    rng = np.random.default_rng(0)
+    n, m = 60, 6
+    y = rng.integers(0, 2, n)
+    X = pd.DataFrame({f"f{j}": (rng.integers(0, 3, n) + y) % 3 for j in range(m)})
+    model = BMATAN().fit(X, y)
+    test = X.iloc[:10].astype(float)
+    test.iloc[0, 0] = np.nan  # summed out exactly: 3 joint states, 3 determinants per class
+    quiet = model.predict_proba(test)  # the suite turns warnings into errors
+    monkeypatch.setattr(_bma, "SLOW_PREDICT_WORK", 2 * 12 * m**3 / 3 - 1)
+    with pytest.warns(UserWarning, match=r"takes 24 determinants of 6 x 6 .* multiply-adds"):
+        loud = model.predict_proba(test)
+    np.testing.assert_array_equal(loud, quiet)
+
+
 def test_pair_tables_too_large_are_refused_up_front_with_their_size():
     """waveform5000: 40 float columns read as categories asked numpy for a 22,236 x 22,236
     array (MemoryError); columns of that many categories are refused before any table is

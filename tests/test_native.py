@@ -727,3 +727,37 @@ def test_factorize_texts_refuses_what_it_cannot_read(monkeypatch):
         0,
     )
     assert found == [None, None]
+
+
+@needs_extension
+@settings(max_examples=30, deadline=None)
+@given(
+    batch=st.integers(1, 4),
+    m=st.integers(2, 12),
+    spread=st.sampled_from([1.0, 50.0, 800.0]),
+    absent=st.floats(0.0, 0.6),
+    seed=st.integers(0, 2**32 - 1),
+)
+@example(batch=1, m=2, spread=1.0, absent=0.0, seed=0)
+def test_tree_pivots_equal_the_numpy_version(batch, m, spread, absent, seed):
+    # the column-scaled weights log_tree_sum eliminates: peaked (pivots that underflow below
+    # the threshold, which divide as 1 in both versions) and with absent edges (zeros)
+    rng = np.random.default_rng(seed)
+    log_w = rng.normal(scale=spread, size=(batch, m, m))
+    log_w = (log_w + np.swapaxes(log_w, 1, 2)) / 2
+    log_w[rng.random(log_w.shape) < absent] = -np.inf
+    log_w[:, np.arange(m), np.arange(m)] = -np.inf
+    top = log_w.max(axis=1, keepdims=True)
+    scaled = np.exp(log_w - np.where(np.isfinite(top), top, 0.0))
+    before = scaled.copy()
+    compiled = _native.tree_pivots(scaled, 1e-200)
+    expected = _native._numpy_tree_pivots(scaled.copy(), 1e-200, np.empty((batch, m - 1)))
+    np.testing.assert_array_equal(scaled, before)  # the input is left as it was
+    np.testing.assert_allclose(compiled, expected, rtol=1e-12, atol=0)
+
+
+def test_tree_pivots_give_the_matrix_tree_count():
+    # K_m has m^(m-2) spanning trees: the product of the pivots of its unit weights
+    for m in (2, 3, 5, 9):
+        pivots = _native.tree_pivots((np.ones((m, m)) - np.eye(m))[None], 1e-200)
+        assert np.prod(pivots) == pytest.approx(m ** (m - 2), rel=1e-12)

@@ -477,7 +477,9 @@ class AODE(MemberEnsemble):
         every = np.arange(len(cards))
         width = max(1, BLOCK_CELLS // (n_classes * n_total))  # super-parent categories per block
         for block in column_blocks(cards, width):
-            log_cpt = _log_cpt_rows(stats.pair_table(block, every), cards, block, alpha)
+            log_cpt, log_totals = _log_cpt_parts(
+                stats.pair_table(block, every), cards, block, alpha
+            )
             starts = offsets[block] - offsets[block[0]]  # each super-parent's first row
             sp_table = np.concatenate([log_single[j] for j in block], axis=1)  # (C, R_B)
             rows_per_chunk = max(1, BLOCK_CELLS // (n_total + n_classes * log_cpt.shape[1]))
@@ -485,7 +487,14 @@ class AODE(MemberEnsemble):
                 rows = slice(start, start + rows_per_chunk)
                 chunk = codes[rows]
                 z = one_hot(chunk, offsets[:-1], n_total, np.float64)
-                scores = _children_sum(z, log_cpt)
+                # only the categories these rows hold: an identifier's, mostly unseen, are not
+                used = np.flatnonzero(z.any(axis=0))
+                scores = _children_sum(
+                    z[:, used], log_cpt[:, :, used], finite=log_totals is not None
+                )
+                if log_totals is not None:  # each observed child's normaliser
+                    seen = (chunk != MISSING).astype(np.float64)
+                    scores -= np.einsum("nj,cbj->nbc", seen, log_totals, optimize=True)
                 scores += sp_table.T  # (n, R_B, C): log P(a | c) + sum_j log P(x_j | c, a)
                 x = chunk[:, block]
                 observed = x != MISSING
@@ -628,13 +637,37 @@ def _log_cpt_rows(counts, cards, block, alpha):
     return log_cpt
 
 
-def _children_sum(z, log_cpt):
+def _log_cpt_parts(counts, cards, block, alpha):
+    """:func:`_log_cpt_rows` in two parts, ``(log N(c, x_sp, x_j) + alpha, log of each child's
+    total)``, whose difference it is: with ``alpha > 0`` every cell is positive, and the
+    children's sum of log CPT terms is then the sum of the first part's terms minus that of the
+    observed children's totals, without a division or a log of every cell's ratio. With ``alpha
+    = 0`` (empty rows: a uniform CPT) it is ``(_log_cpt_rows(...), None)``.
+    """
+    if not alpha > 0:
+        return _log_cpt_rows(counts, cards, block, alpha), None
+    offsets = np.concatenate([[0], np.cumsum(cards)])
+    smoothed = counts + alpha
+    log_totals = np.log(np.add.reduceat(smoothed, offsets[:-1], axis=2))  # (C, R_block, m)
+    log_cells = np.log(smoothed, out=smoothed)
+    row = 0
+    for j in block:  # a super-parent is not its own child
+        log_cells[:, row : row + cards[j], offsets[j] : offsets[j + 1]] = 0.0
+        log_totals[:, row : row + cards[j], j] = 0.0
+        row += cards[j]
+    return log_cells, log_totals
+
+
+def _children_sum(z, log_cpt, finite=False):
     """``sum_j log P(x_j | c, a)`` over each row's observed children, shape ``(n, R_B, C)``.
 
     One matrix product of the rows' one-hot vectors ``z`` with the log CPTs; a
     zero probability (``alpha=0``) is -inf, which a product would turn into
-    NaN (0 * -inf), so those cells go through a second product of indicators.
+    NaN (0 * -inf), so those cells go through a second product of indicators (``finite``:
+    the caller knows there are none).
     """
+    if finite:
+        return np.einsum("nr,cbr->nbc", z, log_cpt, optimize=True)
     impossible = np.isneginf(log_cpt)
     finite = np.where(impossible, 0.0, log_cpt) if impossible.any() else log_cpt
     scores = np.einsum("nr,cbr->nbc", z, finite, optimize=True)

@@ -73,12 +73,32 @@ class Categorical(Factor):
         r = self.log_table_.shape[-1]
         return int(self.log_table_.size // r * (r - 1))
 
+    def _layout(self, key, make):
+        """``make(log_table_)``, kept for the next call with the same ``key`` while the table
+        is the same object: prediction reads the table in a few fixed layouts, once per row
+        pattern and ensemble member, and copying a wide parent grid each time cost more than
+        the look-ups. The copies are not part of the node's state (nor of a pickle)."""
+        table = self.log_table_
+        cache = self.__dict__.get("_layouts")
+        if cache is None or cache[0] is not table:
+            cache = self._layouts = (table, {})
+        if key not in cache[1]:
+            layout = make(table)
+            layout.flags.writeable = False  # shared by every later call: never written to
+            cache[1][key] = layout
+        return cache[1][key]
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state.pop("_layouts", None)
+        return state
+
     def log_terms(self, codes, values=None):
         family = [*self._discrete_parents, self._columns[0]]
-        table = self.log_table_
-        flat = np.ravel_multi_index(tuple(codes[:, v] for v in family), table.shape[1:])
         # np.take on a small contiguous (cells, C) table: ~10x faster than fancy indexing
-        return np.take(np.ascontiguousarray(table.reshape(table.shape[0], -1).T), flat, axis=0)
+        cells = self._layout("cells", lambda t: np.ascontiguousarray(t.reshape(t.shape[0], -1).T))
+        flat = np.ravel_multi_index(tuple(codes[:, v] for v in family), self.log_table_.shape[1:])
+        return np.take(cells, flat, axis=0)
 
     def log_potential(self, codes, free):
         """``log P(x | c, x_parents)`` as a table over the family's variables ``free``.
@@ -113,12 +133,15 @@ class Categorical(Factor):
         family = [*self._discrete_parents, self._columns[0]]
         free_axes = [family.index(v) for v in free]
         seen_axes = [a for a in range(len(family)) if a not in free_axes]
-        table = self.log_table_.transpose(
-            [1 + a for a in seen_axes] + [0] + [1 + a for a in free_axes]
-        )
-        seen_cards = table.shape[: len(seen_axes)]
-        # C order whatever the table's layout (a loaded model's may differ): sums read it
-        table = np.ascontiguousarray(table.reshape(-1, *table.shape[len(seen_axes) :]))
+        order = [1 + a for a in seen_axes] + [0] + [1 + a for a in free_axes]
+        seen_cards = tuple(self.log_table_.shape[a] for a in order[: len(seen_axes)])
+
+        def layout(table):
+            table = table.transpose(order)
+            # C order whatever the table's layout (a loaded model's may differ): sums read it
+            return np.ascontiguousarray(table.reshape(-1, *table.shape[len(seen_axes) :]))
+
+        table = self._layout(tuple(order), layout)
         if not seen_axes:
             return np.zeros(len(codes), dtype=np.intp), table
         index = np.ravel_multi_index(

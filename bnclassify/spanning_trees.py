@@ -24,7 +24,7 @@ import numpy as np
 
 from ._native import tree_pivots
 
-__all__ = ["edge_marginals", "log_tree_sum"]
+__all__ = ["checked_log_weights", "edge_marginals", "log_tree_sum"]
 
 #: Cells of the rootings :func:`edge_marginals` eliminates at once (``m^2`` each).
 BLOCK_CELLS = 1 << 22
@@ -58,7 +58,7 @@ def log_tree_sum(log_weights) -> np.ndarray:
     >>> float(log_tree_sum(spread))  # {01, 02}: e^-5000; the others e^-9000, e^-14000
     -5000.0
     """
-    log_weights = np.asarray(log_weights, dtype=float)
+    log_weights = checked_log_weights(log_weights)
     if log_weights.shape[-1] == 1:
         return np.zeros(log_weights.shape[:-2])
     batch, m = log_weights.shape[:-2], log_weights.shape[-1]
@@ -106,7 +106,7 @@ def edge_marginals(log_weights) -> np.ndarray:
            [0.6667, 0.    , 0.6667],
            [0.6667, 0.6667, 0.    ]])
     """
-    log_weights = np.asarray(log_weights, dtype=float)
+    log_weights = checked_log_weights(log_weights)
     m = log_weights.shape[-1]
     if m == 1:
         return np.zeros((1, 1))
@@ -130,6 +130,58 @@ def edge_marginals(log_weights) -> np.ndarray:
     out = (out + out.T) / 2.0
     np.fill_diagonal(out, 0.0)
     return np.clip(out, 0.0, 1.0)
+
+
+#: The largest magnitude of a finite log edge weight: a tree's log weight sums up to
+#: ``m - 1`` of them, which must stay within the floating-point range (1.8e308).
+MAX_LOG_WEIGHT = 1e300
+
+
+def checked_log_weights(log_weights) -> np.ndarray:
+    """``log_weights`` as a float array, checked: square in its last two axes, symmetric
+    off the diagonal (to 1e-9 relative), and every off-diagonal weight ``-inf`` (an absent
+    edge) or finite and at most :data:`MAX_LOG_WEIGHT` in magnitude.
+
+    Both sums read one triangle of the matrix, so an asymmetric matrix is refused rather
+    than read half; ``nan`` and ``+inf`` name no graph.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> checked_log_weights([[0.0, 1.0], [2.0, 0.0]])
+    Traceback (most recent call last):
+    ...
+    ValueError: The log edge weights must be symmetric: weight (0, 1) is 1.0 but (1, 0) is 2.0.
+    """
+    weights = np.asarray(log_weights, dtype=float)
+    if weights.ndim < 2 or weights.shape[-1] != weights.shape[-2]:
+        raise ValueError(
+            f"The log edge weights must be square matrices (..., m, m), got shape {weights.shape}."
+        )
+    m = weights.shape[-1]
+    off = ~np.eye(m, dtype=bool)
+    bad = off & ~(np.isneginf(weights) | (np.abs(weights) <= MAX_LOG_WEIGHT))
+    if bad.any():
+        where = np.argwhere(bad)[0]
+        raise ValueError(
+            f"The log edge weights must be -inf (an absent edge) or finite and at most "
+            f"{MAX_LOG_WEIGHT:g} in magnitude: weight {tuple(int(i) for i in where)} is "
+            f"{weights[tuple(where)]}."
+        )
+    transposed = np.swapaxes(weights, -1, -2)
+    both_absent = np.isneginf(weights) & np.isneginf(transposed)
+    with np.errstate(invalid="ignore", over="ignore"):
+        gap = np.abs(weights - transposed)
+        tolerance = 1e-9 * np.maximum(1.0, np.abs(weights))
+    asymmetric = off & ~both_absent & ~(gap <= tolerance)
+    if asymmetric.any():
+        where = tuple(int(i) for i in np.argwhere(asymmetric)[0])
+        mirror = (*where[:-2], where[-1], where[-2])
+        raise ValueError(
+            f"The log edge weights must be symmetric: weight {where[-2:]} is "
+            f"{weights[where]} but {mirror[-2:]} is {weights[mirror]}."
+        )
+    return weights
 
 
 def _log_edge_terms(permuted):

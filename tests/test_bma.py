@@ -6,6 +6,7 @@ posterior predictive straight from counts of the raw rows, and averages.
 """
 
 import itertools
+import re
 
 import numpy as np
 import pandas as pd
@@ -576,3 +577,27 @@ def test_study_compares_the_bma_rows():
     assert with_contacts["BMA TAN"].equivalent_sample_size == "auto"
     assert with_contacts["BMA TAN (s = 1, contact prior)"].equivalent_sample_size == 1.0
     assert [n for n in study_models(None) if n.startswith("BMA")] == ["BMA TAN"]
+
+
+@pytest.mark.parametrize(
+    ("weights", "names"),
+    [
+        ([[0.0, 1.0], [2.0, 0.0]], "symmetric: weight (0, 1) is 1.0 but (1, 0) is 2.0"),
+        ([[0.0, np.nan], [np.nan, 0.0]], "weight (0, 1) is nan"),
+        ([[0.0, np.inf], [np.inf, 0.0]], "weight (0, 1) is inf"),
+        ([[0.0, 1e308], [1e308, 0.0]], "weight (0, 1) is 1e+308"),
+        (np.zeros((2, 3)), "square matrices"),
+    ],
+)
+def test_tree_sums_refuse_weights_naming_no_graph(weights, names):
+    # the campaign's cases: an asymmetric matrix was read by one triangle (a wrong answer),
+    # nan, inf and huge weights ended in numpy RuntimeWarnings
+    for function in (log_tree_sum, edge_marginals):
+        with pytest.raises(ValueError, match=re.escape(names)):
+            function(np.array(weights))
+
+
+def test_tree_sums_of_extreme_but_valid_weights_stay_exact():
+    log_w = np.array([[0.0, 1e300, -1e300], [1e300, 0.0, 1e300], [-1e300, 1e300, 0.0]])
+    assert log_tree_sum(log_w) == 2e300  # the path 0-1-2 alone
+    np.testing.assert_array_equal(edge_marginals(log_w), [[0, 1, 0], [1, 0, 1], [0, 1, 0]])

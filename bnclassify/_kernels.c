@@ -1671,6 +1671,222 @@ done:
     return result;
 }
 
+/* -- selective KDB's families and pair information -------------------------------------------- */
+
+/* int64 keys to their first-seen positions: open addressing over a power-of-two table at most
+ * half full (one map is reset and reused per depth). */
+typedef struct {
+    int64_t *keys, *vals;
+    size_t mask;
+    int64_t size;
+} key_map;
+
+static void key_map_reset(key_map *map) {
+    memset(map->vals, 0xff, (map->mask + 1) * sizeof(int64_t)); /* every slot -1: empty */
+    map->size = 0;
+}
+
+static inline int64_t key_position(key_map *map, int64_t key) {
+    uint64_t h = (uint64_t)key * 0x9E3779B97F4A7C15ull;
+    size_t s = (size_t)(h ^ (h >> 31)) & map->mask;
+    while (map->vals[s] >= 0) {
+        if (map->keys[s] == key) return map->vals[s];
+        s = (s + 1) & map->mask;
+    }
+    map->keys[s] = key;
+    map->vals[s] = map->size;
+    return map->size++;
+}
+
+/* Depth by depth: a row's parent configuration (its previous one with the next parent's value)
+ * and its family (that with the child's value), each numbered in order of first appearance
+ * among the rows observing the child and those parents; -1 elsewhere. */
+static void family_pass(const int64_t *columns, const int64_t *cards, int64_t depths, int64_t n,
+                        int64_t *family, int64_t *parent, int64_t *sizes, key_map *map) {
+    const int64_t *x = columns;
+    const int64_t r = cards[0];
+    for (int64_t d = 0; d < depths; d++) {
+        int64_t *fam = family + d * n, *par = parent + d * n;
+        if (d == 0) {
+            int64_t any = 0;
+            for (int64_t i = 0; i < n; i++) {
+                par[i] = x[i] >= 0 ? 0 : -1;
+                any |= x[i] >= 0;
+            }
+            sizes[depths] = any;
+        } else {
+            const int64_t *p = columns + d * n, card = cards[d];
+            const int64_t *before = parent + (d - 1) * n;
+            key_map_reset(map);
+            for (int64_t i = 0; i < n; i++)
+                par[i] = before[i] >= 0 && p[i] >= 0 ? key_position(map, before[i] * card + p[i]) : -1;
+            sizes[depths + d] = map->size;
+        }
+        key_map_reset(map);
+        for (int64_t i = 0; i < n; i++) fam[i] = par[i] >= 0 ? key_position(map, par[i] * r + x[i]) : -1;
+        sizes[d] = map->size;
+    }
+}
+
+static PyObject *family_cells(PyObject *self, PyObject *args) {
+    PyObject *obj[5];
+    if (!PyArg_ParseTuple(args, "OOOOO", &obj[0], &obj[1], &obj[2], &obj[3], &obj[4])) return NULL;
+    /* columns (D, n): the child's codes, then each parent's (-1 missing); cards (D);
+     * family, parent (D, n) and sizes (2, D) int64, written */
+    const char *names[5] = {"columns", "cards", "family", "parent", "sizes"};
+    const int ndims[5] = {2, 1, 2, 2, 2};
+    Py_buffer b[5];
+    int got = 0;
+    PyObject *result = NULL;
+    key_map map = {NULL, NULL, 0, 0};
+    for (int k = 0; k < 5; k++) {
+        int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (k >= 2 ? PyBUF_WRITABLE : 0);
+        if (PyObject_GetBuffer(obj[k], &b[k], flags) < 0) goto done;
+        got++;
+        const char *f = native_format(b[k].format);
+        if (!f || f[0] == '\0' || f[1] != '\0' || !strchr("lq", f[0]) || b[k].itemsize != 8 ||
+            b[k].ndim != ndims[k]) {
+            PyErr_Format(PyExc_TypeError, "family_cells: %s has the wrong type", names[k]);
+            goto done;
+        }
+    }
+    const int64_t D = b[0].shape[0], n = b[0].shape[1];
+    const int64_t *columns = b[0].buf, *cards = b[1].buf;
+    int ok = D >= 1 && b[1].shape[0] == D && b[2].shape[0] == D && b[2].shape[1] == n &&
+             b[3].shape[0] == D && b[3].shape[1] == n && b[4].shape[0] == 2 && b[4].shape[1] == D;
+    for (int64_t d = 0; ok && d < D; d++) ok = cards[d] >= 0 && cards[d] < ((int64_t)1 << 31);
+    for (int64_t i = 0; ok && i < D * n; i++) ok = columns[i] >= -1 && columns[i] < cards[i / n];
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "family_cells: inconsistent arguments");
+        goto done;
+    }
+    size_t slots = 16;
+    while (slots < 2 * (size_t)n) slots <<= 1;
+    map.keys = malloc(slots * sizeof(int64_t));
+    map.vals = malloc(slots * sizeof(int64_t));
+    map.mask = slots - 1;
+    if (!map.keys || !map.vals) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    family_pass(columns, cards, D, n, b[2].buf, b[3].buf, b[4].buf, &map);
+    Py_END_ALLOW_THREADS
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    free(map.keys);
+    free(map.vals);
+    for (int k = 0; k < got; k++) PyBuffer_Release(&b[k]);
+    return result;
+}
+
+/* I(X_i; X_j | C) of every pair i < j on the rows observing both (the plug-in estimate, summed
+ * in logs: weighted counts near 1e300 would overflow the products), into both triangles. */
+static void pair_pass(const int64_t *codes, const int64_t *y, const double *w, const int64_t *cards,
+                      int64_t m, int64_t n, int64_t C, double *cmi, double *rows, double *work) {
+    for (int64_t i = 0; i < m; i++) {
+        const int64_t *xi = codes + i * n, ri = cards[i];
+        double own = 0.0;
+        for (int64_t t = 0; t < n; t++)
+            if (xi[t] >= 0) own += w[t];
+        rows[i * m + i] = own;
+        cmi[i * m + i] = 0.0;
+        for (int64_t j = i + 1; j < m; j++) {
+            const int64_t *xj = codes + j * n, rj = cards[j];
+            const int64_t cells = C * ri * rj;
+            double *joint = work, *row = joint + cells, *col = row + C * ri, *pair = col + C * rj;
+            memset(work, 0, (cells + C * ri + C * rj + C) * sizeof(double));
+            for (int64_t t = 0; t < n; t++)
+                if (xi[t] >= 0 && xj[t] >= 0) joint[(y[t] * ri + xi[t]) * rj + xj[t]] += w[t];
+            double total = 0.0, weighted = 0.0;
+            for (int64_t c = 0; c < C; c++)
+                for (int64_t a = 0; a < ri; a++)
+                    for (int64_t b = 0; b < rj; b++) {
+                        const double v = joint[(c * ri + a) * rj + b];
+                        row[c * ri + a] += v;
+                        col[c * rj + b] += v;
+                        pair[c] += v;
+                    }
+            for (int64_t c = 0; c < C; c++) {
+                total += pair[c];
+                for (int64_t a = 0; a < ri; a++)
+                    for (int64_t b = 0; b < rj; b++) {
+                        const double v = joint[(c * ri + a) * rj + b];
+                        if (v > 0)
+                            weighted += v * (log(v) + log(pair[c]) - log(row[c * ri + a]) -
+                                             log(col[c * rj + b]));
+                    }
+            }
+            double value = total > 0 ? weighted / total : 0.0;
+            if (!(value > 0)) value = 0.0; /* rounding can leave -1e-17 where the value is 0 */
+            cmi[i * m + j] = cmi[j * m + i] = value;
+            rows[i * m + j] = rows[j * m + i] = total;
+        }
+    }
+}
+
+static PyObject *pair_information(PyObject *self, PyObject *args) {
+    PyObject *obj[6];
+    long long n_classes;
+    if (!PyArg_ParseTuple(args, "OOOOLOO", &obj[0], &obj[1], &obj[2], &obj[3], &n_classes,
+                          &obj[4], &obj[5]))
+        return NULL;
+    /* codes (m, n) int64 (-1 missing); y (n) int64; weights (n) float64; cards (m) int64;
+     * cmi, rows (m, m) float64, written */
+    const char *names[6] = {"codes", "y", "weights", "cards", "cmi", "rows"};
+    const int ndims[6] = {2, 1, 1, 1, 2, 2};
+    Py_buffer b[6];
+    int got = 0;
+    PyObject *result = NULL;
+    double *work = NULL;
+    for (int k = 0; k < 6; k++) {
+        int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (k >= 4 ? PyBUF_WRITABLE : 0);
+        if (PyObject_GetBuffer(obj[k], &b[k], flags) < 0) goto done;
+        got++;
+        const char *f = native_format(b[k].format);
+        const char *want = (k == 2 || k >= 4) ? "d" : "lq";
+        if (!f || f[0] == '\0' || f[1] != '\0' || !strchr(want, f[0]) || b[k].itemsize != 8 ||
+            b[k].ndim != ndims[k]) {
+            PyErr_Format(PyExc_TypeError, "pair_information: %s has the wrong type", names[k]);
+            goto done;
+        }
+    }
+    const int64_t m = b[0].shape[0], n = b[0].shape[1], C = n_classes;
+    const int64_t *codes = b[0].buf, *y = b[1].buf, *cards = b[3].buf;
+    int ok = C >= 1 && b[1].shape[0] == n && b[2].shape[0] == n && b[3].shape[0] == m &&
+             b[4].shape[0] == m && b[4].shape[1] == m && b[5].shape[0] == m && b[5].shape[1] == m;
+    int64_t widest = 0, second = 0; /* a pair's table: at most C times the two widest */
+    for (int64_t j = 0; ok && j < m; j++) {
+        ok = cards[j] >= 0 && cards[j] < ((int64_t)1 << 31);
+        if (ok && cards[j] > widest) {
+            second = widest;
+            widest = cards[j];
+        } else if (ok && cards[j] > second)
+            second = cards[j];
+    }
+    for (int64_t t = 0; ok && t < n; t++) ok = y[t] >= 0 && y[t] < C;
+    for (int64_t t = 0; ok && t < m * n; t++) ok = codes[t] >= -1 && codes[t] < cards[t / n];
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "pair_information: inconsistent arguments");
+        goto done;
+    }
+    work = malloc((size_t)(C * widest * second + C * (widest + second) + C + 1) * sizeof(double));
+    if (!work) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    pair_pass(codes, y, b[2].buf, cards, m, n, C, b[4].buf, b[5].buf, work);
+    Py_END_ALLOW_THREADS
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    free(work);
+    for (int k = 0; k < got; k++) PyBuffer_Release(&b[k]);
+    return result;
+}
+
 /* -- module ---------------------------------------------------------------------------------- */
 
 static PyMethodDef methods[] = {
@@ -1712,6 +1928,13 @@ static PyMethodDef methods[] = {
      "loo_scores(family, parent, family_counts, parent_counts, y, weights, class_weight, "
      "class_total, inverse_r, criterion, total): selective KDB's leave-one-out losses of a block "
      "of rows, added to total."},
+    {"family_cells", family_cells, METH_VARARGS,
+     "family_cells(columns, cards, family, parent, sizes): each row's parent configuration and "
+     "family at every depth of a selective KDB's attribute, numbered by first appearance (see "
+     "bnclassify/_native.py)."},
+    {"pair_information", pair_information, METH_VARARGS,
+     "pair_information(codes, y, weights, cards, n_classes, cmi, rows): I(X_i; X_j | C) and the "
+     "rows observing both, of every pair of columns (see bnclassify/_native.py)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1721,7 +1944,7 @@ static struct PyModuleDef module = {
 
 /* Raised with every change of a kernel's arguments or results: _native.py refuses a stale build
  * (an optional build that fails leaves the previous library in place). */
-#define KERNELS_VERSION 12
+#define KERNELS_VERSION 13
 
 PyMODINIT_FUNC PyInit__kernels(void) {
     PyObject *m = PyModule_Create(&module);

@@ -45,7 +45,7 @@ import pyarrow.compute as pc
 import threadpoolctl
 
 #: The kernels' interface this module calls (``KERNELS_VERSION`` in ``_kernels.c``).
-KERNELS_VERSION = 12
+KERNELS_VERSION = 13
 
 try:
     from . import _kernels
@@ -1120,3 +1120,105 @@ def _loo_loss(joint, y, w, criterion):
     else:
         loss = -log_true
     return loss @ w
+
+
+def family_cells(columns, cards) -> tuple:
+    """Each row's parent configuration and family at every depth of one attribute.
+
+    ``columns`` (shape ``(D, n)``) holds the attribute's codes, then those of
+    its parents in order (-1 missing). At depth ``d`` (its first ``d``
+    parents) a row observing the attribute and those parents has a parent
+    configuration (its configuration at depth ``d - 1`` with parent ``d``'s
+    value; at depth 0 the empty one, 0) and a family (the configuration with
+    the attribute's value), each numbered in order of first appearance among
+    those rows; the other rows have -1. Returns ``(family, parent, sizes)``:
+    two int64 arrays of shape ``(D, n)`` and the numbers of families and of
+    parent configurations per depth, shape ``(2, D)``. The compiled kernel
+    maps keys through a hash table, this version through ``np.unique``.
+
+    Examples
+    --------
+    >>> family, parent, sizes = family_cells(np.array([[1, 0, 1, -1], [2, 2, 0, 1]]), [2, 3])
+    >>> family.tolist(), parent.tolist(), sizes.tolist()
+    ([[0, 1, 0, -1], [0, 1, 2, -1]], [[0, 0, 0, -1], [0, 0, 1, -1]], [[2, 3], [1, 2]])
+    """
+    columns = np.ascontiguousarray(columns, dtype=np.int64)
+    cards = np.ascontiguousarray(cards, dtype=np.int64)
+    D, n = columns.shape
+    family = np.empty((D, n), dtype=np.int64)
+    parent = np.empty((D, n), dtype=np.int64)
+    sizes = np.zeros((2, D), dtype=np.int64)
+    if COMPILED:
+        _kernels.family_cells(columns, cards, family, parent, sizes)
+        return family, parent, sizes
+    x, r = columns[0], int(cards[0])
+    parent[0] = np.where(x >= 0, 0, -1)
+    sizes[1, 0] = int((x >= 0).any())
+    for d in range(D):
+        if d:
+            seen = (parent[d - 1] >= 0) & (columns[d] >= 0)
+            parent[d] = -1
+            parent[d, seen], sizes[1, d] = _first_seen(
+                parent[d - 1, seen] * int(cards[d]) + columns[d, seen]
+            )
+        seen = parent[d] >= 0
+        family[d] = -1
+        family[d, seen], sizes[0, d] = _first_seen(parent[d, seen] * r + x[seen])
+    return family, parent, sizes
+
+
+def _first_seen(keys) -> tuple:
+    """Each key's position among the distinct keys by first appearance, and their number."""
+    distinct, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    position = np.empty(len(distinct), dtype=np.int64)
+    position[np.argsort(first)] = np.arange(len(distinct))
+    return position[inverse], len(distinct)
+
+
+def pair_information(codes, y, weights, cards, n_classes) -> tuple:
+    """I(X_i; X_j | C) in nats and the rows observing both, for every pair of columns.
+
+    Each pair's plug-in estimate on the rows observing both (its own
+    marginals): ``sum N(c,a,b)/N log(N(c,a,b) N(c) / (N(c,a) N(c,b)))`` with
+    the row ``weights`` as frequencies; the diagonal of ``rows`` is the weight
+    observing each column, that of ``cmi`` is 0. ``codes`` has shape
+    ``(n, m)`` (-1 missing). The compiled kernel counts each pair in one pass
+    over the rows; this version by ``np.bincount``; they agree to rounding.
+
+    Examples
+    --------
+    >>> codes = np.array([[0, 0], [1, 1], [0, 0], [1, 1]])
+    >>> cmi, rows = pair_information(codes, np.array([0, 0, 1, 1]), None, [2, 2], 2)
+    >>> round(float(cmi[0, 1]), 4), rows.tolist()  # x1 copies x0 within each class: log 2
+    (0.6931, [[4.0, 4.0], [4.0, 4.0]])
+    """
+    columns = np.ascontiguousarray(np.asarray(codes).T, dtype=np.int64)
+    y = np.ascontiguousarray(y, dtype=np.int64)
+    m, n = columns.shape
+    w = np.ones(n) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
+    cards = np.ascontiguousarray(cards, dtype=np.int64)
+    C = int(n_classes)
+    cmi, rows = np.zeros((m, m)), np.zeros((m, m))
+    if COMPILED:
+        _kernels.pair_information(columns, y, w, cards, C, cmi, rows)
+        return cmi, rows
+    for i in range(m):
+        rows[i, i] = w[columns[i] >= 0].sum()
+        for j in range(i + 1, m):
+            seen = (columns[i] >= 0) & (columns[j] >= 0)
+            ri, rj = int(cards[i]), int(cards[j])
+            joint = np.bincount(
+                (y[seen] * ri + columns[i, seen]) * rj + columns[j, seen],
+                weights=w[seen],
+                minlength=C * ri * rj,
+            ).reshape(C, ri, rj)
+            total = joint.sum()
+            pair = joint.sum(axis=(1, 2))[:, None, None]
+            row, col = joint.sum(axis=2)[:, :, None], joint.sum(axis=1)[:, None, :]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                logs = np.log(joint) + np.log(pair) - np.log(row) - np.log(col)
+                weighted = np.where(joint > 0, joint * logs, 0.0).sum()
+            value = weighted / total if total > 0 else 0.0
+            cmi[i, j] = cmi[j, i] = value if value > 0 else 0.0
+            rows[i, j] = rows[j, i] = total
+    return cmi, rows

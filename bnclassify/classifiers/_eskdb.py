@@ -20,12 +20,19 @@ from ..validation import (
     Options,
     validate_parameters,
 )
-from ..weights import class_information, edge_weights
+from ..weights import class_information
 from ._bins import column_numbers, cuts_of, learn_cuts, weighted_rows
 from ._ensemble import MemberEnsemble
 from ._predict import normalise
 from ._selective import CRITERIA
-from ._skdb import SKDB, binned_statistics, cuts_by_column, ranked_by, refuse_dask
+from ._skdb import (
+    SKDB,
+    binned_statistics,
+    cuts_by_column,
+    ranked_by,
+    refuse_dask,
+    table_weights,
+)
 
 #: Largest ``n_estimators`` (each member holds a network over every column).
 MAX_ESKDB_MEMBERS = 1_000
@@ -194,7 +201,7 @@ class ESKDB(MemberEnsemble):
             stats, binned, classes, class_node = binned_statistics(
                 X, y, numeric, cuts, sample_weight
             )
-            weights = edge_weights(stats, binned) if int(self.k) > 0 else None  # counted once
+            weights = table_weights(stats, binned) if int(self.k) > 0 else None  # counted once
             class_mi = class_information(stats, binned)
             shared = (stats, binned, classes, class_node, weights, class_mi, numeric, cuts)
             jobs = [

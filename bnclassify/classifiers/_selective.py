@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from .._native import loo_scores
+from .._native import family_cells, loo_scores
 
 #: The losses a selective KDB may minimise (``"rmse"`` is the paper's).
 CRITERIA = ("rmse", "zero_one", "log_loss")
@@ -122,14 +122,17 @@ def loo_losses(codes, y, cards, n_classes, order, parents, max_k, criterion="rms
     if whole:
         family = np.full((m, D, n), -1, dtype=np.int64)
         parent = np.full((m, D, n), -1, dtype=np.int64)
-    tables = [
-        _attribute_tables(
-            codes, y, w, cards, C, order[u], parents[u][:max_k], (family[u], parent[u])
-        )
-        if whole
-        else _attribute_tables(codes, y, w, cards, C, order[u], parents[u][:max_k])
-        for u in range(m)
-    ]
+        by_column = np.ascontiguousarray(codes.T, dtype=np.int64)
+        tables = [
+            _family_tables(
+                by_column, y, w, cards, C, order[u], parents[u][:max_k], family[u], parent[u]
+            )
+            for u in range(m)
+        ]
+    else:
+        tables = [
+            _attribute_tables(codes, y, w, cards, C, order[u], parents[u][:max_k]) for u in range(m)
+        ]
     family_counts, parent_counts, offsets = _stacked(tables, C)
     class_weight = np.bincount(y, weights=w, minlength=C)
     # a column with no observed value has no state (card 0); its cells never reach 1/r
@@ -202,13 +205,10 @@ def choose(losses):
     return n_attributes + 1, k
 
 
-def _attribute_tables(codes, y, w, cards, C, child, parents, cells=None):
+def _attribute_tables(codes, y, w, cards, C, child, parents):
     """Per depth ``d``: the observed configurations of (first d parents) and (them, child),
-    as look-ups from a row's mixed-radix key, and their class-weighted counts.
-
-    ``cells``: two arrays of shape ``(len(parents) + 1, n)`` or more depths, into
-    which each row's position in the family and parent counts of every depth is
-    written where the row observes the attribute and those parents."""
+    as look-ups from a row's mixed-radix key, and their class-weighted counts (the rows
+    read in blocks; see :func:`_family_tables` for all rows at once)."""
     x = codes[:, child]
     valid = x >= 0
     key = np.zeros(len(y), dtype=np.int64)
@@ -234,9 +234,26 @@ def _attribute_tables(codes, y, w, cards, C, child, parents, cells=None):
             key[valid] * C + yv, weights=wv, minlength=n_parents * C
         ).reshape(-1, C)
         levels.append((parent_lookup, family_lookup, family_counts, parent_counts))
-        if cells is not None:
-            cells[0][d, valid] = family_index
-            cells[1][d, valid] = key[valid]
+    return levels
+
+
+def _family_tables(by_column, y, w, cards, C, child, parents, family, parent):
+    """:func:`_attribute_tables` of all the rows at once (``by_column``: the codes, one
+    column per row), each row's cells written into ``family`` and ``parent`` (shape
+    ``(len(parents) + 1, n)`` or more depths); the tables are numbered in order of first
+    appearance (:func:`bnclassify._native.family_cells`) and have no look-ups."""
+    columns = [child, *parents]
+    cells, parent_cells, sizes = family_cells(by_column[columns], np.asarray(cards)[columns])
+    family[: len(columns)], parent[: len(columns)] = cells, parent_cells
+    levels = []
+    for d in range(len(columns)):
+        seen = cells[d] >= 0
+        yv, wv = y[seen], w[seen]
+        counts = [
+            np.bincount(index[d, seen] * C + yv, weights=wv, minlength=int(size) * C).reshape(-1, C)
+            for index, size in ((cells, sizes[0, d]), (parent_cells, sizes[1, d]))
+        ]
+        levels.append((None, None, *counts))
     return levels
 
 

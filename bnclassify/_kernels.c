@@ -1698,49 +1698,70 @@ static inline int64_t key_position(key_map *map, int64_t key) {
     return map->size++;
 }
 
-/* Depth by depth: a row's parent configuration (its previous one with the next parent's value)
- * and its family (that with the child's value), each numbered in order of first appearance
- * among the rows observing the child and those parents; -1 elsewhere. */
-static void family_pass(const int64_t *columns, const int64_t *cards, int64_t depths, int64_t n,
-                        int64_t *family, int64_t *parent, int64_t *sizes, key_map *map) {
-    const int64_t *x = columns;
-    const int64_t r = cards[0];
-    for (int64_t d = 0; d < depths; d++) {
-        int64_t *fam = family + d * n, *par = parent + d * n;
-        if (d == 0) {
-            int64_t any = 0;
-            for (int64_t i = 0; i < n; i++) {
-                par[i] = x[i] >= 0 ? 0 : -1;
-                any |= x[i] >= 0;
+/* Attribute by attribute, depth by depth: a row's parent configuration (its previous one with the
+ * next parent's value) and its family (that with the child's value), numbered in order of first
+ * appearance among the rows observing the child and those parents, after every earlier
+ * (attribute, depth)'s; -1 elsewhere and at depths past the attribute's parents. */
+static void family_pass(const int64_t *codes, const int64_t *cards, const int64_t *attributes,
+                        int64_t m, int64_t D, int64_t n, int64_t *family, int64_t *parent,
+                        int64_t *sizes, key_map *map) {
+    int64_t family_start = 0, parent_start = 0;
+    for (int64_t u = 0; u < m; u++) {
+        const int64_t *columns = attributes + u * D;
+        const int64_t *x = codes + columns[0] * n, r = cards[columns[0]];
+        int64_t *fam = family + u * D * n, *par = parent + u * D * n;
+        int64_t *family_sizes = sizes + u * D, *parent_sizes = sizes + (m + u) * D;
+        int64_t d = 0;
+        for (; d < D && (d == 0 || columns[d] >= 0); d++) {
+            int64_t *f = fam + d * n, *p = par + d * n;
+            if (d == 0) {
+                int64_t any = 0;
+                for (int64_t i = 0; i < n; i++) {
+                    p[i] = x[i] >= 0 ? 0 : -1;
+                    any |= x[i] >= 0;
+                }
+                parent_sizes[0] = any;
+            } else {
+                const int64_t *z = codes + columns[d] * n, card = cards[columns[d]];
+                const int64_t *before = par + (d - 1) * n, shift = parent_start - parent_sizes[d - 1];
+                key_map_reset(map);
+                for (int64_t i = 0; i < n; i++)
+                    p[i] = before[i] >= 0 && z[i] >= 0
+                               ? key_position(map, (before[i] - shift) * card + z[i])
+                               : -1;
+                parent_sizes[d] = map->size;
             }
-            sizes[depths] = any;
-        } else {
-            const int64_t *p = columns + d * n, card = cards[d];
-            const int64_t *before = parent + (d - 1) * n;
             key_map_reset(map);
             for (int64_t i = 0; i < n; i++)
-                par[i] = before[i] >= 0 && p[i] >= 0 ? key_position(map, before[i] * card + p[i]) : -1;
-            sizes[depths + d] = map->size;
+                f[i] = p[i] >= 0 ? key_position(map, p[i] * r + x[i]) + family_start : -1;
+            family_sizes[d] = map->size;
+            for (int64_t i = 0; i < n; i++)
+                if (p[i] >= 0) p[i] += parent_start;
+            family_start += family_sizes[d];
+            parent_start += parent_sizes[d];
         }
-        key_map_reset(map);
-        for (int64_t i = 0; i < n; i++) fam[i] = par[i] >= 0 ? key_position(map, par[i] * r + x[i]) : -1;
-        sizes[d] = map->size;
+        for (; d < D; d++) {
+            for (int64_t i = 0; i < n; i++) fam[d * n + i] = par[d * n + i] = -1;
+            family_sizes[d] = parent_sizes[d] = 0;
+        }
     }
 }
 
 static PyObject *family_cells(PyObject *self, PyObject *args) {
-    PyObject *obj[5];
-    if (!PyArg_ParseTuple(args, "OOOOO", &obj[0], &obj[1], &obj[2], &obj[3], &obj[4])) return NULL;
-    /* columns (D, n): the child's codes, then each parent's (-1 missing); cards (D);
-     * family, parent (D, n) and sizes (2, D) int64, written */
-    const char *names[5] = {"columns", "cards", "family", "parent", "sizes"};
-    const int ndims[5] = {2, 1, 2, 2, 2};
-    Py_buffer b[5];
+    PyObject *obj[6];
+    if (!PyArg_ParseTuple(args, "OOOOOO", &obj[0], &obj[1], &obj[2], &obj[3], &obj[4], &obj[5]))
+        return NULL;
+    /* codes (k, n): each column's codes (-1 missing); cards (k); attributes (m, D): each
+     * attribute's column, then its parents' (-1 after the last); family, parent (m, D, n) and
+     * sizes (2, m, D) int64, written */
+    const char *names[6] = {"codes", "cards", "attributes", "family", "parent", "sizes"};
+    const int ndims[6] = {2, 1, 2, 3, 3, 3};
+    Py_buffer b[6];
     int got = 0;
     PyObject *result = NULL;
     key_map map = {NULL, NULL, 0, 0};
-    for (int k = 0; k < 5; k++) {
-        int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (k >= 2 ? PyBUF_WRITABLE : 0);
+    for (int k = 0; k < 6; k++) {
+        int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (k >= 3 ? PyBUF_WRITABLE : 0);
         if (PyObject_GetBuffer(obj[k], &b[k], flags) < 0) goto done;
         got++;
         const char *f = native_format(b[k].format);
@@ -1750,12 +1771,21 @@ static PyObject *family_cells(PyObject *self, PyObject *args) {
             goto done;
         }
     }
-    const int64_t D = b[0].shape[0], n = b[0].shape[1];
-    const int64_t *columns = b[0].buf, *cards = b[1].buf;
-    int ok = D >= 1 && b[1].shape[0] == D && b[2].shape[0] == D && b[2].shape[1] == n &&
-             b[3].shape[0] == D && b[3].shape[1] == n && b[4].shape[0] == 2 && b[4].shape[1] == D;
-    for (int64_t d = 0; ok && d < D; d++) ok = cards[d] >= 0 && cards[d] < ((int64_t)1 << 31);
-    for (int64_t i = 0; ok && i < D * n; i++) ok = columns[i] >= -1 && columns[i] < cards[i / n];
+    const int64_t K = b[0].shape[0], n = b[0].shape[1], m = b[2].shape[0], D = b[2].shape[1];
+    const int64_t *codes = b[0].buf, *cards = b[1].buf, *attributes = b[2].buf;
+    int ok = D >= 1 && b[1].shape[0] == K && b[3].shape[0] == m && b[3].shape[1] == D &&
+             b[3].shape[2] == n && b[4].shape[0] == m && b[4].shape[1] == D && b[4].shape[2] == n &&
+             b[5].shape[0] == 2 && b[5].shape[1] == m && b[5].shape[2] == D;
+    for (int64_t j = 0; ok && j < K; j++) ok = cards[j] >= 0 && cards[j] < ((int64_t)1 << 31);
+    for (int64_t i = 0; ok && i < K * n; i++) ok = codes[i] >= -1 && codes[i] < cards[i / n];
+    for (int64_t u = 0; ok && u < m; u++) {
+        ok = attributes[u * D] >= 0 && attributes[u * D] < K;
+        for (int64_t d = 1, ended = 0; ok && d < D; d++) {
+            const int64_t a = attributes[u * D + d];
+            ok = a < K && (a >= 0 ? !ended : a == -1);
+            ended |= a < 0;
+        }
+    }
     if (!ok) {
         PyErr_SetString(PyExc_ValueError, "family_cells: inconsistent arguments");
         goto done;
@@ -1770,7 +1800,7 @@ static PyObject *family_cells(PyObject *self, PyObject *args) {
         goto done;
     }
     Py_BEGIN_ALLOW_THREADS
-    family_pass(columns, cards, D, n, b[2].buf, b[3].buf, b[4].buf, &map);
+    family_pass(codes, cards, attributes, m, D, n, b[3].buf, b[4].buf, b[5].buf, &map);
     Py_END_ALLOW_THREADS
     result = Py_None;
     Py_INCREF(result);
@@ -1929,8 +1959,8 @@ static PyMethodDef methods[] = {
      "class_total, inverse_r, criterion, total): selective KDB's leave-one-out losses of a block "
      "of rows, added to total."},
     {"family_cells", family_cells, METH_VARARGS,
-     "family_cells(columns, cards, family, parent, sizes): each row's parent configuration and "
-     "family at every depth of a selective KDB's attribute, numbered by first appearance (see "
+     "family_cells(codes, cards, attributes, family, parent, sizes): each row's parent "
+     "configuration and family at every depth of a selective KDB's attributes (see "
      "bnclassify/_native.py)."},
     {"pair_information", pair_information, METH_VARARGS,
      "pair_information(codes, y, weights, cards, n_classes, cmi, rows): I(X_i; X_j | C) and the "

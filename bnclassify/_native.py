@@ -1122,48 +1122,65 @@ def _loo_loss(joint, y, w, criterion):
     return loss @ w
 
 
-def family_cells(columns, cards) -> tuple:
-    """Each row's parent configuration and family at every depth of one attribute.
+def family_cells(codes, cards, attributes) -> tuple:
+    """Each row's parent configuration and family at every depth of every attribute.
 
-    ``columns`` (shape ``(D, n)``) holds the attribute's codes, then those of
-    its parents in order (-1 missing). At depth ``d`` (its first ``d``
+    ``codes`` has one column per row (shape ``(k, n)``, -1 missing);
+    ``attributes[u]`` (shape ``(m, D)``) is attribute ``u``'s column, then its
+    parents' in order, -1 after the last. At depth ``d`` (its first ``d``
     parents) a row observing the attribute and those parents has a parent
     configuration (its configuration at depth ``d - 1`` with parent ``d``'s
-    value; at depth 0 the empty one, 0) and a family (the configuration with
-    the attribute's value), each numbered in order of first appearance among
-    those rows; the other rows have -1. Returns ``(family, parent, sizes)``:
-    two int64 arrays of shape ``(D, n)`` and the numbers of families and of
-    parent configurations per depth, shape ``(2, D)``. The compiled kernel
-    maps keys through a hash table, this version through ``np.unique``.
+    value; at depth 0 the empty one) and a family (the configuration with the
+    attribute's value). Each (attribute, depth) numbers its configurations in
+    order of first appearance among those rows, after those of every earlier
+    (attribute, depth) (attribute first); the other rows, and depths past an
+    attribute's parents, have -1. Returns ``(family, parent, sizes)``: two
+    int64 arrays of shape ``(m, D, n)`` and the numbers of families and of
+    parent configurations of each (attribute, depth), shape ``(2, m, D)``. The
+    compiled kernel maps keys through a hash table, this version through
+    ``np.unique``.
 
     Examples
     --------
-    >>> family, parent, sizes = family_cells(np.array([[1, 0, 1, -1], [2, 2, 0, 1]]), [2, 3])
-    >>> family.tolist(), parent.tolist(), sizes.tolist()
-    ([[0, 1, 0, -1], [0, 1, 2, -1]], [[0, 0, 0, -1], [0, 0, 1, -1]], [[2, 3], [1, 2]])
+    >>> codes = np.array([[1, 0, 1, -1], [2, 2, 0, 1]])
+    >>> family, parent, sizes = family_cells(codes, [2, 3], [[0, 1], [1, -1]])
+    >>> family.tolist()
+    [[[0, 1, 0, -1], [2, 3, 4, -1]], [[5, 5, 6, 7], [-1, -1, -1, -1]]]
+    >>> parent.tolist()
+    [[[0, 0, 0, -1], [1, 1, 2, -1]], [[3, 3, 3, 3], [-1, -1, -1, -1]]]
+    >>> sizes.tolist()
+    [[[2, 3], [3, 0]], [[1, 2], [1, 0]]]
     """
-    columns = np.ascontiguousarray(columns, dtype=np.int64)
+    codes = np.ascontiguousarray(codes, dtype=np.int64)
     cards = np.ascontiguousarray(cards, dtype=np.int64)
-    D, n = columns.shape
-    family = np.empty((D, n), dtype=np.int64)
-    parent = np.empty((D, n), dtype=np.int64)
-    sizes = np.zeros((2, D), dtype=np.int64)
+    attributes = np.ascontiguousarray(attributes, dtype=np.int64)
+    (m, D), n = attributes.shape, codes.shape[1]
+    family = np.full((m, D, n), -1, dtype=np.int64)
+    parent = np.full((m, D, n), -1, dtype=np.int64)
+    sizes = np.zeros((2, m, D), dtype=np.int64)
     if COMPILED:
-        _kernels.family_cells(columns, cards, family, parent, sizes)
+        _kernels.family_cells(codes, cards, attributes, family, parent, sizes)
         return family, parent, sizes
-    x, r = columns[0], int(cards[0])
-    parent[0] = np.where(x >= 0, 0, -1)
-    sizes[1, 0] = int((x >= 0).any())
-    for d in range(D):
-        if d:
-            seen = (parent[d - 1] >= 0) & (columns[d] >= 0)
-            parent[d] = -1
-            parent[d, seen], sizes[1, d] = _first_seen(
-                parent[d - 1, seen] * int(cards[d]) + columns[d, seen]
-            )
-        seen = parent[d] >= 0
-        family[d] = -1
-        family[d, seen], sizes[0, d] = _first_seen(parent[d, seen] * r + x[seen])
+    family_start = parent_start = 0
+    for u in range(m):
+        x, r = codes[attributes[u, 0]], int(cards[attributes[u, 0]])
+        local = np.where(x >= 0, 0, -1)
+        sizes[1, u, 0] = int((x >= 0).any())
+        for d in range(D):
+            if d:
+                column = attributes[u, d]
+                if column < 0:
+                    break
+                seen = (local >= 0) & (codes[column] >= 0)
+                keys = local[seen] * int(cards[column]) + codes[column, seen]
+                local = np.full(n, -1, dtype=np.int64)
+                local[seen], sizes[1, u, d] = _first_seen(keys)
+            seen = local >= 0
+            family[u, d, seen], sizes[0, u, d] = _first_seen(local[seen] * r + x[seen])
+            family[u, d, seen] += family_start
+            parent[u, d, seen] = local[seen] + parent_start
+            family_start += sizes[0, u, d]
+            parent_start += sizes[1, u, d]
     return family, parent, sizes
 
 

@@ -119,39 +119,28 @@ def loo_losses(codes, y, cards, n_classes, order, parents, max_k, criterion="rms
     w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
     m = len(order)
     whole = n * D * m <= BLOCK_INDICES  # one block: the rows' cells as the counting finds them
-    if whole:
-        family = np.full((m, D, n), -1, dtype=np.int64)
-        parent = np.full((m, D, n), -1, dtype=np.int64)
-        by_column = np.ascontiguousarray(codes.T, dtype=np.int64)
-        tables = [
-            _family_tables(
-                by_column, y, w, cards, C, order[u], parents[u][:max_k], family[u], parent[u]
-            )
-            for u in range(m)
-        ]
-    else:
-        tables = [
-            _attribute_tables(codes, y, w, cards, C, order[u], parents[u][:max_k]) for u in range(m)
-        ]
-    family_counts, parent_counts, offsets = _stacked(tables, C)
     class_weight = np.bincount(y, weights=w, minlength=C)
     # a column with no observed value has no state (card 0); its cells never reach 1/r
     inverse_r = 1.0 / np.array([max(int(cards[child]), 1) for child in order], dtype=float)
     total = np.zeros((D, m + 1))
     if whole:
-        starts = np.zeros((2, m, D), dtype=np.int64)
-        for u, levels in enumerate(offsets):
-            starts[:, u, : len(levels)] = np.transpose(levels)
-        np.add(family, starts[0, :, :, None], out=family, where=family >= 0)
-        np.add(parent, starts[1, :, :, None], out=parent, where=parent >= 0)
-        blocks = [(slice(0, n), family, parent)]
+        blocks = [(slice(0, n), *_row_cells(codes, y, w, cards, C, order, parents, D))]
     else:
+        tables = [
+            _attribute_tables(codes, y, w, cards, C, order[u], parents[u][:max_k]) for u in range(m)
+        ]
+        family_counts, parent_counts, offsets = _stacked(tables, C)
         size = max(1, BLOCK_INDICES // (D * max(m, 1)))
         blocks = (
-            (rows, *_block_cells(codes[rows], cards, order, parents, tables, offsets, D))
+            (
+                rows,
+                *_block_cells(codes[rows], cards, order, parents, tables, offsets, D),
+                family_counts,
+                parent_counts,
+            )
             for rows in (slice(i, min(i + size, n)) for i in range(0, n, size))
         )
-    for rows, family, parent in blocks:
+    for rows, family, parent, family_counts, parent_counts in blocks:
         loo_scores(
             family, parent, family_counts, parent_counts, y[rows], w[rows], class_weight,
             inverse_r, criterion, total,
@@ -237,24 +226,25 @@ def _attribute_tables(codes, y, w, cards, C, child, parents):
     return levels
 
 
-def _family_tables(by_column, y, w, cards, C, child, parents, family, parent):
-    """:func:`_attribute_tables` of all the rows at once (``by_column``: the codes, one
-    column per row), each row's cells written into ``family`` and ``parent`` (shape
-    ``(len(parents) + 1, n)`` or more depths); the tables are numbered in order of first
-    appearance (:func:`bnclassify._native.family_cells`) and have no look-ups."""
-    columns = [child, *parents]
-    cells, parent_cells, sizes = family_cells(by_column[columns], np.asarray(cards)[columns])
-    family[: len(columns)], parent[: len(columns)] = cells, parent_cells
-    levels = []
-    for d in range(len(columns)):
-        seen = cells[d] >= 0
-        yv, wv = y[seen], w[seen]
-        counts = [
-            np.bincount(index[d, seen] * C + yv, weights=wv, minlength=int(size) * C).reshape(-1, C)
-            for index, size in ((cells, sizes[0, d]), (parent_cells, sizes[1, d]))
-        ]
-        levels.append((None, None, *counts))
-    return levels
+def _row_cells(codes, y, w, cards, C, order, parents, D):
+    """``(family, parent, family_counts, parent_counts)`` of all the rows at once: each row's
+    cells at every attribute and depth (shape ``(m, D, n)``, -1 where it observes neither)
+    and the class-weighted counts they index, numbered by
+    :func:`bnclassify._native.family_cells` (no look-ups: the rows are all here)."""
+    attributes = np.full((len(order), D), -1, dtype=np.int64)
+    for u, child in enumerate(order):
+        ranked = list(parents[u][: D - 1])
+        attributes[u, : len(ranked) + 1] = [child, *ranked]
+    by_column = np.ascontiguousarray(np.asarray(codes).T, dtype=np.int64)
+    family, parent, sizes = family_cells(by_column, cards, attributes)
+    seen = family >= 0
+    yv = np.broadcast_to(y, family.shape)[seen]
+    wv = np.broadcast_to(w, family.shape)[seen]
+    counts = [
+        np.bincount(cells[seen] * C + yv, weights=wv, minlength=int(size) * C).reshape(-1, C)
+        for cells, size in ((family, sizes[0].sum()), (parent, sizes[1].sum()))
+    ]
+    return family, parent, *counts
 
 
 def _compress(raw):

@@ -1560,11 +1560,28 @@ static double loo_row_loss(const double *joint, int64_t C, int64_t yi, int crite
  * added the same terms in the same order, so their scores are equal to the last bit: the row keeps
  * them once (joint[hi]) and copies them out when a deeper prefix separates them. A missing
  * attribute adds no term: the row's losses stay those of the previous attribute. */
+/* log(v + a) from a table when v is a whole number in [0, LOG_TABLE) (unweighted counts: most
+ * cells), else computed: the same double either way. */
+#define LOG_TABLE 1024
+static inline double log_plus(double v, double a, const double *table) {
+    if (v >= 0.0 && v < (double)LOG_TABLE) {
+        const int64_t k = (int64_t)v;
+        if ((double)k == v) return table[k];
+    }
+    return log(v + a);
+}
+
 static void loo_block(const int64_t *family, const int64_t *parent, const double *fc,
                       const double *pc, const int64_t *y, const double *w, const double *cw,
                       double class_total, const double *inverse_r, int64_t n, int64_t m,
-                      int64_t D, int64_t C, int criterion, double *total, double *work) {
+                      int64_t D, int64_t C, int criterion, double *total, double *work,
+                      double *tables) {
     double *joint = work, *terms = work + D * C, *prior = terms + D * C, *loss = prior + C;
+    /* tables[0]: log(k + 1) (parents); tables[1 + u]: log(k + 1/r_u) (attribute u's families) */
+    for (int64_t k = 0; k < LOG_TABLE; k++) tables[k] = log((double)k + 1.0);
+    for (int64_t u = 0; u < m; u++)
+        for (int64_t k = 0; k < LOG_TABLE; k++)
+            tables[(1 + u) * LOG_TABLE + k] = log((double)k + inverse_r[u]);
     for (int64_t i = 0; i < n; i++) {
         const int64_t yi = y[i];
         const double wi = w[i], held = wi < 1.0 ? wi : 1.0;
@@ -1579,7 +1596,7 @@ static void loo_block(const int64_t *family, const int64_t *parent, const double
             const int64_t *fam = family + u * D * n + i, *par = parent + u * D * n + i;
             if (fam[0] >= 0) {
                 int64_t reach = 0;
-                const double a = inverse_r[u];
+                const double a = inverse_r[u], *family_logs = tables + (1 + u) * LOG_TABLE;
                 for (int64_t d = 0; d < D; d++) {
                     const int64_t f = fam[d * n];
                     if (f < 0) break;
@@ -1587,7 +1604,8 @@ static void loo_block(const int64_t *family, const int64_t *parent, const double
                     double *term = terms + d * C;
                     for (int64_t c = 0; c < C; c++) {
                         const double mine = c == yi ? held : 0.0;
-                        term[c] = log(counts[c] - mine + a) - log(parents[c] - mine + 1.0);
+                        term[c] = log_plus(counts[c] - mine, a, family_logs) -
+                                  log_plus(parents[c] - mine, 1.0, tables);
                     }
                     if (d) {
                         double others = 0.0;
@@ -1654,14 +1672,14 @@ static PyObject *loo_scores(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "loo_scores: inconsistent arguments");
         goto done;
     }
-    work = malloc(((2 * D + 1) * C + D) * sizeof(double));
+    work = malloc(((2 * D + 1) * C + D + (m + 1) * LOG_TABLE) * sizeof(double));
     if (!work) {
         PyErr_NoMemory();
         goto done;
     }
     Py_BEGIN_ALLOW_THREADS
     loo_block(family, parent, b[2].buf, b[3].buf, y, b[5].buf, b[6].buf, class_total, b[7].buf,
-              n, m, D, C, criterion, b[8].buf, work);
+              n, m, D, C, criterion, b[8].buf, work, work + (2 * D + 1) * C + D);
     Py_END_ALLOW_THREADS
     result = Py_None;
     Py_INCREF(result);
@@ -1815,6 +1833,10 @@ done:
  * in logs: weighted counts near 1e300 would overflow the products), into both triangles. */
 static void pair_pass(const int64_t *codes, const int64_t *y, const double *w, const int64_t *cards,
                       int64_t m, int64_t n, int64_t C, double *cmi, double *rows, double *work) {
+    double logs[LOG_TABLE]; /* log k */
+    double *pairs = work; /* a pair's N(c) before it is taken in logs; its tables after */
+    work += C;
+    for (int64_t k = 0; k < LOG_TABLE; k++) logs[k] = log((double)k);
     for (int64_t i = 0; i < m; i++) {
         const int64_t *xi = codes + i * n, ri = cards[i];
         double own = 0.0;
@@ -1824,6 +1846,14 @@ static void pair_pass(const int64_t *codes, const int64_t *y, const double *w, c
         cmi[i * m + i] = 0.0;
         for (int64_t j = i + 1; j < m; j++) {
             const int64_t *xj = codes + j * n, rj = cards[j];
+            if (ri <= 1 || rj <= 1) { /* a column with one state tells nothing: exactly 0 */
+                double both = 0.0;
+                for (int64_t t = 0; t < n; t++)
+                    if (xi[t] >= 0 && xj[t] >= 0) both += w[t];
+                cmi[i * m + j] = cmi[j * m + i] = 0.0;
+                rows[i * m + j] = rows[j * m + i] = both;
+                continue;
+            }
             const int64_t cells = C * ri * rj;
             double *joint = work, *row = joint + cells, *col = row + C * ri, *pair = col + C * rj;
             memset(work, 0, (cells + C * ri + C * rj + C) * sizeof(double));
@@ -1838,14 +1868,18 @@ static void pair_pass(const int64_t *codes, const int64_t *y, const double *w, c
                         col[c * rj + b] += v;
                         pair[c] += v;
                     }
+            memcpy(pairs, pair, C * sizeof(double));
+            for (int64_t c = 0; c < C; c++) pair[c] = log_plus(pair[c], 0.0, logs);
+            for (int64_t a = 0; a < C * ri; a++) row[a] = log_plus(row[a], 0.0, logs);
+            for (int64_t b = 0; b < C * rj; b++) col[b] = log_plus(col[b], 0.0, logs);
             for (int64_t c = 0; c < C; c++) {
-                total += pair[c];
+                total += pairs[c];
                 for (int64_t a = 0; a < ri; a++)
                     for (int64_t b = 0; b < rj; b++) {
                         const double v = joint[(c * ri + a) * rj + b];
                         if (v > 0)
-                            weighted += v * (log(v) + log(pair[c]) - log(row[c * ri + a]) -
-                                             log(col[c * rj + b]));
+                            weighted += v * (log_plus(v, 0.0, logs) + pair[c] - row[c * ri + a] -
+                                             col[c * rj + b]);
                     }
             }
             double value = total > 0 ? weighted / total : 0.0;
@@ -1901,7 +1935,7 @@ static PyObject *pair_information(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "pair_information: inconsistent arguments");
         goto done;
     }
-    work = malloc((size_t)(C * widest * second + C * (widest + second) + C + 1) * sizeof(double));
+    work = malloc((size_t)(C * widest * second + C * (widest + second) + 2 * C) * sizeof(double));
     if (!work) {
         PyErr_NoMemory();
         goto done;

@@ -1197,8 +1197,9 @@ def pair_information(codes, y, weights, cards, n_classes) -> tuple:
 
     Each pair's plug-in estimate on the rows observing both (its own
     marginals): ``sum N(c,a,b)/N log(N(c,a,b) N(c) / (N(c,a) N(c,b)))`` with
-    the row ``weights`` as frequencies; the diagonal of ``rows`` is the weight
-    observing each column, that of ``cmi`` is 0. ``codes`` has shape
+    the row ``weights`` as frequencies (exactly 0 when a column has one
+    state); the diagonal of ``rows`` is the weight observing each column, that
+    of ``cmi`` is 0. ``codes`` has shape
     ``(n, m)`` (-1 missing). The compiled kernel counts each pair in one pass
     over the rows; this version by ``np.bincount``; they agree to rounding.
 
@@ -1230,6 +1231,9 @@ def pair_information(codes, y, weights, cards, n_classes) -> tuple:
                 minlength=C * ri * rj,
             ).reshape(C, ri, rj)
             total = joint.sum()
+            if ri <= 1 or rj <= 1:  # a column with one state tells nothing: exactly 0
+                rows[i, j] = rows[j, i] = total
+                continue
             pair = joint.sum(axis=(1, 2))[:, None, None]
             row, col = joint.sum(axis=2)[:, :, None], joint.sum(axis=1)[:, None, :]
             with np.errstate(divide="ignore", invalid="ignore"):

@@ -114,6 +114,16 @@ def loo_losses(codes, y, cards, n_classes, order, parents, max_k, criterion="rms
            [0.583, 0.174, 0.291]])
     """
     codes = np.asarray(codes)
+    # an attribute with one state adds log(N + 1) - log(N + 1) = 0 to every row's score, so its
+    # candidates' losses are those of the attributes before it, exactly: it is not scored
+    scored = [u for u, child in enumerate(order) if int(cards[child]) > 1]
+    if len(scored) < len(order):
+        losses = loo_losses(
+            codes, y, cards, n_classes, [order[u] for u in scored], [parents[u] for u in scored],
+            max_k, criterion, weights,
+        )  # fmt: skip
+        before = np.cumsum(np.isin(np.arange(len(order)), scored))  # scored among the first u + 1
+        return losses[:, np.concatenate([[0], before])]
     y = np.asarray(y, dtype=np.intp)
     n, C, D = len(y), int(n_classes), int(max_k) + 1
     w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)

@@ -1693,11 +1693,28 @@ static double loo_row_loss(const double *joint, int64_t C, int64_t yi, int crite
  * added the same terms in the same order, so their scores are equal to the last bit: the row keeps
  * them once (joint[hi]) and copies them out when a deeper prefix separates them. A missing
  * attribute adds no term: the row's losses stay those of the previous attribute. */
+/* log(v + a) from a table when v is a whole number in [0, LOG_TABLE) (unweighted counts: most
+ * cells), else computed: the same double either way. */
+#define LOG_TABLE 1024
+static inline double log_plus(double v, double a, const double *table) {
+    if (v >= 0.0 && v < (double)LOG_TABLE) {
+        const int64_t k = (int64_t)v;
+        if ((double)k == v) return table[k];
+    }
+    return log(v + a);
+}
+
 static void loo_block(const int64_t *family, const int64_t *parent, const double *fc,
                       const double *pc, const int64_t *y, const double *w, const double *cw,
                       double class_total, const double *inverse_r, int64_t n, int64_t m,
-                      int64_t D, int64_t C, int criterion, double *total, double *work) {
+                      int64_t D, int64_t C, int criterion, double *total, double *work,
+                      double *tables) {
     double *joint = work, *terms = work + D * C, *prior = terms + D * C, *loss = prior + C;
+    /* tables[0]: log(k + 1) (parents); tables[1 + u]: log(k + 1/r_u) (attribute u's families) */
+    for (int64_t k = 0; k < LOG_TABLE; k++) tables[k] = log((double)k + 1.0);
+    for (int64_t u = 0; u < m; u++)
+        for (int64_t k = 0; k < LOG_TABLE; k++)
+            tables[(1 + u) * LOG_TABLE + k] = log((double)k + inverse_r[u]);
     for (int64_t i = 0; i < n; i++) {
         const int64_t yi = y[i];
         const double wi = w[i], held = wi < 1.0 ? wi : 1.0;
@@ -1712,7 +1729,7 @@ static void loo_block(const int64_t *family, const int64_t *parent, const double
             const int64_t *fam = family + u * D * n + i, *par = parent + u * D * n + i;
             if (fam[0] >= 0) {
                 int64_t reach = 0;
-                const double a = inverse_r[u];
+                const double a = inverse_r[u], *family_logs = tables + (1 + u) * LOG_TABLE;
                 for (int64_t d = 0; d < D; d++) {
                     const int64_t f = fam[d * n];
                     if (f < 0) break;
@@ -1720,7 +1737,8 @@ static void loo_block(const int64_t *family, const int64_t *parent, const double
                     double *term = terms + d * C;
                     for (int64_t c = 0; c < C; c++) {
                         const double mine = c == yi ? held : 0.0;
-                        term[c] = log(counts[c] - mine + a) - log(parents[c] - mine + 1.0);
+                        term[c] = log_plus(counts[c] - mine, a, family_logs) -
+                                  log_plus(parents[c] - mine, 1.0, tables);
                     }
                     if (d) {
                         double others = 0.0;
@@ -1787,14 +1805,276 @@ static PyObject *loo_scores(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "loo_scores: inconsistent arguments");
         goto done;
     }
-    work = malloc(((2 * D + 1) * C + D) * sizeof(double));
+    work = malloc(((2 * D + 1) * C + D + (m + 1) * LOG_TABLE) * sizeof(double));
     if (!work) {
         PyErr_NoMemory();
         goto done;
     }
     Py_BEGIN_ALLOW_THREADS
     loo_block(family, parent, b[2].buf, b[3].buf, y, b[5].buf, b[6].buf, class_total, b[7].buf,
-              n, m, D, C, criterion, b[8].buf, work);
+              n, m, D, C, criterion, b[8].buf, work, work + (2 * D + 1) * C + D);
+    Py_END_ALLOW_THREADS
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    free(work);
+    for (int k = 0; k < got; k++) PyBuffer_Release(&b[k]);
+    return result;
+}
+
+/* -- selective KDB's families and pair information -------------------------------------------- */
+
+/* int64 keys to their first-seen positions: open addressing over a power-of-two table at most
+ * half full (one map is reset and reused per depth). */
+typedef struct {
+    int64_t *keys, *vals;
+    size_t mask;
+    int64_t size;
+} key_map;
+
+static void key_map_reset(key_map *map) {
+    memset(map->vals, 0xff, (map->mask + 1) * sizeof(int64_t)); /* every slot -1: empty */
+    map->size = 0;
+}
+
+static inline int64_t key_position(key_map *map, int64_t key) {
+    uint64_t h = (uint64_t)key * 0x9E3779B97F4A7C15ull;
+    size_t s = (size_t)(h ^ (h >> 31)) & map->mask;
+    while (map->vals[s] >= 0) {
+        if (map->keys[s] == key) return map->vals[s];
+        s = (s + 1) & map->mask;
+    }
+    map->keys[s] = key;
+    map->vals[s] = map->size;
+    return map->size++;
+}
+
+/* Attribute by attribute, depth by depth: a row's parent configuration (its previous one with the
+ * next parent's value) and its family (that with the child's value), numbered in order of first
+ * appearance among the rows observing the child and those parents, after every earlier
+ * (attribute, depth)'s; -1 elsewhere and at depths past the attribute's parents. */
+static void family_pass(const int64_t *codes, const int64_t *cards, const int64_t *attributes,
+                        int64_t m, int64_t D, int64_t n, int64_t *family, int64_t *parent,
+                        int64_t *sizes, key_map *map) {
+    int64_t family_start = 0, parent_start = 0;
+    for (int64_t u = 0; u < m; u++) {
+        const int64_t *columns = attributes + u * D;
+        const int64_t *x = codes + columns[0] * n, r = cards[columns[0]];
+        int64_t *fam = family + u * D * n, *par = parent + u * D * n;
+        int64_t *family_sizes = sizes + u * D, *parent_sizes = sizes + (m + u) * D;
+        int64_t d = 0;
+        for (; d < D && (d == 0 || columns[d] >= 0); d++) {
+            int64_t *f = fam + d * n, *p = par + d * n;
+            if (d == 0) {
+                int64_t any = 0;
+                for (int64_t i = 0; i < n; i++) {
+                    p[i] = x[i] >= 0 ? 0 : -1;
+                    any |= x[i] >= 0;
+                }
+                parent_sizes[0] = any;
+            } else {
+                const int64_t *z = codes + columns[d] * n, card = cards[columns[d]];
+                const int64_t *before = par + (d - 1) * n, shift = parent_start - parent_sizes[d - 1];
+                key_map_reset(map);
+                for (int64_t i = 0; i < n; i++)
+                    p[i] = before[i] >= 0 && z[i] >= 0
+                               ? key_position(map, (before[i] - shift) * card + z[i])
+                               : -1;
+                parent_sizes[d] = map->size;
+            }
+            key_map_reset(map);
+            for (int64_t i = 0; i < n; i++)
+                f[i] = p[i] >= 0 ? key_position(map, p[i] * r + x[i]) + family_start : -1;
+            family_sizes[d] = map->size;
+            for (int64_t i = 0; i < n; i++)
+                if (p[i] >= 0) p[i] += parent_start;
+            family_start += family_sizes[d];
+            parent_start += parent_sizes[d];
+        }
+        for (; d < D; d++) {
+            for (int64_t i = 0; i < n; i++) fam[d * n + i] = par[d * n + i] = -1;
+            family_sizes[d] = parent_sizes[d] = 0;
+        }
+    }
+}
+
+static PyObject *family_cells(PyObject *self, PyObject *args) {
+    PyObject *obj[6];
+    if (!PyArg_ParseTuple(args, "OOOOOO", &obj[0], &obj[1], &obj[2], &obj[3], &obj[4], &obj[5]))
+        return NULL;
+    /* codes (k, n): each column's codes (-1 missing); cards (k); attributes (m, D): each
+     * attribute's column, then its parents' (-1 after the last); family, parent (m, D, n) and
+     * sizes (2, m, D) int64, written */
+    const char *names[6] = {"codes", "cards", "attributes", "family", "parent", "sizes"};
+    const int ndims[6] = {2, 1, 2, 3, 3, 3};
+    Py_buffer b[6];
+    int got = 0;
+    PyObject *result = NULL;
+    key_map map = {NULL, NULL, 0, 0};
+    for (int k = 0; k < 6; k++) {
+        int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (k >= 3 ? PyBUF_WRITABLE : 0);
+        if (PyObject_GetBuffer(obj[k], &b[k], flags) < 0) goto done;
+        got++;
+        const char *f = native_format(b[k].format);
+        if (!f || f[0] == '\0' || f[1] != '\0' || !strchr("lq", f[0]) || b[k].itemsize != 8 ||
+            b[k].ndim != ndims[k]) {
+            PyErr_Format(PyExc_TypeError, "family_cells: %s has the wrong type", names[k]);
+            goto done;
+        }
+    }
+    const int64_t K = b[0].shape[0], n = b[0].shape[1], m = b[2].shape[0], D = b[2].shape[1];
+    const int64_t *codes = b[0].buf, *cards = b[1].buf, *attributes = b[2].buf;
+    int ok = D >= 1 && b[1].shape[0] == K && b[3].shape[0] == m && b[3].shape[1] == D &&
+             b[3].shape[2] == n && b[4].shape[0] == m && b[4].shape[1] == D && b[4].shape[2] == n &&
+             b[5].shape[0] == 2 && b[5].shape[1] == m && b[5].shape[2] == D;
+    for (int64_t j = 0; ok && j < K; j++) ok = cards[j] >= 0 && cards[j] < ((int64_t)1 << 31);
+    for (int64_t i = 0; ok && i < K * n; i++) ok = codes[i] >= -1 && codes[i] < cards[i / n];
+    for (int64_t u = 0; ok && u < m; u++) {
+        ok = attributes[u * D] >= 0 && attributes[u * D] < K;
+        for (int64_t d = 1, ended = 0; ok && d < D; d++) {
+            const int64_t a = attributes[u * D + d];
+            ok = a < K && (a >= 0 ? !ended : a == -1);
+            ended |= a < 0;
+        }
+    }
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "family_cells: inconsistent arguments");
+        goto done;
+    }
+    size_t slots = 16;
+    while (slots < 2 * (size_t)n) slots <<= 1;
+    map.keys = malloc(slots * sizeof(int64_t));
+    map.vals = malloc(slots * sizeof(int64_t));
+    map.mask = slots - 1;
+    if (!map.keys || !map.vals) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    family_pass(codes, cards, attributes, m, D, n, b[3].buf, b[4].buf, b[5].buf, &map);
+    Py_END_ALLOW_THREADS
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    free(map.keys);
+    free(map.vals);
+    for (int k = 0; k < got; k++) PyBuffer_Release(&b[k]);
+    return result;
+}
+
+/* I(X_i; X_j | C) of every pair i < j on the rows observing both (the plug-in estimate, summed
+ * in logs: weighted counts near 1e300 would overflow the products), into both triangles. */
+static void pair_pass(const int64_t *codes, const int64_t *y, const double *w, const int64_t *cards,
+                      int64_t m, int64_t n, int64_t C, double *cmi, double *rows, double *work) {
+    double logs[LOG_TABLE]; /* log k */
+    double *pairs = work; /* a pair's N(c) before it is taken in logs; its tables after */
+    work += C;
+    for (int64_t k = 0; k < LOG_TABLE; k++) logs[k] = log((double)k);
+    for (int64_t i = 0; i < m; i++) {
+        const int64_t *xi = codes + i * n, ri = cards[i];
+        double own = 0.0;
+        for (int64_t t = 0; t < n; t++)
+            if (xi[t] >= 0) own += w[t];
+        rows[i * m + i] = own;
+        cmi[i * m + i] = 0.0;
+        for (int64_t j = i + 1; j < m; j++) {
+            const int64_t *xj = codes + j * n, rj = cards[j];
+            if (ri <= 1 || rj <= 1) { /* a column with one state tells nothing: exactly 0 */
+                double both = 0.0;
+                for (int64_t t = 0; t < n; t++)
+                    if (xi[t] >= 0 && xj[t] >= 0) both += w[t];
+                cmi[i * m + j] = cmi[j * m + i] = 0.0;
+                rows[i * m + j] = rows[j * m + i] = both;
+                continue;
+            }
+            const int64_t cells = C * ri * rj;
+            double *joint = work, *row = joint + cells, *col = row + C * ri, *pair = col + C * rj;
+            memset(work, 0, (cells + C * ri + C * rj + C) * sizeof(double));
+            for (int64_t t = 0; t < n; t++)
+                if (xi[t] >= 0 && xj[t] >= 0) joint[(y[t] * ri + xi[t]) * rj + xj[t]] += w[t];
+            double total = 0.0, weighted = 0.0;
+            for (int64_t c = 0; c < C; c++)
+                for (int64_t a = 0; a < ri; a++)
+                    for (int64_t b = 0; b < rj; b++) {
+                        const double v = joint[(c * ri + a) * rj + b];
+                        row[c * ri + a] += v;
+                        col[c * rj + b] += v;
+                        pair[c] += v;
+                    }
+            memcpy(pairs, pair, C * sizeof(double));
+            for (int64_t c = 0; c < C; c++) pair[c] = log_plus(pair[c], 0.0, logs);
+            for (int64_t a = 0; a < C * ri; a++) row[a] = log_plus(row[a], 0.0, logs);
+            for (int64_t b = 0; b < C * rj; b++) col[b] = log_plus(col[b], 0.0, logs);
+            for (int64_t c = 0; c < C; c++) {
+                total += pairs[c];
+                for (int64_t a = 0; a < ri; a++)
+                    for (int64_t b = 0; b < rj; b++) {
+                        const double v = joint[(c * ri + a) * rj + b];
+                        if (v > 0)
+                            weighted += v * (log_plus(v, 0.0, logs) + pair[c] - row[c * ri + a] -
+                                             col[c * rj + b]);
+                    }
+            }
+            double value = total > 0 ? weighted / total : 0.0;
+            if (!(value > 0)) value = 0.0; /* rounding can leave -1e-17 where the value is 0 */
+            cmi[i * m + j] = cmi[j * m + i] = value;
+            rows[i * m + j] = rows[j * m + i] = total;
+        }
+    }
+}
+
+static PyObject *pair_information(PyObject *self, PyObject *args) {
+    PyObject *obj[6];
+    long long n_classes;
+    if (!PyArg_ParseTuple(args, "OOOOLOO", &obj[0], &obj[1], &obj[2], &obj[3], &n_classes,
+                          &obj[4], &obj[5]))
+        return NULL;
+    /* codes (m, n) int64 (-1 missing); y (n) int64; weights (n) float64; cards (m) int64;
+     * cmi, rows (m, m) float64, written */
+    const char *names[6] = {"codes", "y", "weights", "cards", "cmi", "rows"};
+    const int ndims[6] = {2, 1, 1, 1, 2, 2};
+    Py_buffer b[6];
+    int got = 0;
+    PyObject *result = NULL;
+    double *work = NULL;
+    for (int k = 0; k < 6; k++) {
+        int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (k >= 4 ? PyBUF_WRITABLE : 0);
+        if (PyObject_GetBuffer(obj[k], &b[k], flags) < 0) goto done;
+        got++;
+        const char *f = native_format(b[k].format);
+        const char *want = (k == 2 || k >= 4) ? "d" : "lq";
+        if (!f || f[0] == '\0' || f[1] != '\0' || !strchr(want, f[0]) || b[k].itemsize != 8 ||
+            b[k].ndim != ndims[k]) {
+            PyErr_Format(PyExc_TypeError, "pair_information: %s has the wrong type", names[k]);
+            goto done;
+        }
+    }
+    const int64_t m = b[0].shape[0], n = b[0].shape[1], C = n_classes;
+    const int64_t *codes = b[0].buf, *y = b[1].buf, *cards = b[3].buf;
+    int ok = C >= 1 && b[1].shape[0] == n && b[2].shape[0] == n && b[3].shape[0] == m &&
+             b[4].shape[0] == m && b[4].shape[1] == m && b[5].shape[0] == m && b[5].shape[1] == m;
+    int64_t widest = 0, second = 0; /* a pair's table: at most C times the two widest */
+    for (int64_t j = 0; ok && j < m; j++) {
+        ok = cards[j] >= 0 && cards[j] < ((int64_t)1 << 31);
+        if (ok && cards[j] > widest) {
+            second = widest;
+            widest = cards[j];
+        } else if (ok && cards[j] > second)
+            second = cards[j];
+    }
+    for (int64_t t = 0; ok && t < n; t++) ok = y[t] >= 0 && y[t] < C;
+    for (int64_t t = 0; ok && t < m * n; t++) ok = codes[t] >= -1 && codes[t] < cards[t / n];
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "pair_information: inconsistent arguments");
+        goto done;
+    }
+    work = malloc((size_t)(C * widest * second + C * (widest + second) + 2 * C) * sizeof(double));
+    if (!work) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    pair_pass(codes, y, b[2].buf, cards, m, n, C, b[4].buf, b[5].buf, work);
     Py_END_ALLOW_THREADS
     result = Py_None;
     Py_INCREF(result);
@@ -1912,6 +2192,13 @@ static PyMethodDef methods[] = {
     {"tree_pivots", tree_pivots, METH_VARARGS,
      "tree_pivots(matrices, pivots, smallest): the cancellation-free elimination pivots of a batch "
      "of column-scaled weight matrices, eliminated in place (see bnclassify/_native.py)."},
+    {"family_cells", family_cells, METH_VARARGS,
+     "family_cells(codes, cards, attributes, family, parent, sizes): each row's parent "
+     "configuration and family at every depth of a selective KDB's attributes (see "
+     "bnclassify/_native.py)."},
+    {"pair_information", pair_information, METH_VARARGS,
+     "pair_information(codes, y, weights, cards, n_classes, cmi, rows): I(X_i; X_j | C) and the "
+     "rows observing both, of every pair of columns (see bnclassify/_native.py)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1921,7 +2208,7 @@ static struct PyModuleDef module = {
 
 /* Raised with every change of a kernel's arguments or results: _native.py refuses a stale build
  * (an optional build that fails leaves the previous library in place). */
-#define KERNELS_VERSION 13
+#define KERNELS_VERSION 14
 
 PyMODINIT_FUNC PyInit__kernels(void) {
     PyObject *m = PyModule_Create(&module);

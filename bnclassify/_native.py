@@ -48,7 +48,7 @@ import pyarrow.compute as pc
 import threadpoolctl
 
 #: The kernels' interface this module calls (``KERNELS_VERSION`` in ``_kernels.c``).
-KERNELS_VERSION = 13
+KERNELS_VERSION = 14
 
 try:
     from . import _kernels
@@ -1258,3 +1258,126 @@ def _numpy_tree_pivots(a, smallest, pivots):
         a[:, :1, k + 1 :] += column[:, :1, None] * row
         a[:, k + 1 :, k + 1 :] += column[:, k + 1 :, None] * row
     return pivots
+
+
+def family_cells(codes, cards, attributes) -> tuple:
+    """Each row's parent configuration and family at every depth of every attribute.
+
+    ``codes`` has one column per row (shape ``(k, n)``, -1 missing);
+    ``attributes[u]`` (shape ``(m, D)``) is attribute ``u``'s column, then its
+    parents' in order, -1 after the last. At depth ``d`` (its first ``d``
+    parents) a row observing the attribute and those parents has a parent
+    configuration (its configuration at depth ``d - 1`` with parent ``d``'s
+    value; at depth 0 the empty one) and a family (the configuration with the
+    attribute's value). Each (attribute, depth) numbers its configurations in
+    order of first appearance among those rows, after those of every earlier
+    (attribute, depth) (attribute first); the other rows, and depths past an
+    attribute's parents, have -1. Returns ``(family, parent, sizes)``: two
+    int64 arrays of shape ``(m, D, n)`` and the numbers of families and of
+    parent configurations of each (attribute, depth), shape ``(2, m, D)``. The
+    compiled kernel maps keys through a hash table, this version through
+    ``np.unique``.
+
+    Examples
+    --------
+    >>> codes = np.array([[1, 0, 1, -1], [2, 2, 0, 1]])
+    >>> family, parent, sizes = family_cells(codes, [2, 3], [[0, 1], [1, -1]])
+    >>> family.tolist()
+    [[[0, 1, 0, -1], [2, 3, 4, -1]], [[5, 5, 6, 7], [-1, -1, -1, -1]]]
+    >>> parent.tolist()
+    [[[0, 0, 0, -1], [1, 1, 2, -1]], [[3, 3, 3, 3], [-1, -1, -1, -1]]]
+    >>> sizes.tolist()
+    [[[2, 3], [3, 0]], [[1, 2], [1, 0]]]
+    """
+    codes = np.ascontiguousarray(codes, dtype=np.int64)
+    cards = np.ascontiguousarray(cards, dtype=np.int64)
+    attributes = np.ascontiguousarray(attributes, dtype=np.int64)
+    (m, D), n = attributes.shape, codes.shape[1]
+    family = np.full((m, D, n), -1, dtype=np.int64)
+    parent = np.full((m, D, n), -1, dtype=np.int64)
+    sizes = np.zeros((2, m, D), dtype=np.int64)
+    if COMPILED:
+        _kernels.family_cells(codes, cards, attributes, family, parent, sizes)
+        return family, parent, sizes
+    family_start = parent_start = 0
+    for u in range(m):
+        x, r = codes[attributes[u, 0]], int(cards[attributes[u, 0]])
+        local = np.where(x >= 0, 0, -1)
+        sizes[1, u, 0] = int((x >= 0).any())
+        for d in range(D):
+            if d:
+                column = attributes[u, d]
+                if column < 0:
+                    break
+                seen = (local >= 0) & (codes[column] >= 0)
+                keys = local[seen] * int(cards[column]) + codes[column, seen]
+                local = np.full(n, -1, dtype=np.int64)
+                local[seen], sizes[1, u, d] = _first_seen(keys)
+            seen = local >= 0
+            family[u, d, seen], sizes[0, u, d] = _first_seen(local[seen] * r + x[seen])
+            family[u, d, seen] += family_start
+            parent[u, d, seen] = local[seen] + parent_start
+            family_start += sizes[0, u, d]
+            parent_start += sizes[1, u, d]
+    return family, parent, sizes
+
+
+def _first_seen(keys) -> tuple:
+    """Each key's position among the distinct keys by first appearance, and their number."""
+    distinct, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    position = np.empty(len(distinct), dtype=np.int64)
+    position[np.argsort(first)] = np.arange(len(distinct))
+    return position[inverse], len(distinct)
+
+
+def pair_information(codes, y, weights, cards, n_classes) -> tuple:
+    """I(X_i; X_j | C) in nats and the rows observing both, for every pair of columns.
+
+    Each pair's plug-in estimate on the rows observing both (its own
+    marginals): ``sum N(c,a,b)/N log(N(c,a,b) N(c) / (N(c,a) N(c,b)))`` with
+    the row ``weights`` as frequencies (exactly 0 when a column has one
+    state); the diagonal of ``rows`` is the weight observing each column, that
+    of ``cmi`` is 0. ``codes`` has shape
+    ``(n, m)`` (-1 missing). The compiled kernel counts each pair in one pass
+    over the rows; this version by ``np.bincount``; they agree to rounding.
+
+    Examples
+    --------
+    >>> codes = np.array([[0, 0], [1, 1], [0, 0], [1, 1]])
+    >>> cmi, rows = pair_information(codes, np.array([0, 0, 1, 1]), None, [2, 2], 2)
+    >>> round(float(cmi[0, 1]), 4), rows.tolist()  # x1 copies x0 within each class: log 2
+    (0.6931, [[4.0, 4.0], [4.0, 4.0]])
+    """
+    columns = np.ascontiguousarray(np.asarray(codes).T, dtype=np.int64)
+    y = np.ascontiguousarray(y, dtype=np.int64)
+    m, n = columns.shape
+    w = np.ones(n) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
+    cards = np.ascontiguousarray(cards, dtype=np.int64)
+    C = int(n_classes)
+    cmi, rows = np.zeros((m, m)), np.zeros((m, m))
+    if COMPILED:
+        _kernels.pair_information(columns, y, w, cards, C, cmi, rows)
+        return cmi, rows
+    for i in range(m):
+        rows[i, i] = w[columns[i] >= 0].sum()
+        for j in range(i + 1, m):
+            seen = (columns[i] >= 0) & (columns[j] >= 0)
+            ri, rj = int(cards[i]), int(cards[j])
+            joint = np.bincount(
+                (y[seen] * ri + columns[i, seen]) * rj + columns[j, seen],
+                weights=w[seen],
+                minlength=C * ri * rj,
+            ).reshape(C, ri, rj)
+            total = joint.sum()
+            if ri <= 1 or rj <= 1:  # a column with one state tells nothing: exactly 0
+                rows[i, j] = rows[j, i] = total
+                continue
+            pair = joint.sum(axis=(1, 2))[:, None, None]
+            row, col = joint.sum(axis=2)[:, :, None], joint.sum(axis=1)[:, None, :]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                logs = np.log(joint) + np.log(pair) - np.log(row) - np.log(col)
+                weighted = np.where(joint > 0, joint * logs, 0.0).sum()
+            value = weighted / total if total > 0 else 0.0
+            cmi[i, j] = cmi[j, i] = value if value > 0 else 0.0
+            rows[i, j] = rows[j, i] = total
+    return cmi, rows

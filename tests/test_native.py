@@ -1,5 +1,6 @@
 """The compiled kernels (bnclassify/_kernels.c) equal their numpy versions and a slow reference."""
 
+import math
 import os
 import threading
 import time
@@ -761,3 +762,101 @@ def test_tree_pivots_give_the_matrix_tree_count():
     for m in (2, 3, 5, 9):
         pivots = _native.tree_pivots((np.ones((m, m)) - np.eye(m))[None], 1e-200)
         assert np.prod(pivots) == pytest.approx(m ** (m - 2), rel=1e-12)
+
+
+@st.composite
+def attribute_tables(draw):
+    """Codes by column (some missing, some columns with 0 or 1 state) and attributes with
+    their parents, -1 padded."""
+    k, n, D = draw(st.integers(1, 5)), draw(st.integers(1, 30)), draw(st.integers(1, 4))
+    cards = draw(st.lists(st.integers(0, 4), min_size=k, max_size=k))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    codes = np.array([rng.integers(-1, max(r, 1), n) if r else np.full(n, -1) for r in cards])
+    attributes = np.full((draw(st.integers(1, 4)), D), -1)
+    for u in range(len(attributes)):
+        columns = draw(st.permutations(range(k)))[: draw(st.integers(1, D))]
+        attributes[u, : len(columns)] = columns
+    return codes, np.array(cards), attributes
+
+
+def slow_family_cells(codes, attributes):
+    """Per (attribute, depth): the tuples (parents' values) and (them, the child's), numbered by
+    first appearance after the earlier (attribute, depth)s' -- a dictionary per depth."""
+    m, D = attributes.shape
+    n = codes.shape[1]
+    family, parent = np.full((m, D, n), -1), np.full((m, D, n), -1)
+    starts = [0, 0]
+    for u in range(m):
+        child, ranked = attributes[u, 0], [p for p in attributes[u, 1:] if p >= 0]
+        for d in range(len(ranked) + 1):
+            numbers = [{}, {}]
+            for t in range(n):
+                prefix = tuple(codes[p, t] for p in ranked[:d])
+                if codes[child, t] < 0 or min(prefix, default=0) < 0:
+                    continue
+                for out, key, seen in ((family, (*prefix, codes[child, t]), numbers[0]),
+                                       (parent, prefix, numbers[1])):  # fmt: skip
+                    out[u, d, t] = seen.setdefault(key, len(seen)) + starts[out is parent]
+            starts = [starts[0] + len(numbers[0]), starts[1] + len(numbers[1])]
+    return family, parent
+
+
+@given(attribute_tables(), st.booleans())
+@settings(max_examples=50, deadline=None)
+def test_family_cells(table, compiled):
+    codes, cards, attributes = table
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_native, "COMPILED", compiled and _native._kernels is not None)
+        family, parent, sizes = _native.family_cells(codes, cards, attributes)
+    expected_family, expected_parent = slow_family_cells(codes, attributes)
+    np.testing.assert_array_equal(family, expected_family)
+    np.testing.assert_array_equal(parent, expected_parent)
+    # sizes: the number of configurations of each (attribute, depth), consistent with the cells
+    assert sizes[0].sum() == family.max(initial=-1) + 1
+    assert sizes[1].sum() == parent.max(initial=-1) + 1
+
+
+def slow_pair_information(rows, y, weights, i, j):
+    """The plug-in I(X_i; X_j | C) on the rows observing both, cell by cell, and their weight."""
+    joint = {}
+    for t in range(len(y)):
+        if rows[t, i] >= 0 and rows[t, j] >= 0:
+            key = (y[t], rows[t, i], rows[t, j])
+            joint[key] = joint.get(key, 0.0) + weights[t]
+    total = sum(joint.values())
+
+    def margin(pick):
+        out = {}
+        for key, v in joint.items():
+            out[pick(key)] = out.get(pick(key), 0.0) + v
+        return out
+
+    n_c, n_ca = margin(lambda k: k[0]), margin(lambda k: k[:2])
+    n_cb = margin(lambda k: (k[0], k[2]))
+    value = sum(
+        v / total * math.log(v * n_c[c] / (n_ca[c, a] * n_cb[c, b]))
+        for (c, a, b), v in joint.items()
+    )
+    return max(value, 0.0) if total else 0.0, total
+
+
+@given(attribute_tables(), st.integers(1, 3), st.booleans(), st.booleans())
+@settings(max_examples=50, deadline=None)
+def test_pair_information(table, n_classes, weighted, compiled):
+    codes, cards, _ = table
+    rows = codes.T
+    rng = np.random.default_rng(len(rows))
+    y = rng.integers(0, n_classes, len(rows))
+    weights = rng.uniform(0.5, 3.0, len(rows)) if weighted else None
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_native, "COMPILED", compiled and _native._kernels is not None)
+        cmi, both = _native.pair_information(rows, y, weights, cards, n_classes)
+    assert np.array_equal(cmi, cmi.T) and np.array_equal(both, both.T)
+    w = np.ones(len(y)) if weights is None else weights
+    for i in range(len(cards)):
+        for j in range(len(cards)):
+            expected, observed = slow_pair_information(rows, y, w, i, j)
+            assert both[i, j] == pytest.approx(observed, rel=1e-12)
+            if i != j:
+                assert cmi[i, j] == pytest.approx(expected, rel=1e-9, abs=1e-12)
+    assert (cmi[:, cards <= 1] == 0).all()  # a column with one state tells nothing, exactly

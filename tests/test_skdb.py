@@ -406,3 +406,21 @@ def test_a_text_column_missing_in_every_training_row_is_left_out_without_a_numpy
     with pytest.warns(UnobservedColumnWarning, match="'empty'"):
         model = SKDB().fit(X, y)
     assert np.isfinite(model.predict_proba(X)).all()
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.lists(st.integers(0, 6), min_size=2, max_size=40),
+    st.lists(st.integers(0, 2**32 - 1), min_size=1, max_size=5),
+)
+def test_a_sorted_column_shared_by_draws_gives_each_draw_its_own_cuts(values, seeds):
+    # ESKDB's members share one SortedColumn (and the segments it keeps): every draw must be
+    # the cuts a fresh sampled_mdl_cut_points gives from a generator in the same state
+    from bnclassify.data.binning import SortedColumn
+
+    x = np.array(values, dtype=float)
+    y = (x + np.arange(len(x)) % 2 > 3).astype(int)
+    shared = SortedColumn(x, y)
+    for seed in seeds:
+        fresh = sampled_mdl_cut_points(x, y, np.random.default_rng(seed))
+        np.testing.assert_array_equal(shared.sampled_cuts(np.random.default_rng(seed)), fresh)

@@ -14,7 +14,8 @@ import numpy as np
 import pandas as pd
 
 from ..data import TableSchema, as_frame, encode_target
-from ..preprocessing import mdl_cut_points, sampled_mdl_cut_points
+from ..data.binning import SortedColumn
+from ..preprocessing import mdl_cut_points
 from ..validation import check_sample_weight
 
 
@@ -88,16 +89,28 @@ def column_numbers(X, columns) -> list:
 
 def cuts_of(values, y, rng=None, sample_weight=None) -> list:
     """:func:`learn_cuts` of columns already read by :func:`column_numbers`."""
+    if rng is not None:
+        return [column.sampled_cuts(rng) for column in sorted_columns(values, y, sample_weight)]
     y = np.asarray(y)
     w = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
     cuts = []
     for x in values:
         rows = (w > 0) & np.isfinite(x)
-        if rng is None:
-            cuts.append(mdl_cut_points(x[rows], y[rows], w[rows]))
-        else:
-            cuts.append(sampled_mdl_cut_points(x[rows], y[rows], rng, w[rows]))
+        cuts.append(mdl_cut_points(x[rows], y[rows], w[rows]))
     return cuts
+
+
+def sorted_columns(values, y, sample_weight=None) -> list:
+    """Each column of ``values`` (as :func:`column_numbers` reads them) as a
+    :class:`~bnclassify.data.binning.SortedColumn` of its observed, weighted rows: what
+    sampled cuts of it read (``column.sampled_cuts(rng)``), shared by the draws."""
+    y = np.asarray(y)
+    w = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    columns = []
+    for x in values:
+        rows = (w > 0) & np.isfinite(x)
+        columns.append(SortedColumn(x[rows], y[rows], w[rows]))
+    return columns
 
 
 def apply_cuts(frame, columns, cuts, values=None) -> pd.DataFrame:

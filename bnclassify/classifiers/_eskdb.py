@@ -20,12 +20,19 @@ from ..validation import (
     Options,
     validate_parameters,
 )
-from ..weights import class_information, edge_weights
-from ._bins import column_numbers, cuts_of, learn_cuts, weighted_rows
+from ..weights import class_information
+from ._bins import column_numbers, learn_cuts, sorted_columns, weighted_rows
 from ._ensemble import MemberEnsemble
 from ._predict import normalise
 from ._selective import CRITERIA
-from ._skdb import SKDB, binned_statistics, cuts_by_column, ranked_by, refuse_dask
+from ._skdb import (
+    SKDB,
+    binned_statistics,
+    cuts_by_column,
+    ranked_by,
+    refuse_dask,
+    table_weights,
+)
 
 #: Largest ``n_estimators`` (each member holds a network over every column).
 MAX_ESKDB_MEMBERS = 1_000
@@ -185,8 +192,9 @@ class ESKDB(MemberEnsemble):
         members = [self._member(int(s)) for s in smoothing_seeds]
         if numeric and self.discretization == "stochastic":
             values = column_numbers(X, numeric)  # read once; each member draws its own cuts
+            sorted_values = sorted_columns(values, y, sample_weight)  # sorted once, shared
             jobs = [
-                (member, _fit_sampled, (X, y, numeric, values, seed, sample_weight))
+                (member, _fit_sampled, (X, y, numeric, values, sorted_values, seed, sample_weight))
                 for member, seed in zip(members, seeds, strict=True)
             ]
         else:
@@ -194,7 +202,7 @@ class ESKDB(MemberEnsemble):
             stats, binned, classes, class_node = binned_statistics(
                 X, y, numeric, cuts, sample_weight
             )
-            weights = edge_weights(stats, binned) if int(self.k) > 0 else None  # counted once
+            weights = table_weights(stats, binned) if int(self.k) > 0 else None  # counted once
             class_mi = class_information(stats, binned)
             shared = (stats, binned, classes, class_node, weights, class_mi, numeric, cuts)
             jobs = [
@@ -278,10 +286,10 @@ def _fit_shared(member, stats, schema, classes, class_node, weights, class_mi, n
     return member
 
 
-def _fit_sampled(member, X, y, numeric, values, seed, sample_weight):
+def _fit_sampled(member, X, y, numeric, values, sorted_values, seed, sample_weight):
     """Fit a member on its own sampled bins (drawn column by column in name order)."""
     rng = _generator(seed)
-    cuts = cuts_of(values, y, rng, sample_weight)
+    cuts = [column.sampled_cuts(rng) for column in sorted_values]
     stats, schema, classes, class_node = binned_statistics(
         X, y, numeric, cuts, sample_weight, values
     )

@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from .._native import loo_scores
+from .._native import family_cells, loo_scores
 
 #: The losses a selective KDB may minimise (``"rmse"`` is the paper's).
 CRITERIA = ("rmse", "zero_one", "log_loss")
@@ -114,41 +114,43 @@ def loo_losses(codes, y, cards, n_classes, order, parents, max_k, criterion="rms
            [0.583, 0.174, 0.291]])
     """
     codes = np.asarray(codes)
+    # an attribute with one state adds log(N + 1) - log(N + 1) = 0 to every row's score, so its
+    # candidates' losses are those of the attributes before it, exactly: it is not scored
+    scored = [u for u, child in enumerate(order) if int(cards[child]) > 1]
+    if len(scored) < len(order):
+        losses = loo_losses(
+            codes, y, cards, n_classes, [order[u] for u in scored], [parents[u] for u in scored],
+            max_k, criterion, weights,
+        )  # fmt: skip
+        before = np.cumsum(np.isin(np.arange(len(order)), scored))  # scored among the first u + 1
+        return losses[:, np.concatenate([[0], before])]
     y = np.asarray(y, dtype=np.intp)
     n, C, D = len(y), int(n_classes), int(max_k) + 1
     w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
     m = len(order)
     whole = n * D * m <= BLOCK_INDICES  # one block: the rows' cells as the counting finds them
-    if whole:
-        family = np.full((m, D, n), -1, dtype=np.int64)
-        parent = np.full((m, D, n), -1, dtype=np.int64)
-    tables = [
-        _attribute_tables(
-            codes, y, w, cards, C, order[u], parents[u][:max_k], (family[u], parent[u])
-        )
-        if whole
-        else _attribute_tables(codes, y, w, cards, C, order[u], parents[u][:max_k])
-        for u in range(m)
-    ]
-    family_counts, parent_counts, offsets = _stacked(tables, C)
     class_weight = np.bincount(y, weights=w, minlength=C)
     # a column with no observed value has no state (card 0); its cells never reach 1/r
     inverse_r = 1.0 / np.array([max(int(cards[child]), 1) for child in order], dtype=float)
     total = np.zeros((D, m + 1))
     if whole:
-        starts = np.zeros((2, m, D), dtype=np.int64)
-        for u, levels in enumerate(offsets):
-            starts[:, u, : len(levels)] = np.transpose(levels)
-        np.add(family, starts[0, :, :, None], out=family, where=family >= 0)
-        np.add(parent, starts[1, :, :, None], out=parent, where=parent >= 0)
-        blocks = [(slice(0, n), family, parent)]
+        blocks = [(slice(0, n), *_row_cells(codes, y, w, cards, C, order, parents, D))]
     else:
+        tables = [
+            _attribute_tables(codes, y, w, cards, C, order[u], parents[u][:max_k]) for u in range(m)
+        ]
+        family_counts, parent_counts, offsets = _stacked(tables, C)
         size = max(1, BLOCK_INDICES // (D * max(m, 1)))
         blocks = (
-            (rows, *_block_cells(codes[rows], cards, order, parents, tables, offsets, D))
+            (
+                rows,
+                *_block_cells(codes[rows], cards, order, parents, tables, offsets, D),
+                family_counts,
+                parent_counts,
+            )
             for rows in (slice(i, min(i + size, n)) for i in range(0, n, size))
         )
-    for rows, family, parent in blocks:
+    for rows, family, parent, family_counts, parent_counts in blocks:
         loo_scores(
             family, parent, family_counts, parent_counts, y[rows], w[rows], class_weight,
             inverse_r, criterion, total,
@@ -202,13 +204,10 @@ def choose(losses):
     return n_attributes + 1, k
 
 
-def _attribute_tables(codes, y, w, cards, C, child, parents, cells=None):
+def _attribute_tables(codes, y, w, cards, C, child, parents):
     """Per depth ``d``: the observed configurations of (first d parents) and (them, child),
-    as look-ups from a row's mixed-radix key, and their class-weighted counts.
-
-    ``cells``: two arrays of shape ``(len(parents) + 1, n)`` or more depths, into
-    which each row's position in the family and parent counts of every depth is
-    written where the row observes the attribute and those parents."""
+    as look-ups from a row's mixed-radix key, and their class-weighted counts (the rows
+    read in blocks; see :func:`_family_tables` for all rows at once)."""
     x = codes[:, child]
     valid = x >= 0
     key = np.zeros(len(y), dtype=np.int64)
@@ -234,10 +233,28 @@ def _attribute_tables(codes, y, w, cards, C, child, parents, cells=None):
             key[valid] * C + yv, weights=wv, minlength=n_parents * C
         ).reshape(-1, C)
         levels.append((parent_lookup, family_lookup, family_counts, parent_counts))
-        if cells is not None:
-            cells[0][d, valid] = family_index
-            cells[1][d, valid] = key[valid]
     return levels
+
+
+def _row_cells(codes, y, w, cards, C, order, parents, D):
+    """``(family, parent, family_counts, parent_counts)`` of all the rows at once: each row's
+    cells at every attribute and depth (shape ``(m, D, n)``, -1 where it observes neither)
+    and the class-weighted counts they index, numbered by
+    :func:`bnclassify._native.family_cells` (no look-ups: the rows are all here)."""
+    attributes = np.full((len(order), D), -1, dtype=np.int64)
+    for u, child in enumerate(order):
+        ranked = list(parents[u][: D - 1])
+        attributes[u, : len(ranked) + 1] = [child, *ranked]
+    by_column = np.ascontiguousarray(np.asarray(codes).T, dtype=np.int64)
+    family, parent, sizes = family_cells(by_column, cards, attributes)
+    seen = family >= 0
+    yv = np.broadcast_to(y, family.shape)[seen]
+    wv = np.broadcast_to(w, family.shape)[seen]
+    counts = [
+        np.bincount(cells[seen] * C + yv, weights=wv, minlength=int(size) * C).reshape(-1, C)
+        for cells, size in ((family, sizes[0].sum()), (parent, sizes[1].sum()))
+    ]
+    return family, parent, *counts
 
 
 def _compress(raw):

@@ -9,6 +9,7 @@ import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
 from ..data import as_frame
+from ..information import information_of_rows
 from ..state import require
 from ..stats import training_statistics
 from ..structure import empty_feature_graph, kdb_feature_dag, name_order
@@ -203,7 +204,7 @@ class SKDB(BayesNetClassifier):
         shared = self.__dict__.pop("_shared_weights", None)  # an ensemble's, counted once
         if int(self.k) == 0:
             return None
-        return shared if shared is not None else edge_weights(stats, self.schema_)
+        return shared if shared is not None else table_weights(stats, self.schema_)
 
     def _feature_dag(self, weights, features, stats):
         schema, K = self.schema_, int(self.k)
@@ -328,6 +329,19 @@ def binned_statistics(X, y, columns, cuts, sample_weight=None, values=None):
     schema, classes, stats = training_statistics(binned, y, "categorical", sample_weight)
     schema.has_names = has_names
     return stats, schema, classes, class_node_name(y, schema.names)
+
+
+def table_weights(stats, schema) -> pd.DataFrame:
+    """I(X_i; X_j | C) of every pair of table columns, as a labelled matrix.
+
+    Read from the training rows when the statistics keep them
+    (:func:`~bnclassify.information.information_of_rows`), else
+    :func:`~bnclassify.weights.edge_weights`.
+    """
+    if getattr(stats, "codes", None) is None:
+        return edge_weights(stats, schema)
+    cmi, _ = information_of_rows(stats)
+    return pd.DataFrame(cmi, index=schema.names, columns=schema.names)
 
 
 def cuts_by_column(n_features, columns, cuts) -> list:

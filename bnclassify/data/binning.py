@@ -76,7 +76,7 @@ def mdl_cut_points(x, y, sample_weight=None) -> np.ndarray:
         best = int(np.flatnonzero(gain >= gain.max() - 1e-12)[0])  # least E(T), ties: first
         return (best, True) if margin[best] > 0 else None
 
-    return _mdl_walk(x, y, sample_weight, best_passing)
+    return SortedColumn(x, y, sample_weight).walk(best_passing)
 
 
 def sampled_mdl_cut_points(x, y, rng, sample_weight=None) -> np.ndarray:
@@ -115,47 +115,88 @@ def sampled_mdl_cut_points(x, y, rng, sample_weight=None) -> np.ndarray:
     array([4.5])
     """
 
-    def drawn(gain, margin, whole_column):
-        weight = np.where(margin > 0, margin, 0.0)
-        if weight.any():
-            return int(rng.choice(len(weight), p=weight / weight.sum())), True
-        if not whole_column or not (gain > 0).any():
-            return None
-        weight = np.maximum(gain, 0.0)  # at least one cut, drawn by information gain
-        return int(rng.choice(len(weight), p=weight / weight.sum())), False
-
-    return _mdl_walk(x, y, sample_weight, drawn)
+    return SortedColumn(x, y, sample_weight).sampled_cuts(rng)
 
 
-def _mdl_walk(x, y, sample_weight, pick) -> np.ndarray:
-    """Split segments recursively; ``pick(gain, margin, whole_column)`` chooses a candidate.
+class SortedColumn:
+    """A numeric column's rows sorted by value, with their cumulative class weights.
 
-    ``pick`` returns ``None`` (no cut) or ``(candidate, split_halves)``; ``gain``
-    and ``margin`` (gain minus the MDL threshold) are per candidate cut.
+    What every MDL walk over the column reads: computed once, and each
+    segment's candidate cuts and their gains and margins kept once computed,
+    so that walks that meet the same segment (ESKDB's members, each sampling
+    its own cuts of the same column) compute it once. :meth:`walk` gives the
+    same cuts as :func:`mdl_cut_points` / :func:`sampled_mdl_cut_points`.
+
+    Examples
+    --------
+    >>> column = SortedColumn([1, 2, 3, 4, 5, 6, 7, 8], list("aaaabbbb"))
+    >>> column.sampled_cuts(np.random.default_rng(0)), column.sampled_cuts(np.random.default_rng(1))
+    (array([4.5]), array([4.5]))
     """
-    x = np.asarray(x, dtype=float)
-    _, y = np.unique(np.asarray(y), return_inverse=True)
-    n = len(x)
-    if n < 2:
-        return np.empty(0)
-    w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
-    order = np.argsort(x, kind="stable")
-    xs, ys = x[order], y.ravel()[order]
-    onehot = np.zeros((n, int(ys.max()) + 1))
-    onehot[np.arange(n), ys] = w[order]
-    cum = np.zeros((n + 1, onehot.shape[1]))
-    np.cumsum(onehot, axis=0, out=cum[1:])
-    mass = cum.sum(axis=1)  # the weight of the rows before each position
-    boundary = np.zeros(n + 1, dtype=bool)
-    boundary[1:n] = xs[1:] > xs[:-1]  # a cut at position t separates xs[t-1] < xs[t]
-    cuts = []
-    stack = [(0, n, True)]
-    while stack:
-        lo, hi, whole_column = stack.pop()
-        candidates = np.flatnonzero(boundary[lo + 1 : hi]) + lo + 1
+
+    def __init__(self, x, y, sample_weight=None):
+        x = np.asarray(x, dtype=float)
+        _, y = np.unique(np.asarray(y), return_inverse=True)
+        n = self.n = len(x)
+        self._segments = {}
+        if n < 2:
+            return
+        w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+        order = np.argsort(x, kind="stable")
+        self.xs, ys = x[order], y.ravel()[order]
+        onehot = np.zeros((n, int(ys.max()) + 1))
+        onehot[np.arange(n), ys] = w[order]
+        self.cum = np.zeros((n + 1, onehot.shape[1]))
+        np.cumsum(onehot, axis=0, out=self.cum[1:])
+        self.mass = self.cum.sum(axis=1)  # the weight of the rows before each position
+        self.boundary = np.zeros(n + 1, dtype=bool)
+        self.boundary[1:n] = self.xs[1:] > self.xs[:-1]  # a cut at t separates xs[t-1] < xs[t]
+
+    def sampled_cuts(self, rng) -> np.ndarray:
+        """:func:`sampled_mdl_cut_points` of the column, drawn from ``rng``."""
+
+        def drawn(gain, margin, whole_column):
+            weight = np.where(margin > 0, margin, 0.0)
+            if weight.any():
+                return int(rng.choice(len(weight), p=weight / weight.sum())), True
+            if not whole_column or not (gain > 0).any():
+                return None
+            weight = np.maximum(gain, 0.0)  # at least one cut, drawn by information gain
+            return int(rng.choice(len(weight), p=weight / weight.sum())), False
+
+        return self.walk(drawn)
+
+    def walk(self, pick) -> np.ndarray:
+        """The cuts of a recursive split; ``pick(gain, margin, whole_column)`` chooses."""
+        if self.n < 2:
+            return np.empty(0)
+        cuts = []
+        stack = [(0, self.n, True)]
+        while stack:
+            lo, hi, whole_column = stack.pop()
+            segment = self._segments.get((lo, hi))
+            if segment is None:
+                segment = self._segments[lo, hi] = self._segment(lo, hi)
+            if segment is False:
+                continue
+            candidates, gain, margin = segment
+            chosen = pick(gain, margin, whole_column)
+            if chosen is None:
+                continue
+            best, split = chosen
+            t = candidates[best]
+            cuts.append((self.xs[t - 1] + self.xs[t]) / 2)
+            if split:
+                stack.extend([(t, hi, False), (lo, t, False)])
+        return np.sort(np.asarray(cuts, dtype=float))
+
+    def _segment(self, lo, hi):
+        """``(candidates, gain, margin)`` of the rows ``lo:hi``, or False: no cut to make."""
+        cum, mass = self.cum, self.mass
+        candidates = np.flatnonzero(self.boundary[lo + 1 : hi]) + lo + 1
         size = mass[hi] - mass[lo]
         if len(candidates) == 0 or size <= 1:
-            continue
+            return False
         total = cum[hi] - cum[lo]
         left = cum[candidates] - cum[lo]
         right = cum[hi] - cum[candidates]
@@ -166,15 +207,7 @@ def _mdl_walk(x, y, sample_weight, pick) -> np.ndarray:
         k = np.count_nonzero(total)
         k1, k2 = np.count_nonzero(left, axis=1), np.count_nonzero(right, axis=1)
         delta = np.log2(3.0**k - 2) - (k * whole - k1 * left_entropy - k2 * right_entropy)
-        chosen = pick(gain, gain - (np.log2(size - 1) + delta) / size, whole_column)
-        if chosen is None:
-            continue
-        best, split = chosen
-        t = candidates[best]
-        cuts.append((xs[t - 1] + xs[t]) / 2)
-        if split:
-            stack.extend([(t, hi, False), (lo, t, False)])
-    return np.sort(np.asarray(cuts, dtype=float))
+        return candidates, gain, gain - (np.log2(size - 1) + delta) / size
 
 
 @dataclass(frozen=True)

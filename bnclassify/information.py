@@ -67,6 +67,9 @@ def pairwise_information(stats, features=None, block_cells=None):
     starts = np.concatenate([[0], np.cumsum(sub_cards)])[:-1]
     diagonal = stats.category_counts(features)  # (C, R): N(c, a) on the rows observing i
     feature_totals = np.add.reduceat(diagonal, starts, axis=1)  # (C, m)
+    # Equal totals are necessary for every row to observe every feature, not sufficient
+    # (two columns may miss as many cells in different rows): each block also checks
+    # that every pair of it is observed on all the rows of each class.
     complete = bool((feature_totals == feature_totals[:, :1]).all())
     if complete:
         # every row observes every feature, so the marginals do not depend on the pair:
@@ -85,7 +88,8 @@ def pairwise_information(stats, features=None, block_cells=None):
             table = stats.pair_table(features[block_i], features[block_j])
             si = starts[block_i] - starts[block_i[0]]
             sj = starts[block_j] - starts[block_j[0]]
-            if complete:
+            per_class = np.add.reduceat(np.add.reduceat(table, si, axis=1), sj, axis=2)
+            if complete and (per_class == class_totals[:, None, None]).all():
                 values = (
                     _pair_terms(table, si, sj)
                     + class_term
@@ -96,8 +100,7 @@ def pairwise_information(stats, features=None, block_cells=None):
                 values = _pairwise_complete_block(
                     table, si, sj, sub_cards[block_i], sub_cards[block_j]
                 )
-            total = table.sum(axis=0)
-            pair = np.add.reduceat(np.add.reduceat(total, si, axis=0), sj, axis=1)
+            pair = per_class.sum(axis=0)
             cmi[np.ix_(block_i, block_j)] = values
             rows[np.ix_(block_i, block_j)] = pair
     # Mirror one triangle: (i, j) and (j, i) sum in different orders and could

@@ -11,6 +11,8 @@ from bnclassify.datasets import (
     make_clinic_table,
     make_credit_table,
 )
+from bnclassify.information import pairwise_information
+from bnclassify.stats import pairwise_counts
 
 
 @pytest.mark.parametrize("loader", [load_p450, load_vote, load_car])
@@ -80,3 +82,15 @@ def test_default_tan_weights_are_the_conditional_mutual_information(make):
 
 def _split(frame, target):
     return frame.drop(columns=target), frame[target]
+
+
+def test_columns_missing_as_often_in_different_rows_are_read_on_the_rows_observing_both():
+    # equal per-class totals of observed cells used to take the every-row-observed shortcut:
+    # here x0 misses row 0 and x1 row 2, and on the 4 rows observing both x1 copies x0
+    # (one (0, 0), three (1, 1)): I = H(1/4) nats, not what the shortcut's marginals give
+    codes = np.array([[-1, 0], [1, 1], [0, -1], [1, 1], [0, 0], [1, 1]])
+    y = np.zeros(6, dtype=int)
+    cmi, rows = pairwise_information(pairwise_counts(codes, y, np.array([2, 2]), 1))
+    entropy = -(0.25 * np.log(0.25) + 0.75 * np.log(0.75))
+    assert cmi[0, 1] == pytest.approx(entropy, rel=1e-12)
+    assert rows[0, 1] == 4

@@ -362,9 +362,10 @@ def test_the_posterior_means_are_those_of_the_authors_sampler():
     # a sparse three-level table (class, one parent, child): every level's concentration is
     # drawn from little evidence, so the estimates depend on every step of the chain. Mutants
     # of the sampler measured against this reference (max difference over the cells):
-    # concentrations never redrawn 0.042, all starting at 1 0.068, a Gamma(1, .) prior 0.025,
-    # a window of 1 0.017; the faithful sampler 0.006 (the reference's chain alone, other
-    # seeds: up to 0.014)
+    # concentrations never redrawn 0.042, all starting at 1 0.068, a Gamma(1, .) prior 0.025
+    # (each fails); a window of 1 0.017 (passes, rightly: it samples the same posterior, only
+    # more slowly); the faithful sampler 0.006 (the reference's chain with other seeds: up
+    # to 0.014)
     counts = np.array([[[6, 0, 1], [0, 3, 0]], [[1, 1, 5], [0, 0, 2]], [[0, 0, 0], [2, 0, 0]]])
     reference = java_like_hdp(counts, 3000, random.Random(0))
     ours = np.mean(

@@ -262,11 +262,21 @@ class _JavaNode:
         self.n, self.t, self.p, self.acc = [0] * K, [0] * K, [0.0] * K, [0.0] * K
 
 
+def _path(node):
+    """The parent states leading to ``node`` (the class first)."""
+    path = []
+    while node.parent is not None:
+        up = node.parent
+        path.append(next(v for v, c in up.children.items() if c is node))
+        node = up
+    return tuple(reversed(path))
+
+
 def _java_log_stirling(n, t):
     return math.log(stirling(n, t)) if stirling(n, t) else -math.inf
 
 
-def java_like_hdp(counts, n_iter, rng, window=10, every=5):
+def java_like_hdp(counts, n_iter, rng, window=10, every=5, own=None):
     """``P(x | c, x_1, ..)`` by the authors' ProbabilityTree.smooth(), statement by statement:
     nodes only where there are rows; table counts started at ``max(1, floor(a (psi(a + n) -
     psi(a))))``; each sweep draws every table count of every non-root node, leaves first, over
@@ -274,7 +284,9 @@ def java_like_hdp(counts, n_iter, rng, window=10, every=5):
     at 2) are redrawn when ``(iter + every // 2) % every == 0`` from ``Gamma(2 + sum T, 1 +
     sum log 1 / q)``, ``q ~ Beta(a, N)`` per node; from sweep ``min(1000, n_iter // 10)`` on,
     each node's ``(n_k + a p_parent,k) / (N + a)`` (the root's parent uniform) is averaged; a
-    configuration without rows reads its deepest node. ``rng`` is a ``random.Random``."""
+    configuration without rows reads its deepest node. ``rng`` is a ``random.Random``.
+    ``own``: ``{(c, x_1, .., x_l): counts}``, rows counted at an inner node itself (not in
+    the authors' code: a node's count is then its own rows plus its children's tables)."""
     counts = np.asarray(counts, dtype=int)
     K, cards = counts.shape[-1], counts.shape[:-1]
     L = len(cards)
@@ -286,13 +298,19 @@ def java_like_hdp(counts, n_iter, rng, window=10, every=5):
             for d, value in enumerate(index, start=1):
                 node = node.children.setdefault(value, _JavaNode(node, K, levels[d]))
             node.n = counts[index].tolist()
+    own = own or {}
+    for index in own:
+        node = root
+        for d, value in enumerate(index, start=1):
+            node = node.children.setdefault(value, _JavaNode(node, K, levels[d]))
     by_depth = [[root]]
     for _ in range(L):
         by_depth.append([c for node in by_depth[-1] for _, c in sorted(node.children.items())])
     for d in range(L, -1, -1):  # prepareForSamplingTk
         for node in by_depth[d]:
             if d < L:
-                node.n = [sum(c.t[k] for c in node.children.values()) for k in range(K)]
+                mine = own.get(_path(node), [0] * K)
+                node.n = [mine[k] + sum(c.t[k] for c in node.children.values()) for k in range(K)]
             a = 2.0
             first = [max(1, math.floor(a * (digamma(a + x) - digamma(a)))) for x in node.n]
             node.t = (
@@ -356,6 +374,39 @@ def java_like_hdp(counts, n_iter, rng, window=10, every=5):
             node = node.children[value]
         table[index] = np.array(node.acc) / recorded
     return table
+
+
+def test_rows_with_a_missing_parent_count_at_their_prefix_node():
+    # N(c, x_1, x) and N(c, x) over the rows with x observed: class 0 has 6 more rows than
+    # its complete ones (x_1 missing), all of value 2; class 2 has rows only without x_1
+    counts = np.array([[[6, 0, 1], [0, 3, 0]], [[1, 1, 5], [0, 0, 2]], [[0, 0, 0], [0, 0, 0]]])
+    shorter = counts.sum(axis=1) + np.array([[0, 0, 6], [0, 0, 0], [3, 1, 0]])
+    own = {(0,): [0, 0, 6], (2,): [3, 1, 0]}
+    reference = java_like_hdp(counts, 2000, random.Random(0), own=own)
+    ours = np.mean(
+        [
+            np.exp(HDP(n_iter=2000).log_conditional(counts, np.random.default_rng(s), [shorter]))
+            for s in range(8)
+        ],
+        axis=0,
+    )
+    assert np.abs(ours - reference).max() < 0.02
+    # class 2's rows, all without x_1, make its node: both of its parent states read it
+    assert ours[2, 0, 0] > 0.5 and np.allclose(ours[2, 0], ours[2, 1])
+    # prefixes that hold no partial row give the tables of the complete rows, draw for draw
+    plain = HDP(n_iter=50).log_conditional(counts, np.random.default_rng(3))
+    same = HDP(n_iter=50).log_conditional(counts, np.random.default_rng(3), [counts.sum(axis=1)])
+    np.testing.assert_array_equal(plain, same)
+
+
+@pytest.mark.parametrize(
+    "prefixes, message",
+    [([], "shorter families"), ([np.ones((2, 3))], "shape"), ([np.zeros((3, 3))], "fewer rows")],
+)
+def test_inconsistent_prefix_counts_are_refused(prefixes, message):
+    counts = np.ones((3, 2, 3))
+    with pytest.raises(ValueError, match=message):
+        HDP(n_iter=2).log_conditional(counts, np.random.default_rng(0), prefixes)
 
 
 def test_the_posterior_means_are_those_of_the_authors_sampler():

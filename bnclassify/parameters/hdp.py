@@ -41,6 +41,17 @@ its deepest ancestor that has data (its posterior mean given everything
 else). Only nodes with data are sampled, so a table's cost grows with the
 number of its non-empty cells, not with its size.
 
+**Missing cells.** A training row whose child is observed but one of whose
+parents is missing counts at the node of its observed prefix: the class
+node if the first parent is missing, the node ``(c, x_1, ..., x_l)`` if
+``x_{l+1}`` is (given the counts of the shorter families, ``prefixes=``; the
+estimators pass them). An inner node's count is then its own rows plus its
+children's table counts, and the sampler is otherwise unchanged. The authors'
+code has no missing-value path; leaving such rows out of the whole tree
+learned the upper levels of a family whose parents are often missing from its
+few complete rows (KDB(k=2) on UCI heart.h: 6 to 13 of 147 training rows),
+and measured worse (docs/benchmarks.md, "Numbers binned in the estimator").
+
 **Defaults.** ``n_iter=5000`` sweeps, the burn-in ``min(1000, n_iter / 10)``
 (the first 500), as the authors' library has them (``ProbabilityTree()``) and
 as the paper's experiments and the 2025 HLS paper's comparison ran it.

@@ -33,7 +33,7 @@ from bnclassify.explain import explain
 from bnclassify.io import dump, load
 from bnclassify.parameters import HDP, Laplace, Smoothing
 from bnclassify.plotting import plot_cpt
-from bnclassify.stats import training_statistics
+from bnclassify.stats import SmoothedTables, training_statistics
 
 FEW = HDP(n_iter=25)
 
@@ -227,3 +227,28 @@ def _categorical(estimator):
 )
 def test_sklearn_compatible_estimator(estimator, check):
     check(estimator)
+
+
+def test_rows_with_a_missing_parent_reach_the_upper_levels_of_the_tree(car):
+    # HDP counts a row whose parent cell is missing at the node of its observed prefix:
+    # SmoothedTables hands the method each family's shorter families
+    X, y = car
+    X = X.mask(np.random.default_rng(0).random(X.shape) < 0.3)
+    _, _, stats = training_statistics(X, y)
+    families = [(1, (0,)), (2, (0, 1))]
+    smoothed = SmoothedTables(stats, FEW, families, np.random.default_rng(0))
+    counts = [stats.family(child, parents) for child, parents in families]
+    prefixes = [[stats.family(1, ())], [stats.family(2, ()), stats.family(2, (0,))]]
+    expected = FEW.log_conditionals(counts, np.random.default_rng(0), prefixes=prefixes)
+    complete_rows_only = FEW.log_conditionals(counts, np.random.default_rng(0))
+    for (child, parents), table, other in zip(families, expected, complete_rows_only, strict=True):
+        np.testing.assert_array_equal(smoothed.log_family(child, parents, 1.0), table)
+        assert not np.allclose(table, other)
+    # the accumulated statistics of partial_fit give the same prefixes
+    classes = np.unique(y)
+    for make in (NaiveBayes, TAN):
+        model = make(smoothing=FEW, random_state=0)
+        for rows in np.array_split(np.arange(len(X)), 3):
+            model.partial_fit(X.iloc[rows], y.iloc[rows], classes=classes)
+        whole = make(smoothing=FEW, random_state=0).fit(X, y)
+        np.testing.assert_allclose(model.predict_proba(X), whole.predict_proba(X), atol=1e-12)

@@ -40,6 +40,9 @@ class Smoothing(BaseEstimator):
     name = ""
     #: Whether the method draws random numbers (estimators then seed it with ``random_state``).
     samples = False
+    #: Whether :meth:`log_conditionals` also takes each table's shorter families
+    #: (``prefixes=``), to count a row whose parent cell is missing at its observed prefix.
+    partial_rows = False
 
     def log_conditional(self, counts: np.ndarray, rng=None) -> np.ndarray:
         raise NotImplementedError

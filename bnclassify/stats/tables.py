@@ -43,7 +43,16 @@ class SmoothedTables:
         self.smoothing, self.rng = smoothing, rng
         keys = [(child, tuple(parents)) for child, parents in families]
         counts = [stats.family(child, parents) for child, parents in keys]
-        self.tables = dict(zip(keys, smoothing.log_conditionals(counts, rng), strict=True))
+        if getattr(smoothing, "partial_rows", False):
+            # a row whose parent cell is missing still counts at its observed prefix's node
+            prefixes = [
+                [stats.family(child, parents[:k]) for k in range(len(parents))]
+                for child, parents in keys
+            ]
+            tables = smoothing.log_conditionals(counts, rng, prefixes=prefixes)
+        else:
+            tables = smoothing.log_conditionals(counts, rng)
+        self.tables = dict(zip(keys, tables, strict=True))
 
     def __getattr__(self, name):
         if name in ("statistics", "smoothing", "rng", "tables"):  # not set yet (copying)

@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from bnclassify import ESKDB, KDB, SKDB, _native
@@ -72,6 +72,10 @@ def refit_losses(codes, y, cards, C, order, parents, K, criterion, weights):
     return np.sqrt(mean) if criterion == "rmse" else mean
 
 
+class TieInTheReference(Exception):
+    """The zero-one loss of a row is undecided: its true class ties with another."""
+
+
 def add_loss(out, joint, label, weight, criterion):
     for k, scores in enumerate(joint):
         top = max(scores)
@@ -80,6 +84,11 @@ def add_loss(out, joint, label, weight, criterion):
         if criterion == "rmse":
             out[k] += weight * (1 - p_true) ** 2
         elif criterion == "zero_one":
+            others = max((s for c, s in enumerate(scores) if c != label), default=-math.inf)
+            if abs(scores[label] - others) <= 1e-9 * max(1.0, abs(top)):
+                # a tie of the true class with another, exact in the reals: argmax then
+                # reads the last bit of sums taken in different orders (not a defect)
+                raise TieInTheReference
             out[k] += weight * (int(np.argmax(scores)) != label)
         else:
             out[k] += weight * -(scores[label] - log_norm)
@@ -118,9 +127,28 @@ def kdb_tables(draw):
 
 @settings(max_examples=60, deadline=None)
 @given(kdb_tables())
+@example(  # the true class ties another in a refit: skipped, not failed (hypothesis found it)
+    (
+        np.array(
+            [[0, 0, 0, 0], [0, 0, -1, 0], [0, 0, -1, 0], [0, 0, -1, 0], [0, 0, 1, 0]]
+            + [[0, 0, 0, 0]] * 4
+        ),
+        np.array([1, 0, 1, 1, 0, 1, 1, 2, 2]),
+        [1, 1, 2, 1],
+        3,
+        [0, 1, 2, 3],
+        [[], [], [], []],
+        0,
+        "zero_one",
+        np.ones(9),
+    )
+)
 def test_leave_one_out_pass_equals_refits_on_the_other_rows(table):
     codes, y, cards, C, order, parents, K, criterion, weights = table
-    expected = refit_losses(codes, y, cards, C, order, parents, K, criterion, weights)
+    try:
+        expected = refit_losses(codes, y, cards, C, order, parents, K, criterion, weights)
+    except TieInTheReference:
+        assume(False)
     got = loo_losses(codes, y, cards, C, order, parents, K, criterion, weights)
     np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-12)
     # the choice: the reference's first minimum, unless two candidates tie to rounding

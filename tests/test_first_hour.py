@@ -54,14 +54,7 @@ def _run(capsys, *argv):
 
 
 # -- 2: AODE on all-continuous data -----------------------------------------------------
-@pytest.fixture
-def numbers_as_densities(monkeypatch):
-    """The kinds rule's continuous columns as densities (the default before binning; AODE
-    takes no ``distributions``, so the rule's constant is its only way there)."""
-    monkeypatch.setattr(kinds_rule, "NUMERIC_KIND", "density")
-
-
-def test_aode_warns_that_it_is_naive_bayes_without_a_categorical_feature(numbers_as_densities):
+def test_aode_warns_that_it_is_naive_bayes_without_a_categorical_feature(densities):
     X, y = load_wine(return_X_y=True, as_frame=True)
     with pytest.warns(UserWarning, match="AODE found no categorical feature"):
         aode = AODE().fit(X, y)
@@ -81,7 +74,7 @@ def test_aode_on_binned_numbers_has_super_parents():
     assert not np.allclose(aode.predict_proba(X), NaiveBayes().fit(X, y).predict_proba(X))
 
 
-def test_aode_with_a_categorical_feature_does_not_warn(numbers_as_densities):
+def test_aode_with_a_categorical_feature_does_not_warn(densities):
     X, y = load_wine(return_X_y=True, as_frame=True)
     X = X.assign(band=pd.cut(X["alcohol"], 3, labels=["lo", "mid", "hi"]).astype(str))
     with warnings.catch_warnings():

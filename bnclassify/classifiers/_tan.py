@@ -33,10 +33,11 @@ class NaiveBayes(BayesNetClassifier):
     """Naive Bayes: every feature depends on the class alone.
 
     Categorical features get CPTs; continuous columns (floats, integers with
-    more than 20 values) are Gaussian, or log-normal when positive and skewed,
-    by default (:func:`bnclassify.data.default_kind`), and ``distributions``
-    chooses kernel densities, Bernoulli features or multinomial groups of
-    count columns (see :mod:`bnclassify.distributions`).
+    more than 20 values) are binned by default, MDL intervals learned in the fit
+    (:func:`bnclassify.data.default_kind`); ``distributions="density"`` makes them
+    Gaussian, or log-normal when positive and skewed, and ``distributions``
+    chooses any node by name: kernel densities, Bernoulli features or multinomial
+    groups of count columns (see :mod:`bnclassify.distributions`).
 
     Parameters
     ----------

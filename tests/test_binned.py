@@ -260,3 +260,16 @@ def test_a_dask_fit_keeps_the_first_partitions_cut_points(table):
     dask_density = density.fit(parts.drop(columns="target"), parts["target"]).feature_kinds_
     assert dask_density == NaiveBayes(distributions="density").fit(X_all, y_all).feature_kinds_
     assert "binned" not in dask_density and "gaussian" in dask_density
+
+
+def test_a_decision_boundary_is_drawn_over_two_binned_columns(table):
+    from bnclassify.plotting import plot_decision_boundary
+
+    X, y = table
+    X2 = X[["petal length (cm)", "petal width (cm)"]]
+    model = NaiveBayes().fit(X2, y)
+    assert model.feature_kinds_ == ["binned", "binned"]
+    ax = plot_decision_boundary(model, X2, y, resolution=20)
+    assert ax.get_xlabel() == "petal length (cm)"
+    with pytest.raises(ValueError, match="'site' is modelled as 'categorical'"):
+        plot_decision_boundary(NaiveBayes().fit(X[["petal length (cm)", "site"]], y), X, y)

@@ -168,7 +168,8 @@ def test_an_all_uint64_table_beyond_int64_fits_by_its_values():
 
 # -- prediction and labels --------------------------------------------------------------------
 @pytest.mark.parametrize("make", [bnc.NaiveBayes, bnc.TAN, bnc.AODE, bnc.EnsembleTAN])
-def test_a_value_no_class_can_have_is_named(make):
+def test_a_value_no_class_can_have_is_named(make, densities):
+    # a density gives 1e300 no probability in any class; a bin (the default) takes it
     model = make().fit(_table(), Y)
     rows = _table().head(3).assign(g=[0.0, 1e300, 2.0])
     for method in (model.predict_proba, model.predict):  # before: predict gave classes_[0]
@@ -288,7 +289,7 @@ def test_model_files_hold_the_categories_of_any_pandas_column(column, tmp_path):
 
 
 # -- explanations ---------------------------------------------------------------------------
-def test_explain_says_what_an_exact_game_would_cost_before_playing_it():
+def test_explain_says_what_an_exact_game_would_cost_before_playing_it(densities):
     rng = np.random.default_rng(0)
     X = pd.DataFrame(rng.normal(size=(30, 14)), columns=[f"f{i}" for i in range(14)])
     model = bnc.NaiveBayes().fit(X, np.resize(["p", "q"], 30))
@@ -426,7 +427,7 @@ def test_cv_results_with_an_infinite_score_name_it():
     ],
     ids=["1e300 spread", "subnormal spread", "near the float maximum"],
 )
-def test_class_densities_of_extreme_columns_draw(column):
+def test_class_densities_of_extreme_columns_draw(column, densities):
     X = _table().assign(t=column)
     model = bnc.NaiveBayes().fit(X, Y)
     plotting.plot_class_densities(model, "t", X.iloc[0])
@@ -501,7 +502,7 @@ def test_kind_of_takes_a_kind_name():
     assert data.kind_of("gaussian").name == "gaussian"
 
 
-def test_posteriors_name_a_grid_of_words():
+def test_posteriors_name_a_grid_of_words(densities):
     from bnclassify.inference import posteriors
 
     model = bnc.TAN().fit(_table(), Y)

@@ -201,8 +201,8 @@ def plot_decision_boundary(
     """A two-feature scatter with the model's predicted regions and decision boundary.
 
     The model must have been fitted on exactly two numeric features (densities,
-    or binned: the default for numbers); the plane is coloured by the predicted class on a ``resolution`` x
-    ``resolution`` grid, the boundary is drawn where the prediction
+    or binned: the default for numbers); the plane is coloured by the predicted
+    class on a ``resolution`` x ``resolution`` grid, the boundary is drawn where the prediction
     changes, and (two classes only) optional probability contours of the
     second class are added.
 

@@ -761,9 +761,9 @@ def test_bif_refuses_what_it_cannot_hold(tmp_path):
     gaussian = NaiveBayes(distributions="density").fit(g, y)
     with pytest.raises(ValueError, match=r"features \['g'\] are continuous"):
         to_bif(gaussian, tmp_path / "x.bif")
-    # a binned column (the default for numbers) is a table: BIF holds it
-    to_bif(NaiveBayes().fit(g, y), tmp_path / "binned.bif")
-    assert "variable g" in (tmp_path / "binned.bif").read_text()
+    # a binned column (the default for numbers) is a table, but its states are intervals
+    with pytest.raises(ValueError, match=r"states \['\(-inf, 0.35\]', .* of 'g' cannot"):
+        to_bif(NaiveBayes().fit(g, y), tmp_path / "binned.bif")
 
 
 def test_an_npy_header_claiming_more_data_than_the_file_holds_is_refused(good_file, tmp_path):

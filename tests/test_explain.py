@@ -561,10 +561,10 @@ def test_binned_interventional_log_odds_equal_brute_force_shapley(mixed, name):
     X, y = mixed
     model = _mixed_estimator(name).fit(X, y)
     assert model.feature_kinds_.count("binned") == 4  # the default for continuous columns
-    _check_against_brute_force(model, X)
+    _check_against_brute_force(model, X, densities=False)
 
 
-def _check_against_brute_force(model, X):
+def _check_against_brute_force(model, X, densities=True):
     rows, background = X.iloc[[0, 7, 100]], X.iloc[::15]
     expected, base = _shapley_by_brute_force(model, rows, background)
     ours = explain(model, rows, background)
@@ -572,6 +572,8 @@ def _check_against_brute_force(model, X):
     np.testing.assert_allclose(ours.base_values, base, rtol=0, atol=AGREEMENT)
     total = ours.base_values + ours.values.sum(axis=1)
     np.testing.assert_allclose(total, _target(model, rows, "log_odds"), rtol=0, atol=AGREEMENT)
+    if not densities:
+        return
     # continuous columns show their own values
     np.testing.assert_array_equal(ours.data[:, 0], rows["radius"].to_numpy())
     assert ours.display_data[1, 4] == rows["worst_radius"].iloc[1]

@@ -45,8 +45,9 @@ Model names: the short names below, or any Python expression over
 puts ``MDLDiscretizer()`` in front in a ``Pipeline``; the prefix ``binned:`` fits
 the model with the kinds rule's ``numbers="binned"`` (every column the rule reads
 as continuous becomes a :class:`~bnclassify.distributions.Binned` node, MDL
-intervals learned inside the estimator from the training fold; the candidate
-default of issue 32 item 3, see docs/user_guide/kinds.md).
+intervals learned inside the estimator from the training fold: the default since
+issue 32 item 3, see docs/user_guide/kinds.md), and ``density:`` with
+``numbers="density"`` (Gaussian or log-normal nodes: the default before).
 """
 
 from __future__ import annotations
@@ -136,25 +137,27 @@ def make_model(spec: str):
         return make_pipeline(_peer_encoder(), RandomForestClassifier(100, random_state=0))
     if spec == HGB:
         return "hgb"  # built per fold: its categorical mask depends on the columns
-    discretise, binned = spec.startswith("mdl:"), spec.startswith("binned:")
-    body = spec.removeprefix("mdl:").removeprefix("binned:")
+    discretise = spec.startswith("mdl:")
+    numbers = next((n for n in ("binned", "density") if spec.startswith(f"{n}:")), None)
+    body = spec.removeprefix("mdl:").removeprefix("binned:").removeprefix("density:")
     model = eval(SHORT.get(body, body), _namespace())  # noqa: S307 (the user's own command line)
-    if binned:
-        return BinnedNumbers(model)
+    if numbers is not None:
+        return BinnedNumbers(model, numbers)
     return make_pipeline(MDLDiscretizer(), model) if discretise else model
 
 
 class BinnedNumbers:
-    """A bnclassify estimator fitted with the kinds rule's ``numbers="binned"`` (the prefix
-    ``binned:``): the rule's constant is set for the fit only (the schema keeps the kinds
-    and cut points, so prediction needs nothing)."""
+    """A bnclassify estimator fitted with the kinds rule's ``numbers`` (the prefixes
+    ``binned:`` and ``density:``): the rule's constant is set for the fit only (the schema
+    keeps the kinds and cut points, so prediction needs nothing)."""
 
-    def __init__(self, model):
+    def __init__(self, model, numbers="binned"):
         self.model = model
+        self.numbers = numbers
 
     def fit(self, X, y):
         saved = kinds_rule.NUMERIC_KIND
-        kinds_rule.NUMERIC_KIND = "binned"
+        kinds_rule.NUMERIC_KIND = self.numbers
         try:
             self.model.fit(X, y)
         finally:

@@ -113,13 +113,18 @@ def _hybrid_expectations(factor, family, rows, background):
     (codes, values), (b_codes, b_values) = rows, background
     n, m = codes.shape
     k = len(family)
+    # no numbers at all when every modelled column is a table (binned ones included) and
+    # this factor's column is left out of the model (never observed): every cell missing
+    if values is None or b_values is None:
+        values, b_values = np.full(codes.shape, np.nan), np.full(b_codes.shape, np.nan)
+    b_numbers = np.nan_to_num(b_values)
     expected = {}
     for present in _coalitions_of(k):
         absent = [family[p] for p in range(k) if p not in present]
         if not absent:
             expected[frozenset(present)] = contrast(factor.log_terms(codes, values).T).T
             continue
-        key = np.concatenate([b_codes[:, absent], np.nan_to_num(b_values[:, absent])], axis=1)
+        key = np.concatenate([b_codes[:, absent], b_numbers[:, absent]], axis=1)
         _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
         weight = np.bincount(inverse.ravel(), minlength=len(first)) / len(key)
         if not present:

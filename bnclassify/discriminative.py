@@ -235,7 +235,9 @@ class _Problem:
         self.source = network
         tables, self.families, self.offset = [], [], np.zeros((n, C))
         for factor in network.factors:
-            if factor.kind == "categorical":
+            # every table node (a binned column's too): a tree of tables is renormalised
+            # leaves first, so a refined child's parent must be refined as well
+            if isinstance(factor, Categorical):
                 (child,) = factor.column_positions
                 family = [*factor.discrete_parent_positions, child]
                 table = factor.log_table_
@@ -307,11 +309,11 @@ class _Problem:
         refined = iter(betas)
         factors = []
         for factor in network.factors:
-            if factor.kind == "categorical":
+            if isinstance(factor, Categorical):
                 (child,) = factor.column_positions
                 table = next(refined)
                 factors.append(
-                    Categorical.from_log_table(
+                    type(factor).from_log_table(
                         table, child, factor.discrete_parent_positions, names
                     )
                 )

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from .data import (
+    DENSITY,
     TableSchema,
     count_evidence,
     decided_kind,
@@ -308,6 +309,8 @@ def dask_training_statistics(X, y, distributions=None, plan_for=None, split_ever
 
 def _ruled_columns(X, distributions) -> list:
     """Positions of the numeric columns whose kind the rule decides from their values."""
+    if isinstance(distributions, str) and distributions == DENSITY:
+        distributions = None  # the rule, numbers as densities
     if distributions is not None and not isinstance(distributions, dict):
         return []  # one kind for every column
     named = set()
@@ -363,8 +366,10 @@ def _rule_kinds(X, y, distributions) -> dict:
         )
         for k, i in enumerate(open_):
             values[i] = sum((r[k] for r in read[1:]), read[0][k])
+    numbers = DENSITY if isinstance(distributions, str) and distributions == DENSITY else None
     return {
-        j: decided_kind(totals[i], integer_dtype[i], values.get(i)) for i, j in enumerate(columns)
+        j: decided_kind(totals[i], integer_dtype[i], values.get(i), numbers)
+        for i, j in enumerate(columns)
     }
 
 

@@ -24,11 +24,13 @@ distribution            model of the feature given the class c      parents allo
 Pass them to an estimator's ``distributions`` parameter, per column (or per
 tuple of columns for a multinomial group); columns not listed are modelled by
 the rule of :func:`bnclassify.data.default_kind`: floats and integer columns
-with more than 20 distinct values are continuous (:class:`LogNormal` when their
+with more than 20 distinct values are continuous and :class:`Binned` (MDL
+intervals learned in the fit), everything else (small integer codes, booleans,
+strings, pandas Categorical) :class:`Categorical`. ``distributions="density"``
+makes the continuous columns densities instead (:class:`LogNormal` when their
 values are positive and fit a log-normal significantly better, else
-:class:`Gaussian`), everything else (small integer codes, booleans, strings,
-pandas Categorical) :class:`Categorical`. ``distributions="gaussian"`` models
-every continuous column as scikit-learn's ``GaussianNB`` does.
+:class:`Gaussian`); ``distributions="gaussian"`` models every column as
+scikit-learn's ``GaussianNB`` does.
 
 **Variance floor.** Every Gaussian (and kernel) variance is increased by
 ``epsilon = var_smoothing * V``. For a Gaussian (and log-normal) column ``V``

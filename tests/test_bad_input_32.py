@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sklearn.base import clone
 
 import bnclassify as bnc
 from bnclassify import data, parameters, plotting, stats, structure, study
@@ -61,7 +62,8 @@ def test_a_model_does_not_change_under_a_shift_of_its_gaussian_columns():
     x = rng.gamma(2.0, 1.0, N) - 1.0 + np.resize([0.0, 1.0], N)
     X = _table().assign(t=x)
     moved = X.assign(g=X["g"] + 1e6, t=X["t"] + 1e6)
-    before, after = bnc.TAN().fit(X, Y), bnc.TAN().fit(moved, Y)
+    density = bnc.TAN(distributions="density")  # the rule's Gaussian / log-normal choice
+    before, after = clone(density).fit(X, Y), clone(density).fit(moved, Y)
     assert list(before.feature_kinds_) == list(after.feature_kinds_)
     np.testing.assert_allclose(before.predict_proba(X), after.predict_proba(moved), atol=1e-6)
 
@@ -71,13 +73,14 @@ def test_the_log_normal_test_takes_weights_near_the_float_maximum():
     assert data.prefers_log_normal(x, weights=np.full(N, 1e308)) == data.prefers_log_normal(x)
 
 
-def _dask_fit(X, y, npartitions):
+def _dask_fit(X, y, npartitions, distributions=None):
     dask = pytest.importorskip("dask")
     import dask.dataframe as dd
 
     with dask.config.set({"dataframe.convert-string": False, "scheduler": "synchronous"}):
         frame = dd.from_pandas(X.assign(label=y), npartitions=npartitions)
-        return bnc.NaiveBayes().fit(frame.drop(columns="label"), frame["label"])
+        model = bnc.NaiveBayes(distributions=distributions)
+        return model.fit(frame.drop(columns="label"), frame["label"])
 
 
 @pytest.mark.parametrize(
@@ -94,6 +97,10 @@ def test_a_dask_fit_decides_kinds_on_the_whole_column(column):
     y = np.resize(np.array(["p", "q"]), 80)
     local = bnc.NaiveBayes().fit(X, y)
     remote = _dask_fit(X, y, 4)  # before: the first partition's kinds
+    assert list(remote.feature_kinds_) == list(local.feature_kinds_)
+    # as densities (binned columns keep the first partition's cut points) the same model
+    local = bnc.NaiveBayes(distributions="density").fit(X, y)
+    remote = _dask_fit(X, y, 4, "density")
     assert list(remote.feature_kinds_) == list(local.feature_kinds_)
     np.testing.assert_allclose(remote.predict_proba(X), local.predict_proba(X), atol=1e-9)
 
@@ -125,7 +132,13 @@ def _check_chunked_rule(seed, kind, cuts):
     y = rng.choice(["a", "b"], n)
     column = pd.Series(x)
     classes = pd.factorize(y)[0].astype(float)
-    expected = data.default_kind(column, classes=classes)
+    for numbers in ("binned", "density"):
+        _check_chunked_kind(column, y, classes, cuts, numbers)
+
+
+def _check_chunked_kind(column, y, classes, cuts, numbers):
+    n = len(column)
+    expected = data.default_kind(column, classes=classes, numbers=numbers)
     bounds = [0, *sorted(set(cuts)), n]
     chunks = [(a, b) for a, b in zip(bounds[:-1], bounds[1:], strict=True) if b > a]
     evidence = [data.count_evidence(column.iloc[a:b]) for a, b in chunks]
@@ -138,22 +151,25 @@ def _check_chunked_rule(seed, kind, cuts):
             for a, b in chunks
         ]
         values = sum(parts[1:], parts[0])
-    assert data.decided_kind(total, False, values) == expected
+    assert data.decided_kind(total, False, values, numbers) == expected
 
 
 def test_an_all_uint64_table_beyond_int64_fits_by_its_values():
     # before: the ranges wrapped to negative numbers and the encoder read the block as narrow
     # codes (IndexError inside data/encoding.py)
     X = pd.DataFrame({"a": np.arange(N).astype(np.uint64) * np.uint64(2**58)})
-    model = bnc.NaiveBayes().fit(X, Y)
-    assert model.feature_kinds_ == ["gaussian"]
-    assert np.isfinite(model.predict_proba(X)).all()
-    assert bnc.NaiveBayes().fit(X.assign(b=1.5), Y).feature_kinds_[0] == "gaussian"
+    for numbers, kind in (("binned", "binned"), ("density", "gaussian")):
+        make = bnc.NaiveBayes(distributions=None if numbers == "binned" else "density")
+        model = clone(make).fit(X, Y)
+        assert model.feature_kinds_ == [kind]
+        assert np.isfinite(model.predict_proba(X)).all()
+        assert clone(make).fit(X.assign(b=1.5), Y).feature_kinds_[0] == kind
 
 
 # -- prediction and labels --------------------------------------------------------------------
 @pytest.mark.parametrize("make", [bnc.NaiveBayes, bnc.TAN, bnc.AODE, bnc.EnsembleTAN])
-def test_a_value_no_class_can_have_is_named(make):
+def test_a_value_no_class_can_have_is_named(make, densities):
+    # a density gives 1e300 no probability in any class; a bin (the default) takes it
     model = make().fit(_table(), Y)
     rows = _table().head(3).assign(g=[0.0, 1e300, 2.0])
     for method in (model.predict_proba, model.predict):  # before: predict gave classes_[0]
@@ -273,7 +289,7 @@ def test_model_files_hold_the_categories_of_any_pandas_column(column, tmp_path):
 
 
 # -- explanations ---------------------------------------------------------------------------
-def test_explain_says_what_an_exact_game_would_cost_before_playing_it():
+def test_explain_says_what_an_exact_game_would_cost_before_playing_it(densities):
     rng = np.random.default_rng(0)
     X = pd.DataFrame(rng.normal(size=(30, 14)), columns=[f"f{i}" for i in range(14)])
     model = bnc.NaiveBayes().fit(X, np.resize(["p", "q"], 30))
@@ -411,7 +427,7 @@ def test_cv_results_with_an_infinite_score_name_it():
     ],
     ids=["1e300 spread", "subnormal spread", "near the float maximum"],
 )
-def test_class_densities_of_extreme_columns_draw(column):
+def test_class_densities_of_extreme_columns_draw(column, densities):
     X = _table().assign(t=column)
     model = bnc.NaiveBayes().fit(X, Y)
     plotting.plot_class_densities(model, "t", X.iloc[0])
@@ -486,7 +502,7 @@ def test_kind_of_takes_a_kind_name():
     assert data.kind_of("gaussian").name == "gaussian"
 
 
-def test_posteriors_name_a_grid_of_words():
+def test_posteriors_name_a_grid_of_words(densities):
     from bnclassify.inference import posteriors
 
     model = bnc.TAN().fit(_table(), Y)

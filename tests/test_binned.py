@@ -1,12 +1,11 @@
-"""Binned numeric columns (issue 32 item 3): the candidate default for continuous columns.
+"""Binned numeric columns (issue 32 item 3): the default for continuous columns.
 
-With the kinds rule's ``numbers="binned"`` (:data:`bnclassify.data.NUMERIC_KIND`), a
-column the rule reads as numbers is cut into MDL intervals learned from the training
-rows and their classes, and modelled as a table over the intervals: the same model as
-``MDLDiscretizer`` in front of a categorical model, inside the estimator. The library's
-default is still ``"density"``; these tests set the rule's constant for the module, as
-``benchmarks/uci.py``'s ``binned:`` prefix does, so that every model (KDB and AODE take
-no ``distributions``) is tested under the candidate default.
+With the kinds rule's ``numbers="binned"`` (:data:`bnclassify.data.NUMERIC_KIND`, the
+default), a column the rule reads as numbers is cut into MDL intervals learned from the
+training rows and their classes, and modelled as a table over the intervals: the same
+model as ``MDLDiscretizer`` in front of a categorical model, inside the estimator.
+``distributions="density"`` keeps the rule but models such columns as densities
+(Gaussian or log-normal), the default before.
 """
 
 import warnings
@@ -20,14 +19,16 @@ from sklearn.pipeline import make_pipeline
 from bnclassify import AODE, KDB, TAN, MDLDiscretizer, NaiveBayes
 from bnclassify.data import TableSchema, default_kind, kinds_rule
 from bnclassify.data.binning import bin_labels, mdl_cut_points
-from bnclassify.exceptions import UnobservedColumnWarning, UnseenCategoryWarning
+from bnclassify.exceptions import (
+    InvalidParameterError,
+    UnobservedColumnWarning,
+    UnseenCategoryWarning,
+)
 from bnclassify.io import ModelFileError, dump, load
 
 
-@pytest.fixture(autouse=True)
-def binned_default(monkeypatch):
-    """The kinds rule bins numbers (the candidate default) while each test runs."""
-    monkeypatch.setattr(kinds_rule, "NUMERIC_KIND", "binned")
+def test_the_library_default_bins_numbers():
+    assert kinds_rule.NUMERIC_KIND == "binned"
 
 
 @pytest.fixture(scope="module")
@@ -194,21 +195,44 @@ def test_odd_columns_get_one_interval_or_a_clear_error():
         TableSchema.learn(X, distributions={"signal": "binned"})
 
 
-def test_the_rule_bins_numbers_only_when_it_knows_the_classes(monkeypatch):
+def test_the_rule_bins_numbers_only_when_it_knows_the_classes():
     x = pd.Series(np.linspace(0.5, 3.0, 30))
     classes = np.repeat([0, 1], 15)
     assert default_kind(x, classes=classes) == "binned"
+    assert NaiveBayes().fit(x.to_frame("x"), classes).feature_kinds_ == ["binned"]
     with pytest.raises(ValueError, match="numbers must be 'binned' or 'density'"):
         default_kind(x, classes=classes, numbers="bins")
-    monkeypatch.setattr(kinds_rule, "NUMERIC_KIND", "density")  # the library's default
-    assert default_kind(x, classes=classes) == "gaussian"
-    assert NaiveBayes().fit(x.to_frame("x"), classes).feature_kinds_ == ["gaussian"]
-    assert default_kind(x, classes=classes, numbers="binned") == "binned"
-    assert default_kind(x) == "gaussian"  # TableSchema.learn(X) alone: the density rule
+    assert default_kind(x) == "gaussian"  # TableSchema.learn(X) alone: no class to bin by
+    assert TableSchema.learn(x.to_frame("x"))[0].kinds == ["gaussian"]
     assert default_kind(x, classes=classes, numbers="density") == "gaussian"
     # asked for by name, a density stays a density
     model = NaiveBayes(distributions="gaussian").fit(x.to_frame("x"), classes)
     assert model.feature_kinds_ == ["gaussian"]
+
+
+@pytest.mark.parametrize("make", [NaiveBayes, TAN])
+def test_density_restores_the_rules_densities(make):
+    """``distributions="density"``: the kinds rule with numbers as Gaussian or log-normal
+    (as before the switch), the other columns as the rule says."""
+    rng = np.random.default_rng(0)
+    classes = np.repeat(["a", "b"], 100)
+    X = pd.DataFrame(
+        {
+            "normal": rng.normal(np.where(classes == "a", 0.0, 1.0), 1.0),
+            "amount": np.exp(rng.normal(np.where(classes == "a", 6.0, 7.0), 1.0)).round(),
+            "code": rng.integers(0, 4, 200),
+            "site": rng.choice(["x", "y"], 200),
+        }
+    )
+    density = make(distributions="density").fit(X, classes)
+    assert density.feature_kinds_ == ["gaussian", "lognormal", "categorical", "categorical"]
+    assert make().fit(X, classes).feature_kinds_ == ["binned"] * 2 + ["categorical"] * 2
+    # the same model as the nodes named one by one
+    named = make(distributions={"normal": "gaussian", "amount": "lognormal"}).fit(X, classes)
+    np.testing.assert_allclose(density.predict_proba(X), named.predict_proba(X), atol=1e-12)
+    # a word for the whole table: one column takes a node's name
+    with pytest.raises(InvalidParameterError, match="'density' is for the whole table"):
+        make(distributions={"normal": "density"}).fit(X, classes)
 
 
 def test_a_dask_fit_keeps_the_first_partitions_cut_points(table):
@@ -219,10 +243,33 @@ def test_a_dask_fit_keeps_the_first_partitions_cut_points(table):
     model = NaiveBayes().fit(parts.drop(columns="target"), parts["target"])
     first = frame.iloc[: len(parts.get_partition(0).compute())]
     expected = NaiveBayes().fit(first.drop(columns="target"), first["target"])
+    # the kinds of the whole table, as the in-memory fit decides them
+    in_memory = NaiveBayes().fit(X, y).feature_kinds_
+    assert model.feature_kinds_ == in_memory == ["binned"] * 4 + ["categorical"]
     for a, b in zip(model.schema_.cut_points, expected.schema_.cut_points, strict=True):
         assert (a is None and b is None) or np.array_equal(a, b)
     chunked = NaiveBayes()
     for k in range(parts.npartitions):
         part = parts.get_partition(k).compute()
         chunked.partial_fit(part.drop(columns="target"), part["target"], classes=sorted(set(y)))
+    assert chunked.feature_kinds_ == in_memory
     np.testing.assert_allclose(model.predict_proba(X), chunked.predict_proba(X), atol=1e-12)
+    # numbers as densities: the dask fit decides each column on the whole column, as fit
+    X_all, y_all = frame.drop(columns="target"), frame["target"]
+    density = NaiveBayes(distributions="density")
+    dask_density = density.fit(parts.drop(columns="target"), parts["target"]).feature_kinds_
+    assert dask_density == NaiveBayes(distributions="density").fit(X_all, y_all).feature_kinds_
+    assert "binned" not in dask_density and "gaussian" in dask_density
+
+
+def test_a_decision_boundary_is_drawn_over_two_binned_columns(table):
+    from bnclassify.plotting import plot_decision_boundary
+
+    X, y = table
+    X2 = X[["petal length (cm)", "petal width (cm)"]]
+    model = NaiveBayes().fit(X2, y)
+    assert model.feature_kinds_ == ["binned", "binned"]
+    ax = plot_decision_boundary(model, X2, y, resolution=20)
+    assert ax.get_xlabel() == "petal length (cm)"
+    with pytest.raises(ValueError, match="'site' is modelled as 'categorical'"):
+        plot_decision_boundary(NaiveBayes().fit(X[["petal length (cm)", "site"]], y), X, y)

@@ -364,11 +364,11 @@ def test_compare_csv_applies_the_kinds_rule_unless_told_categorical(capsys, tmp_
     argv = ["compare", "--csv", str(path), "--target", "credit_risk", "--folds", "2"]
     code, out, _ = run_cli(capsys, *argv, "--models", "NB,BMA TAN")
     assert code == 0
-    assert "duration (lognormal)" in out and "amount (lognormal)" in out
+    assert "duration (binned)" in out and "amount (binned)" in out
     assert "installment_rate (categorical)" in out
     assert "BMA TAN: averages categorical trees: MDL-discretises" in out
     code, out, _ = run_cli(capsys, *argv, "--models", "NB", "--kinds", "categorical")
-    assert code == 0 and "amount (categorical)" in out and "lognormal" not in out
+    assert code == 0 and "amount (categorical)" in out and "binned" not in out
 
 
 def test_load_csv_kinds(tmp_path):

@@ -44,7 +44,7 @@ def test_anneal_like_columns_leave_the_fits_to_run(capsys, tmp_path):
     code, out, err = _compare(capsys, path, "--models", "nb,tan,kdb2,aode")
     assert code == 0, err
     assert "note: left out \"'m'\": no row of" in out
-    assert "columns: steel (categorical), thick (gaussian), bc (categorical)" in out
+    assert "columns: steel (categorical), thick (binned), bc (categorical)" in out
     note = next(
         line
         for line in out.splitlines()
@@ -125,7 +125,7 @@ def test_decimal_commas_are_noted_and_read_with_decimal(capsys, tmp_path):
     assert "thick (categorical)" in out
     code, out, err = _compare(capsys, path, "--models", "nb", "--decimal", ",")
     assert code == 0, err
-    assert "thick (gaussian)" in out and "decimal comma" not in out
+    assert "thick (binned)" in out and "decimal comma" not in out
 
 
 # -- 9: a trailing row number ------------------------------------------------------------------

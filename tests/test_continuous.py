@@ -18,6 +18,11 @@ from bnclassify import AODE, KDB, TAN, NaiveBayes, SimplerTAN
 from bnclassify.datasets import load_car
 from bnclassify.distributions import Bernoulli, Categorical, Gaussian, KernelDensity, Multinomial
 
+# tests of the density nodes as the kinds rule chooses them (distributions="density"; the
+# default bins continuous columns, tests/test_binned.py)
+pytestmark = pytest.mark.usefixtures("numbers_as_densities")
+
+
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 

@@ -91,8 +91,9 @@ def test_a_strong_pull_keeps_the_joint_parameters():
 def test_gaussian_nodes_keep_their_joint_fit():
     iris = load_iris(as_frame=True)
     X = iris.data.assign(odd=(iris.target.to_numpy() % 2).astype(str))
-    joint = TAN().fit(X, iris.target)
-    conditional = TAN(objective="conditional").fit(X, iris.target)
+    joint = TAN(distributions="density").fit(X, iris.target)
+    conditional = TAN(objective="conditional", distributions="density").fit(X, iris.target)
+    assert set(joint.feature_kinds_[:4]) == {"gaussian"}
     for name in iris.data.columns:
         a, b = joint.distributions_[name], conditional.distributions_[name]
         np.testing.assert_array_equal(a.intercept_, b.intercept_)

@@ -167,7 +167,7 @@ def _mixed_kdb_table(n=300, seed=3):
     return X, pd.Series(y, name="label")
 
 
-def test_a_missing_gaussian_between_observed_nodes_is_integrated_exactly():
+def test_a_missing_gaussian_between_observed_nodes_is_integrated_exactly(densities):
     """KDB(k=2) on a mixed table: a missing Gaussian with a Gaussian child and a missing
     categorical parent, against a quadrature of the complete rows over its value."""
     X, y = _mixed_kdb_table()

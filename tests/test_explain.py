@@ -549,10 +549,22 @@ def _mixed_estimator(name):
 
 
 @pytest.mark.parametrize("name", ["NaiveBayes", "TAN", "KDB2", "EnsembleTAN", "AODE"])
-def test_mixed_interventional_log_odds_equal_brute_force_shapley(mixed, name):
+def test_mixed_interventional_log_odds_equal_brute_force_shapley(mixed, name, densities):
     X, y = mixed
     model = _mixed_estimator(name).fit(X, y)
     assert model.feature_kinds_.count("gaussian") + model.feature_kinds_.count("lognormal") == 4
+    _check_against_brute_force(model, X)
+
+
+@pytest.mark.parametrize("name", ["NaiveBayes", "TAN", "AODE"])
+def test_binned_interventional_log_odds_equal_brute_force_shapley(mixed, name):
+    X, y = mixed
+    model = _mixed_estimator(name).fit(X, y)
+    assert model.feature_kinds_.count("binned") == 4  # the default for continuous columns
+    _check_against_brute_force(model, X, densities=False)
+
+
+def _check_against_brute_force(model, X, densities=True):
     rows, background = X.iloc[[0, 7, 100]], X.iloc[::15]
     expected, base = _shapley_by_brute_force(model, rows, background)
     ours = explain(model, rows, background)
@@ -560,6 +572,8 @@ def test_mixed_interventional_log_odds_equal_brute_force_shapley(mixed, name):
     np.testing.assert_allclose(ours.base_values, base, rtol=0, atol=AGREEMENT)
     total = ours.base_values + ours.values.sum(axis=1)
     np.testing.assert_allclose(total, _target(model, rows, "log_odds"), rtol=0, atol=AGREEMENT)
+    if not densities:
+        return
     # continuous columns show their own values
     np.testing.assert_array_equal(ours.data[:, 0], rows["radius"].to_numpy())
     assert ours.display_data[1, 4] == rows["worst_radius"].iloc[1]

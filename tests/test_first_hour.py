@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from sklearn.datasets import load_wine
 
 from bnclassify import AODE, NaiveBayes
-from bnclassify.data import IdentifierColumnWarning, identifier_columns
+from bnclassify.data import IdentifierColumnWarning, identifier_columns, kinds_rule
 from bnclassify.datasets import load_csv
 from bnclassify.exceptions import UnseenCategoryWarning
 from bnclassify.io import dump, load
@@ -54,15 +54,27 @@ def _run(capsys, *argv):
 
 
 # -- 2: AODE on all-continuous data -----------------------------------------------------
-def test_aode_warns_that_it_is_naive_bayes_without_a_categorical_feature():
+def test_aode_warns_that_it_is_naive_bayes_without_a_categorical_feature(densities):
     X, y = load_wine(return_X_y=True, as_frame=True)
     with pytest.warns(UserWarning, match="AODE found no categorical feature"):
         aode = AODE().fit(X, y)
+    assert set(aode.feature_kinds_) <= {"gaussian", "lognormal"}
     assert np.allclose(aode.predict_proba(X), NaiveBayes().fit(X, y).predict_proba(X))
     assert "naive Bayes" in AODE.__doc__ and "MDLDiscretizer" in AODE.__doc__
 
 
-def test_aode_with_a_categorical_feature_does_not_warn():
+def test_aode_on_binned_numbers_has_super_parents():
+    # by default the wine columns are binned: tables, so each can be a super-parent
+    X, y = load_wine(return_X_y=True, as_frame=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        aode = AODE().fit(X, y)
+    assert set(aode.feature_kinds_) == {"binned"}
+    assert len(aode.superparents_) > 0
+    assert not np.allclose(aode.predict_proba(X), NaiveBayes().fit(X, y).predict_proba(X))
+
+
+def test_aode_with_a_categorical_feature_does_not_warn(densities):
     X, y = load_wine(return_X_y=True, as_frame=True)
     X = X.assign(band=pd.cut(X["alcohol"], 3, labels=["lo", "mid", "hi"]).astype(str))
     with warnings.catch_warnings():
@@ -70,7 +82,12 @@ def test_aode_with_a_categorical_feature_does_not_warn():
         AODE().fit(X, y)
 
 
-def test_compare_says_aode_is_naive_bayes_on_continuous_csv(capsys, wine_csv):
+def test_compare_says_aode_is_naive_bayes_on_continuous_csv(capsys, wine_csv, monkeypatch):
+    code, out, _, caught = _run(capsys, "compare", "--csv", wine_csv, "--models", "nb,aode")
+    assert code == 0
+    assert "(binned)" in out and "AODE is naive Bayes here" not in out  # bins are tables
+    assert not [w for w in caught if "AODE found no" in str(w.message)]
+    monkeypatch.setattr(kinds_rule, "NUMERIC_KIND", "density")
     code, out, _, caught = _run(capsys, "compare", "--csv", wine_csv, "--models", "nb,aode")
     assert code == 0
     assert "AODE is naive Bayes here" in out

@@ -21,6 +21,10 @@ from bnclassify.stats import training_statistics
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 from gaussian_prior import cv_log_loss, gaussian_columns, ten_level_parent  # noqa: E402
 
+# tests of the density nodes as the kinds rule chooses them (distributions="density"; the
+# default bins continuous columns, tests/test_binned.py)
+pytestmark = pytest.mark.usefixtures("numbers_as_densities")
+
 
 def _small_groups(n=120, seed=0):
     """x depends on a 6-level site (some states rare) and on a Gaussian parent p."""

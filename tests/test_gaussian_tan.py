@@ -26,6 +26,11 @@ from bnclassify.structure import (
 )
 from bnclassify.weights import gaussian_cmi
 
+# tests of the density nodes as the kinds rule chooses them (distributions="density"; the
+# default bins continuous columns, tests/test_binned.py)
+pytestmark = pytest.mark.usefixtures("numbers_as_densities")
+
+
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 

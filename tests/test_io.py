@@ -757,9 +757,13 @@ def test_bif_refuses_what_it_cannot_hold(tmp_path):
     states = NaiveBayes().fit(pd.DataFrame({"f": ["a b", "c", "a b", "c"]}), y)
     with pytest.raises(ValueError, match=r"states \['a b'\] of 'f'"):
         to_bif(states, tmp_path / "x.bif")
-    gaussian = NaiveBayes().fit(pd.DataFrame({"g": [0.1, 0.5, 0.2, 0.9]}), y)
+    g = pd.DataFrame({"g": [0.1, 0.5, 0.2, 0.9]})
+    gaussian = NaiveBayes(distributions="density").fit(g, y)
     with pytest.raises(ValueError, match=r"features \['g'\] are continuous"):
         to_bif(gaussian, tmp_path / "x.bif")
+    # a binned column (the default for numbers) is a table, but its states are intervals
+    with pytest.raises(ValueError, match=r"states \['\(-inf, 0.35\]', .* of 'g' cannot"):
+        to_bif(NaiveBayes().fit(g, y), tmp_path / "binned.bif")
 
 
 def test_an_npy_header_claiming_more_data_than_the_file_holds_is_refused(good_file, tmp_path):

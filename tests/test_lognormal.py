@@ -22,6 +22,10 @@ from bnclassify.datasets import make_credit_table  # noqa: E402
 from bnclassify.distributions import Gaussian, LogNormal  # noqa: E402
 from bnclassify.exceptions import UnseenCategoryWarning  # noqa: E402
 
+# tests of the density nodes as the kinds rule chooses them (distributions="density"; the
+# default bins continuous columns, tests/test_binned.py)
+pytestmark = pytest.mark.usefixtures("numbers_as_densities")
+
 
 def _skewed(n=400, seed=0):
     """Two positive skewed columns (b grows with a), a category and a binary class."""

@@ -14,6 +14,10 @@ from scipy.special import logsumexp, softmax
 from bnclassify import AODE, KDB, SPODE, TAN, EnsembleTAN, NaiveBayes, SimplerTAN
 from bnclassify.structure import name_order
 
+# tests of the density nodes as the kinds rule chooses them (distributions="density"; the
+# default bins continuous columns, tests/test_binned.py)
+pytestmark = pytest.mark.usefixtures("numbers_as_densities")
+
 
 def _table(n=300, seed=0):
     """site drives x and colour; site and x drive z; colour drives w."""

@@ -17,6 +17,10 @@ from bnclassify import (
 )
 from bnclassify.factors import Factor
 
+# every estimator on the density nodes the kinds rule chooses (distributions="density");
+# the binned default is tested on every estimator in tests/test_binned.py
+pytestmark = pytest.mark.usefixtures("numbers_as_densities")
+
 ESTIMATORS = {
     "NaiveBayes": NaiveBayes,
     "TAN": TAN,

@@ -186,7 +186,8 @@ def _fit_noting_some(model, X, y):
 @pytest.mark.parametrize(
     "make", [NaiveBayes, TAN, lambda: KDB(k=2), AODE, lambda: SimplerTAN(_contacts(6))]
 )
-def test_partial_fit_models_a_column_once_a_chunk_observes_it(make):
+def test_partial_fit_models_a_column_once_a_chunk_observes_it(make, densities):
+    # densities: equal to the whole fit (a binned TSH would keep the first chunk's cuts)
     X, y = _table(n=120, seed=2)
     X["late"] = pd.Series([None] * 80 + ["a", "b"] * 20, dtype=object)
     X.loc[X.index[80:], "m"] = "x"

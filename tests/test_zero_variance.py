@@ -9,6 +9,10 @@ from bnclassify import TAN, NaiveBayes
 from bnclassify.exceptions import ZeroVarianceWarning
 from bnclassify.io import dump, load
 
+# tests of the density nodes as the kinds rule chooses them (distributions="density"; the
+# default bins continuous columns, tests/test_binned.py)
+pytestmark = pytest.mark.usefixtures("numbers_as_densities")
+
 
 def anneal_like(seed=0):
     """Class "1" (8 rows) has len 0; the other classes have a point mass at 0 and a long tail."""

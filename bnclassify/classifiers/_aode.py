@@ -160,17 +160,17 @@ class AODE(MemberEnsemble):
     with no such super-parent falls back to naive Bayes). Each SPODE is a
     Bayesian network with Laplace-smoothed CPTs, as in R bnclassify's
     ``aode``; all of them are fitted from one pairwise count table. Every
-    column is modelled by kind as in :class:`NaiveBayes`; only categorical
-    features are super-parents (a continuous one could not parent the
-    categorical features), and continuous features are children of each
+    column is modelled by kind as in :class:`NaiveBayes` (by default a
+    continuous column is binned, a table, so it can be a super-parent); only
+    discrete features are super-parents (a density could not parent the
+    categorical features), and density features are children of each
     super-parent (a Gaussian per super-parent state and class).
 
-    With no categorical feature (an all-continuous table) there is no
-    super-parent: AODE is then exactly :class:`NaiveBayes` and says so in a
-    ``UserWarning`` at fit (as :class:`SPODE` does). It does not discretise for
-    you; to average one-dependence estimators over continuous columns, put a
-    discretiser first, e.g.
-    ``make_pipeline(MDLDiscretizer(), AODE())``.
+    With no discrete feature (every column a density, which the default kinds
+    rule no longer gives) there is no super-parent: AODE is then exactly
+    :class:`NaiveBayes` and says so in a ``UserWarning`` at fit (as
+    :class:`SPODE` does); put a discretiser first, e.g.
+    ``make_pipeline(MDLDiscretizer(), AODE())``, or keep the default bins.
 
     Memory: with every feature categorical, the SPODEs are not kept. The
     model keeps their sufficient statistics, the pair table N(c, x_sp, x_j)

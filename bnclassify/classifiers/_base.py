@@ -98,11 +98,10 @@ class SchemaAttributes:
         -------
         DataFrame
             One row per feature, in the training column order, with columns
-            ``column``, ``kind`` (``"categorical"``, ``"gaussian"``,
+            ``column``, ``kind`` (``"categorical"``, ``"binned"``, ``"gaussian"``,
             ``"lognormal"``, ...; by default floats and integer columns with more
-            than 20 distinct values are continuous, log-normal when positive and
-            skewed, every other column categorical: see
-            :func:`bnclassify.data.default_kind`),
+            than 20 distinct values are continuous and binned, every other column
+            categorical: see :func:`bnclassify.data.default_kind`),
             ``n_categories`` and ``categories`` (discrete columns; the
             categories in code order) and ``parents`` (the feature's feature
             parents in the learned structure, when the model has one; the class
@@ -113,10 +112,10 @@ class SchemaAttributes:
         >>> import pandas as pd
         >>> from bnclassify import TAN
         >>> X = pd.DataFrame({"age": range(20, 50), "sex": ["f", "m", "m"] * 10})
-        >>> TAN().fit(X, [0, 1] * 15).describe()
-          column         kind  n_categories categories parents
-        0    age     gaussian             0         []   [sex]
-        1    sex  categorical             2     [f, m]      []
+        >>> TAN().fit(X, [0] * 15 + [1] * 15).describe()
+          column         kind  n_categories                   categories parents
+        0    age       binned             2  [(-inf, 34.5], (34.5, inf)]      []
+        1    sex  categorical             2                       [f, m]   [age]
         """
         check_is_fitted(self, "schema_")
         schema = self.schema_

@@ -184,7 +184,11 @@ class ESKDB(MemberEnsemble):
         frame, _ = as_frame(X)
         _, y_codes = encode_target(y, len(frame))
         schema, _ = TableSchema.learn(X, None, True, sample_weight, y_codes)
-        numeric = [j for j in name_order(schema.names) if not schema.discrete[j]]
+        # the columns the kinds rule reads as numbers, densities or bins alike: ESKDB cuts
+        # them itself (per member)
+        numeric = [
+            j for j in name_order(schema.names) if not schema.discrete[j] or schema.binned[j]
+        ]
         random_state = check_random_state(self.random_state)
         seeds = random_state.randint(np.iinfo(np.int32).max, size=int(self.n_estimators))
         # a smoothing's own seeds, drawn after the members' (which they leave as they were)

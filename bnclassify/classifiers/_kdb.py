@@ -30,10 +30,11 @@ class KDB(BayesNetClassifier):
     and Weka).
 
     Columns are modelled by kind as in :class:`NaiveBayes` (float columns
-    Gaussian). The weights are those of :class:`TAN` for any pair of kinds,
-    and the kind rule holds: a categorical feature takes only categorical
-    parents, a Gaussian one at most one Gaussian parent (its other parents
-    categorical), so that its missing values can always be integrated out;
+    binned by default, tables like the categorical ones; Gaussian nodes where the
+    kinds rule models numbers as densities). The weights are those of
+    :class:`TAN` for any pair of kinds, and the kind rule holds: a categorical
+    feature takes only categorical parents, a Gaussian one at most one Gaussian
+    parent (its other parents categorical), so that its missing values can always be integrated out;
     kernel density, Bernoulli and multinomial features depend on the class
     only. Rows with missing cells are marginalised exactly (by enumerating the
     missing categorical cells' values when a feature has two or more feature

@@ -33,10 +33,11 @@ class NaiveBayes(BayesNetClassifier):
     """Naive Bayes: every feature depends on the class alone.
 
     Categorical features get CPTs; continuous columns (floats, integers with
-    more than 20 values) are Gaussian, or log-normal when positive and skewed,
-    by default (:func:`bnclassify.data.default_kind`), and ``distributions``
-    chooses kernel densities, Bernoulli features or multinomial groups of
-    count columns (see :mod:`bnclassify.distributions`).
+    more than 20 values) are binned by default, MDL intervals learned in the fit
+    (:func:`bnclassify.data.default_kind`); ``distributions="density"`` makes them
+    Gaussian, or log-normal when positive and skewed, and ``distributions``
+    chooses any node by name: kernel densities, Bernoulli features or multinomial
+    groups of count columns (see :mod:`bnclassify.distributions`).
 
     Parameters
     ----------
@@ -51,10 +52,12 @@ class NaiveBayes(BayesNetClassifier):
         ``"error"``: raise an :class:`~bnclassify.exceptions.UnseenCategoryError`.
     distributions : None, str, Distribution or dict, default=None
         How each column is modelled. ``None``: by the rule of
-        :func:`bnclassify.data.default_kind` (continuous columns Gaussian or
-        log-normal, everything else a categorical CPT). A name
-        (``"categorical"``, ``"gaussian"``, ``"lognormal"``, ``"kde"``,
-        ``"bernoulli"``, ``"multinomial"``) or a
+        :func:`bnclassify.data.default_kind` (continuous columns binned: MDL
+        intervals learned in the fit, a table over them; everything else a
+        categorical CPT). ``"density"``: the same rule with the continuous
+        columns Gaussian or log-normal (the default before issue 32). A kind's
+        name (``"categorical"``, ``"binned"``, ``"gaussian"``, ``"lognormal"``,
+        ``"kde"``, ``"bernoulli"``, ``"multinomial"``) or a
         :mod:`bnclassify.distributions` instance applies to every column; a
         dict maps a column (name or position), or a tuple of columns (a
         multinomial group), to one, the other columns by dtype.
@@ -129,12 +132,15 @@ class NaiveBayes(BayesNetClassifier):
     >>> model.predict(X.iloc[:2]).tolist()
     ['unacc', 'unacc']
 
-    Iris' float columns are Gaussian (none passes the log-normal test), as in
-    scikit-learn's ``GaussianNB`` with ``alpha=0``:
+    Iris' float columns are binned by default; as densities they are Gaussian
+    (none passes the log-normal test), as in scikit-learn's ``GaussianNB`` with
+    ``alpha=0``:
 
     >>> from sklearn.datasets import load_iris
     >>> iris = load_iris(as_frame=True)
-    >>> gnb = NaiveBayes(alpha=0).fit(iris.data, iris.target)
+    >>> NaiveBayes().fit(iris.data, iris.target).feature_kinds_
+    ['binned', 'binned', 'binned', 'binned']
+    >>> gnb = NaiveBayes(alpha=0, distributions="density").fit(iris.data, iris.target)
     >>> gnb.distributions_["petal length (cm)"].mean_
     array([1.462, 4.26 , 5.552])
     """
@@ -476,8 +482,10 @@ class TAN(TreeAugmented):
     TAN's (:class:`SimplerTAN`), with ties between equal contacts broken by
     the data instead of by column order.
 
-    **Continuous features (Gaussian TAN).** Continuous columns are Gaussian,
-    or log-normal (a Gaussian on ``log x``), by default (see ``distributions``).
+    **Continuous features (Gaussian TAN).** Continuous columns are binned by
+    default (tables like the categorical ones); with ``distributions="density"``
+    they are Gaussian, or log-normal (a Gaussian on ``log x``), by the kinds rule,
+    and ``"gaussian"`` makes every column Gaussian (see ``distributions``).
     A Gaussian feature with a Gaussian
     parent is the conditional linear Gaussian
     ``X_i | c, x_p ~ N(a_ic + b_ic x_p, s_ic^2)``, fitted by per-class least
@@ -516,7 +524,8 @@ class TAN(TreeAugmented):
     handle_unknown : {"warn", "error", "marginalize"}, default="warn"
     distributions : None, str, Distribution or dict, default=None
         How each column is modelled, as in :class:`NaiveBayes` (default:
-        continuous columns Gaussian or log-normal, the others categorical).
+        continuous columns binned, the others categorical; ``"density"``:
+        continuous columns Gaussian or log-normal).
     objective : {"joint", "conditional"}, default="joint"
         As in :class:`NaiveBayes`: ``"conditional"`` refines the categorical
         tables for the conditional log-likelihood (a concave problem for a
@@ -569,11 +578,11 @@ class TAN(TreeAugmented):
     >>> [arc for arc in forest.structure_.edges() if arc[0] != forest.class_node_]
     [('block1', 'block7'), ('block7', 'block8')]
 
-    Gaussian TAN on float columns:
+    Gaussian TAN on float columns (by default they are binned):
 
     >>> from sklearn.datasets import load_iris
     >>> iris = load_iris(as_frame=True)
-    >>> gtan = TAN().fit(iris.data, iris.target)
+    >>> gtan = TAN(distributions="density").fit(iris.data, iris.target)
     >>> g = gtan.distributions_["petal width (cm)"]
     >>> g.parents_, g.coef_.shape  # one slope on its parent per class
     (('petal length (cm)',), (3, 1))

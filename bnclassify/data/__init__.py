@@ -64,6 +64,7 @@ from .kinds_evidence import (
     value_evidence,
 )
 from .kinds_rule import (
+    DENSITY,
     INTEGER_MAX_CATEGORIES,
     LOG_NORMAL_MIN_LOG_SD,
     LOG_NORMAL_MIN_Z,
@@ -87,6 +88,7 @@ from .targets import CROWDED_WARNING, crowded, encode_target
 
 __all__ = [
     "CROWDED_WARNING",
+    "DENSITY",
     "CountEvidence",
     "ValueEvidence",
     "count_evidence",

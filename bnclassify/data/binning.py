@@ -30,9 +30,11 @@ import numpy as np
 def _entropy(counts):
     """Class entropy in bits of each row of ``counts`` (shape (..., n_classes))."""
     total = counts.sum(axis=-1, keepdims=True)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", under="ignore"):
         p = np.where(counts > 0, counts / total, 1.0)
-        return -(np.where(counts > 0, p * np.log2(p), 0.0)).sum(axis=-1)
+        # a class whose weight underflows beside the others' (5e-324 next to 1e300) has
+        # p = 0 and adds nothing (not 0 * -inf)
+        return -(np.where(p > 0, p * np.log2(np.where(p > 0, p, 1.0)), 0.0)).sum(axis=-1)
 
 
 def mdl_cut_points(x, y, sample_weight=None) -> np.ndarray:
@@ -198,8 +200,9 @@ class SortedColumn:
         if len(candidates) == 0 or size <= 1:
             return False
         total = cum[hi] - cum[lo]
-        left = cum[candidates] - cum[lo]
-        right = cum[hi] - cum[candidates]
+        # sums of weights of very different sizes round: a difference must not go below 0
+        left = np.maximum(cum[candidates] - cum[lo], 0.0)
+        right = np.maximum(cum[hi] - cum[candidates], 0.0)
         left_entropy, right_entropy = _entropy(left), _entropy(right)
         share = (mass[candidates] - mass[lo]) / size
         whole = float(_entropy(total))

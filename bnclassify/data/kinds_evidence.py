@@ -11,7 +11,8 @@ is read twice, and only small summaries leave a chunk:
 2. Where step 1 leaves the kind open, :func:`value_evidence`: the counts of those
    candidate values in the chunk (a value holding half of the column holds half of
    some chunk), and the rows the log-normal test reads (every ``step``-th row of the
-   whole column, as the in-memory rule takes them), with their classes.
+   whole column, as the in-memory rule takes them), with their classes (read also when
+   the column will be binned: the evidence does not depend on ``numbers``).
 
 :func:`decided_kind` then applies the rule of :func:`~bnclassify.data.default_kind`.
 """
@@ -166,7 +167,8 @@ def needs_values(evidence: CountEvidence, integer_dtype: bool) -> bool:
 
 def decided_kind(evidence: CountEvidence, integer_dtype: bool, values=None, numbers=None) -> str:
     """The kind :func:`~bnclassify.data.default_kind` gives the whole column, its classes
-    known (``numbers`` as there: with ``"binned"`` a continuous column is binned).
+    known (``numbers`` as there: by default a continuous column is binned; with
+    ``"density"`` it is Gaussian or log-normal).
 
     Examples
     --------
@@ -176,8 +178,8 @@ def decided_kind(evidence: CountEvidence, integer_dtype: bool, values=None, numb
     >>> step = tested_row_step(30)
     >>> values = value_evidence(chunks[0], evidence.candidates, None, 0, step) + value_evidence(
     ...     chunks[1], evidence.candidates, None, 15, step)
-    >>> decided_kind(evidence, False, values)
-    'gaussian'
+    >>> decided_kind(evidence, False, values), decided_kind(evidence, False, values, "density")
+    ('binned', 'gaussian')
     """
     if integer_dtype and evidence.observed == 0:
         return "categorical"

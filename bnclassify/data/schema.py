@@ -37,6 +37,7 @@ from .frames import as_frame
 from .identifiers import IdentifierColumnWarning, identifier_columns
 from .kinds import Kind, get_kind, kind_names, kind_of, node_spec
 from .kinds_rule import (
+    DENSITY,
     INTEGER_MAX_CATEGORIES,
     LOG_NORMAL_MIN_Z,
     POINT_MASS_MIN_SHARE,
@@ -810,7 +811,8 @@ def _nodes(frame, spec, weights=None, y=None, decided=None) -> tuple[list, tuple
     which the encoder then need not copy or read again. The class labels ``y`` are coded
     only if the rule reads a column's values (a table of strings never needs them).
 
-    ``spec``: ``None`` (by dtype), a kind's name or a factor instance (every
+    ``spec``: ``None`` (by dtype), ``"density"`` (by dtype, numeric columns as densities:
+    the rule's ``numbers="density"``), a kind's name or a factor instance (every
     column; a multinomial groups the whole table), or a dict mapping a column
     name or position, or a tuple of them, to one (the other columns by dtype).
     A tuple with a multinomial is one group; with any other kind each of its
@@ -820,6 +822,9 @@ def _nodes(frame, spec, weights=None, y=None, decided=None) -> tuple[list, tuple
     columns = frame.columns.tolist()
     chosen = [None] * len(columns)
     nodes = []
+    numbers = None  # the rule's default: binned
+    if isinstance(spec, str) and spec == DENSITY:
+        spec, numbers = None, DENSITY
     if spec is None:
         entries = []
     elif isinstance(spec, dict):
@@ -866,7 +871,9 @@ def _nodes(frame, spec, weights=None, y=None, decided=None) -> tuple[list, tuple
     for pos, dtype in enumerate(dtypes):
         if chosen[pos] is None:
             if pos in wide or getattr(dtype, "kind", "O") == "f":
-                kind = default_kind(frame.iloc[:, pos], weights=weights, classes=classes())
+                kind = default_kind(
+                    frame.iloc[:, pos], weights=weights, classes=classes(), numbers=numbers
+                )
             else:
                 # by identity: equal Categorical dtypes compare their categories, and pandas'
                 # str dtypes hash in Python, a cost per column either way

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 
+from ..data import DENSITY
 from ..validation import Constraint, validate_parameters
 from ._base import Factor
 
 
 class DistributionSpec(Constraint):
-    """``None``, a kind's name, a node model, or a dict from columns to either.
+    """``None``, ``"density"``, a kind's name, a node model, or a dict from columns to either.
 
     Parameters
     ----------
@@ -31,6 +32,8 @@ class DistributionSpec(Constraint):
     True
     >>> DISTRIBUTIONS.check({"age": "poisson"})
     "Unknown distribution 'poisson' for column(s) 'age'"
+    >>> DISTRIBUTIONS.check("density") is None  # the kinds rule, numbers as densities
+    True
     >>> DISTRIBUTIONS.check(Gaussian(prior_strength=-1))
     Traceback (most recent call last):
     ...
@@ -45,12 +48,13 @@ class DistributionSpec(Constraint):
     def description(self) -> str:
         return (
             f"one of {tuple(sorted(self.kinds))}, a bnclassify.distributions instance, a dict "
-            "mapping columns (names, positions or tuples of them) to those, or None"
+            "mapping columns (names, positions or tuples of them) to those, 'density' (the "
+            "kinds rule with numeric columns as densities), or None (the kinds rule)"
         )
 
     def check(self, value):
-        if value is None:
-            return None
+        if value is None or (isinstance(value, str) and value == DENSITY):
+            return None  # "density": the kinds rule, numeric columns as densities
         if isinstance(value, dict):
             for key, spec in value.items():
                 reason = self._entry(key, spec)
@@ -85,6 +89,11 @@ class DistributionSpec(Constraint):
                 return None
             column = where.removeprefix("distributions[").removesuffix("]")
             on = f" for column(s) {column}" if where != "distributions" else ""
+            if spec == DENSITY:
+                return (
+                    f"{spec!r}{on}: 'density' is for the whole table (distributions='density'); "
+                    "for one column give 'gaussian' or 'lognormal'"
+                )
             return f"Unknown distribution {spec!r}{on}"
         if isinstance(spec, Factor) and spec.kind is not None:
             validate_parameters(spec, owner=f"{type(spec).__name__} ({where})")

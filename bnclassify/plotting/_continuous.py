@@ -200,9 +200,9 @@ def plot_decision_boundary(
 ):
     """A two-feature scatter with the model's predicted regions and decision boundary.
 
-    The model must have been fitted on exactly two numeric features; the
-    plane is coloured by the predicted class on a ``resolution`` x
-    ``resolution`` grid, the boundary is drawn where the prediction
+    The model must have been fitted on exactly two numeric features (densities,
+    or binned: the default for numbers); the plane is coloured by the predicted
+    class on a ``resolution`` x ``resolution`` grid, the boundary is drawn where the prediction
     changes, and (two classes only) optional probability contours of the
     second class are added.
 
@@ -250,7 +250,9 @@ def plot_decision_boundary(
     check_int(resolution, "resolution", minimum=2, maximum=MAX_GRID_SIDE)
     check_parameter(margin, "margin", [Interval(Real, 0, None, closed="left")])
     names = list(model.schema_.names)
-    discrete = [n for n, d in zip(names, model.schema_.discrete, strict=True) if d]
+    schema = model.schema_
+    # a binned column reads numbers (its intervals are learned from them): it has a plane
+    discrete = [n for n, d in zip(names, schema.discrete & ~schema.binned, strict=True) if d]
     if discrete:
         raise ValueError(
             f"plot_decision_boundary draws the plane of two numeric features; {discrete[0]!r} "

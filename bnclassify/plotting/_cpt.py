@@ -102,12 +102,13 @@ def plot_cpt(
     >>> fig.row_counts.sum() == len(X)  # every row observes block8 and block7
     np.True_
 
-    A Gaussian feature draws its class densities:
+    A Gaussian feature draws its class densities (a binned one, the default for
+    numbers, its table over the intervals):
 
     >>> from sklearn.datasets import load_iris
     >>> from bnclassify import NaiveBayes
     >>> X, y = load_iris(return_X_y=True, as_frame=True)
-    >>> fig = plot_cpt(NaiveBayes().fit(X, y), "petal length (cm)")
+    >>> fig = plot_cpt(NaiveBayes(distributions="density").fit(X, y), "petal length (cm)")
     >>> len(fig.axes), fig.axes[0].get_ylabel()
     (3, 'density')
     """

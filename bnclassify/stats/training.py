@@ -410,7 +410,7 @@ def training_statistics(X, y, distributions=None, sample_weight=None, warn=True)
     >>> X = pd.DataFrame({"site": [0, 1], "size": [1.5, 2.5]})
     >>> schema, classes, stats = training_statistics(X, ["a", "b"])
     >>> schema.kinds, classes.tolist(), stats.classes.tolist()
-    (['categorical', 'gaussian'], ['a', 'b'], [1.0, 1.0])
+    (['categorical', 'binned'], ['a', 'b'], [1.0, 1.0])
     >>> training_statistics(X, ["a", "b"], sample_weight=[2, 1])[2].classes.tolist()
     [2.0, 1.0]
     """

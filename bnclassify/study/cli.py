@@ -428,10 +428,12 @@ def compare(args) -> int:
         )
     if args.csv is not None:
         # kinds only (no encoding pass), decided as every fold's fit decides them
-        kinds = TableSchema.learn(X, categories=False, y=y)[0].kinds
+        schema = TableSchema.learn(X, categories=False, y=y)[0]
+        kinds = schema.kinds
         print("columns: " + ", ".join(f"{c} ({k})" for c, k in zip(X.columns, kinds, strict=True)))
         continuous = [c for c, k in zip(X.columns, kinds, strict=True) if k != "categorical"]
-        if "AODE" in models and len(continuous) == X.shape[1]:
+        # a binned column is a table, so it can be a super-parent
+        if "AODE" in models and not schema.discrete.any():
             print(
                 "note: AODE: every feature is continuous, so no feature can be a super-parent "
                 "and AODE is naive Bayes here (its row equals NB's)."
@@ -737,8 +739,8 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["auto", "categorical"],
         default="auto",
         help="how --csv columns are modelled: 'auto' (default) reads them as pandas does and "
-        "applies the library's kinds rule (wide integers and floats continuous, "
-        "log-normal when skewed); 'categorical' treats every column as categories",
+        "applies the library's kinds rule (wide integers and floats continuous, cut into "
+        "MDL bins learned in each fit); 'categorical' treats every column as categories",
     )
     p.add_argument("--target", metavar="COL", help="class column of --csv (default: the last)")
     _sep_flag(p)

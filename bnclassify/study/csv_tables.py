@@ -299,8 +299,11 @@ def read_rows(path: Path, model, sep=None, decimal=None) -> pd.DataFrame:
     if missing:
         hint = " (is it delimited by something else? pass --sep)" if frame.shape[1] == 1 else ""
         raise InputError(f"{path} lacks the model's columns {missing}{hint}.")
-    for name, categories in zip(names, model.categories_, strict=True):
-        if categories is None:
+    schema = getattr(model, "schema_", None)
+    # a binned column's categories are intervals: it reads numbers, as a density's does
+    binned = [False] * len(names) if schema is None else list(schema.binned)
+    for name, categories, numbers in zip(names, model.categories_, binned, strict=True):
+        if categories is None or numbers:
             why = f"{path}: column {name!r} is continuous in the model"
             frame[name] = column_numbers(frame[name], why)
         elif len(categories) and all(isinstance(c, str) for c in categories):

@@ -699,8 +699,11 @@ def _send(log_table, belief):
     """``log sum_b P(b | c, a) exp(belief[n, c, b])``, shape ``(n, C, r_a)``.
 
     ``log_table`` is ``log P(b | c, a)`` of shape ``(C, r_a, r_b)``; the
-    log-sum-exp is shifted by each row's largest finite belief.
+    log-sum-exp is shifted by each row's largest finite belief. A child without states
+    (a column no training row observed) is missing in every row: it sends 0.
     """
+    if belief.shape[2] == 0:
+        return np.zeros((belief.shape[0], belief.shape[1], log_table.shape[1]))
     top = belief.max(axis=2)  # (n, C)
     safe_top = np.where(np.isfinite(top), top, 0.0)
     with np.errstate(divide="ignore"):

@@ -224,6 +224,10 @@ def check_evidence(model, evidence) -> dict:
             if not np.isfinite(value):
                 raise ValueError(f"evidence[{name!r}] must be finite, got {value!r}.")
             checked[name] = float(value)
+        elif model.schema_.binned[names.index(name)] and _is_number(value):
+            if not np.isfinite(value):
+                raise ValueError(f"evidence[{name!r}] must be finite, got {value!r}.")
+            checked[name] = float(value)  # a binned column reads numbers or its intervals
         else:
             known = [c.item() if isinstance(c, np.generic) else c for c in categories]
             # 1 == True in Python: a flag's categories match booleans only
@@ -235,6 +239,10 @@ def check_evidence(model, evidence) -> dict:
                 )
             checked[name] = value
     return checked
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
 def _check_grid(grid, names, continuous) -> dict:

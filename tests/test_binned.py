@@ -273,3 +273,27 @@ def test_a_decision_boundary_is_drawn_over_two_binned_columns(table):
     assert ax.get_xlabel() == "petal length (cm)"
     with pytest.raises(ValueError, match="'site' is modelled as 'categorical'"):
         plot_decision_boundary(NaiveBayes().fit(X[["petal length (cm)", "site"]], y), X, y)
+
+
+def test_a_binned_column_reads_its_interval_labels_as_well_as_numbers():
+    # the states plots, explanations and posteriors show are the intervals: evidence and
+    # tables may name them (plot_inference varied them and was refused: "needs numbers")
+    from sklearn.datasets import load_iris
+
+    from bnclassify.inference import posteriors
+
+    X, y = load_iris(return_X_y=True, as_frame=True)
+    model = NaiveBayes().fit(X, y)
+    name = "petal length (cm)"
+    assert model.categories_[2].tolist() == ["(-inf, 2.45]", "(2.45, 4.75]", "(4.75, inf)"]
+    by_label = posteriors(model, {name: "(2.45, 4.75]"}).classes
+    by_number = posteriors(model, {name: 3.0}).classes
+    pd.testing.assert_series_equal(by_label, by_number)
+    labelled = X.head(3).astype({name: object})
+    labelled[name] = ["(-inf, 2.45]", 1.4, "(4.75, inf)"]
+    numbers = X.head(3).assign(**{name: [1.0, 1.4, 6.0]})
+    np.testing.assert_array_equal(model.predict_proba(labelled), model.predict_proba(numbers))
+    with pytest.raises(ValueError, match=r"'\(9, 10\]' is not a category"):
+        posteriors(model, {name: "(9, 10]"})
+    with pytest.raises(ValueError, match="needs numbers"):
+        model.predict_proba(labelled.assign(**{name: ["(9, 10]", 1.4, 6.0]}))

@@ -172,6 +172,7 @@ def brute_force_density(model, evidence, name, grid):
     return logsumexp(joint.reshape(len(grid), -1), axis=1)  # log p(x = t, evidence)
 
 
+@pytest.mark.usefixtures("densities")  # the clinic table's Gaussian and log-normal nodes
 @pytest.mark.parametrize(
     ("query", "evidence"),
     [
@@ -200,6 +201,7 @@ def test_continuous_posterior_density_equals_brute_force(clinic, query, evidence
     np.testing.assert_allclose(np.interp(grid, wide, full.to_numpy()), density, rtol=1e-2)
 
 
+@pytest.mark.usefixtures("densities")  # the clinic table's Gaussian and log-normal nodes
 def test_continuous_density_is_a_mixture_over_the_classes(clinic):
     """Naive Bayes: p(x | e) = sum_c P(c | e) N(x; mean_c, var_c), written out."""
     X, y = clinic
@@ -215,6 +217,7 @@ def test_continuous_density_is_a_mixture_over_the_classes(clinic):
     np.testing.assert_allclose(density.to_numpy(), expected, rtol=1e-9)
 
 
+@pytest.mark.usefixtures("densities")  # the clinic table's Gaussian and log-normal nodes
 # -- errors -------------------------------------------------------------------------------
 def test_errors_name_the_evidence(car, clinic):
     X, y = car

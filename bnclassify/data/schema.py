@@ -331,10 +331,36 @@ class TableSchema:
         dtype = codes_dtype(self.categories)
         if dtype.itemsize > codes.dtype.itemsize:
             codes = codes.astype(dtype, order="F")
+        frame, named = self._bin_labels_read(frame, binned)
         values = self.numbers(frame, binned)
         for j in binned:
             codes[:, j] = bin_codes(self.cut_points[j], values[:, j])
+            if j in named:
+                cells, label_codes = named[j]
+                codes[cells, j] = label_codes
         return codes
+
+    def _bin_labels_read(self, frame, binned):
+        """A binned column's cells that name one of its intervals (``"(2.45, 4.75]"``, as
+        its categories, plots and explanations show them) and their codes, ``{j: (rows,
+        codes)}``, and ``frame`` with those cells blank; text columns only."""
+        named = {}
+        for j in binned:
+            column = frame.iloc[:, j]
+            if getattr(column.dtype, "kind", "O") in "biuf":
+                continue
+            labels = pd.Index(self.categories[j])
+            found = labels.get_indexer(column.astype(object))
+            rows = np.flatnonzero(found >= 0)
+            if len(rows):
+                named[j] = (rows, found[rows])
+        if named:
+            frame = frame.copy()
+            for j, (rows, _) in named.items():
+                column = frame.iloc[:, j].astype(object)
+                column.iloc[rows] = np.nan
+                frame.isetitem(j, column)
+        return frame, named
 
     def discrete_codes(self, frame, categories=None, handle_unknown="error") -> np.ndarray:
         """Codes of an aligned table: its categorical columns by ``categories`` (default:

@@ -397,7 +397,7 @@ def _model_plot_cases():
 def _model_plots(model, X):
     kinds = dict(zip(model.feature_names_in_, model.feature_kinds_, strict=True))
     for feature, kind in kinds.items():
-        if kind == "categorical":
+        if kind in ("categorical", "binned"):  # tables (a binned column's are over its bins)
             plotting.plot_cpt(model, feature)
         else:
             plotting.plot_class_densities(model, feature, X.iloc[0])

@@ -74,6 +74,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._shap_families import additive_interventional, contrast, shapley_weight
 from .data import MISSING
+from .data.binning import bin_representatives
 from .validation import check_int
 
 __all__ = ["explain", "METHODS", "OUTPUTS"]
@@ -511,6 +512,8 @@ class _ModelOutput:
 def _decode(model, codes, values=None):
     """Encoded rows back to a table (None/NaN where missing) that the model accepts."""
     values = _data_units(model, values)
+    schema = getattr(model, "schema_", None)
+    binned = np.zeros(len(model.categories_), dtype=bool) if schema is None else schema.binned
     columns = {}
     for j, cats in enumerate(model.categories_):
         column = codes[:, j]
@@ -520,7 +523,10 @@ def _decode(model, codes, values=None):
         if not len(cats):  # a column no training row observed: every cell missing
             columns[j] = np.full(len(column), None, dtype=object)
             continue
-        cells = np.asarray(cats, dtype=object)[np.where(column == MISSING, 0, column)]
+        states = cats
+        if binned[j]:  # a number in each interval: a model that bins its own way reads it
+            states = bin_representatives(model.schema_.cut_points[j])
+        cells = np.asarray(states, dtype=object)[np.where(column == MISSING, 0, column)]
         cells[column == MISSING] = None
         columns[j] = cells
     names = getattr(model, "feature_names_in_", None)

@@ -42,12 +42,16 @@ ZERO_SPREAD_CHECKS = ("check_positive_only_tag_during_fit", "check_sample_weight
 _ZERO_SPREAD = pytest.mark.filterwarnings("ignore::bnclassify.exceptions.ZeroVarianceWarning")
 
 
-def parametrize_with_checks(estimators):
+def parametrize_with_checks(estimators, expected_failed_checks=None):
     """``sklearn.utils.estimator_checks.parametrize_with_checks`` with stable ids (and the
-    checks of :data:`ZERO_SPREAD_CHECKS` not failing on the warning they rightly cause)."""
+    checks of :data:`ZERO_SPREAD_CHECKS` not failing on the warning they rightly cause).
+    ``expected_failed_checks``: as scikit-learn's, ``estimator -> {check name: reason}``."""
     params = []
     for estimator in estimators:
-        for case in estimator_checks_generator(estimator, legacy=True, mark="xfail"):
+        expected = None if expected_failed_checks is None else expected_failed_checks(estimator)
+        for case in estimator_checks_generator(
+            estimator, legacy=True, mark="xfail", expected_failed_checks=expected
+        ):
             values, marks = (case.values, case.marks) if hasattr(case, "marks") else (case, ())
             ident = f"{stable_id(values[0])}-{stable_id(values[1])}"
             if stable_id(values[1]).startswith(ZERO_SPREAD_CHECKS):

@@ -218,6 +218,7 @@ def test_bootstrap_members_keep_categories_absent_from_their_sample():
 
 # some columns are constant within a class: the ZeroVarianceWarning is right, not the subject
 @pytest.mark.filterwarnings("ignore::bnclassify.exceptions.ZeroVarianceWarning")
+@pytest.mark.usefixtures("densities")  # the members' Gaussian nodes
 def test_bagging_continuous_features():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(200, 3))

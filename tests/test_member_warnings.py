@@ -57,6 +57,7 @@ def test_every_member_warning_comes_once_from_the_callers_line(make):
     assert all(w.filename == __file__ for w in caught), [w.filename for w in caught]
 
 
+@pytest.mark.usefixtures("densities")  # a ZeroVarianceWarning: Gaussian members
 def test_a_member_warning_raises_at_the_callers_line_under_an_error_filter():
     with warnings.catch_warnings():
         warnings.simplefilter("error", ZeroVarianceWarning)

@@ -127,6 +127,7 @@ def test_fssj_joins_are_cliques_and_left_out_features_change_nothing():
     np.testing.assert_allclose(model.predict_proba(shuffled), kept)
 
 
+@pytest.mark.usefixtures("densities")  # continuous nodes: Gaussian, kept out of arcs
 def test_a_mixed_table_keeps_continuous_columns_out_of_arcs_and_joins():
     rng = np.random.default_rng(0)
     n = 400

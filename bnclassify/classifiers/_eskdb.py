@@ -8,7 +8,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from ..data import HANDLE_UNKNOWN, TableSchema, as_frame, encode_target
+from ..data import DENSITY, HANDLE_UNKNOWN, TableSchema, as_frame, encode_target
 from ..parameters import SMOOTHING
 from ..state import require
 from ..structure import name_order
@@ -183,12 +183,11 @@ class ESKDB(MemberEnsemble):
         X, y, sample_weight = weighted_rows(X, y, sample_weight)
         frame, _ = as_frame(X)
         _, y_codes = encode_target(y, len(frame))
-        schema, _ = TableSchema.learn(X, None, True, sample_weight, y_codes)
-        # the columns the kinds rule reads as numbers, densities or bins alike: ESKDB cuts
-        # them itself (per member)
-        numeric = [
-            j for j in name_order(schema.names) if not schema.discrete[j] or schema.binned[j]
-        ]
+        # the columns the kinds rule reads as numbers stay numbers here (densities, not the
+        # default's bins): each member cuts them its own way, and an explanation of the
+        # ensemble varies their values, not one set of intervals
+        schema, _ = TableSchema.learn(X, DENSITY, True, sample_weight, y_codes)
+        numeric = [j for j in name_order(schema.names) if not schema.discrete[j]]
         random_state = check_random_state(self.random_state)
         seeds = random_state.randint(np.iinfo(np.int32).max, size=int(self.n_estimators))
         # a smoothing's own seeds, drawn after the members' (which they leave as they were)

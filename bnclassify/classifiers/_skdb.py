@@ -281,7 +281,7 @@ class SKDB(BayesNetClassifier):
                 isinstance(edges, np.ndarray)
                 and edges.ndim == 1
                 and np.isfinite(edges).all()
-                and (np.diff(edges) > 0).all()
+                and (edges[1:] > edges[:-1]).all()
                 and schema.discrete[j]
                 and len(schema.categories[j]) == len(edges) + 1,
                 "cut_points",

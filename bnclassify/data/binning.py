@@ -21,6 +21,7 @@ Examples
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -187,7 +188,7 @@ class SortedColumn:
                 continue
             best, split = chosen
             t = candidates[best]
-            cuts.append((self.xs[t - 1] + self.xs[t]) / 2)
+            cuts.append(midpoint(self.xs[t - 1], self.xs[t]))
             if split:
                 stack.extend([(t, hi, False), (lo, t, False)])
         return np.sort(np.asarray(cuts, dtype=float))
@@ -235,7 +236,7 @@ class Binning:
         if not len(x):
             return np.empty(0)
         cuts = np.asarray(self.learn(x, y, weights), dtype=float)
-        if cuts.ndim != 1 or not np.isfinite(cuts).all() or (np.diff(cuts) <= 0).any():
+        if cuts.ndim != 1 or not np.isfinite(cuts).all() or (cuts[1:] <= cuts[:-1]).any():
             raise ValueError(
                 f"The {self.name} binning gave cut points that are not ascending finite "
                 f"numbers: {cuts[:5]}."
@@ -255,6 +256,23 @@ def bin_codes(cuts, x) -> np.ndarray:
     return np.where(np.isnan(x), -1, codes)
 
 
+def midpoint(low, high) -> float:
+    """A cut between two distinct sorted values, ``low <= cut < high``: their midpoint,
+    computed without overflow (``1.5e308`` and ``8e307`` sum past the float range), or
+    ``low`` where halving rounds it up to ``high`` (adjacent floats).
+
+    Examples
+    --------
+    >>> midpoint(1.0, 2.0), midpoint(8e307, 1.6e308)
+    (1.5, 1.2e+308)
+    """
+    low, high = float(low), float(high)
+    cut = (low + high) / 2  # Python floats: an overflow is inf, not a numpy warning
+    if not math.isfinite(cut):
+        cut = low / 2 + high / 2
+    return cut if low <= cut < high else low
+
+
 def bin_labels(cuts) -> np.ndarray:
     """Each bin's interval as text, ``(low, high]`` (``(last, inf)`` above the last cut):
     the categories of a binned column (its states in plots and in pgmpy)."""
@@ -264,11 +282,32 @@ def bin_labels(cuts) -> np.ndarray:
     return np.array(labels, dtype=object)
 
 
+def bin_representatives(cuts) -> np.ndarray:
+    """A number inside each bin: its upper cut (a value equal to a cut is in the lower bin),
+    and above the last cut that cut plus one (or the next float, for a huge cut; 0 for a
+    column without cuts). What a model
+    that reads numbers is given for a bin (an explanation's decoded rows).
+
+    Examples
+    --------
+    >>> cuts = np.array([2.45, 4.75])
+    >>> bin_representatives(cuts).tolist(), bin_codes(cuts, bin_representatives(cuts)).tolist()
+    ([2.45, 4.75, 5.75], [0, 1, 2])
+    """
+    cuts = np.asarray(cuts, dtype=float)
+    if not len(cuts):
+        return np.zeros(1)
+    above = cuts[-1] + 1.0
+    return np.append(cuts, above if above > cuts[-1] else np.nextafter(cuts[-1], np.inf))
+
+
 __all__ = [
     "MDL",
     "Binning",
     "bin_codes",
     "bin_labels",
+    "bin_representatives",
+    "midpoint",
     "mdl_cut_points",
     "sampled_mdl_cut_points",
 ]

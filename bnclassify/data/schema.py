@@ -729,7 +729,7 @@ def _checked_cut_points(cut_points, schema) -> list:
             and cuts.ndim == 1
             and cuts.dtype.kind == "f"
             and np.isfinite(cuts).all()
-            and (np.diff(cuts) > 0).all(),
+            and (cuts[1:] > cuts[:-1]).all(),
             where,
             "must be ascending finite floats.",
         )

@@ -91,26 +91,23 @@ def cuts_of(values, y, rng=None, sample_weight=None) -> list:
     """:func:`learn_cuts` of columns already read by :func:`column_numbers`."""
     if rng is not None:
         return [column.sampled_cuts(rng) for column in sorted_columns(values, y, sample_weight)]
-    y = np.asarray(y)
-    w = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
-    cuts = []
-    for x in values:
-        rows = (w > 0) & np.isfinite(x)
-        cuts.append(mdl_cut_points(x[rows], y[rows], w[rows]))
-    return cuts
+    return [mdl_cut_points(*rows) for rows in _observed_rows(values, y, sample_weight)]
 
 
 def sorted_columns(values, y, sample_weight=None) -> list:
     """Each column of ``values`` (as :func:`column_numbers` reads them) as a
     :class:`~bnclassify.data.binning.SortedColumn` of its observed, weighted rows: what
     sampled cuts of it read (``column.sampled_cuts(rng)``), shared by the draws."""
+    return [SortedColumn(*rows) for rows in _observed_rows(values, y, sample_weight)]
+
+
+def _observed_rows(values, y, sample_weight):
+    """``(x, y, w)`` of each column's rows with a finite value and a positive weight."""
     y = np.asarray(y)
     w = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
-    columns = []
     for x in values:
         rows = (w > 0) & np.isfinite(x)
-        columns.append(SortedColumn(x[rows], y[rows], w[rows]))
-    return columns
+        yield x[rows], y[rows], w[rows]
 
 
 def apply_cuts(frame, columns, cuts, values=None) -> pd.DataFrame:

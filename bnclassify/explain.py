@@ -525,7 +525,7 @@ def _decode(model, codes, values=None):
             continue
         states = cats
         if binned[j]:  # a number in each interval: a model that bins its own way reads it
-            states = bin_representatives(model.schema_.cut_points[j])
+            states = bin_representatives(schema.cut_points[j])
         cells = np.asarray(states, dtype=object)[np.where(column == MISSING, 0, column)]
         cells[column == MISSING] = None
         columns[j] = cells

@@ -215,19 +215,17 @@ def check_evidence(model, evidence) -> dict:
     for name, value in evidence.items():
         if name not in names:
             raise ValueError(f"evidence names {name!r}, which is not a feature: {names}.")
-        categories = model.categories_[names.index(name)]
-        if categories is None:
-            if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        j = names.index(name)
+        categories = model.categories_[j]
+        # a binned column reads numbers as well as its intervals' labels
+        if categories is None or (model.schema_.binned[j] and _is_number(value)):
+            if not _is_number(value):
                 raise ValueError(
                     f"evidence[{name!r}] must be a number ({name} is continuous), got {value!r}."
                 )
             if not np.isfinite(value):
                 raise ValueError(f"evidence[{name!r}] must be finite, got {value!r}.")
             checked[name] = float(value)
-        elif model.schema_.binned[names.index(name)] and _is_number(value):
-            if not np.isfinite(value):
-                raise ValueError(f"evidence[{name!r}] must be finite, got {value!r}.")
-            checked[name] = float(value)  # a binned column reads numbers or its intervals
         else:
             known = [c.item() if isinstance(c, np.generic) else c for c in categories]
             # 1 == True in Python: a flag's categories match booleans only

@@ -178,6 +178,19 @@ def test_simpler_tan_cuts_an_empty_column_out_of_its_contact_tree():
     assert [e for e in model.structure_.edges if e[0] != model.class_node_] == []
 
 
+def test_simpler_tan_keeps_counting_with_an_empty_last_column_in_its_contact_tree():
+    # every pair in contact, the empty column last (by position and by name): the tree's
+    # statistics kept for partial_fit read its zero-width family past the table's end
+    X, y = _table()
+    X = X[["on_thyroxine", "sex", "m"]].set_axis(["a", "b", "t"], axis=1)
+    contacts = np.ones((3, 3)) - np.eye(3)
+    model = _fit_noting_some(SimplerTAN(contacts), X, y)
+    model.partial_fit(X, y)
+    twice = pd.concat([X, X], ignore_index=True), pd.concat([y, y], ignore_index=True)
+    whole = _fit_noting_some(SimplerTAN(contacts), *twice)
+    np.testing.assert_allclose(model.predict_proba(X), whole.predict_proba(X), atol=1e-12)
+
+
 def _fit_noting_some(model, X, y):
     with pytest.warns(UnobservedColumnWarning):
         return model.fit(X, y)

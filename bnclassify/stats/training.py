@@ -315,6 +315,8 @@ class TrainingCounts(FamilyTables):
         the class counts, exactly) only when none of its cells is missing."""
         if "has_missing" in vars(self) or self.weights is not None or batch is None:
             return not self.has_missing
+        if np.any(np.diff(batch.offsets) == 0):  # a child with no state: every cell missing
+            return False
         families = np.add.reduceat(batch.table, batch.offsets[:-1], axis=1)
         own = [self.family(i, ()) for i in roots]
         return bool(

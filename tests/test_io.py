@@ -761,9 +761,38 @@ def test_bif_refuses_what_it_cannot_hold(tmp_path):
     gaussian = NaiveBayes(distributions="density").fit(g, y)
     with pytest.raises(ValueError, match=r"features \['g'\] are continuous"):
         to_bif(gaussian, tmp_path / "x.bif")
-    # a binned column (the default for numbers) is a table, but its states are intervals
-    with pytest.raises(ValueError, match=r"states \['\(-inf, 0.35\]', .* of 'g' cannot"):
-        to_bif(NaiveBayes().fit(g, y), tmp_path / "binned.bif")
+
+
+@pytest.mark.parametrize("make", [NaiveBayes, lambda: KDB(k=2)])
+def test_binned_columns_go_through_pgmpy_and_bif_and_still_read_numbers(make, tmp_path):
+    """A binned column (the default for numbers) is a table over intervals, whose text BIF
+    cannot hold: written as le_/gt_ names, read back as intervals; pgmpy keeps the labels.
+    Either way the model read back bins numbers as the fitted one does (the campaign found
+    every BIF export of a model with a numeric column refused)."""
+    from bnclassify.io import from_bif, from_pgmpy, to_bif
+
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame(
+        {
+            "g": rng.normal(size=80),
+            "tiny": rng.normal(size=80) * 1e-5,
+            "s": rng.choice(["a", "b"], 80),
+            "flat": np.full(80, 2.5),  # no cut: one interval, "(-inf, inf)", written "any"
+        }
+    )
+    y = np.where(X["g"] + 1e5 * X["tiny"] > 0, "p", "q")
+    model = make().fit(X, y)
+    assert model.feature_kinds_ == ["binned", "binned", "categorical", "binned"]
+    to_bif(model, tmp_path / "binned.bif")
+    text = (tmp_path / "binned.bif").read_text()
+    assert "{ any }" in text and "property bnclassify_states = interval" in text
+    for again in (
+        from_pgmpy(model.network_, model.class_node_),
+        from_bif(tmp_path / "binned.bif", "class"),
+    ):
+        assert again.feature_kinds_ == model.feature_kinds_
+        assert [c.tolist() for c in again.categories_] == [c.tolist() for c in model.categories_]
+        np.testing.assert_allclose(again.predict_proba(X), model.predict_proba(X), 0, 1e-12)
 
 
 def test_an_npy_header_claiming_more_data_than_the_file_holds_is_refused(good_file, tmp_path):

@@ -22,6 +22,7 @@ Examples
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -282,6 +283,36 @@ def bin_labels(cuts) -> np.ndarray:
     return np.array(labels, dtype=object)
 
 
+def cut_points_of_labels(labels) -> np.ndarray | None:
+    """The cut points whose :func:`bin_labels` are exactly ``labels`` (in any order), or
+    None when ``labels`` are not a binned column's intervals as bnclassify writes them. How
+    a model read back from pgmpy or BIF knows a binned column (and reads numbers again).
+
+    Examples
+    --------
+    >>> cut_points_of_labels(["(2.45, 4.75]", "(-inf, 2.45]", "(4.75, inf)"]).tolist()
+    [2.45, 4.75]
+    >>> cut_points_of_labels(["low", "high"]) is None
+    True
+    """
+    highs = []
+    for label in labels:
+        found = _INTERVAL.fullmatch(label) if isinstance(label, str) else None
+        if found is None:
+            return None
+        highs.append(found.group(1))
+    try:
+        cuts = np.sort(np.array([float(h) for h in highs if h != "inf"]))
+    except ValueError:
+        return None
+    if not np.isfinite(cuts).all() or sorted(bin_labels(cuts)) != sorted(labels):
+        return None
+    return cuts
+
+
+_INTERVAL = re.compile(r"\((?:-inf|\S+), (\S+?)[\])]")
+
+
 def bin_representatives(cuts) -> np.ndarray:
     """A number inside each bin: its upper cut (a value equal to a cut is in the lower bin),
     and above the last cut that cut plus one (or the next float, for a huge cut; 0 for a
@@ -307,6 +338,7 @@ __all__ = [
     "bin_codes",
     "bin_labels",
     "bin_representatives",
+    "cut_points_of_labels",
     "midpoint",
     "mdl_cut_points",
     "sampled_mdl_cut_points",

@@ -11,9 +11,13 @@ pgmpy's ``BIFWriter`` and read it back with ``BIFReader``. BIF stores state
 names as text; the writer records each variable's state type (``int``,
 ``float``, ``bool`` or ``str``) as a BIF ``property bnclassify_states = ...``,
 and :func:`from_bif` converts the states back, so integer categories stay
-integers; ``property bnclassify_column = k`` keeps the column order. Names
-BIF cannot hold are refused at :func:`to_bif` (see :data:`BIF_NAME`,
-:data:`BIF_STATE`) rather than silently changed.
+integers; ``property bnclassify_column = k`` keeps the column order. A
+binned column's intervals, whose text BIF cannot hold, are written as
+``le_2.45``, ``gt_2.45_le_4.75``, ``gt_4.75`` (``any``: a column with no cut)
+with the state type ``interval``, and read back as intervals, so the model
+read back bins numbers as the written one did. Other names BIF cannot hold are
+refused at :func:`to_bif` (see :data:`BIF_NAME`, :data:`BIF_STATE`) rather
+than silently changed.
 """
 
 from __future__ import annotations
@@ -26,8 +30,9 @@ import numpy as np
 
 from ..classifiers import BayesNetClassifier
 from ..data import TableSchema
+from ..data.binning import bin_labels, cut_points_of_labels
 from ..exceptions import ContinuousFeaturesError
-from ..factors import Categorical
+from ..factors import Binned, Categorical
 from ..network import FittedNetwork, python_values
 from ..structure import empty_feature_graph
 from . import registry
@@ -85,7 +90,9 @@ class PgmpyClassifier(BayesNetClassifier):
         return _feature_dag(self.arcs, features)
 
     @classmethod
-    def from_tables(cls, class_node, classes, log_prior, features, categories, parents, tables):
+    def from_tables(
+        cls, class_node, classes, log_prior, features, categories, parents, tables, cut_points=None
+    ):
         """A fitted classifier from log CPTs shaped ``(n_classes, *parent cards, n_states)``.
 
         Parameters
@@ -100,15 +107,22 @@ class PgmpyClassifier(BayesNetClassifier):
             Feature parents of each feature (positions in ``features``).
         tables : list of ndarray
             ``log P(x_i | c, parents)`` of each feature.
+        cut_points : list of (ndarray or None), optional
+            The cut points of each binned feature (a :class:`~bnclassify.factors.Binned`
+            node, which reads numbers and its intervals' labels); None for the others
+            (the default: every feature categorical).
         """
         arcs = [(features[p], features[i]) for i, ps in enumerate(parents) for p in ps]
         model = cls(arcs=arcs)
+        if cut_points is None:
+            cut_points = [None] * len(features)
+        kinds = [Categorical if cuts is None else Binned for cuts in cut_points]
         factors = [
-            Categorical.from_log_table(table, i, parents[i], features)
+            kinds[i].from_log_table(table, i, parents[i], features)
             for i, table in enumerate(tables)
         ]
-        nodes = [((i,), Categorical()) for i in range(len(features))]
-        schema = TableSchema(features, nodes, categories, has_names=True)
+        nodes = [((i,), kinds[i]()) for i in range(len(features))]
+        schema = TableSchema(features, nodes, categories, has_names=True, cut_points=cut_points)
         network = FittedNetwork(log_prior, parents, factors)
         dag = _feature_dag(arcs, features)
         model.set_fitted_network(network, schema, classes, dag, class_node=class_node)
@@ -168,8 +182,12 @@ def from_pgmpy(network, class_node, *, features=None, state_types=None):
     PgmpyClassifier
         Fitted: ``classes_`` are the class node's state names, ``categories_``
         each feature's (numeric states sorted, the tables permuted to match),
-        ``compiled_`` holds the CPDs. Predictions equal pgmpy's exact
-        inference (``VariableElimination``), missing features summed out.
+        ``compiled_`` holds the CPDs. A feature whose states are a binned
+        column's intervals as bnclassify writes them (``"(-inf, 2.45]"``, ...,
+        see :func:`bnclassify.data.binning.cut_points_of_labels`) is a
+        :class:`~bnclassify.factors.Binned` node again: it reads numbers.
+        Predictions equal pgmpy's exact inference (``VariableElimination``),
+        missing features summed out.
 
     Raises
     ------
@@ -250,11 +268,13 @@ def from_pgmpy(network, class_node, *, features=None, state_types=None):
         names = cpds[node].state_names[node]
         return [convert(s) for s in names] if convert else list(names)
 
-    canonical = {}
+    canonical, cut_points = {}, {}
     for node in [class_node, *features]:
         values = _as_categories(states(node))
         if node != class_node and values.dtype.kind in "biuf":
             values = np.sort(values)
+        elif node != class_node and (cuts := cut_points_of_labels(list(values))) is not None:
+            cut_points[node], values = cuts, bin_labels(cuts)
         canonical[node] = values
     position = {f: i for i, f in enumerate(features)}
     log_prior = _log(_table(cpds[class_node], class_node, [], canonical, state_types))
@@ -272,6 +292,7 @@ def from_pgmpy(network, class_node, *, features=None, state_types=None):
         [canonical[f] for f in features],
         parents,
         tables,
+        cut_points=[cut_points.get(f) for f in features],
     )
 
 
@@ -304,6 +325,26 @@ def _log(table):
 
 
 # -- BIF ------------------------------------------------------------------------------------------
+def _interval_state(label) -> str:
+    """A bin's BIF state name: ``"(2.45, 4.75]"`` -> ``"gt_2.45_le_4.75"``."""
+    low, high = label[1:-1].split(", ")
+    bounds = ([] if low == "-inf" else [f"gt_{low}"]) + ([] if high == "inf" else [f"le_{high}"])
+    return "_".join(bounds) or "any"
+
+
+def _interval_label(name) -> str:
+    """The bin a BIF state name of :func:`_interval_state` stands for."""
+    bounds = {"gt": "-inf", "le": "inf"}
+    words = [] if name == "any" else name.split("_")
+    if len(words) % 2 or not set(words[::2]) <= set(bounds):
+        raise ValueError(f"{name!r} is not a binned state (le_a, gt_a_le_b, gt_b or any).")
+    bounds.update(zip(words[::2], words[1::2], strict=True))
+    return f"({bounds['gt']}, {bounds['le']}{')' if bounds['le'] == 'inf' else ']'}"
+
+
+_PARSERS["interval"] = _interval_label
+
+
 def _state_type(values) -> str:
     values = python_values(values)
     for name, kind in (("bool", bool), ("int", int), ("float", float), ("str", str)):
@@ -321,7 +362,7 @@ def to_bif(model, path):
     Parameters
     ----------
     model : BayesNetClassifier
-        Fitted, every feature categorical (its ``network_``).
+        Fitted, every feature categorical or binned (its ``network_``).
     path : str or Path
 
     Raises
@@ -360,6 +401,12 @@ def to_bif(model, path):
         )
     values = {model.class_node_: model.classes_}
     values.update(zip(model.feature_names_, model.categories_, strict=True))
+    intervals = {
+        node: np.array([_interval_state(s) for s in states], dtype=object)
+        for node, states in values.items()
+        if node != model.class_node_ and cut_points_of_labels(list(states)) is not None
+    }
+    values.update(intervals)
     for node, states in values.items():
         if not BIF_NAME.match(str(node)):
             raise ValueError(
@@ -372,9 +419,17 @@ def to_bif(model, path):
                 f"The states {bad} of {node!r} cannot be written to BIF unchanged; states "
                 "must match [A-Za-z0-9_.+-]+ here."
             )
-    network = model.network_.copy()
+    network = model.compiled_.to_pgmpy(
+        model.structure_,
+        model.class_node_,
+        model.feature_names_,
+        [values[f] for f in model.feature_names_],
+        model.classes_,
+    )
     for node, states in values.items():
-        network.nodes[node][STATE_PROPERTY] = _state_type(states)
+        network.nodes[node][STATE_PROPERTY] = (
+            "interval" if node in intervals else _state_type(states)
+        )
     for k, feature in enumerate(model.feature_names_):
         network.nodes[feature][POSITION_PROPERTY] = k
     BIFWriter(network).write(str(path))

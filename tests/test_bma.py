@@ -461,6 +461,11 @@ def test_many_features_stay_finite():
         ({"equivalent_sample_size": -2.0}, "equivalent_sample_size"),
         ({"contact_prior": -1}, "contact_prior"),
         ({"contact_prior": "max"}, "contact_prior"),
+        # 1e308 reached the spanning-tree sums as an unnamed log-weight error (campaign)
+        (
+            {"contact_prior": 1e308, "contact_matrix": np.ones((6, 6))},
+            r"contact_prior must .* 1e\+308",
+        ),
         ({"contact_prior": 2.0}, "contact_matrix"),
         ({"contact_prior": "auto"}, "contact_matrix"),
         ({"handle_unknown": "ignore"}, "handle_unknown"),

@@ -41,6 +41,7 @@ __all__ = [
     "BMATAN",
     "CONTACT_PRIOR_GRID",
     "ESS_GRID",
+    "MAX_CONTACT_PRIOR",
     "MAX_EXACT_WORK",
     "SLOW_PREDICT_WORK",
     "log_tree_sum",
@@ -53,6 +54,11 @@ CONTACT_PRIOR_GRID = (0.0, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0)
 #: The largest ``equivalent_sample_size`` accepted: the BDeu score's log-gamma differences
 #: lose a digit per decade of it and are NaN at 1e308.
 MAX_EQUIVALENT_SAMPLE_SIZE = 1e9
+
+#: The largest ``contact_prior`` accepted (nats per full contact): far past the point where
+#: the contacts alone decide every tree, and the log edge weights, whose data terms it
+#: would round away, stay within what the spanning-tree sums take.
+MAX_CONTACT_PRIOR = 1e9
 
 #: The BDeu equivalent sample sizes ``equivalent_sample_size="auto"`` chooses from.
 ESS_GRID = (1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0)
@@ -122,6 +128,7 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
         picks the value of :data:`CONTACT_PRIOR_GRID` (0, 0.5, 1, 2, 5, 10,
         20, 50) with the largest ``log_evidence_`` (first on ties): an
         empirical-Bayes choice made on the training data only.
+        At most :data:`MAX_CONTACT_PRIOR`.
     handle_unknown : {"warn", "error", "marginalize"}, default="warn"
         A category unseen in fit is treated as missing (summed out), with one
         warning per call naming the columns (``"warn"``, as every other
@@ -229,7 +236,10 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
             Options({"auto"}),
         ],
         "contact_matrix": [None, *CONTACT_MATRIX],
-        "contact_prior": [Interval(Real, 0, None, closed="left"), Options({"auto"})],
+        "contact_prior": [
+            Interval(Real, 0, MAX_CONTACT_PRIOR, closed="both"),
+            Options({"auto"}),
+        ],
         "handle_unknown": [Options(HANDLE_UNKNOWN)],
     }
     _parameter_rules = (_contact_prior_needs_matrix,)

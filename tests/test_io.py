@@ -757,6 +757,9 @@ def test_bif_refuses_what_it_cannot_hold(tmp_path):
     states = NaiveBayes().fit(pd.DataFrame({"f": ["a b", "c", "a b", "c"]}), y)
     with pytest.raises(ValueError, match=r"states \['a b'\] of 'f'"):
         to_bif(states, tmp_path / "x.bif")
+    mixed = NaiveBayes().fit(pd.DataFrame({"t": pd.Series([2.5, 1, "a", 1], dtype=object)}), y)
+    with pytest.raises(ValueError, match=r"of 't' mix types"):  # named (the campaign)
+        to_bif(mixed, tmp_path / "x.bif")
     g = pd.DataFrame({"g": [0.1, 0.5, 0.2, 0.9]})
     gaussian = NaiveBayes(distributions="density").fit(g, y)
     with pytest.raises(ValueError, match=r"features \['g'\] are continuous"):
@@ -783,7 +786,7 @@ def test_binned_columns_go_through_pgmpy_and_bif_and_still_read_numbers(make, tm
     y = np.where(X["g"] + 1e5 * X["tiny"] > 0, "p", "q")
     model = make().fit(X, y)
     assert model.feature_kinds_ == ["binned", "binned", "categorical", "binned"]
-    to_bif(model, tmp_path / "binned.bif")
+    assert to_bif(model, tmp_path / "binned.bif") == tmp_path / "binned.bif"
     text = (tmp_path / "binned.bif").read_text()
     assert "{ any }" in text and "property bnclassify_states = interval" in text
     for again in (

@@ -345,13 +345,13 @@ def _interval_label(name) -> str:
 _PARSERS["interval"] = _interval_label
 
 
-def _state_type(values) -> str:
+def _state_type(node, values) -> str:
     values = python_values(values)
     for name, kind in (("bool", bool), ("int", int), ("float", float), ("str", str)):
         if all(type(v) is kind for v in values):
             return name
     raise ValueError(
-        f"States {values} mix types ({sorted({type(v).__name__ for v in values})}); "
+        f"The states {values} of {node!r} mix types ({sorted({type(v).__name__ for v in values})}); "
         "a BIF file records one state type per variable."
     )
 
@@ -364,6 +364,11 @@ def to_bif(model, path):
     model : BayesNetClassifier
         Fitted, every feature categorical or binned (its ``network_``).
     path : str or Path
+
+    Returns
+    -------
+    Path
+        The file written (as :func:`bnclassify.io.dump` returns its file).
 
     Raises
     ------
@@ -383,8 +388,7 @@ def to_bif(model, path):
     >>> X, y = load_car(return_X_y=True)
     >>> model = KDB(k=2).fit(X, y)
     >>> path = os.path.join(tempfile.mkdtemp(), "car.bif")
-    >>> to_bif(model, path)
-    >>> again = from_bif(path, "class")
+    >>> again = from_bif(to_bif(model, path), "class")
     >>> bool(np.allclose(again.predict_proba(X), model.predict_proba(X), rtol=0, atol=1e-12))
     True
     """
@@ -428,11 +432,12 @@ def to_bif(model, path):
     )
     for node, states in values.items():
         network.nodes[node][STATE_PROPERTY] = (
-            "interval" if node in intervals else _state_type(states)
+            "interval" if node in intervals else _state_type(node, states)
         )
     for k, feature in enumerate(model.feature_names_):
         network.nodes[feature][POSITION_PROPERTY] = k
     BIFWriter(network).write(str(path))
+    return Path(path)
 
 
 def from_bif(path, class_node):

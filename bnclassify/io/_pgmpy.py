@@ -350,8 +350,9 @@ def _state_type(node, values) -> str:
     for name, kind in (("bool", bool), ("int", int), ("float", float), ("str", str)):
         if all(type(v) is kind for v in values):
             return name
+    types = sorted({type(v).__name__ for v in values})
     raise ValueError(
-        f"The states {values} of {node!r} mix types ({sorted({type(v).__name__ for v in values})}); "
+        f"The states {values} of {node!r} mix types ({types}); "
         "a BIF file records one state type per variable."
     )
 

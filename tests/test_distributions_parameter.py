@@ -160,3 +160,14 @@ def test_table_models_persist_their_distributions(name, table, tmp_path):
     loaded = load(dump(model, tmp_path / "model.bnc"))
     assert loaded.get_params()["distributions"] == {"dose": "categorical"}
     np.testing.assert_allclose(loaded.predict_proba(X), model.predict_proba(X))
+
+
+def test_a_dask_fit_reads_the_parameter(table):
+    dd = pytest.importorskip("dask.dataframe")
+    X, y = table
+    model = AODE(distributions="density").fit(
+        dd.from_pandas(X, npartitions=2), dd.from_pandas(pd.Series(y), npartitions=2)
+    )
+    whole = AODE(distributions="density").fit(X, y)
+    assert set(model.feature_kinds_[1:]) <= DENSITY_KINDS
+    np.testing.assert_allclose(model.predict_proba(X), whole.predict_proba(X))

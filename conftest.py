@@ -20,7 +20,7 @@ def numbers_as_densities():
     """The kinds rule models continuous columns as densities (Gaussian or log-normal), the
     default before issue 32 item 3 made them binned, for every test of the module that asks
     (``pytestmark = pytest.mark.usefixtures("numbers_as_densities")``): tests of those nodes
-    as the rule chooses them, in every estimator (KDB and AODE take no ``distributions``).
+    as the rule chooses them, in every estimator at its default ``distributions``.
     Module-scoped, so hypothesis tests may use it.
     """
     from bnclassify.data import kinds_rule

@@ -358,6 +358,7 @@ def _chain(features):
 @parametrize_with_checks(
     [
         EnsembleTAN(),
+        EnsembleTAN(distributions="density"),
         EnsembleTAN(contact_matrix=_chain),
         EnsembleTAN(members=KDB(k=2), bootstrap=True, n_estimators=3, random_state=0),
     ]

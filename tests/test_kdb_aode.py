@@ -331,6 +331,15 @@ def test_prediction_errors_name_aode():
 # naive Bayes
 @pytest.mark.filterwarnings("ignore:SPODE found no categorical feature:UserWarning")
 @pytest.mark.filterwarnings("ignore:AODE found no categorical feature:UserWarning")
-@parametrize_with_checks([KDB(k=2), SPODE(), AODE(), AODE(min_frequency=3)])
+@parametrize_with_checks(
+    [
+        KDB(k=2),
+        KDB(k=2, distributions="density"),
+        SPODE(),
+        AODE(),
+        AODE(min_frequency=3),
+        AODE(distributions="density"),
+    ]
+)
 def test_sklearn_compatible_estimator(estimator, check):
     check(estimator)

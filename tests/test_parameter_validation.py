@@ -18,7 +18,9 @@ from hypothesis import strategies as st
 from bnclassify import (
     AODE,
     BMATAN,
+    ESKDB,
     KDB,
+    SKDB,
     SPODE,
     TAN,
     EnsembleTAN,
@@ -70,6 +72,8 @@ BASE = {
     AODE: {},
     EnsembleTAN: {},
     BMATAN: {},
+    SKDB: {},
+    ESKDB: {},
     SignalSubgraphClassifier: {},
     MDLDiscretizer: {},
 }
@@ -77,6 +81,8 @@ BASE = {
 ALPHA = [-1, -0.5, "1", np.nan, np.inf, True, None, [1.0]]
 HANDLE_UNKNOWN = ["ignore", None, "WARN", 1]
 DISTRIBUTIONS = ["poisson", 3, {"a": 3}, {(): "gaussian"}, {"a": "multinomial"}, [Gaussian()]]
+#: ``distributions`` of a model whose nodes are all tables: densities too are refused.
+TABLE_DISTRIBUTIONS = [*DISTRIBUTIONS, "density", "gaussian", {"a": "lognormal"}, Gaussian()]
 CONTACT_MATRIX = [np.ones((2, 3)), [[1, 2], [3]], np.ones((2, 2)) * 1j, "chain", 5, np.ones(3)]
 
 #: Estimator class -> parameter -> values refused before any data is read.
@@ -104,12 +110,19 @@ BAD = {
         "alpha": ALPHA,
         "order": [5, "block1", {"a": 1}],
         "handle_unknown": HANDLE_UNKNOWN,
+        "distributions": DISTRIBUTIONS,
     },
-    SPODE: {"superparent": [[0], {"a"}], "alpha": ALPHA, "handle_unknown": HANDLE_UNKNOWN},
+    SPODE: {
+        "superparent": [[0], {"a"}],
+        "alpha": ALPHA,
+        "handle_unknown": HANDLE_UNKNOWN,
+        "distributions": DISTRIBUTIONS,
+    },
     AODE: {
         "alpha": ALPHA,
         "min_frequency": [-1, 1.5, True, None],
         "handle_unknown": HANDLE_UNKNOWN,
+        "distributions": DISTRIBUTIONS,
     },
     EnsembleTAN: {
         "contact_matrix": CONTACT_MATRIX,
@@ -120,13 +133,17 @@ BAD = {
         "random_state": ["x", -1, 1.5, 2**40],
         "n_jobs": [0, 1.5, "2", True],
         "handle_unknown": HANDLE_UNKNOWN,
+        "distributions": DISTRIBUTIONS,
     },
     BMATAN: {
         "equivalent_sample_size": [0, -2.0, "1", np.nan, True, None],
         "contact_matrix": CONTACT_MATRIX,
         "contact_prior": [-1, "max", np.inf, None],
         "handle_unknown": HANDLE_UNKNOWN,
+        "distributions": TABLE_DISTRIBUTIONS,
     },
+    SKDB: {"k": [-1, 1.5], "criterion": ["mse"], "distributions": TABLE_DISTRIBUTIONS},
+    ESKDB: {"n_estimators": [0], "discretization": ["x"], "distributions": TABLE_DISTRIBUTIONS},
     SignalSubgraphClassifier: {
         "n_edges": [0, 2.5, True, None],
         "n_vertices_signal": [0, 1.5, "2"],
@@ -234,6 +251,11 @@ def test_message_names_allowed_values_and_value_given():
         (BMATAN(contact_prior="auto"), "^BMATAN: contact_prior='auto' needs a contact_matrix"),
         (EnsembleTAN(members="all"), "^EnsembleTAN: members='all' includes Simpler TANs"),
         (EnsembleTAN(members=KDB()), "^EnsembleTAN: members=KDB.. has no root"),
+        (
+            EnsembleTAN(members=[TAN(), StudyTAN()], distributions="density"),
+            "^EnsembleTAN: distributions='density' is set on every member, but "
+            "StudyTAN takes no distributions",
+        ),
     ],
 )
 def test_rules_between_parameters_fail_up_front(estimator, match):
@@ -246,6 +268,7 @@ def test_rules_accept_the_valid_combinations():
     validate_parameters(BMATAN(contact_prior=0))
     validate_parameters(EnsembleTAN(members="all", contact_matrix=chain))
     validate_parameters(EnsembleTAN(members=KDB(), bootstrap=True))
+    validate_parameters(EnsembleTAN(members=[TAN(), KDB()], distributions="density"))
 
 
 # -- what is allowed is accepted as given -----------------------------------------------------

@@ -12,6 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..data import HANDLE_UNKNOWN, MISSING
 from ..exceptions import InvalidParameterError, WarningsOnceFromCaller
+from ..factors import DISTRIBUTIONS
 from ..parameters import SMOOTHING, Laplace
 from ..state import float_array, require
 from ..stats import (
@@ -57,6 +58,11 @@ class SPODE(BayesNetClassifier):
     alpha : float, default=1.0
         Dirichlet pseudo-count for every CPT cell and the class prior.
     handle_unknown : {"warn", "error", "marginalize"}, default="warn"
+    distributions : None, str, Distribution or dict, default=None
+        How each column is modelled, as in :class:`NaiveBayes` (default:
+        continuous columns binned, tables that may be the super-parent;
+        ``"density"``: continuous columns Gaussian or log-normal, children of
+        the super-parent only).
     smoothing : {"laplace", "hdp", "hls"} or Smoothing, default="laplace"
         How each categorical table is estimated from its counts (see
         :mod:`bnclassify.parameters` and the user guide's smoothing page). ``"laplace"``:
@@ -86,6 +92,7 @@ class SPODE(BayesNetClassifier):
     _parameter_constraints = {
         **BayesNetClassifier._parameter_constraints,
         "superparent": [None, ROOT],
+        "distributions": [DISTRIBUTIONS],
     }
 
     def __init__(
@@ -93,6 +100,7 @@ class SPODE(BayesNetClassifier):
         superparent=None,
         alpha=1.0,
         handle_unknown="warn",
+        distributions=None,
         smoothing="laplace",
         random_state=None,
     ):
@@ -103,6 +111,7 @@ class SPODE(BayesNetClassifier):
             random_state=random_state,
         )
         self.superparent = superparent
+        self.distributions = distributions
 
     def _edge_weights(self, counts, features):
         self._superparent(features)  # fail early on a bad name
@@ -166,8 +175,8 @@ class AODE(MemberEnsemble):
     categorical features), and density features are children of each
     super-parent (a Gaussian per super-parent state and class).
 
-    With no discrete feature (every column a density, which the default kinds
-    rule no longer gives) there is no super-parent: AODE is then exactly
+    With no discrete feature (every column a density, e.g. a numeric table
+    with ``distributions="density"``) there is no super-parent: AODE is then exactly
     :class:`NaiveBayes` and says so in a ``UserWarning`` at fit (as
     :class:`SPODE` does); put a discretiser first, e.g.
     ``make_pipeline(MDLDiscretizer(), AODE())``, or keep the default bins.
@@ -198,6 +207,11 @@ class AODE(MemberEnsemble):
         super-parent occurred at least this often in training. Weka and R use
         1; Webb et al. report 30.
     handle_unknown : {"warn", "error", "marginalize"}, default="warn"
+    distributions : None, str, Distribution or dict, default=None
+        How each column is modelled, as in :class:`NaiveBayes` and for every
+        SPODE (default: continuous columns binned, tables that are super-parents
+        too; ``"density"``: continuous columns Gaussian or log-normal, children
+        of every super-parent and never one).
     smoothing : {"laplace", "hdp", "hls"} or Smoothing, default="laplace"
         How each SPODE's categorical tables are estimated (see :class:`SPODE`: the hierarchy
         of a table is the class, then the super-parent; the fallback naive Bayes' is the
@@ -241,6 +255,7 @@ class AODE(MemberEnsemble):
         "alpha": ALPHA,
         "min_frequency": [Interval(Integral, 0, None, closed="left")],
         "handle_unknown": [Options(HANDLE_UNKNOWN)],
+        "distributions": [DISTRIBUTIONS],
         "smoothing": SMOOTHING,
         "random_state": RANDOM_STATE,
     }
@@ -250,12 +265,14 @@ class AODE(MemberEnsemble):
         alpha=1.0,
         min_frequency=1,
         handle_unknown="warn",
+        distributions=None,
         smoothing="laplace",
         random_state=None,
     ):
         self.alpha = alpha
         self.min_frequency = min_frequency
         self.handle_unknown = handle_unknown
+        self.distributions = distributions
         self.smoothing = smoothing
         self.random_state = random_state
 
@@ -276,7 +293,7 @@ class AODE(MemberEnsemble):
         self
         """
         validate_parameters(self)
-        schema, classes, counts = training_statistics(X, y, None, sample_weight)
+        schema, classes, counts = training_statistics(X, y, self.distributions, sample_weight)
         self.fit_statistics(counts, schema, classes, class_node=class_node_name(y, schema.names))
         self._fit_rows = fit_continuation(self, counts)  # for a later partial_fit (not pickled)
         return self
@@ -346,8 +363,9 @@ class AODE(MemberEnsemble):
         if not self.superparents_:
             warnings.warn(
                 "AODE found no categorical feature to be a super-parent; it is naive Bayes on "
-                "these features (discretise continuous columns first, e.g. "
-                "make_pipeline(MDLDiscretizer(), AODE()), to average one-dependence estimators).",
+                "these features (bin continuous columns, as distributions=None does, or "
+                "discretise them first, e.g. make_pipeline(MDLDiscretizer(), AODE()), to "
+                "average one-dependence estimators).",
                 UserWarning,
                 stacklevel=4,
             )

@@ -44,8 +44,12 @@ def weighted_rows(X, y, sample_weight=None):
     return X, y, w[keep]
 
 
-def continuous_columns(X, y, sample_weight=None) -> list:
+def continuous_columns(X, y, sample_weight=None, distributions=None) -> list:
     """Positions of the columns of ``X`` the kinds rule models as continuous.
+
+    ``distributions`` (a table model's, :data:`~bnclassify.factors.TABLE_DISTRIBUTIONS`)
+    overrides the rule: a column it calls ``"binned"`` is cut, one it calls
+    ``"categorical"`` is not.
 
     Examples
     --------
@@ -55,7 +59,7 @@ def continuous_columns(X, y, sample_weight=None) -> list:
     """
     frame, _ = as_frame(X)
     _, y_codes = encode_target(y, len(frame))
-    schema, _ = TableSchema.learn(X, None, False, sample_weight, y_codes)
+    schema, _ = TableSchema.learn(X, distributions, False, sample_weight, y_codes)
     numeric = ~schema.discrete | schema.binned  # binned: the default of every other model
     return np.flatnonzero(numeric).tolist()
 

@@ -23,7 +23,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ..data import HANDLE_UNKNOWN, MISSING
-from ..factors import Categorical, Unobserved
+from ..factors import TABLE_DISTRIBUTIONS, Categorical, Unobserved
 from ..network import FittedNetwork
 from ..spanning_trees import edge_marginals, log_tree_sum
 from ..state import cut_points as check_cut_points
@@ -133,6 +133,13 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
         A category unseen in fit is treated as missing (summed out), with one
         warning per call naming the columns (``"warn"``, as every other
         estimator), silently (``"marginalize"``), or raises (``"error"``).
+    distributions : None, "categorical", "binned" or dict, default=None
+        Which columns are cut into MDL bins and which are categories, as in
+        :class:`SKDB`: ``None``, the kinds rule (continuous columns binned);
+        ``"categorical"`` or ``"binned"`` for every column, or a dict mapping
+        columns to those. The tree average is over categorical families, so
+        ``"density"`` and the density kinds are refused
+        (:data:`~bnclassify.factors.TABLE_DISTRIBUTIONS`).
 
     Attributes
     ----------
@@ -241,6 +248,7 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
             Options({"auto"}),
         ],
         "handle_unknown": [Options(HANDLE_UNKNOWN)],
+        "distributions": [TABLE_DISTRIBUTIONS],
     }
     _parameter_rules = (_contact_prior_needs_matrix,)
 
@@ -250,11 +258,13 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
         contact_matrix=None,
         contact_prior=0.0,
         handle_unknown="warn",
+        distributions=None,
     ):
         self.equivalent_sample_size = equivalent_sample_size
         self.contact_matrix = contact_matrix
         self.contact_prior = contact_prior
         self.handle_unknown = handle_unknown
+        self.distributions = distributions
 
     # -- fitting -----------------------------------------------------------------
     def fit(self, X, y):
@@ -265,7 +275,8 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
         X : DataFrame or array-like of shape (n_samples, n_features)
             Every column is modelled as categorical (the tree average is over
             categorical families): a column the kinds rule reads as continuous
-            is first cut into MDL bins (``cut_points_``; see the Notes);
+            (or ``distributions`` calls binned) is first cut into MDL bins
+            (``cut_points_``; see the Notes);
             NaN/None cells are missing.
         y : array-like of shape (n_samples,)
 
@@ -286,7 +297,7 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
         prior = prior if isinstance(prior, str) else float(prior)
         # every column is a category here: the tree average is over categorical families,
         # so the columns the kinds rule reads as continuous are cut into MDL bins first
-        columns = continuous_columns(X, y)
+        columns = continuous_columns(X, y, None, self.distributions)
         cuts = learn_cuts(X, y, columns)
         counts, schema, classes, _ = binned_statistics(X, y, columns, cuts)
         _check_pair_cells(schema, len(classes))

@@ -29,6 +29,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..data import HANDLE_UNKNOWN
 from ..exceptions import WarningsOnceFromCaller
+from ..factors import DISTRIBUTIONS
 from ..network import rooted_forest_joints
 from ..parameters import SMOOTHING, Laplace, log_class_prior, log_conditional
 from ..state import float_array, require
@@ -266,6 +267,20 @@ def _template_needs_root_or_bootstrap(params):
     return None
 
 
+def _members_take_distributions(params):
+    members = params["members"]
+    if params["distributions"] is None or isinstance(members, str):
+        return None
+    given = [members] if isinstance(members, BaseEstimator) else members
+    lacking = [type(m).__name__ for m in given if "distributions" not in m.get_params()]
+    if lacking:
+        return (
+            f"distributions={params['distributions']!r} is set on every member, but "
+            f"{', '.join(sorted(set(lacking)))} takes no distributions; leave it None."
+        )
+    return None
+
+
 class EnsembleTAN(MemberEnsemble):
     """Ensemble TAN: the average of the class probabilities of several TANs.
 
@@ -337,6 +352,12 @@ default="auto"
     handle_unknown : {"warn", "error", "marginalize"}, default="warn"
         Set on every member: a category unseen in fit raises, or is treated
         as missing and summed out.
+    distributions : None, str, Distribution or dict, default=None
+        How each column is modelled, as in :class:`NaiveBayes` (default:
+        continuous columns binned; ``"density"``: Gaussian or log-normal, and
+        then a member is rooted only at a categorical feature). Set on every
+        member, as the ensemble encodes the table once for all of them;
+        ``None`` leaves members given as estimators their own, when they agree.
 
     Attributes
     ----------
@@ -391,9 +412,14 @@ default="auto"
         "random_state": RANDOM_STATE,
         "n_jobs": N_JOBS,
         "handle_unknown": [Options(HANDLE_UNKNOWN)],
+        "distributions": [DISTRIBUTIONS],
         "smoothing": SMOOTHING,
     }
-    _parameter_rules = (_stan_members_need_matrix, _template_needs_root_or_bootstrap)
+    _parameter_rules = (
+        _stan_members_need_matrix,
+        _template_needs_root_or_bootstrap,
+        _members_take_distributions,
+    )
 
     def __init__(
         self,
@@ -405,6 +431,7 @@ default="auto"
         random_state=None,
         n_jobs=None,
         handle_unknown="warn",
+        distributions=None,
         smoothing="laplace",
     ):
         self.contact_matrix = contact_matrix
@@ -415,6 +442,7 @@ default="auto"
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.handle_unknown = handle_unknown
+        self.distributions = distributions
         self.smoothing = smoothing
 
     def fit(self, X, y):
@@ -431,7 +459,9 @@ default="auto"
         self
         """
         validate_parameters(self)
-        self._column_model = _common_column_model(self.members)
+        self._column_model = (
+            _common_column_model(self.members) if self.distributions is None else self.distributions
+        )
         counts = self._training_statistics(X, y)
         features = list(self.schema_.names)
         self._check_kept_members(len(features))
@@ -522,6 +552,7 @@ default="auto"
             common = {
                 "alpha": self.alpha,
                 "handle_unknown": self.handle_unknown,
+                "distributions": self.distributions,
                 "smoothing": self.smoothing,
             }
             tan = TAN(**common)
@@ -537,11 +568,19 @@ default="auto"
                 return [_rooted(tan, features), _rooted(stan, first)]
             return [_rooted(stan, features), _rooted(tan, features)]
         if isinstance(members, BaseEstimator):
-            template = _set_unknown(clone(members), self.handle_unknown)
+            template = self._set_shared(clone(members))
             if "root" in template.get_params():
                 return [_rooted(template, features)]
             return [[template]]  # bootstrap samples of one model (see the parameter rules)
-        return [[_set_unknown(clone(m), self.handle_unknown)] for m in members]
+        return [[self._set_shared(clone(m))] for m in members]
+
+    def _set_shared(self, member):
+        """``member`` with the ensemble's ``handle_unknown`` and, when given, ``distributions``
+        (every member takes it: :func:`_members_take_distributions`)."""
+        member.set_params(handle_unknown=self.handle_unknown)
+        if self.distributions is not None:
+            member.set_params(distributions=self.distributions)
+        return member
 
     def _seed_named_members(self, groups):
         """Give each member built from a name its own seed, when its smoothing samples."""
@@ -748,10 +787,6 @@ def _common_column_model(members):
 
 def _rooted(template, features) -> list:
     return [clone(template).set_params(root=feature) for feature in features]
-
-
-def _set_unknown(member, handle_unknown):
-    return member.set_params(handle_unknown=handle_unknown)
 
 
 def _alpha(member):

@@ -9,6 +9,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ..data import DENSITY, HANDLE_UNKNOWN, TableSchema, as_frame, encode_target
+from ..factors import TABLE_DISTRIBUTIONS
 from ..parameters import SMOOTHING
 from ..state import require
 from ..structure import name_order
@@ -21,7 +22,13 @@ from ..validation import (
     validate_parameters,
 )
 from ..weights import class_information
-from ._bins import column_numbers, learn_cuts, sorted_columns, weighted_rows
+from ._bins import (
+    column_numbers,
+    continuous_columns,
+    learn_cuts,
+    sorted_columns,
+    weighted_rows,
+)
 from ._ensemble import MemberEnsemble
 from ._predict import normalise
 from ._selective import CRITERIA
@@ -88,6 +95,14 @@ class ESKDB(MemberEnsemble):
     n_jobs : int, optional
         Members fitted in parallel (threads); the result does not depend on it.
     handle_unknown : {"warn", "error", "marginalize"}, default="warn"
+    distributions : None, "categorical", "binned" or dict, default=None
+        Which columns the members cut into bins and which are categories, as in
+        :class:`SKDB`: the paper discretises every numeric attribute and models
+        every attribute with tables, so ``"binned"`` means each member's own
+        cuts (``discretization``) and ``"categorical"`` keeps a column's values
+        as categories (e.g. ``{"age": "categorical"}``); ``"density"`` and the
+        density kinds are refused
+        (:data:`~bnclassify.factors.TABLE_DISTRIBUTIONS`).
 
     Attributes
     ----------
@@ -132,6 +147,7 @@ class ESKDB(MemberEnsemble):
         "random_state": RANDOM_STATE,
         "n_jobs": N_JOBS,
         "handle_unknown": [Options(HANDLE_UNKNOWN)],
+        "distributions": [TABLE_DISTRIBUTIONS],
         "smoothing": SMOOTHING,
     }
 
@@ -145,6 +161,7 @@ class ESKDB(MemberEnsemble):
         random_state=None,
         n_jobs=None,
         handle_unknown="warn",
+        distributions=None,
         smoothing="laplace",
     ):
         self.n_estimators = n_estimators
@@ -155,6 +172,7 @@ class ESKDB(MemberEnsemble):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.handle_unknown = handle_unknown
+        self.distributions = distributions
         self.smoothing = smoothing
 
     @property
@@ -186,7 +204,9 @@ class ESKDB(MemberEnsemble):
         # the columns the kinds rule reads as numbers stay numbers here (densities, not the
         # default's bins): each member cuts them its own way, and an explanation of the
         # ensemble varies their values, not one set of intervals
-        schema, _ = TableSchema.learn(X, DENSITY, True, sample_weight, y_codes)
+        schema, _ = TableSchema.learn(
+            X, self._numbers_as_numbers(X, y, sample_weight), True, sample_weight, y_codes
+        )
         numeric = [j for j in name_order(schema.names) if not schema.discrete[j]]
         random_state = check_random_state(self.random_state)
         seeds = random_state.randint(np.iinfo(np.int32).max, size=int(self.n_estimators))
@@ -217,12 +237,23 @@ class ESKDB(MemberEnsemble):
         self.classes_ = self.estimators_[0].classes_
         return self
 
+    def _numbers_as_numbers(self, X, y, sample_weight):
+        """The ensemble's own ``distributions``: the columns its members cut (the kinds
+        rule's continuous ones, or those ``distributions`` calls binned) as numbers, the
+        others as categories."""
+        if self.distributions is None:
+            return DENSITY  # the rule, its continuous columns as numbers
+        cut = set(continuous_columns(X, y, sample_weight, self.distributions))
+        labels = as_frame(X)[0].columns
+        return {label: "gaussian" if j in cut else "categorical" for j, label in enumerate(labels)}
+
     def _member(self, seed) -> SKDB:
         return SKDB(
             k=self.k,
             criterion=self.criterion,
             alpha=self.alpha,
             handle_unknown=self.handle_unknown,
+            distributions=self.distributions,
             smoothing=self.smoothing,
             random_state=seed,
         )

@@ -9,6 +9,7 @@ import numpy as np
 
 from ..discriminative import L2
 from ..exceptions import InvalidParameterError
+from ..factors import DISTRIBUTIONS
 from ..stats import MAX_FAMILY_CELLS, StatisticsPlan
 from ..structure import kdb_feature_dag
 from ..validation import ArrayLike, Interval, Options
@@ -30,8 +31,8 @@ class KDB(BayesNetClassifier):
     and Weka).
 
     Columns are modelled by kind as in :class:`NaiveBayes` (float columns
-    binned by default, tables like the categorical ones; Gaussian nodes where the
-    kinds rule models numbers as densities). The weights are those of
+    binned by default, tables like the categorical ones; Gaussian or log-normal
+    nodes with ``distributions="density"``). The weights are those of
     :class:`TAN` for any pair of kinds, and the kind rule holds: a categorical
     feature takes only categorical parents, a Gaussian one at most one Gaussian
     parent (its other parents categorical), so that its missing values can always be integrated out;
@@ -54,6 +55,11 @@ class KDB(BayesNetClassifier):
         the Simpler TAN study's TAN code built by accident (see
         ``bnclassify.study.StudyTAN``).
     handle_unknown : {"warn", "error", "marginalize"}, default="warn"
+    distributions : None, str, Distribution or dict, default=None
+        How each column is modelled, as in :class:`NaiveBayes` (default:
+        continuous columns binned, the others categorical; ``"density"``:
+        continuous columns Gaussian or log-normal); continuous features follow
+        the kind rule above.
     objective : {"joint", "conditional"}, default="joint"
         As in :class:`NaiveBayes`; with ``k >= 2`` each CPT row is refined as the
         softmax of its weights, a non-concave problem started from the joint fit
@@ -100,6 +106,7 @@ class KDB(BayesNetClassifier):
         **BayesNetClassifier._parameter_constraints,
         "k": [Interval(numbers.Integral, 0, None, closed="left")],
         "order": [ArrayLike("a list of feature names or positions"), None],
+        "distributions": [DISTRIBUTIONS],
         "objective": [Options({"joint", "conditional"})],
         "l2": L2,
     }
@@ -110,6 +117,7 @@ class KDB(BayesNetClassifier):
         alpha=1.0,
         order=None,
         handle_unknown="warn",
+        distributions=None,
         objective="joint",
         l2="cv",
         smoothing="laplace",
@@ -123,6 +131,7 @@ class KDB(BayesNetClassifier):
         )
         self.k = k
         self.order = order
+        self.distributions = distributions
         self.objective = objective
         self.l2 = l2
 

@@ -9,6 +9,7 @@ import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
 from ..data import as_frame
+from ..factors import TABLE_DISTRIBUTIONS
 from ..information import information_of_rows
 from ..state import require
 from ..stats import training_statistics
@@ -46,11 +47,12 @@ class SKDB(BayesNetClassifier):
     probability (``criterion="rmse"``); 0-1 loss and log loss are options from
     the same pass.
 
-    Numeric columns (those the kinds rule models as continuous) are first cut
-    into bins by Fayyad and Irani's MDL rule (as
-    :class:`~bnclassify.preprocessing.MDLDiscretizer` does, on the observed
-    cells), as in the paper's experiments; ``cut_points_`` keeps the cuts and
-    prediction applies them to new rows. Every node is then a table.
+    Numeric columns (those the kinds rule models as continuous, or that
+    ``distributions`` calls ``"binned"``) are first cut into bins by Fayyad and
+    Irani's MDL rule (as :class:`~bnclassify.preprocessing.MDLDiscretizer`
+    does, on the observed cells), as in the paper's experiments; ``cut_points_``
+    keeps the cuts and prediction applies them to new rows. Every node is then a
+    table: the leave-one-out pass counts codes, so no column is a density.
 
     The final tables are fitted from all rows with ``alpha``. An attribute the
     selection leaves out keeps its node, refitted independent of the class
@@ -74,6 +76,17 @@ class SKDB(BayesNetClassifier):
         The attribute order instead of the ranking by I(X_i; C) (as in
         :class:`KDB`); the selection keeps a prefix of it.
     handle_unknown : {"warn", "error", "marginalize"}, default="warn"
+    distributions : None, "categorical", "binned" or dict, default=None
+        Which columns are cut into bins and which are categories: ``None``, the
+        kinds rule of :class:`NaiveBayes` (continuous columns binned);
+        ``"categorical"`` or ``"binned"`` (or a
+        :class:`~bnclassify.distributions.Categorical` or
+        :class:`~bnclassify.distributions.Binned` instance) for every column; a
+        dict maps columns to those, the others by the rule (e.g.
+        ``{"age": "categorical"}`` keeps an integer column of many values as
+        categories). Every node is a table, so ``"density"`` and the density
+        kinds are refused (:data:`~bnclassify.factors.TABLE_DISTRIBUTIONS`);
+        :class:`KDB` takes them.
     smoothing : {"laplace", "hdp", "hls"} or Smoothing, default="laplace"
         How the final model's tables are estimated (see :class:`KDB`; the
         hierarchy of a table is the class, then the attribute's parents by
@@ -126,6 +139,7 @@ class SKDB(BayesNetClassifier):
         "k": [Interval(numbers.Integral, 0, None, closed="left")],
         "criterion": [Options(set(CRITERIA))],
         "order": [ArrayLike("a list of feature names or positions"), None],
+        "distributions": [TABLE_DISTRIBUTIONS],
     }
 
     def __init__(
@@ -135,6 +149,7 @@ class SKDB(BayesNetClassifier):
         alpha=1.0,
         order=None,
         handle_unknown="warn",
+        distributions=None,
         smoothing="laplace",
         random_state=None,
     ):
@@ -147,6 +162,7 @@ class SKDB(BayesNetClassifier):
         self.k = k
         self.criterion = criterion
         self.order = order
+        self.distributions = distributions
 
     @property
     def partial_fit(self):
@@ -175,7 +191,7 @@ class SKDB(BayesNetClassifier):
         validate_parameters(self)
         refuse_dask(X, type(self).__name__)
         X, y, sample_weight = weighted_rows(X, y, sample_weight)
-        columns = continuous_columns(X, y, sample_weight)
+        columns = continuous_columns(X, y, sample_weight, self.distributions)
         cuts = learn_cuts(X, y, columns, None, sample_weight)
         stats, schema, classes, class_node = binned_statistics(X, y, columns, cuts, sample_weight)
         self.fit_statistics(stats, schema, classes, class_node=class_node)

@@ -14,7 +14,7 @@ from ._gaussian import Gaussian
 from ._kernel import KernelDensity
 from ._lognormal import LogNormal
 from ._multinomial import Multinomial
-from ._spec import DistributionSpec
+from ._spec import DistributionSpec, TableSpec
 from ._unobserved import UNOBSERVED_STATE, Unobserved
 from ._views import VIEW_LIMIT, DensityView, RegressionView, TableView
 
@@ -68,9 +68,12 @@ for _node in list(KINDS.values()):
 
 #: The constraint of the estimators' ``distributions`` parameter (and of its node models').
 DISTRIBUTIONS = DistributionSpec(KINDS)
+#: The same for a model whose every node is a table (SKDB, ESKDB, BMATAN): no density.
+TABLE_DISTRIBUTIONS = TableSpec(KINDS)
 
 __all__ = [
     "DISTRIBUTIONS",
+    "TABLE_DISTRIBUTIONS",
     "KINDS",
     "node_from_spec",
     "register_node",
@@ -81,6 +84,7 @@ __all__ = [
     "Categorical",
     "DensityView",
     "DistributionSpec",
+    "TableSpec",
     "Factor",
     "Gaussian",
     "KernelDensity",

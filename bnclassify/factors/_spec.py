@@ -15,6 +15,7 @@ from collections.abc import Hashable
 from ..data import DENSITY
 from ..validation import Constraint, validate_parameters
 from ._base import Factor
+from ._categorical import Categorical
 
 
 class DistributionSpec(Constraint):
@@ -99,3 +100,62 @@ class DistributionSpec(Constraint):
             validate_parameters(spec, owner=f"{type(spec).__name__} ({where})")
             return None
         return ""
+
+
+class TableSpec(DistributionSpec):
+    """``distributions`` of a model whose every node is a table: densities are refused.
+
+    :class:`~bnclassify.SKDB`, :class:`~bnclassify.ESKDB` and
+    :class:`~bnclassify.BMATAN` score tables only (a leave-one-out pass over
+    codes, sums over trees of categorical families), so they cut every numeric
+    column into MDL bins themselves. Their ``distributions`` says which columns
+    are numbers to cut and which are categories: ``None`` (the kinds rule),
+    ``"categorical"`` or ``"binned"`` (or a :class:`Categorical` or
+    :class:`~bnclassify.distributions.Binned` instance), for the whole table or
+    per column in a dict. ``"density"`` and every density kind are refused,
+    before any data is read, with the model's name.
+
+    Examples
+    --------
+    >>> from bnclassify.factors import TABLE_DISTRIBUTIONS
+    >>> TABLE_DISTRIBUTIONS.check({"age": "categorical", "dose": "binned"}) is None
+    True
+    >>> TABLE_DISTRIBUTIONS.check("density")
+    "'density' asks for density nodes"
+    >>> TABLE_DISTRIBUTIONS.check({"age": "gaussian"})
+    "'gaussian' for column(s) 'age' asks for a node that is not a table"
+    """
+
+    @property
+    def description(self) -> str:
+        return (
+            "None (the kinds rule, numeric columns cut into bins), 'categorical', 'binned', a "
+            "Categorical or Binned instance, or a dict mapping columns (names, positions or "
+            "tuples of them) to those"
+        )
+
+    def check(self, value):
+        reason = super().check(value)
+        return reason if reason is not None else self._density_request(value)
+
+    def message(self, name, value) -> str | None:
+        if super().check(value) is not None:
+            return None  # not a valid spec at all: the description says what is allowed
+        return (
+            f"{name}: {self._density_request(value)}, but every node of this model is a table "
+            "(its numeric columns are cut into MDL bins); give None, 'categorical', 'binned' "
+            "or a dict of them, or use a model that takes densities (NaiveBayes, TAN, KDB, "
+            "AODE)."
+        )
+
+    def _density_request(self, value) -> str | None:
+        """Why a valid ``distributions`` asks for a density node (``None``: it does not)."""
+        if isinstance(value, str) and value == DENSITY:
+            return f"{DENSITY!r} asks for density nodes"
+        entries = value.items() if isinstance(value, dict) else [(None, value)]
+        for key, spec in entries:
+            node = self.kinds.get(spec) if isinstance(spec, str) else type(spec)
+            if spec is not None and not (node is not None and issubclass(node, Categorical)):
+                on = "" if key is None else f" for column(s) {key!r}"
+                return f"{spec!r}{on} asks for a node that is not a table"
+        return None

@@ -399,7 +399,7 @@ def kdb_feature_dag(
         earlier = [position[v] for v in order[:rank]]
         strength = values[i, earlier]
         chosen, continuous_parent = [], False
-        for e in sorted(range(len(earlier)), key=lambda e: -strength[e]):
+        for e in np.argsort(-strength, kind="stable").tolist():  # ties: earlier in order
             j = earlier[e]
             if len(chosen) == k:
                 break

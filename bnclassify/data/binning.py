@@ -161,11 +161,11 @@ class SortedColumn:
         def drawn(gain, margin, whole_column):
             weight = np.where(margin > 0, margin, 0.0)
             if weight.any():
-                return int(rng.choice(len(weight), p=weight / weight.sum())), True
+                return _choice(rng, weight), True
             if not whole_column or not (gain > 0).any():
                 return None
             weight = np.maximum(gain, 0.0)  # at least one cut, drawn by information gain
-            return int(rng.choice(len(weight), p=weight / weight.sum())), False
+            return _choice(rng, weight), False
 
         return self.walk(drawn)
 
@@ -212,6 +212,23 @@ class SortedColumn:
         k1, k2 = np.count_nonzero(left, axis=1), np.count_nonzero(right, axis=1)
         delta = np.log2(3.0**k - 2) - (k * whole - k1 * left_entropy - k2 * right_entropy)
         return candidates, gain, gain - (np.log2(size - 1) + delta) / size
+
+
+def _choice(rng, weight) -> int:
+    """``rng.choice(len(weight), p=weight / weight.sum())``, the same draw from the same
+    state (one uniform against the normalised cumulative weights) without its checks of
+    ``p``, which cost more than the draw on a segment of a few cuts.
+
+    Examples
+    --------
+    >>> weight = np.array([0.5, 0.0, 2.0])
+    >>> _choice(np.random.default_rng(3), weight) == np.random.default_rng(3).choice(
+    ...     3, p=weight / weight.sum())
+    np.True_
+    """
+    cdf = (weight / weight.sum()).cumsum()
+    cdf /= cdf[-1]
+    return int(cdf.searchsorted(rng.random(), side="right"))
 
 
 @dataclass(frozen=True)

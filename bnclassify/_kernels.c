@@ -1993,7 +1993,8 @@ done:
 /* I(X_i; X_j | C) of every pair i < j on the rows observing both (the plug-in estimate, summed
  * in logs: weighted counts near 1e300 would overflow the products), into both triangles. */
 static void pair_pass(const int64_t *codes, const int64_t *y, const double *w, const int64_t *cards,
-                      int64_t m, int64_t n, int64_t C, double *cmi, double *rows, double *work) {
+                      int64_t m, int64_t n, int64_t C, double *cmi, double *rows, double *work,
+                      int64_t *key) {
     double logs[LOG_TABLE]; /* log k */
     double *pairs = work; /* a pair's N(c) before it is taken in logs; its tables after */
     work += C;
@@ -2001,8 +2002,10 @@ static void pair_pass(const int64_t *codes, const int64_t *y, const double *w, c
     for (int64_t i = 0; i < m; i++) {
         const int64_t *xi = codes + i * n, ri = cards[i];
         double own = 0.0;
-        for (int64_t t = 0; t < n; t++)
+        for (int64_t t = 0; t < n; t++) {
             if (xi[t] >= 0) own += w[t];
+            key[t] = xi[t] >= 0 ? y[t] * ri + xi[t] : -1; /* row t's (c, a), read by every j */
+        }
         rows[i * m + i] = own;
         cmi[i * m + i] = 0.0;
         for (int64_t j = i + 1; j < m; j++) {
@@ -2019,7 +2022,7 @@ static void pair_pass(const int64_t *codes, const int64_t *y, const double *w, c
             double *joint = work, *row = joint + cells, *col = row + C * ri, *pair = col + C * rj;
             memset(work, 0, (cells + C * ri + C * rj + C) * sizeof(double));
             for (int64_t t = 0; t < n; t++)
-                if (xi[t] >= 0 && xj[t] >= 0) joint[(y[t] * ri + xi[t]) * rj + xj[t]] += w[t];
+                if (key[t] >= 0 && xj[t] >= 0) joint[key[t] * rj + xj[t]] += w[t];
             double total = 0.0, weighted = 0.0;
             for (int64_t c = 0; c < C; c++)
                 for (int64_t a = 0; a < ri; a++)
@@ -2065,6 +2068,7 @@ static PyObject *pair_information(PyObject *self, PyObject *args) {
     int got = 0;
     PyObject *result = NULL;
     double *work = NULL;
+    int64_t *key = NULL;
     for (int k = 0; k < 6; k++) {
         int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (k >= 4 ? PyBUF_WRITABLE : 0);
         if (PyObject_GetBuffer(obj[k], &b[k], flags) < 0) goto done;
@@ -2097,17 +2101,19 @@ static PyObject *pair_information(PyObject *self, PyObject *args) {
         goto done;
     }
     work = malloc((size_t)(C * widest * second + C * (widest + second) + 2 * C) * sizeof(double));
-    if (!work) {
+    key = malloc((size_t)(n > 0 ? n : 1) * sizeof(int64_t));
+    if (!work || !key) {
         PyErr_NoMemory();
         goto done;
     }
     Py_BEGIN_ALLOW_THREADS
-    pair_pass(codes, y, b[2].buf, cards, m, n, C, b[4].buf, b[5].buf, work);
+    pair_pass(codes, y, b[2].buf, cards, m, n, C, b[4].buf, b[5].buf, work, key);
     Py_END_ALLOW_THREADS
     result = Py_None;
     Py_INCREF(result);
 done:
     free(work);
+    free(key);
     for (int k = 0; k < got; k++) PyBuffer_Release(&b[k]);
     return result;
 }

@@ -161,11 +161,11 @@ class SortedColumn:
         def drawn(gain, margin, whole_column):
             weight = np.where(margin > 0, margin, 0.0)
             if weight.any():
-                return _choice(rng, weight), True
+                return weighted_draw(rng, weight), True
             if not whole_column or not (gain > 0).any():
                 return None
             weight = np.maximum(gain, 0.0)  # at least one cut, drawn by information gain
-            return _choice(rng, weight), False
+            return weighted_draw(rng, weight), False
 
         return self.walk(drawn)
 
@@ -214,7 +214,7 @@ class SortedColumn:
         return candidates, gain, gain - (np.log2(size - 1) + delta) / size
 
 
-def _choice(rng, weight) -> int:
+def weighted_draw(rng, weight) -> int:
     """``rng.choice(len(weight), p=weight / weight.sum())``, the same draw from the same
     state (one uniform against the normalised cumulative weights) without its checks of
     ``p``, which cost more than the draw on a segment of a few cuts.
@@ -222,9 +222,9 @@ def _choice(rng, weight) -> int:
     Examples
     --------
     >>> weight = np.array([0.5, 0.0, 2.0])
-    >>> _choice(np.random.default_rng(3), weight) == np.random.default_rng(3).choice(
-    ...     3, p=weight / weight.sum())
-    np.True_
+    >>> draws = [weighted_draw(np.random.default_rng(seed), weight) for seed in range(8)]
+    >>> draws == [np.random.default_rng(s).choice(3, p=weight / weight.sum()) for s in range(8)]
+    True
     """
     cdf = (weight / weight.sum()).cumsum()
     cdf /= cdf[-1]

@@ -1669,8 +1669,9 @@ done:
 
 /* Selective KDB's leave-one-out pass over a block of rows (bnclassify/classifiers/_selective.py
  * prepares the indices; _native.loo_scores is the numpy version and documents the arguments).
- * One row at a time: its K + 1 candidates' log joint scores live in a few hundred bytes, so the
- * pass reads each count once per row and writes nothing but the (K + 1, m + 1) totals. */
+ * A row's K + 1 candidates' log joint scores live in a few hundred bytes, so the pass keeps those
+ * of a chunk of rows (see loo_block), reads each count once per row and writes nothing but the
+ * (K + 1, m + 1) totals. */
 #define LOO_SEEN 1e-9
 
 static double loo_row_loss(const double *joint, int64_t C, int64_t yi, int criterion) {

@@ -1669,8 +1669,9 @@ done:
 
 /* Selective KDB's leave-one-out pass over a block of rows (bnclassify/classifiers/_selective.py
  * prepares the indices; _native.loo_scores is the numpy version and documents the arguments).
- * One row at a time: its K + 1 candidates' log joint scores live in a few hundred bytes, so the
- * pass reads each count once per row and writes nothing but the (K + 1, m + 1) totals. */
+ * A row's K + 1 candidates' log joint scores live in a few hundred bytes, so the pass keeps those
+ * of a chunk of rows (see loo_block), reads each count once per row and writes nothing but the
+ * (K + 1, m + 1) totals. */
 #define LOO_SEEN 1e-9
 
 static double loo_row_loss(const double *joint, int64_t C, int64_t yi, int criterion) {
@@ -1679,8 +1680,8 @@ static double loo_row_loss(const double *joint, int64_t C, int64_t yi, int crite
     for (int64_t c = 1; c < C; c++)
         if (joint[c] > top) { top = joint[c]; best = c; }
     if (criterion == 1) return best != yi ? 1.0 : 0.0;
-    double sum = 0.0;
-    for (int64_t c = 0; c < C; c++) sum += exp(joint[c] - top);
+    double sum = 0.0; /* exp(0) is exactly 1: the top class's term needs no call */
+    for (int64_t c = 0; c < C; c++) sum += c == best ? 1.0 : exp(joint[c] - top);
     double log_true = joint[yi] - (top + log(sum));
     if (criterion == 0) {
         double miss = 1.0 - exp(log_true);
@@ -1704,59 +1705,83 @@ static inline double log_plus(double v, double a, const double *table) {
     return log(v + a);
 }
 
+/* Rows in chunks whose candidates' scores stay in cache (LOO_CHUNK_DOUBLES), each chunk attribute
+ * by attribute: one attribute's count rows are read by the whole chunk while they are in cache
+ * (row by row, every attribute's tables would be fetched again for every row). Each total still
+ * gains its rows in row order, so the sums are those of a row-at-a-time pass to the last bit. */
+#define LOO_CHUNK_DOUBLES 32768
+static int64_t loo_chunk_rows(int64_t n, int64_t D, int64_t C) {
+    int64_t rows = LOO_CHUNK_DOUBLES / (D * C + D);
+    if (rows < 1) rows = 1;
+    return rows < n ? rows : (n > 0 ? n : 1);
+}
+
 static void loo_block(const int64_t *family, const int64_t *parent, const double *fc,
                       const double *pc, const int64_t *y, const double *w, const double *cw,
                       double class_total, const double *inverse_r, int64_t n, int64_t m,
                       int64_t D, int64_t C, int criterion, double *total, double *work,
-                      double *tables) {
-    double *joint = work, *terms = work + D * C, *prior = terms + D * C, *loss = prior + C;
+                      double *tables, int64_t *reached) {
+    const int64_t R = loo_chunk_rows(n, D, C);
+    double *terms = work, *prior = terms + D * C, *joints = prior + C, *losses = joints + R * D * C;
     /* tables[0]: log(k + 1) (parents); tables[1 + u]: log(k + 1/r_u) (attribute u's families) */
     for (int64_t k = 0; k < LOG_TABLE; k++) tables[k] = log((double)k + 1.0);
     for (int64_t u = 0; u < m; u++)
         for (int64_t k = 0; k < LOG_TABLE; k++)
             tables[(1 + u) * LOG_TABLE + k] = log((double)k + inverse_r[u]);
-    for (int64_t i = 0; i < n; i++) {
-        const int64_t yi = y[i];
-        const double wi = w[i], held = wi < 1.0 ? wi : 1.0;
-        const double log_rows = log(class_total - held + 1.0);
-        for (int64_t c = 0; c < C; c++)
-            prior[c] = log(cw[c] - (c == yi ? held : 0.0) + 1.0 / (double)C) - log_rows;
-        memcpy(joint, prior, C * sizeof(double));
-        int64_t hi = 0;
-        loss[0] = loo_row_loss(joint, C, yi, criterion) * wi;
-        for (int64_t k = 0; k < D; k++) total[k * (m + 1)] += loss[0];
+    for (int64_t start = 0; start < n; start += R) {
+        const int64_t stop = start + R < n ? start + R : n;
+        for (int64_t i = start; i < stop; i++) {
+            const int64_t yi = y[i];
+            const double wi = w[i], held = wi < 1.0 ? wi : 1.0;
+            const double log_rows = log(class_total - held + 1.0);
+            double *joint = joints + (i - start) * D * C, *loss = losses + (i - start) * D;
+            for (int64_t c = 0; c < C; c++)
+                prior[c] = log(cw[c] - (c == yi ? held : 0.0) + 1.0 / (double)C) - log_rows;
+            memcpy(joint, prior, C * sizeof(double));
+            reached[i - start] = 0;
+            loss[0] = loo_row_loss(joint, C, yi, criterion) * wi;
+            for (int64_t k = 0; k < D; k++) total[k * (m + 1)] += loss[0];
+        }
         for (int64_t u = 0; u < m; u++) {
-            const int64_t *fam = family + u * D * n + i, *par = parent + u * D * n + i;
-            if (fam[0] >= 0) {
-                int64_t reach = 0;
-                const double a = inverse_r[u], *family_logs = tables + (1 + u) * LOG_TABLE;
-                for (int64_t d = 0; d < D; d++) {
-                    const int64_t f = fam[d * n];
-                    if (f < 0) break;
-                    const double *counts = fc + f * C, *parents = pc + par[d * n] * C;
-                    double *term = terms + d * C;
-                    for (int64_t c = 0; c < C; c++) {
-                        const double mine = c == yi ? held : 0.0;
-                        term[c] = log_plus(counts[c] - mine, a, family_logs) -
-                                  log_plus(parents[c] - mine, 1.0, tables);
+            const double a = inverse_r[u], *family_logs = tables + (1 + u) * LOG_TABLE;
+            for (int64_t i = start; i < stop; i++) {
+                const int64_t yi = y[i];
+                const double wi = w[i], held = wi < 1.0 ? wi : 1.0;
+                double *joint = joints + (i - start) * D * C, *loss = losses + (i - start) * D;
+                int64_t hi = reached[i - start];
+                const int64_t *fam = family + u * D * n + i, *par = parent + u * D * n + i;
+                if (fam[0] >= 0) {
+                    int64_t reach = 0;
+                    for (int64_t d = 0; d < D; d++) {
+                        const int64_t f = fam[d * n];
+                        if (f < 0) break;
+                        const double *counts = fc + f * C, *parents = pc + par[d * n] * C;
+                        double *term = terms + d * C;
+                        for (int64_t c = 0; c < C; c++) {
+                            const double mine = c == yi ? held : 0.0;
+                            term[c] = log_plus(counts[c] - mine, a, family_logs) -
+                                      log_plus(parents[c] - mine, 1.0, tables);
+                        }
+                        if (d) {
+                            double others = 0.0;
+                            for (int64_t c = 0; c < C; c++) others += counts[c];
+                            others -= held;
+                            if (!(others > LOO_SEEN * (1.0 + others))) break;
+                            reach = d;
+                        }
                     }
-                    if (d) {
-                        double others = 0.0;
-                        for (int64_t c = 0; c < C; c++) others += counts[c];
-                        others -= held;
-                        if (!(others > LOO_SEEN * (1.0 + others))) break;
-                        reach = d;
+                    for (; hi < reach; hi++)
+                        memcpy(joint + (hi + 1) * C, joint + hi * C, C * sizeof(double));
+                    for (int64_t k = 0; k <= hi; k++) {
+                        const double *term = terms + (k < reach ? k : reach) * C;
+                        double *row = joint + k * C;
+                        for (int64_t c = 0; c < C; c++) row[c] += term[c];
+                        loss[k] = loo_row_loss(row, C, yi, criterion) * wi;
                     }
+                    reached[i - start] = hi;
                 }
-                for (; hi < reach; hi++) memcpy(joint + (hi + 1) * C, joint + hi * C, C * sizeof(double));
-                for (int64_t k = 0; k <= hi; k++) {
-                    const double *term = terms + (k < reach ? k : reach) * C;
-                    double *row = joint + k * C;
-                    for (int64_t c = 0; c < C; c++) row[c] += term[c];
-                    loss[k] = loo_row_loss(row, C, yi, criterion) * wi;
-                }
+                for (int64_t k = 0; k < D; k++) total[k * (m + 1) + u + 1] += loss[k < hi ? k : hi];
             }
-            for (int64_t k = 0; k < D; k++) total[k * (m + 1) + u + 1] += loss[k < hi ? k : hi];
         }
     }
 }
@@ -1776,6 +1801,7 @@ static PyObject *loo_scores(PyObject *self, PyObject *args) {
     int got = 0;
     PyObject *result = NULL;
     double *work = NULL;
+    int64_t *reached = NULL;
     for (int k = 0; k < 9; k++) {
         int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (k == 8 ? PyBUF_WRITABLE : 0);
         if (PyObject_GetBuffer(obj[k], &b[k], flags) < 0) goto done;
@@ -1805,19 +1831,22 @@ static PyObject *loo_scores(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "loo_scores: inconsistent arguments");
         goto done;
     }
-    work = malloc(((2 * D + 1) * C + D + (m + 1) * LOG_TABLE) * sizeof(double));
-    if (!work) {
+    const int64_t R = loo_chunk_rows(n, D, C);
+    work = malloc(((D + 1) * C + R * (D * C + D) + (m + 1) * LOG_TABLE) * sizeof(double));
+    reached = malloc(R * sizeof(int64_t));
+    if (!work || !reached) {
         PyErr_NoMemory();
         goto done;
     }
     Py_BEGIN_ALLOW_THREADS
     loo_block(family, parent, b[2].buf, b[3].buf, y, b[5].buf, b[6].buf, class_total, b[7].buf,
-              n, m, D, C, criterion, b[8].buf, work, work + (2 * D + 1) * C + D);
+              n, m, D, C, criterion, b[8].buf, work, work + (D + 1) * C + R * (D * C + D), reached);
     Py_END_ALLOW_THREADS
     result = Py_None;
     Py_INCREF(result);
 done:
     free(work);
+    free(reached);
     for (int k = 0; k < got; k++) PyBuffer_Release(&b[k]);
     return result;
 }
@@ -1965,7 +1994,8 @@ done:
 /* I(X_i; X_j | C) of every pair i < j on the rows observing both (the plug-in estimate, summed
  * in logs: weighted counts near 1e300 would overflow the products), into both triangles. */
 static void pair_pass(const int64_t *codes, const int64_t *y, const double *w, const int64_t *cards,
-                      int64_t m, int64_t n, int64_t C, double *cmi, double *rows, double *work) {
+                      int64_t m, int64_t n, int64_t C, double *cmi, double *rows, double *work,
+                      int64_t *key) {
     double logs[LOG_TABLE]; /* log k */
     double *pairs = work; /* a pair's N(c) before it is taken in logs; its tables after */
     work += C;
@@ -1973,8 +2003,10 @@ static void pair_pass(const int64_t *codes, const int64_t *y, const double *w, c
     for (int64_t i = 0; i < m; i++) {
         const int64_t *xi = codes + i * n, ri = cards[i];
         double own = 0.0;
-        for (int64_t t = 0; t < n; t++)
+        for (int64_t t = 0; t < n; t++) {
             if (xi[t] >= 0) own += w[t];
+            key[t] = xi[t] >= 0 ? y[t] * ri + xi[t] : -1; /* row t's (c, a), read by every j */
+        }
         rows[i * m + i] = own;
         cmi[i * m + i] = 0.0;
         for (int64_t j = i + 1; j < m; j++) {
@@ -1991,7 +2023,7 @@ static void pair_pass(const int64_t *codes, const int64_t *y, const double *w, c
             double *joint = work, *row = joint + cells, *col = row + C * ri, *pair = col + C * rj;
             memset(work, 0, (cells + C * ri + C * rj + C) * sizeof(double));
             for (int64_t t = 0; t < n; t++)
-                if (xi[t] >= 0 && xj[t] >= 0) joint[(y[t] * ri + xi[t]) * rj + xj[t]] += w[t];
+                if (key[t] >= 0 && xj[t] >= 0) joint[key[t] * rj + xj[t]] += w[t];
             double total = 0.0, weighted = 0.0;
             for (int64_t c = 0; c < C; c++)
                 for (int64_t a = 0; a < ri; a++)
@@ -2037,6 +2069,7 @@ static PyObject *pair_information(PyObject *self, PyObject *args) {
     int got = 0;
     PyObject *result = NULL;
     double *work = NULL;
+    int64_t *key = NULL;
     for (int k = 0; k < 6; k++) {
         int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (k >= 4 ? PyBUF_WRITABLE : 0);
         if (PyObject_GetBuffer(obj[k], &b[k], flags) < 0) goto done;
@@ -2069,17 +2102,19 @@ static PyObject *pair_information(PyObject *self, PyObject *args) {
         goto done;
     }
     work = malloc((size_t)(C * widest * second + C * (widest + second) + 2 * C) * sizeof(double));
-    if (!work) {
+    key = malloc((size_t)(n > 0 ? n : 1) * sizeof(int64_t));
+    if (!work || !key) {
         PyErr_NoMemory();
         goto done;
     }
     Py_BEGIN_ALLOW_THREADS
-    pair_pass(codes, y, b[2].buf, cards, m, n, C, b[4].buf, b[5].buf, work);
+    pair_pass(codes, y, b[2].buf, cards, m, n, C, b[4].buf, b[5].buf, work, key);
     Py_END_ALLOW_THREADS
     result = Py_None;
     Py_INCREF(result);
 done:
     free(work);
+    free(key);
     for (int k = 0; k < got; k++) PyBuffer_Release(&b[k]);
     return result;
 }
@@ -2208,7 +2243,7 @@ static struct PyModuleDef module = {
 
 /* Raised with every change of a kernel's arguments or results: _native.py refuses a stale build
  * (an optional build that fails leaves the previous library in place). */
-#define KERNELS_VERSION 14
+#define KERNELS_VERSION 15
 
 PyMODINIT_FUNC PyInit__kernels(void) {
     PyObject *m = PyModule_Create(&module);

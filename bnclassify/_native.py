@@ -48,7 +48,7 @@ import pyarrow.compute as pc
 import threadpoolctl
 
 #: The kernels' interface this module calls (``KERNELS_VERSION`` in ``_kernels.c``).
-KERNELS_VERSION = 14
+KERNELS_VERSION = 15
 
 try:
     from . import _kernels
@@ -1117,7 +1117,8 @@ def loo_scores(
     ``total`` (shape ``(K + 1, m + 1)``) gains the weighted loss of the
     classifier over the first ``n`` attributes with at most ``k`` parents:
     ``(1 - P(y | x))^2`` (``"rmse"``), ``[argmax P(c | x) != y]`` or
-    ``-log P(y | x)``. The compiled kernel takes one row at a time; this
+    ``-log P(y | x)``. The compiled kernel takes cache-sized chunks of rows,
+    attribute by attribute (each total gains its rows in row order); this
     version blocks of rows. They agree to rounding (the order of a few sums).
 
     Examples

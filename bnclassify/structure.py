@@ -390,17 +390,18 @@ def kdb_feature_dag(
     discrete = np.ones(len(features), bool) if discrete is None else np.asarray(discrete)
     structural = np.ones(len(features), bool) if structural is None else np.asarray(structural)
     position = {name: i for i, name in enumerate(features)}
+    ordered = np.array([position[name] for name in order], dtype=np.intp)
     dag = empty_feature_graph(features)
     dag.graph["order"] = order
     for rank, child in enumerate(order):
         i = position[child]
         if not structural[i]:
             continue
-        earlier = [position[v] for v in order[:rank]]
+        earlier = ordered[:rank]
         strength = values[i, earlier]
         chosen, continuous_parent = [], False
-        for e in sorted(range(len(earlier)), key=lambda e: -strength[e]):
-            j = earlier[e]
+        for e in np.argsort(-strength, kind="stable").tolist():  # ties: earlier in order
+            j = int(earlier[e])
             if len(chosen) == k:
                 break
             if not structural[j] or (discrete[i] and not discrete[j]):

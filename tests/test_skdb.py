@@ -10,7 +10,11 @@ from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from bnclassify import ESKDB, KDB, SKDB, _native
-from bnclassify.classifiers._selective import choose, loo_losses
+from bnclassify.classifiers._bins import column_numbers
+from bnclassify.classifiers._eskdb import SharedCoding
+from bnclassify.classifiers._selective import CRITERIA, choose, loo_losses
+from bnclassify.classifiers._skdb import binned_statistics
+from bnclassify.data.binning import weighted_draw
 from bnclassify.datasets import load_car
 from bnclassify.exceptions import UnobservedColumnWarning, UnseenCategoryWarning
 from bnclassify.io import dump, load
@@ -452,3 +456,67 @@ def test_a_sorted_column_shared_by_draws_gives_each_draw_its_own_cuts(values, se
     for seed in seeds:
         fresh = sampled_mdl_cut_points(x, y, np.random.default_rng(seed))
         np.testing.assert_array_equal(shared.sampled_cuts(np.random.default_rng(seed)), fresh)
+
+
+# -- ESKDB's shared work: the same numbers as each member's own ----------------------------
+
+
+@pytest.mark.skipif(_native._kernels is None, reason="the compiled extension is not built")
+@pytest.mark.parametrize("C", [2, 5])
+def test_the_compiled_pass_over_several_chunks_of_rows_equals_its_numpy_twin(C, monkeypatch):
+    # the kernel takes its rows in chunks of LOO_CHUNK_DOUBLES / ((K + 1) (C + 1)) rows
+    # (2,730 for C = 2, 1,365 for C = 5, with K = 3), attribute by attribute: 3,000 rows
+    # cross one or two chunk boundaries
+    rng = np.random.default_rng(C)
+    codes = rng.integers(-1, 3, (3000, 5))
+    y = rng.integers(0, C, 3000)
+    weights = rng.choice([0.5, 1.0, 2.0], 3000)
+    args = (codes, y, [3] * 5, C, [0, 1, 2, 3, 4], [[], [0], [1, 0], [2, 0, 1], [0, 3]], 3)
+    for criterion in CRITERIA:
+        monkeypatch.setattr(_native, "COMPILED", True)
+        compiled = loo_losses(*args, criterion, weights)
+        monkeypatch.setattr(_native, "COMPILED", False)
+        twin = loo_losses(*args, criterion, weights)
+        np.testing.assert_allclose(compiled, twin, rtol=1e-12, atol=1e-15)
+
+
+def test_shared_coding_gives_each_binning_the_statistics_of_its_own_encoding():
+    # ESKDB codes the table once and re-codes only the numeric columns per member: the codes
+    # (and their type), categories, cards and left-out columns of binned_statistics
+    X, y = _mixed(3, n=60)
+    X["size"] = X["size"].where(np.arange(60) % 7 != 0)  # missing cells
+    X.loc[5, "noise"] = np.inf
+    X["empty"] = np.nan  # no observed value: left out
+    X = X.set_axis([10, 11, "site", 13, 14], axis=1)  # labels that are not all strings
+    numeric = [0, 1, 4]
+    values = column_numbers(X, numeric)
+    weights = np.random.default_rng(0).choice([1.0, 2.0], 60)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnobservedColumnWarning)
+        coding = SharedCoding(X, y, numeric, values, weights)
+        for cuts in (
+            [np.array([0.5]), np.array([-1.0, 0.0, 1.0]), np.empty(0)],
+            [np.empty(0), np.array([2.0]), np.empty(0)],
+            [np.linspace(-2, 2, 200), np.array([0.1]), np.empty(0)],  # more bins than int8
+        ):
+            stats, schema = coding.statistics(cuts)
+            expected, own, _, _ = binned_statistics(X, y, numeric, cuts, weights, values)
+            assert stats.codes.dtype == expected.codes.dtype
+            np.testing.assert_array_equal(stats.codes, expected.codes)
+            np.testing.assert_array_equal(stats.cards, expected.cards)
+            np.testing.assert_array_equal(stats.weights, expected.weights)
+            assert schema.unobserved == own.unobserved == (4,)
+            assert schema.labels == own.labels and schema.names == own.names
+            for mine, theirs in zip(schema.categories, own.categories, strict=True):
+                np.testing.assert_array_equal(mine, theirs)
+
+
+def test_a_sampled_cut_is_the_draw_rng_choice_makes():
+    # SortedColumn draws a cut without rng.choice's checks: the same index, the same state after
+    rng = np.random.default_rng(0)
+    for seed in range(300):
+        weight = rng.random(int(rng.integers(1, 30))) * (rng.random() < 0.9)
+        weight[int(rng.integers(len(weight)))] += 0.1
+        mine, theirs = np.random.default_rng(seed), np.random.default_rng(seed)
+        assert weighted_draw(mine, weight) == theirs.choice(len(weight), p=weight / weight.sum())
+        assert mine.random() == theirs.random()

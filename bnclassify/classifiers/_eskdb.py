@@ -8,10 +8,12 @@ import numpy as np
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from ..data import DENSITY, HANDLE_UNKNOWN, TableSchema, as_frame, encode_target
+from ..data import DENSITY, HANDLE_UNKNOWN, MISSING, TableSchema, as_frame, encode_target
+from ..data.encoding import codes_dtype
 from ..factors import TABLE_DISTRIBUTIONS
 from ..parameters import SMOOTHING
 from ..state import require
+from ..stats import TrainingCounts
 from ..structure import name_order
 from ..validation import (
     ALPHA,
@@ -67,7 +69,8 @@ class ESKDB(MemberEnsemble):
     :class:`SKDB` on that order. Members that read the same bins (an
     all-categorical table, or ``discretization="mdl"``) share one encoding,
     one count of the pair tables and one I(X_i; X_j | C) matrix; with sampled
-    bins each member bins and counts its own table.
+    bins the table is coded once (:class:`SharedCoding`) and each member codes
+    its numeric columns by its own cuts and counts its own table.
 
     The paper smooths each member's tables with hierarchical Dirichlet
     processes: ``smoothing="hdp"`` (each member sampled with its own seed drawn
@@ -216,8 +219,9 @@ class ESKDB(MemberEnsemble):
         if numeric and self.discretization == "stochastic":
             values = column_numbers(X, numeric)  # read once; each member draws its own cuts
             sorted_values = sorted_columns(values, y, sample_weight)  # sorted once, shared
+            coding = SharedCoding(X, y, numeric, values, sample_weight)  # the rest coded once
             jobs = [
-                (member, _fit_sampled, (X, y, numeric, values, sorted_values, seed, sample_weight))
+                (member, _fit_sampled, (coding, sorted_values, seed))
                 for member, seed in zip(members, seeds, strict=True)
             ]
         else:
@@ -320,19 +324,71 @@ def _fit_shared(member, stats, schema, classes, class_node, weights, class_mi, n
     return member
 
 
-def _fit_sampled(member, X, y, numeric, values, sorted_values, seed, sample_weight):
+def _fit_sampled(member, coding, sorted_values, seed):
     """Fit a member on its own sampled bins (drawn column by column in name order)."""
     rng = _generator(seed)
     cuts = [column.sampled_cuts(rng) for column in sorted_values]
-    stats, schema, classes, class_node = binned_statistics(
-        X, y, numeric, cuts, sample_weight, values
-    )
+    stats, schema = coding.statistics(cuts)
     class_mi = class_information(stats, schema)
     member.set_params(order=sampled_order(class_mi, list(schema.names), rng))
     member._shared_class_mi = class_mi
-    member.fit_statistics(stats, schema, classes, class_node=class_node)
-    member.cut_points_ = cuts_by_column(schema.n_features, numeric, cuts)
+    member.fit_statistics(stats, schema, coding.classes, class_node=coding.class_node)
+    member.cut_points_ = cuts_by_column(schema.n_features, coding.columns, cuts)
     return member
+
+
+class SharedCoding:
+    """A table's statistics under many binnings of its numeric ``columns``.
+
+    What :func:`~bnclassify.classifiers._skdb.binned_statistics` returns for
+    each binning, with the work it repeats done once: the table is read, its
+    schema learned and its other columns coded on the first call (every
+    numeric column in one bin); a binning then codes only the numeric columns
+    (``searchsorted`` on ``values``, as
+    :func:`~bnclassify.classifiers._bins.apply_cuts` bins them) and names their
+    bins ``0 .. len(cuts)``, as that function's categoricals declare them.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> X = pd.DataFrame({"c": list("abab"), "v": [1.0, 2.0, 3.0, None]})
+    >>> coding = SharedCoding(X, list("xxyy"), [1], column_numbers(X, [1]))
+    >>> stats, schema = coding.statistics([np.array([1.5])])
+    >>> stats.codes.tolist(), schema.categories[1].tolist()
+    ([[0, 0], [1, 1], [0, 1], [1, -1]], [0, 1])
+    """
+
+    def __init__(self, X, y, columns, values, sample_weight=None):
+        one_bin = [np.empty(0)] * len(columns)
+        stats, schema, classes, class_node = binned_statistics(
+            X, y, columns, one_bin, sample_weight, values
+        )
+        self.stats, self.schema, self.classes, self.class_node = stats, schema, classes, class_node
+        self.columns = list(columns)
+        self.values = values
+
+    def statistics(self, cuts) -> tuple:
+        """``(stats, schema)`` of the table with ``columns`` cut at ``cuts``."""
+        categories = list(self.schema.categories)
+        for j, edges in zip(self.columns, cuts, strict=True):
+            categories[j] = np.arange(len(edges) + 1)
+        codes = self.stats.codes.astype(codes_dtype(categories))  # a copy
+        for j, edges, x in zip(self.columns, cuts, self.values, strict=True):
+            codes[:, j] = np.where(np.isnan(x), MISSING, np.searchsorted(edges, x, side="left"))
+        schema = self.schema.with_categories(categories)
+        template = self.stats
+        stats = TrainingCounts(
+            codes,
+            template.y,
+            schema.cards,
+            template.n_classes,
+            values=template.values,
+            discrete=template.discrete,
+            log_variance_scale=template.log_variance_scale,
+            weights=template.weights,
+            exponents=template.exponents,
+        )
+        return stats, schema
 
 
 def _generator(seed) -> np.random.Generator:

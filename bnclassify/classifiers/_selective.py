@@ -79,7 +79,7 @@ def loo_losses(codes, y, cards, n_classes, order, parents, max_k, criterion="rms
     weighted mean is returned), ``[argmax_c P(c | x) != y]`` for ``"zero_one"``
     and ``-log P(y | x)`` for ``"log_loss"`` (weighted means). Rows are
     processed in blocks of :data:`BLOCK_INDICES` table look-ups, then scored by
-    :func:`bnclassify._native.loo_scores` (compiled: one row at a time); the
+    :func:`bnclassify._native.loo_scores` (compiled: chunks of rows); the
     count tables are those of the observed parent configurations (at most one
     per row).
 

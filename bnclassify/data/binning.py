@@ -162,11 +162,11 @@ class SortedColumn:
         def drawn(gain, margin, whole_column):
             weight = np.where(margin > 0, margin, 0.0)
             if weight.any():
-                return int(rng.choice(len(weight), p=weight / weight.sum())), True
+                return weighted_draw(rng, weight), True
             if not whole_column or not (gain > 0).any():
                 return None
             weight = np.maximum(gain, 0.0)  # at least one cut, drawn by information gain
-            return int(rng.choice(len(weight), p=weight / weight.sum())), False
+            return weighted_draw(rng, weight), False
 
         return self.walk(drawn)
 
@@ -213,6 +213,23 @@ class SortedColumn:
         k1, k2 = np.count_nonzero(left, axis=1), np.count_nonzero(right, axis=1)
         delta = np.log2(3.0**k - 2) - (k * whole - k1 * left_entropy - k2 * right_entropy)
         return candidates, gain, gain - (np.log2(size - 1) + delta) / size
+
+
+def weighted_draw(rng, weight) -> int:
+    """``rng.choice(len(weight), p=weight / weight.sum())``, the same draw from the same
+    state (one uniform against the normalised cumulative weights) without its checks of
+    ``p``, which cost more than the draw on a segment of a few cuts.
+
+    Examples
+    --------
+    >>> weight = np.array([0.5, 0.0, 2.0])
+    >>> draws = [weighted_draw(np.random.default_rng(seed), weight) for seed in range(8)]
+    >>> draws == [np.random.default_rng(s).choice(3, p=weight / weight.sum()) for s in range(8)]
+    True
+    """
+    cdf = (weight / weight.sum()).cumsum()
+    cdf /= cdf[-1]
+    return int(cdf.searchsorted(rng.random(), side="right"))
 
 
 @dataclass(frozen=True)

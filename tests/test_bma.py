@@ -601,3 +601,44 @@ def test_tree_sums_of_extreme_but_valid_weights_stay_exact():
     log_w = np.array([[0.0, 1e300, -1e300], [1e300, 0.0, 1e300], [-1e300, 1e300, 0.0]])
     assert log_tree_sum(log_w) == 2e300  # the path 0-1-2 alone
     np.testing.assert_array_equal(edge_marginals(log_w), [[0, 1, 0], [1, 0, 1], [0, 1, 0]])
+
+
+def test_single_category_columns_summed_out_once_match_the_enumeration(car_sample):
+    """Columns of one category (a binned column without a cut: most of arrhythmia's) have
+    every ratio 1, so they are eliminated from every tree once (a Schur complement); a
+    missing cell of theirs is their category. Same probabilities as every tree enumerated."""
+    X, y, X_test = car_sample
+    X, X_test = X.iloc[:, :4].copy(), X_test.iloc[:8, :4].copy()
+    X.insert(1, "flat", "a")
+    X["same"] = "b"
+    X_test.insert(1, "flat", "a")
+    X_test["same"] = "b"
+    X_test.iloc[0, 1] = np.nan
+    X_test.iloc[1, [1, 5]] = np.nan
+    X_test.iloc[2, [1, 3]] = np.nan
+    model = BMATAN(equivalent_sample_size=2.0).fit(X, y)
+    assert model._tree_reduction()[0].tolist() == [1, 5]
+    _, _, proba = brute_force(X, y, X_test, 2.0, np.zeros((6, 6)))
+    np.testing.assert_allclose(model.predict_proba(X_test), proba, rtol=0, atol=1e-9)
+
+
+def test_single_category_columns_summed_out_once_match_the_full_determinants():
+    """The log joint itself, on 30 columns of which 12 have one category, against one
+    determinant over every column per row and class (the computation before the reduction)."""
+    rng = np.random.default_rng(5)
+    n, m = 200, 30
+    y = rng.integers(0, 3, n)
+    X = pd.DataFrame({f"f{j}": (rng.integers(0, 3, n) + y * (j % 3)) % 4 for j in range(m)})
+    X.iloc[:, ::5] = 0  # 6 constant columns ...
+    X.iloc[:, 1::5] = 7  # ... and 6 more
+    contacts = random_contacts(m, seed=2)
+    model = BMATAN(contact_matrix=contacts, contact_prior=2.0).fit(X.iloc[:150], y[:150])
+    constant, kept, _, _ = model._tree_reduction()
+    assert len(constant) == 12 and len(kept) == m - 12
+    codes = model.encode(X.iloc[150:])
+    params = model._params
+    cells = codes + params["offsets"][:-1]
+    ratios = params["log_ratio"][:, cells[:, :, None], cells[:, None, :]]  # (C, n, m, m)
+    full = log_tree_sum(np.swapaxes(ratios, 0, 1) + model._log_weights) - model._log_norm
+    expected = params["log_class"] + params["log_single"][:, cells].sum(axis=2).T + full
+    np.testing.assert_allclose(model._complete_joint(codes), expected, rtol=1e-11, atol=1e-9)

@@ -25,7 +25,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..data import HANDLE_UNKNOWN, MISSING
 from ..factors import Categorical, Unobserved
 from ..network import FittedNetwork
-from ..spanning_trees import edge_marginals, log_tree_sum
+from ..spanning_trees import edge_marginals, eliminate_nodes, log_tree_sum
 from ..state import cut_points as check_cut_points
 from ..state import float_array, probability_rows, require
 from ..stats import MAX_PAIRWISE_CELLS, TrainingCounts
@@ -331,7 +331,7 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
         dag = orient_tree(tree, features[0], order=features) if features else nx.DiGraph()
         dag.add_nodes_from(schema.names)  # the columns never observed: the class's only
         self.structure_ = add_class_arcs(dag, self.class_node_)
-        self._network = None
+        self._network = self._reduction = None
         return self
 
     def _observed_columns(self) -> list:
@@ -406,6 +406,8 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
         codes = self.encode(X)
         if self.schema_.unobserved:  # the trees are over the observed columns
             codes = codes[:, self._observed_columns()]
+        # a column of one category is that category when missing: the same terms (log 1)
+        codes[:, self._tree_reduction()[0]] = 0
         missing = codes == MISSING
         out = np.empty((len(codes), len(self.classes_)))
         incomplete = missing.any(axis=1)
@@ -416,7 +418,7 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
         leaves = incomplete & ~exact
         # up front: one determinant per class for each row, and per joint state of an exact one
         n_determinants = (~exact).sum() + np.exp(log_states[exact]).sum()
-        _warn_if_slow(codes.shape[1], len(self.classes_), n_determinants)
+        _warn_if_slow(len(self._tree_reduction()[1]), len(self.classes_), n_determinants)
         if (~incomplete).any():
             out[~incomplete] = self._complete_joint(codes[~incomplete])
         if not incomplete.any():
@@ -455,16 +457,52 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
         out = params["log_class"] + single.sum(axis=2).T  # (n, C)
         if m == 1:
             return out
-        block = max(1, _BLOCK_CELLS // (n_classes * m * m))
+        _, kept, log_factor, fill = self._tree_reduction()
+        weights = self._log_weights[np.ix_(kept, kept)]
+        cells, k = cells[:, kept], len(kept)
+        block = max(1, _BLOCK_CELLS // (n_classes * k * k))
         for start in range(0, n, block):
             g = cells[start : start + block]
-            ratios = params["log_ratio"][:, g[:, :, None], g[:, None, :]]  # (C, b, m, m)
+            ratios = params["log_ratio"][:, g[:, :, None], g[:, None, :]]  # (C, b, k, k)
             if leaves is not None:
-                seen = ~leaves[start : start + block]
+                seen = ~leaves[start : start + block, kept]
                 ratios = np.where(seen[:, :, None] & seen[:, None, :], ratios, 0.0)
-            stack = np.swapaxes(ratios, 0, 1) + self._log_weights
-            out[start : start + block] += log_tree_sum(stack) - self._log_norm
+            stack = np.swapaxes(ratios, 0, 1) + weights
+            if fill is not None:
+                stack = np.logaddexp(stack, fill)
+            sums = log_tree_sum(stack, validate=False)  # built from checked weights
+            out[start : start + block] += log_factor + sums - self._log_norm
         return out
+
+    def _tree_reduction(self) -> tuple:
+        """``(constant, kept, log_factor, fill)``: the columns of one category (their every
+        ratio is 1: each row's tree weights on their edges are the prior's) summed out of
+        every tree once (:func:`~bnclassify.spanning_trees.eliminate_nodes`), so a row's
+        determinant is over the ``kept`` columns only, with weights ``logaddexp(w + log u,
+        fill)``, times ``exp(log_factor)``. Exact; ``fill`` is None when no column is
+        eliminated. Computed once per fitted model (arrhythmia: 149 of 279 binned columns
+        have no cut, so each determinant is about ten times cheaper)."""
+        if self._reduction is not None:
+            return self._reduction
+        params, m = self._params, len(self._features)
+        offsets = params["offsets"]
+        single = np.flatnonzero(np.diff(offsets) == 1)
+        if m > 1:  # by construction their ratios are log 1 = 0; check, never assume
+            ratio = params["log_ratio"]
+            single = [
+                j
+                for j in single
+                if not (ratio[:, offsets[j]].any() or ratio[:, :, offsets[j]].any())
+            ]
+        constant = np.asarray(single, dtype=np.intp)
+        gone = constant[1:] if len(constant) == m else constant  # one column is left as root
+        kept = np.setdiff1d(np.arange(m), gone)
+        if len(gone) == 0:
+            self._reduction = (constant, kept, 0.0, None)
+        else:
+            log_factor, fill = eliminate_nodes(self._log_weights, gone)
+            self._reduction = (constant, kept, log_factor, fill)
+        return self._reduction
 
     def _summed_out_joint(self, codes) -> np.ndarray:
         """Exact: log-sum-exp over every completion of each row's missing cells, all rows'
@@ -514,6 +552,9 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
     }
     #: A model file written before the binning holds no cut points: no column is binned.
     _cut_points = None
+    #: The single-category columns summed out of every tree (see ``_tree_reduction``): a
+    #: cache computed from the declared state, not part of it.
+    _reduction = None
 
     def _check_state(self):
         own = vars(self)
@@ -568,7 +609,7 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
             "structure_",
             "must be an acyclic DiGraph over the class and the features.",
         )
-        self._network = None
+        self._network = self._reduction = None
 
 
 def _warn_if_slow(m, n_classes, n_determinants_per_class):

@@ -144,12 +144,16 @@ def eliminate_nodes(log_weights, nodes) -> tuple:
 def edge_marginals(log_weights) -> np.ndarray:
     """Probability of each edge under ``P(T) ∝ prod_{e in T} exp(log_weights[e])``.
 
-    ``P(uv in T) = A_uv R_uv`` (Kirchhoff), ``R_uv`` the effective resistance,
-    which is ``G_vv`` for ``G`` the inverse of the Laplacian reduced at ``u``:
-    the general ``G_uu + G_vv - 2 G_uv`` (any root, removed index 0) loses
-    every digit to cancellation when the posterior is peaked, so each node is
-    the root in turn (``O(m^4)``) and ``G_vv`` comes from the nonnegative
-    inverses of the cancellation-free LU factors.
+    ``P(uv in T) = A_uv R_uv`` (Kirchhoff), ``R_uv`` the effective resistance.
+    With ``G`` the inverse of the Laplacian reduced at node 0 (from the
+    nonnegative inverses of the cancellation-free LU factors, so every entry
+    to full relative precision), ``R_uv = G_uu + G_vv - G_uv - G_vu``: one
+    ``O(m^3)`` elimination for every edge. That difference loses digits when
+    the posterior is peaked (``R_uv`` far below ``G_uu``), so each edge's
+    rounding error is bounded (:data:`EDGE_TOLERANCE`) and the edges past it
+    are computed again with one of their ends as the root, where ``R_uv =
+    G_vv`` has no cancellation: ``O(m^3)`` per root needed (every node at
+    worst, ``O(m^4)``, as before).
 
     Parameters
     ----------
@@ -183,21 +187,69 @@ def edge_marginals(log_weights) -> np.ndarray:
             "the edge weights leave the graph disconnected (no spanning tree), so no edge "
             "has a posterior probability."
         )
-    # rooted at u: u first, the others in order; a block of rootings at a time (m^3 cells)
-    orders = np.array([[u, *(v for v in range(m) if v != u)] for u in range(m)])
-    log_edge = np.empty((m, m - 1))
-    step = max(1, BLOCK_CELLS // (m * m))
-    for start in range(0, m, step):
-        block = orders[start : start + step]
-        log_edge[start : start + step] = _log_edge_terms(
-            log_weights[block[:, :, None], block[:, None, :]]
-        )
-    out = np.zeros((m, m))
-    for u in range(m):
-        out[u, orders[u, 1:]] = np.exp(log_edge[u])
-    out = (out + out.T) / 2.0
+    out, bad = _edge_marginals_rooted_once(log_weights)
+    roots = _covering_roots(bad)
+    if roots:  # rooted at u: u first, the others in order; a block of rootings at a time
+        orders = np.array([[u, *(v for v in range(m) if v != u)] for u in roots])
+        step = max(1, BLOCK_CELLS // (m * m))
+        for start in range(0, len(roots), step):
+            block = orders[start : start + step]
+            log_edge = _log_edge_terms(log_weights[block[:, :, None], block[:, None, :]])
+            for order, terms in zip(block, log_edge, strict=True):
+                out[order[0], order[1:]] = out[order[1:], order[0]] = np.exp(terms)
     np.fill_diagonal(out, 0.0)
     return np.clip(out, 0.0, 1.0)
+
+
+#: The largest rounding error bound (absolute, on a probability) :func:`edge_marginals`
+#: accepts from the one-root formula; an edge past it is computed again, rooted at one end.
+EDGE_TOLERANCE = 1e-12
+
+
+def _edge_marginals_rooted_once(log_weights):
+    """Every edge's probability from the Laplacian reduced at node 0, and which edges'
+    error bounds exceed :data:`EDGE_TOLERANCE` (all of them when the scaled elimination
+    underflowed): ``(probabilities, bad)``, both ``(m, m)``.
+
+    With column scaling ``A' = A S^-1`` the inverse is ``G = S^-1 H``, ``H = L'^-1``, so
+    ``P(uv) = A'_vu (H_uu - H_uv) + A'_uv (H_vv - H_vu)``: scaled weights at most 1 times
+    differences of entries of ``H``, each accurate to a few ``eps`` of itself.
+    """
+    m = log_weights.shape[-1]
+    scaled, _ = _column_scaled(log_weights[None])
+    pivots, lower, upper = _eliminate(scaled, factors=True)
+    if underflowed(pivots).any():
+        return np.zeros((m, m)), ~np.eye(m, dtype=bool)
+    with np.errstate(all="ignore"):
+        inv_upper = np.linalg.inv(upper[0])
+        inv_lower = np.linalg.inv(lower[0])
+        inner = inv_upper @ inv_lower  # H over nodes 1 .. m-1: nonnegative
+    if not (np.isfinite(inner).all() and (inner >= 0).all()):
+        return np.zeros((m, m)), ~np.eye(m, dtype=bool)
+    h = np.zeros((m, m))  # H with the root's row and column 0 (G_0v = 0)
+    h[1:, 1:] = inner
+    a = scaled[0]  # a[u, v] = A_uv / s_v
+    diag = np.diag(h)
+    own = a.T * (diag[:, None] - h)  # A'_vu (H_uu - H_uv), at [u, v]
+    out = own + own.T
+    size = a.T * (diag[:, None] + h)  # what the differences are taken of
+    bound = 8 * m * np.finfo(float).eps * (size + size.T)
+    bad = bound > EDGE_TOLERANCE
+    np.fill_diagonal(bad, False)
+    return out, bad
+
+
+def _covering_roots(bad) -> list:
+    """Roots such that every edge of ``bad`` has one end among them (greedy: the node
+    with the most uncovered edges first)."""
+    bad = np.triu(bad | bad.T, 1)
+    bad = bad | bad.T
+    roots = []
+    while bad.any():
+        u = int(np.argmax(bad.sum(axis=1)))
+        roots.append(u)
+        bad[u, :] = bad[:, u] = False
+    return roots
 
 
 #: The largest magnitude of a finite log edge weight: a tree's log weight sums up to

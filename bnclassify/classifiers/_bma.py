@@ -173,10 +173,14 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
     c) / (theta(x_i | c) theta(x_j | c))``, so the average is
     ``theta_c prod_i theta_i(x_i | c) det L(beta w u) / det L(beta w)``: one
     determinant per (row, class): about ``m^3 / 3`` multiply-adds each, so
-    ``n C m^3 / 3`` for ``n`` rows (arrhythmia, 279 features and 13 classes:
-    about 0.1 s per row on one core). Past ``SLOW_PREDICT_WORK`` multiply-adds
-    (about a minute) ``predict`` says so up front with a :class:`UserWarning`
-    that states the cost.
+    ``n C m^3 / 3`` for ``n`` rows. A column of one category (a binned column
+    without a cut) has every ratio ``u = 1``, so its edges are the same in
+    every row's Laplacian: such columns are eliminated once per model (a Schur
+    complement, :func:`~bnclassify.spanning_trees.eliminate_nodes`, exact) and
+    ``m`` above counts only the others (arrhythmia, binned: 130 of 279
+    columns, 13 classes). Past ``SLOW_PREDICT_WORK`` multiply-adds (about a
+    minute) ``predict`` says so up front with a :class:`UserWarning` that
+    states the cost.
 
     **Continuous columns.** The tree average is over categorical families, so
     a column the kinds rule reads as continuous (:func:`bnclassify.data.default_kind`:
@@ -331,7 +335,8 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
         dag = orient_tree(tree, features[0], order=features) if features else nx.DiGraph()
         dag.add_nodes_from(schema.names)  # the columns never observed: the class's only
         self.structure_ = add_class_arcs(dag, self.class_node_)
-        self._network = self._reduction = None
+        self._network = None
+        self._reduction = self._reduced_trees()
         return self
 
     def _observed_columns(self) -> list:
@@ -480,10 +485,12 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
         every tree once (:func:`~bnclassify.spanning_trees.eliminate_nodes`), so a row's
         determinant is over the ``kept`` columns only, with weights ``logaddexp(w + log u,
         fill)``, times ``exp(log_factor)``. Exact; ``fill`` is None when no column is
-        eliminated. Computed once per fitted model (arrhythmia: 149 of 279 binned columns
-        have no cut, so each determinant is about ten times cheaper)."""
-        if self._reduction is not None:
-            return self._reduction
+        eliminated. Computed once per fitted model, at fit or load (arrhythmia: 149 of 279
+        binned columns have no cut, so each determinant is about ten times cheaper)."""
+        return self._reduced_trees() if self._reduction is None else self._reduction
+
+    def _reduced_trees(self) -> tuple:
+        """What :meth:`_tree_reduction` returns, computed."""
         params, m = self._params, len(self._features)
         offsets = params["offsets"]
         single = np.flatnonzero(np.diff(offsets) == 1)
@@ -498,11 +505,9 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
         gone = constant[1:] if len(constant) == m else constant  # one column is left as root
         kept = np.setdiff1d(np.arange(m), gone)
         if len(gone) == 0:
-            self._reduction = (constant, kept, 0.0, None)
-        else:
-            log_factor, fill = eliminate_nodes(self._log_weights, gone)
-            self._reduction = (constant, kept, log_factor, fill)
-        return self._reduction
+            return constant, kept, 0.0, None
+        log_factor, fill = eliminate_nodes(self._log_weights, gone)
+        return constant, kept, log_factor, fill
 
     def _summed_out_joint(self, codes) -> np.ndarray:
         """Exact: log-sum-exp over every completion of each row's missing cells, all rows'
@@ -609,7 +614,8 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
             "structure_",
             "must be an acyclic DiGraph over the class and the features.",
         )
-        self._network = self._reduction = None
+        self._network = None
+        self._reduction = self._reduced_trees()
 
 
 def _warn_if_slow(m, n_classes, n_determinants_per_class):

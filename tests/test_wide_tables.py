@@ -120,40 +120,6 @@ def test_weighted_blocked_aode_is_the_mean_of_its_spodes(blocked):
     )
 
 
-@pytest.mark.parametrize("min_frequency", [1, 160])
-@pytest.mark.parametrize("block", [False, True])
-def test_one_category_super_parents_scored_once_per_group_as_their_spodes(
-    min_frequency, block, monkeypatch
-):
-    """A feature of one category (a binned column without a cut) adds log 1 as a child and
-    its SPODE equals that of every such feature with the same counts: each group is scored
-    once and counted once per eligible member; the mean of the eligible SPODEs all the same."""
-    if block:
-        monkeypatch.setattr(_aode, "BLOCK_CELLS", 300)
-    X, missing, y = _data("car")
-    X = missing.iloc[:600].copy()
-    y = y.iloc[:600]
-    for k in range(5):  # two groups: observed everywhere, and missing in the same rows
-        X.insert(2 * k, f"flat{k}", "v")
-    X.loc[X.index[::7], ["flat3", "flat4"]] = np.nan
-    test = X.iloc[::3].copy()
-    test.iloc[::4, [0, 6]] = np.nan  # missing one-category super-parents in some rows
-    model = AODE(min_frequency=min_frequency).fit(X, y)
-    assert "_members" not in model.__dict__  # the streamed prediction
-    codes = model.encode(test)[0]
-    joint = np.stack([np.exp(m._joint_log_likelihood(test)) for m in model.estimators_], axis=1)
-    eligible = np.empty(codes.shape, dtype=bool)
-    for j, column in enumerate(X.columns):
-        counts = X[column].value_counts()
-        seen = test[column].astype(object).map(counts.to_dict()).fillna(0).to_numpy(float)
-        eligible[:, j] = (codes[:, j] < 0) | (seen >= min_frequency)
-    mean = (joint * eligible[:, :, None]).sum(axis=1) / np.maximum(eligible.sum(axis=1), 1)[:, None]
-    assert min_frequency == 1 or eligible.all(axis=1).sum() < len(test)  # some left out
-    np.testing.assert_allclose(
-        model.predict_proba(test), mean / mean.sum(axis=1, keepdims=True), rtol=1e-10, atol=1e-12
-    )
-
-
 @pytest.mark.parametrize(
     "params",
     [{}, {"members": TAN(criterion="bic")}, {"alpha": 0.0}, {"members": "all"}],

@@ -461,11 +461,6 @@ class AODE(MemberEnsemble):
         (its own block zeroed); the observed ``a`` is picked, a missing
         super-parent is summed out (log-sum-exp over ``a`` with ``P(a | c)``), and
         the eligible SPODEs' joints are summed into a running log-sum-exp.
-
-        A feature of one category (a binned column without a cut) adds ``log 1 = 0`` as a
-        child, so it is left out of the children's sums; as a super-parent its SPODE is the
-        same for every such feature with the same counts, so each group of them is scored
-        once and counted once per member eligible in the row (exact).
         """
         stats = self._pair_statistics()
         cards = np.asarray(self.schema_.cards)
@@ -474,25 +469,18 @@ class AODE(MemberEnsemble):
         alpha = float(self.alpha)
         log_prior = self.naive_bayes_.compiled_.log_prior
         log_single = [f.log_table_ for f in self.naive_bayes_.compiled_.factors]  # P(x_sp | c)
+        frequency = np.concatenate(self.frequencies_)
         n, n_classes = len(codes), len(log_prior)
         top = np.full((n, n_classes), -np.inf)
         total = np.zeros((n, n_classes))
-        n_eligible = np.zeros(n)  # a sum of eligible counts (floats, exact below 2^53)
+        n_eligible = np.zeros(n, dtype=np.intp)
         every = np.arange(len(cards))
-        informative = cards > 1  # a child of one category: log 1, whatever the row
-        hubs, members = _one_category_groups(stats, cards, every)
-        # each hub counts once per eligible member (itself, or its group's), in each row
-        membership = np.zeros((len(cards), len(hubs)))
-        for k, h in enumerate(hubs):
-            membership[members[int(h)], k] = 1.0
-        weights = self._eligible(codes) @ membership  # (n, hubs)
         width = max(1, BLOCK_CELLS // (n_classes * n_total))  # super-parent categories per block
-        for run in column_blocks(cards[hubs], width):
-            block, run = hubs[run], np.asarray(run)
+        for block in column_blocks(cards, width):
             log_cpt, log_totals = _log_cpt_parts(
                 stats.pair_table(block, every), cards, block, alpha
             )
-            starts = np.concatenate([[0], np.cumsum(cards[block])[:-1]])  # each one's first row
+            starts = offsets[block] - offsets[block[0]]  # each super-parent's first row
             sp_table = np.concatenate([log_single[j] for j in block], axis=1)  # (C, R_B)
             rows_per_chunk = max(1, BLOCK_CELLS // (n_total + n_classes * log_cpt.shape[1]))
             for start in range(0, n, rows_per_chunk):
@@ -500,15 +488,13 @@ class AODE(MemberEnsemble):
                 chunk = codes[rows]
                 z = one_hot(chunk, offsets[:-1], n_total, np.float64)
                 # only the categories these rows hold: an identifier's, mostly unseen, are not
-                used = np.flatnonzero(z.any(axis=0) & np.repeat(informative, cards))
+                used = np.flatnonzero(z.any(axis=0))
                 scores = _children_sum(
                     z[:, used], log_cpt[:, :, used], finite=log_totals is not None
                 )
                 if log_totals is not None:  # each observed child's normaliser
-                    seen = (chunk[:, informative] != MISSING).astype(np.float64)
-                    scores -= np.einsum(
-                        "nj,cbj->nbc", seen, log_totals[:, :, informative], optimize=True
-                    )
+                    seen = (chunk != MISSING).astype(np.float64)
+                    scores -= np.einsum("nj,cbj->nbc", seen, log_totals, optimize=True)
                 scores += sp_table.T  # (n, R_B, C): log P(a | c) + sum_j log P(x_j | c, a)
                 x = chunk[:, block]
                 observed = x != MISSING
@@ -520,14 +506,15 @@ class AODE(MemberEnsemble):
                 with np.errstate(divide="ignore"):
                     summed = safe + np.log(np.add.reduceat(np.exp(scores - spread), starts, axis=1))
                 joint = log_prior + np.where(observed[:, :, None], picked, summed)
-                weight = weights[rows][:, run]
-                n_eligible[rows] += weight.sum(axis=1)
-                masked = np.where(weight[:, :, None] > 0, joint, -np.inf)
+                seen = np.where(observed, frequency[offsets[block] + np.where(observed, x, 0)], 0)
+                eligible = ~observed | (seen >= self.min_frequency)
+                n_eligible[rows] += eligible.sum(axis=1)
+                masked = np.where(eligible[:, :, None], joint, -np.inf)
                 new_top = np.maximum(top[rows], masked.max(axis=1))
                 shift = np.where(np.isfinite(new_top), new_top, 0.0)
                 with np.errstate(invalid="ignore"):
-                    total[rows] = total[rows] * np.exp(top[rows] - shift) + (
-                        weight[:, :, None] * np.exp(masked - shift[:, None, :])
+                    total[rows] = total[rows] * np.exp(top[rows] - shift) + np.exp(
+                        masked - shift[:, None, :]
                     ).sum(axis=1)
                 top[rows] = new_top
         shift = np.where(np.isfinite(top), top, 0.0)
@@ -537,15 +524,6 @@ class AODE(MemberEnsemble):
         if fallback.any():
             out[fallback] = self.naive_bayes_.compiled_.joint_log_likelihood(codes[fallback])
         return out
-
-    def _eligible(self, codes) -> np.ndarray:
-        """Which features are eligible super-parents in each row (every feature one): missing,
-        or a value seen at least ``min_frequency`` times in training; ``(n, m)`` floats."""
-        observed = codes != MISSING
-        offsets = np.concatenate([[0], np.cumsum(self.schema_.cards)])
-        frequency = np.concatenate(self.frequencies_)
-        seen = np.where(observed, frequency[offsets[:-1] + np.where(observed, codes, 0)], 0)
-        return (~observed | (seen >= self.min_frequency)).astype(np.float64)
 
     def _joint_log_likelihood(self, X) -> np.ndarray:
         """log P(c, x) of the averaged model for every row and class."""
@@ -635,30 +613,6 @@ def _check_pair_source(source, schema, n_classes):
     )
     if weights is not None:
         float_array(weights, "the kept rows' weights", (len(codes),))
-
-
-def _one_category_groups(stats, cards, every) -> tuple:
-    """``(hubs, members)``: the super-parents to score and, for each hub, the features whose
-    SPODE it stands for. A feature of several categories stands for itself; the features of
-    one category with equal counts (of their category with every informative child's, and
-    their own: the SPODE's every table) form one group, stood for by its first member."""
-    single = np.flatnonzero(cards == 1)
-    members = {int(j): np.array([j]) for j in every if cards[j] > 1}
-    if len(single):
-        informative = np.repeat(cards > 1, cards)
-        table = stats.pair_table(single, every)  # (C, n_single, R): one row each
-        own = np.diagonal(stats.pair_table(single, single), axis1=1, axis2=2)  # (C, n_single)
-        keys = np.concatenate([table[:, :, informative], own[:, :, None]], axis=2)
-        _, first, inverse = np.unique(
-            np.swapaxes(keys, 0, 1).reshape(len(single), -1),
-            axis=0,
-            return_index=True,
-            return_inverse=True,
-        )
-        for group, head in enumerate(first):
-            members[int(single[head])] = single[inverse.ravel() == group]
-    hubs = np.array(sorted(members), dtype=np.intp)
-    return hubs, members
 
 
 def _log_cpt_rows(counts, cards, block, alpha):

@@ -660,3 +660,31 @@ def test_edge_marginals_are_the_derivatives_of_the_log_tree_sum(spread):
         step[u, v] = step[v, u] = h
         slope = (log_tree_sum(log_w + step) - log_tree_sum(log_w - step)) / (2 * h)
         assert got[u, v] == pytest.approx(slope, abs=1e-7)
+
+
+def test_completions_of_equal_terms_are_scored_once_with_their_count():
+    """zoo: the animal name, unseen in every test row, is summed out exactly over its 50
+    training values; for each class the names never seen with it give equal completions,
+    scored once and weighted by their number. Against every completion scored."""
+    rng = np.random.default_rng(4)
+    n, m = 90, 6
+    y = rng.integers(0, 3, n)
+    X = pd.DataFrame({f"f{j}": (rng.integers(0, 3, n) + y * j) % 3 for j in range(m)})
+    X["name"] = [f"n{k // 2}" for k in range(n)]  # 30 values in training, new after
+    model = BMATAN(equivalent_sample_size=2.0, handle_unknown="marginalize")
+    model.fit(X.iloc[:60], y[:60])
+    test = X.iloc[60:].copy()  # every name unseen: missing
+    test.iloc[::3, 1] = np.nan
+    codes = model.encode(test)
+    cards = np.diff(model._params["offsets"])
+    expected = []
+    for row in codes:
+        missing = np.flatnonzero(row < 0)
+        grid = np.indices(cards[missing]).reshape(len(missing), -1).T
+        filled = np.repeat(row[None], len(grid), axis=0)
+        filled[:, missing] = grid
+        expected.append(logsumexp(model._complete_joint(filled), axis=0))
+    expected = np.array(expected)
+    expected = np.exp(expected - logsumexp(expected, axis=1, keepdims=True))
+    assert len(model._completions(np.array([m]), 0)[0]) < 30  # lumped
+    np.testing.assert_allclose(model.predict_proba(test), expected, rtol=1e-10, atol=1e-13)

@@ -449,30 +449,35 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
 
     def _complete_joint(self, codes, leaves=None) -> np.ndarray:
         """log P(c, x | D) of rows with every cell observed, or with the cells ``leaves``
-        summed out as leaves of every tree (their terms and ratios left out)."""
+        summed out as leaves of every tree (their terms and ratios left out). ``codes`` is
+        ``(n, m)``, or ``(n, C, m)`` for a row completed differently for each class."""
         params = self._params
-        n, m = codes.shape
+        n, m = codes.shape[0], codes.shape[-1]
         n_classes = len(self.classes_)
         cells = codes + params["offsets"][:-1]
         if leaves is not None:
             cells = np.where(leaves, 0, cells)
-        single = params["log_single"][:, cells]  # (C, n, m)
+        if cells.ndim == 2:
+            cells = np.broadcast_to(cells[:, None, :], (n, n_classes, m))
+        by_class = np.arange(n_classes)[:, None]
+        single = params["log_single"][by_class, cells]  # (n, C, m)
         if leaves is not None:
-            single = np.where(leaves, 0.0, single)
-        out = params["log_class"] + single.sum(axis=2).T  # (n, C)
+            single = np.where(leaves[:, None, :], 0.0, single)
+        out = params["log_class"] + single.sum(axis=2)  # (n, C)
         if m == 1:
             return out
         _, kept, log_factor, fill = self._tree_reduction()
         weights = self._log_weights[np.ix_(kept, kept)]
-        cells, k = cells[:, kept], len(kept)
+        cells, k = cells[:, :, kept], len(kept)
         block = max(1, _BLOCK_CELLS // (n_classes * k * k))
         for start in range(0, n, block):
             g = cells[start : start + block]
-            ratios = params["log_ratio"][:, g[:, :, None], g[:, None, :]]  # (C, b, k, k)
-            if leaves is not None:
+            ratios = params["log_ratio"][by_class[:, :, None], g[..., None], g[..., None, :]]
+            if leaves is not None:  # ratios: (b, C, k, k)
                 seen = ~leaves[start : start + block, kept]
-                ratios = np.where(seen[:, :, None] & seen[:, None, :], ratios, 0.0)
-            stack = np.swapaxes(ratios, 0, 1) + weights
+                mask = seen[:, :, None] & seen[:, None, :]
+                ratios = np.where(mask[:, None], ratios, 0.0)
+            stack = ratios + weights
             if fill is not None:
                 stack = np.logaddexp(stack, fill)
             sums = log_tree_sum(stack, validate=False)  # built from checked weights
@@ -511,28 +516,62 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
 
     def _summed_out_joint(self, codes) -> np.ndarray:
         """Exact: log-sum-exp over every completion of each row's missing cells, all rows'
-        completions scored in one batch."""
-        cards = np.diff(self._params["offsets"])  # the observed columns'
+        completions scored in one batch. For each class, the states of a missing column
+        whose terms are equal (``log_single`` and every ``log_ratio``: e.g. the values of an
+        identifier never seen with that class) give equal completions: one of them is
+        scored, weighted by their number (zoo's animal names: ~8 of 50 per class)."""
+        n_classes = len(self.classes_)
         patterns, inverse = np.unique(codes == MISSING, axis=0, return_inverse=True)
         inverse = inverse.ravel()
-        filled, owner = [], []
+        filled, owner, log_counts = [], [], []
         for k, pattern in enumerate(patterns):
             rows = np.flatnonzero(inverse == k)
             missing = np.flatnonzero(pattern)
-            grid = np.indices(cards[missing]).reshape(len(missing), -1).T
-            block = np.repeat(codes[rows], len(grid), axis=0)
-            block[:, missing] = np.tile(grid, (len(rows), 1))
+            grids = [self._completions(missing, c) for c in range(n_classes)]
+            size = max(len(states) for states, _ in grids)
+            states = np.zeros((size, n_classes, len(missing)), dtype=codes.dtype)
+            weight = np.full((size, n_classes), -np.inf)  # padding: no completion
+            for c, (grid, log_count) in enumerate(grids):
+                states[: len(grid), c], weight[: len(grid), c] = grid, log_count
+            block = np.repeat(codes[rows][:, None, :], n_classes, axis=1)
+            block = np.repeat(block, size, axis=0)
+            block[:, :, missing] = np.tile(states, (len(rows), 1, 1))
             filled.append(block)
-            owner.append(np.repeat(rows, len(grid)))
+            owner.append(np.repeat(rows, size))
+            log_counts.append(np.tile(weight, (len(rows), 1)))
         owner = np.concatenate(owner)
         order = np.argsort(owner, kind="stable")
         joint = self._complete_joint(np.concatenate(filled)[order])
+        joint = joint + np.concatenate(log_counts)[order]
         starts = np.flatnonzero(np.r_[True, owner[order][1:] != owner[order][:-1]])
         top = np.maximum.reduceat(joint, starts, axis=0)
         safe = np.where(np.isfinite(top), top, 0.0)
         with np.errstate(divide="ignore"):
             spread = np.exp(joint - np.repeat(safe, np.diff(np.r_[starts, len(joint)]), axis=0))
             return safe + np.log(np.add.reduceat(spread, starts, axis=0))
+
+    def _completions(self, missing, c) -> tuple:
+        """``(states, log_count)``: one completion of the columns ``missing`` per class of
+        equal terms for class ``c`` (a state's ``log_single`` and its every ``log_ratio``),
+        and the log of how many completions each stands for."""
+        params = self._params
+        offsets = params["offsets"]
+        representatives, log_sizes = [], []
+        for v in missing:
+            block = slice(offsets[v], offsets[v + 1])
+            terms = [params["log_single"][c, block, None]]
+            if "log_ratio" in params:
+                terms.append(params["log_ratio"][c, block])
+            keys = np.ascontiguousarray(np.concatenate(terms, axis=1))
+            groups = {}
+            for state, key in enumerate(keys):
+                groups.setdefault(key.tobytes(), []).append(state)
+            representatives.append(np.array([g[0] for g in groups.values()]))
+            log_sizes.append(np.log([len(g) for g in groups.values()]))
+        grid = np.indices([len(r) for r in representatives]).reshape(len(missing), -1).T
+        states = np.stack([r[grid[:, i]] for i, r in enumerate(representatives)], axis=1)
+        log_count = sum(sizes[grid[:, i]] for i, sizes in enumerate(log_sizes))
+        return states, np.asarray(log_count, dtype=float)
 
     # -- declared state (see SchemaAttributes._get_state) --------------------------------
     #: ``posterior_means``: the BDeu posterior-mean log parameters (``offsets``,

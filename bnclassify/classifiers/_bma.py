@@ -176,7 +176,7 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
     ``n C m^3 / 3`` for ``n`` rows. A column of one category (a binned column
     without a cut) has every ratio ``u = 1``, so its edges are the same in
     every row's Laplacian: such columns are eliminated once per model (a Schur
-    complement, :func:`~bnclassify.spanning_trees.eliminate_nodes`, exact) and
+    complement, ``bnclassify.spanning_trees.eliminate_nodes``, exact) and
     ``m`` above counts only the others (arrhythmia, binned: 130 of 279
     columns, 13 classes). Past ``SLOW_PREDICT_WORK`` multiply-adds (about a
     minute) ``predict`` says so up front with a :class:`UserWarning` that

@@ -135,6 +135,17 @@ class FittedNetwork:
         return incidence
 
     @cached_property
+    def _one_state_columns(self) -> list:
+        """Columns of a discrete node with one state (e.g. a binned column without a cut):
+        summing such a missing cell out is reading it as its state."""
+        return [
+            j
+            for f in self.factors
+            if f.structural and f.discrete and getattr(f, "n_states", 0) == 1
+            for j in f.column_positions
+        ]
+
+    @cached_property
     def _structural_columns(self) -> list:
         return [j for f in self.factors if f.structural for j in f.column_positions]
 
@@ -234,6 +245,10 @@ class FittedNetwork:
         (:meth:`marginal`).
         """
         codes = np.asarray(codes)
+        one = self._one_state_columns  # a missing cell of one state is that state: no sum
+        if one and (codes[:, one] == MISSING).any():
+            codes = codes.copy()
+            codes[:, one] = np.maximum(codes[:, one], 0)
         # a non-structural node (e.g. an unobserved column's) reads a missing cell as 0
         if not (codes[:, self._structural_columns] == MISSING).any():
             return self.complete_rows(codes, values)

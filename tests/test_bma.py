@@ -606,3 +606,90 @@ def test_tree_sums_of_extreme_but_valid_weights_stay_exact():
     log_w = np.array([[0.0, 1e300, -1e300], [1e300, 0.0, 1e300], [-1e300, 1e300, 0.0]])
     assert log_tree_sum(log_w) == 2e300  # the path 0-1-2 alone
     np.testing.assert_array_equal(edge_marginals(log_w), [[0, 1, 0], [1, 0, 1], [0, 1, 0]])
+
+
+def test_single_category_columns_summed_out_once_match_the_enumeration(car_sample):
+    """Columns of one category (a binned column without a cut: most of arrhythmia's) have
+    every ratio 1, so they are eliminated from every tree once (a Schur complement); a
+    missing cell of theirs is their category. Same probabilities as every tree enumerated."""
+    X, y, X_test = car_sample
+    X, X_test = X.iloc[:, :4].copy(), X_test.iloc[:8, :4].copy()
+    X.insert(1, "flat", "a")
+    X["same"] = "b"
+    X_test.insert(1, "flat", "a")
+    X_test["same"] = "b"
+    X_test.iloc[0, 1] = np.nan
+    X_test.iloc[1, [1, 5]] = np.nan
+    X_test.iloc[2, [1, 3]] = np.nan
+    model = BMATAN(equivalent_sample_size=2.0).fit(X, y)
+    assert model._tree_reduction()[0].tolist() == [1, 5]
+    _, _, proba = brute_force(X, y, X_test, 2.0, np.zeros((6, 6)))
+    np.testing.assert_allclose(model.predict_proba(X_test), proba, rtol=0, atol=1e-9)
+
+
+def test_single_category_columns_summed_out_once_match_the_full_determinants():
+    """The log joint itself, on 30 columns of which 12 have one category, against one
+    determinant over every column per row and class (the computation before the reduction)."""
+    rng = np.random.default_rng(5)
+    n, m = 200, 30
+    y = rng.integers(0, 3, n)
+    X = pd.DataFrame({f"f{j}": (rng.integers(0, 3, n) + y * (j % 3)) % 4 for j in range(m)})
+    X.iloc[:, ::5] = 0  # 6 constant columns ...
+    X.iloc[:, 1::5] = 7  # ... and 6 more
+    contacts = random_contacts(m, seed=2)
+    model = BMATAN(contact_matrix=contacts, contact_prior=2.0).fit(X.iloc[:150], y[:150])
+    constant, kept, _, _ = model._tree_reduction()
+    assert len(constant) == 12 and len(kept) == m - 12
+    codes = model.encode(X.iloc[150:])
+    params = model._params
+    cells = codes + params["offsets"][:-1]
+    ratios = params["log_ratio"][:, cells[:, :, None], cells[:, None, :]]  # (C, n, m, m)
+    full = log_tree_sum(np.swapaxes(ratios, 0, 1) + model._log_weights) - model._log_norm
+    expected = params["log_class"] + params["log_single"][:, cells].sum(axis=2).T + full
+    np.testing.assert_allclose(model._complete_joint(codes), expected, rtol=1e-11, atol=1e-9)
+
+
+@pytest.mark.parametrize("spread", [3.0, 200.0])
+def test_edge_marginals_are_the_derivatives_of_the_log_tree_sum(spread):
+    """P(uv) = d log Z / d log A_uv, by central differences of log_tree_sum, on 40 nodes:
+    one elimination for every edge, and the peaked edges (spread 200: many of them past
+    the one-root formula's error bound) rooted at one of their ends."""
+    rng = np.random.default_rng(7)
+    m, h = 40, 1e-5
+    log_w = rng.normal(0, spread, (m, m))
+    log_w = (log_w + log_w.T) / 2
+    got = edge_marginals(log_w)
+    assert got[np.triu_indices(m, 1)].sum() == pytest.approx(m - 1, abs=1e-9)
+    for u, v in rng.choice(m, (12, 2), replace=False):
+        step = np.zeros((m, m))
+        step[u, v] = step[v, u] = h
+        slope = (log_tree_sum(log_w + step) - log_tree_sum(log_w - step)) / (2 * h)
+        assert got[u, v] == pytest.approx(slope, abs=1e-7)
+
+
+def test_completions_of_equal_terms_are_scored_once_with_their_count():
+    """zoo: the animal name, unseen in every test row, is summed out exactly over its 50
+    training values; for each class the names never seen with it give equal completions,
+    scored once and weighted by their number. Against every completion scored."""
+    rng = np.random.default_rng(4)
+    n, m = 90, 6
+    y = rng.integers(0, 3, n)
+    X = pd.DataFrame({f"f{j}": (rng.integers(0, 3, n) + y * j) % 3 for j in range(m)})
+    X["name"] = [f"n{k // 2}" for k in range(n)]  # 30 values in training, new after
+    model = BMATAN(equivalent_sample_size=2.0, handle_unknown="marginalize")
+    model.fit(X.iloc[:60], y[:60])
+    test = X.iloc[60:].copy()  # every name unseen: missing
+    test.iloc[::3, 1] = np.nan
+    codes = model.encode(test)
+    cards = np.diff(model._params["offsets"])
+    expected = []
+    for row in codes:
+        missing = np.flatnonzero(row < 0)
+        grid = np.indices(cards[missing]).reshape(len(missing), -1).T
+        filled = np.repeat(row[None], len(grid), axis=0)
+        filled[:, missing] = grid
+        expected.append(logsumexp(model._complete_joint(filled), axis=0))
+    expected = np.array(expected)
+    expected = np.exp(expected - logsumexp(expected, axis=1, keepdims=True))
+    assert len(model._completions(np.array([m]), 0)[0]) < 30  # lumped
+    np.testing.assert_allclose(model.predict_proba(test), expected, rtol=1e-10, atol=1e-13)

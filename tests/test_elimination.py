@@ -263,3 +263,22 @@ def test_rows_differing_in_cells_that_sum_to_one_share_a_plan(monkeypatch):
     got = network.joint_log_likelihood(codes)
     assert plans == [{0}]
     np.testing.assert_allclose(got, enumerated(network, codes), rtol=1e-10, atol=1e-12)
+
+
+def test_a_missing_cell_of_one_state_is_read_as_that_state():
+    """A column of one category (a binned column without a cut) missing in a row is that
+    category: no elimination plan, and the same joint as enumerating every completion."""
+    rng = np.random.default_rng(3)
+    n = 300
+    y = rng.integers(0, 2, n)
+    X = pd.DataFrame({f"f{j}": (rng.integers(0, 3, n) + y * j) % 3 for j in range(5)})
+    X.insert(2, "flat", "v")  # a parent of others in a KDB: summing it out touches them
+    model = KDB(k=2).fit(X, y)
+    network = model.compiled_
+    codes = model.encode(X.iloc[:40])[0].copy()
+    codes[::2, 2] = -1
+    codes[::3, 4] = -1
+    assert network._one_state_columns == [2]
+    got = network.joint_log_likelihood(codes)
+    np.testing.assert_allclose(got, enumerated(network, codes), rtol=1e-12)
+    np.testing.assert_allclose(got, network.marginal(codes), rtol=1e-12)

@@ -25,7 +25,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..data import HANDLE_UNKNOWN, MISSING
 from ..factors import TABLE_DISTRIBUTIONS, Categorical, Unobserved
 from ..network import FittedNetwork
-from ..spanning_trees import edge_marginals, log_tree_sum
+from ..spanning_trees import edge_marginals, eliminate_nodes, log_tree_sum
 from ..state import cut_points as check_cut_points
 from ..state import float_array, probability_rows, require
 from ..stats import MAX_PAIRWISE_CELLS, TrainingCounts
@@ -187,10 +187,14 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
     c) / (theta(x_i | c) theta(x_j | c))``, so the average is
     ``theta_c prod_i theta_i(x_i | c) det L(beta w u) / det L(beta w)``: one
     determinant per (row, class): about ``m^3 / 3`` multiply-adds each, so
-    ``n C m^3 / 3`` for ``n`` rows (arrhythmia, 279 features and 13 classes:
-    about 0.1 s per row on one core). Past ``SLOW_PREDICT_WORK`` multiply-adds
-    (about a minute) ``predict`` says so up front with a :class:`UserWarning`
-    that states the cost.
+    ``n C m^3 / 3`` for ``n`` rows. A column of one category (a binned column
+    without a cut) has every ratio ``u = 1``, so its edges are the same in
+    every row's Laplacian: such columns are eliminated once per model (a Schur
+    complement, ``bnclassify.spanning_trees.eliminate_nodes``, exact) and
+    ``m`` above counts only the others (arrhythmia, binned: 130 of 279
+    columns, 13 classes). Past ``SLOW_PREDICT_WORK`` multiply-adds (about a
+    minute) ``predict`` says so up front with a :class:`UserWarning` that
+    states the cost.
 
     **Continuous columns.** The tree average is over categorical families, so
     a column the kinds rule reads as continuous (:func:`bnclassify.data.default_kind`:
@@ -353,6 +357,7 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
         dag.add_nodes_from(schema.names)  # the columns never observed: the class's only
         self.structure_ = add_class_arcs(dag, self.class_node_)
         self._network = None
+        self._reduction = self._reduced_trees()
         return self
 
     def _observed_columns(self) -> list:
@@ -427,6 +432,8 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
         codes = self.encode(X)
         if self.schema_.unobserved:  # the trees are over the observed columns
             codes = codes[:, self._observed_columns()]
+        # a column of one category is that category when missing: the same terms (log 1)
+        codes[:, self._tree_reduction()[0]] = 0
         missing = codes == MISSING
         out = np.empty((len(codes), len(self.classes_)))
         incomplete = missing.any(axis=1)
@@ -437,7 +444,7 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
         leaves = incomplete & ~exact
         # up front: one determinant per class for each row, and per joint state of an exact one
         n_determinants = (~exact).sum() + np.exp(log_states[exact]).sum()
-        _warn_if_slow(codes.shape[1], len(self.classes_), n_determinants)
+        _warn_if_slow(len(self._tree_reduction()[1]), len(self.classes_), n_determinants)
         if (~incomplete).any():
             out[~incomplete] = self._complete_joint(codes[~incomplete])
         if not incomplete.any():
@@ -463,54 +470,129 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
 
     def _complete_joint(self, codes, leaves=None) -> np.ndarray:
         """log P(c, x | D) of rows with every cell observed, or with the cells ``leaves``
-        summed out as leaves of every tree (their terms and ratios left out)."""
+        summed out as leaves of every tree (their terms and ratios left out). ``codes`` is
+        ``(n, m)``, or ``(n, C, m)`` for a row completed differently for each class."""
         params = self._params
-        n, m = codes.shape
+        n, m = codes.shape[0], codes.shape[-1]
         n_classes = len(self.classes_)
         cells = codes + params["offsets"][:-1]
         if leaves is not None:
             cells = np.where(leaves, 0, cells)
-        single = params["log_single"][:, cells]  # (C, n, m)
+        if cells.ndim == 2:
+            cells = np.broadcast_to(cells[:, None, :], (n, n_classes, m))
+        by_class = np.arange(n_classes)[:, None]
+        single = params["log_single"][by_class, cells]  # (n, C, m)
         if leaves is not None:
-            single = np.where(leaves, 0.0, single)
-        out = params["log_class"] + single.sum(axis=2).T  # (n, C)
+            single = np.where(leaves[:, None, :], 0.0, single)
+        out = params["log_class"] + single.sum(axis=2)  # (n, C)
         if m == 1:
             return out
-        block = max(1, _BLOCK_CELLS // (n_classes * m * m))
+        _, kept, log_factor, fill = self._tree_reduction()
+        weights = self._log_weights[np.ix_(kept, kept)]
+        cells, k = cells[:, :, kept], len(kept)
+        block = max(1, _BLOCK_CELLS // (n_classes * k * k))
         for start in range(0, n, block):
             g = cells[start : start + block]
-            ratios = params["log_ratio"][:, g[:, :, None], g[:, None, :]]  # (C, b, m, m)
-            if leaves is not None:
-                seen = ~leaves[start : start + block]
-                ratios = np.where(seen[:, :, None] & seen[:, None, :], ratios, 0.0)
-            stack = np.swapaxes(ratios, 0, 1) + self._log_weights
-            out[start : start + block] += log_tree_sum(stack) - self._log_norm
+            ratios = params["log_ratio"][by_class[:, :, None], g[..., None], g[..., None, :]]
+            if leaves is not None:  # ratios: (b, C, k, k)
+                seen = ~leaves[start : start + block, kept]
+                mask = seen[:, :, None] & seen[:, None, :]
+                ratios = np.where(mask[:, None], ratios, 0.0)
+            stack = ratios + weights
+            if fill is not None:
+                stack = np.logaddexp(stack, fill)
+            sums = log_tree_sum(stack, validate=False)  # built from checked weights
+            out[start : start + block] += log_factor + sums - self._log_norm
         return out
+
+    def _tree_reduction(self) -> tuple:
+        """``(constant, kept, log_factor, fill)``: the columns of one category (their every
+        ratio is 1: each row's tree weights on their edges are the prior's) summed out of
+        every tree once (:func:`~bnclassify.spanning_trees.eliminate_nodes`), so a row's
+        determinant is over the ``kept`` columns only, with weights ``logaddexp(w + log u,
+        fill)``, times ``exp(log_factor)``. Exact; ``fill`` is None when no column is
+        eliminated. Computed once per fitted model, at fit or load (arrhythmia: 149 of 279
+        binned columns have no cut, so each determinant is about ten times cheaper)."""
+        return self._reduced_trees() if self._reduction is None else self._reduction
+
+    def _reduced_trees(self) -> tuple:
+        """What :meth:`_tree_reduction` returns, computed."""
+        params, m = self._params, len(self._features)
+        offsets = params["offsets"]
+        single = np.flatnonzero(np.diff(offsets) == 1)
+        if m > 1:  # by construction their ratios are log 1 = 0; check, never assume
+            ratio = params["log_ratio"]
+            single = [
+                j
+                for j in single
+                if not (ratio[:, offsets[j]].any() or ratio[:, :, offsets[j]].any())
+            ]
+        constant = np.asarray(single, dtype=np.intp)
+        gone = constant[1:] if len(constant) == m else constant  # one column is left as root
+        kept = np.setdiff1d(np.arange(m), gone)
+        if len(gone) == 0:
+            return constant, kept, 0.0, None
+        log_factor, fill = eliminate_nodes(self._log_weights, gone)
+        return constant, kept, log_factor, fill
 
     def _summed_out_joint(self, codes) -> np.ndarray:
         """Exact: log-sum-exp over every completion of each row's missing cells, all rows'
-        completions scored in one batch."""
-        cards = np.diff(self._params["offsets"])  # the observed columns'
+        completions scored in one batch. For each class, the states of a missing column
+        whose terms are equal (``log_single`` and every ``log_ratio``: e.g. the values of an
+        identifier never seen with that class) give equal completions: one of them is
+        scored, weighted by their number (zoo's animal names: ~8 of 50 per class)."""
+        n_classes = len(self.classes_)
         patterns, inverse = np.unique(codes == MISSING, axis=0, return_inverse=True)
         inverse = inverse.ravel()
-        filled, owner = [], []
+        filled, owner, log_counts = [], [], []
         for k, pattern in enumerate(patterns):
             rows = np.flatnonzero(inverse == k)
             missing = np.flatnonzero(pattern)
-            grid = np.indices(cards[missing]).reshape(len(missing), -1).T
-            block = np.repeat(codes[rows], len(grid), axis=0)
-            block[:, missing] = np.tile(grid, (len(rows), 1))
+            grids = [self._completions(missing, c) for c in range(n_classes)]
+            size = max(len(states) for states, _ in grids)
+            states = np.zeros((size, n_classes, len(missing)), dtype=codes.dtype)
+            weight = np.full((size, n_classes), -np.inf)  # padding: no completion
+            for c, (grid, log_count) in enumerate(grids):
+                states[: len(grid), c], weight[: len(grid), c] = grid, log_count
+            block = np.repeat(codes[rows][:, None, :], n_classes, axis=1)
+            block = np.repeat(block, size, axis=0)
+            block[:, :, missing] = np.tile(states, (len(rows), 1, 1))
             filled.append(block)
-            owner.append(np.repeat(rows, len(grid)))
+            owner.append(np.repeat(rows, size))
+            log_counts.append(np.tile(weight, (len(rows), 1)))
         owner = np.concatenate(owner)
         order = np.argsort(owner, kind="stable")
         joint = self._complete_joint(np.concatenate(filled)[order])
+        joint = joint + np.concatenate(log_counts)[order]
         starts = np.flatnonzero(np.r_[True, owner[order][1:] != owner[order][:-1]])
         top = np.maximum.reduceat(joint, starts, axis=0)
         safe = np.where(np.isfinite(top), top, 0.0)
         with np.errstate(divide="ignore"):
             spread = np.exp(joint - np.repeat(safe, np.diff(np.r_[starts, len(joint)]), axis=0))
             return safe + np.log(np.add.reduceat(spread, starts, axis=0))
+
+    def _completions(self, missing, c) -> tuple:
+        """``(states, log_count)``: one completion of the columns ``missing`` per class of
+        equal terms for class ``c`` (a state's ``log_single`` and its every ``log_ratio``),
+        and the log of how many completions each stands for."""
+        params = self._params
+        offsets = params["offsets"]
+        representatives, log_sizes = [], []
+        for v in missing:
+            block = slice(offsets[v], offsets[v + 1])
+            terms = [params["log_single"][c, block, None]]
+            if "log_ratio" in params:
+                terms.append(params["log_ratio"][c, block])
+            keys = np.ascontiguousarray(np.concatenate(terms, axis=1))
+            groups = {}
+            for state, key in enumerate(keys):
+                groups.setdefault(key.tobytes(), []).append(state)
+            representatives.append(np.array([g[0] for g in groups.values()]))
+            log_sizes.append(np.log([len(g) for g in groups.values()]))
+        grid = np.indices([len(r) for r in representatives]).reshape(len(missing), -1).T
+        states = np.stack([r[grid[:, i]] for i, r in enumerate(representatives)], axis=1)
+        log_count = sum(sizes[grid[:, i]] for i, sizes in enumerate(log_sizes))
+        return states, np.asarray(log_count, dtype=float)
 
     # -- declared state (see SchemaAttributes._get_state) --------------------------------
     #: ``posterior_means``: the BDeu posterior-mean log parameters (``offsets``,
@@ -535,6 +617,9 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
     }
     #: A model file written before the binning holds no cut points: no column is binned.
     _cut_points = None
+    #: The single-category columns summed out of every tree (see ``_tree_reduction``): a
+    #: cache computed from the declared state, not part of it.
+    _reduction = None
 
     def _check_state(self):
         own = vars(self)
@@ -590,6 +675,7 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
             "must be an acyclic DiGraph over the class and the features.",
         )
         self._network = None
+        self._reduction = self._reduced_trees()
 
 
 def _warn_if_slow(m, n_classes, n_determinants_per_class):

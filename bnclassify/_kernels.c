@@ -1227,13 +1227,14 @@ static double hls_direction(const hls_state *h, const double *beta, double *size
     for (int64_t v = m - 1; v >= 0; v--) {
         double *g = h->grad + v * r, *d = h->d + v * r, *u = h->u + v * r;
         const int64_t row = h->leaf[v];
+        double *p = tmp; /* the leaf's probabilities, exponentiated once */
         if (row >= 0) {
             const double n = h->totals[row], root = sqrt(n);
             for (int64_t x = 0; x < r; x++) {
-                const double p = exp(h->lp[row * r + x]);
-                g[x] = n * p - h->counts[row * r + x];
-                d[x] = n * p;
-                u[x] = root * p;
+                p[x] = exp(h->lp[row * r + x]);
+                g[x] = n * p[x] - h->counts[row * r + x];
+                d[x] = n * p[x];
+                u[x] = root * p[x];
             }
         } else {
             double norm = 0.0;
@@ -1261,7 +1262,7 @@ static double hls_direction(const hls_state *h, const double *beta, double *size
             scale[x] = d[x] + ridge;
             z[x] = u[x] / scale[x];
             if (row >= 0)
-                deficit += exp(h->lp[row * r + x]) * ridge / scale[x];
+                deficit += p[x] * ridge / scale[x];
         }
         if (row < 0) {
             double uz = 0.0;

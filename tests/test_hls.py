@@ -322,6 +322,31 @@ def test_cross_validation_picks_a_weak_ridge_for_plentiful_data_and_a_strong_one
     assert HLS().select_ridge([distinct, same]) == RIDGES[int(np.argmax(scores))]
 
 
+def test_the_ridge_walk_scores_few_candidates_and_finds_the_best(monkeypatch):
+    # the walk starts next to ridge 1 and stops at the first worse candidate: on a
+    # rise-then-fall curve it picks the grid's best, scoring far fewer than all 13
+    from bnclassify.parameters import hls
+
+    rng = np.random.default_rng(3)
+    p = rng.dirichlet(np.full(3, 0.5), size=(3, 4))
+    tables = [
+        np.stack([[rng.multinomial(n, row) for row in cls] for cls in p]).astype(float)
+        for n in (2, 40)
+    ]
+    scores = HLS().cross_validate(tables).sum(axis=0)
+    best = len(RIDGES) - 1 - int(np.argmax(scores[::-1]))  # ties to the stronger
+    scored = []
+    real = hls._held_out_scores
+
+    def counting(problems, n_tables, ridge, starts):
+        scored.append(ridge)
+        return real(problems, n_tables, ridge, starts)
+
+    monkeypatch.setattr(hls, "_held_out_scores", counting)
+    assert HLS().select_ridge(tables) == RIDGES[best]
+    assert len(scored) == len(set(scored)) <= abs(int(np.log2(RIDGES[best]))) + 3 < len(RIDGES)
+
+
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [

@@ -46,7 +46,10 @@ development sets with KDB(k=2), the root and one pooled strength per model gave
 the lowest mean log loss; a strength per table (the authors' ``ridge-cv``) chose
 too weak a ridge on tables with few rows, and the authors' code, which has no
 root node (``root=False``: with no data a row is uniform rather than the
-marginal), was worse on most sets.
+marginal), was worse on most sets. On the 22 UCI sets (KDB(k=2), numbers
+binned, 5x2 CV; ``docs/benchmarks.md``) the mean log loss is Laplace 1.130, HDP
+0.763, HLS 0.648 (HLS beats HDP on 19 sets), and one HLS fit costs 0.18 to 0.39
+of an HDP fit's CPU time.
 
 Examples
 --------

@@ -1168,18 +1168,18 @@ done:
 /* Newton's method for ridge-penalised log-linear tables over trees: the solver of
  * bnclassify/parameters/hierarchy.py (see hls_fit in _native.py, whose numpy version does the same
  * arithmetic level by level). Nodes are numbered parents before children, the children of a node
- * are the nodes child_start[v] .. child_stop[v] - 1, a leaf (leaf[v] >= 0) holds the counts
- * counts[leaf[v] * r ..] (total totals[leaf[v]]); every other node has children. beta (nodes x r)
- * is the starting point and the result. */
+ * are the nodes child_start[v] .. child_stop[v] - 1 (none: a leaf), and every node holds the
+ * counts counts[v * r ..] of the rows counted there (total totals[v]; a leaf's counts, mostly 0
+ * at a node with children). beta (nodes x r) is the starting point and the result. */
 
 typedef struct {
-    int64_t m, r, n_leaves;
-    const int64_t *parent, *child_start, *child_stop, *leaf;
+    int64_t m, r;
+    const int64_t *parent, *child_start, *child_stop;
     const double *ridge, *counts, *totals;
     double *mu, *lp, *grad, *d, *u, *z, *scale, *gain, *lin, *change, *step, *trial, *trial_lp;
 } hls_state;
 
-/* mu = the sums of beta along the paths, lp = log softmax(mu) at the leaves; returns the
+/* mu = the sums of beta along the paths, lp = log softmax(mu) at every node; returns the
  * penalised negative log-likelihood. */
 static double hls_objective(const hls_state *h, const double *beta, double *lp) {
     const int64_t r = h->r;
@@ -1194,15 +1194,13 @@ static double hls_objective(const hls_state *h, const double *beta, double *lp) 
             squares += b[x] * b[x];
         }
         penalty += h->ridge[v] * squares;
-        const int64_t row = h->leaf[v];
-        if (row < 0) continue;
         double top = mu[0], total = 0.0;
         for (int64_t x = 1; x < r; x++) top = mu[x] > top ? mu[x] : top;
         for (int64_t x = 0; x < r; x++) total += exp(mu[x] - top);
         const double shift = top + log(total);
         for (int64_t x = 0; x < r; x++) {
-            lp[row * r + x] = mu[x] - shift;
-            fit += h->counts[row * r + x] * lp[row * r + x];
+            lp[v * r + x] = mu[x] - shift;
+            fit += h->counts[v * r + x] * lp[v * r + x];
         }
     }
     return penalty / 2.0 - fit;
@@ -1223,21 +1221,24 @@ static void hls_inverse(const hls_state *h, int64_t v, const double *values, dou
 static double hls_direction(const hls_state *h, const double *beta, double *size) {
     const int64_t r = h->r, m = h->m;
     double *tmp = h->trial; /* free until the line search */
-    /* gradient: the leaves' residuals summed up the tree, plus ridge * beta; and the blocks */
+    /* gradient: the nodes' residuals summed up the tree, plus ridge * beta; and the blocks */
     for (int64_t v = m - 1; v >= 0; v--) {
         double *g = h->grad + v * r, *d = h->d + v * r, *u = h->u + v * r;
-        const int64_t row = h->leaf[v];
-        if (row >= 0) {
-            const double n = h->totals[row], root = sqrt(n);
-            for (int64_t x = 0; x < r; x++) {
-                const double p = exp(h->lp[row * r + x]);
-                g[x] = n * p - h->counts[row * r + x];
-                d[x] = n * p;
-                u[x] = root * p;
-            }
-        } else {
-            double norm = 0.0;
-            for (int64_t x = 0; x < r; x++) g[x] = d[x] = u[x] = 0.0;
+        const int leaf = h->child_start[v] == h->child_stop[v];
+        double *p = tmp; /* the node's probabilities, exponentiated once */
+        const double n = h->totals[v], root = sqrt(n);
+        double own = 0.0; /* |u|^2 of the node's own rows' rank-one part */
+        for (int64_t x = 0; x < r; x++) {
+            p[x] = exp(h->lp[v * r + x]);
+            g[x] = n * p[x] - h->counts[v * r + x];
+            d[x] = n * p[x];
+            u[x] = root * p[x];
+            own += u[x] * u[x];
+        }
+        if (!leaf) { /* the own rows' and the children's rank-one parts merged into one */
+            double norm = own;
+            const double own_length = sqrt(own);
+            for (int64_t x = 0; x < r; x++) u[x] *= own_length;
             for (int64_t c = h->child_start[v]; c < h->child_stop[v]; c++) {
                 const double *gc = h->grad + c * r;
                 const double *dc = h->d + c * r, *uc = h->u + c * r; /* the child's message */
@@ -1256,14 +1257,14 @@ static double hls_direction(const hls_state *h, const double *beta, double *size
         }
         const double ridge = h->ridge[v];
         double *scale = h->scale + v * r, *z = h->z + v * r;
-        double deficit = row >= 0 ? 0.0 : 1.0;
+        double deficit = leaf ? 0.0 : 1.0;
         for (int64_t x = 0; x < r; x++) {
             scale[x] = d[x] + ridge;
             z[x] = u[x] / scale[x];
-            if (row >= 0)
-                deficit += exp(h->lp[row * r + x]) * ridge / scale[x];
+            if (leaf) /* 1 - u^T z without cancellation */
+                deficit += p[x] * ridge / scale[x];
         }
-        if (row < 0) {
+        if (!leaf) {
             double uz = 0.0;
             for (int64_t x = 0; x < r; x++) uz += u[x] * z[x];
             deficit = 1.0 - uz;
@@ -1280,7 +1281,7 @@ static double hls_direction(const hls_state *h, const double *beta, double *size
     for (int64_t v = m - 1; v >= 0; v--) {
         double *lin = h->lin + v * r;
         const double *g = h->grad + v * r;
-        if (h->leaf[v] >= 0) {
+        if (h->child_start[v] == h->child_stop[v]) {
             for (int64_t x = 0; x < r; x++) lin[x] = g[x];
             continue;
         }
@@ -1346,41 +1347,37 @@ static int64_t hls_solve(hls_state *h, double *beta, double *log_p, double toler
             break;
         }
     }
-    memcpy(log_p, h->lp, (size_t)(h->n_leaves * h->r) * sizeof(double));
+    memcpy(log_p, h->lp, (size_t)(h->m * h->r) * sizeof(double));
     return steps;
 }
 
 static PyObject *hls_fit(PyObject *self, PyObject *args) {
-    enum { N_BUFFERS = 9 };
+    enum { N_BUFFERS = 8 };
     PyObject *o[N_BUFFERS];
     long long r, max_steps;
     double tolerance, local;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOOLdLd", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6],
-                          &o[7], &o[8], &r, &tolerance, &max_steps, &local))
+    if (!PyArg_ParseTuple(args, "OOOOOOOOLdLd", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6],
+                          &o[7], &r, &tolerance, &max_steps, &local))
         return NULL;
-    static const char *names[N_BUFFERS] = {"parent", "child_start", "child_stop",
-                                           "leaf",   "ridge",       "counts",
-                                           "totals", "beta",        "log_p"};
+    static const char *names[N_BUFFERS] = {"parent", "child_start", "child_stop", "ridge",
+                                           "counts", "totals",      "beta",       "log_p"};
     Py_buffer b[N_BUFFERS];
     int got = 0;
     PyObject *result = NULL;
     double *work = NULL;
     for (; got < N_BUFFERS; got++)
-        if (get_1d(o[got], &b[got], got >= 7, 8, names[got]) < 0) goto done;
+        if (get_1d(o[got], &b[got], got >= 6, 8, names[got]) < 0) goto done;
     hls_state h;
     h.m = b[0].shape[0], h.r = r;
-    h.parent = b[0].buf, h.child_start = b[1].buf, h.child_stop = b[2].buf, h.leaf = b[3].buf;
-    h.ridge = b[4].buf, h.counts = b[5].buf, h.totals = b[6].buf;
-    const int64_t n_leaves = b[6].shape[0];
-    h.n_leaves = n_leaves;
+    h.parent = b[0].buf, h.child_start = b[1].buf, h.child_stop = b[2].buf;
+    h.ridge = b[3].buf, h.counts = b[4].buf, h.totals = b[5].buf;
     int ok = r >= 1 && b[1].shape[0] == h.m && b[2].shape[0] == h.m && b[3].shape[0] == h.m &&
-             b[4].shape[0] == h.m && b[5].shape[0] == n_leaves * r && b[7].shape[0] == h.m * r &&
-             b[8].shape[0] == n_leaves * r;
+             b[4].shape[0] == h.m * r && b[5].shape[0] == h.m && b[6].shape[0] == h.m * r &&
+             b[7].shape[0] == h.m * r;
     for (int64_t v = 0; ok && v < h.m; v++) {
-        const int64_t up = h.parent[v], row = h.leaf[v];
-        ok = up < v && up >= -1 && row < n_leaves && row >= -1 && h.child_start[v] > v &&
-             h.child_start[v] <= h.child_stop[v] && h.child_stop[v] <= h.m &&
-             (row >= 0) == (h.child_start[v] == h.child_stop[v]);
+        const int64_t up = h.parent[v];
+        ok = up < v && up >= -1 && h.child_start[v] > v && h.child_start[v] <= h.child_stop[v] &&
+             h.child_stop[v] <= h.m;
         for (int64_t c = h.child_start[v]; ok && c < h.child_stop[v]; c++) ok = h.parent[c] == v;
     }
     if (!ok) {
@@ -1388,7 +1385,7 @@ static PyObject *hls_fit(PyObject *self, PyObject *args) {
         goto done;
     }
     const int64_t cells = h.m * r;
-    work = (double *)malloc((size_t)(11 * cells + 2 * n_leaves * r + h.m + 2 * r) * sizeof(double));
+    work = (double *)malloc((size_t)(13 * cells + h.m + 2 * r) * sizeof(double));
     if (!work) {
         PyErr_NoMemory();
         goto done;
@@ -1404,12 +1401,12 @@ static PyObject *hls_fit(PyObject *self, PyObject *args) {
     h.change = next, next += cells;
     h.step = next, next += cells;
     h.trial = next, next += cells + 2 * r; /* also the directions' scratch (2 r) */
-    h.lp = next, next += n_leaves * r;
-    h.trial_lp = next, next += n_leaves * r;
+    h.lp = next, next += cells;
+    h.trial_lp = next, next += cells;
     h.gain = next;
     int64_t steps;
     Py_BEGIN_ALLOW_THREADS
-    steps = hls_solve(&h, b[7].buf, b[8].buf, tolerance, max_steps, local);
+    steps = hls_solve(&h, b[6].buf, b[7].buf, tolerance, max_steps, local);
     Py_END_ALLOW_THREADS
     result = PyLong_FromLongLong(steps);
 done:
@@ -2210,9 +2207,9 @@ static PyMethodDef methods[] = {
      "max_concentration, log_q_floor) -> 0 when done, 1 when it stopped for a larger table: the "
      "Gibbs sampler of bnclassify/parameters/hdp.py (see bnclassify/_native.py)."},
     {"hls_fit", hls_fit, METH_VARARGS,
-     "hls_fit(parent, child_start, child_stop, leaf, ridge, counts, totals, beta, log_p, r, "
+     "hls_fit(parent, child_start, child_stop, ridge, counts, totals, beta, log_p, r, "
      "tolerance, max_steps, local) -> steps: Newton's method for the ridge-penalised log-linear "
-     "tables of bnclassify/parameters/hierarchy.py, beta updated in place, the leaves' log "
+     "tables of bnclassify/parameters/hierarchy.py, beta updated in place, the nodes' log "
      "probabilities into log_p (see bnclassify/_native.py)."},
     {"factorize_texts", factorize_texts, METH_VARARGS,
      "factorize_texts(columns, out, first): the codes of Arrow text columns (tuples of chunks "

@@ -987,26 +987,25 @@ def hls_fit(forest, beta, tolerance: float, max_steps: int) -> list:
     beta : list of ndarray
         The coefficients per level.
     log_p : list of ndarray
-        ``log softmax`` of the leaves' predictors, per level.
+        ``log softmax`` of the nodes' predictors, per level.
     """
     if not COMPILED:
         return _numpy_hls_fit(forest, beta, tolerance, max_steps)
-    parent, child_start, child_stop, leaf = forest.flat_structure()
+    parent, child_start, child_stop = forest.flat_structure()
     counts, totals = forest.flat_counts()
     flat = np.ascontiguousarray(np.concatenate(beta), dtype=float).ravel()
     log_p = np.empty(counts.shape)
     r = forest.n_states
     _kernels.hls_fit(
-        parent, child_start, child_stop, leaf, forest.flat_ridge(), counts, totals, flat, log_p,
-        r, tolerance, max_steps, HLS_LOCAL,
+        parent, child_start, child_stop, forest.flat_ridge(), counts, totals, flat, log_p, r,
+        tolerance, max_steps, HLS_LOCAL,
     )  # fmt: skip
-    beta = np.split(flat.reshape(-1, r), np.cumsum(forest.sizes)[:-1])
-    leaves = np.cumsum([len(c) for c in forest.counts])[:-1]
-    return beta, np.split(log_p.reshape(-1, r), leaves)
+    bounds = np.cumsum(forest.sizes)[:-1]
+    return np.split(flat.reshape(-1, r), bounds), np.split(log_p.reshape(-1, r), bounds)
 
 
 def _numpy_hls_fit(forest, beta, tolerance, max_steps):
-    log_p = forest.leaf_log_probabilities(beta)
+    log_p = forest.node_log_probabilities(beta)
     value = forest.objective(beta, log_p)
     for _ in range(max_steps):
         p = [np.exp(lp) for lp in log_p]
@@ -1025,7 +1024,7 @@ def _numpy_hls_fit(forest, beta, tolerance, max_steps):
         t = 1.0
         while t >= 1e-8:
             trial = [b + t * s for b, s in zip(beta, step, strict=True)]
-            trial_log_p = forest.leaf_log_probabilities(trial)
+            trial_log_p = forest.node_log_probabilities(trial)
             trial_value = forest.objective(trial, trial_log_p)
             if local or trial_value <= value - 1e-4 * t * decrease:
                 break
@@ -1038,7 +1037,7 @@ def _numpy_hls_fit(forest, beta, tolerance, max_steps):
     return beta, log_p
 
 
-def _hls_blocks(forest, p_leaves):
+def _hls_blocks(forest, p_nodes):
     """Per level, ``(scale, z, gain)``: each node's block of the approximate Hessian inverted,
     ``diag(1 / scale) + gain z z^T`` (see :mod:`bnclassify.parameters.hierarchy`)."""
     blocks = [None] * forest.depth
@@ -1046,22 +1045,26 @@ def _hls_blocks(forest, p_leaves):
     for level in range(forest.depth - 1, -1, -1):
         ridge, inner = forest.ridge[level], forest.inner[level]
         n = forest.totals[level][:, None]
-        p = p_leaves[level]
-        d, u = n * p, np.sqrt(n) * p
+        p = p_nodes[level]
+        d, u = n * p, np.sqrt(n) * p  # the node's own rows: n (diag p - p p^T)
+        leaf = np.ones(len(d), dtype=bool)
         if d_below is not None:
             children = forest.children[level + 1]
-            # the children's rank-one parts merged into one: sum_c |u_c| u_c / sqrt(sum |u_c|^2)
+            leaf[:inner] = np.diff(children.indptr) == 0
+            # the own rows' and the children's rank-one parts merged into one:
+            # sum_c |u_c| u_c / sqrt(sum |u_c|^2), the own rows one of the parts
             size = np.sqrt(row_sums(u_below**2))
-            norm = np.sqrt(children @ size**2)
-            merged = children @ (size[:, None] * u_below) / np.where(norm > 0, norm, 1.0)[:, None]
-            d = np.concatenate([children @ d_below, d])
-            u = np.concatenate([merged, u])
+            own = row_sums(u[:inner] ** 2)
+            norm = np.sqrt(children @ size**2 + own)
+            merged = children @ (size[:, None] * u_below) + np.sqrt(own)[:, None] * u[:inner]
+            d[:inner] += children @ d_below
+            u[:inner] = np.where(
+                leaf[:inner, None], u[:inner], merged / np.where(norm > 0, norm, 1.0)[:, None]
+            )
         scale = d + ridge
         z = u / scale
-        deficit = np.empty(len(d))
-        deficit[:inner] = 1.0 - row_sums(u[:inner] * z[:inner])
-        # 1 - u^T z at a leaf without cancellation: sum_x p_x ridge / (n p_x + ridge)
-        deficit[inner:] = row_sums(p * ridge[inner:] / scale[inner:])
+        # 1 - u^T z, at a leaf without cancellation: sum_x p_x ridge / (n p_x + ridge)
+        deficit = np.where(leaf, row_sums(p * ridge / scale), 1.0 - row_sums(u * z))
         gain = 1.0 / np.maximum(deficit, 1e-300)
         blocks[level] = (scale, z, gain)
         d_below = ridge * d / scale

@@ -77,6 +77,7 @@ from scipy.special import digamma
 
 from .._native import HDP_DONE, hdp_run
 from ..validation import Interval, Options, validate_parameters
+from .hierarchy import own_rows
 from .smoothing import Smoothing, generator
 from .stirling import StirlingRows
 
@@ -214,32 +215,10 @@ def _integer_counts(table) -> np.ndarray:
 
 
 def _own_rows(counts, prefixes) -> dict:
-    """``{level: rows counted at that level's nodes themselves}`` of one table's tree, from
-    its shorter families' counts (see :meth:`HDP.log_conditionals`)."""
-    K, cards = counts.shape[-1], counts.shape[:-1]
-    if len(prefixes) != len(cards) - 1:
-        raise ValueError(
-            f"HDP: a table with {len(cards) - 1} feature parents has {len(cards) - 1} shorter "
-            f"families, got {len(prefixes)}."
-        )
-    longer = counts
-    own = {}
-    for level in range(len(cards) - 1, 0, -1):  # prefix of level - 1 parents: level's nodes
-        shorter = _integer_counts(prefixes[level - 1])
-        if shorter.shape != (*cards[:level], K):
-            raise ValueError(
-                f"HDP: the family of the first {level - 1} parents has shape {shorter.shape}, "
-                f"expected {(*cards[:level], K)}."
-            )
-        rest = shorter - longer.sum(axis=-2)
-        if (rest < 0).any():
-            raise ValueError(
-                "HDP: a shorter family counts fewer rows than its longer one; the counts of "
-                "the prefixes must be over the rows where their own variables are observed."
-            )
-        own[level] = rest.reshape(-1, K)
-        longer = shorter
-    return own
+    """``{level: rows counted at that level's nodes themselves}`` of one table's tree
+    (:func:`~.hierarchy.own_rows`), whole numbers as the sampler counts them."""
+    whole = [_integer_counts(shorter) for shorter in prefixes]
+    return {level: rows.astype(np.int64) for level, rows in own_rows(counts, whole, "HDP").items()}
 
 
 class Forest:

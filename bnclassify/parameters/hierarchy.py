@@ -8,11 +8,14 @@ entry per child state); a node's linear predictor ``mu_v`` is the sum of the
 coefficients on its path from the root, and its distribution is
 ``softmax(mu_v)``. The coefficients minimise::
 
-    - sum over leaves and states of N(leaf, x) log softmax(mu_leaf)_x
+    - sum over nodes and states of N(v, x) log softmax(mu_v)_x
     + ridge / 2 * sum over nodes of ||beta_v||^2
 
-(a multinomial logistic regression on the counts, never on the rows). A node
-without data has coefficient 0 at the optimum, so only the nodes with data are
+(a multinomial logistic regression on the counts, never on the rows). The
+rows sit at the leaves, except those with a missing parent ``x_l``: they sit at
+the node ``(c, x_1, ..., x_{l-1})`` of their observed prefix (:func:`own_rows`),
+a row of the regression whose path stops there. A node without data (its own
+or below it) has coefficient 0 at the optimum, so only the nodes with data are
 free: a configuration without data takes the distribution of its deepest
 ancestor that has data.
 
@@ -20,9 +23,10 @@ ancestor that has data.
 Hessian that the tree lets us invert exactly. In the predictors ``mu`` the
 problem is a Gaussian tree: the ridge ties each node to its parent, the data sit
 at the leaves with Hessian ``n (diag p - p p^T)`` (a diagonal minus a rank-one
-matrix). Eliminating the tree from the leaves up keeps every node's block a
-diagonal minus a rank-one matrix; where several children meet, their rank-one
-parts are merged into one that subtracts no more than their sum
+matrix; a node's own rows add the same form). Eliminating the tree from the
+leaves up keeps every node's block a diagonal minus a rank-one matrix; where
+several children (and the node's own rows) meet, their rank-one parts are
+merged into one that subtracts no more than their sum
 (Cauchy-Schwarz), so every block stays positive definite and at least the true
 one. A step is an upward and a downward pass of element-wise operations on
 ``(nodes, states)`` arrays, one pass per level; it is Newton's step on a single
@@ -70,15 +74,23 @@ class FamilyTree:
     root : bool, default=True
         Whether the tree has a root node (the child's marginal) above the first
         axis; without it the first axis's nodes are tied to 0 (uniform).
+    own : dict, optional
+        ``{l: rows}`` for ``l = 1 .. p``: the rows counted at the nodes ``(c, x_1,
+        ..., x_{l-1})`` themselves, shape ``(prod(counts.shape[:l]), r)`` (rows whose
+        parent ``x_l`` is missing; :func:`own_rows`).
 
     Attributes
     ----------
     shape : tuple of int
         ``counts.shape``.
     kept : list of ndarray
-        Per level, the (flat, C-order) indices of the nodes with data.
+        Per level, the (flat, C-order) indices of the nodes with data (their own
+        or below them).
     parent : list of ndarray
         Per level ``l >= 1``, each kept node's parent as a position in ``kept[l - 1]``.
+    node_counts : ndarray of shape (n_nodes, r)
+        The rows counted at each kept node itself, level after level (a leaf's
+        counts; an inner node's own rows, mostly 0).
     leaf_counts : ndarray of shape (n_kept_leaves, r)
         The counts under each kept leaf.
 
@@ -89,21 +101,30 @@ class FamilyTree:
     ([[0], [0, 1], [0, 2, 3]], [0, 1, 1])
     """
 
-    def __init__(self, counts, root=True):
+    def __init__(self, counts, root=True, own=None):
         counts = np.asarray(counts, dtype=float)
         self.shape = counts.shape
         r = counts.shape[-1]
         cards = (1, *counts.shape[:-1]) if root else counts.shape[:-1] or (1,)
-        totals = [counts.reshape(-1, r).sum(axis=1)]
-        for card in cards[:0:-1]:
-            totals.append(totals[-1].reshape(-1, card).sum(axis=1))
+        shift = 0 if root else -1  # own[l] sits at tree level l + shift
+        rows = [np.zeros((int(np.prod(cards[: level + 1])), r)) for level in range(len(cards))]
+        rows[-1] = counts.reshape(-1, r)
+        for level, own_rows_at in (own or {}).items():
+            rows[level + shift] = np.asarray(own_rows_at, dtype=float).reshape(-1, r)
+        totals = [rows[-1].sum(axis=1)]
+        for level in range(len(cards) - 2, -1, -1):
+            below = totals[-1].reshape(-1, cards[level + 1]).sum(axis=1)
+            totals.append(below + rows[level].sum(axis=1))
         totals.reverse()
         self.kept = [np.flatnonzero(total > 0) for total in totals]
         self.parent = [np.zeros(0, dtype=np.intp)]
         for level in range(1, len(cards)):
             above = self.kept[level] // cards[level]  # dense parent index, ascending
             self.parent.append(np.searchsorted(self.kept[level - 1], above))
-        self.leaf_counts = counts.reshape(-1, r)[self.kept[-1]]
+        self.node_counts = np.concatenate(
+            [rows[level][kept] for level, kept in enumerate(self.kept)]
+        ).reshape(-1, r)
+        self.leaf_counts = rows[-1][self.kept[-1]]
         self.cards = cards
 
     @property
@@ -118,6 +139,65 @@ class FamilyTree:
     @property
     def n_nodes(self) -> int:
         return sum(len(kept) for kept in self.kept)
+
+
+def own_rows(counts, prefixes, name="smoothing") -> dict:
+    """The rows a family's tree counts at its inner nodes, from its shorter families' counts.
+
+    A training row whose child is observed but whose parent ``x_l`` is missing
+    counts at the node of its observed prefix ``(c, x_1, ..., x_{l-1})``. The
+    shorter families ``N(c, x)``, ``N(c, x_1, x)``, ..., each counted over the rows
+    where its own variables are observed, give them: a prefix's rows minus those
+    the next longer family counts.
+
+    Parameters
+    ----------
+    counts : ndarray of shape (n_classes, r_1, ..., r_p, r)
+        The family's counts over its complete rows.
+    prefixes : list of ndarray
+        ``p`` arrays: the counts of the families of the first ``0, 1, ..., p - 1``
+        parents.
+    name : str
+        The smoothing method, for the errors.
+
+    Returns
+    -------
+    dict
+        ``{l: rows}`` for ``l = 1 .. p``, ``rows`` of shape ``(prod(counts.shape[:l]),
+        r)``: those counted at the nodes ``(c, x_1, ..., x_{l-1})``.
+
+    Examples
+    --------
+    >>> counts = np.array([[[2.0, 0.0], [0.0, 1.0]], [[1.0, 1.0], [0.0, 0.0]]])
+    >>> own_rows(counts, [np.array([[3.0, 1.0], [1.0, 2.0]])])[1]
+    array([[1., 0.],
+           [0., 1.]])
+    """
+    counts = np.asarray(counts, dtype=float)
+    K, cards = counts.shape[-1], counts.shape[:-1]
+    if len(prefixes) != len(cards) - 1:
+        raise ValueError(
+            f"{name}: a table with {len(cards) - 1} feature parents has {len(cards) - 1} "
+            f"shorter families, got {len(prefixes)}."
+        )
+    longer, own = counts, {}
+    for level in range(len(cards) - 1, 0, -1):  # prefix of level - 1 parents: level's nodes
+        shorter = np.asarray(prefixes[level - 1], dtype=float)
+        if shorter.shape != (*cards[:level], K):
+            raise ValueError(
+                f"{name}: the family of the first {level - 1} parents has shape "
+                f"{shorter.shape}, expected {(*cards[:level], K)}."
+            )
+        rest = shorter - longer.sum(axis=-2)
+        rounding = 1e-9 * (1.0 + np.abs(shorter))  # weighted rows' sums differ by rounding
+        if (rest < -rounding).any():
+            raise ValueError(
+                f"{name}: a shorter family counts fewer rows than its longer one; the counts of "
+                "the prefixes must be over the rows where their own variables are observed."
+            )
+        own[level] = np.where(rest > rounding, rest, 0.0).reshape(-1, K)
+        longer = shorter
+    return own
 
 
 def _row_max(values: np.ndarray) -> np.ndarray:
@@ -144,10 +224,10 @@ def log_softmax_rows(values: np.ndarray) -> np.ndarray:
 class Forest:
     """Trees with the same number of child states, stacked level by level for one solve.
 
-    Each problem is a :class:`FamilyTree`, the counts at its leaves (by default
+    Each problem is a :class:`FamilyTree`, the counts at its nodes (by default
     its own; a cross-validation passes a fold's training counts on the full
     tree's nodes) and its ridge strength. Within a level, the nodes of problems
-    with deeper trees come first (they have children), then the leaves of the
+    with deeper trees come first (they may have children), then the leaves of the
     problems whose trees end there.
 
     Parameters
@@ -155,8 +235,9 @@ class Forest:
     trees : list of FamilyTree
     ridges : sequence of float
         The ridge strength of each problem (> 0); :meth:`set_ridges` changes them.
-    leaf_counts : list of ndarray, optional
-        The counts at each tree's kept leaves (default ``tree.leaf_counts``).
+    node_counts : list of ndarray, optional
+        The counts at each tree's kept nodes, level after level (default
+        ``tree.node_counts``).
 
     Examples
     --------
@@ -166,7 +247,7 @@ class Forest:
     ([2, 3, 2], [2, 2, 0])
     """
 
-    def __init__(self, trees, ridges, leaf_counts=None):
+    def __init__(self, trees, ridges, node_counts=None):
         self.trees = list(trees)
         self.n_states = self.trees[0].n_states
         # deepest first: at every level the nodes with children precede the leaves
@@ -195,8 +276,8 @@ class Forest:
             self.parent.append(parent.astype(np.intp))
         self._children = self._flat = self._flat_counts = None
         self.set_ridges(ridges)
-        self.counts = self.stack_leaves(
-            [tree.leaf_counts for tree in trees] if leaf_counts is None else leaf_counts
+        self.counts = self.stack_nodes(
+            [tree.node_counts for tree in trees] if node_counts is None else node_counts
         )
         self.totals = [row_sums(c) for c in self.counts]
 
@@ -225,7 +306,7 @@ class Forest:
         return self._children
 
     def flat_counts(self):
-        """The leaves' counts as one C-ordered ``(leaves * states)`` array, and their totals."""
+        """The nodes' counts as one C-ordered ``(nodes * states)`` array, and their totals."""
         if self._flat_counts is None:
             self._flat_counts = (
                 np.ascontiguousarray(np.concatenate(self.counts), dtype=float).ravel(),
@@ -240,18 +321,16 @@ class Forest:
         return self._flat_ridge
 
     def flat_structure(self):
-        """The nodes numbered level after level: ``(parent, child_start, child_stop, leaf)``.
+        """The nodes numbered level after level: ``(parent, child_start, child_stop)``.
 
         ``parent[v]`` is -1 on the top level; node ``v``'s children are
-        ``child_start[v] .. child_stop[v] - 1``; ``leaf[v]`` is its row among the
-        leaves (as :attr:`counts` stacks them) or -1. All int64.
+        ``child_start[v] .. child_stop[v] - 1`` (none: a leaf). Node ``v``'s counts
+        are row ``v`` of :meth:`flat_counts`. All int64.
         """
         if self._flat is None:
             first = np.concatenate([[0], np.cumsum(self.sizes)])
-            parent, start, stop, leaf = [], [], [], []
-            leaves_before = 0
+            parent, start, stop = [], [], []
             for level, size in enumerate(self.sizes):
-                inner = self.inner[level]
                 up = self.parent[level]
                 parent.append(np.full(size, -1) if up is None else up + first[level - 1])
                 local = np.arange(size)
@@ -263,33 +342,36 @@ class Forest:
                     lo = hi = np.zeros(size, dtype=np.intp)
                 start.append(first[level + 1] + lo)
                 stop.append(first[level + 1] + hi)
-                leaf.append(np.where(local < inner, -1, leaves_before + local - inner))
-                leaves_before += size - inner
             self._flat = tuple(
                 np.ascontiguousarray(np.concatenate(part), dtype=np.int64)
-                for part in (parent, start, stop, leaf)
+                for part in (parent, start, stop)
             )
         return self._flat
 
-    def stack_leaves(self, per_problem) -> list:
-        """Per-problem arrays over each tree's kept leaves, stacked per level as the leaves are.
+    def stack_nodes(self, per_problem) -> list:
+        """Per-problem arrays over each tree's kept nodes, stacked per level as the nodes are.
 
         Parameters
         ----------
         per_problem : list of ndarray
-            One ``(n_kept_leaves, r)`` array per problem, in the order of ``trees``.
+            One ``(n_nodes, r)`` array per problem (its kept nodes level after level,
+            as :attr:`FamilyTree.node_counts`), in the order of ``trees``.
 
         Returns
         -------
         list of ndarray
-            One array per level (empty where no tree ends).
+            One ``(nodes, r)`` array per level.
         """
-        stacked = []
-        for level in range(self.depth):
-            ending = [i for i in self.order if self.trees[i].depth == level + 1]
-            parts = [np.asarray(per_problem[i], dtype=float) for i in ending]
-            stacked.append(np.concatenate(parts) if parts else np.zeros((0, self.n_states)))
-        return stacked
+        parts = {}
+        for i, tree in enumerate(self.trees):
+            bounds = np.cumsum([len(kept) for kept in tree.kept])[:-1]
+            parts[i] = np.split(np.asarray(per_problem[i], dtype=float), bounds)
+        return [
+            np.concatenate(
+                [parts[i][level] for i in self.order if self.trees[i].depth > level]
+            ).reshape(-1, self.n_states)
+            for level in range(self.depth)
+        ]
 
     def zeros(self) -> list:
         """Coefficients of 0 (every table uniform), one array per level."""
@@ -302,17 +384,17 @@ class Forest:
             mu.append(np.take(mu[-1], self.parent[level], axis=0) + beta[level])
         return mu
 
-    def leaf_log_probabilities(self, beta) -> list:
-        """``log softmax(mu)`` at the leaves of each level."""
-        mu = self.predictors(beta)
-        return [log_softmax_rows(m[inner:]) for m, inner in zip(mu, self.inner, strict=True)]
+    def node_log_probabilities(self, beta) -> list:
+        """``log softmax(mu)`` at the nodes of each level."""
+        return [log_softmax_rows(m) for m in self.predictors(beta)]
 
-    def gather_up(self, leaf_values) -> list:
-        """Per level, the sums of ``leaf_values`` (one array per level) over each subtree."""
+    def gather_up(self, node_values) -> list:
+        """Per level, the sums of ``node_values`` (one array per level) over each subtree."""
         sums = [None] * self.depth
         for level in range(self.depth - 1, -1, -1):
-            below = [] if level == self.depth - 1 else [self.children[level + 1] @ sums[level + 1]]
-            sums[level] = np.concatenate([*below, leaf_values[level]])
+            sums[level] = node_values[level].copy()
+            if level < self.depth - 1:
+                sums[level][: self.inner[level]] += self.children[level + 1] @ sums[level + 1]
         return sums
 
     def objective(self, beta, log_p) -> float:
@@ -323,21 +405,20 @@ class Forest:
             value -= float((self.counts[level] * log_p[level]).sum())
         return value
 
-    def leaf_scores(self, log_p, held_out) -> np.ndarray:
-        """Each problem's ``sum of held_out * log_p`` over its leaves (both stacked per level).
+    def node_scores(self, log_p, held_out) -> np.ndarray:
+        """Each problem's ``sum of held_out * log_p`` over its nodes (both stacked per level).
 
         Examples
         --------
         >>> forest = Forest([FamilyTree(np.array([[1.0, 1.0]]))], ridges=[1.0])
-        >>> log_p = forest.leaf_log_probabilities(forest.zeros())
-        >>> forest.leaf_scores(log_p, forest.stack_leaves([np.array([[2.0, 0.0]])]))
+        >>> log_p = forest.node_log_probabilities(forest.zeros())
+        >>> forest.node_scores(log_p, forest.stack_nodes([np.array([[0.0, 0.0], [2.0, 0.0]])]))
         array([-1.38629436])
         """
         value = np.zeros(len(self.trees))
         for level, level_log_p in enumerate(log_p):
             rows = row_sums(held_out[level] * level_log_p)
-            problem = self.problem[level][self.inner[level] :]
-            value += np.bincount(problem, rows, minlength=len(self.trees))
+            value += np.bincount(self.problem[level], rows, minlength=len(self.trees))
         return value
 
     def log_tables(self, beta) -> list:
@@ -381,7 +462,7 @@ def fit_forest(forest, beta=None, tolerance=STEP_TOLERANCE):
     beta : list of ndarray
         The coefficients per level.
     log_p : list of ndarray
-        ``log P`` at the leaves of each level (as :meth:`Forest.leaf_log_probabilities`).
+        ``log P`` at the nodes of each level (as :meth:`Forest.node_log_probabilities`).
 
     Examples
     --------

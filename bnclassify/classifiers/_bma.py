@@ -128,7 +128,7 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
         picks the value of :data:`CONTACT_PRIOR_GRID` (0, 0.5, 1, 2, 5, 10,
         20, 50) with the largest ``log_evidence_`` (first on ties): an
         empirical-Bayes choice made on the training data only.
-        At most :data:`MAX_CONTACT_PRIOR`.
+        At most ``MAX_CONTACT_PRIOR`` (1e9).
     handle_unknown : {"warn", "error", "marginalize"}, default="warn"
         A category unseen in fit is treated as missing (summed out), with one
         warning per call naming the columns (``"warn"``, as every other

@@ -69,7 +69,7 @@ class ESKDB(MemberEnsemble):
     :class:`SKDB` on that order. Members that read the same bins (an
     all-categorical table, or ``discretization="mdl"``) share one encoding,
     one count of the pair tables and one I(X_i; X_j | C) matrix; with sampled
-    bins the table is coded once (:class:`SharedCoding`) and each member codes
+    bins the table is coded once (``SharedCoding``) and each member codes
     its numeric columns by its own cuts and counts its own table.
 
     The paper smooths each member's tables with hierarchical Dirichlet

@@ -184,7 +184,7 @@ def from_pgmpy(network, class_node, *, features=None, state_types=None):
         each feature's (numeric states sorted, the tables permuted to match),
         ``compiled_`` holds the CPDs. A feature whose states are a binned
         column's intervals as bnclassify writes them (``"(-inf, 2.45]"``, ...,
-        see :func:`bnclassify.data.binning.cut_points_of_labels`) is a
+        see ``bnclassify.data.binning.cut_points_of_labels``) is a
         :class:`~bnclassify.factors.Binned` node again: it reads numbers.
         Predictions equal pgmpy's exact inference (``VariableElimination``),
         missing features summed out.

@@ -524,21 +524,17 @@ class AODE(MemberEnsemble):
                 z = np.zeros((len(chunk), len(used)))  # the rows' one-hot vectors over ``used``
                 cells = held[rows]
                 z[np.nonzero(cells)[0], place[(chunk + offsets[:-1])[cells]]] = 1.0
-                scores = _children_sum(z, log_cpt, finite=log_totals is not None)
-                if log_totals is not None:  # each observed child's normaliser
-                    seen = (chunk[:, children] != MISSING).astype(np.float64)
-                    scores -= _product(seen, log_totals)
-                scores += sp_table  # (n, C, R_B): log P(a | c) + sum_j log P(x_j | c, a)
+                seen = (chunk[:, children] != MISSING).astype(np.float64)
+                parts = (z, seen, log_cpt, log_totals, sp_table)
                 x = chunk[:, block]
                 observed = x != MISSING
                 at = starts + np.where(observed, x, 0)
-                picked = np.take_along_axis(scores, at[:, None, :], axis=2)
-                peak = np.maximum.reduceat(scores, starts, axis=2)
-                safe = np.where(np.isfinite(peak), peak, 0.0)
-                spread = np.repeat(safe, cards[block], axis=2)
-                with np.errstate(divide="ignore"):
-                    summed = safe + np.log(np.add.reduceat(np.exp(scores - spread), starts, axis=2))
-                joint = log_prior[:, None] + np.where(observed[:, None, :], picked, summed)
+                joint = _picked_scores(parts, at, observed)
+                for k in np.flatnonzero(~observed.all(axis=0)):  # missing: summed out
+                    missing = np.flatnonzero(~observed[:, k])
+                    states = slice(starts[k], starts[k] + cards[block[k]])
+                    joint[missing, :, k] = _log_sum_exp(_state_scores(parts, missing, states))
+                joint += log_prior[:, None]
                 seen = np.where(observed, frequency[offsets[block] + np.where(observed, x, 0)], 0)
                 eligible = ~observed | (seen >= self.min_frequency)
                 n_eligible[rows] += (eligible @ weight).astype(np.intp)
@@ -733,6 +729,45 @@ def _log_cpt_parts(counts, cards, block, used, alpha):
         log_totals[:, row : row + cards[j], j] = 0.0
         row += cards[j]
     return log_cells, log_totals[:, :, cards > 1]
+
+
+def _state_scores(parts, rows, states):
+    """``log P(a | c) + sum_j log P(x_j | c, a)`` over the observed children of ``rows``, for
+    the super-parent categories ``states`` (rows of the block), shape ``(n, C, R_states)``."""
+    z, seen, log_cpt, log_totals, sp_table = parts
+    scores = _children_sum(z[rows], log_cpt[:, states], finite=log_totals is not None)
+    if log_totals is not None:  # each observed child's normaliser
+        scores -= _product(seen[rows], log_totals[:, states])
+    scores += sp_table[:, states]
+    return scores
+
+
+def _picked_scores(parts, at, observed):
+    """Each row's score of each observed super-parent at its category ``at``, ``(n, C, B)``.
+
+    The rows holding one category are scored together by a product with that category's
+    log CPT row alone: a row costs one category per super-parent, not all of them.
+    """
+    n_classes = parts[2].shape[0]
+    picked = np.zeros((len(at), n_classes, at.shape[1]))
+    rows, members = np.nonzero(observed)
+    keys = at[rows, members]
+    order = np.argsort(keys, kind="stable")
+    for run in np.split(order, np.flatnonzero(np.diff(keys[order])) + 1):
+        if len(run):
+            state = keys[run[0]]
+            picked[rows[run], :, members[run]] = _state_scores(
+                parts, rows[run], slice(state, state + 1)
+            )[:, :, 0]
+    return picked
+
+
+def _log_sum_exp(scores):
+    """``log sum exp`` over the last axis; ``-inf`` where every term is."""
+    peak = scores.max(axis=-1)
+    safe = np.where(np.isfinite(peak), peak, 0.0)
+    with np.errstate(divide="ignore"):
+        return safe + np.log(np.exp(scores - safe[..., None]).sum(axis=-1))
 
 
 def _product(z, table):

@@ -345,8 +345,9 @@ def test_sklearn_compatible_estimator(estimator, check):
     check(estimator)
 
 
+@pytest.mark.parametrize("alpha", [1.0, 0.0])
 @pytest.mark.parametrize("min_frequency", [1, 30])
-def test_aode_with_one_category_columns_is_the_mean_of_its_spodes(min_frequency):
+def test_aode_with_one_category_columns_is_the_mean_of_its_spodes(min_frequency, alpha):
     # one-category columns (binned columns with no cut): always observed (one SPODE
     # standing for three), missing in some training rows (a SPODE of its own), seen fewer
     # times than min_frequency=30 (never grouped); missing cells in the rows predicted
@@ -356,7 +357,7 @@ def test_aode_with_one_category_columns_is_the_mean_of_its_spodes(min_frequency)
         X[name] = "only"
     X["gappy"] = np.where(np.arange(n) % 7 == 0, None, "only")
     X["rare"] = np.where(np.arange(n) < 20, "only", None)
-    model = AODE(min_frequency=min_frequency).fit(X, y)
+    model = AODE(alpha=alpha, min_frequency=min_frequency).fit(X, y)
     assert "_pair_source" in vars(model)  # the streamed path
     rows = X.iloc[:30].copy()
     rows.iloc[::3, 0] = np.nan  # a missing multi-category super-parent

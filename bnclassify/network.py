@@ -22,6 +22,7 @@ import numpy as np
 from .data import MISSING, kind_of
 from .elimination import (
     BLOCK_CELLS,
+    GROUPED_STATES,
     MAX_TABLE_CELLS,
     eliminate,
     elimination_order,
@@ -419,9 +420,9 @@ class FittedNetwork:
                 potentials.append((free, table[index]))
         shared = {u for free, _ in potentials for u in free}
         shared.update(u for *_, scope in plan["components"] for u in scope)
-        alone = set()  # mentioned by no potential of two variables: summed out here
+        alone = set()  # many states, mentioned by no potential of two variables: summed here
         for v, items in single.items():
-            if v not in shared:
+            if v not in shared and self._cards[v] >= GROUPED_STATES:
                 alone.add(v)
                 tables = [t.reshape(len(t), n_classes, -1) for _, t in items]
                 potentials.append(((), summed_out([i for i, _ in items], tables, n_classes)))

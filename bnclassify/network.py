@@ -22,9 +22,11 @@ import numpy as np
 from .data import MISSING, kind_of
 from .elimination import (
     BLOCK_CELLS,
+    GROUPED_STATES,
     MAX_TABLE_CELLS,
     eliminate,
     elimination_order,
+    summed_out,
     summed_rows,
     table_cells,
 )
@@ -416,7 +418,15 @@ class FittedNetwork:
                 single.setdefault(free[0], []).append((index, table.reshape(len(table), -1)))
             else:
                 potentials.append((free, table[index]))
+        shared = {u for free, _ in potentials for u in free}
+        shared.update(u for *_, scope in plan["components"] for u in scope)
+        alone = set()  # many states, mentioned by no potential of two variables: summed here
         for v, items in single.items():
+            if v not in shared and self._cards[v] >= GROUPED_STATES:
+                alone.add(v)
+                tables = [t.reshape(len(t), n_classes, -1) for _, t in items]
+                potentials.append(((), summed_out([i for i, _ in items], tables, n_classes)))
+                continue
             if len(items) == 1:
                 index, table = items[0]
                 summed = table[index]
@@ -425,7 +435,8 @@ class FittedNetwork:
             potentials.append(((v,), summed.reshape(n, n_classes, -1)))
         for order, target_of, scope in plan["components"]:
             potentials.append((scope, self._component(order, target_of, scope, codes, values)))
-        return eliminate(potentials, plan["order"], n, n_classes)
+        order = [v for v in plan["order"] if v not in alone]
+        return eliminate(potentials, order, n, n_classes)
 
     def _component(self, order, target_of, scope, codes, values) -> np.ndarray:
         """Continuous nodes joined by missing values (``order``: children first, each sending

@@ -282,3 +282,39 @@ def test_a_missing_cell_of_one_state_is_read_as_that_state():
     got = network.joint_log_likelihood(codes)
     np.testing.assert_allclose(got, enumerated(network, codes), rtol=1e-12)
     np.testing.assert_allclose(got, network.marginal(codes), rtol=1e-12)
+
+
+def test_summed_out_groups_equal_states_and_equals_the_plain_sum():
+    from bnclassify.elimination import equal_rows, summed_out
+
+    rng = np.random.default_rng(3)
+    n_classes, states = 3, 40
+    tables = [rng.normal(size=(k, n_classes, states)) for k in (1, 4, 6)]
+    for t in tables:  # states 10.. alike for class 0 (an identifier unseen with it)
+        t[:, 0, 10:] = t[:, 0, 10:11]
+    tables[1][2, 1, 5] = -np.inf  # an impossible state for class 1 in some rows
+    indices = [rng.integers(0, len(t), 30) for t in tables]
+    summed = sum(t[i] for t, i in zip(tables, indices, strict=True))  # (n, C, states)
+    got = summed_out(indices, tables, n_classes)
+    np.testing.assert_allclose(got, logsumexp(summed, axis=2), rtol=1e-13)
+    keys = np.concatenate([t[:, 0, :] for t in tables]).T
+    first, sizes = equal_rows(keys)
+    assert sorted(sizes.tolist()) == [1] * 10 + [30] and first[sizes == 30] == [10]
+    # every state of a class impossible: -inf, without a warning
+    tables[0][:, 2, :] = -np.inf
+    assert np.isneginf(summed_out(indices, tables, n_classes)[:, 2]).all()
+
+
+@pytest.mark.parametrize("model", [KDB(k=2), TAN()])
+def test_an_identifier_parent_of_every_column_is_summed_out_exactly(model):
+    """splice: an identifier unseen in every test row (missing) and a parent of every
+    other column: its states never seen with a class are one term, counted (issue 32)."""
+    X, y = _wide_table(n=240, m=6)
+    X["id"] = [f"r{k // 2}" for k in range(len(X))]
+    model.fit(X.iloc[:160], y.iloc[:160])
+    codes, _ = model.encode(X.iloc[160:].assign(id=np.nan))
+    codes[::4, 0] = -1  # another missing cell in some rows
+    expected = enumerated(model.compiled_, codes[:8])
+    np.testing.assert_allclose(
+        model.compiled_.joint_log_likelihood(codes[:8]), expected, rtol=1e-12
+    )

@@ -343,3 +343,37 @@ def test_prediction_errors_name_aode():
 )
 def test_sklearn_compatible_estimator(estimator, check):
     check(estimator)
+
+
+@pytest.mark.parametrize("alpha", [1.0, 0.0])
+@pytest.mark.parametrize("min_frequency", [1, 30])
+def test_aode_with_one_category_columns_is_the_mean_of_its_spodes(min_frequency, alpha):
+    # one-category columns (binned columns with no cut): always observed (one SPODE
+    # standing for three), missing in some training rows (a SPODE of its own), seen fewer
+    # times than min_frequency=30 (never grouped); missing cells in the rows predicted
+    X, y = _small_table()
+    n = len(X)
+    for name in ("k1", "k2", "k3"):
+        X[name] = "only"
+    X["gappy"] = np.where(np.arange(n) % 7 == 0, None, "only")
+    X["rare"] = np.where(np.arange(n) < 20, "only", None)
+    model = AODE(alpha=alpha, min_frequency=min_frequency).fit(X, y)
+    assert "_pair_source" in vars(model)  # the streamed path
+    rows = X.iloc[:30].copy()
+    rows.iloc[::3, 0] = np.nan  # a missing multi-category super-parent
+    rows.iloc[1::4, 4] = np.nan  # a missing grouped one-category super-parent
+    rows.iloc[2::5, 7] = np.nan
+    joint = np.stack([np.exp(m._joint_log_likelihood(rows)) for m in model.estimators_], axis=1)
+    codes = model.encode(rows)[0]
+    eligible = np.stack(
+        [
+            (codes[:, i] < 0) | (model.frequencies_[k][np.maximum(codes[:, i], 0)] >= min_frequency)
+            for k, i in enumerate(model._hubs)
+        ],
+        axis=1,
+    )
+    assert eligible.all() == (min_frequency == 1)  # "rare" drops out when observed at 30
+    expected = (joint * eligible[:, :, None]).sum(axis=1) / eligible.sum(axis=1)[:, None]
+    np.testing.assert_allclose(
+        np.exp(model._joint_log_likelihood(rows)), expected, rtol=1e-12, atol=0
+    )

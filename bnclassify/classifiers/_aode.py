@@ -21,7 +21,6 @@ from ..stats import (
     SufficientStatistics,
     TrainingCounts,
     column_blocks,
-    one_hot,
     training_statistics,
 )
 from ..structure import empty_feature_graph, name_order
@@ -479,61 +478,74 @@ class AODE(MemberEnsemble):
         (its own block zeroed); the observed ``a`` is picked, a missing
         super-parent is summed out (log-sum-exp over ``a`` with ``P(a | c)``), and
         the eligible SPODEs' joints are summed into a running log-sum-exp.
+
+        A one-category child's term is log 1 = 0, so only the children with two or
+        more categories enter the product; and the SPODEs of one-category
+        super-parents with equal counts are one model, scored once and counted as
+        many times (:func:`_superparent_groups`): a binned column with no cut, or a
+        constant one, costs nothing.
         """
         stats = self._pair_statistics()
         cards = np.asarray(self.schema_.cards)
         offsets = np.concatenate([[0], np.cumsum(cards)])
         n_total = int(offsets[-1])
+        informative = cards > 1  # a child with one category adds log 1 = 0
+        children = np.flatnonzero(informative)
         alpha = float(self.alpha)
         log_prior = self.naive_bayes_.compiled_.log_prior
         log_single = [f.log_table_ for f in self.naive_bayes_.compiled_.factors]  # P(x_sp | c)
         frequency = np.concatenate(self.frequencies_)
         n, n_classes = len(codes), len(log_prior)
+        superparents, multiplicity = _superparent_groups(
+            stats, cards, children, self.frequencies_, self.min_frequency, n_classes
+        )
+        # the informative categories the rows hold: an identifier's, mostly unseen, are not
+        held = (codes != MISSING) & informative
+        used = np.unique((codes + offsets[:-1])[held])
+        place = np.full(n_total, -1)
+        place[used] = np.arange(len(used))  # each used category's column of ``z``
         top = np.full((n, n_classes), -np.inf)
         total = np.zeros((n, n_classes))
         n_eligible = np.zeros(n, dtype=np.intp)
         every = np.arange(len(cards))
         width = max(1, BLOCK_CELLS // (n_classes * n_total))  # super-parent categories per block
-        for block in column_blocks(cards, width):
+        for members in column_blocks(cards[superparents], width):
+            block, weight = superparents[members], multiplicity[members].astype(np.float64)
             log_cpt, log_totals = _log_cpt_parts(
-                stats.pair_table(block, every), cards, block, alpha
+                stats.pair_table(block, every), cards, block, used, alpha
             )
-            starts = offsets[block] - offsets[block[0]]  # each super-parent's first row
+            block_offsets = np.concatenate([[0], np.cumsum(cards[block])])
+            starts = block_offsets[:-1]  # each super-parent's first row
             sp_table = np.concatenate([log_single[j] for j in block], axis=1)  # (C, R_B)
             rows_per_chunk = max(1, BLOCK_CELLS // (n_total + n_classes * log_cpt.shape[1]))
             for start in range(0, n, rows_per_chunk):
                 rows = slice(start, start + rows_per_chunk)
                 chunk = codes[rows]
-                z = one_hot(chunk, offsets[:-1], n_total, np.float64)
-                # only the categories these rows hold: an identifier's, mostly unseen, are not
-                used = np.flatnonzero(z.any(axis=0))
-                scores = _children_sum(
-                    z[:, used], log_cpt[:, :, used], finite=log_totals is not None
-                )
-                if log_totals is not None:  # each observed child's normaliser
-                    seen = (chunk != MISSING).astype(np.float64)
-                    scores -= np.einsum("nj,cbj->nbc", seen, log_totals, optimize=True)
-                scores += sp_table.T  # (n, R_B, C): log P(a | c) + sum_j log P(x_j | c, a)
+                z = np.zeros((len(chunk), len(used)))  # the rows' one-hot vectors over ``used``
+                cells = held[rows]
+                z[np.nonzero(cells)[0], place[(chunk + offsets[:-1])[cells]]] = 1.0
+                seen = (chunk[:, children] != MISSING).astype(np.float64)
+                parts = (z, seen, log_cpt, log_totals, sp_table)
                 x = chunk[:, block]
                 observed = x != MISSING
                 at = starts + np.where(observed, x, 0)
-                picked = np.take_along_axis(scores, at[:, :, None], axis=1)
-                peak = np.maximum.reduceat(scores, starts, axis=1)
-                safe = np.where(np.isfinite(peak), peak, 0.0)
-                spread = np.repeat(safe, cards[block], axis=1)
-                with np.errstate(divide="ignore"):
-                    summed = safe + np.log(np.add.reduceat(np.exp(scores - spread), starts, axis=1))
-                joint = log_prior + np.where(observed[:, :, None], picked, summed)
+                joint = _picked_scores(parts, at, observed)
+                for k in np.flatnonzero(~observed.all(axis=0)):  # missing: summed out
+                    missing = np.flatnonzero(~observed[:, k])
+                    states = slice(starts[k], starts[k] + cards[block[k]])
+                    joint[missing, :, k] = _log_sum_exp(_state_scores(parts, missing, states))
+                joint += log_prior[:, None]
                 seen = np.where(observed, frequency[offsets[block] + np.where(observed, x, 0)], 0)
                 eligible = ~observed | (seen >= self.min_frequency)
-                n_eligible[rows] += eligible.sum(axis=1)
-                masked = np.where(eligible[:, :, None], joint, -np.inf)
-                new_top = np.maximum(top[rows], masked.max(axis=1))
+                n_eligible[rows] += (eligible @ weight).astype(np.intp)
+                masked = np.where(eligible[:, None, :], joint, -np.inf)  # (n, C, B)
+                new_top = np.maximum(top[rows], masked.max(axis=2))
                 shift = np.where(np.isfinite(new_top), new_top, 0.0)
                 with np.errstate(invalid="ignore"):
-                    total[rows] = total[rows] * np.exp(top[rows] - shift) + np.exp(
-                        masked - shift[:, None, :]
-                    ).sum(axis=1)
+                    total[rows] = (
+                        total[rows] * np.exp(top[rows] - shift)
+                        + np.exp(masked - shift[:, :, None]) @ weight
+                    )
                 top[rows] = new_top
         shift = np.where(np.isfinite(top), top, 0.0)
         with np.errstate(divide="ignore"):
@@ -633,6 +645,44 @@ def _check_pair_source(source, schema, n_classes):
         float_array(weights, "the kept rows' weights", (len(codes),))
 
 
+def _superparent_groups(stats, cards, children, frequencies, min_frequency, n_classes):
+    """The super-parents to score and how many SPODEs each stands for.
+
+    A one-category super-parent ``a`` has P(a | c) = 1 and its SPODE's terms are
+    ``log P(x_j | c, a)`` from its row ``N(c, a, x_j)`` of the pair table: two such
+    super-parents with equal rows (over the children of two or more categories)
+    give every row the same joint, observed or missing. When each takes part in
+    every row (its one category seen ``min_frequency`` times), one of them is scored
+    and weighted by the group's size. Every other feature stands for itself.
+
+    Returns
+    -------
+    superparents : ndarray of int
+        Feature positions, in column order.
+    multiplicity : ndarray of int
+        The number of SPODEs each stands for.
+    """
+    cards = np.asarray(cards)
+    always = [j for j in np.flatnonzero(cards == 1) if frequencies[j][0] >= min_frequency]
+    key_of = {}  # each such super-parent's row of counts, as bytes
+    width = max(1, BLOCK_CELLS // (n_classes * max(1, int(cards[children].sum()))))
+    for block in column_blocks(np.ones(len(always)), width):  # a bounded block of rows at a time
+        rows = stats.pair_table([always[b] for b in block], children)  # (C, len(block), R)
+        for b in block:
+            key_of[always[b]] = rows[:, b - block[0]].tobytes()
+    first_of, superparents, multiplicity = {}, [], []
+    for j in range(len(cards)):
+        key = key_of.get(j)
+        if key is not None and key in first_of:
+            multiplicity[first_of[key]] += 1
+            continue
+        if key is not None:
+            first_of[key] = len(superparents)
+        superparents.append(j)
+        multiplicity.append(1)
+    return np.asarray(superparents, dtype=np.intp), np.asarray(multiplicity, dtype=np.intp)
+
+
 def _log_cpt_rows(counts, cards, block, alpha):
     """log P(x_j | c, x_sp) for the super-parents ``block`` against every feature ``j``.
 
@@ -655,29 +705,80 @@ def _log_cpt_rows(counts, cards, block, alpha):
     return log_cpt
 
 
-def _log_cpt_parts(counts, cards, block, alpha):
-    """:func:`_log_cpt_rows` in two parts, ``(log N(c, x_sp, x_j) + alpha, log of each child's
-    total)``, whose difference it is: with ``alpha > 0`` every cell is positive, and the
-    children's sum of log CPT terms is then the sum of the first part's terms minus that of the
-    observed children's totals, without a division or a log of every cell's ratio. With ``alpha
-    = 0`` (empty rows: a uniform CPT) it is ``(_log_cpt_rows(...), None)``.
+def _log_cpt_parts(counts, cards, block, used, alpha):
+    """:func:`_log_cpt_rows` at the categories ``used`` (sorted positions on the pair table's
+    axis), in two parts, ``(log N(c, x_sp, x_j) + alpha, log of each child's total)``, whose
+    difference it is: with ``alpha > 0`` every cell is positive, and the children's sum of log
+    CPT terms is then the sum of the first part's terms minus that of the observed children's
+    totals, without a division or a log of every cell's ratio. With ``alpha = 0`` (empty rows:
+    a uniform CPT) it is ``(_log_cpt_rows(...)[:, :, used], None)``.
     """
+    cards = np.asarray(cards)
     if not alpha > 0:
-        return _log_cpt_rows(counts, cards, block, alpha), None
+        return _log_cpt_rows(counts, cards, block, alpha)[:, :, used], None
     offsets = np.concatenate([[0], np.cumsum(cards)])
-    smoothed = counts + alpha
-    log_totals = np.log(np.add.reduceat(smoothed, offsets[:-1], axis=2))  # (C, R_block, m)
-    log_cells = np.log(smoothed, out=smoothed)
+    totals = np.add.reduceat(counts, offsets[:-1], axis=2) + alpha * cards  # (C, R_block, m)
+    log_totals = np.log(totals, out=totals)
+    log_cells = np.take(counts, used, axis=2)
+    log_cells += alpha
+    np.log(log_cells, out=log_cells)
+    first = np.searchsorted(used, offsets)  # each feature's first place among ``used``
     row = 0
     for j in block:  # a super-parent is not its own child
-        log_cells[:, row : row + cards[j], offsets[j] : offsets[j + 1]] = 0.0
+        log_cells[:, row : row + cards[j], first[j] : first[j + 1]] = 0.0
         log_totals[:, row : row + cards[j], j] = 0.0
         row += cards[j]
-    return log_cells, log_totals
+    return log_cells, log_totals[:, :, cards > 1]
+
+
+def _state_scores(parts, rows, states):
+    """``log P(a | c) + sum_j log P(x_j | c, a)`` over the observed children of ``rows``, for
+    the super-parent categories ``states`` (rows of the block), shape ``(n, C, R_states)``."""
+    z, seen, log_cpt, log_totals, sp_table = parts
+    scores = _children_sum(z[rows], log_cpt[:, states], finite=log_totals is not None)
+    if log_totals is not None:  # each observed child's normaliser
+        scores -= _product(seen[rows], log_totals[:, states])
+    scores += sp_table[:, states]
+    return scores
+
+
+def _picked_scores(parts, at, observed):
+    """Each row's score of each observed super-parent at its category ``at``, ``(n, C, B)``.
+
+    The rows holding one category are scored together by a product with that category's
+    log CPT row alone: a row costs one category per super-parent, not all of them.
+    """
+    n_classes = parts[2].shape[0]
+    picked = np.zeros((len(at), n_classes, at.shape[1]))
+    rows, members = np.nonzero(observed)
+    keys = at[rows, members]
+    order = np.argsort(keys, kind="stable")
+    for run in np.split(order, np.flatnonzero(np.diff(keys[order])) + 1):
+        if len(run):
+            state = keys[run[0]]
+            picked[rows[run], :, members[run]] = _state_scores(
+                parts, rows[run], slice(state, state + 1)
+            )[:, :, 0]
+    return picked
+
+
+def _log_sum_exp(scores):
+    """``log sum exp`` over the last axis; ``-inf`` where every term is."""
+    peak = scores.max(axis=-1)
+    safe = np.where(np.isfinite(peak), peak, 0.0)
+    with np.errstate(divide="ignore"):
+        return safe + np.log(np.exp(scores - safe[..., None]).sum(axis=-1))
+
+
+def _product(z, table):
+    """``sum_r z[n, r] table[c, b, r]``, shape ``(n, C, B)``: one matrix product whose result
+    is already in that layout (no copy)."""
+    n_classes, width, depth = table.shape
+    return (z @ table.reshape(n_classes * width, depth).T).reshape(len(z), n_classes, width)
 
 
 def _children_sum(z, log_cpt, finite=False):
-    """``sum_j log P(x_j | c, a)`` over each row's observed children, shape ``(n, R_B, C)``.
+    """``sum_j log P(x_j | c, a)`` over each row's observed children, shape ``(n, C, R_B)``.
 
     One matrix product of the rows' one-hot vectors ``z`` with the log CPTs; a
     zero probability (``alpha=0``) is -inf, which a product would turn into
@@ -685,11 +786,10 @@ def _children_sum(z, log_cpt, finite=False):
     the caller knows there are none).
     """
     if finite:
-        return np.einsum("nr,cbr->nbc", z, log_cpt, optimize=True)
+        return _product(z, log_cpt)
     impossible = np.isneginf(log_cpt)
     finite = np.where(impossible, 0.0, log_cpt) if impossible.any() else log_cpt
-    scores = np.einsum("nr,cbr->nbc", z, finite, optimize=True)
+    scores = _product(z, finite)
     if finite is not log_cpt:
-        hits = np.einsum("nr,cbr->nbc", z, impossible.astype(float), optimize=True)
-        scores[hits > 0] = -np.inf
+        scores[_product(z, impossible.astype(float)) > 0] = -np.inf
     return scores

@@ -23,6 +23,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ..data import HANDLE_UNKNOWN, MISSING
+from ..elimination import equal_rows
 from ..factors import TABLE_DISTRIBUTIONS, Categorical, Unobserved
 from ..network import FittedNetwork
 from ..spanning_trees import edge_marginals, eliminate_nodes, log_tree_sum
@@ -583,12 +584,9 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
             terms = [params["log_single"][c, block, None]]
             if "log_ratio" in params:
                 terms.append(params["log_ratio"][c, block])
-            keys = np.ascontiguousarray(np.concatenate(terms, axis=1))
-            groups = {}
-            for state, key in enumerate(keys):
-                groups.setdefault(key.tobytes(), []).append(state)
-            representatives.append(np.array([g[0] for g in groups.values()]))
-            log_sizes.append(np.log([len(g) for g in groups.values()]))
+            first, sizes = equal_rows(np.concatenate(terms, axis=1))
+            representatives.append(first)
+            log_sizes.append(np.log(sizes))
         grid = np.indices([len(r) for r in representatives]).reshape(len(missing), -1).T
         states = np.stack([r[grid[:, i]] for i, r in enumerate(representatives)], axis=1)
         log_count = sum(sizes[grid[:, i]] for i, sizes in enumerate(log_sizes))

@@ -76,7 +76,9 @@ class ESKDB(MemberEnsemble):
     processes: ``smoothing="hdp"`` (each member sampled with its own seed drawn
     from ``random_state``; the paper's authors ran fewer sweeps than its 5000,
     ``smoothing=HDP(n_iter=1000)``). By default the members' tables are additive
-    with ``alpha``.
+    with ``alpha``: on 18 UCI sets (5x2) HDP members lowered the mean log loss
+    (0.651 against 0.729, from the few sets where additive tables collapse)
+    but lost on 11 of the 18, at 4.6 times the fit time (docs: benchmarks).
 
     Parameters
     ----------

@@ -91,17 +91,7 @@ def make_class_independent(model, counts, columns, alpha):
             network.factors[k] = Categorical.from_log_table(table, j, (), names)
         else:
             if one_class is None:
-                one_class = TrainingCounts(
-                    counts.codes,
-                    np.zeros_like(counts.y),
-                    counts.cards,
-                    1,
-                    values=counts.values,
-                    discrete=counts.discrete,
-                    log_variance_scale=counts.log_variance_scale,
-                    weights=counts.weights,
-                    exponents=counts.exponents,
-                )
+                one_class = counts.recoded(y=np.zeros_like(counts.y), n_classes=1)
             fresh = copy.deepcopy(factor)
             network.factors[k] = fresh.fit_family(one_class, (j,), (), alpha, names)
 

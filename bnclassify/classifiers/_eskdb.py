@@ -13,7 +13,6 @@ from ..data.encoding import codes_dtype
 from ..factors import TABLE_DISTRIBUTIONS
 from ..parameters import SMOOTHING
 from ..state import require
-from ..stats import TrainingCounts
 from ..structure import name_order
 from ..validation import (
     ALPHA,
@@ -378,19 +377,7 @@ class SharedCoding:
         for j, edges, x in zip(self.columns, cuts, self.values, strict=True):
             codes[:, j] = np.where(np.isnan(x), MISSING, np.searchsorted(edges, x, side="left"))
         schema = self.schema.with_categories(categories)
-        template = self.stats
-        stats = TrainingCounts(
-            codes,
-            template.y,
-            schema.cards,
-            template.n_classes,
-            values=template.values,
-            discrete=template.discrete,
-            log_variance_scale=template.log_variance_scale,
-            weights=template.weights,
-            exponents=template.exponents,
-        )
-        return stats, schema
+        return self.stats.recoded(codes=codes, cards=schema.cards), schema
 
 
 def _generator(seed) -> np.random.Generator:

@@ -74,6 +74,31 @@ class TrainingCounts(FamilyTables):
         """V in the data's units (``inf`` beyond the float range; see ``log_variance_scale``)."""
         return float(np.exp(min(self.log_variance_scale, 709.0)))
 
+    def recoded(self, codes=None, cards=None, y=None, n_classes=None) -> TrainingCounts:
+        """The statistics of the same rows with other ``codes`` (and ``cards``) or other
+        classes (``y``, ``n_classes``): the numbers, kinds, weights and scaling kept, nothing
+        counted yet.
+
+        Examples
+        --------
+        >>> codes, y = np.array([[0, 1], [1, 0]]), np.array([0, 1])
+        >>> counts = TrainingCounts(codes, y, np.array([2, 2]), 2)
+        >>> one_class = counts.recoded(y=np.zeros(2, dtype=int), n_classes=1)
+        >>> one_class.classes.tolist(), one_class.codes is counts.codes
+        ([2.0], True)
+        """
+        return TrainingCounts(
+            self.codes if codes is None else codes,
+            self.y if y is None else y,
+            self.cards if cards is None else cards,
+            self.n_classes if n_classes is None else n_classes,
+            values=self.values,
+            discrete=self.discrete,
+            log_variance_scale=self.log_variance_scale,
+            weights=self.weights,
+            exponents=self.exponents,
+        )
+
     def of_columns(self, columns) -> TrainingCounts:
         """The statistics of the same rows restricted to ``columns`` (positions), in that order.
 

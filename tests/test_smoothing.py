@@ -170,8 +170,8 @@ def test_sample_weights_must_count_rows(car):
         TAN(smoothing=FEW).fit(X, y, sample_weight=np.full(len(y), 0.5))
 
 
-def test_partial_fit_resmooths_the_accumulated_counts(car):
-    X, y = car
+def _assert_partial_fit_equals_fit(X, y):
+    """NaiveBayes and TAN fitted in three partial_fit chunks predict as one fit."""
     classes = np.unique(y)
     for make in (NaiveBayes, TAN):
         model = make(smoothing=FEW, random_state=0)
@@ -179,6 +179,11 @@ def test_partial_fit_resmooths_the_accumulated_counts(car):
             model.partial_fit(X.iloc[rows], y.iloc[rows], classes=classes)
         whole = make(smoothing=FEW, random_state=0).fit(X, y)
         np.testing.assert_allclose(model.predict_proba(X), whole.predict_proba(X), atol=1e-12)
+
+
+def test_partial_fit_resmooths_the_accumulated_counts(car):
+    X, y = car
+    _assert_partial_fit_equals_fit(X, y)
 
 
 def test_a_smoothed_model_explains_saves_exports_and_plots(car, tmp_path):
@@ -245,10 +250,4 @@ def test_rows_with_a_missing_parent_reach_the_upper_levels_of_the_tree(car):
         np.testing.assert_array_equal(smoothed.log_family(child, parents, 1.0), table)
         assert not np.allclose(table, other)
     # the accumulated statistics of partial_fit give the same prefixes
-    classes = np.unique(y)
-    for make in (NaiveBayes, TAN):
-        model = make(smoothing=FEW, random_state=0)
-        for rows in np.array_split(np.arange(len(X)), 3):
-            model.partial_fit(X.iloc[rows], y.iloc[rows], classes=classes)
-        whole = make(smoothing=FEW, random_state=0).fit(X, y)
-        np.testing.assert_allclose(model.predict_proba(X), whole.predict_proba(X), atol=1e-12)
+    _assert_partial_fit_equals_fit(X, y)

@@ -214,10 +214,12 @@ class HLS(Smoothing):
         self._candidates()
         tables = [_checked_counts(counts) for counts in tables]
         own = _own_of(tables, prefixes)
-        ridge = self._select_ridge(tables, own) if _is_cv(self.ridge) else float(self.ridge)
         out, groups = _trivial_tables(tables, own)
+        trees_of = self._trees(tables, own, groups)
+        cv = _is_cv(self.ridge)
+        ridge = self._select_ridge(tables, own, trees_of) if cv else float(self.ridge)
         for group in groups:
-            trees = [FamilyTree(tables[i], self.root, own[i]) for i in group]
+            trees = [trees_of[i] for i in group]
             for batch in _batches(
                 range(len(group)), [tree.n_nodes for tree in trees], _states_of(trees)
             ):
@@ -277,12 +279,17 @@ class HLS(Smoothing):
         tables = [_checked_counts(counts) for counts in tables]
         return self._select_ridge(tables, _own_of(tables, prefixes))
 
-    def _select_ridge(self, tables, own) -> float:
+    def _trees(self, tables, own, groups) -> dict:
+        """Each table's :class:`FamilyTree` (the tables in ``groups``), built once for the
+        cross-validation and the fit."""
+        return {i: FamilyTree(tables[i], self.root, own[i]) for group in groups for i in group}
+
+    def _select_ridge(self, tables, own, trees_of=None) -> float:
         ridges = self._candidates()
         order = np.argsort(-ridges, kind="stable")  # strongest first
         if len(order) == 1:
             return float(ridges[order[0]])
-        problems, n_tables = self._problems(tables, own)
+        problems, n_tables = self._problems(tables, own, trees_of)
 
         def score(ridge, starts):
             scores, solutions = _held_out_scores(problems, n_tables, ridge, starts)
@@ -305,13 +312,15 @@ class HLS(Smoothing):
             i += step
         return float(ridges[order[best]])
 
-    def _problems(self, tables, own):
+    def _problems(self, tables, own, trees_of=None):
         """The cross-validation's batched problems: ``(forest, table of each problem,
         held-out counts stacked like the nodes)``."""
         folds = int(self.n_folds)
         problems = []
-        for group in _trivial_tables(tables, own)[1]:
-            trees = [FamilyTree(tables[i], self.root, own[i]) for i in group]
+        groups = _trivial_tables(tables, own)[1]
+        trees_of = self._trees(tables, own, groups) if trees_of is None else trees_of
+        for group in groups:
+            trees = [trees_of[i] for i in group]
             per_node = folds * _states_of(trees)
             for batch in _batches(range(len(group)), [tree.n_nodes for tree in trees], per_node):
                 held_out = [deal_to_folds(trees[j].node_counts, folds) for j in batch]

@@ -512,6 +512,15 @@ class Forest:
             value += np.bincount(self.problem[level], rows, minlength=len(self.trees))
         return value
 
+    def solver_coefficients(self, beta, i) -> np.ndarray:
+        """Problem ``i``'s rows of ``beta`` (one array per level), its solver nodes level after
+        level (:attr:`FamilyTree.levels`)."""
+        solved = [
+            beta[level][self.offsets[level][i] :][: len(nodes)]
+            for level, nodes in enumerate(self.trees[i].levels)
+        ]
+        return np.concatenate(solved).reshape(-1, self.n_states)
+
     def log_tables(self, beta) -> list:
         """Each problem's full ``log P(x | c, x_1, ..., x_p)``, in the order of ``trees``.
 
@@ -521,11 +530,7 @@ class Forest:
         uniform = np.full((1, self.n_states), -np.log(self.n_states))
         tables = []
         for i, tree in enumerate(self.trees):
-            solved = [
-                beta[level][self.offsets[level][i] :][: len(nodes)]
-                for level, nodes in enumerate(tree.levels)
-            ]
-            coefficients = tree.unfold(np.concatenate(solved).reshape(-1, self.n_states))
+            coefficients = tree.unfold(self.solver_coefficients(beta, i))
             bounds = np.cumsum([len(kept) for kept in tree.kept])[:-1]
             mu = np.split(coefficients, bounds)
             for level in range(1, len(mu)):

@@ -33,6 +33,15 @@ one. A step is an upward and a downward pass of element-wise operations on
 level and wherever sibling distributions agree, and the iteration converges in
 3-10 steps (a backtracking line search keeps every step a descent).
 
+**Chains.** A node with exactly one child (with data) and no rows of its own
+passes its child's data up unchanged: along such a chain only the sum of the
+coefficients reaches the likelihood, and ``L`` coefficients of sum ``s`` have
+the least penalty (``ridge / 2 * ||s||^2 / L``) when each is ``s / L``. The
+solver therefore sees each chain as one node with ridge ``ridge / L``
+(:attr:`FamilyTree.levels`) and :meth:`FamilyTree.unfold` gives every node its
+share: the same optimum, on up to half as many nodes (a configuration seen in
+one training row is a chain down to its leaf; splice's tables are half chains).
+
 **Batches.** Many problems with the same number of child states (the families
 of a model, the folds of a cross-validation) are stacked into one
 :class:`Forest` and solved together: the Python work of a step is per level,

@@ -48,8 +48,11 @@ too weak a ridge on tables with few rows, and the authors' code, which has no
 root node (``root=False``: with no data a row is uniform rather than the
 marginal), was worse on most sets. On the 22 UCI sets (KDB(k=2), numbers
 binned, 5x2 CV; ``docs/benchmarks.md``) the mean log loss is Laplace 1.130, HDP
-0.763, HLS 0.648 (HLS beats HDP on 19 sets), and one HLS fit costs 0.18 to 0.39
-of an HDP fit's CPU time.
+0.763, HLS 0.648 (HLS beats HDP on 19 sets), and one KDB(k=2) fit with HLS costs
+0.145 of one with HDP in CPU time over the 22 sets (0.135 to 0.159 per group; the
+smoothing alone, the fit minus the additive one, about 0.1 of HDP's). The solver
+sees each chain of one-child nodes as one node (exact,
+:mod:`~bnclassify.parameters.hierarchy`), and a large table is solved alone.
 
 Examples
 --------

@@ -225,14 +225,16 @@ def test_an_unseen_hub_of_many_observed_children_costs_one_product():
     )
 
 
-@pytest.mark.parametrize("rows_per_table", [3, 40])  # the dense and the sparse product
-def test_summed_rows_equals_the_picked_rows_added_with_impossible_cells(rows_per_table):
+@pytest.mark.parametrize(
+    "rows_per_table, n_rows", [(3, 50), (40, 50), (40, 8)]
+)  # the dense product, the sparse one, the picked rows added
+def test_summed_rows_equals_the_picked_rows_added_with_impossible_cells(rows_per_table, n_rows):
     from bnclassify.elimination import summed_rows
 
     rng = np.random.default_rng(rows_per_table)
     tables = [rng.normal(size=(rows_per_table, 6)) for _ in range(5)]
     tables[2][1, 3] = -np.inf
-    indices = [rng.integers(0, rows_per_table, 50) for _ in tables]
+    indices = [rng.integers(0, rows_per_table, n_rows) for _ in tables]
     indices[2][:5] = 1
     expected = sum(t[i] for t, i in zip(tables, indices, strict=True))
     got = summed_rows(indices, tables)

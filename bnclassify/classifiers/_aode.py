@@ -732,7 +732,9 @@ def _log_cpt_parts(counts, cards, block, used, alpha, complete):
         j = informative[k]
         total = counts[:, :, offsets[j] : offsets[j + 1]].sum(axis=2) + alpha * cards[j]
         log_totals[:, :, k] = np.log(total)
-    log_cells = _log_plus(np.take(counts, used, axis=2), alpha)
+    log_cells = np.take(counts, used, axis=2)
+    log_cells += alpha
+    np.log(log_cells, out=log_cells)
     first = np.searchsorted(used, offsets)  # each feature's first place among ``used``
     place = np.searchsorted(informative, np.arange(len(cards)))  # a child's column of totals
     row = 0
@@ -742,16 +744,6 @@ def _log_cpt_parts(counts, cards, block, used, alpha, complete):
             log_totals[:, row : row + cards[j], place[j]] = 0.0
         row += cards[j]
     return log_cells, log_totals
-
-
-def _log_plus(counts, alpha):
-    """``log(counts + alpha)`` cell by cell. Counts of unweighted rows are whole numbers no
-    larger than the rows: they are read from a table of ``log(k + alpha)``, one logarithm per
-    possible count rather than one per cell (a logarithm costs several gathers)."""
-    whole = counts.astype(np.intp)
-    if whole.size and (whole == counts).all() and 0 <= whole.min() and whole.max() <= whole.size:
-        return np.log(np.arange(whole.max() + 1) + alpha)[whole]
-    return np.log(counts + alpha)
 
 
 def _state_scores(parts, rows, states):

@@ -496,7 +496,8 @@ class AODE(MemberEnsemble):
         log_single = [f.log_table_ for f in self.naive_bayes_.compiled_.factors]  # P(x_sp | c)
         frequency = np.concatenate(self.frequencies_)
         # a feature never missing in the training rows: each category's count is its total
-        complete = np.array([f.sum() for f in self.frequencies_]) == np.sum(self._pair_source["classes"])
+        n_rows = np.sum(self._pair_source["classes"])
+        complete = np.array([f.sum() for f in self.frequencies_]) == n_rows
         n, n_classes = len(codes), len(log_prior)
         superparents, multiplicity = _superparent_groups(
             stats, cards, children, self.frequencies_, self.min_frequency, n_classes

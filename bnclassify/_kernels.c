@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <float.h>
+#include <math.h>
 
 /* -- buffers ------------------------------------------------------------------------------- */
 
@@ -2172,6 +2174,142 @@ static PyObject *tree_pivots(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* -- tree_log_sums -------------------------------------------------------------------------- */
+
+/* Vectorised twice (SSE2 and AVX2, chosen at load) where GCC can dispatch on the CPU: the same
+ * products and sums in the same order (no fused multiply-add), so both give identical results. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define WIDE_VECTORS __attribute__((target_clones("avx2", "default")))
+#else
+#define WIDE_VECTORS
+#endif
+
+/* The elimination of tree_pivots_one, two pivots per pass over the matrix (half the memory
+ * traffic): pass k applies step k's and step k+1's updates to each entry at once, as
+ * (a + f_i r1) + g_i r2, which is what the two steps one after the other compute, so the pivots
+ * are the same numbers. Returns the sum of the pivots' logs; *low is set when a pivot is below
+ * `smallest` or not finite (the caller redoes that matrix in log space). */
+WIDE_VECTORS
+static double tree_log_sum_one(double *a, int64_t m, double smallest, double *factors, int *low) {
+    double total = 0.0;
+    int64_t k = 1;
+    while (k < m) {
+        const double *r1 = a + k * m;
+        double p1 = a[k];
+        for (int64_t i = k + 1; i < m; i++) p1 += a[i * m + k];
+        if (!(p1 >= smallest && p1 <= DBL_MAX)) *low = 1;
+        total += log(p1);
+        const double s1 = p1 >= smallest ? p1 : 1.0;
+        if (k + 1 == m) break;
+        /* step k on column k+1 and on row k+1: what step k+1 reads */
+        for (int64_t i = 0; i < m; i = (i == 0 ? k + 1 : i + 1)) {
+            factors[i] = a[i * m + k] / s1;
+            a[i * m + k + 1] += factors[i] * r1[k + 1];
+        }
+        double *r2 = a + (k + 1) * m;
+        for (int64_t j = k + 2; j < m; j++) r2[j] += factors[k + 1] * r1[j];
+        double p2 = a[k + 1];
+        for (int64_t i = k + 2; i < m; i++) p2 += a[i * m + k + 1];
+        if (!(p2 >= smallest && p2 <= DBL_MAX)) *low = 1;
+        total += log(p2);
+        const double s2 = p2 >= smallest ? p2 : 1.0;
+        for (int64_t i = 0; i < m; i = (i == 0 ? k + 2 : i + 1)) {
+            double *restrict t = a + i * m;
+            const double *restrict u1 = r1, *restrict u2 = r2;
+            const double f = factors[i], g = t[k + 1] / s2;
+            for (int64_t j = k + 2; j < m; j++) t[j] = t[j] + f * u1[j] + g * u2[j];
+        }
+        k += 2;
+    }
+    return total;
+}
+
+/* For each row r and class c: the column-scaled weights a[u, v] = base[u, v] *
+ * ratio[c, cells[r, c, u], cells[r, c, v]] + fill[u, v] built in a scratch matrix and
+ * eliminated (tree_log_sum_one): out[r, c] the sum of the pivots' logs, low[r, c] = 1 when the
+ * matrix needs the log-space elimination. BMATAN's average over all trees of one row and class,
+ * without the (rows, classes, m, m) stack numpy needs (see bnclassify/spanning_trees.py). */
+static PyObject *tree_log_sums(PyObject *self, PyObject *args) {
+    PyObject *objs[6];
+    double smallest;
+    if (!PyArg_ParseTuple(args, "OOOOdOO", &objs[0], &objs[1], &objs[2], &objs[3], &smallest,
+                          &objs[4], &objs[5]))
+        return NULL;
+    Py_buffer v[6];
+    const char *formats[6] = {"q", "d", "d", "d", "d", "B"};
+    const int ndims[6] = {3, 3, 2, 2, 2, 2};
+    int n_got = 0, ok = 1;
+    for (; n_got < 6; n_got++) {
+        int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (n_got >= 4 ? PyBUF_WRITABLE : 0);
+        if (PyObject_GetBuffer(objs[n_got], &v[n_got], flags) < 0) {
+            ok = -1;
+            break;
+        }
+        const char *f = native_format(v[n_got].format);
+        const char *want = formats[n_got];
+        int same = f && (strcmp(f, want) == 0 || (want[0] == 'q' && strcmp(f, "l") == 0 &&
+                                                  v[n_got].itemsize == 8));
+        if (!same || v[n_got].ndim != ndims[n_got]) ok = 0;
+    }
+    if (ok == 1) {
+        const Py_ssize_t *cs = v[0].shape, *rs = v[1].shape;
+        const Py_ssize_t m = cs[2];
+        ok = m >= 2 && rs[0] == cs[1] && rs[1] == rs[2] && v[2].shape[0] == m &&
+             v[2].shape[1] == m && v[3].shape[0] == m && v[3].shape[1] == m &&
+             v[4].shape[0] == cs[0] && v[4].shape[1] == cs[1] && v[5].shape[0] == cs[0] &&
+             v[5].shape[1] == cs[1];
+    }
+    if (ok == 0)
+        PyErr_SetString(PyExc_ValueError,
+                        "tree_log_sums: cells (n, C, m) int64, ratio (C, S, S), base and fill "
+                        "(m, m) float64, out (n, C) float64, low (n, C) uint8");
+    double *scratch = NULL;
+    if (ok == 1) {
+        const int64_t m = v[0].shape[2];
+        scratch = malloc(sizeof(double) * (size_t)(m * m + m));
+        if (!scratch) {
+            PyErr_NoMemory();
+            ok = -1;
+        }
+    }
+    if (ok == 1) {
+        const int64_t n = v[0].shape[0], n_classes = v[0].shape[1], m = v[0].shape[2];
+        const int64_t states = v[1].shape[1];
+        const int64_t *cells = (const int64_t *)v[0].buf;
+        const double *ratio = (const double *)v[1].buf, *base = (const double *)v[2].buf,
+                     *fill = (const double *)v[3].buf;
+        double *out = (double *)v[4].buf;
+        uint8_t *low = (uint8_t *)v[5].buf;
+        int bad_cell = 0;
+        Py_BEGIN_ALLOW_THREADS
+        for (int64_t rc = 0; rc < n * n_classes && !bad_cell; rc++) {
+            const int64_t *cell = cells + rc * m;
+            const double *table = ratio + (rc % n_classes) * states * states;
+            for (int64_t u = 0; u < m; u++)
+                if (cell[u] < 0 || cell[u] >= states) bad_cell = 1;
+            if (bad_cell) break;
+            for (int64_t u = 0; u < m; u++) {
+                const double *ru = table + cell[u] * states;
+                const double *bu = base + u * m, *fu = fill + u * m;
+                double *au = scratch + u * m;
+                for (int64_t w = 0; w < m; w++) au[w] = bu[w] * ru[cell[w]] + fu[w];
+            }
+            int flag = 0;
+            out[rc] = tree_log_sum_one(scratch, m, smallest, scratch + m * m, &flag);
+            low[rc] = (uint8_t)flag;
+        }
+        Py_END_ALLOW_THREADS
+        if (bad_cell) {
+            PyErr_SetString(PyExc_ValueError, "tree_log_sums: a cell outside [0, S)");
+            ok = 0;
+        }
+    }
+    free(scratch);
+    for (int k = 0; k < n_got; k++) PyBuffer_Release(&v[k]);
+    if (ok != 1) return NULL;
+    Py_RETURN_NONE;
+}
+
 /* -- module ---------------------------------------------------------------------------------- */
 
 static PyMethodDef methods[] = {
@@ -2224,6 +2362,10 @@ static PyMethodDef methods[] = {
     {"tree_pivots", tree_pivots, METH_VARARGS,
      "tree_pivots(matrices, pivots, smallest): the cancellation-free elimination pivots of a batch "
      "of column-scaled weight matrices, eliminated in place (see bnclassify/_native.py)."},
+    {"tree_log_sums", tree_log_sums, METH_VARARGS,
+     "tree_log_sums(cells, ratio, base, fill, smallest, out, low): for each row and class the sum "
+     "of the log pivots of the cancellation-free elimination of base * ratio[c, cells, cells] + "
+     "fill (see bnclassify/_native.py)."},
     {"family_cells", family_cells, METH_VARARGS,
      "family_cells(codes, cards, attributes, family, parent, sizes): each row's parent "
      "configuration and family at every depth of a selective KDB's attributes (see "
@@ -2240,7 +2382,7 @@ static struct PyModuleDef module = {
 
 /* Raised with every change of a kernel's arguments or results: _native.py refuses a stale build
  * (an optional build that fails leaves the previous library in place). */
-#define KERNELS_VERSION 16
+#define KERNELS_VERSION 17
 
 PyMODINIT_FUNC PyInit__kernels(void) {
     PyObject *m = PyModule_Create(&module);

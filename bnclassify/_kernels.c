@@ -2184,42 +2184,52 @@ static PyObject *tree_pivots(PyObject *self, PyObject *args) {
 #define WIDE_VECTORS
 #endif
 
-/* The elimination of tree_pivots_one, two pivots per pass over the matrix (half the memory
- * traffic): pass k applies step k's and step k+1's updates to each entry at once, as
- * (a + f_i r1) + g_i r2, which is what the two steps one after the other compute, so the pivots
- * are the same numbers. Returns the sum of the pivots' logs; *low is set when a pivot is below
- * `smallest` or not finite (the caller redoes that matrix in log space). */
+/* The elimination of tree_pivots_one, four pivots per pass over the trailing matrix (a quarter
+ * of the memory traffic). Steps k .. k+3 are first applied to the panel they read (columns
+ * k+1 .. k+3 and rows k+1 .. k+3), one step after the other; then every other entry gets the four
+ * updates at once, as (((a + f0 r0) + f1 r1) + f2 r2) + f3 r3: what the four steps one after the
+ * other compute, so the pivots are the same numbers. `factors` holds 4 m doubles. Returns the
+ * sum of the pivots' logs; *low is set when a pivot is below `smallest` or not finite (the
+ * caller redoes that matrix in log space). */
+#define PANEL 4
 WIDE_VECTORS
 static double tree_log_sum_one(double *a, int64_t m, double smallest, double *factors, int *low) {
     double total = 0.0;
-    int64_t k = 1;
-    while (k < m) {
-        const double *r1 = a + k * m;
-        double p1 = a[k];
-        for (int64_t i = k + 1; i < m; i++) p1 += a[i * m + k];
-        if (!(p1 >= smallest && p1 <= DBL_MAX)) *low = 1;
-        total += log(p1);
-        const double s1 = p1 >= smallest ? p1 : 1.0;
-        if (k + 1 == m) break;
-        /* step k on column k+1 and on row k+1: what step k+1 reads */
-        for (int64_t i = 0; i < m; i = (i == 0 ? k + 1 : i + 1)) {
-            factors[i] = a[i * m + k] / s1;
-            a[i * m + k + 1] += factors[i] * r1[k + 1];
+    for (int64_t k = 1; k < m; k += PANEL) {
+        const int64_t width = m - k < PANEL ? m - k : PANEL, end = k + width;
+        for (int64_t q = 0; q < width; q++) {
+            const int64_t kk = k + q;
+            double *f = factors + q * m;
+            const double *row = a + kk * m;
+            double p = a[kk];
+            for (int64_t i = kk + 1; i < m; i++) p += a[i * m + kk];
+            if (!(p >= smallest && p <= DBL_MAX)) *low = 1;
+            total += log(p);
+            const double s = p >= smallest ? p : 1.0;
+            for (int64_t i = 0; i < m; i = (i == 0 ? kk + 1 : i + 1)) {
+                f[i] = a[i * m + kk] / s;
+                for (int64_t j = kk + 1; j < end; j++) a[i * m + j] += f[i] * row[j];
+            }
+            for (int64_t i = kk + 1; i < end; i++)
+                for (int64_t j = end; j < m; j++) a[i * m + j] += f[i] * row[j];
         }
-        double *r2 = a + (k + 1) * m;
-        for (int64_t j = k + 2; j < m; j++) r2[j] += factors[k + 1] * r1[j];
-        double p2 = a[k + 1];
-        for (int64_t i = k + 2; i < m; i++) p2 += a[i * m + k + 1];
-        if (!(p2 >= smallest && p2 <= DBL_MAX)) *low = 1;
-        total += log(p2);
-        const double s2 = p2 >= smallest ? p2 : 1.0;
-        for (int64_t i = 0; i < m; i = (i == 0 ? k + 2 : i + 1)) {
+        if (end >= m) break;
+        const double *restrict r0 = a + k * m, *restrict r1 = r0 + m, *restrict r2 = r1 + m,
+                               *restrict r3 = r2 + m;
+        const double *f0 = factors, *f1 = f0 + m, *f2 = f1 + m, *f3 = f2 + m;
+        for (int64_t i = 0; i < m; i = (i == 0 ? end : i + 1)) {
             double *restrict t = a + i * m;
-            const double *restrict u1 = r1, *restrict u2 = r2;
-            const double f = factors[i], g = t[k + 1] / s2;
-            for (int64_t j = k + 2; j < m; j++) t[j] = t[j] + f * u1[j] + g * u2[j];
+            if (width == PANEL) {
+                const double g0 = f0[i], g1 = f1[i], g2 = f2[i], g3 = f3[i];
+                for (int64_t j = end; j < m; j++)
+                    t[j] = t[j] + g0 * r0[j] + g1 * r1[j] + g2 * r2[j] + g3 * r3[j];
+            } else {
+                for (int64_t q = 0; q < width; q++) {
+                    const double g = factors[q * m + i], *restrict r = r0 + q * m;
+                    for (int64_t j = end; j < m; j++) t[j] += g * r[j];
+                }
+            }
         }
-        k += 2;
     }
     return total;
 }
@@ -2266,7 +2276,7 @@ static PyObject *tree_log_sums(PyObject *self, PyObject *args) {
     double *scratch = NULL;
     if (ok == 1) {
         const int64_t m = v[0].shape[2];
-        scratch = malloc(sizeof(double) * (size_t)(m * m + m));
+        scratch = malloc(sizeof(double) * (size_t)(m * m + 4 * m));
         if (!scratch) {
             PyErr_NoMemory();
             ok = -1;

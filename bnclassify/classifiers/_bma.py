@@ -77,8 +77,9 @@ MAX_EXACT_WORK = 1 << 18
 
 #: Multiply-adds of a prediction's determinants (about ``m^3 / 3`` each, one per row and class
 #: and per joint state of an exactly summed-out row's missing cells) past which ``predict``
-#: warns up front with the cost: about a minute on one core (measured ~1e9 per second).
-SLOW_PREDICT_WORK = 6e10
+#: warns up front with the cost: about a minute on one core (the compiled kernel measured
+#: 3.9-5.2e9 per second on one AVX2 core, arrhythmia's 130 x 130 matrices).
+SLOW_PREDICT_WORK = 2.4e11
 
 
 def _contact_prior_needs_matrix(params):
@@ -195,9 +196,13 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
     every row's Laplacian: such columns are eliminated once per model (a Schur
     complement, ``bnclassify.spanning_trees.eliminate_nodes``, exact) and
     ``m`` above counts only the others (arrhythmia, binned: 130 of 279
-    columns, 13 classes). Past ``SLOW_PREDICT_WORK`` multiply-adds (about a
-    minute) ``predict`` says so up front with a :class:`UserWarning` that
-    states the cost.
+    columns, 13 classes). Each row's and class's matrix is built and eliminated
+    in turn by a compiled kernel
+    (``bnclassify.spanning_trees.log_tree_sums_by_states``; no
+    ``(n, C, m, m)`` stack): arrhythmia's 2,938 determinants of 130 x 130 per
+    fold, about 2.1e9 multiply-adds, take 0.4-0.55 s of one core. Past
+    ``SLOW_PREDICT_WORK`` multiply-adds (about a minute) ``predict`` says so up
+    front with a :class:`UserWarning` that states the cost.
 
     **Continuous columns.** The tree average is over categorical families, so
     a column the kinds rule reads as continuous (:func:`bnclassify.data.default_kind`:

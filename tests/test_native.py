@@ -895,3 +895,19 @@ def test_tree_log_sums_equal_the_numpy_version(n, n_classes, m, spread, absent, 
     np.testing.assert_array_equal(compiled[1], expected[1])
     ok = ~expected[1]  # a flagged matrix's sum is redone by the caller
     np.testing.assert_allclose(compiled[0][ok], expected[0][ok], rtol=1e-12, atol=1e-12)
+
+
+def test_tree_log_sums_leave_subnormal_numbers_to_the_caller():
+    # the compiled loop reads and writes subnormals as 0 (speed); the calling thread's
+    # floating-point mode must be as it was afterwards: numpy still computes them
+    m = 5
+    _native.tree_log_sums(
+        np.zeros((2, 1, m), np.int64),
+        np.ones((1, 1, 1)),
+        np.ones((m, m)) - np.eye(m),
+        np.zeros((m, m)),
+        1e-200,
+    )
+    tiny = np.array([5e-324, 2.0])
+    assert tiny[0] > 0 and (tiny * 1.0)[0] == 5e-324
+    assert np.float64(1e-300) * np.float64(1e-10) > 0

@@ -200,7 +200,7 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
     in turn by a compiled kernel
     (``bnclassify.spanning_trees.log_tree_sums_by_states``; no
     ``(n, C, m, m)`` stack): arrhythmia's 2,938 determinants of 130 x 130 per
-    fold, about 2.1e9 multiply-adds, take 0.4-0.55 s of one core. Past
+    fold, about 2.1e9 multiply-adds, take 0.55-0.7 s of one core. Past
     ``SLOW_PREDICT_WORK`` multiply-adds (about a minute) ``predict`` says so up
     front with a :class:`UserWarning` that states the cost.
 

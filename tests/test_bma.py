@@ -723,7 +723,7 @@ def test_tree_sums_by_states_equal_the_sums_of_the_built_graphs(spread):
     np.testing.assert_allclose(got, expected, rtol=1e-11, atol=1e-9)
 
 
-def test_leaves_and_one_category_columns_predict_as_the_full_determinants(car_sample):
+def test_leaves_and_one_category_columns_predict_as_the_full_determinants(car_sample, monkeypatch):
     """BMATAN's fused path (single-category columns eliminated once, missing cells as leaves)
     against the formula it computes, each row's and class's full m x m graph built and
     summed by log_tree_sum: rows complete, with one missing cell and with several."""
@@ -747,3 +747,7 @@ def test_leaves_and_one_category_columns_predict_as_the_full_determinants(car_sa
         tree = log_tree_sum(model._log_weights + ratio) - model._log_norm
         expected[r, c] = params["log_class"][c] + single + tree
     np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-9)
+    from bnclassify.classifiers import _bma
+
+    monkeypatch.setattr(_bma, "_BLOCK_CELLS", 1)  # one row per block: the same numbers
+    np.testing.assert_array_equal(model._complete_joint(codes, leaves=codes < 0), got)

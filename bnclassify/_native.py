@@ -48,7 +48,7 @@ import pyarrow.compute as pc
 import threadpoolctl
 
 #: The kernels' interface this module calls (``KERNELS_VERSION`` in ``_kernels.c``).
-KERNELS_VERSION = 16
+KERNELS_VERSION = 17
 
 try:
     from . import _kernels
@@ -1262,6 +1262,73 @@ def _numpy_tree_pivots(a, smallest, pivots):
         a[:, :1, k + 1 :] += column[:, :1, None] * row
         a[:, k + 1 :, k + 1 :] += column[:, k + 1 :, None] * row
     return pivots
+
+
+def tree_log_sums(cells, ratio, base, fill, smallest: float) -> tuple:
+    """For each row and class, the log pivots' sum of the elimination of a built matrix.
+
+    Matrix ``(r, c)`` is ``base * ratio[c, cells[r, c, :, None], cells[r, c, None, :]] +
+    fill``: column-scaled weights (zero diagonal) times per-state factors, as
+    :func:`tree_pivots` takes them, built one at a time in a scratch matrix instead of a
+    ``(rows, classes, m, m)`` stack (the compiled version; the numpy one builds blocks).
+    The compiled version eliminates two pivots per pass over the matrix, the same
+    products and sums in the same order.
+
+    Parameters
+    ----------
+    cells : ndarray of int, shape (n, C, m)
+        Indices into the last two axes of ``ratio``.
+    ratio : ndarray of shape (C, S, S)
+    base, fill : ndarray of shape (m, m)
+    smallest : float
+        A pivot below it (or not finite) flags its matrix (and divides as 1).
+
+    Returns
+    -------
+    log_sums : ndarray of shape (n, C)
+        The sum of the logs of each matrix's ``m - 1`` pivots.
+    low : ndarray of bool, shape (n, C)
+        The matrices with a flagged pivot: the caller redoes them in log space.
+
+    Examples
+    --------
+    >>> k3 = np.ones((3, 3)) - np.eye(3)  # K3: 3 spanning trees; ratio 2 on every edge: 12
+    >>> sums, low = tree_log_sums(np.zeros((1, 1, 3), int), np.full((1, 1, 1), 2.0), k3,
+    ...                           np.zeros((3, 3)), 1e-200)
+    >>> float(np.exp(sums[0, 0]).round(9)), bool(low[0, 0])
+    (12.0, False)
+    """
+    cells = np.ascontiguousarray(cells, dtype=np.int64)
+    ratio, base, fill = (np.ascontiguousarray(a, dtype=float) for a in (ratio, base, fill))
+    n, n_classes, m = cells.shape
+    out = np.empty((n, n_classes))
+    low = np.zeros((n, n_classes), dtype=np.uint8)
+    if not COMPILED:
+        return _numpy_tree_log_sums(cells, ratio, base, fill, smallest, out, low)
+
+    def share(rows):
+        _kernels.tree_log_sums(
+            cells[rows], ratio, base, fill, float(smallest), out[rows], low[rows]
+        )
+
+    _on_shares(share, n, n * n_classes * m * m)
+    return out, low.astype(bool)
+
+
+def _numpy_tree_log_sums(cells, ratio, base, fill, smallest, out, low):
+    n, n_classes, m = cells.shape
+    by_class = np.arange(n_classes)[:, None, None]
+    step = max(1, BLOCK_CELLS * 16 // (n_classes * m * m))
+    for start in range(0, n, step):
+        g = cells[start : start + step]
+        a = base * ratio[by_class, g[..., None], g[..., None, :]] + fill  # (b, C, m, m)
+        a = a.reshape(-1, m, m)
+        pivots = _numpy_tree_pivots(a, smallest, np.empty((len(a), m - 1)))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out[start : start + step] = np.log(pivots).sum(axis=-1).reshape(-1, n_classes)
+        flagged = ~((pivots >= smallest) & (pivots <= np.finfo(float).max)).all(axis=-1)
+        low[start : start + step] = flagged.reshape(-1, n_classes)
+    return out, low.astype(bool)
 
 
 def family_cells(codes, cards, attributes) -> tuple:

@@ -22,9 +22,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._native import tree_pivots
+from ._native import tree_log_sums, tree_pivots
 
-__all__ = ["checked_log_weights", "edge_marginals", "eliminate_nodes", "log_tree_sum"]
+__all__ = [
+    "checked_log_weights",
+    "edge_marginals",
+    "eliminate_nodes",
+    "log_tree_sum",
+    "log_tree_sums_by_states",
+]
 
 #: Cells of the rootings :func:`edge_marginals` eliminates at once (``m^2`` each).
 BLOCK_CELLS = 1 << 22
@@ -76,6 +82,101 @@ def log_tree_sum(log_weights, *, validate=True) -> np.ndarray:
     if redo.any():
         out[redo] = _log_eliminate(flat[redo])[0].sum(axis=-1)
     return out.reshape(batch)
+
+
+def log_tree_sums_by_states(log_weights, log_ratio, states, log_fill=None) -> np.ndarray:
+    """:func:`log_tree_sum` of a family of graphs that differ by per-state edge factors.
+
+    Graph ``(r, c)`` has the log weights ``logaddexp(log_weights[u, v] + log_ratio[c,
+    states[r, c, u], states[r, c, v]], log_fill[u, v])``, with the ratio term 0 on the edges
+    of a node whose state is ``-1``: BMATAN's average over all trees of row ``r`` and class
+    ``c``, whose ratios depend on the states of both ends of an edge (``-1``: a missing cell
+    summed out as a leaf). Equal to building that ``(n, C, m, m)`` stack and calling
+    :func:`log_tree_sum`, without the stack: the column scaling is taken once from the
+    weights the graphs share (``logaddexp(log_weights, log_fill)``), the ratios of the
+    states that occur are exponentiated once, each matrix is built and eliminated in turn
+    (:func:`bnclassify._native.tree_log_sums`), and only the matrices whose scaled
+    elimination underflowed (a pivot below :data:`SMALLEST_PIVOT`) are built in log space
+    and summed by :func:`log_tree_sum`. Memory: the ratios of the states that occur, not the
+    stack.
+
+    Parameters
+    ----------
+    log_weights : ndarray of shape (m, m)
+        Symmetric log edge weights shared by every graph; the diagonal is ignored.
+    log_ratio : ndarray of shape (C, S, S)
+        Log factors of an edge by the states of its two ends, symmetric in them; those of
+        the states that occur must be finite.
+    states : ndarray of int, shape (n, C, m)
+        Each graph's state of every node, in ``[0, S)``, or ``-1``.
+    log_fill : ndarray of shape (m, m), optional
+        Symmetric log weights added to every graph's edges (``logaddexp``), unscaled by
+        the ratios: the fill of :func:`eliminate_nodes`.
+
+    Returns
+    -------
+    ndarray of shape (n, C)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> log_ratio = np.log([[[1.0, 1.0], [1.0, 3.0]]])  # both ends in state 1: weight x 3
+    >>> # K3's trees {01, 02}, {01, 12}, {02, 12}: with edge 01 x 3, 3 + 3 + 1
+    >>> states = np.array([[[0, 0, 0]], [[1, 1, 0]], [[1, 1, -1]]])
+    >>> np.exp(log_tree_sums_by_states(np.zeros((3, 3)), log_ratio, states)).round(9)
+    array([[3.],
+           [7.],
+           [7.]])
+    """
+    weights = checked_log_weights(log_weights)
+    m = weights.shape[-1]
+    states = np.asarray(states)
+    log_ratio = np.asarray(log_ratio)
+    n_states = log_ratio.shape[-1]
+    if weights.ndim != 2 or states.ndim != 3 or states.shape[-1] != m:
+        raise ValueError(
+            f"log_tree_sums_by_states: weights (m, m) and states (n, C, m), got shapes "
+            f"{weights.shape} and {states.shape}."
+        )
+    if log_ratio.shape != (states.shape[1], n_states, n_states):
+        raise ValueError(
+            f"log_tree_sums_by_states: log_ratio must be of shape (C, S, S) with C = "
+            f"{states.shape[1]}, got shape {log_ratio.shape}."
+        )
+    if states.size and not (states.min() >= -1 and states.max() < n_states):
+        raise ValueError(f"log_tree_sums_by_states: states must be in [-1, {n_states}).")
+    if m == 1 or states.size == 0:
+        return np.zeros(states.shape[:2])
+    # the states that occur, renumbered 0 .. U-1, and U for -1, whose every ratio is 1
+    used, inverse = np.unique(states, return_inverse=True)
+    occurring = used[used >= 0]
+    states = (inverse.reshape(states.shape) - (len(used) - len(occurring))).astype(np.int64)
+    states[states < 0] = len(occurring)
+    log_table = np.zeros((states.shape[1], len(occurring) + 1, len(occurring) + 1))
+    log_table[:, :-1, :-1] = log_ratio[:, occurring[:, None], occurring[None, :]]
+    if not np.isfinite(log_table).all():
+        raise ValueError(
+            "log_tree_sums_by_states: the log ratios of the states used must be finite."
+        )
+    shared = weights if log_fill is None else np.logaddexp(weights, checked_log_weights(log_fill))
+    off = ~np.eye(m, dtype=bool)
+    _, top = _column_scaled(shared)  # (m,): every graph's columns scaled alike
+    base = np.exp(np.where(off, weights, -np.inf) - top)
+    fill = np.zeros((m, m)) if log_fill is None else np.exp(np.where(off, log_fill, -np.inf) - top)
+    with np.errstate(over="ignore"):  # a ratio past the float range: flagged and redone
+        table = np.exp(log_table)
+    out, low = tree_log_sums(states, table, base, fill, SMALLEST_PIVOT)
+    out += top[1:].sum()
+    rows, classes = np.nonzero(low)
+    step = max(1, BLOCK_CELLS // (m * m))
+    for start in range(0, len(rows), step):  # the underflowed ones, a block at a time
+        r, c = rows[start : start + step], classes[start : start + step]
+        s = states[r, c]
+        stack = weights + log_table[c[:, None, None], s[:, :, None], s[:, None, :]]
+        if log_fill is not None:
+            stack = np.logaddexp(stack, log_fill)
+        out[r, c] = log_tree_sum(stack, validate=False)
+    return out
 
 
 def eliminate_nodes(log_weights, nodes) -> tuple:

@@ -693,3 +693,61 @@ def test_completions_of_equal_terms_are_scored_once_with_their_count():
     expected = np.exp(expected - logsumexp(expected, axis=1, keepdims=True))
     assert len(model._completions(np.array([m]), 0)[0]) < 30  # lumped
     np.testing.assert_allclose(model.predict_proba(test), expected, rtol=1e-10, atol=1e-13)
+
+
+@pytest.mark.parametrize("spread", [1.0, 30.0, 3e3])
+def test_tree_sums_by_states_equal_the_sums_of_the_built_graphs(spread):
+    """The fused per-state sums (one column scaling for every graph, the scaled elimination,
+    the log-space one where it underflows: spread 3e3) against log_tree_sum of each graph's
+    weights built in full: ratios by the states of both ends, none on a node of state -1, a
+    fill added, absent edges."""
+    from bnclassify.spanning_trees import log_tree_sums_by_states
+
+    rng = np.random.default_rng(5)
+    n, n_classes, m, n_states = 4, 3, 7, 5
+    upper = np.triu(rng.normal(size=(m, m)) * spread, 1)
+    upper[rng.random((m, m)) < 0.2] = -np.inf
+    log_w = upper + upper.T
+    fill = np.triu(rng.normal(size=(m, m)) - 2.0, 1)
+    fill = np.where(np.triu(np.ones((m, m), bool), 1), fill, fill.T)
+    np.fill_diagonal(fill, -np.inf)
+    log_ratio = rng.normal(size=(n_classes, n_states, n_states))
+    log_ratio = (log_ratio + np.swapaxes(log_ratio, 1, 2)) / 2
+    states = rng.integers(-1, n_states, size=(n, n_classes, m))
+    got = log_tree_sums_by_states(log_w, log_ratio, states, fill)
+    expected = np.empty((n, n_classes))
+    for r, c in itertools.product(range(n), range(n_classes)):
+        s = states[r, c]
+        terms = np.where((s[:, None] >= 0) & (s[None, :] >= 0), log_ratio[c][np.ix_(s, s)], 0.0)
+        expected[r, c] = log_tree_sum(np.logaddexp(log_w + terms, fill))
+    np.testing.assert_allclose(got, expected, rtol=1e-11, atol=1e-9)
+
+
+def test_leaves_and_one_category_columns_predict_as_the_full_determinants(car_sample, monkeypatch):
+    """BMATAN's fused path (single-category columns eliminated once, missing cells as leaves)
+    against the formula it computes, each row's and class's full m x m graph built and
+    summed by log_tree_sum: rows complete, with one missing cell and with several."""
+    X, y, X_test = car_sample
+    X = X.assign(constant="c")  # one category: eliminated once, its fill in every graph
+    model = BMATAN(equivalent_sample_size=2.0).fit(X, y)
+    assert len(model._tree_reduction()[1]) < X.shape[1]
+    test = X_test.iloc[:6].assign(constant="c")
+    test.iloc[1, 0] = np.nan
+    test.iloc[2, [0, 2, 3]] = np.nan
+    codes = model.encode(test)
+    got = model._complete_joint(codes, leaves=codes < 0)
+    params, n_classes = model._params, len(model.classes_)
+    cells = np.where(codes < 0, 0, codes + params["offsets"][:-1])
+    expected = np.empty_like(got)
+    for r, c in itertools.product(range(len(test)), range(n_classes)):
+        seen = codes[r] >= 0
+        ratio = params["log_ratio"][c][np.ix_(cells[r], cells[r])]
+        ratio = np.where(seen[:, None] & seen[None, :], ratio, 0.0)
+        single = np.where(seen, params["log_single"][c, cells[r]], 0.0).sum()
+        tree = log_tree_sum(model._log_weights + ratio) - model._log_norm
+        expected[r, c] = params["log_class"][c] + single + tree
+    np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-9)
+    from bnclassify.classifiers import _bma
+
+    monkeypatch.setattr(_bma, "_BLOCK_CELLS", 1)  # one row per block: the same numbers
+    np.testing.assert_array_equal(model._complete_joint(codes, leaves=codes < 0), got)

@@ -860,3 +860,54 @@ def test_pair_information(table, n_classes, weighted, compiled):
             if i != j:
                 assert cmi[i, j] == pytest.approx(expected, rel=1e-9, abs=1e-12)
     assert (cmi[:, cards <= 1] == 0).all()  # a column with one state tells nothing, exactly
+
+
+@given(
+    n=st.integers(1, 3),
+    n_classes=st.integers(1, 3),
+    m=st.integers(2, 11),
+    spread=st.sampled_from([1.0, 50.0, 800.0]),
+    absent=st.floats(0.0, 0.6),
+    seed=st.integers(0, 2**32 - 1),
+)
+@example(n=1, n_classes=1, m=2, spread=1.0, absent=0.0, seed=0)
+def test_tree_log_sums_equal_the_numpy_version(n, n_classes, m, spread, absent, seed):
+    # the fused build and two-pivot elimination against numpy's stack and one-pivot steps:
+    # odd and even m (the last pass eliminates one pivot or two), peaked weights whose pivots
+    # underflow (flagged in both), absent edges, a fill
+    rng = np.random.default_rng(seed)
+    log_w = rng.normal(scale=spread, size=(m, m))
+    log_w = (log_w + log_w.T) / 2
+    log_w[rng.random(log_w.shape) < absent] = -np.inf
+    np.fill_diagonal(log_w, -np.inf)
+    top = log_w.max(axis=0, keepdims=True)
+    base = np.exp(log_w - np.where(np.isfinite(top), top, 0.0))
+    fill = np.triu(rng.random((m, m)) * (rng.random((m, m)) < 0.5), 1)
+    fill = fill + fill.T
+    n_states = 4
+    ratio = np.exp(rng.normal(size=(n_classes, n_states, n_states)))
+    ratio = (ratio + np.swapaxes(ratio, 1, 2)) / 2
+    cells = rng.integers(0, n_states, size=(n, n_classes, m))
+    compiled = _native.tree_log_sums(cells, ratio, base, fill, 1e-200)
+    expected = _native._numpy_tree_log_sums(
+        cells, ratio, base, fill, 1e-200, np.empty((n, n_classes)), np.zeros((n, n_classes), "u1")
+    )
+    np.testing.assert_array_equal(compiled[1], expected[1])
+    ok = ~expected[1]  # a flagged matrix's sum is redone by the caller
+    np.testing.assert_allclose(compiled[0][ok], expected[0][ok], rtol=1e-12, atol=1e-12)
+
+
+def test_tree_log_sums_leave_subnormal_numbers_to_the_caller():
+    # the compiled loop reads and writes subnormals as 0 (speed); the calling thread's
+    # floating-point mode must be as it was afterwards: numpy still computes them
+    m = 5
+    _native.tree_log_sums(
+        np.zeros((2, 1, m), np.int64),
+        np.ones((1, 1, 1)),
+        np.ones((m, m)) - np.eye(m),
+        np.zeros((m, m)),
+        1e-200,
+    )
+    tiny = np.array([5e-324, 2.0])
+    assert tiny[0] > 0 and (tiny * 1.0)[0] == 5e-324
+    assert np.float64(1e-300) * np.float64(1e-10) > 0

@@ -26,7 +26,12 @@ from ..data import HANDLE_UNKNOWN, MISSING
 from ..elimination import equal_rows
 from ..factors import TABLE_DISTRIBUTIONS, Categorical, Unobserved
 from ..network import FittedNetwork
-from ..spanning_trees import edge_marginals, eliminate_nodes, log_tree_sum
+from ..spanning_trees import (
+    edge_marginals,
+    eliminate_nodes,
+    log_tree_sum,
+    log_tree_sums_by_states,
+)
 from ..state import cut_points as check_cut_points
 from ..state import float_array, probability_rows, require
 from ..stats import MAX_PAIRWISE_CELLS, TrainingCounts
@@ -64,7 +69,9 @@ MAX_CONTACT_PRIOR = 1e9
 #: The BDeu equivalent sample sizes ``equivalent_sample_size="auto"`` chooses from.
 ESS_GRID = (1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0)
 
-#: Cells of the (rows, classes, m, m) stack built per prediction block (bounds memory).
+#: Cells of the (rows, classes, kept columns) states passed to the tree sums at once: bounds
+#: their copies (about 2,500 of arrhythmia's rows; the ratio table is exponentiated once per
+#: block, 2% of a block's determinants there).
 _BLOCK_CELLS = 1 << 22
 
 #: Most work (the joint states of a row's missing cells times the features cubed: one
@@ -75,8 +82,9 @@ MAX_EXACT_WORK = 1 << 18
 
 #: Multiply-adds of a prediction's determinants (about ``m^3 / 3`` each, one per row and class
 #: and per joint state of an exactly summed-out row's missing cells) past which ``predict``
-#: warns up front with the cost: about a minute on one core (measured ~1e9 per second).
-SLOW_PREDICT_WORK = 6e10
+#: warns up front with the cost: about a minute on one core (the compiled kernel measured
+#: 3.9-5.2e9 per second on one AVX2 core, arrhythmia's 130 x 130 matrices).
+SLOW_PREDICT_WORK = 2.4e11
 
 
 def _contact_prior_needs_matrix(params):
@@ -193,9 +201,13 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
     every row's Laplacian: such columns are eliminated once per model (a Schur
     complement, ``bnclassify.spanning_trees.eliminate_nodes``, exact) and
     ``m`` above counts only the others (arrhythmia, binned: 130 of 279
-    columns, 13 classes). Past ``SLOW_PREDICT_WORK`` multiply-adds (about a
-    minute) ``predict`` says so up front with a :class:`UserWarning` that
-    states the cost.
+    columns, 13 classes). Each row's and class's matrix is built and eliminated
+    in turn by a compiled kernel
+    (``bnclassify.spanning_trees.log_tree_sums_by_states``; no
+    ``(n, C, m, m)`` stack): arrhythmia's 2,938 determinants of 130 x 130 per
+    fold, about 2.1e9 multiply-adds, take 0.55-0.7 s of one core. Past
+    ``SLOW_PREDICT_WORK`` multiply-adds (about a minute) ``predict`` says so up
+    front with a :class:`UserWarning` that states the cost.
 
     **Continuous columns.** The tree average is over categorical families, so
     a column the kinds rule reads as continuous (:func:`bnclassify.data.default_kind`:
@@ -446,14 +458,14 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
         # up front: one determinant per class for each row, and per joint state of an exact one
         n_determinants = (~exact).sum() + np.exp(log_states[exact]).sum()
         _warn_if_slow(len(self._tree_reduction()[1]), len(self.classes_), n_determinants)
-        if (~incomplete).any():
-            out[~incomplete] = self._complete_joint(codes[~incomplete])
-        if not incomplete.any():
-            return out
+        # the complete rows and those summed out as leaves: one pass (no cell a leaf in the first)
+        if (~exact).any():
+            out[~exact] = self._complete_joint(
+                codes[~exact], leaves=missing[~exact] & leaves[~exact, None]
+            )
         if exact.any():
             out[exact] = self._summed_out_joint(codes[exact])
         if leaves.any():
-            out[leaves] = self._complete_joint(codes[leaves], leaves=missing[leaves])
             widest = int(np.argmax(np.where(leaves, log_states, -np.inf)))
             columns = [self._features[j] for j in np.flatnonzero(missing[leaves].any(axis=0))]
             warnings.warn(
@@ -489,21 +501,15 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
         if m == 1:
             return out
         _, kept, log_factor, fill = self._tree_reduction()
+        states = cells[:, :, kept]
+        if leaves is not None:  # a leaf's edges keep the prior's weights: state -1
+            states = np.where(leaves[:, None, kept], -1, states)
         weights = self._log_weights[np.ix_(kept, kept)]
-        cells, k = cells[:, :, kept], len(kept)
-        block = max(1, _BLOCK_CELLS // (n_classes * k * k))
-        for start in range(0, n, block):
-            g = cells[start : start + block]
-            ratios = params["log_ratio"][by_class[:, :, None], g[..., None], g[..., None, :]]
-            if leaves is not None:  # ratios: (b, C, k, k)
-                seen = ~leaves[start : start + block, kept]
-                mask = seen[:, :, None] & seen[:, None, :]
-                ratios = np.where(mask[:, None], ratios, 0.0)
-            stack = ratios + weights
-            if fill is not None:
-                stack = np.logaddexp(stack, fill)
-            sums = log_tree_sum(stack, validate=False)  # built from checked weights
-            out[start : start + block] += log_factor + sums - self._log_norm
+        step = max(1, _BLOCK_CELLS // (n_classes * len(kept)))  # bounds the copies of states
+        for start in range(0, n, step):
+            block = states[start : start + step]
+            sums = log_tree_sums_by_states(weights, params["log_ratio"], block, fill)
+            out[start : start + step] += log_factor + sums - self._log_norm
         return out
 
     def _tree_reduction(self) -> tuple:

@@ -48,7 +48,7 @@ import pyarrow.compute as pc
 import threadpoolctl
 
 #: The kernels' interface this module calls (``KERNELS_VERSION`` in ``_kernels.c``).
-KERNELS_VERSION = 16
+KERNELS_VERSION = 17
 
 try:
     from . import _kernels

@@ -1681,6 +1681,8 @@ done:
  * of a chunk of rows (see loo_block), reads each count once per row and writes nothing but the
  * (K + 1, m + 1) totals. */
 #define LOO_SEEN 1e-9
+/* exp(-37) < 2^-53: a term that adds nothing to a sum of at least 1 */
+#define LOO_NEGLIGIBLE -37.0
 
 static double loo_row_loss(const double *joint, int64_t C, int64_t yi, int criterion) {
     double top = joint[0];
@@ -1688,8 +1690,13 @@ static double loo_row_loss(const double *joint, int64_t C, int64_t yi, int crite
     for (int64_t c = 1; c < C; c++)
         if (joint[c] > top) { top = joint[c]; best = c; }
     if (criterion == 1) return best != yi ? 1.0 : 0.0;
-    double sum = 0.0; /* exp(0) is exactly 1: the top class's term needs no call */
-    for (int64_t c = 0; c < C; c++) sum += c == best ? 1.0 : exp(joint[c] - top);
+    /* exp(0) is exactly 1: the top class's term needs no call; after it the sum is at least 1,
+     * which a term below 2^-53 (exp of less than LOO_NEGLIGIBLE) leaves as it is: no call */
+    double sum = 0.0;
+    for (int64_t c = 0; c < best; c++) sum += exp(joint[c] - top);
+    sum += 1.0;
+    for (int64_t c = best + 1; c < C; c++)
+        if (joint[c] - top >= LOO_NEGLIGIBLE) sum += exp(joint[c] - top);
     double log_true = joint[yi] - (top + log(sum));
     if (criterion == 0) {
         double miss = 1.0 - exp(log_true);
@@ -2180,6 +2187,129 @@ done:
     return result;
 }
 
+/* Selective KDB's families of one row (bnclassify/_native.py, lone_families): -1 for each family
+ * below depth 0 of a single row of weight at most 1, then the families left and the parent
+ * configurations they have renumbered from 0 in order of first appearance (the order of their
+ * numbers), the other rows' parent configurations -1. */
+static int lone_pass(int64_t *family, int64_t *parent, const double *w, int64_t m, int64_t D,
+                     int64_t n, int64_t F, int64_t P, int64_t *out) {
+    int64_t *rows = calloc(F + 1, sizeof(int64_t)), *fam_new = malloc((F + 1) * sizeof(int64_t));
+    int64_t *par_new = malloc((P + 1) * sizeof(int64_t));
+    if (!rows || !fam_new || !par_new) {
+        free(rows), free(fam_new), free(par_new);
+        return -1;
+    }
+    const int64_t cells = m * D * n;
+    for (int64_t e = 0; e < cells; e++)
+        if (family[e] >= 0) rows[family[e]]++;
+    for (int64_t e = 0; e < cells; e++) {
+        const int64_t i = e % n, d = (e / n) % D;
+        if (d && family[e] >= 0 && rows[family[e]] == 1 && w[i] <= 1.0) family[e] = -1;
+    }
+    for (int64_t f = 0; f < F; f++) fam_new[f] = -1;
+    for (int64_t q = 0; q < P; q++) par_new[q] = -1;
+    int64_t n_families = 0, n_parents = 0;
+    for (int64_t e = 0; e < cells; e++)
+        if (family[e] >= 0) {
+            if (fam_new[family[e]] < 0) fam_new[family[e]] = n_families++;
+            if (par_new[parent[e]] < 0) par_new[parent[e]] = n_parents++;
+        }
+    for (int64_t e = 0; e < cells; e++) {
+        if (family[e] >= 0) family[e] = fam_new[family[e]];
+        if (parent[e] >= 0) parent[e] = par_new[parent[e]];
+    }
+    out[0] = n_families, out[1] = n_parents;
+    free(rows), free(fam_new), free(par_new);
+    return 0;
+}
+
+static PyObject *lone_families(PyObject *self, PyObject *args) {
+    PyObject *obj[3];
+    long long F, P;
+    if (!PyArg_ParseTuple(args, "OOOLL", &obj[0], &obj[1], &obj[2], &F, &P)) return NULL;
+    /* family, parent (m, D, n) int64, rewritten; weights (n) float64; F, P: their numbers */
+    const char *names[3] = {"family", "parent", "weights"};
+    Py_buffer b[3];
+    int got = 0;
+    PyObject *result = NULL;
+    for (int k = 0; k < 3; k++) {
+        int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (k < 2 ? PyBUF_WRITABLE : 0);
+        if (PyObject_GetBuffer(obj[k], &b[k], flags) < 0) goto done;
+        got++;
+        const char *f = native_format(b[k].format);
+        if (!f || f[0] == '\0' || f[1] != '\0' || !strchr(k < 2 ? "lq" : "d", f[0]) ||
+            b[k].itemsize != 8 || b[k].ndim != (k < 2 ? 3 : 1)) {
+            PyErr_Format(PyExc_TypeError, "lone_families: %s has the wrong type", names[k]);
+            goto done;
+        }
+    }
+    const int64_t m = b[0].shape[0], D = b[0].shape[1], n = b[0].shape[2];
+    int64_t *family = b[0].buf, *parent = b[1].buf, sizes[2];
+    int ok = D >= 1 && F >= 0 && P >= 0 && b[1].shape[0] == m && b[1].shape[1] == D &&
+             b[1].shape[2] == n && b[2].shape[0] == n;
+    for (int64_t e = 0; ok && e < m * D * n; e++)
+        ok = family[e] >= -1 && family[e] < F && parent[e] >= -1 && parent[e] < P &&
+             (family[e] < 0 || parent[e] >= 0);
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "lone_families: inconsistent arguments");
+        goto done;
+    }
+    int status;
+    Py_BEGIN_ALLOW_THREADS
+    status = lone_pass(family, parent, b[2].buf, m, D, n, F, P, sizes);
+    Py_END_ALLOW_THREADS
+    if (status < 0) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    result = Py_BuildValue("LL", (long long)sizes[0], (long long)sizes[1]);
+done:
+    for (int k = 0; k < got; k++) PyBuffer_Release(&b[k]);
+    return result;
+}
+
+static PyObject *cell_counts(PyObject *self, PyObject *args) {
+    PyObject *obj[4];
+    if (!PyArg_ParseTuple(args, "OOOO", &obj[0], &obj[1], &obj[2], &obj[3])) return NULL;
+    /* cells (k, n) int64 (-1: none); y (n) int64; weights (n) float64; counts (F, C) float64,
+     * added to: counts[cells[e], y[i]] += weights[i], the entries in order */
+    const char *names[4] = {"cells", "y", "weights", "counts"};
+    Py_buffer b[4];
+    int got = 0;
+    PyObject *result = NULL;
+    for (int k = 0; k < 4; k++) {
+        int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (k == 3 ? PyBUF_WRITABLE : 0);
+        if (PyObject_GetBuffer(obj[k], &b[k], flags) < 0) goto done;
+        got++;
+        const char *f = native_format(b[k].format);
+        if (!f || f[0] == '\0' || f[1] != '\0' || !strchr(k < 2 ? "lq" : "d", f[0]) ||
+            b[k].itemsize != 8 || b[k].ndim != (k == 0 || k == 3 ? 2 : 1)) {
+            PyErr_Format(PyExc_TypeError, "cell_counts: %s has the wrong type", names[k]);
+            goto done;
+        }
+    }
+    const int64_t k = b[0].shape[0], n = b[0].shape[1], F = b[3].shape[0], C = b[3].shape[1];
+    const int64_t *cells = b[0].buf, *y = b[1].buf;
+    const double *w = b[2].buf;
+    double *counts = b[3].buf;
+    int ok = b[1].shape[0] == n && b[2].shape[0] == n;
+    for (int64_t e = 0; ok && e < k * n; e++) ok = cells[e] < F;
+    for (int64_t i = 0; ok && i < n; i++) ok = y[i] >= 0 && y[i] < C;
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "cell_counts: inconsistent arguments");
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    for (int64_t e = 0; e < k * n; e++)
+        if (cells[e] >= 0) counts[cells[e] * C + y[e % n]] += w[e % n];
+    Py_END_ALLOW_THREADS
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    for (int k = 0; k < got; k++) PyBuffer_Release(&b[k]);
+    return result;
+}
+
 /* -- tree_pivots ----------------------------------------------------------------------------- */
 
 /* The pivots of the cancellation-free Gaussian elimination (Grassmann, Taksar and Heyman) of
@@ -2295,6 +2425,13 @@ static PyMethodDef methods[] = {
     {"pair_information", pair_information, METH_VARARGS,
      "pair_information(codes, y, weights, cards, n_classes, cmi, rows): I(X_i; X_j | C) and the "
      "rows observing both, of every pair of columns (see bnclassify/_native.py)."},
+    {"lone_families", lone_families, METH_VARARGS,
+     "lone_families(family, parent, weights, n_families, n_parents) -> (families, parents): "
+     "selective KDB's families of a single row dropped and the rest renumbered, in place (see "
+     "bnclassify/_native.py)."},
+    {"cell_counts", cell_counts, METH_VARARGS,
+     "cell_counts(cells, y, weights, counts): counts[cells[e], y[i]] += weights[i] over the "
+     "cells >= 0 of a (k, n) array, in order."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -2304,7 +2441,7 @@ static struct PyModuleDef module = {
 
 /* Raised with every change of a kernel's arguments or results: _native.py refuses a stale build
  * (an optional build that fails leaves the previous library in place). */
-#define KERNELS_VERSION 17
+#define KERNELS_VERSION 18
 
 PyMODINIT_FUNC PyInit__kernels(void) {
     PyObject *m = PyModule_Create(&module);

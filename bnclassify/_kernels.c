@@ -2202,9 +2202,11 @@ static int lone_pass(int64_t *family, int64_t *parent, const double *w, int64_t 
     const int64_t cells = m * D * n;
     for (int64_t e = 0; e < cells; e++)
         if (family[e] >= 0) rows[family[e]]++;
-    for (int64_t e = 0; e < cells; e++) {
-        const int64_t i = e % n, d = (e / n) % D;
-        if (d && family[e] >= 0 && rows[family[e]] == 1 && w[i] <= 1.0) family[e] = -1;
+    for (int64_t ud = 0; ud < m * D; ud++) {
+        int64_t *f = family + ud * n;
+        if (ud % D == 0) continue; /* depth 0 */
+        for (int64_t i = 0; i < n; i++)
+            if (f[i] >= 0 && rows[f[i]] == 1 && w[i] <= 1.0) f[i] = -1;
     }
     for (int64_t f = 0; f < F; f++) fam_new[f] = -1;
     for (int64_t q = 0; q < P; q++) par_new[q] = -1;
@@ -2300,8 +2302,11 @@ static PyObject *cell_counts(PyObject *self, PyObject *args) {
         goto done;
     }
     Py_BEGIN_ALLOW_THREADS
-    for (int64_t e = 0; e < k * n; e++)
-        if (cells[e] >= 0) counts[cells[e] * C + y[e % n]] += w[e % n];
+    for (int64_t row = 0; row < k; row++)
+        for (int64_t i = 0; i < n; i++) {
+            const int64_t cell = cells[row * n + i];
+            if (cell >= 0) counts[cell * C + y[i]] += w[i];
+        }
     Py_END_ALLOW_THREADS
     result = Py_None;
     Py_INCREF(result);

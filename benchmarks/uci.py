@@ -131,6 +131,35 @@ def _namespace() -> dict:
     return space
 
 
+def model_specs(text: str) -> list[str]:
+    """The model specs of ``--models``: split at ``;`` if there is one, else at the
+    commas outside brackets and quotes (so ``"kdb2,KDB(k=2, alpha=1)"`` is two models).
+
+    >>> model_specs("kdb2,KDB(k=2, smoothing='hdp')")
+    ['kdb2', "KDB(k=2, smoothing='hdp')"]
+    >>> model_specs("KDB(k=2, smoothing='hls');")
+    ["KDB(k=2, smoothing='hls')"]
+    """
+    if ";" in text:
+        parts = text.split(";")
+    else:
+        parts, depth, quote, start = [], 0, None, 0
+        for i, char in enumerate(text):
+            if quote:
+                quote = None if char == quote else quote
+            elif char in "'\"":
+                quote = char
+            elif char in "([{":
+                depth += 1
+            elif char in ")]}":
+                depth -= 1
+            elif char == "," and depth == 0:
+                parts.append(text[start:i])
+                start = i + 1
+        parts.append(text[start:])
+    return [part.strip() for part in parts if part.strip()]
+
+
 def make_model(spec: str):
     """A fresh estimator for a model name (see the module docstring)."""
     if spec == RF:
@@ -431,8 +460,7 @@ def main(argv=None) -> int:
     parser.add_argument("--report-only", action="store_true", help="summarise --results only")
     args = parser.parse_args(argv)
 
-    separator = ";" if ";" in args.models else ","
-    specs = [s.strip() for s in args.models.split(separator) if s.strip()]
+    specs = model_specs(args.models)
     if not args.no_peers:
         chosen = {"rf": RF, "hgb": HGB}
         peers = [chosen[p.strip()] for p in args.peers.split(",") if p.strip()]

@@ -1188,11 +1188,12 @@ typedef struct {
     const int64_t *parent, *child_start, *child_stop;
     const double *ridge, *counts, *totals;
     double *mu, *lp, *grad, *d, *u, *z, *scale, *gain, *lin, *change, *step, *trial, *trial_lp;
+    double *p, *trial_p; /* exp(lp), kept with lp: the direction needs no exp */
 } hls_state;
 
-/* mu = the sums of beta along the paths, lp = log softmax(mu) at every node; returns the
- * penalised negative log-likelihood. */
-static double hls_objective(const hls_state *h, const double *beta, double *lp) {
+/* mu = the sums of beta along the paths, lp = log softmax(mu) and p = softmax(mu) at every node;
+ * returns the penalised negative log-likelihood. */
+static double hls_objective(const hls_state *h, const double *beta, double *lp, double *p) {
     const int64_t r = h->r;
     double penalty = 0.0, fit = 0.0;
     for (int64_t v = 0; v < h->m; v++) {
@@ -1206,10 +1207,12 @@ static double hls_objective(const hls_state *h, const double *beta, double *lp) 
         }
         penalty += h->ridge[v] * squares;
         double top = mu[0], total = 0.0;
+        double *q = p + v * r;
         for (int64_t x = 1; x < r; x++) top = mu[x] > top ? mu[x] : top;
-        for (int64_t x = 0; x < r; x++) total += exp(mu[x] - top);
-        const double shift = top + log(total);
+        for (int64_t x = 0; x < r; x++) total += (q[x] = exp(mu[x] - top));
+        const double shift = top + log(total), share = 1.0 / total;
         for (int64_t x = 0; x < r; x++) {
+            q[x] *= share;
             lp[v * r + x] = mu[x] - shift;
             fit += h->counts[v * r + x] * lp[v * r + x];
         }
@@ -1236,11 +1239,10 @@ static double hls_direction(const hls_state *h, const double *beta, double *size
     for (int64_t v = m - 1; v >= 0; v--) {
         double *g = h->grad + v * r, *d = h->d + v * r, *u = h->u + v * r;
         const int leaf = h->child_start[v] == h->child_stop[v];
-        double *p = tmp; /* the node's probabilities, exponentiated once */
+        const double *p = h->p + v * r; /* the node's probabilities */
         const double n = h->totals[v], root = sqrt(n);
         double own = 0.0; /* |u|^2 of the node's own rows' rank-one part */
         for (int64_t x = 0; x < r; x++) {
-            p[x] = exp(h->lp[v * r + x]);
             g[x] = n * p[x] - h->counts[v * r + x];
             d[x] = n * p[x];
             u[x] = root * p[x];
@@ -1330,7 +1332,7 @@ static double hls_direction(const hls_state *h, const double *beta, double *size
 static int64_t hls_solve(hls_state *h, double *beta, double *log_p, double tolerance,
                          int64_t max_steps, double local) {
     const int64_t cells = h->m * h->r;
-    double value = hls_objective(h, beta, h->lp);
+    double value = hls_objective(h, beta, h->lp, h->p);
     int64_t steps = 0;
     for (; steps < max_steps; steps++) {
         double size;
@@ -1342,7 +1344,7 @@ static int64_t hls_solve(hls_state *h, double *beta, double *log_p, double toler
         int found = 0;
         for (; t >= 1e-8; t /= 2) {
             for (int64_t i = 0; i < cells; i++) h->trial[i] = beta[i] + t * h->step[i];
-            trial_value = hls_objective(h, h->trial, h->trial_lp);
+            trial_value = hls_objective(h, h->trial, h->trial_lp, h->trial_p);
             if (whole || trial_value <= value - 1e-4 * t * decrease) {
                 found = 1;
                 break;
@@ -1352,6 +1354,7 @@ static int64_t hls_solve(hls_state *h, double *beta, double *log_p, double toler
         memcpy(beta, h->trial, (size_t)cells * sizeof(double));
         double *swap = h->lp;
         h->lp = h->trial_lp, h->trial_lp = swap;
+        swap = h->p, h->p = h->trial_p, h->trial_p = swap;
         value = trial_value;
         if (size * t <= tolerance) {
             steps++;
@@ -1396,7 +1399,7 @@ static PyObject *hls_fit(PyObject *self, PyObject *args) {
         goto done;
     }
     const int64_t cells = h.m * r;
-    work = (double *)malloc((size_t)(13 * cells + h.m + 2 * r) * sizeof(double));
+    work = (double *)malloc((size_t)(15 * cells + h.m + 2 * r) * sizeof(double));
     if (!work) {
         PyErr_NoMemory();
         goto done;
@@ -1414,6 +1417,8 @@ static PyObject *hls_fit(PyObject *self, PyObject *args) {
     h.trial = next, next += cells + 2 * r; /* also the directions' scratch (2 r) */
     h.lp = next, next += cells;
     h.trial_lp = next, next += cells;
+    h.p = next, next += cells;
+    h.trial_p = next, next += cells;
     h.gain = next;
     int64_t steps;
     Py_BEGIN_ALLOW_THREADS

@@ -160,10 +160,11 @@ def log_sum_exp(table, axis) -> np.ndarray:
 
 
 def summed_rows(indices, tables) -> np.ndarray:
-    """``sum_f tables[f][indices[f]]``, one row per index, as one matrix product.
+    """``sum_f tables[f][indices[f]]``, one row per index.
 
     Each ``tables[f]`` is 2-D ``(k_f, w)`` (the same ``w`` for all) and
-    ``indices[f]`` picks one of its rows for every output row: the rows'
+    ``indices[f]`` picks one of its rows for every output row. Fewer output rows than
+    the tables have rows: the picked rows added in turn; otherwise the rows'
     one-hot vectors times the stacked tables. With few rows per table (at
     most :data:`DENSE_ROWS` on average) a dense product (BLAS) is fastest,
     a ``-inf`` cell (a probability 0) going through a second product of
@@ -179,6 +180,14 @@ def summed_rows(indices, tables) -> np.ndarray:
     """
     sizes = np.array([len(t) for t in tables])
     offsets = np.concatenate([[0], np.cumsum(sizes)])
+    n = len(indices[0])
+    if n * len(tables) <= offsets[-1]:
+        # fewer picked rows than the tables hold (a missing cell of a few rows, with many
+        # children): adding the picked rows reads less than stacking the tables would
+        out = tables[0][np.asarray(indices[0], dtype=np.intp)]
+        for index, table in zip(indices[1:], tables[1:], strict=True):
+            out += table[np.asarray(index, dtype=np.intp)]
+        return out
     picks = np.column_stack([np.asarray(i, dtype=np.intp) for i in indices])
     # C order whatever the tables' layouts: the product's summation order follows the layout
     stacked = np.ascontiguousarray(np.concatenate(tables, axis=0))

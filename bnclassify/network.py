@@ -310,24 +310,48 @@ class FittedNetwork:
         columns = [j for j in structural if needed[:, j].any()]
         patterns, inverse = np.unique(needed[:, columns], axis=0, return_inverse=True)
         inverse = inverse.ravel()
-        plans = [
-            self._elimination_plan({columns[j] for j in np.flatnonzero(pattern)})
-            if pattern.any()
-            else None  # every missing cell sums to 1
-            for pattern in patterns
-        ]
-        for k, plan in enumerate(plans):  # every plan checked before any is computed
-            if plan is not None and plan["cells"] > MAX_TABLE_CELLS:
-                raise ValueError(self._too_costly(plan, int((inverse == k).sum())))
-        for k, plan in enumerate(plans):
-            if plan is None:
-                continue
+        # no node joins two groups of a row's missing cells: each group is summed out alone,
+        # planned once for every row that holds it, whatever the row's other groups (one
+        # pattern per row otherwise: a wide table's rows each plan the same few cells again)
+        rows_of = {}
+        for k, pattern in enumerate(patterns):
             rows = np.flatnonzero(inverse == k)
+            for group in self._joined_groups([columns[j] for j in np.flatnonzero(pattern)]):
+                rows_of.setdefault(group, []).append(rows)
+        plans = {group: self._elimination_plan(set(group)) for group in rows_of}
+        for group, plan in plans.items():  # every plan checked before any is computed
+            if plan["cells"] > MAX_TABLE_CELLS:
+                n_rows = sum(len(rows) for rows in rows_of[group])
+                raise ValueError(self._too_costly(plan, n_rows))
+        for group, plan in plans.items():
+            rows = np.sort(np.concatenate(rows_of[group]))
             step = max(1, BLOCK_CELLS // plan["cells"])
             for start in range(0, len(rows), step):
                 chunk = rows[start : start + step]
                 out[chunk] += self._eliminated(plan, codes[chunk], _rows(values, chunk))
         return out
+
+    def _joined_groups(self, missing) -> list:
+        """The columns ``missing`` in groups that no node joins: two columns are in one group
+        when a node's family holds both (or through a chain of such columns), so every
+        potential of summing them out lies within one group. Each group is a sorted tuple."""
+        group_of = {j: j for j in missing}
+
+        def root(j):
+            while group_of[j] != j:
+                j = group_of[j]
+            return j
+
+        for j in missing:
+            for k in self._mentions[j]:
+                factor = self.factors[k]
+                for v in {*factor.column_positions, *factor.parent_positions}:
+                    if v in group_of:
+                        group_of[root(v)] = root(j)
+        groups = {}
+        for j in missing:
+            groups.setdefault(root(j), []).append(j)
+        return [tuple(sorted(g)) for g in groups.values()]
 
     def _elimination_plan(self, missing) -> dict:
         """What summing out the cells ``missing`` (a set of columns) takes: potentials,

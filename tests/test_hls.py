@@ -3,6 +3,8 @@ the paper, scikit-learn's logistic regression, brute-force cross-validation and 
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -17,6 +19,8 @@ from bnclassify import AODE, KDB, KDBHC, TAN, EnsembleTAN, NaiveBayes, _native
 from bnclassify.exceptions import InvalidParameterError
 from bnclassify.io import dump, load
 from bnclassify.parameters import HLS
+from bnclassify.parameters import hls as hls_module
+from bnclassify.parameters.hierarchy import FamilyTree, Forest, fit_forest
 from bnclassify.parameters.hls import RIDGES, deal_to_folds
 from bnclassify.stats import training_statistics
 from bnclassify.stats.tables import SmoothedTables
@@ -249,6 +253,74 @@ def test_families_fitted_together_equal_each_fitted_alone():
         for counts, table in zip(tables, together, strict=True):
             np.testing.assert_allclose(table, alone.log_conditional(counts), atol=1e-9)
     assert np.all(HLS().log_conditional(np.ones((2, 1))) == 0.0)  # one state: log 1
+
+
+@st.composite
+def sparse_family(draw):
+    """Counts of a family with up to three parents, mostly 0 (a configuration seen in one or
+    two rows: chains of one-child nodes), with rows of a missing parent for some."""
+    n_classes = draw(st.integers(1, 3))
+    cards = (n_classes, *draw(st.lists(st.integers(1, 4), min_size=1, max_size=3)))
+    r = draw(st.integers(2, 4))
+    counts = draw(arrays(np.int64, (*cards, r), elements=st.sampled_from([0] * 12 + [1, 2])))
+    if draw(st.booleans()):
+        return counts.astype(float), None
+    prefixes, longer = [None] * (len(cards) - 1), counts
+    for level in range(len(cards) - 1, 0, -1):
+        extra = draw(arrays(np.int64, (*cards[:level], r), elements=st.sampled_from([0] * 8 + [1])))
+        longer = longer.sum(axis=-2) + extra
+        prefixes[level - 1] = longer.astype(float)
+    return counts.astype(float), prefixes
+
+
+@settings(max_examples=60, deadline=None)
+@given(families=st.lists(sparse_family(), min_size=1, max_size=3), ridge=RIDGE)
+def test_folding_chains_of_one_child_nodes_changes_no_table(families, ridge):
+    # the solver folds each chain into one node with ridge / L (FamilyTree.levels); the tables
+    # and the cross-validation's scores are those of the unfolded tree
+    tables = [counts for counts, _ in families]
+    prefixes = [_complete_prefixes(t) if p is None else p for t, p in families]
+    fixed, chosen = HLS(ridge=ridge), HLS(n_folds=3, ridges=(0.5, 4.0))
+    results = []
+    for fold in (True, False):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(hls_module, "FamilyTree", functools.partial(FamilyTree, fold=fold))
+            results.append(
+                (fixed.log_conditionals(tables, prefixes=prefixes),
+                 chosen.cross_validate(tables, prefixes=prefixes))
+            )  # fmt: skip
+    (folded, scores_folded), (unfolded, scores_unfolded) = results
+    for a, b in zip(folded, unfolded, strict=True):
+        np.testing.assert_allclose(a, b, atol=1e-8)
+    np.testing.assert_allclose(scores_folded, scores_unfolded, rtol=1e-6, atol=1e-6)
+
+
+def _complete_prefixes(counts):
+    """The shorter families when no parent is missing: the counts summed over the last parents."""
+    prefixes = []
+    for _ in range(counts.ndim - 2):
+        counts = counts.sum(axis=-2)
+        prefixes.insert(0, counts)
+    return prefixes
+
+
+def test_a_chain_is_one_solver_node_with_the_ridge_over_its_length():
+    # class 0 -> x_1 = 1 -> x_2 = 0: one row, a chain of three nodes under the root
+    counts = np.zeros((2, 2, 2, 3))
+    counts[0, 1, 0] = [1.0, 0.0, 0.0]
+    counts[1] = 2.0
+    tree = FamilyTree(counts)
+    assert tree.n_nodes == 1 + 2 + 3 + 5
+    assert sum(len(nodes) for nodes in tree.levels) == tree.n_nodes - 2
+    assert sorted(np.concatenate(tree.chains).tolist()) == [1] * 8 + [3]
+    unfolded = FamilyTree(counts, fold=False)
+    assert [len(n) for n in unfolded.levels] == [len(k) for k in unfolded.kept]
+    fits = []
+    for t in (tree, unfolded):
+        forest = Forest([t], [1.0])
+        fits.append(forest.log_tables(fit_forest(forest)[0])[0])
+    np.testing.assert_allclose(fits[0], fits[1], atol=1e-9)
+    np.testing.assert_allclose(fits[0], reference_log_table(counts, 1.0), atol=1e-7)
 
 
 @pytest.mark.skipif(_native._kernels is None, reason="the compiled kernels are not built")

@@ -80,3 +80,11 @@ def test_the_losses_follow_their_definitions():
     assert np.isclose(scores["log_loss"], -np.log(posterior))
     assert np.isclose(scores["rmse"], np.sqrt(2 * (1 - posterior) ** 2 / 2))
     assert scores["zero_one"] == 0 and scores["below_floor"] == 0
+
+
+def test_models_split_at_top_level_commas_so_one_model_may_take_arguments():
+    specs = _uci().model_specs
+    assert specs("KDB(k=2, smoothing='hls')") == ["KDB(k=2, smoothing='hls')"]
+    assert specs("kdb2,KDB(k=2, smoothing='hdp'),nb") == ["kdb2", "KDB(k=2, smoothing='hdp')", "nb"]
+    assert specs("X(names=['a', 'b']);y") == ["X(names=['a', 'b'])", "y"]
+    assert specs("X(s='a,b'),y") == ["X(s='a,b')", "y"]

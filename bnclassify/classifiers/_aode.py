@@ -495,6 +495,9 @@ class AODE(MemberEnsemble):
         log_prior = self.naive_bayes_.compiled_.log_prior
         log_single = [f.log_table_ for f in self.naive_bayes_.compiled_.factors]  # P(x_sp | c)
         frequency = np.concatenate(self.frequencies_)
+        # a feature never missing in the training rows: each category's count is its total
+        n_rows = np.sum(self._pair_source["classes"])
+        complete = np.array([f.sum() for f in self.frequencies_]) == n_rows
         n, n_classes = len(codes), len(log_prior)
         superparents, multiplicity = _superparent_groups(
             stats, cards, children, self.frequencies_, self.min_frequency, n_classes
@@ -512,7 +515,7 @@ class AODE(MemberEnsemble):
         for members in column_blocks(cards[superparents], width):
             block, weight = superparents[members], multiplicity[members].astype(np.float64)
             log_cpt, log_totals = _log_cpt_parts(
-                stats.pair_table(block, every), cards, block, used, alpha
+                stats.pair_table(block, every), cards, block, used, alpha, complete
             )
             block_offsets = np.concatenate([[0], np.cumsum(cards[block])])
             starts = block_offsets[:-1]  # each super-parent's first row
@@ -705,30 +708,43 @@ def _log_cpt_rows(counts, cards, block, alpha):
     return log_cpt
 
 
-def _log_cpt_parts(counts, cards, block, used, alpha):
+def _log_cpt_parts(counts, cards, block, used, alpha, complete):
     """:func:`_log_cpt_rows` at the categories ``used`` (sorted positions on the pair table's
     axis), in two parts, ``(log N(c, x_sp, x_j) + alpha, log of each child's total)``, whose
     difference it is: with ``alpha > 0`` every cell is positive, and the children's sum of log
     CPT terms is then the sum of the first part's terms minus that of the observed children's
     totals, without a division or a log of every cell's ratio. With ``alpha = 0`` (empty rows:
     a uniform CPT) it is ``(_log_cpt_rows(...)[:, :, used], None)``.
+
+    A child ``complete`` (never missing in the training rows) is observed in every row of
+    a super-parent category ``a``, so its total is ``N(c, a)``, on the pair table's
+    diagonal: only the other children's totals are summed over their categories.
     """
     cards = np.asarray(cards)
     if not alpha > 0:
         return _log_cpt_rows(counts, cards, block, alpha)[:, :, used], None
     offsets = np.concatenate([[0], np.cumsum(cards)])
-    totals = np.add.reduceat(counts, offsets[:-1], axis=2) + alpha * cards  # (C, R_block, m)
-    log_totals = np.log(totals, out=totals)
+    informative = np.flatnonzero(cards > 1)  # the children whose totals are read
+    own = np.concatenate([np.arange(offsets[j], offsets[j + 1]) for j in block])
+    diagonal = counts[:, np.arange(len(own)), own]  # N(c, a): (C, R_block)
+    sizes, size_of = np.unique(cards[informative], return_inverse=True)
+    log_totals = np.log(diagonal[:, :, None] + alpha * sizes)[:, :, size_of]  # (C, R_block, m)
+    for k in np.flatnonzero(~complete[informative]):
+        j = informative[k]
+        total = counts[:, :, offsets[j] : offsets[j + 1]].sum(axis=2) + alpha * cards[j]
+        log_totals[:, :, k] = np.log(total)
     log_cells = np.take(counts, used, axis=2)
     log_cells += alpha
     np.log(log_cells, out=log_cells)
     first = np.searchsorted(used, offsets)  # each feature's first place among ``used``
+    place = np.searchsorted(informative, np.arange(len(cards)))  # a child's column of totals
     row = 0
     for j in block:  # a super-parent is not its own child
         log_cells[:, row : row + cards[j], first[j] : first[j + 1]] = 0.0
-        log_totals[:, row : row + cards[j], j] = 0.0
+        if cards[j] > 1:
+            log_totals[:, row : row + cards[j], place[j]] = 0.0
         row += cards[j]
-    return log_cells, log_totals[:, :, cards > 1]
+    return log_cells, log_totals
 
 
 def _state_scores(parts, rows, states):

@@ -474,13 +474,15 @@ class TableSchema:
         # only cells coded missing can be unseen: testing every cell with notna cost more
         # than the rest of a naive Bayes predict on object columns
         coded_missing = codes[:, columns] == MISSING
-        counts = {}
-        for k in np.flatnonzero(coded_missing.any(axis=0)):
-            rows = np.flatnonzero(coded_missing[:, k])
-            unseen = int(frame.iloc[rows, columns[k]].notna().sum())
-            if unseen:
-                counts[self.names[columns[k]]] = unseen
-        return counts
+        holes = np.flatnonzero(coded_missing.any(axis=0))
+        if not len(holes):
+            return {}
+        # one look at the cells of the rows and columns holding one (not one per column: a
+        # wide table's unseen integer codes cost a pandas call each)
+        rows = np.flatnonzero(coded_missing[:, holes].any(axis=1))
+        observed = frame.iloc[rows, [columns[k] for k in holes]].notna().to_numpy()
+        unseen = (coded_missing[np.ix_(rows, holes)] & observed).sum(axis=0)
+        return {self.names[columns[k]]: int(u) for k, u in zip(holes, unseen, strict=True) if u}
 
     def continuous_values(self, frame) -> np.ndarray:
         """The continuous columns as their nodes model them (NaN: missing; discrete columns

@@ -33,6 +33,15 @@ one. A step is an upward and a downward pass of element-wise operations on
 level and wherever sibling distributions agree, and the iteration converges in
 3-10 steps (a backtracking line search keeps every step a descent).
 
+**Chains.** A node with exactly one child (with data) and no rows of its own
+passes its child's data up unchanged: along such a chain only the sum of the
+coefficients reaches the likelihood, and ``L`` coefficients of sum ``s`` have
+the least penalty (``ridge / 2 * ||s||^2 / L``) when each is ``s / L``. The
+solver therefore sees each chain as one node with ridge ``ridge / L``
+(:attr:`FamilyTree.levels`) and :meth:`FamilyTree.unfold` gives every node its
+share: the same optimum, on up to half as many nodes (a configuration seen in
+one training row is a chain down to its leaf; splice's tables are half chains).
+
 **Batches.** Many problems with the same number of child states (the families
 of a model, the folds of a cross-validation) are stacked into one
 :class:`Forest` and solved together: the Python work of a step is per level,
@@ -78,6 +87,9 @@ class FamilyTree:
         ``{l: rows}`` for ``l = 1 .. p``: the rows counted at the nodes ``(c, x_1,
         ..., x_{l-1})`` themselves, shape ``(prod(counts.shape[:l]), r)`` (rows whose
         parent ``x_l`` is missing; :func:`own_rows`).
+    fold : bool, default=True
+        Whether the solver sees each chain of nodes folded into one (see
+        :attr:`levels`); the fitted tables are the same either way.
 
     Attributes
     ----------
@@ -93,15 +105,33 @@ class FamilyTree:
         counts; an inner node's own rows, mostly 0).
     leaf_counts : ndarray of shape (n_kept_leaves, r)
         The counts under each kept leaf.
+    levels : list of ndarray
+        The solver's nodes, per solver level: positions in the kept nodes numbered
+        level after level (the rows of ``node_counts``). A **chain** -- nodes each
+        with exactly one kept child and no rows of their own, and the node below
+        the last of them -- is one solver node (the bottom one, whose counts and
+        children it has) at the level of the chain's top. Only the sum ``s`` of a
+        chain's coefficients reaches the likelihood, and ``L`` coefficients of
+        sum ``s`` have the least penalty ``ridge / 2 * ||s||^2 / L`` when each is
+        ``s / L``: the folded problem is the same problem with ridge ``ridge / L``
+        on ``s``, and :meth:`unfold` gives back every node's coefficient. Sparse
+        trees are up to half chains (a configuration seen in one row).
+    links : list of ndarray
+        Per solver level ``>= 1``, each node's parent as a position in the level above
+        (ascending).
+    chains : list of ndarray
+        Per solver level, each node's chain length ``L`` (1: no chain).
 
     Examples
     --------
     >>> tree = FamilyTree(np.array([[[1.0, 0.0], [0.0, 0.0]], [[0.0, 2.0], [1.0, 1.0]]]))
     >>> [k.tolist() for k in tree.kept], tree.parent[2].tolist()
     ([[0], [0, 1], [0, 2, 3]], [0, 1, 1])
+    >>> [k.tolist() for k in tree.levels], [c.tolist() for c in tree.chains]  # class 0 a chain
+    ([[0], [2, 3], [4, 5]], [[1], [1, 2], [1, 1]])
     """
 
-    def __init__(self, counts, root=True, own=None):
+    def __init__(self, counts, root=True, own=None, fold=True):
         counts = np.asarray(counts, dtype=float)
         self.shape = counts.shape
         r = counts.shape[-1]
@@ -126,11 +156,73 @@ class FamilyTree:
         ).reshape(-1, r)
         self.leaf_counts = rows[-1][self.kept[-1]]
         self.cards = cards
+        self._fold_chains(fold)
+
+    def _fold_chains(self, fold) -> None:
+        """The solver's levels (:attr:`levels`, :attr:`links`, :attr:`chains`), chains folded,
+        and each kept node's solver node and chain length (for :meth:`unfold`)."""
+        sizes = [len(kept) for kept in self.kept]
+        first = np.concatenate([[0], np.cumsum(sizes)])
+        own = row_sums(self.node_counts) > 0 if self.n_nodes else np.zeros(0, dtype=bool)
+        passing = []  # per level: one kept child and no own rows (the chain goes on below)
+        for level, size in enumerate(sizes):
+            below = self.parent[level + 1] if level + 1 < len(sizes) else np.zeros(0, np.intp)
+            one_child = np.bincount(below, minlength=size) == 1
+            passing.append(one_child & ~own[first[level] : first[level + 1]] & fold)
+        anchor, depth, length = [], [], []  # per kept node: its solver parent (flat), level, L
+        for level, size in enumerate(sizes):
+            if not level:
+                anchor.append(np.full(size, -1)), depth.append(np.zeros(size, dtype=np.intp))
+                length.append(np.ones(size, dtype=np.intp))
+                continue
+            up, on = self.parent[level], passing[level - 1][self.parent[level]]
+            anchor.append(np.where(on, anchor[-1][up], first[level - 1] + up))
+            depth.append(np.where(on, depth[-1][up], depth[-1][up] + 1))
+            length.append(np.where(on, length[-1][up] + 1, 1))
+        anchor, depth, length = (np.concatenate(a) for a in (anchor, depth, length))
+        kept = np.flatnonzero(~np.concatenate(passing))  # the solver's nodes, flat
+        # a chain's nodes take its bottom node's coefficient: bottom-up, passing nodes copy
+        # their only child's solver node
+        self._solver_node = np.arange(len(anchor))
+        for level in range(len(sizes) - 2, -1, -1):
+            rows = np.flatnonzero(passing[level])
+            child = np.searchsorted(self.parent[level + 1], rows) + first[level + 1]
+            self._solver_node[first[level] + rows] = self._solver_node[child]
+        self.levels, self.links, self.chains = [], [], []
+        position = np.full(len(anchor), -1)
+        for level in range(int(depth.max(initial=-1)) + 1):
+            nodes = kept[depth[kept] == level]
+            link = position[anchor[nodes]] if level else np.full(len(nodes), -1)
+            nodes = nodes[np.argsort(link, kind="stable")]
+            position[nodes] = np.arange(len(nodes))
+            self.levels.append(nodes)
+            self.links.append(np.sort(link) if level else np.zeros(0, dtype=np.intp))
+            self.chains.append(length[nodes])
+        self._chain = length
+
+    def unfold(self, solved) -> np.ndarray:
+        """Every kept node's coefficients from the solver nodes' (:attr:`levels`).
+
+        Parameters
+        ----------
+        solved : ndarray of shape (n_solver_nodes, r)
+            The solver nodes' coefficients, level after level.
+
+        Returns
+        -------
+        ndarray of shape (n_nodes, r)
+            The kept nodes' coefficients, level after level: each node of a chain of
+            length ``L`` and sum ``s`` gets ``s / L``.
+        """
+        flat = np.zeros((self.n_nodes, self.n_states))
+        flat[np.concatenate(self.levels)] = solved
+        bottom = self._solver_node
+        return flat[bottom] / self._chain[bottom][:, None]
 
     @property
     def depth(self) -> int:
-        """The number of levels."""
-        return len(self.kept)
+        """The number of the solver's levels."""
+        return len(self.levels)
 
     @property
     def n_states(self) -> int:
@@ -243,8 +335,10 @@ class Forest:
     --------
     >>> tree = FamilyTree(np.array([[[3.0, 1.0]], [[0.0, 2.0]]]))
     >>> forest = Forest([tree, FamilyTree(np.array([[1.0, 1.0]]))], ridges=[1.0, 2.0])
-    >>> forest.sizes, forest.inner
-    ([2, 3, 2], [2, 2, 0])
+    >>> forest.sizes, forest.inner  # each class above one row: chains folded
+    ([2, 2], [1, 0])
+    >>> Forest([FamilyTree(np.array([[[3.0, 1.0]], [[0.0, 2.0]]]), fold=False)], [1.0]).sizes
+    [1, 2, 2]
     """
 
     def __init__(self, trees, ridges, node_counts=None):
@@ -252,11 +346,11 @@ class Forest:
         self.n_states = self.trees[0].n_states
         # deepest first: at every level the nodes with children precede the leaves
         self.order = sorted(range(len(trees)), key=lambda i: -trees[i].depth)
-        self.sizes, self.inner, self.parent, self.problem = [], [], [], []
+        self.sizes, self.inner, self.parent, self.problem, self.chains = [], [], [], [], []
         self.offsets = []  # per level, each problem's first node
         for level in range(trees[self.order[0]].depth):
             members = [i for i in self.order if trees[i].depth > level]
-            sizes = np.array([len(trees[i].kept[level]) for i in members])
+            sizes = np.array([len(trees[i].levels[level]) for i in members])
             first = np.concatenate([[0], np.cumsum(sizes)])
             self.offsets.append(dict(zip(members, first[:-1].tolist(), strict=True)))
             self.sizes.append(int(first[-1]))
@@ -268,11 +362,12 @@ class Forest:
                 )
             )
             self.problem.append(np.repeat(members, sizes))
+            self.chains.append(np.concatenate([trees[i].chains[level] for i in members]))
             if not level:
                 self.parent.append(None)
                 continue
             above = self.offsets[level - 1]
-            parent = np.concatenate([trees[i].parent[level] + above[i] for i in members])
+            parent = np.concatenate([trees[i].links[level] + above[i] for i in members])
             self.parent.append(parent.astype(np.intp))
         self._children = self._flat = self._flat_counts = None
         self.set_ridges(ridges)
@@ -286,9 +381,13 @@ class Forest:
         return len(self.sizes)
 
     def set_ridges(self, ridges) -> None:
-        """Give each problem its ridge strength (the nodes keep their layout)."""
+        """Give each problem its ridge strength (the nodes keep their layout); a folded chain
+        of ``L`` nodes has ``ridge / L`` (:attr:`FamilyTree.levels`)."""
         ridges = np.asarray(ridges, dtype=float)
-        self.ridge = [ridges[problem][:, None] for problem in self.problem]
+        self.ridge = [
+            (ridges[problem] / chains)[:, None]
+            for problem, chains in zip(self.problem, self.chains, strict=True)
+        ]
         self._flat_ridge = None
 
     @property
@@ -355,7 +454,8 @@ class Forest:
         ----------
         per_problem : list of ndarray
             One ``(n_nodes, r)`` array per problem (its kept nodes level after level,
-            as :attr:`FamilyTree.node_counts`), in the order of ``trees``.
+            as :attr:`FamilyTree.node_counts`), in the order of ``trees``; the solver's
+            nodes are taken (a folded chain's upper nodes have no rows of their own).
 
         Returns
         -------
@@ -364,8 +464,8 @@ class Forest:
         """
         parts = {}
         for i, tree in enumerate(self.trees):
-            bounds = np.cumsum([len(kept) for kept in tree.kept])[:-1]
-            parts[i] = np.split(np.asarray(per_problem[i], dtype=float), bounds)
+            values = np.asarray(per_problem[i], dtype=float).reshape(-1, self.n_states)
+            parts[i] = [values[nodes] for nodes in tree.levels]
         return [
             np.concatenate(
                 [parts[i][level] for i in self.order if self.trees[i].depth > level]
@@ -421,24 +521,35 @@ class Forest:
             value += np.bincount(self.problem[level], rows, minlength=len(self.trees))
         return value
 
+    def solver_coefficients(self, beta, i) -> np.ndarray:
+        """Problem ``i``'s rows of ``beta`` (one array per level), its solver nodes level after
+        level (:attr:`FamilyTree.levels`)."""
+        solved = [
+            beta[level][self.offsets[level][i] :][: len(nodes)]
+            for level, nodes in enumerate(self.trees[i].levels)
+        ]
+        return np.concatenate(solved).reshape(-1, self.n_states)
+
     def log_tables(self, beta) -> list:
         """Each problem's full ``log P(x | c, x_1, ..., x_p)``, in the order of ``trees``.
 
         A configuration without data takes the row of its deepest ancestor with data
         (its own coefficients are 0); a tree without data is uniform.
         """
-        rows = [log_softmax_rows(m) for m in self.predictors(beta)]
         uniform = np.full((1, self.n_states), -np.log(self.n_states))
         tables = []
         for i, tree in enumerate(self.trees):
-            stacked = [uniform]
+            coefficients = tree.unfold(self.solver_coefficients(beta, i))
+            bounds = np.cumsum([len(kept) for kept in tree.kept])[:-1]
+            mu = np.split(coefficients, bounds)
+            for level in range(1, len(mu)):
+                mu[level] = mu[level] + np.take(mu[level - 1], tree.parent[level], axis=0)
+            stacked = [uniform] + [log_softmax_rows(m) for m in mu]
             where = np.zeros(1, dtype=np.intp)  # each dense node's row in `stacked`
             first = 1
             for level, card in enumerate(tree.cards):
                 where = np.repeat(where, card) if level else np.zeros(card, dtype=np.intp)
                 kept = tree.kept[level]
-                start = self.offsets[level][i] if len(kept) else 0
-                stacked.append(rows[level][start : start + len(kept)])
                 where[kept] = first + np.arange(len(kept))
                 first += len(kept)
             table = np.take(np.concatenate(stacked), where, axis=0)

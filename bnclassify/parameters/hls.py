@@ -48,8 +48,11 @@ too weak a ridge on tables with few rows, and the authors' code, which has no
 root node (``root=False``: with no data a row is uniform rather than the
 marginal), was worse on most sets. On the 22 UCI sets (KDB(k=2), numbers
 binned, 5x2 CV; ``docs/benchmarks.md``) the mean log loss is Laplace 1.130, HDP
-0.763, HLS 0.648 (HLS beats HDP on 19 sets), and one HLS fit costs 0.18 to 0.39
-of an HDP fit's CPU time.
+0.763, HLS 0.648 (HLS beats HDP on 19 sets), and one KDB(k=2) fit with HLS costs
+0.145 of one with HDP in CPU time over the 22 sets (0.135 to 0.159 per group; the
+smoothing alone, the fit minus the additive one, about 0.1 of HDP's). The solver
+sees each chain of one-child nodes as one node (exact,
+:mod:`~bnclassify.parameters.hierarchy`), and a large table is solved alone.
 
 Examples
 --------
@@ -82,8 +85,11 @@ START_RIDGE = 1.0
 #: come out within a few 1e-6 of the exact fits' (relative), far finer than the candidates'
 #: differences (1e-8 cost about 20% more time for the same choices on the UCI folds).
 CV_TOLERANCE = 1e-6
-#: The most ``(node, state)`` cells one batched solve holds (about 16 MB per array).
-MAX_BATCH_CELLS = 1 << 21
+#: The most ``(node, state)`` cells one batched solve holds. Batching small tables saves the
+#: Python work of a solve per table, but a batch steps until its slowest problem converges, with
+#: one line search for all: a large table is solved alone (splice 0.57 of the time batched in
+#: 1 << 21 cells, arrhythmia 0.85, the small sets within the timing noise).
+MAX_BATCH_CELLS = 1 << 14
 
 
 def deal_to_folds(counts, n_folds: int) -> np.ndarray:
@@ -211,10 +217,12 @@ class HLS(Smoothing):
         self._candidates()
         tables = [_checked_counts(counts) for counts in tables]
         own = _own_of(tables, prefixes)
-        ridge = self._select_ridge(tables, own) if _is_cv(self.ridge) else float(self.ridge)
         out, groups = _trivial_tables(tables, own)
+        trees_of = self._trees(tables, own, groups)
+        cv = _is_cv(self.ridge)
+        ridge = self._select_ridge(tables, own, trees_of) if cv else float(self.ridge)
         for group in groups:
-            trees = [FamilyTree(tables[i], self.root, own[i]) for i in group]
+            trees = [trees_of[i] for i in group]
             for batch in _batches(
                 range(len(group)), [tree.n_nodes for tree in trees], _states_of(trees)
             ):
@@ -274,12 +282,17 @@ class HLS(Smoothing):
         tables = [_checked_counts(counts) for counts in tables]
         return self._select_ridge(tables, _own_of(tables, prefixes))
 
-    def _select_ridge(self, tables, own) -> float:
+    def _trees(self, tables, own, groups) -> dict:
+        """Each table's :class:`FamilyTree` (the tables in ``groups``), built once for the
+        cross-validation and the fit."""
+        return {i: FamilyTree(tables[i], self.root, own[i]) for group in groups for i in group}
+
+    def _select_ridge(self, tables, own, trees_of=None) -> float:
         ridges = self._candidates()
         order = np.argsort(-ridges, kind="stable")  # strongest first
         if len(order) == 1:
             return float(ridges[order[0]])
-        problems, n_tables = self._problems(tables, own)
+        problems, n_tables = self._problems(tables, own, trees_of)
 
         def score(ridge, starts):
             scores, solutions = _held_out_scores(problems, n_tables, ridge, starts)
@@ -302,13 +315,15 @@ class HLS(Smoothing):
             i += step
         return float(ridges[order[best]])
 
-    def _problems(self, tables, own):
+    def _problems(self, tables, own, trees_of=None):
         """The cross-validation's batched problems: ``(forest, table of each problem,
         held-out counts stacked like the nodes)``."""
         folds = int(self.n_folds)
         problems = []
-        for group in _trivial_tables(tables, own)[1]:
-            trees = [FamilyTree(tables[i], self.root, own[i]) for i in group]
+        groups = _trivial_tables(tables, own)[1]
+        trees_of = self._trees(tables, own, groups) if trees_of is None else trees_of
+        for group in groups:
+            trees = [trees_of[i] for i in group]
             per_node = folds * _states_of(trees)
             for batch in _batches(range(len(group)), [tree.n_nodes for tree in trees], per_node):
                 held_out = [deal_to_folds(trees[j].node_counts, folds) for j in batch]

@@ -154,7 +154,11 @@ def _take_block(table, cards, rows, cols):
         else:
             index.append(category_slices(cards, features))
     if isinstance(index[0], slice) or isinstance(index[1], slice):
-        return table[:, index[0]][:, :, index[1]]
+        # np.take keeps the copy in C order (fancy indexing of a middle axis gives a strided
+        # one, which every later gather along its last axis then pays for)
+        rows, cols = index
+        block = table[:, rows] if isinstance(rows, slice) else np.take(table, rows, axis=1)
+        return block[:, :, cols] if isinstance(cols, slice) else np.take(block, cols, axis=2)
     return table[:, index[0][:, None], index[1][None, :]]
 
 

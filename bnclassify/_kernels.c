@@ -2194,8 +2194,8 @@ done:
 
 /* Selective KDB's families of one row (bnclassify/_native.py, lone_families): -1 for each family
  * below depth 0 of a single row of weight at most 1, then the families left and the parent
- * configurations they have renumbered from 0 in order of first appearance (the order of their
- * numbers), the other rows' parent configurations -1. */
+ * configurations they have renumbered from 0 in the order of their numbers, the other rows'
+ * parent configurations -1. */
 static int lone_pass(int64_t *family, int64_t *parent, const double *w, int64_t m, int64_t D,
                      int64_t n, int64_t F, int64_t P, int64_t *out) {
     int64_t *rows = calloc(F + 1, sizeof(int64_t)), *fam_new = malloc((F + 1) * sizeof(int64_t));
@@ -2213,14 +2213,16 @@ static int lone_pass(int64_t *family, int64_t *parent, const double *w, int64_t 
         for (int64_t i = 0; i < n; i++)
             if (f[i] >= 0 && rows[f[i]] == 1 && w[i] <= 1.0) f[i] = -1;
     }
+    /* used ones first (0), then numbered in the order of their old numbers */
     for (int64_t f = 0; f < F; f++) fam_new[f] = -1;
     for (int64_t q = 0; q < P; q++) par_new[q] = -1;
-    int64_t n_families = 0, n_parents = 0;
     for (int64_t e = 0; e < cells; e++)
-        if (family[e] >= 0) {
-            if (fam_new[family[e]] < 0) fam_new[family[e]] = n_families++;
-            if (par_new[parent[e]] < 0) par_new[parent[e]] = n_parents++;
-        }
+        if (family[e] >= 0) fam_new[family[e]] = par_new[parent[e]] = 0;
+    int64_t n_families = 0, n_parents = 0;
+    for (int64_t f = 0; f < F; f++)
+        if (fam_new[f] == 0) fam_new[f] = n_families++;
+    for (int64_t q = 0; q < P; q++)
+        if (par_new[q] == 0) par_new[q] = n_parents++;
     for (int64_t e = 0; e < cells; e++) {
         if (family[e] >= 0) family[e] = fam_new[family[e]];
         if (parent[e] >= 0) parent[e] = par_new[parent[e]];

@@ -19,6 +19,17 @@
 #include <xmmintrin.h>
 #endif
 
+/* The position of the lowest set bit of a nonzero word. */
+#if defined(__GNUC__) || defined(__clang__)
+#define lowest_bit(x) __builtin_ctzll(x)
+#else
+static inline int lowest_bit(uint64_t x) {
+    int k = 0;
+    while (!(x & 1)) x >>= 1, k++;
+    return k;
+}
+#endif
+
 /* -- buffers ------------------------------------------------------------------------------- */
 
 /* Skip a format's byte-order prefix; NULL when the order is not this machine's. */
@@ -1680,6 +1691,8 @@ done:
  * of a chunk of rows (see loo_block), reads each count once per row and writes nothing but the
  * (K + 1, m + 1) totals. */
 #define LOO_SEEN 1e-9
+/* exp(-37) < 2^-53: a term that adds nothing to a sum of at least 1 */
+#define LOO_NEGLIGIBLE -37.0
 
 static double loo_row_loss(const double *joint, int64_t C, int64_t yi, int criterion) {
     double top = joint[0];
@@ -1687,8 +1700,13 @@ static double loo_row_loss(const double *joint, int64_t C, int64_t yi, int crite
     for (int64_t c = 1; c < C; c++)
         if (joint[c] > top) { top = joint[c]; best = c; }
     if (criterion == 1) return best != yi ? 1.0 : 0.0;
-    double sum = 0.0; /* exp(0) is exactly 1: the top class's term needs no call */
-    for (int64_t c = 0; c < C; c++) sum += c == best ? 1.0 : exp(joint[c] - top);
+    /* exp(0) is exactly 1: the top class's term needs no call; after it the sum is at least 1,
+     * which a term below 2^-53 (exp of less than LOO_NEGLIGIBLE) leaves as it is: no call */
+    double sum = 0.0;
+    for (int64_t c = 0; c < best; c++) sum += exp(joint[c] - top);
+    sum += 1.0;
+    for (int64_t c = best + 1; c < C; c++)
+        if (joint[c] - top >= LOO_NEGLIGIBLE) sum += exp(joint[c] - top);
     double log_true = joint[yi] - (top + log(sum));
     if (criterion == 0) {
         double miss = 1.0 - exp(log_true);
@@ -1999,13 +2017,15 @@ done:
 }
 
 /* I(X_i; X_j | C) of every pair i < j on the rows observing both (the plug-in estimate, summed
- * in logs: weighted counts near 1e300 would overflow the products), into both triangles. */
+ * in logs: weighted counts near 1e300 would overflow the products), into both triangles. A pair of
+ * many-valued columns has far more cells than rows: the pass marks the cells its rows touch in a
+ * bitmap and visits only those, in index order, so every sum gains the same terms in the same
+ * order as a sweep over all the cells (the skipped ones add 0) at O(n + cells / 64) per pair; a
+ * small table is swept whole. joint, row, col and pair are all zero between pairs. */
 static void pair_pass(const int64_t *codes, const int64_t *y, const double *w, const int64_t *cards,
                       int64_t m, int64_t n, int64_t C, double *cmi, double *rows, double *work,
-                      int64_t *key) {
+                      int64_t *key, uint64_t *touched, int64_t *owner, int64_t *class_of) {
     double logs[LOG_TABLE]; /* log k */
-    double *pairs = work; /* a pair's N(c) before it is taken in logs; its tables after */
-    work += C;
     for (int64_t k = 0; k < LOG_TABLE; k++) logs[k] = log((double)k);
     for (int64_t i = 0; i < m; i++) {
         const int64_t *xi = codes + i * n, ri = cards[i];
@@ -2016,6 +2036,7 @@ static void pair_pass(const int64_t *codes, const int64_t *y, const double *w, c
         }
         rows[i * m + i] = own;
         cmi[i * m + i] = 0.0;
+        for (int64_t ca = 0; ca < C * ri; ca++) class_of[ca] = ca / ri;
         for (int64_t j = i + 1; j < m; j++) {
             const int64_t *xj = codes + j * n, rj = cards[j];
             if (ri <= 1 || rj <= 1) { /* a column with one state tells nothing: exactly 0 */
@@ -2028,31 +2049,71 @@ static void pair_pass(const int64_t *codes, const int64_t *y, const double *w, c
             }
             const int64_t cells = C * ri * rj;
             double *joint = work, *row = joint + cells, *col = row + C * ri, *pair = col + C * rj;
-            memset(work, 0, (cells + C * ri + C * rj + C) * sizeof(double));
-            for (int64_t t = 0; t < n; t++)
-                if (key[t] >= 0 && xj[t] >= 0) joint[key[t] * rj + xj[t]] += w[t];
             double total = 0.0, weighted = 0.0;
-            for (int64_t c = 0; c < C; c++)
-                for (int64_t a = 0; a < ri; a++)
-                    for (int64_t b = 0; b < rj; b++) {
-                        const double v = joint[(c * ri + a) * rj + b];
-                        row[c * ri + a] += v;
-                        col[c * rj + b] += v;
-                        pair[c] += v;
+            if (cells <= 2 * n) { /* few cells: a sweep over them all (no divisions) */
+                for (int64_t t = 0; t < n; t++)
+                    if (key[t] >= 0 && xj[t] >= 0) joint[key[t] * rj + xj[t]] += w[t];
+                for (int64_t c = 0; c < C; c++)
+                    for (int64_t a = 0; a < ri; a++)
+                        for (int64_t b = 0; b < rj; b++) {
+                            const double v = joint[(c * ri + a) * rj + b];
+                            row[c * ri + a] += v;
+                            col[c * rj + b] += v;
+                            pair[c] += v;
+                        }
+                for (int64_t c = 0; c < C; c++) {
+                    total += pair[c];
+                    pair[c] = log_plus(pair[c], 0.0, logs);
+                }
+                for (int64_t c = 0; c < C; c++)
+                    for (int64_t a = 0; a < ri; a++)
+                        for (int64_t b = 0; b < rj; b++) {
+                            const double v = joint[(c * ri + a) * rj + b];
+                            if (v > 0)
+                                weighted += v * (log_plus(v, 0.0, logs) + pair[c] -
+                                                 log_plus(row[c * ri + a], 0.0, logs) -
+                                                 log_plus(col[c * rj + b], 0.0, logs));
+                        }
+                memset(work, 0, (cells + C * ri + C * rj + C) * sizeof(double));
+            } else {
+                const int64_t words = (cells + 63) / 64;
+                for (int64_t t = 0; t < n; t++)
+                    if (key[t] >= 0 && xj[t] >= 0) {
+                        const int64_t cell = key[t] * rj + xj[t];
+                        touched[cell >> 6] |= (uint64_t)1 << (cell & 63);
+                        owner[cell] = key[t]; /* its (c, a): no division to find it again */
+                        joint[cell] += w[t];
                     }
-            memcpy(pairs, pair, C * sizeof(double));
-            for (int64_t c = 0; c < C; c++) pair[c] = log_plus(pair[c], 0.0, logs);
-            for (int64_t a = 0; a < C * ri; a++) row[a] = log_plus(row[a], 0.0, logs);
-            for (int64_t b = 0; b < C * rj; b++) col[b] = log_plus(col[b], 0.0, logs);
-            for (int64_t c = 0; c < C; c++) {
-                total += pairs[c];
-                for (int64_t a = 0; a < ri; a++)
-                    for (int64_t b = 0; b < rj; b++) {
-                        const double v = joint[(c * ri + a) * rj + b];
+                for (int64_t s = 0; s < words; s++)
+                    for (uint64_t bits = touched[s]; bits; bits &= bits - 1) {
+                        const int64_t cell = s * 64 + lowest_bit(bits), ca = owner[cell];
+                        const double v = joint[cell];
+                        row[ca] += v;
+                        col[class_of[ca] * rj + cell - ca * rj] += v;
+                        pair[class_of[ca]] += v;
+                    }
+                for (int64_t c = 0; c < C; c++) {
+                    total += pair[c];
+                    pair[c] = log_plus(pair[c], 0.0, logs);
+                }
+                for (int64_t s = 0; s < words; s++)
+                    for (uint64_t bits = touched[s]; bits; bits &= bits - 1) {
+                        const int64_t cell = s * 64 + lowest_bit(bits), ca = owner[cell];
+                        const int64_t c = class_of[ca], cb = c * rj + cell - ca * rj;
+                        const double v = joint[cell];
                         if (v > 0)
-                            weighted += v * (log_plus(v, 0.0, logs) + pair[c] - row[c * ri + a] -
-                                             col[c * rj + b]);
+                            weighted += v * (log_plus(v, 0.0, logs) + pair[c] -
+                                             log_plus(row[ca], 0.0, logs) -
+                                             log_plus(col[cb], 0.0, logs));
                     }
+                for (int64_t s = 0; s < words; s++) {
+                    for (uint64_t bits = touched[s]; bits; bits &= bits - 1) {
+                        const int64_t cell = s * 64 + lowest_bit(bits), ca = owner[cell];
+                        joint[cell] = row[ca] = col[class_of[ca] * rj + cell - ca * rj] = 0.0;
+                    }
+                    touched[s] = 0;
+                }
+                memset(pair, 0, C * sizeof(double));
             }
             double value = total > 0 ? weighted / total : 0.0;
             if (!(value > 0)) value = 0.0; /* rounding can leave -1e-17 where the value is 0 */
@@ -2077,6 +2138,8 @@ static PyObject *pair_information(PyObject *self, PyObject *args) {
     PyObject *result = NULL;
     double *work = NULL;
     int64_t *key = NULL;
+    uint64_t *touched = NULL;
+    int64_t *owner = NULL, *class_of = NULL;
     for (int k = 0; k < 6; k++) {
         int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (k >= 4 ? PyBUF_WRITABLE : 0);
         if (PyObject_GetBuffer(obj[k], &b[k], flags) < 0) goto done;
@@ -2108,20 +2171,158 @@ static PyObject *pair_information(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "pair_information: inconsistent arguments");
         goto done;
     }
-    work = malloc((size_t)(C * widest * second + C * (widest + second) + 2 * C) * sizeof(double));
+    const size_t most = (size_t)(C * widest * second); /* the largest pair table's cells */
+    work = calloc(most + (size_t)(C * (widest + second) + 2 * C), sizeof(double));
     key = malloc((size_t)(n > 0 ? n : 1) * sizeof(int64_t));
-    if (!work || !key) {
+    touched = calloc(most / 64 + 1, sizeof(uint64_t));
+    owner = malloc((most + 1) * sizeof(int64_t));
+    class_of = malloc((size_t)(C * widest + 1) * sizeof(int64_t));
+    if (!work || !key || !touched || !owner || !class_of) {
         PyErr_NoMemory();
         goto done;
     }
     Py_BEGIN_ALLOW_THREADS
-    pair_pass(codes, y, b[2].buf, cards, m, n, C, b[4].buf, b[5].buf, work, key);
+    pair_pass(codes, y, b[2].buf, cards, m, n, C, b[4].buf, b[5].buf, work, key, touched, owner,
+              class_of);
     Py_END_ALLOW_THREADS
     result = Py_None;
     Py_INCREF(result);
 done:
     free(work);
     free(key);
+    free(touched);
+    free(owner);
+    free(class_of);
+    for (int k = 0; k < got; k++) PyBuffer_Release(&b[k]);
+    return result;
+}
+
+/* Selective KDB's families of one row (bnclassify/_native.py, lone_families): -1 for each family
+ * below depth 0 of a single row of weight at most 1, then the families left and the parent
+ * configurations they have renumbered from 0 in the order of their numbers, the other rows'
+ * parent configurations -1. */
+static int lone_pass(int64_t *family, int64_t *parent, const double *w, int64_t m, int64_t D,
+                     int64_t n, int64_t F, int64_t P, int64_t *out) {
+    int64_t *rows = calloc(F + 1, sizeof(int64_t)), *fam_new = malloc((F + 1) * sizeof(int64_t));
+    int64_t *par_new = malloc((P + 1) * sizeof(int64_t));
+    if (!rows || !fam_new || !par_new) {
+        free(rows), free(fam_new), free(par_new);
+        return -1;
+    }
+    const int64_t cells = m * D * n;
+    for (int64_t e = 0; e < cells; e++)
+        if (family[e] >= 0) rows[family[e]]++;
+    for (int64_t ud = 0; ud < m * D; ud++) {
+        int64_t *f = family + ud * n;
+        if (ud % D == 0) continue; /* depth 0 */
+        for (int64_t i = 0; i < n; i++)
+            if (f[i] >= 0 && rows[f[i]] == 1 && w[i] <= 1.0) f[i] = -1;
+    }
+    /* used ones first (0), then numbered in the order of their old numbers */
+    for (int64_t f = 0; f < F; f++) fam_new[f] = -1;
+    for (int64_t q = 0; q < P; q++) par_new[q] = -1;
+    for (int64_t e = 0; e < cells; e++)
+        if (family[e] >= 0) fam_new[family[e]] = par_new[parent[e]] = 0;
+    int64_t n_families = 0, n_parents = 0;
+    for (int64_t f = 0; f < F; f++)
+        if (fam_new[f] == 0) fam_new[f] = n_families++;
+    for (int64_t q = 0; q < P; q++)
+        if (par_new[q] == 0) par_new[q] = n_parents++;
+    for (int64_t e = 0; e < cells; e++) {
+        if (family[e] >= 0) family[e] = fam_new[family[e]];
+        if (parent[e] >= 0) parent[e] = par_new[parent[e]];
+    }
+    out[0] = n_families, out[1] = n_parents;
+    free(rows), free(fam_new), free(par_new);
+    return 0;
+}
+
+static PyObject *lone_families(PyObject *self, PyObject *args) {
+    PyObject *obj[3];
+    long long F, P;
+    if (!PyArg_ParseTuple(args, "OOOLL", &obj[0], &obj[1], &obj[2], &F, &P)) return NULL;
+    /* family, parent (m, D, n) int64, rewritten; weights (n) float64; F, P: their numbers */
+    const char *names[3] = {"family", "parent", "weights"};
+    Py_buffer b[3];
+    int got = 0;
+    PyObject *result = NULL;
+    for (int k = 0; k < 3; k++) {
+        int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (k < 2 ? PyBUF_WRITABLE : 0);
+        if (PyObject_GetBuffer(obj[k], &b[k], flags) < 0) goto done;
+        got++;
+        const char *f = native_format(b[k].format);
+        if (!f || f[0] == '\0' || f[1] != '\0' || !strchr(k < 2 ? "lq" : "d", f[0]) ||
+            b[k].itemsize != 8 || b[k].ndim != (k < 2 ? 3 : 1)) {
+            PyErr_Format(PyExc_TypeError, "lone_families: %s has the wrong type", names[k]);
+            goto done;
+        }
+    }
+    const int64_t m = b[0].shape[0], D = b[0].shape[1], n = b[0].shape[2];
+    int64_t *family = b[0].buf, *parent = b[1].buf, sizes[2];
+    int ok = D >= 1 && F >= 0 && P >= 0 && b[1].shape[0] == m && b[1].shape[1] == D &&
+             b[1].shape[2] == n && b[2].shape[0] == n;
+    for (int64_t e = 0; ok && e < m * D * n; e++)
+        ok = family[e] >= -1 && family[e] < F && parent[e] >= -1 && parent[e] < P &&
+             (family[e] < 0 || parent[e] >= 0);
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "lone_families: inconsistent arguments");
+        goto done;
+    }
+    int status;
+    Py_BEGIN_ALLOW_THREADS
+    status = lone_pass(family, parent, b[2].buf, m, D, n, F, P, sizes);
+    Py_END_ALLOW_THREADS
+    if (status < 0) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    result = Py_BuildValue("LL", (long long)sizes[0], (long long)sizes[1]);
+done:
+    for (int k = 0; k < got; k++) PyBuffer_Release(&b[k]);
+    return result;
+}
+
+static PyObject *cell_counts(PyObject *self, PyObject *args) {
+    PyObject *obj[4];
+    if (!PyArg_ParseTuple(args, "OOOO", &obj[0], &obj[1], &obj[2], &obj[3])) return NULL;
+    /* cells (k, n) int64 (-1: none); y (n) int64; weights (n) float64; counts (F, C) float64,
+     * added to: counts[cells[e], y[i]] += weights[i], the entries in order */
+    const char *names[4] = {"cells", "y", "weights", "counts"};
+    Py_buffer b[4];
+    int got = 0;
+    PyObject *result = NULL;
+    for (int k = 0; k < 4; k++) {
+        int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (k == 3 ? PyBUF_WRITABLE : 0);
+        if (PyObject_GetBuffer(obj[k], &b[k], flags) < 0) goto done;
+        got++;
+        const char *f = native_format(b[k].format);
+        if (!f || f[0] == '\0' || f[1] != '\0' || !strchr(k < 2 ? "lq" : "d", f[0]) ||
+            b[k].itemsize != 8 || b[k].ndim != (k == 0 || k == 3 ? 2 : 1)) {
+            PyErr_Format(PyExc_TypeError, "cell_counts: %s has the wrong type", names[k]);
+            goto done;
+        }
+    }
+    const int64_t k = b[0].shape[0], n = b[0].shape[1], F = b[3].shape[0], C = b[3].shape[1];
+    const int64_t *cells = b[0].buf, *y = b[1].buf;
+    const double *w = b[2].buf;
+    double *counts = b[3].buf;
+    int ok = b[1].shape[0] == n && b[2].shape[0] == n;
+    for (int64_t e = 0; ok && e < k * n; e++) ok = cells[e] < F;
+    for (int64_t i = 0; ok && i < n; i++) ok = y[i] >= 0 && y[i] < C;
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "cell_counts: inconsistent arguments");
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    for (int64_t row = 0; row < k; row++)
+        for (int64_t i = 0; i < n; i++) {
+            const int64_t cell = cells[row * n + i];
+            if (cell >= 0) counts[cell * C + y[i]] += w[i];
+        }
+    Py_END_ALLOW_THREADS
+    result = Py_None;
+    Py_INCREF(result);
+done:
     for (int k = 0; k < got; k++) PyBuffer_Release(&b[k]);
     return result;
 }
@@ -2405,6 +2606,13 @@ static PyMethodDef methods[] = {
     {"pair_information", pair_information, METH_VARARGS,
      "pair_information(codes, y, weights, cards, n_classes, cmi, rows): I(X_i; X_j | C) and the "
      "rows observing both, of every pair of columns (see bnclassify/_native.py)."},
+    {"lone_families", lone_families, METH_VARARGS,
+     "lone_families(family, parent, weights, n_families, n_parents) -> (families, parents): "
+     "selective KDB's families of a single row dropped and the rest renumbered, in place (see "
+     "bnclassify/_native.py)."},
+    {"cell_counts", cell_counts, METH_VARARGS,
+     "cell_counts(cells, y, weights, counts): counts[cells[e], y[i]] += weights[i] over the "
+     "cells >= 0 of a (k, n) array, in order."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -2414,7 +2622,7 @@ static struct PyModuleDef module = {
 
 /* Raised with every change of a kernel's arguments or results: _native.py refuses a stale build
  * (an optional build that fails leaves the previous library in place). */
-#define KERNELS_VERSION 17
+#define KERNELS_VERSION 19
 
 PyMODINIT_FUNC PyInit__kernels(void) {
     PyObject *m = PyModule_Create(&module);

@@ -48,7 +48,7 @@ import pyarrow.compute as pc
 import threadpoolctl
 
 #: The kernels' interface this module calls (``KERNELS_VERSION`` in ``_kernels.c``).
-KERNELS_VERSION = 17
+KERNELS_VERSION = 19
 
 try:
     from . import _kernels
@@ -1399,6 +1399,71 @@ def _first_seen(keys) -> tuple:
     position = np.empty(len(distinct), dtype=np.int64)
     position[np.argsort(first)] = np.arange(len(distinct))
     return position[inverse], len(distinct)
+
+
+def lone_families(family, parent, weights, n_families, n_parents) -> tuple:
+    """Drop the families of a single row below depth 0 and renumber the rest, in place.
+
+    ``family`` and ``parent`` as :func:`family_cells` returns them (shape
+    ``(m, D, n)``, numbered ``0 .. n_families - 1`` and ``0 .. n_parents - 1``):
+    a family at depth ``d >= 1`` that only row ``i`` has, with
+    ``weights[i] <= 1``, becomes -1 (leaving the row out leaves it unseen, so
+    selective KDB's pass backs off there alike). The families left and the
+    parent configurations they have are renumbered from 0 in the order of
+    their numbers; the parent configurations no family left has become -1.
+    Returns the numbers of families and of parent configurations left.
+
+    Examples
+    --------
+    >>> family = np.array([[[0, 0, 1], [2, 3, 3]]])  # depth 1: row 0's family is alone
+    >>> parent = np.array([[[0, 0, 0], [1, 2, 2]]])
+    >>> lone_families(family, parent, np.ones(3), 4, 3)
+    (3, 2)
+    >>> family.tolist(), parent.tolist()
+    ([[[0, 0, 1], [-1, 2, 2]]], [[[0, 0, 0], [-1, 1, 1]]])
+    """
+    weights = np.ascontiguousarray(weights, dtype=np.float64)
+    if COMPILED:
+        return _kernels.lone_families(family, parent, weights, int(n_families), int(n_parents))
+    # one extra slot: the -1 cells read it, and are left as they are
+    rows = np.bincount(family[family >= 0], minlength=int(n_families) + 1)
+    deep = family[:, 1:]
+    deep[(deep >= 0) & (rows[deep] == 1) & (weights <= 1.0)] = -1
+    numbers = []
+    for cells, size in ((family, n_families), (parent, n_parents)):
+        used = np.zeros(int(size) + 1, dtype=bool)
+        used[cells[family >= 0]] = True
+        new = np.where(used, np.cumsum(used) - 1, -1)
+        np.copyto(cells, new[cells], where=cells >= 0)
+        numbers.append(int(used.sum()))
+    return tuple(numbers)
+
+
+def cell_counts(cells, y, weights, n_cells, n_classes) -> np.ndarray:
+    """Class-weighted counts of table cells, shape ``(n_cells, n_classes)``.
+
+    ``cells`` has shape ``(..., n)``: entry ``[..., i]`` is a cell of row ``i``
+    (-1: none), which gains ``weights[i]`` in class ``y[i]``; the entries are
+    added in order (the sums of ``np.bincount`` on the flattened array).
+
+    Examples
+    --------
+    >>> cell_counts(np.array([[0, 1, -1], [1, 1, 0]]), np.array([0, 1, 1]), np.ones(3), 2, 2)
+    array([[1., 1.],
+           [1., 2.]])
+    """
+    cells = np.ascontiguousarray(cells, dtype=np.int64)
+    y = np.ascontiguousarray(y, dtype=np.int64)
+    weights = np.ascontiguousarray(weights, dtype=np.float64)
+    C = int(n_classes)
+    if COMPILED:
+        counts = np.zeros((int(n_cells), C))
+        _kernels.cell_counts(cells.reshape(-1, cells.shape[-1]), y, weights, counts)
+        return counts
+    seen = cells >= 0
+    yv = np.broadcast_to(y, cells.shape)[seen]
+    wv = np.broadcast_to(weights, cells.shape)[seen]
+    return np.bincount(cells[seen] * C + yv, weights=wv, minlength=int(n_cells) * C).reshape(-1, C)
 
 
 def pair_information(codes, y, weights, cards, n_classes) -> tuple:

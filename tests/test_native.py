@@ -816,6 +816,48 @@ def test_family_cells(table, compiled):
     assert sizes[1].sum() == parent.max(initial=-1) + 1
 
 
+@given(attribute_tables(), st.booleans(), st.integers(1, 3))
+@settings(max_examples=50, deadline=None)
+def test_lone_families_and_cell_counts(table, compiled, n_classes):
+    codes, cards, attributes = table
+    n = codes.shape[1]
+    rng = np.random.default_rng(n)
+    weights = rng.choice([0.5, 1.0, 2.0], n)
+    y = rng.integers(0, n_classes, n)
+    family, parent, sizes = _native.family_cells(codes, cards, attributes)
+    before_family, before_parent = family.copy(), parent.copy()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_native, "COMPILED", compiled and _native._kernels is not None)
+        n_families, n_parents = _native.lone_families(
+            family, parent, weights, sizes[0].sum(), sizes[1].sum()
+        )
+        counts = _native.cell_counts(family, y, weights, n_families, n_classes)
+        parent_counts = _native.cell_counts(parent, y, weights, n_parents, n_classes)
+    # the slow way: a family below depth 0 is dropped when it is one row's, of weight <= 1
+    rows = {}
+    for f in before_family[before_family >= 0]:
+        rows[f] = rows.get(f, 0) + 1
+    m, D, _ = family.shape
+    for u, d, i in np.ndindex(m, D, n):
+        f = before_family[u, d, i]
+        dropped = f >= 0 and d > 0 and rows[f] == 1 and weights[i] <= 1.0
+        assert (family[u, d, i] < 0) == (f < 0 or dropped)
+    # the numbering keeps the order and is onto; equal old numbers give equal new ones
+    for new, old, size in ((family, before_family, n_families), (parent, before_parent, n_parents)):
+        kept = new >= 0
+        assert sorted(set(new[kept].tolist())) == list(range(size))
+        pairs = sorted(set(zip(old[kept].tolist(), new[kept].tolist(), strict=True)))
+        assert [b for _, b in pairs] == list(range(size))
+    # every kept family keeps its parent configuration; the counts are bincounts of the cells
+    assert (parent[family >= 0] >= 0).all()
+    for cells, got, size in ((family, counts, n_families), (parent, parent_counts, n_parents)):
+        expected = np.zeros((size, n_classes))
+        for u, d, i in np.ndindex(m, D, n):
+            if cells[u, d, i] >= 0:
+                expected[cells[u, d, i], y[i]] += weights[i]
+        np.testing.assert_array_equal(got, expected)
+
+
 def slow_pair_information(rows, y, weights, i, j):
     """The plug-in I(X_i; X_j | C) on the rows observing both, cell by cell, and their weight."""
     joint = {}

@@ -196,6 +196,21 @@ def test_a_block_of_rows_gives_the_whole_pass(monkeypatch):
     )
 
 
+@settings(max_examples=60, deadline=None)
+@given(kdb_tables())
+def test_dropping_the_families_of_one_row_changes_no_loss(table):
+    # the pass over all the rows drops the families no other row shares (lone_families); the
+    # pass in blocks of rows keeps them and backs off on their counts
+    codes, y, cards, C, order, parents, K, criterion, weights = table
+    args = (codes, y, cards, C, order, parents, K, criterion, weights)
+    whole = loo_losses(*args)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("bnclassify.classifiers._selective.BLOCK_INDICES", 7)
+        blocks = loo_losses(*args)
+    np.testing.assert_allclose(whole, blocks, rtol=1e-12, atol=1e-15)
+    assert choose(whole) == choose(blocks)
+
+
 @pytest.mark.skipif(_native._kernels is None, reason="the compiled extension is not built")
 @settings(max_examples=60, deadline=None)
 @given(kdb_tables(), st.sampled_from([None, 7]))

@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from .._native import family_cells, loo_scores
+from .._native import cell_counts, family_cells, lone_families, loo_scores
 
 #: The losses a selective KDB may minimise (``"rmse"`` is the paper's).
 CRITERIA = ("rmse", "zero_one", "log_loss")
@@ -238,23 +238,23 @@ def _attribute_tables(codes, y, w, cards, C, child, parents):
 
 def _row_cells(codes, y, w, cards, C, order, parents, D):
     """``(family, parent, family_counts, parent_counts)`` of all the rows at once: each row's
-    cells at every attribute and depth (shape ``(m, D, n)``, -1 where it observes neither)
-    and the class-weighted counts they index, numbered by
-    :func:`bnclassify._native.family_cells` (no look-ups: the rows are all here)."""
+    cells at every attribute and depth (shape ``(m, D, n)``, -1 where it observes neither, or
+    where its family has no other row: see :func:`bnclassify._native.lone_families`) and the
+    class-weighted counts they index, numbered by :func:`bnclassify._native.family_cells`
+    (no look-ups: the rows are all here)."""
     attributes = np.full((len(order), D), -1, dtype=np.int64)
     for u, child in enumerate(order):
         ranked = list(parents[u][: D - 1])
         attributes[u, : len(ranked) + 1] = [child, *ranked]
     by_column = np.ascontiguousarray(np.asarray(codes).T, dtype=np.int64)
     family, parent, sizes = family_cells(by_column, cards, attributes)
-    seen = family >= 0
-    yv = np.broadcast_to(y, family.shape)[seen]
-    wv = np.broadcast_to(w, family.shape)[seen]
-    counts = [
-        np.bincount(cells[seen] * C + yv, weights=wv, minlength=int(size) * C).reshape(-1, C)
-        for cells, size in ((family, sizes[0].sum()), (parent, sizes[1].sum()))
-    ]
-    return family, parent, *counts
+    n_families, n_parents = lone_families(family, parent, w, sizes[0].sum(), sizes[1].sum())
+    return (
+        family,
+        parent,
+        cell_counts(family, y, w, n_families, C),
+        cell_counts(parent, y, w, n_parents, C),
+    )
 
 
 def _compress(raw):

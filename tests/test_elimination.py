@@ -242,6 +242,18 @@ def test_summed_rows_equals_the_picked_rows_added_with_impossible_cells(rows_per
     np.testing.assert_allclose(got, expected, rtol=1e-13)
 
 
+def recorded_plans(monkeypatch) -> list:
+    """The sets of missing nodes the network plans an elimination for, in order, from now."""
+    plans = []
+    planned = FittedNetwork._elimination_plan
+    monkeypatch.setattr(
+        FittedNetwork,
+        "_elimination_plan",
+        lambda self, missing: plans.append(missing) or planned(self, missing),
+    )
+    return plans
+
+
 def test_rows_differing_in_cells_that_sum_to_one_share_a_plan(monkeypatch):
     """anneal: AODE's members planned every pattern of its sparse columns apart (2,929
     plans, 29 s a fold). A missing hub with five children, observed or missing in all 32
@@ -255,13 +267,7 @@ def test_rows_differing_in_cells_that_sum_to_one_share_a_plan(monkeypatch):
     codes = rng.integers(0, 3, (len(masks), 6))
     codes[:, 0] = -1
     codes[:, 1:][masks] = -1
-    plans = []
-    planned = FittedNetwork._elimination_plan
-    monkeypatch.setattr(
-        FittedNetwork,
-        "_elimination_plan",
-        lambda self, missing: plans.append(missing) or planned(self, missing),
-    )
+    plans = recorded_plans(monkeypatch)
     got = network.joint_log_likelihood(codes)
     assert plans == [{0}]
     np.testing.assert_allclose(got, enumerated(network, codes), rtol=1e-10, atol=1e-12)
@@ -283,13 +289,7 @@ def test_missing_cells_no_node_joins_are_planned_apart(monkeypatch):
     codes[[3, 4], 0] = -1
     codes[[3, 4], 1] = -1
     codes[4, 4] = -1
-    plans = []
-    planned = FittedNetwork._elimination_plan
-    monkeypatch.setattr(
-        FittedNetwork,
-        "_elimination_plan",
-        lambda self, missing: plans.append(missing) or planned(self, missing),
-    )
+    plans = recorded_plans(monkeypatch)
     got = network.joint_log_likelihood(codes)
     assert sorted(map(sorted, plans)) == [[0, 1], [1], [4]]
     np.testing.assert_allclose(got, enumerated(network, codes), rtol=1e-10, atol=1e-12)

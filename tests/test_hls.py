@@ -20,7 +20,7 @@ from bnclassify.exceptions import InvalidParameterError
 from bnclassify.io import dump, load
 from bnclassify.parameters import HLS
 from bnclassify.parameters import hls as hls_module
-from bnclassify.parameters.hierarchy import FamilyTree, Forest, fit_forest
+from bnclassify.parameters.hierarchy import FamilyTree, Forest, SolverTree, fit_forest
 from bnclassify.parameters.hls import RIDGES, deal_to_folds
 from bnclassify.stats import training_statistics
 from bnclassify.stats.tables import SmoothedTables
@@ -294,6 +294,26 @@ def test_folding_chains_of_one_child_nodes_changes_no_table(families, ridge):
     for a, b in zip(folded, unfolded, strict=True):
         np.testing.assert_allclose(a, b, atol=1e-8)
     np.testing.assert_allclose(scores_folded, scores_unfolded, rtol=1e-6, atol=1e-6)
+
+
+@settings(max_examples=30, deadline=None)
+@given(families=st.lists(sparse_family(), min_size=1, max_size=3))
+def test_a_fold_solved_on_its_nodes_with_data_scores_as_on_the_whole_tree(families):
+    # FamilyTree.pruned drops a fold's nodes without training rows under them (coefficient 0:
+    # their parent's distribution) and scores their held-out rows at the nearest kept ancestor
+    tables = [counts for counts, _ in families]
+    prefixes = [_complete_prefixes(t) if p is None else p for t, p in families]
+    smoothing = HLS(n_folds=3, ridges=(0.5, 4.0))
+
+    def whole(tree, node_counts):
+        values = lambda v: np.array(v, dtype=float).reshape(tree.n_nodes, tree.n_states)  # noqa: E731
+        return SolverTree(tree.levels, tree.links, tree.chains, tree.n_states), values
+
+    pruned = smoothing.cross_validate(tables, prefixes=prefixes)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(FamilyTree, "pruned", whole)
+        unpruned = smoothing.cross_validate(tables, prefixes=prefixes)
+    np.testing.assert_allclose(pruned, unpruned, rtol=1e-9, atol=1e-9)
 
 
 def _complete_prefixes(counts):

@@ -329,12 +329,14 @@ class HLS(Smoothing):
             for batch in _batches(range(len(group)), [tree.n_nodes for tree in trees], per_node):
                 held_out = [deal_to_folds(trees[j].node_counts, folds) for j in batch]
                 pairs = [(b, k) for b in range(len(batch)) for k in range(folds)]
-                forest = Forest(
-                    [trees[batch[b]] for b, _ in pairs],
-                    np.ones(len(pairs)),
-                    [trees[batch[b]].node_counts - held_out[b][k] for b, k in pairs],
+                train = [trees[batch[b]].node_counts - held_out[b][k] for b, k in pairs]
+                # each fold solved on the nodes it has training rows under (the others keep
+                # their parent's distribution), its held-out rows scored there
+                pruned = [trees[batch[b]].pruned(t) for (b, _), t in zip(pairs, train, strict=True)]
+                forest = Forest([tree for tree, _ in pruned], np.ones(len(pairs)), train)
+                test = forest.stack_nodes(
+                    [lift(held_out[b][k]) for (b, k), (_, lift) in zip(pairs, pruned, strict=True)]
                 )
-                test = forest.stack_nodes([held_out[b][k] for b, k in pairs])
                 problems.append((forest, [group[batch[b]] for b, _ in pairs], test))
         return problems, len(tables)
 

@@ -20,7 +20,7 @@ from bnclassify.exceptions import InvalidParameterError
 from bnclassify.io import dump, load
 from bnclassify.parameters import HLS
 from bnclassify.parameters import hls as hls_module
-from bnclassify.parameters.hierarchy import FamilyTree, Forest, fit_forest
+from bnclassify.parameters.hierarchy import FamilyTree, Forest, SolverTree, fit_forest
 from bnclassify.parameters.hls import RIDGES, deal_to_folds
 from bnclassify.stats import training_statistics
 from bnclassify.stats.tables import SmoothedTables
@@ -285,6 +285,7 @@ def test_folding_chains_of_one_child_nodes_changes_no_table(families, ridge):
     for fold in (True, False):
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr(hls_module, "FamilyTree", functools.partial(FamilyTree, fold=fold))
+            patch.setattr(hls_module, "CV_TOLERANCE", 1e-9)  # near exact (an unfolded chain is slow)
             results.append(
                 (fixed.log_conditionals(tables, prefixes=prefixes),
                  chosen.cross_validate(tables, prefixes=prefixes))
@@ -293,6 +294,26 @@ def test_folding_chains_of_one_child_nodes_changes_no_table(families, ridge):
     for a, b in zip(folded, unfolded, strict=True):
         np.testing.assert_allclose(a, b, atol=1e-8)
     np.testing.assert_allclose(scores_folded, scores_unfolded, rtol=1e-6, atol=1e-6)
+
+
+@settings(max_examples=30, deadline=None)
+@given(families=st.lists(sparse_family(), min_size=1, max_size=3))
+def test_a_fold_solved_on_its_nodes_with_data_scores_as_on_the_whole_tree(families):
+    # FamilyTree.pruned drops a fold's nodes without training rows under them (coefficient 0:
+    # their parent's distribution) and scores their held-out rows at the nearest kept ancestor
+    tables = [counts for counts, _ in families]
+    prefixes = [_complete_prefixes(t) if p is None else p for t, p in families]
+    smoothing = HLS(n_folds=3, ridges=(0.5, 4.0))
+
+    def whole(tree, node_counts):
+        values = lambda v: np.array(v, dtype=float).reshape(tree.n_nodes, tree.n_states)  # noqa: E731
+        return SolverTree(tree.levels, tree.links, tree.chains, tree.n_states), values
+
+    pruned = smoothing.cross_validate(tables, prefixes=prefixes)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(FamilyTree, "pruned", whole)
+        unpruned = smoothing.cross_validate(tables, prefixes=prefixes)
+    np.testing.assert_allclose(pruned, unpruned, rtol=1e-9, atol=1e-9)
 
 
 def _complete_prefixes(counts):
@@ -367,7 +388,10 @@ def test_dealing_to_folds_is_a_stratified_partition_of_the_rows():
 @given(counts=family_counts(max_states=3))
 def test_cross_validation_equals_refitting_every_fold_by_brute_force(counts):
     smoothing = HLS(n_folds=3, ridges=(0.25, 2.0, 16.0))
-    got = smoothing.cross_validate([counts])[0]
+    with pytest.MonkeyPatch.context() as patch:  # the dealing and scoring, the solves near exact
+        patch.setattr(hls_module, "CV_TOLERANCE", 1e-6)
+        got = smoothing.cross_validate([counts])[0]
+        chosen = smoothing.select_ridge([counts])
     if counts.shape[-1] == 1 or not counts.any():
         return
     held_out = deal_to_folds(counts, 3)
@@ -378,10 +402,7 @@ def test_cross_validation_equals_refitting_every_fold_by_brute_force(counts):
         )
         for ridge in (0.25, 2.0, 16.0)
     ]
-    np.testing.assert_allclose(
-        got, want, rtol=1e-5, atol=1e-5
-    )  # CV_TOLERANCE: 1e-6 per coefficient
-    chosen = smoothing.select_ridge([counts])
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)  # 1e-6 per coefficient
     assert chosen == (0.25, 2.0, 16.0)[len(want) - 1 - int(np.argmax(want[::-1]))]
 
 

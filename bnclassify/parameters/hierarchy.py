@@ -219,6 +219,69 @@ class FamilyTree:
         bottom = self._solver_node
         return flat[bottom] / self._chain[bottom][:, None]
 
+    def pruned(self, node_counts):
+        """The solver's nodes with rows under them in ``node_counts``, and where the others' go.
+
+        A node without rows under it has coefficient 0 at the optimum and the
+        distribution of its parent: a cross-validation fold's problem (its training
+        rows on this tree's nodes) is solved on the nodes it has data under, and a
+        row held out at a dropped node is scored at its nearest kept ancestor. The
+        top level is always kept.
+
+        Parameters
+        ----------
+        node_counts : ndarray of shape (n_nodes, r)
+            Counts on this tree's kept nodes (as :attr:`node_counts`).
+
+        Returns
+        -------
+        tree : SolverTree
+            The kept solver nodes (:attr:`levels`, :attr:`links`, :attr:`chains`), for
+            :class:`Forest`.
+        lift : callable
+            ``lift(values)``: an ``(n_nodes, r)`` array with each dropped node's rows
+            added to its nearest kept ancestor's (a copy).
+
+        Examples
+        --------
+        >>> tree = FamilyTree(np.array([[[1.0, 0.0], [0.0, 0.0]], [[0.0, 2.0], [1.0, 1.0]]]))
+        >>> train = tree.node_counts.copy()
+        >>> train[-1] = 0.0  # class 1, parent 1 held out
+        >>> pruned, lift = tree.pruned(train)
+        >>> [n.tolist() for n in pruned.levels], [n.tolist() for n in tree.levels]
+        ([[0], [2, 3], [4]], [[0], [2, 3], [4, 5]])
+        >>> lift(tree.node_counts)[2].tolist()  # class 1 (row 2) gets the held-out row
+        [1.0, 1.0]
+        """
+        values = np.asarray(node_counts, dtype=float).reshape(self.n_nodes, self.n_states)
+        below = [row_sums(values[nodes]) for nodes in self.levels]
+        for level in range(self.depth - 1, 0, -1):
+            below[level - 1] += np.bincount(
+                self.links[level], below[level], minlength=len(self.levels[level - 1])
+            )
+        keep = [np.ones(len(self.levels[0]), dtype=bool)] + [b > 0 for b in below[1:]]
+        if all(kept.all() for kept in keep):
+            whole = SolverTree(self.levels, self.links, self.chains, self.n_states)
+            return whole, lambda node_values: np.array(node_values, dtype=float)
+        levels, links, chains = [], [], []
+        for level, kept in enumerate(keep):
+            if not kept.any():
+                break
+            levels.append(self.levels[level][kept])
+            chains.append(self.chains[level][kept])
+            position = np.cumsum(keep[level - 1]) - 1 if level else None
+            links.append(position[self.links[level][kept]] if level else self.links[0])
+
+        def lift(node_values):
+            lifted = np.array(node_values, dtype=float).reshape(self.n_nodes, self.n_states)
+            for level in range(self.depth - 1, 0, -1):
+                dropped = ~keep[level]
+                up = self.levels[level - 1][self.links[level][dropped]]
+                np.add.at(lifted, up, lifted[self.levels[level][dropped]])
+            return lifted
+
+        return SolverTree(levels, links, chains, self.n_states), lift
+
     @property
     def depth(self) -> int:
         """The number of the solver's levels."""
@@ -231,6 +294,18 @@ class FamilyTree:
     @property
     def n_nodes(self) -> int:
         return sum(len(kept) for kept in self.kept)
+
+
+class SolverTree:
+    """The solver's nodes of a tree (:attr:`FamilyTree.levels`, ``links``, ``chains``) alone:
+    what :class:`Forest` reads, e.g. a fold's nodes with data (:meth:`FamilyTree.pruned`)."""
+
+    def __init__(self, levels, links, chains, n_states):
+        self.levels, self.links, self.chains, self.n_states = levels, links, chains, n_states
+
+    @property
+    def depth(self) -> int:
+        return len(self.levels)
 
 
 def own_rows(counts, prefixes, name="smoothing") -> dict:

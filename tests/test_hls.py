@@ -285,7 +285,7 @@ def test_folding_chains_of_one_child_nodes_changes_no_table(families, ridge):
     for fold in (True, False):
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr(hls_module, "FamilyTree", functools.partial(FamilyTree, fold=fold))
-            patch.setattr(hls_module, "CV_TOLERANCE", 1e-9)  # near exact (an unfolded chain is slow)
+            patch.setattr(hls_module, "CV_TOLERANCE", 1e-9)  # near exact: unfolded chains are slow
             results.append(
                 (fixed.log_conditionals(tables, prefixes=prefixes),
                  chosen.cross_validate(tables, prefixes=prefixes))

@@ -316,6 +316,28 @@ def test_a_fold_solved_on_its_nodes_with_data_scores_as_on_the_whole_tree(famili
     np.testing.assert_allclose(pruned, unpruned, rtol=1e-9, atol=1e-9)
 
 
+def test_leaves_of_one_parent_with_the_same_rows_are_solved_as_one():
+    # an identifier-like parent (splice's Instance_name): one row per configuration, so each class
+    # and child state has many leaves whose counts are one row; they share one optimum
+    rng = np.random.default_rng(0)
+    counts = np.zeros((2, 3, 40, 3))
+    for c, x1, key in zip(rng.integers(0, 2, 40), rng.integers(0, 3, 40), range(40), strict=True):
+        counts[c, x1, key, rng.integers(0, 3)] = 1.0
+    tree = FamilyTree(counts)
+    train = tree.node_counts.copy()
+    train[-3:] = 0.0  # a few rows held out
+    solver_tree, lift = tree.pruned(train)
+    leaves = sum(len(nodes) for nodes in solver_tree.levels)
+    assert leaves < sum(len(nodes) for nodes in tree.levels) - 20  # twins merged
+    held_out = tree.node_counts - train
+    scores = []
+    for t, values in ((solver_tree, lift), (tree, lambda v: v)):
+        forest = Forest([t], [0.5], [values(train)])
+        log_p = fit_forest(forest)[1]
+        scores.append(forest.node_scores(log_p, forest.stack_nodes([values(held_out)])))
+    np.testing.assert_allclose(scores[0], scores[1], rtol=1e-9)
+
+
 def _complete_prefixes(counts):
     """The shorter families when no parent is missing: the counts summed over the last parents."""
     prefixes = []

@@ -226,7 +226,14 @@ class FamilyTree:
         distribution of its parent: a cross-validation fold's problem (its training
         rows on this tree's nodes) is solved on the nodes it has data under, and a
         row held out at a dropped node is scored at its nearest kept ancestor. The
-        top level is always kept.
+        top level is always kept. **Twins**: leaves (in the fold) of one parent with
+        the same counts and chain length have the same coefficients at the optimum
+        (the problem is strictly convex and symmetric in them), and ``w`` of them are
+        one leaf with ``w`` times the counts and the ridge: the same objective, and
+        the same Newton steps (each block scales by ``w``, its inverse by ``1 / w``).
+        The first stands for all (its chain length over ``w`` in ``chains``), the
+        others' rows lifted to it: an identifier-like parent (splice's
+        ``Instance_name``) makes thousands of one-row leaves, a handful per parent.
 
         Parameters
         ----------
@@ -237,10 +244,12 @@ class FamilyTree:
         -------
         tree : SolverTree
             The kept solver nodes (:attr:`levels`, :attr:`links`, :attr:`chains`), for
-            :class:`Forest`.
+            :class:`Forest` (a twins' stand-in's ``chains`` is its chain length over
+            their number: the divisor of its ridge).
         lift : callable
             ``lift(values)``: an ``(n_nodes, r)`` array with each dropped node's rows
-            added to its nearest kept ancestor's (a copy).
+            added to its nearest kept ancestor's, a twin's to its stand-in's (a copy);
+            :class:`Forest` takes the lifted training counts.
 
         Examples
         --------
@@ -260,6 +269,35 @@ class FamilyTree:
                 self.links[level], below[level], minlength=len(self.levels[level - 1])
             )
         keep = [np.ones(len(self.levels[0]), dtype=bool)] + [b > 0 for b in below[1:]]
+        # twins: kept leaves of one parent with the same counts and chain length have the same
+        # optimum; the first of them stands for all (counts and ridge times their number w)
+        twin = [None] * self.depth  # per level: each node's stand-in (itself if none)
+        weight = [np.ones(len(nodes)) for nodes in self.levels]
+        for level in range(1, self.depth):
+            has_child = np.zeros(len(self.levels[level]), dtype=bool)
+            if level + 1 < self.depth:
+                has_child[self.links[level + 1][keep[level + 1]]] = True
+            leaves = np.flatnonzero(keep[level] & ~has_child)
+            if len(leaves) < 2:
+                continue
+            key = np.column_stack(
+                [
+                    self.links[level][leaves],
+                    self.chains[level][leaves],
+                    values[self.levels[level][leaves]],
+                ]
+            )
+            _, first, group, size = np.unique(
+                key, axis=0, return_index=True, return_inverse=True, return_counts=True
+            )
+            if len(first) == len(leaves):
+                continue
+            stand_in = np.arange(len(self.levels[level]))
+            stand_in[leaves] = leaves[first[group.ravel()]]
+            twin[level] = stand_in
+            keep[level][leaves] = False
+            keep[level][leaves[first]] = True
+            weight[level][leaves[first]] = size
         if all(kept.all() for kept in keep):
             whole = SolverTree(self.levels, self.links, self.chains, self.n_states)
             return whole, lambda node_values: np.array(node_values, dtype=float)
@@ -268,7 +306,7 @@ class FamilyTree:
             if not kept.any():
                 break
             levels.append(self.levels[level][kept])
-            chains.append(self.chains[level][kept])
+            chains.append(self.chains[level][kept] / weight[level][kept])
             position = np.cumsum(keep[level - 1]) - 1 if level else None
             links.append(position[self.links[level][kept]] if level else self.links[0])
 
@@ -276,6 +314,11 @@ class FamilyTree:
             lifted = np.array(node_values, dtype=float).reshape(self.n_nodes, self.n_states)
             for level in range(self.depth - 1, 0, -1):
                 dropped = ~keep[level]
+                if twin[level] is not None:  # a twin's rows go to its stand-in
+                    merged = dropped & (twin[level] != np.arange(len(dropped)))
+                    to = self.levels[level][twin[level][merged]]
+                    np.add.at(lifted, to, lifted[self.levels[level][merged]])
+                    dropped &= ~merged
                 up = self.levels[level - 1][self.links[level][dropped]]
                 np.add.at(lifted, up, lifted[self.levels[level][dropped]])
             return lifted

@@ -53,7 +53,8 @@ about 0.1 of one with HDP in CPU time over the 22 sets (0.098 and 0.103 in two
 runs; the smoothing alone, the fit minus the additive one, 0.06). The solver sees
 each chain of one-child nodes as one node (exact,
 :mod:`~bnclassify.parameters.hierarchy`), a large table is solved alone, and a
-cross-validation fold only on the nodes it has training rows under
+cross-validation fold only on the nodes it has training rows under, the
+leaves of one parent with the same counts solved as one
 (:meth:`~.hierarchy.FamilyTree.pruned`, exact).
 
 Examples
@@ -335,7 +336,8 @@ class HLS(Smoothing):
                 # each fold solved on the nodes it has training rows under (the others keep
                 # their parent's distribution), its held-out rows scored there
                 pruned = [trees[batch[b]].pruned(t) for (b, _), t in zip(pairs, train, strict=True)]
-                forest = Forest([tree for tree, _ in pruned], np.ones(len(pairs)), train)
+                lifted = [lift(t) for t, (_, lift) in zip(train, pruned, strict=True)]
+                forest = Forest([tree for tree, _ in pruned], np.ones(len(pairs)), lifted)
                 test = forest.stack_nodes(
                     [lift(held_out[b][k]) for (b, k), (_, lift) in zip(pairs, pruned, strict=True)]
                 )

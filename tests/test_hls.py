@@ -18,7 +18,7 @@ from scipy.special import log_softmax
 from bnclassify import AODE, KDB, KDBHC, TAN, EnsembleTAN, NaiveBayes, _native
 from bnclassify.exceptions import InvalidParameterError
 from bnclassify.io import dump, load
-from bnclassify.parameters import HLS
+from bnclassify.parameters import HLS, hierarchy
 from bnclassify.parameters import hls as hls_module
 from bnclassify.parameters.hierarchy import FamilyTree, Forest, SolverTree, fit_forest
 from bnclassify.parameters.hls import RIDGES, deal_to_folds
@@ -309,20 +309,23 @@ def test_a_fold_solved_on_its_nodes_with_data_scores_as_on_the_whole_tree(famili
         values = lambda v: np.array(v, dtype=float).reshape(tree.n_nodes, tree.n_states)  # noqa: E731
         return SolverTree(tree.levels, tree.links, tree.chains, tree.n_states), values
 
-    pruned = smoothing.cross_validate(tables, prefixes=prefixes)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(hierarchy, "TWIN_MIN_LEAVES", 2)  # twins merged on these small tables too
+        pruned = smoothing.cross_validate(tables, prefixes=prefixes)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(FamilyTree, "pruned", whole)
         unpruned = smoothing.cross_validate(tables, prefixes=prefixes)
     np.testing.assert_allclose(pruned, unpruned, rtol=1e-9, atol=1e-9)
 
 
-def test_leaves_of_one_parent_with_the_same_rows_are_solved_as_one():
+def test_leaves_of_one_parent_with_the_same_rows_are_solved_as_one(monkeypatch):
     # an identifier-like parent (splice's Instance_name): one row per configuration, so each class
     # and child state has many leaves whose counts are one row; they share one optimum
     rng = np.random.default_rng(0)
     counts = np.zeros((2, 3, 40, 3))
     for c, x1, key in zip(rng.integers(0, 2, 40), rng.integers(0, 3, 40), range(40), strict=True):
         counts[c, x1, key, rng.integers(0, 3)] = 1.0
+    monkeypatch.setattr(hierarchy, "TWIN_MIN_LEAVES", 2)  # a small table: look for twins
     tree = FamilyTree(counts)
     train = tree.node_counts.copy()
     train[-3:] = 0.0  # a few rows held out

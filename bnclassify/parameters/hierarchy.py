@@ -71,6 +71,10 @@ from .._native import hls_fit, row_sums
 MAX_STEPS = 100
 #: Convergence: the largest change of any coefficient in the last step.
 STEP_TOLERANCE = 1e-10
+#: The fewest leaves on a level for which :meth:`FamilyTree.pruned` looks for twins (exact either
+#: way): on smaller levels the search cost more than the solver saved (arrhythmia's ~180-node
+#: tables: 0.35 s more per fit; splice's ~1,500-node levels: a fifth of the solver's time).
+TWIN_MIN_LEAVES = 256
 
 
 class FamilyTree:
@@ -278,7 +282,7 @@ class FamilyTree:
             if level + 1 < self.depth:
                 has_child[self.links[level + 1][keep[level + 1]]] = True
             leaves = np.flatnonzero(keep[level] & ~has_child)
-            if len(leaves) < 2:
+            if len(leaves) < TWIN_MIN_LEAVES:  # the search would cost more than it saves
                 continue
             key = np.column_stack(
                 [
@@ -321,7 +325,8 @@ class FamilyTree:
                 np.add.at(lifted, up, lifted[self.levels[level][dropped]])
             return lifted
 
-        return SolverTree(levels, links, chains, self.n_states), lift
+        twins = any(t is not None for t in twin)
+        return SolverTree(levels, links, chains, self.n_states, twins), lift
 
     @property
     def depth(self) -> int:
@@ -341,8 +346,11 @@ class SolverTree:
     """The solver's nodes of a tree (:attr:`FamilyTree.levels`, ``links``, ``chains``) alone:
     what :class:`Forest` reads, e.g. a fold's nodes with data (:meth:`FamilyTree.pruned`)."""
 
-    def __init__(self, levels, links, chains, n_states):
+    def __init__(self, levels, links, chains, n_states, twins=False):
         self.levels, self.links, self.chains, self.n_states = levels, links, chains, n_states
+        #: Whether a node stands for twins (:meth:`FamilyTree.pruned`): the counts on the full
+        #: tree's nodes must then be lifted to it
+        self.twins = twins
 
     @property
     def depth(self) -> int:

@@ -336,7 +336,11 @@ class HLS(Smoothing):
                 # each fold solved on the nodes it has training rows under (the others keep
                 # their parent's distribution), its held-out rows scored there
                 pruned = [trees[batch[b]].pruned(t) for (b, _), t in zip(pairs, train, strict=True)]
-                lifted = [lift(t) for t, (_, lift) in zip(train, pruned, strict=True)]
+                # a twins' stand-in takes their training counts (a dropped node has none)
+                lifted = [
+                    lift(t) if tree.twins else t
+                    for t, (tree, lift) in zip(train, pruned, strict=True)
+                ]
                 forest = Forest([tree for tree, _ in pruned], np.ones(len(pairs)), lifted)
                 test = forest.stack_nodes(
                     [lift(held_out[b][k]) for (b, k), (_, lift) in zip(pairs, pruned, strict=True)]

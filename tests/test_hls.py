@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from _checks import parametrize_with_checks
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy.optimize import minimize
@@ -78,14 +78,17 @@ def reference_log_table(counts, ridge, root=True, own=None) -> np.ndarray:
         H = np.einsum("lj,lk,lxy->jxky", X, X, W).reshape(p_nodes * r, p_nodes * r)
         return H + ridge * np.eye(p_nodes * r)
 
-    result = minimize(
-        objective,
-        np.zeros(p_nodes * r),
-        jac=True,
-        hess=hessian,
-        method="trust-exact",
-        options={"gtol": 1e-11},
-    )
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # scipy's trust-region step divides by a vanishing norm near a flat start on some
+        # tables (one class, a zero count, ridge 0.05); the Newton polish below finishes
+        result = minimize(
+            objective,
+            np.zeros(p_nodes * r),
+            jac=True,
+            hess=hessian,
+            method="trust-exact",
+            options={"gtol": 1e-11},
+        )
     flat = result.x
     for _ in range(3):  # Newton's polish: trust-exact can stop short ("bad approximation")
         flat = flat - np.linalg.solve(hessian(flat), objective(flat)[1])
@@ -109,6 +112,7 @@ RIDGE = st.sampled_from([0.05, 1.0, 8.0])
 
 @settings(max_examples=40, deadline=None)
 @given(counts=family_counts(), ridge=RIDGE, root=st.booleans())
+@example(counts=np.array([[5.0, 0.0, 2.0, 4.0]]), ridge=0.05, root=False)  # scipy's flat start
 def test_table_is_the_penalised_regression_fitted_by_a_generic_optimiser(counts, ridge, root):
     got = HLS(ridge=ridge, root=root).log_conditional(counts)
     np.testing.assert_allclose(got, reference_log_table(counts, ridge, root), atol=1e-7)

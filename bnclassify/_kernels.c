@@ -1694,19 +1694,28 @@ done:
 /* exp(-37) < 2^-53: a term that adds nothing to a sum of at least 1 */
 #define LOO_NEGLIGIBLE -37.0
 
-static double loo_row_loss(const double *joint, int64_t C, int64_t yi, int criterion) {
+static double loo_row_loss(const double *joint, int64_t C, int64_t yi, int criterion,
+                           double below) {
     double top = joint[0];
     int64_t best = 0;
     for (int64_t c = 1; c < C; c++)
         if (joint[c] > top) { top = joint[c]; best = c; }
     if (criterion == 1) return best != yi ? 1.0 : 0.0;
     /* exp(0) is exactly 1: the top class's term needs no call; after it the sum is at least 1,
-     * which a term below 2^-53 (exp of less than LOO_NEGLIGIBLE) leaves as it is: no call */
+     * which a term below 2^-53 (exp of less than LOO_NEGLIGIBLE) leaves as it is: no call. The
+     * classes before the top one are summed first: when every one of them is below 2^-53 / C
+     * (exp of less than LOO_NEGLIGIBLE - log C), so is their sum, which 1 absorbs: the sum is
+     * exactly 1 without their calls (some above: all are summed, in order, as always). */
+    double before = -HUGE_VAL;
+    for (int64_t c = 0; c < best; c++)
+        if (joint[c] > before) before = joint[c];
     double sum = 0.0;
-    for (int64_t c = 0; c < best; c++) sum += exp(joint[c] - top);
+    if (before - top >= below) /* below: LOO_NEGLIGIBLE - log C */
+        for (int64_t c = 0; c < best; c++) sum += exp(joint[c] - top);
     sum += 1.0;
     for (int64_t c = best + 1; c < C; c++)
         if (joint[c] - top >= LOO_NEGLIGIBLE) sum += exp(joint[c] - top);
+    if (sum == 1.0 && yi == best) return 0.0; /* P(y | x) = exp(0 - log 1) = 1: no loss */
     double log_true = joint[yi] - (top + log(sum));
     if (criterion == 0) {
         double miss = 1.0 - exp(log_true);
@@ -1747,12 +1756,19 @@ static void loo_block(const int64_t *family, const int64_t *parent, const double
                       int64_t D, int64_t C, int criterion, double *total, double *work,
                       double *tables, int64_t *reached) {
     const int64_t R = loo_chunk_rows(n, D, C);
+    const double below = LOO_NEGLIGIBLE - log((double)C);
     double *terms = work, *prior = terms + D * C, *joints = prior + C, *losses = joints + R * D * C;
     /* tables[0]: log(k + 1) (parents); tables[1 + u]: log(k + 1/r_u) (attribute u's families) */
     for (int64_t k = 0; k < LOG_TABLE; k++) tables[k] = log((double)k + 1.0);
-    for (int64_t u = 0; u < m; u++)
-        for (int64_t k = 0; k < LOG_TABLE; k++)
-            tables[(1 + u) * LOG_TABLE + k] = log((double)k + inverse_r[u]);
+    for (int64_t u = 0; u < m; u++) {
+        double *table = tables + (1 + u) * LOG_TABLE;
+        int64_t same = u - 1; /* an earlier attribute with as many states: its table, copied */
+        while (same >= 0 && inverse_r[same] != inverse_r[u]) same--;
+        if (same >= 0)
+            memcpy(table, tables + (1 + same) * LOG_TABLE, LOG_TABLE * sizeof(double));
+        else
+            for (int64_t k = 0; k < LOG_TABLE; k++) table[k] = log((double)k + inverse_r[u]);
+    }
     for (int64_t start = 0; start < n; start += R) {
         const int64_t stop = start + R < n ? start + R : n;
         for (int64_t i = start; i < stop; i++) {
@@ -1764,7 +1780,7 @@ static void loo_block(const int64_t *family, const int64_t *parent, const double
                 prior[c] = log(cw[c] - (c == yi ? held : 0.0) + 1.0 / (double)C) - log_rows;
             memcpy(joint, prior, C * sizeof(double));
             reached[i - start] = 0;
-            loss[0] = loo_row_loss(joint, C, yi, criterion) * wi;
+            loss[0] = loo_row_loss(joint, C, yi, criterion, below) * wi;
             for (int64_t k = 0; k < D; k++) total[k * (m + 1)] += loss[0];
         }
         for (int64_t u = 0; u < m; u++) {
@@ -1801,7 +1817,7 @@ static void loo_block(const int64_t *family, const int64_t *parent, const double
                         const double *term = terms + (k < reach ? k : reach) * C;
                         double *row = joint + k * C;
                         for (int64_t c = 0; c < C; c++) row[c] += term[c];
-                        loss[k] = loo_row_loss(row, C, yi, criterion) * wi;
+                        loss[k] = loo_row_loss(row, C, yi, criterion, below) * wi;
                     }
                     reached[i - start] = hi;
                 }
@@ -2023,8 +2039,9 @@ done:
  * order as a sweep over all the cells (the skipped ones add 0) at O(n + cells / 64) per pair; a
  * small table is swept whole. joint, row, col and pair are all zero between pairs. */
 static void pair_pass(const int64_t *codes, const int64_t *y, const double *w, const int64_t *cards,
-                      int64_t m, int64_t n, int64_t C, double *cmi, double *rows, double *work,
-                      int64_t *key, uint64_t *touched, int64_t *owner, int64_t *class_of) {
+                      const int64_t *known, int64_t m, int64_t n, int64_t C, double *cmi,
+                      double *rows, double *work, int64_t *key, uint64_t *touched, int64_t *owner,
+                      int64_t *class_of) {
     double logs[LOG_TABLE]; /* log k */
     for (int64_t k = 0; k < LOG_TABLE; k++) logs[k] = log((double)k);
     for (int64_t i = 0; i < m; i++) {
@@ -2039,6 +2056,7 @@ static void pair_pass(const int64_t *codes, const int64_t *y, const double *w, c
         for (int64_t ca = 0; ca < C * ri; ca++) class_of[ca] = ca / ri;
         for (int64_t j = i + 1; j < m; j++) {
             const int64_t *xj = codes + j * n, rj = cards[j];
+            if (known[i] && known[j]) continue; /* the caller has this pair's values */
             if (ri <= 1 || rj <= 1) { /* a column with one state tells nothing: exactly 0 */
                 double both = 0.0;
                 for (int64_t t = 0; t < n; t++)
@@ -2124,28 +2142,29 @@ static void pair_pass(const int64_t *codes, const int64_t *y, const double *w, c
 }
 
 static PyObject *pair_information(PyObject *self, PyObject *args) {
-    PyObject *obj[6];
+    PyObject *obj[7];
     long long n_classes;
-    if (!PyArg_ParseTuple(args, "OOOOLOO", &obj[0], &obj[1], &obj[2], &obj[3], &n_classes,
-                          &obj[4], &obj[5]))
+    if (!PyArg_ParseTuple(args, "OOOOLOOO", &obj[0], &obj[1], &obj[2], &obj[3], &n_classes,
+                          &obj[4], &obj[5], &obj[6]))
         return NULL;
     /* codes (m, n) int64 (-1 missing); y (n) int64; weights (n) float64; cards (m) int64;
-     * cmi, rows (m, m) float64, written */
-    const char *names[6] = {"codes", "y", "weights", "cards", "cmi", "rows"};
-    const int ndims[6] = {2, 1, 1, 1, 2, 2};
-    Py_buffer b[6];
+     * cmi, rows (m, m) float64, written (but for the pairs of two known columns); known (m) int64,
+     * nonzero: a column whose pairs with the other known ones are left as they are */
+    const char *names[7] = {"codes", "y", "weights", "cards", "cmi", "rows", "known"};
+    const int ndims[7] = {2, 1, 1, 1, 2, 2, 1};
+    Py_buffer b[7];
     int got = 0;
     PyObject *result = NULL;
     double *work = NULL;
     int64_t *key = NULL;
     uint64_t *touched = NULL;
     int64_t *owner = NULL, *class_of = NULL;
-    for (int k = 0; k < 6; k++) {
-        int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (k >= 4 ? PyBUF_WRITABLE : 0);
+    for (int k = 0; k < 7; k++) {
+        int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (k == 4 || k == 5 ? PyBUF_WRITABLE : 0);
         if (PyObject_GetBuffer(obj[k], &b[k], flags) < 0) goto done;
         got++;
         const char *f = native_format(b[k].format);
-        const char *want = (k == 2 || k >= 4) ? "d" : "lq";
+        const char *want = (k == 2 || k == 4 || k == 5) ? "d" : "lq";
         if (!f || f[0] == '\0' || f[1] != '\0' || !strchr(want, f[0]) || b[k].itemsize != 8 ||
             b[k].ndim != ndims[k]) {
             PyErr_Format(PyExc_TypeError, "pair_information: %s has the wrong type", names[k]);
@@ -2155,7 +2174,8 @@ static PyObject *pair_information(PyObject *self, PyObject *args) {
     const int64_t m = b[0].shape[0], n = b[0].shape[1], C = n_classes;
     const int64_t *codes = b[0].buf, *y = b[1].buf, *cards = b[3].buf;
     int ok = C >= 1 && b[1].shape[0] == n && b[2].shape[0] == n && b[3].shape[0] == m &&
-             b[4].shape[0] == m && b[4].shape[1] == m && b[5].shape[0] == m && b[5].shape[1] == m;
+             b[4].shape[0] == m && b[4].shape[1] == m && b[5].shape[0] == m && b[5].shape[1] == m &&
+             b[6].shape[0] == m;
     int64_t widest = 0, second = 0; /* a pair's table: at most C times the two widest */
     for (int64_t j = 0; ok && j < m; j++) {
         ok = cards[j] >= 0 && cards[j] < ((int64_t)1 << 31);
@@ -2182,8 +2202,8 @@ static PyObject *pair_information(PyObject *self, PyObject *args) {
         goto done;
     }
     Py_BEGIN_ALLOW_THREADS
-    pair_pass(codes, y, b[2].buf, cards, m, n, C, b[4].buf, b[5].buf, work, key, touched, owner,
-              class_of);
+    pair_pass(codes, y, b[2].buf, cards, b[6].buf, m, n, C, b[4].buf, b[5].buf, work, key, touched,
+              owner, class_of);
     Py_END_ALLOW_THREADS
     result = Py_None;
     Py_INCREF(result);
@@ -2622,7 +2642,7 @@ static struct PyModuleDef module = {
 
 /* Raised with every change of a kernel's arguments or results: _native.py refuses a stale build
  * (an optional build that fails leaves the previous library in place). */
-#define KERNELS_VERSION 19
+#define KERNELS_VERSION 20
 
 PyMODINIT_FUNC PyInit__kernels(void) {
     PyObject *m = PyModule_Create(&module);

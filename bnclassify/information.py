@@ -111,7 +111,7 @@ def pairwise_information(stats, features=None, block_cells=None):
     return upper + upper.T, rows
 
 
-def information_of_rows(stats):
+def information_of_rows(stats, known=None):
     """:func:`pairwise_information` of every feature, read from the rows instead of pair tables.
 
     The same plug-in estimates (each pair on the rows observing both, up to
@@ -124,6 +124,11 @@ def information_of_rows(stats):
     ----------
     stats : TrainingCounts
         Counts that keep their rows (``codes``, ``y``, ``weights``).
+    known : tuple, optional
+        ``(positions, cmi, rows)``: the values of the pairs among some columns
+        (increasing ``positions``), as this function returned them for other
+        counts of the same rows that code those columns alike; they are copied,
+        not computed again.
 
     Returns
     -------
@@ -138,7 +143,9 @@ def information_of_rows(stats):
     >>> round(float(cmi[0, 1]), 4), rows[0, 1]
     (0.6931, np.float64(4.0))
     """
-    return pair_information(stats.codes, stats.y, stats.weights, stats.cards, stats.n_classes)
+    return pair_information(
+        stats.codes, stats.y, stats.weights, stats.cards, stats.n_classes, known
+    )
 
 
 def _xlogx(values):

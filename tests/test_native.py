@@ -904,6 +904,40 @@ def test_pair_information(table, n_classes, weighted, compiled):
     assert (cmi[:, cards <= 1] == 0).all()  # a column with one state tells nothing, exactly
 
 
+@given(attribute_tables(), st.integers(1, 3), st.booleans(), st.booleans(), st.data())
+@settings(max_examples=30, deadline=None)
+def test_pair_information_known_pairs(table, n_classes, weighted, compiled, data):
+    """Pairs among ``known`` columns are copied, not computed; the others are those of the
+    whole computation, to the last bit (ESKDB's members share their categorical pairs)."""
+    codes, cards, _ = table
+    rows = codes.T
+    m = len(cards)
+    rng = np.random.default_rng(len(rows))
+    y = rng.integers(0, n_classes, len(rows))
+    weights = rng.uniform(0.5, 3.0, len(rows)) if weighted else None
+    known = sorted(data.draw(st.sets(st.integers(0, m - 1), max_size=m)))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_native, "COMPILED", compiled and _native._kernels is not None)
+        cmi, both = _native.pair_information(rows, y, weights, cards, n_classes)
+        sub_cmi, sub_rows = _native.pair_information(
+            rows[:, known], y, weights, cards[known], n_classes
+        )
+        again = _native.pair_information(
+            rows, y, weights, cards, n_classes, known=(known, sub_cmi, sub_rows)
+        )
+        # sentinels in place of the known pairs come back as they were: not computed
+        marked = _native.pair_information(
+            rows, y, weights, cards, n_classes,
+            known=(known, np.full((len(known),) * 2, -7.0), np.full((len(known),) * 2, -7.0)),
+        )  # fmt: skip
+    np.testing.assert_array_equal(again[0], cmi)
+    np.testing.assert_array_equal(again[1], both)
+    off = ~np.eye(len(known), dtype=bool)
+    assert (marked[0][np.ix_(known, known)][off] == -7.0).all()
+    others = np.setdiff1d(np.arange(m), known)
+    np.testing.assert_array_equal(marked[0][others], cmi[others])
+
+
 @given(
     n=st.integers(1, 3),
     n_classes=st.integers(1, 3),

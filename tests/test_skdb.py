@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 
 from bnclassify import ESKDB, KDB, SKDB, _native
 from bnclassify.classifiers._bins import column_numbers
-from bnclassify.classifiers._eskdb import SharedCoding
+from bnclassify.classifiers._eskdb import BinnedRows, SharedCoding
 from bnclassify.classifiers._selective import CRITERIA, choose, loo_losses
-from bnclassify.classifiers._skdb import binned_statistics
+from bnclassify.classifiers._skdb import binned_statistics, table_weights
 from bnclassify.data.binning import weighted_draw
 from bnclassify.datasets import load_car
 from bnclassify.exceptions import UnobservedColumnWarning, UnseenCategoryWarning
@@ -524,6 +524,58 @@ def test_shared_coding_gives_each_binning_the_statistics_of_its_own_encoding():
             assert schema.labels == own.labels and schema.names == own.names
             for mine, theirs in zip(schema.categories, own.categories, strict=True):
                 np.testing.assert_array_equal(mine, theirs)
+
+
+def _awkward(n=80):
+    """A mixed table with missing cells, an infinity, two categorical columns and one of a
+    single value (its pairs are exactly 0)."""
+    X, y = _mixed(7, n=n)
+    X["size"] = X["size"].where(np.arange(n) % 7 != 0)
+    X.loc[5, "noise"] = np.inf
+    X["shade"] = np.where(np.arange(n) % 5 == 0, None, X["colour"].to_numpy()[::-1])
+    X["one"] = "z"
+    return X, y
+
+
+def test_members_share_the_pairs_of_their_categorical_columns_to_the_last_bit():
+    # the categorical columns' I(X_i; X_j | C) is computed once per fit; each member computes
+    # its pairs with a numeric column: its matrix is that of its own table, exactly
+    X, y = _awkward()
+    weights = np.random.default_rng(1).choice([1.0, 2.0], len(y))
+    model = ESKDB(n_estimators=4, k=2, random_state=3).fit(X, y, sample_weight=weights)
+    for member in model.estimators_:
+        numeric = [j for j, c in enumerate(member.cut_points_) if c is not None]
+        assert numeric == [0, 1]
+        cuts = [member.cut_points_[j] for j in numeric]
+        stats, schema, _, _ = binned_statistics(X, y, numeric, cuts, weights)
+        own = table_weights(stats, schema).to_numpy()
+        np.testing.assert_array_equal(member.weights_.to_numpy(), own)
+    assert len({tuple(m.cut_points_[0]) for m in model.estimators_}) > 1
+
+
+@pytest.mark.parametrize("handle_unknown", ["warn", "marginalize"])
+def test_members_read_new_rows_binned_from_one_coding(handle_unknown):
+    # predict codes the rows once and re-bins only the numeric columns per member: the codes
+    # of each member are those of its own encoding (missing, unseen, infinite, out of range)
+    X, y = _awkward()
+    model = ESKDB(n_estimators=3, random_state=0, handle_unknown=handle_unknown).fit(X, y)
+    rows = X.head(12).copy()
+    rows.loc[rows.index[0], "colour"] = "zzz"  # unseen
+    rows.loc[rows.index[1], "size"] = 1e9  # beyond every cut
+    rows.loc[rows.index[2], "noise"] = -np.inf
+    frame = model.schema_.align(rows)
+    first, *others = model.estimators_
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnseenCategoryWarning)
+        binned = BinnedRows(first, frame, first._encode(frame, "marginalize")[0])
+        for member in others:
+            assert binned.reads(member)
+            codes, values = binned.codes(member)
+            own, own_values = member._encode(frame, "marginalize")
+            assert codes.dtype == own.dtype and values is own_values is None
+            np.testing.assert_array_equal(codes, own)
+        expected = np.mean([m.predict_proba(rows) for m in model.estimators_], axis=0)
+        np.testing.assert_allclose(model.predict_proba(rows), expected, rtol=1e-12)
 
 
 def test_a_sampled_cut_is_the_draw_rng_choice_makes():

@@ -8,6 +8,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from .._native import pair_information
 from ..data import DENSITY, HANDLE_UNKNOWN, MISSING, TableSchema, as_frame, encode_target
 from ..data.encoding import codes_dtype
 from ..factors import TABLE_DISTRIBUTIONS
@@ -68,8 +69,10 @@ class ESKDB(MemberEnsemble):
     :class:`SKDB` on that order. Members that read the same bins (an
     all-categorical table, or ``discretization="mdl"``) share one encoding,
     one count of the pair tables and one I(X_i; X_j | C) matrix; with sampled
-    bins the table is coded once (``SharedCoding``) and each member codes
-    its numeric columns by its own cuts and counts its own table.
+    bins the table is coded once (``SharedCoding``), with the I(X_i; X_j | C)
+    of its pairs of other columns, and each member codes its numeric columns
+    by its own cuts, counts its own table and computes its pairs with a
+    numeric column.
 
     The paper smooths each member's tables with hierarchical Dirichlet
     processes: ``smoothing="hdp"`` (each member sampled with its own seed drawn
@@ -221,6 +224,8 @@ class ESKDB(MemberEnsemble):
             values = column_numbers(X, numeric)  # read once; each member draws its own cuts
             sorted_values = sorted_columns(values, y, sample_weight)  # sorted once, shared
             coding = SharedCoding(X, y, numeric, values, sample_weight)  # the rest coded once
+            if int(self.k) > 0:
+                coding.count_pairs()  # the pairs of the other columns, for every member
             jobs = [
                 (member, _fit_sampled, (coding, sorted_values, seed))
                 for member, seed in zip(members, seeds, strict=True)
@@ -270,10 +275,15 @@ class ESKDB(MemberEnsemble):
         frame = self.schema_.align(X, owner=type(self).__name__)
         quiet = "marginalize" if self.handle_unknown == "warn" else self.handle_unknown
         encoded, total = {}, 0.0
+        binned = None  # the members' own bins of a row set coded once (see _binned_codes)
         for member in self.estimators_:
             key = id(member.schema_)
+            if key not in encoded and binned is not None and binned.reads(member):
+                encoded[key] = binned.codes(member)
             if key not in encoded:  # the first encoding warns once for every member
                 encoded[key] = member._encode(frame, self.handle_unknown if not encoded else quiet)
+                if binned is None:
+                    binned = BinnedRows(member, frame, encoded[key][0])
             total = total + np.exp(normalise(member.compiled_.joint_log_likelihood(*encoded[key])))
         with np.errstate(divide="ignore"):
             return np.log(total / len(self.estimators_))
@@ -333,6 +343,8 @@ def _fit_sampled(member, coding, sorted_values, seed):
     class_mi = class_information(stats, schema)
     member.set_params(order=sampled_order(class_mi, list(schema.names), rng))
     member._shared_class_mi = class_mi
+    if coding.known_pairs is not None:  # its own pairs with a numeric column, the rest shared
+        member._shared_weights = table_weights(stats, schema, coding.known_pairs)
     member.fit_statistics(stats, schema, coding.classes, class_node=coding.class_node)
     member.cut_points_ = cuts_by_column(schema.n_features, coding.columns, cuts)
     return member
@@ -367,6 +379,18 @@ class SharedCoding:
         self.stats, self.schema, self.classes, self.class_node = stats, schema, classes, class_node
         self.columns = list(columns)
         self.values = values
+        self.known_pairs = None
+
+    def count_pairs(self):
+        """Compute ``known_pairs``: ``(positions, cmi, rows)`` of the columns other than
+        ``columns``, coded alike under every binning (see
+        :func:`~bnclassify.information.information_of_rows`)."""
+        other = [j for j in range(self.schema.n_features) if j not in set(self.columns)]
+        stats = self.stats
+        cmi, rows = pair_information(
+            stats.codes[:, other], stats.y, stats.weights, stats.cards[other], stats.n_classes
+        )
+        self.known_pairs = (other, cmi, rows)
 
     def statistics(self, cuts) -> tuple:
         """``(stats, schema)`` of the table with ``columns`` cut at ``cuts``."""
@@ -378,6 +402,73 @@ class SharedCoding:
             codes[:, j] = np.where(np.isnan(x), MISSING, np.searchsorted(edges, x, side="left"))
         schema = self.schema.with_categories(categories)
         return self.stats.recoded(codes=codes, cards=schema.cards), schema
+
+
+class BinnedRows:
+    """New rows coded once for every member that bins them as ``first`` does.
+
+    Members of a sampled discretisation (:class:`SharedCoding`) code their
+    other columns alike and differ only in the cuts of their numeric ones: a
+    member reads the codes of ``first`` (``codes``, from its ``_encode``) with
+    its own bins of those columns (``searchsorted``, as
+    :func:`~bnclassify.classifiers._bins.apply_cuts` bins them), instead of
+    coding the whole table again.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from bnclassify import ESKDB
+    >>> X = pd.DataFrame({"c": list("abab") * 5, "v": np.arange(20.0)})
+    >>> model = ESKDB(n_estimators=2, random_state=0).fit(X, [0, 0, 1, 1] * 5)
+    >>> first, second = model.estimators_
+    >>> rows = model.schema_.align(X.iloc[:3])
+    >>> binned = BinnedRows(first, rows, first._encode(rows, "error")[0])
+    >>> binned.reads(second)
+    True
+    >>> bool((binned.codes(second)[0] == second._encode(rows, "error")[0]).all())
+    True
+    """
+
+    def __init__(self, first, frame, codes):
+        schema = first.schema_
+        self.columns = [j for j, c in enumerate(first.cut_points_ or ()) if c is not None]
+        self.other = [j for j in range(schema.n_features) if j not in set(self.columns)]
+        self.categories = [schema.categories[j] for j in self.other]
+        self.unobserved = set(schema.unobserved)
+        self.values = column_numbers(frame, self.columns)
+        self.first, self.codes_of_first = first, codes
+
+    def reads(self, member) -> bool:
+        """Whether ``member`` bins the same columns and codes the others as ``first``."""
+        schema, first = member.schema_, self.first.schema_
+        cuts = member.cut_points_ or ()
+        return (
+            bool(self.columns)
+            and schema.names == first.names
+            and [j for j, c in enumerate(cuts) if c is not None] == self.columns
+            and set(schema.unobserved) <= set(self.columns) | self.unobserved
+            and {j for j in schema.unobserved if j in self.other}
+            == {j for j in self.unobserved if j in self.other}
+            and schema.discrete.all()
+            and not schema.binned.any()
+            and all(
+                type(schema.nodes_by_column[j]) is type(first.nodes_by_column[j])
+                and mine.dtype == theirs.dtype
+                and np.array_equal(mine, theirs)
+                for j, theirs in zip(self.other, self.categories, strict=True)
+                for mine in [schema.categories[j]]
+            )
+        )
+
+    def codes(self, member) -> tuple:
+        """``member._encode`` of the rows (``(codes, None)``), from the first member's codes."""
+        schema = member.schema_
+        codes = self.codes_of_first.astype(codes_dtype(schema.categories), order="F")
+        for j, x in zip(self.columns, self.values, strict=True):
+            edges = member.cut_points_[j]
+            codes[:, j] = np.where(np.isnan(x), MISSING, np.searchsorted(edges, x, side="left"))
+        codes[:, list(schema.unobserved)] = MISSING
+        return codes, None
 
 
 def _generator(seed) -> np.random.Generator:

@@ -347,16 +347,16 @@ def binned_statistics(X, y, columns, cuts, sample_weight=None, values=None):
     return stats, schema, classes, class_node_name(y, schema.names)
 
 
-def table_weights(stats, schema) -> pd.DataFrame:
+def table_weights(stats, schema, known=None) -> pd.DataFrame:
     """I(X_i; X_j | C) of every pair of table columns, as a labelled matrix.
 
     Read from the training rows when the statistics keep them
-    (:func:`~bnclassify.information.information_of_rows`), else
-    :func:`~bnclassify.weights.edge_weights`.
+    (:func:`~bnclassify.information.information_of_rows`, which copies the
+    ``known`` pairs), else :func:`~bnclassify.weights.edge_weights`.
     """
     if getattr(stats, "codes", None) is None:
         return edge_weights(stats, schema)
-    cmi, _ = information_of_rows(stats)
+    cmi, _ = information_of_rows(stats, known)
     return pd.DataFrame(cmi, index=schema.names, columns=schema.names)
 
 

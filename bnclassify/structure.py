@@ -375,6 +375,32 @@ def kdb_feature_dag(
     if features is None:
         features = list(cmi.columns) if isinstance(cmi, pd.DataFrame) else list(range(len(cmi)))
     features = list(features)
+    parents, order = kdb_parents(cmi, class_mi, k, features, order, discrete, structural)
+    dag = empty_feature_graph(features)
+    dag.graph["order"] = order
+    for child, chosen in zip(order, parents, strict=True):
+        dag.add_edges_from((features[j], child) for j in chosen)
+    return dag
+
+
+def kdb_parents(cmi, class_mi, k, features, order=None, discrete=None, structural=None):
+    """The parents :func:`kdb_feature_dag` gives each feature, without building the graph.
+
+    Returns
+    -------
+    parents : list of list of int
+        For each feature of ``order``, its parents' positions in ``features``,
+        by decreasing I(X_i; X_j | C).
+    order : list
+        The feature order used.
+
+    Examples
+    --------
+    >>> cmi = np.array([[0, 3, 1], [3, 0, 2], [1, 2, 0]])
+    >>> kdb_parents(cmi, [0.1, 0.3, 0.2], 2, ["a", "b", "c"])
+    ([[], [1], [1, 2]], ['b', 'c', 'a'])
+    """
+    features = list(features)
     k = check_int(k, "k")
     values = np.asarray(cmi, dtype=float)
     _check_finite(values, features, "cmi")
@@ -391,15 +417,15 @@ def kdb_feature_dag(
     structural = np.ones(len(features), bool) if structural is None else np.asarray(structural)
     position = {name: i for i, name in enumerate(features)}
     ordered = np.array([position[name] for name in order], dtype=np.intp)
-    dag = empty_feature_graph(features)
-    dag.graph["order"] = order
+    parents = []
     for rank, child in enumerate(order):
         i = position[child]
+        chosen, continuous_parent = [], False
+        parents.append(chosen)
         if not structural[i]:
             continue
         earlier = ordered[:rank]
         strength = values[i, earlier]
-        chosen, continuous_parent = [], False
         for e in np.argsort(-strength, kind="stable").tolist():  # ties: earlier in order
             j = int(earlier[e])
             if len(chosen) == k:
@@ -411,8 +437,7 @@ def kdb_feature_dag(
                     continue
                 continuous_parent = True
             chosen.append(j)
-        dag.add_edges_from((features[j], child) for j in chosen)
-    return dag
+    return parents, order
 
 
 def _check_finite(values, features, name):

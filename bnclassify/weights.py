@@ -521,20 +521,22 @@ def mixed_cmi_from_moments(stats, i, gauss, epsilon):
     return gains, totals
 
 
-def class_information(stats, schema) -> np.ndarray:
+def class_information(stats, schema, features=None) -> np.ndarray:
     """Mutual information I(X_i; C) in nats of every feature with the class, any kind.
 
     Discrete features: the plug-in estimate from N(c, x_i). Gaussian features:
     the gain of one Gaussian per class over one for all rows,
     ``1/2 [log(v + eps) - sum_c P(c) log(v_c + eps)]`` on the observed rows.
-    Features that take no part in structures: 0.
+    Features that take no part in structures: 0. ``features``: only those
+    positions are computed (the others are 0).
     """
     out = np.zeros(schema.n_features)
     discrete, structural = schema.discrete, schema.structural
-    cat = [j for j in range(schema.n_features) if discrete[j] and structural[j]]
+    features = range(schema.n_features) if features is None else features
+    cat = [j for j in features if discrete[j] and structural[j]]
     if cat:
         out[cat] = class_mi_from_counts(stats, cat)
-    for j in range(schema.n_features):
+    for j in features:
         if discrete[j] or not structural[j]:
             continue
         floor = node_from_spec(schema.nodes_by_column[j]).column_floor(stats, j)

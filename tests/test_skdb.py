@@ -12,13 +12,14 @@ from hypothesis import strategies as st
 from bnclassify import ESKDB, KDB, SKDB, _native
 from bnclassify.classifiers._bins import column_numbers
 from bnclassify.classifiers._eskdb import BinnedRows, SharedCoding
-from bnclassify.classifiers._selective import CRITERIA, choose, loo_losses
+from bnclassify.classifiers._selective import CRITERIA, candidate_cells, choose, loo_losses
 from bnclassify.classifiers._skdb import binned_statistics, table_weights
 from bnclassify.data.binning import weighted_draw
 from bnclassify.datasets import load_car
 from bnclassify.exceptions import UnobservedColumnWarning, UnseenCategoryWarning
 from bnclassify.io import dump, load
 from bnclassify.preprocessing import mdl_cut_points, sampled_mdl_cut_points
+from bnclassify.weights import class_information
 
 # -- the leave-one-out pass against refits on n - 1 rows --------------------------------
 
@@ -524,6 +525,10 @@ def test_shared_coding_gives_each_binning_the_statistics_of_its_own_encoding():
             assert schema.labels == own.labels and schema.names == own.names
             for mine, theirs in zip(schema.categories, own.categories, strict=True):
                 np.testing.assert_array_equal(mine, theirs)
+            # I(X_i; C): the numeric columns' computed, the others' kept from the first coding
+            np.testing.assert_array_equal(
+                coding.class_information(stats, schema), class_information(expected, own)
+            )
 
 
 def _awkward(n=80):
@@ -576,6 +581,25 @@ def test_members_read_new_rows_binned_from_one_coding(handle_unknown):
             np.testing.assert_array_equal(codes, own)
         expected = np.mean([m.predict_proba(rows) for m in model.estimators_], axis=0)
         np.testing.assert_allclose(model.predict_proba(rows), expected, rtol=1e-12)
+
+
+def test_candidate_cells_are_the_products_of_each_prefix_of_parents():
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        m, max_k, C = (int(v) for v in rng.integers([0, 0, 1], [8, 5, 5]))
+        parent_cards = rng.integers(0, 6, m + 3)
+        parents = [
+            list(rng.choice(m + 3, int(rng.integers(0, 4)), replace=False)) for _ in range(m)
+        ]
+        child_cards = rng.integers(0, 6, m)
+        expected = np.zeros((max_k + 1, m + 1), dtype=np.int64)
+        for u, ranked in enumerate(parents):
+            for k in range(max_k + 1):
+                expected[k, u + 1] = (
+                    C * child_cards[u] * math.prod(int(parent_cards[p]) for p in ranked[:k])
+                )
+        got = candidate_cells(parents, child_cards, parent_cards, C, max_k)
+        np.testing.assert_array_equal(got, np.cumsum(expected, axis=1))
 
 
 def test_a_sampled_cut_is_the_draw_rng_choice_makes():

@@ -340,7 +340,7 @@ def _fit_sampled(member, coding, sorted_values, seed):
     rng = _generator(seed)
     cuts = [column.sampled_cuts(rng) for column in sorted_values]
     stats, schema = coding.statistics(cuts)
-    class_mi = class_information(stats, schema)
+    class_mi = coding.class_information(stats, schema)
     member.set_params(order=sampled_order(class_mi, list(schema.names), rng))
     member._shared_class_mi = class_mi
     if coding.known_pairs is not None:  # its own pairs with a numeric column, the rest shared
@@ -380,6 +380,16 @@ class SharedCoding:
         self.columns = list(columns)
         self.values = values
         self.known_pairs = None
+        self._class_mi = class_information(stats, schema)  # the other columns' are every binning's
+
+    def class_information(self, stats, schema) -> np.ndarray:
+        """:func:`~bnclassify.weights.class_information` of a binning's ``(stats, schema)``
+        (from :meth:`statistics`): only its numeric columns' are computed."""
+        out = class_information(stats, schema, self.columns)
+        others = np.ones(len(out), dtype=bool)
+        others[self.columns] = False
+        out[others] = self._class_mi[others]
+        return out
 
     def count_pairs(self):
         """Compute ``known_pairs``: ``(positions, cmi, rows)`` of the columns other than

@@ -12,8 +12,6 @@ order and the ``k``-parent terms of one attribute share their counts.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from .._native import cell_counts, family_cells, lone_families, loo_scores
@@ -171,12 +169,15 @@ def candidate_cells(parents, child_cards, parent_cards, n_classes, max_k) -> np.
     [[0, 6, 10], [0, 6, 18]]
     """
     m = len(parents)
-    cells = np.zeros((max_k + 1, m + 1), dtype=np.int64)
+    parent_cards = np.asarray(parent_cards, dtype=np.int64)
+    # factors[u, k - 1]: the card of attribute u's k-th parent, 1 beyond its parents
+    factors = np.ones((m, max(max_k, 1)), dtype=np.int64)
     for u, ranked in enumerate(parents):
-        for k in range(max_k + 1):
-            cells[k, u + 1] = (
-                n_classes * child_cards[u] * math.prod(int(parent_cards[p]) for p in ranked[:k])
-            )
+        ranked = list(ranked[:max_k])
+        factors[u, : len(ranked)] = parent_cards[ranked]
+    cells = np.zeros((max_k + 1, m + 1), dtype=np.int64)
+    cells[0, 1:] = n_classes * np.asarray(child_cards, dtype=np.int64)
+    cells[1:, 1:] = (cells[0, 1:, None] * np.cumprod(factors, axis=1)[:, :max_k]).T
     return np.cumsum(cells, axis=1)
 
 

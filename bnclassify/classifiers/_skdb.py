@@ -13,7 +13,7 @@ from ..factors import TABLE_DISTRIBUTIONS
 from ..information import information_of_rows
 from ..state import require
 from ..stats import training_statistics
-from ..structure import empty_feature_graph, kdb_feature_dag, name_order
+from ..structure import empty_feature_graph, kdb_parents, name_order
 from ..validation import ArrayLike, Interval, Options, validate_parameters
 from ..weights import class_information, edge_weights
 from ._adapter import make_class_independent
@@ -235,11 +235,10 @@ class SKDB(BayesNetClassifier):
             class_mi = class_information(stats, schema)
         order = KDB(order=self.order)._resolve_order(features) or ranked_by(class_mi, features)
         cmi = np.zeros((len(features),) * 2) if weights is None else weights
-        full = kdb_feature_dag(cmi, None, K, features, order, schema.discrete, schema.structural)
+        ranked, _ = kdb_parents(cmi, None, K, features, order, schema.discrete, schema.structural)
         position = {name: j for j, name in enumerate(features)}
         attributes = [position[name] for name in order]
         cards = schema.cards
-        ranked = [[position[p] for p in full.predecessors(name)] for name in order]
         depths = family_depths(
             ranked, cards[attributes], cards, stats.n_classes, MAX_SKDB_FAMILY_CELLS
         )

@@ -1694,28 +1694,19 @@ done:
 /* exp(-37) < 2^-53: a term that adds nothing to a sum of at least 1 */
 #define LOO_NEGLIGIBLE -37.0
 
-static double loo_row_loss(const double *joint, int64_t C, int64_t yi, int criterion,
-                           double below) {
+static double loo_row_loss(const double *joint, int64_t C, int64_t yi, int criterion) {
     double top = joint[0];
     int64_t best = 0;
     for (int64_t c = 1; c < C; c++)
         if (joint[c] > top) { top = joint[c]; best = c; }
     if (criterion == 1) return best != yi ? 1.0 : 0.0;
     /* exp(0) is exactly 1: the top class's term needs no call; after it the sum is at least 1,
-     * which a term below 2^-53 (exp of less than LOO_NEGLIGIBLE) leaves as it is: no call. The
-     * classes before the top one are summed first: when every one of them is below 2^-53 / C
-     * (exp of less than LOO_NEGLIGIBLE - log C), so is their sum, which 1 absorbs: the sum is
-     * exactly 1 without their calls (some above: all are summed, in order, as always). */
-    double before = -HUGE_VAL;
-    for (int64_t c = 0; c < best; c++)
-        if (joint[c] > before) before = joint[c];
+     * which a term below 2^-53 (exp of less than LOO_NEGLIGIBLE) leaves as it is: no call */
     double sum = 0.0;
-    if (before - top >= below) /* below: LOO_NEGLIGIBLE - log C */
-        for (int64_t c = 0; c < best; c++) sum += exp(joint[c] - top);
+    for (int64_t c = 0; c < best; c++) sum += exp(joint[c] - top);
     sum += 1.0;
     for (int64_t c = best + 1; c < C; c++)
         if (joint[c] - top >= LOO_NEGLIGIBLE) sum += exp(joint[c] - top);
-    if (sum == 1.0 && yi == best) return 0.0; /* P(y | x) = exp(0 - log 1) = 1: no loss */
     double log_true = joint[yi] - (top + log(sum));
     if (criterion == 0) {
         double miss = 1.0 - exp(log_true);
@@ -1756,19 +1747,12 @@ static void loo_block(const int64_t *family, const int64_t *parent, const double
                       int64_t D, int64_t C, int criterion, double *total, double *work,
                       double *tables, int64_t *reached) {
     const int64_t R = loo_chunk_rows(n, D, C);
-    const double below = LOO_NEGLIGIBLE - log((double)C);
     double *terms = work, *prior = terms + D * C, *joints = prior + C, *losses = joints + R * D * C;
     /* tables[0]: log(k + 1) (parents); tables[1 + u]: log(k + 1/r_u) (attribute u's families) */
     for (int64_t k = 0; k < LOG_TABLE; k++) tables[k] = log((double)k + 1.0);
-    for (int64_t u = 0; u < m; u++) {
-        double *table = tables + (1 + u) * LOG_TABLE;
-        int64_t same = u - 1; /* an earlier attribute with as many states: its table, copied */
-        while (same >= 0 && inverse_r[same] != inverse_r[u]) same--;
-        if (same >= 0)
-            memcpy(table, tables + (1 + same) * LOG_TABLE, LOG_TABLE * sizeof(double));
-        else
-            for (int64_t k = 0; k < LOG_TABLE; k++) table[k] = log((double)k + inverse_r[u]);
-    }
+    for (int64_t u = 0; u < m; u++)
+        for (int64_t k = 0; k < LOG_TABLE; k++)
+            tables[(1 + u) * LOG_TABLE + k] = log((double)k + inverse_r[u]);
     for (int64_t start = 0; start < n; start += R) {
         const int64_t stop = start + R < n ? start + R : n;
         for (int64_t i = start; i < stop; i++) {
@@ -1780,7 +1764,7 @@ static void loo_block(const int64_t *family, const int64_t *parent, const double
                 prior[c] = log(cw[c] - (c == yi ? held : 0.0) + 1.0 / (double)C) - log_rows;
             memcpy(joint, prior, C * sizeof(double));
             reached[i - start] = 0;
-            loss[0] = loo_row_loss(joint, C, yi, criterion, below) * wi;
+            loss[0] = loo_row_loss(joint, C, yi, criterion) * wi;
             for (int64_t k = 0; k < D; k++) total[k * (m + 1)] += loss[0];
         }
         for (int64_t u = 0; u < m; u++) {
@@ -1817,7 +1801,7 @@ static void loo_block(const int64_t *family, const int64_t *parent, const double
                         const double *term = terms + (k < reach ? k : reach) * C;
                         double *row = joint + k * C;
                         for (int64_t c = 0; c < C; c++) row[c] += term[c];
-                        loss[k] = loo_row_loss(row, C, yi, criterion, below) * wi;
+                        loss[k] = loo_row_loss(row, C, yi, criterion) * wi;
                     }
                     reached[i - start] = hi;
                 }

@@ -2443,23 +2443,79 @@ static double tree_log_sum_one(double *a, int64_t m, double smallest, double *fa
     return total;
 }
 
+/* tree_log_sum_one for a matrix that is symmetric but for the column scaling: a[u, v] =
+ * W[u, v] / t_v with W symmetric (an undirected graph's weights; its Schur complements stay
+ * symmetric), scale[k, j] = t_k / t_j. Only row 0 (the root's) and the strict lower triangle are
+ * read and written: step k's column (i > k) gives the pivot and the factors f_i = a[i, k] / p as
+ * in the general version, and its row a[k, j] = W[k, j] / t_j = a[j, k] scale[k, j] (j > k);
+ * entry (i, j), i > j, then gets f_i * row_j. Half the multiply-adds (m^3 / 6), the same panels
+ * of four steps and the same order of sums per entry. The caller passes only matrices whose
+ * scales t spread little (scale within the float range with room to spare): a row entry
+ * rebuilt from a flushed column entry then stays below any pivot that matters. `work` holds
+ * 8 m doubles (four steps' factors, then their rows). */
+WIDE_VECTORS
+static double symmetric_tree_log_sum_one(double *a, int64_t m, const double *scale,
+                                         double smallest, double *work, int *low) {
+    double total = 0.0;
+    double *factors = work, *rows = work + PANEL * m;
+    for (int64_t k = 1; k < m; k += PANEL) {
+        const int64_t width = m - k < PANEL ? m - k : PANEL, end = k + width;
+        for (int64_t q = 0; q < width; q++) {
+            const int64_t kk = k + q;
+            double *f = factors + q * m, *g = rows + q * m;
+            const double *sk = scale + kk * m;
+            double p = a[kk];
+            for (int64_t i = kk + 1; i < m; i++) p += a[i * m + kk];
+            if (!(p >= smallest && p <= DBL_MAX)) *low = 1;
+            total += log(p);
+            const double s = p >= smallest ? p : 1.0;
+            f[0] = a[kk] / s;
+            for (int64_t i = kk + 1; i < m; i++) {
+                const double column = a[i * m + kk];
+                f[i] = column / s;
+                g[i] = column * sk[i];
+            }
+            /* this step on the panel's later columns, which the next steps read */
+            for (int64_t j = kk + 1; j < end; j++) {
+                a[j] += f[0] * g[j];
+                for (int64_t i = j + 1; i < m; i++) a[i * m + j] += f[i] * g[j];
+            }
+        }
+        if (end >= m) break;
+        const double *restrict r0 = rows, *restrict r1 = r0 + m, *restrict r2 = r1 + m,
+                               *restrict r3 = r2 + m;
+        const double *f0 = factors, *f1 = f0 + m, *f2 = f1 + m, *f3 = f2 + m;
+        for (int64_t i = 0; i < m; i = (i == 0 ? end + 1 : i + 1)) {
+            double *restrict t = a + i * m;
+            const int64_t stop = i == 0 ? m : i;
+            const double g0 = f0[i], g1 = f1[i], g2 = f2[i], g3 = f3[i]; /* width == PANEL */
+            for (int64_t j = end; j < stop; j++)
+                t[j] = t[j] + g0 * r0[j] + g1 * r1[j] + g2 * r2[j] + g3 * r3[j];
+        }
+    }
+    return total;
+}
+
 /* For each row r and class c: the column-scaled weights a[u, v] = base[u, v] *
  * ratio[c, cells[r, c, u], cells[r, c, v]] + fill[u, v] built in a scratch matrix and
  * eliminated (tree_log_sum_one): out[r, c] the sum of the pivots' logs, low[r, c] = 1 when the
  * matrix needs the log-space elimination. BMATAN's average over all trees of one row and class,
- * without the (rows, classes, m, m) stack numpy needs (see bnclassify/spanning_trees.py). */
+ * without the (rows, classes, m, m) stack numpy needs (see bnclassify/spanning_trees.py). With
+ * `scale` (m, m) rather than None, the weights are symmetric but for the column scaling
+ * (symmetric_tree_log_sum_one): only row 0 and the lower triangle are built and eliminated. */
 static PyObject *tree_log_sums(PyObject *self, PyObject *args) {
-    PyObject *objs[6];
+    PyObject *objs[7];
     double smallest;
-    if (!PyArg_ParseTuple(args, "OOOOdOO", &objs[0], &objs[1], &objs[2], &objs[3], &smallest,
-                          &objs[4], &objs[5]))
+    if (!PyArg_ParseTuple(args, "OOOOdOOO", &objs[0], &objs[1], &objs[2], &objs[3], &smallest,
+                          &objs[4], &objs[5], &objs[6]))
         return NULL;
-    Py_buffer v[6];
-    const char *formats[6] = {"q", "d", "d", "d", "d", "B"};
-    const int ndims[6] = {3, 3, 2, 2, 2, 2};
+    Py_buffer v[7];
+    const char *formats[7] = {"q", "d", "d", "d", "d", "B", "d"};
+    const int ndims[7] = {3, 3, 2, 2, 2, 2, 2};
+    const int n_wanted = objs[6] == Py_None ? 6 : 7; /* scale: the symmetric elimination */
     int n_got = 0, ok = 1;
-    for (; n_got < 6; n_got++) {
-        int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (n_got >= 4 ? PyBUF_WRITABLE : 0);
+    for (; n_got < n_wanted; n_got++) {
+        int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (n_got == 4 || n_got == 5 ? PyBUF_WRITABLE : 0);
         if (PyObject_GetBuffer(objs[n_got], &v[n_got], flags) < 0) {
             ok = -1;
             break;
@@ -2476,16 +2532,17 @@ static PyObject *tree_log_sums(PyObject *self, PyObject *args) {
         ok = m >= 2 && rs[0] == cs[1] && rs[1] == rs[2] && v[2].shape[0] == m &&
              v[2].shape[1] == m && v[3].shape[0] == m && v[3].shape[1] == m &&
              v[4].shape[0] == cs[0] && v[4].shape[1] == cs[1] && v[5].shape[0] == cs[0] &&
-             v[5].shape[1] == cs[1];
+             v[5].shape[1] == cs[1] && (n_wanted == 6 || (v[6].shape[0] == m && v[6].shape[1] == m));
     }
     if (ok == 0)
         PyErr_SetString(PyExc_ValueError,
                         "tree_log_sums: cells (n, C, m) int64, ratio (C, S, S), base and fill "
-                        "(m, m) float64, out (n, C) float64, low (n, C) uint8");
+                        "(m, m) float64, out (n, C) float64, low (n, C) uint8, scale None or "
+                        "(m, m) float64");
     double *scratch = NULL;
     if (ok == 1) {
         const int64_t m = v[0].shape[2];
-        scratch = malloc(sizeof(double) * (size_t)(m * m + 4 * m));
+        scratch = malloc(sizeof(double) * (size_t)(m * m + 2 * PANEL * m));
         if (!scratch) {
             PyErr_NoMemory();
             ok = -1;
@@ -2499,6 +2556,7 @@ static PyObject *tree_log_sums(PyObject *self, PyObject *args) {
                      *fill = (const double *)v[3].buf;
         double *out = (double *)v[4].buf;
         uint8_t *low = (uint8_t *)v[5].buf;
+        const double *scale = n_wanted == 7 ? (const double *)v[6].buf : NULL;
         int bad_cell = 0;
         Py_BEGIN_ALLOW_THREADS
 #if defined(__SSE2__)
@@ -2518,14 +2576,17 @@ static PyObject *tree_log_sums(PyObject *self, PyObject *args) {
             for (int64_t u = 0; u < m; u++)
                 if (cell[u] < 0 || cell[u] >= states) bad_cell = 1;
             if (bad_cell) break;
-            for (int64_t u = 0; u < m; u++) {
+            for (int64_t u = 0; u < m; u++) { /* symmetric: row 0 and the lower triangle */
                 const double *ru = table + cell[u] * states;
                 const double *bu = base + u * m, *fu = fill + u * m;
                 double *au = scratch + u * m;
-                for (int64_t w = 0; w < m; w++) au[w] = bu[w] * ru[cell[w]] + fu[w];
+                const int64_t stop = scale && u > 0 ? u : m;
+                for (int64_t w = 0; w < stop; w++) au[w] = bu[w] * ru[cell[w]] + fu[w];
             }
             int flag = 0;
-            out[rc] = tree_log_sum_one(scratch, m, smallest, scratch + m * m, &flag);
+            out[rc] = scale ? symmetric_tree_log_sum_one(scratch, m, scale, smallest,
+                                                         scratch + m * m, &flag)
+                            : tree_log_sum_one(scratch, m, smallest, scratch + m * m, &flag);
             low[rc] = (uint8_t)flag;
         }
 #if defined(__SSE2__)
@@ -2596,9 +2657,10 @@ static PyMethodDef methods[] = {
      "tree_pivots(matrices, pivots, smallest): the cancellation-free elimination pivots of a batch "
      "of column-scaled weight matrices, eliminated in place (see bnclassify/_native.py)."},
     {"tree_log_sums", tree_log_sums, METH_VARARGS,
-     "tree_log_sums(cells, ratio, base, fill, smallest, out, low): for each row and class the sum "
-     "of the log pivots of the cancellation-free elimination of base * ratio[c, cells, cells] + "
-     "fill (see bnclassify/_native.py)."},
+     "tree_log_sums(cells, ratio, base, fill, smallest, out, low, scale): for each row and class "
+     "the sum of the log pivots of the cancellation-free elimination of base * ratio[c, cells, "
+     "cells] + fill; scale (m, m) or None: symmetric weights, one triangle eliminated (see "
+     "bnclassify/_native.py)."},
     {"family_cells", family_cells, METH_VARARGS,
      "family_cells(codes, cards, attributes, family, parent, sizes): each row's parent "
      "configuration and family at every depth of a selective KDB's attributes (see "
@@ -2622,7 +2684,7 @@ static struct PyModuleDef module = {
 
 /* Raised with every change of a kernel's arguments or results: _native.py refuses a stale build
  * (an optional build that fails leaves the previous library in place). */
-#define KERNELS_VERSION 19
+#define KERNELS_VERSION 20
 
 PyMODINIT_FUNC PyInit__kernels(void) {
     PyObject *m = PyModule_Create(&module);

@@ -2445,16 +2445,17 @@ static double tree_log_sum_one(double *a, int64_t m, double smallest, double *fa
 
 /* tree_log_sum_one for a matrix that is symmetric but for the column scaling: a[u, v] =
  * W[u, v] / t_v with W symmetric (an undirected graph's weights; its Schur complements stay
- * symmetric), scale[k, j] = t_k / t_j. Only row 0 (the root's) and the strict lower triangle are
- * read and written: step k's column (i > k) gives the pivot and the factors f_i = a[i, k] / p as
- * in the general version, and its row a[k, j] = W[k, j] / t_j = a[j, k] scale[k, j] (j > k);
+ * symmetric), scale[k, j] = t_k / t_j. Only row 0 (the root's) and the strict lower triangle
+ * are kept, stored by column: b[j * m + i] = a[i, j] for i > j, and b[j * m] = a[0, j], so
+ * that column j is contiguous. Step k's column gives the pivot and the factors f_i = a[i, k] / p
+ * as in the general version, and its row a[k, j] = W[k, j] / t_j = a[j, k] scale[k, j] (j > k);
  * entry (i, j), i > j, then gets f_i * row_j. Half the multiply-adds (m^3 / 6), the same panels
- * of four steps and the same order of sums per entry. The caller passes only matrices whose
- * scales t spread little (scale within the float range with room to spare): a row entry
- * rebuilt from a flushed column entry then stays below any pivot that matters. `work` holds
- * 8 m doubles (four steps' factors, then their rows). */
+ * of four steps and the same order of sums per entry as the general version. The caller passes
+ * only matrices whose scales t spread little (scale within the float range with room to spare):
+ * a row entry rebuilt from a flushed column entry then stays below any pivot that matters.
+ * `work` holds 8 m doubles (four steps' factors, then their rows). */
 WIDE_VECTORS
-static double symmetric_tree_log_sum_one(double *a, int64_t m, const double *scale,
+static double symmetric_tree_log_sum_one(double *b, int64_t m, const double *scale,
                                          double smallest, double *work, int *low) {
     double total = 0.0;
     double *factors = work, *rows = work + PANEL * m;
@@ -2463,34 +2464,47 @@ static double symmetric_tree_log_sum_one(double *a, int64_t m, const double *sca
         for (int64_t q = 0; q < width; q++) {
             const int64_t kk = k + q;
             double *f = factors + q * m, *g = rows + q * m;
-            const double *sk = scale + kk * m;
-            double p = a[kk];
-            for (int64_t i = kk + 1; i < m; i++) p += a[i * m + kk];
+            const double *sk = scale + kk * m, *column = b + kk * m;
+            double p = column[0];
+            for (int64_t i = kk + 1; i < m; i++) p += column[i];
             if (!(p >= smallest && p <= DBL_MAX)) *low = 1;
             total += log(p);
             const double s = p >= smallest ? p : 1.0;
-            f[0] = a[kk] / s;
+            f[0] = column[0] / s;
             for (int64_t i = kk + 1; i < m; i++) {
-                const double column = a[i * m + kk];
-                f[i] = column / s;
-                g[i] = column * sk[i];
+                f[i] = column[i] / s;
+                g[i] = column[i] * sk[i];
             }
             /* this step on the panel's later columns, which the next steps read */
             for (int64_t j = kk + 1; j < end; j++) {
-                a[j] += f[0] * g[j];
-                for (int64_t i = j + 1; i < m; i++) a[i * m + j] += f[i] * g[j];
+                double *restrict t = b + j * m;
+                const double x = g[j];
+                t[0] += f[0] * x;
+                for (int64_t i = j + 1; i < m; i++) t[i] += f[i] * x;
             }
         }
         if (end >= m) break;
-        const double *restrict r0 = rows, *restrict r1 = r0 + m, *restrict r2 = r1 + m,
-                               *restrict r3 = r2 + m;
-        const double *f0 = factors, *f1 = f0 + m, *f2 = f1 + m, *f3 = f2 + m;
-        for (int64_t i = 0; i < m; i = (i == 0 ? end + 1 : i + 1)) {
-            double *restrict t = a + i * m;
-            const int64_t stop = i == 0 ? m : i;
-            const double g0 = f0[i], g1 = f1[i], g2 = f2[i], g3 = f3[i]; /* width == PANEL */
-            for (int64_t j = end; j < stop; j++)
-                t[j] = t[j] + g0 * r0[j] + g1 * r1[j] + g2 * r2[j] + g3 * r3[j];
+        /* width == PANEL: the four steps on every later column, two columns at a time (one
+         * load of the factors serves both; each entry's sums in the same order) */
+        const double *restrict f0 = factors, *restrict f1 = f0 + m, *restrict f2 = f1 + m,
+                               *restrict f3 = f2 + m;
+        const double *r0 = rows, *r1 = r0 + m, *r2 = r1 + m, *r3 = r2 + m;
+        int64_t j = end;
+        for (; j < m; j += 2) {
+            double *restrict t = b + j * m;
+            const double x0 = r0[j], x1 = r1[j], x2 = r2[j], x3 = r3[j];
+            t[0] = t[0] + f0[0] * x0 + f1[0] * x1 + f2[0] * x2 + f3[0] * x3;
+            if (j + 1 == m) break;
+            double *restrict u = t + m;
+            const double y0 = r0[j + 1], y1 = r1[j + 1], y2 = r2[j + 1], y3 = r3[j + 1];
+            u[0] = u[0] + f0[0] * y0 + f1[0] * y1 + f2[0] * y2 + f3[0] * y3;
+            t[j + 1] = t[j + 1] + f0[j + 1] * x0 + f1[j + 1] * x1 + f2[j + 1] * x2 +
+                       f3[j + 1] * x3;
+            for (int64_t i = j + 2; i < m; i++) {
+                const double e0 = f0[i], e1 = f1[i], e2 = f2[i], e3 = f3[i];
+                t[i] = t[i] + e0 * x0 + e1 * x1 + e2 * x2 + e3 * x3;
+                u[i] = u[i] + e0 * y0 + e1 * y1 + e2 * y2 + e3 * y3;
+            }
         }
     }
     return total;
@@ -2502,7 +2516,8 @@ static double symmetric_tree_log_sum_one(double *a, int64_t m, const double *sca
  * matrix needs the log-space elimination. BMATAN's average over all trees of one row and class,
  * without the (rows, classes, m, m) stack numpy needs (see bnclassify/spanning_trees.py). With
  * `scale` (m, m) rather than None, the weights are symmetric but for the column scaling
- * (symmetric_tree_log_sum_one): only row 0 and the lower triangle are built and eliminated. */
+ * (symmetric_tree_log_sum_one): only row 0 and the lower triangle are built, by column, and
+ * eliminated; the ratio table must then be symmetric (read as ratio[c, cells[v], cells[u]]). */
 static PyObject *tree_log_sums(PyObject *self, PyObject *args) {
     PyObject *objs[7];
     double smallest;
@@ -2542,7 +2557,9 @@ static PyObject *tree_log_sums(PyObject *self, PyObject *args) {
     double *scratch = NULL;
     if (ok == 1) {
         const int64_t m = v[0].shape[2];
-        scratch = malloc(sizeof(double) * (size_t)(m * m + 2 * PANEL * m));
+        /* the matrix, the elimination's work, and for the symmetric one base and fill
+         * transposed (its matrix is stored by column) */
+        scratch = malloc(sizeof(double) * (size_t)(3 * m * m + 2 * PANEL * m));
         if (!scratch) {
             PyErr_NoMemory();
             ok = -1;
@@ -2557,6 +2574,12 @@ static PyObject *tree_log_sums(PyObject *self, PyObject *args) {
         double *out = (double *)v[4].buf;
         uint8_t *low = (uint8_t *)v[5].buf;
         const double *scale = n_wanted == 7 ? (const double *)v[6].buf : NULL;
+        double *base_t = scratch + m * m + 2 * PANEL * m, *fill_t = base_t + m * m;
+        for (int64_t u = 0; scale && u < m; u++)
+            for (int64_t w = 0; w < m; w++) {
+                base_t[w * m + u] = base[u * m + w];
+                fill_t[w * m + u] = fill[u * m + w];
+            }
         int bad_cell = 0;
         Py_BEGIN_ALLOW_THREADS
 #if defined(__SSE2__)
@@ -2576,13 +2599,21 @@ static PyObject *tree_log_sums(PyObject *self, PyObject *args) {
             for (int64_t u = 0; u < m; u++)
                 if (cell[u] < 0 || cell[u] >= states) bad_cell = 1;
             if (bad_cell) break;
-            for (int64_t u = 0; u < m; u++) { /* symmetric: row 0 and the lower triangle */
-                const double *ru = table + cell[u] * states;
-                const double *bu = base + u * m, *fu = fill + u * m;
-                double *au = scratch + u * m;
-                const int64_t stop = scale && u > 0 ? u : m;
-                for (int64_t w = 0; w < stop; w++) au[w] = bu[w] * ru[cell[w]] + fu[w];
-            }
+            if (scale) /* row 0 and the lower triangle, by column (ratio symmetric) */
+                for (int64_t w = 1; w < m; w++) {
+                    const double *rw = table + cell[w] * states;
+                    const double *bw = base_t + w * m, *fw = fill_t + w * m;
+                    double *aw = scratch + w * m;
+                    aw[0] = bw[0] * rw[cell[0]] + fw[0];
+                    for (int64_t u = w + 1; u < m; u++) aw[u] = bw[u] * rw[cell[u]] + fw[u];
+                }
+            else
+                for (int64_t u = 0; u < m; u++) {
+                    const double *ru = table + cell[u] * states;
+                    const double *bu = base + u * m, *fu = fill + u * m;
+                    double *au = scratch + u * m;
+                    for (int64_t w = 0; w < m; w++) au[w] = bu[w] * ru[cell[w]] + fu[w];
+                }
             int flag = 0;
             out[rc] = scale ? symmetric_tree_log_sum_one(scratch, m, scale, smallest,
                                                          scratch + m * m, &flag)

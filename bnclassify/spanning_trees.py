@@ -156,11 +156,14 @@ def log_tree_sums_by_states(log_weights, log_ratio, states, log_fill=None) -> np
         raise ValueError(f"log_tree_sums_by_states: states must be in [-1, {n_states}).")
     if m == 1 or states.size == 0:
         return np.zeros(states.shape[:2])
-    # the states that occur, renumbered 0 .. U-1, and U for -1, whose every ratio is 1
-    used, inverse = np.unique(states, return_inverse=True)
-    occurring = used[used >= 0]
-    states = (inverse.reshape(states.shape) - (len(used) - len(occurring))).astype(np.int64)
-    states[states < 0] = len(occurring)
+    # the states that occur, renumbered 0 .. U-1 in order, and U for -1, whose every ratio
+    # is 1 (a look-up table: the states are below n_states, no sort needed)
+    present = np.zeros(n_states + 1, dtype=bool)
+    present[states.ravel()] = True  # -1 marks the last entry
+    occurring = np.flatnonzero(present[:-1])
+    renumber = np.full(n_states + 1, len(occurring), dtype=np.int64)
+    renumber[occurring] = np.arange(len(occurring))
+    states = renumber[states]
     log_table = np.zeros((states.shape[1], len(occurring) + 1, len(occurring) + 1))
     log_table[:, :-1, :-1] = log_ratio[:, occurring[:, None], occurring[None, :]]
     if not np.isfinite(log_table).all():

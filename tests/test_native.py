@@ -960,6 +960,7 @@ def _symmetric_scaled_graphs(rng, m, spread, absent, bridge):
     return np.exp(log_w - top), fill, np.exp(top[:, None] - top[None, :])
 
 
+@settings(max_examples=60, deadline=None)
 @given(
     n=st.integers(1, 3),
     n_classes=st.integers(1, 3),

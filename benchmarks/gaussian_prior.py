@@ -5,8 +5,9 @@
 Each table is cross-validated with the same stratified folds (seed 0). With
 ``--strengths``, every Gaussian column is given ``Gaussian(prior_strength=k)``
 for each ``k`` (the kinds rule's densities, ``distributions="density"``); without
-it, the library's defaults (continuous columns binned). Prints one line per table and setting: NB and TAN log loss and
-whether TAN is at least as good. docs/user_guide/features.md quotes the result.
+it, the library's defaults (continuous columns binned). Prints one line per
+table and setting: NB and TAN log loss and whether TAN is at least as good.
+docs/user_guide/features.md quotes the result.
 """
 
 from __future__ import annotations

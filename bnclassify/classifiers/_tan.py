@@ -55,7 +55,7 @@ class NaiveBayes(BayesNetClassifier):
         :func:`bnclassify.data.default_kind` (continuous columns binned: MDL
         intervals learned in the fit, a table over them; everything else a
         categorical CPT). ``"density"``: the same rule with the continuous
-        columns Gaussian or log-normal (the default before issue 32). A kind's
+        columns Gaussian or log-normal (the default before the switch to bins). A kind's
         name (``"categorical"``, ``"binned"``, ``"gaussian"``, ``"lognormal"``,
         ``"kde"``, ``"bernoulli"``, ``"multinomial"``) or a
         :mod:`bnclassify.distributions` instance applies to every column; a

@@ -815,8 +815,9 @@ def _posterior_means(counts: TrainingCounts, ess: float) -> dict:
     )
     owner = np.repeat(np.arange(len(cards)), cards)
     log_ratio[:, owner[:, None] == owner[None, :]] = 0.0
-    # symmetric in the two cells, exactly (the sums above round differently by axis): the
-    # per-row tree sums then eliminate one triangle (spanning_trees.log_tree_sums_by_states)
+    # symmetric in the two cells, exactly (computed, (a, b) and (b, a) differed by rounding
+    # in some fits, up to 2e-15): the per-row tree sums then eliminate one triangle
+    # (spanning_trees.log_tree_sums_by_states)
     upper = np.triu(np.ones(log_ratio.shape[1:], dtype=bool), 1)
     log_ratio = np.where(upper, log_ratio, np.swapaxes(log_ratio, 1, 2))
     params["log_pair"] = log_pair

@@ -73,7 +73,7 @@ def main(names=None):
             row[f"{criterion} accuracy"] = scores["test_accuracy"].mean()
             row[f"{criterion} log loss"] = -scores["test_neg_log_loss"].mean()
         rows.append(row)
-        print(pd.DataFrame(rows).round(3).to_markdown(index=False), flush=True)
+        print(pd.DataFrame(rows).round(3).to_string(index=False), flush=True)  # no tabulate needed
 
 
 if __name__ == "__main__":

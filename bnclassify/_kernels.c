@@ -2447,23 +2447,94 @@ static double tree_log_sum_one(double *a, int64_t m, double smallest, double *fa
     return total;
 }
 
+/* tree_log_sum_one for a matrix that is symmetric but for the column scaling: a[u, v] =
+ * W[u, v] / t_v with W symmetric (an undirected graph's weights; its Schur complements stay
+ * symmetric), scale[k, j] = t_k / t_j. Only row 0 (the root's) and the strict lower triangle
+ * are kept, stored by column: b[j * m + i] = a[i, j] for i > j, and b[j * m] = a[0, j], so
+ * that column j is contiguous. Step k's column gives the pivot and the factors f_i = a[i, k] / p
+ * as in the general version, and its row a[k, j] = W[k, j] / t_j = a[j, k] scale[k, j] (j > k);
+ * entry (i, j), i > j, then gets f_i * row_j. Half the multiply-adds (m^3 / 6), the same panels
+ * of four steps and the same order of sums per entry as the general version. The caller passes
+ * only matrices whose scales t spread little (scale within the float range with room to spare):
+ * a row entry rebuilt from a flushed column entry then stays below any pivot that matters.
+ * `work` holds 8 m doubles (four steps' factors, then their rows). */
+WIDE_VECTORS
+static double symmetric_tree_log_sum_one(double *b, int64_t m, const double *scale,
+                                         double smallest, double *work, int *low) {
+    double total = 0.0;
+    double *factors = work, *rows = work + PANEL * m;
+    for (int64_t k = 1; k < m; k += PANEL) {
+        const int64_t width = m - k < PANEL ? m - k : PANEL, end = k + width;
+        for (int64_t q = 0; q < width; q++) {
+            const int64_t kk = k + q;
+            double *f = factors + q * m, *g = rows + q * m;
+            const double *sk = scale + kk * m, *column = b + kk * m;
+            double p = column[0];
+            for (int64_t i = kk + 1; i < m; i++) p += column[i];
+            if (!(p >= smallest && p <= DBL_MAX)) *low = 1;
+            total += log(p);
+            const double s = p >= smallest ? p : 1.0;
+            f[0] = column[0] / s;
+            for (int64_t i = kk + 1; i < m; i++) {
+                f[i] = column[i] / s;
+                g[i] = column[i] * sk[i];
+            }
+            /* this step on the panel's later columns, which the next steps read */
+            for (int64_t j = kk + 1; j < end; j++) {
+                double *restrict t = b + j * m;
+                const double x = g[j];
+                t[0] += f[0] * x;
+                for (int64_t i = j + 1; i < m; i++) t[i] += f[i] * x;
+            }
+        }
+        if (end >= m) break;
+        /* width == PANEL: the four steps on every later column, two columns at a time (one
+         * load of the factors serves both; each entry's sums in the same order) */
+        const double *restrict f0 = factors, *restrict f1 = f0 + m, *restrict f2 = f1 + m,
+                               *restrict f3 = f2 + m;
+        const double *r0 = rows, *r1 = r0 + m, *r2 = r1 + m, *r3 = r2 + m;
+        int64_t j = end;
+        for (; j < m; j += 2) {
+            double *restrict t = b + j * m;
+            const double x0 = r0[j], x1 = r1[j], x2 = r2[j], x3 = r3[j];
+            t[0] = t[0] + f0[0] * x0 + f1[0] * x1 + f2[0] * x2 + f3[0] * x3;
+            if (j + 1 == m) break;
+            double *restrict u = t + m;
+            const double y0 = r0[j + 1], y1 = r1[j + 1], y2 = r2[j + 1], y3 = r3[j + 1];
+            u[0] = u[0] + f0[0] * y0 + f1[0] * y1 + f2[0] * y2 + f3[0] * y3;
+            t[j + 1] = t[j + 1] + f0[j + 1] * x0 + f1[j + 1] * x1 + f2[j + 1] * x2 +
+                       f3[j + 1] * x3;
+            for (int64_t i = j + 2; i < m; i++) {
+                const double e0 = f0[i], e1 = f1[i], e2 = f2[i], e3 = f3[i];
+                t[i] = t[i] + e0 * x0 + e1 * x1 + e2 * x2 + e3 * x3;
+                u[i] = u[i] + e0 * y0 + e1 * y1 + e2 * y2 + e3 * y3;
+            }
+        }
+    }
+    return total;
+}
+
 /* For each row r and class c: the column-scaled weights a[u, v] = base[u, v] *
  * ratio[c, cells[r, c, u], cells[r, c, v]] + fill[u, v] built in a scratch matrix and
  * eliminated (tree_log_sum_one): out[r, c] the sum of the pivots' logs, low[r, c] = 1 when the
  * matrix needs the log-space elimination. BMATAN's average over all trees of one row and class,
- * without the (rows, classes, m, m) stack numpy needs (see bnclassify/spanning_trees.py). */
+ * without the (rows, classes, m, m) stack numpy needs (see bnclassify/spanning_trees.py). With
+ * `scale` (m, m) rather than None, the weights are symmetric but for the column scaling
+ * (symmetric_tree_log_sum_one): only row 0 and the lower triangle are built, by column, and
+ * eliminated; the ratio table must then be symmetric (read as ratio[c, cells[v], cells[u]]). */
 static PyObject *tree_log_sums(PyObject *self, PyObject *args) {
-    PyObject *objs[6];
+    PyObject *objs[7];
     double smallest;
-    if (!PyArg_ParseTuple(args, "OOOOdOO", &objs[0], &objs[1], &objs[2], &objs[3], &smallest,
-                          &objs[4], &objs[5]))
+    if (!PyArg_ParseTuple(args, "OOOOdOOO", &objs[0], &objs[1], &objs[2], &objs[3], &smallest,
+                          &objs[4], &objs[5], &objs[6]))
         return NULL;
-    Py_buffer v[6];
-    const char *formats[6] = {"q", "d", "d", "d", "d", "B"};
-    const int ndims[6] = {3, 3, 2, 2, 2, 2};
+    Py_buffer v[7];
+    const char *formats[7] = {"q", "d", "d", "d", "d", "B", "d"};
+    const int ndims[7] = {3, 3, 2, 2, 2, 2, 2};
+    const int n_wanted = objs[6] == Py_None ? 6 : 7; /* scale: the symmetric elimination */
     int n_got = 0, ok = 1;
-    for (; n_got < 6; n_got++) {
-        int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (n_got >= 4 ? PyBUF_WRITABLE : 0);
+    for (; n_got < n_wanted; n_got++) {
+        int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (n_got == 4 || n_got == 5 ? PyBUF_WRITABLE : 0);
         if (PyObject_GetBuffer(objs[n_got], &v[n_got], flags) < 0) {
             ok = -1;
             break;
@@ -2480,16 +2551,19 @@ static PyObject *tree_log_sums(PyObject *self, PyObject *args) {
         ok = m >= 2 && rs[0] == cs[1] && rs[1] == rs[2] && v[2].shape[0] == m &&
              v[2].shape[1] == m && v[3].shape[0] == m && v[3].shape[1] == m &&
              v[4].shape[0] == cs[0] && v[4].shape[1] == cs[1] && v[5].shape[0] == cs[0] &&
-             v[5].shape[1] == cs[1];
+             v[5].shape[1] == cs[1] && (n_wanted == 6 || (v[6].shape[0] == m && v[6].shape[1] == m));
     }
     if (ok == 0)
         PyErr_SetString(PyExc_ValueError,
                         "tree_log_sums: cells (n, C, m) int64, ratio (C, S, S), base and fill "
-                        "(m, m) float64, out (n, C) float64, low (n, C) uint8");
+                        "(m, m) float64, out (n, C) float64, low (n, C) uint8, scale None or "
+                        "(m, m) float64");
     double *scratch = NULL;
     if (ok == 1) {
         const int64_t m = v[0].shape[2];
-        scratch = malloc(sizeof(double) * (size_t)(m * m + 4 * m));
+        /* the matrix, the elimination's work, and for the symmetric one base and fill
+         * transposed (its matrix is stored by column) */
+        scratch = malloc(sizeof(double) * (size_t)(3 * m * m + 2 * PANEL * m));
         if (!scratch) {
             PyErr_NoMemory();
             ok = -1;
@@ -2503,6 +2577,13 @@ static PyObject *tree_log_sums(PyObject *self, PyObject *args) {
                      *fill = (const double *)v[3].buf;
         double *out = (double *)v[4].buf;
         uint8_t *low = (uint8_t *)v[5].buf;
+        const double *scale = n_wanted == 7 ? (const double *)v[6].buf : NULL;
+        double *base_t = scratch + m * m + 2 * PANEL * m, *fill_t = base_t + m * m;
+        for (int64_t u = 0; scale && u < m; u++)
+            for (int64_t w = 0; w < m; w++) {
+                base_t[w * m + u] = base[u * m + w];
+                fill_t[w * m + u] = fill[u * m + w];
+            }
         int bad_cell = 0;
         Py_BEGIN_ALLOW_THREADS
 #if defined(__SSE2__)
@@ -2522,14 +2603,25 @@ static PyObject *tree_log_sums(PyObject *self, PyObject *args) {
             for (int64_t u = 0; u < m; u++)
                 if (cell[u] < 0 || cell[u] >= states) bad_cell = 1;
             if (bad_cell) break;
-            for (int64_t u = 0; u < m; u++) {
-                const double *ru = table + cell[u] * states;
-                const double *bu = base + u * m, *fu = fill + u * m;
-                double *au = scratch + u * m;
-                for (int64_t w = 0; w < m; w++) au[w] = bu[w] * ru[cell[w]] + fu[w];
-            }
+            if (scale) /* row 0 and the lower triangle, by column (ratio symmetric) */
+                for (int64_t w = 1; w < m; w++) {
+                    const double *rw = table + cell[w] * states;
+                    const double *bw = base_t + w * m, *fw = fill_t + w * m;
+                    double *aw = scratch + w * m;
+                    aw[0] = bw[0] * rw[cell[0]] + fw[0];
+                    for (int64_t u = w + 1; u < m; u++) aw[u] = bw[u] * rw[cell[u]] + fw[u];
+                }
+            else
+                for (int64_t u = 0; u < m; u++) {
+                    const double *ru = table + cell[u] * states;
+                    const double *bu = base + u * m, *fu = fill + u * m;
+                    double *au = scratch + u * m;
+                    for (int64_t w = 0; w < m; w++) au[w] = bu[w] * ru[cell[w]] + fu[w];
+                }
             int flag = 0;
-            out[rc] = tree_log_sum_one(scratch, m, smallest, scratch + m * m, &flag);
+            out[rc] = scale ? symmetric_tree_log_sum_one(scratch, m, scale, smallest,
+                                                         scratch + m * m, &flag)
+                            : tree_log_sum_one(scratch, m, smallest, scratch + m * m, &flag);
             low[rc] = (uint8_t)flag;
         }
 #if defined(__SSE2__)
@@ -2600,9 +2692,10 @@ static PyMethodDef methods[] = {
      "tree_pivots(matrices, pivots, smallest): the cancellation-free elimination pivots of a batch "
      "of column-scaled weight matrices, eliminated in place (see bnclassify/_native.py)."},
     {"tree_log_sums", tree_log_sums, METH_VARARGS,
-     "tree_log_sums(cells, ratio, base, fill, smallest, out, low): for each row and class the sum "
-     "of the log pivots of the cancellation-free elimination of base * ratio[c, cells, cells] + "
-     "fill (see bnclassify/_native.py)."},
+     "tree_log_sums(cells, ratio, base, fill, smallest, out, low, scale): for each row and class "
+     "the sum of the log pivots of the cancellation-free elimination of base * ratio[c, cells, "
+     "cells] + fill; scale (m, m) or None: symmetric weights, one triangle eliminated (see "
+     "bnclassify/_native.py)."},
     {"family_cells", family_cells, METH_VARARGS,
      "family_cells(codes, cards, attributes, family, parent, sizes): each row's parent "
      "configuration and family at every depth of a selective KDB's attributes (see "
@@ -2626,7 +2719,7 @@ static struct PyModuleDef module = {
 
 /* Raised with every change of a kernel's arguments or results: _native.py refuses a stale build
  * (an optional build that fails leaves the previous library in place). */
-#define KERNELS_VERSION 20
+#define KERNELS_VERSION 21
 
 PyMODINIT_FUNC PyInit__kernels(void) {
     PyObject *m = PyModule_Create(&module);

@@ -48,7 +48,7 @@ import pyarrow.compute as pc
 import threadpoolctl
 
 #: The kernels' interface this module calls (``KERNELS_VERSION`` in ``_kernels.c``).
-KERNELS_VERSION = 20
+KERNELS_VERSION = 21
 
 try:
     from . import _kernels
@@ -1264,15 +1264,39 @@ def _numpy_tree_pivots(a, smallest, pivots):
     return pivots
 
 
-def tree_log_sums(cells, ratio, base, fill, smallest: float) -> tuple:
+def _numpy_symmetric_tree_pivots(a, scale, smallest, pivots):
+    """:func:`_numpy_tree_pivots` reading only row 0 and the lower triangle of column-scaled
+    symmetric weights: step ``k``'s row is its column times ``scale[k]`` (the compiled
+    symmetric elimination's products; the upper triangle is updated too but never read)."""
+    m = a.shape[-1]
+    for k in range(1, m):
+        pivot = a[:, 0, k] + a[:, k + 1 :, k].sum(axis=-1)
+        pivots[:, k - 1] = pivot
+        safe = np.where(pivot >= smallest, pivot, 1.0)
+        column = a[:, :, k] / safe[:, None]
+        row = (a[:, k + 1 :, k] * scale[k, k + 1 :])[:, None, :]
+        a[:, :1, k + 1 :] += column[:, :1, None] * row
+        a[:, k + 1 :, k + 1 :] += column[:, k + 1 :, None] * row
+    return pivots
+
+
+def tree_log_sums(cells, ratio, base, fill, smallest: float, scale=None) -> tuple:
     """For each row and class, the log pivots' sum of the elimination of a built matrix.
 
     Matrix ``(r, c)`` is ``base * ratio[c, cells[r, c, :, None], cells[r, c, None, :]] +
     fill``: column-scaled weights (zero diagonal) times per-state factors, as
     :func:`tree_pivots` takes them, built one at a time in a scratch matrix instead of a
     ``(rows, classes, m, m)`` stack (the compiled version; the numpy one builds blocks).
-    The compiled version eliminates two pivots per pass over the matrix, the same
+    The compiled version eliminates four pivots per pass over the matrix, the same
     products and sums in the same order.
+
+    With ``scale``, the matrices are symmetric but for the column scaling: ``base[u, v]
+    = W[u, v] / t_v`` and ``fill`` alike with ``W`` symmetric, ``ratio`` symmetric in its
+    last two axes, and ``scale[k, j] = t_k / t_j``. The Schur complements of a symmetric
+    matrix stay symmetric, so only row 0 and the lower triangle are eliminated, each
+    step's row ``k`` rebuilt from its column as ``a[j, k] * scale[k, j]``: half the
+    multiply-adds. The caller keeps ``scale`` well inside the float range (a row entry
+    rebuilt from a column entry flushed to 0 must stay negligible).
 
     Parameters
     ----------
@@ -1282,6 +1306,8 @@ def tree_log_sums(cells, ratio, base, fill, smallest: float) -> tuple:
     base, fill : ndarray of shape (m, m)
     smallest : float
         A pivot below it (or not finite) flags its matrix (and divides as 1).
+    scale : ndarray of shape (m, m), optional
+        The ratios of the column scales of symmetric weights: one triangle is eliminated.
 
     Returns
     -------
@@ -1297,25 +1323,31 @@ def tree_log_sums(cells, ratio, base, fill, smallest: float) -> tuple:
     ...                           np.zeros((3, 3)), 1e-200)
     >>> float(np.exp(sums[0, 0]).round(9)), bool(low[0, 0])
     (12.0, False)
+    >>> sums, low = tree_log_sums(np.zeros((1, 1, 3), int), np.full((1, 1, 1), 2.0), k3,
+    ...                           np.zeros((3, 3)), 1e-200, scale=np.ones((3, 3)))
+    >>> float(np.exp(sums[0, 0]).round(9)), bool(low[0, 0])
+    (12.0, False)
     """
     cells = np.ascontiguousarray(cells, dtype=np.int64)
     ratio, base, fill = (np.ascontiguousarray(a, dtype=float) for a in (ratio, base, fill))
+    if scale is not None:
+        scale = np.ascontiguousarray(scale, dtype=float)
     n, n_classes, m = cells.shape
     out = np.empty((n, n_classes))
     low = np.zeros((n, n_classes), dtype=np.uint8)
     if not COMPILED:
-        return _numpy_tree_log_sums(cells, ratio, base, fill, smallest, out, low)
+        return _numpy_tree_log_sums(cells, ratio, base, fill, smallest, out, low, scale)
 
     def share(rows):
         _kernels.tree_log_sums(
-            cells[rows], ratio, base, fill, float(smallest), out[rows], low[rows]
+            cells[rows], ratio, base, fill, float(smallest), out[rows], low[rows], scale
         )
 
     _on_shares(share, n, n * n_classes * m * m)
     return out, low.astype(bool)
 
 
-def _numpy_tree_log_sums(cells, ratio, base, fill, smallest, out, low):
+def _numpy_tree_log_sums(cells, ratio, base, fill, smallest, out, low, scale=None):
     n, n_classes, m = cells.shape
     by_class = np.arange(n_classes)[:, None, None]
     step = max(1, BLOCK_CELLS * 16 // (n_classes * m * m))
@@ -1323,7 +1355,11 @@ def _numpy_tree_log_sums(cells, ratio, base, fill, smallest, out, low):
         g = cells[start : start + step]
         a = base * ratio[by_class, g[..., None], g[..., None, :]] + fill  # (b, C, m, m)
         a = a.reshape(-1, m, m)
-        pivots = _numpy_tree_pivots(a, smallest, np.empty((len(a), m - 1)))
+        pivots = np.empty((len(a), m - 1))
+        if scale is None:
+            _numpy_tree_pivots(a, smallest, pivots)
+        else:
+            _numpy_symmetric_tree_pivots(a, scale, smallest, pivots)
         with np.errstate(divide="ignore", invalid="ignore"):
             out[start : start + step] = np.log(pivots).sum(axis=-1).reshape(-1, n_classes)
         flagged = ~((pivots >= smallest) & (pivots <= np.finfo(float).max)).all(axis=-1)

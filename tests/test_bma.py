@@ -723,6 +723,53 @@ def test_tree_sums_by_states_equal_the_sums_of_the_built_graphs(spread):
     np.testing.assert_allclose(got, expected, rtol=1e-11, atol=1e-9)
 
 
+def test_tree_sums_by_states_eliminate_one_triangle_only_of_symmetric_graphs(monkeypatch):
+    """The one-triangle elimination is used when weights, fill and ratios are exactly
+    symmetric and the column scales spread little, the full one otherwise (ratios asymmetric
+    by a rounding, weights spread past SYMMETRIC_SPREAD): the same sums either way."""
+    from bnclassify import spanning_trees
+
+    seen = []
+    kernel = spanning_trees.tree_log_sums
+
+    def spy(*args, scale=None):
+        seen.append(scale is not None)
+        return kernel(*args, scale=scale)
+
+    monkeypatch.setattr(spanning_trees, "tree_log_sums", spy)
+    rng = np.random.default_rng(3)
+    m, n_states = 6, 3
+    upper = np.triu(rng.normal(size=(m, m)), 1)
+    log_w = upper + upper.T
+    log_ratio = rng.normal(size=(2, n_states, n_states))
+    log_ratio = (log_ratio + np.swapaxes(log_ratio, 1, 2)) / 2
+    states = rng.integers(0, n_states, size=(3, 2, m))
+    skewed = log_ratio.copy()
+    skewed[0, 0, 1] = np.nextafter(skewed[0, 0, 1], 1.0)
+    spread = log_w.copy()
+    spread[0, 1] = spread[1, 0] = 400.0
+    for weights, ratio, symmetric in (
+        (log_w, log_ratio, True),
+        (log_w, skewed, False),
+        (spread, log_ratio, False),
+    ):
+        got = spanning_trees.log_tree_sums_by_states(weights, ratio, states)
+        assert seen.pop() is symmetric
+        expected = [
+            [log_tree_sum(weights + ratio[c][np.ix_(s, s)]) for c, s in enumerate(row)]
+            for row in states
+        ]
+        np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-9)
+
+
+def test_fitted_pair_ratios_are_exactly_symmetric(car_sample):
+    """BMATAN's log u(c, x_i, x_j) is symmetric in the two cells bit for bit (the sums it is
+    made of round differently by axis): its per-row tree sums take the one-triangle path."""
+    X, y, _ = car_sample
+    log_ratio = BMATAN().fit(X, y)._params["log_ratio"]
+    np.testing.assert_array_equal(log_ratio, np.swapaxes(log_ratio, 1, 2))
+
+
 def test_leaves_and_one_category_columns_predict_as_the_full_determinants(car_sample, monkeypatch):
     """BMATAN's fused path (single-category columns eliminated once, missing cells as leaves)
     against the formula it computes, each row's and class's full m x m graph built and

@@ -16,6 +16,7 @@ from bnclassify import TAN, NaiveBayes, SimplerTAN, _native
 from bnclassify.data import encoding
 from bnclassify.data.encoding import factorize_column, learn_and_encode_frame
 from bnclassify.datasets import make_tree_classification
+from bnclassify.spanning_trees import SYMMETRIC_SPREAD
 
 INT_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32"]
 
@@ -971,6 +972,84 @@ def test_tree_log_sums_equal_the_numpy_version(n, n_classes, m, spread, absent, 
     np.testing.assert_array_equal(compiled[1], expected[1])
     ok = ~expected[1]  # a flagged matrix's sum is redone by the caller
     np.testing.assert_allclose(compiled[0][ok], expected[0][ok], rtol=1e-12, atol=1e-12)
+
+
+def _symmetric_scaled_graphs(rng, m, spread, absent, bridge):
+    """Column-scaled symmetric weights (base, fill) and their scale ratios t_k / t_j: log
+    weights clipped to the spread the symmetric elimination accepts; ``bridge``: the two
+    halves of the nodes joined only by edges e^-60 times the rest (a near-singular Laplacian)."""
+    half = SYMMETRIC_SPREAD / 2
+    log_w = np.clip(rng.normal(scale=spread, size=(m, m)), -half, half)
+    log_w = (log_w + log_w.T) / 2
+    log_w[np.triu(rng.random((m, m)) < absent, 1)] = -np.inf
+    log_w = np.minimum(log_w, log_w.T)  # absent on both sides
+    if bridge:
+        side = np.arange(m) < m // 2
+        log_w[side[:, None] != side[None, :]] -= 60.0
+    np.fill_diagonal(log_w, -np.inf)
+    top = log_w.max(axis=0)
+    top = np.where(np.isfinite(top), top, 0.0)
+    fill = np.triu(rng.random((m, m)) * (rng.random((m, m)) < 0.5), 1)
+    fill = (fill + fill.T) * np.exp(-top)[None, :]
+    return np.exp(log_w - top), fill, np.exp(top[:, None] - top[None, :])
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(1, 3),
+    n_classes=st.integers(1, 3),
+    m=st.integers(2, 13),
+    spread=st.sampled_from([1.0, 30.0, 300.0]),
+    absent=st.floats(0.0, 0.6),
+    bridge=st.booleans(),
+    seed=st.integers(0, 2**32 - 1),
+)
+@example(n=1, n_classes=1, m=2, spread=1.0, absent=0.0, bridge=False, seed=0)
+@example(n=2, n_classes=2, m=13, spread=300.0, absent=0.0, bridge=True, seed=1)
+def test_symmetric_tree_log_sums_equal_the_full_elimination(
+    n, n_classes, m, spread, absent, bridge, seed
+):
+    # one triangle eliminated (row k rebuilt from column k) against the elimination of the
+    # whole matrix, and against its own numpy twin: m around the panels of four (2 .. 13),
+    # tiny weights (e^-200 next to 1), absent edges, a near-singular bridge, a fill
+    rng = np.random.default_rng(seed)
+    base, fill, scale = _symmetric_scaled_graphs(rng, m, spread, absent, bridge)
+    n_states = 4
+    ratio = np.exp(rng.normal(size=(n_classes, n_states, n_states)))
+    ratio = (ratio + np.swapaxes(ratio, 1, 2)) / 2
+    cells = rng.integers(0, n_states, size=(n, n_classes, m))
+    got = _native.tree_log_sums(cells, ratio, base, fill, 1e-200, scale=scale)
+    full = _native.tree_log_sums(cells, ratio, base, fill, 1e-200)
+    twin = _native._numpy_tree_log_sums(
+        cells,
+        ratio,
+        base,
+        fill,
+        1e-200,
+        np.empty((n, n_classes)),
+        np.zeros((n, n_classes), "u1"),
+        scale,
+    )
+    for expected in (full, twin):
+        np.testing.assert_array_equal(got[1], expected[1])
+        ok = ~expected[1]
+        np.testing.assert_allclose(got[0][ok], expected[0][ok], rtol=1e-12, atol=1e-12)
+
+
+def test_symmetric_tree_log_sums_count_the_trees_of_complete_graphs():
+    # K_m has m^(m-2) spanning trees; every pivot of the one-triangle elimination positive
+    for m in (2, 3, 4, 5, 8, 9, 14):
+        k = np.ones((m, m)) - np.eye(m)
+        sums, low = _native.tree_log_sums(
+            np.zeros((1, 1, m), np.int64),
+            np.ones((1, 1, 1)),
+            k,
+            np.zeros((m, m)),
+            1e-200,
+            scale=np.ones((m, m)),
+        )
+        assert not low.any()
+        assert np.exp(sums[0, 0]) == pytest.approx(m ** (m - 2), rel=1e-12)
 
 
 def test_tree_log_sums_leave_subnormal_numbers_to_the_caller():

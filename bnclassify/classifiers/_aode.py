@@ -70,6 +70,10 @@ class SPODE(BayesNetClassifier):
         (:class:`~bnclassify.parameters.HDP`, a Gibbs sampler seeded by ``random_state``),
         the hierarchy being the class, then the super-parent. An instance sets a method's
         options (``smoothing=HDP(n_iter=1000)``). The class prior keeps ``alpha``.
+        ``"hls"``: the same hierarchy written as a log-linear model, one coefficient per
+        node, fitted by ridge-penalised multinomial logistic regression
+        (:class:`~bnclassify.parameters.HLS`), its ridge chosen by cross-validation on
+        the training rows.
     random_state : int, RandomState instance or None, default=None
         Seeds a smoothing that samples (``"hdp"``); unused otherwise.
 
@@ -217,6 +221,10 @@ class AODE(MemberEnsemble):
         class alone). With a smoothing other than additive, the SPODEs are fitted and kept
         (``estimators_``), each smoothed on its own: the shortcut that keeps only the pair
         table smooths cell by cell.
+        ``"hls"``: the same hierarchy written as a log-linear model, one coefficient per
+        node, fitted by ridge-penalised multinomial logistic regression
+        (:class:`~bnclassify.parameters.HLS`), its ridge chosen by cross-validation on
+        the training rows.
     random_state : int, RandomState instance or None, default=None
         Seeds a smoothing that samples: each SPODE (and the naive Bayes) gets
         its own seed drawn from it.

@@ -345,6 +345,10 @@ default="auto"
         smoothing other than additive, every member is fitted and kept: the
         shortcut that predicts every rooting of a tree from its edge counts
         smooths cell by cell.
+        ``"hls"``: the same hierarchy written as a log-linear model, one coefficient per
+        node, fitted by ridge-penalised multinomial logistic regression
+        (:class:`~bnclassify.parameters.HLS`), its ridge chosen by cross-validation on
+        the training rows.
     n_jobs : int, optional
         Members fitted in parallel by joblib (threads by default; the members
         share the counts). ``None`` is 1, ``-1`` all processors; never more

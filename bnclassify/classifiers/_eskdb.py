@@ -94,6 +94,10 @@ class ESKDB(MemberEnsemble):
         Dirichlet pseudo-count of the members' tables and class prior.
     smoothing : {"laplace", "hdp", "hls"} or Smoothing, default="laplace"
         How the members' tables are estimated (see :class:`SKDB`).
+        ``"hls"``: the same hierarchy written as a log-linear model, one coefficient per
+        node, fitted by ridge-penalised multinomial logistic regression
+        (:class:`~bnclassify.parameters.HLS`), its ridge chosen by cross-validation on
+        the training rows.
     discretization : {"stochastic", "mdl"}, default="stochastic"
         How numeric columns are binned: sampled per member, or the MDL cuts
         for all.

@@ -76,6 +76,10 @@ class KDB(BayesNetClassifier):
         them, by decreasing I(X_i; X_j | C) (``distributions_[name].parents_`` lists them so). An
         instance sets a method's options (``smoothing=HDP(n_iter=1000)``). The class prior
         keeps ``alpha``.
+        ``"hls"``: the same hierarchy written as a log-linear model, one coefficient per
+        node, fitted by ridge-penalised multinomial logistic regression
+        (:class:`~bnclassify.parameters.HLS`), its ridge chosen by cross-validation on
+        the training rows.
     random_state : int, RandomState instance or None, default=None
         Seeds a smoothing that samples (``"hdp"``); unused otherwise.
 

@@ -93,6 +93,10 @@ class SKDB(BayesNetClassifier):
         decreasing I(X_i; X_j | C)); the leave-one-out selection reads the
         paper's m-estimates whatever it is, and a left-out attribute keeps an
         additive, class-independent table.
+        ``"hls"``: the same hierarchy written as a log-linear model, one coefficient per
+        node, fitted by ridge-penalised multinomial logistic regression
+        (:class:`~bnclassify.parameters.HLS`), its ridge chosen by cross-validation on
+        the training rows.
     random_state : int, RandomState instance or None, default=None
         Seeds a smoothing that samples (``"hdp"``); unused otherwise.
 

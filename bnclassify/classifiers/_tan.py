@@ -55,7 +55,7 @@ class NaiveBayes(BayesNetClassifier):
         :func:`bnclassify.data.default_kind` (continuous columns binned: MDL
         intervals learned in the fit, a table over them; everything else a
         categorical CPT). ``"density"``: the same rule with the continuous
-        columns Gaussian or log-normal (the default before issue 32). A kind's
+        columns Gaussian or log-normal (the default before the switch to bins). A kind's
         name (``"categorical"``, ``"binned"``, ``"gaussian"``, ``"lognormal"``,
         ``"kde"``, ``"bernoulli"``, ``"multinomial"``) or a
         :mod:`bnclassify.distributions` instance applies to every column; a
@@ -90,6 +90,10 @@ class NaiveBayes(BayesNetClassifier):
         the hierarchy being the class alone: each table is a two-level tree, the feature's
         marginal above its table given the class. An instance sets a method's options
         (``smoothing=HDP(n_iter=1000)``). The class prior keeps ``alpha``.
+        ``"hls"``: the same hierarchy written as a log-linear model, one coefficient per
+        node, fitted by ridge-penalised multinomial logistic regression
+        (:class:`~bnclassify.parameters.HLS`), its ridge chosen by cross-validation on
+        the training rows.
     random_state : int, RandomState instance or None, default=None
         Seeds a smoothing that samples (``"hdp"``); unused otherwise.
 
@@ -541,6 +545,10 @@ class TAN(TreeAugmented):
         the hierarchy being the class, then the feature's one tree parent. An instance sets
         a method's options (``smoothing=HDP(n_iter=1000)``). The class prior keeps
         ``alpha``.
+        ``"hls"``: the same hierarchy written as a log-linear model, one coefficient per
+        node, fitted by ridge-penalised multinomial logistic regression
+        (:class:`~bnclassify.parameters.HLS`), its ridge chosen by cross-validation on
+        the training rows.
     random_state : int, RandomState instance or None, default=None
         Seeds a smoothing that samples (``"hdp"``); unused otherwise.
 
@@ -680,6 +688,10 @@ class SimplerTAN(TreeAugmented):
         the hierarchy being the class, then the feature's one tree parent. An instance sets
         a method's options (``smoothing=HDP(n_iter=1000)``). The class prior keeps
         ``alpha``.
+        ``"hls"``: the same hierarchy written as a log-linear model, one coefficient per
+        node, fitted by ridge-penalised multinomial logistic regression
+        (:class:`~bnclassify.parameters.HLS`), its ridge chosen by cross-validation on
+        the training rows.
     random_state : int, RandomState instance or None, default=None
         Seeds a smoothing that samples (``"hdp"``); unused otherwise.
 

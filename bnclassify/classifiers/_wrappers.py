@@ -52,8 +52,9 @@ _WRAPPER_DOC = """
     family's per-row terms are computed once, and a candidate is scored by
     swapping the terms of the families it changes: no candidate refits from rows.
 
-    Categorical columns take part in every move. Gaussian and log-normal columns
-    are scored as children of the class alone (their per-class mean and variance
+    Categorical and binned columns (binned: the default for numbers) take part
+    in every move. Gaussian and log-normal columns are scored as children of the
+    class alone (their per-class mean and variance
     on the training folds): they can be added and removed, but never joined or
     given feature arcs; other kinds (kernel densities, Bernoulli, multinomial
     groups) are refused. Missing cells are summed out for a missing child; a

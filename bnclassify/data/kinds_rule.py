@@ -139,7 +139,7 @@ def float_reads_as_integers(x, has_missing: bool) -> bool:
     all integers (below 2**53 in size) and the column has a missing cell.
 
     That is how ``pd.read_csv`` stores an integer column with gaps (float64, NaN in the
-    gaps: nominal codes such as heart.h's ``thal`` stay categories). A float column with
+    gaps: codes with a gap, such as anneal's ``packing``, stay categories). A float column with
     every cell observed is a measurement even when its values are integers (pixel levels,
     an interval in ms): reading its small integers as categories gave arrhythmia's models
     the true class below 1e-15 on 110-511 held-out rows where binning them gave 11-24

@@ -212,7 +212,7 @@ def cost_table(results: pd.DataFrame) -> pd.DataFrame:
     return table.reset_index()
 
 
-#: The ratio issue 14 asks of Simpler TAN at 1,024 features (drawn on the ratio panel).
+#: The ratio asked of Simpler TAN at 1,024 features (drawn on the ratio panel).
 TARGET_RATIO = 50
 
 

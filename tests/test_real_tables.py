@@ -144,12 +144,17 @@ def test_default_tan_reaches_the_issue_14_target_on_the_credit_table():
     assert loss <= _credit_cv(gaussian)[1] - 0.1
 
 
-def test_integer_codes_read_as_floats_and_point_masses_are_categorical():
+def test_integer_codes_with_a_gap_and_point_masses_are_categorical():
     from bnclassify.data import POINT_MASS_MIN_SHARE, default_kind
 
     X, y = _table("credit")
-    X = X.astype({"installment_rate": float})
-    X.loc[::50, "installment_rate"] = np.nan  # read_csv: integer codes with a gap -> float64
+    # read_csv makes integer codes with a gap float64: a float column is a measurement
+    # (issue 32), so codes are read as nullable integers to stay categories
+    floats = X.astype({"installment_rate": float})
+    floats.loc[::50, "installment_rate"] = np.nan
+    kinds = dict(zip(X.columns, NaiveBayes().fit(floats, y).feature_kinds_, strict=True))
+    assert kinds["installment_rate"] == "binned"
+    X = floats.astype({"installment_rate": "Int64"})  # read_csv(dtype={...: "Int64"})
     model = NaiveBayes().fit(X, y)
     kinds = dict(zip(X.columns, model.feature_kinds_, strict=True))
     assert kinds["installment_rate"] == "categorical"

@@ -204,6 +204,10 @@ class FamilyTree:
             self.chains.append(length[nodes])
         self._chain = length
 
+    def spread(self, solved) -> np.ndarray:
+        """``solved`` itself: the tree's own solver nodes (as :meth:`SolverTree.spread`)."""
+        return solved
+
     def unfold(self, solved) -> np.ndarray:
         """Every kept node's coefficients from the solver nodes' (:attr:`levels`).
 
@@ -222,6 +226,46 @@ class FamilyTree:
         flat[np.concatenate(self.levels)] = solved
         bottom = self._solver_node
         return flat[bottom] / self._chain[bottom][:, None]
+
+    def log_table(self, solved) -> np.ndarray:
+        """The full ``log P(x | c, x_1, ..., x_p)`` from the solver nodes' coefficients.
+
+        A configuration without data takes the row of its deepest ancestor with data
+        (its own coefficients are 0); a tree without data is uniform.
+
+        Parameters
+        ----------
+        solved : ndarray of shape (n_solver_nodes, r)
+            The solver nodes' coefficients, level after level (:attr:`levels`).
+
+        Returns
+        -------
+        ndarray of shape ``shape``
+
+        Examples
+        --------
+        >>> tree = FamilyTree(np.array([[2.0, 0.0], [0.0, 0.0]]))  # class 1 without data
+        >>> solved = np.zeros((sum(len(nodes) for nodes in tree.levels), 2))
+        >>> solved[-1] = [1.0, -1.0]  # the root and class 0, one chain: 0.5 each
+        >>> np.exp(tree.log_table(solved)).round(3)  # class 1 takes the root's row
+        array([[0.881, 0.119],
+               [0.731, 0.269]])
+        """
+        uniform = np.full((1, self.n_states), -np.log(self.n_states))
+        coefficients = self.unfold(solved)
+        bounds = np.cumsum([len(kept) for kept in self.kept])[:-1]
+        mu = np.split(coefficients, bounds)
+        for level in range(1, len(mu)):
+            mu[level] = mu[level] + np.take(mu[level - 1], self.parent[level], axis=0)
+        stacked = [uniform] + [log_softmax_rows(m) for m in mu]
+        where = np.zeros(1, dtype=np.intp)  # each dense node's row in `stacked`
+        first = 1
+        for level, card in enumerate(self.cards):
+            where = np.repeat(where, card) if level else np.zeros(card, dtype=np.intp)
+            kept = self.kept[level]
+            where[kept] = first + np.arange(len(kept))
+            first += len(kept)
+        return np.take(np.concatenate(stacked), where, axis=0).reshape(self.shape)
 
     def pruned(self, node_counts):
         """The solver's nodes with rows under them in ``node_counts``, and where the others' go.
@@ -311,22 +355,63 @@ class FamilyTree:
             chains.append(self.chains[level][kept] / weight[level][kept])
             position = np.cumsum(keep[level - 1]) - 1 if level else None
             links.append(position[self.links[level][kept]] if level else self.links[0])
-
-        def lift(node_values):
-            lifted = np.array(node_values, dtype=float).reshape(self.n_nodes, self.n_states)
-            for level in range(self.depth - 1, 0, -1):
-                dropped = ~keep[level]
+        # where each node's rows go (`lift`): a kept node's to itself, a twin's to its stand-in's,
+        # a dropped node's to its parent's destination (top down: the nearest kept ancestor)
+        destination = np.arange(self.n_nodes)
+        # where each solver node's coefficients come from (`SolverTree.spread`): its position among
+        # the kept solver nodes, a twin's stand-in's, -1 if dropped (coefficient 0)
+        source, first = [], 0
+        for level, kept in enumerate(keep):
+            nodes = self.levels[level]
+            at = np.where(kept, first + np.cumsum(kept) - 1, -1)
+            first += int(kept.sum())
+            if level:
+                dropped = ~kept
+                to = destination[self.levels[level - 1][self.links[level]]]
                 if twin[level] is not None:  # a twin's rows go to its stand-in
                     merged = dropped & (twin[level] != np.arange(len(dropped)))
-                    to = self.levels[level][twin[level][merged]]
-                    np.add.at(lifted, to, lifted[self.levels[level][merged]])
-                    dropped &= ~merged
-                up = self.levels[level - 1][self.links[level][dropped]]
-                np.add.at(lifted, up, lifted[self.levels[level][dropped]])
-            return lifted
+                    to = np.where(merged, nodes[twin[level]], to)
+                    at = np.where(merged, at[twin[level]], at)
+                destination[nodes[dropped]] = to[dropped]
+            source.append(at)
+        cells = (destination[:, None] * self.n_states + np.arange(self.n_states)).ravel()
+
+        def lift(node_values):
+            values = np.asarray(node_values, dtype=float).ravel()
+            lifted = np.bincount(cells, values, minlength=values.size)
+            return lifted.reshape(self.n_nodes, self.n_states)
 
         twins = any(t is not None for t in twin)
-        return SolverTree(levels, links, chains, self.n_states, twins), lift
+        return SolverTree(levels, links, chains, self.n_states, twins, np.concatenate(source)), lift
+
+    def merged(self):
+        """The solver's nodes with twins solved as one, and the counts on them, for a fit to
+        all of :attr:`node_counts`.
+
+        :meth:`pruned` of the tree's own counts: every node has data, so only twins (on
+        levels of at least ``TWIN_MIN_LEAVES`` leaves) change; the fitted coefficients are
+        the unmerged fit's to the solver's tolerance (:meth:`SolverTree.spread` gives each
+        twin its stand-in's).
+
+        Returns
+        -------
+        tree : FamilyTree or SolverTree
+            This tree if no level is large enough for twins.
+        node_counts : ndarray of shape (n_nodes, r)
+            The counts, a twin's added to its stand-in's.
+
+        Examples
+        --------
+        >>> tree = FamilyTree(np.array([[[1.0, 0.0], [0.0, 2.0]]]))
+        >>> tree.merged()[0] is tree  # two leaves: no twins looked for
+        True
+        """
+        if max((len(nodes) for nodes in self.levels), default=0) < TWIN_MIN_LEAVES:
+            return self, self.node_counts
+        solver_tree, lift = self.pruned(self.node_counts)
+        if not solver_tree.twins:
+            return self, self.node_counts
+        return solver_tree, lift(self.node_counts)
 
     @property
     def depth(self) -> int:
@@ -344,17 +429,31 @@ class FamilyTree:
 
 class SolverTree:
     """The solver's nodes of a tree (:attr:`FamilyTree.levels`, ``links``, ``chains``) alone:
-    what :class:`Forest` reads, e.g. a fold's nodes with data (:meth:`FamilyTree.pruned`)."""
+    what :class:`Forest` reads, e.g. a fold's nodes with data (:meth:`FamilyTree.pruned`).
 
-    def __init__(self, levels, links, chains, n_states, twins=False):
+    ``source`` (None: the tree's own solver nodes): for each solver node of the full tree
+    (level after level), the position of the node here whose coefficients it has (a twin's
+    stand-in), -1 for a node dropped (coefficient 0); :meth:`spread` applies it.
+    """
+
+    def __init__(self, levels, links, chains, n_states, twins=False, source=None):
         self.levels, self.links, self.chains, self.n_states = levels, links, chains, n_states
         #: Whether a node stands for twins (:meth:`FamilyTree.pruned`): the counts on the full
         #: tree's nodes must then be lifted to it
         self.twins = twins
+        self.source = source
 
     @property
     def depth(self) -> int:
         return len(self.levels)
+
+    def spread(self, solved) -> np.ndarray:
+        """The full tree's solver coefficients (as :meth:`FamilyTree.unfold` takes them) from
+        these nodes' (level after level): a twin has its stand-in's, a dropped node 0."""
+        if self.source is None:
+            return solved
+        padded = np.concatenate([solved, np.zeros((1, self.n_states))])
+        return padded[self.source]  # -1: the zero row
 
 
 def _equal_rows(values):
@@ -672,25 +771,9 @@ class Forest:
         A configuration without data takes the row of its deepest ancestor with data
         (its own coefficients are 0); a tree without data is uniform.
         """
-        uniform = np.full((1, self.n_states), -np.log(self.n_states))
-        tables = []
-        for i, tree in enumerate(self.trees):
-            coefficients = tree.unfold(self.solver_coefficients(beta, i))
-            bounds = np.cumsum([len(kept) for kept in tree.kept])[:-1]
-            mu = np.split(coefficients, bounds)
-            for level in range(1, len(mu)):
-                mu[level] = mu[level] + np.take(mu[level - 1], tree.parent[level], axis=0)
-            stacked = [uniform] + [log_softmax_rows(m) for m in mu]
-            where = np.zeros(1, dtype=np.intp)  # each dense node's row in `stacked`
-            first = 1
-            for level, card in enumerate(tree.cards):
-                where = np.repeat(where, card) if level else np.zeros(card, dtype=np.intp)
-                kept = tree.kept[level]
-                where[kept] = first + np.arange(len(kept))
-                first += len(kept)
-            table = np.take(np.concatenate(stacked), where, axis=0)
-            tables.append(table.reshape(tree.shape))
-        return tables
+        return [
+            tree.log_table(self.solver_coefficients(beta, i)) for i, tree in enumerate(self.trees)
+        ]
 
 
 def fit_forest(forest, beta=None, tolerance=STEP_TOLERANCE):

@@ -230,9 +230,16 @@ class HLS(Smoothing):
             for batch in _batches(
                 range(len(group)), [tree.n_nodes for tree in trees], _states_of(trees)
             ):
-                forest = Forest([trees[j] for j in batch], np.full(len(batch), ridge))
-                for j, table in zip(batch, forest.log_tables(fit_forest(forest)[0]), strict=True):
-                    out[group[j]] = table
+                # twins solved as one here too (a tree's nodes all have data: nothing dropped)
+                merged = [trees[j].merged() for j in batch]
+                forest = Forest(
+                    [tree for tree, _ in merged], np.full(len(batch), ridge),
+                    [counts for _, counts in merged],
+                )  # fmt: skip
+                beta = fit_forest(forest)[0]
+                for k, (j, (tree, _)) in enumerate(zip(batch, merged, strict=True)):
+                    solved = tree.spread(forest.solver_coefficients(beta, k))
+                    out[group[j]] = trees[j].log_table(solved)
         return out
 
     def cross_validate(self, tables, prefixes=None) -> np.ndarray:

@@ -311,7 +311,8 @@ class FamilyTree:
         [1.0, 1.0]
         """
         values = np.asarray(node_counts, dtype=float).reshape(self.n_nodes, self.n_states)
-        below = [row_sums(values[nodes]) for nodes in self.levels]
+        totals = row_sums(values)
+        below = [totals[nodes] for nodes in self.levels]
         for level in range(self.depth - 1, 0, -1):
             below[level - 1] += np.bincount(
                 self.links[level], below[level], minlength=len(self.levels[level - 1])
@@ -320,13 +321,15 @@ class FamilyTree:
         # twins: kept leaves of one parent with the same counts and chain length have the same
         # optimum; the first of them stands for all (counts and ridge times their number w)
         twin = [None] * self.depth  # per level: each node's stand-in (itself if none)
-        weight = [np.ones(len(nodes)) for nodes in self.levels]
+        weight = [None] * self.depth  # per level: each stand-in's number of twins (None: 1)
         for level in range(1, self.depth):
+            if len(self.levels[level]) < TWIN_MIN_LEAVES:  # the search costs more than it saves
+                continue
             has_child = np.zeros(len(self.levels[level]), dtype=bool)
             if level + 1 < self.depth:
                 has_child[self.links[level + 1][keep[level + 1]]] = True
             leaves = np.flatnonzero(keep[level] & ~has_child)
-            if len(leaves) < TWIN_MIN_LEAVES:  # the search would cost more than it saves
+            if len(leaves) < TWIN_MIN_LEAVES:
                 continue
             key = np.column_stack(
                 [
@@ -343,6 +346,7 @@ class FamilyTree:
             twin[level] = stand_in
             keep[level][leaves] = False
             keep[level][leaves[first]] = True
+            weight[level] = np.ones(len(self.levels[level]))
             weight[level][leaves[first]] = size
         if all(kept.all() for kept in keep):
             whole = SolverTree(self.levels, self.links, self.chains, self.n_states)
@@ -352,28 +356,28 @@ class FamilyTree:
             if not kept.any():
                 break
             levels.append(self.levels[level][kept])
-            chains.append(self.chains[level][kept] / weight[level][kept])
+            chain = self.chains[level][kept]
+            chains.append(chain if weight[level] is None else chain / weight[level][kept])
             position = np.cumsum(keep[level - 1]) - 1 if level else None
             links.append(position[self.links[level][kept]] if level else self.links[0])
-        # where each node's rows go (`lift`): a kept node's to itself, a twin's to its stand-in's,
-        # a dropped node's to its parent's destination (top down: the nearest kept ancestor)
+        twins = any(t is not None for t in twin)
+        solver_tree = SolverTree(levels, links, chains, self.n_states, twins, (keep, twin))
+        return solver_tree, self._lift(keep, twin)
+
+    def _lift(self, keep, twin):
+        """:meth:`pruned`'s ``lift``: each node's rows summed at its destination (a kept node's
+        its own, a twin's its stand-in's, a dropped node's its parent's destination)."""
         destination = np.arange(self.n_nodes)
-        # where each solver node's coefficients come from (`SolverTree.spread`): its position among
-        # the kept solver nodes, a twin's stand-in's, -1 if dropped (coefficient 0)
-        source, first = [], 0
-        for level, kept in enumerate(keep):
+        for level in range(1, self.depth):  # top down: a dropped node's nearest kept ancestor
+            dropped = ~keep[level]
+            if not dropped.any():
+                continue
             nodes = self.levels[level]
-            at = np.where(kept, first + np.cumsum(kept) - 1, -1)
-            first += int(kept.sum())
-            if level:
-                dropped = ~kept
-                to = destination[self.levels[level - 1][self.links[level]]]
-                if twin[level] is not None:  # a twin's rows go to its stand-in
-                    merged = dropped & (twin[level] != np.arange(len(dropped)))
-                    to = np.where(merged, nodes[twin[level]], to)
-                    at = np.where(merged, at[twin[level]], at)
-                destination[nodes[dropped]] = to[dropped]
-            source.append(at)
+            to = destination[self.levels[level - 1][self.links[level]]]
+            if twin[level] is not None:  # a twin's rows go to its stand-in
+                merged = dropped & (twin[level] != np.arange(len(dropped)))
+                to = np.where(merged, nodes[twin[level]], to)
+            destination[nodes[dropped]] = to[dropped]
         cells = (destination[:, None] * self.n_states + np.arange(self.n_states)).ravel()
 
         def lift(node_values):
@@ -381,8 +385,7 @@ class FamilyTree:
             lifted = np.bincount(cells, values, minlength=values.size)
             return lifted.reshape(self.n_nodes, self.n_states)
 
-        twins = any(t is not None for t in twin)
-        return SolverTree(levels, links, chains, self.n_states, twins, np.concatenate(source)), lift
+        return lift
 
     def merged(self):
         """The solver's nodes with twins solved as one, and the counts on them, for a fit to
@@ -431,17 +434,17 @@ class SolverTree:
     """The solver's nodes of a tree (:attr:`FamilyTree.levels`, ``links``, ``chains``) alone:
     what :class:`Forest` reads, e.g. a fold's nodes with data (:meth:`FamilyTree.pruned`).
 
-    ``source`` (None: the tree's own solver nodes): for each solver node of the full tree
-    (level after level), the position of the node here whose coefficients it has (a twin's
-    stand-in), -1 for a node dropped (coefficient 0); :meth:`spread` applies it.
+    ``kept`` (None: all of the tree's solver nodes): ``(keep, twin)``, per level of the full
+    tree's solver nodes whether each is here and each one's twins' stand-in (None: no twins
+    on that level), for :meth:`spread`.
     """
 
-    def __init__(self, levels, links, chains, n_states, twins=False, source=None):
+    def __init__(self, levels, links, chains, n_states, twins=False, kept=None):
         self.levels, self.links, self.chains, self.n_states = levels, links, chains, n_states
         #: Whether a node stands for twins (:meth:`FamilyTree.pruned`): the counts on the full
         #: tree's nodes must then be lifted to it
         self.twins = twins
-        self.source = source
+        self.kept = kept
 
     @property
     def depth(self) -> int:
@@ -450,10 +453,16 @@ class SolverTree:
     def spread(self, solved) -> np.ndarray:
         """The full tree's solver coefficients (as :meth:`FamilyTree.unfold` takes them) from
         these nodes' (level after level): a twin has its stand-in's, a dropped node 0."""
-        if self.source is None:
+        if self.kept is None:
             return solved
+        keep, twin = self.kept
+        source, first = [], 0  # each full solver node's row of `solved` (-1: 0)
+        for level, kept in enumerate(keep):
+            at = np.where(kept, first + np.cumsum(kept) - 1, -1)
+            first += int(kept.sum())
+            source.append(at if twin[level] is None else np.where(kept, at, at[twin[level]]))
         padded = np.concatenate([solved, np.zeros((1, self.n_states))])
-        return padded[self.source]  # -1: the zero row
+        return padded[np.concatenate(source)]  # -1: the zero row
 
 
 def _equal_rows(values):

@@ -134,6 +134,24 @@ def test_raw_integer_columns_get_the_in_memory_kinds(client):
     np.testing.assert_allclose(model.predict_proba(X), expected.predict_proba(X), atol=1e-12)
 
 
+def test_float_integer_columns_get_the_in_memory_kinds(client):
+    """A float column of small integers is read by the integer rule only when it has a
+    missing cell: a property of the whole column (here the one gap is in the last
+    partition), not of a partition."""
+    rng = np.random.default_rng(3)
+    n = 400
+    y = pd.Series(rng.choice(["a", "b"], n), name="label")
+    codes = (rng.integers(0, 4, n) + (y == "b")).astype(float)
+    X = pd.DataFrame({"gappy": codes, "full": codes.copy(), "size": rng.normal(size=n)})
+    X.loc[n - 1, "gappy"] = np.nan
+    dX, dy, X, y = _split(X, y, 4)
+    model = NaiveBayes().fit(dX, dy)
+    expected = NaiveBayes().fit(X, y)
+    assert model.feature_kinds_ == expected.feature_kinds_
+    assert expected.feature_kinds_ == ["categorical", "gaussian", "gaussian"]
+    np.testing.assert_allclose(model.predict_proba(X), expected.predict_proba(X), atol=1e-12)
+
+
 def test_misaligned_y_is_refused_and_the_model_left_unchanged(client):
     X, y = _car_strings()
     dX, dy, X, y = _split(X, y, 4)

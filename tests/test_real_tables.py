@@ -94,13 +94,13 @@ def test_inferred_kinds_of_a_credit_like_table():
 
 # some columns are constant within a class: the ZeroVarianceWarning is right, not the subject
 @pytest.mark.filterwarnings("ignore::bnclassify.exceptions.ZeroVarianceWarning")
-def test_digits_pixels_stay_categorical_as_integers():
+def test_digits_pixels_are_binned_as_floats_categorical_as_integers():
     from sklearn.datasets import load_digits
 
     X, y = load_digits(return_X_y=True, as_frame=True)
     assert set(NaiveBayes().fit(X.astype(int), y).feature_kinds_) == {"categorical"}
-    # sklearn hands them over as floats holding integers: the same rule
-    assert set(NaiveBayes().fit(X, y).feature_kinds_) == {"categorical"}
+    # sklearn hands them over as floats with no missing cell: measurements, binned
+    assert set(NaiveBayes().fit(X, y).feature_kinds_) == {"binned"}
     assert set(NaiveBayes(distributions="gaussian").fit(X, y).feature_kinds_) == {"gaussian"}
 
 

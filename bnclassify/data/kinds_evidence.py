@@ -4,8 +4,9 @@ chunk tells of a numeric column, added up, decides the same kind as the whole co
 :func:`~bnclassify.data.default_kind` reads a whole column. A column split into chunks
 is read twice, and only small summaries leave a chunk:
 
-1. :func:`count_evidence`: its rows, observed cells, whether every value is an integer,
-   its distinct values while there are at most ``limit`` + 1 of them, and the values
+1. :func:`count_evidence`: its rows, observed cells (a float column is read by the
+   integer rule only when the whole column has a missing cell), whether every value is
+   an integer, its distinct values while there are at most ``limit`` + 1 of them, the values
    holding :data:`~bnclassify.data.POINT_MASS_MIN_SHARE` or more of the chunk's observed
    cells. Two add up (``+``).
 2. Where step 1 leaves the kind open, :func:`value_evidence`: the counts of those
@@ -73,12 +74,17 @@ class CountEvidence:
             self.limit,
         )
 
-    @property
-    def few_values(self) -> bool:
-        """Integers with at most ``limit`` distinct values: categorical, whatever the rest."""
+    def integer_rule(self, integer_dtype: bool) -> bool:
+        """Whether the integer rule reads the column: an integer dtype, or a float one
+        whose observed values are all integers and which has a missing cell somewhere in
+        the whole column (:func:`~bnclassify.data.float_reads_as_integers`)."""
+        return self.integers and self.observed > 0 and (integer_dtype or self.observed < self.rows)
+
+    def few_values(self, integer_dtype: bool) -> bool:
+        """Read by the integer rule with at most ``limit`` distinct values: categorical,
+        whatever the rest."""
         return (
-            self.integers
-            and self.observed > 0
+            self.integer_rule(integer_dtype)
             and self.distinct is not None
             and len(self.distinct) <= self.limit
         )
@@ -162,7 +168,7 @@ def needs_values(evidence: CountEvidence, integer_dtype: bool) -> bool:
     """Whether step 1 left the kind open (step 2 must read the column again)."""
     if integer_dtype and evidence.observed == 0:
         return False
-    return not evidence.few_values
+    return not evidence.few_values(integer_dtype)
 
 
 def decided_kind(evidence: CountEvidence, integer_dtype: bool, values=None, numbers=None) -> str:
@@ -183,11 +189,11 @@ def decided_kind(evidence: CountEvidence, integer_dtype: bool, values=None, numb
     """
     if integer_dtype and evidence.observed == 0:
         return "categorical"
-    if evidence.few_values:
+    if evidence.few_values(integer_dtype):
         return "categorical"
     if values is None:
         raise ValueError("values (step 2, value_evidence) are needed: step 1 left the kind open.")
-    if evidence.integers and len(evidence.candidates):
+    if evidence.integer_rule(integer_dtype) and len(evidence.candidates):
         top = values.candidate_counts.max()
         if top >= POINT_MASS_MIN_SHARE * evidence.observed:
             return "categorical"

@@ -135,20 +135,26 @@ def test_raw_integer_columns_get_the_in_memory_kinds(client):
 
 
 def test_float_integer_columns_get_the_in_memory_kinds(client):
-    """A float column of small integers is read by the integer rule only when it has a
-    missing cell: a property of the whole column (here the one gap is in the last
-    partition), not of a partition."""
+    """A float column of small integers is a measurement, with or without a missing cell
+    (here the one gap is in the last partition); an integer column of them is categorical."""
     rng = np.random.default_rng(3)
     n = 400
     y = pd.Series(rng.choice(["a", "b"], n), name="label")
     codes = (rng.integers(0, 4, n) + (y == "b")).astype(float)
-    X = pd.DataFrame({"gappy": codes, "full": codes.copy(), "size": rng.normal(size=n)})
+    X = pd.DataFrame(
+        {
+            "gappy": codes,
+            "full": codes.copy(),
+            "code": codes.astype(int),
+            "size": rng.normal(size=n),
+        }
+    )
     X.loc[n - 1, "gappy"] = np.nan
     dX, dy, X, y = _split(X, y, 4)
     model = NaiveBayes().fit(dX, dy)
     expected = NaiveBayes().fit(X, y)
     assert model.feature_kinds_ == expected.feature_kinds_
-    assert expected.feature_kinds_ == ["categorical", "gaussian", "gaussian"]
+    assert expected.feature_kinds_ == ["gaussian", "gaussian", "categorical", "gaussian"]
     np.testing.assert_allclose(model.predict_proba(X), expected.predict_proba(X), atol=1e-12)
 
 

@@ -1,6 +1,6 @@
-"""Float columns holding integers (issue 32 item 3): the integer rule reads one only when it
-has a missing cell (``read_csv``'s integer column with gaps); with every cell observed it
-is a measurement, binned by the class."""
+"""Float columns holding integers (issue 32 item 3): a float column is a measurement,
+binned by the class, with or without a missing cell (``read_csv``'s integer column with
+gaps); integer dtypes keep the integer rule."""
 
 import numpy as np
 import pandas as pd
@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from sklearn.model_selection import StratifiedKFold
 
 import bnclassify as bn
-from bnclassify.data import default_kind, float_reads_as_integers
+from bnclassify.data import default_kind
 
 
 @settings(max_examples=60, deadline=None)
@@ -19,26 +19,15 @@ from bnclassify.data import default_kind, float_reads_as_integers
     gaps=st.lists(st.integers(0, 39), max_size=3),
     numbers=st.sampled_from(["binned", "density"]),
 )
-def test_a_float_column_of_small_integers_is_categorical_only_with_a_gap(values, gaps, numbers):
+def test_a_float_column_of_small_integers_is_a_measurement(values, gaps, numbers):
     column = pd.Series(values, dtype=float)
     gaps = [i for i in gaps if i < len(values) - 1]  # one cell stays observed
     column.iloc[gaps] = np.nan
     classes = np.resize(["a", "b"], len(values))
     kind = default_kind(column, classes=classes, numbers=numbers)
-    # the integers as a nullable integer column: what read_csv's float64 stands for
-    as_integers = default_kind(column.astype("Int64"), classes=classes, numbers=numbers)
-    assert as_integers == "categorical"  # at most 20 distinct values
-    if gaps:
-        assert kind == as_integers
-    else:
-        assert kind == {"binned": "binned", "density": kind}[numbers] != "categorical"
-    assert float_reads_as_integers(column.dropna().to_numpy(), bool(gaps)) == bool(gaps)
-
-
-def test_a_float_column_with_a_fraction_is_never_read_as_integers():
-    column = pd.Series([1.0, 2.5, np.nan, 3.0])
-    assert default_kind(column, classes=["a", "b", "a", "b"]) == "binned"
-    assert not float_reads_as_integers(np.array([1.0, 2.5, 3.0]), has_missing=True)
+    assert kind == "binned" if numbers == "binned" else kind in ("gaussian", "lognormal")
+    # the same integers in an integer dtype (read_csv's dtype={"code": "Int64"}): categories
+    assert default_kind(column.astype("Int64"), classes=classes, numbers=numbers) == "categorical"
 
 
 def _arrhythmia_like(seed=0):
@@ -68,7 +57,10 @@ def test_float_integer_noise_columns_do_not_collapse_a_rare_class(model):
     # column put the rare class's held-out rows near 1/20 against the common classes'
     # frequencies: the lowest true-class probability was about 1e-14 (NB) and 1e-13 (TAN)
     assert lowest > 1e-3
+    # a gap changes nothing (read_csv's integer column with a missing cell is float64)
     gappy = X.copy()
-    gappy.iloc[0, :-1] = np.nan  # read_csv's integer columns with a gap: still categories
-    kinds = model().fit(gappy, y).feature_kinds_
+    gappy.iloc[0, :-1] = np.nan
+    assert set(model().fit(gappy, y).feature_kinds_) == {"binned"}
+    # as integers they are categories, as before
+    kinds = model().fit(X.astype({c: int for c in X.columns[:-1]}), y).feature_kinds_
     assert kinds[:-1] == ["categorical"] * 120 and kinds[-1] == "binned"

@@ -374,6 +374,7 @@ def test_digits_constant_pixels_tan_beats_naive_bayes():
 
 def test_simpler_tan_with_the_pixel_grid_as_contacts():
     X, y = load_digits(return_X_y=True)
+    X = X.astype(int)  # the pixels as the integers they are: categories (floats are numbers)
     contacts = _grid_contacts()
     model = SimplerTAN(contacts).fit(X, y)
     for u, v in _arcs(model):

@@ -71,7 +71,6 @@ from .kinds_rule import (
     NUMERIC_KIND,
     POINT_MASS_MIN_SHARE,
     default_kind,
-    float_reads_as_integers,
     prefers_log_normal,
     tested_row_step,
 )
@@ -117,7 +116,6 @@ __all__ = [
     "column_exponents",
     "crowded",
     "default_kind",
-    "float_reads_as_integers",
     "encode_frame",
     "encode_target",
     "get_kind",

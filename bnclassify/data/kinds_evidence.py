@@ -4,9 +4,8 @@ chunk tells of a numeric column, added up, decides the same kind as the whole co
 :func:`~bnclassify.data.default_kind` reads a whole column. A column split into chunks
 is read twice, and only small summaries leave a chunk:
 
-1. :func:`count_evidence`: its rows, observed cells (a float column is read by the
-   integer rule only when the whole column has a missing cell), whether every value is
-   an integer, its distinct values while there are at most ``limit`` + 1 of them, the values
+1. :func:`count_evidence`: its rows, observed cells, whether it is an integer column,
+   its distinct values while there are at most ``limit`` + 1 of them, and the values
    holding :data:`~bnclassify.data.POINT_MASS_MIN_SHARE` or more of the chunk's observed
    cells. Two add up (``+``).
 2. Where step 1 leaves the kind open, :func:`value_evidence`: the counts of those
@@ -42,8 +41,8 @@ class CountEvidence:
     rows, observed : int
         Rows, and cells that are not missing.
     integers : bool
-        Every observed value is an integer (a float one below 2**53 in size); true of
-        a chunk with no observed value, which adds nothing.
+        An integer column (a float column, whatever its values, is a measurement);
+        true of an integer chunk with no observed value, which adds nothing.
     distinct : ndarray or None
         The distinct values (int64), while at most ``limit`` + 1; None beyond.
     candidates : ndarray
@@ -74,17 +73,12 @@ class CountEvidence:
             self.limit,
         )
 
-    def integer_rule(self, integer_dtype: bool) -> bool:
-        """Whether the integer rule reads the column: an integer dtype, or a float one
-        whose observed values are all integers and which has a missing cell somewhere in
-        the whole column (:func:`~bnclassify.data.float_reads_as_integers`)."""
-        return self.integers and self.observed > 0 and (integer_dtype or self.observed < self.rows)
-
-    def few_values(self, integer_dtype: bool) -> bool:
-        """Read by the integer rule with at most ``limit`` distinct values: categorical,
-        whatever the rest."""
+    @property
+    def few_values(self) -> bool:
+        """Integers with at most ``limit`` distinct values: categorical, whatever the rest."""
         return (
-            self.integer_rule(integer_dtype)
+            self.integers
+            and self.observed > 0
             and self.distinct is not None
             and len(self.distinct) <= self.limit
         )
@@ -95,11 +89,13 @@ def count_evidence(column: pd.Series, limit=None) -> CountEvidence:
 
     Examples
     --------
-    >>> a = count_evidence(pd.Series([1, 2, 2, None]))
-    >>> b = count_evidence(pd.Series([2.0, 3.0]))
+    >>> a = count_evidence(pd.Series([1, 2, 2, None], dtype="Int64"))
+    >>> b = count_evidence(pd.Series([2, 3]))
     >>> total = a + b
     >>> total.observed, total.integers, total.distinct.tolist(), total.candidates.tolist()
     (5, True, [1, 2, 3], [2, 3])
+    >>> count_evidence(pd.Series([2.0, 3.0])).integers  # floats are measurements
+    False
     """
     limit = INTEGER_MAX_CATEGORIES if limit is None else limit
     observed = column.notna().to_numpy()
@@ -108,11 +104,8 @@ def count_evidence(column: pd.Series, limit=None) -> CountEvidence:
     none = np.array([], dtype=np.int64)
     if getattr(dtype, "kind", "O") in "iu":
         integers = column[observed].to_numpy(dtype=np.int64)
-    else:  # a float column is read as integers when it holds some, all integral (read_csv)
-        x = column[observed].to_numpy(dtype=float)
-        if not (np.abs(x) < 2.0**53).all() or not (x == np.round(x)).all():
-            return CountEvidence(len(column), n, False, None, none, limit)
-        integers = x.astype(np.int64)
+    else:  # a float column is a measurement, even of integers (issue 32 item 3)
+        return CountEvidence(len(column), n, False, None, none, limit)
     values, counts = np.unique(integers, return_counts=True)
     return CountEvidence(
         len(column),
@@ -168,7 +161,7 @@ def needs_values(evidence: CountEvidence, integer_dtype: bool) -> bool:
     """Whether step 1 left the kind open (step 2 must read the column again)."""
     if integer_dtype and evidence.observed == 0:
         return False
-    return not evidence.few_values(integer_dtype)
+    return not evidence.few_values
 
 
 def decided_kind(evidence: CountEvidence, integer_dtype: bool, values=None, numbers=None) -> str:
@@ -189,11 +182,11 @@ def decided_kind(evidence: CountEvidence, integer_dtype: bool, values=None, numb
     """
     if integer_dtype and evidence.observed == 0:
         return "categorical"
-    if evidence.few_values(integer_dtype):
+    if evidence.few_values:
         return "categorical"
     if values is None:
         raise ValueError("values (step 2, value_evidence) are needed: step 1 left the kind open.")
-    if evidence.integer_rule(integer_dtype) and len(evidence.candidates):
+    if evidence.integers and len(evidence.candidates):
         top = values.candidate_counts.max()
         if top >= POINT_MASS_MIN_SHARE * evidence.observed:
             return "categorical"

@@ -49,8 +49,8 @@ root node (``root=False``: with no data a row is uniform rather than the
 marginal), was worse on most sets. On the 22 UCI sets (KDB(k=2), numbers
 binned, 5x2 CV; ``docs/benchmarks.md``) the mean log loss is Laplace 1.130, HDP
 0.763, HLS 0.648 (HLS beats HDP on 19 sets), and one KDB(k=2) fit with HLS costs
-0.070 to 0.077 of one with HDP in CPU time over the 22 sets (three runs; the
-smoothing alone, the fit minus the additive one, 0.03). The solver sees
+0.064 to 0.082 of one with HDP in CPU time over the 22 sets (three runs; the
+smoothing alone, the fit minus the additive one, 0.03 to 0.04). The solver sees
 each chain of one-child nodes as one node (exact,
 :mod:`~bnclassify.parameters.hierarchy`), a large table is solved alone, and a
 cross-validation fold only on the nodes it has training rows under

@@ -345,6 +345,41 @@ def test_leaves_of_one_parent_with_the_same_rows_are_solved_as_one(monkeypatch):
     np.testing.assert_allclose(scores[0], scores[1], rtol=1e-9)
 
 
+@settings(max_examples=40, deadline=None)
+@given(families=st.lists(sparse_family(), min_size=1, max_size=3), ridge=RIDGE)
+def test_the_final_fit_solves_twins_as_one_with_the_same_tables(families, ridge):
+    # FamilyTree.merged: a fit to all the rows solves leaves of one parent with the same counts
+    # and chain length as one node, each twin taking its stand-in's coefficients
+    tables = [counts for counts, _ in families]
+    prefixes = [_complete_prefixes(t) if p is None else p for t, p in families]
+    fitted = []
+    for floor in (2, 10**9):  # twins looked for on every level, on none
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(hierarchy, "TWIN_MIN_LEAVES", floor)
+            fitted.append(HLS(ridge=ridge).log_conditionals(tables, prefixes=prefixes))
+    for merged, whole in zip(*fitted, strict=True):
+        np.testing.assert_allclose(merged, whole, atol=1e-9)
+
+
+def test_twins_of_an_identifier_like_parent_share_the_fit(monkeypatch):
+    # one row per configuration of the last parent: many one-row leaves per parent, few kinds
+    rng = np.random.default_rng(1)
+    counts = np.zeros((2, 3, 60, 3))
+    for c, x1, key in zip(rng.integers(0, 2, 60), rng.integers(0, 3, 60), range(60), strict=True):
+        counts[c, x1, key, rng.integers(0, 3)] = 1.0
+    monkeypatch.setattr(hierarchy, "TWIN_MIN_LEAVES", 2)
+    tree = FamilyTree(counts)
+    solver_tree, node_counts = tree.merged()
+    assert solver_tree.twins
+    assert sum(map(len, solver_tree.levels)) < sum(map(len, tree.levels)) - 30
+    forest = Forest([solver_tree], [0.5], [node_counts])
+    solved = forest.solver_coefficients(fit_forest(forest)[0], 0)
+    merged = tree.log_table(solver_tree.spread(solved))
+    whole = Forest([tree], [0.5])
+    # the whole tree's fit is checked against a generic optimiser (test_table_is_the_penalised_...)
+    np.testing.assert_allclose(merged, whole.log_tables(fit_forest(whole)[0])[0], atol=1e-10)
+
+
 def _complete_prefixes(counts):
     """The shorter families when no parent is missing: the counts summed over the last parents."""
     prefixes = []

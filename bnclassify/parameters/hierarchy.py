@@ -204,6 +204,10 @@ class FamilyTree:
             self.chains.append(length[nodes])
         self._chain = length
 
+    def spread(self, solved) -> np.ndarray:
+        """``solved`` itself: the tree's own solver nodes (as :meth:`SolverTree.spread`)."""
+        return solved
+
     def unfold(self, solved) -> np.ndarray:
         """Every kept node's coefficients from the solver nodes' (:attr:`levels`).
 
@@ -222,6 +226,46 @@ class FamilyTree:
         flat[np.concatenate(self.levels)] = solved
         bottom = self._solver_node
         return flat[bottom] / self._chain[bottom][:, None]
+
+    def log_table(self, solved) -> np.ndarray:
+        """The full ``log P(x | c, x_1, ..., x_p)`` from the solver nodes' coefficients.
+
+        A configuration without data takes the row of its deepest ancestor with data
+        (its own coefficients are 0); a tree without data is uniform.
+
+        Parameters
+        ----------
+        solved : ndarray of shape (n_solver_nodes, r)
+            The solver nodes' coefficients, level after level (:attr:`levels`).
+
+        Returns
+        -------
+        ndarray of shape ``shape``
+
+        Examples
+        --------
+        >>> tree = FamilyTree(np.array([[2.0, 0.0], [0.0, 0.0]]))  # class 1 without data
+        >>> solved = np.zeros((sum(len(nodes) for nodes in tree.levels), 2))
+        >>> solved[-1] = [1.0, -1.0]  # the root and class 0, one chain: 0.5 each
+        >>> np.exp(tree.log_table(solved)).round(3)  # class 1 takes the root's row
+        array([[0.881, 0.119],
+               [0.731, 0.269]])
+        """
+        uniform = np.full((1, self.n_states), -np.log(self.n_states))
+        coefficients = self.unfold(solved)
+        bounds = np.cumsum([len(kept) for kept in self.kept])[:-1]
+        mu = np.split(coefficients, bounds)
+        for level in range(1, len(mu)):
+            mu[level] = mu[level] + np.take(mu[level - 1], self.parent[level], axis=0)
+        stacked = [uniform] + [log_softmax_rows(m) for m in mu]
+        where = np.zeros(1, dtype=np.intp)  # each dense node's row in `stacked`
+        first = 1
+        for level, card in enumerate(self.cards):
+            where = np.repeat(where, card) if level else np.zeros(card, dtype=np.intp)
+            kept = self.kept[level]
+            where[kept] = first + np.arange(len(kept))
+            first += len(kept)
+        return np.take(np.concatenate(stacked), where, axis=0).reshape(self.shape)
 
     def pruned(self, node_counts):
         """The solver's nodes with rows under them in ``node_counts``, and where the others' go.
@@ -267,7 +311,8 @@ class FamilyTree:
         [1.0, 1.0]
         """
         values = np.asarray(node_counts, dtype=float).reshape(self.n_nodes, self.n_states)
-        below = [row_sums(values[nodes]) for nodes in self.levels]
+        totals = row_sums(values)
+        below = [totals[nodes] for nodes in self.levels]
         for level in range(self.depth - 1, 0, -1):
             below[level - 1] += np.bincount(
                 self.links[level], below[level], minlength=len(self.levels[level - 1])
@@ -276,13 +321,15 @@ class FamilyTree:
         # twins: kept leaves of one parent with the same counts and chain length have the same
         # optimum; the first of them stands for all (counts and ridge times their number w)
         twin = [None] * self.depth  # per level: each node's stand-in (itself if none)
-        weight = [np.ones(len(nodes)) for nodes in self.levels]
+        weight = [None] * self.depth  # per level: each stand-in's number of twins (None: 1)
         for level in range(1, self.depth):
+            if len(self.levels[level]) < TWIN_MIN_LEAVES:  # the search costs more than it saves
+                continue
             has_child = np.zeros(len(self.levels[level]), dtype=bool)
             if level + 1 < self.depth:
                 has_child[self.links[level + 1][keep[level + 1]]] = True
             leaves = np.flatnonzero(keep[level] & ~has_child)
-            if len(leaves) < TWIN_MIN_LEAVES:  # the search would cost more than it saves
+            if len(leaves) < TWIN_MIN_LEAVES:
                 continue
             key = np.column_stack(
                 [
@@ -299,6 +346,7 @@ class FamilyTree:
             twin[level] = stand_in
             keep[level][leaves] = False
             keep[level][leaves[first]] = True
+            weight[level] = np.ones(len(self.levels[level]))
             weight[level][leaves[first]] = size
         if all(kept.all() for kept in keep):
             whole = SolverTree(self.levels, self.links, self.chains, self.n_states)
@@ -308,25 +356,65 @@ class FamilyTree:
             if not kept.any():
                 break
             levels.append(self.levels[level][kept])
-            chains.append(self.chains[level][kept] / weight[level][kept])
+            chain = self.chains[level][kept]
+            chains.append(chain if weight[level] is None else chain / weight[level][kept])
             position = np.cumsum(keep[level - 1]) - 1 if level else None
             links.append(position[self.links[level][kept]] if level else self.links[0])
+        twins = any(t is not None for t in twin)
+        solver_tree = SolverTree(levels, links, chains, self.n_states, twins, (keep, twin))
+        return solver_tree, self._lift(keep, twin)
+
+    def _lift(self, keep, twin):
+        """:meth:`pruned`'s ``lift``: each node's rows summed at its destination (a kept node's
+        its own, a twin's its stand-in's, a dropped node's its parent's destination)."""
+        destination = np.arange(self.n_nodes)
+        for level in range(1, self.depth):  # top down: a dropped node's nearest kept ancestor
+            dropped = ~keep[level]
+            if not dropped.any():
+                continue
+            nodes = self.levels[level]
+            to = destination[self.levels[level - 1][self.links[level]]]
+            if twin[level] is not None:  # a twin's rows go to its stand-in
+                merged = dropped & (twin[level] != np.arange(len(dropped)))
+                to = np.where(merged, nodes[twin[level]], to)
+            destination[nodes[dropped]] = to[dropped]
+        cells = (destination[:, None] * self.n_states + np.arange(self.n_states)).ravel()
 
         def lift(node_values):
-            lifted = np.array(node_values, dtype=float).reshape(self.n_nodes, self.n_states)
-            for level in range(self.depth - 1, 0, -1):
-                dropped = ~keep[level]
-                if twin[level] is not None:  # a twin's rows go to its stand-in
-                    merged = dropped & (twin[level] != np.arange(len(dropped)))
-                    to = self.levels[level][twin[level][merged]]
-                    np.add.at(lifted, to, lifted[self.levels[level][merged]])
-                    dropped &= ~merged
-                up = self.levels[level - 1][self.links[level][dropped]]
-                np.add.at(lifted, up, lifted[self.levels[level][dropped]])
-            return lifted
+            values = np.asarray(node_values, dtype=float).ravel()
+            lifted = np.bincount(cells, values, minlength=values.size)
+            return lifted.reshape(self.n_nodes, self.n_states)
 
-        twins = any(t is not None for t in twin)
-        return SolverTree(levels, links, chains, self.n_states, twins), lift
+        return lift
+
+    def merged(self):
+        """The solver's nodes with twins solved as one, and the counts on them, for a fit to
+        all of :attr:`node_counts`.
+
+        :meth:`pruned` of the tree's own counts: every node has data, so only twins (on
+        levels of at least ``TWIN_MIN_LEAVES`` leaves) change; the fitted coefficients are
+        the unmerged fit's to the solver's tolerance (:meth:`SolverTree.spread` gives each
+        twin its stand-in's).
+
+        Returns
+        -------
+        tree : FamilyTree or SolverTree
+            This tree if no level is large enough for twins.
+        node_counts : ndarray of shape (n_nodes, r)
+            The counts, a twin's added to its stand-in's.
+
+        Examples
+        --------
+        >>> tree = FamilyTree(np.array([[[1.0, 0.0], [0.0, 2.0]]]))
+        >>> tree.merged()[0] is tree  # two leaves: no twins looked for
+        True
+        """
+        if max((len(nodes) for nodes in self.levels), default=0) < TWIN_MIN_LEAVES:
+            return self, self.node_counts
+        solver_tree, lift = self.pruned(self.node_counts)
+        if not solver_tree.twins:
+            return self, self.node_counts
+        return solver_tree, lift(self.node_counts)
 
     @property
     def depth(self) -> int:
@@ -344,17 +432,37 @@ class FamilyTree:
 
 class SolverTree:
     """The solver's nodes of a tree (:attr:`FamilyTree.levels`, ``links``, ``chains``) alone:
-    what :class:`Forest` reads, e.g. a fold's nodes with data (:meth:`FamilyTree.pruned`)."""
+    what :class:`Forest` reads, e.g. a fold's nodes with data (:meth:`FamilyTree.pruned`).
 
-    def __init__(self, levels, links, chains, n_states, twins=False):
+    ``kept`` (None: all of the tree's solver nodes): ``(keep, twin)``, per level of the full
+    tree's solver nodes whether each is here and each one's twins' stand-in (None: no twins
+    on that level), for :meth:`spread`.
+    """
+
+    def __init__(self, levels, links, chains, n_states, twins=False, kept=None):
         self.levels, self.links, self.chains, self.n_states = levels, links, chains, n_states
         #: Whether a node stands for twins (:meth:`FamilyTree.pruned`): the counts on the full
         #: tree's nodes must then be lifted to it
         self.twins = twins
+        self.kept = kept
 
     @property
     def depth(self) -> int:
         return len(self.levels)
+
+    def spread(self, solved) -> np.ndarray:
+        """The full tree's solver coefficients (as :meth:`FamilyTree.unfold` takes them) from
+        these nodes' (level after level): a twin has its stand-in's, a dropped node 0."""
+        if self.kept is None:
+            return solved
+        keep, twin = self.kept
+        source, first = [], 0  # each full solver node's row of `solved` (-1: 0)
+        for level, kept in enumerate(keep):
+            at = np.where(kept, first + np.cumsum(kept) - 1, -1)
+            first += int(kept.sum())
+            source.append(at if twin[level] is None else np.where(kept, at, at[twin[level]]))
+        padded = np.concatenate([solved, np.zeros((1, self.n_states))])
+        return padded[np.concatenate(source)]  # -1: the zero row
 
 
 def _equal_rows(values):
@@ -672,25 +780,9 @@ class Forest:
         A configuration without data takes the row of its deepest ancestor with data
         (its own coefficients are 0); a tree without data is uniform.
         """
-        uniform = np.full((1, self.n_states), -np.log(self.n_states))
-        tables = []
-        for i, tree in enumerate(self.trees):
-            coefficients = tree.unfold(self.solver_coefficients(beta, i))
-            bounds = np.cumsum([len(kept) for kept in tree.kept])[:-1]
-            mu = np.split(coefficients, bounds)
-            for level in range(1, len(mu)):
-                mu[level] = mu[level] + np.take(mu[level - 1], tree.parent[level], axis=0)
-            stacked = [uniform] + [log_softmax_rows(m) for m in mu]
-            where = np.zeros(1, dtype=np.intp)  # each dense node's row in `stacked`
-            first = 1
-            for level, card in enumerate(tree.cards):
-                where = np.repeat(where, card) if level else np.zeros(card, dtype=np.intp)
-                kept = tree.kept[level]
-                where[kept] = first + np.arange(len(kept))
-                first += len(kept)
-            table = np.take(np.concatenate(stacked), where, axis=0)
-            tables.append(table.reshape(tree.shape))
-        return tables
+        return [
+            tree.log_table(self.solver_coefficients(beta, i)) for i, tree in enumerate(self.trees)
+        ]
 
 
 def fit_forest(forest, beta=None, tolerance=STEP_TOLERANCE):

@@ -49,13 +49,14 @@ root node (``root=False``: with no data a row is uniform rather than the
 marginal), was worse on most sets. On the 22 UCI sets (KDB(k=2), numbers
 binned, 5x2 CV; ``docs/benchmarks.md``) the mean log loss is Laplace 1.130, HDP
 0.763, HLS 0.648 (HLS beats HDP on 19 sets), and one KDB(k=2) fit with HLS costs
-about 0.1 of one with HDP in CPU time over the 22 sets (0.098 and 0.103 in two
-runs; the smoothing alone, the fit minus the additive one, 0.06). The solver sees
+0.064 to 0.082 of one with HDP in CPU time over the 22 sets (three runs; the
+smoothing alone, the fit minus the additive one, 0.03 to 0.04). The solver sees
 each chain of one-child nodes as one node (exact,
 :mod:`~bnclassify.parameters.hierarchy`), a large table is solved alone, and a
-cross-validation fold only on the nodes it has training rows under, the
-leaves of one parent with the same counts solved as one
-(:meth:`~.hierarchy.FamilyTree.pruned`, exact).
+cross-validation fold only on the nodes it has training rows under
+(:meth:`~.hierarchy.FamilyTree.pruned`, exact); the leaves of one parent with
+the same counts are solved as one, in the folds and in the final fit
+(:meth:`~.hierarchy.FamilyTree.merged`, exact).
 
 Examples
 --------
@@ -230,9 +231,16 @@ class HLS(Smoothing):
             for batch in _batches(
                 range(len(group)), [tree.n_nodes for tree in trees], _states_of(trees)
             ):
-                forest = Forest([trees[j] for j in batch], np.full(len(batch), ridge))
-                for j, table in zip(batch, forest.log_tables(fit_forest(forest)[0]), strict=True):
-                    out[group[j]] = table
+                # twins solved as one here too (a tree's nodes all have data: nothing dropped)
+                merged = [trees[j].merged() for j in batch]
+                forest = Forest(
+                    [tree for tree, _ in merged], np.full(len(batch), ridge),
+                    [counts for _, counts in merged],
+                )  # fmt: skip
+                beta = fit_forest(forest)[0]
+                for k, (j, (tree, _)) in enumerate(zip(batch, merged, strict=True)):
+                    solved = tree.spread(forest.solver_coefficients(beta, k))
+                    out[group[j]] = trees[j].log_table(solved)
         return out
 
     def cross_validate(self, tables, prefixes=None) -> np.ndarray:

@@ -1251,30 +1251,21 @@ def tree_pivots(scaled: np.ndarray, smallest: float) -> np.ndarray:
     return pivots
 
 
-def _numpy_tree_pivots(a, smallest, pivots):
+def _numpy_tree_pivots(a, smallest, pivots, scale=None):
+    """The elimination of :func:`tree_pivots` in numpy. With ``scale`` (column-scaled
+    symmetric weights), it reads only row 0 and the lower triangle: step ``k``'s row is its
+    column times ``scale[k]``, the compiled symmetric elimination's products (the upper
+    triangle is updated too but never read)."""
     m = a.shape[-1]
     for k in range(1, m):
         pivot = a[:, 0, k] + a[:, k + 1 :, k].sum(axis=-1)
         pivots[:, k - 1] = pivot
         safe = np.where(pivot >= smallest, pivot, 1.0)
         column = a[:, :, k] / safe[:, None]
-        row = a[:, k, None, k + 1 :]  # only the root's row and the rows not yet eliminated
-        a[:, :1, k + 1 :] += column[:, :1, None] * row
-        a[:, k + 1 :, k + 1 :] += column[:, k + 1 :, None] * row
-    return pivots
-
-
-def _numpy_symmetric_tree_pivots(a, scale, smallest, pivots):
-    """:func:`_numpy_tree_pivots` reading only row 0 and the lower triangle of column-scaled
-    symmetric weights: step ``k``'s row is its column times ``scale[k]`` (the compiled
-    symmetric elimination's products; the upper triangle is updated too but never read)."""
-    m = a.shape[-1]
-    for k in range(1, m):
-        pivot = a[:, 0, k] + a[:, k + 1 :, k].sum(axis=-1)
-        pivots[:, k - 1] = pivot
-        safe = np.where(pivot >= smallest, pivot, 1.0)
-        column = a[:, :, k] / safe[:, None]
-        row = (a[:, k + 1 :, k] * scale[k, k + 1 :])[:, None, :]
+        if scale is None:
+            row = a[:, k, None, k + 1 :]  # only the root's row and the rows not yet eliminated
+        else:
+            row = (a[:, k + 1 :, k] * scale[k, k + 1 :])[:, None, :]
         a[:, :1, k + 1 :] += column[:, :1, None] * row
         a[:, k + 1 :, k + 1 :] += column[:, k + 1 :, None] * row
     return pivots
@@ -1356,10 +1347,7 @@ def _numpy_tree_log_sums(cells, ratio, base, fill, smallest, out, low, scale=Non
         a = base * ratio[by_class, g[..., None], g[..., None, :]] + fill  # (b, C, m, m)
         a = a.reshape(-1, m, m)
         pivots = np.empty((len(a), m - 1))
-        if scale is None:
-            _numpy_tree_pivots(a, smallest, pivots)
-        else:
-            _numpy_symmetric_tree_pivots(a, scale, smallest, pivots)
+        _numpy_tree_pivots(a, smallest, pivots, scale)
         with np.errstate(divide="ignore", invalid="ignore"):
             out[start : start + step] = np.log(pivots).sum(axis=-1).reshape(-1, n_classes)
         flagged = ~((pivots >= smallest) & (pivots <= np.finfo(float).max)).all(axis=-1)

@@ -285,7 +285,7 @@ class ESKDB(MemberEnsemble):
             if key not in encoded and binned is not None and binned.reads(member):
                 encoded[key] = binned.codes(member)
             if key not in encoded:  # the first encoding warns once for every member
-                encoded[key] = member._encode(frame, self.handle_unknown if not encoded else quiet)
+                encoded[key] = member.encode(frame, self.handle_unknown if not encoded else quiet)
                 if binned is None:
                     binned = BinnedRows(member, frame, encoded[key][0])
             total = total + np.exp(normalise(member.compiled_.joint_log_likelihood(*encoded[key])))
@@ -333,7 +333,7 @@ def sampled_order(class_mi, features, rng) -> list:
 def _fit_shared(member, stats, schema, classes, class_node, weights, class_mi, numeric, cuts, seed):
     """Fit a member on the shared counts: only its attribute order is its own."""
     member.set_params(order=sampled_order(class_mi, list(schema.names), _generator(seed)))
-    member._shared_weights, member._shared_class_mi = weights, class_mi
+    member.share_statistics(weights=weights, class_mi=class_mi)
     member.fit_statistics(stats, schema, classes, class_node=class_node)
     member.cut_points_ = cuts_by_column(schema.n_features, numeric, cuts)
     return member
@@ -346,9 +346,10 @@ def _fit_sampled(member, coding, sorted_values, seed):
     stats, schema = coding.statistics(cuts)
     class_mi = coding.class_information(stats, schema)
     member.set_params(order=sampled_order(class_mi, list(schema.names), rng))
-    member._shared_class_mi = class_mi
+    weights = None
     if coding.known_pairs is not None:  # its own pairs with a numeric column, the rest shared
-        member._shared_weights = table_weights(stats, schema, coding.known_pairs)
+        weights = table_weights(stats, schema, coding.known_pairs)
+    member.share_statistics(weights=weights, class_mi=class_mi)
     member.fit_statistics(stats, schema, coding.classes, class_node=coding.class_node)
     member.cut_points_ = cuts_by_column(schema.n_features, coding.columns, cuts)
     return member
@@ -399,7 +400,7 @@ class SharedCoding:
         """Compute ``known_pairs``: ``(positions, cmi, rows)`` of the columns other than
         ``columns``, coded alike under every binning (see
         :func:`~bnclassify.information.information_of_rows`)."""
-        other = [j for j in range(self.schema.n_features) if j not in set(self.columns)]
+        other = np.setdiff1d(np.arange(self.schema.n_features), self.columns).tolist()
         stats = self.stats
         cmi, rows = pair_information(
             stats.codes[:, other], stats.y, stats.weights, stats.cards[other], stats.n_classes
@@ -423,7 +424,7 @@ class BinnedRows:
 
     Members of a sampled discretisation (:class:`SharedCoding`) code their
     other columns alike and differ only in the cuts of their numeric ones: a
-    member reads the codes of ``first`` (``codes``, from its ``_encode``) with
+    member reads the codes of ``first`` (``codes``, from its :meth:`SKDB.encode`) with
     its own bins of those columns (``searchsorted``, as
     :func:`~bnclassify.classifiers._bins.apply_cuts` bins them), instead of
     coding the whole table again.
@@ -436,17 +437,17 @@ class BinnedRows:
     >>> model = ESKDB(n_estimators=2, random_state=0).fit(X, [0, 0, 1, 1] * 5)
     >>> first, second = model.estimators_
     >>> rows = model.schema_.align(X.iloc[:3])
-    >>> binned = BinnedRows(first, rows, first._encode(rows, "error")[0])
+    >>> binned = BinnedRows(first, rows, first.encode(rows, "error")[0])
     >>> binned.reads(second)
     True
-    >>> bool((binned.codes(second)[0] == second._encode(rows, "error")[0]).all())
+    >>> bool((binned.codes(second)[0] == second.encode(rows, "error")[0]).all())
     True
     """
 
     def __init__(self, first, frame, codes):
         schema = first.schema_
         self.columns = [j for j, c in enumerate(first.cut_points_ or ()) if c is not None]
-        self.other = [j for j in range(schema.n_features) if j not in set(self.columns)]
+        self.other = np.setdiff1d(np.arange(schema.n_features), self.columns).tolist()
         self.categories = [schema.categories[j] for j in self.other]
         self.unobserved = set(schema.unobserved)
         self.values = column_numbers(frame, self.columns)
@@ -475,7 +476,7 @@ class BinnedRows:
         )
 
     def codes(self, member) -> tuple:
-        """``member._encode`` of the rows (``(codes, None)``), from the first member's codes."""
+        """``member.encode`` of the rows (``(codes, None)``), from the first member's codes."""
         schema = member.schema_
         codes = self.codes_of_first.astype(codes_dtype(schema.categories), order="F")
         for j, x in zip(self.columns, self.values, strict=True):

@@ -202,13 +202,34 @@ class SKDB(BayesNetClassifier):
         self.cut_points_ = cuts_by_column(schema.n_features, columns, cuts)
         return self
 
-    def encode(self, X):
+    def encode(self, X, handle_unknown=None):
         """Rows as the fitted network reads them: numeric columns binned, then coded.
 
-        See :meth:`bnclassify.BayesNetClassifier.encode`.
+        See :meth:`bnclassify.BayesNetClassifier.encode`. ``handle_unknown``
+        overrides the estimator's for this call (:class:`ESKDB` quiets the
+        warnings of its members after the first).
         """
         check_is_fitted(self, "compiled_")
-        return self._encode(X, self.handle_unknown)
+        return self._encode(X, self.handle_unknown if handle_unknown is None else handle_unknown)
+
+    def share_statistics(self, weights=None, class_mi=None):
+        """Hand the next fit statistics an ensemble computed once for all its members.
+
+        :meth:`fit_statistics` then reads them instead of computing them from its
+        counts, and forgets them: ``weights``, the I(X_i; X_j | C) matrix of
+        :func:`table_weights` (labelled by feature); ``class_mi``, the
+        I(X_i; C) of every feature (:func:`~bnclassify.weights.class_information`).
+        They must be those of the same counts; :class:`ESKDB` computes them so.
+
+        Returns
+        -------
+        self
+        """
+        if weights is not None:
+            self._shared_weights = weights
+        if class_mi is not None:
+            self._shared_class_mi = class_mi
+        return self
 
     def _encode(self, X, handle_unknown):
         frame = self.schema_.align(X, owner=type(self).__name__)

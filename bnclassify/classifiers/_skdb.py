@@ -216,8 +216,8 @@ class SKDB(BayesNetClassifier):
         """Hand the next fit statistics an ensemble computed once for all its members.
 
         :meth:`fit_statistics` then reads them instead of computing them from its
-        counts, and forgets them: ``weights``, the I(X_i; X_j | C) matrix of
-        :func:`table_weights` (labelled by feature); ``class_mi``, the
+        counts, and forgets them: ``weights``, the I(X_i; X_j | C) matrix of every
+        pair of features (a DataFrame labelled by feature); ``class_mi``, the
         I(X_i; C) of every feature (:func:`~bnclassify.weights.class_information`).
         They must be those of the same counts; :class:`ESKDB` computes them so.
 

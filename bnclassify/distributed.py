@@ -208,7 +208,7 @@ def fit_dask(model, X, y, sample_weight=None, split_every=SPLIT_EVERY):
 
     Parameters
     ----------
-    model : BayesNetClassifier or AODE
+    model : AugmentedNaiveBayes or AODE
         Any model with ``partial_fit`` (not kernel densities).
     X : dask.dataframe.DataFrame
     y : dask.dataframe.Series

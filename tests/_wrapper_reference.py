@@ -9,11 +9,11 @@ import networkx as nx
 import numpy as np
 from sklearn.utils import check_random_state
 
-from bnclassify import BayesNetClassifier
+from bnclassify import AugmentedNaiveBayes
 from bnclassify.classifiers._search import FoldScorer, greedy_search, stratified_folds
 
 
-class FixedStructure(BayesNetClassifier):
+class FixedStructure(AugmentedNaiveBayes):
     """A classifier whose feature DAG is given (``arcs`` between column names)."""
 
     def __init__(self, arcs=(), alpha=1.0):

@@ -85,7 +85,7 @@ def _categorical(seed=0, n=60):
 
 
 #: Every table classifier bnclassify exports, with its defaults (issue 27, item 6); the
-#: signal-subgraph classifier reads graphs, not tables, and BayesNetClassifier is given
+#: signal-subgraph classifier reads graphs, not tables, and AugmentedNaiveBayes is given
 #: its structure.
 EVERY_ESTIMATOR = {
     "NaiveBayes": lambda X: bnc.NaiveBayes(),
@@ -120,7 +120,7 @@ def test_every_exported_table_classifier_is_listed():
         if isinstance(getattr(bnc, name), type) and issubclass(getattr(bnc, name), ClassifierMixin)
     }
     listed = {name.split("-")[0].rstrip("2") for name in EVERY_ESTIMATOR}
-    assert exported - listed == {"SignalSubgraphClassifier", "BayesNetClassifier"}
+    assert exported - listed == {"SignalSubgraphClassifier", "AugmentedNaiveBayes"}
 
 
 @pytest.mark.parametrize("make", EVERY_ESTIMATOR.values(), ids=EVERY_ESTIMATOR.keys())

@@ -10,7 +10,7 @@ from sklearn.model_selection import GridSearchCV, KFold, cross_val_score
 
 from bnclassify import KDB, TAN, EnsembleTAN, NaiveBayes, SimplerTAN
 from bnclassify import weights as weights_module
-from bnclassify.classifiers import BayesNetClassifier
+from bnclassify.classifiers import AugmentedNaiveBayes
 from bnclassify.datasets import load_lactamase, load_p450, load_vote
 from bnclassify.stats import training_statistics
 
@@ -53,7 +53,7 @@ def test_probabilities_are_the_mean_of_the_members(p450, params):
     np.testing.assert_allclose(np.exp(model.predict_log_proba(p450.data)), proba, atol=1e-12)
     np.testing.assert_array_equal(model.predict(p450.data), model.classes_[proba.argmax(1)])
     for member in model.estimators_:
-        assert isinstance(member, BayesNetClassifier)
+        assert isinstance(member, AugmentedNaiveBayes)
         assert member.network_.check_model()  # a real fitted network per member
 
 

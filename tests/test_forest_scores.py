@@ -13,7 +13,7 @@ from pgmpy.structure_score import AIC, BIC, LogLikelihood
 from sklearn.base import clone
 
 from bnclassify import TAN, SimplerTAN
-from bnclassify.classifiers import BayesNetClassifier
+from bnclassify.classifiers import AugmentedNaiveBayes
 from bnclassify.datasets import load_car, load_lactamase, load_p450, load_vote, make_credit_table
 from bnclassify.structure import edge_gains, forest_from_weights, orient_tree, tree_from_weights
 
@@ -22,7 +22,7 @@ def feature_edges(model):
     return {frozenset(e) for e in model.structure_.edges() if model.class_node_ not in e}
 
 
-class FixedForest(BayesNetClassifier):
+class FixedForest(AugmentedNaiveBayes):
     """Test-only: a class-rooted forest given by its undirected feature edges."""
 
     def __init__(self, edges=(), alpha=1.0, handle_unknown="warn"):

@@ -16,7 +16,7 @@ from sklearn.datasets import load_digits, load_iris
 from sklearn.linear_model import LinearRegression
 from sklearn.model_selection import StratifiedKFold, cross_val_score, train_test_split
 
-from bnclassify import TAN, BayesNetClassifier, NaiveBayes, SimplerTAN
+from bnclassify import TAN, AugmentedNaiveBayes, NaiveBayes, SimplerTAN
 from bnclassify.distributions import Gaussian
 from bnclassify.structure import (
     constrained_tree,
@@ -105,7 +105,7 @@ def test_categorical_parent_gives_one_gaussian_per_class_and_state():
 def test_several_gaussian_parents_are_a_multiple_regression(iris):
     X, y = iris
 
-    class FixedDag(BayesNetClassifier):
+    class FixedDag(AugmentedNaiveBayes):
         def _feature_dag(self, weights, features, counts):
             dag = nx.DiGraph()
             dag.add_nodes_from(features)

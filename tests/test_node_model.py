@@ -132,10 +132,10 @@ def test_simpler_tan_on_mixed_data_follows_the_contacts(mixed):
 
 
 def test_the_base_class_is_abstract():
-    from bnclassify import BayesNetClassifier
+    from bnclassify import AugmentedNaiveBayes
 
     with pytest.raises(TypeError, match="abstract"):
-        BayesNetClassifier()
+        AugmentedNaiveBayes()
 
 
 def test_no_module_imports_another_modules_private_names():

@@ -18,7 +18,7 @@ import pytest
 from scipy.special import gammaln, logsumexp
 from scipy.stats import poisson
 
-from bnclassify import BayesNetClassifier, NaiveBayes
+from bnclassify import AugmentedNaiveBayes, NaiveBayes
 from bnclassify.datasets import load_car
 from bnclassify.factors import Factor, TableView, register_node, unregister_node
 from bnclassify.stats import Statistics, StatisticsPlan
@@ -137,7 +137,7 @@ def test_a_registered_node_kind_refuses_what_it_cannot_model(poisson_kind):
 
 
 # -- recipe 2: a classifier --------------------------------------------------------------
-class SelectiveNaiveBayes(BayesNetClassifier):
+class SelectiveNaiveBayes(AugmentedNaiveBayes):
     """Naive Bayes over the ``k`` features most informative about the class.
 
     The other features are not in the model: their nodes are fitted on the class

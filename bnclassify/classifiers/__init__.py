@@ -1,7 +1,7 @@
 """scikit-learn estimators: thin layers of structure + parameters + network."""
 
 from ._aode import AODE, SPODE
-from ._base import BayesNetClassifier
+from ._base import AugmentedNaiveBayes
 from ._bma import BMATAN
 from ._ensemble import EnsembleTAN
 from ._eskdb import ESKDB
@@ -21,7 +21,7 @@ __all__ = [
     "EnsembleTAN",
     "ESKDB",
     "TAN",
-    "BayesNetClassifier",
+    "AugmentedNaiveBayes",
     "NaiveBayes",
     "SimplerTAN",
     "SignalSubgraphClassifier",

@@ -27,7 +27,7 @@ from ..structure import empty_feature_graph, name_order
 from ..validation import ALPHA, RANDOM_STATE, Interval, Options, validate_parameters
 from ._adapter import table_smoothing
 from ._base import (
-    BayesNetClassifier,
+    AugmentedNaiveBayes,
     accumulate,
     class_node_name,
     fit_continuation,
@@ -38,7 +38,7 @@ from ._predict import normalise, routes_dask
 from ._tan import ROOT, NaiveBayes
 
 
-class SPODE(BayesNetClassifier):
+class SPODE(AugmentedNaiveBayes):
     """Super-parent one-dependence estimator: one feature is a parent of all the others.
 
     The class is a parent of every feature and the super-parent a parent of
@@ -93,7 +93,7 @@ class SPODE(BayesNetClassifier):
     """
 
     _parameter_constraints = {
-        **BayesNetClassifier._parameter_constraints,
+        **AugmentedNaiveBayes._parameter_constraints,
         "superparent": [None, ROOT],
         "distributions": [DISTRIBUTIONS],
     }
@@ -334,7 +334,7 @@ class AODE(MemberEnsemble):
         """Fit every SPODE and the fallback naive Bayes from training statistics.
 
         The one entry of ``fit``, ``partial_fit`` and the dask fit, as
-        :meth:`bnclassify.BayesNetClassifier.fit_statistics`; a failed call leaves
+        :meth:`bnclassify.AugmentedNaiveBayes.fit_statistics`; a failed call leaves
         the model unchanged.
         """
         with unchanged_on_error(self):

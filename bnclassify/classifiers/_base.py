@@ -197,10 +197,16 @@ class SchemaAttributes:
         """Check the estimator's own fields against one another (each estimator its own)."""
 
 
-class BayesNetClassifier(
+class AugmentedNaiveBayes(
     SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator, metaclass=ABCMeta
 ):
-    """Abstract base: a class node with an arc to every feature, plus a feature DAG.
+    """Abstract base of the augmented naive Bayes family: the class a parent of every feature.
+
+    The structure is a class node with an arc to every feature plus a DAG over
+    the features (empty for naive Bayes, a tree for TAN, k parents for KDB):
+    what Friedman, Geiger & Goldszmidt (1997) call an augmented naive Bayes.
+    A network in which the class is an ordinary node is
+    ``BayesNetClassifier``'s job.
 
     It owns the whole flow, for every kind of feature: schema and encoding
     (:mod:`bnclassify.data`), sufficient statistics (:mod:`bnclassify.stats`),

@@ -45,7 +45,7 @@ from ..validation import (
     validate_parameters,
 )
 from ._adapter import table_smoothing
-from ._base import BayesNetClassifier, SchemaAttributes
+from ._base import AugmentedNaiveBayes, SchemaAttributes
 from ._predict import JointPredictor, normalise
 from ._tan import CONTACT_MATRIX, TAN, SimplerTAN, TreeAugmented
 
@@ -113,7 +113,7 @@ class MemberEnsemble(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEsti
 
     def encode(self, X):
         """``(codes, values)`` of X, shared by every member (see
-        :meth:`bnclassify.BayesNetClassifier.encode`)."""
+        :meth:`bnclassify.AugmentedNaiveBayes.encode`)."""
         check_is_fitted(self, "estimators_")
         frame = self.schema_.align(X, owner=type(self).__name__)
         return self.schema_.encode(frame, self.handle_unknown)
@@ -134,7 +134,7 @@ class MemberEnsemble(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEsti
         require(isinstance(members, list), field, "must be a list of fitted classifiers.")
         for member in members:
             require(
-                isinstance(member, BayesNetClassifier) and "compiled_" in vars(member),
+                isinstance(member, AugmentedNaiveBayes) and "compiled_" in vars(member),
                 field,
                 "a member is not a fitted classifier.",
             )
@@ -242,7 +242,7 @@ class Members(Constraint):
 
     @staticmethod
     def _member(member, where):
-        if not isinstance(member, BayesNetClassifier):
+        if not isinstance(member, AugmentedNaiveBayes):
             return f"{where} is a {type(member).__name__}"
         validate_parameters(member, owner=f"{type(member).__name__} ({where})")
         return None
@@ -365,7 +365,7 @@ default="auto"
 
     Attributes
     ----------
-    estimators_ : sequence of BayesNetClassifier
+    estimators_ : sequence of AugmentedNaiveBayes
         The fitted members, each with its ``structure_``, ``weights_`` and
         ``network_``. Members over categorical features that share a tree
         and differ only in their root (``"tan"``, ``"stan"``, a TAN or
@@ -716,7 +716,7 @@ def _check_forest_group(group, schema, n_classes):
     require(schema.discrete.all(), "groups", "a shared-tree group needs categorical features.")
     template = group["template"]
     require(
-        isinstance(template, BayesNetClassifier) and "root" in template.get_params(),
+        isinstance(template, AugmentedNaiveBayes) and "root" in template.get_params(),
         "groups",
         "a shared-tree group's template must be a rooted classifier.",
     )

@@ -14,10 +14,10 @@ from ..stats import MAX_FAMILY_CELLS, StatisticsPlan
 from ..structure import kdb_feature_dag
 from ..validation import ArrayLike, Interval, Options
 from ..weights import class_information, edge_weights
-from ._base import BayesNetClassifier
+from ._base import AugmentedNaiveBayes
 
 
-class KDB(BayesNetClassifier):
+class KDB(AugmentedNaiveBayes):
     """k-dependence Bayesian classifier (Sahami 1996).
 
     Features are ranked by their mutual information with the class,
@@ -107,7 +107,7 @@ class KDB(BayesNetClassifier):
     """
 
     _parameter_constraints = {
-        **BayesNetClassifier._parameter_constraints,
+        **AugmentedNaiveBayes._parameter_constraints,
         "k": [Interval(numbers.Integral, 0, None, closed="left")],
         "order": [ArrayLike("a list of feature names or positions"), None],
         "distributions": [DISTRIBUTIONS],

@@ -17,7 +17,7 @@ from ..structure import empty_feature_graph, kdb_parents, name_order
 from ..validation import ArrayLike, Interval, Options, validate_parameters
 from ..weights import class_information, edge_weights
 from ._adapter import make_class_independent
-from ._base import BayesNetClassifier, class_node_name
+from ._base import AugmentedNaiveBayes, class_node_name
 from ._bins import apply_cuts, continuous_columns, learn_cuts, weighted_rows
 from ._kdb import KDB
 from ._selective import CRITERIA, candidate_cells, choose, family_depths, loo_losses
@@ -30,7 +30,7 @@ MAX_SKDB_FAMILY_CELLS = 1 << 22
 MAX_SKDB_CELLS = 1 << 24
 
 
-class SKDB(BayesNetClassifier):
+class SKDB(AugmentedNaiveBayes):
     """Selective k-dependence Bayesian classifier (Martinez, Webb, Chen and Zaidi 2016).
 
     A KDB with up to ``k`` parents per attribute is learned as :class:`KDB`
@@ -139,7 +139,7 @@ class SKDB(BayesNetClassifier):
     """
 
     _parameter_constraints = {
-        **BayesNetClassifier._parameter_constraints,
+        **AugmentedNaiveBayes._parameter_constraints,
         "k": [Interval(numbers.Integral, 0, None, closed="left")],
         "criterion": [Options(set(CRITERIA))],
         "order": [ArrayLike("a list of feature names or positions"), None],
@@ -205,7 +205,7 @@ class SKDB(BayesNetClassifier):
     def encode(self, X, handle_unknown=None):
         """Rows as the fitted network reads them: numeric columns binned, then coded.
 
-        See :meth:`bnclassify.BayesNetClassifier.encode`. ``handle_unknown``
+        See :meth:`bnclassify.AugmentedNaiveBayes.encode`. ``handle_unknown``
         overrides the estimator's for this call (:class:`ESKDB` quiets the
         warnings of its members after the first).
         """
@@ -298,7 +298,7 @@ class SKDB(BayesNetClassifier):
 
     # -- declared state (see SchemaAttributes._get_state) --------------------------------
     _FITTED_FIELDS = {
-        **BayesNetClassifier._FITTED_FIELDS,
+        **AugmentedNaiveBayes._FITTED_FIELDS,
         "k_": "k_",
         "selected_features_": "selected_features",
         "loo_losses_": "loo_losses",

@@ -25,11 +25,11 @@ from ..structure import (
 )
 from ..validation import InstanceOf, Interval, Options, SquareMatrix, float_array
 from ..weights import EDGE_SCORES, contact_weights, edge_weights
-from ._base import BayesNetClassifier
+from ._base import AugmentedNaiveBayes
 from ._weighting import AWNB, MANB, WANBIA, WEIGHTINGS, apply_weighting, reads_rows
 
 
-class NaiveBayes(BayesNetClassifier):
+class NaiveBayes(AugmentedNaiveBayes):
     """Naive Bayes: every feature depends on the class alone.
 
     Categorical features get CPTs; continuous columns (floats, integers with
@@ -150,9 +150,9 @@ class NaiveBayes(BayesNetClassifier):
     """
 
     #: With a ``weighting``, each feature's fitted weight too.
-    _FITTED_FIELDS = {**BayesNetClassifier._FITTED_FIELDS, "feature_weights_": "feature_weights"}
+    _FITTED_FIELDS = {**AugmentedNaiveBayes._FITTED_FIELDS, "feature_weights_": "feature_weights"}
     _parameter_constraints = {
-        **BayesNetClassifier._parameter_constraints,
+        **AugmentedNaiveBayes._parameter_constraints,
         "distributions": [DISTRIBUTIONS],
         "weighting": [
             None,
@@ -198,7 +198,7 @@ class NaiveBayes(BayesNetClassifier):
         # AWNB and WANBIA read the rows, which accumulated statistics do not keep
         return super().partial_fit(X, y, classes, sample_weight)
 
-    partial_fit.__doc__ = BayesNetClassifier.partial_fit.__doc__
+    partial_fit.__doc__ = AugmentedNaiveBayes.partial_fit.__doc__
 
     def statistics_plan(self, schema=None) -> StatisticsPlan:
         return StatisticsPlan()  # no structure: N(c, x_i) and per-class moments suffice
@@ -312,7 +312,7 @@ def _simpler_tan_needs_matrix(params):
     return None
 
 
-class TreeAugmented(BayesNetClassifier):
+class TreeAugmented(AugmentedNaiveBayes):
     """A maximum spanning tree of ``weights_`` over the features, rooted at ``root``.
 
     Subclasses say how the weights are computed (:meth:`tree_weights`) and, if
@@ -327,7 +327,7 @@ class TreeAugmented(BayesNetClassifier):
     #: DAG another way sets it to False.
     orients_spanning_tree = True
     _parameter_constraints = {
-        **BayesNetClassifier._parameter_constraints,
+        **AugmentedNaiveBayes._parameter_constraints,
         "root": [None, ROOT],
         "distributions": [DISTRIBUTIONS],
         "objective": [Options({"joint", "conditional"})],
@@ -380,7 +380,7 @@ class TreeAugmented(BayesNetClassifier):
     def fit_statistics(
         self, stats, schema, classes, *, class_node="class", structure=None, keep=False, tree=None
     ):
-        """As :meth:`BayesNetClassifier.fit_statistics`; ``tree=(weights, undirected tree)``
+        """As :meth:`AugmentedNaiveBayes.fit_statistics`; ``tree=(weights, undirected tree)``
         (both from the same statistics) is oriented from ``root`` instead of learned."""
         if tree is not None and structure is None:
             weights, undirected = tree

@@ -3,7 +3,7 @@
 ``TANHC`` (R's ``tan_hc``), ``TANHCSP`` (``tan_hcsp``), ``FSSJ`` (``fssj``),
 ``BSEJ`` (``bsej``) and ``KDBHC`` (``kdb``): the search is in
 :mod:`bnclassify.classifiers._search`, the final model is fitted like any other
-:class:`~bnclassify.classifiers.BayesNetClassifier` from the found structure.
+:class:`~bnclassify.classifiers.AugmentedNaiveBayes` from the found structure.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from ..factors import DISTRIBUTIONS
 from ..structure import name_order
 from ..validation import RANDOM_STATE, Interval, validate_parameters
 from ._adapter import encode_training, fit_structure, make_class_independent, search_table
-from ._base import BayesNetClassifier, class_node_name
+from ._base import AugmentedNaiveBayes, class_node_name
 from ._search import (
     FoldScorer,
     augment_kdb,
@@ -102,7 +102,7 @@ _WRAPPER_DOC = """
 """
 
 
-class GreedyWrapper(BayesNetClassifier):
+class GreedyWrapper(AugmentedNaiveBayes):
     """Base of the wrappers: subclasses give the start and the step of the search.
 
     A subclass's docstring is its summary and its examples; the description of the
@@ -122,7 +122,7 @@ class GreedyWrapper(BayesNetClassifier):
         cls.__doc__ = f"{summary}{shared}\n    Examples\n{examples}"
 
     _parameter_constraints = {
-        **BayesNetClassifier._parameter_constraints,
+        **AugmentedNaiveBayes._parameter_constraints,
         "cv": [Interval(numbers.Integral, 2, None, closed="left")],
         "epsilon": [Interval(numbers.Real, 0, None, closed="left")],
         "random_state": RANDOM_STATE,
@@ -130,7 +130,7 @@ class GreedyWrapper(BayesNetClassifier):
     }
     #: Beyond a network's fitted fields: what the search found and how it got there.
     _FITTED_FIELDS = {
-        **BayesNetClassifier._FITTED_FIELDS,
+        **AugmentedNaiveBayes._FITTED_FIELDS,
         "selected_features_": "selected_features",
         "search_moves_": "search_moves",
         "search_scores_": "search_scores",

@@ -28,7 +28,7 @@ from pathlib import Path
 import networkx as nx
 import numpy as np
 
-from ..classifiers import BayesNetClassifier
+from ..classifiers import AugmentedNaiveBayes
 from ..data import TableSchema
 from ..data.binning import bin_labels, cut_points_of_labels
 from ..exceptions import ContinuousFeaturesError
@@ -53,7 +53,7 @@ _PARSERS = {
 }
 
 
-class PgmpyClassifier(BayesNetClassifier):
+class PgmpyClassifier(AugmentedNaiveBayes):
     """A Bayesian network classifier with a given feature DAG (e.g. imported from pgmpy).
 
     :func:`from_pgmpy` returns one fitted with a network's CPDs; ``fit``
@@ -362,7 +362,7 @@ def to_bif(model, path):
 
     Parameters
     ----------
-    model : BayesNetClassifier
+    model : AugmentedNaiveBayes
         Fitted, every feature categorical or binned (its ``network_``).
     path : str or Path
 
@@ -395,7 +395,7 @@ def to_bif(model, path):
     """
     from pgmpy.readwrite import BIFWriter
 
-    if not isinstance(model, BayesNetClassifier) or not hasattr(model, "compiled_"):
+    if not isinstance(model, AugmentedNaiveBayes) or not hasattr(model, "compiled_"):
         raise ValueError(f"to_bif takes a fitted Bayesian network classifier, got {model!r}.")
     continuous = [n for f in model.compiled_.factors if not f.discrete for n in f.columns_]
     if continuous:

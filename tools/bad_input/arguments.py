@@ -652,8 +652,8 @@ def _more_cases(tmp):
             ),
             [("arcs to nowhere", (), {"arcs": [("s", "nope")]})],
         ),
-        "bnclassify.BayesNetClassifier": (
-            lambda: bnc.BayesNetClassifier(),
+        "bnclassify.AugmentedNaiveBayes": (
+            lambda: bnc.AugmentedNaiveBayes(),
             [("instantiated", (), {})],
         ),
         "bnclassify.stats.StatisticsPlan": (

@@ -9,6 +9,7 @@ import networkx as nx
 import numpy as np
 
 from ..validation import Interval, check_parameter
+from ._dag import plot_dag
 from ._layout import (
     UNIT_INCHES,
     feature_graph,
@@ -115,6 +116,11 @@ def plot_structure(
 ):
     """Draw a classifier's structure: the class node apart, the feature tree from its root.
 
+    A network in which the class is an ordinary node (it has parents, or some
+    feature is not its child: a :class:`~bnclassify.BayesNetClassifier`) is
+    drawn by :func:`plot_dag`, in layers with the class's Markov blanket
+    highlighted.
+
     Feature edges are drawn as arrows from parent to child whose width grows
     with the edge's weight (conditional mutual information for TAN, contact
     count for Simpler TAN), labelled with the weight; the class node sits
@@ -179,6 +185,12 @@ def plot_structure(
     """
     check_parameter(fontsize, "fontsize", [Interval(Real, 0, None, closed="neither")])
     graph, class_node, lookup = structure_of(model_or_graph, class_node, weights, member)
+    if (
+        class_node is not None
+        and graph.is_directed()
+        and (graph.in_degree(class_node) or graph.out_degree(class_node) < len(graph) - 1)
+    ):  # the class an ordinary node (a BayesNetClassifier): the DAG in layers
+        return plot_dag(graph, ax=ax, class_node=class_node, title=title, fontsize=fontsize)
     if title is None and not isinstance(model_or_graph, nx.Graph):
         title = network_view(model_or_graph, member).title
     features = feature_graph(graph, class_node)

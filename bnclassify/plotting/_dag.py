@@ -9,16 +9,8 @@ import networkx as nx
 
 from ..structure import markov_blanket
 from ..validation import Interval, check_parameter
-from ._layout import UNIT_INCHES, label_widths, spread_rows, structure_of
-from ._palette import (
-    BLUISH_GREEN,
-    CLASS_ARC_COLOR,
-    CLASS_BORDER,
-    CLASS_FILL,
-    EDGE_COLOR,
-    FEATURE_BORDER,
-    FEATURE_FILL,
-)
+from ._layout import UNIT_INCHES, label_widths, node_text, spread_rows, structure_of
+from ._palette import BLUISH_GREEN, CLASS_ARC_COLOR, EDGE_COLOR
 from ._readback import tag
 from ._router import RoutedArrow, Router
 
@@ -29,7 +21,7 @@ BLANKET_FILL = "#CFEFE4"
 #: Border of a node in the class's Markov blanket.
 BLANKET_BORDER = BLUISH_GREEN
 #: Fill and border of a node outside it (when the blanket is shown).
-OUTSIDE_FILL, OUTSIDE_BORDER = "#FFFFFF", "#9A9A9A"
+OUTSIDE = ("#FFFFFF", "#9A9A9A")
 #: The largest figure (inches).
 MAX_FIGURE = (40.0, 30.0)
 
@@ -151,31 +143,13 @@ def plot_dag(
     ax.set_ylim(-len(layers) + 0.55, 0.45)
     texts = {}
     for v, xy in pos.items():
-        is_class = v == class_node
-        in_blanket = show_blanket and v in blanket
-        fill, border = (
-            (CLASS_FILL, CLASS_BORDER)
-            if is_class
-            else (BLANKET_FILL, BLANKET_BORDER)
-            if in_blanket
-            else (OUTSIDE_FILL, OUTSIDE_BORDER)
-            if show_blanket and class_node is not None
-            else (FEATURE_FILL, FEATURE_BORDER)
+        fill = border = None  # the palette's: the class's, or a feature's
+        if show_blanket and class_node is not None and v != class_node:
+            fill, border = (BLANKET_FILL, BLANKET_BORDER) if v in blanket else OUTSIDE
+        texts[v] = node_text(
+            ax, v, xy, is_class=v == class_node, fontsize=fontsize, fill=fill, border=border
         )
-        text = ax.text(
-            *xy,
-            str(v),
-            ha="center",
-            va="center",
-            fontsize=fontsize,
-            fontweight="bold" if is_class else "normal",
-            zorder=3,
-            bbox={"boxstyle": "round,pad=0.35", "facecolor": fill, "edgecolor": border,
-                  "linewidth": 1.2},
-        )  # fmt: skip
-        text.bnclassify_node = v
-        text.bnclassify_blanket = v in blanket
-        texts[v] = text
+        texts[v].bnclassify_blanket = v in blanket
     edges = list(graph.edges)
     router = Router(ax, texts, edges, edges)
     for edge in edges:

@@ -14,17 +14,14 @@ from ._layout import (
     UNIT_INCHES,
     feature_graph,
     label_widths,
+    node_text,
     spread_rows,
     structure_of,
     tree_layout,
 )
 from ._palette import (
     CLASS_ARC_COLOR,
-    CLASS_BORDER,
-    CLASS_FILL,
     EDGE_COLOR,
-    FEATURE_BORDER,
-    FEATURE_FILL,
 )
 from ._readback import tag
 from ._router import EdgeLabel, RoutedArrow, Router
@@ -36,26 +33,6 @@ __all__ = ["plot_structure"]
 #: The largest figure a structure gets (inches): a readable box per node up to about 40
 #: features in a row; a 300-feature tree once asked for a 133-inch-wide figure.
 MAX_FIGURE = (40.0, 30.0)
-
-
-def _node_text(ax, name, xy, *, is_class, fontsize):
-    text = ax.text(
-        *xy,
-        str(name),
-        ha="center",
-        va="center",
-        fontsize=fontsize,
-        fontweight="bold" if is_class else "normal",
-        zorder=3,
-        bbox={
-            "boxstyle": "round,pad=0.35",
-            "facecolor": CLASS_FILL if is_class else FEATURE_FILL,
-            "edgecolor": CLASS_BORDER if is_class else FEATURE_BORDER,
-            "linewidth": 1.2,
-        },
-    )
-    text.bnclassify_node = name
-    return text
 
 
 def _edge_widths(edges, lookup, lo=1.2, hi=5.5):
@@ -226,7 +203,7 @@ def plot_structure(
     ys = [p[1] for p in pos.values()] or [0.0]
     ax.set_xlim(x_lo, x_hi)
     ax.set_ylim(min(ys) - 0.45, max(ys) + 0.45)
-    texts = {v: _node_text(ax, v, pos[v], is_class=v == class_node, fontsize=fontsize) for v in pos}
+    texts = {v: node_text(ax, v, pos[v], is_class=v == class_node, fontsize=fontsize) for v in pos}
     arrowstyle = "-|>" if graph.is_directed() else "-"
     class_arcs = []
     if class_node is not None and show_class:

@@ -112,6 +112,30 @@ class _Graph:
             gains[kind, u, v] = -np.inf
         return gains
 
+    @classmethod
+    def starting(cls, scores, n, start, max_parents, forbidden, required):
+        """The graph of ``start`` with the ``required`` arcs and without the ``forbidden``."""
+        forbidden, required = list(forbidden), list(required)
+        parents = _start(n, start, required, forbidden)
+        return cls(scores, n, parents, max_parents, forbidden, required)
+
+    def best_move(self, tabu, reversal=True):
+        """``(gain, (kind, u, v))`` of the best legal move off the tabu list (ties: the first
+        in the order of :meth:`moves`' array; -inf when there is none)."""
+        gains = self.moves(tabu)
+        if not reversal:
+            gains[REVERSE] = -np.inf
+        best = int(np.argmax(gains))
+        kind, u, v = np.unravel_index(best, gains.shape)
+        return float(gains.flat[best]), (int(kind), int(u), int(v))
+
+    def make(self, move, tabu, tabu_length, path) -> list:
+        """Apply ``move``, add it to ``path``; return the tabu list with its undoing last."""
+        undo = self.apply(*move)
+        kind, u, v = move
+        path.append((MOVES[kind], u, v, self.score))
+        return [*tabu, undo][-int(tabu_length) :] if tabu_length else tabu
+
     def apply(self, kind, u, v):
         """Make the move (``kind`` on the arc ``u -> v``); return the move that undoes it."""
         if kind == ADD:
@@ -202,25 +226,14 @@ def hill_climbing(
     >>> parents, [move for move, *_ in path]  # one arc between the two (here 1 -> 0)
     ([(1,), ()], ['add'])
     """
-    forbidden, required = list(forbidden), list(required)
-    graph = _Graph(
-        scores, n, _start(n, start, required, forbidden), max_parents, forbidden, required
-    )
+    graph = _Graph.starting(scores, n, start, max_parents, forbidden, required)
     tabu, path = [], []
     limit = np.inf if max_iter is None else max_iter
     while len(path) < limit:
-        gains = graph.moves(tabu)
-        if not reversal:
-            gains[REVERSE] = -np.inf
-        best = int(np.argmax(gains))
-        gain = gains.flat[best]
+        gain, move = graph.best_move(tabu, reversal)
         if not gain > _tolerance(graph.score):
             break
-        kind, u, v = np.unravel_index(best, gains.shape)
-        undo = graph.apply(int(kind), int(u), int(v))
-        if tabu_length:
-            tabu = [*tabu, undo][-tabu_length:]
-        path.append((MOVES[kind], int(u), int(v), graph.score))
+        tabu = graph.make(move, tabu, tabu_length, path)
     return [tuple(sorted(p)) for p in graph.parents], path
 
 
@@ -250,25 +263,15 @@ def tabu_search(
     parents : list of tuple of int
     path : list of (str, int, int, float)
     """
-    forbidden, required = list(forbidden), list(required)
-    graph = _Graph(
-        scores, n, _start(n, start, required, forbidden), max_parents, forbidden, required
-    )
+    graph = _Graph.starting(scores, n, start, max_parents, forbidden, required)
     best_parents, best_score = [set(p) for p in graph.parents], graph.score
     tabu, path, stale = [], [], 0
     limit = np.inf if max_iter is None else max_iter
     while len(path) < limit and stale < max(1, int(tabu_length)):
-        gains = graph.moves(tabu)
-        if not reversal:
-            gains[REVERSE] = -np.inf
-        best = int(np.argmax(gains))
-        if not np.isfinite(gains.flat[best]):
+        gain, move = graph.best_move(tabu, reversal)
+        if not np.isfinite(gain):
             break
-        kind, u, v = np.unravel_index(best, gains.shape)
-        undo = graph.apply(int(kind), int(u), int(v))
-        if tabu_length:
-            tabu = [*tabu, undo][-int(tabu_length) :]
-        path.append((MOVES[kind], int(u), int(v), graph.score))
+        tabu = graph.make(move, tabu, tabu_length, path)
         if graph.score > best_score + _tolerance(best_score):
             best_parents, best_score, stale = [set(p) for p in graph.parents], graph.score, 0
         else:

@@ -405,30 +405,15 @@ class BayesNetClassifier(NetworkClassifier):
         forbidden = [(index[u], index[v]) for u, v in banned]
         required = [(index[u], index[v]) for u, v in needed]
         options = {"max_parents": self.max_parents, "forbidden": forbidden, "required": required}
-        n = len(ranked)
         if self.search == "k2":
             order = [index[v] for v in self._k2_order(names, unobserved, ranked)]
             found, path = k2(scores, order, start, **options)
-        elif self.search == "tabu":
-            found, path = tabu_search(
-                scores,
-                n,
-                start,
-                tabu_length=self.tabu_length,
-                reversal=self.reversal,
-                max_iter=self.max_iter,
-                **options,
-            )
         else:
-            found, path = hill_climbing(
-                scores,
-                n,
-                start,
-                tabu_length=self.tabu_length,
-                reversal=self.reversal,
-                max_iter=self.max_iter,
-                **options,
+            climb = tabu_search if self.search == "tabu" else hill_climbing
+            options.update(
+                tabu_length=self.tabu_length, reversal=self.reversal, max_iter=self.max_iter
             )
+            found, path = climb(scores, len(ranked), start, **options)
         parents = [() for _ in range(m + 1)]
         for k, ps in enumerate(found):
             parents[ranked[k]] = tuple(sorted(ranked[p] for p in ps))

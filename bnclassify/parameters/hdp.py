@@ -59,8 +59,8 @@ Zhang, Petitjean and Buntine's ESKDB code runs fewer (``-I``, 1000 in its
 README's examples): pass ``HDP(n_iter=1000)`` for that.
 
 **Speed.** The whole run is one call of a compiled kernel
-(``bnclassify/_kernels.c``) over every table of a model at once; a build
-without a C compiler runs the same sampler in Python (``bnclassify/_native.py``),
+(``bnclassify/_native/_kernels.c``) over every table of a model at once; a build
+without a C compiler runs the same sampler in Python (``bnclassify/_native/``),
 with identical results, far slower. Its random numbers come from a
 xoshiro256** generator seeded from the :class:`numpy.random.Generator` of
 ``random_state``, the same in both.

@@ -1,4 +1,5 @@
-/* One-pass kernels for wide integer tables and object columns (see bnclassify/_native.py, their only caller).
+/* One-pass kernels for wide integer tables and object columns (their only caller: the
+ * package bnclassify/_native).
  *
  * numpy needs several full-size passes and temporaries for what these do in one
  * read of each cell: the per-column range and value set of an integer block,
@@ -803,7 +804,7 @@ static PyObject *remap_codes(PyObject *self, PyObject *args) {
 /* -- hdp_run ------------------------------------------------------------------------------------ */
 
 /* The Gibbs sampler of bnclassify/parameters/hdp.py over the table counts of hierarchical
- * Dirichlet process trees (see hdp_run in _native.py, which holds a Python version that must
+ * Dirichlet process trees (see hdp_run in _native/smoothing.py, which holds a Python version that must
  * give the same numbers: the arithmetic is written in the same order there and here, and no
  * multiply-add may be fused, since an FMA rounds once where Python rounds twice). */
 #if defined(__clang__)
@@ -1182,7 +1183,7 @@ done:
 
 /* -- hls_fit ------------------------------------------------------------------------------------ */
 /* Newton's method for ridge-penalised log-linear tables over trees: the solver of
- * bnclassify/parameters/hierarchy.py (see hls_fit in _native.py, whose numpy version does the same
+ * bnclassify/parameters/hierarchy.py (see hls_fit in _native/smoothing.py, whose numpy version does the same
  * arithmetic level by level). Nodes are numbered parents before children, the children of a node
  * are the nodes child_start[v] .. child_stop[v] - 1 (none: a leaf), and every node holds the
  * counts counts[v * r ..] of the rows counted there (total totals[v]; a leaf's counts, mostly 0
@@ -2201,7 +2202,7 @@ done:
     return result;
 }
 
-/* Selective KDB's families of one row (bnclassify/_native.py, lone_families): -1 for each family
+/* Selective KDB's families of one row (bnclassify/_native/selection.py, lone_families): -1 for each family
  * below depth 0 of a single row of weight at most 1, then the families left and the parent
  * configurations they have renumbered from 0 in the order of their numbers, the other rows'
  * parent configurations -1. */
@@ -2672,12 +2673,12 @@ static PyMethodDef methods[] = {
      "tree_groups, concentration, log_concentration, stirling, p, acc, round_acc, rng, need, "
      "tree_lo, tree_hi, n_iter, burn_in, window, per_round, prior_shape, prior_rate, "
      "max_concentration, log_q_floor) -> 0 when done, 1 when it stopped for a larger table: the "
-     "Gibbs sampler of bnclassify/parameters/hdp.py (see bnclassify/_native.py)."},
+     "Gibbs sampler of bnclassify/parameters/hdp.py (see bnclassify/_native)."},
     {"hls_fit", hls_fit, METH_VARARGS,
      "hls_fit(parent, child_start, child_stop, ridge, counts, totals, beta, log_p, r, "
      "tolerance, max_steps, local) -> steps: Newton's method for the ridge-penalised log-linear "
      "tables of bnclassify/parameters/hierarchy.py, beta updated in place, the nodes' log "
-     "probabilities into log_p (see bnclassify/_native.py)."},
+     "probabilities into log_p (see bnclassify/_native)."},
     {"factorize_texts", factorize_texts, METH_VARARGS,
      "factorize_texts(columns, out, first): the codes of Arrow text columns (tuples of chunks "
      "(validity, offsets, data, offset, length, wide)) into out[:, first + j] (int8, the distinct "
@@ -2690,23 +2691,23 @@ static PyMethodDef methods[] = {
      "of rows, added to total."},
     {"tree_pivots", tree_pivots, METH_VARARGS,
      "tree_pivots(matrices, pivots, smallest): the cancellation-free elimination pivots of a batch "
-     "of column-scaled weight matrices, eliminated in place (see bnclassify/_native.py)."},
+     "of column-scaled weight matrices, eliminated in place (see bnclassify/_native)."},
     {"tree_log_sums", tree_log_sums, METH_VARARGS,
      "tree_log_sums(cells, ratio, base, fill, smallest, out, low, scale): for each row and class "
      "the sum of the log pivots of the cancellation-free elimination of base * ratio[c, cells, "
      "cells] + fill; scale (m, m) or None: symmetric weights, one triangle eliminated (see "
-     "bnclassify/_native.py)."},
+     "bnclassify/_native)."},
     {"family_cells", family_cells, METH_VARARGS,
      "family_cells(codes, cards, attributes, family, parent, sizes): each row's parent "
      "configuration and family at every depth of a selective KDB's attributes (see "
-     "bnclassify/_native.py)."},
+     "bnclassify/_native)."},
     {"pair_information", pair_information, METH_VARARGS,
      "pair_information(codes, y, weights, cards, n_classes, cmi, rows): I(X_i; X_j | C) and the "
-     "rows observing both, of every pair of columns (see bnclassify/_native.py)."},
+     "rows observing both, of every pair of columns (see bnclassify/_native)."},
     {"lone_families", lone_families, METH_VARARGS,
      "lone_families(family, parent, weights, n_families, n_parents) -> (families, parents): "
      "selective KDB's families of a single row dropped and the rest renumbered, in place (see "
-     "bnclassify/_native.py)."},
+     "bnclassify/_native)."},
     {"cell_counts", cell_counts, METH_VARARGS,
      "cell_counts(cells, y, weights, counts): counts[cells[e], y[i]] += weights[i] over the "
      "cells >= 0 of a (k, n) array, in order."},
@@ -2717,7 +2718,7 @@ static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_kernels", "One-pass kernels for wide integer tables.", -1, methods,
     NULL, NULL, NULL, NULL};
 
-/* Raised with every change of a kernel's arguments or results: _native.py refuses a stale build
+/* Raised with every change of a kernel's arguments or results: _native/runtime.py refuses a stale build
  * (an optional build that fails leaves the previous library in place). */
 #define KERNELS_VERSION 21
 

@@ -1,4 +1,4 @@
-"""The optional compiled kernels (``bnclassify/_native/_kernels.c``); everything else is in pyproject.toml.
+"""The optional compiled kernels (``bnclassify/_native/_kernels.c``); the rest: pyproject.toml.
 
 Optional: without a C compiler the install still succeeds and bnclassify uses
 the numpy versions of the kernels (the package ``bnclassify/_native``), with the same

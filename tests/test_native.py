@@ -90,7 +90,9 @@ def test_value_bits(block, compiled):
 @pytest.mark.parametrize("compiled", [True, False])
 def test_degenerate_shapes_give_the_same_answer_in_both_versions(compiled, monkeypatch):
     # the same class of input as a family without cells: nothing to read
-    monkeypatch.setattr(_native.runtime, "COMPILED", compiled and _native.runtime.kernels is not None)
+    monkeypatch.setattr(
+        _native.runtime, "COMPILED", compiled and _native.runtime.kernels is not None
+    )
     for block in (np.zeros((3, 0), np.int64), np.zeros((3, 0), np.int64, order="F")):
         assert _native.value_bits(block, 5).tolist() == []
         assert _native.column_major(block, np.int8).shape == (3, 0)
@@ -157,7 +159,9 @@ def test_other_byte_orders_are_read_by_their_values():
     assert _native.is_symmetric(np.array([[0.0, 2.0], [2.0, 1.0]], dtype=">f8"))
     if _native.COMPILED:  # the kernels themselves refuse a foreign byte order
         with pytest.raises(TypeError):
-            _native.runtime.kernels.column_ranges(block, np.empty(2, np.int64), np.empty(2, np.int64))
+            _native.runtime.kernels.column_ranges(
+                block, np.empty(2, np.int64), np.empty(2, np.int64)
+            )
 
 
 def slow_family_counts(codes, y, weights, children, parents, cards, n_classes):
@@ -247,7 +251,9 @@ def _both_versions(problem, threads):
             patch.setattr(_native.runtime, "THREAD_CELLS", 1)
             patch.setattr(_native.runtime, "cpu_count", lambda: 3)
         for compiled in (True, False):
-            patch.setattr(_native.runtime, "COMPILED", compiled and _native.runtime.kernels is not None)
+            patch.setattr(
+                _native.runtime, "COMPILED", compiled and _native.runtime.kernels is not None
+            )
             flat = _native.count_families(
                 codes, y, weights, children, parents, cards[children], offsets, n_classes
             )
@@ -280,7 +286,9 @@ def test_count_families_refuses_a_code_beyond_its_states(compiled, monkeypatch):
     # both versions check: a child code beyond its states, a parent code beyond its states (a
     # row of class 0, whose cell would otherwise fall in class 1's table), a class beyond
     # n_classes; a code beyond its states next to a missing one is not read
-    monkeypatch.setattr(_native.runtime, "COMPILED", compiled and _native.runtime.kernels is not None)
+    monkeypatch.setattr(
+        _native.runtime, "COMPILED", compiled and _native.runtime.kernels is not None
+    )
     codes = np.array([[0, 1], [1, 5]], dtype=np.int8)  # 5 is beyond the child's 2 states
     with pytest.raises(ValueError, match="out of its range"):
         _native.count_families(codes, np.array([0, 1]), None, [1], [0], [2], [0, 4], 2)
@@ -347,7 +355,9 @@ def test_split_passes_follow_the_thread_limit(monkeypatch):
     assert len(threads_used(monkeypatch)) == 1
     monkeypatch.setattr(_native.runtime, "_limit", 2)
     assert len(threads_used(monkeypatch)) <= 2
-    monkeypatch.setattr(_native.runtime, "_limit", None)  # no limit: every CPU (3 here), not 4 at most
+    monkeypatch.setattr(
+        _native.runtime, "_limit", None
+    )  # no limit: every CPU (3 here), not 4 at most
     monkeypatch.setattr(_native.runtime, "cpu_count", lambda: 6)
     assert _native.thread_limit() == 6
 
@@ -356,7 +366,9 @@ def test_split_passes_follow_the_thread_limit(monkeypatch):
 def test_threadpoolctl_limits_bnclassify_threads(monkeypatch):
     from threadpoolctl import threadpool_info, threadpool_limits
 
-    monkeypatch.setattr(_native.runtime, "_limit", None)  # restored afterwards, whatever is set below
+    monkeypatch.setattr(
+        _native.runtime, "_limit", None
+    )  # restored afterwards, whatever is set below
     ours = [i for i in threadpool_info() if i["user_api"] == "bnclassify"]
     assert len(ours) == 1 and ours[0]["num_threads"] == _native.thread_limit()
     with threadpool_limits(limits=1):
@@ -610,7 +622,9 @@ def test_object_shares_on_threads_give_the_same_codes(monkeypatch):
 def test_object_kernels_refuse_what_they_cannot_read():
     values = np.array([["a"], ["b"]], dtype=object)
     with pytest.raises(TypeError, match="object array"):
-        _native.runtime.kernels.factorize_object_columns(np.zeros((2, 1)), np.empty((2, 1), np.int8))
+        _native.runtime.kernels.factorize_object_columns(
+            np.zeros((2, 1)), np.empty((2, 1), np.int8)
+        )
     with pytest.raises(ValueError, match="out must be int8"):
         _native.runtime.kernels.factorize_object_columns(values, np.empty((2, 1), np.int16))
     with pytest.raises(ValueError, match="out must be int8"):

@@ -124,7 +124,8 @@ def test_without_a_c_compiler_the_wheel_is_pure_and_runs_the_numpy_kernels(tmp_p
     wheel = _wheel(_source_copy(tmp_path), tmp_path / "dist", env)
     with zipfile.ZipFile(wheel) as zf:
         assert not any(
-            n.startswith("bnclassify/_native/_kernels.") and n.endswith(".so") for n in zf.namelist()
+            n.startswith("bnclassify/_native/_kernels.") and n.endswith(".so")
+            for n in zf.namelist()
         )
         zf.extractall(tmp_path / "site")
     check = (
@@ -166,7 +167,13 @@ def test_the_source_distribution_carries_the_c_source_and_the_data(tmp_path):
     sdist = src / "dist" / built.stdout.split()[-1]
     with tarfile.open(sdist) as tar:
         names = {n.split("/", 1)[1] for n in tar.getnames() if "/" in n}
-    for name in ("bnclassify/_native/_kernels.c", "setup.py", "pyproject.toml", "LICENSE", "README.md"):
+    for name in (
+        "bnclassify/_native/_kernels.c",
+        "setup.py",
+        "pyproject.toml",
+        "LICENSE",
+        "README.md",
+    ):
         assert name in names, name
     assert "bnclassify/datasets/data/car.csv" in names
 

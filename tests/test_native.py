@@ -1,4 +1,4 @@
-"""The compiled kernels (bnclassify/_kernels.c) equal their numpy versions and a slow reference."""
+"""The compiled kernels (bnclassify/_native/_kernels.c) equal their numpy versions and a slow reference."""
 
 import math
 import os

@@ -125,10 +125,16 @@ def plot_critical_difference(
     group_step = 0.16
     first_label = group_top - group_step * max(len(groups), 1) - 0.18
     depth = -first_label + step * max(len(left), len(right))
+    # room beside the axis for the longest label (inches, at about 0.55 em a character)
+    longest = max(len(f"{name} ({ranks[name]:.2f})") for name in order) * 0.55 * fontsize / 72
     if ax is None:
-        _, ax = plt.subplots(figsize=(7.0, 1.3 + 0.32 * depth), layout="constrained")
+        width = max(7.0, 2 * longest + 3.5)
+        _, ax = plt.subplots(figsize=(width, 1.3 + 0.32 * depth), layout="constrained")
     lo, hi = 1.0, float(k)
-    ax.set_xlim(lo - 0.35 * (hi - lo) - 0.6, hi + 0.35 * (hi - lo) + 0.6)
+    inches = ax.get_position().width * ax.figure.get_figwidth()
+    span = hi - lo + 0.5
+    margin = (longest + 0.1) * span / max(inches - 2 * (longest + 0.1), 0.25 * inches)
+    ax.set_xlim(lo - 0.25 - margin, hi + 0.25 + margin)
     ax.set_ylim(-depth - 0.1, 1.35)
     ax.set_axis_off()
 

@@ -248,10 +248,10 @@ def report(results: dict, specs: list, pairs: list) -> str:
     p between them and random forest's means; last, every model's 0-1 and log loss."""
     shown = [s for s in specs if any(s in entry for entry in results.values())]
     short = {spec: f"m{i + 1}" for i, spec in enumerate(shown)}
-    summary = uci.summary_table(results, shown).rename(index=short)
     parts = [
-        "#### Summary (5x2 CV; W/D/L against random forest, draws within 1e-9)\n",
-        uci.to_markdown(summary),
+        "#### Summary (5x2 CV; W/D/L against random forest on the sets each model ran on, "
+        "a refusal a loss; draws within 1e-9)\n",
+        uci.to_markdown(summary(results, shown).rename(index=short)),
         "\n\nModels: " + "; ".join(f"`{short[s]}` = `{s}`" for s in shown) + ".",
     ]
     metrics = (("zero_one", "0-1"), ("rmse", "RMSE"), ("log_loss", "log loss"), ("fit_s", "fit s"))
@@ -270,9 +270,9 @@ def report(results: dict, specs: list, pairs: list) -> str:
                 ]
             for other in beside:
                 columns[f"{label} {short[other]}"] = means[other]
-        table = pd.DataFrame(columns).dropna(
-            how="all", subset=[f"0-1 {short[a]}", f"0-1 {short[b]}"]
-        )
+        ran = [name for name in results if a in results[name]]  # run or refused
+        table = pd.DataFrame(columns)
+        table = table[table.index.isin(ran)]
         table.index.name = "set"
         parts.append(
             f"\n\n#### `{short[a]}` beside `{short[b]}` per set (mean of the ten folds; blank: "
@@ -288,6 +288,27 @@ def report(results: dict, specs: list, pairs: list) -> str:
     parts.append("\n\n#### Every model's 0-1 and log loss per set\n")
     parts.append(uci.to_markdown(table.round(4)))
     return "\n".join(parts) + "\n"
+
+
+def summary(results: dict, specs: list) -> pd.DataFrame:
+    """Per model against random forest, over the sets where both were run: the sets,
+    refusals, W/D/L on 0-1 loss, log loss and RMSE, and both total fit times."""
+    rows = []
+    for spec in specs:
+        if spec == uci.RF:
+            continue
+        ran = {name: e for name, e in results.items() if spec in e and uci.RF in e}
+        row = {"model": spec, "sets": len(ran)}
+        means = {m: uci.set_means(ran, [spec, uci.RF], m) for m in ("zero_one", "log_loss", "rmse")}
+        row["refused"] = int(means["zero_one"][spec].isna().sum()) if ran else 0
+        for metric, label in (("zero_one", "0-1"), ("log_loss", "log loss"), ("rmse", "RMSE")):
+            w, d, loss = uci.wins_draws_losses(means[metric], spec) if ran else (0, 0, 0)
+            row[f"{label} W/D/L"] = f"{w}/{d}/{loss}"
+        fits = uci.set_means(ran, [spec, uci.RF], "fit_s").dropna()
+        row["fit s (sum of fold means)"] = round(float(fits[spec].sum()), 1)
+        row["forest's, same sets"] = round(float(fits[uci.RF].sum()), 1)
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("model")
 
 
 def _pair_p(results, name, a, b, metric) -> float:

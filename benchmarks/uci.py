@@ -324,22 +324,41 @@ def fold_scores(spec, X, y, train, test, classes, timeout=None, threads="1") -> 
             signal.alarm(0)
     full = np.zeros((len(test), len(classes)))
     full[:, np.searchsorted(classes, model.classes_)] = proba
-    truth = np.searchsorted(classes, y[test])
-    p_true = full[np.arange(len(test)), truth]
-    onehot = np.zeros_like(full)
-    onehot[np.arange(len(test)), truth] = 1.0
-    predicted = classes[np.argmax(full, axis=1)]
     fit_key, predict_key, fit_cpu_key, predict_cpu_key = TIME_KEYS[threads]
     return {
-        "zero_one": float(np.mean(predicted != y[test])),
-        "log_loss": float(-np.mean(np.log(np.maximum(p_true, FLOOR)))),
-        "rmse": float(np.sqrt(np.mean(np.sum((full - onehot) ** 2, axis=1) / len(classes)))),
-        "below_floor": int(np.sum(p_true < FLOOR)),
+        **probability_scores(full, y[test], classes),
         fit_key: fitted - start,
         predict_key: done - fitted,
         fit_cpu_key: cpu_fitted - cpu_start,
         predict_cpu_key: cpu_done - cpu_fitted,
     }
+
+
+def probability_scores(full, truth, classes) -> dict:
+    """0-1 loss, log loss, RMSE and rows below the floor of the probabilities ``full``
+    (one column per class of ``classes``, sorted) for the true labels ``truth``."""
+    truth_codes = np.searchsorted(classes, truth)
+    rows = np.arange(len(truth_codes))
+    p_true = full[rows, truth_codes]
+    onehot = np.zeros_like(full)
+    onehot[rows, truth_codes] = 1.0
+    predicted = classes[np.argmax(full, axis=1)]
+    return {
+        "zero_one": float(np.mean(predicted != truth)),
+        "log_loss": float(-np.mean(np.log(np.maximum(p_true, FLOOR)))),
+        "rmse": float(np.sqrt(np.mean(np.sum((full - onehot) ** 2, axis=1) / len(classes)))),
+        "below_floor": int(np.sum(p_true < FLOOR)),
+    }
+
+
+def cv_folds(X, y, repeats=5) -> list:
+    """The ``(train, test)`` index pairs of the protocol: ``RepeatedStratifiedKFold(2,
+    repeats, random_state=0)``, repeat by repeat (folds ``2 i`` and ``2 i + 1`` split
+    the rows once)."""
+    cv = RepeatedStratifiedKFold(n_splits=2, n_repeats=repeats, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # classes with one member: stratification warns
+        return list(cv.split(X, y))
 
 
 def _missing_modes(fold: dict | None, modes) -> list:
@@ -400,10 +419,7 @@ def run_set(
     """
     X, y = load_set(path, target)
     classes = np.unique(y)
-    cv = RepeatedStratifiedKFold(n_splits=2, n_repeats=repeats, random_state=0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # classes with one member: stratification warns
-        folds = list(cv.split(X, y))
+    folds = cv_folds(X, y, repeats)
     entry = results.setdefault(name, {})
     modes = THREADS[threads]
     todo = {}

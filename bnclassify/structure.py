@@ -142,7 +142,8 @@ def _kruskal_edges(values, m, scale, rank):
     empty = np.empty(0, dtype=np.int64)
     if m < 2:
         return empty, empty, np.empty(0)
-    flat = np.ascontiguousarray(values).ravel()
+    values = np.ascontiguousarray(values)  # rows read whole: a DataFrame's block may be by column
+    flat = values.ravel()
 
     def rounded(w):
         return np.round(w / scale, 12) * scale if scale > 0 else w

@@ -1,4 +1,4 @@
-"""The compiled kernels (bnclassify/_native/_kernels.c) equal their numpy versions and a slow reference."""
+"""The compiled kernels (bnclassify/_native/_kernels.c) equal their numpy twins and a reference."""
 
 import math
 import os

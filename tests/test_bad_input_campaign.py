@@ -21,8 +21,13 @@ import bad_input_campaign as campaign  # noqa: E402
 from bad_input import core  # noqa: E402
 
 
-def test_the_fast_campaign_finds_no_bad_outcome():
-    cases = campaign.all_cases(fast=True)
+@pytest.fixture(scope="module")
+def every_case():
+    return campaign.all_cases()
+
+
+def test_the_fast_campaign_finds_no_bad_outcome(every_case):
+    cases = campaign.select(every_case, fast=True)
     assert len({c.kind for c in cases}) == len(cases) > 100
     results = campaign.run(cases, stream=io.StringIO())
     bad = [f"{c.name}: {o.status} {o.detail[:120]} @ {o.where}" for c, o in results if o.bad]
@@ -33,9 +38,9 @@ def test_the_fast_campaign_finds_no_bad_outcome():
 SAMPLE, SEED = 30, 42
 
 
-def test_a_seeded_sample_of_the_rest_finds_no_bad_outcome():
-    cases = campaign.all_cases(sample=SAMPLE, seed=SEED)
-    fast = {id(c) for c in campaign.all_cases(fast=True)}
+def test_a_seeded_sample_of_the_rest_finds_no_bad_outcome(every_case):
+    cases = campaign.select(every_case, sample=SAMPLE, seed=SEED)
+    fast = {id(c) for c in campaign.select(every_case, fast=True)}
     assert len(cases) == SAMPLE == len({c.kind for c in cases})
     assert not any(id(c) in fast or c.slow for c in cases)
     results = campaign.run(cases, stream=io.StringIO())
@@ -43,8 +48,8 @@ def test_a_seeded_sample_of_the_rest_finds_no_bad_outcome():
     assert not bad, "\n".join(bad)
 
 
-def test_the_widened_sections_are_in_the_fast_subset():
-    kinds = {c.kind for c in campaign.all_cases(fast=True)}
+def test_the_widened_sections_are_in_the_fast_subset(every_case):
+    kinds = {c.kind for c in campaign.select(every_case, fast=True)}
     for family in ("plots:", "metrics:", "preprocessing:", "alpha:", "superparent:",
                    "column kinds at 300 rows:", "command line:"):  # fmt: skip
         assert any(k.startswith(family) for k in kinds), family
@@ -99,8 +104,8 @@ def test_outcomes_are_classified(call, names, status):
     assert _outcome(call, names).status == status
 
 
-def test_every_public_callable_is_counted_once_and_most_are_exercised():
-    hit, missed = campaign.coverage(campaign.all_cases())
+def test_every_public_callable_is_counted_once_and_most_are_exercised(every_case):
+    hit, missed = campaign.coverage(every_case)
     assert not set(hit) & set(missed)
     assert "bnclassify.TAN" in hit and "bnclassify.explain.explain" in hit
     assert len(hit) > 0.6 * (len(hit) + len(missed))

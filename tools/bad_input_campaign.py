@@ -56,20 +56,23 @@ SECTIONS = (estimators, functions, use, arguments, issue27, plots, values, comma
 
 
 def all_cases(fast=False, only=None, sample=0, seed=0, sections=SECTIONS):
-    """Every case of ``sections``; ``fast``: the first case flagged fast of each kind (the
-    suite's subset); ``sample``: that many more, drawn at random (``seed``) from the rest
-    but the slow ones, at most one per kind; ``only``: those whose kind or name holds this
-    text."""
+    """Every case of ``sections``, or those :func:`select` picks."""
     cases = [case for section in sections for case in section.cases()]
+    return select(cases, fast, only, sample, seed)
+
+
+def select(cases, fast=False, only=None, sample=0, seed=0):
+    """``fast``: the first case flagged fast of each kind (the suite's subset); ``sample``:
+    that many others, drawn at random (``seed``) from the cases neither in that subset nor
+    slow, at most one per kind; ``only``: those whose kind or name holds this text."""
     if only:
         cases = [c for c in cases if only in c.kind or only in c.name]
     if fast or sample:
         seen = set()
-        chosen = [c for c in cases if c.fast and not (c.kind in seen or seen.add(c.kind))]
-        if not fast:
-            chosen = []
+        subset = [c for c in cases if c.fast and not (c.kind in seen or seen.add(c.kind))]
+        chosen = subset if fast else []
         if sample:
-            taken = {id(c) for c in chosen}
+            taken = {id(c) for c in subset}
             rest = [c for c in cases if id(c) not in taken and not c.slow]
             order = np.random.default_rng(seed).permutation(len(rest))
             picked, kinds = [], set()

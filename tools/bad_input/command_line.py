@@ -88,10 +88,16 @@ def judge(code, out, err, wall=None) -> bool:
 
 
 def _wide_csv(n_rows, n_columns, kind="integers", seed=0) -> Path:
-    path = TMP / f"wide_{kind}_{n_rows}x{n_columns}.csv"
+    """The path of a wide CSV file, written when a case first runs on it."""
+    return TMP / f"wide_{kind}_{n_rows}x{n_columns}_{seed}.csv"
+
+
+def _written(path: Path) -> Path:
     if path.exists():
         return path
-    rng = np.random.default_rng(seed)
+    kind, shape, seed = path.stem.split("_")[1:]
+    n_rows, n_columns = map(int, shape.split("x"))
+    rng = np.random.default_rng(int(seed))
     names = [f"f{j}" for j in range(n_columns)]
     if kind == "integers":
         values = rng.integers(0, 3, (n_rows, n_columns))
@@ -161,7 +167,9 @@ def cases():
                 Case(
                     f"command line: 5,000-column CSV of {kind}",
                     f"bnclassify compare --csv <100 x 5,000 {kind}> {label}",
-                    lambda p=path, e=extra: judge(*run_command("compare", "--csv", p, *e)),
+                    lambda p=path, e=extra: judge(
+                        *run_command("compare", "--csv", _written(p), *e)
+                    ),
                     names=(path.name,),
                     covers=("bnclassify.study.cli.main",),
                     slow=True,

@@ -26,8 +26,18 @@ import pandas as pd
 from sklearn.base import clone
 from sklearn.model_selection import KFold, StratifiedKFold
 
-from .exceptions import UnseenCategoryWarning
-from .validation import Interval, check_int, check_n_jobs, check_parameter
+from .exceptions import InvalidParameterError, UnseenCategoryWarning
+from .validation import (
+    LARGEST_SCORE,
+    RANDOM_STATE,
+    ArrayLike,
+    Interval,
+    Options,
+    check_int,
+    check_n_jobs,
+    check_parameter,
+    float_array,
+)
 
 __all__ = [
     "Evaluation",
@@ -66,23 +76,15 @@ METRICS = (
 )
 
 
-def _check_base(base):
-    if (
-        isinstance(base, bool)
-        or not isinstance(base, numbers.Real)
-        or not np.isfinite(base)
-        or base <= 0
-        or base == 1
-    ):
-        raise ValueError(
-            f"base must be a positive number other than 1 (e.g. 2 or e), got {base!r}."
-        )
+def _check_base(base, name="base"):
+    """A logarithm's base above 1: a base in (0, 1) would turn the log-likelihood's sign, and
+    "greater is better" with it."""
+    check_parameter(base, name, [Interval(numbers.Real, 1, None, closed="neither")])
     return float(base)
 
 
-def _check_reduce(reduce):
-    if reduce not in _REDUCE:
-        raise ValueError(f"reduce must be one of {_REDUCE}, got {reduce!r}.")
+def _check_reduce(reduce, name="reduce"):
+    check_parameter(reduce, name, [Options(_REDUCE)])
     return reduce
 
 
@@ -136,13 +138,7 @@ def conditional_log_likelihood(y_true, proba, *, classes=None, base=2, reduce="s
     y_true = np.asarray(y_true)
     if y_true.ndim != 1:
         raise ValueError(f"y_true must be 1-D, got shape {y_true.shape}.")
-    try:
-        proba = np.asarray(proba, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(
-            "proba must be numbers, one row of class probabilities per sample, every row as "
-            "long (as predict_proba returns)."
-        ) from None
+    proba = float_array(proba, "proba")
     if proba.ndim == 1:
         proba = np.column_stack([1.0 - proba, proba])
     if proba.ndim != 2 or len(proba) != len(y_true):
@@ -152,7 +148,7 @@ def conditional_log_likelihood(y_true, proba, *, classes=None, base=2, reduce="s
         )
     if np.isnan(proba).any() or (proba < 0).any() or (proba > 1 + 1e-9).any():
         raise ValueError("proba must hold probabilities in [0, 1] without NaN.")
-    classes = np.unique(y_true) if classes is None else np.asarray(classes)
+    classes = np.unique(y_true) if classes is None else _class_labels(classes)
     if pd.Index(classes).has_duplicates:
         dupes = [str(d) for d in pd.unique(np.asarray(classes)[pd.Index(classes).duplicated()])]
         raise ValueError(f"classes has duplicate label(s) {dupes}; each column needs one label.")
@@ -179,6 +175,21 @@ def conditional_log_likelihood(y_true, proba, *, classes=None, base=2, reduce="s
             raise ValueError("the mean CLL of no rows is undefined: y_true is empty.")
         return 0.0
     return float(log_p.sum() if reduce == "sum" else log_p.mean())
+
+
+def _class_labels(classes) -> np.ndarray:
+    """``classes=`` as a 1-D array of labels, in the columns' order: a sequence, not one
+    label (a string is one label, not a sequence of letters) and not a set (no order)."""
+    check_parameter(
+        classes, "classes", [ArrayLike("a 1-D sequence of labels, one per column of proba")]
+    )
+    labels = np.asarray(list(classes) if not hasattr(classes, "__array__") else classes)
+    if labels.ndim != 1:
+        raise InvalidParameterError(
+            f"classes must be a 1-D sequence of labels, one per column of proba; got shape "
+            f"{labels.shape}."
+        )
+    return labels
 
 
 class _CLLScorer:
@@ -266,6 +277,8 @@ def study_cv(n_splits=10, *, stratified=False, random_state=42):
     KFold(n_splits=10, random_state=42, shuffle=True)
     """
     check_int(n_splits, "n_splits", minimum=2)
+    check_parameter(stratified, "stratified", ["boolean"])
+    check_parameter(random_state, "random_state", RANDOM_STATE)
     splitter = StratifiedKFold if stratified else KFold
     return splitter(n_splits=n_splits, shuffle=True, random_state=random_state)
 
@@ -433,18 +446,24 @@ def evaluate(
     Simpler TAN             0.84 -52.13
     """
     named = _named_models(models)
-    base = _check_base(cll_base)
-    reduce = _check_reduce(cll_reduce)
+    base = _check_base(cll_base, "cll_base")
+    reduce = _check_reduce(cll_reduce, "cll_reduce")
     check_n_jobs(n_jobs)
     cv = _resolve_cv(cv)
-    splits = list(cv.split(X, y)) if hasattr(cv, "split") else list(cv)
+    try:
+        splits = list(cv.split(X, y)) if hasattr(cv, "split") else list(cv)
+    except ValueError as error:  # e.g. more folds than rows, said by scikit-learn
+        raise ValueError(f"cv cannot split these {len(y)} rows: {error}") from None
     if not splits:
         raise ValueError("cv produced no folds.")
     splits = [_checked_fold(fold, pair, len(y)) for fold, pair in enumerate(splits)]
+    # Fold by fold, every model on each fold: after the first fold the bar's estimate of the
+    # time left has seen every model's cost (model by model, it would extrapolate the first
+    # model's, however cheap, until the last model began). The rows are model by model.
     tasks = [
         (name, model, fold, train, test)
-        for name, model in named.items()
         for fold, (train, test) in enumerate(splits)
+        for name, model in named.items()
     ]
     rows = []
     with _progress_bar(len(tasks), _show_progress(progress)) as bar:
@@ -469,6 +488,8 @@ def evaluate(
             for row in jobs:  # in task order, whatever order the jobs finish in
                 rows.append(row)
                 bar.update(1)
+    position = {name: k for k, name in enumerate(named)}
+    rows.sort(key=lambda row: (position[row["model"]], row["fold"]))
     _warn_once([w for row in rows for w in row.pop(WARNINGS)])
     folds = pd.DataFrame(rows)
     folds.attrs["cll"] = _describe_cll(base, reduce)
@@ -532,14 +553,14 @@ def corrected_resampled_ttest(a, b, n_train, n_test) -> TTestResult:
     """
     from scipy import stats
 
-    a, b = _scores(a, "a"), _scores(b, "b")
+    a, b = float_array(a, "a (one score per fold)"), float_array(b, "b (one score per fold)")
     if a.ndim != 1 or a.shape != b.shape or len(a) < 2:
         raise ValueError(
             f"a and b must be 1-D with the same length >= 2, got shapes {a.shape} and {b.shape}."
         )
     d = a - b
-    if not (n_train > 0 and n_test >= 0):
-        raise ValueError(f"n_train must be > 0 and n_test >= 0, got {n_train} and {n_test}.")
+    check_parameter(n_train, "n_train", [Interval(numbers.Real, 0, None, closed="neither")])
+    check_parameter(n_test, "n_test", [Interval(numbers.Real, 0, None, closed="left")])
     k = len(d)
     if not np.isfinite(d).all():
         return TTestResult(float("nan"), float("nan"), k - 1)
@@ -554,21 +575,6 @@ def corrected_resampled_ttest(a, b, n_train, n_test) -> TTestResult:
     statistic = mean / np.sqrt((1.0 / k + n_test / n_train) * var)
     pvalue = 2.0 * stats.t.sf(abs(statistic), df=k - 1)
     return TTestResult(float(statistic), float(pvalue), k - 1)
-
-
-def _scores(values, name):
-    """Per-fold scores as floats, or a ValueError naming the argument (strings are not scores)."""
-    raw = np.asarray(values)
-    if raw.dtype.kind not in "biuf":
-        try:
-            if raw.dtype.kind in "USO" and any(isinstance(v, str | bytes) for v in raw.ravel()):
-                raise TypeError
-            return np.asarray(values, dtype=float)
-        except (TypeError, ValueError):
-            raise ValueError(
-                f"{name} must be numbers (one score per fold), got {raw.ravel()[:3].tolist()}."
-            ) from None
-    return raw.astype(float)
 
 
 class FTestResult(NamedTuple):
@@ -640,7 +646,7 @@ def combined_5x2cv_ftest(a, b) -> FTestResult:
     """
     from scipy import stats
 
-    a, b = _scores(a, "a"), _scores(b, "b")
+    a, b = float_array(a, "a (one score per fold)"), float_array(b, "b (one score per fold)")
     if a.shape != b.shape or a.size != 10 or a.shape not in ((10,), (5, 2)):
         raise ValueError(
             "a and b must hold the scores of the same ten folds of 5x2 cross-validation, "
@@ -677,7 +683,7 @@ def _score_table(scores, name="scores"):
             ) from None
     else:
         models = sets = None
-        values = _scores(scores, name)
+        values = float_array(scores, name)
     if values.ndim != 2 or values.shape[0] < 1 or values.shape[1] < 2:
         raise ValueError(
             f"{name} must be 2-D, one row per data set and one column per model (at least "
@@ -898,6 +904,14 @@ def summarize(folds: pd.DataFrame) -> pd.DataFrame:
             + (f" with columns {list(folds.columns)}." if isinstance(folds, pd.DataFrame) else ".")
         )
     metrics = [m for m in METRICS if m in folds.columns]
+    if not metrics:
+        raise ValueError(
+            f"folds has no metric column (any of {list(METRICS)}); columns are "
+            f"{list(folds.columns)}."
+        )
+    folds = folds.assign(
+        **{m: float_array(folds[m], f"folds[{m!r}]", largest=LARGEST_SCORE) for m in metrics}
+    )
     summary = folds.groupby("model", sort=False)[metrics].agg(["mean", "std"])
     summary.columns = summary.columns.set_names(["metric", "stat"])
     summary.attrs = dict(folds.attrs)
@@ -1020,6 +1034,7 @@ def _show_progress(progress, *, environ=None, stream=None, in_kernel=None) -> bo
     >>> _show_progress(None, environ={}, in_kernel=True)
     True
     """
+    check_parameter(progress, "progress", [None, "boolean", Options((0, 1))])
     if progress is not None:
         return bool(progress)
     if environ is None:

@@ -138,7 +138,7 @@ def test_the_f_test_edge_cases():
         combined_5x2cv_ftest(a[:8], a[:8])
     with pytest.raises(ValueError, match="ten folds of 5x2"):
         combined_5x2cv_ftest(a.reshape(2, 5), a.reshape(2, 5))
-    with pytest.raises(ValueError, match="a must be numbers"):
+    with pytest.raises(ValueError, match=r"a \(one score per fold\) must hold real numbers"):
         combined_5x2cv_ftest(["x"] * 10, a)
 
 

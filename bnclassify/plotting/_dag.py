@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from numbers import Real
-
 import matplotlib.pyplot as plt
 import networkx as nx
 
 from ..structure import markov_blanket
-from ..validation import Interval, check_parameter
+from ..validation import check_parameter
 from ._layout import UNIT_INCHES, label_widths, node_text, spread_rows, structure_of
-from ._palette import BLUISH_GREEN, CLASS_ARC_COLOR, EDGE_COLOR
+from ._palette import BLUISH_GREEN, CLASS_ARC_COLOR, EDGE_COLOR, FONTSIZE
 from ._readback import tag
 from ._router import RoutedArrow, Router
 
@@ -96,7 +94,7 @@ def plot_dag(
     >>> sorted(drawn_edges(ax, role="blanket")) == sorted(model.structure_.edges)
     True
     """
-    check_parameter(fontsize, "fontsize", [Interval(Real, 0, None, closed="neither")])
+    check_parameter(fontsize, "fontsize", FONTSIZE)
     if isinstance(model_or_graph, nx.Graph):
         if not model_or_graph.is_directed():
             raise TypeError("plot_dag draws a directed graph (a networkx DiGraph).")

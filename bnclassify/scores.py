@@ -43,6 +43,9 @@ from .stats import VariableCounts
 
 #: The scores :class:`FamilyScores` computes.
 SCORES = ("bdeu", "bd", "k2", "bic", "aic", "loglik")
+#: The most cells (an upper bound: every joint parent state that may occur) of the family
+#: tables counted and scored at once; more candidates are taken in blocks (64 MB of floats).
+FAMILY_CELLS = 1 << 23
 
 
 def family_scores(tables, q_totals, score="bdeu", prior_weight=1.0, n_rows=None) -> np.ndarray:
@@ -168,11 +171,28 @@ class FamilyScores:
         parents = sorted(parents)
         base = frozenset(parents)
         todo = [u for u in candidates if (child, base | {u}) not in self.cache]
-        if todo:
-            tables = self.counts.extended_counts(child, parents, todo)
-            r = int(self.counts.cards[child])
-            self._scored(child, [t.reshape(-1, r) for t in tables], [[*parents, u] for u in todo])
+        r = int(self.counts.cards[child])
+        for block in self._blocks(child, parents, todo):
+            tables = self.counts.extended_counts(child, parents, block)
+            self._scored(child, [t.reshape(-1, r) for t in tables], [[*parents, u] for u in block])
         return np.array([self.cache[(child, base | {u})] for u in candidates])
+
+    def _blocks(self, child, parents, candidates) -> list:
+        """``candidates`` in consecutive blocks whose tables hold at most :data:`FAMILY_CELLS`
+        cells together (a candidate larger than that alone), so that memory stays bounded
+        where a node has many states (an identifier) or many joint parent states."""
+        cards = self.counts.parent_cards
+        q = min(math.prod(int(cards[p]) for p in parents), len(self.counts.codes))
+        per_state = q * int(self.counts.cards[child])
+        blocks, block, cells = [], [], 0
+        for u in candidates:
+            size = per_state * int(cards[u])
+            if block and cells + size > FAMILY_CELLS:
+                blocks.append(block)
+                block, cells = [], 0
+            block.append(u)
+            cells += size
+        return [*blocks, block] if block else blocks
 
     def network(self, parents_of) -> float:
         """The score of a whole network, ``{node: parents}`` over every variable."""

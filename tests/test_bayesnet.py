@@ -702,3 +702,30 @@ def test_a_node_no_row_observes_scores_zero_counts():
     scores = FamilyScores(counts, "bic")
     # no likelihood term; BIC's penalty of q (r - 1) = 3 * 3 parameters (missing a state)
     assert scores.with_parent(2, [0], [1])[0] == pytest.approx(-0.5 * np.log(4) * 9)
+
+
+def test_candidates_counted_in_blocks_score_as_in_one(monkeypatch):
+    """A node of many states (an identifier) makes every candidate's table large: the
+    candidates are then counted and scored a block at a time, with the same scores."""
+    from bnclassify import scores as scores_module
+
+    rng = np.random.default_rng(0)
+    codes = np.column_stack([rng.integers(0, 3, 300), rng.permutation(300) % 120])
+    codes = np.column_stack([codes, rng.integers(0, 4, (300, 3))])
+    cards = np.array([3, 120, 4, 4, 4])
+    whole = FamilyScores(_counts(codes, cards), "bdeu", 1.0)
+    expected = whole.with_parent(1, (0,), [2, 3, 4])
+    monkeypatch.setattr(scores_module, "FAMILY_CELLS", 2 * 120 * 3 * 4)
+    counts = _counts(codes, cards)
+    counted = []
+    extended = counts.extended_counts
+
+    def recording(child, parents, candidates):
+        counted.append(list(candidates))
+        return extended(child, parents, candidates)
+
+    monkeypatch.setattr(counts, "extended_counts", recording)
+    blocked = FamilyScores(counts, "bdeu", 1.0)
+    np.testing.assert_allclose(blocked.with_parent(1, (0,), [2, 3, 4]), expected, rtol=1e-12)
+    assert counted == [[2, 3], [4]]
+    assert blocked.with_parent(1, (0,), [2, 3, 4])[0] == pytest.approx(blocked(1, (0, 2)))

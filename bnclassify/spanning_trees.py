@@ -147,9 +147,9 @@ def log_tree_sums_by_states(log_weights, log_ratio, states, log_fill=None) -> np
     array([[3.],
            [7.],
            [7.]])
-    >>> spread = np.log([[1, 1, 1e-3], [1, 1, 1], [1e-3, 1, 1]]) * 1e3  # e^-6908: pairs
-    >>> float(log_tree_sums_by_states(spread, log_ratio, states[:1])[0, 0])  # {01, 12}
-    0.0
+    >>> wide = np.array([[0.0, 5e3, 0.0], [5e3, 0.0, 0.0], [0.0, 0.0, 0.0]])  # by pairs
+    >>> round(float(log_tree_sums_by_states(wide, log_ratio, states[:1])[0, 0]), 9)
+    5000.693147181
     """
     weights = checked_log_weights(log_weights)
     m = weights.shape[-1]

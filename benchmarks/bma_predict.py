@@ -9,6 +9,8 @@ Usage::
     python benchmarks/bma_predict.py --save /tmp/p.npz      # keep every predict_proba ...
     python benchmarks/bma_predict.py --compare /tmp/p.npz   # ... and compare another version's
     python benchmarks/bma_predict.py --tree /path/to/checkout  # that checkout's bnclassify
+    python benchmarks/bma_predict.py --figure out.png --before before.json  # CPU times drawn
+    python benchmarks/bma_predict.py --figure out.png --before b.json --replot a.json  # no run
     python benchmarks/bma_predict.py --sets letter-like --holes 0.02,0.1  # cells made missing
 
 Protocol: each table is read as ``pd.read_csv`` returns it, the labels as strings, and
@@ -72,6 +74,9 @@ def _parse(argv):
     parser.add_argument("--save", type=Path, default=None, help="predict_proba per case (.npz)")
     parser.add_argument("--compare", type=Path, default=None, help="an .npz of --save")
     parser.add_argument("--results", type=Path, default=None, help="JSON of every case")
+    parser.add_argument("--figure", type=Path, default=None, help="a PNG of the CPU times")
+    parser.add_argument("--before", type=Path, default=None, help="--results of another run")
+    parser.add_argument("--replot", type=Path, default=None, help="draw --figure from results")
     return parser.parse_args(argv)
 
 
@@ -208,8 +213,48 @@ def run_case(X, raw, y, train, test, threads, repeat):
     return times, proba
 
 
+def figure(path: Path, rows: list, before=None):
+    """BMATAN's predict against the forest's fit + predict, CPU seconds, one point per case
+    (log scales; below the diagonal BMATAN is faster), and another run's as open circles
+    joined to this run's (``before``: its ``--results``)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.4, 5.2))
+    known = {(c["set"], c["form"], c["half"]): c for c in before or [] if "cpu_ratio" in c}
+    for c in rows:
+        old = known.get((c["set"], c["form"], c["half"]))
+        x, y = c["forest_fit_predict_cpu"], c["bmatan_predict_cpu"]
+        if old is not None:
+            xo, yo = old["forest_fit_predict_cpu"], old["bmatan_predict_cpu"]
+            ax.plot([xo, x], [yo, y], color="0.75", lw=0.8, zorder=1)
+            ax.scatter([xo], [yo], facecolors="none", edgecolors="tab:red", s=28, zorder=2)
+            if old["cpu_ratio"] > 1 and c["half"] == "A->B":
+                ax.annotate(c["set"], (xo, yo), xytext=(4, 2), textcoords="offset points", size=7)
+        ax.scatter([x], [y], color="tab:blue", s=18, zorder=3)
+    points = [v for c in [*rows, *known.values()] for v in (c["forest_fit_predict_cpu"],
+              c["bmatan_predict_cpu"])]  # fmt: skip
+    low, high = min(points) / 1.5, max(points) * 1.5
+    ax.plot([low, high], [low, high], color="k", lw=0.8, ls="--")
+    ax.set(xscale="log", yscale="log", xlim=(low, high), ylim=(low, high))
+    ax.set_xlabel("random forest fit + predict_proba, CPU s (one thread)")
+    ax.set_ylabel("BMATAN predict_proba, CPU s (one thread)")
+    ax.scatter([], [], color="tab:blue", s=18, label="this version")
+    if known:
+        ax.scatter([], [], facecolors="none", edgecolors="tab:red", s=28, label="before")
+    ax.legend(loc="upper left", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
 def main(argv=None):
     args = _parse(argv)
+    if args.replot is not None:  # no run: the figure of saved results
+        before = json.loads(args.before.read_text()) if args.before else None
+        rows = [c for c in json.loads(args.replot.read_text()) if "cpu_ratio" in c]
+        return figure(args.figure, rows, before)
     if args.tree is not None:
         sys.path.insert(0, str(args.tree.resolve()))
     from sklearn.model_selection import StratifiedKFold
@@ -291,6 +336,9 @@ def main(argv=None):
         np.savez_compressed(args.save, **saved)
     if args.results:
         args.results.write_text(json.dumps(rows + refusals, indent=1))
+    if args.figure:
+        before = json.loads(args.before.read_text()) if args.before else None
+        figure(args.figure, rows, before)
 
 
 if __name__ == "__main__":

@@ -214,7 +214,8 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
     bottleneck of its two nodes (the smallest weight on their path in the
     maximum spanning tree), which keeps every entry and pivot near 1 at any
     spread: letter's 260,000 determinants of 16 x 16 take about 0.3 s of one
-    core, where the log-space elimination they needed before took 18 s. Past
+    core (its whole prediction 0.4 s; 19 s when they went to the log-space
+    elimination). Past
     ``SLOW_PREDICT_WORK`` multiply-adds (about a minute) ``predict`` says so up
     front with a :class:`UserWarning` that states the cost.
 

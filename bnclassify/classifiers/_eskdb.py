@@ -160,6 +160,8 @@ class ESKDB(MemberEnsemble):
         "handle_unknown": [Options(HANDLE_UNKNOWN)],
         "distributions": [TABLE_DISTRIBUTIONS],
         "smoothing": SMOOTHING,
+        "objective": [Options({"joint", "conditional"})],
+        "l2": [Interval(numbers.Real, 0, None, closed="left")],
     }
 
     def __init__(
@@ -174,6 +176,8 @@ class ESKDB(MemberEnsemble):
         handle_unknown="warn",
         distributions=None,
         smoothing="laplace",
+        objective="joint",
+        l2=1.0,
     ):
         self.n_estimators = n_estimators
         self.k = k
@@ -185,6 +189,8 @@ class ESKDB(MemberEnsemble):
         self.handle_unknown = handle_unknown
         self.distributions = distributions
         self.smoothing = smoothing
+        self.objective = objective
+        self.l2 = l2
 
     @property
     def partial_fit(self):
@@ -270,6 +276,8 @@ class ESKDB(MemberEnsemble):
             distributions=self.distributions,
             smoothing=self.smoothing,
             random_state=seed,
+            objective=self.objective,
+            l2=self.l2,
         )
 
     # -- prediction ----------------------------------------------------------------------
@@ -288,7 +296,7 @@ class ESKDB(MemberEnsemble):
                 encoded[key] = member.encode(frame, self.handle_unknown if not encoded else quiet)
                 if binned is None:
                     binned = BinnedRows(member, frame, encoded[key][0])
-            total = total + np.exp(normalise(member.compiled_.joint_log_likelihood(*encoded[key])))
+            total = total + np.exp(normalise(member.log_scores(*encoded[key])))
         with np.errstate(divide="ignore"):
             return np.log(total / len(self.estimators_))
 

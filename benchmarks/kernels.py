@@ -48,12 +48,12 @@ def main(argv=None):
                 fit()
                 for r in range(args.repeats):
                     for compiled in (True, False) if r % 2 == 0 else (False, True):
-                        _native.COMPILED = compiled
+                        _native.runtime.COMPILED = compiled
                         start = time.perf_counter()
                         model = fit()
                         best[compiled] = min(best[compiled], time.perf_counter() - start)
                         del model
-                _native.COMPILED = True
+                _native.runtime.COMPILED = True
                 ratio = best[False] / best[True]
                 print(f"{n} {m} {dtype} {name} {best[True]:.4f} {best[False]:.4f} {ratio:.2f}")
             del X

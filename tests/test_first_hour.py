@@ -160,9 +160,9 @@ def test_info_lists_dependencies_and_a_fallback(capsys, monkeypatch):
 def test_compiled_kernels_active_reads_the_native_flag(monkeypatch):
     from bnclassify import _native
 
-    monkeypatch.setattr(_native, "COMPILED", False)
+    monkeypatch.setattr(_native.runtime, "COMPILED", False)
     assert versions.compiled_kernels_active() is False
-    monkeypatch.setattr(_native, "COMPILED", True)
+    monkeypatch.setattr(_native.runtime, "COMPILED", True)
     assert versions.compiled_kernels_active() is True
 
 

@@ -25,7 +25,7 @@ from bnclassify.parameters import hdp as H
 from bnclassify.parameters.stirling import StirlingRows, log_stirling_table
 
 needs_extension = pytest.mark.skipif(
-    _native._kernels is None, reason="the compiled extension is not built (no C compiler)"
+    _native.runtime.kernels is None, reason="the compiled extension is not built (no C compiler)"
 )
 
 
@@ -444,9 +444,9 @@ def test_the_compiled_sampler_equals_its_python_twin(tables, n_iter, seed, tying
     burn_in = data.draw(st.integers(0, n_iter - 1))
     model = HDP(n_iter=n_iter, burn_in=burn_in, tying=tying)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_native, "COMPILED", True)
+        patch.setattr(_native.runtime, "COMPILED", True)
         compiled = model.log_conditionals(tables, np.random.default_rng(seed))
-        patch.setattr(_native, "COMPILED", False)
+        patch.setattr(_native.runtime, "COMPILED", False)
         python = model.log_conditionals(tables, np.random.default_rng(seed))
     for a, b in zip(compiled, python, strict=True):
         np.testing.assert_array_equal(a, b)
@@ -457,8 +457,8 @@ def test_threads_and_table_growth_do_not_change_the_result(monkeypatch):
     tables = [rng.poisson(rng.gamma(0.5, 8.0, (3, 3, 2, 4))) for _ in range(5)]
     model = HDP(n_iter=60)
     expected = model.log_conditionals(tables, np.random.default_rng(0))
-    monkeypatch.setattr(_native, "THREAD_CELLS", 1)
-    monkeypatch.setattr(_native, "cpu_count", lambda: 3)
+    monkeypatch.setattr(_native.runtime, "THREAD_CELLS", 1)
+    monkeypatch.setattr(_native.runtime, "cpu_count", lambda: 3)
     monkeypatch.setattr(H, "TABLE_MARGIN", 1)  # the table is grown again and again
     grown = []
     original = H.StirlingRows
@@ -475,13 +475,13 @@ def test_threads_and_table_growth_do_not_change_the_result(monkeypatch):
 
 
 def test_the_generator_is_xoshiro256starstar():
-    generator = _native._Xoshiro([1, 2, 3, 4])
+    generator = _native.smoothing._Xoshiro([1, 2, 3, 4])
     assert generator.next() == 11520  # the reference implementation's first output
     assert generator.next() == 0
 
 
 def test_gamma_and_beta_draws_have_their_moments():
-    generator = _native._Xoshiro(np.random.default_rng(0).integers(1, 2**63, 4))
+    generator = _native.smoothing._Xoshiro(np.random.default_rng(0).integers(1, 2**63, 4))
     for shape in (0.3, 1.0, 2.5, 40.0):
         draws = np.array([generator.gamma(shape) for _ in range(6000)])
         assert draws.mean() == pytest.approx(shape, rel=0.06)

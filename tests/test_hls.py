@@ -408,7 +408,7 @@ def test_a_chain_is_one_solver_node_with_the_ridge_over_its_length():
     np.testing.assert_allclose(fits[0], reference_log_table(counts, 1.0), atol=1e-7)
 
 
-@pytest.mark.skipif(_native._kernels is None, reason="the compiled kernels are not built")
+@pytest.mark.skipif(_native.runtime.kernels is None, reason="the compiled kernels are not built")
 @settings(max_examples=30, deadline=None)
 @given(tables=st.lists(family_counts(), min_size=1, max_size=4), ridge=RIDGE)
 def test_the_compiled_solver_and_its_numpy_twin_agree(tables, ridge):
@@ -416,7 +416,7 @@ def test_the_compiled_solver_and_its_numpy_twin_agree(tables, ridge):
     results = []
     for compiled in (True, False):
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(_native, "COMPILED", compiled)
+            patch.setattr(_native.runtime, "COMPILED", compiled)
             fitted = fixed.log_conditionals(tables)
             results.append((fitted, chosen.cross_validate(tables), chosen.select_ridge(tables)))
     (a, scores_a, ridge_a), (b, scores_b, ridge_b) = results
@@ -426,12 +426,12 @@ def test_the_compiled_solver_and_its_numpy_twin_agree(tables, ridge):
     assert ridge_a == ridge_b
 
 
-@pytest.mark.skipif(_native._kernels is None, reason="the compiled kernels are not built")
+@pytest.mark.skipif(_native.runtime.kernels is None, reason="the compiled kernels are not built")
 def test_the_kernel_refuses_inconsistent_trees():
     one = np.zeros(1, dtype=np.int64)
     with pytest.raises(ValueError, match="hls_fit: inconsistent arguments"):
         # the only node claims a child past the last node
-        _native._kernels.hls_fit(
+        _native.runtime.kernels.hls_fit(
             one - 1, one + 1, one + 2, np.ones(1), np.ones(2), np.ones(1), np.zeros(2),
             np.zeros(2), 2, 1e-10, 10, 1e-10,
         )  # fmt: skip

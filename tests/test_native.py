@@ -1,4 +1,4 @@
-"""The compiled kernels (bnclassify/_kernels.c) equal their numpy versions and a slow reference."""
+"""The compiled kernels (bnclassify/_native/_kernels.c) equal their numpy twins and a reference."""
 
 import math
 import os
@@ -24,7 +24,7 @@ INT_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32"]
 @pytest.fixture
 def numpy_only(monkeypatch):
     """Run the numpy versions (as on an install without a C compiler)."""
-    monkeypatch.setattr(_native, "COMPILED", False)
+    monkeypatch.setattr(_native.runtime, "COMPILED", False)
 
 
 def test_the_extension_is_built():
@@ -32,15 +32,15 @@ def test_the_extension_is_built():
     # results); a build that must have it (CI's) says so with BNCLASSIFY_EXPECT_COMPILED=1
     if not os.environ.get("BNCLASSIFY_EXPECT_COMPILED"):
         pytest.skip("the extension is optional here (BNCLASSIFY_EXPECT_COMPILED is not set)")
-    assert _native._kernels is not None, (
+    assert _native.runtime.kernels is not None, (
         "bnclassify._kernels did not build: pip install -e . needs a C compiler"
     )
-    assert _native._kernels.VERSION == _native.KERNELS_VERSION
+    assert _native.runtime.kernels.VERSION == _native.KERNELS_VERSION
     assert _native.COMPILED == (not os.environ.get("BNCLASSIFY_NUMPY_KERNELS"))
 
 
 needs_extension = pytest.mark.skipif(
-    _native._kernels is None, reason="the compiled extension is not built (no C compiler)"
+    _native.runtime.kernels is None, reason="the compiled extension is not built (no C compiler)"
 )
 
 
@@ -81,7 +81,7 @@ def test_value_bits(block, compiled):
     for view in layouts(block):
         for high in (None, block.max(axis=0).astype(np.int64)):  # byte columns: by memchr
             with pytest.MonkeyPatch.context() as patch:
-                patch.setattr(_native, "COMPILED", compiled and _native.COMPILED)
+                patch.setattr(_native.runtime, "COMPILED", compiled and _native.COMPILED)
                 bits = _native.value_bits(view, int(block.max()), high)
             assert bits.dtype == np.uint64
             assert bits.tolist() == expected
@@ -90,7 +90,9 @@ def test_value_bits(block, compiled):
 @pytest.mark.parametrize("compiled", [True, False])
 def test_degenerate_shapes_give_the_same_answer_in_both_versions(compiled, monkeypatch):
     # the same class of input as a family without cells: nothing to read
-    monkeypatch.setattr(_native, "COMPILED", compiled and _native._kernels is not None)
+    monkeypatch.setattr(
+        _native.runtime, "COMPILED", compiled and _native.runtime.kernels is not None
+    )
     for block in (np.zeros((3, 0), np.int64), np.zeros((3, 0), np.int64, order="F")):
         assert _native.value_bits(block, 5).tolist() == []
         assert _native.column_major(block, np.int8).shape == (3, 0)
@@ -120,8 +122,8 @@ def test_row_shares_on_threads_give_the_same_ranges_and_codes(dtype, monkeypatch
     # a tall block split into row shares on three threads (64-row aligned, a short last one)
     block = np.random.default_rng(5).integers(0, 100, (64 * 7 + 5, 9)).astype(dtype)
     block[200, 3], block[-1, 8] = 0, 127  # extremes in the second and the last share
-    monkeypatch.setattr(_native, "THREAD_CELLS", 1)
-    monkeypatch.setattr(_native, "cpu_count", lambda: 3)
+    monkeypatch.setattr(_native.runtime, "THREAD_CELLS", 1)
+    monkeypatch.setattr(_native.runtime, "cpu_count", lambda: 3)
     for view in layouts(block):
         low, high = _native.column_ranges(view)
         np.testing.assert_array_equal(low, block.min(axis=0))
@@ -142,7 +144,7 @@ def test_is_symmetric(m, case, compiled):
     padded = np.zeros((2 * m, 2 * m))
     padded[::2, ::2] = values
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_native, "COMPILED", compiled and _native.COMPILED)
+        patch.setattr(_native.runtime, "COMPILED", compiled and _native.COMPILED)
         for view in (values, np.asfortranarray(values), padded[::2, ::2]):
             assert _native.is_symmetric(view) == np.array_equal(values, values.T)
 
@@ -157,7 +159,9 @@ def test_other_byte_orders_are_read_by_their_values():
     assert _native.is_symmetric(np.array([[0.0, 2.0], [2.0, 1.0]], dtype=">f8"))
     if _native.COMPILED:  # the kernels themselves refuse a foreign byte order
         with pytest.raises(TypeError):
-            _native._kernels.column_ranges(block, np.empty(2, np.int64), np.empty(2, np.int64))
+            _native.runtime.kernels.column_ranges(
+                block, np.empty(2, np.int64), np.empty(2, np.int64)
+            )
 
 
 def slow_family_counts(codes, y, weights, children, parents, cards, n_classes):
@@ -244,10 +248,12 @@ def _both_versions(problem, threads):
     results = []
     with pytest.MonkeyPatch.context() as patch:
         if threads:  # every family on its own share of the cores
-            patch.setattr(_native, "THREAD_CELLS", 1)
-            patch.setattr(_native, "cpu_count", lambda: 3)
+            patch.setattr(_native.runtime, "THREAD_CELLS", 1)
+            patch.setattr(_native.runtime, "cpu_count", lambda: 3)
         for compiled in (True, False):
-            patch.setattr(_native, "COMPILED", compiled and _native._kernels is not None)
+            patch.setattr(
+                _native.runtime, "COMPILED", compiled and _native.runtime.kernels is not None
+            )
             flat = _native.count_families(
                 codes, y, weights, children, parents, cards[children], offsets, n_classes
             )
@@ -280,7 +286,9 @@ def test_count_families_refuses_a_code_beyond_its_states(compiled, monkeypatch):
     # both versions check: a child code beyond its states, a parent code beyond its states (a
     # row of class 0, whose cell would otherwise fall in class 1's table), a class beyond
     # n_classes; a code beyond its states next to a missing one is not read
-    monkeypatch.setattr(_native, "COMPILED", compiled and _native._kernels is not None)
+    monkeypatch.setattr(
+        _native.runtime, "COMPILED", compiled and _native.runtime.kernels is not None
+    )
     codes = np.array([[0, 1], [1, 5]], dtype=np.int8)  # 5 is beyond the child's 2 states
     with pytest.raises(ValueError, match="out of its range"):
         _native.count_families(codes, np.array([0, 1]), None, [1], [0], [2], [0, 4], 2)
@@ -319,9 +327,9 @@ def test_models_are_identical_with_and_without_the_kernels(model, monkeypatch):
 
     for data, w in ((X, None), (np.asfortranarray(X), weights), (missing, weights)):
         compiled = fit(data, w)
-        monkeypatch.setattr(_native, "COMPILED", False)
+        monkeypatch.setattr(_native.runtime, "COMPILED", False)
         plain = fit(data, w)
-        monkeypatch.setattr(_native, "COMPILED", True)
+        monkeypatch.setattr(_native.runtime, "COMPILED", True)
         assert sorted(compiled.structure_.edges) == sorted(plain.structure_.edges)
         for a, b in zip(compiled.compiled_.factors, plain.compiled_.factors, strict=True):
             np.testing.assert_allclose(a.log_table_, b.log_table_, rtol=1e-12)
@@ -332,23 +340,25 @@ def test_models_are_identical_with_and_without_the_kernels(model, monkeypatch):
 
 def threads_used(monkeypatch, n_items=64):
     """The distinct threads a split pass ran its shares on (each share waits a little)."""
-    monkeypatch.setattr(_native, "THREAD_CELLS", 1)
-    monkeypatch.setattr(_native, "cpu_count", lambda: 3)
+    monkeypatch.setattr(_native.runtime, "THREAD_CELLS", 1)
+    monkeypatch.setattr(_native.runtime, "cpu_count", lambda: 3)
 
     def share(rows):
         time.sleep(0.01)  # long enough for the workers to take shares too
         return threading.get_ident()
 
-    return set(_native._on_shares(share, n_items, 10**9))
+    return set(_native.runtime.on_shares(share, n_items, 10**9))
 
 
 def test_split_passes_follow_the_thread_limit(monkeypatch):
-    monkeypatch.setattr(_native, "_limit", 1)
+    monkeypatch.setattr(_native.runtime, "_limit", 1)
     assert len(threads_used(monkeypatch)) == 1
-    monkeypatch.setattr(_native, "_limit", 2)
+    monkeypatch.setattr(_native.runtime, "_limit", 2)
     assert len(threads_used(monkeypatch)) <= 2
-    monkeypatch.setattr(_native, "_limit", None)  # no limit: every CPU (3 here), not 4 at most
-    monkeypatch.setattr(_native, "cpu_count", lambda: 6)
+    monkeypatch.setattr(
+        _native.runtime, "_limit", None
+    )  # no limit: every CPU (3 here), not 4 at most
+    monkeypatch.setattr(_native.runtime, "cpu_count", lambda: 6)
     assert _native.thread_limit() == 6
 
 
@@ -356,7 +366,9 @@ def test_split_passes_follow_the_thread_limit(monkeypatch):
 def test_threadpoolctl_limits_bnclassify_threads(monkeypatch):
     from threadpoolctl import threadpool_info, threadpool_limits
 
-    monkeypatch.setattr(_native, "_limit", None)  # restored afterwards, whatever is set below
+    monkeypatch.setattr(
+        _native.runtime, "_limit", None
+    )  # restored afterwards, whatever is set below
     ours = [i for i in threadpool_info() if i["user_api"] == "bnclassify"]
     assert len(ours) == 1 and ours[0]["num_threads"] == _native.thread_limit()
     with threadpool_limits(limits=1):
@@ -447,7 +459,7 @@ def test_factorize_objects_equals_pandas(picks, step, compiled):
     values = object_values(picks, step)
     expected = pd.factorize(values.copy())
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_native, "COMPILED", compiled and _native.COMPILED)
+        patch.setattr(_native.runtime, "COMPILED", compiled and _native.COMPILED)
         got = _native.factorize_objects(values)
     factorized_alike(got, expected)
 
@@ -459,7 +471,7 @@ def test_an_object_column_factorized_in_two_tables_reads_as_pandas_codes(picks, 
     values = object_values(picks, 1)
     codes_pd, uniques_pd = pd.factorize(values.copy())
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_native, "COMPILED", compiled and _native.COMPILED)
+        patch.setattr(_native.runtime, "COMPILED", compiled and _native.COMPILED)
         factorized = factorize_column(pd.Series(values, dtype=object))
     codes = factorized.remap(np.arange(len(factorized.uniques)), np.int64)
     assert codes.tolist() == codes_pd.tolist()
@@ -468,7 +480,7 @@ def test_an_object_column_factorized_in_two_tables_reads_as_pandas_codes(picks, 
 
 @needs_extension
 def test_factorize_objects_meets_equal_values_of_distinct_objects(monkeypatch):
-    monkeypatch.setattr(_native, "COMPILED", True)
+    monkeypatch.setattr(_native.runtime, "COMPILED", True)
     a, b = "".join(["s", "1"]), "".join(["s", "1"])
     assert a is not b
     values = np.array([a, None, b, float("nan"), float("nan"), pd.NA, a, "s0"], dtype=object)
@@ -483,7 +495,7 @@ def test_factorize_objects_meets_equal_values_of_distinct_objects(monkeypatch):
 @pytest.mark.parametrize("fresh_share", [0.1, 0.6, 1.0])
 def test_factorize_objects_with_many_distinct_objects(fresh_share, monkeypatch):
     # past a few thousand objects, cells mostly holding their own object are left to pandas
-    monkeypatch.setattr(_native, "COMPILED", True)
+    monkeypatch.setattr(_native.runtime, "COMPILED", True)
     rng = np.random.default_rng(2)
     shared = np.array(["s0", "s1", None, "s2"], dtype=object)
     values = shared[rng.integers(0, 4, 20_000)]
@@ -494,14 +506,14 @@ def test_factorize_objects_with_many_distinct_objects(fresh_share, monkeypatch):
 
 @needs_extension
 def test_factorize_objects_keeps_pandas_errors(monkeypatch):
-    monkeypatch.setattr(_native, "COMPILED", True)
+    monkeypatch.setattr(_native.runtime, "COMPILED", True)
     with pytest.raises(TypeError, match="unhashable type: 'list'"):
         _native.factorize_objects(np.array(["a", [1], "b"], dtype=object))
     column = pd.Series(["a", [1], {"k": 2}], dtype=object, name="bad")
     with pytest.raises(TypeError, match="Column 'bad' holds list cells"):
         factorize_column(column)
     with pytest.raises(TypeError, match="1-D object array"):
-        _native._kernels.factorize_objects(np.zeros(3), np.empty(3, dtype=np.int64))
+        _native.runtime.kernels.factorize_objects(np.zeros(3), np.empty(3, dtype=np.int64))
 
 
 @needs_extension
@@ -516,7 +528,7 @@ def test_object_string_models_are_identical_with_and_without_the_kernels(model, 
     frame = pd.DataFrame({k: pd.Series(v, dtype=object) for k, v in columns.items()})
     frame = frame.mask(rng.random(frame.shape) < 0.05, None)
     compiled = model().fit(frame, y)
-    monkeypatch.setattr(_native, "COMPILED", False)
+    monkeypatch.setattr(_native.runtime, "COMPILED", False)
     plain = model().fit(frame, y)
     assert [list(c) for c in compiled.categories_] == [list(c) for c in plain.categories_]
     np.testing.assert_array_equal(compiled.predict_proba(frame), plain.predict_proba(frame))
@@ -567,7 +579,7 @@ def object_blocks(draw):
 @given(object_blocks(), st.booleans())
 def test_factorize_object_columns_equals_the_reference(block, compiled):
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_native, "COMPILED", compiled and _native.COMPILED)
+        patch.setattr(_native.runtime, "COMPILED", compiled and _native.COMPILED)
         codes, categories = _native.factorize_object_columns(block)
     assert codes.dtype == np.int8 and codes.flags.f_contiguous and codes.shape == block.shape
     for j in range(block.shape[1]):
@@ -582,9 +594,9 @@ def test_factorize_object_columns_equals_the_reference(block, compiled):
 
 @pytest.mark.parametrize("compiled", [False, True])
 def test_factorize_object_columns_gives_up_a_column_of_many_values(compiled, monkeypatch):
-    if compiled and _native._kernels is None:
+    if compiled and _native.runtime.kernels is None:
         pytest.skip("the compiled extension is not built")
-    monkeypatch.setattr(_native, "COMPILED", compiled)
+    monkeypatch.setattr(_native.runtime, "COMPILED", compiled)
     block = np.empty((128, 2), dtype=object)
     block[:, 0] = [f"v{k}" for k in range(128)]
     block[:, 1] = ["b", "a"] * 64
@@ -599,8 +611,8 @@ def test_object_shares_on_threads_give_the_same_codes(monkeypatch):
     words = np.array(["yes", "no", "maybe", None, "não", float("nan")], dtype=object)
     block = words[rng.integers(0, 6, (300, 7))]
     serial = _native.factorize_object_columns(block)
-    monkeypatch.setattr(_native, "THREAD_CELLS", 1)
-    monkeypatch.setattr(_native, "cpu_count", lambda: 3)
+    monkeypatch.setattr(_native.runtime, "THREAD_CELLS", 1)
+    monkeypatch.setattr(_native.runtime, "cpu_count", lambda: 3)
     threaded = _native.factorize_object_columns(block)
     np.testing.assert_array_equal(serial[0], threaded[0])
     assert [c.tolist() for c in serial[1]] == [c.tolist() for c in threaded[1]]
@@ -610,13 +622,15 @@ def test_object_shares_on_threads_give_the_same_codes(monkeypatch):
 def test_object_kernels_refuse_what_they_cannot_read():
     values = np.array([["a"], ["b"]], dtype=object)
     with pytest.raises(TypeError, match="object array"):
-        _native._kernels.factorize_object_columns(np.zeros((2, 1)), np.empty((2, 1), np.int8))
+        _native.runtime.kernels.factorize_object_columns(
+            np.zeros((2, 1)), np.empty((2, 1), np.int8)
+        )
     with pytest.raises(ValueError, match="out must be int8"):
-        _native._kernels.factorize_object_columns(values, np.empty((2, 1), np.int16))
+        _native.runtime.kernels.factorize_object_columns(values, np.empty((2, 1), np.int16))
     with pytest.raises(ValueError, match="out must be int8"):
-        _native._kernels.factorize_object_columns(values, np.empty((3, 1), np.int8))
+        _native.runtime.kernels.factorize_object_columns(values, np.empty((3, 1), np.int8))
     with pytest.raises(ValueError, match="128 per column"):
-        _native._kernels.remap_codes(np.zeros((2, 1), np.int8), np.zeros((1, 64), np.int8))
+        _native.runtime.kernels.remap_codes(np.zeros((2, 1), np.int8), np.zeros((1, 64), np.int8))
 
 
 @settings(max_examples=60, deadline=None)
@@ -671,7 +685,7 @@ def text_reference(cells):
 def test_factorize_texts_equals_the_reference(column, compiled):
     cells, array = column
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_native, "COMPILED", compiled and _native.COMPILED)
+        patch.setattr(_native.runtime, "COMPILED", compiled and _native.COMPILED)
         codes, categories = _native.factorize_texts([array], len(cells))
     expected_categories, expected_codes = text_reference(cells)
     assert codes.dtype == np.int8 and codes.flags.f_contiguous
@@ -681,9 +695,9 @@ def test_factorize_texts_equals_the_reference(column, compiled):
 
 @pytest.mark.parametrize("compiled", [False, True])
 def test_factorize_texts_gives_up_a_column_of_many_values(compiled, monkeypatch):
-    if compiled and _native._kernels is None:
+    if compiled and _native.runtime.kernels is None:
         pytest.skip("the compiled extension is not built")
-    monkeypatch.setattr(_native, "COMPILED", compiled)
+    monkeypatch.setattr(_native.runtime, "COMPILED", compiled)
     many = pa.chunked_array([[f"v{k}" for k in range(_native.TEXT_MAX_CODES + 1)]])
     few = pa.chunked_array([["b", "a"] * 64])
     codes, categories = _native.factorize_texts([many, few], 128)
@@ -697,8 +711,8 @@ def test_text_shares_on_threads_give_the_same_codes(monkeypatch):
     words = np.array(["yes", "no", "maybe", None, "não"], dtype=object)
     arrays = [pa.chunked_array([words[rng.integers(0, 5, 300)].tolist()]) for _ in range(7)]
     serial = _native.factorize_texts(arrays, 300)
-    monkeypatch.setattr(_native, "THREAD_CELLS", 1)
-    monkeypatch.setattr(_native, "cpu_count", lambda: 3)
+    monkeypatch.setattr(_native.runtime, "THREAD_CELLS", 1)
+    monkeypatch.setattr(_native.runtime, "cpu_count", lambda: 3)
     threaded = _native.factorize_texts(arrays, 300)
     np.testing.assert_array_equal(serial[0], threaded[0])
     assert [c.tolist() for c in serial[1]] == [c.tolist() for c in threaded[1]]
@@ -706,21 +720,21 @@ def test_text_shares_on_threads_give_the_same_codes(monkeypatch):
 
 @needs_extension
 def test_factorize_texts_refuses_what_it_cannot_read(monkeypatch):
-    monkeypatch.setattr(_native, "COMPILED", True)
+    monkeypatch.setattr(_native.runtime, "COMPILED", True)
     chunk = pa.array(["a", "b"])
     spec = (*chunk.buffers(), 0, 2, False)
     out = np.empty((2, 1), dtype=np.int8, order="F")
     with pytest.raises(ValueError, match="out must be int8"):
-        _native._kernels.factorize_texts([(spec,)], out.astype(np.int16), 0)
+        _native.runtime.kernels.factorize_texts([(spec,)], out.astype(np.int16), 0)
     with pytest.raises(ValueError, match="length differs"):
-        _native._kernels.factorize_texts([(spec,)], np.empty((3, 1), np.int8), 0)
+        _native.runtime.kernels.factorize_texts([(spec,)], np.empty((3, 1), np.int8), 0)
     with pytest.raises(ValueError, match="too short"):
-        _native._kernels.factorize_texts([((*chunk.buffers(), 1, 2, False),)], out, 0)
+        _native.runtime.kernels.factorize_texts([((*chunk.buffers(), 1, 2, False),)], out, 0)
     # offsets beyond the data, and bytes that are not UTF-8: the column is given up
     bad_offsets = pa.py_buffer(np.array([0, 1, 99], dtype=np.int32).tobytes())
     latin = pa.py_buffer("aé".encode("latin-1"))
     offsets = pa.py_buffer(np.array([0, 1, 2], dtype=np.int32).tobytes())
-    found = _native._kernels.factorize_texts(
+    found = _native.runtime.kernels.factorize_texts(
         [
             ((None, bad_offsets, chunk.buffers()[2], 0, 2, False),),
             ((None, offsets, latin, 0, 2, False),),
@@ -753,7 +767,7 @@ def test_tree_pivots_equal_the_numpy_version(batch, m, spread, absent, seed):
     scaled = np.exp(log_w - np.where(np.isfinite(top), top, 0.0))
     before = scaled.copy()
     compiled = _native.tree_pivots(scaled, 1e-200)
-    expected = _native._numpy_tree_pivots(scaled.copy(), 1e-200, np.empty((batch, m - 1)))
+    expected = _native.trees._numpy_tree_pivots(scaled.copy(), 1e-200, np.empty((batch, m - 1)))
     np.testing.assert_array_equal(scaled, before)  # the input is left as it was
     np.testing.assert_allclose(compiled, expected, rtol=1e-12, atol=0)
 
@@ -807,7 +821,7 @@ def slow_family_cells(codes, attributes):
 def test_family_cells(table, compiled):
     codes, cards, attributes = table
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_native, "COMPILED", compiled and _native._kernels is not None)
+        patch.setattr(_native.runtime, "COMPILED", compiled and _native.runtime.kernels is not None)
         family, parent, sizes = _native.family_cells(codes, cards, attributes)
     expected_family, expected_parent = slow_family_cells(codes, attributes)
     np.testing.assert_array_equal(family, expected_family)
@@ -828,7 +842,7 @@ def test_lone_families_and_cell_counts(table, compiled, n_classes):
     family, parent, sizes = _native.family_cells(codes, cards, attributes)
     before_family, before_parent = family.copy(), parent.copy()
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_native, "COMPILED", compiled and _native._kernels is not None)
+        patch.setattr(_native.runtime, "COMPILED", compiled and _native.runtime.kernels is not None)
         n_families, n_parents = _native.lone_families(
             family, parent, weights, sizes[0].sum(), sizes[1].sum()
         )
@@ -892,7 +906,7 @@ def test_pair_information(table, n_classes, weighted, compiled):
     y = rng.integers(0, n_classes, len(rows))
     weights = rng.uniform(0.5, 3.0, len(rows)) if weighted else None
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_native, "COMPILED", compiled and _native._kernels is not None)
+        patch.setattr(_native.runtime, "COMPILED", compiled and _native.runtime.kernels is not None)
         cmi, both = _native.pair_information(rows, y, weights, cards, n_classes)
     assert np.array_equal(cmi, cmi.T) and np.array_equal(both, both.T)
     w = np.ones(len(y)) if weights is None else weights
@@ -918,7 +932,7 @@ def test_pair_information_known_pairs(table, n_classes, weighted, compiled, data
     weights = rng.uniform(0.5, 3.0, len(rows)) if weighted else None
     known = sorted(data.draw(st.sets(st.integers(0, m - 1), max_size=m)))
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_native, "COMPILED", compiled and _native._kernels is not None)
+        patch.setattr(_native.runtime, "COMPILED", compiled and _native.runtime.kernels is not None)
         cmi, both = _native.pair_information(rows, y, weights, cards, n_classes)
         sub_cmi, sub_rows = _native.pair_information(
             rows[:, known], y, weights, cards[known], n_classes
@@ -966,7 +980,7 @@ def test_tree_log_sums_equal_the_numpy_version(n, n_classes, m, spread, absent, 
     ratio = (ratio + np.swapaxes(ratio, 1, 2)) / 2
     cells = rng.integers(0, n_states, size=(n, n_classes, m))
     compiled = _native.tree_log_sums(cells, ratio, base, fill, 1e-200)
-    expected = _native._numpy_tree_log_sums(
+    expected = _native.trees._numpy_tree_log_sums(
         cells, ratio, base, fill, 1e-200, np.empty((n, n_classes)), np.zeros((n, n_classes), "u1")
     )
     np.testing.assert_array_equal(compiled[1], expected[1])
@@ -1020,7 +1034,7 @@ def test_symmetric_tree_log_sums_equal_the_full_elimination(
     cells = rng.integers(0, n_states, size=(n, n_classes, m))
     got = _native.tree_log_sums(cells, ratio, base, fill, 1e-200, scale=scale)
     full = _native.tree_log_sums(cells, ratio, base, fill, 1e-200)
-    twin = _native._numpy_tree_log_sums(
+    twin = _native.trees._numpy_tree_log_sums(
         cells,
         ratio,
         base,
@@ -1066,3 +1080,86 @@ def test_tree_log_sums_leave_subnormal_numbers_to_the_caller():
     tiny = np.array([5e-324, 2.0])
     assert tiny[0] > 0 and (tiny * 1.0)[0] == 5e-324
     assert np.float64(1e-300) * np.float64(1e-10) > 0
+
+
+def _slow_kruskal(rows, columns, parent, limit):
+    """Union-find over the edges in order, on sets: the edges taken, the nodes' components."""
+    components = {v: {v} for v in range(len(parent))}
+    taken = []
+    for e, (i, j) in enumerate(zip(rows, columns, strict=True)):
+        if len(taken) == limit:
+            break
+        if components[i] is not components[j]:
+            joined = components[i] | components[j]
+            for v in joined:
+                components[v] = joined
+            taken.append(e)
+    return taken, components
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    m=st.integers(1, 30),
+    n_edges=st.integers(0, 120),
+    limit=st.integers(0, 40),
+    blocks=st.integers(1, 4),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_spanning_edges_is_kruskals_union_find(m, n_edges, limit, blocks, seed):
+    # handed over a block at a time, as tree_from_weights does: the same edges as one pass of a
+    # set-based union-find, compiled and numpy alike, and the forest joins the same nodes
+    rng = np.random.default_rng(seed)
+    rows, columns = rng.integers(0, m, n_edges), rng.integers(0, m, n_edges)
+    expected, components = _slow_kruskal(rows.tolist(), columns.tolist(), np.arange(m), limit)
+    cuts = np.sort(rng.integers(0, n_edges + 1, blocks - 1))
+    for compiled in (True, False):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(_native.runtime, "COMPILED", compiled and _native.COMPILED)
+            parent, taken, left = np.arange(m, dtype=np.int64), [], limit
+            for part in np.split(np.arange(n_edges), cuts):
+                got = _native.spanning_edges(rows[part], columns[part], parent, left)
+                taken += part[got].tolist()
+                left -= len(got)
+            assert taken == expected
+            root = [int(v) for v in parent]
+            for v in range(m):
+                while root[v] != parent[root[v]]:
+                    root[v] = int(parent[root[v]])
+            assert all(
+                (root[a] == root[b]) == (components[a] is components[b])
+                for a in range(m)
+                for b in range(m)
+            )
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+@pytest.mark.parametrize("layout", ["C", "F", "strided"])
+def test_open_pairs_are_the_open_upper_pairs_above_the_threshold(compiled, layout):
+    rng = np.random.default_rng(5)
+    values = rng.integers(0, 4, (9, 9)).astype(float)
+    root = rng.integers(0, 3, 9)
+    expected = [
+        i * 9 + j
+        for i in range(9)
+        for j in range(i + 1, 9)
+        if values[i, j] > 1.0 and root[i] != root[j]
+    ]
+    view = {"C": values, "F": np.asfortranarray(values), "strided": np.repeat(values, 2, 1)[:, ::2]}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_native.runtime, "COMPILED", compiled and _native.COMPILED)
+        assert _native.open_pairs(view[layout], 1.0, root).tolist() == expected
+        every = _native.open_pairs(view[layout], -np.inf, np.arange(9))
+        assert every.tolist() == [i * 9 + j for i in range(9) for j in range(i + 1, 9)]
+
+
+@needs_extension
+def test_the_tree_kernels_refuse_what_they_cannot_read():
+    kernels, out = _native.runtime.kernels, np.empty(3, np.int64)
+    with pytest.raises(ValueError, match="out of its range"):
+        kernels.spanning_edges(np.array([0, 5]), np.array([1, 0]), np.arange(3), out, 2)
+    with pytest.raises(TypeError, match="int64"):
+        kernels.spanning_edges(np.array([0.0]), np.array([1]), np.arange(3), out, 1)
+    with pytest.raises(TypeError, match="square float64"):
+        kernels.open_pairs(np.ones((3, 3), np.float32), 0.0, np.arange(3), np.empty(3, np.int64))
+    with pytest.raises(ValueError, match="root out of its range"):
+        kernels.open_pairs(np.ones((3, 3)), 0.0, np.array([0, 1, 7]), np.empty(3, np.int64))

@@ -98,7 +98,7 @@ def test_wheel_contents(tmp_path):
         dist_info = f"pybnclassify-{bnclassify.__version__}.dist-info"
         metadata = zf.read(f"{dist_info}/METADATA").decode()
     compiled = any(
-        n.startswith("bnclassify/_kernels.") and n.endswith((".so", ".pyd")) for n in names
+        n.startswith("bnclassify/_native/_kernels.") and n.endswith((".so", ".pyd")) for n in names
     )
     assert compiled or not expect_compiled
     assert "bnclassify/py.typed" in names
@@ -124,11 +124,12 @@ def test_without_a_c_compiler_the_wheel_is_pure_and_runs_the_numpy_kernels(tmp_p
     wheel = _wheel(_source_copy(tmp_path), tmp_path / "dist", env)
     with zipfile.ZipFile(wheel) as zf:
         assert not any(
-            n.startswith("bnclassify/_kernels.") and n.endswith(".so") for n in zf.namelist()
+            n.startswith("bnclassify/_native/_kernels.") and n.endswith(".so")
+            for n in zf.namelist()
         )
         zf.extractall(tmp_path / "site")
     check = (
-        # an editable install's finder maps bnclassify._kernels to the checkout's compiled
+        # an editable install's finder maps bnclassify._native._kernels to the checkout's compiled
         # file whatever the path says: leave it out, so only the unpacked wheel is imported
         "import sys; sys.meta_path[:] = [f for f in sys.meta_path"
         " if not getattr(f, '__module__', '').startswith('__editable__')];"
@@ -166,7 +167,13 @@ def test_the_source_distribution_carries_the_c_source_and_the_data(tmp_path):
     sdist = src / "dist" / built.stdout.split()[-1]
     with tarfile.open(sdist) as tar:
         names = {n.split("/", 1)[1] for n in tar.getnames() if "/" in n}
-    for name in ("bnclassify/_kernels.c", "setup.py", "pyproject.toml", "LICENSE", "README.md"):
+    for name in (
+        "bnclassify/_native/_kernels.c",
+        "setup.py",
+        "pyproject.toml",
+        "LICENSE",
+        "README.md",
+    ):
         assert name in names, name
     assert "bnclassify/datasets/data/car.csv" in names
 

@@ -115,7 +115,9 @@ CHUNKINGS = [
 @pytest.mark.parametrize(("kind", "dataset", "seed", "cuts"), CHUNKINGS)
 @pytest.mark.parametrize("compiled", [True, False])
 def test_partial_fit_chunkings_that_found_bugs(kind, dataset, seed, cuts, compiled, monkeypatch):
-    monkeypatch.setattr(_native, "COMPILED", compiled and _native._kernels is not None)
+    monkeypatch.setattr(
+        _native.runtime, "COMPILED", compiled and _native.runtime.kernels is not None
+    )
     X, y = _dataset(dataset)
     order = np.random.default_rng(seed).permutation(len(X))
     if (dataset, seed, cuts) == ("vote", 8, [432]):  # still the case it names: contacts

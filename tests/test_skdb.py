@@ -212,7 +212,7 @@ def test_dropping_the_families_of_one_row_changes_no_loss(table):
     assert choose(whole) == choose(blocks)
 
 
-@pytest.mark.skipif(_native._kernels is None, reason="the compiled extension is not built")
+@pytest.mark.skipif(_native.runtime.kernels is None, reason="the compiled extension is not built")
 @settings(max_examples=60, deadline=None)
 @given(kdb_tables(), st.sampled_from([None, 7]))
 def test_the_compiled_pass_equals_its_numpy_twin(table, block):
@@ -223,9 +223,9 @@ def test_the_compiled_pass_equals_its_numpy_twin(table, block):
     with pytest.MonkeyPatch.context() as patch:
         if block:
             patch.setattr("bnclassify.classifiers._selective.BLOCK_INDICES", block)
-        patch.setattr(_native, "COMPILED", True)
+        patch.setattr(_native.runtime, "COMPILED", True)
         compiled = loo_losses(*args)
-        patch.setattr(_native, "COMPILED", False)
+        patch.setattr(_native.runtime, "COMPILED", False)
         twin = loo_losses(*args)
     np.testing.assert_allclose(compiled, twin, rtol=1e-12, atol=1e-15)
     assert choose(compiled) == choose(twin)
@@ -477,7 +477,7 @@ def test_a_sorted_column_shared_by_draws_gives_each_draw_its_own_cuts(values, se
 # -- ESKDB's shared work: the same numbers as each member's own ----------------------------
 
 
-@pytest.mark.skipif(_native._kernels is None, reason="the compiled extension is not built")
+@pytest.mark.skipif(_native.runtime.kernels is None, reason="the compiled extension is not built")
 @pytest.mark.parametrize("C", [2, 5])
 def test_the_compiled_pass_over_several_chunks_of_rows_equals_its_numpy_twin(C, monkeypatch):
     # the kernel takes its rows in chunks of LOO_CHUNK_DOUBLES / ((K + 1) (C + 1)) rows
@@ -489,9 +489,9 @@ def test_the_compiled_pass_over_several_chunks_of_rows_equals_its_numpy_twin(C, 
     weights = rng.choice([0.5, 1.0, 2.0], 3000)
     args = (codes, y, [3] * 5, C, [0, 1, 2, 3, 4], [[], [0], [1, 0], [2, 0, 1], [0, 3]], 3)
     for criterion in CRITERIA:
-        monkeypatch.setattr(_native, "COMPILED", True)
+        monkeypatch.setattr(_native.runtime, "COMPILED", True)
         compiled = loo_losses(*args, criterion, weights)
-        monkeypatch.setattr(_native, "COMPILED", False)
+        monkeypatch.setattr(_native.runtime, "COMPILED", False)
         twin = loo_losses(*args, criterion, weights)
         np.testing.assert_allclose(compiled, twin, rtol=1e-12, atol=1e-15)
 

@@ -50,7 +50,7 @@ children's table counts, and the sampler is otherwise unchanged. The authors'
 code has no missing-value path; leaving such rows out of the whole tree
 learned the upper levels of a family whose parents are often missing from its
 few complete rows (KDB(k=2) on UCI heart.h: 6 to 13 of 147 training rows),
-and measured worse (docs/benchmarks.md, "Numbers binned in the estimator").
+and measured worse (docs/benchmarks_history.md, "Numbers binned in the estimator").
 
 **Defaults.** ``n_iter=5000`` sweeps, the burn-in ``min(1000, n_iter / 10)``
 (the first 500), as the authors' library has them (``ProbabilityTree()``) and
@@ -59,8 +59,8 @@ Zhang, Petitjean and Buntine's ESKDB code runs fewer (``-I``, 1000 in its
 README's examples): pass ``HDP(n_iter=1000)`` for that.
 
 **Speed.** The whole run is one call of a compiled kernel
-(``bnclassify/_kernels.c``) over every table of a model at once; a build
-without a C compiler runs the same sampler in Python (``bnclassify/_native.py``),
+(``bnclassify/_native/_kernels.c``) over every table of a model at once; a build
+without a C compiler runs the same sampler in Python (``bnclassify/_native/``),
 with identical results, far slower. Its random numbers come from a
 xoshiro256** generator seeded from the :class:`numpy.random.Generator` of
 ``random_state``, the same in both.

@@ -1,4 +1,5 @@
-/* One-pass kernels for wide integer tables and object columns (see bnclassify/_native.py, their only caller).
+/* One-pass kernels for wide integer tables and object columns (their only caller: the
+ * package bnclassify/_native).
  *
  * numpy needs several full-size passes and temporaries for what these do in one
  * read of each cell: the per-column range and value set of an integer block,
@@ -803,7 +804,7 @@ static PyObject *remap_codes(PyObject *self, PyObject *args) {
 /* -- hdp_run ------------------------------------------------------------------------------------ */
 
 /* The Gibbs sampler of bnclassify/parameters/hdp.py over the table counts of hierarchical
- * Dirichlet process trees (see hdp_run in _native.py, which holds a Python version that must
+ * Dirichlet process trees (see hdp_run in _native/smoothing.py, which holds a Python version that must
  * give the same numbers: the arithmetic is written in the same order there and here, and no
  * multiply-add may be fused, since an FMA rounds once where Python rounds twice). */
 #if defined(__clang__)
@@ -1182,7 +1183,7 @@ done:
 
 /* -- hls_fit ------------------------------------------------------------------------------------ */
 /* Newton's method for ridge-penalised log-linear tables over trees: the solver of
- * bnclassify/parameters/hierarchy.py (see hls_fit in _native.py, whose numpy version does the same
+ * bnclassify/parameters/hierarchy.py (see hls_fit in _native/smoothing.py, whose numpy version does the same
  * arithmetic level by level). Nodes are numbered parents before children, the children of a node
  * are the nodes child_start[v] .. child_stop[v] - 1 (none: a leaf), and every node holds the
  * counts counts[v * r ..] of the rows counted there (total totals[v]; a leaf's counts, mostly 0
@@ -2201,7 +2202,7 @@ done:
     return result;
 }
 
-/* Selective KDB's families of one row (bnclassify/_native.py, lone_families): -1 for each family
+/* Selective KDB's families of one row (bnclassify/_native/selection.py, lone_families): -1 for each family
  * below depth 0 of a single row of weight at most 1, then the families left and the parent
  * configurations they have renumbered from 0 in the order of their numbers, the other rows'
  * parent configurations -1. */
@@ -2639,6 +2640,125 @@ static PyObject *tree_log_sums(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* -- open_pairs -------------------------------------------------------------------------------- */
+
+/* The candidate edges of a block of Kruskal's algorithm (bnclassify/structure.py): the flat
+ * positions i * m + j, i < j, ascending, of the pairs of a square float64 matrix (any strides)
+ * heavier than `threshold` whose ends are in different trees of the union-find forest (root: each
+ * node's root). out holds at least m (m - 1) / 2 entries; returns how many were written. */
+static PyObject *open_pairs(PyObject *self, PyObject *args) {
+    PyObject *matrix_obj, *root_obj, *out_obj;
+    double threshold;
+    if (!PyArg_ParseTuple(args, "OdOO", &matrix_obj, &threshold, &root_obj, &out_obj)) return NULL;
+    Py_buffer v, r, o;
+    if (get_2d(matrix_obj, &v, 0, "matrix") < 0) return NULL;
+    if (get_1d(root_obj, &r, 0, 8, "root") < 0) {
+        PyBuffer_Release(&v);
+        return NULL;
+    }
+    if (get_1d(out_obj, &o, 1, 8, "out") < 0) {
+        PyBuffer_Release(&v);
+        PyBuffer_Release(&r);
+        return NULL;
+    }
+    PyObject *result = NULL;
+    const char *f = native_format(v.format), *fr = native_format(r.format), *fo = native_format(o.format);
+    const Py_ssize_t m = v.shape[0];
+    if (v.itemsize != 8 || !f || strcmp(f, "d") != 0 || v.shape[1] != m || !fr || !fo ||
+        !strchr("lq", fr[0]) || !strchr("lq", fo[0]) || r.shape[0] != m ||
+        o.shape[0] < m * (m - 1) / 2) {
+        PyErr_SetString(PyExc_TypeError,
+                        "open_pairs: a square float64 matrix, root (m) and out (m (m - 1) / 2) int64");
+        goto done;
+    }
+    const int64_t *root = r.buf;
+    for (Py_ssize_t i = 0; i < m; i++)
+        if (root[i] < 0 || root[i] >= m) {
+            PyErr_SetString(PyExc_ValueError, "open_pairs: a root out of its range");
+            goto done;
+        }
+    int64_t *out = o.buf, count = 0;
+    const Py_ssize_t s0 = v.strides[0], s1 = v.strides[1];
+    const char *base = (const char *)v.buf;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < m; i++) {
+        const char *row = base + i * s0;
+        const int64_t ri = root[i];
+        for (Py_ssize_t j = i + 1; j < m; j++)
+            if (*(const double *)(row + j * s1) > threshold && root[j] != ri) out[count++] = i * m + j;
+    }
+    Py_END_ALLOW_THREADS
+    result = PyLong_FromLongLong(count);
+done:
+    PyBuffer_Release(&v);
+    PyBuffer_Release(&r);
+    PyBuffer_Release(&o);
+    return result;
+}
+
+/* -- spanning_edges --------------------------------------------------------------------------- */
+
+/* Kruskal's union-find over candidate edges in the order given (bnclassify/structure.py sorts
+ * them: heaviest first, ties by the columns' names): edge e joins rows[e] and columns[e] unless
+ * they are connected already. parent (m int64) is the union-find forest, updated in place and
+ * kept between calls (the caller hands the edges over a block at a time); accepted receives the
+ * positions of the edges taken, in order, at most `limit` of them. Returns how many were taken.
+ * Which edges are taken depends only on the order, not on how the forest is linked. */
+static int64_t union_find_root(int64_t *parent, int64_t v) {
+    while (parent[v] != v) {
+        parent[v] = parent[parent[v]];
+        v = parent[v];
+    }
+    return v;
+}
+
+static PyObject *spanning_edges(PyObject *self, PyObject *args) {
+    PyObject *obj[4];
+    Py_ssize_t limit;
+    if (!PyArg_ParseTuple(args, "OOOOn", &obj[0], &obj[1], &obj[2], &obj[3], &limit)) return NULL;
+    const char *names[4] = {"rows", "columns", "parent", "accepted"};
+    Py_buffer b[4];
+    int got = 0;
+    PyObject *result = NULL;
+    for (int k = 0; k < 4; k++) {
+        int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (k >= 2 ? PyBUF_WRITABLE : 0);
+        if (PyObject_GetBuffer(obj[k], &b[k], flags) < 0) goto done;
+        got++;
+        const char *f = native_format(b[k].format);
+        if (!f || f[0] == '\0' || f[1] != '\0' || !strchr("lq", f[0]) || b[k].itemsize != 8 ||
+            b[k].ndim != 1) {
+            PyErr_Format(PyExc_TypeError, "spanning_edges: %s must be 1-D int64", names[k]);
+            goto done;
+        }
+    }
+    const int64_t n = b[0].shape[0], m = b[2].shape[0];
+    const int64_t *rows = b[0].buf, *columns = b[1].buf;
+    int64_t *parent = b[2].buf, *accepted = b[3].buf;
+    if (limit > b[3].shape[0]) limit = b[3].shape[0];
+    int ok = b[1].shape[0] == n && limit >= 0;
+    for (int64_t e = 0; ok && e < n; e++)
+        ok = rows[e] >= 0 && rows[e] < m && columns[e] >= 0 && columns[e] < m;
+    for (int64_t v = 0; ok && v < m; v++) ok = parent[v] >= 0 && parent[v] < m;
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "spanning_edges: a node out of its range");
+        goto done;
+    }
+    int64_t taken = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (int64_t e = 0; e < n && taken < limit; e++) {
+        const int64_t a = union_find_root(parent, rows[e]), c = union_find_root(parent, columns[e]);
+        if (a != c) {
+            parent[c] = a;
+            accepted[taken++] = e;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    result = PyLong_FromLongLong(taken);
+done:
+    for (int k = 0; k < got; k++) PyBuffer_Release(&b[k]);
+    return result;
+}
+
 /* -- module ---------------------------------------------------------------------------------- */
 
 static PyMethodDef methods[] = {
@@ -2672,12 +2792,12 @@ static PyMethodDef methods[] = {
      "tree_groups, concentration, log_concentration, stirling, p, acc, round_acc, rng, need, "
      "tree_lo, tree_hi, n_iter, burn_in, window, per_round, prior_shape, prior_rate, "
      "max_concentration, log_q_floor) -> 0 when done, 1 when it stopped for a larger table: the "
-     "Gibbs sampler of bnclassify/parameters/hdp.py (see bnclassify/_native.py)."},
+     "Gibbs sampler of bnclassify/parameters/hdp.py (see bnclassify/_native)."},
     {"hls_fit", hls_fit, METH_VARARGS,
      "hls_fit(parent, child_start, child_stop, ridge, counts, totals, beta, log_p, r, "
      "tolerance, max_steps, local) -> steps: Newton's method for the ridge-penalised log-linear "
      "tables of bnclassify/parameters/hierarchy.py, beta updated in place, the nodes' log "
-     "probabilities into log_p (see bnclassify/_native.py)."},
+     "probabilities into log_p (see bnclassify/_native)."},
     {"factorize_texts", factorize_texts, METH_VARARGS,
      "factorize_texts(columns, out, first): the codes of Arrow text columns (tuples of chunks "
      "(validity, offsets, data, offset, length, wide)) into out[:, first + j] (int8, the distinct "
@@ -2690,26 +2810,32 @@ static PyMethodDef methods[] = {
      "of rows, added to total."},
     {"tree_pivots", tree_pivots, METH_VARARGS,
      "tree_pivots(matrices, pivots, smallest): the cancellation-free elimination pivots of a batch "
-     "of column-scaled weight matrices, eliminated in place (see bnclassify/_native.py)."},
+     "of column-scaled weight matrices, eliminated in place (see bnclassify/_native)."},
     {"tree_log_sums", tree_log_sums, METH_VARARGS,
      "tree_log_sums(cells, ratio, base, fill, smallest, out, low, scale): for each row and class "
      "the sum of the log pivots of the cancellation-free elimination of base * ratio[c, cells, "
      "cells] + fill; scale (m, m) or None: symmetric weights, one triangle eliminated (see "
-     "bnclassify/_native.py)."},
+     "bnclassify/_native)."},
     {"family_cells", family_cells, METH_VARARGS,
      "family_cells(codes, cards, attributes, family, parent, sizes): each row's parent "
      "configuration and family at every depth of a selective KDB's attributes (see "
-     "bnclassify/_native.py)."},
+     "bnclassify/_native)."},
     {"pair_information", pair_information, METH_VARARGS,
      "pair_information(codes, y, weights, cards, n_classes, cmi, rows): I(X_i; X_j | C) and the "
-     "rows observing both, of every pair of columns (see bnclassify/_native.py)."},
+     "rows observing both, of every pair of columns (see bnclassify/_native)."},
     {"lone_families", lone_families, METH_VARARGS,
      "lone_families(family, parent, weights, n_families, n_parents) -> (families, parents): "
      "selective KDB's families of a single row dropped and the rest renumbered, in place (see "
-     "bnclassify/_native.py)."},
+     "bnclassify/_native)."},
     {"cell_counts", cell_counts, METH_VARARGS,
      "cell_counts(cells, y, weights, counts): counts[cells[e], y[i]] += weights[i] over the "
      "cells >= 0 of a (k, n) array, in order."},
+    {"open_pairs", open_pairs, METH_VARARGS,
+     "open_pairs(matrix, threshold, root, out) -> count: the flat positions i * m + j, i < j, of "
+     "the pairs heavier than threshold whose ends have different roots (see bnclassify/_native)."},
+    {"spanning_edges", spanning_edges, METH_VARARGS,
+     "spanning_edges(rows, columns, parent, accepted, limit) -> taken: Kruskal's union-find over "
+     "the candidate edges in the order given, parent updated in place (see bnclassify/_native)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -2717,9 +2843,9 @@ static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_kernels", "One-pass kernels for wide integer tables.", -1, methods,
     NULL, NULL, NULL, NULL};
 
-/* Raised with every change of a kernel's arguments or results: _native.py refuses a stale build
+/* Raised with every change of a kernel's arguments or results: _native/runtime.py refuses a stale build
  * (an optional build that fails leaves the previous library in place). */
-#define KERNELS_VERSION 21
+#define KERNELS_VERSION 22
 
 PyMODINIT_FUNC PyInit__kernels(void) {
     PyObject *m = PyModule_Create(&module);

@@ -1,0 +1,261 @@
+"""Selective KDB's leave-one-out pass and the family cells and counts it reads."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import runtime
+
+#: The losses :func:`loo_scores` sums, in the compiled kernel's numbering.
+LOO_CRITERIA = ("rmse", "zero_one", "log_loss")
+#: Relative size under which a weighted count is zero (sums of weights are rounded).
+LOO_SEEN = 1e-9
+
+
+def loo_scores(
+    family, parent, family_counts, parent_counts, y, weights, class_weight, inverse_r, criterion,
+    total,
+) -> np.ndarray:  # fmt: skip
+    """Add a block of rows' leave-one-out losses of every selective KDB to ``total``.
+
+    The pass of :func:`bnclassify.classifiers._selective.loo_losses` (which
+    documents the estimates) over rows whose table cells are already looked
+    up. For attribute ``u`` at depth ``d`` (its first ``d`` parents),
+    ``family[u, d, i]`` is the row of ``family_counts`` (class-wise counts
+    ``N(c, x_parents, x_u)``) holding row ``i``'s cell, and ``parent[u, d, i]``
+    the row of ``parent_counts`` (``N(c, x_parents)``), or -1 where the
+    attribute or one of those parents is missing in row ``i`` (and at depths
+    beyond its parents). Row ``i`` leaves ``min(weights[i], 1)`` of its weight
+    out of every cell it touches; its ``K + 1 = family.shape[1]`` candidates
+    back off to the deepest prefix seen in other rows; entry ``[k, n]`` of
+    ``total`` (shape ``(K + 1, m + 1)``) gains the weighted loss of the
+    classifier over the first ``n`` attributes with at most ``k`` parents:
+    ``(1 - P(y | x))^2`` (``"rmse"``), ``[argmax P(c | x) != y]`` or
+    ``-log P(y | x)``. The compiled kernel takes cache-sized chunks of rows,
+    attribute by attribute (each total gains its rows in row order); this
+    version blocks of rows. They agree to rounding (the order of a few sums).
+
+    Examples
+    --------
+    >>> family = np.array([[[0, 1, 0]]])  # one attribute, no parent, three rows
+    >>> counts = np.array([[2.0, 0.0], [0.0, 1.0]])  # N(c, x): x=0 twice in class 0, x=1 once
+    >>> total = np.zeros((1, 2))
+    >>> loo_scores(family, np.zeros_like(family), counts, np.array([[2.0, 1.0]]),
+    ...            np.array([0, 1, 0]), np.ones(3), np.array([2.0, 1.0]), np.array([0.5]),
+    ...            "zero_one", total).tolist()
+    [[1.0, 1.0]]
+    """
+    class_weight = np.ascontiguousarray(class_weight, dtype=np.float64)
+    arrays = (
+        np.ascontiguousarray(family, dtype=np.int64),
+        np.ascontiguousarray(parent, dtype=np.int64),
+        np.ascontiguousarray(family_counts, dtype=np.float64),
+        np.ascontiguousarray(parent_counts, dtype=np.float64),
+        np.ascontiguousarray(y, dtype=np.int64),
+        np.ascontiguousarray(weights, dtype=np.float64),
+        class_weight,
+    )
+    inverse_r = np.ascontiguousarray(inverse_r, dtype=np.float64)
+    if runtime.COMPILED:
+        runtime.kernels.loo_scores(
+            *arrays, float(class_weight.sum()), inverse_r, LOO_CRITERIA.index(criterion), total
+        )
+        return total
+    family, parent, family_counts, parent_counts, y, weights, _ = arrays
+    D, C = family.shape[1], family_counts.shape[1]
+    block = max(1, runtime.BLOCK_CELLS * 16 // ((2 * D + 1) * C))  # rows whose temporaries fit
+    for start in range(0, len(y), block):
+        rows = slice(start, start + block)
+        _numpy_loo_block(
+            family[:, :, rows], parent[:, :, rows], family_counts, parent_counts, y[rows],
+            weights[rows], class_weight, inverse_r, criterion, total,
+        )  # fmt: skip
+    return total
+
+
+def _numpy_loo_block(
+    family, parent, family_counts, parent_counts, y, w, cw, inverse_r, criterion, total
+):
+    m, D, n = family.shape
+    C = len(cw)
+    rows = np.arange(n)
+    depths = np.arange(D)[:, None]
+    held_out = np.minimum(w, 1.0)  # one copy of the row
+    own = np.zeros((n, C))
+    own[rows, y] = held_out  # removed from every cell the row touches
+    prior = cw - own + 1.0 / C
+    prior = np.log(prior) - np.log(cw.sum() - held_out + 1.0)[:, None]
+    joint = np.repeat(prior[None], D, axis=0)
+    total[:, 0] += _loo_loss(joint, y, w, criterion)
+    for u in range(m):
+        observed = family[u, 0] >= 0
+        terms = np.zeros((D, n, C))
+        reach = np.zeros(n, dtype=np.intp)  # the deepest prefix seen with x in other rows
+        seen = observed.copy()
+        for d in range(D):
+            seen &= family[u, d] >= 0
+            if not seen.any():
+                break
+            counts = family_counts[np.where(seen, family[u, d], 0)]
+            mine = own * seen[:, None]
+            numerator = counts - mine + inverse_r[u]
+            denominator = parent_counts[np.where(seen, parent[u, d], 0)] - mine + 1.0
+            terms[d] = np.where(seen[:, None], np.log(numerator) - np.log(denominator), 0.0)
+            if d:
+                others = counts.sum(axis=1) - held_out  # seen without this copy
+                seen &= others > LOO_SEEN * (1.0 + others)
+                reach[seen] = d
+        depth = np.minimum(reach[None, :], depths)  # the k-parent term: the deepest seen prefix
+        joint += np.where(observed[None, :, None], terms[depth, rows[None, :]], 0.0)
+        total[:, u + 1] += _loo_loss(joint, y, w, criterion)
+
+
+def _loo_loss(joint, y, w, criterion):
+    """Weighted sum over rows of each candidate's loss, from log P(c, x) of shape (K+1, n, C)."""
+    top = joint.max(axis=2, keepdims=True)
+    log_norm = top[..., 0] + np.log(np.exp(joint - top).sum(axis=2))
+    log_true = np.take_along_axis(joint, y[None, :, None], axis=2)[..., 0] - log_norm
+    if criterion == "rmse":
+        loss = (1.0 - np.exp(log_true)) ** 2
+    elif criterion == "zero_one":
+        loss = (joint.argmax(axis=2) != y[None]).astype(float)
+    else:
+        loss = -log_true
+    return loss @ w
+
+
+def family_cells(codes, cards, attributes) -> tuple:
+    """Each row's parent configuration and family at every depth of every attribute.
+
+    ``codes`` has one column per row (shape ``(k, n)``, -1 missing);
+    ``attributes[u]`` (shape ``(m, D)``) is attribute ``u``'s column, then its
+    parents' in order, -1 after the last. At depth ``d`` (its first ``d``
+    parents) a row observing the attribute and those parents has a parent
+    configuration (its configuration at depth ``d - 1`` with parent ``d``'s
+    value; at depth 0 the empty one) and a family (the configuration with the
+    attribute's value). Each (attribute, depth) numbers its configurations in
+    order of first appearance among those rows, after those of every earlier
+    (attribute, depth) (attribute first); the other rows, and depths past an
+    attribute's parents, have -1. Returns ``(family, parent, sizes)``: two
+    int64 arrays of shape ``(m, D, n)`` and the numbers of families and of
+    parent configurations of each (attribute, depth), shape ``(2, m, D)``. The
+    compiled kernel maps keys through a hash table, this version through
+    ``np.unique``.
+
+    Examples
+    --------
+    >>> codes = np.array([[1, 0, 1, -1], [2, 2, 0, 1]])
+    >>> family, parent, sizes = family_cells(codes, [2, 3], [[0, 1], [1, -1]])
+    >>> family.tolist()
+    [[[0, 1, 0, -1], [2, 3, 4, -1]], [[5, 5, 6, 7], [-1, -1, -1, -1]]]
+    >>> parent.tolist()
+    [[[0, 0, 0, -1], [1, 1, 2, -1]], [[3, 3, 3, 3], [-1, -1, -1, -1]]]
+    >>> sizes.tolist()
+    [[[2, 3], [3, 0]], [[1, 2], [1, 0]]]
+    """
+    codes = np.ascontiguousarray(codes, dtype=np.int64)
+    cards = np.ascontiguousarray(cards, dtype=np.int64)
+    attributes = np.ascontiguousarray(attributes, dtype=np.int64)
+    (m, D), n = attributes.shape, codes.shape[1]
+    family = np.full((m, D, n), -1, dtype=np.int64)
+    parent = np.full((m, D, n), -1, dtype=np.int64)
+    sizes = np.zeros((2, m, D), dtype=np.int64)
+    if runtime.COMPILED:
+        runtime.kernels.family_cells(codes, cards, attributes, family, parent, sizes)
+        return family, parent, sizes
+    family_start = parent_start = 0
+    for u in range(m):
+        x, r = codes[attributes[u, 0]], int(cards[attributes[u, 0]])
+        local = np.where(x >= 0, 0, -1)
+        sizes[1, u, 0] = int((x >= 0).any())
+        for d in range(D):
+            if d:
+                column = attributes[u, d]
+                if column < 0:
+                    break
+                seen = (local >= 0) & (codes[column] >= 0)
+                keys = local[seen] * int(cards[column]) + codes[column, seen]
+                local = np.full(n, -1, dtype=np.int64)
+                local[seen], sizes[1, u, d] = _first_seen(keys)
+            seen = local >= 0
+            family[u, d, seen], sizes[0, u, d] = _first_seen(local[seen] * r + x[seen])
+            family[u, d, seen] += family_start
+            parent[u, d, seen] = local[seen] + parent_start
+            family_start += sizes[0, u, d]
+            parent_start += sizes[1, u, d]
+    return family, parent, sizes
+
+
+def _first_seen(keys) -> tuple:
+    """Each key's position among the distinct keys by first appearance, and their number."""
+    distinct, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    position = np.empty(len(distinct), dtype=np.int64)
+    position[np.argsort(first)] = np.arange(len(distinct))
+    return position[inverse], len(distinct)
+
+
+def lone_families(family, parent, weights, n_families, n_parents) -> tuple:
+    """Drop the families of a single row below depth 0 and renumber the rest, in place.
+
+    ``family`` and ``parent`` as :func:`family_cells` returns them (shape
+    ``(m, D, n)``, numbered ``0 .. n_families - 1`` and ``0 .. n_parents - 1``):
+    a family at depth ``d >= 1`` that only row ``i`` has, with
+    ``weights[i] <= 1``, becomes -1 (leaving the row out leaves it unseen, so
+    selective KDB's pass backs off there alike). The families left and the
+    parent configurations they have are renumbered from 0 in the order of
+    their numbers; the parent configurations no family left has become -1.
+    Returns the numbers of families and of parent configurations left.
+
+    Examples
+    --------
+    >>> family = np.array([[[0, 0, 1], [2, 3, 3]]])  # depth 1: row 0's family is alone
+    >>> parent = np.array([[[0, 0, 0], [1, 2, 2]]])
+    >>> lone_families(family, parent, np.ones(3), 4, 3)
+    (3, 2)
+    >>> family.tolist(), parent.tolist()
+    ([[[0, 0, 1], [-1, 2, 2]]], [[[0, 0, 0], [-1, 1, 1]]])
+    """
+    weights = np.ascontiguousarray(weights, dtype=np.float64)
+    if runtime.COMPILED:
+        return runtime.kernels.lone_families(
+            family, parent, weights, int(n_families), int(n_parents)
+        )
+    # one extra slot: the -1 cells read it, and are left as they are
+    rows = np.bincount(family[family >= 0], minlength=int(n_families) + 1)
+    deep = family[:, 1:]
+    deep[(deep >= 0) & (rows[deep] == 1) & (weights <= 1.0)] = -1
+    numbers = []
+    for cells, size in ((family, n_families), (parent, n_parents)):
+        used = np.zeros(int(size) + 1, dtype=bool)
+        used[cells[family >= 0]] = True
+        new = np.where(used, np.cumsum(used) - 1, -1)
+        np.copyto(cells, new[cells], where=cells >= 0)
+        numbers.append(int(used.sum()))
+    return tuple(numbers)
+
+
+def cell_counts(cells, y, weights, n_cells, n_classes) -> np.ndarray:
+    """Class-weighted counts of table cells, shape ``(n_cells, n_classes)``.
+
+    ``cells`` has shape ``(..., n)``: entry ``[..., i]`` is a cell of row ``i``
+    (-1: none), which gains ``weights[i]`` in class ``y[i]``; the entries are
+    added in order (the sums of ``np.bincount`` on the flattened array).
+
+    Examples
+    --------
+    >>> cell_counts(np.array([[0, 1, -1], [1, 1, 0]]), np.array([0, 1, 1]), np.ones(3), 2, 2)
+    array([[1., 1.],
+           [1., 2.]])
+    """
+    cells = np.ascontiguousarray(cells, dtype=np.int64)
+    y = np.ascontiguousarray(y, dtype=np.int64)
+    weights = np.ascontiguousarray(weights, dtype=np.float64)
+    C = int(n_classes)
+    if runtime.COMPILED:
+        counts = np.zeros((int(n_cells), C))
+        runtime.kernels.cell_counts(cells.reshape(-1, cells.shape[-1]), y, weights, counts)
+        return counts
+    seen = cells >= 0
+    yv = np.broadcast_to(y, cells.shape)[seen]
+    wv = np.broadcast_to(weights, cells.shape)[seen]
+    return np.bincount(cells[seen] * C + yv, weights=wv, minlength=int(n_cells) * C).reshape(-1, C)

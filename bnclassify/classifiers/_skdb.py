@@ -101,6 +101,16 @@ class SKDB(AugmentedNaiveBayes):
         the training rows.
     random_state : int, RandomState instance or None, default=None
         Seeds a smoothing that samples (``"hdp"``); unused otherwise.
+    objective : {"joint", "conditional"}, default="joint"
+        ``"conditional"``: after the selection, the rows of the selected attributes'
+        tables that some training row reaches, and the class prior, are refined for
+        the conditional log-likelihood ``sum_n log P(c_n | x_n)`` less ``l2 / 2`` times
+        the squared distance to the generative log tables, by L-BFGS from them
+        (:func:`~bnclassify.discriminative.refine_reached_rows`); the rows no training
+        row reaches keep the generative estimates. :class:`ESKDB`'s docstring gives its
+        measured effect.
+    l2 : float >= 0, default=1.0
+        The pull of ``objective="conditional"`` towards the generative tables.
 
     Attributes
     ----------

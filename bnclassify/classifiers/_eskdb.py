@@ -86,14 +86,14 @@ class ESKDB(MemberEnsemble):
     draws), significantly (combined 5x2cv F test, 0.05) better on arrhythmia,
     car and nursery and worse on splice; on log loss 12 wins and 8 losses, 6
     of the wins significant and none of the losses; on 10 UCI sets not used in
-    development 6 wins and 3 losses on 0-1 loss. They cost about three times
-    the fit (2.7 times a 100-tree random forest's, one thread), and the forest
+    development 6 wins and 3 losses on 0-1 loss. They cost 3.6 times the
+    fit (2.9 times a 100-tree random forest's, one thread), and the forest
     still beats them on 6 of those 10 sets (3 significantly), as it beats
     additive members, so the default stays additive.
     ``smoothing=HLS(ridge=1.0)`` (the ridge fixed, not cross-validated) won 13
     and lost 5 (3 significant wins, no significant loss) on the development
-    sets and 7 and 1 on the others, at about 1.6 times the additive fit
-    (docs: benchmarks).
+    sets and 7 and 1 on the others, at 1.9 times the additive fit (docs:
+    benchmarks).
 
     Parameters
     ----------

@@ -201,14 +201,19 @@ class FittedNetwork:
         self.factors = list(factors)
         self.class_factor = class_factor
         self.class_free = tuple(int(j) for j in class_free)
-        # what inference reads: every node's term, the class's own last (it models no column)
-        self._nodes = self.factors + ([] if class_factor is None else [class_factor])
         self.node_of = {}
         for k, factor in enumerate(self.factors):
             for j in factor.column_positions:
                 self.node_of[j] = k
 
     # -- the layout inference reads (derived from the factors, computed once) --------------
+    @property
+    def _nodes(self) -> list:
+        """What inference reads: every node's term, the class's own last (it models no
+        column). Read from ``factors`` each time: a fit may replace a factor in place
+        (a left-out attribute refitted without the class)."""
+        return self.factors + ([] if self.class_factor is None else [self.class_factor])
+
     @cached_property
     def _mentions(self) -> list:
         """The structural nodes whose family holds each column (what a missing cell touches)."""

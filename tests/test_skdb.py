@@ -636,14 +636,15 @@ def test_scores_of_the_selected_attributes_give_the_whole_networks_posterior(see
     )
 
 
-def test_the_posterior_network_is_rebuilt_after_a_refit_and_not_pickled():
+def test_predict_leaves_the_model_as_it_was_and_follows_a_refit():
     import pickle
 
     X, y = _mixed(6)
     model = SKDB(k=1).fit(X, y)
+    state = dict(vars(model))
     first = model.predict_proba(X)
-    assert "_posterior" in vars(model)
-    assert "_posterior" not in pickle.loads(pickle.dumps(model)).__dict__
+    assert vars(model).keys() == state.keys()
+    assert all(vars(model)[key] is value for key, value in state.items())
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(model)).predict_proba(X), first)
     other = X.sample(frac=1, random_state=0)
     model.fit(other, y[other.index])

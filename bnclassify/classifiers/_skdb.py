@@ -239,26 +239,14 @@ class SKDB(AugmentedNaiveBayes):
         (:meth:`~bnclassify.network.FittedNetwork.posterior_network`).
         """
         check_is_fitted(self, "compiled_")
-        network = self.compiled_
-        key = (network, network.log_prior, *network.factors)
-        cached = self.__dict__.get("_posterior")
-        if (
-            cached is None
-            or len(cached[0]) != len(key)
-            or any(a is not b for a, b in zip(cached[0], key, strict=True))
-        ):
-            position = {name: j for j, name in enumerate(self.schema_.names)}
-            kept = [position[name] for name in self.selected_features_]
-            cached = self._posterior = (key, network.posterior_network(kept))
-        return cached[1].joint_log_likelihood(codes, values)
+        # built per call, not cached on the model: predict must not change the estimator's
+        # state (scikit-learn's check_dict_unchanged), and building it wraps m factors
+        position = {name: j for j, name in enumerate(self.schema_.names)}
+        kept = [position[name] for name in self.selected_features_]
+        return self.compiled_.posterior_network(kept).joint_log_likelihood(codes, values)
 
     def _joint_log_likelihood(self, X) -> np.ndarray:
         return self.log_scores(*self.encode(X))
-
-    def __getstate__(self):
-        state = super().__getstate__()
-        state.pop("_posterior", None)  # rebuilt from the tables when next read
-        return state
 
     def share_statistics(self, weights=None, class_mi=None):
         """Hand the next fit statistics an ensemble computed once for all its members.

@@ -166,7 +166,8 @@ class FamilyScores:
         """The score of ``child`` given ``parents`` plus each one of ``candidates``.
 
         The families not cached yet are counted together
-        (:meth:`~bnclassify.stats.VariableCounts.extended_counts`).
+        (:meth:`~bnclassify.stats.VariableCounts.extended_counts`), in blocks of at
+        most :data:`FAMILY_CELLS` cells.
         """
         parents = sorted(parents)
         base = frozenset(parents)

@@ -125,6 +125,7 @@ SHORT = {
     "skdb": "SKDB()",
     "eskdb": "ESKDB(random_state=0)",
     "eskdb10": "ESKDB(n_estimators=10, random_state=0)",
+    "bnc": "BayesNetClassifier()",
 }
 DEFAULT_MODELS = "nb,tan,kdb2,aode,bmatan"
 FLOOR = 1e-15

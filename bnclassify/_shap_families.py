@@ -54,7 +54,7 @@ def additive_interventional(compiled, rows, background):
     n, m = rows[0].shape
     base = contrast(compiled.log_prior).astype(float)
     values = np.zeros((n, m, base.shape[0]))
-    for factor in compiled.factors:
+    for factor in compiled.nodes:  # the class's own table too, when it has parents
         family = [*factor.parent_positions, *factor.column_positions]
         k = len(family)
         if factor.discrete:  # a table: contract it with the background's joint frequencies

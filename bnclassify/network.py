@@ -15,6 +15,7 @@ not with the product of the missing cells' states.
 
 from __future__ import annotations
 
+import math
 from functools import cached_property
 
 import numpy as np
@@ -30,10 +31,10 @@ from .elimination import (
     summed_rows,
     table_cells,
 )
-from .factors import Categorical, Factor, Unobserved, node_from_spec
-from .parameters import Laplace, log_class_prior
+from .factors import Categorical, ClassTable, Factor, Unobserved, node_from_spec
+from .parameters import Laplace, log_class_prior, log_conditional
 from .state import acyclic, float_array, positions, probability_rows, require
-from .stats import SmoothedTables
+from .stats import MAX_FAMILY_CELLS, SmoothedTables
 
 
 def fit_network(stats, schema, parents, alpha, smoothing=None, rng=None) -> FittedNetwork:
@@ -83,6 +84,84 @@ def fit_network(stats, schema, parents, alpha, smoothing=None, rng=None) -> Fitt
     return FittedNetwork(log_class_prior(stats.classes, alpha), parents, factors)
 
 
+def fit_general_network(counts, schema, parents, alpha) -> FittedNetwork:
+    """Fit a network in which the class is an ordinary node, every table from its family's counts.
+
+    Variables are the schema's columns ``0 .. m - 1`` and the class, ``m``
+    (:class:`~bnclassify.stats.VariableCounts`' last variable). Each table is
+    ``(N + alpha) / (N_parents + r alpha)`` from the counts of the rows
+    observing its family. A feature whose parents include the class is a
+    class-rooted node (its table indexed by the class first); any other
+    feature's table repeats for every class (``class_free``); a class with
+    parents gets a :class:`~bnclassify.factors.ClassTable`, a class without
+    its smoothed frequencies as ``log_prior``.
+
+    Parameters
+    ----------
+    counts : bnclassify.stats.VariableCounts
+    schema : TableSchema
+        Every column a table (categorical or binned), or never observed.
+    parents : list of tuple of int
+        The parents of each variable, ``m + 1`` entries, the class's last.
+    alpha : float
+
+    Returns
+    -------
+    FittedNetwork
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from bnclassify.data import TableSchema
+    >>> from bnclassify.stats import VariableCounts
+    >>> X = pd.DataFrame({"a": [0, 1, 1, 0], "b": [1, 1, 0, 0]})
+    >>> schema, frame = TableSchema.learn(X)
+    >>> codes = schema.encode(frame)[0]
+    >>> counts = VariableCounts.from_rows(codes, [0, 1, 1, 0], schema.cards, 2)
+    >>> network = fit_general_network(counts, schema, [(2,), (), (1,)], 1.0)
+    >>> network.class_free, network.class_factor.parent_positions
+    ((1,), (1,))
+    """
+    m, n_classes = schema.n_features, int(counts.cards[-1])
+    names, unobserved = schema.names, set(schema.unobserved)
+    factors, free, feature_parents = [], [], []
+    for columns, spec in schema.nodes:
+        (j,) = columns
+        family = tuple(parents[j])
+        own = tuple(p for p in family if p != m)
+        feature_parents.append(own)
+        if j in unobserved:
+            factors.append(Unobserved.of_column(j, names, n_classes))
+            free.append(j)
+            continue
+        rooted = m in family
+        axes = [m, *own, j] if rooted else [*own, j]
+        _check_family_cells(counts, axes, names + ["the class"])
+        table = log_conditional(counts.table(axes), alpha)
+        if not rooted:
+            table = np.broadcast_to(table, (n_classes, *table.shape)).copy()
+            free.append(j)
+        factors.append(type(node_from_spec(spec)).from_log_table(table, j, own, names))
+    class_parents = tuple(parents[m])
+    if not class_parents:
+        prior = log_class_prior(counts.table([m]), alpha)
+        return FittedNetwork(prior, feature_parents, factors, class_free=free)
+    _check_family_cells(counts, [*class_parents, m], names + ["the class"])
+    table = np.moveaxis(log_conditional(counts.table([*class_parents, m]), alpha), -1, 0)
+    class_factor = ClassTable.from_log_table(table, class_parents, names)
+    return FittedNetwork(np.zeros(n_classes), feature_parents, factors, class_factor, free)
+
+
+def _check_family_cells(counts, axes, names):
+    cells = math.prod(int(counts.cards[v]) for v in axes)
+    if cells > MAX_FAMILY_CELLS:
+        raise ValueError(
+            f"The table of {names[axes[-1]]!r} given {[names[v] for v in axes[:-1]]} would have "
+            f"{cells:,} cells, more than MAX_FAMILY_CELLS = {MAX_FAMILY_CELLS:,}; limit the "
+            "parents (max_parents) or the states of these columns."
+        )
+
+
 class FittedNetwork:
     """The class prior and one fitted factor per node of a Bayesian network classifier.
 
@@ -95,6 +174,15 @@ class FittedNetwork:
     factors : list of Factor
         One fitted factor per node; a node models one column, or a group of
         columns with no feature parents.
+    class_factor : ClassTable, optional
+        The class's own table given its feature parents, ``log P(c | x_parents)``,
+        in a general network where the class is an ordinary node; ``log_prior``
+        is then 0. Default: the class has no parents and its term is ``log_prior``.
+    class_free : tuple of int, default=()
+        Columns whose node does not depend on the class (a general network's
+        node that is not a child of the class): their tables repeat one table
+        for every class. It changes no probability, only what the node's
+        parameters count (:attr:`n_parameters`) and how pgmpy receives it.
 
     Examples
     --------
@@ -107,21 +195,30 @@ class FittedNetwork:
     (8, True, 'categorical')
     """
 
-    def __init__(self, log_prior, parents, factors):
+    def __init__(self, log_prior, parents, factors, class_factor=None, class_free=()):
         self.log_prior = np.asarray(log_prior, dtype=float)
         self.parents = [tuple(p) for p in parents]
         self.factors = list(factors)
+        self.class_factor = class_factor
+        self.class_free = tuple(int(j) for j in class_free)
         self.node_of = {}
         for k, factor in enumerate(self.factors):
             for j in factor.column_positions:
                 self.node_of[j] = k
 
     # -- the layout inference reads (derived from the factors, computed once) --------------
+    @property
+    def _nodes(self) -> list:
+        """What inference reads: every node's term, the class's own last (it models no
+        column). Read from ``factors`` each time: a fit may replace a factor in place
+        (a left-out attribute refitted without the class)."""
+        return self.factors + ([] if self.class_factor is None else [self.class_factor])
+
     @cached_property
     def _mentions(self) -> list:
         """The structural nodes whose family holds each column (what a missing cell touches)."""
         mentions = [[] for _ in self.parents]
-        for k, factor in enumerate(self.factors):
+        for k, factor in enumerate(self._nodes):
             if factor.structural:
                 for j in {*factor.column_positions, *factor.parent_positions}:
                     mentions[j].append(k)
@@ -131,8 +228,8 @@ class FittedNetwork:
     def _family_incidence(self) -> np.ndarray:
         """``(columns, nodes)``: 1 where the column is in the node's family (itself or a
         parent); a row's missing cells times it count each node's missing family cells."""
-        incidence = np.zeros((len(self.parents), len(self.factors)))
-        for k, factor in enumerate(self.factors):
+        incidence = np.zeros((len(self.parents), len(self._nodes)))
+        for k, factor in enumerate(self._nodes):
             incidence[[*factor.column_positions, *factor.parent_positions], k] = 1
         return incidence
 
@@ -163,6 +260,8 @@ class FittedNetwork:
             for p in self.parents[j]:
                 if p in structural:
                     children[p].append(j)
+        factor = self.class_factor
+        class_parents = set() if factor is None else set(factor.parent_positions)
         order, seen = [], set()
 
         def visit(j):  # depth first: a column after all of its children
@@ -175,18 +274,21 @@ class FittedNetwork:
         for j in sorted(structural):
             if j not in seen:
                 visit(j)
-        return [(j, children[j]) for j in order]
+        return [(j, children[j], j in class_parents) for j in order]
 
     def _needed(self, missing) -> np.ndarray:
         """The missing cells that summing out must eliminate, per row: a missing discrete
         cell none of whose children is observed or needed sums to 1 (with its node), so rows
         that differ only in such cells share one elimination plan; a missing continuous cell
-        is always kept (its messages decide)."""
+        is always kept (its messages decide), and so is a parent of the class (the class
+        takes part in every term)."""
         layout = self._children_before_parents
         if layout is None:
             return missing
         needed = missing.copy()
-        for j, children in layout:
+        for j, children, parents_class in layout:
+            if parents_class:
+                continue
             if children and self.factors[self.node_of[j]].discrete:
                 kept = (~missing[:, children] | needed[:, children]).any(axis=1)
                 needed[:, j] &= kept
@@ -209,6 +311,13 @@ class FittedNetwork:
             for i, table in enumerate(log_tables)
         ]
         return cls(log_prior, parents, factors)
+
+    @property
+    def nodes(self) -> list:
+        """Every node's fitted factor: the features' (:attr:`factors`), then the class's own
+        table when it has parents (:attr:`class_factor`). ``log P(c, x)`` is
+        ``log_prior`` plus one term of each."""
+        return list(self._nodes)
 
     @property
     def n_classes(self) -> int:
@@ -239,8 +348,17 @@ class FittedNetwork:
 
     @property
     def n_parameters(self) -> int:
-        """Free parameters: ``C - 1`` for the class plus every factor's."""
-        return int(self.n_classes - 1 + sum(f.n_parameters_ for f in self.factors))
+        """Free parameters: the class's (``C - 1``, or its table's) plus every factor's (a node
+        in ``class_free`` counts its one table, not one per class)."""
+        own = self.n_classes - 1 if self.class_factor is None else self.class_factor.n_parameters_
+        free = set(self.class_free)
+        return int(
+            own
+            + sum(
+                f.n_parameters_ // (self.n_classes if free & set(f.column_positions) else 1)
+                for f in self.factors
+            )
+        )
 
     def factor_of(self, column):
         """The factor modelling ``column``."""
@@ -270,7 +388,7 @@ class FittedNetwork:
     def complete_rows(self, codes, values=None) -> np.ndarray:
         """log P(c, x) of rows without missing cells."""
         out = np.broadcast_to(self.log_prior, (len(codes), self.n_classes)).copy()
-        for factor in self.factors:
+        for factor in self._nodes:
             if factor.informative:  # an uninformative node's term is 0 in every class
                 out += factor.log_terms(codes, values)
         return out
@@ -343,7 +461,7 @@ class FittedNetwork:
         family_clear = (missing[:, holes] @ self._family_incidence[holes]) == 0  # (n, nodes)
         all_clear = family_clear.all(axis=0)
         subsets = {}  # the rows of each distinct mask, taken once for every factor sharing it
-        for k, factor in enumerate(self.factors):
+        for k, factor in enumerate(self._nodes):
             if not factor.structural:
                 if factor.informative:
                     out += factor.log_terms(codes, values)
@@ -394,7 +512,7 @@ class FittedNetwork:
 
         for j in missing:
             for k in self._mentions[j]:
-                factor = self.factors[k]
+                factor = self._nodes[k]
                 for v in {*factor.column_positions, *factor.parent_positions}:
                     if v in group_of:
                         group_of[root(v)] = root(j)
@@ -409,7 +527,7 @@ class FittedNetwork:
         touched = sorted({k for j in missing for k in self._mentions[j]})
         tables, linked = [], {}  # discrete nodes' potentials; continuous nodes' components
         for k in touched:
-            factor = self.factors[k]
+            factor = self._nodes[k]
             if factor.discrete:
                 family = [*factor.discrete_parent_positions, *factor.column_positions]
                 tables.append((k, tuple(v for v in family if v in missing)))
@@ -418,18 +536,13 @@ class FittedNetwork:
                 linked[k] = self.node_of[up[0]] if up else None
         components = []
         for nodes in _components(linked):
-            if all(self.factors[k].column_positions[0] in missing for k in nodes):
+            if all(self._nodes[k].column_positions[0] in missing for k in nodes):
                 continue  # only missing values, each a density: the integral is 1
             scope = sorted(
-                {
-                    p
-                    for k in nodes
-                    for p in self.factors[k].discrete_parent_positions
-                    if p in missing
-                }
+                {p for k in nodes for p in self._nodes[k].discrete_parent_positions if p in missing}
             )
             target_of = {
-                k: self.factors[linked[k]].column_positions[0]
+                k: self._nodes[linked[k]].column_positions[0]
                 for k in nodes
                 if linked[k] is not None
             }
@@ -441,7 +554,7 @@ class FittedNetwork:
             pruned = False
             scopes = [scope for _, scope in tables] + [scope for *_, scope in components]
             for index, (k, scope) in enumerate(tables):
-                own = self.factors[k].column_positions[0]
+                own = next(iter(self._nodes[k].column_positions), None)  # the class's: none
                 if own in scope and sum(own in s for s in scopes) == 1:
                     del tables[index]
                     pruned = True
@@ -480,12 +593,12 @@ class FittedNetwork:
         n, n_classes = len(codes), self.n_classes
         potentials, single = [], {}
         for k, free in plan["tables"]:
-            own = self.factors[k].column_positions[0]
-            dropped = None if own in plan["missing"] else codes[:, own] == MISSING
+            own = next(iter(self._nodes[k].column_positions), None)  # the class's: none
+            dropped = None if own is None or own in plan["missing"] else codes[:, own] == MISSING
             if dropped is None or not dropped.any():
-                index, table = self.factors[k].log_potential(codes, free)
+                index, table = self._nodes[k].log_potential(codes, free)
             else:  # its own cell sums to 1 in these rows (see _needed): a slice of zeros
-                index, table = self.factors[k].log_potential(np.maximum(codes, 0), free)
+                index, table = self._nodes[k].log_potential(np.maximum(codes, 0), free)
                 table = np.concatenate([table, np.zeros((1, *table.shape[1:]))])
                 index = np.where(dropped, len(table) - 1, index)
             if len(free) == 1:  # summed with the others over the same variable
@@ -524,7 +637,7 @@ class FittedNetwork:
             {
                 j
                 for k in order
-                for j in (*self.factors[k].column_positions, *self.factors[k].parent_positions)
+                for j in (*self._nodes[k].column_positions, *self._nodes[k].parent_positions)
             }
         )
         filled = _repeated(codes, family, len(grid))
@@ -541,20 +654,22 @@ class FittedNetwork:
         incoming = {}
         for k in nodes:
             target = target_of.get(k)
-            const, message = self.factors[k].upward(codes, values, incoming.get(k), target)
+            const, message = self._nodes[k].upward(codes, values, incoming.get(k), target)
             out += const
             if target is not None:
                 parent = self.node_of[target]
-                incoming[parent] = self.factors[parent].combine(incoming.get(parent), message)
+                incoming[parent] = self._nodes[parent].combine(incoming.get(parent), message)
         return out
 
     # -- export ---------------------------------------------------------------------
     def to_pgmpy(self, structure, class_node, features, categories, classes):
         """A pgmpy ``DiscreteBayesianNetwork`` with the same CPTs, states named by value.
 
-        The class CPD has no parents; feature ``i``'s CPD has evidence
-        ``[class_node, *parents]`` in that order. A node that pgmpy's discrete
-        networks cannot hold raises a ``TypeError`` naming it.
+        The class CPD has no parents (or its table's, ``class_factor``); feature
+        ``i``'s CPD has evidence ``[class_node, *parents]`` in that order (its
+        parents alone for a node in ``class_free``). ``structure`` gives the arcs.
+        A node that pgmpy's discrete networks cannot hold raises a ``TypeError``
+        naming it.
         """
         from pgmpy.factors.discrete import TabularCPD
         from pgmpy.models import DiscreteBayesianNetwork
@@ -570,22 +685,35 @@ class FittedNetwork:
                 if c is not None
             }
         )
-        cpds = [
-            TabularCPD(
-                class_node,
-                self.n_classes,
-                np.exp(self.log_prior).reshape(-1, 1),
-                state_names={class_node: state_names[class_node]},
+        if self.class_factor is not None:
+            cpds = [self.class_factor.to_pgmpy(class_node, state_names)]
+        else:
+            cpds = [
+                TabularCPD(
+                    class_node,
+                    self.n_classes,
+                    np.exp(self.log_prior).reshape(-1, 1),
+                    state_names={class_node: state_names[class_node]},
+                )
+            ]
+        free = set(self.class_free)
+        cpds += [
+            factor.to_pgmpy(
+                None if free & set(factor.column_positions) else class_node, state_names
             )
+            for factor in self.factors
         ]
-        cpds += [factor.to_pgmpy(class_node, state_names) for factor in self.factors]
         network.add_cpds(*cpds)
         return network
 
     # -- declared state (the fields of a model file; see bnclassify.state) ---------------
     def _get_state(self) -> dict:
-        """``log_prior``, ``parents`` (each feature's parent positions) and ``factors``."""
-        return {"log_prior": self.log_prior, "parents": self.parents, "factors": self.factors}
+        """``log_prior``, ``parents`` (each feature's parent positions) and ``factors``; a
+        general network's ``class_factor`` and ``class_free`` too."""
+        state = {"log_prior": self.log_prior, "parents": self.parents, "factors": self.factors}
+        if self.class_factor is not None or self.class_free:
+            state.update(class_factor=self.class_factor, class_free=self.class_free)
+        return state
 
     @classmethod
     def _from_state(cls, state, params=None):
@@ -593,20 +721,40 @@ class FittedNetwork:
         acyclic structure and one fitted factor per node that agrees with it."""
         require(params is None, "FittedNetwork", "takes no parameters.")
         fields = {"log_prior", "parents", "factors"}
+        general = fields | {"class_factor", "class_free"}
         require(
-            isinstance(state, dict) and set(state) == fields,
+            isinstance(state, dict) and set(state) in (fields, general),
             "FittedNetwork",
-            f"needs the fields {sorted(fields)}.",
+            f"needs the fields {sorted(fields)} (and class_factor, class_free for a general "
+            "network).",
         )
         log_prior, parents, factors = state["log_prior"], state["parents"], state["factors"]
+        class_factor, class_free = state.get("class_factor"), state.get("class_free", ())
         float_array(log_prior, "log_prior", allow_minus_inf=True)
         require(log_prior.ndim == 1, "log_prior", "must be a 1-D float array.")
-        probability_rows(log_prior, "log_prior", log=True)
+        if class_factor is None:
+            probability_rows(log_prior, "log_prior", log=True)
+        else:
+            require(
+                isinstance(class_factor, ClassTable)
+                and getattr(class_factor, "log_table_", None) is not None,
+                "class_factor",
+                "is not a fitted ClassTable.",
+            )
+            require(not log_prior.any(), "log_prior", "must be 0 beside a class_factor.")
         require(isinstance(parents, list), "parents", "must be a list.")
         m = len(parents)
         for family in parents:
             positions(family, "parents", m)
-        acyclic(parents, "parents")
+        positions(class_free, "class_free", m)
+        # the class as node m: a child of its parents, a parent of every node not class-free
+        class_parents = () if class_factor is None else tuple(class_factor.parent_positions)
+        positions(class_parents, "class_factor parents", m)
+        acyclic(
+            [(*family, *(() if j in class_free else (m,))) for j, family in enumerate(parents)]
+            + [class_parents],
+            "parents",
+        )
         require(isinstance(factors, list), "factors", "must be a list.")
         covered = []
         for factor in factors:
@@ -629,7 +777,15 @@ class FittedNetwork:
             "factors",
             "the network's factors do not cover every column exactly once.",
         )
-        return cls(log_prior, parents, factors)
+        for factor in factors:
+            if set(class_free) & set(factor.column_positions):
+                table = getattr(factor, "log_table_", None)  # None: an unobserved column's
+                require(
+                    table is None or bool((table == table[:1]).all()),
+                    f"{factor.columns_}",
+                    "a node in class_free must have one table for every class.",
+                )
+        return cls(log_prior, parents, factors, class_factor, class_free)
 
 
 def rooted_forest_joints(

@@ -290,6 +290,29 @@ def tan_structure(weights, root=None, class_node="class", features=None) -> nx.D
     return add_class_arcs(orient_tree(tree, root), class_node)
 
 
+def markov_blanket(structure: nx.DiGraph, node) -> list:
+    """The Markov blanket of ``node``: its parents, its children and its children's other parents.
+
+    Given its Markov blanket, a node is independent of every other node of the
+    network, so a classifier whose class is an ordinary node predicts from these
+    alone. Listed in the graph's node order.
+
+    Examples
+    --------
+    >>> dag = nx.DiGraph([("a", "c"), ("c", "d"), ("b", "d"), ("d", "e"), ("f", "a")])
+    >>> markov_blanket(dag, "c")
+    ['a', 'd', 'b']
+    """
+    if node not in structure:
+        raise ValueError(f"{node!r} is not a node of the graph.")
+    children = set(structure.successors(node))
+    blanket = set(structure.predecessors(node)) | children
+    for child in children:
+        blanket.update(structure.predecessors(child))
+    blanket.discard(node)
+    return [v for v in structure.nodes if v in blanket]
+
+
 def feature_parents(structure: nx.DiGraph, class_node) -> dict:
     """Each feature's parents other than the class, in the order stored in the graph."""
     return {

@@ -44,7 +44,10 @@ LAYERS = [
     ("data", ("data",)),
     ("stats", ("stats",)),
     ("factors", ("factors", "distributions")),
-    ("weights and structure", ("information", "weights", "structure", "spanning_trees")),
+    (
+        "weights and structure",
+        ("information", "weights", "structure", "spanning_trees", "scores", "dag_search"),
+    ),
     ("network", ("network", "elimination", "discriminative")),
     ("classifiers", ("classifiers", "distributed", "preprocessing")),
     (

@@ -678,14 +678,23 @@ def test_from_pgmpy_on_a_hand_built_network(hand_built, tmp_path):
     assert list(refit.structure_.edges)[-1] == ("a", "b") == list(model.structure_.edges)[-1]
 
 
-def test_from_pgmpy_refuses_networks_of_another_shape(hand_built):
+def test_from_pgmpy_of_other_shapes_is_a_general_network(hand_built):
+    """A class with parents, or a node that is not its child: a BayesNetClassifier, whose
+    predictions are pgmpy's exact inference too."""
     from pgmpy.factors.discrete import TabularCPD
     from pgmpy.models import DiscreteBayesianNetwork
 
+    from bnclassify import BayesNetClassifier
     from bnclassify.io import PgmpyClassifier, from_pgmpy
 
-    with pytest.raises(ValueError, match=r"The class 'b' has the parents \['y', 'a'\]"):
-        from_pgmpy(hand_built, "b")
+    X = pd.DataFrame({"y": ["no", "yes", None, "yes"], "a": [0, 2, 1, None]}, dtype=object)
+    X = X.where(X.notna(), np.nan)
+    model = from_pgmpy(hand_built, "b")  # b's parents are y and a
+    assert isinstance(model, BayesNetClassifier)
+    assert sorted(model.structure_.predecessors("b")) == ["a", "y"]
+    np.testing.assert_allclose(
+        model.predict_proba(X), _variable_elimination(hand_built, "b", X), rtol=0, atol=1e-12
+    )
     with pytest.raises(ValueError, match="not in the network"):
         from_pgmpy(hand_built, "z")
     orphan = DiscreteBayesianNetwork([("y", "a")])
@@ -693,10 +702,10 @@ def test_from_pgmpy_refuses_networks_of_another_shape(hand_built):
     orphan.add_cpds(
         TabularCPD("y", 2, [[0.5], [0.5]]),
         TabularCPD("a", 2, [[0.5, 0.5], [0.5, 0.5]], evidence=["y"], evidence_card=[2]),
-        TabularCPD("c", 2, [[0.5], [0.5]]),
+        TabularCPD("c", 2, [[0.2], [0.8]]),
     )
-    with pytest.raises(ValueError, match=r"\['c'\] are not children of the class"):
-        from_pgmpy(orphan, "y")
+    general = from_pgmpy(orphan, "y")
+    assert isinstance(general, BayesNetClassifier) and general.markov_blanket_ == ["a"]
     with pytest.raises(TypeError, match="DiscreteBayesianNetwork"):
         from_pgmpy(nx.DiGraph(), "y")
     cyclic = hand_built.copy()

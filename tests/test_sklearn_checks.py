@@ -1,9 +1,10 @@
-"""scikit-learn's estimator checks on the core estimators and the selective KDBs."""
+"""scikit-learn's estimator checks on the core estimators, the selective KDBs and the general
+Bayesian network classifier."""
 
 import numpy as np
 from _checks import parametrize_with_checks
 
-from bnclassify import ESKDB, SKDB, TAN, NaiveBayes, SimplerTAN
+from bnclassify import ESKDB, SKDB, TAN, BayesNetClassifier, NaiveBayes, SimplerTAN
 
 
 def sequence_neighbours(features):
@@ -18,6 +19,7 @@ ESTIMATORS = [
     SimplerTAN(contact_matrix=sequence_neighbours),
     SKDB(),
     ESKDB(n_estimators=3, random_state=0),
+    BayesNetClassifier(),
 ]
 
 

@@ -1,7 +1,8 @@
 """scikit-learn estimators: thin layers of structure + parameters + network."""
 
 from ._aode import AODE, SPODE
-from ._base import AugmentedNaiveBayes
+from ._base import AugmentedNaiveBayes, NetworkClassifier
+from ._bayesnet import BayesNetClassifier
 from ._bma import BMATAN
 from ._ensemble import EnsembleTAN
 from ._eskdb import ESKDB
@@ -22,6 +23,8 @@ __all__ = [
     "ESKDB",
     "TAN",
     "AugmentedNaiveBayes",
+    "BayesNetClassifier",
+    "NetworkClassifier",
     "NaiveBayes",
     "SimplerTAN",
     "SignalSubgraphClassifier",

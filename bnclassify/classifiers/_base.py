@@ -197,9 +197,208 @@ class SchemaAttributes:
         """Check the estimator's own fields against one another (each estimator its own)."""
 
 
-class AugmentedNaiveBayes(
-    SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator, metaclass=ABCMeta
-):
+class NetworkClassifier(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
+    """What every classifier holding one fitted network (``compiled_``) shares.
+
+    Encoding rows as the network reads them, the joint log-likelihood and the
+    three prediction methods derived from it, the fit statistics (log-likelihood,
+    AIC, BIC, number of parameters), the fitted nodes (``distributions_``), the
+    pgmpy network (``network_``) and the checks of a loaded model's structure.
+    :class:`AugmentedNaiveBayes` (the class a parent of every feature) and
+    :class:`~bnclassify.BayesNetClassifier` (the class an ordinary node) are
+    both such classifiers.
+    """
+
+    @property
+    def distributions_(self) -> dict:
+        """The fitted factor of every node, keyed by column name (a tuple for a group)."""
+        check_is_fitted(self, "compiled_")
+        return {
+            (f.columns_[0] if len(f.columns_) == 1 else f.columns_): f
+            for f in self.compiled_.factors
+        }
+
+    @property
+    def feature_names_(self) -> list:
+        """Names of the feature nodes (the DataFrame's columns, else ``x0 .. x{m-1}``)."""
+        check_is_fitted(self, "structure_")
+        return [n for n in self.structure_.nodes if n != self.class_node_]
+
+    @property
+    def network_(self):
+        """The fitted model as a pgmpy ``DiscreteBayesianNetwork`` (built on first access).
+
+        Its CPDs hold the same probabilities as the fast path; state names are
+        the original category values and class labels.
+        """
+        check_is_fitted(self, "compiled_")
+        if getattr(self, "_network", None) is None:
+            try:
+                self._network = self.compiled_.to_pgmpy(
+                    self.structure_,
+                    self.class_node_,
+                    self.feature_names_,
+                    self.categories_,
+                    self.classes_,
+                )
+            except TypeError:
+                continuous = [
+                    n for f in self.compiled_.factors if not f.discrete for n in f.columns_
+                ]
+                raise ContinuousFeaturesError(
+                    "network_ is a pgmpy DiscreteBayesianNetwork, which cannot hold the "
+                    f"continuous features {continuous}; their fitted densities are in "
+                    "distributions_."
+                ) from None
+        return self._network
+
+    # -- prediction --------------------------------------------------------------
+    def encode(self, X):
+        """Rows as the fitted network reads them: ``(codes, values)``.
+
+        X is aligned to the training columns (by name when both are named) and
+        encoded with the training kinds and categories, as ``predict`` does.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        codes : ndarray of shape (n_samples, n_features)
+            Category codes of the discrete columns (-1 where missing or unseen).
+        values : ndarray of shape (n_samples, n_features) or None
+            The continuous columns as their nodes model them (NaN where missing);
+            ``None`` when every column is discrete.
+
+        Examples
+        --------
+        >>> from bnclassify import NaiveBayes
+        >>> from bnclassify.datasets import load_car
+        >>> X, y = load_car(return_X_y=True)
+        >>> codes, values = NaiveBayes().fit(X, y).encode(X.iloc[:2])
+        >>> codes.shape, values is None
+        ((2, 6), True)
+        """
+        check_is_fitted(self, "compiled_")
+        frame = self.schema_.align(X, owner=type(self).__name__)
+        return self.schema_.encode(frame, self.handle_unknown)
+
+    def _joint_log_likelihood(self, X) -> np.ndarray:
+        """log P(c, x) for every row and class; missing cells summed out exactly."""
+        codes, values = self.encode(X)
+        return self.compiled_.joint_log_likelihood(codes, values)
+
+    # -- fit statistics (R bnclassify's logLik/AIC/BIC/nparams, statsmodels' llf/aic/bic) --
+    @property
+    def n_parameters_(self) -> int:
+        """Free parameters of the network: ``C - 1`` plus every node's.
+
+        A categorical node has ``C q_i (r_i - 1)`` (``r_i`` categories, ``q_i``
+        joint configurations of its feature parents): R bnclassify's
+        ``nparams``. Continuous nodes count their densities' parameters (see
+        :mod:`bnclassify.distributions`).
+        """
+        check_is_fitted(self, "compiled_")
+        return self.compiled_.n_parameters
+
+    def log_likelihood(self, X, y) -> float:
+        """Log-likelihood of labelled data: the sum over rows of log P(y, x), natural log.
+
+        Missing cells are summed out, so a row contributes log P(y, x_observed).
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Labels, each one of ``classes_``.
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> from bnclassify import NaiveBayes
+        >>> from bnclassify.datasets import load_p450
+        >>> X, y = load_p450(return_X_y=True)
+        >>> model = NaiveBayes().fit(X, y)
+        >>> model.n_parameters_  # 1 + 8 features * 2 classes * 2
+        33
+        >>> bool(model.aic(X, y) == -2 * model.log_likelihood(X, y) + 2 * 33)
+        True
+        """
+        joint = self._joint_log_likelihood(X)
+        return float(joint[np.arange(len(joint)), self._class_codes(y, len(joint))].sum())
+
+    def conditional_log_likelihood(self, X, y) -> float:
+        """Conditional log-likelihood: the sum over rows of log P(y | x), natural log.
+
+        Divide by ``log(2)`` for bits (the study reports per-fold sums in bits).
+        """
+        log_proba = self.predict_log_proba(X)
+        rows = np.arange(len(log_proba))
+        return float(log_proba[rows, self._class_codes(y, len(log_proba))].sum())
+
+    def aic(self, X, y) -> float:
+        """Akaike's information criterion ``-2 LL + 2 k``, lower is better.
+
+        ``LL`` is :meth:`log_likelihood` and ``k`` :attr:`n_parameters_`, as in
+        statsmodels and R's ``stats::AIC``. R bnclassify's ``AIC()`` reports the
+        penalised log-likelihood ``LL - k`` instead, which is ``-aic / 2``.
+        """
+        return -2.0 * self.log_likelihood(X, y) + 2.0 * self.n_parameters_
+
+    def bic(self, X, y) -> float:
+        """Bayesian information criterion ``-2 LL + k log(n)``, ``n`` rows, lower is better.
+
+        R bnclassify's ``BIC()`` reports ``LL - k log(n) / 2``, which is ``-bic / 2``.
+        """
+        log_likelihood = self.log_likelihood(X, y)  # validates X before n is read
+        return -2.0 * log_likelihood + self.n_parameters_ * np.log(_n_rows(X))
+
+    def _class_codes(self, y, n_rows) -> np.ndarray:
+        """Positions of the labels ``y`` in ``classes_``; an unknown label is a ValueError."""
+        values = y.to_numpy() if isinstance(y, pd.Series) else np.asarray(y)
+        values = values.ravel() if values.ndim == 2 and values.shape[1] == 1 else values
+        if values.ndim != 1 or len(values) != n_rows:
+            raise ValueError(f"X has {n_rows} rows but y has shape {values.shape}.")
+        codes = pd.Index(self.classes_).get_indexer(values)
+        if (codes < 0).any():
+            bad = values[np.argmax(codes < 0)]
+            bad = bad.item() if isinstance(bad, np.generic) else bad
+            raise ValueError(
+                f"y has the label {bad!r}, which is not one of the classes seen in fit: "
+                f"{list(self.classes_)}."
+            )
+        return codes
+
+    # -- declared state (see SchemaAttributes._get_state) --------------------------------
+    _FITTED_FIELDS = {
+        "order_": "order_",
+        "structure_": "structure_",
+        "compiled_": "compiled_",
+        "weights_": "weights_",
+        "fit_times_": "fit_times_",
+        "l2_": "l2_",
+    }
+
+    def _check_state(self):
+        missing = [f for f in ("structure_", "compiled_") if f not in vars(self)]
+        require(not missing, type(self).__name__, f"a fitted model needs the fields {missing}.")
+        check_network(self.compiled_, self.schema_, len(self.classes_))
+        structure = self.structure_
+        require(isinstance(structure, nx.DiGraph), "structure_", "is not a DiGraph.")
+        require(
+            set(structure.nodes) == {self.class_node_, *self.schema_.names},
+            "structure_",
+            "names other nodes than the class and the features.",
+        )
+        require(nx.is_directed_acyclic_graph(structure), "structure_", "has a cycle.")
+        self._network = None
+
+
+class AugmentedNaiveBayes(NetworkClassifier, metaclass=ABCMeta):
     """Abstract base of the augmented naive Bayes family: the class a parent of every feature.
 
     The structure is a class node with an arc to every feature plus a DAG over
@@ -472,194 +671,6 @@ class AugmentedNaiveBayes(
             X, y, getattr(self, "distributions", None), sample_weight
         )
         return stats, schema, classes, class_node_name(y, schema.names)
-
-    @property
-    def distributions_(self) -> dict:
-        """The fitted factor of every node, keyed by column name (a tuple for a group)."""
-        check_is_fitted(self, "compiled_")
-        return {
-            (f.columns_[0] if len(f.columns_) == 1 else f.columns_): f
-            for f in self.compiled_.factors
-        }
-
-    @property
-    def feature_names_(self) -> list:
-        """Names of the feature nodes (the DataFrame's columns, else ``x0 .. x{m-1}``)."""
-        check_is_fitted(self, "structure_")
-        return [n for n in self.structure_.nodes if n != self.class_node_]
-
-    @property
-    def network_(self):
-        """The fitted model as a pgmpy ``DiscreteBayesianNetwork`` (built on first access).
-
-        Its CPDs hold the same probabilities as the fast path; state names are
-        the original category values and class labels.
-        """
-        check_is_fitted(self, "compiled_")
-        if getattr(self, "_network", None) is None:
-            try:
-                self._network = self.compiled_.to_pgmpy(
-                    self.structure_,
-                    self.class_node_,
-                    self.feature_names_,
-                    self.categories_,
-                    self.classes_,
-                )
-            except TypeError:
-                continuous = [
-                    n for f in self.compiled_.factors if not f.discrete for n in f.columns_
-                ]
-                raise ContinuousFeaturesError(
-                    "network_ is a pgmpy DiscreteBayesianNetwork, which cannot hold the "
-                    f"continuous features {continuous}; their fitted densities are in "
-                    "distributions_."
-                ) from None
-        return self._network
-
-    # -- prediction --------------------------------------------------------------
-    def encode(self, X):
-        """Rows as the fitted network reads them: ``(codes, values)``.
-
-        X is aligned to the training columns (by name when both are named) and
-        encoded with the training kinds and categories, as ``predict`` does.
-
-        Parameters
-        ----------
-        X : DataFrame or array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        codes : ndarray of shape (n_samples, n_features)
-            Category codes of the discrete columns (-1 where missing or unseen).
-        values : ndarray of shape (n_samples, n_features) or None
-            The continuous columns as their nodes model them (NaN where missing);
-            ``None`` when every column is discrete.
-
-        Examples
-        --------
-        >>> from bnclassify import NaiveBayes
-        >>> from bnclassify.datasets import load_car
-        >>> X, y = load_car(return_X_y=True)
-        >>> codes, values = NaiveBayes().fit(X, y).encode(X.iloc[:2])
-        >>> codes.shape, values is None
-        ((2, 6), True)
-        """
-        check_is_fitted(self, "compiled_")
-        frame = self.schema_.align(X, owner=type(self).__name__)
-        return self.schema_.encode(frame, self.handle_unknown)
-
-    def _joint_log_likelihood(self, X) -> np.ndarray:
-        """log P(c, x) for every row and class; missing cells summed out exactly."""
-        codes, values = self.encode(X)
-        return self.compiled_.joint_log_likelihood(codes, values)
-
-    # -- fit statistics (R bnclassify's logLik/AIC/BIC/nparams, statsmodels' llf/aic/bic) --
-    @property
-    def n_parameters_(self) -> int:
-        """Free parameters of the network: ``C - 1`` plus every node's.
-
-        A categorical node has ``C q_i (r_i - 1)`` (``r_i`` categories, ``q_i``
-        joint configurations of its feature parents): R bnclassify's
-        ``nparams``. Continuous nodes count their densities' parameters (see
-        :mod:`bnclassify.distributions`).
-        """
-        check_is_fitted(self, "compiled_")
-        return self.compiled_.n_parameters
-
-    def log_likelihood(self, X, y) -> float:
-        """Log-likelihood of labelled data: the sum over rows of log P(y, x), natural log.
-
-        Missing cells are summed out, so a row contributes log P(y, x_observed).
-
-        Parameters
-        ----------
-        X : DataFrame or array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-            Labels, each one of ``classes_``.
-
-        Returns
-        -------
-        float
-
-        Examples
-        --------
-        >>> from bnclassify import NaiveBayes
-        >>> from bnclassify.datasets import load_p450
-        >>> X, y = load_p450(return_X_y=True)
-        >>> model = NaiveBayes().fit(X, y)
-        >>> model.n_parameters_  # 1 + 8 features * 2 classes * 2
-        33
-        >>> bool(model.aic(X, y) == -2 * model.log_likelihood(X, y) + 2 * 33)
-        True
-        """
-        joint = self._joint_log_likelihood(X)
-        return float(joint[np.arange(len(joint)), self._class_codes(y, len(joint))].sum())
-
-    def conditional_log_likelihood(self, X, y) -> float:
-        """Conditional log-likelihood: the sum over rows of log P(y | x), natural log.
-
-        Divide by ``log(2)`` for bits (the study reports per-fold sums in bits).
-        """
-        log_proba = self.predict_log_proba(X)
-        rows = np.arange(len(log_proba))
-        return float(log_proba[rows, self._class_codes(y, len(log_proba))].sum())
-
-    def aic(self, X, y) -> float:
-        """Akaike's information criterion ``-2 LL + 2 k``, lower is better.
-
-        ``LL`` is :meth:`log_likelihood` and ``k`` :attr:`n_parameters_`, as in
-        statsmodels and R's ``stats::AIC``. R bnclassify's ``AIC()`` reports the
-        penalised log-likelihood ``LL - k`` instead, which is ``-aic / 2``.
-        """
-        return -2.0 * self.log_likelihood(X, y) + 2.0 * self.n_parameters_
-
-    def bic(self, X, y) -> float:
-        """Bayesian information criterion ``-2 LL + k log(n)``, ``n`` rows, lower is better.
-
-        R bnclassify's ``BIC()`` reports ``LL - k log(n) / 2``, which is ``-bic / 2``.
-        """
-        log_likelihood = self.log_likelihood(X, y)  # validates X before n is read
-        return -2.0 * log_likelihood + self.n_parameters_ * np.log(_n_rows(X))
-
-    def _class_codes(self, y, n_rows) -> np.ndarray:
-        """Positions of the labels ``y`` in ``classes_``; an unknown label is a ValueError."""
-        values = y.to_numpy() if isinstance(y, pd.Series) else np.asarray(y)
-        values = values.ravel() if values.ndim == 2 and values.shape[1] == 1 else values
-        if values.ndim != 1 or len(values) != n_rows:
-            raise ValueError(f"X has {n_rows} rows but y has shape {values.shape}.")
-        codes = pd.Index(self.classes_).get_indexer(values)
-        if (codes < 0).any():
-            bad = values[np.argmax(codes < 0)]
-            bad = bad.item() if isinstance(bad, np.generic) else bad
-            raise ValueError(
-                f"y has the label {bad!r}, which is not one of the classes seen in fit: "
-                f"{list(self.classes_)}."
-            )
-        return codes
-
-    # -- declared state (see SchemaAttributes._get_state) --------------------------------
-    _FITTED_FIELDS = {
-        "order_": "order_",
-        "structure_": "structure_",
-        "compiled_": "compiled_",
-        "weights_": "weights_",
-        "fit_times_": "fit_times_",
-        "l2_": "l2_",
-    }
-
-    def _check_state(self):
-        missing = [f for f in ("structure_", "compiled_") if f not in vars(self)]
-        require(not missing, type(self).__name__, f"a fitted model needs the fields {missing}.")
-        check_network(self.compiled_, self.schema_, len(self.classes_))
-        structure = self.structure_
-        require(isinstance(structure, nx.DiGraph), "structure_", "is not a DiGraph.")
-        require(
-            set(structure.nodes) == {self.class_node_, *self.schema_.names},
-            "structure_",
-            "names other nodes than the class and the features.",
-        )
-        require(nx.is_directed_acyclic_graph(structure), "structure_", "has a cycle.")
-        self._network = None
 
 
 def accumulate(model, X, y, classes, sample_weight):

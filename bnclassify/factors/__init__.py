@@ -10,6 +10,7 @@ from ._base import Factor
 from ._bernoulli import Bernoulli
 from ._binned import Binned
 from ._categorical import Categorical
+from ._class_table import ClassTable
 from ._gaussian import Gaussian
 from ._kernel import KernelDensity
 from ._lognormal import LogNormal
@@ -82,6 +83,7 @@ __all__ = [
     "Bernoulli",
     "Binned",
     "Categorical",
+    "ClassTable",
     "DensityView",
     "DistributionSpec",
     "TableSpec",

@@ -93,8 +93,13 @@ class Categorical(Factor):
         state.pop("_layouts", None)
         return state
 
+    @property
+    def _family(self) -> list:
+        """The columns its table's axes after the class index, in order."""
+        return [*self._discrete_parents, *self._columns]
+
     def log_terms(self, codes, values=None):
-        family = [*self._discrete_parents, self._columns[0]]
+        family = self._family
         # np.take on a small contiguous (cells, C) table: ~10x faster than fancy indexing
         cells = self._layout("cells", lambda t: np.ascontiguousarray(t.reshape(t.shape[0], -1).T))
         flat = np.ravel_multi_index(tuple(codes[:, v] for v in family), self.log_table_.shape[1:])
@@ -130,7 +135,7 @@ class Categorical(Factor):
         >>> table.shape, bool(np.allclose(np.exp(table).sum(axis=2), 1))
         ((1, 4, 4), True)
         """
-        family = [*self._discrete_parents, self._columns[0]]
+        family = self._family
         free_axes = [family.index(v) for v in free]
         seen_axes = [a for a in range(len(family)) if a not in free_axes]
         order = [1 + a for a in seen_axes] + [0] + [1 + a for a in free_axes]
@@ -155,11 +160,19 @@ class Categorical(Factor):
         return TableView(table.reshape(table.shape[0], -1, table.shape[-1]))
 
     def to_pgmpy(self, class_node, state_names):
+        """The node as a pgmpy ``TabularCPD``, evidence ``[class_node, *parents_]``.
+
+        ``class_node=None``: the node does not depend on the class (a general
+        network's node whose table repeats one table for every class), exported
+        as that one table given its feature parents.
+        """
         from pgmpy.factors.discrete import TabularCPD
 
         (feature,) = self.columns_
         table = self.table_
         evidence = [class_node, *self.parents_]
+        if class_node is None:
+            table, evidence = table[0], list(self.parents_)
         return TabularCPD(
             feature,
             table.shape[-1],

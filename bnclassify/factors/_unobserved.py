@@ -72,6 +72,10 @@ class Unobserved(Factor):
         from pgmpy.factors.discrete import TabularCPD
 
         (feature,) = self.columns_
+        if class_node is None:  # in a general network: a node of its own, no parent
+            return TabularCPD(
+                feature, 1, np.ones((1, 1)), state_names={feature: [UNOBSERVED_STATE]}
+            )
         return TabularCPD(
             feature,
             1,

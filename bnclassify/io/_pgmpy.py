@@ -1,10 +1,13 @@
-"""pgmpy both ways: an augmented naive Bayes network in, BIF files out and in.
+"""pgmpy both ways: any discrete network with a class node in, BIF files out and in.
 
-:func:`from_pgmpy` turns a pgmpy ``DiscreteBayesianNetwork`` whose class node
-is a parent of every feature (naive Bayes, TAN, forests, kDB: any augmented
-naive Bayes) into a fitted :class:`PgmpyClassifier`, with the CPDs as its
-tables, so that it predicts with bnclassify's vectorised inference and works
-with :func:`bnclassify.explain.explain` and :func:`bnclassify.plotting.plot_cpt`.
+:func:`from_pgmpy` turns a pgmpy ``DiscreteBayesianNetwork`` with CPDs into a
+fitted classifier of one of its nodes: a :class:`PgmpyClassifier` when the
+class node is a parent of every other node and has no parent itself (naive
+Bayes, TAN, forests, kDB: any augmented naive Bayes), else a
+:class:`~bnclassify.BayesNetClassifier` (the class an ordinary node), with
+the CPDs as its tables, so that it predicts with bnclassify's vectorised
+inference (exact, missing cells summed out) and works with
+:func:`bnclassify.explain.explain` and :func:`bnclassify.plotting.plot_cpt`.
 
 :func:`to_bif` / :func:`from_bif` write a categorical model to a BIF file with
 pgmpy's ``BIFWriter`` and read it back with ``BIFReader``. BIF stores state
@@ -28,11 +31,11 @@ from pathlib import Path
 import networkx as nx
 import numpy as np
 
-from ..classifiers import AugmentedNaiveBayes
+from ..classifiers import AugmentedNaiveBayes, BayesNetClassifier, NetworkClassifier
 from ..data import TableSchema
 from ..data.binning import bin_labels, cut_points_of_labels
 from ..exceptions import ContinuousFeaturesError
-from ..factors import Binned, Categorical
+from ..factors import Binned, Categorical, ClassTable
 from ..network import FittedNetwork, python_values
 from ..structure import empty_feature_graph
 from . import registry
@@ -161,14 +164,15 @@ def _as_categories(states) -> np.ndarray:
 
 
 def from_pgmpy(network, class_node, *, features=None, state_types=None):
-    """A fitted bnclassify classifier from a pgmpy network shaped like an augmented naive Bayes.
+    """A fitted bnclassify classifier of ``class_node`` from a discrete pgmpy network.
 
     Parameters
     ----------
     network : pgmpy.models.DiscreteBayesianNetwork
-        With CPDs. The class must have no parents and be a parent of every
-        other node; the other nodes (the features) may have further feature
-        parents (TAN, forests, kDB, ...).
+        With CPDs. Any DAG: when the class has no parents and is a parent of
+        every other node (naive Bayes, TAN, forests, kDB, ...) the result is a
+        :class:`PgmpyClassifier`; otherwise a
+        :class:`~bnclassify.BayesNetClassifier`, the class an ordinary node.
     class_node : hashable
         The class node.
     features : list, optional
@@ -179,7 +183,7 @@ def from_pgmpy(network, class_node, *, features=None, state_types=None):
 
     Returns
     -------
-    PgmpyClassifier
+    PgmpyClassifier or BayesNetClassifier
         Fitted: ``classes_`` are the class node's state names, ``categories_``
         each feature's (numeric states sorted, the tables permuted to match),
         ``compiled_`` holds the CPDs. A feature whose states are a binned
@@ -192,9 +196,8 @@ def from_pgmpy(network, class_node, *, features=None, state_types=None):
     Raises
     ------
     ValueError
-        When the network is not an augmented naive Bayes over ``class_node``
-        (the class has parents, a node is not a child of the class, a cycle),
-        or its CPDs are missing or inconsistent; the message says which node.
+        When the network has a cycle, or its CPDs are missing or inconsistent;
+        the message says which node.
 
     Examples
     --------
@@ -207,6 +210,14 @@ def from_pgmpy(network, class_node, *, features=None, state_types=None):
     >>> imported = from_pgmpy(tan.network_, tan.class_node_)
     >>> bool(np.allclose(imported.predict_proba(X), tan.predict_proba(X), rtol=0, atol=1e-12))
     True
+
+    Any node of a network may be the class: here ``block1`` of the same network,
+    whose parent is the class node (``"functional"``) and whose children are other
+    blocks.
+
+    >>> block = from_pgmpy(tan.network_, "block1")
+    >>> type(block).__name__, block.markov_blanket_
+    ('BayesNetClassifier', ['functional', 'block4', 'block7'])
     """
     from pgmpy.models import DiscreteBayesianNetwork
 
@@ -221,12 +232,6 @@ def from_pgmpy(network, class_node, *, features=None, state_types=None):
     graph.add_edges_from(network.edges)
     if not nx.is_directed_acyclic_graph(graph):
         raise ValueError(f"The network has a cycle: {nx.find_cycle(graph)}.")
-    class_parents = list(graph.predecessors(class_node))
-    if class_parents:
-        raise ValueError(
-            f"The class {class_node!r} has the parents {class_parents}; a Bayesian network "
-            "classifier's class has none (it is a parent of every feature)."
-        )
     nodes = [n for n in graph.nodes if n != class_node]
     if features is None:
         features = nodes
@@ -235,13 +240,9 @@ def from_pgmpy(network, class_node, *, features=None, state_types=None):
     features = list(features)
     if not features:
         raise ValueError("The network has no feature: only the class node.")
-    orphans = [f for f in features if not graph.has_edge(class_node, f)]
-    if orphans:
-        raise ValueError(
-            f"The features {orphans} are not children of the class {class_node!r}; "
-            "bnclassify's classifiers make the class a parent of every feature (an "
-            "augmented naive Bayes)."
-        )
+    augmented = not list(graph.predecessors(class_node)) and all(
+        graph.has_edge(class_node, f) for f in features
+    )
     bad_names = [f for f in [class_node, *features] if not isinstance(f, str)]
     if bad_names:
         raise ValueError(f"Node names must be strings; got {bad_names}.")
@@ -277,6 +278,8 @@ def from_pgmpy(network, class_node, *, features=None, state_types=None):
             cut_points[node], values = cuts, bin_labels(cuts)
         canonical[node] = values
     position = {f: i for i, f in enumerate(features)}
+    if not augmented:
+        return _general(graph, cpds, class_node, features, canonical, cut_points, state_types)
     log_prior = _log(_table(cpds[class_node], class_node, [], canonical, state_types))
     parents, tables = [], []
     for feature in features:
@@ -293,6 +296,48 @@ def from_pgmpy(network, class_node, *, features=None, state_types=None):
         parents,
         tables,
         cut_points=[cut_points.get(f) for f in features],
+    )
+
+
+def _general(graph, cpds, class_node, features, canonical, cut_points, state_types):
+    """A fitted :class:`~bnclassify.BayesNetClassifier` of a network whose class is an
+    ordinary node: each feature's CPD given its parents (the class first when it is one),
+    the class's given its own parents."""
+    position = {f: i for i, f in enumerate(features)}
+    n_classes = len(canonical[class_node])
+    factors, parents, free = [], [], []
+    for i, feature in enumerate(features):
+        evidence = [v for v in cpds[feature].variables[1:] if v != class_node]
+        rooted = class_node in cpds[feature].variables[1:]
+        axes = [class_node, *evidence] if rooted else evidence
+        table = _log(_table(cpds[feature], feature, axes, canonical, state_types))
+        if not rooted:
+            table = np.broadcast_to(table, (n_classes, *table.shape)).copy()
+            free.append(i)
+        own = tuple(position[p] for p in evidence)
+        parents.append(own)
+        kind = Categorical if cut_points.get(feature) is None else Binned
+        factors.append(kind.from_log_table(table, i, own, features))
+    class_parents = list(cpds[class_node].variables[1:])
+    class_factor = None
+    log_prior = _log(_table(cpds[class_node], class_node, class_parents, canonical, state_types))
+    if class_parents:
+        table = np.moveaxis(log_prior, -1, 0)
+        class_factor = ClassTable.from_log_table(
+            table, tuple(position[p] for p in class_parents), features
+        )
+        log_prior = np.zeros(n_classes)
+    kinds = [Categorical if cut_points.get(f) is None else Binned for f in features]
+    schema = TableSchema(
+        features,
+        [((i,), kinds[i]()) for i in range(len(features))],
+        [canonical[f] for f in features],
+        has_names=True,
+        cut_points=[cut_points.get(f) for f in features],
+    )
+    network = FittedNetwork(log_prior, parents, factors, class_factor, free)
+    return BayesNetClassifier().set_fitted_network(
+        network, schema, canonical[class_node], graph, class_node=class_node
     )
 
 
@@ -362,7 +407,7 @@ def to_bif(model, path):
 
     Parameters
     ----------
-    model : AugmentedNaiveBayes
+    model : AugmentedNaiveBayes or BayesNetClassifier
         Fitted, every feature categorical or binned (its ``network_``).
     path : str or Path
 
@@ -395,7 +440,7 @@ def to_bif(model, path):
     """
     from pgmpy.readwrite import BIFWriter
 
-    if not isinstance(model, AugmentedNaiveBayes) or not hasattr(model, "compiled_"):
+    if not isinstance(model, NetworkClassifier) or not hasattr(model, "compiled_"):
         raise ValueError(f"to_bif takes a fitted Bayesian network classifier, got {model!r}.")
     continuous = [n for f in model.compiled_.factors if not f.discrete for n in f.columns_]
     if continuous:
@@ -454,7 +499,7 @@ def from_bif(path, class_node):
 
     Returns
     -------
-    PgmpyClassifier
+    PgmpyClassifier or BayesNetClassifier
         See :func:`from_pgmpy`.
     """
     from pgmpy.readwrite import BIFReader

@@ -31,13 +31,14 @@ from ..classifiers import (
     TANHC,
     TANHCSP,
     WANBIA,
+    BayesNetClassifier,
     EnsembleTAN,
     NaiveBayes,
     SignalSubgraphClassifier,
     SimplerTAN,
 )
 from ..data import TableSchema
-from ..factors import KINDS, Unobserved
+from ..factors import KINDS, ClassTable, Unobserved
 from ..network import FittedNetwork
 from ..parameters import SMOOTHINGS
 from ..preprocessing import MDLDiscretizer
@@ -57,6 +58,7 @@ ESTIMATORS: dict = {
         SignalSubgraphClassifier,
         MDLDiscretizer,
         BMATAN,
+        BayesNetClassifier,
         TANHC,
         TANHCSP,
         FSSJ,
@@ -70,8 +72,9 @@ ESTIMATORS: dict = {
 #: (module, attribute), both fixed here; imported only when a file names them.
 LAZY_ESTIMATORS: dict = {"StudyTAN": ("bnclassify.study", "StudyTAN")}
 
-#: Node models (factors), by class name (and the node a fit gives a column it never observed).
-FACTORS: dict = {cls.__name__: cls for cls in (*KINDS.values(), Unobserved)}
+#: Node models (factors), by class name (and the node a fit gives a column it never observed,
+#: and a general network's class table).
+FACTORS: dict = {cls.__name__: cls for cls in (*KINDS.values(), Unobserved, ClassTable)}
 
 #: The other classes a model file may hold inside an estimator, by name (naive Bayes'
 #: weighting options too: ``NaiveBayes(weighting=AWNB(trees=20))``, and the smoothing

@@ -23,6 +23,7 @@ from ._critical_difference import critical_difference_groups, plot_critical_diff
 from ._cv import cv_differences as cv_differences
 from ._cv import model_family as model_family
 from ._cv import plot_cv_results
+from ._dag import plot_dag
 from ._heatmap import plot_weights
 from ._inference import InferenceView, plot_inference
 from ._networks import plot_signal_edge_probabilities, plot_signal_edges
@@ -44,6 +45,7 @@ __all__ = [
     "plot_cpt",
     "plot_critical_difference",
     "plot_cv_results",
+    "plot_dag",
     "plot_decision_boundary",
     "plot_edge_posterior",
     "plot_inference",

@@ -14,9 +14,32 @@ import numpy as np
 import pandas as pd
 
 from ..validation import float_array
+from ._palette import CLASS_BORDER, CLASS_FILL, FEATURE_BORDER, FEATURE_FILL
 from ._views import network_view
 
-__all__ = ["feature_graph", "structure_of", "tree_layout"]
+__all__ = ["feature_graph", "node_text", "structure_of", "tree_layout"]
+
+
+def node_text(ax, name, xy, *, is_class, fontsize, fill=None, border=None):
+    """A node's label in its box (the class's bold), remembering its node
+    (``bnclassify_node``); ``fill`` and ``border`` override the palette's colours."""
+    text = ax.text(
+        *xy,
+        str(name),
+        ha="center",
+        va="center",
+        fontsize=fontsize,
+        fontweight="bold" if is_class else "normal",
+        zorder=3,
+        bbox={
+            "boxstyle": "round,pad=0.35",
+            "facecolor": fill or (CLASS_FILL if is_class else FEATURE_FILL),
+            "edgecolor": border or (CLASS_BORDER if is_class else FEATURE_BORDER),
+            "linewidth": 1.2,
+        },
+    )
+    text.bnclassify_node = name
+    return text
 
 
 def structure_of(model_or_graph, class_node=None, weights=None, member=0):

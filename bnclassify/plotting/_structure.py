@@ -9,21 +9,19 @@ import networkx as nx
 import numpy as np
 
 from ..validation import FORMAT, check_parameter
+from ._dag import plot_dag
 from ._layout import (
     UNIT_INCHES,
     feature_graph,
     label_widths,
+    node_text,
     spread_rows,
     structure_of,
     tree_layout,
 )
 from ._palette import (
     CLASS_ARC_COLOR,
-    CLASS_BORDER,
-    CLASS_FILL,
     EDGE_COLOR,
-    FEATURE_BORDER,
-    FEATURE_FILL,
     FONTSIZE,
 )
 from ._readback import tag
@@ -36,26 +34,6 @@ __all__ = ["plot_structure"]
 #: The largest figure a structure gets (inches): a readable box per node up to about 40
 #: features in a row; a 300-feature tree once asked for a 133-inch-wide figure.
 MAX_FIGURE = (40.0, 30.0)
-
-
-def _node_text(ax, name, xy, *, is_class, fontsize):
-    text = ax.text(
-        *xy,
-        str(name),
-        ha="center",
-        va="center",
-        fontsize=fontsize,
-        fontweight="bold" if is_class else "normal",
-        zorder=3,
-        bbox={
-            "boxstyle": "round,pad=0.35",
-            "facecolor": CLASS_FILL if is_class else FEATURE_FILL,
-            "edgecolor": CLASS_BORDER if is_class else FEATURE_BORDER,
-            "linewidth": 1.2,
-        },
-    )
-    text.bnclassify_node = name
-    return text
 
 
 def _edge_widths(edges, lookup, lo=1.2, hi=5.5):
@@ -128,6 +106,11 @@ def plot_structure(
 ):
     """Draw a classifier's structure: the class node apart, the feature tree from its root.
 
+    A network in which the class is an ordinary node (it has parents, or some
+    feature is not its child: a :class:`~bnclassify.BayesNetClassifier`) is
+    drawn by :func:`plot_dag`, in layers with the class's Markov blanket
+    highlighted.
+
     Feature edges are drawn as arrows from parent to child whose width grows
     with the edge's weight (conditional mutual information for TAN, contact
     count for Simpler TAN), labelled with the weight; the class node sits
@@ -193,6 +176,12 @@ def plot_structure(
     check_parameter(fontsize, "fontsize", FONTSIZE)
     check_parameter(weight_format, "weight_format", FORMAT)
     graph, class_node, lookup = structure_of(model_or_graph, class_node, weights, member)
+    if (
+        class_node is not None
+        and graph.is_directed()
+        and (graph.in_degree(class_node) or graph.out_degree(class_node) < len(graph) - 1)
+    ):  # the class an ordinary node (a BayesNetClassifier): the DAG in layers
+        return plot_dag(graph, ax=ax, class_node=class_node, title=title, fontsize=fontsize)
     if title is None and not isinstance(model_or_graph, nx.Graph):
         title = network_view(model_or_graph, member).title
     features = feature_graph(graph, class_node)
@@ -228,7 +217,7 @@ def plot_structure(
     ys = [p[1] for p in pos.values()] or [0.0]
     ax.set_xlim(x_lo, x_hi)
     ax.set_ylim(min(ys) - 0.45, max(ys) + 0.45)
-    texts = {v: _node_text(ax, v, pos[v], is_class=v == class_node, fontsize=fontsize) for v in pos}
+    texts = {v: node_text(ax, v, pos[v], is_class=v == class_node, fontsize=fontsize) for v in pos}
     arrowstyle = "-|>" if graph.is_directed() else "-"
     class_arcs = []
     if class_node is not None and show_class:

@@ -14,7 +14,9 @@ data layer, the validators and the array kernels.
   encoding, statistics);
 - :mod:`~bnclassify.stats.sufficient`: :class:`SufficientStatistics`, additive
   over chunks (``partial_fit``) and dask partitions;
-- :mod:`~bnclassify.stats.forest`: :class:`ForestCounts`, one forest's families.
+- :mod:`~bnclassify.stats.forest`: :class:`ForestCounts`, one forest's families;
+- :mod:`~bnclassify.stats.variables`: :class:`VariableCounts`, the distinct rows with the
+  class as one more variable (the counts of any family of a general network).
 """
 
 from .counting import (
@@ -41,6 +43,7 @@ from .sufficient import (
 )
 from .tables import FamilyBatch, FamilyTables, SmoothedTables
 from .training import MAX_PAIRWISE_CELLS, TrainingCounts, training_statistics
+from .variables import VariableCounts
 
 __all__ = [
     "one_hot",
@@ -59,6 +62,7 @@ __all__ = [
     "StatisticsPlan",
     "SufficientStatistics",
     "TrainingCounts",
+    "VariableCounts",
     "category_slices",
     "class_codes",
     "class_counts",

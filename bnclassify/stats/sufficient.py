@@ -24,6 +24,7 @@ from .counting import (
 )
 from .tables import FamilyTables
 from .training import TrainingCounts
+from .variables import VariableCounts
 
 # -- additive statistics: partial_fit and distributed fits ------------------------------
 
@@ -59,6 +60,12 @@ class StatisticsPlan:
         The arcs ``(parent, child)`` of a structure fixed before the data (Simpler
         TAN's contact tree): keep each one's family N(c, x_parent, x_child), or
         its Gaussian moments, and no other pair (``C r_parent r_child`` floats each).
+    rows : bool
+        Keep the distinct rows, the class as one more column, with their weights
+        (:class:`~bnclassify.stats.VariableCounts`): the counts of any family of
+        any variables, which a general network's structure search reads. At most
+        one record per training row (``m + 1`` codes and a weight), usually far
+        fewer: discrete rows repeat.
     """
 
     pairwise: bool = False
@@ -66,6 +73,7 @@ class StatisticsPlan:
     structural_moments: bool = False
     two_parent_moments: bool = False
     edges: tuple = ()
+    rows: bool = False
 
 
 def moment_keys(schema, plan) -> list:
@@ -142,6 +150,8 @@ class SufficientStatistics(FamilyTables):
     scale_columns: tuple = ()
     #: Per column the power of two its moments are divided by (:func:`column_exponents`).
     exponents: np.ndarray | None = None
+    #: The distinct rows and their weights, when the plan keeps them (``StatisticsPlan.rows``).
+    row_counts: VariableCounts | None = None
 
     # -- building -------------------------------------------------------------------
     @classmethod
@@ -230,6 +240,7 @@ class SufficientStatistics(FamilyTables):
             arc_table=None if batch is None else batch.table,
             scale_columns=scaled,
             exponents=np.asarray(counts.exponents),
+            row_counts=counts.variable_counts() if plan.rows else None,
         )
 
     # -- adding -----------------------------------------------------------------------
@@ -259,6 +270,7 @@ class SufficientStatistics(FamilyTables):
             arc_table=_add(left.arc_table, right.arc_table),
             scale_columns=self.scale_columns,
             exponents=exponents,
+            row_counts=_add_rows(left.row_counts, right.row_counts),
         )
 
     def rescaled(self, exponents) -> SufficientStatistics:
@@ -333,6 +345,7 @@ class SufficientStatistics(FamilyTables):
             arc_table=arc_table,
             scale_columns=self.scale_columns,
             exponents=self.exponents,
+            row_counts=_reindexed_rows(self.row_counts, maps, cls_map, new_cards, n_c),
         )
 
     # -- what TrainingCounts answers ---------------------------------------------------------
@@ -429,6 +442,12 @@ class SufficientStatistics(FamilyTables):
             )
         return self.moments[key]
 
+    def variable_counts(self) -> VariableCounts:
+        """The distinct rows accumulated, the class as a last variable (``StatisticsPlan.rows``)."""
+        if self.row_counts is None:
+            raise ValueError("These statistics were accumulated without the rows (plan.rows).")
+        return self.row_counts
+
     def kept_node_sums(self, columns):
         """The additive sums a class-only continuous node is fitted from."""
         return self.node_sums[tuple(columns)]
@@ -507,6 +526,31 @@ def chunk_counts(X, y, schema, weights=None, classes=None):
         exponents=column_exponents(values, schema.rescaled),
     )
     return counts, labels, categories
+
+
+def _add_rows(a, b):
+    """The distinct rows of two tables together (equal rows merged), or None."""
+    if a is None:
+        return None
+    dtype = np.result_type(a.codes.dtype, b.codes.dtype)
+    table = np.concatenate([a.codes.astype(dtype), b.codes.astype(dtype)])
+    return VariableCounts.merged(table, np.concatenate([a.weights, b.weights]), a.cards)
+
+
+def _reindexed_rows(rows, maps, class_map, cards, n_classes):
+    """Rows coded by the categories of another sum: each column's codes mapped to the new ones."""
+    if rows is None:
+        return None
+    new_cards = [*cards, n_classes]
+    codes = np.empty(rows.codes.shape, dtype=np.result_type(rows.codes.dtype, np.int16))
+    if max(new_cards) < np.iinfo(rows.codes.dtype).max:
+        codes = codes.astype(rows.codes.dtype)
+    for j, mapping in enumerate([*maps, class_map]):
+        column = rows.codes[:, j]
+        seen = column != MISSING
+        codes[:, j] = MISSING
+        codes[seen, j] = mapping[column[seen]]
+    return VariableCounts.merged(codes, rows.weights, new_cards)
 
 
 def _same(a, b) -> bool:

@@ -28,6 +28,7 @@ from .counting import (
 )
 from .moments import GaussianMoments
 from .tables import FamilyBatch, FamilyTables
+from .variables import VariableCounts
 
 #: Largest pair table N(c, x_i, x_j) (cells over all classes, 8 bytes each) counted and kept
 #: whole; a wider one (e.g. 2 classes x 2000 three-state columns: 72e6 cells) is counted
@@ -382,6 +383,15 @@ class TrainingCounts(FamilyTables):
             if i not in rooted:
                 table[:, offsets[i] : offsets[i + 1]] = self.family(i, ())
         return table
+
+    def variable_counts(self) -> VariableCounts:
+        """The distinct rows with the class as a last variable (computed once): the counts
+        of any family of a network in which the class is an ordinary node."""
+        if "_variable_counts" not in vars(self):
+            self._variable_counts = VariableCounts.from_rows(
+                self.codes, self.y, self.cards, self.n_classes, self.weights
+            )
+        return self._variable_counts
 
     def kept_node_sums(self, columns):
         """None: in-memory statistics keep no node's sums; the node reads ``values``."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..classifiers import BSEJ, FSSJ, KDBHC, TAN, TANHC, TANHCSP, NaiveBayes
+from ..classifiers import BSEJ, FSSJ, KDBHC, TAN, TANHC, TANHCSP, BayesNetClassifier, NaiveBayes
 
 
 @dataclass(frozen=True)
@@ -52,6 +52,7 @@ OPTIONAL_MODELS = {
     "tan-cll": OptionalModel(
         "TAN (conditional)", lambda a, s: TAN(alpha=a, objective="conditional"), True
     ),
+    "bnc": OptionalModel("BayesNet", lambda a, s: BayesNetClassifier(alpha=a)),
 }
 
 

@@ -1,0 +1,535 @@
+"""The general Bayesian network classifier: the class an ordinary node of a DAG learnt from data."""
+
+from __future__ import annotations
+
+import time
+from numbers import Integral, Real
+
+import networkx as nx
+import numpy as np
+
+from ..dag_search import hill_climbing, k2, tabu_search
+from ..data import HANDLE_UNKNOWN
+from ..exceptions import ContinuousFeaturesError
+from ..factors import TABLE_DISTRIBUTIONS, Categorical, node_from_spec
+from ..network import fit_general_network
+from ..scores import SCORES, FamilyScores
+from ..state import require
+from ..stats import StatisticsPlan, VariableCounts, training_statistics
+from ..structure import markov_blanket, name_order
+from ..validation import ALPHA, ArrayLike, InstanceOf, Interval, Options, validate_parameters
+from ._base import (
+    NetworkClassifier,
+    accumulate,
+    class_node_name,
+    fit_continuation,
+    unchanged_on_error,
+)
+from ._predict import routes_dask
+from ._tan import TAN
+
+#: The structure searches of :class:`BayesNetClassifier`.
+SEARCHES = ("hill_climbing", "tabu", "k2")
+#: The start graphs it names.
+STARTS = ("empty", "naive_bayes", "tan")
+
+
+class BayesNetClassifier(NetworkClassifier):
+    """A Bayesian network learnt from data in which the class is an ordinary node.
+
+    The structure is a DAG over the features and the class, searched by a
+    decomposable score: the class may have parents of its own, features may
+    be independent of it, and the class is predicted from its Markov blanket
+    (its parents, its children and their other parents) by exact inference:
+    ``P(c | x)`` is proportional to ``P(c | x_parents) * prod P(x_child | its
+    parents)``, and missing cells are summed out of the whole network by
+    variable elimination (a missing parent of the class makes its own
+    ancestors informative). This is Weka's ``BayesNet`` and pyAgrum's
+    ``BNClassifier``; every class-rooted model of bnclassify (naive Bayes,
+    TAN, KDB, ...) is the special case where the class is a parent of every
+    feature.
+
+    Every column is a table node: categorical columns keep their categories,
+    numeric ones are cut into intervals by the kinds rule (``"binned"``: MDL
+    cut points learnt from the column and the class in each fit, as in every
+    other model). The bins are learnt with the class even though the class is
+    an ordinary node here: the class is what the model predicts, so a cut that
+    tells nothing about it is not made (such a column becomes one state and
+    drops out of the class's Markov blanket), and the bins do not depend on
+    the structure the search is about to choose.
+
+    The search works on the counts of the families it scores
+    (:class:`~bnclassify.stats.VariableCounts`: the distinct training rows
+    with the class as one more column), re-scores only the families a move
+    changes, and caches every family's score. Ties between equal moves go by
+    the columns' names (:func:`~bnclassify.structure.name_order`), never by
+    their position in the table.
+
+    Parameters
+    ----------
+    search : {"hill_climbing", "tabu", "k2"}, default="hill_climbing"
+        ``"hill_climbing"``: from ``start``, the best addition, removal or
+        reversal of one arc while it raises the score (pgmpy's
+        ``HillClimbSearch``, Weka's ``HillClimber``). ``"tabu"``: the best move
+        whose undoing is not among the last ``tabu_length`` moves, raising the
+        score or not, until ``tabu_length`` moves in a row bring no better graph;
+        the best graph met is kept (it climbs as hill climbing first, so it scores
+        at least as high; Weka's ``TabuSearch`` makes a fixed number of moves
+        instead: ``max_iter``). ``"k2"``: Cooper and Herskovits' K2
+        given ``order``: each node takes, among the nodes before it, the parent
+        that most raises its score, while it does (Weka's ``K2``).
+    score_type : {"bdeu", "bd", "k2", "bic", "aic", "loglik"}, default="bdeu"
+        The decomposable score (Weka's ``scoreType``; ``score`` is scikit-learn's
+        accuracy method) (see :mod:`bnclassify.scores`): BDeu with the
+        equivalent sample size ``prior_weight``; the Bayesian Dirichlet score with
+        ``prior_weight`` in every cell (Weka's ``BAYES``); K2 (``"bd"`` with 1);
+        BIC (MDL); AIC; the log-likelihood (which only adds arcs: bound it with
+        ``max_parents``).
+    prior_weight : float, default=1.0
+        ``"bdeu"``'s equivalent sample size, or ``"bd"``'s pseudo-count per cell.
+    max_parents : int, optional
+        Most parents of any node, the class counted as one (pgmpy's
+        ``max_indegree``, Weka's ``-P``); default: no limit.
+    start : {"empty", "naive_bayes", "tan"}, DiGraph or list of arcs, default="empty"
+        The graph the search starts from: no arc, the class a parent of every
+        feature, TAN's tree (:class:`~bnclassify.TAN`), or a graph (a
+        ``networkx.DiGraph``, or ``(parent, child)`` pairs) over the columns'
+        names and the class's (the name ``class_node_`` will have: ``y``'s name,
+        or ``"class"``). K2 starts each node's parents from it.
+    forbidden, required : list of (str, str), optional
+        Arcs ``(parent, child)``, named as in ``start``, that the network may never
+        have, or must have (added to the start, never removed or reversed).
+        ``forbidden=[(f, "class") for f in X.columns]`` keeps the class a root.
+    order : list of str, optional
+        K2's order of the nodes, each parent before its children; the class
+        first unless it is named; default: the class, then the columns by name.
+    tabu_length : int, default=10
+        Moves whose undoing is forbidden, and moves without a better graph after
+        which ``"tabu"`` stops (hill climbing, which only takes moves that raise
+        the score, never needs the list; pgmpy's ``tabu_length``).
+    max_iter : int, optional
+        Most moves of a search (default: until it stops by itself).
+    reversal : bool, default=True
+        Whether reversing an arc is a move of ``"hill_climbing"`` and ``"tabu"``
+        (Weka's ``HillClimber`` and ``TabuSearch`` leave it out by default).
+    alpha : float, default=1.0
+        Pseudo-count of every cell of every table (including the class's),
+        ``(N + alpha) / (N_parents + r alpha)``.
+    handle_unknown : {"warn", "error", "marginalize"}, default="warn"
+        A category never seen in training: summed out like a missing cell
+        (``"warn"`` says so once, ``"marginalize"`` silently) or an error.
+    distributions : None, "categorical", "binned" or dict, default=None
+        Which columns are categories and which are numbers to bin (per column in
+        a dict); the kinds rule by default. Densities are refused: every node is
+        a table.
+
+    Attributes
+    ----------
+    structure_ : networkx.DiGraph
+        The learnt DAG over the class node and the features.
+    markov_blanket_ : list of str
+        The class's Markov blanket in the learnt DAG, in column order: the only
+        features a complete row is classified by.
+    score_ : float
+        The learnt structure's score (natural log), over the columns observed in training.
+    search_path_ : list of (str, str, str, float)
+        The moves of the search, in order: ``(move, parent, child, score)``,
+        ``move`` one of ``"add"``, ``"remove"``, ``"reverse"`` (of the arc
+        ``parent -> child``), ``score`` the network's score after it (K2: the
+        child's family's). ``pandas.DataFrame(model.search_path_)`` tabulates it.
+    n_iter_ : int
+        The search's steps: its moves, and the last step, which made none.
+    compiled_ : bnclassify.network.FittedNetwork
+        The fitted network: the class's table (``compiled_.class_factor`` when
+        it has parents) and one table per feature.
+    classes_, categories_, feature_kinds_, class_node_, n_features_in_, feature_names_in_
+        As in :class:`~bnclassify.NaiveBayes`.
+    fit_times_ : dict
+        Seconds spent on the ``"structure"`` and the ``"parameters"``.
+
+    See Also
+    --------
+    bnclassify.scores : the scores' definitions.
+    bnclassify.dag_search : the searches.
+
+    Examples
+    --------
+    >>> from bnclassify import BayesNetClassifier
+    >>> from bnclassify.datasets import load_car
+    >>> X, y = load_car(return_X_y=True)
+    >>> model = BayesNetClassifier(score_type="bic").fit(X, y)
+    >>> model.markov_blanket_  # "doors" tells nothing the others do not
+    ['buying', 'maint', 'persons', 'lug_boot', 'safety']
+    >>> sorted(model.structure_.predecessors("class"))  # the class has parents of its own
+    ['buying', 'maint']
+    >>> round(model.score(X, y), 3)
+    0.91
+
+    Weka's default ``BayesNet`` (K2, at most one parent, the Bayes score with
+    Weka's alpha 0.5, from naive Bayes) is naive Bayes, since the class fills
+    every feature's one parent:
+
+    >>> weka = BayesNetClassifier(search="k2", score_type="bd", prior_weight=0.5,
+    ...                           max_parents=1, start="naive_bayes", alpha=0.5).fit(X, y)
+    >>> sorted(weka.structure_.edges()) == sorted(("class", f) for f in X.columns)
+    True
+    """
+
+    _parameter_constraints = {
+        "search": [Options(set(SEARCHES))],
+        "score_type": [Options(set(SCORES))],
+        "prior_weight": [Interval(Real, 0, None, closed="neither")],
+        "max_parents": [None, Interval(Integral, 0, None, closed="left")],
+        "start": [
+            Options(set(STARTS)),
+            InstanceOf(nx.DiGraph, "a networkx DiGraph"),
+            ArrayLike(),
+        ],
+        "forbidden": [None, ArrayLike()],
+        "required": [None, ArrayLike()],
+        "order": [None, ArrayLike()],
+        "tabu_length": [Interval(Integral, 0, None, closed="left")],
+        "max_iter": [None, Interval(Integral, 1, None, closed="left")],
+        "reversal": ["boolean"],
+        "alpha": ALPHA,
+        "handle_unknown": [Options(HANDLE_UNKNOWN)],
+        "distributions": [TABLE_DISTRIBUTIONS],
+    }
+
+    def __init__(
+        self,
+        search="hill_climbing",
+        score_type="bdeu",
+        prior_weight=1.0,
+        max_parents=None,
+        start="empty",
+        forbidden=None,
+        required=None,
+        order=None,
+        tabu_length=10,
+        max_iter=None,
+        reversal=True,
+        alpha=1.0,
+        handle_unknown="warn",
+        distributions=None,
+    ):
+        self.search = search
+        self.score_type = score_type
+        self.prior_weight = prior_weight
+        self.max_parents = max_parents
+        self.start = start
+        self.forbidden = forbidden
+        self.required = required
+        self.order = order
+        self.tabu_length = tabu_length
+        self.max_iter = max_iter
+        self.reversal = reversal
+        self.alpha = alpha
+        self.handle_unknown = handle_unknown
+        self.distributions = distributions
+
+    def statistics_plan(self, schema=None) -> StatisticsPlan:
+        """What an incremental or dask fit keeps: the distinct rows (any family's counts),
+        and the pair table when the search starts from TAN."""
+        return StatisticsPlan(
+            rows=True, pairwise=isinstance(self.start, str) and self.start == "tan"
+        )
+
+    # -- fitting -----------------------------------------------------------------------
+    @routes_dask
+    def fit(self, X, y, sample_weight=None):
+        """Learn the structure from the data, then every table.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+            NaN/None cells are missing: each family is counted on the rows that
+            observe all of its variables. A dask DataFrame is fitted from the
+            distinct rows of its partitions, summed on the cluster.
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional
+            Non-negative row weights, as frequencies in every count.
+
+        Returns
+        -------
+        self
+        """
+        validate_parameters(self)
+        schema, classes, stats = training_statistics(X, y, self.distributions, sample_weight)
+        self.fit_statistics(stats, schema, classes, class_node=class_node_name(y, schema.names))
+        self._fit_rows = fit_continuation(self, stats)  # for a later partial_fit (not pickled)
+        return self
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Add a chunk of rows and learn the structure and the tables again from all rows so far.
+
+        The statistics are the distinct rows seen so far (with the class) and
+        their weights; each call runs the whole search again on them, so after
+        any sequence of chunks the model equals ``fit`` on their concatenation.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        classes : array-like, optional
+            Every class label; required on the first call.
+        sample_weight : array-like of shape (n_samples,), optional
+
+        Returns
+        -------
+        self
+        """
+        validate_parameters(self)
+        total, schema, classes, class_node = accumulate(self, X, y, classes, sample_weight)
+        return self.fit_statistics(total, schema, classes, class_node=class_node, keep=True)
+
+    def fit_statistics(self, stats, schema, classes, *, class_node="class", keep=False):
+        """Learn the structure and the tables from training statistics: every fit's one entry.
+
+        Parameters
+        ----------
+        stats : TrainingCounts or SufficientStatistics
+            Statistics that answer ``variable_counts()`` (and the pair table when
+            ``start="tan"``).
+        schema : bnclassify.data.TableSchema
+        classes : array-like of shape (n_classes,)
+        class_node : str, default="class"
+        keep : bool, default=False
+            Keep ``stats`` as ``statistics_`` for a later ``partial_fit``.
+
+        Returns
+        -------
+        self
+        """
+        validate_parameters(self)
+        with unchanged_on_error(self):
+            return self._fit_statistics(stats, schema, classes, class_node, keep)
+
+    def _fit_statistics(self, stats, schema, classes, class_node, keep):
+        self.__dict__.pop("statistics_", None)
+        self.__dict__.pop("_fit_rows", None)
+        _check_tables(schema)
+        self._set_schema(schema, class_node=class_node)
+        self.classes_ = np.asarray(classes)
+        counts = stats.variable_counts()
+        started = time.perf_counter()
+        parents, path, score = self._search(counts, stats, schema)
+        searched = time.perf_counter()
+        self.compiled_ = fit_general_network(counts, schema, parents, float(self.alpha))
+        names = [*schema.names, class_node]
+        dag = nx.DiGraph()
+        dag.add_nodes_from([class_node, *schema.names])
+        dag.add_edges_from((names[p], names[v]) for v, ps in enumerate(parents) for p in ps)
+        self.structure_ = dag
+        blanket = set(markov_blanket(dag, class_node))
+        self.markov_blanket_ = [name for name in schema.names if name in blanket]
+        self.score_ = score
+        self.search_path_ = [(move, names[u], names[v], float(s)) for move, u, v, s in path]
+        self.n_iter_ = len(path) + 1
+        self.fit_times_ = {
+            "structure": searched - started,
+            "parameters": time.perf_counter() - searched,
+        }
+        self._network = None
+        if keep:
+            self.statistics_ = stats
+        return self
+
+    def set_fitted_network(self, network, schema, classes, structure, *, class_node="class"):
+        """Make this model the given fitted network: parameters given, not learned.
+
+        For networks built elsewhere (a pgmpy network, :func:`bnclassify.io.from_pgmpy`):
+        the model then predicts, explains and saves like a fitted one; ``fit``
+        learns a structure and tables of its own.
+
+        Parameters
+        ----------
+        network : bnclassify.network.FittedNetwork
+            Its ``class_factor`` and ``class_free`` must agree with ``structure``.
+        schema : bnclassify.data.TableSchema
+        classes : array-like of shape (n_classes,)
+        structure : networkx.DiGraph
+            The DAG over ``class_node`` and the schema's columns.
+        class_node : str, default="class"
+
+        Returns
+        -------
+        self
+        """
+        self._set_schema(schema, class_node=class_node)
+        self.classes_ = np.asarray(classes)
+        dag = nx.DiGraph()
+        dag.add_nodes_from([class_node, *schema.names])
+        dag.add_edges_from(structure.edges)
+        self.structure_ = dag
+        blanket = set(markov_blanket(dag, class_node))
+        self.markov_blanket_ = [name for name in schema.names if name in blanket]
+        self.compiled_ = network
+        self.score_ = None
+        self.search_path_ = []
+        self.n_iter_ = 0
+        self.fit_times_ = {"structure": 0.0, "parameters": 0.0}
+        self._check_state()
+        return self
+
+    # -- the search --------------------------------------------------------------------
+    def _search(self, counts, stats, schema):
+        """``(parents of every variable, path, score)``; variables are the columns, then the
+        class; the search sees the observed ones in name order."""
+        m = schema.n_features
+        names = [*schema.names, self.class_node_]
+        unobserved = set(schema.unobserved)
+        variables = [v for v in range(m + 1) if v not in unobserved]
+        ranked = [variables[k] for k in name_order([names[v] for v in variables])]
+        index = {v: k for k, v in enumerate(ranked)}
+        searched = VariableCounts(counts.codes[:, ranked], counts.weights, counts.cards[ranked])
+        scores = FamilyScores(searched, self.score_type, self.prior_weight)
+        start = [set() for _ in ranked]
+        for u, v in self._start_arcs(stats, schema, names):
+            start[index[v]].add(index[u])
+        banned = self._arcs("forbidden", names, unobserved)
+        needed = self._arcs("required", names, unobserved)
+        clash = set(banned) & set(needed)
+        if clash:
+            u, v = sorted(clash)[0]
+            raise ValueError(
+                f"The arc ({names[u]!r}, {names[v]!r}) is both required and forbidden."
+            )
+        graph = nx.DiGraph(
+            [(ranked[u], ranked[v]) for v, ps in enumerate(start) for u in ps] + needed
+        )
+        graph.remove_edges_from(banned)
+        if not nx.is_directed_acyclic_graph(graph):
+            cycle = [names[u] for u, _ in nx.find_cycle(graph)]
+            raise ValueError(f"The start graph with the required arcs has a cycle: {cycle}.")
+        forbidden = [(index[u], index[v]) for u, v in banned]
+        required = [(index[u], index[v]) for u, v in needed]
+        options = {"max_parents": self.max_parents, "forbidden": forbidden, "required": required}
+        if self.search == "k2":
+            order = [index[v] for v in self._k2_order(names, unobserved, ranked)]
+            found, path = k2(scores, order, start, **options)
+        else:
+            climb = tabu_search if self.search == "tabu" else hill_climbing
+            options.update(
+                tabu_length=self.tabu_length, reversal=self.reversal, max_iter=self.max_iter
+            )
+            found, path = climb(scores, len(ranked), start, **options)
+        parents = [() for _ in range(m + 1)]
+        for k, ps in enumerate(found):
+            parents[ranked[k]] = tuple(sorted(ranked[p] for p in ps))
+        score = scores.network({k: ps for k, ps in enumerate(found)})
+        path = [(move, ranked[u], ranked[v], s) for move, u, v, s in path]
+        return parents, path, score
+
+    def _named(self, name, names, what):
+        if name not in names:
+            raise ValueError(
+                f"{what} names {name!r}, which is neither a column nor the class "
+                f"({names[-1]!r}); the nodes are {names}."
+            )
+        return names.index(name)
+
+    def _arcs(self, parameter, names, unobserved, arcs=None):
+        """The arcs of a parameter (pairs of names) as positions, those of unobserved
+        columns left out (such columns take part in no structure)."""
+        given = getattr(self, parameter) if arcs is None else arcs
+        out = []
+        for arc in [] if given is None else list(given):
+            if not (isinstance(arc, tuple | list) and len(arc) == 2):
+                raise ValueError(f"{parameter} must hold (parent, child) pairs, got {arc!r}.")
+            u, v = (self._named(end, names, parameter) for end in arc)
+            if u == v:
+                raise ValueError(f"{parameter} holds the loop {arc!r}.")
+            if u not in unobserved and v not in unobserved:
+                out.append((u, v))
+        return out
+
+    def _start_arcs(self, stats, schema, names):
+        start, class_node = self.start, names[-1]
+        if isinstance(start, str) and start == "empty":
+            return []
+        if isinstance(start, str) and start == "naive_bayes":
+            return [
+                (len(names) - 1, j) for j in range(schema.n_features) if j not in schema.unobserved
+            ]
+        if isinstance(start, str) and start == "tan":
+            tan = TAN(alpha=self.alpha).fit_statistics(
+                stats, schema, self.classes_, class_node=class_node
+            )
+            return [(names.index(u), names.index(v)) for u, v in tan.structure_.edges]
+        edges = list(start.edges) if isinstance(start, nx.DiGraph) else list(start)
+        arcs = self._arcs("start", names, set(schema.unobserved), edges)
+        graph = nx.DiGraph(arcs)
+        if not nx.is_directed_acyclic_graph(graph):
+            cycle = [names[u] for u, _ in nx.find_cycle(graph)]
+            raise ValueError(f"start has a cycle: {cycle}.")
+        return arcs
+
+    def _k2_order(self, names, unobserved, ranked):
+        class_variable = len(names) - 1
+        if self.order is None:
+            return [class_variable] + [v for v in ranked if v != class_variable]
+        order = [self._named(name, names, "order") for name in self.order]
+        if len(set(order)) != len(order):
+            raise ValueError(f"order names a node twice: {list(self.order)}.")
+        if class_variable not in order:
+            order = [class_variable, *order]
+        wanted = set(ranked)
+        left = sorted(wanted - set(order), key=ranked.index)
+        if left:
+            raise ValueError(f"order leaves out the columns {[names[v] for v in left]}.")
+        return [v for v in order if v in wanted]
+
+    # -- declared state (see SchemaAttributes._get_state) --------------------------------
+    _FITTED_FIELDS = {
+        "structure_": "structure_",
+        "compiled_": "compiled_",
+        "markov_blanket_": "markov_blanket_",
+        "score_": "score_",
+        "search_path_": "search_path_",
+        "n_iter_": "n_iter_",
+        "fit_times_": "fit_times_",
+    }
+
+    def _check_state(self):
+        super()._check_state()
+        network, structure = self.compiled_, self.structure_
+        position = {name: j for j, name in enumerate(self.schema_.names)}
+        class_parents = [] if network.class_factor is None else network.class_factor.parents_
+        require(
+            sorted(structure.predecessors(self.class_node_)) == sorted(class_parents),
+            "structure_",
+            "the class's parents differ from its table's.",
+        )
+        for j, name in enumerate(self.schema_.names):
+            parents = set(structure.predecessors(name))
+            rooted = self.class_node_ in parents
+            require(
+                rooted == (j not in network.class_free)
+                and {position[p] for p in parents - {self.class_node_}} == set(network.parents[j]),
+                "structure_",
+                f"the parents of {name!r} differ from its table's.",
+            )
+        blanket = set(markov_blanket(structure, self.class_node_))
+        require(
+            list(self.markov_blanket_) == [n for n in self.schema_.names if n in blanket],
+            "markov_blanket_",
+            "is not the class's Markov blanket in structure_.",
+        )
+
+
+def _check_tables(schema):
+    """Every column a table node (categorical or binned), or never observed."""
+    unobserved = set(schema.unobserved)
+    dense = [
+        schema.names[j]
+        for columns, spec in schema.nodes
+        for j in columns
+        if j not in unobserved and not isinstance(node_from_spec(spec), Categorical)
+    ]
+    if dense:
+        raise ContinuousFeaturesError(
+            f"BayesNetClassifier models every column as a table; the columns {dense} are "
+            "densities. Leave distributions=None (numeric columns are binned) or name them "
+            "'binned'."
+        )

@@ -1,0 +1,378 @@
+"""Score-based search for a DAG over any variables: hill climbing, tabu search and K2.
+
+The searches see variables as positions ``0 .. n - 1`` and a decomposable
+score as a function of one family, ``scores(child, parents)`` (with
+``scores.with_parent(child, parents, candidates)`` for a node's candidate
+parents at once), as :class:`bnclassify.scores.FamilyScores` gives it. A move
+changes one or two families, so only those are scored again; every family's
+score is cached by the scorer. Ties (equal changes of the score) go to the
+move listed first: additions, then removals, then reversals, each by parent
+position then child position, so a caller that numbers the variables by name
+(:func:`bnclassify.structure.name_order`) gets a search that does not depend
+on where a column sits in the table.
+
+- :func:`hill_climbing`: from a start graph, apply the best of every legal
+  addition, removal and reversal of one arc while it improves the score
+  (Heckerman, Geiger and Chickering 1995; Koller and Friedman 2009, section
+  18.4.3; pgmpy's ``HillClimbSearch`` and Weka's ``HillClimber``). A tabu list
+  of the last ``tabu_length`` moves' inverses keeps it from undoing them.
+- :func:`tabu_search`: the same moves, but the best legal move not on the tabu
+  list is taken even when it lowers the score, until ``tabu_length`` moves in
+  a row have not improved on the best graph met, which is returned (Glover
+  1989; Bouckaert 1995; Weka's ``TabuSearch`` makes a fixed number of moves).
+  While moves improve it climbs as hill climbing does, so its graph scores at
+  least as high as hill climbing's from the same start.
+- :func:`k2`: Cooper and Herskovits' (1992) greedy search given an order: each
+  node in turn gets the earlier node that most raises its score as a parent,
+  while that raises it and it has fewer than ``max_parents`` parents.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: Smallest relative gain a move must bring to be taken by hill climbing and K2 (the
+#: scores are sums of many terms; a gain below this is rounding, e.g. a reversal between
+#: equivalent graphs).
+RELATIVE_TOLERANCE = 1e-10
+
+ADD, REMOVE, REVERSE = 0, 1, 2
+MOVES = ("add", "remove", "reverse")
+
+
+class _Graph:
+    """A DAG under search: its parent sets, arcs, reachability and the moves' score changes."""
+
+    def __init__(self, scores, n, parents, max_parents, forbidden, required):
+        self.scores, self.n = scores, n
+        self.parents = [set(p) for p in parents]
+        self.arcs = np.zeros((n, n), dtype=bool)  # arcs[u, v]: the arc u -> v
+        for v, ps in enumerate(self.parents):
+            self.arcs[list(ps), v] = True
+        self.max_parents = n if max_parents is None else int(max_parents)
+        self.allowed = np.ones((n, n), dtype=bool)  # allowed[u, v]: the arc u -> v may exist
+        np.fill_diagonal(self.allowed, False)
+        for u, v in forbidden:
+            self.allowed[u, v] = False
+        self.required = np.zeros((n, n), dtype=bool)
+        for u, v in required:
+            self.required[u, v] = True
+        self.local = np.array([scores(v, tuple(self.parents[v])) for v in range(n)])
+        self.add_gain = np.full((n, n), -np.inf)  # [u, v]: adding u -> v
+        self.remove_gain = np.full((n, n), -np.inf)  # [u, v]: removing u -> v
+        for v in range(n):
+            self._rescore(v)
+
+    @property
+    def score(self) -> float:
+        return float(self.local.sum())
+
+    def _rescore(self, v):
+        """The gains of every move that changes ``v``'s parent set."""
+        parents = tuple(sorted(self.parents[v]))
+        self.local[v] = self.scores(v, parents)
+        self.add_gain[:, v] = -np.inf
+        self.remove_gain[:, v] = -np.inf
+        if len(parents) < self.max_parents:
+            candidates = [u for u in range(self.n) if u != v and u not in self.parents[v]]
+            candidates = [u for u in candidates if self.allowed[u, v]]
+            if candidates:
+                self.add_gain[candidates, v] = (
+                    self.scores.with_parent(v, parents, candidates) - self.local[v]
+                )
+        for u in parents:
+            rest = tuple(p for p in parents if p != u)
+            self.remove_gain[u, v] = self.scores(v, rest) - self.local[v]
+
+    def reach(self) -> np.ndarray:
+        """``reach[a, b]``: a directed path of at least one arc from ``a`` to ``b``."""
+        arcs = self.arcs
+        reach = np.zeros_like(arcs)
+        for v in reversed(topological_order(self.parents)):
+            children = np.flatnonzero(arcs[v])
+            if len(children):
+                reach[v] = arcs[v] | reach[children].any(axis=0)
+        return reach
+
+    def moves(self, tabu) -> np.ndarray:
+        """The gain of every move, ``(3, n, n)``: -inf where the move is illegal or tabu."""
+        arcs, reach = self.arcs, self.reach()
+        n_parents = np.array([len(p) for p in self.parents])
+        gains = np.full((3, self.n, self.n), -np.inf)
+        room = n_parents < self.max_parents
+        legal_add = ~arcs & ~arcs.T & self.allowed & ~reach.T & room[None, :]
+        gains[ADD][legal_add] = self.add_gain[legal_add]
+        legal_remove = arcs & ~self.required
+        gains[REMOVE][legal_remove] = self.remove_gain[legal_remove]
+        # u -> v reverses when no other path leads from u to v and v may parent u
+        other_path = (arcs.astype(np.int64) @ reach.astype(np.int64)) > 0
+        legal_reverse = legal_remove & ~other_path & self.allowed.T & room[:, None]
+        gains[REVERSE][legal_reverse] = (self.remove_gain + self.add_gain.T)[legal_reverse]
+        for kind, u, v in tabu:
+            gains[kind, u, v] = -np.inf
+        return gains
+
+    @classmethod
+    def starting(cls, scores, n, start, max_parents, forbidden, required):
+        """The graph of ``start`` with the ``required`` arcs and without the ``forbidden``."""
+        forbidden, required = list(forbidden), list(required)
+        parents = _start(n, start, required, forbidden)
+        return cls(scores, n, parents, max_parents, forbidden, required)
+
+    def best_move(self, tabu, reversal=True):
+        """``(gain, (kind, u, v))`` of the best legal move off the tabu list (ties: the first
+        in the order of :meth:`moves`' array; -inf when there is none)."""
+        gains = self.moves(tabu)
+        if not reversal:
+            gains[REVERSE] = -np.inf
+        best = int(np.argmax(gains))
+        kind, u, v = np.unravel_index(best, gains.shape)
+        return float(gains.flat[best]), (int(kind), int(u), int(v))
+
+    def make(self, move, tabu, tabu_length, path) -> list:
+        """Apply ``move``, add it to ``path``; return the tabu list with its undoing last."""
+        undo = self.apply(*move)
+        kind, u, v = move
+        path.append((MOVES[kind], u, v, self.score))
+        return [*tabu, undo][-int(tabu_length) :] if tabu_length else tabu
+
+    def apply(self, kind, u, v):
+        """Make the move (``kind`` on the arc ``u -> v``); return the move that undoes it."""
+        if kind == ADD:
+            self.parents[v].add(u)
+            self.arcs[u, v] = True
+            self._rescore(v)
+            return REMOVE, u, v
+        self.parents[v].discard(u)
+        self.arcs[u, v] = False
+        self._rescore(v)
+        if kind == REMOVE:
+            return ADD, u, v
+        self.parents[u].add(v)
+        self.arcs[v, u] = True
+        self._rescore(u)
+        return REVERSE, v, u
+
+
+def _start(n, start, required, forbidden) -> list:
+    parents = [set() for _ in range(n)] if start is None else [set(p) for p in start]
+    if len(parents) != n:
+        raise ValueError(f"start must give the parents of each of the {n} variables.")
+    for u, v in required:
+        parents[v].add(u)
+    for u, v in forbidden:
+        parents[v].discard(u)
+    topological_order(parents)  # a cycle is a ValueError
+    return parents
+
+
+def _tolerance(score) -> float:
+    return RELATIVE_TOLERANCE * max(1.0, abs(score))
+
+
+def hill_climbing(
+    scores,
+    n,
+    start=None,
+    *,
+    max_parents=None,
+    forbidden=(),
+    required=(),
+    tabu_length=0,
+    reversal=True,
+    max_iter=None,
+):
+    """Greedy hill climbing over DAGs by adding, removing and reversing one arc at a time.
+
+    Parameters
+    ----------
+    scores : callable
+        ``scores(child, parents) -> float`` and
+        ``scores.with_parent(child, parents, candidates) -> ndarray``
+        (:class:`bnclassify.scores.FamilyScores`).
+    n : int
+        Number of variables.
+    start : list of iterable of int, optional
+        The parents of each variable to start from (default: no arc).
+    max_parents : int, optional
+        Most parents of any variable (default: no limit).
+    forbidden, required : iterable of (int, int)
+        Arcs ``(parent, child)`` that may never be in the graph, or must always
+        be (added to the start, never removed nor reversed).
+    tabu_length : int, default=0
+        How many of the last moves may not be undone (pgmpy's ``tabu_length``).
+    reversal : bool, default=True
+        Whether reversing an arc is a move (Weka's ``HillClimber`` leaves it out by
+        default).
+    max_iter : int, optional
+        Most moves (default: until no move improves the score).
+
+    Returns
+    -------
+    parents : list of tuple of int
+        Each variable's parents, sorted.
+    path : list of (str, int, int, float)
+        The moves made, each ``(move, parent, child, score after it)``.
+
+    Examples
+    --------
+    >>> from bnclassify.scores import FamilyScores
+    >>> from bnclassify.stats import VariableCounts
+    >>> rng = np.random.default_rng(0)
+    >>> a = rng.integers(0, 2, 500)
+    >>> b = a ^ (rng.random(500) < 0.1)
+    >>> scores = FamilyScores(VariableCounts.from_rows(a[:, None], b, [2], 2), "bic")
+    >>> parents, path = hill_climbing(scores, 2)
+    >>> parents, [move for move, *_ in path]  # one arc between the two (here 1 -> 0)
+    ([(1,), ()], ['add'])
+    """
+    graph = _Graph.starting(scores, n, start, max_parents, forbidden, required)
+    tabu, path = [], []
+    limit = np.inf if max_iter is None else max_iter
+    while len(path) < limit:
+        gain, move = graph.best_move(tabu, reversal)
+        if not gain > _tolerance(graph.score):
+            break
+        tabu = graph.make(move, tabu, tabu_length, path)
+    return [tuple(sorted(p)) for p in graph.parents], path
+
+
+def tabu_search(
+    scores,
+    n,
+    start=None,
+    *,
+    max_parents=None,
+    forbidden=(),
+    required=(),
+    tabu_length=10,
+    reversal=True,
+    max_iter=None,
+):
+    """Tabu search: the best legal move off the tabu list, improving or not; the best graph met.
+
+    Each move is the best addition, removal or reversal whose undoing is not
+    among the last ``tabu_length`` moves, even when it lowers the score, so the
+    search walks out of a local maximum. It stops when ``tabu_length``
+    moves in a row (at least one) have not raised the best score met, when
+    ``max_iter`` moves are made, or when no legal move is left, and returns the
+    graph with the highest score met. Parameters as :func:`hill_climbing`.
+
+    Returns
+    -------
+    parents : list of tuple of int
+    path : list of (str, int, int, float)
+    """
+    graph = _Graph.starting(scores, n, start, max_parents, forbidden, required)
+    best_parents, best_score = [set(p) for p in graph.parents], graph.score
+    tabu, path, stale = [], [], 0
+    limit = np.inf if max_iter is None else max_iter
+    while len(path) < limit and stale < max(1, int(tabu_length)):
+        gain, move = graph.best_move(tabu, reversal)
+        if not np.isfinite(gain):
+            break
+        tabu = graph.make(move, tabu, tabu_length, path)
+        if graph.score > best_score + _tolerance(best_score):
+            best_parents, best_score, stale = [set(p) for p in graph.parents], graph.score, 0
+        else:
+            stale += 1
+    return [tuple(sorted(p)) for p in best_parents], path
+
+
+def k2(scores, order, start=None, *, max_parents=None, forbidden=(), required=()):
+    """Cooper and Herskovits' K2: each node's parents chosen greedily among the nodes before it.
+
+    Parameters
+    ----------
+    scores : callable
+        As in :func:`hill_climbing`.
+    order : sequence of int
+        Every variable, each allowed parents only among those before it.
+    start : list of iterable of int, optional
+        Parents each variable starts with (e.g. the class, for Weka's naive Bayes
+        start); they must come before it in ``order``.
+    max_parents : int, optional
+        Most parents of any variable, those of ``start`` included (Weka's ``-P``).
+    forbidden, required : iterable of (int, int)
+        Arcs never added, or always present (they must follow ``order``).
+
+    Returns
+    -------
+    parents : list of tuple of int
+    path : list of (str, int, int, float)
+        The arcs added, each with the score of its child's family after it.
+
+    Examples
+    --------
+    >>> from bnclassify.scores import FamilyScores
+    >>> from bnclassify.stats import VariableCounts
+    >>> rng = np.random.default_rng(0)
+    >>> a = rng.integers(0, 2, 500)
+    >>> b = a ^ (rng.random(500) < 0.1)
+    >>> scores = FamilyScores(VariableCounts.from_rows(a[:, None], b, [2], 2), "k2")
+    >>> k2(scores, [1, 0])[0]
+    [(1,), ()]
+    """
+    order = [int(v) for v in order]
+    n = len(order)
+    if sorted(order) != list(range(n)):
+        raise ValueError(f"order must hold each of the {n} variables once, got {order}.")
+    rank = {v: k for k, v in enumerate(order)}
+    parents = _start(n, start, list(required), list(forbidden))
+    for v, ps in enumerate(parents):
+        late = [u for u in ps if rank[u] > rank[v]]
+        if late:
+            raise ValueError(
+                f"variable {v} starts with the parents {late}, which come after it in the order."
+            )
+    blocked = set(map(tuple, forbidden))
+    limit = n if max_parents is None else int(max_parents)
+    path = []
+    for v in order:
+        current = scores(v, tuple(sorted(parents[v])))
+        while len(parents[v]) < limit:
+            candidates = [
+                u for u in order[: rank[v]] if u not in parents[v] and (u, v) not in blocked
+            ]
+            if not candidates:
+                break
+            gains = scores.with_parent(v, tuple(sorted(parents[v])), candidates)
+            best = int(np.argmax(gains))
+            if not gains[best] - current > _tolerance(current):
+                break
+            parents[v].add(candidates[best])
+            current = float(gains[best])
+            path.append(("add", candidates[best], v, current))
+    return [tuple(sorted(p)) for p in parents], path
+
+
+def topological_order(parents) -> list:
+    """The variables with every parent before its children (Kahn; ties by position).
+
+    Raises a ``ValueError`` when the parent sets have a cycle.
+
+    Examples
+    --------
+    >>> topological_order([(1,), (), (0, 1)])
+    [1, 0, 2]
+    """
+    n = len(parents)
+    children = [[] for _ in range(n)]
+    waiting = [0] * n
+    for v, ps in enumerate(parents):
+        for u in ps:
+            children[u].append(v)
+            waiting[v] += 1
+    ready = [v for v in range(n) if not waiting[v]]
+    order = []
+    while ready:
+        v = ready.pop(0)
+        order.append(v)
+        for c in sorted(children[v]):
+            waiting[c] -= 1
+            if not waiting[c]:
+                ready.append(c)
+        ready.sort()
+    if len(order) < n:
+        raise ValueError("the parent sets have a cycle.")
+    return order

@@ -39,6 +39,8 @@ Examples
 ([0, 1, 0], [1.5, 2.5, 0.5])
 """
 
+from . import incremental
+from .binning import MAX_BINNED_VALUES, ValueClassCounts
 from .encoding import HANDLE_UNKNOWN, MISSING, encode_frame, learn_categories
 from .frames import as_frame, take_rows
 from .identifiers import IdentifierColumnWarning, identifier_columns, row_number_columns
@@ -65,12 +67,14 @@ from .kinds_evidence import (
 )
 from .kinds_rule import (
     DENSITY,
+    DENSITY_KINDS,
     INTEGER_MAX_CATEGORIES,
     LOG_NORMAL_MIN_LOG_SD,
     LOG_NORMAL_MIN_Z,
     NUMERIC_KIND,
     POINT_MASS_MIN_SHARE,
     default_kind,
+    dtype_family,
     prefers_log_normal,
     tested_row_step,
 )
@@ -89,6 +93,11 @@ from .targets import CROWDED_WARNING, crowded, encode_target
 __all__ = [
     "CROWDED_WARNING",
     "DENSITY",
+    "DENSITY_KINDS",
+    "MAX_BINNED_VALUES",
+    "ValueClassCounts",
+    "dtype_family",
+    "incremental",
     "CountEvidence",
     "ValueEvidence",
     "count_evidence",

@@ -213,9 +213,7 @@ def sum_value_counts(*parts, names):
     parts = [p for p in parts if p is not None]
     if not parts:
         return None
-    return {
-        j: ValueClassCounts.total([p[j] for p in parts]).check_size(names[j]) for j in parts[0]
-    }
+    return {j: ValueClassCounts.total([p[j] for p in parts]).check_size(names[j]) for j in parts[0]}
 
 
 def _joined_partition_value_counts(frame, schema):
@@ -367,6 +365,10 @@ def dask_training_statistics(X, y, distributions=None, plan_for=None, split_ever
     total = dask_statistics(X, y, schema, plan, split_every)
     if total.n_classes < 2:
         raise ValueError(f"y has a single class {list(total.class_labels)}; at least 2 are needed.")
+    declared = getattr(y, "dtype", None)
+    if isinstance(declared, pd.CategoricalDtype) and getattr(y.cat, "known", False):
+        # a Categorical's declared classes in their order, as fit keeps them
+        total = total.reindexed(np.asarray(declared.categories), total.categories)
     fitted = schema.with_categories(total.categories).with_unobserved(total.unobserved_columns())
     warn_unobserved([fitted.names[j] for j in fitted.unobserved])
     name = getattr(y, "name", None)

@@ -257,9 +257,7 @@ class MDLDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             raise InvalidParameterError(f"columns names {unknown}, which are not columns of X.")
         bad = [c for c in chosen if not _is_number_column(X[c])]
         if bad:
-            raise InvalidParameterError(
-                f"columns {bad} are not numeric and cannot be discretised."
-            )
+            raise InvalidParameterError(f"columns {bad} are not numeric and cannot be discretised.")
         return chosen
 
     def _chunk_counts(self, X, y, sample_weight, reset=False) -> list:

@@ -11,8 +11,8 @@ from bnclassify.datasets import load_car, load_p450, load_vote
 from bnclassify.distributions import Bernoulli, KernelDensity
 
 # fits from partitions or chunks equal the in-memory fit where the nodes are densities (the
-# kinds rule's distributions="density"); binned columns keep the first chunk's cut points
-# instead (tests/test_binned.py)
+# kinds rule's distributions="density"); binned columns are tested in
+# tests/test_out_of_core_bins.py
 pytestmark = pytest.mark.usefixtures("numbers_as_densities")
 
 

@@ -22,6 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..data import (
     HANDLE_UNKNOWN,
     TableSchema,
+    declared_classes,
     incremental,
     take_rows,
     warn_unobserved,
@@ -701,8 +702,7 @@ def accumulate(model, X, y, classes, sample_weight):
                 "classes must be given on the first call to partial_fit: every class label, "
                 "e.g. classes=np.unique(y_all)."
             )
-        declared = pd.unique(np.asarray(classes).ravel())
-        declared = np.asarray(sorted(declared))
+        declared = declared_classes(classes, y)
         if len(declared) < 2:
             raise ValueError(f"classes must hold at least 2 labels, got {list(declared)}.")
         first_weights = check_sample_weight(sample_weight, _n_rows(X))
@@ -716,10 +716,10 @@ def accumulate(model, X, y, classes, sample_weight):
         schema, declared, class_node = counted, model.classes_, model.class_node_
         incremental.check_fixed(schema, type(model).__name__, fitted_by="its fit")
         if classes is not None:
-            given = np.asarray(sorted(pd.unique(np.asarray(classes).ravel())))
-            if len(given) != len(declared) or not (given == declared).all():
+            given = pd.unique(np.asarray(classes, dtype=object).ravel()).tolist()
+            if len(given) != len(declared) or set(given) != set(declared.tolist()):
                 raise ValueError(
-                    f"classes={list(given)} differs from the classes of the first call to "
+                    f"classes={given} differs from the classes of the first call to "
                     f"partial_fit, {list(declared)}."
                 )
         frame = schema.align(X, owner=type(model).__name__, strict=True)

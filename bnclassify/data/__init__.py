@@ -88,7 +88,7 @@ from .schema import (
     warn_unseen,
     warn_zero_variance,
 )
-from .targets import CROWDED_WARNING, crowded, encode_target
+from .targets import CROWDED_WARNING, crowded, declared_classes, encode_target
 
 __all__ = [
     "CROWDED_WARNING",
@@ -124,6 +124,7 @@ __all__ = [
     "as_frame",
     "column_exponents",
     "crowded",
+    "declared_classes",
     "default_kind",
     "encode_frame",
     "encode_target",

@@ -114,7 +114,8 @@ def mdl_cut_points_of_counts(counts: ValueClassCounts) -> np.ndarray:
     --------
     >>> a = ValueClassCounts.from_rows([1.0, 2, 3, 4], list("aaab"))
     >>> b = ValueClassCounts.from_rows([5.0, 6, 7, 8, 4], list("bbbba"))
-    >>> mdl_cut_points_of_counts(a + b), mdl_cut_points([1.0, 2, 3, 4, 5, 6, 7, 8, 4], list("aaabbbbba"))
+    >>> rows = [1.0, 2, 3, 4, 5, 6, 7, 8, 4], list("aaabbbbba")
+    >>> mdl_cut_points_of_counts(a + b), mdl_cut_points(*rows)
     (array([4.5]), array([4.5]))
     """
     return SortedColumn.of_counts(counts).walk(_best_passing)

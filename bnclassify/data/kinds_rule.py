@@ -47,8 +47,8 @@ def dtype_family(dtype) -> str:
 
     Examples
     --------
-    >>> dtype_family(np.dtype("int8")), dtype_family(pd.Float64Dtype()), dtype_family(np.dtype(bool))
-    ('integer', 'float', 'other')
+    >>> [dtype_family(t) for t in (np.dtype("int8"), pd.Float64Dtype(), np.dtype(bool))]
+    ['integer', 'float', 'other']
     """
     if isinstance(dtype, pd.CategoricalDtype):
         return "other"
@@ -64,7 +64,8 @@ def categorical_by_value_counts(counts, limit=None) -> bool:
 
     Examples
     --------
-    >>> categorical_by_value_counts(np.ones(21)), categorical_by_value_counts(np.r_[21, np.ones(20)])
+    >>> spread, point_mass = np.ones(21), np.r_[21, np.ones(20)]
+    >>> categorical_by_value_counts(spread), categorical_by_value_counts(point_mass)
     (False, True)
     """
     limit = INTEGER_MAX_CATEGORIES if limit is None else limit

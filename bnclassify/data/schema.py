@@ -156,9 +156,7 @@ class TableSchema:
         return schema, frame
 
     @classmethod
-    def learn_and_encode(
-        cls, X, distributions=None, weights=None, y=None, warn=True, classes=None
-    ):
+    def learn_and_encode(cls, X, distributions=None, weights=None, y=None, warn=True, classes=None):
         """``(schema, frame, codes, values)`` of a training table, each cell hashed once.
 
         A column with no observed value is left out of the schema's model

@@ -108,16 +108,16 @@ def test_partial_fit_refuses_cut_points_learned_from_one_chunk(name):
 
 
 def _remedy(name, X, y, chunks):
-    """A model whose binned columns are fixed before the first chunk, and the in-memory
-    model it must equal."""
-    if name == "first_pass":  # one exact pass over the chunks: fit's own cut points
+    """``distributions`` that fix the binned columns before the first chunk, and whether the
+    in-memory model to equal takes them too (the first pass gives fit's own cut points)."""
+    if name == "first_pass":  # one exact pass over the chunks
         mdl = MDLDiscretizer(columns=FLOATS)
         for rows in chunks:
             mdl.partial_fit(X.iloc[rows], y.iloc[rows])
-        return {**mdl.to_distributions()}, None
+        return mdl.to_distributions(), False
     if name == "given":
-        return {"size": Binned(cut_points=[0.0, 1.2]), "weight": Binned(cut_points=[2.5])}, "same"
-    return {"size": "gaussian", "weight": "lognormal"}, "same"
+        return {"size": Binned(cut_points=[0.0, 1.2]), "weight": Binned(cut_points=[2.5])}, True
+    return {"size": "gaussian", "weight": "lognormal"}, True
 
 
 @pytest.mark.parametrize("name", sorted(MODELS))
@@ -131,9 +131,9 @@ def _remedy(name, X, y, chunks):
 def test_partial_fit_with_fixed_bins_equals_fit_over_any_chunking(name, form, remedy, seed, cuts):
     X, y = _table(*form)
     chunks = _chunks(len(X), seed, cuts)  # the first holds >= 12 rows: every column observed
-    distributions, peer = _remedy(remedy, X, y, chunks)
+    distributions, both = _remedy(remedy, X, y, chunks)
     got = _partial(MODELS[name](distributions=distributions), X, y, chunks)
-    expected = MODELS[name](**({} if peer is None else {"distributions": distributions}))
+    expected = MODELS[name](**({"distributions": distributions} if both else {}))
     _assert_equal_models(got, expected.fit(X, y), X)
 
 

@@ -741,6 +741,7 @@ def accumulate(model, X, y, classes, sample_weight):
     incremental.check_value_counts(
         schema,
         {j: total.feature_class[j].sum(axis=0) for j in incremental.counted_columns(schema)},
+        type(model).__name__,
     )
     fitted = schema.with_categories(total.categories).with_unobserved(total.unobserved_columns())
     before = model.schema_.unobserved if statistics is not None else ()

@@ -153,11 +153,11 @@ def counted_columns(schema) -> list:
     ]
 
 
-def check_value_counts(schema, counts) -> None:
+def check_value_counts(schema, counts, owner="the model") -> None:
     """Refuse a chunk after which the kinds rule would no longer make a column categorical.
 
     ``counts`` maps each of :func:`counted_columns` to the (weighted) number of rows so far
-    holding each of its values.
+    holding each of its values; ``owner``: the estimator's class name, for the message.
     """
     for j, column_counts in counts.items():
         column_counts = np.asarray(column_counts, dtype=float)
@@ -171,7 +171,7 @@ def check_value_counts(schema, counts) -> None:
             f"a number ({numbers}), not as the categorical column the kinds rule made it from "
             "the first chunk. Name its kind before the first call: "
             f"distributions={{{name!r}: 'categorical'}} keeps it categorical; as a number, "
-            f"fix its bins as for any binned column ({bins_remedy('the model', [name])}).",
+            f"fix its bins as for any binned column. {bins_remedy(owner, [name])}",
             [name],
         )
 

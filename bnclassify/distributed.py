@@ -6,7 +6,13 @@ partition's own categories and classes), sums them with a tree reduction
 (``split_every`` at a time; a sum unions the categories and re-indexes the
 tables) and fits the model from the total, exactly as ``partial_fit`` does
 after the last chunk; the rows never leave the workers. Categories of
-known dask categoricals are every partition's declared categories.
+known dask categoricals are every partition's declared categories. Before
+it, the kinds rule reads the numeric columns over every partition
+(:mod:`~bnclassify.data.kinds_evidence`), and a binned column's cut points
+are learned from its :class:`~bnclassify.data.ValueClassCounts` summed over
+the partitions the same way: those of ``fit`` on the same rows, at the cost
+of one more pass and ``8 (C + 1)`` bytes per distinct value of the column
+(refused, naming the column, beyond :data:`~bnclassify.data.MAX_BINNED_VALUES`).
 ``predict``, ``predict_proba`` and ``predict_log_proba`` on a dask DataFrame
 return lazy dask arrays computed partition by partition.
 
@@ -25,6 +31,8 @@ import pandas as pd
 from .data import (
     DENSITY,
     TableSchema,
+    ValueClassCounts,
+    as_frame,
     count_evidence,
     decided_kind,
     needs_values,
@@ -121,7 +129,8 @@ def sum_statistics(*parts):
 TARGET = "__bnclassify_target__"
 
 
-def _joined_partition_statistics(frame, schema, plan):
+def _split_target(frame):
+    """A joined partition's table and labels; a missing label is refused."""
     y = frame[TARGET]
     if y.isna().any():
         raise ValueError(
@@ -129,7 +138,39 @@ def _joined_partition_statistics(frame, schema, plan):
             "observed in every row, and X and y must be partitioned alike (the same index "
             "labels in matching partitions; e.g. y = df['class'], X = df.drop(columns='class'))."
         )
-    return partition_statistics(frame.drop(columns=TARGET), y, schema, plan)
+    return frame.drop(columns=TARGET), y
+
+
+def _joined_partition_statistics(frame, schema, plan):
+    return partition_statistics(*_split_target(frame), schema, plan)
+
+
+def _joined(X, y):
+    """``X`` with ``y`` as one more column: both read and partitioned by one graph, whatever
+    the optimiser does to each alone."""
+    if not is_dask_collection(X):
+        raise TypeError(f"X must be a dask DataFrame here, got {type(X).__name__}.")
+    if TARGET in X.columns:
+        raise ValueError(f"X has a column named {TARGET!r}, which bnclassify reserves.")
+    try:
+        return X.assign(**{TARGET: y})
+    except (ValueError, NotImplementedError) as error:
+        raise ValueError(
+            "X and y are not partitioned alike (unknown or different divisions): "
+            f"{error} Take y from the same dask DataFrame as X (e.g. y = df['class'])."
+        ) from None
+
+
+def _tree_sum(joined, per_partition, add, split_every):
+    """``per_partition`` of each partition of ``joined``, summed with ``add`` by a tree
+    reduction on the cluster, ``split_every`` at a time; one compute."""
+    import dask
+
+    per_partition, add = dask.delayed(per_partition), dask.delayed(add)  # in the graph once
+    parts = [per_partition(part) for part in joined.to_delayed()]
+    while len(parts) > 1:
+        parts = [add(*parts[k : k + split_every]) for k in range(0, len(parts), split_every)]
+    return parts[0].compute()
 
 
 def dask_statistics(X, y, schema, plan, split_every=SPLIT_EVERY):
@@ -138,32 +179,54 @@ def dask_statistics(X, y, schema, plan, split_every=SPLIT_EVERY):
     ``y`` travels as a column of ``X`` (``X.assign``), so both are read and
     partitioned by one graph, whatever the optimiser does to each alone.
     """
-    import dask
-
-    if not is_dask_collection(X):
-        raise TypeError(f"X must be a dask DataFrame here, got {type(X).__name__}.")
-    if TARGET in X.columns:
-        raise ValueError(f"X has a column named {TARGET!r}, which bnclassify reserves.")
-    try:
-        joined = X.assign(**{TARGET: y})
-    except (ValueError, NotImplementedError) as error:
-        raise ValueError(
-            "X and y are not partitioned alike (unknown or different divisions): "
-            f"{error} Take y from the same dask DataFrame as X (e.g. y = df['class'])."
-        ) from None
-    parts = [
-        dask.delayed(_joined_partition_statistics)(part, schema, plan)
-        for part in joined.to_delayed()
-    ]
-    while len(parts) > 1:
-        parts = [
-            dask.delayed(sum_statistics)(*parts[k : k + split_every])
-            for k in range(0, len(parts), split_every)
-        ]
-    total = parts[0].compute()
+    per_partition = partial(_joined_partition_statistics, schema=schema, plan=plan)
+    total = _tree_sum(_joined(X, y), per_partition, sum_statistics, split_every)
     if total is None:
         raise ValueError("The dask DataFrame has no rows.")
     return total
+
+
+def partition_value_counts(X, y, schema):
+    """The :class:`~bnclassify.data.ValueClassCounts` of each binned column whose cut points
+    are learned (``{position: counts}``), over one partition (``None`` for an empty one);
+    a column of more than :data:`~bnclassify.data.MAX_BINNED_VALUES` distinct values is
+    refused by name.
+
+    Examples
+    --------
+    >>> X = pd.DataFrame({"size": [2.0, 1.0, 2.0]})
+    >>> schema = TableSchema.from_dtypes(X.iloc[:0], {"size": "binned"})
+    >>> partition_value_counts(X, pd.Series(["p", "q", "q"]), schema)[0].counts.tolist()
+    [[0.0, 1.0], [1.0, 1.0]]
+    """
+    if len(X) == 0:
+        return None
+    frame = as_frame(X)[0].set_axis(schema.names, axis=1)
+    counts = schema.value_counts(frame, y)
+    return {j: c.check_size(schema.names[j]) for j, c in counts.items()}
+
+
+def sum_value_counts(*parts, names):
+    """The sum of some partitions' :func:`partition_value_counts` (``None`` ones skipped),
+    each column's checked against :data:`~bnclassify.data.MAX_BINNED_VALUES` (``names``:
+    the columns' names, for the message)."""
+    parts = [p for p in parts if p is not None]
+    if not parts:
+        return None
+    return {j: ValueClassCounts.total([p[j] for p in parts]).check_size(names[j]) for j in parts[0]}
+
+
+def _joined_partition_value_counts(frame, schema):
+    return partition_value_counts(*_split_target(frame), schema)
+
+
+def dask_value_counts(X, y, schema, split_every=SPLIT_EVERY) -> dict:
+    """Each learned binned column's value counts over every partition: a first pass, whose
+    total gives the cut points ``fit`` learns (:meth:`~bnclassify.data.TableSchema.with_bins`).
+    """
+    per_partition = partial(_joined_partition_value_counts, schema=schema)
+    add = partial(sum_value_counts, names=schema.names)
+    return _tree_sum(_joined(X, y), per_partition, add, split_every) or {}
 
 
 def _empty_like(X):
@@ -265,8 +328,10 @@ def dask_training_statistics(X, y, distributions=None, plan_for=None, split_ever
     Each numeric column's kind is decided by the kinds rule on the whole
     column, as an in-memory fit decides it (:mod:`~bnclassify.data.kinds_evidence`:
     one pass over the partitions for counts, a second one where the counts leave
-    it open); each partition's statistics are computed on the workers and summed
-    by a tree reduction.
+    it open); a binned column's cut points are learned from its value counts
+    summed over every partition (one more pass: :func:`dask_value_counts`), as
+    ``fit`` learns them; each partition's statistics are computed on the workers
+    and summed by a tree reduction.
 
     Parameters
     ----------
@@ -294,10 +359,16 @@ def dask_training_statistics(X, y, distributions=None, plan_for=None, split_ever
     first, first_y = _first_rows(X, y)
     kinds = _rule_kinds(X, y, distributions)
     schema = TableSchema.from_dtypes(first, distributions, first_y, kinds)
+    if schema.learned_bins.any():  # the cut points fit learns, from every partition's counts
+        schema = schema.with_bins(dask_value_counts(X, y, schema, split_every))
     plan = StatisticsPlan() if plan_for is None else plan_for(schema)
     total = dask_statistics(X, y, schema, plan, split_every)
     if total.n_classes < 2:
         raise ValueError(f"y has a single class {list(total.class_labels)}; at least 2 are needed.")
+    declared = getattr(y, "dtype", None)
+    if isinstance(declared, pd.CategoricalDtype) and getattr(y.cat, "known", False):
+        # a Categorical's declared classes in their order, as fit keeps them
+        total = total.reindexed(np.asarray(declared.categories), total.categories)
     fitted = schema.with_categories(total.categories).with_unobserved(total.unobserved_columns())
     warn_unobserved([fitted.names[j] for j in fitted.unobserved])
     name = getattr(y, "name", None)
@@ -430,8 +501,11 @@ def predict_dask(model, X, method):
 __all__ = [
     "dask_statistics",
     "dask_training_statistics",
+    "dask_value_counts",
     "fit_dask",
     "is_dask_collection",
     "partition_statistics",
+    "partition_value_counts",
     "predict_dask",
+    "sum_value_counts",
 ]

@@ -25,6 +25,11 @@ file) of a model with continuous        ``ValueError`` and an ``AttributeError``
 features                                ``hasattr(model, "network_")`` is ``False``)
 a model file that is not a valid        :class:`ModelFileError` (a ``ValueError``),
 bnclassify model file                   also importable from :mod:`bnclassify.io`
+an out-of-core fit (``partial_fit``,    :class:`OutOfCoreError` (a ``ValueError``),
+a dask fit) that cannot give the model  naming the columns and the remedies; a failed
+``fit`` gives on the same rows (cut      ``partial_fit`` leaves the model as it was
+points or a kind learned from all of
+them, a column of too many values)
 a bad table ``X`` or bad labels ``y``   ``ValueError`` (a wrong value, shape, size or
                                         column), ``TypeError`` (a wrong type: list
                                         cells, dates, text where numbers are needed)
@@ -92,6 +97,24 @@ class ModelFileError(ValueError):
     """A file that is not a valid bnclassify model file (or is too large to read)."""
 
 
+class OutOfCoreError(ValueError):
+    """An out-of-core fit (``partial_fit``, a dask fit) cannot give the model ``fit`` gives
+    on the same rows: what ``fit`` learns from all the rows at once (a binned column's cut
+    points, the kind the kinds rule reads from a column's values) must be fixed first, or
+    a column holds too many distinct values to learn its cut points exactly.
+
+    The message names the columns and the remedies; ``columns`` lists them. Nothing is
+    fitted: a ``partial_fit`` that raises it leaves the model as it was.
+    """
+
+    def __init__(self, message, columns=None):
+        super().__init__(message)
+        self.columns = list(columns or [])
+
+    def __reduce__(self):  # the columns too, from a worker process (dask)
+        return type(self), (str(self), self.columns)
+
+
 class UnseenCategoryWarning(UserWarning):
     """Some cells held a category not seen in training (or a number outside its node's
     support, e.g. a log-normal column's 0) and were summed out as missing.
@@ -152,6 +175,7 @@ __all__ = [
     "InvalidParameterError",
     "ModelFileError",
     "NoCutPointWarning",
+    "OutOfCoreError",
     "UnobservedColumnWarning",
     "UnseenCategoryError",
     "UnseenCategoryWarning",

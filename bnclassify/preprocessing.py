@@ -18,11 +18,17 @@ from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .data.binning import mdl_cut_points, sampled_mdl_cut_points
+from .data.binning import (
+    ValueClassCounts,
+    mdl_cut_points,
+    mdl_cut_points_of_counts,
+    sampled_mdl_cut_points,
+)
+from .distributions import Binned
 from .exceptions import InvalidParameterError, NoCutPointWarning
-from .state import collect, require, restore
+from .state import collect, require, restore, unchanged_on_error
 from .state import cut_points as check_cut_points
-from .validation import ArrayLike, validate_parameters
+from .validation import ArrayLike, check_sample_weight, validate_parameters
 
 __all__ = ["MDLDiscretizer", "mdl_cut_points", "sampled_mdl_cut_points"]
 
@@ -52,6 +58,15 @@ class MDLDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     ``int64`` array. An infinite value in ``fit``, a missing one in an array,
     and an object column mixing numbers with other values are refused with an
     error naming the column.
+
+    ``partial_fit`` learns the same cut points one chunk at a time, exactly:
+    MDL reads a column only through each distinct value's count in each class,
+    which add up over chunks (:class:`~bnclassify.data.ValueClassCounts`, ``8 (C
+    + 1)`` bytes per distinct value, refused by name beyond
+    :data:`~bnclassify.data.MAX_BINNED_VALUES`). ``to_distributions()`` hands
+    them to an estimator as fixed :class:`~bnclassify.distributions.Binned`
+    nodes: the first pass over the chunks of a ``partial_fit``, whose binned
+    columns need their cut points before the first chunk.
 
     Parameters
     ----------
@@ -89,6 +104,21 @@ class MDLDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     >>> MDLDiscretizer().fit(mixed, y).transform(mixed.iloc[[0, 50]]).iloc[:, 2:].to_numpy()
     array([[0, 0, 'red'],
            [1, 1, 'green']], dtype=object)
+
+    One pass over chunks, then a ``partial_fit`` of a model over them again:
+
+    >>> import numpy as np
+    >>> chunks = np.array_split(np.random.default_rng(0).permutation(150), 3)
+    >>> first_pass = MDLDiscretizer()
+    >>> for rows in chunks:
+    ...     _ = first_pass.partial_fit(X.iloc[rows], y.iloc[rows])
+    >>> first_pass.cut_points_[2]  # those of fit on all the rows
+    array([2.45, 4.75])
+    >>> model = TAN(distributions=first_pass.to_distributions())
+    >>> for rows in chunks:
+    ...     _ = model.partial_fit(X.iloc[rows], y.iloc[rows], classes=[0, 1, 2])
+    >>> bool(np.allclose(model.predict_proba(X), TAN().fit(X, y).predict_proba(X)))
+    True
     """
 
     _parameter_constraints = {"columns": [ArrayLike("a list of column names"), None]}
@@ -96,7 +126,7 @@ class MDLDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     def __init__(self, columns=None):
         self.columns = columns
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Learn the cut points of every numeric column.
 
         Parameters
@@ -106,63 +136,169 @@ class MDLDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             columns (see the class description).
         y : array-like of shape (n_samples,)
             Class labels.
+        sample_weight : array-like of shape (n_samples,), optional
+            Non-negative row weights, counted as frequencies (an integer weight
+            equals repeating the row), as an estimator's ``fit`` weighs its bins.
 
         Returns
         -------
         self
         """
         validate_parameters(self)
+        self.__dict__.pop("_value_counts", None)
+        counts = self._first_chunk(X, y, sample_weight)
+        self._set_cut_points(counts)
+        self._value_counts = counts  # what a later partial_fit adds its chunks to
+        self._warn_no_cut()
+        return self
+
+    def partial_fit(self, X, y, sample_weight=None):
+        """Add a chunk of rows: the cut points become those of ``fit`` on every row so far.
+
+        The columns are chosen on the first call (as ``fit`` chooses them);
+        each later chunk must have the same columns. Each discretised column
+        keeps its :class:`~bnclassify.data.ValueClassCounts` (``8 (C + 1)`` bytes
+        per distinct value, ``C`` classes, at most
+        :data:`~bnclassify.data.MAX_BINNED_VALUES` of them: a column with more
+        is refused with its name and the remedies), so the cut points equal
+        ``fit``'s on the concatenated chunks, in any chunking and order (to the
+        last bit with integer weights or none); after ``fit`` it continues from
+        ``fit``'s rows, whose counts ``fit`` keeps (not in a model file). No
+        :class:`~bnclassify.exceptions.NoCutPointWarning` (read ``n_bins_``).
+        A failed call leaves the discretiser as it was.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional
+
+        Returns
+        -------
+        self
+        """
+        validate_parameters(self)
+        with unchanged_on_error(self):
+            kept = getattr(self, "_value_counts", None)
+            if kept is None and hasattr(self, "cut_points_"):
+                raise ValueError(
+                    "This MDLDiscretizer was read from a model file, which keeps no value "
+                    "counts to add a chunk to; fit it again, or call partial_fit from the first "
+                    "chunk on."
+                )
+            counts = self._first_chunk(X, y, sample_weight) if kept is None else None
+            if counts is None:
+                chunk = self._chunk_counts(X, y, sample_weight)
+                counts = [
+                    None if a is None else ValueClassCounts.total([a, b])
+                    for a, b in zip(kept, chunk, strict=True)
+                ]
+            names = self._names()
+            counts = [
+                None if c is None else c.check_size(name)
+                for c, name in zip(counts, names, strict=True)
+            ]
+            self._value_counts = counts
+            self._set_cut_points(counts)
+        return self
+
+    def to_distributions(self) -> dict:
+        """The discretised columns as :class:`~bnclassify.distributions.Binned` nodes with these
+        cut points, keyed by column name (position for an array): an estimator's
+        ``distributions``, whose bins are then fixed (what ``partial_fit`` needs).
+
+        Examples
+        --------
+        >>> X = pd.DataFrame({"size": [1.0, 2, 3, 4, 5, 6, 7, 8], "tag": list("abababab")})
+        >>> MDLDiscretizer().fit(X, list("ppppqqqq")).to_distributions()
+        {'size': Binned(cut_points=array([4.5]))}
+        """
+        check_is_fitted(self, "cut_points_")
+        return {
+            name: Binned(cut_points=cuts.copy())
+            for name, cuts in zip(self._names(), self.cut_points_, strict=True)
+            if cuts is not None
+        }
+
+    def _names(self) -> list:
+        names = getattr(self, "feature_names_in_", None)
+        return list(range(self.n_features_in_)) if names is None else list(names)
+
+    def _set_cut_points(self, counts):
+        self.cut_points_ = [None if c is None else mdl_cut_points_of_counts(c) for c in counts]
+        self.n_bins_ = np.array([0 if c is None else len(c) + 1 for c in self.cut_points_])
+
+    def _first_chunk(self, X, y, sample_weight):
+        """Choose the columns and the kind of input (frame or array) from a first table; the
+        :class:`ValueClassCounts` of each chosen column (None for the others)."""
         if isinstance(X, pd.DataFrame) and (
             self.columns is not None
             or not all(_is_plain_number_column(X[c]) for c in X.columns)
             or X.isna().to_numpy().any()
         ):
-            self._fit_frame(X, y)
+            validate_data(self, X, skip_check_array=True)
+            self._chosen = self._chosen_columns(X)
+            self._frame = True
         else:
             if self.columns is not None:
                 raise InvalidParameterError(
                     "columns= names DataFrame columns; X is not a DataFrame."
                 )
-            names = list(X.columns) if isinstance(X, pd.DataFrame) else None
-            X, y = _numeric_array(self, X, y)
-            check_classification_targets(y)
-            _require_finite(X, names, "fit")
-            self.cut_points_ = [mdl_cut_points(X[:, j], y) for j in range(X.shape[1])]
             self._frame = False
-        self.n_bins_ = np.array([0 if c is None else len(c) + 1 for c in self.cut_points_])
-        self._warn_no_cut()
-        return self
+        return self._chunk_counts(X, y, sample_weight, reset=True)
 
-    def _fit_frame(self, X, y):
-        validate_data(self, X, skip_check_array=True)
-        y = np.asarray(y)
-        check_classification_targets(y)
-        if len(y) != len(X):
-            raise ValueError(f"X has {len(X)} rows but y has {len(y)}.")
+    def _chosen_columns(self, X) -> list:
         if self.columns is None:
             # no numeric column: the table passes through whole
-            chosen = [c for c in X.columns if _is_number_column(X[c])]
-        else:
-            chosen = list(self.columns)
-            unknown = [c for c in chosen if c not in X.columns]
-            if unknown:
-                raise InvalidParameterError(f"columns names {unknown}, which are not columns of X.")
-            bad = [c for c in chosen if not _is_number_column(X[c])]
-            if bad:
-                raise InvalidParameterError(
-                    f"columns {bad} are not numeric and cannot be discretised."
+            return [c for c in X.columns if _is_number_column(X[c])]
+        chosen = list(self.columns)
+        unknown = [c for c in chosen if c not in X.columns]
+        if unknown:
+            raise InvalidParameterError(f"columns names {unknown}, which are not columns of X.")
+        bad = [c for c in chosen if not _is_number_column(X[c])]
+        if bad:
+            raise InvalidParameterError(f"columns {bad} are not numeric and cannot be discretised.")
+        return chosen
+
+    def _chunk_counts(self, X, y, sample_weight, reset=False) -> list:
+        """Each column's :class:`ValueClassCounts` over a table's rows (None: passed through)."""
+        if self._frame:
+            if not isinstance(X, pd.DataFrame):
+                raise TypeError("This MDLDiscretizer was fitted on a DataFrame; pass a DataFrame.")
+            if not reset:
+                validate_data(self, X, reset=False, skip_check_array=True)
+            y = np.asarray(y)
+            check_classification_targets(y)
+            if len(y) != len(X):
+                raise ValueError(f"X has {len(X)} rows but y has {len(y)}.")
+            w = _positive_weights(sample_weight, len(X))
+            counts = []
+            for name in X.columns:
+                if name not in self._chosen:
+                    counts.append(None)
+                    continue
+                x = _column_numbers(X[name], name)
+                if np.isinf(x).any():
+                    raise ValueError(
+                        f"Column {name!r} has infinite values; MDL needs finite numbers."
+                    )
+                seen = ~np.isnan(x)
+                counts.append(
+                    ValueClassCounts.from_rows(x[seen], y[seen], None if w is None else w[seen])
                 )
-        self.cut_points_ = []
-        for name in X.columns:
-            if name not in chosen:
-                self.cut_points_.append(None)
-                continue
-            x = _column_numbers(X[name], name)
-            if np.isinf(x).any():
-                raise ValueError(f"Column {name!r} has infinite values; MDL needs finite numbers.")
-            seen = ~np.isnan(x)
-            self.cut_points_.append(mdl_cut_points(x[seen], y[seen]))
-        self._frame = True
+            return counts
+        names = list(X.columns) if isinstance(X, pd.DataFrame) else None
+        if reset:
+            X, y = _numeric_array(self, X, y)
+        else:
+            X = validate_data(self, X, reset=False, dtype="numeric", ensure_all_finite=False)
+            y = np.asarray(y)
+            if len(y) != len(X):
+                raise ValueError(f"X has {len(X)} rows but y has {len(y)}.")
+        check_classification_targets(y)
+        _require_finite(X, names, "fit")
+        w = _positive_weights(sample_weight, len(X))
+        return [ValueClassCounts.from_rows(X[:, j], y, w) for j in range(X.shape[1])]
 
     def _warn_no_cut(self):
         """One :class:`~bnclassify.exceptions.NoCutPointWarning` naming the discretised
@@ -290,6 +426,14 @@ class MDLDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         check_cut_points(cuts, "cut_points_", state.get("n_features_in_"))
         require(isinstance(state.get("frame_output"), bool), "frame_output", "must be a boolean.")
         return model
+
+
+def _positive_weights(sample_weight, n_rows):
+    """Checked sample weights (or None); all zero is refused: there is nothing to count."""
+    w = check_sample_weight(sample_weight, n_rows)
+    if w is not None and not (w > 0).any():
+        raise ValueError("sample_weight: every weight is zero; there is nothing to count.")
+    return w
 
 
 def _is_plain_number_column(column: pd.Series) -> bool:

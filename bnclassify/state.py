@@ -34,6 +34,8 @@ log_table_: its rows must sum to 1 (the largest error is 0.25).
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import networkx as nx
 import numpy as np
 
@@ -214,3 +216,34 @@ def cut_points(value, field, n):
         field,
         f"must hold {n} entries, each None or an increasing 1-D array of finite cut points.",
     )
+
+
+@contextmanager
+def unchanged_on_error(obj):
+    """Leave ``obj``'s attributes as they were when the block raises: a failed ``fit`` step
+    that would continue an earlier one (``partial_fit``) changes nothing.
+
+    The block must not change the attributes' objects in place; it replaces them.
+
+    Examples
+    --------
+    >>> class Box:
+    ...     pass
+    >>> box = Box()
+    >>> box.n = 1
+    >>> try:
+    ...     with unchanged_on_error(box):
+    ...         box.n, box.m = 2, 3
+    ...         raise ValueError("bad chunk")
+    ... except ValueError:
+    ...     pass
+    >>> vars(box)
+    {'n': 1}
+    """
+    saved = dict(obj.__dict__)
+    try:
+        yield obj
+    except BaseException:
+        obj.__dict__.clear()
+        obj.__dict__.update(saved)
+        raise

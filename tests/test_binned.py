@@ -19,8 +19,10 @@ from sklearn.pipeline import make_pipeline
 from bnclassify import AODE, KDB, TAN, MDLDiscretizer, NaiveBayes
 from bnclassify.data import TableSchema, default_kind, kinds_rule
 from bnclassify.data.binning import bin_labels, mdl_cut_points
+from bnclassify.distributions import Binned
 from bnclassify.exceptions import (
     InvalidParameterError,
+    OutOfCoreError,
     UnobservedColumnWarning,
     UnseenCategoryWarning,
 )
@@ -97,23 +99,51 @@ def test_weights_count_as_repeated_rows(table):
     np.testing.assert_allclose(weighted.predict_proba(X), repeated.predict_proba(X), atol=1e-12)
 
 
-def test_partial_fit_keeps_the_first_chunks_cut_points(table):
+def test_partial_fit_refuses_cut_points_it_would_learn_from_one_chunk(table):
     X, y = table
     order = np.random.default_rng(3).permutation(len(X))
     chunks = np.array_split(order, 3)
     model = NaiveBayes()
+    with pytest.raises(OutOfCoreError, match="cut points of the binned column") as refused:
+        model.partial_fit(X.iloc[chunks[0]], y.iloc[chunks[0]], classes=sorted(set(y)))
+    assert refused.value.columns == NUMERIC
+    assert "MDLDiscretizer(columns=" in str(refused.value)
+    assert not hasattr(model, "classes_")
+    # the first pass the message proposes gives the cut points of fit, and the model of fit
+    mdl = MDLDiscretizer(columns=NUMERIC)
+    for rows in chunks:
+        mdl.partial_fit(X.iloc[rows], y.iloc[rows])
+    model = NaiveBayes(distributions=mdl.to_distributions())
     for rows in chunks:
         model.partial_fit(X.iloc[rows], y.iloc[rows], classes=sorted(set(y)))
-    first = NaiveBayes().fit(X.iloc[chunks[0]], y.iloc[chunks[0]])
-    for a, b in zip(model.schema_.cut_points, first.schema_.cut_points, strict=True):
+    expected = NaiveBayes().fit(X, y)
+    for a, b in zip(model.schema_.cut_points, expected.schema_.cut_points, strict=True):
         assert (a is None and b is None) or np.array_equal(a, b)
-    # every row is counted in those intervals: the model of all rows on the first chunk's bins
-    mdl = MDLDiscretizer(columns=NUMERIC).fit(X.iloc[chunks[0]], y.iloc[chunks[0]])
-    peer = NaiveBayes(distributions={c: "categorical" for c in NUMERIC})
-    peer.fit(mdl.transform(X.iloc[order]), y.iloc[order])  # a Pipeline would refit mdl
-    np.testing.assert_allclose(
-        model.predict_proba(X), peer.predict_proba(mdl.transform(X)), atol=1e-12
+    np.testing.assert_allclose(model.predict_proba(X), expected.predict_proba(X), atol=1e-12)
+    # after fit, whose cut points came from its own rows, more rows are refused too
+    with pytest.raises(OutOfCoreError, match="learned the cut points of its binned column"):
+        expected.partial_fit(X.iloc[:10], y.iloc[:10])
+    np.testing.assert_array_equal(
+        expected.predict_proba(X), NaiveBayes().fit(X, y).predict_proba(X)
     )
+
+
+def test_given_cut_points_are_the_columns_bins(table):
+    X, y = table
+    fixed = {"petal length (cm)": Binned(cut_points=[2.0, 5.0])}
+    model = NaiveBayes(distributions=fixed).fit(X, y)
+    assert model.schema_.cut_points[2].tolist() == [2.0, 5.0]
+    assert model.categories_[2].tolist() == ["(-inf, 2.0]", "(2.0, 5.0]", "(5.0, inf)"]
+    chunked = NaiveBayes(distributions={**fixed, **{c: "categorical" for c in NUMERIC[:2]}})
+    chunked.set_params(distributions={**chunked.distributions, NUMERIC[3]: "gaussian"})
+    for rows in np.array_split(np.arange(len(X)), 4):
+        chunked.partial_fit(X.iloc[rows], y.iloc[rows], classes=sorted(set(y)))
+    whole = NaiveBayes(distributions=chunked.distributions).fit(X, y)
+    np.testing.assert_allclose(chunked.predict_proba(X), whole.predict_proba(X), atol=1e-12)
+    with pytest.raises(InvalidParameterError, match="ascending, distinct, finite"):
+        NaiveBayes(distributions={"petal length (cm)": Binned(cut_points=[5, 2])}).fit(X, y)
+    with pytest.raises(InvalidParameterError, match="cut_points"):
+        NaiveBayes(distributions={"petal length (cm)": Binned(cut_points="2, 5")}).fit(X, y)
 
 
 def test_model_files_pgmpy_and_describe_carry_the_intervals(table, tmp_path):
@@ -235,27 +265,19 @@ def test_density_restores_the_rules_densities(make):
         make(distributions={"normal": "density"}).fit(X, classes)
 
 
-def test_a_dask_fit_keeps_the_first_partitions_cut_points(table):
+def test_a_dask_fit_learns_the_cut_points_of_fit(table):
     dd = pytest.importorskip("dask.dataframe")
     X, y = table
     frame = X.assign(target=y.to_numpy()).sample(frac=1.0, random_state=0)
     parts = dd.from_pandas(frame, npartitions=3, sort=False)
     model = NaiveBayes().fit(parts.drop(columns="target"), parts["target"])
-    first = frame.iloc[: len(parts.get_partition(0).compute())]
-    expected = NaiveBayes().fit(first.drop(columns="target"), first["target"])
-    # the kinds of the whole table, as the in-memory fit decides them
-    in_memory = NaiveBayes().fit(X, y).feature_kinds_
-    assert model.feature_kinds_ == in_memory == ["binned"] * 4 + ["categorical"]
+    X_all, y_all = frame.drop(columns="target"), frame["target"]
+    expected = NaiveBayes().fit(X_all, y_all)
+    assert model.feature_kinds_ == expected.feature_kinds_ == ["binned"] * 4 + ["categorical"]
     for a, b in zip(model.schema_.cut_points, expected.schema_.cut_points, strict=True):
         assert (a is None and b is None) or np.array_equal(a, b)
-    chunked = NaiveBayes()
-    for k in range(parts.npartitions):
-        part = parts.get_partition(k).compute()
-        chunked.partial_fit(part.drop(columns="target"), part["target"], classes=sorted(set(y)))
-    assert chunked.feature_kinds_ == in_memory
-    np.testing.assert_allclose(model.predict_proba(X), chunked.predict_proba(X), atol=1e-12)
+    np.testing.assert_allclose(model.predict_proba(X), expected.predict_proba(X), atol=1e-12)
     # numbers as densities: the dask fit decides each column on the whole column, as fit
-    X_all, y_all = frame.drop(columns="target"), frame["target"]
     density = NaiveBayes(distributions="density")
     dask_density = density.fit(parts.drop(columns="target"), parts["target"]).feature_kinds_
     assert dask_density == NaiveBayes(distributions="density").fit(X_all, y_all).feature_kinds_

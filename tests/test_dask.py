@@ -12,8 +12,8 @@ from bnclassify import AODE, KDB, TAN, NaiveBayes  # noqa: E402
 from bnclassify.datasets import load_car  # noqa: E402
 
 # fits from partitions or chunks equal the in-memory fit where the nodes are densities (the
-# kinds rule's distributions="density"); binned columns keep the first chunk's cut points
-# instead (tests/test_binned.py)
+# kinds rule's distributions="density"); binned columns are tested in
+# tests/test_out_of_core_bins.py
 pytestmark = pytest.mark.usefixtures("numbers_as_densities")
 
 
@@ -80,6 +80,24 @@ def test_dask_fit_equals_the_in_memory_fit(client, make, model):
     assert list(got.classes_) == list(expected.classes_)
     if hasattr(got, "structure_"):
         assert set(got.structure_.edges()) == set(expected.structure_.edges())
+
+
+@pytest.mark.parametrize(("name", "form"), [("nb", 0), ("tan", 1), ("kdb2", 3), ("aode", 2)])
+def test_a_dask_fit_of_binned_columns_equals_fit(client, name, form, monkeypatch):
+    # numbers binned, the kinds rule's default: the cut points from every partition's value
+    # counts are fit's (the table, tests/test_out_of_core_bins.py, in four forms)
+    from test_out_of_core_bins import FORMS, MODELS, _assert_equal_models, _table
+
+    from bnclassify.data import kinds_rule
+
+    monkeypatch.setattr(kinds_rule, "NUMERIC_KIND", "binned")
+    X, y = _table(*FORMS[form], n=200, seed=3)
+    frame = pd.concat([X, y], axis=1).sample(frac=1.0, random_state=1).reset_index(drop=True)
+    parts = dd.from_pandas(frame, npartitions=4, sort=False)
+    got = MODELS[name]().fit(parts.drop(columns="label"), parts["label"])
+    expected = MODELS[name]().fit(frame.drop(columns="label"), frame["label"])
+    assert expected.feature_kinds_[3:] == ["binned", "binned"]
+    _assert_equal_models(got, expected, frame.drop(columns="label"))
 
 
 def test_a_hierarchical_smoothing_reads_the_same_statistics_on_dask(client):

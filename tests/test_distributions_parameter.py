@@ -21,7 +21,8 @@ from bnclassify import (
     SPODE,
     EnsembleTAN,
 )
-from bnclassify.exceptions import ContinuousFeaturesError, InvalidParameterError
+from bnclassify.distributions import Binned
+from bnclassify.exceptions import ContinuousFeaturesError, InvalidParameterError, OutOfCoreError
 from bnclassify.io import dump, load
 
 DENSITY_KINDS = {"gaussian", "lognormal"}
@@ -110,9 +111,15 @@ def test_pgmpy_export_takes_bins_and_names_the_densities(table):
 
 def test_partial_fit_keeps_the_density_nodes(table):
     X, y = table
-    model = AODE(distributions="density").partial_fit(X[:60], y[:60], classes=["high", "low"])
-    model.partial_fit(X[60:], y[60:])
+    # 'dose' is positive: the rule's log-normal-or-Gaussian choice reads all the rows, so
+    # partial_fit asks for it by name ('size' holds values <= 0: Gaussian whatever comes)
+    with pytest.raises(OutOfCoreError, match="'dose'") as refused:
+        AODE(distributions="density").partial_fit(X[:60], y[:60], classes=["high", "low"])
+    assert refused.value.columns == ["dose"]
     whole = AODE(distributions="density").fit(X, y)
+    named = {"size": "gaussian", "dose": whole.feature_kinds_[2]}
+    model = AODE(distributions=named).partial_fit(X[:60], y[:60], classes=["high", "low"])
+    model.partial_fit(X[60:], y[60:])
     assert model.feature_kinds_ == whole.feature_kinds_
     assert set(model.feature_kinds_[1:]) <= DENSITY_KINDS
     np.testing.assert_allclose(model.predict_proba(X), whole.predict_proba(X))
@@ -137,6 +144,13 @@ def test_table_models_refuse_a_density_by_name(name, spec, table):
     X, y = table
     with pytest.raises(InvalidParameterError, match=rf"^{name}: distributions: .* is a table"):
         TABLES[name](spec).fit(X, y)
+
+
+@pytest.mark.parametrize("name", list(TABLES))
+def test_table_models_refuse_given_cut_points_by_name(name, table):
+    X, y = table
+    with pytest.raises(InvalidParameterError, match=rf"^{name}: .*'size' gives cut points"):
+        TABLES[name]({"size": Binned(cut_points=[1.0])}).fit(X, y)
 
 
 @pytest.mark.parametrize("name", list(TABLES))

@@ -20,7 +20,7 @@ from bnclassify import TAN, NaiveBayes  # noqa: E402
 from bnclassify.data import default_kind, prefers_log_normal  # noqa: E402
 from bnclassify.datasets import make_credit_table  # noqa: E402
 from bnclassify.distributions import Gaussian, LogNormal  # noqa: E402
-from bnclassify.exceptions import UnseenCategoryWarning  # noqa: E402
+from bnclassify.exceptions import OutOfCoreError, UnseenCategoryWarning  # noqa: E402
 
 # tests of the density nodes as the kinds rule chooses them (distributions="density"; the
 # default bins continuous columns, tests/test_binned.py)
@@ -153,7 +153,9 @@ def test_partial_fit_and_model_files_keep_log_normal_nodes():
     X, y = _skewed()
     model = TAN().fit(X, y)
     assert model.feature_kinds_ == ["lognormal", "lognormal", "categorical"]
-    chunked = TAN()
+    with pytest.raises(OutOfCoreError, match="'a', 'b'"):  # the rule's choice reads every row
+        TAN().partial_fit(X.iloc[:20], y[:20], classes=[0, 1])
+    chunked = TAN(distributions={"a": "lognormal", "b": "lognormal"})
     for rows in np.array_split(np.arange(len(X)), 3):
         chunked.partial_fit(X.iloc[rows], y[rows], classes=[0, 1])
     np.testing.assert_allclose(chunked.predict_proba(X), model.predict_proba(X), atol=1e-12)

@@ -152,7 +152,7 @@ def test_partial_fit_equals_fit_on_generated_frames(data):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         try:
-            # densities: their moments merge across chunks, where bins are cut from the first
+            # densities: their moments merge across chunks (binned columns need fixed cut points)
             model = bnc.NaiveBayes(distributions="density").partial_fit(
                 X.iloc[:half], y[:half], classes=np.unique(y)
             )

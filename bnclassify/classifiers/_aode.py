@@ -334,8 +334,9 @@ class AODE(MemberEnsemble):
         True
         """
         validate_parameters(self)
-        total, schema, classes, class_node = accumulate(self, X, y, classes, sample_weight)
-        return self.fit_statistics(total, schema, classes, class_node=class_node, keep=True)
+        with unchanged_on_error(self):
+            total, schema, classes, class_node = accumulate(self, X, y, classes, sample_weight)
+            return self.fit_statistics(total, schema, classes, class_node=class_node, keep=True)
 
     def statistics_plan(self, schema=None) -> StatisticsPlan:
         return StatisticsPlan(pairwise=True, structural_moments=True)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import time
 from abc import ABCMeta, abstractmethod
-from contextlib import contextmanager
 from functools import partial
 
 import networkx as nx
@@ -23,6 +22,8 @@ from sklearn.utils.validation import check_is_fitted
 from ..data import (
     HANDLE_UNKNOWN,
     TableSchema,
+    declared_classes,
+    incremental,
     take_rows,
     warn_unobserved,
     warn_zero_variance,
@@ -31,7 +32,14 @@ from ..exceptions import ContinuousFeaturesError
 from ..factors import node_statistics
 from ..network import FittedNetwork, fit_network
 from ..parameters import SMOOTHING
-from ..state import collect, distinct_labels, float_array, require, restore
+from ..state import (
+    collect,
+    distinct_labels,
+    float_array,
+    require,
+    restore,
+    unchanged_on_error,
+)
 from ..stats import (
     Statistics,
     StatisticsPlan,
@@ -65,7 +73,9 @@ class SchemaAttributes:
         return tags
 
     def __getstate__(self):
-        state = super().__getstate__()
+        # a copy: object.__getstate__ may hand back the instance's own __dict__, and a pickle
+        # or deepcopy must not take the rows a later partial_fit continues from
+        state = dict(super().__getstate__())
         state.pop("_fit_rows", None)
         return state
 
@@ -547,8 +557,9 @@ class AugmentedNaiveBayes(NetworkClassifier, metaclass=ABCMeta):
         True
         """
         validate_parameters(self)
-        total, schema, classes, class_node = accumulate(self, X, y, classes, sample_weight)
-        return self.fit_statistics(total, schema, classes, class_node=class_node, keep=True)
+        with unchanged_on_error(self):
+            total, schema, classes, class_node = accumulate(self, X, y, classes, sample_weight)
+            return self.fit_statistics(total, schema, classes, class_node=class_node, keep=True)
 
     def fit_statistics(
         self, stats, schema, classes, *, class_node="class", structure=None, keep=False
@@ -708,25 +719,28 @@ def accumulate(model, X, y, classes, sample_weight):
                 "classes must be given on the first call to partial_fit: every class label, "
                 "e.g. classes=np.unique(y_all)."
             )
-        declared = pd.unique(np.asarray(classes).ravel())
-        declared = np.asarray(sorted(declared))
+        declared = declared_classes(classes, y)
         if len(declared) < 2:
             raise ValueError(f"classes must hold at least 2 labels, got {list(declared)}.")
         first_weights = check_sample_weight(sample_weight, _n_rows(X))
         schema, frame = TableSchema.learn(
             X, getattr(model, "distributions", None), False, first_weights, y
         )
+        # what fit learns from all the rows at once must be fixed before the first chunk
+        incremental.check_fixed(schema, type(model).__name__)
         class_node = class_node_name(y, schema.names)
     else:
         schema, declared, class_node = counted, model.classes_, model.class_node_
+        incremental.check_fixed(schema, type(model).__name__, fitted_by="its fit")
         if classes is not None:
-            given = np.asarray(sorted(pd.unique(np.asarray(classes).ravel())))
-            if len(given) != len(declared) or not (given == declared).all():
+            given = pd.unique(np.asarray(classes, dtype=object).ravel()).tolist()
+            if len(given) != len(declared) or set(given) != set(declared.tolist()):
                 raise ValueError(
-                    f"classes={list(given)} differs from the classes of the first call to "
+                    f"classes={given} differs from the classes of the first call to "
                     f"partial_fit, {list(declared)}."
                 )
-        frame = schema.align(X, owner=type(model).__name__)
+        frame = schema.align(X, owner=type(model).__name__, strict=True)
+        incremental.check_chunk(schema, frame)
     weights = check_sample_weight(sample_weight, len(frame))
     if weights is not None and not (weights > 0).all():
         keep = weights > 0
@@ -741,6 +755,11 @@ def accumulate(model, X, y, classes, sample_weight):
         frame, y, schema, plan, weights, declared, partial(node_statistics, schema=schema)
     )
     total = chunk if statistics is None else statistics + chunk
+    incremental.check_value_counts(
+        schema,
+        {j: total.feature_class[j].sum(axis=0) for j in incremental.counted_columns(schema)},
+        type(model).__name__,
+    )
     fitted = schema.with_categories(total.categories).with_unobserved(total.unobserved_columns())
     before = model.schema_.unobserved if statistics is not None else ()
     warn_unobserved([fitted.names[j] for j in fitted.unobserved if j not in before])
@@ -836,18 +855,6 @@ def class_node_name(y, features) -> str:
     while name in features:
         name = f"{name}_"
     return name
-
-
-@contextmanager
-def unchanged_on_error(model):
-    """Leave ``model`` as it was when the block raises (a failed partial fit changes nothing)."""
-    saved = dict(model.__dict__)
-    try:
-        yield model
-    except BaseException:
-        model.__dict__.clear()
-        model.__dict__.update(saved)
-        raise
 
 
 def _n_rows(X) -> int:

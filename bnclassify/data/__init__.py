@@ -39,6 +39,8 @@ Examples
 ([0, 1, 0], [1.5, 2.5, 0.5])
 """
 
+from . import incremental
+from .binning import MAX_BINNED_VALUES, ValueClassCounts
 from .encoding import HANDLE_UNKNOWN, MISSING, encode_frame, learn_categories
 from .frames import as_frame, take_rows
 from .identifiers import IdentifierColumnWarning, identifier_columns, row_number_columns
@@ -65,12 +67,14 @@ from .kinds_evidence import (
 )
 from .kinds_rule import (
     DENSITY,
+    DENSITY_KINDS,
     INTEGER_MAX_CATEGORIES,
     LOG_NORMAL_MIN_LOG_SD,
     LOG_NORMAL_MIN_Z,
     NUMERIC_KIND,
     POINT_MASS_MIN_SHARE,
     default_kind,
+    dtype_family,
     prefers_log_normal,
     tested_row_step,
 )
@@ -84,11 +88,16 @@ from .schema import (
     warn_unseen,
     warn_zero_variance,
 )
-from .targets import CROWDED_WARNING, crowded, encode_target
+from .targets import CROWDED_WARNING, crowded, declared_classes, encode_target
 
 __all__ = [
     "CROWDED_WARNING",
     "DENSITY",
+    "DENSITY_KINDS",
+    "MAX_BINNED_VALUES",
+    "ValueClassCounts",
+    "dtype_family",
+    "incremental",
     "CountEvidence",
     "ValueEvidence",
     "count_evidence",
@@ -115,6 +124,7 @@ __all__ = [
     "as_frame",
     "column_exponents",
     "crowded",
+    "declared_classes",
     "default_kind",
     "encode_frame",
     "encode_target",

@@ -10,9 +10,16 @@ bins. :func:`mdl_cut_points` is Fayyad and Irani's (1993) MDL discretisation,
 also behind :class:`~bnclassify.preprocessing.MDLDiscretizer`, and
 :func:`sampled_mdl_cut_points` its stochastic version (ESKDB's discretiser).
 
+MDL's cut points depend on a column only through its :class:`ValueClassCounts`
+(each distinct value's weight in each class), which add up: a table read in
+chunks or partitions gets, from the sum of its chunks' counts, exactly the cut
+points of its whole column (:data:`MAX_BINNED_VALUES` bounds what an
+out-of-core fit keeps).
+
 Examples
 --------
->>> cuts = MDL.cut_points([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], [0, 0, 0, 0, 1, 1, 1, 1])
+>>> counts = ValueClassCounts.from_rows([1.0, 2, 3, 4, 5, 6, 7, 8], [0, 0, 0, 0, 1, 1, 1, 1])
+>>> cuts = MDL.cut_points(counts)
 >>> cuts, bin_labels(cuts).tolist()
 (array([4.5]), ['(-inf, 4.5]', '(4.5, inf)'])
 >>> bin_codes(cuts, np.array([0.0, 4.5, 9.0, np.nan])).tolist()
@@ -29,7 +36,16 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..exceptions import OutOfCoreError
 from ..validation import check_sample_weight, float_array
+from .encoding import sort_order
+
+#: Distinct values of one binned column that an out-of-core fit (a dask fit,
+#: ``MDLDiscretizer.partial_fit``) keeps to learn its MDL cut points exactly: each costs
+#: ``8 (C + 1)`` bytes (``C`` classes), 100 MB per column at this bound with two classes.
+#: Beyond it the fit is refused with the column's name and the remedies (round the column,
+#: fix its cut points, model it as a density); raise it where the memory is there.
+MAX_BINNED_VALUES = 1 << 22
 
 
 def _entropy(counts):
@@ -79,11 +95,31 @@ def mdl_cut_points(x, y, sample_weight=None) -> np.ndarray:
     array([4.5])
     """
 
-    def best_passing(gain, margin, whole_column):
-        best = int(np.flatnonzero(gain >= gain.max() - 1e-12)[0])  # least E(T), ties: first
-        return (best, True) if margin[best] > 0 else None
+    return SortedColumn(*_checked_column(x, y, sample_weight)).walk(_best_passing)
 
-    return SortedColumn(*_checked_column(x, y, sample_weight)).walk(best_passing)
+
+def _best_passing(gain, margin, whole_column):
+    """MDL's choice in a segment: the cut of least class entropy, kept if it pays."""
+    best = int(np.flatnonzero(gain >= gain.max() - 1e-12)[0])  # least E(T), ties: first
+    return (best, True) if margin[best] > 0 else None
+
+
+def mdl_cut_points_of_counts(counts: ValueClassCounts) -> np.ndarray:
+    """:func:`mdl_cut_points` of a column given as its :class:`ValueClassCounts`.
+
+    The same cut points as from the rows themselves (with integer weights, or
+    none, to the last bit: every sum it reads is then exact); what a fit reads,
+    in memory or out of core.
+
+    Examples
+    --------
+    >>> a = ValueClassCounts.from_rows([1.0, 2, 3, 4], list("aaab"))
+    >>> b = ValueClassCounts.from_rows([5.0, 6, 7, 8, 4], list("bbbba"))
+    >>> rows = [1.0, 2, 3, 4, 5, 6, 7, 8, 4], list("aaabbbbba")
+    >>> mdl_cut_points_of_counts(a + b), mdl_cut_points(*rows)
+    (array([4.5]), array([4.5]))
+    """
+    return SortedColumn.of_counts(counts).walk(_best_passing)
 
 
 def sampled_mdl_cut_points(x, y, rng, sample_weight=None) -> np.ndarray:
@@ -147,7 +183,7 @@ def _checked_column(x, y, sample_weight):
 
 
 class SortedColumn:
-    """A numeric column's rows sorted by value, with their cumulative class weights.
+    """A numeric column's distinct values, sorted, with their cumulative class weights.
 
     What every MDL walk over the column reads: computed once, and each
     segment's candidate cuts and their gains and margins kept once computed,
@@ -163,22 +199,26 @@ class SortedColumn:
     """
 
     def __init__(self, x, y, sample_weight=None):
-        x = np.asarray(x, dtype=float)
-        _, y = np.unique(np.asarray(y), return_inverse=True)
-        n = self.n = len(x)
+        self._read(ValueClassCounts.from_rows(x, y, sample_weight))
+
+    @classmethod
+    def of_counts(cls, counts: ValueClassCounts) -> SortedColumn:
+        """The column of a :class:`ValueClassCounts` (e.g. summed over chunks)."""
+        column = cls.__new__(cls)
+        column._read(counts)
+        return column
+
+    def _read(self, counts):
+        # one position per distinct value: a cut falls only between two of them, and every
+        # sum MDL reads runs over whole values, so rows of equal value are counted together
+        self.xs = counts.values
+        n = self.n = len(self.xs)
         self._segments = {}
         if n < 2:
             return
-        w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
-        order = np.argsort(x, kind="stable")
-        self.xs, ys = x[order], y.ravel()[order]
-        onehot = np.zeros((n, int(ys.max()) + 1))
-        onehot[np.arange(n), ys] = w[order]
-        self.cum = np.zeros((n + 1, onehot.shape[1]))
-        np.cumsum(onehot, axis=0, out=self.cum[1:])
-        self.mass = self.cum.sum(axis=1)  # the weight of the rows before each position
-        self.boundary = np.zeros(n + 1, dtype=bool)
-        self.boundary[1:n] = self.xs[1:] > self.xs[:-1]  # a cut at t separates xs[t-1] < xs[t]
+        self.cum = np.zeros((n + 1, counts.counts.shape[1]))
+        np.cumsum(counts.counts, axis=0, out=self.cum[1:])
+        self.mass = self.cum.sum(axis=1)  # the weight of the values before each position
 
     def sampled_cuts(self, rng) -> np.ndarray:
         """:func:`sampled_mdl_cut_points` of the column, drawn from ``rng``."""
@@ -221,7 +261,7 @@ class SortedColumn:
     def _segment(self, lo, hi):
         """``(candidates, gain, margin)`` of the rows ``lo:hi``, or False: no cut to make."""
         cum, mass = self.cum, self.mass
-        candidates = np.flatnonzero(self.boundary[lo + 1 : hi]) + lo + 1
+        candidates = np.arange(lo + 1, hi)  # a cut between each two distinct values
         size = mass[hi] - mass[lo]
         if len(candidates) == 0 or size <= 1:
             return False
@@ -257,6 +297,138 @@ def weighted_draw(rng, weight) -> int:
 
 
 @dataclass(frozen=True)
+class ValueClassCounts:
+    """A numeric column's distinct observed values with each value's weight in each class.
+
+    Everything Fayyad and Irani's MDL rule reads of a column (its cut points
+    fall between distinct values, and every sum it takes runs over whole
+    values), in ``8 (C + 1)`` bytes per distinct value. Two add up, ``a + b``
+    (or :meth:`total` of many): the counts of both sets of rows, merged by
+    value and by class label. So the cut points of a table read in chunks or
+    partitions are those of its whole column, exactly when the weights are
+    integers (or absent): every sum is then exact, whatever the order.
+
+    Attributes
+    ----------
+    values : ndarray of shape (V,)
+        The distinct values, ascending (``-0.0`` read as ``0.0``).
+    counts : ndarray of shape (V, C)
+        Each value's weight in each class: positive row sums, and no class
+        without weight.
+    classes : ndarray of shape (C,)
+        The class labels of ``counts``' columns, sorted as labels sort
+        (mixed types by type name, then text): one order whatever the rows' order
+        or the partitioning, so every path sums the classes' terms alike.
+
+    Examples
+    --------
+    >>> a = ValueClassCounts.from_rows([2.0, 1.0, 2.0], ["y", "x", "x"])
+    >>> b = ValueClassCounts.from_rows([3.0, 2.0], ["z", "y"], weights=[1.0, 2.0])
+    >>> total = a + b
+    >>> total.values.tolist(), total.classes.tolist()
+    ([1.0, 2.0, 3.0], ['x', 'y', 'z'])
+    >>> total.counts.tolist()
+    [[1.0, 0.0, 0.0], [1.0, 3.0, 0.0], [0.0, 0.0, 1.0]]
+    """
+
+    values: np.ndarray
+    counts: np.ndarray
+    classes: np.ndarray
+
+    @classmethod
+    def from_rows(cls, x, y, weights=None, classes=None) -> ValueClassCounts:
+        """The counts of some rows: ``x`` finite numbers, ``y`` their class labels (or, with
+        ``classes``, codes into ``classes``; -1 for a row without class, left out) and
+        ``weights`` their non-negative weights (rows of weight 0 are left out)."""
+        x = np.asarray(x, dtype=float).ravel()
+        if not np.isfinite(x).all():
+            raise ValueError("ValueClassCounts counts finite numbers; x holds NaN or inf.")
+        if classes is None:
+            codes, classes = pd.factorize(np.asarray(y).ravel())
+            classes = np.asarray(classes)
+        else:
+            codes, classes = np.asarray(y, dtype=np.intp).ravel(), np.asarray(classes)
+        if len(codes) != len(x):
+            raise ValueError(f"x has {len(x)} values but y has {len(codes)}.")
+        keep = codes >= 0
+        w = None
+        if weights is not None:
+            w = np.asarray(weights, dtype=float).ravel()
+            keep &= w > 0
+        if not keep.all():
+            x, codes = x[keep], codes[keep]
+            w = None if w is None else w[keep]
+        order = sort_order(classes)
+        rank = np.empty(len(order), dtype=np.intp)
+        rank[order] = np.arange(len(order))
+        values, inverse = np.unique(x + 0.0, return_inverse=True)  # + 0.0: -0.0 is 0.0
+        n_classes = len(classes)
+        cells = inverse.ravel() * n_classes + rank[codes]
+        counts = np.bincount(cells, weights=w, minlength=len(values) * n_classes)
+        counts = counts.reshape(len(values), n_classes).astype(float)
+        classes = classes[order]
+        present = counts.any(axis=0)
+        if not present.all():
+            counts, classes = counts[:, present], classes[present]
+        return cls(values, counts, classes)
+
+    @classmethod
+    def total(cls, parts) -> ValueClassCounts | None:
+        """The sum of some counts (``None`` entries skipped; ``None`` when none is left),
+        added in the order given."""
+        parts = [p for p in parts if p is not None]
+        if len(parts) <= 1:
+            return parts[0] if parts else None
+        labels = [p.classes for p in parts]
+        if len({a.dtype for a in labels}) > 1:
+            labels = [a.astype(object) for a in labels]  # no 1 read as "1" beside text
+        uniques = pd.unique(np.concatenate(labels))
+        classes = np.asarray(uniques)[sort_order(np.asarray(uniques))]
+        values, inverse = np.unique(np.concatenate([p.values for p in parts]), return_inverse=True)
+        inverse = inverse.ravel()
+        counts = np.zeros((len(values), len(classes)))
+        index, start = pd.Index(classes), 0
+        for p in parts:
+            rows = inverse[start : start + len(p.values)]
+            start += len(p.values)
+            counts[np.ix_(rows, index.get_indexer(p.classes))] += p.counts
+        return cls(values, counts, classes)
+
+    def __add__(self, other: ValueClassCounts) -> ValueClassCounts:
+        return ValueClassCounts.total([self, other])
+
+    @property
+    def n_values(self) -> int:
+        """Number of distinct values."""
+        return len(self.values)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held: ``8 (C + 1)`` per distinct value."""
+        return int(self.values.nbytes + self.counts.nbytes)
+
+    def check_size(self, name, limit=None) -> ValueClassCounts:
+        """These counts, or an :class:`~bnclassify.exceptions.OutOfCoreError` naming the
+        column ``name`` when they hold more than ``limit`` (default
+        :data:`MAX_BINNED_VALUES`) distinct values."""
+        limit = MAX_BINNED_VALUES if limit is None else limit
+        if self.n_values <= limit:
+            return self
+        per_value = 8 * (len(self.classes) + 1)
+        raise OutOfCoreError(
+            f"Column {name!r} has more than {limit:,} distinct values ({self.n_values:,} so "
+            f"far): learning its MDL cut points exactly out of core keeps each distinct value "
+            f"with its class counts ({per_value} bytes each), and MAX_BINNED_VALUES bounds "
+            f"them. Round it to the resolution that matters (e.g. X[{name!r}].round(3): the "
+            "model then equals fit on the rounded column), give its cut points "
+            f"(distributions={{{name!r}: Binned(cut_points=...)}}, e.g. from MDLDiscretizer on "
+            f"a sample), model it as a density (distributions={{{name!r}: 'gaussian'}}), or "
+            "raise bnclassify.data.binning.MAX_BINNED_VALUES where the memory is there.",
+            [name],
+        )
+
+
+@dataclass(frozen=True)
 class Binning:
     """How a binned kind learns its column's cut points: the data layer applies it.
 
@@ -264,30 +436,52 @@ class Binning:
     ----------
     name : str
     learn : callable
-        ``learn(x, y, weights) -> cut points``: ``x`` the observed training
-        values (finite floats), ``y`` their class codes, ``weights`` their
-        sample weights (or ``None``); ascending, distinct, finite cut points.
+        ``learn(counts) -> cut points``: ``counts`` the column's
+        :class:`ValueClassCounts` over the training rows (their observed values,
+        classes and sample weights); ascending, distinct, finite cut points. A
+        rule that reads only these counts gives ``fit``'s cut points in a dask
+        fit too, which sums them over the partitions.
     """
 
     name: str
     learn: Callable
 
-    def cut_points(self, x, y, weights=None) -> np.ndarray:
-        """The cut points of ``x`` given the classes ``y``, checked (ascending, finite)."""
-        x = np.asarray(x, dtype=float)
-        if not len(x):
+    def cut_points(self, counts: ValueClassCounts) -> np.ndarray:
+        """The cut points of a column's :class:`ValueClassCounts`, checked (ascending, finite)."""
+        if not counts.n_values:
             return np.empty(0)
-        cuts = np.asarray(self.learn(x, y, weights), dtype=float)
-        if cuts.ndim != 1 or not np.isfinite(cuts).all() or (cuts[1:] <= cuts[:-1]).any():
-            raise ValueError(
-                f"The {self.name} binning gave cut points that are not ascending finite "
-                f"numbers: {cuts[:5]}."
-            )
-        return cuts
+        return checked_cut_points(self.learn(counts), f"The {self.name} binning's cut points")
+
+
+def checked_cut_points(cuts, what="cut_points") -> np.ndarray:
+    """``cuts`` as ascending, distinct, finite floats, or a ``ValueError`` saying ``what``.
+
+    Examples
+    --------
+    >>> checked_cut_points([0.5, 2])
+    array([0.5, 2. ])
+    >>> checked_cut_points([2, 1])
+    Traceback (most recent call last):
+    ...
+    ValueError: cut_points must be ascending, distinct, finite numbers; got [2.0, 1.0].
+    """
+    try:
+        array = np.array(cuts, dtype=float)
+    except (TypeError, ValueError):
+        array = None
+    if (
+        array is None
+        or array.ndim != 1
+        or not np.isfinite(array).all()
+        or (array[1:] <= array[:-1]).any()
+    ):
+        shown = array[:5].tolist() if array is not None and array.ndim == 1 else cuts
+        raise ValueError(f"{what} must be ascending, distinct, finite numbers; got {shown}.")
+    return array + 0.0  # -0.0 is 0.0, as in the counts
 
 
 #: Fayyad and Irani's MDL discretisation (:func:`mdl_cut_points`).
-MDL = Binning("mdl", mdl_cut_points)
+MDL = Binning("mdl", mdl_cut_points_of_counts)
 
 
 def bin_codes(cuts, x) -> np.ndarray:
@@ -374,13 +568,17 @@ def bin_representatives(cuts) -> np.ndarray:
 
 
 __all__ = [
+    "MAX_BINNED_VALUES",
     "MDL",
     "Binning",
+    "ValueClassCounts",
+    "checked_cut_points",
     "bin_codes",
     "bin_labels",
     "bin_representatives",
     "cut_points_of_labels",
     "midpoint",
     "mdl_cut_points",
+    "mdl_cut_points_of_counts",
     "sampled_mdl_cut_points",
 ]

@@ -37,6 +37,43 @@ NUMERIC_KIND = "binned"
 #: as densities (``numbers="density"``): the default before the switch to bins.
 DENSITY = "density"
 
+#: The kinds the rule gives a continuous column with ``numbers="density"``.
+DENSITY_KINDS = ("gaussian", "lognormal")
+
+
+def dtype_family(dtype) -> str:
+    """What the kinds rule reads of a column's dtype: ``"integer"`` (numpy, pandas nullable
+    or Arrow integers), ``"float"``, or ``"other"`` (text, booleans, Categorical, dates...).
+
+    Examples
+    --------
+    >>> [dtype_family(t) for t in (np.dtype("int8"), pd.Float64Dtype(), np.dtype(bool))]
+    ['integer', 'float', 'other']
+    """
+    if isinstance(dtype, pd.CategoricalDtype):
+        return "other"
+    kind = getattr(dtype, "kind", "O")
+    return "integer" if kind in "iu" else "float" if kind == "f" else "other"
+
+
+def categorical_by_value_counts(counts, limit=None) -> bool:
+    """Whether the kinds rule keeps an integer column categorical given the (weighted)
+    number of rows holding each of its values: at most ``limit`` (default
+    :data:`INTEGER_MAX_CATEGORIES`) values, or one holding
+    :data:`POINT_MASS_MIN_SHARE` of the rows.
+
+    Examples
+    --------
+    >>> spread, point_mass = np.ones(21), np.r_[21, np.ones(20)]
+    >>> categorical_by_value_counts(spread), categorical_by_value_counts(point_mass)
+    (False, True)
+    """
+    limit = INTEGER_MAX_CATEGORIES if limit is None else limit
+    counts = np.asarray(counts, dtype=float)
+    return bool(
+        np.count_nonzero(counts) <= limit or counts.max() >= POINT_MASS_MIN_SHARE * counts.sum()
+    )
+
 
 def default_kind(
     column: pd.Series, max_categories=None, weights=None, classes=None, numbers=None
@@ -152,9 +189,7 @@ def _categorical_by_counts(values, limit, weights=None) -> bool:
         counts = np.bincount(values - low, weights=weights)
     else:
         counts = np.bincount(np.unique(values, return_inverse=True)[1], weights=weights)
-    return bool(
-        np.count_nonzero(counts) <= limit or counts.max() >= POINT_MASS_MIN_SHARE * counts.sum()
-    )
+    return categorical_by_value_counts(counts, limit)
 
 
 #: A continuous column whose within-class spread of ``log x`` (the pooled standard

@@ -31,17 +31,19 @@ from ..exceptions import (
     caller_stacklevel,
 )
 from ..state import distinct_labels, require
-from .binning import bin_codes, bin_labels
+from .binning import ValueClassCounts, bin_codes, bin_labels, checked_cut_points
 from .encoding import MISSING, codes_dtype, encode_frame, learn_and_encode_frame
 from .frames import as_frame
 from .identifiers import IdentifierColumnWarning, identifier_columns
 from .kinds import Kind, get_kind, kind_names, kind_of, node_spec
 from .kinds_rule import (
     DENSITY,
+    DENSITY_KINDS,
     INTEGER_MAX_CATEGORIES,
     LOG_NORMAL_MIN_Z,
     POINT_MASS_MIN_SHARE,
     default_kind,
+    dtype_family,
     prefers_log_normal,
 )
 from .scaling import centred_columns, log_largest
@@ -111,6 +113,15 @@ class TableSchema:
     labels = None
     #: (A schema pickled before columns could be left out has none.)
     unobserved = ()
+    #: Columns whose kind the kinds rule read from a numeric dtype, with that dtype's family
+    #: (``"integer"`` or ``"float"``): what an incremental fit checks later chunks against
+    #: (:mod:`~bnclassify.data.incremental`). Not in a model file (a loaded model fits no
+    #: more chunks).
+    rule_dtypes: dict = {}
+    #: Columns whose kind the rule chose from values that more rows could overturn and that
+    #: no kept statistic can check: a density's Gaussian-or-log-normal choice (final only
+    #: once a value <= 0 was seen), an integer column read as a density.
+    provisional_kinds: tuple = ()
 
     def __init__(self, names, nodes, categories, has_names, cut_points=None):
         self.names = list(names)
@@ -129,20 +140,23 @@ class TableSchema:
                 self.nodes_by_column[j] = spec
 
     @classmethod
-    def learn(cls, X, distributions=None, categories=True, weights=None, y=None):
+    def learn(cls, X, distributions=None, categories=True, weights=None, y=None, classes=None):
         """The schema of a training table, and the table as a DataFrame.
 
         With ``categories=False`` only the kinds are learned (every discrete
-        column gets no category yet): the categories of an incremental or
-        distributed fit come from its accumulated statistics
-        (:meth:`with_categories`). ``weights`` (the rows' sample weights, counted
-        as frequencies) and ``y`` (the rows' classes) inform the kinds rule.
+        column gets no category yet, and a binned column only cut points its
+        node fixes): the categories of an incremental or distributed fit come
+        from its accumulated statistics (:meth:`with_categories`), the cut
+        points of a dask fit from the value counts of every partition
+        (:meth:`with_bins`). ``weights`` (the rows' sample weights, counted
+        as frequencies) and ``y`` (the rows' classes: labels, or codes into
+        ``classes``) inform the kinds rule and the binning.
         """
-        schema, frame, _ = cls._learn(X, distributions, categories, weights, y)
+        schema, frame, _ = cls._learn(X, distributions, categories, weights, y, classes)
         return schema, frame
 
     @classmethod
-    def learn_and_encode(cls, X, distributions=None, weights=None, y=None, warn=True):
+    def learn_and_encode(cls, X, distributions=None, weights=None, y=None, warn=True, classes=None):
         """``(schema, frame, codes, values)`` of a training table, each cell hashed once.
 
         A column with no observed value is left out of the schema's model
@@ -150,7 +164,7 @@ class TableSchema:
         naming such columns (``warn=False``: none; an ensemble fitting its members
         in threads warns once itself).
         """
-        schema, frame, codes = cls._learn(X, distributions, weights=weights, y=y)
+        schema, frame, codes = cls._learn(X, distributions, True, weights, y, classes)
         values = None if schema.discrete.all() else schema.continuous_values(frame)
         # a column's categories are its observed values, except a pandas Categorical's
         declared = [
@@ -175,24 +189,22 @@ class TableSchema:
         return schema, frame, codes, values
 
     @classmethod
-    def _learn(cls, X, distributions, categories=True, weights=None, y=None):
+    def _learn(cls, X, distributions, categories=True, weights=None, y=None, classes=None):
         frame, has_names = as_frame(X)
         names = frame.columns.tolist()
-        nodes, integers = _nodes(frame, distributions, weights, y)
+        nodes, integers, rule = _nodes(frame, distributions, weights, y)
         schema = cls(names, nodes, [None] * len(names), has_names)
+        schema.rule_dtypes, schema.provisional_kinds = rule
         if isinstance(X, pd.DataFrame) and not has_names:
             #: The training table's own (non-string) column labels: a prediction
             #: table with the same labels is aligned by label, not position.
             schema.labels = X.columns.tolist()
         binned = schema.binned
-        schema.cut_points = schema.learn_cut_points(frame, y, weights)
-        discrete = schema.discrete
         if not categories:
-            schema.categories = [
-                bin_labels(c) if b else (np.array([]) if d else None)
-                for b, d, c in zip(binned, discrete, schema.cut_points, strict=True)
-            ]
+            schema._set_fixed_bins()
             return schema, frame, None
+        schema.cut_points = schema.learn_cut_points(frame, y, weights, classes)
+        discrete = schema.discrete
         # a binned column is read as numbers (a dummy code) here and coded by its bins below
         kinds = [
             "categorical" if d and not b else "continuous"
@@ -212,7 +224,8 @@ class TableSchema:
     @classmethod
     def from_dtypes(cls, frame, distributions=None, y=None, kinds=None):
         """The kinds of the columns of ``frame`` (e.g. a dask frame's first partition, with
-        its classes ``y``), without categories (they come from the accumulated statistics).
+        its classes ``y``), without categories (they come from the accumulated statistics)
+        and without the cut points a binned column learns (:meth:`with_bins`).
 
         ``kinds``: ``{position: kind name}`` decided elsewhere for columns that
         ``distributions`` leaves to the rule (a dask frame's, from every partition:
@@ -222,14 +235,35 @@ class TableSchema:
         if not has_names:
             names = [f"x{i}" for i in range(len(names))]
             frame = frame.set_axis(names, axis=1)
-        nodes, _ = _nodes(frame, distributions, None, y, decided=kinds)
+        nodes, _, rule = _nodes(frame, distributions, None, y, decided=kinds)
         schema = cls(names, nodes, [None] * len(names), has_names)
-        schema.cut_points = schema.learn_cut_points(frame, y)  # from these rows, kept
-        schema.categories = [
-            bin_labels(c) if b else (np.array([]) if d else None)
-            for b, d, c in zip(schema.binned, schema.discrete, schema.cut_points, strict=True)
-        ]
+        schema.rule_dtypes, schema.provisional_kinds = rule
+        schema._set_fixed_bins()
         return schema
+
+    def _set_fixed_bins(self):
+        """No categories yet (they come from accumulated statistics), and each binned
+        column's cut points where its node fixes them (the others: :meth:`with_bins`)."""
+        self.cut_points = [_fixed_cut_points(spec) for spec in self.nodes_by_column]
+        self.categories = [
+            bin_labels(c) if c is not None else (np.array([]) if d else None)
+            for d, c in zip(self.discrete, self.cut_points, strict=True)
+        ]
+
+    def with_bins(self, counts) -> TableSchema:
+        """A copy whose binned columns ``counts`` names are cut by their binning.
+
+        ``counts`` maps a column's position to its
+        :class:`~bnclassify.data.binning.ValueClassCounts` over the training rows,
+        e.g. summed over a dask frame's partitions: the cut points are those a fit
+        on all the rows learns. The column's categories become its intervals.
+        """
+        out = copy.copy(self)
+        out.cut_points, out.categories = list(self.cut_points), list(self.categories)
+        for j, column_counts in counts.items():
+            out.cut_points[j] = _binning(self.nodes_by_column[j]).cut_points(column_counts)
+            out.categories[j] = bin_labels(out.cut_points[j])
+        return out
 
     def with_categories(self, categories) -> TableSchema:
         """A copy of this schema with other categories for its discrete columns."""
@@ -301,33 +335,67 @@ class TableSchema:
         model (a kind with a ``bnclassify.data.binning.Binning``)."""
         return self._flags()[3].copy()
 
-    def learn_cut_points(self, frame, y, weights=None) -> list:
+    @property
+    def learned_bins(self) -> np.ndarray:
+        """Whether each column is binned with cut points learned from the training rows (its
+        kind's binning), rather than fixed by its node (``Binned(cut_points=...)``)."""
+        return self.binned & np.array(
+            [_fixed_cut_points(spec) is None for spec in self.nodes_by_column], dtype=bool
+        )
+
+    def learn_cut_points(self, frame, y, weights=None, classes=None) -> list:
         """Each binned column's cut points, from the rows of an aligned table, their
-        classes ``y`` and sample weights (``None`` for the other columns)."""
-        cuts = [None] * self.n_features
-        binned = np.flatnonzero(self.binned)
-        if not len(binned):
-            return cuts
-        classes = _row_classes(y, len(frame))
+        classes ``y`` (labels, or codes into ``classes``) and sample weights (``None``
+        for the other columns); a node's fixed cut points as they are."""
+        cuts = [_fixed_cut_points(spec) for spec in self.nodes_by_column]
+        for j, counts in self.value_counts(frame, y, weights, classes).items():
+            cuts[j] = _binning(self.nodes_by_column[j]).cut_points(counts)
+        return cuts
+
+    def value_counts(self, frame, y, weights=None, classes=None) -> dict:
+        """The :class:`~bnclassify.data.binning.ValueClassCounts` of each column whose cut
+        points are learned (:attr:`learned_bins`), over the rows of an aligned table with
+        a class (``y``: labels, or codes into ``classes``) and a positive weight: what
+        the cut points are learned from, additive over chunks.
+
+        Examples
+        --------
+        >>> X = pd.DataFrame({"size": [1.0, 2.0, 2.0], "site": ["a", "b", "a"]})
+        >>> schema, frame = TableSchema.learn(X, {"size": "binned"}, False)
+        >>> schema.value_counts(frame, ["p", "q", "p"])[0].counts.tolist()
+        [[1.0, 0.0], [1.0, 1.0]]
+        """
+        learned = np.flatnonzero(self.learned_bins)
+        if not len(learned):
+            return {}
         if classes is None:
-            name = self.names[binned[0]]
+            codes, classes = _class_codes(y, len(frame))
+        else:
+            codes = None if y is None else np.asarray(y, dtype=np.intp).ravel()
+            codes = codes if codes is not None and len(codes) == len(frame) else None
+        if codes is None:
+            name = self.names[learned[0]]
             raise ValueError(
-                f"Column {name!r} is {self.kinds[binned[0]]}: its cut points are learned from "
+                f"Column {name!r} is {self.kinds[learned[0]]}: its cut points are learned from "
                 "the class of each training row, and no labels (one per row) were given."
             )
-        values = self.numbers(frame, binned)
-        labelled = ~np.isnan(classes)
-        for j in binned:
-            seen = labelled & ~np.isnan(values[:, j])
-            w = None if weights is None else np.asarray(weights, dtype=float)[seen]
-            binning = _binning(self.nodes_by_column[j])
-            cuts[j] = binning.cut_points(values[seen, j], classes[seen].astype(np.intp), w)
-        return cuts
+        values = self.numbers(frame, learned)
+        w = None if weights is None else np.asarray(weights, dtype=float)
+        out = {}
+        for j in learned:
+            seen = ~np.isnan(values[:, j])
+            out[j] = ValueClassCounts.from_rows(
+                values[seen, j], codes[seen], None if w is None else w[seen], classes
+            )
+        return out
 
     def _with_bin_codes(self, frame, codes):
         """``codes`` with each binned column coded by its intervals (widened if need be); an
         :attr:`unobserved` one is left to the caller (read as missing)."""
         binned = np.flatnonzero(self.binned & ~self._unobserved_mask())
+        unknown = [self.names[j] for j in binned if self.cut_points[j] is None]
+        if unknown:  # a schema of kinds only (categories=False) encodes nothing
+            raise ValueError(f"The cut points of {unknown} are not learned yet (with_bins).")
         dtype = codes_dtype(self.categories)
         if dtype.itemsize > codes.dtype.itemsize:
             codes = codes.astype(dtype, order="F")
@@ -395,12 +463,14 @@ class TableSchema:
         return resolve_column(key, self.names, what)
 
     # -- tables ---------------------------------------------------------------------------
-    def align(self, X, owner="the model") -> pd.DataFrame:
+    def align(self, X, owner="the model", strict=False) -> pd.DataFrame:
         """``X`` as a DataFrame in the training column order, named like the training columns.
 
         Named columns are matched by name: every training column must be there, in
-        any order, and the others (a class or key column) are left out. Columns
-        without names are taken by position and must be as many as in training.
+        any order, and the others (a class or key column) are left out; with
+        ``strict=True`` (a chunk of an incremental fit) another column is an
+        error. Columns without names are taken by position and must be as many
+        as in training.
 
         Examples
         --------
@@ -423,7 +493,7 @@ class TableSchema:
             columns = frame.columns.tolist()
             if columns != self.names:
                 missing = [c for c in self.names if c not in columns]
-                if missing:
+                if missing or (strict and len(columns) != len(self.names)):
                     extra = [c for c in columns if c not in self.names]
                     raise ValueError(
                         "X's columns differ from those seen in fit: "
@@ -709,6 +779,13 @@ def _binning(spec):
     return getattr(spec, "binning", None)
 
 
+def _fixed_cut_points(spec):
+    """The cut points a binned node specification fixes (``Binned(cut_points=...)``), checked;
+    ``None`` when they are learned or the node is not binned."""
+    cuts = getattr(spec, "cut_points", None) if _binning(spec) is not None else None
+    return None if cuts is None else checked_cut_points(cuts, f"{type(spec).__name__} cut_points")
+
+
 def _checked_cut_points(cut_points, schema) -> list:
     """The stored cut points of a schema (``None``: no column binned), checked against its
     kinds and categories."""
@@ -832,7 +909,19 @@ def _row_classes(y, n_rows):
     return codes
 
 
-def _nodes(frame, spec, weights=None, y=None, decided=None) -> tuple[list, tuple | None]:
+def _class_codes(y, n_rows):
+    """``(codes, labels)`` of a class column (-1 where missing), or ``(None, None)`` when
+    unknown or misaligned."""
+    if y is None:
+        return None, None
+    labels = y if isinstance(y, pd.Series) else np.asarray(y).ravel()
+    if len(labels) != n_rows:
+        return None, None
+    codes, uniques = pd.factorize(labels)
+    return codes, np.asarray(uniques)
+
+
+def _nodes(frame, spec, weights=None, y=None, decided=None) -> tuple[list, tuple | None, tuple]:
     """One (columns, unfitted factor) per node: from ``distributions``, else by dtype;
     and, when the kinds rule read every column as one integer block, that block with its
     :func:`~bnclassify._native.column_ranges`, ``(block, low, high)`` (None otherwise),
@@ -846,6 +935,9 @@ def _nodes(frame, spec, weights=None, y=None, decided=None) -> tuple[list, tuple
     A tuple with a multinomial is one group; with any other kind each of its
     columns gets its own node. ``decided``: ``{position: kind name}`` for columns
     the spec leaves open, read elsewhere (from every partition of a dask frame).
+
+    The third item, ``(rule_dtypes, provisional_kinds)``, records what the rule read
+    (see :attr:`TableSchema.rule_dtypes`).
     """
     columns = frame.columns.tolist()
     chosen = [None] * len(columns)
@@ -888,20 +980,29 @@ def _nodes(frame, spec, weights=None, y=None, decided=None) -> tuple[list, tuple
     # the dtypes, not frame[name]: taking 1,000 columns out as Series costs more than the
     # rest; only the values of an integer column whose range exceeds the limit, or of a
     # float column (normal or log-normal), are read
+    dtypes = list(frame.dtypes)
+    rule_dtypes, provisional = {}, []
     for pos, kind in (decided or {}).items():
         if chosen[pos] is None:
             chosen[pos] = get_kind(kind)
             nodes.append(((pos,), chosen[pos]))
-    dtypes = list(frame.dtypes)
+            rule_dtypes[pos] = dtype_family(dtypes[pos])
+            if kind in DENSITY_KINDS:  # decided on other rows: more rows may overturn it
+                provisional.append(pos)
     wide, integers = _wide_integer_columns(frame, dtypes, [c is None for c in chosen])
     by_dtype = {}  # the kind of a column whose values are not read depends on its dtype alone
     classes = functools.cache(lambda: _row_classes(y, len(frame)))  # coded on first need
     for pos, dtype in enumerate(dtypes):
         if chosen[pos] is None:
             if pos in wide or getattr(dtype, "kind", "O") == "f":
-                kind = default_kind(
-                    frame.iloc[:, pos], weights=weights, classes=classes(), numbers=numbers
-                )
+                column = frame.iloc[:, pos]
+                kind = default_kind(column, weights=weights, classes=classes(), numbers=numbers)
+                # a Gaussian whose column holds a value <= 0 stays one whatever rows come
+                # (no log-normal then); any other density choice more rows may overturn
+                if kind in DENSITY_KINDS and not (
+                    kind == "gaussian" and dtype.kind == "f" and bool((column <= 0).any())
+                ):
+                    provisional.append(pos)
             else:
                 # by identity: equal Categorical dtypes compare their categories, and pandas'
                 # str dtypes hash in Python, a cost per column either way
@@ -911,8 +1012,10 @@ def _nodes(frame, spec, weights=None, y=None, decided=None) -> tuple[list, tuple
                 kind = by_dtype[key]
             chosen[pos] = get_kind(kind)
             nodes.append(((pos,), chosen[pos]))
+            if dtype_family(dtype) != "other":
+                rule_dtypes[pos] = dtype_family(dtype)
     nodes.sort(key=lambda node: node[0][0])
-    return nodes, integers
+    return nodes, integers, (rule_dtypes, tuple(sorted(provisional)))
 
 
 def _wide_integer_columns(frame, dtypes, open_) -> tuple[set, tuple | None]:

@@ -132,6 +132,37 @@ def encode_target(y, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
     return uniques, codes
 
 
+def declared_classes(classes, y=None) -> np.ndarray:
+    """The class labels of an incremental fit, in the order ``fit`` gives them.
+
+    ``classes`` are every label (``partial_fit``'s argument), sorted as
+    :func:`encode_target` sorts them; when ``y`` (the first chunk's labels) is a
+    pandas Categorical, its declared categories in their declared order, which
+    ``fit`` on the chunks keeps, and ``classes`` must hold the same labels.
+
+    Examples
+    --------
+    >>> declared_classes(["b", "a", "b"]).tolist()
+    ['a', 'b']
+    >>> y = pd.Series(["hi"], dtype=pd.CategoricalDtype(["lo", "hi"]))
+    >>> declared_classes(["hi", "lo"], y).tolist()
+    ['lo', 'hi']
+    """
+    given = pd.unique(np.asarray(classes, dtype=object).ravel())
+    dtype = getattr(y, "dtype", None)
+    if isinstance(dtype, pd.CategoricalDtype):
+        categories = np.asarray(dtype.categories)
+        if set(given.tolist()) != set(categories.tolist()):
+            raise ValueError(
+                f"classes={sorted(map(str, given))} differs from the categories of y, "
+                f"{categories.tolist()}: fit on these rows takes a Categorical y's categories "
+                "as the classes, in their order. Pass classes=y.cat.categories."
+            )
+        return categories
+    given = np.asarray(pd.unique(np.asarray(classes).ravel()))
+    return given[sort_order(given)]
+
+
 def _check_classes(labels) -> None:
     """scikit-learn's target check of the distinct labels, its refusal naming y and a label.
 

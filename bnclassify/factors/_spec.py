@@ -113,7 +113,8 @@ class TableSpec(DistributionSpec):
     ``"categorical"`` or ``"binned"`` (or a :class:`Categorical` or
     :class:`~bnclassify.distributions.Binned` instance), for the whole table or
     per column in a dict. ``"density"`` and every density kind are refused,
-    before any data is read, with the model's name.
+    before any data is read, with the model's name; so are cut points given
+    with a ``Binned`` node: these models learn their own.
 
     Examples
     --------
@@ -124,6 +125,9 @@ class TableSpec(DistributionSpec):
     "'density' asks for density nodes"
     >>> TABLE_DISTRIBUTIONS.check({"age": "gaussian"})
     "'gaussian' for column(s) 'age' asks for a node that is not a table"
+    >>> from bnclassify.distributions import Binned
+    >>> TABLE_DISTRIBUTIONS.check({"age": Binned(cut_points=[30, 50])})
+    "Binned(cut_points=[30, 50]) for column(s) 'age' gives cut points"
     """
 
     @property
@@ -136,17 +140,35 @@ class TableSpec(DistributionSpec):
 
     def check(self, value):
         reason = super().check(value)
-        return reason if reason is not None else self._density_request(value)
+        if reason is not None:
+            return reason
+        return self._density_request(value) or self._cut_points_given(value)
 
     def message(self, name, value) -> str | None:
         if super().check(value) is not None:
             return None  # not a valid spec at all: the description says what is allowed
+        if self._density_request(value) is None:
+            return (
+                f"{name}: {self._cut_points_given(value)}, but this model learns the cut "
+                "points of its numeric columns itself (MDL); give 'binned' (or Binned()), or "
+                "use a model that takes fixed cut points (NaiveBayes, TAN, KDB, AODE)."
+            )
         return (
             f"{name}: {self._density_request(value)}, but every node of this model is a table "
             "(its numeric columns are cut into MDL bins); give None, 'categorical', 'binned' "
             "or a dict of them, or use a model that takes densities (NaiveBayes, TAN, KDB, "
             "AODE)."
         )
+
+    @staticmethod
+    def _cut_points_given(value) -> str | None:
+        """Why a valid ``distributions`` gives cut points (``None``: it does not)."""
+        entries = value.items() if isinstance(value, dict) else [(None, value)]
+        for key, spec in entries:
+            if getattr(spec, "cut_points", None) is not None:
+                on = "" if key is None else f" for column(s) {key!r}"
+                return f"{spec!r}{on} gives cut points"
+        return None
 
     def _density_request(self, value) -> str | None:
         """Why a valid ``distributions`` asks for a density node (``None``: it does not)."""

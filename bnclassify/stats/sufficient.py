@@ -245,7 +245,10 @@ class SufficientStatistics(FamilyTables):
 
     # -- adding -----------------------------------------------------------------------
     def __add__(self, other: SufficientStatistics) -> SufficientStatistics:
-        labels = union_sorted(self.class_labels, other.class_labels)
+        # the same classes keep their order (a Categorical y's declared order, as fit keeps it)
+        labels = self.class_labels
+        if not _same(labels, other.class_labels):
+            labels = union_sorted(labels, other.class_labels)
         categories = [
             a if a is None or _same(a, b) else union_sorted(a, b)
             for a, b in zip(self.categories, other.categories, strict=True)

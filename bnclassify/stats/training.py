@@ -477,7 +477,7 @@ def training_statistics(X, y, distributions=None, sample_weight=None, warn=True)
             "weight 0 are left out)"
         ) from None
     schema, frame, codes, values = TableSchema.learn_and_encode(
-        table, distributions, weights, y_codes, warn=warn
+        table, distributions, weights, y_codes, warn=warn, classes=classes
     )
     schema.has_names = has_names
     exponents = column_exponents(values, schema.rescaled)

@@ -191,10 +191,17 @@ def _same_after_load(maker, X, y):
 
 
 def _same_in_chunks(maker, X, y):
-    """partial_fit over two chunks equals fit, the kinds given (partial_fit reads the kinds
-    of the columns it is not told from its first chunk, as documented)."""
+    """partial_fit over two chunks equals fit, the kinds given and a binned column's cut
+    points fixed (partial_fit refuses what it cannot learn from one chunk as fit does)."""
+    from bnclassify.distributions import Binned
+
     model = _fitted(maker, X, y)
-    kinds = dict(zip(X.columns, model.feature_kinds_, strict=True))
+    kinds = {
+        name: Binned(cut_points=cuts) if kind == "binned" else kind
+        for name, kind, cuts in zip(
+            X.columns, model.feature_kinds_, model.schema_.cut_points, strict=True
+        )
+    }
     chunked = MAKERS[maker](X)
     if "distributions" in chunked.get_params():
         model = MAKERS[maker](X).set_params(distributions=kinds).fit(X, y)

@@ -125,7 +125,8 @@ class SPODE(AugmentedNaiveBayes):
         star = empty_feature_graph(features)
         if hub is None:
             return star
-        if self.superparent is not None and counts.cards[features.index(hub)] < 2:
+        chosen_by_user = self.superparent is not None and not self.__dict__.get("_member")
+        if chosen_by_user and counts.cards[features.index(hub)] < 2:
             kind = self.schema_.kinds[features.index(hub)]
             why = " (MDL found no cut point in its numbers)" if kind == "binned" else ""
             warnings.warn(
@@ -168,6 +169,14 @@ class SPODE(AugmentedNaiveBayes):
                 f"continuous parent). Choose one of {allowed}."
             )
         return hub
+
+
+def _member_spode(superparent, **params):
+    """An AODE member: a SPODE whose super-parent the ensemble chose, not the user, so a
+    super-parent of one state (the member is naive Bayes) is not a mistake to warn of."""
+    member = SPODE(superparent, **params)
+    member._member = True
+    return member
 
 
 class AODE(MemberEnsemble):
@@ -409,7 +418,7 @@ class AODE(MemberEnsemble):
         else:
             spodes = []
             for feature in self.superparents_:
-                member = SPODE(feature, **common, random_state=next(seeds, None))
+                member = _member_spode(feature, **common, random_state=next(seeds, None))
                 spodes.append((member, fit_member, args))
             self._members, self.fit_times_ = self._fit_members(spodes)
             fit_member(naive_bayes, *args)
@@ -458,7 +467,9 @@ class AODE(MemberEnsemble):
 
     def _fit_member(self, k):
         """SPODE ``k`` fitted from the kept statistics, as ``fit`` would have fitted it."""
-        member = SPODE(self.superparents_[k], alpha=self.alpha, handle_unknown=self.handle_unknown)
+        member = _member_spode(
+            self.superparents_[k], alpha=self.alpha, handle_unknown=self.handle_unknown
+        )
         return fit_member(member, *self._fit_args(self._pair_statistics()), self.class_node_)
 
     def _joint_log_likelihood_codes(self, encoded):

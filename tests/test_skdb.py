@@ -12,13 +12,25 @@ from hypothesis import strategies as st
 from bnclassify import ESKDB, KDB, SKDB, _native
 from bnclassify.classifiers._bins import column_numbers
 from bnclassify.classifiers._eskdb import BinnedRows, SharedCoding
-from bnclassify.classifiers._selective import CRITERIA, candidate_cells, choose, loo_losses
-from bnclassify.classifiers._skdb import binned_statistics, table_weights
+from bnclassify.classifiers._selective import (
+    CRITERIA,
+    candidate_cells,
+    choose,
+    loo_class_information,
+    loo_losses,
+)
+from bnclassify.classifiers._skdb import (
+    RANKINGS,
+    binned_statistics,
+    ranking_information,
+    table_weights,
+)
 from bnclassify.data.binning import weighted_draw
-from bnclassify.datasets import load_car
+from bnclassify.datasets import load_car, make_tree_classification
 from bnclassify.exceptions import UnobservedColumnWarning, UnseenCategoryWarning
 from bnclassify.io import dump, load
 from bnclassify.preprocessing import mdl_cut_points, sampled_mdl_cut_points
+from bnclassify.stats import TrainingCounts, training_statistics
 from bnclassify.weights import class_information
 
 # -- the leave-one-out pass against refits on n - 1 rows --------------------------------
@@ -164,6 +176,66 @@ def test_leave_one_out_pass_equals_refits_on_the_other_rows(table):
     assert chosen <= best[0] + 1e-9
     if len(best) == 1 or best[1] - best[0] > 1e-9:
         assert choose(expected) == (n_kept, k)
+
+
+@settings(max_examples=60, deadline=None)
+@given(kdb_tables())
+def test_leave_one_out_information_is_the_log_loss_gain_of_refits(table):
+    # each attribute alone against the prior, every row predicted by the tables refitted
+    # without it (loops over rows): the gain in log loss
+    codes, y, cards, C, *_, weights = table
+    stats = TrainingCounts(codes=codes, y=y, cards=np.asarray(cards), n_classes=C, weights=weights)
+    got = loo_class_information(stats)
+    for j in range(codes.shape[1]):
+        losses = refit_losses(codes, y, cards, C, [j], [[]], 0, "log_loss", weights)
+        np.testing.assert_allclose(got[j], losses[0, 0] - losses[0, 1], rtol=1e-9, atol=1e-12)
+
+
+def _with_noise(X, seed=0, values=None):
+    """``X`` and two text columns of many values, each recurring in a few rows (about 2,650
+    distinct values in 6,400 rows for ``values=3000``)."""
+    rng = np.random.default_rng(seed)
+    values = values or max(2, int(0.47 * len(X)))
+    noise = {f"noise{i}": rng.integers(0, values, len(X)).astype(str) for i in (1, 2)}
+    return X.assign(**noise)
+
+
+def test_many_valued_noise_columns_rank_last_and_cost_no_accuracy():
+    # two near-identifier text columns: their plug-in I(X; C) is the largest of the table, so
+    # ranked by it they come first and the selection, a prefix, keeps no attribute at all
+    X, y = make_tree_classification(
+        8000, 8, n_classes=3, concentration=3.0, as_frame=True, random_state=0
+    )
+    train, test = np.arange(6400), np.arange(6400, 8000)
+    noisy = _with_noise(X, values=3000)
+    assert 2500 < noisy["noise1"].iloc[train].nunique() < 2800
+    clean = SKDB().fit(X.iloc[train], y.iloc[train])
+    quiet = {"handle_unknown": "marginalize"}
+    plug_in = SKDB(ranking="mi", **quiet).fit(noisy.iloc[train], y.iloc[train])
+    model = SKDB(**quiet).fit(noisy.iloc[train], y.iloc[train])
+    assert plug_in.order_[:2] == ["noise1", "noise2"] and plug_in.selected_features_ == []
+    assert model.order_[-2:] == ["noise1", "noise2"]
+    assert model.ranking_information_[-2:].max() < 0 < model.ranking_information_[:8].min()
+    assert model.selected_features_ == clean.selected_features_
+    accuracy = clean.score(X.iloc[test], y.iloc[test])
+    assert model.score(noisy.iloc[test], y.iloc[test]) == accuracy
+    assert plug_in.score(noisy.iloc[test], y.iloc[test]) < accuracy - 0.3
+    # the ensemble draws its orders by the same information: the noise comes last in each
+    ensemble = ESKDB(n_estimators=3, random_state=0, **quiet).fit(noisy.iloc[train], y.iloc[train])
+    for member in ensemble.estimators_:
+        assert member.order_[-2:] == ["noise1", "noise2"]
+        assert not {"noise1", "noise2"} & set(member.selected_features_)
+
+
+def test_the_ranking_is_the_papers_with_ranking_mi():
+    X, y = load_car(return_X_y=True)
+    model = SKDB(k=2, ranking="mi").fit(X, y)
+    _, _, stats = training_statistics(X, y, "categorical")
+    schema = model.schema_
+    np.testing.assert_array_equal(model.ranking_information_, class_information(stats, schema))
+    np.testing.assert_array_equal(
+        SKDB(k=2).fit(X, y).ranking_information_, ranking_information(stats, schema, "loo")
+    )
 
 
 def test_a_parent_never_observed_with_the_attribute():
@@ -509,7 +581,8 @@ def test_shared_coding_gives_each_binning_the_statistics_of_its_own_encoding():
     weights = np.random.default_rng(0).choice([1.0, 2.0], 60)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UnobservedColumnWarning)
-        coding = SharedCoding(X, y, numeric, values, weights)
+        codings = {r: SharedCoding(X, y, numeric, values, weights, r) for r in RANKINGS}
+        coding = codings["loo"]
         for cuts in (
             [np.array([0.5]), np.array([-1.0, 0.0, 1.0]), np.empty(0)],
             [np.empty(0), np.array([2.0]), np.empty(0)],
@@ -525,10 +598,13 @@ def test_shared_coding_gives_each_binning_the_statistics_of_its_own_encoding():
             assert schema.labels == own.labels and schema.names == own.names
             for mine, theirs in zip(schema.categories, own.categories, strict=True):
                 np.testing.assert_array_equal(mine, theirs)
-            # I(X_i; C): the numeric columns' computed, the others' kept from the first coding
-            np.testing.assert_array_equal(
-                coding.class_information(stats, schema), class_information(expected, own)
-            )
+            # the ranking's information: the numeric columns' computed, the others' kept from
+            # the first coding
+            for ranking, shared in codings.items():
+                np.testing.assert_array_equal(
+                    shared.class_information(stats, schema),
+                    ranking_information(expected, own, ranking),
+                )
 
 
 def _awkward(n=80):

@@ -23,7 +23,6 @@ from ..validation import (
     Options,
     validate_parameters,
 )
-from ..weights import class_information
 from ._bins import (
     column_numbers,
     continuous_columns,
@@ -35,10 +34,12 @@ from ._ensemble import MemberEnsemble
 from ._predict import normalise
 from ._selective import CRITERIA
 from ._skdb import (
+    RANKINGS,
     SKDB,
     binned_statistics,
     cuts_by_column,
     ranked_by,
+    ranking_information,
     refuse_dask,
     table_weights,
 )
@@ -63,7 +64,8 @@ class ESKDB(MemberEnsemble):
       proportion to the margin by which it passes (``discretization="mdl"``:
       the deterministic MDL cuts, shared by every member);
     - its attribute order, sampled without replacement in proportion to each
-      attribute's I(X_i; C) (attributes with none come last, by name);
+      attribute's information about the class (``ranking``; attributes with
+      none, or less than none, come last, by decreasing information);
 
     and then chooses its ``k`` and its attributes by the leave-one-out pass of
     :class:`SKDB` on that order. Members that read the same bins (an
@@ -101,6 +103,12 @@ class ESKDB(MemberEnsemble):
     discretization : {"stochastic", "mdl"}, default="stochastic"
         How numeric columns are binned: sampled per member, or the MDL cuts
         for all.
+    ranking : {"loo", "mi"}, default="loo"
+        The information about the class the orders are sampled by, and the
+        members' (see :class:`SKDB`): ``"loo"``, the leave-one-out information
+        (a column of many values recurring in few rows has less than none, so
+        it comes last in every order); ``"mi"``, the plug-in I(X_i; C), as in
+        the paper.
     random_state : int, RandomState or None, default=None
         Seeds the members' draws.
     n_jobs : int, optional
@@ -155,6 +163,7 @@ class ESKDB(MemberEnsemble):
         "criterion": [Options(set(CRITERIA))],
         "alpha": ALPHA,
         "discretization": [Options({"stochastic", "mdl"})],
+        "ranking": [Options(set(RANKINGS))],
         "random_state": RANDOM_STATE,
         "n_jobs": N_JOBS,
         "handle_unknown": [Options(HANDLE_UNKNOWN)],
@@ -174,6 +183,7 @@ class ESKDB(MemberEnsemble):
         handle_unknown="warn",
         distributions=None,
         smoothing="laplace",
+        ranking="loo",
     ):
         self.n_estimators = n_estimators
         self.k = k
@@ -185,6 +195,7 @@ class ESKDB(MemberEnsemble):
         self.handle_unknown = handle_unknown
         self.distributions = distributions
         self.smoothing = smoothing
+        self.ranking = ranking
 
     @property
     def partial_fit(self):
@@ -227,7 +238,7 @@ class ESKDB(MemberEnsemble):
         if numeric and self.discretization == "stochastic":
             values = column_numbers(X, numeric)  # read once; each member draws its own cuts
             sorted_values = sorted_columns(values, y, sample_weight)  # sorted once, shared
-            coding = SharedCoding(X, y, numeric, values, sample_weight)  # the rest coded once
+            coding = SharedCoding(X, y, numeric, values, sample_weight, self.ranking)
             if int(self.k) > 0:
                 coding.count_pairs()  # the pairs of the other columns, for every member
             jobs = [
@@ -240,7 +251,7 @@ class ESKDB(MemberEnsemble):
                 X, y, numeric, cuts, sample_weight
             )
             weights = table_weights(stats, binned) if int(self.k) > 0 else None  # counted once
-            class_mi = class_information(stats, binned)
+            class_mi = ranking_information(stats, binned, self.ranking)
             shared = (stats, binned, classes, class_node, weights, class_mi, numeric, cuts)
             jobs = [
                 (member, _fit_shared, (*shared, seed))
@@ -270,6 +281,7 @@ class ESKDB(MemberEnsemble):
             distributions=self.distributions,
             smoothing=self.smoothing,
             random_state=seed,
+            ranking=self.ranking,
         )
 
     # -- prediction ----------------------------------------------------------------------
@@ -306,12 +318,13 @@ class ESKDB(MemberEnsemble):
 
 
 def sampled_order(class_mi, features, rng) -> list:
-    """An attribute order drawn without replacement in proportion to I(X_i; C).
+    """An attribute order drawn without replacement in proportion to their information.
 
     The Gumbel-top-k draw (keys ``log I + G``, one Gumbel variate per feature in
     name order), which is the same as drawing the attributes one after the
     other in proportion to their remaining information; attributes with none
-    come last, ranked by name.
+    (or less: a leave-one-out information can be negative) come last, by
+    decreasing information, ties by name.
 
     Examples
     --------
@@ -326,7 +339,7 @@ def sampled_order(class_mi, features, rng) -> list:
         keys = np.where(mi > 0, np.log(np.where(mi > 0, mi, 1.0)) + noise, -np.inf)
     informative = [j for j in range(len(features)) if mi[j] > 0]
     drawn = sorted(informative, key=lambda j: -keys[j])
-    rest = ranked_by(np.zeros(len(features)), features)
+    rest = ranked_by(np.minimum(mi, 0.0), features)
     return [features[j] for j in drawn] + [f for f in rest if mi[features.index(f)] <= 0]
 
 
@@ -376,7 +389,7 @@ class SharedCoding:
     ([[0, 0], [1, 1], [0, 1], [1, -1]], [0, 1])
     """
 
-    def __init__(self, X, y, columns, values, sample_weight=None):
+    def __init__(self, X, y, columns, values, sample_weight=None, ranking="loo"):
         one_bin = [np.empty(0)] * len(columns)
         stats, schema, classes, class_node = binned_statistics(
             X, y, columns, one_bin, sample_weight, values
@@ -385,12 +398,14 @@ class SharedCoding:
         self.columns = list(columns)
         self.values = values
         self.known_pairs = None
-        self._class_mi = class_information(stats, schema)  # the other columns' are every binning's
+        self.ranking = ranking
+        # the other columns' information is every binning's
+        self._class_mi = ranking_information(stats, schema, ranking)
 
     def class_information(self, stats, schema) -> np.ndarray:
-        """:func:`~bnclassify.weights.class_information` of a binning's ``(stats, schema)``
-        (from :meth:`statistics`): only its numeric columns' are computed."""
-        out = class_information(stats, schema, self.columns)
+        """:func:`~bnclassify.classifiers._skdb.ranking_information` of a binning's
+        ``(stats, schema)`` (from :meth:`statistics`): only its numeric columns' are computed."""
+        out = ranking_information(stats, schema, self.ranking, self.columns)
         others = np.ones(len(out), dtype=bool)
         others[self.columns] = False
         out[others] = self._class_mi[others]

@@ -20,7 +20,14 @@ from ._adapter import make_class_independent
 from ._base import AugmentedNaiveBayes, class_node_name
 from ._bins import apply_cuts, continuous_columns, learn_cuts, weighted_rows
 from ._kdb import KDB
-from ._selective import CRITERIA, candidate_cells, choose, family_depths, loo_losses
+from ._selective import (
+    CRITERIA,
+    candidate_cells,
+    choose,
+    family_depths,
+    loo_class_information,
+    loo_losses,
+)
 
 #: Largest table N(c, x_parents, x) a selective KDB gives one attribute (32 MB of floats):
 #: an attribute whose k strongest parents would make it larger takes fewer of them.
@@ -28,14 +35,16 @@ MAX_SKDB_FAMILY_CELLS = 1 << 22
 #: Largest number of table cells of a whole selective KDB (128 MB of floats): candidates
 #: with more are not chosen, so that no table takes the machine's memory.
 MAX_SKDB_CELLS = 1 << 24
+#: How a selective KDB may rank its attributes (``"mi"`` is the paper's).
+RANKINGS = ("loo", "mi")
 
 
 class SKDB(AugmentedNaiveBayes):
     """Selective k-dependence Bayesian classifier (Martinez, Webb, Chen and Zaidi 2016).
 
     A KDB with up to ``k`` parents per attribute is learned as :class:`KDB`
-    learns it (attributes ranked by I(X_i; C), each taking the earlier ones
-    with the highest I(X_i; X_j | C)); then one pass over the training rows
+    learns it (attributes ranked by their information about the class, each
+    taking the earlier ones with the highest I(X_i; X_j | C)); then one pass over the training rows
     chooses the sub-model that predicts best under leave-one-out
     cross-validation: the first ``n`` attributes of the ranking, each with its
     ``k' <= k`` strongest parents, over every ``n`` in ``0..m`` and ``k'`` in
@@ -73,8 +82,20 @@ class SKDB(AugmentedNaiveBayes):
         Dirichlet pseudo-count of every table of the final model and of the
         class prior.
     order : list of str or int, optional
-        The attribute order instead of the ranking by I(X_i; C) (as in
-        :class:`KDB`); the selection keeps a prefix of it.
+        The attribute order instead of the ranking (as in :class:`KDB`); the
+        selection keeps a prefix of it.
+    ranking : {"loo", "mi"}, default="loo"
+        How the attributes are ranked, by decreasing information about the
+        class (ties by name). ``"loo"``: the leave-one-out information, the
+        gain in log loss of predicting the class from the attribute alone,
+        each training row predicted from the counts of the others with the
+        selection's own estimates
+        (:func:`~bnclassify.classifiers._selective.loo_class_information`).
+        ``"mi"``: the plug-in I(X_i; C), as in the paper; it grows with an
+        attribute's number of values, so a column of thousands of values
+        recurring in a few rows each ranks first and, the selection keeping a
+        prefix of the ranking, can leave the model with no attribute (the
+        class prior), where the leave-one-out information ranks it last.
     handle_unknown : {"warn", "error", "marginalize"}, default="warn"
     distributions : None, "categorical", "binned" or dict, default=None
         Which columns are cut into bins and which are categories: ``None``, the
@@ -111,6 +132,9 @@ class SKDB(AugmentedNaiveBayes):
         attributes), column ``k``.
     order_ : list of str
         The attribute order.
+    ranking_information_ : ndarray of shape (n_features,) or None
+        The information (nats) each attribute was ranked by, in column order
+        (``None`` when ``order`` was given).
     cut_points_ : list of ndarray or None
         Each column's MDL cut points (``None`` for a column taken as it is).
     weights_ : DataFrame or None
@@ -143,6 +167,7 @@ class SKDB(AugmentedNaiveBayes):
         "k": [Interval(numbers.Integral, 0, None, closed="left")],
         "criterion": [Options(set(CRITERIA))],
         "order": [ArrayLike("a list of feature names or positions"), None],
+        "ranking": [Options(set(RANKINGS))],
         "distributions": [TABLE_DISTRIBUTIONS],
     }
 
@@ -156,6 +181,7 @@ class SKDB(AugmentedNaiveBayes):
         distributions=None,
         smoothing="laplace",
         random_state=None,
+        ranking="loo",
     ):
         super().__init__(
             alpha=alpha,
@@ -167,6 +193,7 @@ class SKDB(AugmentedNaiveBayes):
         self.criterion = criterion
         self.order = order
         self.distributions = distributions
+        self.ranking = ranking
 
     @property
     def partial_fit(self):
@@ -218,8 +245,9 @@ class SKDB(AugmentedNaiveBayes):
         :meth:`fit_statistics` then reads them instead of computing them from its
         counts, and forgets them: ``weights``, the I(X_i; X_j | C) matrix of every
         pair of features (a DataFrame labelled by feature); ``class_mi``, the
-        I(X_i; C) of every feature (:func:`~bnclassify.weights.class_information`).
-        They must be those of the same counts; :class:`ESKDB` computes them so.
+        information of every feature about the class that ``ranking`` names
+        (:func:`ranking_information`). They must be those of the same counts;
+        :class:`ESKDB` computes them so.
 
         Returns
         -------
@@ -256,9 +284,13 @@ class SKDB(AugmentedNaiveBayes):
                 "statistics were summed without them (partial_fit or dask). Use fit."
             )
         class_mi = self.__dict__.pop("_shared_class_mi", None)
-        if class_mi is None:
-            class_mi = class_information(stats, schema)
-        order = KDB(order=self.order)._resolve_order(features) or ranked_by(class_mi, features)
+        order = KDB(order=self.order)._resolve_order(features)
+        self.ranking_information_ = None
+        if not order:
+            if class_mi is None:
+                class_mi = ranking_information(stats, schema, self.ranking)
+            order = ranked_by(class_mi, features)
+            self.ranking_information_ = np.asarray(class_mi, dtype=float)
         cmi = np.zeros((len(features),) * 2) if weights is None else weights
         ranked, _ = kdb_parents(cmi, None, K, features, order, schema.discrete, schema.structural)
         position = {name: j for j, name in enumerate(features)}
@@ -334,6 +366,18 @@ class SKDB(AugmentedNaiveBayes):
             "selected_features",
             "must list features.",
         )
+
+
+def ranking_information(stats, schema, ranking="loo", features=None) -> np.ndarray:
+    """The information about the class a selective KDB ranks each attribute by, in nats.
+
+    ``ranking="loo"``: :func:`~bnclassify.classifiers._selective.loo_class_information`;
+    ``"mi"``: the plug-in I(X_i; C) (:func:`~bnclassify.weights.class_information`).
+    ``features``: only those positions are computed (the others are 0).
+    """
+    if ranking == "mi":
+        return class_information(stats, schema, features)
+    return loo_class_information(stats, features)
 
 
 def ranked_by(class_mi, features) -> list:

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
-from bnclassify import ESKDB, KDB, SKDB, _native
+from bnclassify import ESKDB, KDB, SKDB, TAN, _native
 from bnclassify.classifiers._bins import column_numbers
 from bnclassify.classifiers._eskdb import BinnedRows, SharedCoding
 from bnclassify.classifiers._selective import (
@@ -573,7 +573,7 @@ def test_shared_coding_gives_each_binning_the_statistics_of_its_own_encoding():
     # (and their type), categories, cards and left-out columns of binned_statistics
     X, y = _mixed(3, n=60)
     X["size"] = X["size"].where(np.arange(60) % 7 != 0)  # missing cells
-    X.loc[5, "noise"] = np.inf
+    X.loc[5, "noise"] = 1e300  # far beyond the others
     X["empty"] = np.nan  # no observed value: left out
     X = X.set_axis([10, 11, "site", 13, 14], axis=1)  # labels that are not all strings
     numeric = [0, 1, 4]
@@ -608,11 +608,11 @@ def test_shared_coding_gives_each_binning_the_statistics_of_its_own_encoding():
 
 
 def _awkward(n=80):
-    """A mixed table with missing cells, an infinity, two categorical columns and one of a
+    """A mixed table with missing cells, a huge value, two categorical columns and one of a
     single value (its pairs are exactly 0)."""
     X, y = _mixed(7, n=n)
     X["size"] = X["size"].where(np.arange(n) % 7 != 0)
-    X.loc[5, "noise"] = np.inf
+    X.loc[5, "noise"] = 1e300
     X["shade"] = np.where(np.arange(n) % 5 == 0, None, X["colour"].to_numpy()[::-1])
     X["one"] = "z"
     return X, y
@@ -637,13 +637,13 @@ def test_members_share_the_pairs_of_their_categorical_columns_to_the_last_bit():
 @pytest.mark.parametrize("handle_unknown", ["warn", "marginalize"])
 def test_members_read_new_rows_binned_from_one_coding(handle_unknown):
     # predict codes the rows once and re-bins only the numeric columns per member: the codes
-    # of each member are those of its own encoding (missing, unseen, infinite, out of range)
+    # of each member are those of its own encoding (missing, unseen, huge, out of range)
     X, y = _awkward()
     model = ESKDB(n_estimators=3, random_state=0, handle_unknown=handle_unknown).fit(X, y)
     rows = X.head(12).copy()
     rows.loc[rows.index[0], "colour"] = "zzz"  # unseen
     rows.loc[rows.index[1], "size"] = 1e9  # beyond every cut
-    rows.loc[rows.index[2], "noise"] = -np.inf
+    rows.loc[rows.index[2], "noise"] = -1e300
     frame = model.schema_.align(rows)
     first, *others = model.estimators_
     with warnings.catch_warnings():
@@ -687,3 +687,22 @@ def test_a_sampled_cut_is_the_draw_rng_choice_makes():
         mine, theirs = np.random.default_rng(seed), np.random.default_rng(seed)
         assert weighted_draw(mine, weight) == theirs.choice(len(weight), p=weight / weight.sum())
         assert mine.random() == theirs.random()
+
+
+@pytest.mark.parametrize(
+    "make", [SKDB, lambda: ESKDB(n_estimators=2, random_state=0), TAN], ids=["SKDB", "ESKDB", "TAN"]
+)
+def test_an_infinite_number_is_refused_in_fit_and_in_prediction(make):
+    # a bin is an interval of finite numbers: the selective KDBs refuse an infinity as TAN's
+    # binned columns do, naming the column, in fit and in predict (not a silent end bin)
+    X, y = _mixed(2)
+    bad = X.copy()
+    bad.loc[3, "size"] = np.inf
+    message = r"Column 'size' has infinite value\(s\) \(first at row 3\); binned features"
+    with pytest.raises(ValueError, match=message):
+        make().fit(bad, y)
+    model = make().fit(X, y)
+    bad.loc[3, "size"] = -np.inf
+    for predict in (model.predict, model.predict_proba):
+        with pytest.raises(ValueError, match=message):
+            predict(bad)

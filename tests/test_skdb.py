@@ -360,7 +360,9 @@ def test_numeric_columns_are_mdl_bins():
     observed = X["size"].notna()
     np.testing.assert_array_equal(model.cut_points_[j], mdl_cut_points(X["size"][observed], y))
     assert model.cut_points_[list(X.columns).index("site")] is None
-    assert model.feature_kinds_ == ["categorical"] * 4
+    # the bins are declared: binned columns, their categories the intervals' labels
+    assert model.feature_kinds_ == ["binned", "binned", "categorical", "categorical"]
+    assert model.categories_[j][0] == f"(-inf, {float(model.cut_points_[j][0])!r}]"
 
 
 def test_input_forms_missing_and_unseen_cells():

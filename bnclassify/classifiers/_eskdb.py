@@ -252,7 +252,9 @@ class ESKDB(MemberEnsemble):
             )
             weights = table_weights(stats, binned) if int(self.k) > 0 else None  # counted once
             class_mi = ranking_information(stats, binned, self.ranking)
-            shared = (stats, binned, classes, class_node, weights, class_mi, numeric, cuts)
+            cut_points = cuts_by_column(binned.n_features, numeric, cuts)
+            declared = binned.with_cut_points(cut_points)  # one schema for every member
+            shared = (stats, binned, classes, class_node, weights, class_mi, cut_points, declared)
             jobs = [
                 (member, _fit_shared, (*shared, seed))
                 for member, seed in zip(members, seeds, strict=True)
@@ -343,13 +345,14 @@ def sampled_order(class_mi, features, rng) -> list:
     return [features[j] for j in drawn] + [f for f in rest if mi[features.index(f)] <= 0]
 
 
-def _fit_shared(member, stats, schema, classes, class_node, weights, class_mi, numeric, cuts, seed):
+def _fit_shared(
+    member, stats, schema, classes, class_node, weights, class_mi, cut_points, declared, seed
+):
     """Fit a member on the shared counts: only its attribute order is its own."""
     member.set_params(order=sampled_order(class_mi, list(schema.names), _generator(seed)))
     member.share_statistics(weights=weights, class_mi=class_mi)
     member.fit_statistics(stats, schema, classes, class_node=class_node)
-    member.cut_points_ = cuts_by_column(schema.n_features, numeric, cuts)
-    return member
+    return member.set_cut_points(cut_points, declared)
 
 
 def _fit_sampled(member, coding, sorted_values, seed):
@@ -364,8 +367,7 @@ def _fit_sampled(member, coding, sorted_values, seed):
         weights = table_weights(stats, schema, coding.known_pairs)
     member.share_statistics(weights=weights, class_mi=class_mi)
     member.fit_statistics(stats, schema, coding.classes, class_node=coding.class_node)
-    member.cut_points_ = cuts_by_column(schema.n_features, coding.columns, cuts)
-    return member
+    return member.set_cut_points(cuts_by_column(schema.n_features, coding.columns, cuts))
 
 
 class SharedCoding:
@@ -480,7 +482,7 @@ class BinnedRows:
             and {j for j in schema.unobserved if j in self.other}
             == {j for j in self.unobserved if j in self.other}
             and schema.discrete.all()
-            and not schema.binned.any()
+            and np.array_equal(np.flatnonzero(schema.binned), self.columns)
             and all(
                 type(schema.nodes_by_column[j]) is type(first.nodes_by_column[j])
                 and mine.dtype == theirs.dtype

@@ -226,7 +226,28 @@ class SKDB(AugmentedNaiveBayes):
         cuts = learn_cuts(X, y, columns, None, sample_weight)
         stats, schema, classes, class_node = binned_statistics(X, y, columns, cuts, sample_weight)
         self.fit_statistics(stats, schema, classes, class_node=class_node)
-        self.cut_points_ = cuts_by_column(schema.n_features, columns, cuts)
+        return self.set_cut_points(cuts_by_column(schema.n_features, columns, cuts))
+
+    def set_cut_points(self, cut_points, schema=None):
+        """Declare the cut points the fitted statistics were binned with.
+
+        ``cut_points`` holds one entry per column (``None`` for a column taken as it
+        is): they become ``cut_points_``, and the schema's columns with cuts become
+        binned columns (:meth:`~bnclassify.data.TableSchema.with_cut_points`), as the
+        other models' binned columns are: their categories (``categories_``, the
+        states of ``network_``, ``describe()``, explanations) are the intervals'
+        labels, and new rows may give a number or an interval's label. :meth:`fit`
+        calls it; :class:`ESKDB` calls it for each member it fits from its own bins.
+        ``schema``: the fitted schema with these cut points already declared, which
+        members fitted on the same bins share (one object, not one copy each).
+
+        Returns
+        -------
+        self
+        """
+        self.cut_points_ = [None if c is None else np.asarray(c, dtype=float) for c in cut_points]
+        self.schema_ = self.schema_.with_cut_points(self.cut_points_) if schema is None else schema
+        self.__dict__.pop("_network", None)  # built from the categories on first access
         return self
 
     def encode(self, X, handle_unknown=None):
@@ -260,12 +281,15 @@ class SKDB(AugmentedNaiveBayes):
         return self
 
     def _encode(self, X, handle_unknown):
-        frame = self.schema_.align(X, owner=type(self).__name__)
-        cuts = getattr(self, "cut_points_", None) or [None] * self.schema_.n_features
-        columns = [j for j, c in enumerate(cuts) if c is not None]
+        schema = self.schema_
+        frame = schema.align(X, owner=type(self).__name__)
+        cuts = getattr(self, "cut_points_", None) or [None] * schema.n_features
+        # the schema bins its binned columns itself; a model file written before they were
+        # declared (set_cut_points) holds its bins as categories 0, 1, ...
+        columns = [j for j, c in enumerate(cuts) if c is not None and not schema.binned[j]]
         if columns:
             frame = apply_cuts(frame, columns, [cuts[j] for j in columns])
-        return self.schema_.encode(frame, handle_unknown)
+        return schema.encode(frame, handle_unknown)
 
     # -- the structure: KDB's, then the leave-one-out selection ----------------------------
     def _edge_weights(self, stats, features):
@@ -319,6 +343,33 @@ class SKDB(AugmentedNaiveBayes):
             columns=pd.RangeIndex(K + 1),
         )
         return dag
+
+    def describe(self) -> pd.DataFrame:
+        """What the model inferred about each column, and whether the selection kept it.
+
+        :meth:`bnclassify.AugmentedNaiveBayes.describe` (a numeric column's kind is
+        ``"binned"``, its categories the MDL intervals) with a column ``selected``:
+        whether the attribute is one of ``selected_features_`` (a left-out one is in the
+        model, independent of the class).
+
+        Examples
+        --------
+        >>> from bnclassify.datasets import load_lactamase
+        >>> X, y = load_lactamase(return_X_y=True)
+        >>> SKDB(k=1).fit(X, y).describe()[["column", "selected", "parents"]]
+           column  selected   parents
+        0  block1      True  [block3]
+        1  block2      True  [block8]
+        2  block3      True        []
+        3  block4      True  [block1]
+        4  block5      True  [block8]
+        5  block6     False        []
+        6  block7      True  [block8]
+        7  block8      True  [block1]
+        """
+        table = super().describe()
+        table["selected"] = table["column"].isin(self.selected_features_)
+        return table
 
     def _fit_statistics(self, stats, schema, classes, class_node, structure, keep):
         super()._fit_statistics(stats, schema, classes, class_node, structure, keep)

@@ -708,3 +708,45 @@ def test_an_infinite_number_is_refused_in_fit_and_in_prediction(make):
     for predict in (model.predict, model.predict_proba):
         with pytest.raises(ValueError, match=message):
             predict(bad)
+
+
+def test_eskdb_is_seen_as_the_ensemble_it_is():
+    # kinds: what the members do to each column (binned by each one's cuts; no training
+    # value: unobserved), not the densities of the ensemble's own reading of the table
+    X, y = _mixed(4)
+    X["empty"] = np.nan
+    with pytest.warns(UnobservedColumnWarning, match="empty"):
+        model = ESKDB(n_estimators=6, k=2, random_state=0).fit(X, y)
+    kinds = ["binned", "binned", "categorical", "categorical", "unobserved"]
+    assert model.feature_kinds_ == kinds
+    assert all(m.feature_kinds_ == kinds for m in model.estimators_)
+    # structure_: every member's feature arc, counted; every member's selection, counted
+    arcs, members = model.structure_, model.estimators_
+    for name in X.columns:
+        assert arcs.has_edge(model.class_node_, name)
+        assert arcs.nodes[name]["members"] == sum(name in m.selected_features_ for m in members)
+    feature_arcs = {(u, v) for u, v in arcs.edges if u != model.class_node_}
+    assert feature_arcs == {
+        (u, v) for m in members for u, v in m.structure_.edges if u != m.class_node_
+    }
+    for u, v in feature_arcs:
+        count = sum(m.structure_.has_edge(u, v) for m in members)
+        assert arcs.edges[u, v]["members"] == count
+        assert arcs.edges[u, v]["weight"] == count / len(members)
+    table = model.describe()
+    assert table["kind"].tolist() == kinds
+    assert table["members"].tolist() == [arcs.nodes[n]["members"] for n in X.columns]
+    for name, parents in zip(table["column"], table["parents"], strict=True):
+        assert parents == {
+            u: arcs.edges[u, name]["members"]
+            for u in arcs.predecessors(name)
+            if u != model.class_node_
+        }
+    # no single network averages the members: said, not member 0's
+    assert not hasattr(model, "network_")
+    with pytest.raises(AttributeError, match=r"estimators_\[i\]\.network_"):
+        model.network_  # noqa: B018
+    from bnclassify.io import to_bif
+
+    with pytest.raises(ValueError, match=r"to_bif\(model\.estimators_\[i\], path\)"):
+        to_bif(model, "never-written.bif")

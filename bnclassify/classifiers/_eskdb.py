@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numbers
 
+import networkx as nx
 import numpy as np
+import pandas as pd
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
@@ -127,7 +129,17 @@ class ESKDB(MemberEnsemble):
     ----------
     estimators_ : list of SKDB
         The fitted members (each with its ``order_``, ``k_``,
-        ``selected_features_`` and ``cut_points_``).
+        ``selected_features_`` and ``cut_points_``): what is per member.
+    structure_ : networkx.DiGraph
+        The whole ensemble's arcs: the class node with an arc to every feature, and
+        every feature arc of any member, each with ``members`` (how many members
+        have it) and ``weight`` (their share); each feature node's ``members`` says
+        how many members select it. Arcs of different members may run both ways
+        between two features, so it need not be a DAG: it is a summary, not a
+        network (each member's is ``estimators_[i].structure_``).
+    feature_kinds_ : list of str
+        How the members model each column: ``"binned"`` (each member by its own
+        cuts), ``"categorical"``, or ``"unobserved"`` (no training value).
     fit_times_ : dict
         Seconds spent on weights, structures and parameters, summed over members.
     classes_, n_features_in_, feature_names_in_
@@ -136,7 +148,10 @@ class ESKDB(MemberEnsemble):
     -----
     ``partial_fit`` is not offered (see :class:`SKDB`). A member is an
     ordinary fitted :class:`SKDB`: draw it, export it to pgmpy
-    (``estimators_[0].network_``) or explain it like one. The ensemble's own
+    (``estimators_[0].network_``) or explain it like one. The ensemble averages
+    its members' probabilities, which no single network gives, so it has no
+    ``network_`` (nor a BIF file); :meth:`describe` and ``structure_`` summarise
+    its members (selection counts, arc frequencies). The ensemble's own
     ``encode`` reads the table as the kinds rule does (numbers for the numeric
     columns; each member bins them itself), so
     :func:`bnclassify.explain.explain` explains the ensemble through its
@@ -260,7 +275,8 @@ class ESKDB(MemberEnsemble):
                 for member, seed in zip(members, seeds, strict=True)
             ]
         self.estimators_, self.fit_times_ = self._fit_members(jobs)
-        self._set_schema(schema, y)
+        unobserved = self.estimators_[0].schema_.unobserved  # no training value: read as missing
+        self._set_schema(schema.with_unobserved(unobserved) if unobserved else schema, y)
         self.classes_ = self.estimators_[0].classes_
         return self
 
@@ -306,6 +322,72 @@ class ESKDB(MemberEnsemble):
         with np.errstate(divide="ignore"):
             return np.log(total / len(self.estimators_))
 
+    # -- what the ensemble is: its members' kinds, selections and arcs ---------------------
+    @property
+    def feature_kinds_(self) -> list:
+        """How the members model each column (``"binned"``, ``"categorical"``,
+        ``"unobserved"``); see :class:`ESKDB`."""
+        check_is_fitted(self, "estimators_")
+        return list(self.estimators_[0].feature_kinds_)
+
+    @property
+    def structure_(self):
+        """The arcs of all the members, with how many members have each (see :class:`ESKDB`)."""
+        check_is_fitted(self, "estimators_")
+        return member_arcs(self.estimators_, self.class_node_)
+
+    @property
+    def network_(self):
+        raise AttributeError(
+            "An ESKDB averages the probabilities of its members' networks, which is not itself "
+            "a Bayesian network, so it has no network_: each member's pgmpy network is "
+            "estimators_[i].network_, and structure_ gives the arcs of all the members."
+        )
+
+    def describe(self) -> pd.DataFrame:
+        """What the members inferred about each column: its kind, its bins, how many select
+        it and its parents.
+
+        Returns
+        -------
+        DataFrame
+            One row per feature, in the training column order: ``column``; ``kind``
+            (:attr:`feature_kinds_`); ``n_categories`` (a binned column: the most bins
+            of any member) and ``categories`` (a binned column's are each member's own:
+            ``estimators_[i].describe()``); ``members``, how many members select the
+            feature; ``parents``, each feature parent it has in any member with the
+            number of members where it does, most frequent first.
+
+        Examples
+        --------
+        >>> from bnclassify.datasets import load_car
+        >>> X, y = load_car(return_X_y=True)
+        >>> model = ESKDB(n_estimators=4, k=1, random_state=0).fit(X, y)
+        >>> model.describe().loc[:1, ["column", "kind", "members", "parents"]]
+           column         kind  members                                  parents
+        0  buying  categorical        4  {'safety': 2, 'maint': 1, 'persons': 1}
+        1   maint  categorical        4                            {'buying': 3}
+        """
+        check_is_fitted(self, "estimators_")
+        arcs = self.structure_
+        table = self.estimators_[0].describe().drop(columns=["parents", "selected"])
+        binned = [j for j, kind in enumerate(table["kind"]) if kind == "binned"]
+        bins = [max(len(m.categories_[j]) for m in self.estimators_) for j in binned]
+        table.loc[binned, "n_categories"] = bins
+        table["categories"] = [[] if j in binned else c for j, c in enumerate(table["categories"])]
+        table["members"] = [arcs.nodes[name]["members"] for name in table["column"]]
+        table["parents"] = [
+            dict(
+                sorted(
+                    ((u, d["members"]) for u, _, d in arcs.in_edges(name, data=True)
+                     if u != self.class_node_),
+                    key=lambda item: -item[1],
+                )
+            )
+            for name in table["column"]
+        ]  # fmt: skip
+        return table
+
     # -- declared state (see SchemaAttributes._get_state) --------------------------------
     _FITTED_FIELDS = {"estimators_": "estimators", "fit_times_": "fit_times_"}
 
@@ -317,6 +399,46 @@ class ESKDB(MemberEnsemble):
             "estimators",
             "every member must be a fitted SKDB.",
         )
+
+
+def member_arcs(members, class_node) -> nx.DiGraph:
+    """The arcs of fitted selective KDBs over the same columns, counted over ``members``.
+
+    The class node has an arc to every feature; each feature arc of any member
+    is there with ``members`` (how many members have it) and ``weight`` (their
+    share); each feature node's ``members`` counts the members that select it
+    (``selected_features_``). ``graph["class_node"]`` names the class node and
+    ``graph["n_members"]`` the number of members.
+
+    Examples
+    --------
+    >>> from bnclassify.datasets import load_car
+    >>> X, y = load_car(return_X_y=True)
+    >>> members = [SKDB(k=1).fit(X, y), SKDB(k=2).fit(X, y)]
+    >>> arcs = member_arcs(members, "class")
+    >>> arcs.edges["safety", "persons"], arcs.edges["persons", "buying"]
+    ({'members': 2, 'weight': 1.0}, {'members': 1, 'weight': 0.5})
+    >>> arcs.nodes["doors"]["members"]  # selected by both
+    2
+    """
+    graph = nx.DiGraph(class_node=class_node, n_members=len(members))
+    names = list(members[0].schema_.names)
+    graph.add_node(class_node)
+    graph.add_nodes_from(names, members=0)
+    graph.add_edges_from((class_node, name) for name in names)
+    for member in members:
+        for name in member.selected_features_:
+            graph.nodes[name]["members"] += 1
+        for u, v in member.structure_.edges:
+            if u == member.class_node_:
+                continue
+            if not graph.has_edge(u, v):
+                graph.add_edge(u, v, members=0)
+            graph.edges[u, v]["members"] += 1
+    for u, _, data in graph.edges(data=True):
+        if u != class_node:
+            data["weight"] = data["members"] / len(members)
+    return graph
 
 
 def sampled_order(class_mi, features, rng) -> list:

@@ -209,10 +209,10 @@ def test_many_valued_noise_columns_rank_last_and_cost_no_accuracy():
     train, test = np.arange(6400), np.arange(6400, 8000)
     noisy = _with_noise(X, values=3000)
     assert 2500 < noisy["noise1"].iloc[train].nunique() < 2800
-    clean = SKDB().fit(X.iloc[train], y.iloc[train])
+    clean = SKDB(ranking="loo").fit(X.iloc[train], y.iloc[train])
     quiet = {"handle_unknown": "marginalize"}
     plug_in = SKDB(ranking="mi", **quiet).fit(noisy.iloc[train], y.iloc[train])
-    model = SKDB(**quiet).fit(noisy.iloc[train], y.iloc[train])
+    model = SKDB(ranking="loo", **quiet).fit(noisy.iloc[train], y.iloc[train])
     assert plug_in.order_[:2] == ["noise1", "noise2"] and plug_in.selected_features_ == []
     assert model.order_[-2:] == ["noise1", "noise2"]
     assert model.ranking_information_[-2:].max() < 0 < model.ranking_information_[:8].min()
@@ -221,7 +221,8 @@ def test_many_valued_noise_columns_rank_last_and_cost_no_accuracy():
     assert model.score(noisy.iloc[test], y.iloc[test]) == accuracy
     assert plug_in.score(noisy.iloc[test], y.iloc[test]) < accuracy - 0.3
     # the ensemble draws its orders by the same information: the noise comes last in each
-    ensemble = ESKDB(n_estimators=3, random_state=0, **quiet).fit(noisy.iloc[train], y.iloc[train])
+    ensemble = ESKDB(n_estimators=3, random_state=0, ranking="loo", **quiet)
+    ensemble.fit(noisy.iloc[train], y.iloc[train])
     for member in ensemble.estimators_:
         assert member.order_[-2:] == ["noise1", "noise2"]
         assert not {"noise1", "noise2"} & set(member.selected_features_)
@@ -229,12 +230,14 @@ def test_many_valued_noise_columns_rank_last_and_cost_no_accuracy():
 
 def test_the_ranking_is_the_papers_with_ranking_mi():
     X, y = load_car(return_X_y=True)
-    model = SKDB(k=2, ranking="mi").fit(X, y)
+    model = SKDB(k=2).fit(X, y)  # the paper's ranking is the default
+    assert model.ranking == "mi" == ESKDB().ranking
     _, _, stats = training_statistics(X, y, "categorical")
     schema = model.schema_
     np.testing.assert_array_equal(model.ranking_information_, class_information(stats, schema))
     np.testing.assert_array_equal(
-        SKDB(k=2).fit(X, y).ranking_information_, ranking_information(stats, schema, "loo")
+        SKDB(k=2, ranking="loo").fit(X, y).ranking_information_,
+        ranking_information(stats, schema, "loo"),
     )
 
 

@@ -105,12 +105,12 @@ class ESKDB(MemberEnsemble):
     discretization : {"stochastic", "mdl"}, default="stochastic"
         How numeric columns are binned: sampled per member, or the MDL cuts
         for all.
-    ranking : {"loo", "mi"}, default="loo"
+    ranking : {"mi", "loo"}, default="mi"
         The information about the class the orders are sampled by, and the
-        members' (see :class:`SKDB`): ``"loo"``, the leave-one-out information
-        (a column of many values recurring in few rows has less than none, so
-        it comes last in every order); ``"mi"``, the plug-in I(X_i; C), as in
-        the paper.
+        members' (see :class:`SKDB`): ``"mi"``, the plug-in I(X_i; C), as in
+        the paper; ``"loo"``, the leave-one-out information (a column of many
+        values recurring in few rows has less than none, so it comes last in
+        every order).
     random_state : int, RandomState or None, default=None
         Seeds the members' draws.
     n_jobs : int, optional
@@ -198,7 +198,7 @@ class ESKDB(MemberEnsemble):
         handle_unknown="warn",
         distributions=None,
         smoothing="laplace",
-        ranking="loo",
+        ranking="mi",
     ):
         self.n_estimators = n_estimators
         self.k = k

@@ -36,7 +36,7 @@ MAX_SKDB_FAMILY_CELLS = 1 << 22
 #: with more are not chosen, so that no table takes the machine's memory.
 MAX_SKDB_CELLS = 1 << 24
 #: How a selective KDB may rank its attributes (``"mi"`` is the paper's).
-RANKINGS = ("loo", "mi")
+RANKINGS = ("mi", "loo")
 
 
 class SKDB(AugmentedNaiveBayes):
@@ -84,18 +84,20 @@ class SKDB(AugmentedNaiveBayes):
     order : list of str or int, optional
         The attribute order instead of the ranking (as in :class:`KDB`); the
         selection keeps a prefix of it.
-    ranking : {"loo", "mi"}, default="loo"
+    ranking : {"mi", "loo"}, default="mi"
         How the attributes are ranked, by decreasing information about the
-        class (ties by name). ``"loo"``: the leave-one-out information, the
-        gain in log loss of predicting the class from the attribute alone,
+        class (ties by name). ``"mi"``: the plug-in I(X_i; C), as in the
+        paper; it grows with an attribute's number of values, so a column of
+        thousands of values recurring in a few rows each ranks first and, the
+        selection keeping a prefix of the ranking, can leave the model with no
+        attribute (the class prior). ``"loo"``: the leave-one-out information,
+        the gain in log loss of predicting the class from the attribute alone,
         each training row predicted from the counts of the others with the
         selection's own estimates
-        (:func:`~bnclassify.classifiers._selective.loo_class_information`).
-        ``"mi"``: the plug-in I(X_i; C), as in the paper; it grows with an
-        attribute's number of values, so a column of thousands of values
-        recurring in a few rows each ranks first and, the selection keeping a
-        prefix of the ranking, can leave the model with no attribute (the
-        class prior), where the leave-one-out information ranks it last.
+        (:func:`~bnclassify.classifiers._selective.loo_class_information`):
+        such a column has less than none and ranks last (two of them in 6,400
+        rows: accuracy 0.678 -> 0.318 with ``"mi"``, unchanged with
+        ``"loo"``; the user guide has the measurements).
     handle_unknown : {"warn", "error", "marginalize"}, default="warn"
     distributions : None, "categorical", "binned" or dict, default=None
         Which columns are cut into bins and which are categories: ``None``, the
@@ -181,7 +183,7 @@ class SKDB(AugmentedNaiveBayes):
         distributions=None,
         smoothing="laplace",
         random_state=None,
-        ranking="loo",
+        ranking="mi",
     ):
         super().__init__(
             alpha=alpha,

@@ -1,5 +1,8 @@
 """Test-session settings for the whole repository (tests, doctests, notebooks)."""
 
+import sys
+import types
+
 import matplotlib
 
 matplotlib.use("Agg")  # never open windows; doctests in bnclassify/ draw too
@@ -37,3 +40,53 @@ def densities(monkeypatch):
     from bnclassify.data import kinds_rule
 
     monkeypatch.setattr(kinds_rule, "NUMERIC_KIND", "density")
+
+
+# -- the numpy-kernel pass of .ci/run: the tests that drive the kernel layer -----------------
+KERNEL_LAYER = "bnclassify._native"  # the compiled kernels' wrappers and their numpy twins
+
+
+def _in_kernel_layer(name) -> bool:
+    return isinstance(name, str) and (name == KERNEL_LAYER or name.startswith(KERNEL_LAYER + "."))
+
+
+def _home(value):
+    """The module a module-level name refers to: itself if a module, else where it was defined."""
+    if isinstance(value, types.ModuleType):
+        return value.__name__
+    try:
+        return getattr(value, "__module__", None)
+    except Exception:  # an object whose attribute lookup fails names no module
+        return None
+
+
+def _imports_kernel_layer(module) -> bool:
+    """Whether a module holds the kernel layer, one of its modules or a name defined there."""
+    return any(_in_kernel_layer(_home(value)) for value in list(vars(module).values()))
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark ``kernels`` the tests that drive the kernel layer (``bnclassify._native``).
+
+    A test module that imports the kernel layer (the module, a module of it or a
+    name defined there), and the docstring examples of the kernel layer and of
+    the library's modules that import it. Decided from the imports at collection,
+    so a new kernel, a new caller or a new test of one is picked up with no list
+    to keep; ``BNCLASSIFY_NUMPY_KERNELS=1 pytest -m kernels`` is .ci/run's
+    numpy-kernel pass (docs/development.md says why it proves the numpy path).
+    """
+    callers = {
+        name
+        for name, module in list(sys.modules.items())
+        if name.startswith("bnclassify") and module is not None and _imports_kernel_layer(module)
+    }
+    for item in items:
+        doctest = getattr(item, "dtest", None)  # a docstring example: the module it is in
+        if doctest is not None:
+            name = doctest.globs.get("__name__")
+            reached = _in_kernel_layer(name) or name in callers
+        else:
+            module = getattr(item, "module", None)
+            reached = module is not None and _imports_kernel_layer(module)
+        if reached:
+            item.add_marker("kernels")

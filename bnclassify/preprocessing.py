@@ -190,16 +190,54 @@ class MDLDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         if getattr(self, "_frame", False):
             return self._transform_frame(X)
         names = list(X.columns) if isinstance(X, pd.DataFrame) else None
-        X = validate_data(self, X, reset=False, dtype="numeric", ensure_all_finite=False)
+        self._check_columns(X)
+        if isinstance(X, pd.DataFrame):
+            # a column that is not numbers, named before scikit-learn's cast says only "could
+            # not convert string to float"
+            for name in names:
+                dtype = X[name].dtype
+                if isinstance(dtype, pd.CategoricalDtype) and pd.api.types.is_numeric_dtype(
+                    dtype.categories.dtype
+                ):
+                    continue  # categories that are numbers: read as numbers
+                if not _is_plain_number_column(X[name]) and not _is_number_column(X[name]):
+                    raise ValueError(
+                        f"Column {name!r} was numbers in fit and is discretised, but it holds "
+                        f"values that are not numbers (e.g. {_first_non_number(X[name])!r})."
+                    )
+        with warnings.catch_warnings():
+            # an array after a fit on a DataFrame: its columns are taken in the fitted order
+            # (checked by count above), as the estimators take them
+            warnings.filterwarnings("ignore", message="X does not have valid feature names")
+            X = _numeric_array(self, X, None, transform=True)
         _require_finite(X, names, "transform")
         out = np.empty(X.shape, dtype=np.int64)
         for j, cuts in enumerate(self.cut_points_):
             out[:, j] = np.searchsorted(cuts, X[:, j], side="left")
         return out
 
+    def _check_columns(self, X):
+        """A DataFrame's columns against the fitted names (the same columns in the same
+        order), an error naming the difference; their count is scikit-learn's check."""
+        fitted = getattr(self, "feature_names_in_", None)
+        if isinstance(X, pd.DataFrame) and fitted is not None:
+            given = list(X.columns)
+            if given != list(fitted):
+                missing = [c for c in fitted if c not in given]
+                extra = [c for c in given if c not in list(fitted)]
+                raise ValueError(
+                    f"X's columns are not the fitted ones: missing {missing[:5]}, unexpected "
+                    f"{extra[:5]}"
+                    + ("" if missing or extra else ", or in another order")
+                    + f"; fitted on {list(fitted)[:5]}"
+                    + ("..." if len(fitted) > 5 else "")
+                    + "."
+                )
+
     def _transform_frame(self, X):
         if not isinstance(X, pd.DataFrame):
             raise TypeError("This MDLDiscretizer was fitted on a DataFrame; pass a DataFrame.")
+        self._check_columns(X)
         validate_data(self, X, reset=False, skip_check_array=True)
         out = {}
         for name, cuts in zip(X.columns, self.cut_points_, strict=True):
@@ -297,9 +335,14 @@ def _column_numbers(column: pd.Series, name) -> np.ndarray:
         ) from None
 
 
-def _numeric_array(estimator, X, y):
-    """``validate_data`` of a numeric table (NaN and infinities left to :func:`_require_finite`)."""
+def _numeric_array(estimator, X, y, transform=False):
+    """``validate_data`` of a numeric table (NaN and infinities left to :func:`_require_finite`);
+    ``transform``: ``X`` alone, checked against the fitted columns."""
     try:
+        if transform:
+            return validate_data(
+                estimator, X, reset=False, dtype="numeric", ensure_all_finite=False
+            )
         return validate_data(
             estimator, X, y, dtype="numeric", y_numeric=False, ensure_all_finite=False
         )
@@ -337,6 +380,12 @@ def _require_finite(X, names, where):
 
 def _first_non_number(column):
     """The first cell of ``column`` that ``float()`` refuses (for the error message)."""
+    if not isinstance(column.dtype, pd.CategoricalDtype) and column.dtype.kind in "bcmM":
+        observed = column.dropna()  # booleans, complex numbers, dates: not numbers to bin
+        return observed.iloc[0] if len(observed) else None
     numbers = pd.to_numeric(column, errors="coerce")
     refused = numbers.isna() & column.notna()
-    return column[refused].iloc[0] if refused.any() else None
+    if refused.any():
+        return column[refused].iloc[0]
+    observed = column.dropna()  # numbers written as text
+    return observed.iloc[0] if len(observed) else None

@@ -14,6 +14,7 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
+from ._native import open_pairs, spanning_edges
 from .data import resolve_column
 from .validation import check_int
 from .weights import EDGE_SCORES, check_weight_matrix, edge_gains  # noqa: F401  (public here too)
@@ -69,20 +70,23 @@ def tree_from_weights(weights, features=None, rank=None) -> nx.Graph:
     """Maximum weight spanning tree of a weight matrix.
 
     The same tree as ``nx.maximum_spanning_tree(weight_graph(weights))``
-    (Kruskal; every pair a candidate edge, zero weights included, ties broken
-    by feature order, or by ``rank``), computed with numpy sorts of the heaviest edges first
-    and a union-find that stops at ``m - 1`` edges, so 1,000 features take
-    milliseconds rather than a Python pass over half a million edges. Weights that agree to 12
-    significant digits count as ties: estimates such as the conditional mutual
-    information differ in the last bits when only the order of a sum changes
-    (e.g. categories relabelled), and that must not change the tree.
+    (Kruskal; every pair a candidate edge, zero and negative weights included,
+    ties broken by feature order, or by ``rank``). The pairs are sorted with
+    numpy a block at a time, heaviest first (most trees are complete long
+    before the lightest pairs), and a compiled union-find
+    (:func:`bnclassify._native.spanning_edges`) takes them in that order and
+    stops at ``m - 1`` edges. Weights that agree to 12 significant digits (of
+    the largest ``|w|`` of a pair; the diagonal is not read) count as ties:
+    estimates such as the conditional mutual information differ in the last
+    bits when only the order of a sum changes (e.g. categories relabelled), and
+    that must not change the tree.
 
     Why not networkx's own: on a 1,024-feature weight matrix
     ``nx.maximum_spanning_tree(weight_graph(w))`` took 7.0 s (building the
-    complete graph alone 3.4 s) where this took 0.13 s, and a whole TAN fit at
-    10^4 x 1,024 takes about 1.5 s; at 100 features 0.18 s against 0.6 ms
-    (docs/benchmarks.md). ``tests/test_structure.py`` checks the two trees are
-    equal, ties and zero weights included.
+    complete graph alone 3.4 s); this takes milliseconds (docs/benchmarks.md).
+    Nor scipy's ``minimum_spanning_tree``: it reads a zero as no edge and
+    breaks ties its own way. ``tests/test_structure.py`` checks the trees are
+    equal to networkx's and to a slow reference, ties and zero weights included.
 
     ``rank`` (one integer per feature, a permutation of ``0 .. m-1``) breaks
     ties as if the matrix had been reordered by it first: among equal weights
@@ -111,93 +115,98 @@ def tree_from_weights(weights, features=None, rank=None) -> nx.Graph:
     features = list(range(len(values))) if features is None else list(features)
     _check_finite(values, features, "weights")
     m = len(features)
-    scale = max(values.max(), -values.min()) if values.size else 0.0  # |w| max, no temporary
     rank = None if rank is None else _checked_rank(rank, m)
+    rows, columns, tied = _kruskal_edges(values, m, _largest_pair_weight(values), rank)
+    tree = nx.Graph()
+    tree.add_nodes_from(features)
+    tree.add_edges_from(
+        (features[i], features[j], {"weight": w})
+        for i, j, w in zip(rows.tolist(), columns.tolist(), tied.tolist(), strict=True)
+    )
+    return tree
+
+
+def _kruskal_edges(values, m, scale, rank):
+    """The tree's edges ``(i, j)``, ``i < j``, in the order Kruskal takes them, and their
+    weights rounded to 12 significant digits of ``scale`` (see :func:`tree_from_weights`).
+
+    Kruskal's order is one sort of every pair by decreasing rounded weight, ties by ``(i,
+    j)`` or by ``(lower, higher)`` rank. It is taken a block at a time: the pairs heavier
+    than a threshold ``t`` whose rounded weight is above ``t``'s (so a tie is never split
+    between blocks: every pair left weighs at most that) are sorted and handed to the
+    union-find; the next threshold is lower, about four times as many pairs above it
+    (thresholds from a strided sample of the matrix; the last one takes every pair left).
+    A pair whose ends are joined already is not read back (Kruskal rejects it): most of
+    every block after the first.
+    """
+    empty = np.empty(0, dtype=np.int64)
+    if m < 2:
+        return empty, empty, np.empty(0)
+    values = np.ascontiguousarray(values)  # rows read whole: a DataFrame's block may be by column
+    flat = values.ravel()
 
     def rounded(w):
         return np.round(w / scale, 12) * scale if scale > 0 else w
 
-    # pairs (i, j), i < j, as flat positions i * m + j: ascending is lexicographic order
-    flat = np.ascontiguousarray(values).ravel()
-    budget = max(4 * m, 16)
-    parent = list(range(m))  # union-find on a list: numpy scalars are slower one at a time
-
-    def find(v):
-        while parent[v] != v:
-            parent[v] = parent[parent[v]]
-            v = parent[v]
-        return v
-
-    def roots() -> np.ndarray:
-        """Every node's root, compressed into ``parent`` as well."""
-        nonlocal parent
-        array = np.array(parent)
-        while True:
-            grand = array[array]
-            if np.array_equal(grand, array):
-                parent = array.tolist()
-                return array
-            array = grand
-
-    edges = []
-
-    def kruskal(positions):
-        """Add the pairs at flat ``positions`` (ascending) by decreasing weight, ties in order."""
+    pairs, budget = m * (m - 1) // 2, max(4 * m, 16)
+    sample = flat[:: max(1, len(flat) // (4 * budget))]  # both triangles hold the same weights
+    sample = -np.sort(-sample[np.isfinite(sample)])  # heaviest first (the diagonal may be inf)
+    parent = np.arange(m, dtype=np.int64)
+    taken_rows, taken_columns, taken_weights = [], [], []
+    left, above, previous = m - 1, budget, np.inf
+    while left:
+        at = above * len(sample) // pairs
+        lower = sample[at:][sample[at:] < previous]  # a new threshold, below the last one
+        threshold = lower[0] if at < len(sample) and len(lower) else -np.inf
+        positions = open_pairs(values, threshold, _roots(parent))
         weights = rounded(flat[positions])
-        if rank is None:
-            # stable sort on -w keeps (i, j) lexicographic order among ties, as networkx does
+        if threshold > -np.inf:  # ties with the threshold wait for a block of their own
+            heavier = weights > rounded(threshold)
+            positions, weights = positions[heavier], weights[heavier]
+        rows, columns = np.divmod(positions, m)
+        if rank is None:  # the pairs are in (i, j) order: a stable sort keeps it among ties
             order = np.argsort(-weights, kind="stable")
-        else:  # ties in the lexicographic order of the (lower, higher) rank pairs
-            a, b = np.divmod(positions, m)
-            a, b = rank[a], rank[b]
-            order = np.lexsort((np.minimum(a, b) * m + np.maximum(a, b), -weights))
-        for start in range(0, len(order), budget):  # in slices: most end early
-            if len(edges) == m - 1:
-                return
-            chunk = order[start : start + budget]
-            rows, columns = np.divmod(positions[chunk], m)
-            # an edge whose ends were joined before this slice is rejected in one vectorised
-            # test (most of them, with many features); the others go through the union-find
-            root = roots()
-            open_ = root[rows] != root[columns]
-            for i, j, w in zip(
-                rows[open_].tolist(),
-                columns[open_].tolist(),
-                weights[chunk][open_].tolist(),
-                strict=True,
-            ):
-                root_i, root_j = find(i), find(j)
-                if root_i != root_j:
-                    parent[root_j] = root_i
-                    edges.append((features[i], features[j], w))
-                    if len(edges) == m - 1:
-                        return
+        else:
+            a, b = rank[rows], rank[columns]
+            key = np.minimum(a, b) * m + np.maximum(a, b)
+            single = len(weights) and weights.min() == weights.max()
+            order = np.argsort(key) if single else np.lexsort((key, -weights))
+        accepted = order[spanning_edges(rows[order], columns[order], parent, left)]
+        taken_rows.append(rows[accepted])
+        taken_columns.append(columns[accepted])
+        taken_weights.append(weights[accepted])
+        left -= len(accepted)
+        if threshold == -np.inf:
+            break
+        above, previous = above * 4, threshold
+    return (
+        np.concatenate(taken_rows or [empty]),
+        np.concatenate(taken_columns or [empty]),
+        np.concatenate(taken_weights or [np.empty(0)]),
+    )
 
-    def upper_pairs(where=None):
-        """Flat positions of the pairs i < j (where ``where`` holds)."""
-        mask = np.triu(np.ones((m, m), dtype=bool) if where is None else where, k=1)
-        return np.flatnonzero(mask)
 
-    # Kruskal stops at m - 1 edges, so sorting every pair is mostly wasted: first the
-    # heaviest few, all of them above a threshold t, then (rarely) the rest. This is the
-    # same order as one sort when every first edge outranks t even after rounding.
-    rest = None  # every pair
-    if m * (m - 1) // 2 > budget:
-        # t from a strided sample of the matrix: partitioning all pairs is slow when most
-        # weights tie (the matrix is symmetric: both triangles hold the same weights)
-        sample = flat[:: max(1, len(flat) // (4 * budget))]
-        keep = max(1, len(sample) * budget // len(flat))
-        t = np.partition(sample, len(sample) - keep)[len(sample) - keep]
-        heavy = np.flatnonzero(flat > t)
-        first = heavy[heavy // m < heavy % m]
-        if len(first) and rounded(flat[first].min()) > rounded(t):
-            kruskal(first)
-            rest = upper_pairs(values <= t) if len(edges) < m - 1 else first[:0]
-    kruskal(upper_pairs() if rest is None else rest)
-    tree = nx.Graph()
-    tree.add_nodes_from(features)
-    tree.add_edges_from((u, v, {"weight": w}) for u, v, w in edges)
-    return tree
+def _largest_pair_weight(values) -> float:
+    """The largest ``|w[i, j]|``, ``i != j``: the scale of the tie rounding (the diagonal is not
+    an edge, so a large or missing self-weight must not merge the pairs' weights)."""
+    if len(values) < 2:
+        return 0.0
+    largest = max(values.max(), -values.min())  # no temporary, but the diagonal is in it
+    if largest == largest and not (np.abs(np.diagonal(values)) >= largest).any():
+        return float(largest)
+    pairs = values.copy()
+    np.fill_diagonal(pairs, 0.0)
+    return float(max(pairs.max(), -pairs.min()))
+
+
+def _roots(parent) -> np.ndarray:
+    """Every node's root in a union-find forest (``parent[v]``: v's link, a root its own)."""
+    root = parent
+    while True:
+        grand = root[root]
+        if np.array_equal(grand, root):
+            return root
+        root = grand
 
 
 def _checked_rank(rank, m) -> np.ndarray:

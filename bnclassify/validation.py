@@ -25,6 +25,7 @@ parameter, what is allowed and the value given. The constraints:
 - :class:`InstanceOf`: an instance of a class;
 - :class:`ArrayLike`: a sequence (not a string), optionally of numbers;
 - :class:`SquareMatrix`: a DataFrame or a square array of real numbers;
+- :class:`FormatSpec`: a format specification of a number (``".2f"``);
 - :class:`Satisfies`: any other test, with its description;
 - any other :class:`Constraint` subclass (e.g. the ``distributions``
   specification of :mod:`bnclassify.factors`).
@@ -223,6 +224,8 @@ class Interval(Constraint):
     def check(self, value):
         if not self._of_kind(value):
             return ""
+        if self.kind is numbers.Real:
+            value = float(value)  # numpy's float32 would cast a bound of 1e300 to inf
         low_ok = self.left is None or (
             value >= self.left if self.closed in ("left", "both") else value > self.left
         )
@@ -345,6 +348,32 @@ class SquareMatrix(Constraint):
             except (TypeError, ValueError):
                 return "it holds values that are not numbers"
         return _real_dtype_refusal(array.dtype)
+
+
+class FormatSpec(Constraint):
+    """A format specification of a number, as :func:`format` takes it (``".2f"``, ``".3g"``).
+
+    Checked by formatting a number with it, so a spec that only some numbers take (``"d"``,
+    integers only) or that is not a spec at all (``"{:.2f}"``, ``"%.2f"``) is refused up
+    front, not when the first label is written.
+
+    Examples
+    --------
+    >>> FormatSpec().check(".2f") is None, FormatSpec().check("%.2f")
+    (True, "it is not a format spec of a number (Invalid format specifier '%.2f' for \
+object of type 'float')")
+    """
+
+    description = 'a format spec of a number such as ".2f" or ".3g"'
+
+    def check(self, value):
+        if not isinstance(value, str):
+            return ""
+        try:
+            format(0.125, value)
+        except (TypeError, ValueError) as error:
+            return f"it is not a format spec of a number ({error})"
+        return None
 
 
 def _real_dtype_refusal(dtype) -> str | None:
@@ -486,8 +515,24 @@ def validate_parameters(obj, owner=None) -> None:
 
 
 # -- the package's shared parameters -------------------------------------------------------
-#: Constraints of a Dirichlet pseudo-count (``alpha``): a finite number >= 0.
-ALPHA = [Interval(numbers.Real, 0, None, closed="left")]
+#: The largest Dirichlet pseudo-count. A table's row sums ``r * alpha`` plus its counts
+#: (at most :data:`MAX_TOTAL_WEIGHT`), which must stay below the float maximum for up to a
+#: million categories; and beyond it every table is uniform to the last digit anyway (a count
+#: of 1e6 moves a cell by 1e-294).
+MAX_ALPHA = 1e300
+#: Constraints of a Dirichlet pseudo-count (``alpha``): a finite number in [0, MAX_ALPHA].
+ALPHA = [
+    Interval(
+        numbers.Real,
+        0,
+        MAX_ALPHA,
+        closed="both",
+        why=": a pseudo-count that large makes every table uniform, and its row sums would "
+        "overflow the float range",
+    )
+]
+#: Constraints of a number format (``weight_format=``, ``fmt=``): None (the default) or a spec.
+FORMAT = [None, FormatSpec()]
 #: Constraints of ``n_jobs``: joblib's convention (``-1`` is every CPU, 0 means nothing).
 N_JOBS = [None, Satisfies(lambda v: _is_integer(v) and v != 0, "a non-zero integer")]
 #: Constraints of ``random_state``: what ``sklearn.utils.check_random_state`` accepts.
@@ -566,12 +611,85 @@ def check_n_jobs(n_jobs):
     return check_parameter(n_jobs, "n_jobs", N_JOBS)
 
 
-def float_array(values, name) -> np.ndarray:
-    """``values`` as a float array, or an ``InvalidParameterError`` naming the parameter."""
+#: The largest magnitude of a score (a fold's accuracy or CLL) that is averaged: the sum of
+#: ten thousand of them stays within the float range.
+LARGEST_SCORE = 1e300
+
+
+def float_array(values, name, largest=None) -> np.ndarray:
+    """``values`` as a float array, or an ``InvalidParameterError`` naming the parameter.
+
+    Real numbers only: a complex number is refused rather than cast (numpy would drop its
+    imaginary part with a warning), and so is text, even text that reads as a number. With
+    ``largest``, a finite value beyond it is refused too (e.g. scores to be averaged).
+
+    Examples
+    --------
+    >>> float_array([1, 2.5], "weights")
+    array([1. , 2.5])
+    >>> float_array([1, 2 + 1j], "weights")
+    Traceback (most recent call last):
+    ...
+    bnclassify.exceptions.InvalidParameterError: weights must hold real numbers, got complex \
+values (e.g. (2+1j)).
+    """
+    array = _real_array(values, name)
+    if largest is not None:
+        finite = np.abs(array[np.isfinite(array)])
+        if finite.size and finite.max() > largest:
+            raise InvalidParameterError(
+                f"{name} holds {finite.max():.3g}, beyond {largest:g} in magnitude: a sum of "
+                "such values overflows the float range."
+            )
+    return array
+
+
+def _real_array(values, name) -> np.ndarray:
+    if isinstance(values, pd.DataFrame | pd.Series):
+        dtypes = values.dtypes.tolist() if isinstance(values, pd.DataFrame) else [values.dtype]
+        if all(getattr(d, "kind", "O") in "biuf" for d in dtypes):
+            return values.to_numpy(dtype=float, na_value=np.nan)
+        values = values.to_numpy(dtype=object)
     try:
-        return np.asarray(values, dtype=float)
+        raw = np.asarray(values)
+    except ValueError:  # ragged
+        raise InvalidParameterError(f"{name} must hold numbers, got {_shown(values)}.") from None
+    refused = _first_non_real(raw)
+    if refused is not None:
+        refused = refused.item() if isinstance(refused, np.generic) else refused
+        what = "complex values" if isinstance(refused, complex) else "values"
+        raise InvalidParameterError(
+            f"{name} must hold real numbers, got {what} (e.g. {refused!r})."
+        )
+    if raw.dtype.kind == "O":
+        raw = np.where(pd.isna(raw), np.nan, raw)  # None, pd.NA: missing
+    try:
+        return raw.astype(float)
     except (TypeError, ValueError):
         raise InvalidParameterError(f"{name} must hold numbers, got {_shown(values)}.") from None
+
+
+def _first_non_real(raw: np.ndarray):
+    """The first entry of ``raw`` that is not a real number or a missing value (None: none)."""
+    kind = raw.dtype.kind
+    if kind in "biuf":
+        return None
+    if kind == "c":
+        imaginary = raw.ravel()[raw.ravel().imag != 0]
+        return (imaginary[0] if len(imaginary) else raw.ravel()[0]) if raw.size else None
+    if kind != "O":
+        return raw.ravel()[0] if raw.size else None  # text, dates, bytes
+    for value in raw.ravel():
+        if value is None or value is pd.NA or value is pd.NaT:
+            continue
+        if isinstance(value, complex | np.complexfloating):
+            return value
+        if not isinstance(value, numbers.Real) and not (
+            isinstance(value, np.generic) and value.dtype.kind in "biuf"
+        ):
+            if not (hasattr(value, "is_nan") and isinstance(value, numbers.Number)):
+                return value  # Decimal is a Number with is_nan: taken as real
+    return None
 
 
 def check_range(limits, name):

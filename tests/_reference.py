@@ -6,6 +6,7 @@ import itertools
 import math
 from collections import Counter
 
+import networkx as nx
 import numpy as np
 import pandas as pd
 
@@ -103,3 +104,103 @@ def slow_network_log_joint(
             total += -0.5 * (math.log(2 * math.pi * variance) + (row[f] - mean) ** 2 / variance)
         out[c] = total
     return out
+
+
+def python_kruskal_tree(weights, features=None, rank=None) -> nx.Graph:
+    """The maximum spanning tree as ``structure.tree_from_weights`` computed it before its
+    compiled union-find: Kruskal over numpy sorts of the heaviest pairs first, then the rest,
+    with a union-find in Python (kept verbatim as the slow reference; the finite-weight
+    and rank checks are the public function's, tested there).
+    """
+    if features is None:
+        features = list(weights.columns) if isinstance(weights, pd.DataFrame) else None
+    values = np.asarray(weights, dtype=float)
+    features = list(range(len(values))) if features is None else list(features)
+    m = len(features)
+    scale = max(values.max(), -values.min()) if values.size else 0.0  # |w| max, no temporary
+    rank = None if rank is None else np.asarray(rank, dtype=np.int64)
+
+    def rounded(w):
+        return np.round(w / scale, 12) * scale if scale > 0 else w
+
+    # pairs (i, j), i < j, as flat positions i * m + j: ascending is lexicographic order
+    flat = np.ascontiguousarray(values).ravel()
+    budget = max(4 * m, 16)
+    parent = list(range(m))  # union-find on a list: numpy scalars are slower one at a time
+
+    def find(v):
+        while parent[v] != v:
+            parent[v] = parent[parent[v]]
+            v = parent[v]
+        return v
+
+    def roots() -> np.ndarray:
+        """Every node's root, compressed into ``parent`` as well."""
+        nonlocal parent
+        array = np.array(parent)
+        while True:
+            grand = array[array]
+            if np.array_equal(grand, array):
+                parent = array.tolist()
+                return array
+            array = grand
+
+    edges = []
+
+    def kruskal(positions):
+        """Add the pairs at flat ``positions`` (ascending) by decreasing weight, ties in order."""
+        weights = rounded(flat[positions])
+        if rank is None:
+            # stable sort on -w keeps (i, j) lexicographic order among ties, as networkx does
+            order = np.argsort(-weights, kind="stable")
+        else:  # ties in the lexicographic order of the (lower, higher) rank pairs
+            a, b = np.divmod(positions, m)
+            a, b = rank[a], rank[b]
+            order = np.lexsort((np.minimum(a, b) * m + np.maximum(a, b), -weights))
+        for start in range(0, len(order), budget):  # in slices: most end early
+            if len(edges) == m - 1:
+                return
+            chunk = order[start : start + budget]
+            rows, columns = np.divmod(positions[chunk], m)
+            # an edge whose ends were joined before this slice is rejected in one vectorised
+            # test (most of them, with many features); the others go through the union-find
+            root = roots()
+            open_ = root[rows] != root[columns]
+            for i, j, w in zip(
+                rows[open_].tolist(),
+                columns[open_].tolist(),
+                weights[chunk][open_].tolist(),
+                strict=True,
+            ):
+                root_i, root_j = find(i), find(j)
+                if root_i != root_j:
+                    parent[root_j] = root_i
+                    edges.append((features[i], features[j], w))
+                    if len(edges) == m - 1:
+                        return
+
+    def upper_pairs(where=None):
+        """Flat positions of the pairs i < j (where ``where`` holds)."""
+        mask = np.triu(np.ones((m, m), dtype=bool) if where is None else where, k=1)
+        return np.flatnonzero(mask)
+
+    # Kruskal stops at m - 1 edges, so sorting every pair is mostly wasted: first the
+    # heaviest few, all of them above a threshold t, then (rarely) the rest. This is the
+    # same order as one sort when every first edge outranks t even after rounding.
+    rest = None  # every pair
+    if m * (m - 1) // 2 > budget:
+        # t from a strided sample of the matrix: partitioning all pairs is slow when most
+        # weights tie (the matrix is symmetric: both triangles hold the same weights)
+        sample = flat[:: max(1, len(flat) // (4 * budget))]
+        keep = max(1, len(sample) * budget // len(flat))
+        t = np.partition(sample, len(sample) - keep)[len(sample) - keep]
+        heavy = np.flatnonzero(flat > t)
+        first = heavy[heavy // m < heavy % m]
+        if len(first) and rounded(flat[first].min()) > rounded(t):
+            kruskal(first)
+            rest = upper_pairs(values <= t) if len(edges) < m - 1 else first[:0]
+    kruskal(upper_pairs() if rest is None else rest)
+    tree = nx.Graph()
+    tree.add_nodes_from(features)
+    tree.add_edges_from((u, v, {"weight": w}) for u, v, w in edges)
+    return tree

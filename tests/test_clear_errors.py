@@ -153,7 +153,7 @@ def test_mean_cll_of_no_rows_is_an_error():
 
 @pytest.mark.parametrize("prior", ["ab", [0.5, "x"]])
 def test_class_prior_must_hold_numbers(prior):
-    with pytest.raises(ValueError, match="class_prior must hold numbers"):
+    with pytest.raises(ValueError, match="class_prior must hold real numbers"):
         NaiveBayes.from_parameters(prior, [[0, 1], [1, 2]], [[1, 1], [1, 1]])
 
 
@@ -210,7 +210,7 @@ def test_plot_structure_refuses_a_cyclic_graph():
     "matrix, match",
     [
         (np.zeros((0, 0)), "square and non-empty"),
-        (np.array([["a", "b"], ["c", "d"]]), "must hold numbers"),
+        (np.array([["a", "b"], ["c", "d"]]), "must hold real numbers"),
         (np.ones((2, 3)), "square and non-empty"),
     ],
 )

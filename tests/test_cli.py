@@ -339,14 +339,14 @@ def test_id_like_target_warning_line(capsys, tmp_path):
     assert "warning: the target 'id' has 12 classes in 16 rows" in out
 
 
-@pytest.mark.parametrize("value", ["nan", "inf", "-1"])
+@pytest.mark.parametrize("value", ["nan", "inf", "-1", "1e308"])
 def test_alpha_must_be_finite(capsys, csv_dataset, value):
     path, _, _ = csv_dataset
     with pytest.raises(SystemExit) as exit_info:
         main(["compare", "--csv", str(path), f"--alpha={value}"])
     _, err = capsys.readouterr()
     assert exit_info.value.code == 2 and len(err.strip().splitlines()) == 1
-    assert "--alpha must be a finite number >= 0" in err
+    assert "--alpha must be a finite number in [0, 1e+300]" in err
 
 
 def test_non_utf8_file_is_named(capsys, tmp_path):

@@ -3,7 +3,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bnclassify.stats import TrainingCounts, family_counts, pairwise_counts
+from bnclassify.stats import TrainingCounts, family_counts, one_hot, pairwise_counts
 
 
 def _random_codes(seed, n=300, cards=(2, 3, 4), n_classes=3, missing=0.1):
@@ -94,3 +94,28 @@ def test_a_trees_single_counts_from_its_families_equal_the_counted_ones(seed, m,
         assert singles is None
     else:
         np.testing.assert_allclose(singles, expected, rtol=0, atol=1e-9)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    missing=st.sampled_from([0.0, 0.3]),
+    dtype=st.sampled_from(["int8", "int64"]),
+)
+def test_one_hot_equals_a_cell_loop_with_and_without_missing_cells(seed, missing, dtype):
+    codes, _, cards, _ = _random_codes(seed, n=50, missing=missing)
+    codes = codes.astype(dtype)
+    offsets = np.concatenate([[0], np.cumsum(cards)[:-1]])
+    expected = np.zeros((len(codes), cards.sum()), dtype=np.float32)
+    for r, row in enumerate(codes):
+        for j, code in enumerate(row):
+            if code >= 0:
+                expected[r, offsets[j] + code] = 1.0
+    np.testing.assert_array_equal(one_hot(codes, offsets, int(cards.sum())), expected)
+
+
+@pytest.mark.parametrize("bad", [9, -2])
+def test_one_hot_refuses_codes_outside_its_columns(bad):
+    codes = np.array([[0, 1], [1, bad]], dtype=np.int8)
+    with pytest.raises(ValueError, match="point into the n_total=5 columns"):
+        one_hot(codes, [0, 2], 5)

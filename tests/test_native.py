@@ -1,4 +1,4 @@
-"""The compiled kernels (bnclassify/_kernels.c) equal their numpy versions and a slow reference."""
+"""The compiled kernels (bnclassify/_native/_kernels.c) equal their numpy twins and a reference."""
 
 import math
 import os
@@ -1080,3 +1080,86 @@ def test_tree_log_sums_leave_subnormal_numbers_to_the_caller():
     tiny = np.array([5e-324, 2.0])
     assert tiny[0] > 0 and (tiny * 1.0)[0] == 5e-324
     assert np.float64(1e-300) * np.float64(1e-10) > 0
+
+
+def _slow_kruskal(rows, columns, parent, limit):
+    """Union-find over the edges in order, on sets: the edges taken, the nodes' components."""
+    components = {v: {v} for v in range(len(parent))}
+    taken = []
+    for e, (i, j) in enumerate(zip(rows, columns, strict=True)):
+        if len(taken) == limit:
+            break
+        if components[i] is not components[j]:
+            joined = components[i] | components[j]
+            for v in joined:
+                components[v] = joined
+            taken.append(e)
+    return taken, components
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    m=st.integers(1, 30),
+    n_edges=st.integers(0, 120),
+    limit=st.integers(0, 40),
+    blocks=st.integers(1, 4),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_spanning_edges_is_kruskals_union_find(m, n_edges, limit, blocks, seed):
+    # handed over a block at a time, as tree_from_weights does: the same edges as one pass of a
+    # set-based union-find, compiled and numpy alike, and the forest joins the same nodes
+    rng = np.random.default_rng(seed)
+    rows, columns = rng.integers(0, m, n_edges), rng.integers(0, m, n_edges)
+    expected, components = _slow_kruskal(rows.tolist(), columns.tolist(), np.arange(m), limit)
+    cuts = np.sort(rng.integers(0, n_edges + 1, blocks - 1))
+    for compiled in (True, False):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(_native.runtime, "COMPILED", compiled and _native.COMPILED)
+            parent, taken, left = np.arange(m, dtype=np.int64), [], limit
+            for part in np.split(np.arange(n_edges), cuts):
+                got = _native.spanning_edges(rows[part], columns[part], parent, left)
+                taken += part[got].tolist()
+                left -= len(got)
+            assert taken == expected
+            root = [int(v) for v in parent]
+            for v in range(m):
+                while root[v] != parent[root[v]]:
+                    root[v] = int(parent[root[v]])
+            assert all(
+                (root[a] == root[b]) == (components[a] is components[b])
+                for a in range(m)
+                for b in range(m)
+            )
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+@pytest.mark.parametrize("layout", ["C", "F", "strided"])
+def test_open_pairs_are_the_open_upper_pairs_above_the_threshold(compiled, layout):
+    rng = np.random.default_rng(5)
+    values = rng.integers(0, 4, (9, 9)).astype(float)
+    root = rng.integers(0, 3, 9)
+    expected = [
+        i * 9 + j
+        for i in range(9)
+        for j in range(i + 1, 9)
+        if values[i, j] > 1.0 and root[i] != root[j]
+    ]
+    view = {"C": values, "F": np.asfortranarray(values), "strided": np.repeat(values, 2, 1)[:, ::2]}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_native.runtime, "COMPILED", compiled and _native.COMPILED)
+        assert _native.open_pairs(view[layout], 1.0, root).tolist() == expected
+        every = _native.open_pairs(view[layout], -np.inf, np.arange(9))
+        assert every.tolist() == [i * 9 + j for i in range(9) for j in range(i + 1, 9)]
+
+
+@needs_extension
+def test_the_tree_kernels_refuse_what_they_cannot_read():
+    kernels, out = _native.runtime.kernels, np.empty(3, np.int64)
+    with pytest.raises(ValueError, match="out of its range"):
+        kernels.spanning_edges(np.array([0, 5]), np.array([1, 0]), np.arange(3), out, 2)
+    with pytest.raises(TypeError, match="int64"):
+        kernels.spanning_edges(np.array([0.0]), np.array([1]), np.arange(3), out, 1)
+    with pytest.raises(TypeError, match="square float64"):
+        kernels.open_pairs(np.ones((3, 3), np.float32), 0.0, np.arange(3), np.empty(3, np.int64))
+    with pytest.raises(ValueError, match="root out of its range"):
+        kernels.open_pairs(np.ones((3, 3)), 0.0, np.array([0, 1, 7]), np.empty(3, np.int64))

@@ -186,9 +186,20 @@ def test_05_rank_agreement():
     text = markdown("05")
     taus = output_of("05", "agreement(p450_table)")
     assert number_after(taus, "NB vs TAN") == 0.86 and "Kendall τ = 0.86" in text
+    # The KernelExplainer comparison is one draw (a cell tagged sampled): the text states
+    # ranges over draws, and the stored draw lies within them.
     comparison = output_of("05", "Kendall tau of the blocks' mean |SHAP|\": kendalltau(")
-    assert round(number_after(comparison, "Kendall tau of the blocks' mean |SHAP|"), 2) == 1.0
-    assert "Kendall τ = 1.00: the same order" in text
+    assert round(number_after(comparison, "Kendall tau of the blocks' mean |SHAP|"), 2) in (
+        1.0,
+        0.93,
+    )
+    assert "Kendall τ = 1.00 on most draws, 0.93 on the others: one pair out of 28" in text
+    assert 0.16 <= number_after(comparison, "largest |difference| / largest |exact value|") <= 1
+    assert "off by 16% to 100% of the largest exact value" in text
+    assert 0.004 <= number_after(comparison, "share of values off by more than 0.25") <= 0.015
+    assert "0.4% to 1.5% of the values are off by more than 0.25" in text
+    assert number_after(comparison, "with the opposite sign") <= 0.016
+    assert "at most 1.6% of the clear values change sign" in text
 
 
 def test_07_spreads_and_gaps():

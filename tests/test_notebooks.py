@@ -3,8 +3,9 @@
 The site renders the stored outputs, so a notebook whose outputs a change of
 the library made stale fails here, naming the cell; ``python tools/notebooks.py
 --store NAME`` re-stores it. What the comparison leaves aside (standard error,
-memory addresses, the numbers of cells tagged ``timings``, figures within a
-few pixels) is listed in that module's docstring.
+memory addresses, the numbers of cells tagged ``timings`` or ``sampled``, figures
+within a few pixels, the pixels of figures drawn by other matplotlib, shap or
+networkx releases) is listed in that module's docstring.
 """
 
 import base64
@@ -80,6 +81,40 @@ def test_a_changed_number_is_stale_unless_the_cell_is_timed():
     assert notebooks.differences(stored, fresh, "nb") == []
 
 
+def test_a_sampled_cell_is_compared_by_its_words():
+    # a sampler inside another library draws other numbers under another release
+    fresh = _notebook(_cell("x", [_stdout("Kendall tau 0.929\n")]))
+    assert notebooks.differences(_notebook(_cell("x", [_stdout("Kendall tau 1.000\n")])), fresh)
+    stored = _notebook(_cell("x", [_stdout("Kendall tau 1.000\n")], tags=["sampled"]))
+    assert notebooks.differences(stored, fresh) == []
+    (reworded,) = notebooks.differences(stored, _notebook(_cell("x", [_stdout("tau 1.0\n")])))
+    assert reworded.what == "stdout"
+
+
+def test_every_sampled_cell_asserts_its_claim():
+    # its numbers are not compared: the bounds it states must be checked where it runs
+    for path in notebooks.notebook_paths():
+        for index, cell in enumerate(nbformat.read(path, as_version=4).cells):
+            if notebooks.SAMPLED_TAG in cell.get("metadata", {}).get("tags", []):
+                assert cell.cell_type == "code" and "\nassert " in "\n" + cell.source, (
+                    f"{path.name} cell {index} is tagged sampled and asserts nothing"
+                )
+
+
+def test_figures_of_other_drawing_releases_are_compared_by_presence():
+    stored = _notebook(_cell("plot", [_png("white")]))
+    stored.metadata[notebooks.DRAWN_WITH] = {"matplotlib": "3.9.4", "shap": "0.47.2"}
+    same = {"matplotlib": "3.9.4", "shap": "0.47.2"}
+    black = _notebook(_cell("plot", [_png("black")]))
+    assert notebooks.differences(stored, black, drawing=same)  # the releases that drew it
+    assert not notebooks.differences(stored, black, drawing={**same, "matplotlib": "3.11.2"})
+    (gone,) = notebooks.differences(
+        stored, _notebook(_cell("plot", [])), drawing={**same, "matplotlib": "3.11.2"}
+    )
+    assert gone.what == "outputs"
+    assert set(notebooks.drawn_with()) == set(notebooks.DRAWING_LIBRARIES)
+
+
 def test_addresses_and_standard_error_are_not_compared():
     stored = _notebook(
         _cell(
@@ -114,6 +149,7 @@ def test_a_stale_notebook_fails_the_check_when_run(tmp_path):
     notebooks.store(path, keep_timings=True)
     assert notebooks.check(path) == []
     stored = nbformat.read(path, as_version=4)
+    assert stored.metadata[notebooks.DRAWN_WITH] == notebooks.drawn_with()
     assert stored.cells[1].outputs[0]["text"] == "took 0.1 s\n"  # kept
     notebooks.store(path)
     assert nbformat.read(path, as_version=4).cells[1].outputs[0]["text"] == "took 1.5 s\n"

@@ -2,9 +2,12 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
+from _reference import python_kruskal_tree
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bnclassify import SimplerTAN, _native
+from bnclassify.datasets import make_tree_classification
 from bnclassify.structure import (
     add_class_arcs,
     check_weight_matrix,
@@ -174,3 +177,93 @@ def test_tree_equals_networkx_on_wider_matrices(m, kind, seed):
     assert {frozenset(e) for e in tree_from_weights(w).edges()} == {
         frozenset(e) for e in reference.edges()
     }
+
+
+def _same_tree(ours, reference):
+    """Equal node lists and equal edge lists, weights and order included (NaN equals NaN)."""
+    assert list(ours.nodes) == list(reference.nodes)
+    edges, expected = list(ours.edges(data="weight")), list(reference.edges(data="weight"))
+    assert [e[:2] for e in edges] == [e[:2] for e in expected]
+    np.testing.assert_array_equal([e[2] for e in edges], [e[2] for e in expected])
+
+
+@st.composite
+def weight_matrices(draw):
+    """Symmetric matrices with many ties: a few levels (zeros, negatives), scaled values, blocks
+    of zeros that leave the positive pairs disconnected, near-ties below the rounding."""
+    m = draw(st.integers(1, 90))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    kind = draw(st.sampled_from(["levels", "continuous", "sparse", "blocks", "near ties"]))
+    if kind == "levels":
+        w = rng.integers(draw(st.integers(-3, 0)), draw(st.integers(1, 4)), (m, m)).astype(float)
+    elif kind == "continuous":
+        w = rng.random((m, m)) - draw(st.sampled_from([0.0, 0.5]))
+    elif kind == "sparse":  # a contact-like matrix: a few ones among zeros
+        w = (rng.random((m, m)) < draw(st.floats(0, 4)) / max(m, 1)).astype(float)
+    elif kind == "blocks":  # positive pairs only within blocks: the rest tie at zero
+        blocks = rng.integers(0, draw(st.integers(1, 6)), m)
+        w = rng.integers(1, 4, (m, m)) * (blocks[:, None] == blocks[None, :]).astype(float)
+    else:  # equal up to the 12-digit rounding, or not
+        w = rng.integers(1, 3, (m, m)) * rng.choice([1.0, 1 + 1e-14, 1 + 1e-9], (m, m))
+    w = w * draw(st.sampled_from([1.0, 1e-300, 1e300, 3.7]))
+    w = np.triu(w, 1) + np.triu(w, 1).T
+    diagonal = draw(st.sampled_from(["zero", "random", "large", "nan"]))
+    if diagonal != "zero":  # the diagonal is not an edge; it only scales the rounding
+        values = {"random": rng.random(m), "large": np.full(m, 1e3), "nan": np.full(m, np.nan)}
+        np.fill_diagonal(w, values[diagonal])
+    return w
+
+
+@settings(max_examples=150, deadline=None)
+@given(w=weight_matrices(), ranked=st.booleans(), seed=st.integers(0, 2**32 - 1))
+def test_tree_equals_the_python_kruskal_it_replaced(w, ranked, seed):
+    # the compiled union-find over numpy-sorted blocks takes the same edges, in the same order,
+    # with the same rounded weights as the Python Kruskal it replaced, ties and zeros included;
+    # on the numpy twins as well. The reference's tie rounding read the diagonal too (a large
+    # or NaN self-weight changed the tree): it is given the matrix without it
+    rng = np.random.default_rng(seed)
+    m = len(w)
+    names = [f"f{k}" for k in rng.permutation(m)]
+    rank = rng.permutation(m) if ranked else None
+    pairs = w.copy()
+    np.fill_diagonal(pairs, 0.0)
+    reference = python_kruskal_tree(pairs, names, rank)
+    for compiled in (True, False):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(_native.runtime, "COMPILED", compiled and _native.COMPILED)
+            _same_tree(tree_from_weights(w, names, rank), reference)
+
+
+@pytest.mark.parametrize("diagonal", [1e15, np.inf, np.nan])
+def test_the_diagonal_does_not_change_the_tree(diagonal):
+    # it is not an edge: self-weights of 1e15 beside pair weights near 1 made every pair tie
+    # in the 12-digit rounding (and an infinite one gave NaN weights with a numpy warning)
+    w = np.random.default_rng(0).random((6, 6))
+    w = np.triu(w, 1) + np.triu(w, 1).T
+    selfish = w.copy()
+    np.fill_diagonal(selfish, diagonal)
+    for rank in (None, [5, 0, 4, 1, 3, 2]):
+        _same_tree(tree_from_weights(selfish, rank=rank), tree_from_weights(w, rank=rank))
+        _same_tree(tree_from_weights(w, rank=rank), python_kruskal_tree(w, rank=rank))
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_a_weight_that_is_not_finite_is_refused_by_cell(bad):
+    w = np.ones((40, 40))
+    w[3, 17] = w[17, 3] = bad
+    with pytest.raises(ValueError, match=r"weights\['f3', 'f17'\] is"):
+        tree_from_weights(w, [f"f{k}" for k in range(40)])
+
+
+def test_simpler_tan_on_a_dense_tied_contact_matrix_does_not_depend_on_column_order():
+    # contact counts at few levels: most pairs tie, and ties break by column name
+    X, y = make_tree_classification(300, 60, random_state=1)
+    X = pd.DataFrame(X, columns=[f"b{k}" for k in range(60)])
+    rng = np.random.default_rng(4)
+    counts = rng.integers(0, 3, (60, 60))
+    contacts = pd.DataFrame(np.triu(counts, 1) + np.triu(counts, 1).T, X.columns, X.columns)
+    first = SimplerTAN(contacts).fit(X, y)
+    reordered = list(rng.permutation(X.columns))
+    second = SimplerTAN(contacts).fit(X[reordered], y)
+    assert set(first.structure_.edges) == set(second.structure_.edges)
+    np.testing.assert_allclose(first.predict_proba(X), second.predict_proba(X[reordered]))

@@ -4,12 +4,16 @@ Run from a checkout::
 
     PYTHONPATH=. python tools/bad_input_campaign.py            # every case (~15 min, 2 cores)
     PYTHONPATH=. python tools/bad_input_campaign.py --fast     # the subset the suite runs
+    PYTHONPATH=. python tools/bad_input_campaign.py --sample 60 --seed 7  # another sample
     PYTHONPATH=. python tools/bad_input_campaign.py --only "labels:" -v
     PYTHONPATH=. python tools/bad_input_campaign.py --numbers binned  # the other default
 
 Each case is one call of the public API on one input (tools/bad_input/: odd columns,
 dtypes, shapes and labels through every estimator; prediction on odd values; the
-library's functions; plots, metrics, MDL, data sets, dask; issue 27's kinds). Its
+library's functions; plots, metrics, MDL, data sets, dask; issue 27's kinds; every plot's
+options, metrics' and MDL's arguments, alpha at the float range's ends, super-parents,
+dtypes without an obvious kind at 300 rows; ``bnclassify compare`` on 5,000-column and
+malformed CSV files in a child process). Its
 outcome is classified (tools/bad_input/core.py): correct (checked against a reference
 where there is one), a clear error naming the column, value or parameter, or bad: a
 wrong answer, a crash from deep inside, an unnamed error, over the time limit (60 s), or
@@ -32,22 +36,53 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bad_input import arguments, core, estimators, functions, issue27, use  # noqa: E402
+from bad_input import (  # noqa: E402
+    arguments,
+    command_line,
+    core,
+    estimators,
+    functions,
+    issue27,
+    plots,
+    use,
+    values,
+)
 
-SECTIONS = (estimators, functions, use, arguments, issue27)
+SECTIONS = (estimators, functions, use, arguments, issue27, plots, values, command_line)
 
 
-def all_cases(fast=False, only=None):
-    """Every case; ``fast``: the first case flagged fast of each kind (the suite's subset,
-    about 150 cases); ``only``: those whose kind or name holds this text."""
-    cases = [case for section in SECTIONS for case in section.cases()]
-    if fast:
-        seen = set()
-        cases = [c for c in cases if c.fast and not (c.kind in seen or seen.add(c.kind))]
+def all_cases(fast=False, only=None, sample=0, seed=0, sections=SECTIONS):
+    """Every case of ``sections``, or those :func:`select` picks."""
+    cases = [case for section in sections for case in section.cases()]
+    return select(cases, fast, only, sample, seed)
+
+
+def select(cases, fast=False, only=None, sample=0, seed=0):
+    """``fast``: the first case flagged fast of each kind (the suite's subset); ``sample``:
+    that many others, drawn at random (``seed``) from the cases neither in that subset nor
+    slow, at most one per kind; ``only``: those whose kind or name holds this text."""
     if only:
         cases = [c for c in cases if only in c.kind or only in c.name]
+    if fast or sample:
+        seen = set()
+        subset = [c for c in cases if c.fast and not (c.kind in seen or seen.add(c.kind))]
+        chosen = subset if fast else []
+        if sample:
+            taken = {id(c) for c in subset}
+            rest = [c for c in cases if id(c) not in taken and not c.slow]
+            order = np.random.default_rng(seed).permutation(len(rest))
+            picked, kinds = [], set()
+            for k in order:  # at most one per kind: the sample spreads over the kinds
+                case = rest[k]
+                if case.kind not in kinds and len(picked) < sample:
+                    picked.append(case)
+                    kinds.add(case.kind)
+            chosen += picked
+        cases = chosen
     return cases
 
 
@@ -145,6 +180,16 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--fast", action="store_true", help="the subset the test suite runs")
     parser.add_argument("--only", help="cases whose kind or name holds this text")
+    parser.add_argument(
+        "--sample", type=int, default=0, help="a random sample of this many more cases"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="the sample's seed")
+    parser.add_argument(
+        "--section",
+        action="append",
+        choices=[section.__name__.split(".")[-1] for section in SECTIONS],
+        help="only this section of tools/bad_input/ (repeatable)",
+    )
     parser.add_argument("--time-limit", type=float, default=60.0, help="seconds per case")
     parser.add_argument("--memory-gb", type=float, default=8.0, help="address-space cap")
     parser.add_argument(
@@ -162,7 +207,12 @@ def main(argv=None) -> int:
         kinds_rule.NUMERIC_KIND = args.numbers  # read at each fit: every case runs under it
     cap = int(args.memory_gb * 1e9)
     resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
-    cases = all_cases(args.fast, args.only)
+    sections = (
+        [s for s in SECTIONS if s.__name__.split(".")[-1] in args.section]
+        if (args.section)
+        else SECTIONS
+    )
+    cases = all_cases(args.fast, args.only, args.sample, args.seed, sections)
     if args.list:
         for case in cases:
             print(f"{case.kind} | {case.name}")

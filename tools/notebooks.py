@@ -17,18 +17,35 @@ What is *not* compared, and why (everything else must match exactly):
 - standard error (progress bars, which draw with carriage returns and
   depend on the terminal and on timing);
 - memory addresses (``0x7f...``, new in every process);
-- the text of a cell tagged ``timings`` (cell metadata ``"tags"``): its
-  numbers are wall-clock measurements, so every number is replaced by ``#``
-  (and each run of spaces by one, as a table's columns widen with its
-  numbers) and only the words and the layout are compared; its figures are
-  compared by size only;
+- the numbers of a cell tagged ``timings`` or ``sampled`` (cell metadata
+  ``"tags"``): every number is replaced by ``#`` (and each run of spaces by
+  one, as a table's columns widen with its numbers) and only the words and
+  the layout are compared; its figures are compared by size only. A
+  ``timings`` cell prints wall-clock measurements. A ``sampled`` cell prints
+  the draws of a sampler inside another library that a seed does not fix
+  across that library's releases (shap's ``KernelExplainer`` draws its
+  coalitions from numpy's global generator and selects features with a
+  scikit-learn LARS path: the same seed gives other numbers under another
+  shap or scikit-learn); its claim is kept by its own ``assert`` statements,
+  bounds that hold over many draws (``tests/test_notebooks.py`` checks that
+  every such cell asserts);
 - figures are compared as pictures, not bytes: decoded to pixels, equal size,
   and at most ``MAX_DIFFERENT_PIXELS`` of the pixels differing (a moved node,
   a new root, a changed bar moves far more; font hinting on another machine
-  moves fewer).
+  moves fewer);
+- the pixels of a figure drawn by other releases of the drawing libraries
+  (``DRAWING_LIBRARIES``): ``--store`` records their versions in the
+  notebook's metadata (``"figures_drawn_with"``), and a run under other
+  versions checks that each figure is there but not its pixels. Another
+  matplotlib release hints and lays out text differently (matplotlib 3.9
+  against 3.11: figures one to six pixels narrower or wider, 1% to 11% of the
+  pixels different), so a pixel comparison across releases would fail on
+  every figure with text; the printed numbers are still compared.
 
-Seeded samples need no exception: every notebook seeds its random draws, so
-a fresh run prints the same numbers.
+Draws the notebook makes itself need no exception: it seeds them
+(``np.random.default_rng(seed)``, ``random_state=`` of scikit-learn's
+splitters), whose streams numpy and scikit-learn keep across releases, so a
+fresh run prints the same numbers.
 """
 
 from __future__ import annotations
@@ -45,7 +62,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 TIMINGS_TAG = "timings"
+SAMPLED_TAG = "sampled"
 MAX_DIFFERENT_PIXELS = 0.002  # share of a figure's pixels
+#: The libraries whose releases draw the stored figures (``drawn_with``).
+DRAWING_LIBRARIES = ("matplotlib", "shap", "networkx")
+DRAWN_WITH = "figures_drawn_with"  # the notebook metadata key that records their versions
 CELL_TIMEOUT = 900  # seconds; the slowest cell (notebook 01's wide fit) takes about 10
 ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
 NUMBER = re.compile(r"-?\d+(?:[.,]\d+)*(?:e[-+]?\d+)?")
@@ -98,28 +119,37 @@ def execute(path, *, timeout=CELL_TIMEOUT):
     return notebook
 
 
+def _tags(cell) -> list:
+    return cell.get("metadata", {}).get("tags", [])
+
+
 def _is_timed(cell) -> bool:
-    return TIMINGS_TAG in cell.get("metadata", {}).get("tags", [])
+    return TIMINGS_TAG in _tags(cell)
+
+
+def _numbers_vary(cell) -> bool:
+    """Whether a fresh run may print other numbers: a timed or a sampled cell."""
+    return bool({TIMINGS_TAG, SAMPLED_TAG} & set(_tags(cell)))
 
 
 def _text(value) -> str:
     return "".join(value) if isinstance(value, list) else str(value)
 
 
-def _normal_text(text, timed) -> str:
+def _normal_text(text, vary) -> str:
     text = ADDRESS.sub("0x#", text)
     # a table's columns widen with its numbers: the layout is compared up to the widths
-    return re.sub(r"[ \t]+", " ", NUMBER.sub("#", text)) if timed else text
+    return re.sub(r"[ \t]+", " ", NUMBER.sub("#", text)) if vary else text
 
 
-def _comparable_outputs(cell, timed):
+def _comparable_outputs(cell, vary):
     """(what, value) pairs of a code cell's outputs, standard error left out."""
     pairs = []
     for output in cell.get("outputs", []):
         kind = output["output_type"]
         if kind == "stream":
             if output.get("name") == "stdout":
-                pairs.append(("stdout", _normal_text(_text(output["text"]), timed)))
+                pairs.append(("stdout", _normal_text(_text(output["text"]), vary)))
         elif kind == "error":
             pairs.append(("error", f"{output['ename']}: {output['evalue']}"))
         else:
@@ -128,7 +158,7 @@ def _comparable_outputs(cell, timed):
                 if mime.startswith("image/"):
                     pairs.append((mime, data[mime]))
                 elif mime in ("text/plain", "text/html", "text/markdown", "text/latex"):
-                    pairs.append((mime, _normal_text(_text(data[mime]), timed)))
+                    pairs.append((mime, _normal_text(_text(data[mime]), vary)))
     # Consecutive stdout pieces are one stream however the kernel flushed them.
     merged = []
     for what, value in pairs:
@@ -162,16 +192,30 @@ def images_differ(stored, fresh, *, size_only=False) -> str | None:
     return None
 
 
-def differences(stored, fresh, name="notebook") -> list[Difference]:
-    """The code-cell outputs of ``stored`` that ``fresh`` (the same notebook, run) differs in."""
+def drawn_with() -> dict:
+    """The versions of the drawing libraries installed here, as ``--store`` records them."""
+    from importlib.metadata import version
+
+    return {name: version(name) for name in DRAWING_LIBRARIES}
+
+
+def differences(stored, fresh, name="notebook", *, drawing=None) -> list[Difference]:
+    """The code-cell outputs of ``stored`` that ``fresh`` (the same notebook, run) differs in.
+
+    ``drawing`` is :func:`drawn_with` of the run (by default this process's): the
+    pixels of the figures are compared only when the stored notebook records the
+    same versions (or records none).
+    """
+    recorded = stored.metadata.get(DRAWN_WITH)
+    same_drawing = recorded is None or recorded == (drawn_with() if drawing is None else drawing)
     found = []
     if len(stored.cells) != len(fresh.cells):
         raise ValueError(f"{name}: {len(stored.cells)} cells stored, {len(fresh.cells)} run")
     for index, (old, new) in enumerate(zip(stored.cells, fresh.cells, strict=True)):
         if old.cell_type != "code":
             continue
-        timed = _is_timed(old)  # the stored cell's tags: the run's copy has the same
-        before, after = _comparable_outputs(old, timed), _comparable_outputs(new, timed)
+        vary = _numbers_vary(old)  # the stored cell's tags: the run's copy has the same
+        before, after = _comparable_outputs(old, vary), _comparable_outputs(new, vary)
         if [what for what, _ in before] != [what for what, _ in after]:
             found.append(
                 Difference(
@@ -185,7 +229,9 @@ def differences(stored, fresh, name="notebook") -> list[Difference]:
             continue
         for (what, value), (_, fresh_value) in zip(before, after, strict=True):
             if what.startswith("image/"):
-                why = images_differ(value, fresh_value, size_only=timed)
+                if not same_drawing:
+                    continue  # there is a figure; its pixels belong to other releases
+                why = images_differ(value, fresh_value, size_only=vary)
                 if why:
                     found.append(Difference(name, index, what, "stored figure", why))
             elif value != fresh_value:
@@ -220,6 +266,7 @@ def store(path, *, keep_timings=False) -> None:
     # The run's own bookkeeping (per-cell execution timestamps) would change every file.
     for cell in fresh.cells:
         cell.get("metadata", {}).pop("execution", None)
+    fresh.metadata[DRAWN_WITH] = drawn_with()
     nbformat.write(copy.deepcopy(fresh), path)
 
 

@@ -30,11 +30,12 @@ in force when a pass asks for them.
 One module per job, each function with its numpy twin beside it:
 :mod:`~bnclassify._native.encoding` (ranges, value sets, the cast to codes, object
 and text columns), :mod:`~bnclassify._native.counting` (family counts, pair
-information), :mod:`~bnclassify._native.trees` (the symmetry check, BMATAN's
-elimination pivots and log sums), :mod:`~bnclassify._native.smoothing` (the HDP
-sampler, HLS's Newton steps), :mod:`~bnclassify._native.selection` (selective KDB's
-leave-one-out pass) and :mod:`~bnclassify._native.runtime` (the extension, the
-``COMPILED`` switch and the threads). The compiled extension is private to this
+information), :mod:`~bnclassify._native.trees` (the symmetry check, the maximum
+spanning tree's candidate pairs and union-find, BMATAN's elimination pivots and log
+sums), :mod:`~bnclassify._native.smoothing` (the HDP sampler, HLS's Newton steps),
+:mod:`~bnclassify._native.selection` (selective KDB's leave-one-out pass) and
+:mod:`~bnclassify._native.runtime` (the extension, the ``COMPILED`` switch and the
+threads). The compiled extension is private to this
 package; the rest of bnclassify imports the names below from ``bnclassify._native``.
 
 >>> from threadpoolctl import threadpool_limits
@@ -74,7 +75,7 @@ from .selection import (
     loo_scores,
 )
 from .smoothing import HDP_DONE, HDP_NEEDS_TABLE, HLS_LOCAL, hdp_run, hdp_window, hls_fit, row_sums
-from .trees import is_symmetric, tree_log_sums, tree_pivots
+from .trees import is_symmetric, open_pairs, spanning_edges, tree_log_sums, tree_pivots
 
 
 def __getattr__(name):
@@ -113,9 +114,11 @@ __all__ = [
     "is_symmetric",
     "lone_families",
     "loo_scores",
+    "open_pairs",
     "pair_information",
     "row_sums",
     "runtime",
+    "spanning_edges",
     "thread_limit",
     "tree_log_sums",
     "tree_pivots",

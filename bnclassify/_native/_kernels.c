@@ -2640,6 +2640,125 @@ static PyObject *tree_log_sums(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* -- open_pairs -------------------------------------------------------------------------------- */
+
+/* The candidate edges of a block of Kruskal's algorithm (bnclassify/structure.py): the flat
+ * positions i * m + j, i < j, ascending, of the pairs of a square float64 matrix (any strides)
+ * heavier than `threshold` whose ends are in different trees of the union-find forest (root: each
+ * node's root). out holds at least m (m - 1) / 2 entries; returns how many were written. */
+static PyObject *open_pairs(PyObject *self, PyObject *args) {
+    PyObject *matrix_obj, *root_obj, *out_obj;
+    double threshold;
+    if (!PyArg_ParseTuple(args, "OdOO", &matrix_obj, &threshold, &root_obj, &out_obj)) return NULL;
+    Py_buffer v, r, o;
+    if (get_2d(matrix_obj, &v, 0, "matrix") < 0) return NULL;
+    if (get_1d(root_obj, &r, 0, 8, "root") < 0) {
+        PyBuffer_Release(&v);
+        return NULL;
+    }
+    if (get_1d(out_obj, &o, 1, 8, "out") < 0) {
+        PyBuffer_Release(&v);
+        PyBuffer_Release(&r);
+        return NULL;
+    }
+    PyObject *result = NULL;
+    const char *f = native_format(v.format), *fr = native_format(r.format), *fo = native_format(o.format);
+    const Py_ssize_t m = v.shape[0];
+    if (v.itemsize != 8 || !f || strcmp(f, "d") != 0 || v.shape[1] != m || !fr || !fo ||
+        !strchr("lq", fr[0]) || !strchr("lq", fo[0]) || r.shape[0] != m ||
+        o.shape[0] < m * (m - 1) / 2) {
+        PyErr_SetString(PyExc_TypeError,
+                        "open_pairs: a square float64 matrix, root (m) and out (m (m - 1) / 2) int64");
+        goto done;
+    }
+    const int64_t *root = r.buf;
+    for (Py_ssize_t i = 0; i < m; i++)
+        if (root[i] < 0 || root[i] >= m) {
+            PyErr_SetString(PyExc_ValueError, "open_pairs: a root out of its range");
+            goto done;
+        }
+    int64_t *out = o.buf, count = 0;
+    const Py_ssize_t s0 = v.strides[0], s1 = v.strides[1];
+    const char *base = (const char *)v.buf;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < m; i++) {
+        const char *row = base + i * s0;
+        const int64_t ri = root[i];
+        for (Py_ssize_t j = i + 1; j < m; j++)
+            if (*(const double *)(row + j * s1) > threshold && root[j] != ri) out[count++] = i * m + j;
+    }
+    Py_END_ALLOW_THREADS
+    result = PyLong_FromLongLong(count);
+done:
+    PyBuffer_Release(&v);
+    PyBuffer_Release(&r);
+    PyBuffer_Release(&o);
+    return result;
+}
+
+/* -- spanning_edges --------------------------------------------------------------------------- */
+
+/* Kruskal's union-find over candidate edges in the order given (bnclassify/structure.py sorts
+ * them: heaviest first, ties by the columns' names): edge e joins rows[e] and columns[e] unless
+ * they are connected already. parent (m int64) is the union-find forest, updated in place and
+ * kept between calls (the caller hands the edges over a block at a time); accepted receives the
+ * positions of the edges taken, in order, at most `limit` of them. Returns how many were taken.
+ * Which edges are taken depends only on the order, not on how the forest is linked. */
+static int64_t union_find_root(int64_t *parent, int64_t v) {
+    while (parent[v] != v) {
+        parent[v] = parent[parent[v]];
+        v = parent[v];
+    }
+    return v;
+}
+
+static PyObject *spanning_edges(PyObject *self, PyObject *args) {
+    PyObject *obj[4];
+    Py_ssize_t limit;
+    if (!PyArg_ParseTuple(args, "OOOOn", &obj[0], &obj[1], &obj[2], &obj[3], &limit)) return NULL;
+    const char *names[4] = {"rows", "columns", "parent", "accepted"};
+    Py_buffer b[4];
+    int got = 0;
+    PyObject *result = NULL;
+    for (int k = 0; k < 4; k++) {
+        int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (k >= 2 ? PyBUF_WRITABLE : 0);
+        if (PyObject_GetBuffer(obj[k], &b[k], flags) < 0) goto done;
+        got++;
+        const char *f = native_format(b[k].format);
+        if (!f || f[0] == '\0' || f[1] != '\0' || !strchr("lq", f[0]) || b[k].itemsize != 8 ||
+            b[k].ndim != 1) {
+            PyErr_Format(PyExc_TypeError, "spanning_edges: %s must be 1-D int64", names[k]);
+            goto done;
+        }
+    }
+    const int64_t n = b[0].shape[0], m = b[2].shape[0];
+    const int64_t *rows = b[0].buf, *columns = b[1].buf;
+    int64_t *parent = b[2].buf, *accepted = b[3].buf;
+    if (limit > b[3].shape[0]) limit = b[3].shape[0];
+    int ok = b[1].shape[0] == n && limit >= 0;
+    for (int64_t e = 0; ok && e < n; e++)
+        ok = rows[e] >= 0 && rows[e] < m && columns[e] >= 0 && columns[e] < m;
+    for (int64_t v = 0; ok && v < m; v++) ok = parent[v] >= 0 && parent[v] < m;
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "spanning_edges: a node out of its range");
+        goto done;
+    }
+    int64_t taken = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (int64_t e = 0; e < n && taken < limit; e++) {
+        const int64_t a = union_find_root(parent, rows[e]), c = union_find_root(parent, columns[e]);
+        if (a != c) {
+            parent[c] = a;
+            accepted[taken++] = e;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    result = PyLong_FromLongLong(taken);
+done:
+    for (int k = 0; k < got; k++) PyBuffer_Release(&b[k]);
+    return result;
+}
+
 /* -- module ---------------------------------------------------------------------------------- */
 
 static PyMethodDef methods[] = {
@@ -2711,6 +2830,12 @@ static PyMethodDef methods[] = {
     {"cell_counts", cell_counts, METH_VARARGS,
      "cell_counts(cells, y, weights, counts): counts[cells[e], y[i]] += weights[i] over the "
      "cells >= 0 of a (k, n) array, in order."},
+    {"open_pairs", open_pairs, METH_VARARGS,
+     "open_pairs(matrix, threshold, root, out) -> count: the flat positions i * m + j, i < j, of "
+     "the pairs heavier than threshold whose ends have different roots (see bnclassify/_native)."},
+    {"spanning_edges", spanning_edges, METH_VARARGS,
+     "spanning_edges(rows, columns, parent, accepted, limit) -> taken: Kruskal's union-find over "
+     "the candidate edges in the order given, parent updated in place (see bnclassify/_native)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -2720,7 +2845,7 @@ static struct PyModuleDef module = {
 
 /* Raised with every change of a kernel's arguments or results: _native/runtime.py refuses a stale build
  * (an optional build that fails leaves the previous library in place). */
-#define KERNELS_VERSION 21
+#define KERNELS_VERSION 22
 
 PyMODINIT_FUNC PyInit__kernels(void) {
     PyObject *m = PyModule_Create(&module);

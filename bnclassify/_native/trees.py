@@ -1,5 +1,6 @@
-"""Weight matrices and spanning trees: the symmetry check, and the pivots and log sums of the
-cancellation-free elimination of many small weight matrices (BMATAN's sums over trees)."""
+"""Weight matrices and spanning trees: the symmetry check, Kruskal's union-find, and the pivots
+and log sums of the cancellation-free elimination of many small weight matrices (BMATAN's sums
+over trees)."""
 
 from __future__ import annotations
 
@@ -174,3 +175,83 @@ def _numpy_tree_log_sums(cells, ratio, base, fill, smallest, out, low, scale=Non
         flagged = ~((pivots >= smallest) & (pivots <= np.finfo(float).max)).all(axis=-1)
         low[start : start + step] = flagged.reshape(-1, n_classes)
     return out, low.astype(bool)
+
+
+# -- maximum spanning trees ------------------------------------------------------------------------
+def open_pairs(values: np.ndarray, threshold: float, root: np.ndarray) -> np.ndarray:
+    """The flat positions ``i * m + j``, ``i < j``, ascending, of the pairs of a square matrix
+    heavier than ``threshold`` whose ends have different roots (``root[i] != root[j]``).
+
+    The candidates of one block of Kruskal's algorithm
+    (:func:`bnclassify.structure.tree_from_weights`): a pair whose ends are
+    joined already would be rejected, so it is not read back at all.
+
+    Examples
+    --------
+    >>> w = np.array([[0.0, 3, 1], [3, 0, 2], [1, 2, 0]])
+    >>> open_pairs(w, 1.5, np.arange(3)), open_pairs(w, 0.0, np.array([0, 0, 2]))
+    (array([1, 5]), array([2, 5]))
+    """
+    values = np.asarray(values)
+    m = len(values)
+    root = np.ascontiguousarray(root, dtype=np.int64)
+    if runtime.COMPILED and values.dtype == np.float64 and values.dtype.isnative:
+        out = np.empty(m * (m - 1) // 2, dtype=np.int64)
+        return out[: runtime.kernels.open_pairs(values, float(threshold), root, out)]
+    mask = np.triu(values > threshold, k=1)
+    mask &= root[:, None] != root[None, :]
+    return np.flatnonzero(mask)
+
+
+def spanning_edges(rows, columns, parent: np.ndarray, limit: int) -> np.ndarray:
+    """Kruskal's union-find over candidate edges in the order given: the positions of those taken.
+
+    Edge ``e`` joins nodes ``rows[e]`` and ``columns[e]`` unless they are
+    connected already; at most ``limit`` edges are taken. ``parent`` (int64,
+    one entry per node, ``np.arange(m)`` at the start) is the union-find
+    forest, updated in place, so the edges may come a block at a time. Which
+    edges are taken depends only on their order (the caller sorts them:
+    :func:`bnclassify.structure.tree_from_weights`).
+
+    Examples
+    --------
+    >>> parent = np.arange(3)
+    >>> spanning_edges([0, 1, 0], [1, 0, 2], parent, 2)  # (1, 0) closes a cycle
+    array([0, 2])
+    >>> spanning_edges([1], [2], parent, 2)  # joined already through 0
+    array([], dtype=int64)
+    """
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    columns = np.ascontiguousarray(columns, dtype=np.int64)
+    if parent.dtype != np.int64 or not parent.flags.c_contiguous:
+        raise TypeError("spanning_edges: parent must be a contiguous int64 array (updated here).")
+    limit = max(0, min(int(limit), len(rows)))
+    accepted = np.empty(limit, dtype=np.int64)
+    if runtime.COMPILED:
+        taken = runtime.kernels.spanning_edges(rows, columns, parent, accepted, limit)
+        return accepted[:taken]
+    return _numpy_spanning_edges(rows, columns, parent, accepted)
+
+
+def _numpy_spanning_edges(rows, columns, parent, accepted):
+    """The union-find of :func:`spanning_edges` in Python, on a list (numpy scalars are slower
+    one at a time): the same links, so ``parent`` ends as the compiled version leaves it."""
+    links = parent.tolist()
+
+    def root(v):
+        while links[v] != v:
+            links[v] = links[links[v]]
+            v = links[v]
+        return v
+
+    taken = 0
+    for e, (i, j) in enumerate(zip(rows.tolist(), columns.tolist(), strict=True)):
+        if taken == len(accepted):
+            break
+        a, c = root(i), root(j)
+        if a != c:
+            links[c] = a
+            accepted[taken] = e
+            taken += 1
+    parent[:] = links
+    return accepted[:taken]

@@ -11,7 +11,7 @@ from scipy.special import logsumexp
 from sklearn.utils.validation import check_is_fitted
 
 from ..data import HANDLE_UNKNOWN, MISSING
-from ..exceptions import InvalidParameterError, WarningsOnceFromCaller
+from ..exceptions import InvalidParameterError, WarningsOnceFromCaller, caller_stacklevel
 from ..factors import DISTRIBUTIONS
 from ..parameters import SMOOTHING, Laplace
 from ..state import float_array, require
@@ -125,6 +125,16 @@ class SPODE(AugmentedNaiveBayes):
         star = empty_feature_graph(features)
         if hub is None:
             return star
+        if self.superparent is not None and counts.cards[features.index(hub)] < 2:
+            kind = self.schema_.kinds[features.index(hub)]
+            why = " (MDL found no cut point in its numbers)" if kind == "binned" else ""
+            warnings.warn(
+                f"superparent {hub!r} has a single state in the training rows{why}, so it "
+                "tells its children nothing and this SPODE is naive Bayes; choose a feature "
+                "with several states.",
+                UserWarning,
+                stacklevel=caller_stacklevel(),
+            )
         structural = self.schema_.structural
         star.add_edges_from(
             (hub, f) for f, s in zip(features, structural, strict=True) if f != hub and s

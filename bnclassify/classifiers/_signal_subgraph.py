@@ -34,7 +34,15 @@ from ..exceptions import InvalidParameterError
 from ..parameters import log_conditional
 from ..state import collect, distinct_labels, probability_rows, require, restore
 from ..state import float_array as check_floats
-from ..validation import ArrayLike, Interval, Options, float_array, validate_parameters
+from ..validation import (
+    ALPHA,
+    MAX_ALPHA,
+    ArrayLike,
+    Interval,
+    Options,
+    float_array,
+    validate_parameters,
+)
 from ._predict import JointPredictor
 
 __all__ = [
@@ -470,7 +478,7 @@ class SignalSubgraphClassifier(JointPredictor, ClassifierMixin, BaseEstimator):
         uses Fisher's test for two classes and chi-squared for more.
     alpha : float, default=1.0
         Pseudo-count of the Beta(alpha, alpha) smoothing of the edge
-        probabilities; must be > 0.
+        probabilities; must be > 0 (and at most 1e300, as every ``alpha``).
     class_prior : array-like of shape (n_classes,), optional
         Prior probabilities of the classes, in the order of ``classes_``;
         ``None`` (default) uses the training proportions ``M_y / M``.
@@ -545,7 +553,7 @@ class SignalSubgraphClassifier(JointPredictor, ClassifierMixin, BaseEstimator):
         "directed": ["boolean"],
         "loops": ["boolean"],
         "test": [Options(TESTS)],
-        "alpha": [Interval(Real, 0, None, closed="neither")],
+        "alpha": [Interval(Real, 0, MAX_ALPHA, closed="right", why=ALPHA[0].why)],
         "class_prior": [None, ArrayLike("an array-like of probabilities", numbers=True)],
     }
 

@@ -26,7 +26,15 @@ from ..structure import (
 from ..validation import InstanceOf, Interval, Options, SquareMatrix, float_array
 from ..weights import EDGE_SCORES, contact_weights, edge_weights
 from ._base import AugmentedNaiveBayes
-from ._weighting import AWNB, MANB, WANBIA, WEIGHTINGS, apply_weighting, reads_rows
+from ._weighting import (
+    AWNB,
+    MANB,
+    WANBIA,
+    WEIGHTINGS,
+    apply_weighting,
+    reads_rows,
+    weighting_needs_positive_alpha,
+)
 
 
 class NaiveBayes(AugmentedNaiveBayes):
@@ -43,7 +51,9 @@ class NaiveBayes(AugmentedNaiveBayes):
     ----------
     alpha : float, default=1.0
         Dirichlet pseudo-count added to every cell of every CPT and of the
-        class prior (1 = Laplace smoothing).
+        class prior (1 = Laplace smoothing); at most 1e300
+        (:data:`bnclassify.validation.MAX_ALPHA`), beyond which every table is
+        uniform and a row's sum would overflow.
     handle_unknown : {"warn", "error", "marginalize"}, default="warn"
         What to do with a category not seen in fit. ``"warn"``: treat the
         cell as missing (summed out exactly) and emit one
@@ -162,6 +172,7 @@ class NaiveBayes(AugmentedNaiveBayes):
         "objective": [Options({"joint", "conditional"})],
         "l2": L2,
     }
+    _parameter_rules = (weighting_needs_positive_alpha,)
 
     def __init__(
         self,

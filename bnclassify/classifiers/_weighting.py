@@ -43,6 +43,13 @@ from ._adapter import categorical_tables, replace_table, training_rows
 WEIGHTINGS = ("awnb", "manb", "wanbia")
 
 
+def _log_gamma(x):
+    """``log Gamma(x)`` for ``x > 0``, finite below the smallest normal float too (scipy's
+    ``gammaln`` overflows there, where ``log Gamma(x) = -log x`` to the last digit)."""
+    x = np.asarray(x, dtype=float)
+    return np.where(x < np.finfo(float).tiny, -np.log(np.maximum(x, 5e-324)), gammaln(x))
+
+
 def _weighted(log_table, w):
     """``log (P^w / sum_x P^w)`` of a ``(C, r)`` table."""
     scaled = w * log_table
@@ -168,14 +175,14 @@ class MANB(_StoredOptions):
         out = []
         for n_cx in counts_by_feature:  # (C, r)
             r = n_cx.shape[1]
-            with_arc = np.sum(gammaln(r * alpha) - gammaln(r * alpha + n_cx.sum(axis=1))) + np.sum(
-                gammaln(alpha + n_cx) - gammaln(alpha)
-            )
+            with_arc = np.sum(
+                _log_gamma(r * alpha) - _log_gamma(r * alpha + n_cx.sum(axis=1))
+            ) + np.sum(_log_gamma(alpha + n_cx) - _log_gamma(alpha))
             n_x = n_cx.sum(axis=0)
             without = (
-                gammaln(r * alpha)
-                - gammaln(r * alpha + n_x.sum())
-                + np.sum(gammaln(alpha + n_x) - gammaln(alpha))
+                _log_gamma(r * alpha)
+                - _log_gamma(r * alpha + n_x.sum())
+                + np.sum(_log_gamma(alpha + n_x) - _log_gamma(alpha))
             )
             a, b = with_arc + np.log(prior), without + np.log1p(-prior)
             out.append(float(np.exp(a - np.logaddexp(a, b))))
@@ -262,6 +269,19 @@ def resolve(weighting):
 def reads_rows(weighting) -> bool:
     """Whether ``weighting`` needs the training rows (AWNB, WANBIA), not only counts."""
     return isinstance(weighting, (AWNB, WANBIA)) or weighting in ("awnb", "wanbia")
+
+
+def weighting_needs_positive_alpha(params):
+    """A rule of the estimators' parameters: MANB and WANBIA need ``alpha > 0``."""
+    weighting = params.get("weighting")
+    name = weighting if isinstance(weighting, str) else type(weighting).__name__.lower()
+    if name in ("manb", "wanbia") and params.get("alpha") == 0:
+        return f"weighting={weighting!r} needs alpha > 0: " + (
+            "its marginal likelihoods are Dirichlet."
+            if name == "manb"
+            else "a probability of 0 has no logarithm to weight."
+        )
+    return None
 
 
 def apply_weighting(model, counts, alpha):

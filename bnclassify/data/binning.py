@@ -27,6 +27,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
+
+from ..validation import check_sample_weight, float_array
 
 
 def _entropy(counts):
@@ -80,7 +83,7 @@ def mdl_cut_points(x, y, sample_weight=None) -> np.ndarray:
         best = int(np.flatnonzero(gain >= gain.max() - 1e-12)[0])  # least E(T), ties: first
         return (best, True) if margin[best] > 0 else None
 
-    return SortedColumn(x, y, sample_weight).walk(best_passing)
+    return SortedColumn(*_checked_column(x, y, sample_weight)).walk(best_passing)
 
 
 def sampled_mdl_cut_points(x, y, rng, sample_weight=None) -> np.ndarray:
@@ -119,7 +122,28 @@ def sampled_mdl_cut_points(x, y, rng, sample_weight=None) -> np.ndarray:
     array([4.5])
     """
 
-    return SortedColumn(x, y, sample_weight).sampled_cuts(rng)
+    return SortedColumn(*_checked_column(x, y, sample_weight)).sampled_cuts(rng)
+
+
+def _checked_column(x, y, sample_weight):
+    """``(x, y, sample_weight)`` of the public cut-point functions, or an error naming the
+    argument: ``x`` one finite real number per row, ``y`` one label per row."""
+    x = float_array(x, "x")
+    if x.ndim != 1:
+        raise ValueError(f"x must be one column (1-D), got shape {x.shape}.")
+    if not np.isfinite(x).all():
+        raise ValueError(
+            f"x must be finite numbers, got {x[~np.isfinite(x)][0]} (row "
+            f"{int(np.argmax(~np.isfinite(x)))})."
+        )
+    labels = np.asarray(y)
+    if labels.ndim != 1 or len(labels) != len(x):
+        raise ValueError(
+            f"y must hold one label per value of x ({len(x)}), got shape {labels.shape}."
+        )
+    if len(labels) and pd.isna(labels).any():
+        raise ValueError(f"y holds a missing label (row {int(np.argmax(pd.isna(labels)))}).")
+    return x, labels, check_sample_weight(sample_weight, len(x))
 
 
 class SortedColumn:

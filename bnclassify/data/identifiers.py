@@ -81,6 +81,7 @@ def identifier_columns(frame: pd.DataFrame, n_distinct=None) -> dict:
     found = {}
     n_rows = len(frame)
     text = {}  # dtype -> whether it holds text: a wide table has few distinct dtypes
+    candidates = []  # (position, name, distinct count if known) of the text columns
     # lists: iterating pandas' own Index and dtypes Series costs a call per column
     for j, (name, dtype) in enumerate(
         zip(frame.columns.tolist(), frame.dtypes.tolist(), strict=True)
@@ -98,16 +99,45 @@ def identifier_columns(frame: pd.DataFrame, n_distinct=None) -> dict:
         key = dtype if isinstance(dtype, np.dtype) else id(dtype)
         if key not in text:
             text[key] = _is_text(dtype)
-        if not text[key]:
-            continue
-        column = frame.iloc[:, j]
-        observed = int(column.notna().sum())
-        distinct = int(column.nunique(dropna=True)) if known is None else known
+        if text[key]:
+            candidates.append((j, name, known))
+    counts = _observed_and_distinct(frame, [j for j, _, known in candidates if known is None])
+    for j, name, known in candidates:
+        observed, distinct = counts[j] if known is None else (_observed(frame.iloc[:, j]), known)
         if observed < IDENTIFIER_MIN_ROWS or distinct < IDENTIFIER_SHARE * observed:
             continue
-        if not _all_numbers(column):  # numbers read as text are a feature's values
+        if not _all_numbers(frame.iloc[:, j]):  # numbers read as text are a feature's values
             found[name] = f"an identifier ({distinct} distinct values in {observed} rows)"
-    return found
+    return {name: found[name] for name in frame.columns if name in found}  # column order
+
+
+#: Cells of a block of columns hashed at once (wide tables: many columns per block).
+BLOCK_CELLS = 1 << 22
+
+
+def _observed(column: pd.Series) -> int:
+    return int(column.notna().sum())
+
+
+def _observed_and_distinct(frame: pd.DataFrame, positions) -> dict:
+    """``{position: (observed cells, distinct observed values)}`` of the columns at
+    ``positions``, hashed a block of columns at a time (one factorisation per block, then a
+    sort per column in numpy), as ``Series.nunique`` counts them."""
+    out = {}
+    n_rows = max(len(frame), 1)
+    step = max(1, BLOCK_CELLS // n_rows)
+    for start in range(0, len(positions), step):
+        chunk = positions[start : start + step]
+        cells = frame.iloc[:, chunk].to_numpy(dtype=object)
+        codes, _ = pd.factorize(cells.ravel(order="F"))  # missing cells: -1
+        codes = np.sort(codes.reshape(len(chunk), -1), axis=1)
+        seen = codes >= 0
+        new = np.ones_like(seen)
+        new[:, 1:] = codes[:, 1:] != codes[:, :-1]
+        observed, distinct = seen.sum(axis=1), (seen & new).sum(axis=1)
+        for j, o, d in zip(chunk, observed.tolist(), distinct.tolist(), strict=True):
+            out[j] = (o, d)
+    return out
 
 
 def _index_name(name) -> bool:
@@ -154,14 +184,24 @@ def row_number_columns(frame: pd.DataFrame) -> list:
     n = len(frame)
     if n < 2:
         return []
-    found = []
+    numpy_int, other_int = [], []
     for j, dtype in enumerate(frame.dtypes.tolist()):
         if not pd.api.types.is_integer_dtype(dtype) or pd.api.types.is_bool_dtype(dtype):
             continue
+        (numpy_int if isinstance(dtype, np.dtype) else other_int).append(j)
+    numbered = set()
+    step = max(1, BLOCK_CELLS // n)
+    for start in range(0, len(numpy_int), step):  # numpy integers: a block at a time
+        chunk = numpy_int[start : start + step]
+        values = frame.iloc[:, chunk].to_numpy()
+        first = values[0]
+        steps = (np.diff(values, axis=0) == 1).all(axis=0)
+        numbered.update(np.asarray(chunk)[steps & ((first == 0) | (first == 1))].tolist())
+    for j in other_int:  # nullable or Arrow integers: a missing number numbers no row
         column = frame.iloc[:, j]
         if column.isna().any():
             continue
         first = column.iloc[0]
         if first in (0, 1) and np.array_equal(column.to_numpy(), np.arange(first, first + n)):
-            found.append(frame.columns[j])
-    return found
+            numbered.add(j)
+    return [frame.columns[j] for j in sorted(numbered)]

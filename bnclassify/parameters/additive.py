@@ -31,11 +31,28 @@ def log_conditional(counts: np.ndarray, alpha: float) -> np.ndarray:
         smoothed = smoothed / np.maximum(smoothed.max(axis=-1, keepdims=True), _TINY)
     totals = smoothed.sum(axis=-1, keepdims=True)
     if alpha > 0:  # every cell positive: no zero to guard (np.errstate costs more on 1,000 CPTs)
-        return np.log(smoothed / totals)
+        return log_ratio(smoothed, totals)
     r = smoothed.shape[-1]
     with np.errstate(divide="ignore", invalid="ignore"):
         probabilities = np.where(totals > 0, smoothed / totals, 1.0 / r)
         return np.log(probabilities)
+
+
+def log_ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    """``log(numerator / denominator)`` of positive arrays (broadcast), finite where the ratio
+    falls below the smallest normal float (a pseudo-count of 5e-324 over a count of 100):
+    those are taken as a difference of logarithms. Otherwise one division and one
+    logarithm per cell, as before.
+
+    Examples
+    --------
+    >>> log_ratio(np.array([5e-324, 1.0]), np.array([100.0]))
+    array([-748.75..., -4.60517019])
+    """
+    ratio = numerator / denominator
+    if ratio.size == 0 or ratio.min() >= _TINY:
+        return np.log(ratio)
+    return np.log(numerator) - np.log(denominator)
 
 
 def log_class_prior(class_counts: np.ndarray, alpha: float) -> np.ndarray:

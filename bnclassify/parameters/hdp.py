@@ -50,7 +50,7 @@ children's table counts, and the sampler is otherwise unchanged. The authors'
 code has no missing-value path; leaving such rows out of the whole tree
 learned the upper levels of a family whose parents are often missing from its
 few complete rows (KDB(k=2) on UCI heart.h: 6 to 13 of 147 training rows),
-and measured worse (docs/benchmarks.md, "Numbers binned in the estimator").
+and measured worse (docs/benchmarks_history.md, "Numbers binned in the estimator").
 
 **Defaults.** ``n_iter=5000`` sweeps, the burn-in ``min(1000, n_iter / 10)``
 (the first 500), as the authors' library has them (``ProbabilityTree()``) and

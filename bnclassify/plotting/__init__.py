@@ -1,4 +1,5 @@
-"""matplotlib figures: structures, learned tree vs contact tree, weights, CPTs, CV results.
+"""matplotlib figures: structures, learned tree vs contact tree, weights, CPTs, CV results,
+critical-difference diagrams.
 
 Every function takes an optional ``ax`` (or ``fig``), draws on it, and returns
 the matplotlib object it drew on; none calls ``plt.show()``. Edges are drawn as
@@ -18,6 +19,7 @@ trees share are vermillion, the first (learned) tree's others blue, the second
 from ._bma import plot_edge_posterior
 from ._continuous import plot_class_densities, plot_decision_boundary
 from ._cpt import plot_cpt
+from ._critical_difference import critical_difference_groups, plot_critical_difference
 from ._cv import cv_differences as cv_differences
 from ._cv import model_family as model_family
 from ._cv import plot_cv_results
@@ -36,9 +38,11 @@ from ._trees import plot_tree_comparison, shared_edges_permutation_pvalue
 
 __all__ = [
     "InferenceView",
+    "critical_difference_groups",
     "drawn_edges",
     "plot_class_densities",
     "plot_cpt",
+    "plot_critical_difference",
     "plot_cv_results",
     "plot_decision_boundary",
     "plot_edge_posterior",

@@ -13,8 +13,16 @@ from matplotlib.patches import Rectangle
 from sklearn.utils.validation import check_is_fitted
 
 from ..structure import check_weight_matrix, tree_from_weights
+from ..validation import check_parameter
 from ._heatmap import plot_weights
-from ._palette import CONTACT_CMAP, POSTERIOR_CMAP, SHARED_COLOR, TREE_A_COLOR, TREE_B_COLOR
+from ._palette import (
+    CONTACT_CMAP,
+    FONTSIZE,
+    POSTERIOR_CMAP,
+    SHARED_COLOR,
+    TREE_A_COLOR,
+    TREE_B_COLOR,
+)
 from ._structure import plot_structure
 
 __all__ = ["plot_edge_posterior"]
@@ -96,6 +104,7 @@ def plot_edge_posterior(model, contact_matrix=None, *, fig=None, title=None, fon
     >>> "s = 20" in fig._suptitle.get_text()  # the evidence-chosen sample size
     True
     """
+    check_parameter(fontsize, "fontsize", FONTSIZE)
     check_is_fitted(model, "edge_posterior_")
     posterior = model.edge_posterior_
     features = list(posterior.columns)

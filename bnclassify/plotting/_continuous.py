@@ -14,8 +14,9 @@ import pandas as pd
 from matplotlib.colors import ListedColormap
 from sklearn.utils.validation import check_is_fitted
 
+from ..exceptions import InvalidParameterError
 from ..factors import VIEW_LIMIT
-from ..validation import Interval, check_int, check_parameter, check_range
+from ..validation import ArrayLike, Interval, check_int, check_parameter, check_range, float_array
 from ._palette import category_colors
 
 __all__ = ["plot_class_densities", "plot_decision_boundary"]
@@ -249,6 +250,13 @@ def plot_decision_boundary(
         )
     check_int(resolution, "resolution", minimum=2, maximum=MAX_GRID_SIDE)
     check_parameter(margin, "margin", [Interval(Real, 0, None, closed="left")])
+    check_parameter(proba_levels, "proba_levels", [ArrayLike("a sequence of probabilities")])
+    levels = float_array(proba_levels, "proba_levels").ravel()
+    if not ((levels > 0) & (levels < 1)).all():
+        raise InvalidParameterError(
+            f"proba_levels must be probabilities strictly between 0 and 1, got {proba_levels!r}."
+        )
+    levels = np.unique(levels)
     names = list(model.schema_.names)
     schema = model.schema_
     # a binned column reads numbers (its intervals are learned from them): it has a plane
@@ -270,11 +278,20 @@ def plot_decision_boundary(
             "(every cell is missing)."
         )
     low, high = np.nanmin(points, axis=0), np.nanmax(points, axis=0)
-    pad = margin * np.where(high > low, high - low, 1.0)
-    # positive data keep a positive plane: a log-normal feature has no density at x <= 0
-    start = np.where((low > 0) & (low - pad <= 0), low / 2, low - pad)
-    xs = np.linspace(start[0], high[0] + pad[0], resolution)
-    ys = np.linspace(start[1], high[1] + pad[1], resolution)
+    with np.errstate(over="ignore", invalid="ignore"):  # checked below: the plane is finite
+        pad = margin * np.where(high > low, high - low, 1.0)
+        # positive data keep a positive plane: a log-normal feature has no density at x <= 0
+        start = np.where((low > 0) & (low - pad <= 0), low / 2, low - pad)
+        stop = high + pad
+        width = stop - start
+    if not np.isfinite(np.r_[start, stop, width]).all():
+        k = int(np.argmax(~np.isfinite(width)))
+        raise ValueError(
+            f"margin={margin!r} takes the plane of {names[k]!r} (values {low[k]:.3g} .. "
+            f"{high[k]:.3g}) beyond the largest float; use a smaller margin (default 0.05)."
+        )
+    xs = np.linspace(start[0], stop[0], resolution)
+    ys = np.linspace(start[1], stop[1], resolution)
     gx, gy = np.meshgrid(xs, ys)
     grid = np.column_stack([gx.ravel(), gy.ravel()])
     grid_input = pd.DataFrame(grid, columns=names) if hasattr(model, "feature_names_in_") else grid
@@ -295,11 +312,9 @@ def plot_decision_boundary(
     ax.contour(
         gx, gy, predicted, levels=np.arange(n_classes) + 0.5, colors="#333333", linewidths=1.2
     )
-    if n_classes == 2 and proba_levels:
+    if n_classes == 2 and len(levels):
         second = proba[:, 1].reshape(gx.shape)
-        lines = ax.contour(
-            gx, gy, second, levels=sorted(proba_levels), colors="#777777", linestyles=":"
-        )
+        lines = ax.contour(gx, gy, second, levels=levels, colors="#777777", linestyles=":")
         ax.clabel(lines, fmt=lambda v: f"P={v:g}", fontsize=8)
     if y is None:
         ax.scatter(points[:, 0], points[:, 1], s=14, color="#555555", edgecolor="white", lw=0.4)

@@ -14,9 +14,9 @@ import numpy as np
 import pandas as pd
 
 from ..factors import DensityView, RegressionView, TableView
-from ..validation import check_int
+from ..validation import check_int, check_parameter
 from ._continuous import MAX_GRID_POINTS
-from ._palette import CATEGORY_COLORS, text_color
+from ._palette import CATEGORY_COLORS, FONTSIZE, colormap, text_color
 from ._views import network_view
 
 __all__ = ["plot_cpt"]
@@ -112,6 +112,8 @@ def plot_cpt(
     >>> len(fig.axes), fig.axes[0].get_ylabel()
     (3, 'density')
     """
+    check_parameter(fontsize, "fontsize", FONTSIZE)
+    cmap = colormap(cmap)
     check_int(n_points, "n_points", minimum=2, maximum=MAX_GRID_POINTS)
     view = network_view(model, member)
     i = view.position(feature)

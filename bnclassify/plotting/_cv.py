@@ -8,13 +8,16 @@ draws either the means (bars with sd) or those differences, coloured by
 
 from __future__ import annotations
 
+from numbers import Real
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.patches import Rectangle
 from scipy import stats
 
-from ._palette import FAMILY_COLORS, OTHER_MODEL_COLORS
+from ..validation import LARGEST_SCORE, ArrayLike, Interval, check_parameter, float_array
+from ._palette import FAMILY_COLORS, FONTSIZE, OTHER_MODEL_COLORS
 
 __all__ = ["cv_differences", "model_family", "plot_cv_results"]
 
@@ -69,6 +72,31 @@ def _fold_table(results):
         "results must be the per-fold DataFrame of bnclassify.metrics.evaluate "
         f"(one row per model and fold), got {type(results).__name__}."
     )
+
+
+def _checked_table(results, metrics, columns=()):
+    """The per-fold table of ``results`` with ``metrics`` (and ``columns``) as real numbers,
+    or an error naming what is wrong: ``metrics`` itself, a missing column, a score that is
+    not a number or not finite, no row."""
+    check_parameter(metrics, "metrics", [ArrayLike("a sequence of column names")])
+    metrics = list(metrics)
+    if not metrics:
+        raise ValueError("metrics is empty: name at least one column of results to show.")
+    table = _fold_table(results)
+    missing = [c for c in ("model", *columns, *metrics) if c not in table.columns]
+    if missing:
+        raise ValueError(
+            f"results lack the column(s) {missing}; columns are {list(table.columns)}."
+        )
+    if table.empty:
+        raise ValueError("results has no rows: nothing to draw.")
+    numbers = {
+        c: float_array(table[c], f"results[{c!r}]", largest=LARGEST_SCORE)
+        for c in (*columns, *metrics)
+    }
+    table = table.assign(**numbers)
+    _check_finite_scores(table, metrics)
+    return table, metrics
 
 
 def _check_finite_scores(table, metrics):
@@ -176,12 +204,10 @@ def cv_differences(results, metrics=("accuracy", "cll"), baseline="NB", confiden
         diff    low   high
     0  0.067 -0.099  0.232
     """
-    table = _fold_table(results)
-    missing = [c for c in ("model", "fold", "n_train", "n_test", *metrics) if c not in table]
-    if missing:
-        raise ValueError(
-            f"results lack the column(s) {missing}; columns are {list(table.columns)}."
-        )
+    check_parameter(confidence, "confidence", [Interval(Real, 0, 1, closed="neither")])
+    table, metrics = _checked_table(results, metrics, ("fold", "n_train", "n_test"))
+    if not (table["n_train"] > 0).all() or not (table["n_test"] > 0).all():
+        raise ValueError("results' n_train and n_test must be positive row counts.")
     models = list(pd.unique(table["model"]))
     if baseline not in models:
         raise ValueError(f"baseline {baseline!r} is not one of the models {models}.")
@@ -215,7 +241,13 @@ def cv_differences(results, metrics=("accuracy", "cll"), baseline="NB", confiden
                         "family": model_family(model),
                     }
                 )
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=_DIFFERENCE_COLUMNS)
+
+
+#: The columns of :func:`cv_differences`' table (also when it has no row).
+_DIFFERENCE_COLUMNS = [
+    "dataset", "metric", "model", "baseline_mean", "diff", "low", "high", "family",
+]  # fmt: skip
 
 
 def _plot_cv_differences(table, metrics, baseline, fig, title, fontsize, confidence):
@@ -223,6 +255,11 @@ def _plot_cv_differences(table, metrics, baseline, fig, title, fontsize, confide
     diffs = cv_differences(table, metrics, baseline, confidence)
     datasets = list(pd.unique(table["dataset"])) if "dataset" in table.columns else [None]
     models = [m for m in pd.unique(table["model"]) if m != baseline]
+    if diffs.empty:
+        raise ValueError(
+            f"results hold no model to compare with baseline {baseline!r} on the same folds "
+            f"(models: {list(pd.unique(table['model']))}); draw them without a baseline."
+        )
     y_of = {m: k for k, m in enumerate(models)}
     if fig is None:
         fig = plt.figure(
@@ -378,13 +415,8 @@ def plot_cv_results(
     >>> [ax.get_title() for ax in fig.axes]
     ['accuracy, F1 (macro)', 'CLL']
     """
-    table = _fold_table(results)
-    missing = [c for c in ("model", *metrics) if c not in table.columns]
-    if missing:
-        raise ValueError(
-            f"results lack the column(s) {missing}; columns are {list(table.columns)}."
-        )
-    _check_finite_scores(table, metrics)
+    check_parameter(fontsize, "fontsize", FONTSIZE)
+    table, metrics = _checked_table(results, metrics)
     if baseline is not None:
         return _plot_cv_differences(table, metrics, baseline, fig, title, fontsize, confidence)
     datasets = list(pd.unique(table["dataset"])) if "dataset" in table.columns else [None]

@@ -12,8 +12,8 @@ from matplotlib.colors import PowerNorm
 from matplotlib.patches import Rectangle
 
 from ..structure import tree_from_weights
-from ..validation import Interval, check_parameter
-from ._palette import TREE_OUTLINE_COLOR, text_color
+from ..validation import FORMAT, Interval, check_parameter, float_array
+from ._palette import FONTSIZE, TREE_OUTLINE_COLOR, colormap, text_color
 from ._readback import tag
 
 __all__ = ["plot_weights"]
@@ -72,9 +72,9 @@ def plot_weights(
         (above 1 keeps the darkest cells lighter, so marks on them stay visible).
     gamma : float, default=1.0
         Colour scale ``(w / vmax) ** gamma`` (a :class:`~matplotlib.colors.PowerNorm`
-        from 0): below 1 it spreads the small values, so that one large cell
-        does not leave every other cell the same colour; the colour bar's
-        label says so ("square-root colour scale" for 0.5).
+        from 0, at most 100): below 1 it spreads the small values, so that one
+        large cell does not leave every other cell the same colour; the colour
+        bar's label says so ("square-root colour scale" for 0.5).
     outline_tree : bool, default=False
         Outline the cells of the matrix's maximum spanning tree
         (:func:`~bnclassify.structure.tree_from_weights`; both triangles),
@@ -96,6 +96,8 @@ def plot_weights(
     >>> [t.get_text() for t in ax.get_xticklabels()][:3]
     ['block1', 'block2', 'block3']
     """
+    check_parameter(fontsize, "fontsize", FONTSIZE)
+    cmap = colormap(cmap)
     if hasattr(matrix, "fit") and not isinstance(matrix, pd.DataFrame):
         model = matrix
         matrix = getattr(model, "weights_", None)
@@ -108,16 +110,14 @@ def plot_weights(
             "matrix must be a square table of numbers; its rows differ in length."
         ) from None
     check_parameter(vmax_scale, "vmax_scale", [Interval(Real, 0, None, closed="neither")])
+    check_parameter(fmt, "fmt", FORMAT)
     if frame.shape[0] != frame.shape[1] or frame.shape[0] == 0:
         raise ValueError(f"matrix must be square and non-empty, got shape {frame.shape}.")
-    try:
-        values = frame.to_numpy(dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError("matrix must hold numbers (weights or contact counts).") from None
+    values = float_array(frame, "matrix")
     shown = np.ma.masked_array(values, mask=np.isnan(values))  # NaN: no value, left out
     if not diagonal:
         np.fill_diagonal(shown.mask, True)
-    check_parameter(gamma, "gamma", [Interval(Real, 0, None, closed="neither")])
+    check_parameter(gamma, "gamma", [Interval(Real, 0, MAX_GAMMA, closed="right")])
     m = len(frame)
     if annotate == "auto":
         annotate = m <= MAX_ANNOTATED
@@ -126,6 +126,13 @@ def plot_weights(
         _, ax = plt.subplots(figsize=size, layout="constrained")
     # the colour scale spans the finite values: an infinite weight takes its end's colour
     finite = shown.compressed()[np.isfinite(shown.compressed())]
+    # weights near the float maximum: the colours (and the colour bar's ticks, which add
+    # neighbouring values) are computed in units of a power of ten, which the bar's label says
+    exponent = _colour_exponent(finite, vmax_scale)
+    unit = 10.0**exponent
+    # (masked cells too: a masked division keeps their unscaled data, which matplotlib reads)
+    coloured = np.ma.masked_array(values / unit, mask=shown.mask) if exponent else shown
+    finite = finite / unit if exponent else finite
     top = float(finite.max()) if finite.size else 1.0
     negative = bool(shown.count()) and shown.min() < 0
     vmin = float(finite.min()) if negative and finite.size else 0.0
@@ -138,7 +145,7 @@ def plot_weights(
         limits = {"norm": norm}
     else:
         limits = {"vmin": vmin, "vmax": top * vmax_scale}
-    image = ax.imshow(shown, cmap=plt.get_cmap(cmap).with_extremes(bad="white"), **limits)
+    image = ax.imshow(coloured, cmap=plt.get_cmap(cmap).with_extremes(bad="white"), **limits)
     for i, j in np.argwhere(shown.mask):  # left-out cells: hatched, unlike any value
         ax.add_patch(
             Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, hatch="///", edgecolor="#CCCCCC", lw=0)
@@ -165,7 +172,7 @@ def plot_weights(
                 ha="center",
                 va="center",
                 fontsize=fontsize - 1,
-                color=text_color(image.cmap(image.norm(values[i, j]))),
+                color=text_color(image.cmap(image.norm(values[i, j] / unit))),
             )
     if outline_tree:
         tree_values = np.where(np.eye(len(frame), dtype=bool), 0.0, values)
@@ -185,6 +192,8 @@ def plot_weights(
         bar = ax.figure.colorbar(image, ax=ax, shrink=0.8, pad=0.02)
         bar.ax.tick_params(labelsize=fontsize - 1)
         label = colorbar_label
+        if exponent:
+            scale_note = ", ".join(filter(None, [f"× 1e{exponent}", scale_note]))
         if scale_note:
             label = f"{label} ({scale_note})" if label else scale_note
         if label:
@@ -194,11 +203,38 @@ def plot_weights(
     return ax
 
 
+#: The largest colour-scale power: beyond it every cell but the largest is white, and the
+#: colour bar's ends (a few percent past 1) overflow when raised to it.
+MAX_GAMMA = 100.0
+#: Colour scales end below this: matplotlib's colour bar adds neighbouring boundaries.
+MAX_COLOUR_VALUE = 1e300
+
+
+def _colour_exponent(finite, vmax_scale) -> int:
+    """The power of ten the colours are computed in: 0, unless the scale's end (the largest
+    finite value times ``vmax_scale``) would reach :data:`MAX_COLOUR_VALUE`."""
+    if not finite.size:
+        return 0
+    largest = float(np.abs(finite).max())
+    if largest == 0:
+        return 0
+    end = np.log10(largest) + np.log10(vmax_scale)
+    return 0 if end < np.log10(MAX_COLOUR_VALUE) else int(np.floor(end))
+
+
+#: Cells at least this large are written with 3 significant digits and an exponent.
+LARGE_CELL = 1e6
+#: ... and so are cells all smaller than this (six decimals would show only zeros).
+SMALL_CELL = 1e-4
+
+
 def _cell_format(values):
     """Integers as integers; otherwise enough decimals for 3 significant digits of the largest."""
     finite = values[np.isfinite(values)]
+    top = np.abs(finite).max() if finite.size else 0.0
+    if top >= LARGE_CELL or 0 < top < SMALL_CELL:  # 300 digits would not fit a cell
+        return "{:.3g}"
     if finite.size == 0 or np.all(finite == np.round(finite)):
         return "{:.0f}"
-    top = np.abs(finite).max()
     decimals = 2 if top == 0 else int(np.clip(2 - np.floor(np.log10(top)), 0, 6))
     return f"{{:.{decimals}f}}"

@@ -18,7 +18,8 @@ import pandas as pd
 from matplotlib.patches import FancyArrowPatch
 
 from ..inference import check_evidence, check_model, posteriors
-from ..validation import check_int
+from ..validation import check_int, check_parameter
+from ._palette import FONTSIZE
 
 __all__ = ["InferenceView", "plot_inference"]
 
@@ -95,6 +96,7 @@ def plot_inference(
     >>> sorted(fig.node_axes)[:3]
     ['buying', 'class', 'doors']
     """
+    check_parameter(fontsize, "fontsize", FONTSIZE)
     check_model(model)
     max_per_row = check_int(max_per_row, "max_per_row", minimum=1)
     result = posteriors(model, evidence, n_points=n_points)
@@ -247,6 +249,7 @@ class InferenceView:
     def __init__(
         self, model, evidence=None, *, prior=True, max_per_row=6, n_points=200, fontsize=8
     ):
+        check_parameter(fontsize, "fontsize", FONTSIZE)
         self.model = check_model(model)
         self._evidence = check_evidence(model, evidence)
         self._options = {

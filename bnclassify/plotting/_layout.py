@@ -13,6 +13,7 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
+from ..validation import float_array
 from ._views import members_summary, network_view
 
 __all__ = ["feature_graph", "structure_of", "tree_layout"]
@@ -42,6 +43,7 @@ def structure_of(model_or_graph, class_node=None, weights=None, member=None):
                 for u, v, d in graph.edges(data=True)
                 if "weight" in d
             }
+            return graph, class_node, _weight_lookup(weights, "the graph's 'weight' attributes")
     elif (summary := members_summary(model_or_graph, member)) is not None:
         graph, class_node, _ = summary
         if weights is None:  # each arc's own share: two arcs between u and v differ
@@ -68,20 +70,31 @@ def _guess_class_node(graph):
     return candidates[0] if len(candidates) == 1 else None
 
 
-def _weight_lookup(weights):
-    """A function (u, v) -> weight or None, from a matrix, a DataFrame or a dict."""
+def _weight_lookup(weights, name="weights"):
+    """A function (u, v) -> weight (a float, NaN where missing) or None, from a DataFrame or
+    a dict; the weights are checked to be real numbers here, once, naming ``name``."""
     if weights is None:
         return None
     if isinstance(weights, dict):
-        return lambda u, v: weights.get(frozenset((u, v)))
+        keys = list(weights)
+        values = float_array([_missing_as_nan(weights[k]) for k in keys], name)
+        by_edge = dict(zip(keys, values.tolist(), strict=True))
+        return lambda u, v: by_edge.get(frozenset((u, v)))
     if isinstance(weights, pd.DataFrame):
+        values = pd.DataFrame(
+            float_array(weights, name), index=weights.index, columns=weights.columns
+        )
         return lambda u, v: (
-            float(weights.loc[u, v]) if u in weights.index and v in weights.columns else None
+            float(values.loc[u, v]) if u in values.index and v in values.columns else None
         )
     raise TypeError(
         "weights must be a DataFrame labelled by feature names or a dict keyed by "
         f"frozenset edges, got {type(weights).__name__}."
     )
+
+
+def _missing_as_nan(value):
+    return np.nan if value is None or value is pd.NA else value
 
 
 def feature_graph(graph, class_node):

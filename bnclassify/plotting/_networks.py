@@ -9,6 +9,8 @@ reads the drawn signal subgraph back. Colours are from the plotting palette.
 
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib import patheffects
@@ -17,7 +19,8 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
 from sklearn.utils.validation import check_is_fitted
 
-from ._palette import CATEGORY_COLORS, MISSED_COLOR, SIGNAL_COLOR, TRUE_COLOR
+from ..validation import check_parameter, float_array
+from ._palette import CATEGORY_COLORS, FONTSIZE, MISSED_COLOR, SIGNAL_COLOR, TRUE_COLOR
 from ._readback import tag
 
 __all__ = ["plot_signal_edge_probabilities", "plot_signal_edges"]
@@ -31,12 +34,46 @@ def _vertex_labels(model, vertex_labels):
     n = model.n_vertices_
     if vertex_labels is None:
         return [str(v) for v in range(n)]
+    if isinstance(vertex_labels, str | bytes) or not np.iterable(vertex_labels):
+        raise TypeError(
+            f"vertex_labels must be a sequence of {n} names, got {vertex_labels!r:.40}."
+        )
     labels = [str(v) for v in vertex_labels]
     if len(labels) != n:
         raise ValueError(
             f"vertex_labels has {len(labels)} entries but the networks have {n} vertices."
         )
     return labels
+
+
+def _is_vertex_number(value) -> bool:
+    """An integer, or a float holding one (1.0); not a boolean."""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, Real):
+        return False
+    return isinstance(value, Integral) or float(value).is_integer()
+
+
+def _vertex_pairs(edges, n, name) -> list:
+    """``edges`` as ``(i, j)`` pairs of vertex numbers in ``0 .. n-1``, or an error naming
+    ``name`` and the first entry that is not one."""
+    if isinstance(edges, str | bytes) or not np.iterable(edges):
+        raise TypeError(f"{name} must be a sequence of (i, j) vertex pairs, got {edges!r:.60}.")
+    pairs = []
+    for edge in edges:
+        if (
+            isinstance(edge, str | bytes)
+            or not np.iterable(edge)
+            or len(edge := tuple(edge)) != 2
+            or not all(_is_vertex_number(v) for v in edge)
+        ):
+            raise ValueError(
+                f"{name} must hold (i, j) pairs of vertex numbers; {edge!r:.40} is not one."
+            )
+        i, j = int(edge[0]), int(edge[1])
+        if not (0 <= i < n and 0 <= j < n):
+            raise ValueError(f"{name} holds {(i, j)}, outside the {n} vertices (0 .. {n - 1}).")
+        pairs.append((i, j))
+    return pairs
 
 
 #: Parameters that make an estimator a signal-subgraph classifier (duck typing: no import).
@@ -99,6 +136,7 @@ def plot_signal_edges(
     >>> ax.get_images()[0].get_array().sum()  # 5 undirected edges, both cells each
     np.float64(10.0)
     """
+    check_parameter(fontsize, "fontsize", FONTSIZE)
     _check_model(model)
     n = model.n_vertices_
     labels = _vertex_labels(model, vertex_labels)
@@ -145,10 +183,7 @@ def plot_signal_edges(
     ]
     recovered = None
     if true_edges is not None:
-        true_edges = [(int(i), int(j)) for i, j in true_edges]
-        out_of_range = [e for e in true_edges if not (0 <= e[0] < n and 0 <= e[1] < n)]
-        if out_of_range:
-            raise ValueError(f"true_edges {out_of_range[:3]} fall outside the {n} vertices.")
+        true_edges = _vertex_pairs(true_edges, n, "true_edges")
         canonical = (lambda e: e) if directed else (lambda e: tuple(sorted(e)))
         estimated = {canonical(e) for e in model.signal_edges_}
         truth = {canonical(e) for e in true_edges}
@@ -246,6 +281,7 @@ def plot_signal_edge_probabilities(
     >>> [c.get_label() for c in ax.collections[-2:]]
     ['class 0', 'class 1']
     """
+    check_parameter(fontsize, "fontsize", FONTSIZE)
     _check_model(model)
     labels = _vertex_labels(model, vertex_labels)
     edges = model.signal_edges_
@@ -253,13 +289,15 @@ def plot_signal_edge_probabilities(
     rows, cols = np.array(edges, dtype=np.intp).T
     probabilities = model.edge_prob_[:, rows, cols]  # (n_classes, s)
     if true_probabilities is not None:
-        true_probabilities = np.asarray(true_probabilities, dtype=float)
+        true_probabilities = float_array(true_probabilities, "true_probabilities")
         expected = (len(model.classes_), model.n_vertices_, model.n_vertices_)
         if true_probabilities.shape != expected:
             raise ValueError(
                 f"true_probabilities must have shape {expected} (classes x vertices x "
                 f"vertices), got {true_probabilities.shape}."
             )
+        if not ((true_probabilities >= 0) & (true_probabilities <= 1)).all():
+            raise ValueError("true_probabilities must be probabilities in [0, 1] (no NaN).")
     if ax is None:
         _, ax = plt.subplots(figsize=(7.5, min(12.0, 1.4 + 0.32 * s)))
     position = np.arange(s)

@@ -10,9 +10,14 @@ models without a family, parent configurations) cycle through
 
 from __future__ import annotations
 
+from numbers import Real
+
 import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.colors import ListedColormap, to_rgb
+from matplotlib.colors import Colormap, ListedColormap, to_rgb
+
+from ..exceptions import InvalidParameterError
+from ..validation import Interval
 
 __all__ = [
     "CATEGORY_COLORS",
@@ -34,9 +39,35 @@ __all__ = [
     "TREE_B_COLOR",
     "TREE_OUTLINE_COLOR",
     "TRUE_COLOR",
+    "FONTSIZE",
     "category_colors",
+    "colormap",
     "text_color",
 ]
+
+#: A figure's font size in points: its smallest labels are drawn two points smaller, and
+#: beyond 200 points no figure's text fits a page (matplotlib fails on the layout).
+FONTSIZE = [Interval(Real, 4, 200, closed="both")]
+
+
+def colormap(cmap, name="cmap") -> Colormap:
+    """The matplotlib colour map ``cmap`` names (or is), or an error naming ``name``.
+
+    Examples
+    --------
+    >>> colormap("Blues").name
+    'Blues'
+    """
+    if isinstance(cmap, Colormap):
+        return cmap
+    try:
+        return plt.get_cmap(cmap)
+    except (ValueError, TypeError):
+        raise InvalidParameterError(
+            f"{name} must be a matplotlib colour map or its name (e.g. 'Blues', 'magma_r'), "
+            f"got {cmap!r:.40}."
+        ) from None
+
 
 BLUE = "#0072B2"
 ORANGE = "#E69F00"

@@ -8,6 +8,7 @@ remembers its edge (attribute ``bnclassify_edge``) and its role
 
 from __future__ import annotations
 
+from matplotlib.axes import Axes
 from matplotlib.figure import FigureBase
 
 __all__ = ["drawn_edges", "tag"]
@@ -49,6 +50,11 @@ def drawn_edges(obj, role=None) -> list:
     >>> sorted(drawn_edges(ax, role="class"))
     [('y', 'a'), ('y', 'b')]
     """
+    if not isinstance(obj, FigureBase | Axes):
+        raise TypeError(
+            f"drawn_edges reads a matplotlib Figure or Axes that a bnclassify plot returned, "
+            f"got {type(obj).__name__}."
+        )
     axes = obj.get_axes() if isinstance(obj, FigureBase) else [obj]
     edges = []
     for ax in axes:

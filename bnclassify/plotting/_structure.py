@@ -8,7 +8,7 @@ import matplotlib.pyplot as plt
 import networkx as nx
 import numpy as np
 
-from ..validation import Interval, check_parameter
+from ..validation import FORMAT, check_parameter
 from ._layout import (
     UNIT_INCHES,
     feature_graph,
@@ -24,6 +24,7 @@ from ._palette import (
     EDGE_COLOR,
     FEATURE_BORDER,
     FEATURE_FILL,
+    FONTSIZE,
 )
 from ._readback import tag
 from ._router import EdgeLabel, RoutedArrow, Router
@@ -58,14 +59,25 @@ def _node_text(ax, name, xy, *, is_class, fontsize):
 
 
 def _edge_widths(edges, lookup, lo=1.2, hi=5.5):
-    """Line width of each edge, linear in its weight between ``lo`` and ``hi``."""
+    """Line width of each edge, linear in its weight between ``lo`` and ``hi``.
+
+    An infinite weight is the widest (``+inf``) or the narrowest (``-inf``); a missing one
+    (None, NaN) gets the width of an unweighted edge.
+    """
     if lookup is None or not edges:
         return [2.0] * len(edges), [None] * len(edges)
     values = [lookup(u, v) for u, v in edges]
     known = [w for w in values if w is not None and np.isfinite(w)]
     top = max(known, default=0.0)
-    widths = [2.0 if w is None or top <= 0 else lo + (hi - lo) * max(w, 0.0) / top for w in values]
-    return widths, values
+
+    def width(w):
+        if w is None or np.isnan(w):
+            return 2.0
+        if np.isinf(w):
+            return hi if w > 0 else lo
+        return 2.0 if top <= 0 else lo + (hi - lo) * (max(w, 0.0) / top)
+
+    return [width(w) for w in values], values
 
 
 def format_weight(w, fmt=None):
@@ -86,6 +98,7 @@ def format_weight(w, fmt=None):
     """
     if w is None:
         return None
+    check_parameter(fmt, "weight_format", FORMAT)
     if isinstance(w, bool) or not isinstance(w, Real):
         return str(w)  # a label, a flag, pd.NA, a complex number: nothing to round
     w = float(w)
@@ -183,7 +196,8 @@ def plot_structure(
     >>> sorted(drawn_edges(ax, role="feature"))[:2]
     [('block1', 'block4'), ('block1', 'block7')]
     """
-    check_parameter(fontsize, "fontsize", [Interval(Real, 0, None, closed="neither")])
+    check_parameter(fontsize, "fontsize", FONTSIZE)
+    check_parameter(weight_format, "weight_format", FORMAT)
     graph, class_node, lookup = structure_of(model_or_graph, class_node, weights, member)
     if title is None and not isinstance(model_or_graph, nx.Graph):
         summary = members_summary(model_or_graph, member)

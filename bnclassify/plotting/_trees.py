@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from numbers import Real
+from numbers import Integral, Real
 
 import matplotlib.pyplot as plt
 import matplotlib.transforms as mtransforms
@@ -11,9 +11,10 @@ import numpy as np
 import pandas as pd
 from matplotlib.patches import Rectangle
 
+from ..validation import InstanceOf, Interval, check_int, check_parameter, float_array
 from ._heatmap import plot_weights
 from ._layout import feature_graph, structure_of
-from ._palette import CONTACT_CMAP, SHARED_COLOR, TREE_A_COLOR, TREE_B_COLOR
+from ._palette import CONTACT_CMAP, FONTSIZE, SHARED_COLOR, TREE_A_COLOR, TREE_B_COLOR
 from ._readback import tag
 from ._structure import format_weight, plot_structure
 
@@ -94,9 +95,15 @@ def shared_edges_permutation_pvalue(model_a, model_b, n_permutations=20_000, ran
     >>> shared_edges_permutation_pvalue(path, path, n_permutations=2_000)  # exactly: 2/24
     0.075
     """
-    n_permutations = int(n_permutations)
-    if n_permutations < 1:
-        raise ValueError(f"n_permutations must be a positive integer, got {n_permutations}.")
+    n_permutations = check_int(
+        n_permutations,
+        "n_permutations",
+        minimum=1,
+        maximum=MAX_PERMUTATIONS,
+        why=": the p-value's resolution, 1 / n_permutations, is finer than any figure shows, "
+        "and the cost grows with it",
+    )
+    check_parameter(random_state, "random_state", SEED)
     edges_a, edges_b = _undirected_feature_edges(model_a), _undirected_feature_edges(model_b)
     nodes = sorted(
         {str(n) for model in (model_a, model_b) for n in feature_graph(*structure_of(model)[:2])}
@@ -110,9 +117,25 @@ def shared_edges_permutation_pvalue(model_a, model_b, n_permutations=20_000, ran
         return 1.0
     i, j = np.array([(index[str(u)], index[str(v)]) for u, v in map(tuple, edges_b)]).T
     observed = in_a[i, j].sum()
-    relabel = np.argsort(np.random.default_rng(random_state).random((n_permutations, m)), axis=1)
-    by_chance = in_a[relabel[:, i], relabel[:, j]].sum(axis=1)
-    return float(np.mean(by_chance >= observed))
+    rng = np.random.default_rng(random_state)
+    at_least = 0
+    step = max(1, PERMUTATION_CELLS // max(m, 1))
+    for start in range(0, n_permutations, step):  # in blocks: the same draws as one block
+        relabel = np.argsort(rng.random((min(step, n_permutations - start), m)), axis=1)
+        at_least += int((in_a[relabel[:, i], relabel[:, j]].sum(axis=1) >= observed).sum())
+    return at_least / n_permutations
+
+
+#: What ``numpy.random.default_rng`` takes as a seed.
+SEED = [
+    None,
+    Interval(Integral, 0, None, closed="left"),
+    InstanceOf(np.random.Generator, "a numpy Generator"),
+]
+#: The most permutations :func:`shared_edges_permutation_pvalue` draws.
+MAX_PERMUTATIONS = 10**7
+#: Cells of random keys drawn at a time (permutations x features).
+PERMUTATION_CELLS = 1 << 21
 
 
 def _weight_unit(model):
@@ -203,6 +226,7 @@ def plot_tree_comparison(
     >>> int(table.loc["block1 → block7", "contacts"])
     65
     """
+    check_parameter(fontsize, "fontsize", FONTSIZE)
     if labels is None:
         labels = (_model_label(model_a), _model_label(model_b))
     if isinstance(labels, str) or not (np.iterable(labels) and len(list(labels)) == 2):
@@ -214,9 +238,11 @@ def plot_tree_comparison(
         contact_matrix = getattr(model_b, "weights_", None)
         if contact_matrix is None:
             raise ValueError("Pass a contact_matrix: model_b has no weights_ to show.")
-    contact_matrix = _labelled(contact_matrix, model_b, "contact_matrix", "model_b")
+    contact_matrix = _labelled(
+        contact_matrix, model_b, "contact_matrix", "model_b", edges_a | edges_b
+    )
     if edge_support is not None:
-        edge_support = _labelled(edge_support, model_a, "edge_support", "model_a")
+        edge_support = _labelled(edge_support, model_a, "edge_support", "model_a", edges_a)
     if pvalue is not None and (
         isinstance(pvalue, bool) or not isinstance(pvalue, Real) or not 0 <= pvalue <= 1
     ):
@@ -269,9 +295,6 @@ def plot_tree_comparison(
     )
     names = [str(v) for v in contact_matrix.index]
     index = {name: k for k, name in enumerate(names)}
-    unknown = sorted({str(n) for e in edges_a | edges_b for n in e} - set(names))
-    if unknown:
-        raise ValueError(f"contact_matrix has no row for the feature(s) {unknown}.")
     for edges, upper, color, role in (
         (edges_a, True, TREE_A_COLOR, "matrix-a"),
         (edges_b, False, TREE_B_COLOR, "matrix-b"),
@@ -317,28 +340,74 @@ def plot_tree_comparison(
     return fig
 
 
-def _labelled(matrix, model, name, which):
-    """A feature x feature matrix as a DataFrame labelled by ``model``'s features."""
+def _labelled(matrix, model, name, which, edges):
+    """A feature x feature matrix of real numbers as a DataFrame labelled by ``model``'s
+    features, checked to hold a row and a column for every end of ``edges``."""
     if isinstance(matrix, pd.DataFrame):
-        return matrix
-    nodes = list(feature_graph(*structure_of(model)[:2]).nodes)
-    values = np.asarray(matrix)
-    if values.shape != (len(nodes), len(nodes)):
+        values = float_array(matrix, name)
+        frame = pd.DataFrame(values, index=matrix.index, columns=matrix.columns)
+    else:
+        nodes = list(feature_graph(*structure_of(model)[:2]).nodes)
+        if isinstance(matrix, str | bytes) or not np.iterable(matrix):
+            raise TypeError(
+                f"{name} must be a DataFrame labelled by {which}'s features or a square "
+                f"array, got {type(matrix).__name__}."
+            )
+        values = float_array(matrix, name)
+        if values.shape != (len(nodes), len(nodes)):
+            raise ValueError(
+                f"{name} has shape {values.shape}; {which} has {len(nodes)} features, "
+                f"so it must be {len(nodes)} x {len(nodes)} (or a DataFrame labelled by them)."
+            )
+        frame = pd.DataFrame(values, index=nodes, columns=nodes)
+    frame = _as_nodes(_text_labels(frame), model)
+    unknown = sorted({str(n) for e in edges for n in e} - (set(frame.index) & set(frame.columns)))
+    if unknown:
         raise ValueError(
-            f"{name} has shape {values.shape}; {which} has {len(nodes)} features, "
-            f"so it must be {len(nodes)} x {len(nodes)} (or a DataFrame labelled by them)."
+            f"{name} has no row or column for the feature(s) {unknown[:5]} of {which}'s tree; "
+            f"its labels are {list(frame.index)[:5]}."
         )
-    return pd.DataFrame(values, index=nodes, columns=nodes)
+    return frame
+
+
+def _as_nodes(frame, model):
+    """``frame`` labelled by ``model``'s nodes when it is labelled by the table's own column
+    labels (or, for a table without string labels, by the columns' positions) and the nodes
+    are named otherwise (such columns become ``x0, x1, ...``)."""
+    own = getattr(model, "feature_names_in_", None)
+    names = getattr(getattr(model, "schema_", None), "names", None)
+    if names is None:
+        return frame
+    if own is None:  # fitted without string labels: nodes x0, x1, ... for positions 0, 1, ...
+        own = range(len(names))
+    if len(own) != len(names):
+        return frame
+    node = {str(o): str(n) for o, n in zip(own, names, strict=True)}
+    labels = set(frame.index) | set(frame.columns)
+    if not labels <= set(node) or all(node[label] == label for label in labels):
+        return frame
+    return frame.set_axis([node[v] for v in frame.index], axis=0).set_axis(
+        [node[v] for v in frame.columns], axis=1
+    )
+
+
+def _text_labels(frame):
+    """``frame`` labelled by its labels' text: matched to the trees' nodes as the heatmap
+    labels them (1 and "1" alike)."""
+    frame = frame.set_axis([str(v) for v in frame.index], axis=0)
+    return frame.set_axis([str(v) for v in frame.columns], axis=1)
 
 
 def _edge_tables(ax_a, ax_b, model_a, model_b, contacts, support, support_name, fontsize):
     """Under each tree, a table of its edges: tree a's weights, contacts and support; tree b's
     contacts and tree a's weight for them. Labels on the edges would crowd the drawing."""
     weights_a = None if isinstance(model_a, nx.Graph) else getattr(model_a, "weights_", None)
+    weights_a = None if weights_a is None else _text_labels(weights_a)
     short = {"I(Xi; Xj | C), nats": "CMI", "contacts": "contacts"}.get(_weight_unit(model_a))
     short = short or "weight"
 
     def lookup(matrix, u, v):
+        u, v = str(u), str(v)
         if matrix is None or u not in matrix.index or v not in matrix.columns:
             return None
         value = matrix.loc[u, v]

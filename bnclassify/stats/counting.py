@@ -310,10 +310,22 @@ def one_hot(codes, offsets, n_total, dtype=np.float32):
            [0., 0., 0., 0., 1.]], dtype=float32)
     """
     n_rows, n_features = codes.shape
-    if codes.size and (codes + offsets).max() >= n_total:
-        raise ValueError(f"codes run past n_total={n_total} (offsets {list(offsets)[:5]}...).")
+    offsets = np.asarray(offsets, dtype=np.intp)
     onehot = np.zeros((n_rows, n_total), dtype=dtype)
+    if not codes.size:
+        return onehot
+    # the range per column (small integers, no temporary of the whole block)
+    if (codes.max(axis=0) + offsets).max() >= n_total or codes.min() < MISSING:
+        raise ValueError(
+            f"codes must be {MISSING} (missing) or point into the n_total={n_total} columns "
+            f"(offsets {list(offsets)[:5]}...); got {codes.min()}..{codes.max()}."
+        )
     observed = codes != MISSING
-    rows = np.broadcast_to(np.arange(n_rows)[:, None], codes.shape)
-    onehot[rows[observed], (codes + offsets)[observed]] = 1.0
+    if observed.all():  # one scatter to flat positions: no masks, no row index per cell
+        flat = (np.arange(n_rows) * n_total)[:, None] + offsets
+        flat += codes
+        onehot.ravel()[flat.ravel()] = 1.0
+    else:
+        rows = np.broadcast_to(np.arange(n_rows)[:, None], codes.shape)
+        onehot[rows[observed], (codes + offsets)[observed]] = 1.0
     return onehot

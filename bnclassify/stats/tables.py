@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..parameters import log_conditional
+from ..parameters.additive import log_ratio
 
 
 class SmoothedTables:
@@ -140,7 +141,7 @@ class FamilyBatch:
             smoothed = self.table + alpha
             totals = np.repeat(np.add.reduceat(smoothed, block_starts, axis=1), block_sizes, axis=1)
             if alpha > 0:
-                self._logs[alpha] = np.log(smoothed / totals)
+                self._logs[alpha] = log_ratio(smoothed, totals)
             else:  # as log_conditional: a parent state with no data is uniform
                 with np.errstate(divide="ignore", invalid="ignore"):
                     uniform = 1.0 / np.repeat(block_sizes, block_sizes)

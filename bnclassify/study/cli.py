@@ -53,6 +53,7 @@ from ..io import dump, load
 from ..metrics import study_cv
 from ..plotting import plot_cv_results
 from ..preprocessing import MDLDiscretizer
+from ..validation import MAX_ALPHA
 from . import cost as cost_study
 from .csv_tables import (
     INPUT_ERRORS,
@@ -84,13 +85,15 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _finite_alpha(text) -> float:
-    """``--alpha``: a finite number >= 0 (argparse reports anything else, exit 2)."""
+    """``--alpha``: a number in [0, MAX_ALPHA] (argparse reports anything else, exit 2)."""
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"--alpha must be a number, got {text!r}") from None
-    if not np.isfinite(value) or value < 0:
-        raise argparse.ArgumentTypeError(f"--alpha must be a finite number >= 0, got {text!r}")
+    if not np.isfinite(value) or not 0 <= value <= MAX_ALPHA:
+        raise argparse.ArgumentTypeError(
+            f"--alpha must be a finite number in [0, {MAX_ALPHA:g}], got {text!r}"
+        )
     return value
 
 
@@ -389,13 +392,39 @@ def _wide_table_plan(models: dict, X, args) -> tuple:
     notes.insert(
         0,
         f"cost: {m:,} features, {n:,} rows: {m * (m - 1) // 2:,} feature pairs counted per "
-        f"fit of each tree model; {fits:,} fits ({len(models)} models x {args.folds} folds"
+        f"fit of each tree model; {fits:,} fits ({len(models)} model"
+        + ("s" if len(models) != 1 else "")
+        + f" x {args.folds} folds"
         + (f" x {args.repeats} repeats" if args.repeats > 1 else "")
-        + "); progress on stderr.",
+        + "), every model on a fold before the next fold; progress and the time left on "
+        "stderr (the estimate holds from the end of the first fold).",
     )
     if args.progress is None:
         args.progress = True  # a long run: its progress on stderr even off a terminal
     return models, notes
+
+
+#: Up to this many columns the ``columns:`` line names each with its kind.
+LISTED_COLUMNS = 40
+
+
+def _columns_line(columns, kinds) -> str:
+    """Each column and its kind; for a wide table, how many of each kind and a few names.
+
+    Examples
+    --------
+    >>> _columns_line(["a", "b"], ["categorical", "binned"])
+    'columns: a (categorical), b (binned)'
+    >>> _columns_line([f"f{j}" for j in range(100)], ["categorical"] * 99 + ["binned"])
+    'columns: 100 (99 categorical, 1 binned): f0 (categorical), f1 (categorical), f2 \
+(categorical), ..., f99 (binned)'
+    """
+    pairs = [f"{c} ({k})" for c, k in zip(columns, kinds, strict=True)]
+    if len(pairs) <= LISTED_COLUMNS:
+        return "columns: " + ", ".join(pairs)
+    counts = pd.Series(list(kinds)).value_counts(sort=False)
+    tally = ", ".join(f"{n:,} {kind}" for kind, n in counts.items())
+    return f"columns: {len(pairs):,} ({tally}): " + ", ".join([*pairs[:3], "...", pairs[-1]])
 
 
 def _with_differences(table, folds, baseline):
@@ -474,7 +503,7 @@ def compare(args) -> int:
         # kinds only (no encoding pass), decided as every fold's fit decides them
         schema = TableSchema.learn(X, categories=False, y=y)[0]
         kinds = schema.kinds
-        print("columns: " + ", ".join(f"{c} ({k})" for c, k in zip(X.columns, kinds, strict=True)))
+        print(_columns_line(X.columns, kinds))
         continuous = [c for c, k in zip(X.columns, kinds, strict=True) if k != "categorical"]
         # a binned column is a table, so it can be a super-parent
         if "AODE" in models and not schema.discrete.any():
@@ -489,6 +518,7 @@ def compare(args) -> int:
     baseline = _baseline(models, args.baseline)
     for note in _fold_notes(X, y, args):
         print(note)
+    sys.stdout.flush()  # the notes before the long part, also when stdout is a pipe or a file
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         # said in our own words by _fold_notes and the AODE note above

@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import argparse
 import csv
+import re
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from ..data import identifier_columns, row_number_columns
+from ..data.identifiers import BLOCK_CELLS
 from ..structure import check_weight_matrix
 
 #: Exceptions that mean "bad input": reported in one line, no traceback. (Loaders and
@@ -198,7 +200,8 @@ def chosen_columns(X: pd.DataFrame, args, path) -> pd.DataFrame:
             f"note: left out {column!r}: it looks like {why}, which cannot generalise to "
             f"new rows (model it anyway with --keep {column!r})"
         )
-    empty = [c for c in X.columns if c not in found and X[c].isna().all()]
+    empty = [c for c, none in zip(X.columns, X.isna().all().tolist(), strict=True) if none]
+    empty = [c for c in empty if c not in found]
     if empty:
         listed = ", ".join(repr(c) for c in empty)
         print(f"note: left out {listed}: no row of {path} holds a value in it")
@@ -228,14 +231,23 @@ def decimal_comma_columns(X: pd.DataFrame) -> list:
     >>> decimal_comma_columns(frame)
     ['price']
     """
+    positions = [
+        j
+        for j, dtype in enumerate(X.dtypes.tolist())
+        if not (pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype))
+    ]
     found = []
-    for name in X.columns:
-        column = X[name]
-        if pd.api.types.is_numeric_dtype(column.dtype) or pd.api.types.is_bool_dtype(column):
-            continue
-        observed = column.dropna().astype(str)
-        if len(observed) and observed.str.fullmatch(_DECIMAL_COMMA).all():
-            found.append(name)
+    step = max(1, BLOCK_CELLS // max(len(X), 1))
+    pattern = re.compile(_DECIMAL_COMMA)
+    for start in range(0, len(positions), step):  # a block of columns at a time
+        chunk = positions[start : start + step]
+        cells = X.iloc[:, chunk].to_numpy(dtype=object)
+        codes, distinct = pd.factorize(cells.ravel(order="F"))  # missing cells: -1
+        # each distinct text matched once, not each cell (a wide table repeats few values)
+        matches = np.array([pattern.fullmatch(str(v)) is not None for v in distinct] + [True])
+        codes = codes.reshape(len(chunk), -1)
+        every = matches[codes].all(axis=1) & (codes >= 0).any(axis=1)  # -1: the last, True
+        found += [X.columns[j] for j in np.asarray(chunk)[every]]
     return found
 
 

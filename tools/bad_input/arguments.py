@@ -330,9 +330,9 @@ def _signal_cases():
                 "signal subgraphs: odd networks",
                 f"SignalSubgraphClassifier on {label}",
                 lambda X=X, y=y: proba_ok(
-                    bnc.SignalSubgraphClassifier(n_signal_edges=3).fit(X, y).predict_proba(X)
+                    bnc.SignalSubgraphClassifier(n_edges=3).fit(X, y).predict_proba(X)
                 ),
-                names=("X", "y", "network", "edge", "n_signal_edges", "vertices"),
+                names=("X", "y", "network", "edge", "n_edges", "vertices"),
                 covers=("bnclassify.SignalSubgraphClassifier",),
                 fast=label == "NaN edges",
             )
@@ -624,7 +624,7 @@ def _more_cases(tmp):
         ),
         "bnclassify.factors.DistributionSpec": (factors.DistributionSpec, [("None", (None,), {})]),
         "bnclassify.parameters.Laplace": (
-            lambda a: parameters.Laplace(a)(np.ones((2, 2))),
+            lambda a: parameters.Laplace(a).log_conditional(np.ones((2, 2))),
             [("alpha=-1", (-1,), {}), ("alpha='x'", ("x",), {})],
         ),
         "bnclassify.metrics.TTestResult": (

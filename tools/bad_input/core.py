@@ -11,12 +11,16 @@ A case is one call of the public API on one input. Its outcome is one of
 - bad: ``wrong`` (the check failed), ``crash`` (any other exception, or an error raised
   from inside numpy, pandas, scikit-learn, ...), ``unnamed`` (a clear type whose message
   names none of them), ``hang`` (over the time limit), ``warning`` (a numpy/pandas
-  RuntimeWarning, a deprecation or another library's warning reached the caller).
+  RuntimeWarning, a deprecation or another library's warning reached the caller);
+- ``broken``: the case itself is wrong, not the library: it called a function with arguments
+  it does not take (a ``TypeError`` Python raised at the call in the campaign's own code).
+  Such a case tests nothing, and once counted as a clear error.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 import signal
 import time
 import traceback
@@ -45,9 +49,12 @@ TOLERATED_CATEGORIES = ("DataConversionWarning",)
 #: A peer's errors that are the convention bnclassify follows on purpose: scikit-learn's
 #: NotFittedError (a ValueError naming the estimator, from ``check_is_fitted``).
 CLEAR_PEER_ERRORS = ("NotFittedError",)
-BAD = ("wrong", "crash", "unnamed", "hang", "warning")
-#: A case also ends after this many times its CPU limit on the wall clock (a wait, a lock).
-WALL_FACTOR = 10
+BAD = ("wrong", "crash", "unnamed", "hang", "warning", "broken")
+#: What Python says of a call whose arguments do not fit the function's signature.
+SIGNATURE_ERRORS = re.compile(
+    r"unexpected keyword argument|required (positional|keyword-only) argument|"
+    r"positional arguments? but \d+ (was|were) given|object is not callable"
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -66,6 +73,11 @@ class Case:
     names: tuple = ()
     covers: tuple = ()
     fast: bool = False
+    #: Too slow for the suite's random sample (a run of the command line on a wide table).
+    slow: bool = False
+    #: The wall-clock limit in multiples of the CPU limit (a case that waits on a child
+    #: process spends no CPU of its own; the child has its own CPU limit).
+    wall_factor: float = 10
 
 
 @dataclasses.dataclass(frozen=True)
@@ -149,7 +161,7 @@ def run_case(case: Case, time_limit: float = 60.0) -> Outcome:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         signal.setitimer(signal.ITIMER_PROF, time_limit)
-        signal.setitimer(signal.ITIMER_REAL, WALL_FACTOR * time_limit)  # a wait spends no CPU
+        signal.setitimer(signal.ITIMER_REAL, case.wall_factor * time_limit)  # a wait: no CPU
         try:
             result = case.call()
             _draw_figures()  # a figure costs most when drawn: inside the time limit too
@@ -186,8 +198,23 @@ def _returned(result) -> Outcome:
     raise AssertionError(f"a case returned {result!r}, not True or False")
 
 
+def _raised_by_the_case(error) -> bool:
+    """Whether Python refused a call in the case's own code (not the library's, not a
+    peer's) for its arguments."""
+    frames = traceback.extract_tb(error.__traceback__)
+    return (
+        isinstance(error, TypeError)
+        and bool(frames)
+        and not frames[-1].filename.startswith(LIBRARY)
+        and not _raised_inside_a_peer(error)
+        and SIGNATURE_ERRORS.search(str(error)) is not None
+    )
+
+
 def _refused(case: Case, error) -> Outcome:
     text = f"{type(error).__name__}: {error}"
+    if _raised_by_the_case(error):
+        return Outcome("broken", text, _site(error))
     system = isinstance(error, OSError | ImportError)  # named by the file or module given
     if (
         _raised_inside_a_peer(error)

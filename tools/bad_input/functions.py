@@ -258,7 +258,7 @@ def _parameter_cases():
         "all zero": np.zeros(N),
         "all zero but one": np.r_[1.0, np.zeros(N - 1)],
     }.items():
-        for maker in ("NaiveBayes", "TAN", "AODE", "KDB", "BMATAN"):
+        for maker in ("NaiveBayes", "TAN", "AODE", "KDB", "SPODE"):
             out.append(
                 Case(
                     f"sample_weight: {label}",

@@ -417,7 +417,7 @@ def _other_plots():
     from bnclassify.datasets import make_signal_subgraph_networks
 
     networks, labels = make_signal_subgraph_networks(40, 8, n_signal_edges=3, random_state=0)
-    ss = bnc.SignalSubgraphClassifier(n_signal_edges=3).fit(networks, labels)
+    ss = bnc.SignalSubgraphClassifier(n_edges=3).fit(networks, labels)
     plotting.plot_signal_edges(ss)
     plotting.plot_signal_edge_probabilities(ss)
     return True

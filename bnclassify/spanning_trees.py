@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._native import tree_log_sums, tree_pivots
+from ._native import is_symmetric, tree_log_sums, tree_pivots
 
 __all__ = [
     "checked_log_weights",
@@ -30,6 +30,7 @@ __all__ = [
     "eliminate_nodes",
     "log_tree_sum",
     "log_tree_sums_by_states",
+    "widest_paths",
 ]
 
 #: Cells of the rootings :func:`edge_marginals` eliminates at once (``m^2`` each).
@@ -98,16 +99,25 @@ def log_tree_sums_by_states(log_weights, log_ratio, states, log_fill=None) -> np
     of a node whose state is ``-1``: BMATAN's average over all trees of row ``r`` and class
     ``c``, whose ratios depend on the states of both ends of an edge (``-1``: a missing cell
     summed out as a leaf). Equal to building that ``(n, C, m, m)`` stack and calling
-    :func:`log_tree_sum`, without the stack: the column scaling is taken once from the
-    weights the graphs share (``logaddexp(log_weights, log_fill)``), the ratios of the
-    states that occur are exponentiated once, each matrix is built and eliminated in turn
+    :func:`log_tree_sum`, without the stack: the scaling is taken once from the weights
+    the graphs share (``logaddexp(log_weights, log_fill)``), the ratios of the states that
+    occur are exponentiated once, each matrix is built and eliminated in turn
     (:func:`bnclassify._native.tree_log_sums`), and only the matrices whose scaled
     elimination underflowed (a pivot below :data:`SMALLEST_PIVOT`) are built in log space
     and summed by :func:`log_tree_sum`. Memory: the ratios of the states that occur, not the
-    stack. When the weights, the fill and the ratios are exactly symmetric and the column
-    scales spread at most :data:`SYMMETRIC_SPREAD` nats (BMATAN's are), only one triangle
-    of each matrix is eliminated (its Schur complements stay symmetric): half the work,
-    the same sums to float rounding.
+    stack.
+
+    When the weights, the fill and the ratios are exactly symmetric (BMATAN's are), only
+    one triangle of each matrix is eliminated (its Schur complements stay symmetric): half
+    the work, the same sums to float rounding. Its scaling is then one of two. Column
+    scales (each column's largest shared weight) when they spread at most
+    :data:`SYMMETRIC_SPREAD` nats. Past that (BDeu weights spread by thousands of nats on
+    tens of thousands of rows), each entry ``(u, v)`` is scaled by the widest-path
+    bottleneck between ``u`` and ``v`` (:func:`widest_paths`), which keeps every entry and
+    pivot near 1 at any spread, where column scales leave every pivot below
+    :data:`SMALLEST_PIVOT` and every matrix to the log-space elimination (ten times
+    slower); also the second try of the matrices a column-scaled pass flagged. It needs
+    ``m^3`` shared factors, so it is used for at most :data:`PAIR_FACTOR_CELLS` of them.
 
     Parameters
     ----------
@@ -116,8 +126,9 @@ def log_tree_sums_by_states(log_weights, log_ratio, states, log_fill=None) -> np
     log_ratio : ndarray of shape (C, S, S)
         Log factors of an edge by the states of its two ends, symmetric in them; those of
         the states that occur must be finite.
-    states : ndarray of int, shape (n, C, m)
-        Each graph's state of every node, in ``[0, S)``, or ``-1``.
+    states : ndarray of int, shape (n, C, m) or (n, 1, m)
+        Each graph's state of every node, in ``[0, S)``, or ``-1``; ``(n, 1, m)``: the same
+        states for every class.
     log_fill : ndarray of shape (m, m), optional
         Symmetric log weights added to every graph's edges (``logaddexp``), unscaled by
         the ratios: the fill of :func:`eliminate_nodes`.
@@ -136,6 +147,9 @@ def log_tree_sums_by_states(log_weights, log_ratio, states, log_fill=None) -> np
     array([[3.],
            [7.],
            [7.]])
+    >>> wide = np.array([[0.0, 5e3, 0.0], [5e3, 0.0, 0.0], [0.0, 0.0, 0.0]])  # by pairs
+    >>> round(float(log_tree_sums_by_states(wide, log_ratio, states[:1])[0, 0]), 9)
+    5000.693147181
     """
     weights = checked_log_weights(log_weights)
     m = weights.shape[-1]
@@ -147,15 +161,17 @@ def log_tree_sums_by_states(log_weights, log_ratio, states, log_fill=None) -> np
             f"log_tree_sums_by_states: weights (m, m) and states (n, C, m), got shapes "
             f"{weights.shape} and {states.shape}."
         )
-    if log_ratio.shape != (states.shape[1], n_states, n_states):
+    n_classes = log_ratio.shape[0] if log_ratio.ndim == 3 else -1
+    if log_ratio.shape != (n_classes, n_states, n_states) or states.shape[1] not in (1, n_classes):
         raise ValueError(
             f"log_tree_sums_by_states: log_ratio must be of shape (C, S, S) with C = "
-            f"{states.shape[1]}, got shape {log_ratio.shape}."
+            f"{states.shape[1]} (or any C for states of shape (n, 1, m)), got shape "
+            f"{log_ratio.shape}."
         )
     if states.size and not (states.min() >= -1 and states.max() < n_states):
         raise ValueError(f"log_tree_sums_by_states: states must be in [-1, {n_states}).")
     if m == 1 or states.size == 0:
-        return np.zeros(states.shape[:2])
+        return np.zeros((len(states), n_classes))
     # the states that occur, renumbered 0 .. U-1 in order, and U for -1, whose every ratio
     # is 1 (a look-up table: the states are below n_states, no sort needed)
     present = np.zeros(n_states + 1, dtype=bool)
@@ -164,38 +180,145 @@ def log_tree_sums_by_states(log_weights, log_ratio, states, log_fill=None) -> np
     renumber = np.full(n_states + 1, len(occurring), dtype=np.int64)
     renumber[occurring] = np.arange(len(occurring))
     states = renumber[states]
-    log_table = np.zeros((states.shape[1], len(occurring) + 1, len(occurring) + 1))
+    log_table = np.zeros((n_classes, len(occurring) + 1, len(occurring) + 1))
     log_table[:, :-1, :-1] = log_ratio[:, occurring[:, None], occurring[None, :]]
     if not np.isfinite(log_table).all():
         raise ValueError(
             "log_tree_sums_by_states: the log ratios of the states used must be finite."
         )
-    shared = weights if log_fill is None else np.logaddexp(weights, checked_log_weights(log_fill))
-    off = ~np.eye(m, dtype=bool)
-    _, top = _column_scaled(shared)  # (m,): every graph's columns scaled alike
-    base = np.exp(np.where(off, weights, -np.inf) - top)
-    fill = np.zeros((m, m)) if log_fill is None else np.exp(np.where(off, log_fill, -np.inf) - top)
-    symmetric = (
-        top.max() - top.min() <= SYMMETRIC_SPREAD
-        and np.array_equal(weights, weights.T)
-        and (log_fill is None or np.array_equal(log_fill, np.transpose(log_fill)))
-        and np.array_equal(log_table, np.swapaxes(log_table, 1, 2))
-    )
+    if log_fill is not None:
+        log_fill = checked_log_weights(log_fill)
+    shared = weights if log_fill is None else np.logaddexp(weights, log_fill)
     with np.errstate(over="ignore"):  # a ratio past the float range: flagged and redone
         table = np.exp(log_table)
-    scale = np.exp(top[:, None] - top[None, :]) if symmetric else None
-    out, low = tree_log_sums(states, table, base, fill, SMALLEST_PIVOT, scale=scale)
-    out += top[1:].sum()
+    _, top = _column_scaled(shared)  # (m,): every graph's columns scaled alike
+    symmetric = (
+        is_symmetric(weights)
+        and (log_fill is None or is_symmetric(log_fill))
+        and np.array_equal(log_table, np.swapaxes(log_table, 1, 2))
+    )
+    by_pairs = symmetric and m**3 <= PAIR_FACTOR_CELLS
+    if symmetric and top.max() - top.min() <= SYMMETRIC_SPREAD:
+        base, fill = _scaled_by(weights, log_fill, top[None, :])
+        scale = np.exp(top[:, None] - top[None, :])
+        out, low = tree_log_sums(states, table, base, fill, SMALLEST_PIVOT, scale=scale)
+        out += top[1:].sum()
+    elif by_pairs:
+        out, low = _pair_scaled_sums(weights, log_fill, shared, table, states)
+        by_pairs = False  # done: what it flags goes to the log-space elimination
+    else:
+        base, fill = _scaled_by(weights, log_fill, top[None, :])
+        out, low = tree_log_sums(states, table, base, fill, SMALLEST_PIVOT)
+        out += top[1:].sum()
+    if by_pairs and low.any():  # the column scales underflowed: scaled by pairs instead
+        rows = np.flatnonzero(low.any(axis=1))
+        again, low_again = _pair_scaled_sums(weights, log_fill, shared, table, states[rows])
+        out[rows] = np.where(low[rows], again, out[rows])
+        low[rows] &= low_again
     rows, classes = np.nonzero(low)
     step = max(1, BLOCK_CELLS // (m * m))
     for start in range(0, len(rows), step):  # the underflowed ones, a block at a time
         r, c = rows[start : start + step], classes[start : start + step]
-        s = states[r, c]
+        s = states[r, c if states.shape[1] > 1 else 0]
         stack = weights + log_table[c[:, None, None], s[:, :, None], s[:, None, :]]
         if log_fill is not None:
             stack = np.logaddexp(stack, log_fill)
         out[r, c] = log_tree_sum(stack, validate=False)
     return out
+
+
+#: Most cells (``m^3``) of the shared factors of the elimination scaled by pairs
+#: (:func:`log_tree_sums_by_states`): 128 MiB, up to 256 features.
+PAIR_FACTOR_CELLS = 1 << 24
+
+
+def widest_paths(log_weights) -> np.ndarray:
+    """The widest-path bottleneck of every pair of nodes: the largest, over the paths from
+    ``u`` to ``v``, of the smallest log weight on the path (``-inf``: no path).
+
+    Also the smallest weight on the path from ``u`` to ``v`` in a maximum spanning tree.
+    An ultrametric (``beta[u, v] >= min(beta[u, w], beta[w, v])``), at least the weight of
+    every edge, computed exactly (maxima and minima, no rounding) in ``m`` steps of
+    Floyd and Warshall's algorithm. The diagonal is ``-inf``.
+
+    Parameters
+    ----------
+    log_weights : ndarray of shape (m, m)
+        Symmetric log edge weights; the diagonal is ignored.
+
+    Returns
+    -------
+    ndarray of shape (m, m)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> w = np.array([[0.0, 5.0, 1.0], [5.0, 0.0, 3.0], [1.0, 3.0, 0.0]])
+    >>> widest_paths(w)  # 0 - 2 through 1: min(5, 3)
+    array([[-inf,   5.,   3.],
+           [  5., -inf,   3.],
+           [  3.,   3., -inf]])
+    """
+    widest = np.array(log_weights, dtype=float)
+    m = widest.shape[-1]
+    np.fill_diagonal(widest, -np.inf)
+    for k in range(m):
+        np.maximum(widest, np.minimum(widest[:, k, None], widest[None, k, :]), out=widest)
+    np.fill_diagonal(widest, -np.inf)
+    return widest
+
+
+def _scaled_by(weights, log_fill, log_scale):
+    """``exp(weights - log_scale)`` and the fill alike, with zero diagonals."""
+    m = weights.shape[-1]
+    off = ~np.eye(m, dtype=bool)
+    with np.errstate(invalid="ignore"):  # -inf - -inf: an absent edge, 0
+        base = np.exp(np.where(off, weights - log_scale, -np.inf))
+        fill = (
+            np.zeros((m, m))
+            if log_fill is None
+            else np.exp(np.where(off, log_fill - log_scale, -np.inf))
+        )
+    return np.nan_to_num(base, nan=0.0), np.nan_to_num(fill, nan=0.0)
+
+
+def _pair_scaled_sums(weights, log_fill, shared, table, states) -> tuple:
+    """:func:`bnclassify._native.tree_log_sums` of symmetric weights scaled by pairs, each
+    entry by the widest-path bottleneck ``beta`` of its two nodes (see ``tree_log_sums``):
+    ``(log sums, flagged)``. A disconnected graph (some ``beta`` is ``-inf``) has no
+    spanning tree: every sum is ``-inf``."""
+    beta, mu, factors, log_b = _pair_factors(shared)
+    if beta is None:
+        shape = (len(states), len(table))
+        return np.full(shape, -np.inf), np.zeros(shape, dtype=bool)
+    base, fill = _scaled_by(weights, log_fill, beta)
+    out, low = tree_log_sums(states, table, base, fill, SMALLEST_PIVOT, pairs=(mu, factors))
+    out += log_b
+    return out, low
+
+
+def _pair_factors(shared) -> tuple:
+    """``(beta, mu, factors, log_b)`` of the elimination scaled by pairs of nodes 1 .. m-1
+    in order, node 0 kept (see :func:`bnclassify._native.tree_log_sums`): the widest-path
+    bottlenecks, the pivots' and the steps' factors, and ``sum_k log B_k``; ``beta`` is
+    None when the graph is disconnected."""
+    m = shared.shape[-1]
+    beta = widest_paths(shared)
+    off = ~np.eye(m, dtype=bool)
+    if not np.isfinite(beta[off]).all():
+        return None, None, None, None
+    mu, factors, log_b = np.zeros((m, m)), np.zeros((m, m, m)), 0.0
+    for k in range(1, m):
+        left = np.r_[0, k + 1 : m]  # the nodes left at step k
+        column = beta[left, k]
+        top = column.max()
+        log_b += top
+        mu[k, left] = np.exp(column - top)
+        # [j, i] = beta[i, k] beta[k, j] / (B_k beta[i, j]), at most 1 (an ultrametric)
+        exponent = column[None, :] + column[:, None] - top - beta[np.ix_(left, left)]
+        np.fill_diagonal(exponent, -np.inf)  # beta's diagonal is -inf: no entry (i, i)
+        factors[k][np.ix_(left, left)] = np.exp(exponent)
+    return beta, mu, factors, log_b
 
 
 def eliminate_nodes(log_weights, nodes) -> tuple:

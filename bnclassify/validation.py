@@ -351,7 +351,7 @@ class SquareMatrix(Constraint):
 
 
 class FormatSpec(Constraint):
-    """A format specification of a number, as :func:`format` takes it (``".2f"``, ``".3g"``).
+    """A format specification of a number, as built-in ``format`` takes it (``".2f"``, ``".3g"``).
 
     Checked by formatting a number with it, so a spec that only some numbers take (``"d"``,
     integers only) or that is not a spec at all (``"{:.2f}"``, ``"%.2f"``) is refused up

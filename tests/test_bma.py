@@ -8,10 +8,13 @@ posterior predictive straight from counts of the raw rows, and averages.
 import itertools
 import re
 
+import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
 from _checks import parametrize_with_checks
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 from scipy.special import gammaln, logsumexp
 
 from bnclassify import BMATAN
@@ -725,16 +728,17 @@ def test_tree_sums_by_states_equal_the_sums_of_the_built_graphs(spread):
 
 def test_tree_sums_by_states_eliminate_one_triangle_only_of_symmetric_graphs(monkeypatch):
     """The one-triangle elimination is used when weights, fill and ratios are exactly
-    symmetric and the column scales spread little, the full one otherwise (ratios asymmetric
-    by a rounding, weights spread past SYMMETRIC_SPREAD): the same sums either way."""
+    symmetric, by column scales when they spread little and by pairs past
+    SYMMETRIC_SPREAD; the full one otherwise (ratios asymmetric by a rounding): the same
+    sums every way."""
     from bnclassify import spanning_trees
 
     seen = []
     kernel = spanning_trees.tree_log_sums
 
-    def spy(*args, scale=None):
-        seen.append(scale is not None)
-        return kernel(*args, scale=scale)
+    def spy(*args, scale=None, pairs=None):
+        seen.append("columns" if scale is not None else "pairs" if pairs is not None else "full")
+        return kernel(*args, scale=scale, pairs=pairs)
 
     monkeypatch.setattr(spanning_trees, "tree_log_sums", spy)
     rng = np.random.default_rng(3)
@@ -748,18 +752,144 @@ def test_tree_sums_by_states_eliminate_one_triangle_only_of_symmetric_graphs(mon
     skewed[0, 0, 1] = np.nextafter(skewed[0, 0, 1], 1.0)
     spread = log_w.copy()
     spread[0, 1] = spread[1, 0] = 400.0
-    for weights, ratio, symmetric in (
-        (log_w, log_ratio, True),
-        (log_w, skewed, False),
-        (spread, log_ratio, False),
+    for weights, ratio, path in (
+        (log_w, log_ratio, "columns"),
+        (log_w, skewed, "full"),
+        (spread, log_ratio, "pairs"),
     ):
         got = spanning_trees.log_tree_sums_by_states(weights, ratio, states)
-        assert seen.pop() is symmetric
+        assert seen.pop() == path
         expected = [
             [log_tree_sum(weights + ratio[c][np.ix_(s, s)]) for c, s in enumerate(row)]
             for row in states
         ]
         np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-9)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    n=st.integers(1, 3),
+    n_classes=st.integers(1, 3),
+    m=st.integers(2, 13),
+    spread=st.sampled_from([1.0, 300.0, 3e3, 3e4]),
+    absent=st.floats(0.0, 0.5),
+    with_fill=st.booleans(),
+    seed=st.integers(0, 2**32 - 1),
+)
+@example(n=1, n_classes=1, m=2, spread=3e3, absent=0.0, with_fill=False, seed=0)
+def test_tree_sums_by_pairs_equal_the_sums_of_the_built_graphs(
+    n, n_classes, m, spread, absent, with_fill, seed
+):
+    """Weights spread by up to tens of thousands of nats (the column scales would leave
+    every pivot to the log-space elimination): each entry scaled by its pair's widest-path
+    bottleneck, none left to the log-space elimination, against log_tree_sum of each graph
+    built in full (itself in log space), m around the panels of four, absent edges (also
+    disconnected graphs: -inf), a fill, leaves (state -1)."""
+    from bnclassify import spanning_trees
+
+    redone = []
+
+    def spy(stack, **kwargs):
+        redone.append(len(stack))
+        return log_tree_sum(stack, **kwargs)
+
+    rng = np.random.default_rng(seed)
+    n_states = 4
+    upper = np.triu(rng.normal(size=(m, m)) * spread, 1)
+    upper[rng.random((m, m)) < absent] = -np.inf
+    log_w = upper + upper.T
+    fill = None
+    if with_fill:
+        fill = np.triu(rng.normal(size=(m, m)) * spread, 1)
+        fill[rng.random((m, m)) < 0.5] = -np.inf
+        fill = fill + fill.T
+        np.fill_diagonal(fill, -np.inf)
+    log_ratio = rng.normal(size=(n_classes, n_states, n_states)) * 3.0
+    log_ratio = (log_ratio + np.swapaxes(log_ratio, 1, 2)) / 2
+    states = rng.integers(-1, n_states, size=(n, n_classes, m))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(spanning_trees, "log_tree_sum", spy)
+        got = spanning_trees.log_tree_sums_by_states(log_w, log_ratio, states, fill)
+    expected = np.empty((n, n_classes))
+    for r, c in itertools.product(range(n), range(n_classes)):
+        s = states[r, c]
+        terms = np.where((s[:, None] >= 0) & (s[None, :] >= 0), log_ratio[c][np.ix_(s, s)], 0.0)
+        built = log_w + terms if fill is None else np.logaddexp(log_w + terms, fill)
+        expected[r, c] = log_tree_sum(built)
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-9)
+    assert not redone  # by pairs, none left to the log-space elimination
+
+
+def test_tree_sums_of_states_shared_by_every_class_equal_the_repeated_states():
+    """States of shape (n, 1, m) are every class's: the same sums as (n, C, m) repeats, on
+    every path (column scales, pairs, full)."""
+    from bnclassify.spanning_trees import log_tree_sums_by_states
+
+    rng = np.random.default_rng(7)
+    m, n_states, n_classes = 7, 4, 5
+    log_ratio = rng.normal(size=(n_classes, n_states, n_states))
+    symmetric = (log_ratio + np.swapaxes(log_ratio, 1, 2)) / 2
+    states = rng.integers(-1, n_states, size=(6, 1, m))
+    for spread, ratio in ((1.0, symmetric), (1e3, symmetric), (1.0, log_ratio)):
+        upper = np.triu(rng.normal(size=(m, m)) * spread, 1)
+        log_w = upper + upper.T
+        got = log_tree_sums_by_states(log_w, ratio, states)
+        repeated = log_tree_sums_by_states(log_w, ratio, np.repeat(states, n_classes, axis=1))
+        np.testing.assert_array_equal(got, repeated)
+
+
+def test_widest_paths_are_the_smallest_weights_on_the_maximum_spanning_tree_paths():
+    from bnclassify.spanning_trees import widest_paths
+
+    rng = np.random.default_rng(11)
+    m = 9
+    upper = np.triu(rng.normal(size=(m, m)) * 100.0, 1)
+    upper[np.triu(rng.random((m, m)) < 0.3, 1)] = -np.inf
+    upper[0, 1] = 1.0  # connected: a path 0 - 1 - ... - 8 of finite weights
+    upper[np.arange(1, m - 1), np.arange(2, m)] = rng.normal(size=m - 2)
+    log_w = upper + upper.T
+    graph = nx.Graph()
+    graph.add_weighted_edges_from(
+        (u, v, log_w[u, v]) for u, v in itertools.combinations(range(m), 2) if log_w[u, v] > -np.inf
+    )
+    tree = nx.maximum_spanning_tree(graph)
+    expected = np.full((m, m), -np.inf)
+    for u, v in itertools.permutations(range(m), 2):
+        path = nx.shortest_path(tree, u, v)
+        expected[u, v] = min(tree[a][b]["weight"] for a, b in itertools.pairwise(path))
+    np.testing.assert_array_equal(widest_paths(log_w), expected)
+
+
+@pytest.fixture(scope="module")
+def wide_sample():
+    """Thousands of rows with strong dependencies and 8 classes: BDeu log weights spread by
+    thousands of nats, past one scale per column (the pair-scaled elimination)."""
+    from bnclassify.datasets import make_tree_classification
+
+    X, y = make_tree_classification(
+        4000, 5, n_categories=4, n_classes=8, concentration=0.15, random_state=4
+    )
+    letters = np.array(list("abcd"))
+    frame = pd.DataFrame({f"f{j}": letters[X[:, j]] for j in range(5)}).astype(object)
+    labels = pd.Series([f"c{k}" for k in y])
+    return frame.iloc[:3980], labels.iloc[:3980], frame.iloc[3980:].reset_index(drop=True)
+
+
+def test_widely_spread_weights_and_many_classes_predict_as_the_enumeration(wide_sample):
+    """Test rows complete and with missing cells summed out exactly, against the
+    enumeration of every tree."""
+    from bnclassify.spanning_trees import SYMMETRIC_SPREAD
+
+    X, y, test = wide_sample
+    test = test.copy()
+    test.iloc[1, 2] = np.nan
+    test.iloc[2, [0, 3]] = np.nan
+    test.iloc[3, [1, 2, 4]] = np.nan
+    model = BMATAN(equivalent_sample_size=1.0).fit(X, y)
+    top = np.where(np.eye(5, dtype=bool), -np.inf, model._log_weights).max(axis=0)
+    assert top.max() - top.min() > SYMMETRIC_SPREAD
+    _, _, proba = brute_force(X, y, test, 1.0, np.zeros((5, 5)))
+    np.testing.assert_allclose(model.predict_proba(test), proba, rtol=0, atol=1e-9)
 
 
 def test_fitted_pair_ratios_are_exactly_symmetric(car_sample):
@@ -770,11 +900,15 @@ def test_fitted_pair_ratios_are_exactly_symmetric(car_sample):
     np.testing.assert_array_equal(log_ratio, np.swapaxes(log_ratio, 1, 2))
 
 
-def test_leaves_and_one_category_columns_predict_as_the_full_determinants(car_sample, monkeypatch):
+@pytest.mark.parametrize("sample", ["car_sample", "wide_sample"])
+def test_leaves_and_one_category_columns_predict_as_the_full_determinants(
+    sample, request, monkeypatch
+):
     """BMATAN's fused path (single-category columns eliminated once, missing cells as leaves)
     against the formula it computes, each row's and class's full m x m graph built and
-    summed by log_tree_sum: rows complete, with one missing cell and with several."""
-    X, y, X_test = car_sample
+    summed by log_tree_sum: rows complete, with one missing cell and with several; car's
+    weights (column scales) and wide ones with 8 classes (pair scales)."""
+    X, y, X_test = request.getfixturevalue(sample)
     X = X.assign(constant="c")  # one category: eliminated once, its fill in every graph
     model = BMATAN(equivalent_sample_size=2.0).fit(X, y)
     assert len(model._tree_reduction()[1]) < X.shape[1]

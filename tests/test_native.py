@@ -12,7 +12,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from bnclassify import TAN, NaiveBayes, SimplerTAN, _native
+from bnclassify import TAN, NaiveBayes, SimplerTAN, _native, spanning_trees
 from bnclassify.data import encoding
 from bnclassify.data.encoding import factorize_column, learn_and_encode_frame
 from bnclassify.datasets import make_tree_classification
@@ -980,12 +980,17 @@ def test_tree_log_sums_equal_the_numpy_version(n, n_classes, m, spread, absent, 
     ratio = (ratio + np.swapaxes(ratio, 1, 2)) / 2
     cells = rng.integers(0, n_states, size=(n, n_classes, m))
     compiled = _native.tree_log_sums(cells, ratio, base, fill, 1e-200)
-    expected = _native.trees._numpy_tree_log_sums(
-        cells, ratio, base, fill, 1e-200, np.empty((n, n_classes)), np.zeros((n, n_classes), "u1")
-    )
+    expected = _numpy_tree_log_sums(cells, ratio, base, fill)
     np.testing.assert_array_equal(compiled[1], expected[1])
     ok = ~expected[1]  # a flagged matrix's sum is redone by the caller
     np.testing.assert_allclose(compiled[0][ok], expected[0][ok], rtol=1e-12, atol=1e-12)
+
+
+def _numpy_tree_log_sums(cells, ratio, base, fill, **how):
+    """The numpy twin of ``_native.tree_log_sums`` (smallest pivot 1e-200)."""
+    n, n_classes = len(cells), len(ratio)
+    out, low = np.empty((n, n_classes)), np.zeros((n, n_classes), "u1")
+    return _native.trees._numpy_tree_log_sums(cells, ratio, base, fill, 1e-200, out, low, **how)
 
 
 def _symmetric_scaled_graphs(rng, m, spread, absent, bridge):
@@ -1034,33 +1039,78 @@ def test_symmetric_tree_log_sums_equal_the_full_elimination(
     cells = rng.integers(0, n_states, size=(n, n_classes, m))
     got = _native.tree_log_sums(cells, ratio, base, fill, 1e-200, scale=scale)
     full = _native.tree_log_sums(cells, ratio, base, fill, 1e-200)
-    twin = _native.trees._numpy_tree_log_sums(
-        cells,
-        ratio,
-        base,
-        fill,
-        1e-200,
-        np.empty((n, n_classes)),
-        np.zeros((n, n_classes), "u1"),
-        scale,
-    )
+    twin = _numpy_tree_log_sums(cells, ratio, base, fill, scale=scale)
     for expected in (full, twin):
         np.testing.assert_array_equal(got[1], expected[1])
         ok = ~expected[1]
         np.testing.assert_allclose(got[0][ok], expected[0][ok], rtol=1e-12, atol=1e-12)
 
 
-def test_symmetric_tree_log_sums_count_the_trees_of_complete_graphs():
-    # K_m has m^(m-2) spanning trees; every pivot of the one-triangle elimination positive
-    for m in (2, 3, 4, 5, 8, 9, 14):
-        k = np.ones((m, m)) - np.eye(m)
-        sums, low = _native.tree_log_sums(
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(1, 3),
+    n_classes=st.integers(1, 3),
+    shared=st.booleans(),
+    m=st.integers(2, 13),
+    spread=st.sampled_from([1.0, 300.0, 3e3, 3e4]),
+    absent=st.floats(0.0, 0.4),
+    seed=st.integers(0, 2**32 - 1),
+)
+@example(n=1, n_classes=1, shared=False, m=2, spread=1.0, absent=0.0, seed=0)
+@example(n=2, n_classes=3, shared=True, m=13, spread=3e4, absent=0.0, seed=1)
+def test_pair_scaled_tree_log_sums_equal_the_numpy_version(
+    n, n_classes, shared, m, spread, absent, seed
+):
+    # the compiled one-triangle elimination scaled by pairs (panels of four) against its numpy
+    # twin (whole matrices, one step at a time): m around the panels, weights spread far past
+    # the float range, absent edges, a fill, cells shared by every class ((n, 1, m))
+    rng = np.random.default_rng(seed)
+    log_w = np.triu(rng.normal(scale=spread, size=(m, m)), 1)
+    log_w[np.triu(rng.random((m, m)) < absent, 1)] = -np.inf
+    log_w[np.arange(m - 1), np.arange(1, m)] = rng.normal(scale=spread, size=m - 1)  # a path
+    log_w = log_w + log_w.T
+    np.fill_diagonal(log_w, -np.inf)
+    beta, mu, factors, _ = spanning_trees._pair_factors(log_w)
+    base = np.exp(log_w - np.where(np.isfinite(beta), beta, 0.0))
+    np.fill_diagonal(base, 0.0)
+    fill = np.triu(rng.random((m, m)) * (rng.random((m, m)) < 0.5), 1)
+    fill = fill + fill.T
+    n_states = 4
+    ratio = np.exp(rng.normal(size=(n_classes, n_states, n_states)))
+    ratio = (ratio + np.swapaxes(ratio, 1, 2)) / 2
+    cells = rng.integers(0, n_states, size=(n, 1 if shared else n_classes, m))
+    got = _native.tree_log_sums(cells, ratio, base, fill, 1e-200, pairs=(mu, factors))
+    twin = _numpy_tree_log_sums(cells, ratio, base, fill, pairs=(mu, factors))
+    assert not got[1].any() and not twin[1].any()  # no pivot underflows at any spread
+    np.testing.assert_allclose(got[0], twin[0], rtol=1e-12, atol=1e-12)
+
+
+def test_tree_log_sums_refuse_scale_and_pairs_together():
+    m = 3
+    with pytest.raises(ValueError, match="scale or pairs"):
+        _native.tree_log_sums(
             np.zeros((1, 1, m), np.int64),
             np.ones((1, 1, 1)),
-            k,
+            np.ones((m, m)),
             np.zeros((m, m)),
             1e-200,
             scale=np.ones((m, m)),
+            pairs=(np.ones((m, m)), np.ones((m, m, m))),
+        )
+
+
+@pytest.mark.parametrize("scaling", ["columns", "pairs"])
+def test_symmetric_tree_log_sums_count_the_trees_of_complete_graphs(scaling):
+    # K_m has m^(m-2) spanning trees; every pivot of the one-triangle elimination positive
+    # (scaled by pairs: every pair's bottleneck and every factor is 1)
+    for m in (2, 3, 4, 5, 8, 9, 14):
+        k = np.ones((m, m)) - np.eye(m)
+        if scaling == "columns":
+            how = {"scale": np.ones((m, m))}
+        else:
+            how = {"pairs": spanning_trees._pair_factors(np.where(k > 0, 0.0, -np.inf))[1:3]}
+        sums, low = _native.tree_log_sums(
+            np.zeros((1, 1, m), np.int64), np.ones((1, 1, 1)), k, np.zeros((m, m)), 1e-200, **how
         )
         assert not low.any()
         assert np.exp(sums[0, 0]) == pytest.approx(m ** (m - 2), rel=1e-12)

@@ -2515,55 +2515,127 @@ static double symmetric_tree_log_sum_one(double *b, int64_t m, const double *sca
     return total;
 }
 
+/* tree_log_sum_one for symmetric weights scaled by pairs rather than by columns: a[u, v] =
+ * W[u, v] / beta(u, v), beta the widest-path bottleneck between u and v (the smallest weight on
+ * the path of the maximum spanning tree; an ultrametric, computed by the caller in log space).
+ * Every entry is then at most a few times 1 however far the weights spread (thousands of nats
+ * on tens of thousands of rows, where one scale per column underflows: an edge negligible
+ * beside one end's strongest weight can be the largest left at the other end), and stays so
+ * through the elimination (a Schur complement's weight is at most the effective conductance,
+ * below m^2 beta). The caller's tables: mu[k * m + i] = beta(i, k) / B_k, with B_k the largest
+ * beta(i, k) over the nodes i left at step k (row 0 and i > k), so that pivot k (the degree
+ * of node k in the Schur complement over B_k, at least 1 / m: the widest path to a node left
+ * has at most m edges each at least B_k) is sum_i a[i, k] mu[k, i]; and pairs[(k * m + j) * m
+ * + i] = beta(i, k) beta(k, j) / (B_k beta(i, j)), at most 1 (ultrametric), the factor that
+ * turns step k's product a[i, k] a[k, j] / pivot into units of beta(i, j). Only row 0 and
+ * the strict lower triangle are kept, by column as in symmetric_tree_log_sum_one (the
+ * matrix is symmetric, with no scale ratio: row k is column k); the sum of the pivots' logs
+ * lacks sum_k log B_k, which the caller adds. `work` holds 4 m doubles. */
+WIDE_VECTORS
+static double pair_tree_log_sum_one(double *b, int64_t m, const double *mu, const double *pairs,
+                                    double smallest, double *work, int *low) {
+    double total = 0.0;
+    double *factors = work;
+    for (int64_t k = 1; k < m; k += PANEL) {
+        const int64_t width = m - k < PANEL ? m - k : PANEL, end = k + width;
+        for (int64_t q = 0; q < width; q++) {
+            const int64_t kk = k + q;
+            double *f = factors + q * m;
+            const double *column = b + kk * m, *muk = mu + kk * m;
+            double p = column[0] * muk[0];
+            for (int64_t i = kk + 1; i < m; i++) p += column[i] * muk[i];
+            if (!(p >= smallest && p <= DBL_MAX)) *low = 1;
+            total += log(p);
+            const double s = p >= smallest ? p : 1.0;
+            f[0] = column[0] / s;
+            for (int64_t i = kk + 1; i < m; i++) f[i] = column[i] / s;
+            /* this step on the panel's later columns, which the next steps read */
+            for (int64_t j = kk + 1; j < end; j++) {
+                double *restrict t = b + j * m;
+                const double x = column[j], *restrict r = pairs + (kk * m + j) * m;
+                t[0] += f[0] * x * r[0];
+                for (int64_t i = j + 1; i < m; i++) t[i] += f[i] * x * r[i];
+            }
+        }
+        if (end >= m) break;
+        /* width == PANEL: the four steps on every later column, each entry's sums in order */
+        const double *restrict f0 = factors, *restrict f1 = f0 + m, *restrict f2 = f1 + m,
+                               *restrict f3 = f2 + m;
+        const double *c0 = b + k * m, *c1 = c0 + m, *c2 = c1 + m, *c3 = c2 + m;
+        for (int64_t j = end; j < m; j++) {
+            double *restrict t = b + j * m;
+            const double x0 = c0[j], x1 = c1[j], x2 = c2[j], x3 = c3[j];
+            const double *restrict r0 = pairs + (k * m + j) * m, *restrict r1 = r0 + m * m,
+                                   *restrict r2 = r1 + m * m, *restrict r3 = r2 + m * m;
+            t[0] = t[0] + f0[0] * x0 * r0[0] + f1[0] * x1 * r1[0] + f2[0] * x2 * r2[0] +
+                   f3[0] * x3 * r3[0];
+            for (int64_t i = j + 1; i < m; i++)
+                t[i] = t[i] + f0[i] * x0 * r0[i] + f1[i] * x1 * r1[i] + f2[i] * x2 * r2[i] +
+                       f3[i] * x3 * r3[i];
+        }
+    }
+    return total;
+}
+
 /* For each row r and class c: the column-scaled weights a[u, v] = base[u, v] *
- * ratio[c, cells[r, c, u], cells[r, c, v]] + fill[u, v] built in a scratch matrix and
+ * ratio[c, cells[r, c, u], cells[r, c, v]] + fill[u, v] (cells (n, 1, m): the same cells
+ * for every class, cells[r, 0]) built in a scratch matrix and
  * eliminated (tree_log_sum_one): out[r, c] the sum of the pivots' logs, low[r, c] = 1 when the
  * matrix needs the log-space elimination. BMATAN's average over all trees of one row and class,
  * without the (rows, classes, m, m) stack numpy needs (see bnclassify/spanning_trees.py). With
  * `scale` (m, m) rather than None, the weights are symmetric but for the column scaling
- * (symmetric_tree_log_sum_one): only row 0 and the lower triangle are built, by column, and
+ * (symmetric_tree_log_sum_one); with `mu` (m, m) and `pairs` (m, m, m) rather than None, they
+ * are symmetric and scaled by pairs (pair_tree_log_sum_one; base and fill hold W / beta). In
+ * both symmetric modes only row 0 and the lower triangle are built, by column, and
  * eliminated; the ratio table must then be symmetric (read as ratio[c, cells[v], cells[u]]). */
 static PyObject *tree_log_sums(PyObject *self, PyObject *args) {
-    PyObject *objs[7];
+    PyObject *objs[9];
     double smallest;
-    if (!PyArg_ParseTuple(args, "OOOOdOOO", &objs[0], &objs[1], &objs[2], &objs[3], &smallest,
-                          &objs[4], &objs[5], &objs[6]))
+    if (!PyArg_ParseTuple(args, "OOOOdOOOOO", &objs[0], &objs[1], &objs[2], &objs[3], &smallest,
+                          &objs[4], &objs[5], &objs[6], &objs[7], &objs[8]))
         return NULL;
-    Py_buffer v[7];
-    const char *formats[7] = {"q", "d", "d", "d", "d", "B", "d"};
-    const int ndims[7] = {3, 3, 2, 2, 2, 2, 2};
-    const int n_wanted = objs[6] == Py_None ? 6 : 7; /* scale: the symmetric elimination */
+    Py_buffer v[9];
+    const char *formats[9] = {"q", "d", "d", "d", "d", "B", "d", "d", "d"};
+    const int ndims[9] = {3, 3, 2, 2, 2, 2, 2, 2, 3};
+    /* which optional buffers: scale (the symmetric elimination), mu and pairs (by pairs) */
+    const int with_scale = objs[6] != Py_None, with_pairs = objs[7] != Py_None;
     int n_got = 0, ok = 1;
-    for (; n_got < n_wanted; n_got++) {
-        int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (n_got == 4 || n_got == 5 ? PyBUF_WRITABLE : 0);
-        if (PyObject_GetBuffer(objs[n_got], &v[n_got], flags) < 0) {
+    if (with_scale == with_pairs && with_scale) ok = 0;
+    if (with_pairs != (objs[8] != Py_None)) ok = 0;
+    for (int k = 0; ok == 1 && k < 9; k++) {
+        if ((k == 6 && !with_scale) || (k >= 7 && !with_pairs)) continue;
+        int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (k == 4 || k == 5 ? PyBUF_WRITABLE : 0);
+        if (PyObject_GetBuffer(objs[k], &v[k], flags) < 0) {
             ok = -1;
             break;
         }
-        const char *f = native_format(v[n_got].format);
-        const char *want = formats[n_got];
+        n_got = k + 1;
+        const char *f = native_format(v[k].format);
+        const char *want = formats[k];
         int same = f && (strcmp(f, want) == 0 || (want[0] == 'q' && strcmp(f, "l") == 0 &&
-                                                  v[n_got].itemsize == 8));
-        if (!same || v[n_got].ndim != ndims[n_got]) ok = 0;
+                                                  v[k].itemsize == 8));
+        if (!same || v[k].ndim != ndims[k]) ok = 0;
     }
     if (ok == 1) {
         const Py_ssize_t *cs = v[0].shape, *rs = v[1].shape;
         const Py_ssize_t m = cs[2];
-        ok = m >= 2 && rs[0] == cs[1] && rs[1] == rs[2] && v[2].shape[0] == m &&
+        ok = m >= 2 && (cs[1] == rs[0] || cs[1] == 1) && rs[1] == rs[2] && v[2].shape[0] == m &&
              v[2].shape[1] == m && v[3].shape[0] == m && v[3].shape[1] == m &&
-             v[4].shape[0] == cs[0] && v[4].shape[1] == cs[1] && v[5].shape[0] == cs[0] &&
-             v[5].shape[1] == cs[1] && (n_wanted == 6 || (v[6].shape[0] == m && v[6].shape[1] == m));
+             v[4].shape[0] == cs[0] && v[4].shape[1] == rs[0] && v[5].shape[0] == cs[0] &&
+             v[5].shape[1] == rs[0] && (!with_scale || (v[6].shape[0] == m && v[6].shape[1] == m)) &&
+             (!with_pairs || (v[7].shape[0] == m && v[7].shape[1] == m && v[8].shape[0] == m &&
+                              v[8].shape[1] == m && v[8].shape[2] == m));
     }
     if (ok == 0)
         PyErr_SetString(PyExc_ValueError,
-                        "tree_log_sums: cells (n, C, m) int64, ratio (C, S, S), base and fill "
-                        "(m, m) float64, out (n, C) float64, low (n, C) uint8, scale None or "
-                        "(m, m) float64");
+                        "tree_log_sums: cells (n, C, m) or (n, 1, m) int64, ratio (C, S, S), base "
+                        "and fill (m, m) float64, out (n, C) float64, low (n, C) uint8, then either scale "
+                        "(m, m) float64 or mu (m, m) and pairs (m, m, m) float64 (or None)");
     double *scratch = NULL;
     if (ok == 1) {
         const int64_t m = v[0].shape[2];
-        /* the matrix, the elimination's work, and for the symmetric one base and fill
-         * transposed (its matrix is stored by column) */
+        /* the matrix, the elimination's work, and for the symmetric ones base and fill
+         * transposed (their matrix is stored by column) */
         scratch = malloc(sizeof(double) * (size_t)(3 * m * m + 2 * PANEL * m));
         if (!scratch) {
             PyErr_NoMemory();
@@ -2571,16 +2643,19 @@ static PyObject *tree_log_sums(PyObject *self, PyObject *args) {
         }
     }
     if (ok == 1) {
-        const int64_t n = v[0].shape[0], n_classes = v[0].shape[1], m = v[0].shape[2];
-        const int64_t states = v[1].shape[1];
+        const int64_t n = v[0].shape[0], n_classes = v[1].shape[0], m = v[0].shape[2];
+        const int64_t states = v[1].shape[1], per_class = v[0].shape[1] == n_classes;
         const int64_t *cells = (const int64_t *)v[0].buf;
         const double *ratio = (const double *)v[1].buf, *base = (const double *)v[2].buf,
                      *fill = (const double *)v[3].buf;
         double *out = (double *)v[4].buf;
         uint8_t *low = (uint8_t *)v[5].buf;
-        const double *scale = n_wanted == 7 ? (const double *)v[6].buf : NULL;
+        const double *scale = with_scale ? (const double *)v[6].buf : NULL;
+        const double *mu = with_pairs ? (const double *)v[7].buf : NULL;
+        const double *pairs = with_pairs ? (const double *)v[8].buf : NULL;
+        const int by_column = with_scale || with_pairs;
         double *base_t = scratch + m * m + 2 * PANEL * m, *fill_t = base_t + m * m;
-        for (int64_t u = 0; scale && u < m; u++)
+        for (int64_t u = 0; by_column && u < m; u++)
             for (int64_t w = 0; w < m; w++) {
                 base_t[w * m + u] = base[u * m + w];
                 fill_t[w * m + u] = fill[u * m + w];
@@ -2599,12 +2674,12 @@ static PyObject *tree_log_sums(PyObject *self, PyObject *args) {
         /* class by class: one class's ratios (S x S) stay in cache while its rows are built */
         for (int64_t step = 0; step < n * n_classes && !bad_cell; step++) {
             const int64_t c = step / n, rc = (step % n) * n_classes + c;
-            const int64_t *cell = cells + rc * m;
+            const int64_t *cell = cells + (per_class ? rc : step % n) * m;
             const double *table = ratio + c * states * states;
             for (int64_t u = 0; u < m; u++)
                 if (cell[u] < 0 || cell[u] >= states) bad_cell = 1;
             if (bad_cell) break;
-            if (scale) /* row 0 and the lower triangle, by column (ratio symmetric) */
+            if (by_column) /* row 0 and the lower triangle, by column (ratio symmetric) */
                 for (int64_t w = 1; w < m; w++) {
                     const double *rw = table + cell[w] * states;
                     const double *bw = base_t + w * m, *fw = fill_t + w * m;
@@ -2620,9 +2695,10 @@ static PyObject *tree_log_sums(PyObject *self, PyObject *args) {
                     for (int64_t w = 0; w < m; w++) au[w] = bu[w] * ru[cell[w]] + fu[w];
                 }
             int flag = 0;
-            out[rc] = scale ? symmetric_tree_log_sum_one(scratch, m, scale, smallest,
-                                                         scratch + m * m, &flag)
-                            : tree_log_sum_one(scratch, m, smallest, scratch + m * m, &flag);
+            double *work = scratch + m * m;
+            out[rc] = with_pairs  ? pair_tree_log_sum_one(scratch, m, mu, pairs, smallest, work, &flag)
+                      : scale     ? symmetric_tree_log_sum_one(scratch, m, scale, smallest, work, &flag)
+                                  : tree_log_sum_one(scratch, m, smallest, work, &flag);
             low[rc] = (uint8_t)flag;
         }
 #if defined(__SSE2__)
@@ -2635,7 +2711,8 @@ static PyObject *tree_log_sums(PyObject *self, PyObject *args) {
         }
     }
     free(scratch);
-    for (int k = 0; k < n_got; k++) PyBuffer_Release(&v[k]);
+    for (int k = 0; k < n_got; k++)
+        if (!((k == 6 && !with_scale) || (k >= 7 && !with_pairs))) PyBuffer_Release(&v[k]);
     if (ok != 1) return NULL;
     Py_RETURN_NONE;
 }
@@ -2812,10 +2889,10 @@ static PyMethodDef methods[] = {
      "tree_pivots(matrices, pivots, smallest): the cancellation-free elimination pivots of a batch "
      "of column-scaled weight matrices, eliminated in place (see bnclassify/_native)."},
     {"tree_log_sums", tree_log_sums, METH_VARARGS,
-     "tree_log_sums(cells, ratio, base, fill, smallest, out, low, scale): for each row and class "
+     "tree_log_sums(cells, ratio, base, fill, smallest, out, low, scale, mu, pairs): for each row and class "
      "the sum of the log pivots of the cancellation-free elimination of base * ratio[c, cells, "
-     "cells] + fill; scale (m, m) or None: symmetric weights, one triangle eliminated (see "
-     "bnclassify/_native)."},
+     "cells] + fill; scale (m, m) or None: symmetric weights, one triangle eliminated; mu (m, m) "
+     "and pairs (m, m, m) or None: symmetric weights scaled by pairs (see bnclassify/_native)."},
     {"family_cells", family_cells, METH_VARARGS,
      "family_cells(codes, cards, attributes, family, parent, sizes): each row's parent "
      "configuration and family at every depth of a selective KDB's attributes (see "
@@ -2845,7 +2922,7 @@ static struct PyModuleDef module = {
 
 /* Raised with every change of a kernel's arguments or results: _native/runtime.py refuses a stale build
  * (an optional build that fails leaves the previous library in place). */
-#define KERNELS_VERSION 22
+#define KERNELS_VERSION 23
 
 PyMODINIT_FUNC PyInit__kernels(void) {
     PyObject *m = PyModule_Create(&module);

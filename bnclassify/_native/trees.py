@@ -93,13 +93,14 @@ def _numpy_tree_pivots(a, smallest, pivots, scale=None):
     return pivots
 
 
-def tree_log_sums(cells, ratio, base, fill, smallest: float, scale=None) -> tuple:
+def tree_log_sums(cells, ratio, base, fill, smallest: float, scale=None, pairs=None) -> tuple:
     """For each row and class, the log pivots' sum of the elimination of a built matrix.
 
     Matrix ``(r, c)`` is ``base * ratio[c, cells[r, c, :, None], cells[r, c, None, :]] +
-    fill``: column-scaled weights (zero diagonal) times per-state factors, as
-    :func:`tree_pivots` takes them, built one at a time in a scratch matrix instead of a
-    ``(rows, classes, m, m)`` stack (the compiled version; the numpy one builds blocks).
+    fill`` (``cells[r, 0]`` for every class when ``cells`` has one class): column-scaled
+    weights (zero diagonal) times per-state factors, as :func:`tree_pivots` takes them,
+    built one at a time in a scratch matrix instead of a ``(rows, classes, m, m)`` stack
+    (the compiled version; the numpy one builds blocks).
     The compiled version eliminates four pivots per pass over the matrix, the same
     products and sums in the same order.
 
@@ -111,16 +112,28 @@ def tree_log_sums(cells, ratio, base, fill, smallest: float, scale=None) -> tupl
     multiply-adds. The caller keeps ``scale`` well inside the float range (a row entry
     rebuilt from a column entry flushed to 0 must stay negligible).
 
+    With ``pairs = (mu, factors)``, the matrices are symmetric and scaled by pairs rather
+    than by columns: ``base[u, v] = W[u, v] / beta[u, v]`` and ``fill`` alike, ``beta`` an
+    ultrametric at least the weights (the widest-path bottlenecks), so the entries stay
+    near 1 however far the weights spread. ``mu[k, i] = beta[i, k] / B_k`` with ``B_k`` the
+    largest ``beta[i, k]`` over the nodes left at step ``k`` (0 and ``i > k``): pivot ``k``
+    is ``sum_i a[i, k] mu[k, i]``; ``factors[k, j, i] = beta[i, k] beta[k, j] / (B_k
+    beta[i, j])`` (at most 1) turns step ``k``'s product into units of ``beta[i, j]``.
+    One triangle is eliminated; the sums lack ``sum_k log B_k``, which the caller adds
+    (:func:`bnclassify.spanning_trees.log_tree_sums_by_states`).
+
     Parameters
     ----------
-    cells : ndarray of int, shape (n, C, m)
-        Indices into the last two axes of ``ratio``.
+    cells : ndarray of int, shape (n, C, m) or (n, 1, m)
+        Indices into the last two axes of ``ratio``; ``(n, 1, m)``: the same for every class.
     ratio : ndarray of shape (C, S, S)
     base, fill : ndarray of shape (m, m)
     smallest : float
         A pivot below it (or not finite) flags its matrix (and divides as 1).
     scale : ndarray of shape (m, m), optional
         The ratios of the column scales of symmetric weights: one triangle is eliminated.
+    pairs : tuple of ndarray of shapes (m, m) and (m, m, m), optional
+        ``(mu, factors)`` of weights scaled by pairs; not with ``scale``.
 
     Returns
     -------
@@ -140,28 +153,47 @@ def tree_log_sums(cells, ratio, base, fill, smallest: float, scale=None) -> tupl
     ...                           np.zeros((3, 3)), 1e-200, scale=np.ones((3, 3)))
     >>> float(np.exp(sums[0, 0]).round(9)), bool(low[0, 0])
     (12.0, False)
+    >>> sums, low = tree_log_sums(np.zeros((1, 1, 3), int), np.full((1, 1, 1), 2.0), k3,
+    ...                           np.zeros((3, 3)), 1e-200, pairs=(np.ones((3, 3)),
+    ...                                                            np.ones((3, 3, 3))))
+    >>> float(np.exp(sums[0, 0]).round(9)), bool(low[0, 0])
+    (12.0, False)
     """
     cells = np.ascontiguousarray(cells, dtype=np.int64)
     ratio, base, fill = (np.ascontiguousarray(a, dtype=float) for a in (ratio, base, fill))
+    if scale is not None and pairs is not None:
+        raise ValueError("tree_log_sums: scale or pairs, not both.")
     if scale is not None:
         scale = np.ascontiguousarray(scale, dtype=float)
-    n, n_classes, m = cells.shape
+    mu = factors = None
+    if pairs is not None:
+        mu, factors = (np.ascontiguousarray(a, dtype=float) for a in pairs)
+    n, m, n_classes = cells.shape[0], cells.shape[2], ratio.shape[0]
     out = np.empty((n, n_classes))
     low = np.zeros((n, n_classes), dtype=np.uint8)
     if not runtime.COMPILED:
-        return _numpy_tree_log_sums(cells, ratio, base, fill, smallest, out, low, scale)
+        return _numpy_tree_log_sums(cells, ratio, base, fill, smallest, out, low, scale, pairs)
 
     def share(rows):
         runtime.kernels.tree_log_sums(
-            cells[rows], ratio, base, fill, float(smallest), out[rows], low[rows], scale
+            cells[rows],
+            ratio,
+            base,
+            fill,
+            float(smallest),
+            out[rows],
+            low[rows],
+            scale,
+            mu,
+            factors,
         )
 
     runtime.on_shares(share, n, n * n_classes * m * m)
     return out, low.astype(bool)
 
 
-def _numpy_tree_log_sums(cells, ratio, base, fill, smallest, out, low, scale=None):
-    n, n_classes, m = cells.shape
+def _numpy_tree_log_sums(cells, ratio, base, fill, smallest, out, low, scale=None, pairs=None):
+    n, m, n_classes = cells.shape[0], cells.shape[2], ratio.shape[0]
     by_class = np.arange(n_classes)[:, None, None]
     step = max(1, runtime.BLOCK_CELLS * 16 // (n_classes * m * m))
     for start in range(0, n, step):
@@ -169,12 +201,32 @@ def _numpy_tree_log_sums(cells, ratio, base, fill, smallest, out, low, scale=Non
         a = base * ratio[by_class, g[..., None], g[..., None, :]] + fill  # (b, C, m, m)
         a = a.reshape(-1, m, m)
         pivots = np.empty((len(a), m - 1))
-        _numpy_tree_pivots(a, smallest, pivots, scale)
+        if pairs is None:
+            _numpy_tree_pivots(a, smallest, pivots, scale)
+        else:
+            _numpy_pair_pivots(a, smallest, pivots, *pairs)
         with np.errstate(divide="ignore", invalid="ignore"):
             out[start : start + step] = np.log(pivots).sum(axis=-1).reshape(-1, n_classes)
         flagged = ~((pivots >= smallest) & (pivots <= np.finfo(float).max)).all(axis=-1)
         low[start : start + step] = flagged.reshape(-1, n_classes)
     return out, low.astype(bool)
+
+
+def _numpy_pair_pivots(a, smallest, pivots, mu, factors):
+    """The elimination of :func:`tree_log_sums` with ``pairs``, in numpy, on whole matrices
+    (both triangles): pivot ``k`` is ``sum_i a[i, k] mu[k, i]`` over the nodes left, and step
+    ``k`` adds ``a[i, k] a[k, j] / pivot * factors[k, j, i]`` to each entry left."""
+    m = a.shape[-1]
+    for k in range(1, m):
+        left = np.r_[0, k + 1 : m]
+        pivot = a[:, left, k] @ mu[k, left]
+        pivots[:, k - 1] = pivot
+        safe = np.where(pivot >= smallest, pivot, 1.0)
+        column = a[:, left, k] / safe[:, None]
+        step = factors[k][np.ix_(left, left)].T  # [i, j] = factors[k, j, i]
+        row = a[:, k, left][:, None, :]
+        a[:, left[:, None], left[None, :]] += column[:, :, None] * row * step
+    return pivots
 
 
 # -- maximum spanning trees ------------------------------------------------------------------------

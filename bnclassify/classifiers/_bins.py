@@ -109,8 +109,8 @@ def sorted_columns(values, y, sample_weight=None) -> list:
 def _observed_rows(values, y, sample_weight):
     """``(x, y, w)`` of each column's rows with a finite value and a positive weight."""
     y = np.asarray(y)
-    if y.ndim == 2 and y.shape[1] == 1:  # a column vector: the fit's own check warns of it
-        y = y[:, 0]
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y.ravel()  # a column vector: encode_target says so (DataConversionWarning) and reads it
     w = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
     for x in values:
         rows = (w > 0) & np.isfinite(x)

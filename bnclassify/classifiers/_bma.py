@@ -208,7 +208,14 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
     ``(n, C, m, m)`` stack), which eliminates only one triangle of the
     symmetric matrix: arrhythmia's 2,938 determinants of 130 x 130 per fold
     (every float column binned), about 1.1e9 multiply-adds, take 0.21-0.28 s
-    of one core. Past
+    of one core. On thousands of rows the edge weights ``log w`` spread by
+    thousands of nats (letter, 10,000 rows: 9,000), past the float range of
+    one scale per column; each matrix entry is then scaled by the widest-path
+    bottleneck of its two nodes (the smallest weight on their path in the
+    maximum spanning tree), which keeps every entry and pivot near 1 at any
+    spread: letter's 260,000 determinants of 16 x 16 take about 0.3 s of one
+    core (its whole prediction 0.4 s; 19 s when they went to the log-space
+    elimination). Past
     ``SLOW_PREDICT_WORK`` multiply-adds (about a minute) ``predict`` says so up
     front with a :class:`UserWarning` that states the cost.
 
@@ -374,6 +381,7 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
         self.structure_ = add_class_arcs(dag, self.class_node_)
         self._network = None
         self._reduction = self._reduced_trees()
+        self._lumps = {}
         return self
 
     def _observed_columns(self) -> list:
@@ -484,34 +492,36 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
             )
         return out
 
-    def _complete_joint(self, codes, leaves=None) -> np.ndarray:
+    def _complete_joint(self, codes, leaves=None, classes=None) -> np.ndarray:
         """log P(c, x | D) of rows with every cell observed, or with the cells ``leaves``
-        summed out as leaves of every tree (their terms and ratios left out). ``codes`` is
-        ``(n, m)``, or ``(n, C, m)`` for a row completed differently for each class."""
+        summed out as leaves of every tree (their terms and ratios left out): ``(n, C)``
+        for the rows ``codes`` ``(n, m)``, or only for the positions ``classes``."""
         params = self._params
-        n, m = codes.shape[0], codes.shape[-1]
-        n_classes = len(self.classes_)
+        n, m = codes.shape
+        picked = slice(None) if classes is None else np.asarray(classes)
+        log_class, log_single = params["log_class"][picked], params["log_single"][picked]
         cells = codes + params["offsets"][:-1]
+        if leaves is not None and not leaves.any():
+            leaves = None
         if leaves is not None:
             cells = np.where(leaves, 0, cells)
-        if cells.ndim == 2:
-            cells = np.broadcast_to(cells[:, None, :], (n, n_classes, m))
-        by_class = np.arange(n_classes)[:, None]
-        single = params["log_single"][by_class, cells]  # (n, C, m)
-        if leaves is not None:
-            single = np.where(leaves[:, None, :], 0.0, single)
-        out = params["log_class"] + single.sum(axis=2)  # (n, C)
+        single = np.zeros((len(log_class), n))  # a column at a time: no (n, C, m) stack
+        for j in range(m):
+            terms = log_single[:, cells[:, j]]
+            single += terms if leaves is None else np.where(leaves[:, j], 0.0, terms)
+        out = log_class + single.T  # (n, C)
         if m == 1:
             return out
         _, kept, log_factor, fill = self._tree_reduction()
-        states = cells[:, :, kept]
+        states = cells[:, None, kept]  # the same for every class: (n, 1, m)
         if leaves is not None:  # a leaf's edges keep the prior's weights: state -1
             states = np.where(leaves[:, None, kept], -1, states)
         weights = self._log_weights[np.ix_(kept, kept)]
-        step = max(1, _BLOCK_CELLS // (n_classes * len(kept)))  # bounds the copies of states
+        log_ratio = params["log_ratio"][picked]
+        step = max(1, _BLOCK_CELLS // (len(log_class) * len(kept)))  # bounds the copies
         for start in range(0, n, step):
             block = states[start : start + step]
-            sums = log_tree_sums_by_states(weights, params["log_ratio"], block, fill)
+            sums = log_tree_sums_by_states(weights, log_ratio, block, fill)
             out[start : start + step] += log_factor + sums - self._log_norm
         return out
 
@@ -546,56 +556,56 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
         return constant, kept, log_factor, fill
 
     def _summed_out_joint(self, codes) -> np.ndarray:
-        """Exact: log-sum-exp over every completion of each row's missing cells, all rows'
-        completions scored in one batch. For each class, the states of a missing column
-        whose terms are equal (``log_single`` and every ``log_ratio``: e.g. the values of an
-        identifier never seen with that class) give equal completions: one of them is
-        scored, weighted by their number (zoo's animal names: ~8 of 50 per class)."""
-        n_classes = len(self.classes_)
+        """Exact: log-sum-exp over every completion of each row's missing cells, a class at
+        a time (all rows' completions for that class scored in one batch). For each class,
+        the states of a missing column whose terms are equal (``log_single`` and every
+        ``log_ratio``: e.g. the values of an identifier never seen with that class) give
+        equal completions: one of them is scored, weighted by their number (zoo's animal
+        names: ~8 of 50 per class)."""
         patterns, inverse = np.unique(codes == MISSING, axis=0, return_inverse=True)
         inverse = inverse.ravel()
-        filled, owner, log_counts = [], [], []
-        for k, pattern in enumerate(patterns):
-            rows = np.flatnonzero(inverse == k)
-            missing = np.flatnonzero(pattern)
-            grids = [self._completions(missing, c) for c in range(n_classes)]
-            size = max(len(states) for states, _ in grids)
-            states = np.zeros((size, n_classes, len(missing)), dtype=codes.dtype)
-            weight = np.full((size, n_classes), -np.inf)  # padding: no completion
-            for c, (grid, log_count) in enumerate(grids):
-                states[: len(grid), c], weight[: len(grid), c] = grid, log_count
-            block = np.repeat(codes[rows][:, None, :], n_classes, axis=1)
-            block = np.repeat(block, size, axis=0)
-            block[:, :, missing] = np.tile(states, (len(rows), 1, 1))
-            filled.append(block)
-            owner.append(np.repeat(rows, size))
-            log_counts.append(np.tile(weight, (len(rows), 1)))
-        owner = np.concatenate(owner)
-        order = np.argsort(owner, kind="stable")
-        joint = self._complete_joint(np.concatenate(filled)[order])
-        joint = joint + np.concatenate(log_counts)[order]
-        starts = np.flatnonzero(np.r_[True, owner[order][1:] != owner[order][:-1]])
-        top = np.maximum.reduceat(joint, starts, axis=0)
-        safe = np.where(np.isfinite(top), top, 0.0)
-        with np.errstate(divide="ignore"):
-            spread = np.exp(joint - np.repeat(safe, np.diff(np.r_[starts, len(joint)]), axis=0))
-            return safe + np.log(np.add.reduceat(spread, starts, axis=0))
+        groups = [(np.flatnonzero(inverse == k), np.flatnonzero(p)) for k, p in enumerate(patterns)]
+        out = np.empty((len(codes), len(self.classes_)))
+        for c in range(len(self.classes_)):
+            filled, owner, log_counts = [], [], []
+            for rows, missing in groups:
+                states, log_count = self._completions(missing, c)
+                block = np.repeat(codes[rows], len(states), axis=0)
+                block[:, missing] = np.tile(states, (len(rows), 1))
+                filled.append(block)
+                owner.append(np.repeat(rows, len(states)))
+                log_counts.append(np.tile(log_count, len(rows)))
+            owner = np.concatenate(owner)
+            order = np.argsort(owner, kind="stable")
+            joint = self._complete_joint(np.concatenate(filled)[order], classes=[c])[:, 0]
+            joint = joint + np.concatenate(log_counts)[order]
+            starts = np.flatnonzero(np.r_[True, owner[order][1:] != owner[order][:-1]])
+            top = np.maximum.reduceat(joint, starts)
+            safe = np.where(np.isfinite(top), top, 0.0)
+            with np.errstate(divide="ignore"):
+                spread = np.exp(joint - np.repeat(safe, np.diff(np.r_[starts, len(joint)])))
+                out[:, c] = safe + np.log(np.add.reduceat(spread, starts))
+        return out
 
     def _completions(self, missing, c) -> tuple:
         """``(states, log_count)``: one completion of the columns ``missing`` per class of
         equal terms for class ``c`` (a state's ``log_single`` and its every ``log_ratio``),
         and the log of how many completions each stands for."""
-        params = self._params
-        offsets = params["offsets"]
+        if self._lumps is None:  # a model pickled before the cache: filled from here on
+            self._lumps = {}
         representatives, log_sizes = [], []
         for v in missing:
-            block = slice(offsets[v], offsets[v + 1])
-            terms = [params["log_single"][c, block, None]]
-            if "log_ratio" in params:
-                terms.append(params["log_ratio"][c, block])
-            first, sizes = equal_rows(np.concatenate(terms, axis=1))
+            if (v, c) not in self._lumps:  # computed once per model
+                params = self._params
+                block = _block(params, v)
+                terms = [params["log_single"][c, block, None]]
+                if "log_ratio" in params:
+                    terms.append(params["log_ratio"][c, block])
+                first, sizes = equal_rows(np.concatenate(terms, axis=1))
+                self._lumps[v, c] = first, np.log(sizes)
+            first, log_size = self._lumps[v, c]
             representatives.append(first)
-            log_sizes.append(np.log(sizes))
+            log_sizes.append(log_size)
         grid = np.indices([len(r) for r in representatives]).reshape(len(missing), -1).T
         states = np.stack([r[grid[:, i]] for i, r in enumerate(representatives)], axis=1)
         log_count = sum(sizes[grid[:, i]] for i, sizes in enumerate(log_sizes))
@@ -627,6 +637,10 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
     #: The single-category columns summed out of every tree (see ``_tree_reduction``): a
     #: cache computed from the declared state, not part of it.
     _reduction = None
+    #: Each (column, class)'s states of equal terms (see ``_completions``): a cache (emptied
+    #: at fit and load, filled in place by the predictions that sum missing cells out), not
+    #: part of the declared state.
+    _lumps = None
 
     def _check_state(self):
         own = vars(self)
@@ -683,6 +697,7 @@ class BMATAN(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
         )
         self._network = None
         self._reduction = self._reduced_trees()
+        self._lumps = {}
 
 
 def _warn_if_slow(m, n_classes, n_determinants_per_class):

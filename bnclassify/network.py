@@ -215,6 +215,15 @@ class FittedNetwork:
         return len(self.log_prior)
 
     @property
+    def column_names(self) -> list:
+        """The name of each column, as its node holds it (``x{j}`` for a column without one)."""
+        names = [f"x{j}" for j in range(self.n_features)]
+        for factor in self.factors:
+            for j, name in zip(factor.column_positions, factor.columns_, strict=True):
+                names[j] = name
+        return names
+
+    @property
     def n_features(self) -> int:
         return len(self.parents)
 
@@ -262,8 +271,48 @@ class FittedNetwork:
         """log P(c, x) of rows without missing cells."""
         out = np.broadcast_to(self.log_prior, (len(codes), self.n_classes)).copy()
         for factor in self.factors:
-            out += factor.log_terms(codes, values)
+            if factor.informative:  # an uninformative node's term is 0 in every class
+                out += factor.log_terms(codes, values)
         return out
+
+    def posterior_network(self, columns) -> FittedNetwork:
+        """A network with this one's class posterior that reads only ``columns``.
+
+        Every node outside ``columns`` becomes an uninformative node
+        (:class:`~bnclassify.factors.Unobserved`: log term 0, not part of the
+        structure). That leaves ``P(c | x)`` as it is when each such node's term is
+        the same in every class and none of them is a parent of a node in
+        ``columns`` (a selective KDB's left-out attributes, refitted independent of
+        the class); then its cells need no summing out when missing, and prediction
+        reads only the kept nodes. ``joint_log_likelihood`` of the result is this
+        network's up to a per-row constant.
+
+        Examples
+        --------
+        >>> from bnclassify import SKDB
+        >>> from bnclassify.datasets import load_car
+        >>> X, y = load_car(return_X_y=True)
+        >>> model = SKDB(k=1).fit(X, y)
+        >>> codes, _ = model.encode(X)
+        >>> kept = [model.feature_names_.index(f) for f in model.selected_features_]
+        >>> full = model.compiled_.joint_log_likelihood(codes)
+        >>> part = model.compiled_.posterior_network(kept).joint_log_likelihood(codes)
+        >>> bool(np.allclose(full - full.max(axis=1, keepdims=True),
+        ...                  part - part.max(axis=1, keepdims=True)))
+        True
+        """
+        kept = {int(j) for j in columns}
+        names = self.column_names
+        factors, parents = [], []
+        for j, own in enumerate(self.parents):
+            parents.append(own if j in kept else ())
+        for factor in self.factors:
+            if set(factor.column_positions) <= kept or not factor.informative:
+                factors.append(factor)
+                continue
+            for j in factor.column_positions:
+                factors.append(Unobserved.of_column(j, names, self.n_classes))
+        return FittedNetwork(self.log_prior, parents, factors)
 
     def marginal(self, codes, values=None) -> np.ndarray:
         """log P(c, x_observed) of rows with missing cells, in any DAG, by variable elimination.
@@ -296,7 +345,8 @@ class FittedNetwork:
         subsets = {}  # the rows of each distinct mask, taken once for every factor sharing it
         for k, factor in enumerate(self.factors):
             if not factor.structural:
-                out += factor.log_terms(codes, values)
+                if factor.informative:
+                    out += factor.log_terms(codes, values)
                 continue
             clear = family_clear[:, k]
             if all_clear[k]:

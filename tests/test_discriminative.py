@@ -284,3 +284,80 @@ def test_l2_cv_on_any_small_table_picks_a_grid_strength_and_improves_the_trainin
     assert model.l2_ in L2_GRID
     np.testing.assert_allclose(model.predict_proba(X).sum(axis=1), 1.0)
     assert model.conditional_log_likelihood(X, y) >= joint.conditional_log_likelihood(X, y) - 1e-9
+
+
+# -- refine_reached_rows: a selective KDB's tables, only the rows the data reach ---------
+
+
+def _kdb2_problem(seed=0, n=120, missing=False):
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({f"a{j}": rng.choice(list("xyz"), n) for j in range(4)})
+    y = np.where((X["a0"] == X["a1"]) ^ (rng.random(n) < 0.2), "p", "q")
+    if missing:
+        X.loc[rng.random(n) < 0.1, "a2"] = None
+    model = KDB(k=2).fit(X, y)
+    codes, values = model.encode(X)
+    return model, codes, values, np.searchsorted(model.classes_, y)
+
+
+def test_reached_rows_reach_the_optimum_of_the_whole_tables():
+    """The rows no training row reaches have no data term: refining only the others finds
+    the optimum of refining every row (the full-table solver, an independent code)."""
+    from bnclassify.discriminative import refine_reached_rows
+
+    model, codes, values, labels = _kdb2_problem()
+    whole = conditional_network(model.compiled_, codes, values, labels, l2=3.0)
+    reached = refine_reached_rows(model.compiled_, codes, labels, range(4), l2=3.0, max_iter=2000)
+    np.testing.assert_allclose(
+        posteriors(reached, codes, values), posteriors(whole, codes, values), atol=1e-5
+    )
+    for factor in reached.factors:
+        np.testing.assert_allclose(np.exp(factor.log_table_).sum(axis=-1), 1.0)
+
+
+def test_rows_no_training_row_reaches_keep_their_generative_tables():
+    from bnclassify.discriminative import refine_reached_rows
+
+    model, codes, _, labels = _kdb2_problem(1, n=40)
+    refined = refine_reached_rows(model.compiled_, codes, labels, [0, 1, 2, 3], l2=1.0)
+    for before, after in zip(model.compiled_.factors, refined.factors, strict=True):
+        parents = list(before.discrete_parent_positions)
+        table = before.log_table_
+        reached = np.zeros(table.shape[1:-1], dtype=bool)
+        reached[tuple(codes[:, parents].T)] = True
+        np.testing.assert_array_equal(after.log_table_[:, ~reached], table[:, ~reached])
+        assert not np.allclose(after.log_table_[:, reached], table[:, reached])
+
+
+def test_columns_left_out_of_the_refinement_keep_their_tables_and_weights_are_counts():
+    from bnclassify.discriminative import refine_reached_rows
+
+    model, codes, _, labels = _kdb2_problem(2, missing=True)
+    refined = refine_reached_rows(model.compiled_, codes, labels, [0, 1], l2=1.0)
+    for j in (2, 3):
+        k = model.compiled_.node_of[j]
+        assert refined.factors[k] is model.compiled_.factors[k]
+    twice = refine_reached_rows(
+        model.compiled_, codes, labels, [0, 1], sample_weight=np.full(len(labels), 2.0), l2=2.0
+    )
+    doubled = refine_reached_rows(
+        model.compiled_, np.vstack([codes, codes]), np.tile(labels, 2), [0, 1], l2=2.0
+    )
+    np.testing.assert_allclose(
+        posteriors(twice, codes, None), posteriors(doubled, codes, None), atol=1e-6
+    )
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10_000), st.floats(0.05, 20.0))
+def test_the_refinement_raises_the_penalised_training_cll(seed, l2):
+    from bnclassify.discriminative import refine_reached_rows
+
+    model, codes, values, labels = _kdb2_problem(seed, n=60, missing=seed % 2 == 1)
+    refined = refine_reached_rows(model.compiled_, codes, labels, range(4), l2=l2)
+
+    def cll(network):
+        return np.log(posteriors(network, codes, values)[np.arange(len(labels)), labels]).sum()
+
+    assert cll(refined) >= cll(model.compiled_) - 1e-9
+    assert np.isfinite(posteriors(refined, codes, values)).all()

@@ -753,3 +753,126 @@ def test_eskdb_is_seen_as_the_ensemble_it_is():
 
     with pytest.raises(ValueError, match=r"to_bif\(model\.estimators_\[i\], path\)"):
         to_bif(model, "never-written.bif")
+
+
+# -- prediction from the selected attributes; objective="conditional" -----------------------
+
+
+def _normalised(joint):
+    return joint - np.logaddexp.reduce(joint, axis=1, keepdims=True)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10_000), st.integers(0, 3), st.floats(0.0, 0.3))
+def test_scores_of_the_selected_attributes_give_the_whole_networks_posterior(seed, k, holes):
+    X, y = _mixed(seed, n=60)
+    rng = np.random.default_rng(seed)
+    for column in X.columns:
+        X.loc[rng.random(len(X)) < holes, column] = None
+    model = SKDB(k=k).fit(X, y)
+    codes, values = model.encode(X)
+    np.testing.assert_allclose(
+        _normalised(model.log_scores(codes, values)),
+        _normalised(model.compiled_.joint_log_likelihood(codes, values)),
+        atol=1e-9,
+    )
+
+
+def test_predict_leaves_the_model_as_it_was_and_follows_a_refit():
+    import pickle
+
+    X, y = _mixed(6)
+    model = SKDB(k=1).fit(X, y)
+    state = dict(vars(model))
+    first = model.predict_proba(X)
+    assert vars(model).keys() == state.keys()
+    assert all(vars(model)[key] is value for key, value in state.items())
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(model)).predict_proba(X), first)
+    other = X.sample(frac=1, random_state=0)
+    model.fit(other, y[other.index])
+    np.testing.assert_allclose(
+        model.predict_proba(X),
+        np.exp(_normalised(model.compiled_.joint_log_likelihood(*model.encode(X)))),
+    )
+
+
+def test_conditional_parameters_refine_the_selected_tables_only():
+    X, y = load_car(return_X_y=True)
+    joint = SKDB(k=2).fit(X, y)
+    conditional = SKDB(k=2, objective="conditional", l2=0.5).fit(X, y)
+    assert conditional.selected_features_ == joint.selected_features_
+    assert conditional.k_ == joint.k_
+    assert conditional.conditional_log_likelihood(X, y) > joint.conditional_log_likelihood(X, y)
+    for name, factor in conditional.distributions_.items():
+        np.testing.assert_allclose(factor.table_.sum(axis=-1), 1.0)
+        if name not in conditional.selected_features_:  # left out: the same in every class
+            np.testing.assert_allclose(factor.table_, factor.table_[:1].repeat(4, axis=0))
+    # a stronger pull keeps it nearer the joint tables
+    strong = SKDB(k=2, objective="conditional", l2=1e6).fit(X, y)
+    np.testing.assert_allclose(strong.predict_proba(X), joint.predict_proba(X), atol=1e-4)
+
+
+def test_left_out_attributes_stay_class_independent_under_the_conditional_objective():
+    X, y = _mixed(7)
+    model = SKDB(k=1, objective="conditional").fit(X, y)
+    left_out = [c for c in X.columns if c not in model.selected_features_]
+    assert left_out
+    changed = X.copy()
+    for c in left_out:
+        changed[c] = changed[c].sample(frac=1, random_state=1).to_numpy()
+    np.testing.assert_allclose(model.predict_proba(changed), model.predict_proba(X))
+
+
+def test_conditional_ensembles_clone_pickle_save_and_follow_the_seed(tmp_path):
+    import pickle
+
+    from sklearn.base import clone
+
+    X, y = _mixed(8)
+    model = ESKDB(n_estimators=3, random_state=2, objective="conditional", l2=0.5).fit(X, y)
+    assert all(m.objective == "conditional" and m.l2 == 0.5 for m in model.estimators_)
+    proba = model.predict_proba(X)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    np.testing.assert_array_equal(clone(model).fit(X, y).predict_proba(X), proba)
+    np.testing.assert_array_equal(
+        ESKDB(n_estimators=3, random_state=2, objective="conditional", l2=0.5, n_jobs=2)
+        .fit(X, y)
+        .predict_proba(X),
+        proba,
+    )
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(model)).predict_proba(X), proba)
+    dump(model, tmp_path / "m.bnc")
+    np.testing.assert_array_equal(load(tmp_path / "m.bnc").predict_proba(X), proba)
+    joint = ESKDB(n_estimators=3, random_state=2).fit(X, y)
+    assert [m.order_ for m in joint.estimators_] == [m.order_ for m in model.estimators_]
+
+
+@pytest.mark.parametrize("bad", [-1.0, "cv", None])
+def test_a_bad_l2_or_objective_is_refused_by_name(bad):
+    X, y = _mixed(9)
+    with pytest.raises(ValueError, match="l2"):
+        SKDB(objective="conditional", l2=bad).fit(X, y)
+    with pytest.raises(ValueError, match="objective"):
+        ESKDB(objective="discriminative").fit(X, y)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda **kw: SKDB(k=1, **kw),
+        lambda **kw: ESKDB(n_estimators=2, k=1, random_state=0, **kw),
+    ],
+)
+def test_the_default_tables_are_additive_and_generative(make):
+    # the defaults are a measured decision (docs: benchmarks, HLS members of ESKDB):
+    # HLS members won on 0-1 loss at 3.6 times the fit, so a change must be measured again
+    X, y = load_car(return_X_y=True)
+    rows = np.random.default_rng(0).permutation(len(X))[:500]
+    X, y = X.iloc[rows], y.iloc[rows]
+    default = make().fit(X, y)
+    assert (default.smoothing, default.objective) == ("laplace", "joint")
+    proba = default.predict_proba(X)
+    explicit = make(smoothing="laplace", objective="joint").fit(X, y)
+    np.testing.assert_array_equal(explicit.predict_proba(X), proba)
+    for other in ({"smoothing": "hls"}, {"objective": "conditional"}):  # the test can tell
+        assert not np.allclose(make(**other).fit(X, y).predict_proba(X), proba)

@@ -419,7 +419,7 @@ class AugmentedNaiveBayes(
         parents = [tuple(position[p] for p in parents_by_name[f]) for f in features]
         self.compiled_ = fit_network(stats, self.schema_, parents, alpha, *table_smoothing(self))
         warn_zero_variance(constant_classes(self.compiled_, self.classes_))
-        apply_objective(self, stats)  # objective="conditional": tables refined for log P(c | x)
+        self._apply_objective(stats)  # objective="conditional": tables refined for log P(c | x)
         done = time.perf_counter()
         self.weights_ = weights
         self.fit_times_ = {
@@ -431,6 +431,12 @@ class AugmentedNaiveBayes(
         if keep:
             self.statistics_ = stats
         return self
+
+    def _apply_objective(self, stats):
+        """Refine the fitted tables for the model's ``objective`` (see
+        :func:`~bnclassify.classifiers._adapter.apply_objective`); a model that refines
+        its own way overrides it."""
+        apply_objective(self, stats)
 
     def set_fitted_network(self, network, schema, classes, feature_dag, *, class_node="class"):
         """Make this model the given fitted network: parameters given, not learned.

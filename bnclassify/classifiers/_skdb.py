@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import numbers
+import time
 
 import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
 from ..data import as_frame
+from ..discriminative import refine_reached_rows
 from ..factors import TABLE_DISTRIBUTIONS
 from ..information import information_of_rows
 from ..state import require
@@ -16,7 +18,7 @@ from ..stats import training_statistics
 from ..structure import empty_feature_graph, kdb_parents, name_order
 from ..validation import ArrayLike, Interval, Options, validate_parameters
 from ..weights import class_information, edge_weights
-from ._adapter import make_class_independent
+from ._adapter import make_class_independent, training_rows
 from ._base import AugmentedNaiveBayes, class_node_name
 from ._bins import apply_cuts, continuous_columns, learn_cuts, weighted_rows
 from ._kdb import KDB
@@ -122,6 +124,16 @@ class SKDB(AugmentedNaiveBayes):
         the training rows.
     random_state : int, RandomState instance or None, default=None
         Seeds a smoothing that samples (``"hdp"``); unused otherwise.
+    objective : {"joint", "conditional"}, default="joint"
+        ``"conditional"``: after the selection, the rows of the selected attributes'
+        tables that some training row reaches, and the class prior, are refined for
+        the conditional log-likelihood ``sum_n log P(c_n | x_n)`` less ``l2 / 2`` times
+        the squared distance to the generative log tables, by L-BFGS from them
+        (:func:`~bnclassify.discriminative.refine_reached_rows`); the rows no training
+        row reaches keep the generative estimates. :class:`ESKDB`'s docstring gives its
+        measured effect.
+    l2 : float >= 0, default=1.0
+        The pull of ``objective="conditional"`` towards the generative tables.
 
     Attributes
     ----------
@@ -171,6 +183,8 @@ class SKDB(AugmentedNaiveBayes):
         "order": [ArrayLike("a list of feature names or positions"), None],
         "ranking": [Options(set(RANKINGS))],
         "distributions": [TABLE_DISTRIBUTIONS],
+        "objective": [Options({"joint", "conditional"})],
+        "l2": [Interval(numbers.Real, 0, None, closed="left")],
     }
 
     def __init__(
@@ -184,6 +198,8 @@ class SKDB(AugmentedNaiveBayes):
         smoothing="laplace",
         random_state=None,
         ranking="mi",
+        objective="joint",
+        l2=1.0,
     ):
         super().__init__(
             alpha=alpha,
@@ -196,6 +212,8 @@ class SKDB(AugmentedNaiveBayes):
         self.order = order
         self.distributions = distributions
         self.ranking = ranking
+        self.objective = objective
+        self.l2 = l2
 
     @property
     def partial_fit(self):
@@ -249,7 +267,7 @@ class SKDB(AugmentedNaiveBayes):
         """
         self.cut_points_ = [None if c is None else np.asarray(c, dtype=float) for c in cut_points]
         self.schema_ = self.schema_.with_cut_points(self.cut_points_) if schema is None else schema
-        self.__dict__.pop("_network", None)  # built from the categories on first access
+        self._network = None  # the pgmpy view is rebuilt with the intervals as states
         return self
 
     def encode(self, X, handle_unknown=None):
@@ -261,6 +279,24 @@ class SKDB(AugmentedNaiveBayes):
         """
         check_is_fitted(self, "compiled_")
         return self._encode(X, self.handle_unknown if handle_unknown is None else handle_unknown)
+
+    def log_scores(self, codes, values=None) -> np.ndarray:
+        """``log P(c, x)`` up to a per-row constant, of rows coded as :meth:`encode` codes them.
+
+        Read from the selected attributes only: a left-out attribute's node is the same
+        in every class and no selected attribute's parent, so it changes no class
+        posterior, and its missing cells need no summing out
+        (:meth:`~bnclassify.network.FittedNetwork.posterior_network`).
+        """
+        check_is_fitted(self, "compiled_")
+        # built per call, not cached on the model: predict must not change the estimator's
+        # state (scikit-learn's check_dict_unchanged), and building it wraps m factors
+        position = {name: j for j, name in enumerate(self.schema_.names)}
+        kept = [position[name] for name in self.selected_features_]
+        return self.compiled_.posterior_network(kept).joint_log_likelihood(codes, values)
+
+    def _joint_log_likelihood(self, X) -> np.ndarray:
+        return self.log_scores(*self.encode(X))
 
     def share_statistics(self, weights=None, class_mi=None):
         """Hand the next fit statistics an ensemble computed once for all its members.
@@ -378,8 +414,20 @@ class SKDB(AugmentedNaiveBayes):
         kept = set(self.selected_features_)
         left_out = [j for j, name in enumerate(schema.names) if name not in kept]
         make_class_independent(self, stats, left_out, float(self.alpha))
+        if self.objective == "conditional":
+            start = time.perf_counter()
+            codes, y, weights = training_rows(stats, 'objective="conditional"')
+            selected = [j for j, name in enumerate(schema.names) if name in kept]
+            self.compiled_ = refine_reached_rows(
+                self.compiled_, codes, y, selected, weights, l2=float(self.l2)
+            )
+            self._network = None
+            self.fit_times_["parameters"] += time.perf_counter() - start
         self.cut_points_ = [None] * schema.n_features  # fit() sets the bins it applied
         return self
+
+    def _apply_objective(self, stats):
+        pass  # refined in _fit_statistics, once the left-out attributes are class-independent
 
     # -- declared state (see SchemaAttributes._get_state) --------------------------------
     _FITTED_FIELDS = {

@@ -20,6 +20,8 @@ a training column with no observed      :class:`UnobservedColumnWarning` (the co
 value (every cell missing)              left out of the model)
 a continuous column constant within a   :class:`ZeroVarianceWarning`
 class (its spread is borrowed)
+Shapley values estimated by sampling    :class:`SampledShapleyWarning` (with their
+feature orders, not computed exactly    Monte Carlo standard error)
 pgmpy's network (``network_``, a BIF    :class:`ContinuousFeaturesError` (a
 file) of a model with continuous        ``ValueError`` and an ``AttributeError``:
 features                                ``hasattr(model, "network_")`` is ``False``)
@@ -170,12 +172,32 @@ class ZeroVarianceWarning(UserWarning):
         self.classes = dict(classes or {})
 
 
+class SampledShapleyWarning(UserWarning):
+    """Shapley values were estimated by sampling feature orders, not computed exactly
+    (a coalition game over more features than ``max_exact_features``, or one asked to
+    be sampled): the message gives their Monte Carlo standard error.
+
+    Raised once per call of :func:`bnclassify.explain.explain`; the warning's
+    ``max_error`` and ``mean_error`` are the largest and the mean standard error of
+    the values (``Explanation.error_std`` holds each one's).
+    """
+
+    def __init__(self, message, max_error=0.0, mean_error=0.0):
+        super().__init__(message)
+        self.max_error = float(max_error)
+        self.mean_error = float(mean_error)
+
+    def __reduce__(self):
+        return type(self), (str(self), self.max_error, self.mean_error)
+
+
 __all__ = [
     "ContinuousFeaturesError",
     "InvalidParameterError",
     "ModelFileError",
     "NoCutPointWarning",
     "OutOfCoreError",
+    "SampledShapleyWarning",
     "UnobservedColumnWarning",
     "UnseenCategoryError",
     "UnseenCategoryWarning",

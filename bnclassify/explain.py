@@ -64,6 +64,7 @@ Models with more than two classes get one output per class (``values`` of shape
 
 from __future__ import annotations
 
+import warnings
 from math import prod
 
 import numpy as np
@@ -75,6 +76,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._shap_families import additive_interventional, contrast, shapley_weight
 from .data import MISSING
 from .data.binning import bin_representatives
+from .exceptions import SampledShapleyWarning, caller_stacklevel
 from .validation import check_int
 
 __all__ = ["explain", "METHODS", "OUTPUTS"]
@@ -148,7 +150,9 @@ def explain(
     max_exact_features : int, default=12
         Coalition games with at most this many features are solved exactly by
         enumerating the ``2**n_features`` coalitions; larger ones are estimated
-        by permutation sampling. A game is refused up front, with its cost,
+        by permutation sampling, with a
+        :class:`~bnclassify.exceptions.SampledShapleyWarning` that gives the
+        estimates' standard error. A game is refused up front, with its cost,
         when it would evaluate the model on more than ``MAX_GAME_ROWS``
         rows (``MAX_KEYED_GAME_ROWS`` when every feature is categorical):
         ``n_rows x coalitions x background rows``, about a minute.
@@ -249,6 +253,7 @@ def explain(
             error = np.zeros_like(values)
         else:
             values, base, error = game.sampled(n_permutations, np.random.default_rng(random_state))
+            _warn_sampled(model, codes.shape[1], max_exact_features, n_permutations, error)
 
     data, display = _data_arrays(model.categories_, codes, _given_numbers(model, X, rows[1]))
     if n_classes == 2:
@@ -264,6 +269,25 @@ def explain(
         feature_names=names,
         output_names=output_names,
         error_std=error,
+    )
+
+
+def _warn_sampled(model, m, max_exact_features, n_permutations, error):
+    """Say that the values are estimates, how far off they may be and how to do better."""
+    orders = 2 * -(-n_permutations // 2)
+    largest, mean = float(np.max(error, initial=0.0)), float(np.mean(error)) if error.size else 0.0
+    warnings.warn(
+        SampledShapleyWarning(
+            f"The Shapley values of this {type(model).__name__} are estimated from {orders} "
+            f"sampled feature orders per row, not computed exactly ({m} features, "
+            f"max_exact_features={max_exact_features}): their Monte Carlo standard error is "
+            f"up to {largest:.3g} (mean {mean:.3g}; Explanation.error_std holds each one's). "
+            "More orders (n_permutations) shrink it as 1/sqrt(orders); "
+            f"max_exact_features={m} computes them exactly (2**{m} coalitions per row).",
+            largest,
+            mean,
+        ),
+        stacklevel=caller_stacklevel(),
     )
 
 

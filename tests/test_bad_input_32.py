@@ -22,6 +22,7 @@ import bnclassify as bnc
 from bnclassify import data, parameters, plotting, stats, structure, study
 from bnclassify.data import kinds_rule
 from bnclassify.distributions import KernelDensity
+from bnclassify.exceptions import SampledShapleyWarning
 from bnclassify.explain import explain
 from bnclassify.io import dump, load
 from bnclassify.metrics import cll_scorer, study_cv
@@ -303,7 +304,8 @@ def test_explain_says_what_an_exact_game_would_cost_before_playing_it(densities)
     model = bnc.NaiveBayes().fit(X, np.resize(["p", "q"], 30))
     with pytest.raises(ValueError, match="max_exact_features=14 asks for all 2\\*\\*14"):
         explain(model, X.iloc[:20], output="probability", max_exact_features=14)
-    out = explain(model, X.iloc[:2], output="probability", random_state=0)  # sampled: cheap
+    with pytest.warns(SampledShapleyWarning, match="14 features, max_exact_features=12"):
+        out = explain(model, X.iloc[:2], output="probability", random_state=0)  # sampled: cheap
     assert np.isfinite(out.values).all()
 
 

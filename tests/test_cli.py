@@ -278,9 +278,9 @@ def test_compare_repeats_and_baseline_p_values(capsys):
     assert "2 x 3-fold CV" in out and "random_state=42..43" in out
     assert "minus TAN" in out and "k = 6 folds" in out
     header = next(line for line in out.splitlines() if line.startswith("model"))
-    assert header.endswith("acc diff  p (acc)  CLL diff  p (CLL)")
+    assert header.endswith("acc diff  p (acc)  CLL diff  p (CLL)  log loss diff  p (log loss)")
     nb_row = next(line for line in out.splitlines() if line.startswith("NB "))
-    assert 0 <= float(nb_row.split()[-1]) <= 1  # p (CLL) of NB against TAN
+    assert 0 <= float(nb_row.split()[-1]) <= 1  # p (log loss) of NB against TAN
     tan_row = next(line for line in out.splitlines() if line.startswith("TAN "))
     assert len(tan_row.rstrip()) < len(header)  # the baseline has no difference to itself
     rows = {line.split()[0]: line for line in out.splitlines() if line.split()}

@@ -1,11 +1,15 @@
 """``bnclassify compare --save-model`` and ``bnclassify predict``: models that travel by file."""
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
 from _cli import assert_one_line_error, run_cli
+from sklearn.metrics import log_loss
+from sklearn.model_selection import KFold
 
-from bnclassify import TAN, NaiveBayes, SignalSubgraphClassifier
+from bnclassify import SKDB, TAN, NaiveBayes, SignalSubgraphClassifier
 from bnclassify.datasets import load_p450, make_signal_subgraph_networks
 from bnclassify.io import dump, load
 from bnclassify.study.cli import main, model_file_name
@@ -107,3 +111,36 @@ def test_predict_needs_model_and_csv(capsys):
         main(["predict", "--csv", "x.csv"])
     assert exit_info.value.code == 2
     assert "--model" in capsys.readouterr().err
+
+
+def test_compare_runs_the_selective_kdbs_with_a_smoothing_and_reports_log_loss(capsys, tmp_path):
+    # the recommended model (ESKDB, 10 members) and SKDB by their short names, every table
+    # smoothed by --smoothing (BMA TAN keeps its own BDeu estimates, said in a note)
+    code, out, err = run_cli(
+        capsys, "compare", "--models", "nb,skdb,eskdb,bma", "--folds", "2", "--no-progress",
+        "--smoothing", "hls", "--out", tmp_path / "out", "--save-model", tmp_path / "models",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "note: --smoothing hls applies to the models with a smoothing parameter; BMA TAN" in out
+    header = next(line for line in out.splitlines() if line.startswith("model"))
+    assert "log loss  log loss sd" in header
+    assert header.endswith("log loss diff  p (log loss)")
+    rows = {line.split()[0]: line for line in out.splitlines() if line.split()}
+    assert {"SKDB", "ESKDB", "NB"} <= set(rows)
+    saved = {name: load(tmp_path / "models" / f"{name}.bnc") for name in ("skdb", "eskdb")}
+    assert saved["eskdb"].get_params()["n_estimators"] == 10
+    assert {m.get_params()["smoothing"] for m in saved.values()} == {"hls"}
+    # the log loss column is scikit-learn's log_loss of each fold's model, mean over folds
+    folds = pd.read_csv(tmp_path / "out" / "p450_folds.csv")
+    p450 = load_p450()
+    X, y = p450.data, p450.target
+    losses = []
+    for train, test in KFold(2, shuffle=True, random_state=42).split(X):
+        model = SKDB(smoothing="hls", random_state=42).fit(X.iloc[train], y.iloc[train])
+        proba = model.predict_proba(X.iloc[test])
+        losses.append(log_loss(y.iloc[test], proba, labels=model.classes_))
+    mine = folds[folds.model == "SKDB"].sort_values("fold")["log_loss"].to_numpy()
+    np.testing.assert_allclose(mine, losses, rtol=1e-12)
+    summary = json.loads((tmp_path / "out" / "p450_results.json").read_text())["summary"]
+    assert summary["SKDB"]["log loss"] == pytest.approx(np.mean(losses), rel=1e-9)
+    assert f"{np.mean(losses):.3f}" in rows["SKDB"].split()

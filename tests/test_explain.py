@@ -22,6 +22,7 @@ from sklearn.linear_model import LogisticRegression
 from bnclassify import AODE, KDB, TAN, EnsembleTAN, NaiveBayes, SimplerTAN
 from bnclassify import explain as explain_module
 from bnclassify.datasets import load_car, load_lactamase, load_p450, load_vote
+from bnclassify.exceptions import SampledShapleyWarning
 from bnclassify.explain import explain
 
 ADDITIVITY = 1e-10
@@ -340,8 +341,9 @@ def test_every_evaluation_route_gives_the_same_values(p450, p450_models, monkeyp
     np.testing.assert_allclose(exact.values, reference.values, rtol=0, atol=AGREEMENT)
     # the sampled game sees the same outputs on any route: the same draws, the same values
     sampling = dict(method="conditional", max_exact_features=0, random_state=3)
-    sampled = on_route(route, **sampling)
-    other = on_route("rows" if route != "rows" else "dense cache", **sampling)
+    with pytest.warns(SampledShapleyWarning):
+        sampled = on_route(route, **sampling)
+        other = on_route("rows" if route != "rows" else "dense cache", **sampling)
     np.testing.assert_allclose(sampled.values, other.values, rtol=0, atol=1e-14)
 
 
@@ -350,7 +352,8 @@ def test_conditional_gives_missing_cells_zero_and_still_adds_up(vote):
     X, y = vote.data, vote.target
     model = TAN().fit(X, y)
     rows = X[X.isna().any(axis=1)].iloc[:20]
-    explanation = explain(model, rows, method="conditional", random_state=0)
+    with pytest.warns(SampledShapleyWarning):  # 16 features: sampled
+        explanation = explain(model, rows, method="conditional", random_state=0)
     missing = rows.isna().to_numpy()
     assert np.all(explanation.values[missing] == 0.0)
     assert np.all(np.isnan(explanation.data[missing]))
@@ -364,8 +367,17 @@ def test_sampling_estimate_agrees_with_enumeration_within_its_standard_error(vot
     rows = X.dropna().iloc[:2]
     exact = explain(model, rows, method="conditional", max_exact_features=16)
     assert np.all(exact.error_std == 0)
-    sampled = explain(model, rows, method="conditional", n_permutations=400, random_state=1)
-    again = explain(model, rows, method="conditional", n_permutations=400, random_state=1)
+    with pytest.warns(SampledShapleyWarning) as caught:
+        sampled = explain(model, rows, method="conditional", n_permutations=400, random_state=1)
+        again = explain(model, rows, method="conditional", n_permutations=400, random_state=1)
+    # said where the user called it, with the estimates' standard error
+    (first, _) = caught
+    assert first.filename == __file__
+    assert first.message.max_error == sampled.error_std.max() > 0
+    assert first.message.mean_error == pytest.approx(sampled.error_std.mean())
+    assert f"up to {sampled.error_std.max():.3g}" in str(first.message)
+    assert "400 sampled feature orders per row" in str(first.message)
+    assert "(16 features, max_exact_features=12)" in str(first.message)
     np.testing.assert_array_equal(sampled.values, again.values)
     assert np.all(sampled.error_std > 0)
     assert not np.allclose(sampled.values, exact.values, atol=1e-6)  # it is an estimate ...
@@ -380,15 +392,16 @@ def test_interventional_sampling_agrees_with_enumeration(p450, p450_models):
     model = p450_models["TAN"]
     rows, background = p450.data.iloc[:3], p450.data.iloc[::50]
     exact = explain(model, rows, background, output="probability")
-    sampled = explain(
-        model,
-        rows,
-        background,
-        output="probability",
-        max_exact_features=0,
-        n_permutations=300,
-        random_state=0,
-    )
+    with pytest.warns(SampledShapleyWarning, match="max_exact_features=0"):
+        sampled = explain(
+            model,
+            rows,
+            background,
+            output="probability",
+            max_exact_features=0,
+            n_permutations=300,
+            random_state=0,
+        )
     assert np.all(np.abs(sampled.values - exact.values) <= 5 * sampled.error_std + 1e-9)
     np.testing.assert_allclose(sampled.base_values, exact.base_values, rtol=0, atol=1e-12)
 

@@ -14,6 +14,7 @@ from bnclassify import (
     AODE,
     BMATAN,
     KDB,
+    SKDB,
     SPODE,
     TAN,
     EnsembleTAN,
@@ -775,7 +776,7 @@ def test_bif_refuses_what_it_cannot_hold(tmp_path):
         to_bif(gaussian, tmp_path / "x.bif")
 
 
-@pytest.mark.parametrize("make", [NaiveBayes, lambda: KDB(k=2)])
+@pytest.mark.parametrize("make", [NaiveBayes, lambda: KDB(k=2), SKDB], ids=["NB", "KDB", "SKDB"])
 def test_binned_columns_go_through_pgmpy_and_bif_and_still_read_numbers(make, tmp_path):
     """A binned column (the default for numbers) is a table over intervals, whose text BIF
     cannot hold: written as le_/gt_ names, read back as intervals; pgmpy keeps the labels.

@@ -478,6 +478,23 @@ def test_ensemble_members_are_drawn(mixed, p450):
     assert set(drawn_edges(ax)) == set(aode.estimators_[2].structure_.edges)
 
 
+def test_eskdb_is_drawn_as_its_members_arcs_or_one_member(mixed):
+    # not silently member 0: by default the arcs of every member, labelled with their share
+    # (arcs of two members may run both ways); member=k draws that member
+    from bnclassify import ESKDB
+
+    X, y = mixed
+    model = ESKDB(n_estimators=4, k=2, random_state=0).fit(X.iloc[:, :5], y)
+    arcs = model.structure_
+    assert any(arcs.has_edge(v, u) for u, v in arcs.edges)  # not a DAG, drawn all the same
+    ax = plot_structure(model)
+    assert set(drawn_edges(ax)) == set(arcs.edges)
+    assert ax.get_title() == "ESKDB: the arcs of its 4 members (share of members)"
+    ax = plot_structure(model, member=3)
+    assert set(drawn_edges(ax)) == set(model.estimators_[3].structure_.edges)
+    assert ax.get_title().startswith("ESKDB member 3")
+
+
 def test_signal_subgraph_classifier_is_drawn_as_naive_bayes_over_its_edges():
     from bnclassify import SignalSubgraphClassifier
     from bnclassify.datasets import make_signal_subgraph_networks

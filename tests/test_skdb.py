@@ -9,16 +9,28 @@ import pytest
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
-from bnclassify import ESKDB, KDB, SKDB, _native
+from bnclassify import ESKDB, KDB, SKDB, TAN, _native
 from bnclassify.classifiers._bins import column_numbers
 from bnclassify.classifiers._eskdb import BinnedRows, SharedCoding
-from bnclassify.classifiers._selective import CRITERIA, candidate_cells, choose, loo_losses
-from bnclassify.classifiers._skdb import binned_statistics, table_weights
+from bnclassify.classifiers._selective import (
+    CRITERIA,
+    candidate_cells,
+    choose,
+    loo_class_information,
+    loo_losses,
+)
+from bnclassify.classifiers._skdb import (
+    RANKINGS,
+    binned_statistics,
+    ranking_information,
+    table_weights,
+)
 from bnclassify.data.binning import weighted_draw
-from bnclassify.datasets import load_car
+from bnclassify.datasets import load_car, make_tree_classification
 from bnclassify.exceptions import UnobservedColumnWarning, UnseenCategoryWarning
 from bnclassify.io import dump, load
 from bnclassify.preprocessing import mdl_cut_points, sampled_mdl_cut_points
+from bnclassify.stats import TrainingCounts, training_statistics
 from bnclassify.weights import class_information
 
 # -- the leave-one-out pass against refits on n - 1 rows --------------------------------
@@ -166,6 +178,69 @@ def test_leave_one_out_pass_equals_refits_on_the_other_rows(table):
         assert choose(expected) == (n_kept, k)
 
 
+@settings(max_examples=60, deadline=None)
+@given(kdb_tables())
+def test_leave_one_out_information_is_the_log_loss_gain_of_refits(table):
+    # each attribute alone against the prior, every row predicted by the tables refitted
+    # without it (loops over rows): the gain in log loss
+    codes, y, cards, C, *_, weights = table
+    stats = TrainingCounts(codes=codes, y=y, cards=np.asarray(cards), n_classes=C, weights=weights)
+    got = loo_class_information(stats)
+    for j in range(codes.shape[1]):
+        losses = refit_losses(codes, y, cards, C, [j], [[]], 0, "log_loss", weights)
+        np.testing.assert_allclose(got[j], losses[0, 0] - losses[0, 1], rtol=1e-9, atol=1e-12)
+
+
+def _with_noise(X, seed=0, values=None):
+    """``X`` and two text columns of many values, each recurring in a few rows (about 2,650
+    distinct values in 6,400 rows for ``values=3000``)."""
+    rng = np.random.default_rng(seed)
+    values = values or max(2, int(0.47 * len(X)))
+    noise = {f"noise{i}": rng.integers(0, values, len(X)).astype(str) for i in (1, 2)}
+    return X.assign(**noise)
+
+
+def test_many_valued_noise_columns_rank_last_and_cost_no_accuracy():
+    # two near-identifier text columns: their plug-in I(X; C) is the largest of the table, so
+    # ranked by it they come first and the selection, a prefix, keeps no attribute at all
+    X, y = make_tree_classification(
+        8000, 8, n_classes=3, concentration=3.0, as_frame=True, random_state=0
+    )
+    train, test = np.arange(6400), np.arange(6400, 8000)
+    noisy = _with_noise(X, values=3000)
+    assert 2500 < noisy["noise1"].iloc[train].nunique() < 2800
+    clean = SKDB(ranking="loo").fit(X.iloc[train], y.iloc[train])
+    quiet = {"handle_unknown": "marginalize"}
+    plug_in = SKDB(ranking="mi", **quiet).fit(noisy.iloc[train], y.iloc[train])
+    model = SKDB(ranking="loo", **quiet).fit(noisy.iloc[train], y.iloc[train])
+    assert plug_in.order_[:2] == ["noise1", "noise2"] and plug_in.selected_features_ == []
+    assert model.order_[-2:] == ["noise1", "noise2"]
+    assert model.ranking_information_[-2:].max() < 0 < model.ranking_information_[:8].min()
+    assert model.selected_features_ == clean.selected_features_
+    accuracy = clean.score(X.iloc[test], y.iloc[test])
+    assert model.score(noisy.iloc[test], y.iloc[test]) == accuracy
+    assert plug_in.score(noisy.iloc[test], y.iloc[test]) < accuracy - 0.3
+    # the ensemble draws its orders by the same information: the noise comes last in each
+    ensemble = ESKDB(n_estimators=3, random_state=0, ranking="loo", **quiet)
+    ensemble.fit(noisy.iloc[train], y.iloc[train])
+    for member in ensemble.estimators_:
+        assert member.order_[-2:] == ["noise1", "noise2"]
+        assert not {"noise1", "noise2"} & set(member.selected_features_)
+
+
+def test_the_ranking_is_the_papers_with_ranking_mi():
+    X, y = load_car(return_X_y=True)
+    model = SKDB(k=2).fit(X, y)  # the paper's ranking is the default
+    assert model.ranking == "mi" == ESKDB().ranking
+    _, _, stats = training_statistics(X, y, "categorical")
+    schema = model.schema_
+    np.testing.assert_array_equal(model.ranking_information_, class_information(stats, schema))
+    np.testing.assert_array_equal(
+        SKDB(k=2, ranking="loo").fit(X, y).ranking_information_,
+        ranking_information(stats, schema, "loo"),
+    )
+
+
 def test_a_parent_never_observed_with_the_attribute():
     # column 1 is missing wherever column 0 is observed: its families over column 0 are empty
     codes = np.array([[0, -1], [1, -1], [-1, 0], [-1, 1], [0, -1], [-1, 1]])
@@ -288,7 +363,9 @@ def test_numeric_columns_are_mdl_bins():
     observed = X["size"].notna()
     np.testing.assert_array_equal(model.cut_points_[j], mdl_cut_points(X["size"][observed], y))
     assert model.cut_points_[list(X.columns).index("site")] is None
-    assert model.feature_kinds_ == ["categorical"] * 4
+    # the bins are declared: binned columns, their categories the intervals' labels
+    assert model.feature_kinds_ == ["binned", "binned", "categorical", "categorical"]
+    assert model.categories_[j][0] == f"(-inf, {float(model.cut_points_[j][0])!r}]"
 
 
 def test_input_forms_missing_and_unseen_cells():
@@ -501,7 +578,7 @@ def test_shared_coding_gives_each_binning_the_statistics_of_its_own_encoding():
     # (and their type), categories, cards and left-out columns of binned_statistics
     X, y = _mixed(3, n=60)
     X["size"] = X["size"].where(np.arange(60) % 7 != 0)  # missing cells
-    X.loc[5, "noise"] = np.inf
+    X.loc[5, "noise"] = 1e300  # far beyond the others
     X["empty"] = np.nan  # no observed value: left out
     X = X.set_axis([10, 11, "site", 13, 14], axis=1)  # labels that are not all strings
     numeric = [0, 1, 4]
@@ -509,7 +586,8 @@ def test_shared_coding_gives_each_binning_the_statistics_of_its_own_encoding():
     weights = np.random.default_rng(0).choice([1.0, 2.0], 60)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UnobservedColumnWarning)
-        coding = SharedCoding(X, y, numeric, values, weights)
+        codings = {r: SharedCoding(X, y, numeric, values, weights, r) for r in RANKINGS}
+        coding = codings["loo"]
         for cuts in (
             [np.array([0.5]), np.array([-1.0, 0.0, 1.0]), np.empty(0)],
             [np.empty(0), np.array([2.0]), np.empty(0)],
@@ -525,18 +603,21 @@ def test_shared_coding_gives_each_binning_the_statistics_of_its_own_encoding():
             assert schema.labels == own.labels and schema.names == own.names
             for mine, theirs in zip(schema.categories, own.categories, strict=True):
                 np.testing.assert_array_equal(mine, theirs)
-            # I(X_i; C): the numeric columns' computed, the others' kept from the first coding
-            np.testing.assert_array_equal(
-                coding.class_information(stats, schema), class_information(expected, own)
-            )
+            # the ranking's information: the numeric columns' computed, the others' kept from
+            # the first coding
+            for ranking, shared in codings.items():
+                np.testing.assert_array_equal(
+                    shared.class_information(stats, schema),
+                    ranking_information(expected, own, ranking),
+                )
 
 
 def _awkward(n=80):
-    """A mixed table with missing cells, an infinity, two categorical columns and one of a
+    """A mixed table with missing cells, a huge value, two categorical columns and one of a
     single value (its pairs are exactly 0)."""
     X, y = _mixed(7, n=n)
     X["size"] = X["size"].where(np.arange(n) % 7 != 0)
-    X.loc[5, "noise"] = np.inf
+    X.loc[5, "noise"] = 1e300
     X["shade"] = np.where(np.arange(n) % 5 == 0, None, X["colour"].to_numpy()[::-1])
     X["one"] = "z"
     return X, y
@@ -561,13 +642,13 @@ def test_members_share_the_pairs_of_their_categorical_columns_to_the_last_bit():
 @pytest.mark.parametrize("handle_unknown", ["warn", "marginalize"])
 def test_members_read_new_rows_binned_from_one_coding(handle_unknown):
     # predict codes the rows once and re-bins only the numeric columns per member: the codes
-    # of each member are those of its own encoding (missing, unseen, infinite, out of range)
+    # of each member are those of its own encoding (missing, unseen, huge, out of range)
     X, y = _awkward()
     model = ESKDB(n_estimators=3, random_state=0, handle_unknown=handle_unknown).fit(X, y)
     rows = X.head(12).copy()
     rows.loc[rows.index[0], "colour"] = "zzz"  # unseen
     rows.loc[rows.index[1], "size"] = 1e9  # beyond every cut
-    rows.loc[rows.index[2], "noise"] = -np.inf
+    rows.loc[rows.index[2], "noise"] = -1e300
     frame = model.schema_.align(rows)
     first, *others = model.estimators_
     with warnings.catch_warnings():
@@ -611,6 +692,67 @@ def test_a_sampled_cut_is_the_draw_rng_choice_makes():
         mine, theirs = np.random.default_rng(seed), np.random.default_rng(seed)
         assert weighted_draw(mine, weight) == theirs.choice(len(weight), p=weight / weight.sum())
         assert mine.random() == theirs.random()
+
+
+@pytest.mark.parametrize(
+    "make", [SKDB, lambda: ESKDB(n_estimators=2, random_state=0), TAN], ids=["SKDB", "ESKDB", "TAN"]
+)
+def test_an_infinite_number_is_refused_in_fit_and_in_prediction(make):
+    # a bin is an interval of finite numbers: the selective KDBs refuse an infinity as TAN's
+    # binned columns do, naming the column, in fit and in predict (not a silent end bin)
+    X, y = _mixed(2)
+    bad = X.copy()
+    bad.loc[3, "size"] = np.inf
+    message = r"Column 'size' has infinite value\(s\) \(first at row 3\); binned features"
+    with pytest.raises(ValueError, match=message):
+        make().fit(bad, y)
+    model = make().fit(X, y)
+    bad.loc[3, "size"] = -np.inf
+    for predict in (model.predict, model.predict_proba):
+        with pytest.raises(ValueError, match=message):
+            predict(bad)
+
+
+def test_eskdb_is_seen_as_the_ensemble_it_is():
+    # kinds: what the members do to each column (binned by each one's cuts; no training
+    # value: unobserved), not the densities of the ensemble's own reading of the table
+    X, y = _mixed(4)
+    X["empty"] = np.nan
+    with pytest.warns(UnobservedColumnWarning, match="empty"):
+        model = ESKDB(n_estimators=6, k=2, random_state=0).fit(X, y)
+    kinds = ["binned", "binned", "categorical", "categorical", "unobserved"]
+    assert model.feature_kinds_ == kinds
+    assert all(m.feature_kinds_ == kinds for m in model.estimators_)
+    # structure_: every member's feature arc, counted; every member's selection, counted
+    arcs, members = model.structure_, model.estimators_
+    for name in X.columns:
+        assert arcs.has_edge(model.class_node_, name)
+        assert arcs.nodes[name]["members"] == sum(name in m.selected_features_ for m in members)
+    feature_arcs = {(u, v) for u, v in arcs.edges if u != model.class_node_}
+    assert feature_arcs == {
+        (u, v) for m in members for u, v in m.structure_.edges if u != m.class_node_
+    }
+    for u, v in feature_arcs:
+        count = sum(m.structure_.has_edge(u, v) for m in members)
+        assert arcs.edges[u, v]["members"] == count
+        assert arcs.edges[u, v]["weight"] == count / len(members)
+    table = model.describe()
+    assert table["kind"].tolist() == kinds
+    assert table["members"].tolist() == [arcs.nodes[n]["members"] for n in X.columns]
+    for name, parents in zip(table["column"], table["parents"], strict=True):
+        assert parents == {
+            u: arcs.edges[u, name]["members"]
+            for u in arcs.predecessors(name)
+            if u != model.class_node_
+        }
+    # no single network averages the members: said, not member 0's
+    assert not hasattr(model, "network_")
+    with pytest.raises(AttributeError, match=r"estimators_\[i\]\.network_"):
+        model.network_  # noqa: B018
+    from bnclassify.io import to_bif
+
+    with pytest.raises(ValueError, match=r"to_bif\(model\.estimators_\[i\], path\)"):
+        to_bif(model, "never-written.bif")
 
 
 # -- prediction from the selected attributes; objective="conditional" -----------------------

@@ -69,7 +69,8 @@ def learn_cuts(X, y, columns, rng=None, sample_weight=None) -> list:
 
     Deterministic MDL cuts, or cuts sampled with ``rng`` (a
     :class:`numpy.random.Generator`, one draw sequence per column in the order
-    given), with the rows' weights as frequencies; infinite values fall in the end bins.
+    given), with the rows' weights as frequencies; an infinite value is refused
+    (:func:`numbers`).
 
     Examples
     --------
@@ -139,9 +140,11 @@ def apply_cuts(frame, columns, cuts, values=None) -> pd.DataFrame:
 
 
 def numbers(column, name) -> np.ndarray:
-    """A column as float64 (NaN where missing), or a ValueError naming it."""
+    """A column as float64 (NaN where missing), or a ValueError naming it (values that are
+    not numbers, or infinite ones: a bin is an interval of finite numbers, as the other
+    models' binned and density columns refuse them, in fit and in prediction)."""
     try:
-        return column.to_numpy(dtype=float, na_value=np.nan)
+        x = column.to_numpy(dtype=float, na_value=np.nan)
     except (TypeError, ValueError):
         values = pd.to_numeric(column, errors="coerce")
         bad = column[values.isna() & column.notna()]
@@ -149,3 +152,10 @@ def numbers(column, name) -> np.ndarray:
             f"Column {name!r} was numeric in fit and is discretised, but it holds values that "
             f"are not numbers (e.g. {bad.iloc[0] if len(bad) else None!r})."
         ) from None
+    infinite = np.flatnonzero(np.isinf(x))
+    if len(infinite):
+        raise ValueError(
+            f"Column {name!r} has infinite value(s) (first at row {infinite[0]}); binned "
+            "features must be finite or NaN."
+        )
+    return x

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numbers
 
+import networkx as nx
 import numpy as np
+import pandas as pd
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
@@ -23,7 +25,6 @@ from ..validation import (
     Options,
     validate_parameters,
 )
-from ..weights import class_information
 from ._bins import (
     column_numbers,
     continuous_columns,
@@ -35,10 +36,12 @@ from ._ensemble import MemberEnsemble
 from ._predict import normalise
 from ._selective import CRITERIA
 from ._skdb import (
+    RANKINGS,
     SKDB,
     binned_statistics,
     cuts_by_column,
     ranked_by,
+    ranking_information,
     refuse_dask,
     table_weights,
 )
@@ -63,7 +66,8 @@ class ESKDB(MemberEnsemble):
       proportion to the margin by which it passes (``discretization="mdl"``:
       the deterministic MDL cuts, shared by every member);
     - its attribute order, sampled without replacement in proportion to each
-      attribute's I(X_i; C) (attributes with none come last, by name);
+      attribute's information about the class (``ranking``; attributes with
+      none, or less than none, come last, by decreasing information);
 
     and then chooses its ``k`` and its attributes by the leave-one-out pass of
     :class:`SKDB` on that order. Members that read the same bins (an
@@ -114,6 +118,12 @@ class ESKDB(MemberEnsemble):
     discretization : {"stochastic", "mdl"}, default="stochastic"
         How numeric columns are binned: sampled per member, or the MDL cuts
         for all.
+    ranking : {"mi", "loo"}, default="mi"
+        The information about the class the orders are sampled by, and the
+        members' (see :class:`SKDB`): ``"mi"``, the plug-in I(X_i; C), as in
+        the paper; ``"loo"``, the leave-one-out information (a column of many
+        values recurring in few rows has less than none, so it comes last in
+        every order).
     random_state : int, RandomState or None, default=None
         Seeds the members' draws.
     n_jobs : int, optional
@@ -147,7 +157,17 @@ class ESKDB(MemberEnsemble):
     ----------
     estimators_ : list of SKDB
         The fitted members (each with its ``order_``, ``k_``,
-        ``selected_features_`` and ``cut_points_``).
+        ``selected_features_`` and ``cut_points_``): what is per member.
+    structure_ : networkx.DiGraph
+        The whole ensemble's arcs: the class node with an arc to every feature, and
+        every feature arc of any member, each with ``members`` (how many members
+        have it) and ``weight`` (their share); each feature node's ``members`` says
+        how many members select it. Arcs of different members may run both ways
+        between two features, so it need not be a DAG: it is a summary, not a
+        network (each member's is ``estimators_[i].structure_``).
+    feature_kinds_ : list of str
+        How the members model each column: ``"binned"`` (each member by its own
+        cuts), ``"categorical"``, or ``"unobserved"`` (no training value).
     fit_times_ : dict
         Seconds spent on weights, structures and parameters, summed over members.
     classes_, n_features_in_, feature_names_in_
@@ -156,7 +176,10 @@ class ESKDB(MemberEnsemble):
     -----
     ``partial_fit`` is not offered (see :class:`SKDB`). A member is an
     ordinary fitted :class:`SKDB`: draw it, export it to pgmpy
-    (``estimators_[0].network_``) or explain it like one. The ensemble's own
+    (``estimators_[0].network_``) or explain it like one. The ensemble averages
+    its members' probabilities, which no single network gives, so it has no
+    ``network_`` (nor a BIF file); :meth:`describe` and ``structure_`` summarise
+    its members (selection counts, arc frequencies). The ensemble's own
     ``encode`` reads the table as the kinds rule does (numbers for the numeric
     columns; each member bins them itself), so
     :func:`bnclassify.explain.explain` explains the ensemble through its
@@ -183,6 +206,7 @@ class ESKDB(MemberEnsemble):
         "criterion": [Options(set(CRITERIA))],
         "alpha": ALPHA,
         "discretization": [Options({"stochastic", "mdl"})],
+        "ranking": [Options(set(RANKINGS))],
         "random_state": RANDOM_STATE,
         "n_jobs": N_JOBS,
         "handle_unknown": [Options(HANDLE_UNKNOWN)],
@@ -204,6 +228,7 @@ class ESKDB(MemberEnsemble):
         handle_unknown="warn",
         distributions=None,
         smoothing="laplace",
+        ranking="mi",
         objective="joint",
         l2=1.0,
     ):
@@ -217,6 +242,7 @@ class ESKDB(MemberEnsemble):
         self.handle_unknown = handle_unknown
         self.distributions = distributions
         self.smoothing = smoothing
+        self.ranking = ranking
         self.objective = objective
         self.l2 = l2
 
@@ -261,7 +287,7 @@ class ESKDB(MemberEnsemble):
         if numeric and self.discretization == "stochastic":
             values = column_numbers(X, numeric)  # read once; each member draws its own cuts
             sorted_values = sorted_columns(values, y, sample_weight)  # sorted once, shared
-            coding = SharedCoding(X, y, numeric, values, sample_weight)  # the rest coded once
+            coding = SharedCoding(X, y, numeric, values, sample_weight, self.ranking)
             if int(self.k) > 0:
                 coding.count_pairs()  # the pairs of the other columns, for every member
             jobs = [
@@ -274,14 +300,17 @@ class ESKDB(MemberEnsemble):
                 X, y, numeric, cuts, sample_weight
             )
             weights = table_weights(stats, binned) if int(self.k) > 0 else None  # counted once
-            class_mi = class_information(stats, binned)
-            shared = (stats, binned, classes, class_node, weights, class_mi, numeric, cuts)
+            class_mi = ranking_information(stats, binned, self.ranking)
+            cut_points = cuts_by_column(binned.n_features, numeric, cuts)
+            declared = binned.with_cut_points(cut_points)  # one schema for every member
+            shared = (stats, binned, classes, class_node, weights, class_mi, cut_points, declared)
             jobs = [
                 (member, _fit_shared, (*shared, seed))
                 for member, seed in zip(members, seeds, strict=True)
             ]
         self.estimators_, self.fit_times_ = self._fit_members(jobs)
-        self._set_schema(schema, y)
+        unobserved = self.estimators_[0].schema_.unobserved  # no training value: read as missing
+        self._set_schema(schema.with_unobserved(unobserved) if unobserved else schema, y)
         self.classes_ = self.estimators_[0].classes_
         return self
 
@@ -304,6 +333,7 @@ class ESKDB(MemberEnsemble):
             distributions=self.distributions,
             smoothing=self.smoothing,
             random_state=seed,
+            ranking=self.ranking,
             objective=self.objective,
             l2=self.l2,
         )
@@ -328,6 +358,72 @@ class ESKDB(MemberEnsemble):
         with np.errstate(divide="ignore"):
             return np.log(total / len(self.estimators_))
 
+    # -- what the ensemble is: its members' kinds, selections and arcs ---------------------
+    @property
+    def feature_kinds_(self) -> list:
+        """How the members model each column (``"binned"``, ``"categorical"``,
+        ``"unobserved"``); see :class:`ESKDB`."""
+        check_is_fitted(self, "estimators_")
+        return list(self.estimators_[0].feature_kinds_)
+
+    @property
+    def structure_(self):
+        """The arcs of all the members, with how many members have each (see :class:`ESKDB`)."""
+        check_is_fitted(self, "estimators_")
+        return member_arcs(self.estimators_, self.class_node_)
+
+    @property
+    def network_(self):
+        raise AttributeError(
+            "An ESKDB averages the probabilities of its members' networks, which is not itself "
+            "a Bayesian network, so it has no network_: each member's pgmpy network is "
+            "estimators_[i].network_, and structure_ gives the arcs of all the members."
+        )
+
+    def describe(self) -> pd.DataFrame:
+        """What the members inferred about each column: its kind, its bins, how many select
+        it and its parents.
+
+        Returns
+        -------
+        DataFrame
+            One row per feature, in the training column order: ``column``; ``kind``
+            (:attr:`feature_kinds_`); ``n_categories`` (a binned column: the most bins
+            of any member) and ``categories`` (a binned column's are each member's own:
+            ``estimators_[i].describe()``); ``members``, how many members select the
+            feature; ``parents``, each feature parent it has in any member with the
+            number of members where it does, most frequent first.
+
+        Examples
+        --------
+        >>> from bnclassify.datasets import load_car
+        >>> X, y = load_car(return_X_y=True)
+        >>> model = ESKDB(n_estimators=4, k=1, random_state=0).fit(X, y)
+        >>> model.describe().loc[:1, ["column", "kind", "members", "parents"]]
+           column         kind  members                                  parents
+        0  buying  categorical        4  {'safety': 2, 'maint': 1, 'persons': 1}
+        1   maint  categorical        4                            {'buying': 3}
+        """
+        check_is_fitted(self, "estimators_")
+        arcs = self.structure_
+        table = self.estimators_[0].describe().drop(columns=["parents", "selected"])
+        binned = [j for j, kind in enumerate(table["kind"]) if kind == "binned"]
+        bins = [max(len(m.categories_[j]) for m in self.estimators_) for j in binned]
+        table.loc[binned, "n_categories"] = bins
+        table["categories"] = [[] if j in binned else c for j, c in enumerate(table["categories"])]
+        table["members"] = [arcs.nodes[name]["members"] for name in table["column"]]
+        table["parents"] = [
+            dict(
+                sorted(
+                    ((u, d["members"]) for u, _, d in arcs.in_edges(name, data=True)
+                     if u != self.class_node_),
+                    key=lambda item: -item[1],
+                )
+            )
+            for name in table["column"]
+        ]  # fmt: skip
+        return table
+
     # -- declared state (see SchemaAttributes._get_state) --------------------------------
     _FITTED_FIELDS = {"estimators_": "estimators", "fit_times_": "fit_times_"}
 
@@ -341,13 +437,54 @@ class ESKDB(MemberEnsemble):
         )
 
 
+def member_arcs(members, class_node) -> nx.DiGraph:
+    """The arcs of fitted selective KDBs over the same columns, counted over ``members``.
+
+    The class node has an arc to every feature; each feature arc of any member
+    is there with ``members`` (how many members have it) and ``weight`` (their
+    share); each feature node's ``members`` counts the members that select it
+    (``selected_features_``). ``graph["class_node"]`` names the class node and
+    ``graph["n_members"]`` the number of members.
+
+    Examples
+    --------
+    >>> from bnclassify.datasets import load_car
+    >>> X, y = load_car(return_X_y=True)
+    >>> members = [SKDB(k=1).fit(X, y), SKDB(k=2).fit(X, y)]
+    >>> arcs = member_arcs(members, "class")
+    >>> arcs.edges["safety", "persons"], arcs.edges["persons", "buying"]
+    ({'members': 2, 'weight': 1.0}, {'members': 1, 'weight': 0.5})
+    >>> arcs.nodes["doors"]["members"]  # selected by both
+    2
+    """
+    graph = nx.DiGraph(class_node=class_node, n_members=len(members))
+    names = list(members[0].schema_.names)
+    graph.add_node(class_node)
+    graph.add_nodes_from(names, members=0)
+    graph.add_edges_from((class_node, name) for name in names)
+    for member in members:
+        for name in member.selected_features_:
+            graph.nodes[name]["members"] += 1
+        for u, v in member.structure_.edges:
+            if u == member.class_node_:
+                continue
+            if not graph.has_edge(u, v):
+                graph.add_edge(u, v, members=0)
+            graph.edges[u, v]["members"] += 1
+    for u, _, data in graph.edges(data=True):
+        if u != class_node:
+            data["weight"] = data["members"] / len(members)
+    return graph
+
+
 def sampled_order(class_mi, features, rng) -> list:
-    """An attribute order drawn without replacement in proportion to I(X_i; C).
+    """An attribute order drawn without replacement in proportion to their information.
 
     The Gumbel-top-k draw (keys ``log I + G``, one Gumbel variate per feature in
     name order), which is the same as drawing the attributes one after the
     other in proportion to their remaining information; attributes with none
-    come last, ranked by name.
+    (or less: a leave-one-out information can be negative) come last, by
+    decreasing information, ties by name.
 
     Examples
     --------
@@ -362,17 +499,18 @@ def sampled_order(class_mi, features, rng) -> list:
         keys = np.where(mi > 0, np.log(np.where(mi > 0, mi, 1.0)) + noise, -np.inf)
     informative = [j for j in range(len(features)) if mi[j] > 0]
     drawn = sorted(informative, key=lambda j: -keys[j])
-    rest = ranked_by(np.zeros(len(features)), features)
+    rest = ranked_by(np.minimum(mi, 0.0), features)
     return [features[j] for j in drawn] + [f for f in rest if mi[features.index(f)] <= 0]
 
 
-def _fit_shared(member, stats, schema, classes, class_node, weights, class_mi, numeric, cuts, seed):
+def _fit_shared(
+    member, stats, schema, classes, class_node, weights, class_mi, cut_points, declared, seed
+):
     """Fit a member on the shared counts: only its attribute order is its own."""
     member.set_params(order=sampled_order(class_mi, list(schema.names), _generator(seed)))
     member.share_statistics(weights=weights, class_mi=class_mi)
     member.fit_statistics(stats, schema, classes, class_node=class_node)
-    member.cut_points_ = cuts_by_column(schema.n_features, numeric, cuts)
-    return member
+    return member.set_cut_points(cut_points, declared)
 
 
 def _fit_sampled(member, coding, sorted_values, seed):
@@ -387,8 +525,7 @@ def _fit_sampled(member, coding, sorted_values, seed):
         weights = table_weights(stats, schema, coding.known_pairs)
     member.share_statistics(weights=weights, class_mi=class_mi)
     member.fit_statistics(stats, schema, coding.classes, class_node=coding.class_node)
-    member.cut_points_ = cuts_by_column(schema.n_features, coding.columns, cuts)
-    return member
+    return member.set_cut_points(cuts_by_column(schema.n_features, coding.columns, cuts))
 
 
 class SharedCoding:
@@ -412,7 +549,7 @@ class SharedCoding:
     ([[0, 0], [1, 1], [0, 1], [1, -1]], [0, 1])
     """
 
-    def __init__(self, X, y, columns, values, sample_weight=None):
+    def __init__(self, X, y, columns, values, sample_weight=None, ranking="loo"):
         one_bin = [np.empty(0)] * len(columns)
         stats, schema, classes, class_node = binned_statistics(
             X, y, columns, one_bin, sample_weight, values
@@ -421,12 +558,14 @@ class SharedCoding:
         self.columns = list(columns)
         self.values = values
         self.known_pairs = None
-        self._class_mi = class_information(stats, schema)  # the other columns' are every binning's
+        self.ranking = ranking
+        # the other columns' information is every binning's
+        self._class_mi = ranking_information(stats, schema, ranking)
 
     def class_information(self, stats, schema) -> np.ndarray:
-        """:func:`~bnclassify.weights.class_information` of a binning's ``(stats, schema)``
-        (from :meth:`statistics`): only its numeric columns' are computed."""
-        out = class_information(stats, schema, self.columns)
+        """:func:`~bnclassify.classifiers._skdb.ranking_information` of a binning's
+        ``(stats, schema)`` (from :meth:`statistics`): only its numeric columns' are computed."""
+        out = ranking_information(stats, schema, self.ranking, self.columns)
         others = np.ones(len(out), dtype=bool)
         others[self.columns] = False
         out[others] = self._class_mi[others]
@@ -501,7 +640,7 @@ class BinnedRows:
             and {j for j in schema.unobserved if j in self.other}
             == {j for j in self.unobserved if j in self.other}
             and schema.discrete.all()
-            and not schema.binned.any()
+            and np.array_equal(np.flatnonzero(schema.binned), self.columns)
             and all(
                 type(schema.nodes_by_column[j]) is type(first.nodes_by_column[j])
                 and mine.dtype == theirs.dtype

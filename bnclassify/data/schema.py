@@ -271,6 +271,45 @@ class TableSchema:
         out.categories = list(categories)
         return out
 
+    def with_cut_points(self, cut_points) -> TableSchema:
+        """A copy of this schema whose columns with cut points are binned columns.
+
+        ``cut_points`` holds one entry per column: the cut points a model applied to
+        the column's numbers to code it (``code b`` the interval
+        ``(cuts[b - 1], cuts[b]]``, as :func:`~bnclassify.data.binning.bin_codes`), or
+        ``None`` for a column taken as it is. Such a column becomes a ``"binned"``
+        node with those cuts: its categories are the intervals' labels, and tables are
+        coded by them (numbers, or the labels themselves), as for a column the kinds
+        rule bins. How a model that cuts numeric columns itself (a selective KDB)
+        declares its bins; this schema itself when no column has cut points.
+
+        Examples
+        --------
+        >>> schema, _ = TableSchema.learn(pd.DataFrame({"v": [1, 2, 3]}), "categorical")
+        >>> binned = schema.with_cut_points([np.array([1.5])])
+        >>> binned.kinds, binned.categories[0].tolist()
+        (['binned'], ['(-inf, 1.5]', '(1.5, inf)'])
+        >>> binned.encode(pd.DataFrame({"v": [0.5, 9.0, np.nan]}))[0][:, 0].tolist()
+        [0, 1, -1]
+        """
+        cut = [j for j, c in enumerate(cut_points) if c is not None]
+        if not cut:
+            return self
+        binned_kind = get_kind("binned")
+        nodes = [
+            (columns, binned_kind if set(columns) & set(cut) else spec)
+            for columns, spec in self.nodes
+        ]
+        categories = list(self.categories)
+        cuts = list(self.cut_points)
+        for j in cut:
+            cuts[j] = np.asarray(cut_points[j], dtype=float)
+            categories[j] = bin_labels(cuts[j])
+        out = type(self)(self.names, nodes, categories, self.has_names, cuts)
+        if getattr(self, "labels", None) is not None:
+            out.labels = self.labels
+        return out.with_unobserved(self.unobserved) if self.unobserved else out
+
     def with_unobserved(self, columns) -> TableSchema:
         """A copy of this schema whose model leaves ``columns`` (positions) out.
 

@@ -419,7 +419,9 @@ def to_bif(model, path):
     Raises
     ------
     ValueError
-        A node or state name BIF cannot hold unchanged (node names must match
+        An ensemble (its members' averaged probabilities are no single network:
+        write one of its ``estimators_``), a node or state name BIF cannot hold
+        unchanged (node names must match
         ``[A-Za-z_][A-Za-z0-9_]*``, states ``[A-Za-z0-9_.+-]+``), states of
         mixed types, or a continuous feature (BIF and pgmpy's discrete networks
         hold categorical nodes only); the message names the node.
@@ -440,6 +442,13 @@ def to_bif(model, path):
     """
     from pgmpy.readwrite import BIFWriter
 
+    if hasattr(model, "estimators_") and not hasattr(model, "compiled_"):
+        raise ValueError(
+            f"This {type(model).__name__} averages the probabilities of its members' networks, "
+            "which is not itself a Bayesian network, so one BIF file cannot hold it: write "
+            "a member (to_bif(model.estimators_[i], path)), or keep the whole ensemble in a "
+            "bnclassify model file (bnclassify.io.dump)."
+        )
     if not isinstance(model, NetworkClassifier) or not hasattr(model, "compiled_"):
         raise ValueError(f"to_bif takes a fitted Bayesian network classifier, got {model!r}.")
     continuous = [n for f in model.compiled_.factors if not f.discrete for n in f.columns_]

@@ -15,7 +15,7 @@ import pandas as pd
 
 from ..validation import float_array
 from ._palette import CLASS_BORDER, CLASS_FILL, FEATURE_BORDER, FEATURE_FILL
-from ._views import network_view
+from ._views import members_summary, network_view
 
 __all__ = ["feature_graph", "node_text", "structure_of", "tree_layout"]
 
@@ -42,8 +42,12 @@ def node_text(ax, name, xy, *, is_class, fontsize, fill=None, border=None):
     return text
 
 
-def structure_of(model_or_graph, class_node=None, weights=None, member=0):
-    """(graph, class node or None, weights lookup or None) of a fitted model or a graph."""
+def structure_of(model_or_graph, class_node=None, weights=None, member=None):
+    """(graph, class node or None, weights lookup or None) of a fitted model or a graph.
+
+    An ensemble is read through its ``member``-th member, or (``member=None``) its own
+    summary of its members' arcs (:func:`~bnclassify.plotting._views.members_summary`),
+    else its first member."""
     if isinstance(model_or_graph, nx.Graph):
         graph = model_or_graph
         if graph.is_directed() and not nx.is_directed_acyclic_graph(graph):
@@ -63,8 +67,12 @@ def structure_of(model_or_graph, class_node=None, weights=None, member=0):
                 if "weight" in d
             }
             return graph, class_node, _weight_lookup(weights, "the graph's 'weight' attributes")
+    elif (summary := members_summary(model_or_graph, member)) is not None:
+        graph, class_node, _ = summary
+        if weights is None:  # each arc's own share: two arcs between u and v differ
+            return graph, class_node, lambda u, v: graph.edges[u, v].get("weight")
     elif hasattr(model_or_graph, "fit") or hasattr(model_or_graph, "structure_"):
-        view = network_view(model_or_graph, member)
+        view = network_view(model_or_graph, 0 if member is None else member)
         graph, class_node = view.structure, view.class_node
         if weights is None:
             weights = view.weights
@@ -184,12 +192,12 @@ def tree_layout(features: nx.Graph, root=None, widths=None) -> dict:
             place(r, 0)
         return pos
     pos = {}
-    for depth, generation in enumerate(nx.topological_generations(features)):
-        rank = {v: k for k, v in enumerate(order)}
+    rank = {v: k for k, v in enumerate(order)}
+    for depth, generation in enumerate(_generations(features)):
         generation = sorted(
             generation,
             key=lambda v: (
-                np.mean([pos[p][0] for p in features.predecessors(v)]) if depth else rank[v],
+                np.mean(placed) if (placed := _placed(features, v, pos)) else rank[v],
                 rank[v],
             ),
         )
@@ -198,6 +206,24 @@ def tree_layout(features: nx.Graph, root=None, widths=None) -> dict:
             pos[v] = (1.6 * (k - width / 2), -float(depth))
     xs = [p[0] for p in pos.values()]
     return {v: (x - min(xs), y) for v, (x, y) in pos.items()}
+
+
+def _generations(graph) -> list:
+    """The rows of a directed layout: topological generations, or for a graph with
+    cycles (arcs of an ensemble's members, both ways) those of its strongly connected
+    components, each component in one row."""
+    if nx.is_directed_acyclic_graph(graph):
+        return list(nx.topological_generations(graph))
+    components = nx.condensation(graph)
+    return [
+        [v for c in generation for v in components.nodes[c]["members"]]
+        for generation in nx.topological_generations(components)
+    ]
+
+
+def _placed(graph, v, pos) -> list:
+    """The x of ``v``'s parents already laid out."""
+    return [pos[p][0] for p in graph.predecessors(v) if p in pos]
 
 
 def _undirected_children(graph, order, root):

@@ -26,7 +26,7 @@ from ._palette import (
 )
 from ._readback import tag
 from ._router import EdgeLabel, RoutedArrow, Router
-from ._views import network_view
+from ._views import members_summary, network_view
 
 __all__ = ["plot_structure"]
 
@@ -102,7 +102,7 @@ def plot_structure(
     edge_colors=None,
     title=None,
     fontsize=10,
-    member=0,
+    member=None,
 ):
     """Draw a classifier's structure: the class node apart, the feature tree from its root.
 
@@ -122,7 +122,11 @@ def plot_structure(
     model_or_graph : fitted bnclassify classifier or networkx graph
         A model's ``structure_``, ``class_node_`` and ``weights_`` are used.
         An ensemble (:class:`~bnclassify.EnsembleTAN`, :class:`~bnclassify.AODE`)
-        is drawn through one of its members (see ``member``); a
+        is drawn through one of its members (see ``member``), and
+        :class:`~bnclassify.ESKDB` by default as the arcs of all its members
+        (its ``structure_``: each arc labelled with the share of members that
+        have it, class arcs to every feature; arcs of different members may run
+        both ways); a
         :class:`~bnclassify.SignalSubgraphClassifier` as the naive Bayes it is,
         one binary feature per signal edge (``"i-j"``, or ``"i->j"`` when
         directed) under the class node ``"y"``.
@@ -153,10 +157,12 @@ def plot_structure(
     title : str, optional
         Default: none, or which member is drawn for an ensemble.
     fontsize : float, default=10
-    member : int, default=0
+    member : int, optional
         For an ensemble, the position of the member in ``estimators_`` whose
         structure is drawn (members differ in their trees, so no single
-        structure is the ensemble's).
+        structure is the ensemble's). Default: the ensemble's summary of its
+        members' arcs where it has one (:class:`~bnclassify.ESKDB`), else
+        member 0.
 
     Returns
     -------
@@ -183,7 +189,8 @@ def plot_structure(
     ):  # the class an ordinary node (a BayesNetClassifier): the DAG in layers
         return plot_dag(graph, ax=ax, class_node=class_node, title=title, fontsize=fontsize)
     if title is None and not isinstance(model_or_graph, nx.Graph):
-        title = network_view(model_or_graph, member).title
+        summary = members_summary(model_or_graph, member)
+        title = summary[2] if summary else network_view(model_or_graph, member or 0).title
     features = feature_graph(graph, class_node)
     if root is not None and root not in features:
         raise ValueError(f"root={root!r} is not a feature node; features: {list(features)}.")

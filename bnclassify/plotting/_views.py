@@ -65,6 +65,21 @@ def network_view(model, member=0) -> NetworkView:
     raise TypeError(f"Expected a fitted bnclassify model, got {type(model).__name__}.")
 
 
+def members_summary(model, member=None):
+    """``(arcs, class_node, title)`` of an ensemble that summarises its members' arcs in
+    its own ``structure_`` (ESKDB: each arc with the share of members that have it, in
+    ``weight``), when no ``member`` is asked for; None for any other model."""
+    if member is not None or hasattr(model, "compiled_") or not hasattr(model, "estimators_"):
+        return None
+    try:
+        arcs = model.structure_
+    except AttributeError:  # an ensemble without such a summary (EnsembleTAN, AODE)
+        return None
+    n = arcs.graph.get("n_members", len(model.estimators_))
+    title = f"{type(model).__name__}: the arcs of its {n} members (share of members)"
+    return arcs, model.class_node_, title
+
+
 def _single(model, title=None) -> NetworkView:
     network = model.compiled_
     n = network.n_features

@@ -429,13 +429,56 @@ def _columns_line(columns, kinds) -> str:
 
 def _with_differences(table, folds, baseline):
     """The table plus each model's difference to the baseline and its corrected p-value."""
-    diffs = baseline_differences(folds, baseline, ("accuracy", "cll"))
+    diffs = baseline_differences(folds, baseline, ("accuracy", "cll", "log_loss"))
     table = table.copy()
     table["acc diff"] = diffs[("accuracy", "diff")]
     table["p (acc)"] = diffs[("accuracy", "p")]
     table["CLL diff"] = diffs[("cll", "diff")]
     table["p (CLL)"] = diffs[("cll", "p")]
+    table["log loss diff"] = diffs[("log_loss", "diff")]
+    table["p (log loss)"] = diffs[("log_loss", "p")]
     return table
+
+
+def _with_log_loss(table, summary):
+    """The table with each model's log loss (mean over folds) and its sd after the CLL
+    columns."""
+    table = table.copy()
+    columns = list(table.columns)
+    at = columns.index("study CLL" if "study CLL" in columns else "CLL sd") + 1
+    table.insert(at, "log loss", summary[("log_loss", "mean")].reindex(table.index))
+    table.insert(at + 1, "log loss sd", summary[("log_loss", "std")].reindex(table.index))
+    return table
+
+
+#: The smoothings ``compare --smoothing`` offers (every estimator with a ``smoothing``
+#: parameter takes them by name).
+SMOOTHINGS = ("laplace", "hdp", "hls")
+
+
+def _with_smoothing(models: dict, smoothing, seed) -> dict:
+    """Each model that has a ``smoothing`` parameter set to ``smoothing`` (a sampling one
+    seeded with ``seed`` when the model has no seed of its own); the others as they are,
+    said in a note."""
+    if smoothing is None:
+        return models
+    out, kept = {}, []
+    for name, model in models.items():
+        params = model.get_params(deep=False)
+        if "smoothing" not in params:
+            kept.append(name)
+            out[name] = model
+            continue
+        new = {"smoothing": smoothing}
+        if "random_state" in params and params["random_state"] is None:
+            new["random_state"] = seed
+        out[name] = clone(model).set_params(**new)
+    if kept:
+        print(
+            f"note: --smoothing {smoothing} applies to the models with a smoothing parameter; "
+            f"{', '.join(kept)} keep their own estimates."
+        )
+    return out
 
 
 def compare(args) -> int:
@@ -449,6 +492,7 @@ def compare(args) -> int:
     if args.r_family:
         models.update(r_family_models(alpha=args.alpha))
     models = _select(models, args.models, args.alpha)
+    models = _with_smoothing(models, args.smoothing, args.seed)
     if contact is None and not args.models:
         print(
             "note: Simpler TAN and the models built on it (STAN bagging, STAN+TAN bagging, "
@@ -495,16 +539,18 @@ def compare(args) -> int:
         )
     _note_warnings(caught)
     same_rows = args.csv is None and not getattr(args, "all_rows", False)
-    table = comparison_table(summary, name if same_rows else None)
+    table = _with_log_loss(comparison_table(summary, name if same_rows else None), summary)
     if baseline is not None and len(models) > 1:
         table = _with_differences(table, folds, baseline)
     n_classes = y.nunique()
     n_folds = args.folds * args.repeats
     print(f"{name}: {len(X)} rows, {X.shape[1]} features, {n_classes} classes; {_protocol(args)}")
     print(
-        "accuracy, precision/recall/F1 (macro) and CLL = sum over a fold's rows of "
-        f"log2 P(true class | x): mean over the {n_folds} folds; sd = standard deviation "
-        "over folds"
+        "accuracy, precision/recall/F1 (macro), CLL = sum over a fold's rows of "
+        "log2 P(true class | x) (the study's) and log loss = mean over a fold's rows of "
+        f"-ln P(true class | x) (scikit-learn's log_loss): mean over the {n_folds} folds; "
+        "sd = standard deviation over folds"
+        + (f"; smoothing: {args.smoothing}" if args.smoothing else "")
     )
     if "acc diff" in table.columns:
         print(
@@ -813,6 +859,15 @@ def build_parser() -> argparse.ArgumentParser:
     stratified.add_argument("--no-stratified", dest="stratified", action="store_false")
     p.add_argument(
         "--alpha", type=_finite_alpha, default=1.0, help="Dirichlet smoothing (default: 1)"
+    )
+    p.add_argument(
+        "--smoothing",
+        choices=SMOOTHINGS,
+        default=None,
+        help="how the models' tables are estimated: 'laplace' (additive, --alpha), 'hdp' "
+        "(hierarchical Dirichlet processes, seeded by --seed) or 'hls' (hierarchical linear "
+        "smoothing); models without a smoothing parameter (BMA TAN, the study's TAN) keep "
+        "theirs (default: each model's own, Laplace)",
     )
     p.add_argument(
         "--models",

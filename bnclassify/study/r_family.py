@@ -11,7 +11,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..classifiers import BSEJ, FSSJ, KDBHC, TAN, TANHC, TANHCSP, BayesNetClassifier, NaiveBayes
+from ..classifiers import (
+    BSEJ,
+    ESKDB,
+    FSSJ,
+    KDBHC,
+    SKDB,
+    TAN,
+    TANHC,
+    TANHCSP,
+    BayesNetClassifier,
+    NaiveBayes,
+)
 
 
 @dataclass(frozen=True)
@@ -53,6 +64,12 @@ OPTIONAL_MODELS = {
         "TAN (conditional)", lambda a, s: TAN(alpha=a, objective="conditional"), True
     ),
     "bnc": OptionalModel("BayesNet", lambda a, s: BayesNetClassifier(alpha=a)),
+    "skdb": OptionalModel("SKDB", lambda a, s: SKDB(alpha=a, random_state=s)),
+    # the recommended model (10 members), and the paper's 20
+    "eskdb": OptionalModel("ESKDB", lambda a, s: ESKDB(n_estimators=10, alpha=a, random_state=s)),
+    "eskdb20": OptionalModel(
+        "ESKDB (20 members)", lambda a, s: ESKDB(n_estimators=20, alpha=a, random_state=s)
+    ),
 }
 
 

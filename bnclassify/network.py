@@ -315,7 +315,7 @@ class FittedNetwork:
     @property
     def nodes(self) -> list:
         """Every node's fitted factor: the features' (:attr:`factors`), then the class's own
-        table when it has parents (:attr:`class_factor`). ``log P(c, x)`` is
+        table when it has parents (``class_factor``). ``log P(c, x)`` is
         ``log_prior`` plus one term of each."""
         return list(self._nodes)
 

@@ -108,6 +108,7 @@ EVERY_ESTIMATOR = {
     "KDBHC": lambda X: bnc.KDBHC(random_state=0),
     "SKDB": lambda X: bnc.SKDB(),
     "ESKDB": lambda X: bnc.ESKDB(n_estimators=3, random_state=0),
+    "BayesNetClassifier": lambda X: bnc.BayesNetClassifier(),
 }
 
 
@@ -331,14 +332,14 @@ def test_metrics_name_what_is_wrong():
     X = pd.DataFrame({"a": list("xyz") * 6 + ["x", "y"]})
     with pytest.raises(ValueError, match="'model' column"):
         metrics.summarize(pd.DataFrame())
-    with pytest.raises(ValueError, match="a must be numbers"):
+    with pytest.raises(ValueError, match=r"a \(one score per fold\) must hold real numbers"):
         metrics.corrected_resampled_ttest(["a", "b", "c"], [1, 2, 3], 10, 2)
     with pytest.raises(TypeError, match="models must be an estimator"):
         metrics.evaluate(None, X, Y20, cv=2, progress=False)
     with pytest.raises(ValueError, match="cv fold 0: its test indices"):
         cv = [(np.arange(10), np.arange(15, 25))]
         metrics.evaluate(bnc.NaiveBayes(), X, Y20, cv=cv, progress=False)
-    with pytest.raises(ValueError, match="proba must be numbers"):
+    with pytest.raises(ValueError, match="proba must hold numbers"):
         metrics.conditional_log_likelihood(["p", "q"], [[0.5, 0.5], [1.0]])
 
 

@@ -80,7 +80,7 @@ class BayesNetClassifier(NetworkClassifier):
         that most raises its score, while it does (Weka's ``K2``).
     score_type : {"bdeu", "bd", "k2", "bic", "aic", "loglik"}, default="bdeu"
         The decomposable score (Weka's ``scoreType``; ``score`` is scikit-learn's
-        accuracy method) (see :mod:`bnclassify.scores`): BDeu with the
+        accuracy method) (see ``bnclassify.scores``): BDeu with the
         equivalent sample size ``prior_weight``; the Bayesian Dirichlet score with
         ``prior_weight`` in every cell (Weka's ``BAYES``); K2 (``"bd"`` with 1);
         BIC (MDL); AIC; the log-likelihood (which only adds arcs: bound it with
@@ -146,11 +146,6 @@ class BayesNetClassifier(NetworkClassifier):
         As in :class:`~bnclassify.NaiveBayes`.
     fit_times_ : dict
         Seconds spent on the ``"structure"`` and the ``"parameters"``.
-
-    See Also
-    --------
-    bnclassify.scores : the scores' definitions.
-    bnclassify.dag_search : the searches.
 
     Examples
     --------

@@ -305,7 +305,7 @@ class SKDB(AugmentedNaiveBayes):
         counts, and forgets them: ``weights``, the I(X_i; X_j | C) matrix of every
         pair of features (a DataFrame labelled by feature); ``class_mi``, the
         information of every feature about the class that ``ranking`` names
-        (:func:`ranking_information`). They must be those of the same counts;
+        (``ranking_information_``). They must be those of the same counts;
         :class:`ESKDB` computes them so.
 
         Returns

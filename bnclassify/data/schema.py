@@ -276,7 +276,7 @@ class TableSchema:
 
         ``cut_points`` holds one entry per column: the cut points a model applied to
         the column's numbers to code it (``code b`` the interval
-        ``(cuts[b - 1], cuts[b]]``, as :func:`~bnclassify.data.binning.bin_codes`), or
+        ``(cuts[b - 1], cuts[b]]``, as ``bnclassify.data.binning.bin_codes``), or
         ``None`` for a column taken as it is. Such a column becomes a ``"binned"``
         node with those cuts: its categories are the intervals' labels, and tables are
         coded by them (numbers, or the labels themselves), as for a column the kinds

@@ -305,7 +305,7 @@ class VariableCounts:
         """N(x_u, x_v) of every pair of variables, as one ``(1, R, R)`` table (``R`` the
         :attr:`parent_cards` of all variables: a missing cell is its variable's last
         state), counted by one matrix product; None when it would have
-        more than :data:`PAIR_CELLS` cells, or when the variables are so few that counting
+        more than ``PAIR_CELLS`` cells, or when the variables are so few that counting
         each pair row by row costs less (measured: 9 variables of 32 states in all, nursery;
         the product pays from about 16 variables, alarm's 37 of 105 states: 2.5 times faster)."""
         m, cards = self.n_variables, self.parent_cards

@@ -180,15 +180,19 @@ def log_tree_sums_by_states(log_weights, log_ratio, states, log_fill=None) -> np
     if m == 1 or states.size == 0:
         return np.zeros((len(states), n_classes))
     # the states that occur, renumbered 0 .. U-1 in order, and U for -1, whose every ratio
-    # is 1 (a look-up table: the states are below n_states, no sort needed)
+    # is 1 (a look-up table: the states are below n_states, no sort needed); when every
+    # ratio is finite (BMATAN's), all the states: a copy of the table rather than a gather
     present = np.zeros(n_states + 1, dtype=bool)
-    present[states.ravel()] = True  # -1 marks the last entry
+    if np.isfinite(log_ratio).all():
+        present[:] = True
+    else:
+        present[states.ravel()] = True  # -1 marks the last entry
     occurring = np.flatnonzero(present[:-1])
     renumber = np.full(n_states + 1, len(occurring), dtype=np.int64)
     renumber[occurring] = np.arange(len(occurring))
     states = renumber[states]
     log_table = np.zeros((n_classes, len(occurring) + 1, len(occurring) + 1))
-    every = len(occurring) == n_states  # a large batch's usual case: a copy, no gather
+    every = len(occurring) == n_states
     log_table[:, :-1, :-1] = log_ratio if every else log_ratio[:, occurring[:, None], occurring]
     if not np.isfinite(log_table).all():
         raise ValueError(

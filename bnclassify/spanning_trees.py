@@ -310,8 +310,8 @@ def _pair_scaled_sums(weights, log_fill, shared, table, states) -> tuple:
         return np.full(shape, -np.inf), np.zeros(shape, dtype=bool)
     log_b = bottleneck_scales(beta)
     with np.errstate(divide="ignore"):  # a ratio of 0 (log -inf): no bound
-        smallest_ratio = np.log(table.min())
-    if bottleneck_error(log_b[1:], smallest_ratio) <= BOTTLENECK_ERROR:
+        ratios = np.log([table.min(), table.max()])
+    if bottleneck_error(log_b[1:], *ratios) <= BOTTLENECK_ERROR:
         base, fill = _scaled_by(weights, log_fill, log_b[None, :])
         scale = np.exp(log_b[:, None] - log_b[None, :])
         out, low = tree_log_sums(states, table, base, fill, SMALLEST_PIVOT, scale=scale)
@@ -363,34 +363,38 @@ def bottleneck_scales(beta) -> np.ndarray:
     return log_b
 
 
-def bottleneck_error(log_b, smallest_ratio) -> float:
+def bottleneck_error(log_b, smallest_ratio, largest_ratio=0.0) -> float:
     """A bound on the relative error of every pivot that flushed numbers can cause in the
     one-triangle elimination of weights scaled by columns ``exp(log_b)`` (nodes 1 .. m-1),
-    the weights times ratios at least ``exp(smallest_ratio)`` (or 1 when larger).
+    the weights times ratios between ``exp(smallest_ratio)`` and ``exp(largest_ratio)``
+    (1 counts as both).
 
     Every number below the smallest normal float (2.3e-308) is read and written as 0. Each
-    such number (a built entry, an update, a row entry rebuilt from its column; fewer than
-    ``3 m^3``) changes the unscaled weights by at most 2.3e-308 times its column's scale,
-    at most ``max B``. A pivot is the conductance from its node to the nodes left in the
-    Schur complement of that step, which moves by at most the total change of the weights
+    such number (a built entry, an update, a row entry rebuilt from its column, a step's
+    factor; fewer than ``3 m^3``) changes the unscaled weights by at most 2.3e-308 times
+    the largest unscaled number of its step, ``m^3 max(1, ratio) max B`` (an entry between
+    two nodes is at most the weights across a cut between them, each at most their
+    bottleneck). A pivot is the conductance from its node to the nodes left in the Schur
+    complement of that step, which moves by at most the total change of the weights
     (Thomson's principle: its derivative in each weight is a squared potential difference,
-    at most 1); a row entry flushed alone moves the next step's entries by at most itself
-    in all (the step's factors are shares of its pivot). The pivot is at least ``min B
-    min(1, ratio) / (m - 1)`` (:func:`bottleneck_scales`). Overflow needs no bound: a
-    pivot past the float range is flagged and redone.
+    at most 1); a row entry or a factor flushed alone moves the next step's entries by at
+    most its share of the pivot in all. The pivot is at least ``min B min(1, ratio) /
+    (m - 1)`` (:func:`bottleneck_scales`). Overflow needs no bound: a pivot past the float
+    range is flagged and redone.
 
     Examples
     --------
-    >>> bottleneck_error(np.array([0.0, 545.0]), -10.0) < 1e-60
+    >>> bottleneck_error(np.array([0.0, 545.0]), -10.0, 10.0) < BOTTLENECK_ERROR
     True
     """
     m = len(log_b) + 1
     if m == 1:
         return 0.0
     log_bound = (
-        np.log(3.0 * m**3 * (m - 1) * np.finfo(float).tiny)
+        np.log(3.0 * m**6 * (m - 1) * np.finfo(float).tiny)
         + float(np.ptp(log_b))
         + max(0.0, -float(smallest_ratio))
+        + max(0.0, float(largest_ratio))
     )
     return float(np.exp(min(log_bound, 700.0)))
 

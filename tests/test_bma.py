@@ -878,6 +878,7 @@ def test_bottleneck_error_bounds_grow_with_the_spread_and_the_smallest_ratio():
     log_b = np.array([0.0, 300.0, 545.0])
     assert bottleneck_error(log_b, 0.0) < BOTTLENECK_ERROR
     assert bottleneck_error(log_b, 5.0) == bottleneck_error(log_b, 0.0)  # ratios above 1
+    assert bottleneck_error(log_b, 0.0, 150.0) > BOTTLENECK_ERROR
     assert bottleneck_error(log_b, -150.0) > BOTTLENECK_ERROR
     assert bottleneck_error(log_b * 1.3, 0.0) > BOTTLENECK_ERROR
     assert bottleneck_error(log_b, -np.inf) > BOTTLENECK_ERROR

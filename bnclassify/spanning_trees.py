@@ -25,6 +25,8 @@ import numpy as np
 from ._native import is_symmetric, tree_log_sums, tree_pivots
 
 __all__ = [
+    "bottleneck_error",
+    "bottleneck_scales",
     "checked_log_weights",
     "edge_marginals",
     "eliminate_nodes",
@@ -109,15 +111,20 @@ def log_tree_sums_by_states(log_weights, log_ratio, states, log_fill=None) -> np
 
     When the weights, the fill and the ratios are exactly symmetric (BMATAN's are), only
     one triangle of each matrix is eliminated (its Schur complements stay symmetric): half
-    the work, the same sums to float rounding. Its scaling is then one of two. Column
+    the work, the same sums to float rounding. Its scaling is then one of three. Column
     scales (each column's largest shared weight) when they spread at most
-    :data:`SYMMETRIC_SPREAD` nats. Past that (BDeu weights spread by thousands of nats on
-    tens of thousands of rows), each entry ``(u, v)`` is scaled by the widest-path
-    bottleneck between ``u`` and ``v`` (:func:`widest_paths`), which keeps every entry and
-    pivot near 1 at any spread, where column scales leave every pivot below
-    :data:`SMALLEST_PIVOT` and every matrix to the log-space elimination (ten times
-    slower); also the second try of the matrices a column-scaled pass flagged. It needs
-    ``m^3`` shared factors, so it is used for at most :data:`PAIR_FACTOR_CELLS` of them.
+    :data:`SYMMETRIC_SPREAD` nats. Past that (BDeu weights spread by hundreds or thousands
+    of nats on thousands of rows, where column scales leave pivots below
+    :data:`SMALLEST_PIVOT` and their matrices to the log-space elimination, ten times
+    slower), column ``k`` is scaled by the largest widest-path bottleneck between ``k`` and
+    a node left at its step (:func:`bottleneck_scales`), which keeps every pivot above
+    ``1 / m`` times the smallest ratio, when :func:`bottleneck_error` bounds the error of
+    the flushed numbers below :data:`BOTTLENECK_ERROR`; otherwise each entry ``(u, v)`` is
+    scaled by the widest-path bottleneck between ``u`` and ``v`` (:func:`widest_paths`),
+    which keeps every entry and pivot near 1 at any spread, at 1.65 times the cost. Both
+    are also the second try of the matrices a column-scaled pass flagged; they need ``m^3``
+    work (and the second ``m^3`` shared factors), so they are used for at most
+    :data:`PAIR_FACTOR_CELLS` of them.
 
     Parameters
     ----------
@@ -173,15 +180,20 @@ def log_tree_sums_by_states(log_weights, log_ratio, states, log_fill=None) -> np
     if m == 1 or states.size == 0:
         return np.zeros((len(states), n_classes))
     # the states that occur, renumbered 0 .. U-1 in order, and U for -1, whose every ratio
-    # is 1 (a look-up table: the states are below n_states, no sort needed)
+    # is 1 (a look-up table: the states are below n_states, no sort needed); when every
+    # ratio is finite (BMATAN's), all the states: a copy of the table rather than a gather
     present = np.zeros(n_states + 1, dtype=bool)
-    present[states.ravel()] = True  # -1 marks the last entry
+    if np.isfinite(log_ratio).all():
+        present[:] = True
+    else:
+        present[states.ravel()] = True  # -1 marks the last entry
     occurring = np.flatnonzero(present[:-1])
     renumber = np.full(n_states + 1, len(occurring), dtype=np.int64)
     renumber[occurring] = np.arange(len(occurring))
     states = renumber[states]
     log_table = np.zeros((n_classes, len(occurring) + 1, len(occurring) + 1))
-    log_table[:, :-1, :-1] = log_ratio[:, occurring[:, None], occurring[None, :]]
+    every = len(occurring) == n_states
+    log_table[:, :-1, :-1] = log_ratio if every else log_ratio[:, occurring[:, None], occurring]
     if not np.isfinite(log_table).all():
         raise ValueError(
             "log_tree_sums_by_states: the log ratios of the states used must be finite."
@@ -272,7 +284,9 @@ def _scaled_by(weights, log_fill, log_scale):
     """``exp(weights - log_scale)`` and the fill alike, with zero diagonals."""
     m = weights.shape[-1]
     off = ~np.eye(m, dtype=bool)
-    with np.errstate(invalid="ignore"):  # -inf - -inf: an absent edge, 0
+    # -inf - -inf: an absent edge, 0; past the float range: only in the triangle that the
+    # one-triangle elimination by bottleneck column scales never reads
+    with np.errstate(invalid="ignore", over="ignore"):
         base = np.exp(np.where(off, weights - log_scale, -np.inf))
         fill = (
             np.zeros((m, m))
@@ -283,27 +297,115 @@ def _scaled_by(weights, log_fill, log_scale):
 
 
 def _pair_scaled_sums(weights, log_fill, shared, table, states) -> tuple:
-    """:func:`bnclassify._native.tree_log_sums` of symmetric weights scaled by pairs, each
-    entry by the widest-path bottleneck ``beta`` of its two nodes (see ``tree_log_sums``):
-    ``(log sums, flagged)``. A disconnected graph (some ``beta`` is ``-inf``) has no
-    spanning tree: every sum is ``-inf``."""
-    beta, mu, factors, log_b = _pair_factors(shared)
-    if beta is None:
+    """:func:`bnclassify._native.tree_log_sums` of symmetric weights scaled by their widest-path
+    bottlenecks ``beta``: ``(log sums, flagged)``. Column ``k`` by ``B_k``, the largest
+    ``beta[i, k]`` over the nodes ``i`` left at step ``k``, when :func:`bottleneck_error`
+    allows it (the one-triangle elimination by columns); otherwise each entry by its pair's
+    ``beta`` (see ``tree_log_sums``). A disconnected graph (some ``beta`` is ``-inf``) has
+    no spanning tree: every sum is ``-inf``."""
+    beta = widest_paths(shared)
+    m = len(beta)
+    if not np.isfinite(beta[~np.eye(m, dtype=bool)]).all():
         shape = (len(states), len(table))
         return np.full(shape, -np.inf), np.zeros(shape, dtype=bool)
-    base, fill = _scaled_by(weights, log_fill, beta)
-    out, low = tree_log_sums(states, table, base, fill, SMALLEST_PIVOT, pairs=(mu, factors))
-    out += log_b
+    log_b = bottleneck_scales(beta)
+    with np.errstate(divide="ignore"):  # a ratio of 0 (log -inf): no bound
+        ratios = np.log([table.min(), table.max()])
+    if bottleneck_error(log_b[1:], *ratios) <= BOTTLENECK_ERROR:
+        base, fill = _scaled_by(weights, log_fill, log_b[None, :])
+        scale = np.exp(log_b[:, None] - log_b[None, :])
+        out, low = tree_log_sums(states, table, base, fill, SMALLEST_PIVOT, scale=scale)
+    else:
+        _, mu, factors, _ = _pair_factors(shared, beta)
+        base, fill = _scaled_by(weights, log_fill, beta)
+        out, low = tree_log_sums(states, table, base, fill, SMALLEST_PIVOT, pairs=(mu, factors))
+    out += log_b[1:].sum()
     return out, low
 
 
-def _pair_factors(shared) -> tuple:
+#: Largest bound on the relative error of a pivot (:func:`bottleneck_error`) for which
+#: symmetric weights past :data:`SYMMETRIC_SPREAD` are scaled by columns (each by its
+#: largest widest-path bottleneck left, :func:`bottleneck_scales`) rather than by pairs:
+#: below the float rounding itself.
+BOTTLENECK_ERROR = 1e-20
+
+
+def bottleneck_scales(beta) -> np.ndarray:
+    """``log B_k``: the largest widest-path bottleneck ``beta[i, k]`` over the nodes ``i``
+    left when node ``k`` is eliminated (node 0 and ``i > k``); entry 0 over every node.
+
+    Node ``k``'s degree in the Schur complement at step ``k`` (its pivot) is at least
+    ``B_k / (m - 1)``: a widest path to a node left reaches one through eliminated nodes
+    only, over at most ``m - 1`` edges of weight at least ``B_k`` (their conductance in
+    series), and the degree is the conductance from ``k`` to the nodes left. So the pivots
+    of the weights scaled by ``B`` by column are at least ``1 / (m - 1)``, at any spread.
+
+    Parameters
+    ----------
+    beta : ndarray of shape (m, m)
+        :func:`widest_paths` of the weights.
+
+    Returns
+    -------
+    ndarray of shape (m,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> w = np.array([[0.0, 1.0, 1.0], [1.0, 0.0, 900.0], [1.0, 900.0, 0.0]])
+    >>> bottleneck_scales(widest_paths(w))  # node 1 is eliminated before 2: 2's left is 0
+    array([  1., 900.,   1.])
+    """
+    m = len(beta)
+    later = np.where(np.tri(m, k=-1, dtype=bool), beta, -np.inf)  # [i, k]: i > k
+    log_b = np.maximum(beta[0], later.max(axis=0))
+    log_b[0] = beta[0, 1:].max()
+    return log_b
+
+
+def bottleneck_error(log_b, smallest_ratio, largest_ratio=0.0) -> float:
+    """A bound on the relative error of every pivot that flushed numbers can cause in the
+    one-triangle elimination of weights scaled by columns ``exp(log_b)`` (nodes 1 .. m-1),
+    the weights times ratios between ``exp(smallest_ratio)`` and ``exp(largest_ratio)``
+    (1 counts as both).
+
+    Every number below the smallest normal float (2.3e-308) is read and written as 0. Each
+    such number (a built entry, an update, a row entry rebuilt from its column, a step's
+    factor; fewer than ``3 m^3``) changes the unscaled weights by at most 2.3e-308 times
+    the largest unscaled number of its step, ``m^3 max(1, ratio) max B`` (an entry between
+    two nodes is at most the weights across a cut between them, each at most their
+    bottleneck). A pivot is the conductance from its node to the nodes left in the Schur
+    complement of that step, which moves by at most the total change of the weights
+    (Thomson's principle: its derivative in each weight is a squared potential difference,
+    at most 1); a row entry or a factor flushed alone moves the next step's entries by at
+    most its share of the pivot in all. The pivot is at least ``min B min(1, ratio) /
+    (m - 1)`` (:func:`bottleneck_scales`). Overflow needs no bound: a pivot past the float
+    range is flagged and redone.
+
+    Examples
+    --------
+    >>> bottleneck_error(np.array([0.0, 545.0]), -10.0, 10.0) < BOTTLENECK_ERROR
+    True
+    """
+    m = len(log_b) + 1
+    if m == 1:
+        return 0.0
+    log_bound = (
+        np.log(3.0 * m**6 * (m - 1) * np.finfo(float).tiny)
+        + float(np.ptp(log_b))
+        + max(0.0, -float(smallest_ratio))
+        + max(0.0, float(largest_ratio))
+    )
+    return float(np.exp(min(log_bound, 700.0)))
+
+
+def _pair_factors(shared, beta=None) -> tuple:
     """``(beta, mu, factors, log_b)`` of the elimination scaled by pairs of nodes 1 .. m-1
     in order, node 0 kept (see :func:`bnclassify._native.tree_log_sums`): the widest-path
-    bottlenecks, the pivots' and the steps' factors, and ``sum_k log B_k``; ``beta`` is
-    None when the graph is disconnected."""
+    bottlenecks (``beta`` when given), the pivots' and the steps' factors, and ``sum_k log
+    B_k``; ``beta`` is None when the graph is disconnected."""
     m = shared.shape[-1]
-    beta = widest_paths(shared)
+    beta = widest_paths(shared) if beta is None else beta
     off = ~np.eye(m, dtype=bool)
     if not np.isfinite(beta[off]).all():
         return None, None, None, None

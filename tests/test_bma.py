@@ -728,9 +728,9 @@ def test_tree_sums_by_states_equal_the_sums_of_the_built_graphs(spread):
 
 def test_tree_sums_by_states_eliminate_one_triangle_only_of_symmetric_graphs(monkeypatch):
     """The one-triangle elimination is used when weights, fill and ratios are exactly
-    symmetric, by column scales when they spread little and by pairs past
-    SYMMETRIC_SPREAD; the full one otherwise (ratios asymmetric by a rounding): the same
-    sums every way."""
+    symmetric, by column scales when they spread little, past SYMMETRIC_SPREAD by the
+    bottleneck column scales while their error bound allows and by pairs beyond; the full
+    one otherwise (ratios asymmetric by a rounding): the same sums every way."""
     from bnclassify import spanning_trees
 
     seen = []
@@ -750,12 +750,14 @@ def test_tree_sums_by_states_eliminate_one_triangle_only_of_symmetric_graphs(mon
     states = rng.integers(0, n_states, size=(3, 2, m))
     skewed = log_ratio.copy()
     skewed[0, 0, 1] = np.nextafter(skewed[0, 0, 1], 1.0)
-    spread = log_w.copy()
+    spread, wider = log_w.copy(), log_w.copy()
     spread[0, 1] = spread[1, 0] = 400.0
+    wider[0, 1] = wider[1, 0] = 700.0
     for weights, ratio, path in (
         (log_w, log_ratio, "columns"),
         (log_w, skewed, "full"),
-        (spread, log_ratio, "pairs"),
+        (spread, log_ratio, "columns"),  # by bottlenecks
+        (wider, log_ratio, "pairs"),
     ):
         got = spanning_trees.log_tree_sums_by_states(weights, ratio, states)
         assert seen.pop() == path
@@ -818,6 +820,69 @@ def test_tree_sums_by_pairs_equal_the_sums_of_the_built_graphs(
         expected[r, c] = log_tree_sum(built)
     np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-9)
     assert not redone  # by pairs, none left to the log-space elimination
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    m=st.integers(2, 14),
+    spread=st.floats(1.0, 80.0),
+    absent=st.floats(0.0, 0.6),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_bottleneck_column_scales_keep_every_pivot_above_one_over_m(m, spread, absent, seed):
+    """The claim the bottleneck scaling rests on: scaled by column ``k``'s largest widest-path
+    bottleneck to a node left at step ``k``, the cancellation-free elimination's every pivot
+    is at least ``1 / (m - 1)`` however far the weights spread (the pivots, times the
+    scales, still give the sum over trees); and with ratios and the weights spread five
+    times as far (past SYMMETRIC_SPREAD), the sums equal the log-space ones with none left
+    to the log-space elimination."""
+    from bnclassify import spanning_trees
+    from bnclassify.spanning_trees import bottleneck_scales, widest_paths
+
+    rng = np.random.default_rng(seed)
+    upper = np.triu(rng.normal(size=(m, m)) * spread, 1)
+    upper[np.triu(rng.random((m, m)) < absent, 1)] = -np.inf
+    upper[np.arange(m - 1), np.arange(1, m)] = rng.normal(size=m - 1) * spread  # connected
+    log_w = upper + upper.T
+    np.fill_diagonal(log_w, -np.inf)
+    log_b = bottleneck_scales(widest_paths(log_w))
+    scaled = np.exp(log_w - log_b[None, :])
+    pivots = spanning_trees.tree_pivots(scaled[None], 0.0)[0]
+    assert (pivots >= (1 - 1e-12) / (m - 1)).all()
+    got = np.log(pivots).sum() + log_b[1:].sum()
+    assert got == pytest.approx(float(log_tree_sum(log_w)), rel=1e-12, abs=1e-9)
+
+    redone = []
+
+    def spy(stack, **kwargs):
+        redone.append(len(stack))
+        return log_tree_sum(stack, **kwargs)
+
+    log_ratio = rng.normal(size=(3, 4, 4)) * 3.0
+    log_ratio = (log_ratio + np.swapaxes(log_ratio, 1, 2)) / 2
+    states = rng.integers(-1, 4, size=(2, 3, m))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(spanning_trees, "log_tree_sum", spy)
+        sums = spanning_trees.log_tree_sums_by_states(5 * log_w, log_ratio, states)
+    for r, c in itertools.product(range(2), range(3)):
+        s = states[r, c]
+        terms = np.where((s[:, None] >= 0) & (s[None, :] >= 0), log_ratio[c][np.ix_(s, s)], 0.0)
+        expected = float(log_tree_sum(5 * log_w + terms))
+        assert sums[r, c] == pytest.approx(expected, rel=1e-12, abs=1e-9)
+    assert not redone
+
+
+def test_bottleneck_error_bounds_grow_with_the_spread_and_the_smallest_ratio():
+    from bnclassify.spanning_trees import BOTTLENECK_ERROR, bottleneck_error
+
+    log_b = np.array([0.0, 300.0, 545.0])
+    assert bottleneck_error(log_b, 0.0) < BOTTLENECK_ERROR
+    assert bottleneck_error(log_b, 5.0) == bottleneck_error(log_b, 0.0)  # ratios above 1
+    assert bottleneck_error(log_b, 0.0, 150.0) > BOTTLENECK_ERROR
+    assert bottleneck_error(log_b, -150.0) > BOTTLENECK_ERROR
+    assert bottleneck_error(log_b * 1.3, 0.0) > BOTTLENECK_ERROR
+    assert bottleneck_error(log_b, -np.inf) > BOTTLENECK_ERROR
+    assert bottleneck_error(np.array([]), 0.0) == 0.0
 
 
 def test_tree_sums_of_states_shared_by_every_class_equal_the_repeated_states():

@@ -2455,9 +2455,11 @@ static double tree_log_sum_one(double *a, int64_t m, double smallest, double *fa
  * that column j is contiguous. Step k's column gives the pivot and the factors f_i = a[i, k] / p
  * as in the general version, and its row a[k, j] = W[k, j] / t_j = a[j, k] scale[k, j] (j > k);
  * entry (i, j), i > j, then gets f_i * row_j. Half the multiply-adds (m^3 / 6), the same panels
- * of four steps and the same order of sums per entry as the general version. The caller passes
- * only matrices whose scales t spread little (scale within the float range with room to spare):
- * a row entry rebuilt from a flushed column entry then stays below any pivot that matters.
+ * of four steps and the same order of sums per entry as the general version (each pivot in four
+ * running sums). The caller passes only matrices whose scales t spread little (scale within the
+ * float range with room to spare), or scales whose flushed numbers it has bounded
+ * (bnclassify/spanning_trees.py, bottleneck_error): a row entry rebuilt from a flushed column
+ * entry then stays below any pivot that matters.
  * `work` holds 8 m doubles (four steps' factors, then their rows). */
 WIDE_VECTORS
 static double symmetric_tree_log_sum_one(double *b, int64_t m, const double *scale,
@@ -2470,8 +2472,17 @@ static double symmetric_tree_log_sum_one(double *b, int64_t m, const double *sca
             const int64_t kk = k + q;
             double *f = factors + q * m, *g = rows + q * m;
             const double *sk = scale + kk * m, *column = b + kk * m;
-            double p = column[0];
-            for (int64_t i = kk + 1; i < m; i++) p += column[i];
+            /* four running sums, not one chain of dependent additions */
+            double p0 = column[0], p1 = 0.0, p2 = 0.0, p3 = 0.0;
+            int64_t i = kk + 1;
+            for (; i + 4 <= m; i += 4) {
+                p0 += column[i];
+                p1 += column[i + 1];
+                p2 += column[i + 2];
+                p3 += column[i + 3];
+            }
+            for (; i < m; i++) p0 += column[i];
+            const double p = (p0 + p1) + (p2 + p3);
             if (!(p >= smallest && p <= DBL_MAX)) *low = 1;
             total += log(p);
             const double s = p >= smallest ? p : 1.0;
@@ -2922,7 +2933,7 @@ static struct PyModuleDef module = {
 
 /* Raised with every change of a kernel's arguments or results: _native/runtime.py refuses a stale build
  * (an optional build that fails leaves the previous library in place). */
-#define KERNELS_VERSION 23
+#define KERNELS_VERSION 24
 
 PyMODINIT_FUNC PyInit__kernels(void) {
     PyObject *m = PyModule_Create(&module);

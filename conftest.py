@@ -1,5 +1,7 @@
 """Test-session settings for the whole repository (tests, doctests, notebooks)."""
 
+import inspect
+import re
 import sys
 import types
 
@@ -65,15 +67,41 @@ def _imports_kernel_layer(module) -> bool:
     return any(_in_kernel_layer(_home(value)) for value in list(vars(module).values()))
 
 
+# what a test module reads on the kernel layer only to choose compiled or numpy kernels itself
+SWITCH = {"runtime", "COMPILED"}
+
+
+def _drives_kernel_layer(module) -> bool:
+    """Whether a test module calls the kernel layer (a kernel's wrapper or numpy twin), not
+    only switches it: a module that only sets ``runtime.COMPILED`` runs both kernels in the
+    first pass itself, so the numpy pass would repeat those runs."""
+    bound = {
+        name: value for name, value in list(vars(module).items()) if _in_kernel_layer(_home(value))
+    }
+    if any(not isinstance(value, types.ModuleType) for value in bound.values()):
+        return True  # a kernel's function or constant imported by name
+    try:
+        source = inspect.getsource(module)
+    except (OSError, TypeError):
+        return bool(bound)
+    for name, value in bound.items():
+        if value.__name__.endswith(".runtime"):
+            continue  # the switch itself (and the compiled kernels, absent on the numpy pass)
+        if set(re.findall(rf"\b{re.escape(name)}\.(\w+)", source)) - SWITCH:
+            return True
+    return False
+
+
 def pytest_collection_modifyitems(config, items):
     """Mark ``kernels`` the tests that drive the kernel layer (``bnclassify._native``).
 
-    A test module that imports the kernel layer (the module, a module of it or a
-    name defined there), and the docstring examples of the kernel layer and of
-    the library's modules that import it. Decided from the imports at collection,
-    so a new kernel, a new caller or a new test of one is picked up with no list
-    to keep; ``BNCLASSIFY_NUMPY_KERNELS=1 pytest -m kernels`` is .ci/run's
-    numpy-kernel pass (docs/development.md says why it proves the numpy path).
+    A test module that calls the kernel layer (a name defined there, or a module of
+    it used for more than the ``runtime.COMPILED`` switch), and the docstring
+    examples of the kernel layer and of the library's modules that import it.
+    Decided from the imports and the module's text at collection, so a new kernel,
+    a new caller or a new test of one is picked up with no list to keep;
+    ``BNCLASSIFY_NUMPY_KERNELS=1 pytest -m kernels`` is .ci/run's numpy-kernel pass
+    (docs/development.md says why it proves the numpy path).
     """
     callers = {
         name
@@ -87,6 +115,6 @@ def pytest_collection_modifyitems(config, items):
             reached = _in_kernel_layer(name) or name in callers
         else:
             module = getattr(item, "module", None)
-            reached = module is not None and _imports_kernel_layer(module)
+            reached = module is not None and _drives_kernel_layer(module)
         if reached:
             item.add_marker("kernels")

@@ -15,6 +15,9 @@ import pytest
 from sklearn import clone, config_context
 from sklearn.utils.estimator_checks import estimator_checks_generator
 
+from bnclassify.exceptions import InvalidParameterError
+from bnclassify.validation import validate_parameters
+
 # "<function chain at 0x7f...>" or "<package.module.AWNB object at 0x7f...>"
 _ADDRESS = re.compile(r"<(?:function |bound method )?([\w.]+?)(?: object)? at 0x[0-9a-fA-F]+>")
 
@@ -66,12 +69,17 @@ INCREMENTAL_CHECKS = (
 
 
 def _with_named_numbers(estimator):
-    """``estimator`` with every column Gaussian when it has a ``partial_fit`` and a
-    ``distributions`` parameter (else itself)."""
+    """``estimator`` with every column Gaussian (a model of tables only: categorical) when
+    it has a ``partial_fit`` and a ``distributions`` parameter (else itself)."""
     if callable(getattr(estimator, "partial_fit", None)) and (
         "distributions" in estimator.get_params()
     ):
-        return clone(estimator).set_params(distributions="gaussian")
+        gaussian = clone(estimator).set_params(distributions="gaussian")
+        try:
+            validate_parameters(gaussian)
+        except InvalidParameterError:  # a model of tables only: each number its own category
+            return clone(estimator).set_params(distributions="categorical")
+        return gaussian
     return estimator
 
 

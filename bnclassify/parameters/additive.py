@@ -47,7 +47,7 @@ def log_ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
     Examples
     --------
     >>> log_ratio(np.array([5e-324, 1.0]), np.array([100.0]))
-    array([-748.75..., -4.60517019])
+    array([-749.04524211,   -4.60517019])
     """
     ratio = numerator / denominator
     if ratio.size == 0 or ratio.min() >= _TINY:

@@ -29,36 +29,23 @@ import time
 import warnings
 from pathlib import Path
 
+from bayesnet_networks import NETWORKS, sample
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.preprocessing import OrdinalEncoder
 from threadpoolctl import threadpool_limits
 
 from bnclassify import AODE, ESKDB, SKDB, TAN
 
-HERE = Path(__file__).resolve().parent
-NETWORKS = next(
-    (
-        p / "shared" / "data" / "networks"
-        for p in HERE.parents
-        if (p / "shared" / "data" / "networks").is_dir()
-    ),
-    HERE.parent.parent / "shared" / "data" / "networks",
-)
 STEPS = ("tan", "skdb", "eskdb", "aode", "forest")
 
 
-def sample(network_name, class_node, rows, test, seed=0):
+def sampled_table(network_name, class_node, rows, test, seed=0):
     """``(X, y, X_test)`` sampled from the network: the training rows with ``seed``, the test
     rows with ``seed + 1``; the features as object strings, the class as strings."""
     from pgmpy.readwrite import BIFReader
-    from pgmpy.sampling import BayesianModelSampling
 
     network = BIFReader(str(NETWORKS / f"{network_name}.bif")).get_model()
-    sampler = BayesianModelSampling(network)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        train = sampler.forward_sample(size=rows, seed=seed, show_progress=False)
-        held = sampler.forward_sample(size=test, seed=seed + 1, show_progress=False)
+    train, held = sample(network, rows, seed), sample(network, test, seed + 1)
     X = train.drop(columns=class_node).astype(object)
     X_test = held.drop(columns=class_node)[X.columns].astype(object)
     return X, train[class_node].astype(str).to_numpy(dtype=object), X_test
@@ -112,7 +99,7 @@ def main(argv=None):
     skip = {s.strip() for s in args.skip.split(",") if s.strip()}
     steps = [s for s in STEPS if s not in skip and (s != "eskdb" or args.eskdb)]
     start = time.perf_counter()
-    X, y, X_test = sample(args.network, args.class_node, args.rows, args.test)
+    X, y, X_test = sampled_table(args.network, args.class_node, args.rows, args.test)
     print(
         f"{args.network} / {args.class_node}: {len(X)} training rows x {X.shape[1]} features, "
         f"{len(X_test)} test rows (sampled in {time.perf_counter() - start:.1f} s); "

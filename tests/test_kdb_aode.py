@@ -16,6 +16,7 @@ from pgmpy.inference import VariableElimination
 from pgmpy.models import DiscreteBayesianNetwork
 from pgmpy.parameter_estimator import DiscreteBayesianEstimator
 
+import bnclassify.classifiers._aode as aode_module
 from bnclassify import AODE, KDB, SPODE, TAN, NaiveBayes
 from bnclassify.datasets import load_car, load_lactamase, load_p450, load_vote
 
@@ -377,3 +378,23 @@ def test_aode_with_one_category_columns_is_the_mean_of_its_spodes(min_frequency,
     np.testing.assert_allclose(
         np.exp(model._joint_log_likelihood(rows)), expected, rtol=1e-12, atol=0
     )
+
+
+@pytest.mark.parametrize("full_product_states", [0, 3, 16])
+@pytest.mark.parametrize("alpha", [1.0, 0.0])
+def test_aode_scores_every_way_as_the_mean_of_its_spodes(monkeypatch, full_product_states, alpha):
+    # super-parents scored at all their categories (at most full_product_states of them) and
+    # at each row's own only, in one block and in chunks of rows; a 20-category column and
+    # missing cells (super-parents and children) in the rows predicted
+    X, y = _small_table()
+    X["many"] = [f"m{i % 20}" for i in range(len(X))]
+    monkeypatch.setattr(aode_module, "FULL_PRODUCT_STATES", full_product_states)
+    monkeypatch.setattr(aode_module, "CHUNK_ROWS", 7)
+    model = AODE(alpha=alpha).fit(X, y)
+    assert "_pair_source" in vars(model)  # the streamed path
+    rows = X.iloc[:40].copy()
+    rows.iloc[::3, 0] = np.nan
+    rows.iloc[1::4, 4] = np.nan
+    rows.iloc[2::5, 2] = np.nan
+    joint = np.mean([np.exp(m._joint_log_likelihood(rows)) for m in model.estimators_], axis=0)
+    np.testing.assert_allclose(np.exp(model._joint_log_likelihood(rows)), joint, rtol=1e-12)

@@ -37,6 +37,14 @@ from ._ensemble import MemberEnsemble, MemberSequence, fit_member
 from ._predict import normalise, routes_dask
 from ._tan import ROOT, NaiveBayes
 
+#: Super-parents of at most this many categories are scored at every category, and each row's
+#: own picked (one matrix product); those of more, at each row's own category only.
+FULL_PRODUCT_STATES = 16
+#: Most rows of a chunk of the streamed prediction: the chunk's one-hot vectors and scores of a
+#: narrow table then stay in cache between the product and the picking (a wide table's chunks
+#: are smaller still: ``BLOCK_CELLS`` cells).
+CHUNK_ROWS = 2048
+
 
 class SPODE(AugmentedNaiveBayes):
     """Super-parent one-dependence estimator: one feature is a parent of all the others.
@@ -534,8 +542,9 @@ class AODE(MemberEnsemble):
         )
         # the informative categories the rows hold: an identifier's, mostly unseen, are not
         held = (codes != MISSING) & informative
-        used = np.unique((codes + offsets[:-1])[held])
-        place = np.full(n_total, -1)
+        category = np.where(held, codes + offsets[:-1], n_total)  # n_total: none
+        used = np.flatnonzero(np.bincount(category.ravel(), minlength=n_total + 1)[:n_total])
+        place = np.full(n_total + 1, len(used))  # none: z's last column, which is 1 anyway
         place[used] = np.arange(len(used))  # each used category's column of ``z``
         top = np.full((n, n_classes), -np.inf)
         total = np.zeros((n, n_classes))
@@ -544,34 +553,36 @@ class AODE(MemberEnsemble):
         width = max(1, BLOCK_CELLS // (n_classes * n_total))  # super-parent categories per block
         for members in column_blocks(cards[superparents], width):
             block, weight = superparents[members], multiplicity[members].astype(np.float64)
-            log_cpt, log_totals = _log_cpt_parts(
+            log_cpt, finite = _log_cpt_used(
                 stats.pair_table(block, every), cards, block, used, alpha, complete
             )
             block_offsets = np.concatenate([[0], np.cumsum(cards[block])])
             starts = block_offsets[:-1]  # each super-parent's first row
-            sp_table = np.concatenate([log_single[j] for j in block], axis=1)  # (C, R_B)
+            # log P(c) + log P(a | c) of every category ``a`` of the block, as one more column
+            # that every row holds (z's last): the product adds it to the children's terms
+            sp_table = np.concatenate([log_single[j] for j in block], axis=1) + log_prior[:, None]
+            log_cpt = np.concatenate([log_cpt, sp_table[:, :, None]], axis=2)
             rows_per_chunk = max(1, BLOCK_CELLS // (n_total + n_classes * log_cpt.shape[1]))
+            rows_per_chunk = min(rows_per_chunk, CHUNK_ROWS)
             for start in range(0, n, rows_per_chunk):
                 rows = slice(start, start + rows_per_chunk)
                 chunk = codes[rows]
-                z = np.zeros((len(chunk), len(used)))  # the rows' one-hot vectors over ``used``
-                cells = held[rows]
-                z[np.nonzero(cells)[0], place[(chunk + offsets[:-1])[cells]]] = 1.0
-                seen = (chunk[:, children] != MISSING).astype(np.float64)
-                parts = (z, seen, log_cpt, log_totals, sp_table)
+                z = np.zeros((len(chunk), len(used) + 1))  # one-hot over ``used``, then 1
+                z[np.arange(len(chunk))[:, None], place[category[rows]]] = 1.0
+                z[:, -1] = 1.0
+                parts = (z, log_cpt, finite)
                 x = chunk[:, block]
                 observed = x != MISSING
                 at = starts + np.where(observed, x, 0)
-                joint = _picked_scores(parts, at, observed)
+                joint = _picked_scores(parts, at, observed, starts, cards[block])
                 for k in np.flatnonzero(~observed.all(axis=0)):  # missing: summed out
                     missing = np.flatnonzero(~observed[:, k])
                     states = slice(starts[k], starts[k] + cards[block[k]])
                     joint[missing, :, k] = _log_sum_exp(_state_scores(parts, missing, states))
-                joint += log_prior[:, None]
                 seen = np.where(observed, frequency[offsets[block] + np.where(observed, x, 0)], 0)
                 eligible = ~observed | (seen >= self.min_frequency)
                 n_eligible[rows] += (eligible @ weight).astype(np.intp)
-                masked = np.where(eligible[:, None, :], joint, -np.inf)  # (n, C, B)
+                masked = joint if eligible.all() else np.where(eligible[:, None, :], joint, -np.inf)
                 new_top = np.maximum(top[rows], masked.max(axis=2))
                 shift = np.where(np.isfinite(new_top), new_top, 0.0)
                 with np.errstate(invalid="ignore"):
@@ -738,13 +749,14 @@ def _log_cpt_rows(counts, cards, block, alpha):
     return log_cpt
 
 
-def _log_cpt_parts(counts, cards, block, used, alpha, complete):
+def _log_cpt_used(counts, cards, block, used, alpha, complete):
     """:func:`_log_cpt_rows` at the categories ``used`` (sorted positions on the pair table's
-    axis), in two parts, ``(log N(c, x_sp, x_j) + alpha, log of each child's total)``, whose
-    difference it is: with ``alpha > 0`` every cell is positive, and the children's sum of log
-    CPT terms is then the sum of the first part's terms minus that of the observed children's
-    totals, without a division or a log of every cell's ratio. With ``alpha = 0`` (empty rows:
-    a uniform CPT) it is ``(_log_cpt_rows(...)[:, :, used], None)``.
+    axis, every one of a child of two or more categories), and whether every cell is finite.
+
+    With ``alpha > 0`` every cell is positive, and its log is ``log (N(c, x_sp, x_j) + alpha)``
+    less the log of its child's total, one log per cell and one per total, without a
+    division. With ``alpha = 0`` (empty rows: a uniform CPT) it is
+    ``_log_cpt_rows(...)[:, :, used]``, which may hold ``-inf``.
 
     A child ``complete`` (never missing in the training rows) is observed in every row of
     a super-parent category ``a``, so its total is ``N(c, a)``, on the pair table's
@@ -752,7 +764,7 @@ def _log_cpt_parts(counts, cards, block, used, alpha, complete):
     """
     cards = np.asarray(cards)
     if not alpha > 0:
-        return _log_cpt_rows(counts, cards, block, alpha)[:, :, used], None
+        return _log_cpt_rows(counts, cards, block, alpha)[:, :, used], False
     offsets = np.concatenate([[0], np.cumsum(cards)])
     informative = np.flatnonzero(cards > 1)  # the children whose totals are read
     own = np.concatenate([np.arange(offsets[j], offsets[j + 1]) for j in block])
@@ -774,28 +786,48 @@ def _log_cpt_parts(counts, cards, block, used, alpha, complete):
         if cards[j] > 1:
             log_totals[:, row : row + cards[j], place[j]] = 0.0
         row += cards[j]
-    return log_cells, log_totals
+    child = np.searchsorted(offsets, used, side="right") - 1  # each used category's feature
+    log_cells -= log_totals[:, :, place[child]]
+    return log_cells, True
 
 
 def _state_scores(parts, rows, states):
-    """``log P(a | c) + sum_j log P(x_j | c, a)`` over the observed children of ``rows``, for
-    the super-parent categories ``states`` (rows of the block), shape ``(n, C, R_states)``."""
-    z, seen, log_cpt, log_totals, sp_table = parts
-    scores = _children_sum(z[rows], log_cpt[:, states], finite=log_totals is not None)
-    if log_totals is not None:  # each observed child's normaliser
-        scores -= _product(seen[rows], log_totals[:, states])
-    scores += sp_table[:, states]
-    return scores
+    """``log P(c) + log P(a | c) + sum_j log P(x_j | c, a)`` over the observed children of
+    ``rows``, for the super-parent categories ``states`` (rows of the block), shape
+    ``(n, C, R_states)``: one product of the rows' one-hot vectors (and their constant 1)
+    with the block's log CPT rows (and its column of ``log P(c) + log P(a | c)``)."""
+    z, log_cpt, finite = parts
+    return _children_sum(z[rows], log_cpt[:, states], finite=finite)
 
 
-def _picked_scores(parts, at, observed):
+def _picked_scores(parts, at, observed, starts, sizes):
     """Each row's score of each observed super-parent at its category ``at``, ``(n, C, B)``.
 
-    The rows holding one category are scored together by a product with that category's
-    log CPT row alone: a row costs one category per super-parent, not all of them.
+    ``starts`` and ``sizes``: each super-parent's first category (row of the block) and
+    number of categories. A super-parent of at most :data:`FULL_PRODUCT_STATES` categories
+    is scored at all of them by one product of every row with their log CPT rows, and each
+    row's own category is picked: a few times the arithmetic, in one matrix product rather
+    than one small one per category. For a super-parent of more, the rows holding one
+    category are scored together by a product with that category's log CPT row alone: a
+    row costs one category of it, not all of them.
     """
-    n_classes = parts[2].shape[0]
+    n_classes = parts[1].shape[0]
     picked = np.zeros((len(at), n_classes, at.shape[1]))
+    few = np.asarray(sizes) <= FULL_PRODUCT_STATES
+    if few.any() and len(at):
+        states = np.concatenate(
+            [np.arange(s, s + c) for s, c in zip(starts[few], sizes[few], strict=True)]
+        )
+        column = np.zeros(parts[1].shape[1], dtype=np.intp)
+        column[states] = np.arange(len(states))  # each category's place among ``states``
+        scores = _state_scores(parts, slice(None), states)  # (n, C, S)
+        # each row's own categories, as positions in the flattened scores
+        lines = np.arange(0, scores.size, len(states)).reshape(len(at), n_classes, 1)
+        chosen = scores.take(lines + column[at[:, few]][:, None, :])
+        if few.all() and observed.all():
+            return chosen
+        picked[:, :, few] = np.where(observed[:, None, few], chosen, 0.0)
+        observed = observed & ~few
     rows, members = np.nonzero(observed)
     keys = at[rows, members]
     order = np.argsort(keys, kind="stable")

@@ -81,6 +81,55 @@ def sample(network, rows, seed) -> pd.DataFrame:
         )
 
 
+def ancestral_sample(network, rows, seed, chunk=200_000) -> pd.DataFrame:
+    """``rows`` rows of ``network`` by a seeded ancestral sampler over its tables (numpy).
+
+    Nodes in topological order, each drawn by inverse CDF from its table's column of the
+    row's parent values, ``chunk`` rows at a time (pgmpy's ``forward_sample`` takes
+    minutes at 10^6 rows). The draws differ from pgmpy's; the distribution is the same.
+    Columns are categoricals of the state names (``.astype(object)`` gives strings).
+    """
+    import networkx as nx
+
+    rng = np.random.default_rng(seed)
+    nodes = list(nx.topological_sort(network))
+    tables = {}
+    for node in nodes:
+        cpd = network.get_cpds(node)
+        evidence = list(cpd.variables[1:])
+        values = cpd.get_values()  # (card, prod of the parents' cards), last parent fastest
+        cumulative = np.cumsum(values, axis=0)
+        cumulative[-1] = np.inf  # rounding never leaves a draw past the last state
+        strides = np.cumprod([1] + [int(c) for c in cpd.cardinality[1:][::-1]])[:-1][::-1]
+        tables[node] = (
+            evidence,
+            strides,
+            np.ascontiguousarray(cumulative.T),
+            cpd.state_names[node],
+        )
+    parts = []
+    for start in range(0, rows, chunk):
+        n = min(chunk, rows - start)
+        codes = {}
+        for node in nodes:
+            evidence, strides, cumulative, _ = tables[node]
+            column = np.zeros(n, dtype=np.int64)
+            for parent, stride in zip(evidence, strides, strict=True):
+                column += codes[parent] * int(stride)
+            u = rng.random(n)
+            rows_cdf = cumulative[column]
+            codes[node] = (u[:, None] >= rows_cdf).sum(axis=1)
+        parts.append(codes)
+    return pd.DataFrame(
+        {
+            node: pd.Categorical.from_codes(
+                np.concatenate([p[node] for p in parts]), tables[node][3]
+            )
+            for node in network.nodes()
+        }
+    )
+
+
 def make_model(spec):
     if spec == "hgb":
         return HistGradientBoostingClassifier(categorical_features="from_dtype", random_state=0)

@@ -266,6 +266,11 @@ def test_a_block_of_rows_gives_the_whole_pass(monkeypatch):
     y = rng.integers(0, 2, 200)
     parents = [[], [0], [1, 0], [2, 0, 1], [0, 3]]
     whole = loo_losses(codes, y, [3] * 5, 2, [0, 1, 2, 3, 4], parents, 3)
+    monkeypatch.setattr("bnclassify.classifiers._selective.STATE_DOUBLES", 100)
+    np.testing.assert_allclose(
+        loo_losses(codes, y, [3] * 5, 2, [0, 1, 2, 3, 4], parents, 3), whole, rtol=1e-12
+    )
+    monkeypatch.setattr("bnclassify.classifiers._selective.DENSE_FAMILY_CELLS", 0)  # general
     monkeypatch.setattr("bnclassify.classifiers._selective.BLOCK_INDICES", 50)
     np.testing.assert_allclose(
         loo_losses(codes, y, [3] * 5, 2, [0, 1, 2, 3, 4], parents, 3), whole, rtol=1e-12
@@ -281,10 +286,15 @@ def test_dropping_the_families_of_one_row_changes_no_loss(table):
     args = (codes, y, cards, C, order, parents, K, criterion, weights)
     whole = loo_losses(*args)
     with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("bnclassify.classifiers._selective.DENSE_FAMILY_CELLS", 0)
+        general = loo_losses(*args)
         patch.setattr("bnclassify.classifiers._selective.BLOCK_INDICES", 7)
         blocks = loo_losses(*args)
     np.testing.assert_allclose(whole, blocks, rtol=1e-12, atol=1e-15)
     assert choose(whole) == choose(blocks)
+    # and the pass one attribute at a time over dense tables gives the general pass's losses
+    np.testing.assert_allclose(whole, general, rtol=1e-12, atol=1e-15)
+    assert choose(whole) == choose(general)
 
 
 @pytest.mark.skipif(_native.runtime.kernels is None, reason="the compiled extension is not built")
@@ -296,7 +306,8 @@ def test_the_compiled_pass_equals_its_numpy_twin(table, block):
     codes, y, cards, C, order, parents, K, criterion, weights = table
     args = (codes, y, cards, C, order, parents, K, criterion, weights)
     with pytest.MonkeyPatch.context() as patch:
-        if block:
+        if block:  # the general pass, in blocks of rows
+            patch.setattr("bnclassify.classifiers._selective.DENSE_FAMILY_CELLS", 0)
             patch.setattr("bnclassify.classifiers._selective.BLOCK_INDICES", block)
         patch.setattr(_native.runtime, "COMPILED", True)
         compiled = loo_losses(*args)
@@ -304,6 +315,40 @@ def test_the_compiled_pass_equals_its_numpy_twin(table, block):
         twin = loo_losses(*args)
     np.testing.assert_allclose(compiled, twin, rtol=1e-12, atol=1e-15)
     assert choose(compiled) == choose(twin)
+
+
+@pytest.mark.skipif(_native.runtime.kernels is None, reason="the compiled extension is not built")
+@pytest.mark.parametrize("criterion", CRITERIA)
+def test_a_posterior_below_any_double_product_is_kept_in_logs(criterion, monkeypatch):
+    # 120 columns copy the class but in a few rows: those rows' true class falls to about
+    # 1e-280 (no product of probabilities keeps it), and the compiled pass, which multiplies
+    # probabilities, moves such rows to logs: the numpy twin's numbers, in logs throughout
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 60)
+    codes = np.repeat(y[:, None], 120, axis=1)
+    codes[:3] = 1 - codes[:3]
+    codes[5:8, 60:] = 1 - codes[5:8, 60:]  # the second half says the other class: it recovers
+    order = list(range(120))
+    parents = [[] if u == 0 else [u - 1] for u in order]
+    args = (codes, y, [2] * 120, 2, order, parents, 1, criterion)
+    monkeypatch.setattr(_native.runtime, "COMPILED", True)
+    compiled = loo_losses(*args)
+    monkeypatch.setattr(_native.runtime, "COMPILED", False)
+    twin = loo_losses(*args)
+    assert np.isfinite(compiled).all()
+    np.testing.assert_allclose(compiled, twin, rtol=1e-12, atol=1e-15)
+
+
+def test_the_tables_of_parts_of_the_rows_add_up_to_the_whole():
+    # the dense layout depends on the cards only: a dask partition's tables add up
+    rng = np.random.default_rng(1)
+    columns = rng.integers(-1, 3, (3, 50))
+    y, w = rng.integers(0, 2, 50), rng.choice([0.5, 1.0, 2.0], 50)
+    whole = _native.loo_family_counts(columns, [3, 3, 3], y, w, 2)
+    parts = _native.loo_family_counts(columns[:, :20], [3, 3, 3], y[:20], w[:20], 2)
+    _native.loo_family_counts(columns[:, 20:], [3, 3, 3], y[20:], w[20:], 2, parts)
+    np.testing.assert_allclose(parts, whole)
+    assert whole.shape == (3 + 9 + 27, 2)
 
 
 def test_candidates_that_predict_alike_tie_whatever_the_rounding():
@@ -565,6 +610,7 @@ def test_the_compiled_pass_over_several_chunks_of_rows_equals_its_numpy_twin(C, 
     y = rng.integers(0, C, 3000)
     weights = rng.choice([0.5, 1.0, 2.0], 3000)
     args = (codes, y, [3] * 5, C, [0, 1, 2, 3, 4], [[], [0], [1, 0], [2, 0, 1], [0, 3]], 3)
+    monkeypatch.setattr("bnclassify.classifiers._selective.DENSE_FAMILY_CELLS", 0)  # general
     for criterion in CRITERIA:
         monkeypatch.setattr(_native.runtime, "COMPILED", True)
         compiled = loo_losses(*args, criterion, weights)

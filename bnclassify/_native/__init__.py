@@ -72,7 +72,12 @@ from .selection import (
     cell_counts,
     family_cells,
     lone_families,
+    loo_attribute,
+    loo_family_counts,
+    loo_layout,
+    loo_parent_counts,
     loo_scores,
+    loo_start,
 )
 from .smoothing import HDP_DONE, HDP_NEEDS_TABLE, HLS_LOCAL, hdp_run, hdp_window, hls_fit, row_sums
 from .trees import is_symmetric, open_pairs, spanning_edges, tree_log_sums, tree_pivots
@@ -113,7 +118,12 @@ __all__ = [
     "hls_fit",
     "is_symmetric",
     "lone_families",
+    "loo_attribute",
+    "loo_family_counts",
+    "loo_layout",
+    "loo_parent_counts",
     "loo_scores",
+    "loo_start",
     "open_pairs",
     "pair_information",
     "row_sums",

@@ -259,3 +259,215 @@ def cell_counts(cells, y, weights, n_cells, n_classes) -> np.ndarray:
     yv = np.broadcast_to(y, cells.shape)[seen]
     wv = np.broadcast_to(weights, cells.shape)[seen]
     return np.bincount(cells[seen] * C + yv, weights=wv, minlength=int(n_cells) * C).reshape(-1, C)
+
+
+def loo_layout(cards) -> tuple:
+    """Where each depth's rows start in :func:`loo_family_counts`'s two tables, and their sizes.
+
+    ``cards``: the attribute's categories, then its parents', in order. Depth ``d``
+    (the first ``d`` parents) has one row per configuration of those parents'
+    values (mixed radix, the last parent fastest) in the parent table, and one per
+    configuration and attribute value in the family table. Returns
+    ``(family_at, parent_at)``, each of length ``len(cards) + 1`` (the last entry:
+    the table's size).
+
+    Examples
+    --------
+    >>> [a.tolist() for a in loo_layout([2, 3, 4])]
+    [[0, 2, 8, 32], [0, 1, 4, 16]]
+    """
+    cards = np.asarray(cards, dtype=np.int64)
+    configurations = np.cumprod(np.concatenate([[1], cards[1:]]))
+    parent_at = np.concatenate([[0], np.cumsum(configurations)])
+    return parent_at * int(cards[0]), parent_at
+
+
+def loo_family_counts(columns, cards, y, weights, n_classes, family_counts=None) -> np.ndarray:
+    """One attribute's class-weighted table ``N(c, x_parents, x)`` at every depth of its parents.
+
+    ``columns`` (shape ``(D, n)``): the attribute's codes, then those of its
+    parents in order (-1 missing); ``cards`` their categories. At every depth
+    ``d < D``, a row observing the attribute and its first ``d`` parents adds its
+    weight to its cell (laid out by :func:`loo_layout`, the same for any rows: the
+    tables of parts of the rows add up to those of all). ``family_counts``: a
+    table to add to (else a new one). :func:`loo_parent_counts` sums it over the
+    attribute's values.
+
+    Examples
+    --------
+    >>> columns = np.array([[0, 1, 1, -1], [1, 1, 0, 0]])  # the attribute, one parent
+    >>> family = loo_family_counts(columns, [2, 2], np.array([0, 1, 1, 0]), np.ones(4), 2)
+    >>> family.tolist()  # depth 0: x = 0, 1; depth 1: (z, x) = (0, 0), (0, 1), (1, 0), (1, 1)
+    [[1.0, 0.0], [0.0, 2.0], [0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [0.0, 1.0]]
+    >>> loo_parent_counts(family, [2, 2]).tolist()
+    [[1.0, 2.0], [0.0, 1.0], [1.0, 1.0]]
+    """
+    columns = np.ascontiguousarray(columns, dtype=np.int64)
+    cards = np.ascontiguousarray(cards, dtype=np.int64)
+    y = np.ascontiguousarray(y, dtype=np.int64)
+    weights = np.ascontiguousarray(weights, dtype=np.float64)
+    family_at, _ = loo_layout(cards)
+    C = int(n_classes)
+    if family_counts is None:
+        family_counts = np.zeros((int(family_at[-1]), C))
+    if runtime.COMPILED:
+        runtime.kernels.loo_family_counts(columns, cards, y, weights, family_counts)
+        return family_counts
+    x = columns[0]
+    valid = x >= 0
+    key = np.zeros(len(y), dtype=np.int64)
+    for d in range(len(cards)):
+        if d:
+            valid &= columns[d] >= 0
+            key = np.where(valid, key * cards[d] + columns[d], 0)
+        cells = (family_at[d] + key * cards[0] + x)[valid] * C + y[valid]
+        family_counts += np.bincount(cells, weights[valid], family_counts.size).reshape(-1, C)
+    return family_counts
+
+
+def loo_parent_counts(family_counts, cards) -> np.ndarray:
+    """``N(c, x_parents)`` at every depth: :func:`loo_family_counts`'s table summed over ``x``."""
+    r = int(cards[0])
+    return np.asarray(family_counts).reshape(-1, r, family_counts.shape[1]).sum(axis=1)
+
+
+def loo_start(y, weights, class_weight, max_k, criterion, total) -> tuple:
+    """The leave-one-out pass's state of rows before any attribute: the class prior.
+
+    Each row's ``P(c)`` without it (the m-estimate of :func:`loo_scores`); its
+    loss, times its weight, is added to column 0 of ``total`` (shape
+    ``(max_k + 1, m + 1)``) for every ``k``. Returns the state
+    :func:`loo_attribute` updates: ``(joint, reached, logs, losses)``, the
+    rows' candidates' class scores (shape ``(n, max_k + 1, C)``; the compiled
+    kernel keeps probabilities, moving a row to logs, ``logs[i] = 1``, when one
+    falls below 1e-200; the numpy version logs), the deepest prefix each row
+    has reached, and each candidate's last loss (times the weight).
+
+    Examples
+    --------
+    >>> total = np.zeros((1, 2))
+    >>> _ = loo_start(np.array([0, 0, 1]), np.ones(3), np.array([2.0, 1.0]), 0, "zero_one", total)
+    >>> total.tolist()  # the held-out class-1 row is predicted as class 0
+    [[1.0, 0.0]]
+    """
+    y = np.ascontiguousarray(y, dtype=np.int64)
+    w = np.ascontiguousarray(weights, dtype=np.float64)
+    cw = np.asarray(class_weight, dtype=float)
+    n, C, D = len(y), len(cw), int(max_k) + 1
+    held = np.minimum(w, 1.0)
+    own = np.zeros((n, C))
+    own[np.arange(n), y] = held
+    prior = cw - own + 1.0 / C  # in this order: classes that tie in the counts tie here
+    loss = _probability_loss(prior, y, criterion)
+    total[:, 0] += loss @ w
+    joint = np.zeros((n, D, C))
+    joint[:, 0] = prior / (cw.sum() - held + 1.0)[:, None]
+    logs = np.zeros(n, dtype=np.int8)
+    if not runtime.COMPILED:
+        joint[:, 0] = np.log(joint[:, 0])
+        logs[:] = 1
+    losses = np.zeros((n, D))
+    losses[:, 0] = loss * w
+    return joint, np.zeros(n, dtype=np.int64), logs, losses
+
+
+def _probability_loss(p, y, criterion):
+    """Each row's loss from its (unnormalised, positive) class scores."""
+    total = p.sum(axis=1)
+    mine = p[np.arange(len(y)), y]
+    if criterion == "rmse":
+        return ((total - mine) / total) ** 2
+    if criterion == "zero_one":
+        return (p.argmax(axis=1) != y).astype(float)
+    return np.log(total) - np.log(mine)
+
+
+def loo_attribute(
+    columns, cards, y, weights, family_counts, parent_counts, inverse_r, criterion, state,
+    total, column,
+) -> None:  # fmt: skip
+    """One attribute's step of selective KDB's leave-one-out pass, for every candidate at once.
+
+    ``columns``, ``cards``: the attribute's codes and its ranked parents' (at most
+    ``max_k``), as :func:`loo_family_counts` takes them; ``family_counts``,
+    ``parent_counts``: its tables over all the training rows (these rows among
+    them); ``state``: :func:`loo_start`'s, updated in place. Each row leaves
+    ``min(w, 1)`` of its weight out of every cell; the candidate with ``k``
+    parents adds the term of the deepest prefix of at most ``k`` parents whose
+    family some other row has (:func:`loo_scores` gives the estimates); a row
+    missing the attribute adds nothing. Column ``column`` of ``total`` gains every
+    candidate's weighted losses, the rows in order.
+
+    Examples
+    --------
+    >>> columns, y, w = np.array([[0, 1, 0]]), np.array([0, 1, 0]), np.ones(3)
+    >>> family = loo_family_counts(columns, [2], y, w, 2)
+    >>> total = np.zeros((1, 2))
+    >>> state = loo_start(y, w, np.array([2.0, 1.0]), 0, "zero_one", total)
+    >>> parent = loo_parent_counts(family, [2])
+    >>> loo_attribute(columns, [2], y, w, family, parent, 0.5, "zero_one", state, total, 1)
+    >>> total.tolist()  # as loo_scores's example: the class-1 row is still missed
+    [[1.0, 1.0]]
+    """
+    columns = np.ascontiguousarray(columns, dtype=np.int64)
+    cards = np.ascontiguousarray(cards, dtype=np.int64)
+    y = np.ascontiguousarray(y, dtype=np.int64)
+    weights = np.ascontiguousarray(weights, dtype=np.float64)
+    joint, reached, logs, losses = state
+    if runtime.COMPILED:
+        runtime.kernels.loo_attribute(
+            columns, cards, y, weights, np.ascontiguousarray(family_counts, dtype=np.float64),
+            np.ascontiguousarray(parent_counts, dtype=np.float64), float(inverse_r),
+            LOO_CRITERIA.index(criterion), joint, reached, logs, losses, total, int(column),
+        )  # fmt: skip
+        return
+    n, D, C = joint.shape
+    rows = np.arange(n)
+    for i in np.flatnonzero(logs == 0):  # rows the compiled kernel kept as probabilities
+        joint[i, : reached[i] + 1] = np.log(joint[i, : reached[i] + 1])
+    logs[:] = 1
+    family_at, parent_at = loo_layout(cards)
+    x = columns[0]
+    observed = x >= 0
+    held = np.minimum(weights, 1.0)
+    own = np.zeros((n, C))
+    own[rows, y] = held
+    terms = np.zeros((len(cards), n, C))
+    reach = np.zeros(n, dtype=np.int64)
+    seen = observed.copy()
+    key = np.zeros(n, dtype=np.int64)
+    for d in range(len(cards)):
+        if d:
+            seen &= columns[d] >= 0
+            key = np.where(seen, key * cards[d] + columns[d], 0)
+        if not seen.any():
+            break
+        counts = family_counts[np.where(seen, family_at[d] + key * cards[0] + x, 0)]
+        mine = own * seen[:, None]
+        numerator = counts - mine + inverse_r
+        denominator = parent_counts[np.where(seen, parent_at[d] + key, 0)] - mine + 1.0
+        terms[d] = np.where(seen[:, None], np.log(numerator / denominator), 0.0)
+        if d:
+            others = counts.sum(axis=1) - held
+            seen &= others > LOO_SEEN * (1.0 + others)
+            reach[seen] = d
+    hi = np.where(observed, np.maximum(reached, reach), reached)
+    for k in range(1, D):  # candidates past a row's last reached prefix start as that prefix's
+        fresh = (reached < k) & (k <= hi)
+        joint[fresh, k] = joint[fresh, reached[fresh]]
+    for k in range(D):
+        update = observed & (k <= hi)
+        joint[update, k] += terms[np.minimum(k, reach[update]), rows[update]]
+        losses[update, k] = _log_loss_of(joint[update, k], y[update], criterion) * weights[update]
+    reached[:] = hi
+    for k in range(D):
+        total[k, column] += losses[rows, np.minimum(k, hi)].sum()
+
+
+def _log_loss_of(joint, y, criterion):
+    """Each row's loss from its log class scores (shape ``(n, C)``)."""
+    if criterion == "zero_one":
+        return (joint.argmax(axis=1) != y).astype(float)
+    top = joint.max(axis=1, keepdims=True)
+    log_true = joint[np.arange(len(y)), y] - (top[:, 0] + np.log(np.exp(joint - top).sum(axis=1)))
+    return (1.0 - np.exp(log_true)) ** 2 if criterion == "rmse" else -log_true

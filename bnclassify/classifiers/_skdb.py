@@ -37,6 +37,9 @@ MAX_SKDB_FAMILY_CELLS = 1 << 22
 #: Largest number of table cells of a whole selective KDB (128 MB of floats): candidates
 #: with more are not chosen, so that no table takes the machine's memory.
 MAX_SKDB_CELLS = 1 << 24
+#: Mean categories per column up to which I(X_i; X_j | C) is read from pair tables rather than
+#: from the rows (alarm's 36 columns of 2.8 categories, 10^5 rows: 0.07 s against 0.14 s).
+PAIR_TABLE_CATEGORIES = 4
 #: How a selective KDB may rank its attributes (``"mi"`` is the paper's).
 RANKINGS = ("mi", "loo")
 
@@ -335,7 +338,11 @@ class SKDB(AugmentedNaiveBayes):
         shared = self.__dict__.pop("_shared_weights", None)  # an ensemble's, counted once
         if int(self.k) == 0:
             return None
-        return shared if shared is not None else table_weights(stats, self.schema_)
+        if shared is not None:
+            return shared
+        cards = np.asarray(self.schema_.cards)
+        few = cards.sum() <= PAIR_TABLE_CATEGORIES * max(len(cards), 1)
+        return table_weights(stats, self.schema_, tables=few)
 
     def _feature_dag(self, weights, features, stats):
         schema, K = self.schema_, int(self.k)
@@ -516,14 +523,17 @@ def binned_statistics(X, y, columns, cuts, sample_weight=None, values=None):
     return stats, schema, classes, class_node_name(y, schema.names)
 
 
-def table_weights(stats, schema, known=None) -> pd.DataFrame:
+def table_weights(stats, schema, known=None, tables=False) -> pd.DataFrame:
     """I(X_i; X_j | C) of every pair of table columns, as a labelled matrix.
 
     Read from the training rows when the statistics keep them
     (:func:`~bnclassify.information.information_of_rows`, which copies the
-    ``known`` pairs), else :func:`~bnclassify.weights.edge_weights`.
+    ``known`` pairs: one pass over the rows per pair), else from the pair tables
+    (:func:`~bnclassify.weights.edge_weights`, one product of the rows' indicator
+    matrices, which grows with the squared number of categories; ``tables=True``
+    asks for it). The two agree to rounding.
     """
-    if getattr(stats, "codes", None) is None:
+    if getattr(stats, "codes", None) is None or tables:
         return edge_weights(stats, schema)
     cmi, _ = information_of_rows(stats, known)
     return pd.DataFrame(cmi, index=schema.names, columns=schema.names)

@@ -266,11 +266,11 @@ def test_a_block_of_rows_gives_the_whole_pass(monkeypatch):
     y = rng.integers(0, 2, 200)
     parents = [[], [0], [1, 0], [2, 0, 1], [0, 3]]
     whole = loo_losses(codes, y, [3] * 5, 2, [0, 1, 2, 3, 4], parents, 3)
-    monkeypatch.setattr("bnclassify.classifiers._selective.STATE_DOUBLES", 100)
+    monkeypatch.setattr("bnclassify._native.selection.STATE_DOUBLES", 100)
     np.testing.assert_allclose(
         loo_losses(codes, y, [3] * 5, 2, [0, 1, 2, 3, 4], parents, 3), whole, rtol=1e-12
     )
-    monkeypatch.setattr("bnclassify.classifiers._selective.DENSE_FAMILY_CELLS", 0)  # general
+    monkeypatch.setattr("bnclassify._native.selection.DENSE_FAMILY_CELLS", 0)  # general
     monkeypatch.setattr("bnclassify.classifiers._selective.BLOCK_INDICES", 50)
     np.testing.assert_allclose(
         loo_losses(codes, y, [3] * 5, 2, [0, 1, 2, 3, 4], parents, 3), whole, rtol=1e-12
@@ -286,7 +286,7 @@ def test_dropping_the_families_of_one_row_changes_no_loss(table):
     args = (codes, y, cards, C, order, parents, K, criterion, weights)
     whole = loo_losses(*args)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("bnclassify.classifiers._selective.DENSE_FAMILY_CELLS", 0)
+        patch.setattr("bnclassify._native.selection.DENSE_FAMILY_CELLS", 0)
         general = loo_losses(*args)
         patch.setattr("bnclassify.classifiers._selective.BLOCK_INDICES", 7)
         blocks = loo_losses(*args)
@@ -307,7 +307,7 @@ def test_the_compiled_pass_equals_its_numpy_twin(table, block):
     args = (codes, y, cards, C, order, parents, K, criterion, weights)
     with pytest.MonkeyPatch.context() as patch:
         if block:  # the general pass, in blocks of rows
-            patch.setattr("bnclassify.classifiers._selective.DENSE_FAMILY_CELLS", 0)
+            patch.setattr("bnclassify._native.selection.DENSE_FAMILY_CELLS", 0)
             patch.setattr("bnclassify.classifiers._selective.BLOCK_INDICES", block)
         patch.setattr(_native.runtime, "COMPILED", True)
         compiled = loo_losses(*args)
@@ -610,7 +610,7 @@ def test_the_compiled_pass_over_several_chunks_of_rows_equals_its_numpy_twin(C, 
     y = rng.integers(0, C, 3000)
     weights = rng.choice([0.5, 1.0, 2.0], 3000)
     args = (codes, y, [3] * 5, C, [0, 1, 2, 3, 4], [[], [0], [1, 0], [2, 0, 1], [0, 3]], 3)
-    monkeypatch.setattr("bnclassify.classifiers._selective.DENSE_FAMILY_CELLS", 0)  # general
+    monkeypatch.setattr("bnclassify._native.selection.DENSE_FAMILY_CELLS", 0)  # general
     for criterion in CRITERIA:
         monkeypatch.setattr(_native.runtime, "COMPILED", True)
         compiled = loo_losses(*args, criterion, weights)

@@ -10,6 +10,12 @@ from . import runtime
 LOO_CRITERIA = ("rmse", "zero_one", "log_loss")
 #: Relative size under which a weighted count is zero (sums of weights are rounded).
 LOO_SEEN = 1e-9
+#: Largest dense table ``N(c, x_parents, x)`` of one attribute, all depths together, that the
+#: pass one attribute at a time (:func:`loo_pass`) counts into (128 MB); a family with more
+#: cells is scored by the general pass, which numbers only the observed configurations.
+DENSE_FAMILY_CELLS = 1 << 24
+#: Doubles of the pass's state per block of rows (256 MB): each row keeps ``(K + 1)(C + 1)``.
+STATE_DOUBLES = 1 << 25
 
 
 def loo_scores(
@@ -471,3 +477,53 @@ def _log_loss_of(joint, y, criterion):
     top = joint.max(axis=1, keepdims=True)
     log_true = joint[np.arange(len(y)), y] - (top[:, 0] + np.log(np.exp(joint - top).sum(axis=1)))
     return (1.0 - np.exp(log_true)) ** 2 if criterion == "rmse" else -log_true
+
+
+def dense_families(families, cards, n_classes) -> bool:
+    """Whether every family's tables fit :data:`DENSE_FAMILY_CELLS` (see :func:`loo_pass`)."""
+    cards = np.asarray(cards, dtype=np.int64)
+    return all(
+        int(loo_layout(np.maximum(cards[family], 1))[0][-1]) * int(n_classes) <= DENSE_FAMILY_CELLS
+        for family in families
+    )
+
+
+def loo_pass(codes, y, weights, cards, class_weight, families, max_k, criterion, counts=None):
+    """Weighted sums over rows of every candidate's leave-one-out loss, ``(max_k + 1, m + 1)``.
+
+    The sums (before the mean) of
+    :func:`bnclassify.classifiers._selective.loo_losses`, one attribute at a time:
+    the rows' candidates start from the class prior (:func:`loo_start`) and take
+    each attribute's terms in order
+    (:func:`loo_attribute`), from its dense tables at every depth
+    (:func:`loo_family_counts`). ``families``: each attribute's
+    column, then its ranked parents'. ``class_weight`` and
+    ``counts`` (each attribute's family table) are those of
+    all the training rows, of which ``codes`` may be a part (a partition of a dask
+    table): the sums of the parts' totals are the whole's. ``counts=None``: counted
+    from these rows, one attribute at a time (nothing of size rows x attributes is
+    kept). Rows go in blocks of :data:`STATE_DOUBLES`.
+    """
+    y = np.asarray(y, dtype=np.int64)
+    w = np.asarray(weights, dtype=float)
+    n, C, D, m = len(y), len(class_weight), int(max_k) + 1, len(families)
+    cards = np.asarray(cards, dtype=np.int64)
+    inverse_r = [1.0 / max(int(cards[family[0]]), 1) for family in families]
+    total = np.zeros((D, m + 1))
+    size = max(1, STATE_DOUBLES // (D * (C + 1)))
+    for start in range(0, max(n, 1), size):
+        rows = slice(start, min(start + size, n))
+        state = loo_start(y[rows], w[rows], class_weight, max_k, criterion, total)
+        for u, family in enumerate(families):
+            columns = np.ascontiguousarray(np.asarray(codes)[:, family].T, dtype=np.int64)
+            family_cards = np.maximum(cards[family], 1)
+            family_counts = (
+                counts[u] if counts is not None
+                else loo_family_counts(columns, family_cards, y, w, C)
+            )  # fmt: skip
+            loo_attribute(
+                columns[:, rows], family_cards, y[rows], w[rows], family_counts,
+                loo_parent_counts(family_counts, family_cards), inverse_r[u], criterion, state,
+                total, u + 1,
+            )  # fmt: skip
+    return total

@@ -16,14 +16,11 @@ import numpy as np
 
 from .._native import (
     cell_counts,
+    dense_families,
     family_cells,
     lone_families,
-    loo_attribute,
-    loo_family_counts,
-    loo_layout,
-    loo_parent_counts,
+    loo_pass,
     loo_scores,
-    loo_start,
 )
 
 #: The losses a selective KDB may minimise (``"rmse"`` is the paper's).
@@ -32,12 +29,6 @@ CRITERIA = ("rmse", "zero_one", "log_loss")
 #: the scoring itself keeps ``(2K + 3) C`` floats at a time, or blocks in numpy). A table that
 #: fits in one block keeps the indices its counting found; others look them up per block.
 BLOCK_INDICES = 1 << 22
-#: Largest dense table ``N(c, x_parents, x)`` of one attribute, all depths together, that the
-#: pass one attribute at a time (:func:`loo_pass`) counts into (128 MB); a family with more
-#: cells is scored by the general pass, which numbers only the observed configurations.
-DENSE_FAMILY_CELLS = 1 << 24
-#: Doubles of the pass's state per block of rows (256 MB): each row keeps ``(K + 1)(C + 1)``.
-STATE_DOUBLES = 1 << 25
 #: Relative difference of two candidates' losses under which they tie (the rounding of sums
 #: over many rows in different orders stays far below it).
 TIE = 1e-10
@@ -69,7 +60,9 @@ def family_depths(parents, child_cards, parent_cards, n_classes, max_cells) -> l
     return depths
 
 
-def loo_losses(codes, y, cards, n_classes, order, parents, max_k, criterion="rmse", weights=None):
+def loo_losses(
+    codes, y, cards, n_classes, order, parents, max_k, criterion="rmse", weights=None, passes=None
+):
     """Leave-one-out loss of every selective KDB, shape ``(max_k + 1, len(order) + 1)``.
 
     Entry ``[k, n]`` scores the classifier over the first ``n`` attributes of
@@ -114,6 +107,11 @@ def loo_losses(codes, y, cards, n_classes, order, parents, max_k, criterion="rms
     criterion : {"rmse", "zero_one", "log_loss"}
     weights : ndarray of shape (n_rows,), optional
         Row weights, counted as frequencies.
+    passes : object, optional
+        Rows kept elsewhere (``codes`` and ``y`` are then ``None``): its method
+        ``leave_one_out(families, max_k, criterion)`` returns :func:`bnclassify._native.loo_pass`'s
+        sums over all the rows and their total weight (a dask table's partitions:
+        :class:`bnclassify.distributed.PartitionPasses`).
 
     Returns
     -------
@@ -127,22 +125,26 @@ def loo_losses(codes, y, cards, n_classes, order, parents, max_k, criterion="rms
     array([[0.583, 0.174, 0.278],
            [0.583, 0.174, 0.291]])
     """
-    codes = np.asarray(codes)
+    codes = None if codes is None else np.asarray(codes)
     # an attribute with one state adds log(N + 1) - log(N + 1) = 0 to every row's score, so its
     # candidates' losses are those of the attributes before it, exactly: it is not scored
     scored = [u for u, child in enumerate(order) if int(cards[child]) > 1]
     if len(scored) < len(order):
         losses = loo_losses(
             codes, y, cards, n_classes, [order[u] for u in scored], [parents[u] for u in scored],
-            max_k, criterion, weights,
+            max_k, criterion, weights, passes,
         )  # fmt: skip
         before = np.cumsum(np.isin(np.arange(len(order)), scored))  # scored among the first u + 1
         return losses[:, np.concatenate([[0], before])]
+    families = loo_families(order, parents, max_k)
+    if passes is not None:
+        total, weight = passes.leave_one_out(families, max_k, criterion)
+        mean = total / weight
+        return np.sqrt(mean) if criterion == "rmse" else mean
     y = np.asarray(y, dtype=np.intp)
     n, C, D = len(y), int(n_classes), int(max_k) + 1
     w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
     m = len(order)
-    families = loo_families(order, parents, max_k)
     if dense_families(families, cards, C):
         class_weight = np.bincount(y, weights=w, minlength=C)
         total = loo_pass(codes, y, w, cards, class_weight, families, max_k, criterion)
@@ -182,55 +184,6 @@ def loo_losses(codes, y, cards, n_classes, order, parents, max_k, criterion="rms
 def loo_families(order, parents, max_k) -> list:
     """Each attribute's column, then its first ``max_k`` ranked parents' columns."""
     return [[int(child), *(int(p) for p in parents[u][:max_k])] for u, child in enumerate(order)]
-
-
-def dense_families(families, cards, n_classes) -> bool:
-    """Whether every family's tables fit :data:`DENSE_FAMILY_CELLS` (see :func:`loo_pass`)."""
-    cards = np.asarray(cards, dtype=np.int64)
-    return all(
-        int(loo_layout(np.maximum(cards[family], 1))[0][-1]) * int(n_classes) <= DENSE_FAMILY_CELLS
-        for family in families
-    )
-
-
-def loo_pass(codes, y, weights, cards, class_weight, families, max_k, criterion, counts=None):
-    """Weighted sums over rows of every candidate's leave-one-out loss, ``(max_k + 1, m + 1)``.
-
-    :func:`loo_losses`'s sums (before the mean) one attribute at a time: the
-    rows' candidates start from the class prior (:func:`bnclassify._native.loo_start`)
-    and take each attribute's terms in order
-    (:func:`bnclassify._native.loo_attribute`), from its dense tables at every depth
-    (:func:`bnclassify._native.loo_family_counts`). ``families``: each attribute's
-    column, then its ranked parents' (:func:`loo_families`). ``class_weight`` and
-    ``counts`` (each attribute's family table) are those of
-    all the training rows, of which ``codes`` may be a part (a partition of a dask
-    table): the sums of the parts' totals are the whole's. ``counts=None``: counted
-    from these rows, one attribute at a time (nothing of size rows x attributes is
-    kept). Rows go in blocks of :data:`STATE_DOUBLES`.
-    """
-    y = np.asarray(y, dtype=np.int64)
-    w = np.asarray(weights, dtype=float)
-    n, C, D, m = len(y), len(class_weight), int(max_k) + 1, len(families)
-    cards = np.asarray(cards, dtype=np.int64)
-    inverse_r = [1.0 / max(int(cards[family[0]]), 1) for family in families]
-    total = np.zeros((D, m + 1))
-    size = max(1, STATE_DOUBLES // (D * (C + 1)))
-    for start in range(0, max(n, 1), size):
-        rows = slice(start, min(start + size, n))
-        state = loo_start(y[rows], w[rows], class_weight, max_k, criterion, total)
-        for u, family in enumerate(families):
-            columns = np.ascontiguousarray(np.asarray(codes)[:, family].T, dtype=np.int64)
-            family_cards = np.maximum(cards[family], 1)
-            family_counts = (
-                counts[u] if counts is not None
-                else loo_family_counts(columns, family_cards, y, w, C)
-            )  # fmt: skip
-            loo_attribute(
-                columns[:, rows], family_cards, y[rows], w[rows], family_counts,
-                loo_parent_counts(family_counts, family_cards), inverse_r[u], criterion, state,
-                total, u + 1,
-            )  # fmt: skip
-    return total
 
 
 def loo_class_information(stats, features=None) -> np.ndarray:

@@ -11,6 +11,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..data import as_frame
 from ..discriminative import refine_reached_rows
+from ..distributed import fit_dask_selective, is_dask_collection
 from ..factors import TABLE_DISTRIBUTIONS
 from ..information import information_of_rows
 from ..state import require
@@ -243,7 +244,8 @@ class SKDB(AugmentedNaiveBayes):
         self
         """
         validate_parameters(self)
-        refuse_dask(X, type(self).__name__)
+        if is_dask_collection(X):
+            return fit_dask_selective(self, X, y, sample_weight)
         X, y, sample_weight = weighted_rows(X, y, sample_weight)
         columns = continuous_columns(X, y, sample_weight, self.distributions)
         cuts = learn_cuts(X, y, columns, None, sample_weight)
@@ -347,7 +349,8 @@ class SKDB(AugmentedNaiveBayes):
     def _feature_dag(self, weights, features, stats):
         schema, K = self.schema_, int(self.k)
         codes = getattr(stats, "codes", None)
-        if codes is None:
+        passes = stats if hasattr(stats, "leave_one_out") else None  # rows on a cluster
+        if codes is None and passes is None:
             raise ValueError(
                 f"{type(self).__name__} selects its sub-model on the training rows; these "
                 "statistics were summed without them (partial_fit or dask). Use fit."
@@ -370,8 +373,8 @@ class SKDB(AugmentedNaiveBayes):
         )
         ranked = [parents[:depth] for parents, depth in zip(ranked, depths, strict=True)]
         losses = loo_losses(
-            codes, stats.y, cards, stats.n_classes, attributes, ranked, K, self.criterion,
-            stats.weights,
+            codes, getattr(stats, "y", None), cards, stats.n_classes, attributes, ranked, K,
+            self.criterion, getattr(stats, "weights", None), passes,
         )  # fmt: skip
         cells = candidate_cells(ranked, cards[attributes], cards, stats.n_classes, K)
         n_kept, k = choose(np.where(cells <= MAX_SKDB_CELLS, losses, np.inf))

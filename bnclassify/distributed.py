@@ -567,11 +567,10 @@ def _partition_tables(frame, schema, labels, families, C):
     if len(frame) == 0:
         return None
     codes, y = _partition_codes(frame, schema, labels)
+    by_column = np.ascontiguousarray(codes.T, dtype=np.int64)
     cards = np.maximum(np.asarray(schema.cards, dtype=np.int64), 1)
     w = np.ones(len(y))
-    return [
-        loo_family_counts(np.ascontiguousarray(codes[:, f].T), cards[f], y, w, C) for f in families
-    ]
+    return [loo_family_counts(by_column, f, cards[f], y, w, C) for f in families]
 
 
 def _partition_losses(frame, schema, labels, families, class_weight, max_k, criterion, counts):

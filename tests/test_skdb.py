@@ -344,9 +344,10 @@ def test_the_tables_of_parts_of_the_rows_add_up_to_the_whole():
     rng = np.random.default_rng(1)
     columns = rng.integers(-1, 3, (3, 50))
     y, w = rng.integers(0, 2, 50), rng.choice([0.5, 1.0, 2.0], 50)
-    whole = _native.loo_family_counts(columns, [3, 3, 3], y, w, 2)
-    parts = _native.loo_family_counts(columns[:, :20], [3, 3, 3], y[:20], w[:20], 2)
-    _native.loo_family_counts(columns[:, 20:], [3, 3, 3], y[20:], w[20:], 2, parts)
+    family = [2, 0, 1]
+    whole = _native.loo_family_counts(columns, family, [3, 3, 3], y, w, 2)
+    parts = _native.loo_family_counts(columns[:, :20], family, [3, 3, 3], y[:20], w[:20], 2)
+    _native.loo_family_counts(columns[:, 20:], family, [3, 3, 3], y[20:], w[20:], 2, parts)
     np.testing.assert_allclose(parts, whole)
     assert whole.shape == (3 + 9 + 27, 2)
 

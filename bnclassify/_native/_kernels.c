@@ -1917,32 +1917,37 @@ static int loo_columns(PyObject *const *obj, Py_buffer *b, int *got, const char 
 }
 
 static PyObject *loo_family_counts(PyObject *self, PyObject *args) {
-    PyObject *obj[5];
-    if (!PyArg_ParseTuple(args, "OOOOO", &obj[0], &obj[1], &obj[2], &obj[3], &obj[4]))
+    PyObject *obj[6];
+    if (!PyArg_ParseTuple(args, "OOOOOO", &obj[0], &obj[1], &obj[2], &obj[3], &obj[4], &obj[5]))
         return NULL;
-    /* columns (D, n) int64: the attribute's codes, then its parents' (-1 missing); cards (D) int64;
-     * y (n) int64; weights (n) float64; family_counts (F, C) float64, added to */
-    const char *names[5] = {"columns", "cards", "y", "weights", "family_counts"};
-    const int kinds[5] = {2, 0, 0, 1, 3 | 8};
-    Py_buffer b[5];
+    /* codes (k, n) int64: each column's codes (-1 missing); family (D) int64: the attribute's
+     * column, then its parents'; cards (D) int64: theirs; y (n) int64; weights (n) float64;
+     * family_counts (F, C) float64, added to */
+    const char *names[6] = {"codes", "family", "cards", "y", "weights", "family_counts"};
+    const int kinds[6] = {2, 0, 0, 0, 1, 3 | 8};
+    Py_buffer b[6];
     int got = 0;
     PyObject *result = NULL;
-    if (!loo_columns(obj, b, &got, "loo_family_counts", names, 5, kinds)) goto done;
-    const int64_t D = b[0].shape[0], n = b[0].shape[1], C = b[4].shape[1];
-    const int64_t *columns = b[0].buf, *cards = b[1].buf, *y = b[2].buf;
-    const double *w = b[3].buf;
-    double *fc = b[4].buf;
+    if (!loo_columns(obj, b, &got, "loo_family_counts", names, 6, kinds)) goto done;
+    const int64_t k = b[0].shape[0], n = b[0].shape[1], D = b[1].shape[0], C = b[5].shape[1];
+    const int64_t *codes = b[0].buf, *family = b[1].buf, *cards = b[2].buf, *y = b[3].buf;
+    const double *w = b[4].buf;
+    double *fc = b[5].buf;
     int64_t family_at[64], parent_at[64];
-    int ok = D >= 1 && D < 64 && b[1].shape[0] == D && b[2].shape[0] == n && b[3].shape[0] == n &&
+    const int64_t *col[64];
+    int ok = D >= 1 && D < 64 && b[2].shape[0] == D && b[3].shape[0] == n && b[4].shape[0] == n &&
              C >= 1;
-    for (int64_t d = 0; ok && d < D; d++) ok = cards[d] >= 1 && cards[d] < ((int64_t)1 << 31);
+    for (int64_t d = 0; ok && d < D; d++) {
+        ok = family[d] >= 0 && family[d] < k && cards[d] >= 1 && cards[d] < ((int64_t)1 << 31);
+        if (ok) col[d] = codes + family[d] * n;
+    }
     if (ok) {
         loo_layout(cards, D, family_at, parent_at);
-        ok = b[4].shape[0] == family_at[D];
+        ok = b[5].shape[0] == family_at[D];
     }
     for (int64_t i = 0; ok && i < n; i++) ok = y[i] >= 0 && y[i] < C;
     for (int64_t d = 0; ok && d < D; d++)
-        for (int64_t i = 0; ok && i < n; i++) ok = columns[d * n + i] < cards[d];
+        for (int64_t i = 0; ok && i < n; i++) ok = col[d][i] < cards[d];
     if (!ok) {
         PyErr_SetString(PyExc_ValueError, "loo_family_counts: inconsistent arguments");
         goto done;
@@ -1950,14 +1955,14 @@ static PyObject *loo_family_counts(PyObject *self, PyObject *args) {
     Py_BEGIN_ALLOW_THREADS
     const int64_t r = cards[0];
     for (int64_t i = 0; i < n; i++) {
-        const int64_t x = columns[i];
+        const int64_t x = col[0][i];
         if (x < 0) continue;
         const int64_t yi = y[i];
         const double wi = w[i];
         int64_t key = 0;
         for (int64_t d = 0; d < D; d++) {
             if (d) {
-                const int64_t z = columns[d * n + i];
+                const int64_t z = col[d][i];
                 if (z < 0) break;
                 key = key * cards[d] + z;
             }
@@ -1968,7 +1973,7 @@ static PyObject *loo_family_counts(PyObject *self, PyObject *args) {
     result = Py_None;
     Py_INCREF(result);
 done:
-    for (int k = 0; k < got; k++) PyBuffer_Release(&b[k]);
+    for (int j = 0; j < got; j++) PyBuffer_Release(&b[j]);
     return result;
 }
 
@@ -2035,46 +2040,52 @@ static void loo_ratio_tables(const double *fc, const double *pc, int64_t F, int6
 }
 
 static PyObject *loo_attribute(PyObject *self, PyObject *args) {
-    PyObject *obj[11];
+    PyObject *obj[12];
     double inverse_r;
     int criterion;
-    int64_t column;
-    if (!PyArg_ParseTuple(args, "OOOOOOdiOOOOOL", &obj[0], &obj[1], &obj[2], &obj[3], &obj[4],
-                          &obj[5], &inverse_r, &criterion, &obj[6], &obj[7], &obj[8], &obj[9],
-                          &obj[10], &column))
+    int64_t column, first;
+    if (!PyArg_ParseTuple(args, "OOOLOOOOdiOOOOOL", &obj[0], &obj[1], &obj[2], &first, &obj[3],
+                          &obj[4], &obj[5], &obj[6], &inverse_r, &criterion, &obj[7], &obj[8],
+                          &obj[9], &obj[10], &obj[11], &column))
         return NULL;
-    /* columns (D', n), cards (D'), y (n), weights (n), family_counts (F, C), parent_counts (P, C)
-     * as loo_family_counts's (of all the rows); inverse_r; criterion; joint (n, D, C) float64;
+    /* codes (k, N), family (E), cards (E) as loo_family_counts's; first: the row of codes of the
+     * first row scored; y (n), weights (n) of the rows scored; family_counts (F, C),
+     * parent_counts (P, C) of all the rows; inverse_r; criterion; joint (n, D, C) float64;
      * reached (n) int64; logs (n) int8; losses (n, D) float64; total (D, m + 1) float64 */
-    const char *names[11] = {"columns", "cards", "y", "weights", "family_counts", "parent_counts",
-                             "joint", "reached", "logs", "losses", "total"};
-    const int kinds[11] = {2, 0, 0, 1, 3, 3, 4 | 8, 0 | 8, 5 | 8, 3 | 8, 3 | 8};
-    Py_buffer b[11];
+    const char *names[12] = {"codes", "family", "cards", "y", "weights", "family_counts",
+                             "parent_counts", "joint", "reached", "logs", "losses", "total"};
+    const int kinds[12] = {2, 0, 0, 0, 1, 3, 3, 4 | 8, 0 | 8, 5 | 8, 3 | 8, 3 | 8};
+    Py_buffer b[12];
     double *ratios = NULL;
     int got = 0;
     PyObject *result = NULL;
-    if (!loo_columns(obj, b, &got, "loo_attribute", names, 11, kinds)) goto done;
-    const int64_t E = b[0].shape[0], n = b[0].shape[1], C = b[4].shape[1], D = b[6].shape[1];
-    const int64_t *columns = b[0].buf, *cards = b[1].buf, *y = b[2].buf;
-    const double *w = b[3].buf, *fc = b[4].buf, *pc = b[5].buf;
-    double *joints = b[6].buf, *losses = b[9].buf, *total = b[10].buf;
-    int64_t *reached = b[7].buf;
-    int8_t *logs = b[8].buf;
+    if (!loo_columns(obj, b, &got, "loo_attribute", names, 12, kinds)) goto done;
+    const int64_t K = b[0].shape[0], N = b[0].shape[1], E = b[1].shape[0], n = b[3].shape[0];
+    const int64_t C = b[5].shape[1], D = b[7].shape[1];
+    const int64_t *codes = b[0].buf, *family = b[1].buf, *cards = b[2].buf, *y = b[3].buf;
+    const double *w = b[4].buf, *fc = b[5].buf, *pc = b[6].buf;
+    double *joints = b[7].buf, *losses = b[10].buf, *total = b[11].buf;
+    int64_t *reached = b[8].buf;
+    int8_t *logs = b[9].buf;
     int64_t family_at[64], parent_at[64];
-    const int64_t M = b[10].shape[1];
-    int ok = E >= 1 && E <= D && D < 64 && b[1].shape[0] == E && b[2].shape[0] == n &&
-             b[3].shape[0] == n && b[5].shape[1] == C && b[6].shape[0] == n && b[6].shape[2] == C &&
-             b[7].shape[0] == n && b[8].shape[0] == n && b[9].shape[0] == n && b[9].shape[1] == D &&
-             b[10].shape[0] == D && column >= 1 && column < M && criterion >= 0 && criterion <= 2 &&
+    const int64_t *col[64];
+    const int64_t M = b[11].shape[1];
+    int ok = E >= 1 && E <= D && D < 64 && b[2].shape[0] == E && first >= 0 && first + n <= N &&
+             b[4].shape[0] == n && b[6].shape[1] == C && b[7].shape[0] == n && b[7].shape[2] == C &&
+             b[8].shape[0] == n && b[9].shape[0] == n && b[10].shape[0] == n && b[10].shape[1] == D &&
+             b[11].shape[0] == D && column >= 1 && column < M && criterion >= 0 && criterion <= 2 &&
              inverse_r > 0.0;
-    for (int64_t d = 0; ok && d < E; d++) ok = cards[d] >= 1 && cards[d] < ((int64_t)1 << 31);
+    for (int64_t d = 0; ok && d < E; d++) {
+        ok = family[d] >= 0 && family[d] < K && cards[d] >= 1 && cards[d] < ((int64_t)1 << 31);
+        if (ok) col[d] = codes + family[d] * N + first;
+    }
     if (ok) {
         loo_layout(cards, E, family_at, parent_at);
-        ok = b[4].shape[0] == family_at[E] && b[5].shape[0] == parent_at[E];
+        ok = b[5].shape[0] == family_at[E] && b[6].shape[0] == parent_at[E];
     }
     for (int64_t i = 0; ok && i < n; i++) ok = y[i] >= 0 && y[i] < C && reached[i] >= 0 && reached[i] < D;
     for (int64_t d = 0; ok && d < E; d++)
-        for (int64_t i = 0; ok && i < n; i++) ok = columns[d * n + i] < cards[d];
+        for (int64_t i = 0; ok && i < n; i++) ok = col[d][i] < cards[d];
     const int64_t F = ok ? family_at[E] : 0;
     const int tabled = ok && F <= n;
     if (ok) ratios = malloc((E * C + (tabled ? 2 * F * C + F : 0)) * sizeof(double));
@@ -2094,7 +2105,7 @@ static PyObject *loo_attribute(PyObject *self, PyObject *args) {
     for (int64_t i = 0; i < n; i++) {
         double *loss = losses + i * D;
         int64_t hi = reached[i];
-        const int64_t x = columns[i];
+        const int64_t x = col[0][i];
         if (x >= 0) {
             const int64_t yi = y[i];
             const double held = w[i] < 1.0 ? w[i] : 1.0, wi = w[i];
@@ -2102,7 +2113,7 @@ static PyObject *loo_attribute(PyObject *self, PyObject *args) {
             int64_t key = 0, reach = 0;
             for (int64_t d = 0; d < E; d++) {
                 if (d) {
-                    const int64_t z = columns[d * n + i];
+                    const int64_t z = col[d][i];
                     if (z < 0) break;
                     key = key * cards[d] + z;
                 }
@@ -3198,12 +3209,13 @@ static PyMethodDef methods[] = {
      "class_total, inverse_r, criterion, total): selective KDB's leave-one-out losses of a block "
      "of rows, added to total."},
     {"loo_family_counts", loo_family_counts, METH_VARARGS,
-     "loo_family_counts(columns, cards, y, weights, family_counts): one attribute's dense "
+     "loo_family_counts(codes, family, cards, y, weights, family_counts): one attribute's dense "
      "class-weighted tables at every depth of its parents, added to (see "
      "bnclassify/_native)."},
     {"loo_attribute", loo_attribute, METH_VARARGS,
-     "loo_attribute(columns, cards, y, weights, family_counts, parent_counts, inverse_r, "
-     "criterion, joint, reached, logs, losses, total, column): one attribute's step of selective "
+     "loo_attribute(codes, family, cards, first, y, weights, family_counts, parent_counts, "
+     "inverse_r, criterion, joint, reached, logs, losses, total, column): one attribute's step of "
+     "selective "
      "KDB's leave-one-out pass over rows, their candidates' scores updated in place (see "
      "bnclassify/_native)."},
     {"tree_pivots", tree_pivots, METH_VARARGS,

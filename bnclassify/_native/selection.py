@@ -288,27 +288,28 @@ def loo_layout(cards) -> tuple:
     return parent_at * int(cards[0]), parent_at
 
 
-def loo_family_counts(columns, cards, y, weights, n_classes, family_counts=None) -> np.ndarray:
+def loo_family_counts(codes, family, cards, y, weights, n_classes, family_counts=None):
     """One attribute's class-weighted table ``N(c, x_parents, x)`` at every depth of its parents.
 
-    ``columns`` (shape ``(D, n)``): the attribute's codes, then those of its
-    parents in order (-1 missing); ``cards`` their categories. At every depth
-    ``d < D``, a row observing the attribute and its first ``d`` parents adds its
-    weight to its cell (laid out by :func:`loo_layout`, the same for any rows: the
-    tables of parts of the rows add up to those of all). ``family_counts``: a
-    table to add to (else a new one). :func:`loo_parent_counts` sums it over the
-    attribute's values.
+    ``codes`` (shape ``(k, n)``): each column's codes, one row per column (-1
+    missing); ``family``: the attribute's column, then its parents' in order;
+    ``cards`` their categories. At every depth ``d < len(family)``, a row observing
+    the attribute and its first ``d`` parents adds its weight to its cell (laid out
+    by :func:`loo_layout`, the same for any rows: the tables of parts of the rows
+    add up to those of all). ``family_counts``: a table to add to (else a new one).
+    :func:`loo_parent_counts` sums it over the attribute's values.
 
     Examples
     --------
-    >>> columns = np.array([[0, 1, 1, -1], [1, 1, 0, 0]])  # the attribute, one parent
-    >>> family = loo_family_counts(columns, [2, 2], np.array([0, 1, 1, 0]), np.ones(4), 2)
+    >>> codes = np.array([[0, 1, 1, -1], [1, 1, 0, 0]])  # the attribute, one parent
+    >>> family = loo_family_counts(codes, [0, 1], [2, 2], np.array([0, 1, 1, 0]), np.ones(4), 2)
     >>> family.tolist()  # depth 0: x = 0, 1; depth 1: (z, x) = (0, 0), (0, 1), (1, 0), (1, 1)
     [[1.0, 0.0], [0.0, 2.0], [0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [0.0, 1.0]]
     >>> loo_parent_counts(family, [2, 2]).tolist()
     [[1.0, 2.0], [0.0, 1.0], [1.0, 1.0]]
     """
-    columns = np.ascontiguousarray(columns, dtype=np.int64)
+    codes = np.ascontiguousarray(codes, dtype=np.int64)
+    family = np.ascontiguousarray(family, dtype=np.int64)
     cards = np.ascontiguousarray(cards, dtype=np.int64)
     y = np.ascontiguousarray(y, dtype=np.int64)
     weights = np.ascontiguousarray(weights, dtype=np.float64)
@@ -317,8 +318,9 @@ def loo_family_counts(columns, cards, y, weights, n_classes, family_counts=None)
     if family_counts is None:
         family_counts = np.zeros((int(family_at[-1]), C))
     if runtime.COMPILED:
-        runtime.kernels.loo_family_counts(columns, cards, y, weights, family_counts)
+        runtime.kernels.loo_family_counts(codes, family, cards, y, weights, family_counts)
         return family_counts
+    columns = codes[family]
     x = columns[0]
     valid = x >= 0
     key = np.zeros(len(y), dtype=np.int64)
@@ -389,44 +391,49 @@ def _probability_loss(p, y, criterion):
 
 
 def loo_attribute(
-    columns, cards, y, weights, family_counts, parent_counts, inverse_r, criterion, state,
-    total, column,
+    codes, family, cards, first, y, weights, family_counts, parent_counts, inverse_r, criterion,
+    state, total, column,
 ) -> None:  # fmt: skip
     """One attribute's step of selective KDB's leave-one-out pass, for every candidate at once.
 
-    ``columns``, ``cards``: the attribute's codes and its ranked parents' (at most
-    ``max_k``), as :func:`loo_family_counts` takes them; ``family_counts``,
-    ``parent_counts``: its tables over all the training rows (these rows among
-    them); ``state``: :func:`loo_start`'s, updated in place. Each row leaves
-    ``min(w, 1)`` of its weight out of every cell; the candidate with ``k``
-    parents adds the term of the deepest prefix of at most ``k`` parents whose
-    family some other row has (:func:`loo_scores` gives the estimates); a row
+    ``codes``, ``family``, ``cards``: the columns' codes, the attribute's column and
+    its ranked parents' (at most ``max_k``), and their categories, as
+    :func:`loo_family_counts` takes them; the rows scored are ``codes[:, first:
+    first + len(y)]``, of classes ``y`` and weights ``weights``;
+    ``family_counts``, ``parent_counts``: its tables over all the training rows
+    (these rows among them); ``state``: :func:`loo_start`'s, updated in place. Each
+    row leaves ``min(w, 1)`` of its weight out of every cell; the candidate with
+    ``k`` parents adds the term of the deepest prefix of at most ``k`` parents
+    whose family some other row has (:func:`loo_scores` gives the estimates); a row
     missing the attribute adds nothing. Column ``column`` of ``total`` gains every
     candidate's weighted losses, the rows in order.
 
     Examples
     --------
-    >>> columns, y, w = np.array([[0, 1, 0]]), np.array([0, 1, 0]), np.ones(3)
-    >>> family = loo_family_counts(columns, [2], y, w, 2)
+    >>> codes, y, w = np.array([[0, 1, 0]]), np.array([0, 1, 0]), np.ones(3)
+    >>> family = loo_family_counts(codes, [0], [2], y, w, 2)
     >>> total = np.zeros((1, 2))
     >>> state = loo_start(y, w, np.array([2.0, 1.0]), 0, "zero_one", total)
     >>> parent = loo_parent_counts(family, [2])
-    >>> loo_attribute(columns, [2], y, w, family, parent, 0.5, "zero_one", state, total, 1)
+    >>> loo_attribute(codes, [0], [2], 0, y, w, family, parent, 0.5, "zero_one", state, total, 1)
     >>> total.tolist()  # as loo_scores's example: the class-1 row is still missed
     [[1.0, 1.0]]
     """
-    columns = np.ascontiguousarray(columns, dtype=np.int64)
+    codes = np.ascontiguousarray(codes, dtype=np.int64)
+    family = np.ascontiguousarray(family, dtype=np.int64)
     cards = np.ascontiguousarray(cards, dtype=np.int64)
     y = np.ascontiguousarray(y, dtype=np.int64)
     weights = np.ascontiguousarray(weights, dtype=np.float64)
     joint, reached, logs, losses = state
     if runtime.COMPILED:
         runtime.kernels.loo_attribute(
-            columns, cards, y, weights, np.ascontiguousarray(family_counts, dtype=np.float64),
+            codes, family, cards, int(first), y, weights,
+            np.ascontiguousarray(family_counts, dtype=np.float64),
             np.ascontiguousarray(parent_counts, dtype=np.float64), float(inverse_r),
             LOO_CRITERIA.index(criterion), joint, reached, logs, losses, total, int(column),
         )  # fmt: skip
         return
+    columns = codes[family, int(first) : int(first) + len(y)]
     n, D, C = joint.shape
     rows = np.arange(n)
     for i in np.flatnonzero(logs == 0):  # rows the compiled kernel kept as probabilities
@@ -510,19 +517,19 @@ def loo_pass(codes, y, weights, cards, class_weight, families, max_k, criterion,
     cards = np.asarray(cards, dtype=np.int64)
     inverse_r = [1.0 / max(int(cards[family[0]]), 1) for family in families]
     total = np.zeros((D, m + 1))
+    by_column = np.ascontiguousarray(np.asarray(codes).T, dtype=np.int64)  # one column a row
     size = max(1, STATE_DOUBLES // (D * (C + 1)))
     for start in range(0, max(n, 1), size):
         rows = slice(start, min(start + size, n))
         state = loo_start(y[rows], w[rows], class_weight, max_k, criterion, total)
         for u, family in enumerate(families):
-            columns = np.ascontiguousarray(np.asarray(codes)[:, family].T, dtype=np.int64)
             family_cards = np.maximum(cards[family], 1)
             family_counts = (
                 counts[u] if counts is not None
-                else loo_family_counts(columns, family_cards, y, w, C)
+                else loo_family_counts(by_column, family, family_cards, y, w, C)
             )  # fmt: skip
             loo_attribute(
-                columns[:, rows], family_cards, y[rows], w[rows], family_counts,
+                by_column, family, family_cards, start, y[rows], w[rows], family_counts,
                 loo_parent_counts(family_counts, family_cards), inverse_r[u], criterion, state,
                 total, u + 1,
             )  # fmt: skip

@@ -13,16 +13,6 @@ dask = pytest.importorskip("dask")
 from bnclassify import ESKDB, SKDB  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def client():
-    cluster = distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
-    )
-    with distributed.Client(cluster) as client:
-        yield client
-    cluster.close()
-
-
 def _table(n=400, seed=3):
     """Strings, a binned number with missing cells, a column absent from some partitions once
     sorted, and three classes."""

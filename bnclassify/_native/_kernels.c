@@ -1695,6 +1695,15 @@ done:
 /* exp(-37) < 2^-53: a term that adds nothing to a sum of at least 1 */
 #define LOO_NEGLIGIBLE -37.0
 
+/* Whether a row's family at a depth past 0 has another row: its weight in the family's cell
+ * (all classes) less the row's held-out copy is not zero, to the rounding of summed weights. */
+static inline int loo_others_seen(const double *counts, int64_t C, double held) {
+    double others = 0.0;
+    for (int64_t c = 0; c < C; c++) others += counts[c];
+    others -= held;
+    return others > LOO_SEEN * (1.0 + others);
+}
+
 static double loo_row_loss(const double *joint, int64_t C, int64_t yi, int criterion) {
     double top = joint[0];
     int64_t best = 0;
@@ -1789,10 +1798,7 @@ static void loo_block(const int64_t *family, const int64_t *parent, const double
                                       log_plus(parents[c] - mine, 1.0, tables);
                         }
                         if (d) {
-                            double others = 0.0;
-                            for (int64_t c = 0; c < C; c++) others += counts[c];
-                            others -= held;
-                            if (!(others > LOO_SEEN * (1.0 + others))) break;
+                            if (!loo_others_seen(counts, C, held)) break;
                             reach = d;
                         }
                     }
@@ -2136,10 +2142,7 @@ static PyObject *loo_attribute(PyObject *self, PyObject *args) {
                     ratio[c] = (counts[c] - mine + inverse_r) / (parents[c] - mine + 1.0);
                 }
                 if (d) {
-                    double others = 0.0;
-                    for (int64_t c = 0; c < C; c++) others += counts[c];
-                    others -= held;
-                    if (!(others > LOO_SEEN * (1.0 + others))) break;
+                    if (!loo_others_seen(counts, C, held)) break;
                     reach = d;
                 }
             }

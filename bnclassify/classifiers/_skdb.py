@@ -164,8 +164,12 @@ class SKDB(AugmentedNaiveBayes):
     -----
     ``partial_fit`` is not offered: the selection is a sum over the training
     rows of losses that depend on the counts of all of them, so accumulated
-    counts cannot redo it. The pass costs about ``(k + 1)`` table look-ups per
-    attribute and row, in blocks of rows (no Python loop over rows).
+    counts cannot redo it. ``fit`` on a dask DataFrame makes the paper's passes
+    over its partitions instead (:func:`bnclassify.distributed.fit_dask_selective`):
+    the counts, each attribute's k-parent tables, then the leave-one-out sums, each
+    summed over the partitions; it equals ``fit`` on the same rows. The pass costs
+    about ``(k + 1)`` table look-ups and class products per attribute and row, one
+    attribute at a time over dense tables (no Python loop over rows).
 
     Examples
     --------
@@ -225,7 +229,7 @@ class SKDB(AugmentedNaiveBayes):
         raise AttributeError(
             f"{type(self).__name__} has no partial_fit: its selection scores every training row "
             "against the counts of all the others, which accumulated counts cannot redo; fit it "
-            "on all the rows."
+            "on all the rows (a dask DataFrame's partitions are read in passes)."
         )
 
     def fit(self, X, y, sample_weight=None):
@@ -234,7 +238,9 @@ class SKDB(AugmentedNaiveBayes):
         Parameters
         ----------
         X : DataFrame or array-like of shape (n_samples, n_features)
+            A dask DataFrame is fitted by passes over its partitions (see Notes).
         y : array-like of shape (n_samples,)
+            A dask Series with a dask ``X``.
         sample_weight : array-like of shape (n_samples,), optional
             Non-negative row weights for every count and loss (leaving a row
             out removes all of its weight; the MDL cuts ignore the weights).

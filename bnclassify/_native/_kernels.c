@@ -2011,13 +2011,17 @@ static double loo_product_loss(const double *p, int64_t C, int64_t yi, int crite
  * deepest prefix up to k, reach at most) and their losses; inlined with C constant where the
  * caller knows it (two or three classes: the loops unrolled). Returns whether a probability fell
  * below LOO_TINY. */
-static inline int loo_rmse_step(double *joint, const double *ratios, int64_t hi, int64_t reach,
+static inline int loo_rmse_step(double *joint, double *ratios, int64_t hi, int64_t reach,
                                 int64_t C, int64_t yi, double wi, double *loss) {
+    /* candidates past the deepest seen prefix take its ratios: copied out, so that one flat
+     * product over the (hi + 1) x C scores serves every candidate */
+    for (int64_t k = reach + 1; k <= hi; k++)
+        for (int64_t c = 0; c < C; c++) ratios[k * C + c] = ratios[reach * C + c];
+    for (int64_t e = 0; e < (hi + 1) * C; e++) joint[e] *= ratios[e];
     int tiny = 0;
     for (int64_t k = 0; k <= hi; k++) {
-        const double *ratio = ratios + (k < reach ? k : reach) * C;
         double *row = joint + k * C, sum = 0.0;
-        for (int64_t c = 0; c < C; c++) sum += row[c] *= ratio[c];
+        for (int64_t c = 0; c < C; c++) sum += row[c];
         const double scale = 1.0 / sum, miss = (sum - row[yi]) * scale;
         loss[k] = miss * miss * wi;
         for (int64_t c = 0; c < C; c++) {
@@ -2094,7 +2098,7 @@ static PyObject *loo_attribute(PyObject *self, PyObject *args) {
         for (int64_t i = 0; ok && i < n; i++) ok = col[d][i] < cards[d];
     const int64_t F = ok ? family_at[E] : 0;
     const int tabled = ok && F <= n;
-    if (ok) ratios = malloc((E * C + (tabled ? 2 * F * C + F : 0)) * sizeof(double));
+    if (ok) ratios = malloc((D * C + (tabled ? 2 * F * C + F : 0)) * sizeof(double));
     if (!ok) {
         PyErr_SetString(PyExc_ValueError, "loo_attribute: inconsistent arguments");
         goto done;
@@ -2105,7 +2109,7 @@ static PyObject *loo_attribute(PyObject *self, PyObject *args) {
     }
     Py_BEGIN_ALLOW_THREADS
     const int64_t r = cards[0];
-    double *other = ratios + E * C, *own = other + F * C;
+    double *other = ratios + D * C, *own = other + F * C;
     char *seen = (char *)(own + F * C);
     if (tabled) loo_ratio_tables(fc, pc, F, r, C, inverse_r, other, own, seen);
     for (int64_t i = 0; i < n; i++) {

@@ -320,23 +320,36 @@ def test_the_compiled_pass_equals_its_numpy_twin(table, block):
 @pytest.mark.skipif(_native.runtime.kernels is None, reason="the compiled extension is not built")
 @pytest.mark.parametrize("criterion", CRITERIA)
 def test_a_posterior_below_any_double_product_is_kept_in_logs(criterion, monkeypatch):
-    # 120 columns copy the class but in a few rows: those rows' true class falls to about
-    # 1e-280 (no product of probabilities keeps it), and the compiled pass, which multiplies
-    # probabilities, moves such rows to logs: the numpy twin's numbers, in logs throughout
+    # 200 columns copy the class but in a few rows: the other class falls below 1e-200 in
+    # most rows (no product of probabilities keeps it for long), and the compiled pass, which
+    # multiplies probabilities, moves such rows to logs: the numpy twin's numbers, in logs
+    # throughout; three rows turn to the other class after column 120
     rng = np.random.default_rng(0)
-    y = rng.integers(0, 2, 60)
-    codes = np.repeat(y[:, None], 120, axis=1)
+    n, m = 100, 200
+    y = rng.integers(0, 2, n)
+    codes = np.repeat(y[:, None], m, axis=1)
     codes[:3] = 1 - codes[:3]
-    codes[5:8, 60:] = 1 - codes[5:8, 60:]  # the second half says the other class: it recovers
-    order = list(range(120))
-    parents = [[] if u == 0 else [u - 1] for u in order]
-    args = (codes, y, [2] * 120, 2, order, parents, 1, criterion)
+    codes[5:8, 120:] = 1 - codes[5:8, 120:]
+    families = [[u] if u == 0 else [u, u - 1] for u in range(m)]
+    by_column = np.ascontiguousarray(codes.T)
+    total, class_weight, w = np.zeros((2, m + 1)), np.bincount(y).astype(float), np.ones(n)
     monkeypatch.setattr(_native.runtime, "COMPILED", True)
+    state = _native.loo_start(y, w, class_weight, 1, criterion, total)
+    for u, family in enumerate(families):
+        table = _native.loo_family_counts(by_column, family, [2] * len(family), y, w, 2)
+        parent = _native.loo_parent_counts(table, [2] * len(family))
+        _native.loo_attribute(
+            by_column, family, [2] * len(family), 0, y, w, table, parent, 0.5, criterion, state,
+            total, u + 1,
+        )  # fmt: skip
+    assert state[2].sum() > n // 2  # rows moved to logs
+    args = (codes, y, [2] * m, 2, list(range(m)), [f[1:] for f in families], 1, criterion)
     compiled = loo_losses(*args)
     monkeypatch.setattr(_native.runtime, "COMPILED", False)
     twin = loo_losses(*args)
     assert np.isfinite(compiled).all()
     np.testing.assert_allclose(compiled, twin, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(compiled, np.sqrt(total / n) if criterion == "rmse" else total / n)
 
 
 def test_the_tables_of_parts_of_the_rows_add_up_to_the_whole():

@@ -4,8 +4,10 @@ Passes that read every cell of a wide integer table: its per-column ranges and
 value sets (the kinds rule and the categories), its cast to column-major codes,
 and the counts of a tree's families; the symmetry check of a weight matrix; the
 factorization of an object column (:func:`factorize_objects`); and selective
-KDB's leave-one-out pass (:func:`loo_scores`), a few table look-ups and
-logarithms per row and attribute that numpy can only do through temporaries
+KDB's leave-one-out pass (:func:`loo_pass`: :func:`loo_family_counts` and
+:func:`loo_attribute` one attribute at a time over dense tables; :func:`loo_scores`
+over looked-up cells where the tables would be too large), a few table look-ups and
+products per row and attribute that numpy can only do through temporaries
 of every candidate's scores; and the pivots of the cancellation-free elimination
 of many small weight matrices (:func:`tree_pivots`, the sums over spanning trees
 of BMATAN's predictions), one numpy call per pivot over the whole batch

@@ -277,6 +277,17 @@ def test_a_block_of_rows_gives_the_whole_pass(monkeypatch):
     )
 
 
+def _assume_no_tie(args):
+    """Skip a 0-1 case where the true class ties another in the reals: the pass over dense
+    tables multiplies probabilities, the general pass adds logs, and argmax then reads the
+    last bit of each (not a defect; the reference refit finds such ties)."""
+    if args[7] == "zero_one":
+        try:
+            refit_losses(*args)
+        except TieInTheReference:
+            assume(False)
+
+
 @settings(max_examples=60, deadline=None)
 @given(kdb_tables())
 def test_dropping_the_families_of_one_row_changes_no_loss(table):
@@ -284,6 +295,7 @@ def test_dropping_the_families_of_one_row_changes_no_loss(table):
     # pass in blocks of rows keeps them and backs off on their counts
     codes, y, cards, C, order, parents, K, criterion, weights = table
     args = (codes, y, cards, C, order, parents, K, criterion, weights)
+    _assume_no_tie(args)
     whole = loo_losses(*args)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr("bnclassify._native.selection.DENSE_FAMILY_CELLS", 0)
@@ -305,6 +317,7 @@ def test_the_compiled_pass_equals_its_numpy_twin(table, block):
     # losses of a row's missing attribute: the same numbers as numpy's candidate by candidate
     codes, y, cards, C, order, parents, K, criterion, weights = table
     args = (codes, y, cards, C, order, parents, K, criterion, weights)
+    _assume_no_tie(args)
     with pytest.MonkeyPatch.context() as patch:
         if block:  # the general pass, in blocks of rows
             patch.setattr("bnclassify._native.selection.DENSE_FAMILY_CELLS", 0)

@@ -371,8 +371,8 @@ def loo_start(y, weights, class_weight, max_k, criterion, total) -> tuple:
     joint = np.zeros((n, D, C))
     joint[:, 0] = prior / (cw.sum() - held + 1.0)[:, None]
     logs = np.zeros(n, dtype=np.int8)
-    if not runtime.COMPILED:
-        joint[:, 0] = np.log(joint[:, 0])
+    if not runtime.COMPILED:  # logs summed as the general pass sums them (the same ties)
+        joint[:, 0] = np.log(prior) - np.log(cw.sum() - held + 1.0)[:, None]
         logs[:] = 1
     losses = np.zeros((n, D))
     losses[:, 0] = loss * w
@@ -459,7 +459,7 @@ def loo_attribute(
         mine = own * seen[:, None]
         numerator = counts - mine + inverse_r
         denominator = parent_counts[np.where(seen, parent_at[d] + key, 0)] - mine + 1.0
-        terms[d] = np.where(seen[:, None], np.log(numerator / denominator), 0.0)
+        terms[d] = np.where(seen[:, None], np.log(numerator) - np.log(denominator), 0.0)
         if d:
             others = counts.sum(axis=1) - held
             seen &= others > LOO_SEEN * (1.0 + others)

@@ -82,13 +82,14 @@ class _Graph:
 
     def reach(self) -> np.ndarray:
         """``reach[a, b]``: a directed path of at least one arc from ``a`` to ``b``."""
-        arcs = self.arcs
-        reach = np.zeros_like(arcs)
-        for v in reversed(topological_order(self.parents)):
-            children = np.flatnonzero(arcs[v])
-            if len(children):
-                reach[v] = arcs[v] | reach[children].any(axis=0)
-        return reach
+        # paths of up to 2^k arcs after k squarings (log2(n) matrix products, no Python
+        # loop over the nodes: what each move costs on a small table)
+        reach = self.arcs.astype(np.int64)
+        while True:
+            longer = ((reach + reach @ reach) > 0).astype(np.int64)
+            if np.array_equal(longer, reach):
+                return reach.astype(bool)
+            reach = longer
 
     def moves(self, tabu) -> np.ndarray:
         """The gain of every move, ``(3, n, n)``: -inf where the move is illegal or tabu."""

@@ -202,20 +202,15 @@ class FamilyScores:
         r = int(cards[child])
         for block in self._blocks(child, parents, todo):
             tables = self.counts.extended_counts(child, parents, block)
-            with_u = family_scores(
-                [t.reshape(-1, r) for t in tables],
-                [q * int(cards[u]) for u in block],
+            # the families with and without each candidate, scored in one call
+            both = family_scores(
+                [t.reshape(-1, r) for t in tables] + [t.sum(axis=1) for t in tables],
+                [q * int(cards[u]) for u in block] + [q] * len(block),
                 self.score,
                 self.prior_weight,
                 self.n_rows,
             )
-            without = family_scores(
-                [t.sum(axis=1) for t in tables],
-                [q] * len(block),
-                self.score,
-                self.prior_weight,
-                self.n_rows,
-            )
+            with_u, without = both[: len(block)], both[len(block) :]
             for u, a, b in zip(block, with_u, without, strict=True):
                 self.gain_cache[(child, base, u)] = float(a - b)
         return np.array([self.gain_cache[(child, base, u)] for u in candidates])

@@ -140,9 +140,14 @@ class VariableCounts:
         """The (weighted) number of rows the distinct rows stand for."""
         return float(self.weights.sum())
 
+    @cached_property
+    def has_missing(self) -> np.ndarray:
+        """Whether each variable has a missing cell in some row."""
+        return (self.codes == MISSING).any(axis=0)
+
     def observed(self, variables) -> np.ndarray:
-        """Which distinct rows observe every one of ``variables`` (a boolean mask)."""
-        variables = list(variables)
+        """Which distinct rows observe every one of ``variables`` (a new boolean mask)."""
+        variables = [v for v in variables if self.has_missing[v]]
         if not variables:
             return np.ones(len(self.codes), dtype=bool)
         return (self.codes[:, variables] != MISSING).all(axis=1)
@@ -183,6 +188,7 @@ class VariableCounts:
         if not variables:
             ids[keep] = 0
             return ids, int(keep.any())
+        every = bool(keep.all())  # no row to leave out: the columns as they are, no copy
         key = np.zeros(int(keep.sum()), dtype=np.int64)
         bound = 1
         for v in variables:
@@ -190,12 +196,16 @@ class VariableCounts:
             if bound * card >= 1 << 62:  # renumber the states so far before the key overflows
                 distinct, key = np.unique(key, return_inverse=True)
                 key, bound = key.ravel().astype(np.int64), len(distinct)
-            key = key * card + codes[keep, v]
+            key = key * card + (codes[:, v] if every else codes[keep, v])
             bound *= card
         if bound <= DENSE_STATES * max(1, len(key)):  # few states: numbered by their code
+            if every:
+                return key, bound
             ids[keep] = key
             return ids, bound
         distinct, inverse = np.unique(key, return_inverse=True)
+        if every:
+            return inverse.ravel().astype(np.int64, copy=False), len(distinct)
         ids[keep] = inverse.ravel()
         return ids, len(distinct)
 

@@ -1,9 +1,10 @@
 """Score-based search for a DAG over any variables: hill climbing, tabu search and K2.
 
 The searches see variables as positions ``0 .. n - 1`` and a decomposable
-score through ``scores(child, parents)`` (a family's score) and
+score through ``scores(child, parents)`` (a family's score),
 ``scores.gains(child, parents, candidates)`` (what adding each candidate parent
-changes, both families on the same rows), as
+changes, both families on the same rows) and ``scores.removal_gains(child,
+parents)`` (what removing each parent changes), as
 :class:`bnclassify.scores.FamilyScores` gives them. A move changes one or two
 families, so only those are scored again; every family's score and gain is
 cached by the scorer. Ties (equal changes of the score) go to the
@@ -76,9 +77,8 @@ class _Graph:
             candidates = [u for u in candidates if self.allowed[u, v]]
             if candidates:
                 self.add_gain[candidates, v] = self.scores.gains(v, parents, candidates)
-        for u in parents:
-            rest = tuple(p for p in parents if p != u)
-            self.remove_gain[u, v] = -self.scores.gains(v, rest, [u])[0]
+        if parents:
+            self.remove_gain[list(parents), v] = self.scores.removal_gains(v, parents)
 
     def reach(self) -> np.ndarray:
         """``reach[a, b]``: a directed path of at least one arc from ``a`` to ``b``."""
@@ -190,8 +190,9 @@ def hill_climbing(
     Parameters
     ----------
     scores : callable
-        ``scores(child, parents) -> float`` and
-        ``scores.gains(child, parents, candidates) -> ndarray``
+        ``scores(child, parents) -> float``,
+        ``scores.gains(child, parents, candidates) -> ndarray`` and
+        ``scores.removal_gains(child, parents) -> ndarray``
         (:class:`bnclassify.scores.FamilyScores`).
     n : int
         Number of variables.

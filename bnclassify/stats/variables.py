@@ -141,6 +141,11 @@ class VariableCounts:
         return float(self.weights.sum())
 
     @cached_property
+    def unit_weights(self) -> bool:
+        """Whether every distinct row stands for one row of weight 1."""
+        return bool(np.all(self.weights == 1.0))
+
+    @cached_property
     def has_missing(self) -> np.ndarray:
         """Whether each variable has a missing cell in some row."""
         return (self.codes == MISSING).any(axis=0)
@@ -261,6 +266,8 @@ class VariableCounts:
             codes, key, weights = self.codes, base, self.weights
         else:
             codes, key, weights = self.codes[seen], base[seen], self.weights[seen]
+        if self.unit_weights:  # every distinct row once: the kernel's integer counts
+            weights = None
         if codes.dtype.char not in "bhilq":
             codes = codes.astype(np.int64)
         sizes = [int(cards[u]) * r for u in candidates]

@@ -268,9 +268,7 @@ class FamilyScores:
             )
             for k, without in zip(todo, both[1:], strict=True):
                 self.gain_cache[keys[k]] = float(both[0] - without)
-        return np.array(
-            [-self.gains(child, sorted(set(parents) - {u}), [u])[0] for u in parents]
-        )
+        return np.array([-self.gains(child, sorted(set(parents) - {u}), [u])[0] for u in parents])
 
     def network(self, parents_of) -> float:
         """The score of a whole network, ``{node: parents}`` over every variable."""

@@ -121,6 +121,7 @@ SHORT = {
     "kdb1": "KDB(k=1)",
     "kdb2": "KDB(k=2)",
     "aode": "AODE()",
+    "hnb": "HNB()",
     "bmatan": "BMATAN()",
     "skdb": "SKDB()",
     "eskdb": "ESKDB(random_state=0)",

@@ -6,6 +6,7 @@ from ._bayesnet import BayesNetClassifier
 from ._bma import BMATAN
 from ._ensemble import EnsembleTAN
 from ._eskdb import ESKDB
+from ._hnb import HNB
 from ._kdb import KDB
 from ._signal_subgraph import SignalSubgraphClassifier
 from ._skdb import SKDB
@@ -21,6 +22,7 @@ __all__ = [
     "SPODE",
     "EnsembleTAN",
     "ESKDB",
+    "HNB",
     "TAN",
     "AugmentedNaiveBayes",
     "BayesNetClassifier",

@@ -15,6 +15,7 @@ from ..classifiers import (
     BSEJ,
     ESKDB,
     FSSJ,
+    HNB,
     KDBHC,
     SKDB,
     TAN,
@@ -64,6 +65,8 @@ OPTIONAL_MODELS = {
         "TAN (conditional)", lambda a, s: TAN(alpha=a, objective="conditional"), True
     ),
     "bnc": OptionalModel("BayesNet", lambda a, s: BayesNetClassifier(alpha=a)),
+    # the paper's m-estimate (m = 1 spread over a table's values), not a per-cell alpha
+    "hnb": OptionalModel("HNB", lambda a, s: HNB()),
     "skdb": OptionalModel("SKDB", lambda a, s: SKDB(alpha=a, random_state=s)),
     # the recommended model (10 members), and the paper's 20
     "eskdb": OptionalModel("ESKDB", lambda a, s: ESKDB(n_estimators=10, alpha=a, random_state=s)),

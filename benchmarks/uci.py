@@ -122,6 +122,8 @@ SHORT = {
     "kdb2": "KDB(k=2)",
     "aode": "AODE()",
     "hnb": "HNB()",
+    "ande1": "AnDE(n=1)",
+    "a2de": "AnDE(n=2)",
     "bmatan": "BMATAN()",
     "skdb": "SKDB()",
     "eskdb": "ESKDB(random_state=0)",

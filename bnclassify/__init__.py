@@ -24,6 +24,7 @@ from .classifiers import (
     TAN,
     TANHC,
     TANHCSP,
+    AnDE,
     AugmentedNaiveBayes,
     BayesNetClassifier,
     EnsembleTAN,
@@ -36,6 +37,7 @@ from .weights import conditional_mutual_information, mutual_information_with_cla
 
 __all__ = [
     "AODE",
+    "AnDE",
     "BMATAN",
     "KDB",
     "SKDB",

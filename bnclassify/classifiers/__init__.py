@@ -1,5 +1,6 @@
 """scikit-learn estimators: thin layers of structure + parameters + network."""
 
+from ._ande import AnDE
 from ._aode import AODE, SPODE
 from ._base import AugmentedNaiveBayes, NetworkClassifier
 from ._bayesnet import BayesNetClassifier
@@ -16,6 +17,7 @@ from ._wrappers import BSEJ, FSSJ, KDBHC, TANHC, TANHCSP
 
 __all__ = [
     "AODE",
+    "AnDE",
     "BMATAN",
     "KDB",
     "SKDB",

@@ -28,7 +28,9 @@ from .counting import (
     family_counts,
     one_hot,
     pair_block_counts,
+    pair_child_counts,
     pairwise_counts,
+    parent_pair_states,
 )
 from .forest import ForestCounts
 from .moments import GaussianMoments
@@ -70,6 +72,8 @@ __all__ = [
     "family_counts",
     "moment_keys",
     "pair_block_counts",
+    "pair_child_counts",
+    "parent_pair_states",
     "pairwise_counts",
     "training_statistics",
 ]

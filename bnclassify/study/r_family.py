@@ -21,6 +21,7 @@ from ..classifiers import (
     TAN,
     TANHC,
     TANHCSP,
+    AnDE,
     BayesNetClassifier,
     NaiveBayes,
 )
@@ -67,6 +68,8 @@ OPTIONAL_MODELS = {
     "bnc": OptionalModel("BayesNet", lambda a, s: BayesNetClassifier(alpha=a)),
     # the paper's m-estimate (m = 1 spread over a table's values), not a per-cell alpha
     "hnb": OptionalModel("HNB", lambda a, s: HNB()),
+    "ande1": OptionalModel("AnDE (n=1)", lambda a, s: AnDE(n=1, alpha=a)),
+    "a2de": OptionalModel("A2DE", lambda a, s: AnDE(n=2, alpha=a)),
     "skdb": OptionalModel("SKDB", lambda a, s: SKDB(alpha=a, random_state=s)),
     # the recommended model (10 members), and the paper's 20
     "eskdb": OptionalModel("ESKDB", lambda a, s: ESKDB(n_estimators=10, alpha=a, random_state=s)),

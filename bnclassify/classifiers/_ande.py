@@ -319,7 +319,9 @@ class AnDE(MemberEnsemble):
             z = np.zeros((len(rows), n_total))
             r, k = np.nonzero(observed)
             z[r, offsets[k] + x[r, k]] = 1.0
-            scores = log_joint[:, None, :] + np.einsum("nr,csr->cns", z, log_child)
+            flat = log_child.reshape(n_classes * n_states, n_total)
+            children = (z @ flat.T).reshape(len(rows), n_classes, n_states).transpose(1, 0, 2)
+            scores = log_joint[:, None, :] + children  # (C, n, S)
             xi, xj = x[:, first[owner]], x[:, second[owner]]  # (n, S)
             consistent = ((xi == MISSING) | (xi == a_of)) & ((xj == MISSING) | (xj == b_of))
             # the frequency limit on the observed parents of each pair

@@ -8,7 +8,7 @@ dd = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")
 da = pytest.importorskip("dask.array")
 
-from bnclassify import AODE, KDB, TAN, NaiveBayes  # noqa: E402
+from bnclassify import AODE, HNB, KDB, TAN, AnDE, NaiveBayes  # noqa: E402
 from bnclassify.datasets import load_car  # noqa: E402
 
 # fits from partitions or chunks equal the in-memory fit where the nodes are densities (the
@@ -58,6 +58,17 @@ def _split(X, y, npartitions, sort_by=None):
         frame = frame.sort_values(sort_by, kind="stable").reset_index(drop=True)
     df = dd.from_pandas(frame, npartitions=npartitions, sort=False)
     return df.drop(columns=y.name), df[y.name], frame.drop(columns=y.name), frame[y.name]
+
+
+@pytest.mark.parametrize("model", [HNB(), AnDE(n=2)], ids=["HNB", "A2DE"])
+def test_dask_fit_of_the_models_of_tables_only(client, model):
+    """HNB and A2DE (tables only: no density node) from summed partition statistics."""
+    dX, dy, X, y = _split(*_car_strings(), 5, "buying")
+    expected = type(model)(**model.get_params()).fit(X, y)
+    got = type(model)(**model.get_params()).fit(dX, dy)
+    np.testing.assert_allclose(
+        got.predict_proba(dX).compute(), expected.predict_proba(X), rtol=0, atol=1e-12
+    )
 
 
 @pytest.mark.parametrize("make", [_car_strings, _mixed], ids=["car", "mixed"])

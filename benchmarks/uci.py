@@ -124,6 +124,8 @@ SHORT = {
     "hnb": "HNB()",
     "ande1": "AnDE(n=1)",
     "a2de": "AnDE(n=2)",
+    "aodesr": "AODE(subsumption=True)",
+    "waode": "WAODE()",
     "bmatan": "BMATAN()",
     "skdb": "SKDB()",
     "eskdb": "ESKDB(random_state=0)",

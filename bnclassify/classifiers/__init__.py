@@ -1,7 +1,7 @@
 """scikit-learn estimators: thin layers of structure + parameters + network."""
 
 from ._ande import AnDE
-from ._aode import AODE, SPODE
+from ._aode import AODE, SPODE, WAODE
 from ._base import AugmentedNaiveBayes, NetworkClassifier
 from ._bayesnet import BayesNetClassifier
 from ._bma import BMATAN
@@ -22,6 +22,7 @@ __all__ = [
     "KDB",
     "SKDB",
     "SPODE",
+    "WAODE",
     "EnsembleTAN",
     "ESKDB",
     "HNB",

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..classifiers import (
+    AODE,
     BSEJ,
     ESKDB,
     FSSJ,
@@ -22,6 +23,7 @@ from ..classifiers import (
     TANHC,
     TANHCSP,
     AnDE,
+    WAODE,
     BayesNetClassifier,
     NaiveBayes,
 )
@@ -71,6 +73,8 @@ OPTIONAL_MODELS = {
     "ande1": OptionalModel("AnDE (n=1)", lambda a, s: AnDE(n=1, alpha=a)),
     "a2de": OptionalModel("A2DE", lambda a, s: AnDE(n=2, alpha=a)),
     "skdb": OptionalModel("SKDB", lambda a, s: SKDB(alpha=a, random_state=s)),
+    "aodesr": OptionalModel("AODE (subsumption)", lambda a, s: AODE(alpha=a, subsumption=True)),
+    "waode": OptionalModel("WAODE", lambda a, s: WAODE(alpha=a)),
     # the recommended model (10 members), and the paper's 20
     "eskdb": OptionalModel("ESKDB", lambda a, s: ESKDB(n_estimators=10, alpha=a, random_state=s)),
     "eskdb20": OptionalModel(

@@ -22,8 +22,8 @@ from ..classifiers import (
     TAN,
     TANHC,
     TANHCSP,
-    AnDE,
     WAODE,
+    AnDE,
     BayesNetClassifier,
     NaiveBayes,
 )

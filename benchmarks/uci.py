@@ -124,6 +124,7 @@ SHORT = {
     "hnb": "HNB()",
     "ande1": "AnDE(n=1)",
     "a2de": "AnDE(n=2)",
+    "a2desr": "AnDE(n=2, subsumption=True)",
     "aodesr": "AODE(subsumption=True)",
     "waode": "WAODE()",
     "bmatan": "BMATAN()",

@@ -19,7 +19,7 @@ from ..stats import (
     training_statistics,
 )
 from ..validation import ALPHA, Interval, Options, validate_parameters
-from ._aode import AODE
+from ._aode import AODE, SUBSUMPTION_MIN_COUNT, subsumed, value_pair_counts
 from ._base import accumulate, class_node_name, fit_continuation
 from ._ensemble import MemberEnsemble
 from ._predict import normalise, routes_dask
@@ -74,6 +74,12 @@ class AnDE(MemberEnsemble):
     handle_unknown : {"warn", "error", "marginalize"}, default="warn"
     distributions : None, "categorical", "binned" or dict, default=None
         How columns become categories (as in :class:`HNB`; no density).
+    subsumption : bool or int, default=False
+        Subsumption resolution (Zheng and Webb 2006), as :class:`AODE`'s option and by
+        the same test: a value of a row that another
+        value of the row implies in the training rows is deleted from the row, neither a
+        parent (every pair holding it is left out) nor a child. ``True``: Weka's minimum
+        count, 50; an int sets it.
     max_bytes : int, default=2**30
         The largest table of pair-and-child counts ``n=2`` keeps, in bytes.
 
@@ -105,6 +111,7 @@ class AnDE(MemberEnsemble):
         "min_frequency": [Interval(Integral, 0, None, closed="left")],
         "handle_unknown": [Options(HANDLE_UNKNOWN)],
         "distributions": [TABLE_DISTRIBUTIONS],
+        "subsumption": ["boolean", Interval(Integral, 0, None, closed="left")],
         "max_bytes": [Interval(Integral, 1, None, closed="left")],
     }
 
@@ -115,6 +122,7 @@ class AnDE(MemberEnsemble):
         min_frequency=1,
         handle_unknown="warn",
         distributions=None,
+        subsumption=False,
         max_bytes=MAX_BYTES,
     ):
         self.n = n
@@ -122,6 +130,7 @@ class AnDE(MemberEnsemble):
         self.min_frequency = min_frequency
         self.handle_unknown = handle_unknown
         self.distributions = distributions
+        self.subsumption = subsumption
         self.max_bytes = max_bytes
 
     @routes_dask
@@ -161,13 +170,15 @@ class AnDE(MemberEnsemble):
             min_frequency=self.min_frequency,
             handle_unknown=self.handle_unknown,
             distributions=self.distributions,
+            subsumption=self.subsumption,
         )
 
     def fit_statistics(self, stats, schema, classes, *, class_node="class", keep=False):
         """Fit from training statistics: the one entry of ``fit``, ``partial_fit`` and dask."""
         with unchanged_on_error(self):
             validate_parameters(self)
-            for name in ("statistics_", "_fit_rows", "_pair_children", "pairs_", "_frequencies"):
+            kept = ("statistics_", "_fit_rows", "_pair_children", "pairs_", "_frequencies")
+            for name in (*kept, "_value_pairs"):
                 self.__dict__.pop(name, None)
             if self.n == 2:
                 if not float(self.alpha) > 0:
@@ -181,6 +192,10 @@ class AnDE(MemberEnsemble):
                 self._pair_children = self._count_pair_children(stats)
                 every = np.arange(schema.n_features)
                 self._frequencies = np.asarray(stats.category_counts(every), float).sum(axis=0)
+                if self.subsumption is not False:
+                    self._value_pairs = value_pair_counts(
+                        stats, schema.cards, every, len(classes)
+                    )
             if keep:
                 self.statistics_ = stats
         return self
@@ -278,6 +293,11 @@ class AnDE(MemberEnsemble):
         codes = encoded[0]
         cards = np.asarray(self.schema_.cards)
         offsets = np.concatenate([[0], np.cumsum(cards)])
+        dropped = np.zeros(codes.shape, dtype=bool)
+        if "_value_pairs" in self.__dict__:
+            count = SUBSUMPTION_MIN_COUNT if self.subsumption is True else int(self.subsumption)
+            dropped = subsumed(codes, cards, self._value_pairs, count)
+            codes = np.where(dropped, MISSING, codes)  # no child; its pairs left out below
         log_joint, log_child, pairs, starts, owner, at_first = self._log_tables()
         if not len(pairs):
             return self.aode_.predict_log_proba_encoded(encoded)
@@ -336,6 +356,8 @@ class AnDE(MemberEnsemble):
                 ),
             )
             eligible_state = (count >= self.min_frequency) & usable[owner]
+            gone = dropped[rows]
+            eligible_state &= ~(gone[:, first[owner]] | gone[:, second[owner]])
             keep = consistent & eligible_state
             masked = np.where(keep[None], scores, -np.inf)
             # a pair takes part when its observed values pass the limit
@@ -367,6 +389,7 @@ class AnDE(MemberEnsemble):
         "pairs_": "pairs_",
         "_pair_children": "pair_children",
         "_frequencies": "frequencies",
+        "_value_pairs": "value_pairs",
     }
 
     def _check_state(self):
@@ -390,3 +413,5 @@ class AnDE(MemberEnsemble):
             float_array(self._pair_children, "pair_children", shape)
             require(bool((self._pair_children >= 0).all()), "pair_children", "counts < 0.")
             float_array(self._frequencies, "frequencies", (shape[2],))
+            if "_value_pairs" in vars(self):
+                float_array(self._value_pairs, "value_pairs", (shape[2], shape[2]))

@@ -193,9 +193,7 @@ class AnDE(MemberEnsemble):
                 every = np.arange(schema.n_features)
                 self._frequencies = np.asarray(stats.category_counts(every), float).sum(axis=0)
                 if self.subsumption is not False:
-                    self._value_pairs = value_pair_counts(
-                        stats, schema.cards, every, len(classes)
-                    )
+                    self._value_pairs = value_pair_counts(stats, schema.cards, every, len(classes))
             if keep:
                 self.statistics_ = stats
         return self

@@ -16,19 +16,18 @@ from ..stats import (
     SufficientStatistics,
     pair_child_counts,
     parent_pair_states,
-    training_statistics,
 )
 from ..validation import ALPHA, Interval, Options, validate_parameters
 from ._aode import AODE, SUBSUMPTION_MIN_COUNT, subsumed, value_pair_counts
-from ._base import accumulate, class_node_name, fit_continuation
+from ._base import StatisticsFit
 from ._ensemble import MemberEnsemble
-from ._predict import normalise, routes_dask
+from ._predict import normalise
 
 #: Default memory budget of A2DE's table of pair-and-child counts, in bytes.
 MAX_BYTES = 1 << 30
 
 
-class AnDE(MemberEnsemble):
+class AnDE(StatisticsFit, MemberEnsemble):
     """Averaged n-dependence estimators (Webb, Boughton, Zheng, Ting and Salem 2012).
 
     ``n=1`` is :class:`AODE` (its model, fitted and predicted by it). ``n=2`` is
@@ -133,34 +132,6 @@ class AnDE(MemberEnsemble):
         self.subsumption = subsumption
         self.max_bytes = max_bytes
 
-    @routes_dask
-    def fit(self, X, y, sample_weight=None):
-        """Count once and fit AODE (and, for ``n=2``, every pair's estimator) from the counts.
-
-        Parameters
-        ----------
-        X : DataFrame or array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), optional
-
-        Returns
-        -------
-        self
-        """
-        validate_parameters(self)
-        schema, classes, counts = training_statistics(X, y, self.distributions, sample_weight)
-        self.fit_statistics(counts, schema, classes, class_node=class_node_name(y, schema.names))
-        self._fit_rows = fit_continuation(self, counts)
-        return self
-
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
-        """Add a chunk of rows; equal to ``fit`` on the chunks together (``classes`` on the
-        first call; ``n=2`` keeps the triple table, so its limits apply)."""
-        validate_parameters(self)
-        with unchanged_on_error(self):
-            total, schema, classes, class_node = accumulate(self, X, y, classes, sample_weight)
-            return self.fit_statistics(total, schema, classes, class_node=class_node, keep=True)
-
     def statistics_plan(self, schema=None) -> StatisticsPlan:
         return StatisticsPlan(pairwise=True, triples=self.n == 2)
 
@@ -236,12 +207,6 @@ class AnDE(MemberEnsemble):
         return pair_child_counts(stats.codes, stats.y, cards, len(self.classes_), stats.weights)
 
     # -- prediction ----------------------------------------------------------------------------
-    def encode(self, X):
-        """``(codes, values)`` of X in the model's categories."""
-        check_is_fitted(self, "aode_")
-        frame = self.schema_.align(X, owner=type(self).__name__)
-        return self.schema_.encode(frame, self.handle_unknown)
-
     @property
     def estimators_(self):
         """The estimators averaged with ``n=1`` (AODE's SPODEs)."""

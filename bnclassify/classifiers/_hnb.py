@@ -18,14 +18,13 @@ from ..stats import (
     BLOCK_CELLS,
     MAX_PAIRWISE_CELLS,
     StatisticsPlan,
-    training_statistics,
 )
 from ..validation import Interval, Options, validate_parameters
-from ._base import SchemaAttributes, accumulate, class_node_name, fit_continuation
-from ._predict import JointPredictor, normalise, routes_dask
+from ._base import SchemaAttributes, StatisticsFit
+from ._predict import JointPredictor, normalise
 
 
-class HNB(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
+class HNB(StatisticsFit, SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
     """Hidden naive Bayes (Jiang, Zhang and Cai 2009).
 
     Every feature ``A_i`` has the class and one hidden parent ``H_i``, a mixture
@@ -99,9 +98,17 @@ class HNB(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
     >>> X, y = load_car(return_X_y=True)
     >>> model = HNB().fit(X, y)
     >>> round(model.score(X, y), 3)
-    0.943
+    0.939
     >>> model.weights_.sum(axis=1).round(6).tolist()
     [1.0, 1.0, 1.0, 1.0, 1.0, 1.0]
+
+    ``partial_fit`` adds the pair counts of each chunk:
+
+    >>> import numpy as np
+    >>> chunks = HNB().partial_fit(X[:900], y[:900], classes=np.unique(y))
+    >>> chunks = chunks.partial_fit(X[900:], y[900:])
+    >>> bool(np.allclose(chunks.predict_proba(X), model.predict_proba(X)))
+    True
     """
 
     _parameter_constraints = {
@@ -114,50 +121,6 @@ class HNB(SchemaAttributes, JointPredictor, ClassifierMixin, BaseEstimator):
         self.m = m
         self.handle_unknown = handle_unknown
         self.distributions = distributions
-
-    @routes_dask
-    def fit(self, X, y, sample_weight=None):
-        """Count the pairs of categories per class once and weigh every pair of features.
-
-        Parameters
-        ----------
-        X : DataFrame or array-like of shape (n_samples, n_features)
-            NaN/None cells are missing; continuous columns are binned.
-        y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), optional
-            Non-negative row weights (weighted counts).
-
-        Returns
-        -------
-        self
-        """
-        validate_parameters(self)
-        schema, classes, counts = training_statistics(X, y, self.distributions, sample_weight)
-        self.fit_statistics(counts, schema, classes, class_node=class_node_name(y, schema.names))
-        self._fit_rows = fit_continuation(self, counts)  # for a later partial_fit (not pickled)
-        return self
-
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
-        """Add a chunk of rows; the result equals ``fit`` on the concatenated chunks.
-
-        ``classes`` is required on the first call; a failed call leaves the model
-        unchanged (as :meth:`bnclassify.TAN.partial_fit`).
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from bnclassify import HNB
-        >>> from bnclassify.datasets import load_car
-        >>> X, y = load_car(return_X_y=True)
-        >>> model = HNB().partial_fit(X[:900], y[:900], classes=np.unique(y))
-        >>> model = model.partial_fit(X[900:], y[900:])
-        >>> bool(np.allclose(model.predict_proba(X), HNB().fit(X, y).predict_proba(X)))
-        True
-        """
-        validate_parameters(self)
-        with unchanged_on_error(self):
-            total, schema, classes, class_node = accumulate(self, X, y, classes, sample_weight)
-            return self.fit_statistics(total, schema, classes, class_node=class_node, keep=True)
 
     def statistics_plan(self, schema=None) -> StatisticsPlan:
         """HNB reads the class counts and the pair table."""

@@ -195,3 +195,14 @@ def test_bad_m_is_refused(m):
     X, y = random_table(0)
     with pytest.raises((ValueError, TypeError), match="m"):
         HNB(m=m).fit(X, y)
+
+
+def test_a_column_of_one_category_changes_nothing():
+    X, y = random_table(7)
+    with_constant = X.assign(k="same")
+    np.testing.assert_allclose(
+        HNB().fit(with_constant, y).predict_proba(with_constant),
+        HNB().fit(X, y).predict_proba(X),
+        rtol=0,
+        atol=1e-12,
+    )

@@ -205,7 +205,11 @@ class HNB(StatisticsFit, SchemaAttributes, JointPredictor, ClassifierMixin, Base
         check_is_fitted(self, "pair_counts_")
         prior, conditional, naive, offsets = self._tables()
         log_prior, log_naive = np.log(prior), np.log(naive)  # m > 0: every cell positive
-        cmi = self.conditional_mutual_information_
+        # a feature of one category adds log 1 to the product and has no weight in any
+        # mixture (its mutual information is 0): only the others are read
+        active = np.flatnonzero(np.asarray(self.schema_.cards) > 1)
+        cmi = self.conditional_mutual_information_[np.ix_(active, active)]
+        codes = codes[:, active]
         n_rows, n_features = codes.shape
         n_classes = len(prior)
         out = np.empty((n_rows, n_classes))
@@ -213,7 +217,7 @@ class HNB(StatisticsFit, SchemaAttributes, JointPredictor, ClassifierMixin, Base
         for start in range(0, n_rows, chunk):
             rows = codes[start : start + chunk]
             observed = rows != MISSING
-            at = offsets[:-1] + np.where(observed, rows, 0)  # (n, m) positions in the table
+            at = offsets[active] + np.where(observed, rows, 0)  # (n, m) positions in the table
             # P(x_i | x_j, c) of each row's pairs, (C, n, m, m), and each weight W_ij
             # kept for the observed x_j only
             pairs = conditional[:, at[:, :, None], at[:, None, :]]

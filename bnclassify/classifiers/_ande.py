@@ -14,6 +14,7 @@ from ..stats import (
     BLOCK_CELLS,
     StatisticsPlan,
     SufficientStatistics,
+    feature_totals,
     pair_child_counts,
     parent_pair_states,
 )
@@ -236,15 +237,11 @@ class AnDE(StatisticsFit, MemberEnsemble):
         within = state - starts[owner]
         a = within // cards[second]
         joint_counts = counts[:, state, offsets[first] + a]  # (C, S)
-        n_pair = np.add.reduceat(joint_counts.sum(axis=0), starts[:-1]) if len(pairs) else []
+        n_pair = np.bincount(owner, joint_counts.sum(axis=0), minlength=len(pairs))
         size = len(self.classes_) * cards[first] * cards[second]
-        log_joint = np.log(joint_counts + alpha) - np.log(
-            np.repeat(np.asarray(n_pair), np.diff(starts)) + alpha * size
-        )
-        totals = np.add.reduceat(counts, offsets[:-1], axis=2)  # (C, S, m)
-        log_child = np.log(counts + alpha) - np.log(
-            np.repeat(totals + alpha * cards, cards, axis=2)
-        )
+        log_joint = np.log(joint_counts + alpha) - np.log(n_pair[owner] + alpha * size)
+        totals = feature_totals(counts, cards, axis=2)  # N(c, x_i, x_j) observing each child
+        log_child = np.log(counts + alpha) - np.log(totals + alpha * np.repeat(cards, cards))
         child = np.repeat(np.arange(len(cards)), cards)  # each category's feature
         own = (child[None, :] == first[:, None]) | (child[None, :] == second[:, None])
         log_child[:, own] = 0.0
@@ -325,7 +322,8 @@ class AnDE(StatisticsFit, MemberEnsemble):
             keep = consistent & eligible_state
             masked = np.where(keep[None], scores, -np.inf)
             # a pair takes part when its observed values pass the limit
-            n_eligible = np.add.reduceat(consistent & eligible_state, starts[:-1], axis=1) > 0
+            held = np.diff(starts) > 0  # a pair with a column of no category has no state
+            n_eligible = np.add.reduceat(keep, starts[:-1][held], axis=1) > 0
             out[rows] = self._sum_states(masked, n_eligible.sum(axis=1), rows, encoded)
         return out
 

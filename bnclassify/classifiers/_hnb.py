@@ -18,6 +18,7 @@ from ..stats import (
     BLOCK_CELLS,
     MAX_PAIRWISE_CELLS,
     StatisticsPlan,
+    feature_totals,
 )
 from ..validation import Interval, Options, validate_parameters
 from ._base import SchemaAttributes, StatisticsFit
@@ -157,7 +158,11 @@ class HNB(StatisticsFit, SchemaAttributes, JointPredictor, ClassifierMixin, Base
             every = np.arange(schema.n_features)
             self.pair_counts_ = np.asarray(stats.pair_table(every, every), dtype=float)
             self.class_counts_ = np.asarray(stats.classes, dtype=float)
-            self.conditional_mutual_information_ = pairwise_information(stats)[0]
+            # a column never observed (no category) has no information: 0 with every other
+            held = np.flatnonzero(np.asarray(schema.cards) > 0)
+            cmi = np.zeros((schema.n_features, schema.n_features))
+            cmi[np.ix_(held, held)] = pairwise_information(stats, held)[0]
+            self.conditional_mutual_information_ = cmi
             if keep:
                 self.statistics_ = stats
         return self
@@ -190,12 +195,12 @@ class HNB(StatisticsFit, SchemaAttributes, JointPredictor, ClassifierMixin, Base
         cards = np.asarray(self.schema_.cards)
         offsets = np.concatenate([[0], np.cumsum(cards)])
         counts, classes = self.pair_counts_, self.class_counts_
-        per_cell = np.repeat(m / cards, cards)  # m / |A_i| on every category of A_i
+        per_cell = np.repeat(m / np.maximum(cards, 1), cards)  # m / |A_i| on each of A_i
         # N(c, x_j) on the rows observing A_i too: the sum of the pair table over A_i's values
-        given = np.repeat(np.add.reduceat(counts, offsets[:-1], axis=1), cards, axis=1)
+        given = feature_totals(counts, cards, axis=1)
         conditional = (counts + per_cell[None, :, None]) / (given + m)
         single = np.diagonal(counts, axis1=1, axis2=2)  # N(c, x_i)
-        totals = np.repeat(np.add.reduceat(single, offsets[:-1], axis=1), cards, axis=1)
+        totals = feature_totals(single, cards, axis=1)
         naive = (single + per_cell) / (totals + m)
         prior = (classes + m / len(classes)) / (classes.sum() + m)
         return prior, conditional, naive, offsets

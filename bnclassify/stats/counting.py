@@ -400,3 +400,22 @@ def pair_child_counts(codes, y, cards, n_classes, weights=None):
             w = w[keep]
         table += np.bincount(flat[keep], weights=w, minlength=size)
     return table.reshape(n_classes, n_states, n_total)
+
+
+def feature_totals(table, cards, axis):
+    """Each feature's sum over its categories along ``axis``, repeated over those categories.
+
+    The axis holds every feature's categories in column order (``cards`` of them each;
+    a feature of no category, a column never observed, holds none). The result has the
+    table's shape: cell ``r`` is the total of the feature ``r`` belongs to.
+
+    Examples
+    --------
+    >>> feature_totals(np.array([1.0, 2.0, 3.0, 4.0]), [2, 0, 2], axis=0)
+    array([3., 3., 7., 7.])
+    """
+    cards = np.asarray(cards, dtype=np.intp)
+    starts = np.concatenate([[0], np.cumsum(cards)])[:-1]
+    held = cards > 0
+    sums = np.add.reduceat(table, starts[held], axis=axis)
+    return np.repeat(sums, cards[held], axis=axis)

@@ -322,10 +322,9 @@ class AODE(StatisticsFit, MemberEnsemble):
         the training rows (every row holding ``x_j`` holds ``x_i``, and ``x_j``
         was seen more than the minimum count) is deleted from the row: it is
         neither a super-parent nor a child, for that row. ``True`` uses Weka's
-        minimum count, :data:`SUBSUMPTION_MIN_COUNT` (50); an int sets it. The
-        test reads the class-summed pair counts of the categorical features
-        (kept with the model: ``R^2`` floats for ``R`` categories in all; see
-        :func:`subsumed`).
+        minimum count, 50; an int sets it. The test reads the class-summed
+        pair counts of the categorical features (kept with the model: ``R^2``
+        floats for ``R`` categories in all).
     handle_unknown : {"warn", "error", "marginalize"}, default="warn"
     distributions : None, str, Distribution or dict, default=None
         How each column is modelled, as in :class:`NaiveBayes` and for every

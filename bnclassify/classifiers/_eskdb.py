@@ -48,6 +48,8 @@ from ._skdb import (
 
 #: Largest ``n_estimators`` (each member holds a network over every column).
 MAX_ESKDB_MEMBERS = 1_000
+#: The weight of a row a member's bootstrap sample leaves out (``bootstrap=True``).
+LEFT_OUT_WEIGHT = 1e-6
 
 
 class ESKDB(MemberEnsemble):
@@ -214,6 +216,7 @@ class ESKDB(MemberEnsemble):
         "smoothing": SMOOTHING,
         "objective": [Options({"joint", "conditional"})],
         "l2": [Interval(numbers.Real, 0, None, closed="left")],
+        "bootstrap": ["boolean"],
     }
 
     def __init__(
@@ -231,6 +234,7 @@ class ESKDB(MemberEnsemble):
         ranking="mi",
         objective="joint",
         l2=1.0,
+        bootstrap=False,
     ):
         self.n_estimators = n_estimators
         self.k = k
@@ -245,6 +249,7 @@ class ESKDB(MemberEnsemble):
         self.ranking = ranking
         self.objective = objective
         self.l2 = l2
+        self.bootstrap = bootstrap
 
     @property
     def partial_fit(self):
@@ -284,35 +289,47 @@ class ESKDB(MemberEnsemble):
         # a smoothing's own seeds, drawn after the members' (which they leave as they were)
         smoothing_seeds = random_state.randint(np.iinfo(np.int32).max, size=len(seeds))
         members = [self._member(int(s)) for s in smoothing_seeds]
+        if self.bootstrap:
+            # each member's sample, drawn after the other seeds (which it leaves as they were)
+            sample_seeds = random_state.randint(np.iinfo(np.int32).max, size=len(seeds))
+            jobs = []
+            for member, seed, sample_seed in zip(members, seeds, sample_seeds, strict=True):
+                weights = bootstrap_weights(sample_seed, len(frame), sample_weight)
+                jobs += self._jobs(X, y, numeric, weights, [member], [seed])
+        else:
+            jobs = self._jobs(X, y, numeric, sample_weight, members, seeds)
+        self.estimators_, self.fit_times_ = self._fit_members(jobs)
+        for member in self.estimators_:
+            member.posterior_network()  # built now, not by the first prediction
+        unobserved = self.estimators_[0].schema_.unobserved  # no training value: read as missing
+        self._set_schema(schema.with_unobserved(unobserved) if unobserved else schema, y)
+        self.classes_ = self.estimators_[0].classes_
+        return self
+
+    def _jobs(self, X, y, numeric, sample_weight, members, seeds) -> list:
+        """The fit jobs of ``members`` on the rows weighted by ``sample_weight``: the table
+        coded and counted once for all of them."""
         if numeric and self.discretization == "stochastic":
             values = column_numbers(X, numeric)  # read once; each member draws its own cuts
             sorted_values = sorted_columns(values, y, sample_weight)  # sorted once, shared
             coding = SharedCoding(X, y, numeric, values, sample_weight, self.ranking)
             if int(self.k) > 0:
                 coding.count_pairs()  # the pairs of the other columns, for every member
-            jobs = [
+            return [
                 (member, _fit_sampled, (coding, sorted_values, seed))
                 for member, seed in zip(members, seeds, strict=True)
             ]
-        else:
-            cuts = learn_cuts(X, y, numeric, None, sample_weight)
-            stats, binned, classes, class_node = binned_statistics(
-                X, y, numeric, cuts, sample_weight
-            )
-            weights = table_weights(stats, binned) if int(self.k) > 0 else None  # counted once
-            class_mi = ranking_information(stats, binned, self.ranking)
-            cut_points = cuts_by_column(binned.n_features, numeric, cuts)
-            declared = binned.with_cut_points(cut_points)  # one schema for every member
-            shared = (stats, binned, classes, class_node, weights, class_mi, cut_points, declared)
-            jobs = [
-                (member, _fit_shared, (*shared, seed))
-                for member, seed in zip(members, seeds, strict=True)
-            ]
-        self.estimators_, self.fit_times_ = self._fit_members(jobs)
-        unobserved = self.estimators_[0].schema_.unobserved  # no training value: read as missing
-        self._set_schema(schema.with_unobserved(unobserved) if unobserved else schema, y)
-        self.classes_ = self.estimators_[0].classes_
-        return self
+        cuts = learn_cuts(X, y, numeric, None, sample_weight)
+        stats, binned, classes, class_node = binned_statistics(X, y, numeric, cuts, sample_weight)
+        weights = table_weights(stats, binned) if int(self.k) > 0 else None  # counted once
+        class_mi = ranking_information(stats, binned, self.ranking)
+        cut_points = cuts_by_column(binned.n_features, numeric, cuts)
+        declared = binned.with_cut_points(cut_points)  # one schema for every member
+        shared = (stats, binned, classes, class_node, weights, class_mi, cut_points, declared)
+        return [
+            (member, _fit_shared, (*shared, seed))
+            for member, seed in zip(members, seeds, strict=True)
+        ]
 
     def _numbers_as_numbers(self, X, y, sample_weight):
         """The ensemble's own ``distributions``: the columns its members cut (the kinds
@@ -625,7 +642,7 @@ class BinnedRows:
         self.other = np.setdiff1d(np.arange(schema.n_features), self.columns).tolist()
         self.categories = [schema.categories[j] for j in self.other]
         self.unobserved = set(schema.unobserved)
-        self.values = column_numbers(frame, self.columns)
+        self.values = schema.numbers(frame, self.columns)  # numeric columns in one block
         self.first, self.codes_of_first = first, codes
 
     def reads(self, member) -> bool:
@@ -654,11 +671,29 @@ class BinnedRows:
         """``member.encode`` of the rows (``(codes, None)``), from the first member's codes."""
         schema = member.schema_
         codes = self.codes_of_first.astype(codes_dtype(schema.categories), order="F")
-        for j, x in zip(self.columns, self.values, strict=True):
-            edges = member.cut_points_[j]
+        for j in self.columns:
+            edges, x = member.cut_points_[j], self.values[:, j]
             codes[:, j] = np.where(np.isnan(x), MISSING, np.searchsorted(edges, x, side="left"))
         codes[:, list(schema.unobserved)] = MISSING
         return codes, None
+
+
+def bootstrap_weights(seed, n_rows, sample_weight=None) -> np.ndarray:
+    """A bootstrap sample of ``n_rows`` rows as row weights: how many times each row is drawn
+    (``n_rows`` draws with replacement from ``seed``), times ``sample_weight``.
+
+    A row left out weighs :data:`LEFT_OUT_WEIGHT`, not 0: a fit drops rows of weight 0, and
+    with them a category or class only they hold, which every member must keep.
+
+    Examples
+    --------
+    >>> bootstrap_weights(0, 5).tolist()
+    [1e-06, 2.0, 1.0, 1.0, 1.0]
+    """
+    draws = np.random.default_rng(int(seed)).integers(0, n_rows, n_rows)
+    weights = np.bincount(draws, minlength=n_rows).astype(float)
+    weights[weights == 0] = LEFT_OUT_WEIGHT
+    return weights if sample_weight is None else weights * sample_weight
 
 
 def _generator(seed) -> np.random.Generator:

@@ -587,22 +587,30 @@ class FittedNetwork:
         barren = (codes == MISSING) & ~needed
         left = np.flatnonzero(barren.any(axis=0))
         counted = blocked & ((barren[:, left] @ self._family_incidence[left]) == 0)
-        row_of = np.repeat(np.arange(len(codes)), states)
         starts = np.concatenate([[0], np.cumsum(states)[:-1]])
-        completion = np.arange(len(row_of)) - np.repeat(starts, states)
-        filled = np.asfortranarray(np.maximum(codes[row_of], 0))  # node terms read columns
-        free = np.flatnonzero(needed.any(axis=0))
-        radix = np.where(needed[:, free], cards[free], 1)
-        strides = np.cumprod(radix, axis=1) // radix  # mixed radix of each row's needed cells
-        digits = (completion[:, None] // strides[row_of]) % cards[free]
-        filled[:, free] = np.where(needed[row_of][:, free], digits, filled[:, free])
+        filled = np.asfortranarray(np.maximum(np.repeat(codes, states, axis=0), 0))
+        # each needed cell's state in each of its row's completions (mixed radix), cell by cell
+        radix = np.where(needed, cards, 1)
+        strides = np.cumprod(radix, axis=1) // radix
+        rows, columns = np.nonzero(needed)
+        repeats = states[rows]
+        cell = np.repeat(np.arange(len(rows)), repeats)
+        completion = np.arange(len(cell)) - np.repeat(np.cumsum(repeats) - repeats, repeats)
+        at = starts[rows][cell] + completion
+        filled[at, columns[cell]] = (completion // strides[rows, columns][cell]) % cards[
+            columns[cell]
+        ]
         terms = np.zeros((len(filled), self.n_classes))
         for k in np.flatnonzero(counted.any(axis=0)):
-            node_terms = self._nodes[k].log_terms(filled, None)
+            node = self._nodes[k]
             if counted[:, k].all():
-                terms += node_terms
-            else:
-                terms += np.where(counted[row_of, k, None], node_terms, 0.0)
+                terms += node.log_terms(filled, None)
+                continue
+            # the completions of the rows it counts in only
+            mine = np.flatnonzero(counted[:, k])
+            at = np.repeat(starts[mine] - np.cumsum(states[mine]) + states[mine], states[mine])
+            at += np.arange(len(at))
+            terms[at] += node.log_terms(filled[at], None)
         peak = np.maximum.reduceat(terms, starts, axis=0)
         safe = np.where(np.isfinite(peak), peak, 0.0)
         spread = np.exp(terms - np.repeat(safe, states, axis=0))

@@ -230,8 +230,13 @@ class FittedNetwork:
         """``(columns, nodes)``: 1 where the column is in the node's family (itself or a
         parent); a row's missing cells times it count each node's missing family cells."""
         incidence = np.zeros((len(self.parents), len(self._nodes)))
-        for k, factor in enumerate(self._nodes):
-            incidence[[*factor.column_positions, *factor.parent_positions], k] = 1
+        pairs = [
+            (j, k)
+            for k, factor in enumerate(self._nodes)
+            for j in (*factor.column_positions, *factor.parent_positions)
+        ]
+        if pairs:
+            incidence[tuple(np.array(pairs).T)] = 1
         return incidence
 
     @cached_property

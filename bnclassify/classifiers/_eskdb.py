@@ -154,6 +154,14 @@ class ESKDB(MemberEnsemble):
         the gain on the development sets is not significant on more than two.
     l2 : float >= 0, default=1.0
         The members' pull of ``objective="conditional"`` towards the generative tables.
+    bootstrap : bool, default=False
+        Fit each member on its own bootstrap sample of the rows (bagging rows as well as
+        orders): ``n`` rows drawn with replacement from the member's own seed, given to it
+        as row weights (how many times each row is drawn, times ``sample_weight``); a row
+        left out weighs :data:`LEFT_OUT_WEIGHT`, not 0, so that every member keeps the
+        table's categories and classes. The member's cuts, order, selection and tables
+        all read its sample (each sample is coded and counted on its own: about twice the
+        fit). BOOTSTRAP_NUMBERS
 
     Attributes
     ----------

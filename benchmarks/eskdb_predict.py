@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import sys
 import time
 import warnings
@@ -43,6 +42,8 @@ from threadpoolctl import threadpool_limits
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import uci  # noqa: E402 (the benchmark's own reader and models)
+
+from bnclassify.study import environment  # noqa: E402
 
 MODEL = "ESKDB(n_estimators=10, random_state=0)"
 
@@ -96,16 +97,9 @@ def time_set(X, y, repeats) -> tuple[float, float]:
 
 
 def machine() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    """The machine line and the load average now."""
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    return f"{cpu}, {os.cpu_count()} cores, load {load:.1f}"
+    return f"{environment()['machine']}, load {load:.1f}"
 
 
 def main(argv=None) -> int:

@@ -607,15 +607,11 @@ class FittedNetwork:
         ]
         terms = np.zeros((len(filled), self.n_classes))
         for k in np.flatnonzero(counted.any(axis=0)):
-            node = self._nodes[k]
+            node_terms = self._nodes[k].log_terms(filled, None)
             if counted[:, k].all():
-                terms += node.log_terms(filled, None)
-                continue
-            # the completions of the rows it counts in only
-            mine = np.flatnonzero(counted[:, k])
-            at = np.repeat(starts[mine] - np.cumsum(states[mine]) + states[mine], states[mine])
-            at += np.arange(len(at))
-            terms[at] += node.log_terms(filled[at], None)
+                terms += node_terms
+            else:  # 0 in the completions of the rows it does not count in
+                terms += np.where(np.repeat(counted[:, k], states)[:, None], node_terms, 0.0)
         peak = np.maximum.reduceat(terms, starts, axis=0)
         safe = np.where(np.isfinite(peak), peak, 0.0)
         spread = np.exp(terms - np.repeat(safe, states, axis=0))

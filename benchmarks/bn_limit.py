@@ -27,7 +27,8 @@ random_state=0)``), ``bnc`` (``BayesNetClassifier()``: hill climbing, BDeu),
 state codes) and ``hgb`` (``HistGradientBoostingClassifier(random_state=0)``,
 every column a native categorical). ``--caps`` limits the training rows of a
 model (by default the forest to 10^5 rows and HGB to 10^6: beyond, their time
-and memory are out of reach on a shared machine). Above ``--chunk-rows``
+and memory are out of reach on a shared machine; a name with its smoothing,
+``tan:hdp=10000``, caps that variant alone). Above ``--chunk-rows``
 training rows, models with ``partial_fit`` are fitted chunk by chunk, so the
 training rows never sit in memory at once; the others from one table.
 
@@ -232,7 +233,7 @@ def run(cases, specs, sizes, caps, test_rows, chunk_rows, results_path):
                 )
             for spec in specs:
                 key = f"{case}|{rows}|{spec}"
-                if key in done or rows > caps.get(spec.split(":")[0], np.inf):
+                if key in done or rows > caps.get(spec, caps.get(spec.split(":")[0], np.inf)):
                     continue
                 with threadpool_limits(1), warnings.catch_warnings():
                     warnings.simplefilter("ignore")

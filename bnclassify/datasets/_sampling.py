@@ -210,12 +210,19 @@ def write_network_parquet(
     --------
     >>> import tempfile
     >>> import pandas as pd
-    >>> from pgmpy.utils import get_example_model
+    >>> from pgmpy.models import DiscreteBayesianNetwork
+    >>> from pgmpy.factors.discrete import TabularCPD
     >>> from bnclassify.datasets import write_network_parquet
-    >>> with tempfile.TemporaryDirectory() as tmp:  # doctest: +SKIP
-    ...     paths = write_network_parquet(get_example_model("asia"), tmp, 1000, rows_per_file=400)
-    ...     len(paths), len(pd.read_parquet(tmp))
-    (3, 1000)
+    >>> net = DiscreteBayesianNetwork([("rain", "wet")])
+    >>> net.add_cpds(
+    ...     TabularCPD("rain", 2, [[0.8], [0.2]], state_names={"rain": ["no", "yes"]}),
+    ...     TabularCPD("wet", 2, [[0.9, 0.1], [0.1, 0.9]], evidence=["rain"], evidence_card=[2],
+    ...                state_names={"wet": ["no", "yes"], "rain": ["no", "yes"]}),
+    ... )
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     paths = write_network_parquet(net, tmp, 1000, rows_per_file=400, random_state=0)
+    ...     [p.name for p in paths], len(pd.read_parquet(tmp))
+    (['part-00000.parquet', 'part-00001.parquet', 'part-00002.parquet'], 1000)
     """
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)

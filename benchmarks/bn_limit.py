@@ -55,29 +55,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import psutil
+from bayesnet_networks import CASES, NETWORKS
 from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
 from threadpoolctl import threadpool_limits
 
 from bnclassify import AODE, ESKDB, KDB, SKDB, TAN, BayesNetClassifier, NaiveBayes
 from bnclassify.datasets import bayes_posterior, sample_network
 
-HERE = Path(__file__).resolve().parent
-NETWORKS = next(
-    (
-        p / "shared" / "data" / "networks"
-        for p in HERE.parents
-        if (p / "shared" / "data" / "networks").is_dir()
-    ),
-    HERE.parent.parent / "shared" / "data" / "networks",
-)
-CASES = [
-    ("alarm", "TPR"),
-    ("child", "Disease"),
-    ("insurance", "RiskAversion"),
-    ("insurance", "Accident"),
-    ("hailfinder", "CldShadeOth"),
-    ("water", "CNOD_12_15"),
-]
 BASES = {
     "nb": lambda s: NaiveBayes(smoothing=s),
     "tan": lambda s: TAN(smoothing=s),

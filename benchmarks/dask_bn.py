@@ -38,19 +38,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import psutil
+from bayesnet_networks import NETWORKS
 
 from bnclassify import KDB, SKDB, TAN
 from bnclassify.datasets import sample_network, write_network_parquet
 
-HERE = Path(__file__).resolve().parent
-NETWORKS = next(
-    (
-        p / "shared" / "data" / "networks"
-        for p in HERE.parents
-        if (p / "shared" / "data" / "networks").is_dir()
-    ),
-    HERE.parent.parent / "shared" / "data" / "networks",
-)
 MODELS = {"tan": TAN, "kdb2": lambda: KDB(k=2), "skdb": SKDB}
 
 

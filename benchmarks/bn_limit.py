@@ -296,14 +296,19 @@ def figures(done, directory):
         entries = [v for k, v in done.items() if k != "bayes" and v["case"] == case]
         specs = list(dict.fromkeys(v["model"] for v in entries))
         fig, axes = plt.subplots(1, 3, figsize=(16, 5))
-        for spec in specs:
+        colours = plt.cm.tab20(np.linspace(0, 1, 20))
+        for n, spec in enumerate(specs):
+            colour = colours[n % 20]
             points = sorted((v["rows"], v) for v in entries if v["model"] == spec)
             rows = [r for r, _ in points]
             style = "--" if ":" in spec else "-"
             excess = [max(v["excess"], 1e-5) for _, v in points]
-            axes[0].plot(rows, excess, style, marker="o", ms=3, label=spec)
-            axes[1].plot(rows, [v["fit_s"] for _, v in points], style, marker="o", ms=3)
-            axes[2].plot(rows, [max(v["peak_mb"], 0.1) for _, v in points], style, marker="o", ms=3)
+            axes[0].plot(rows, excess, style, color=colour, marker="o", ms=3, label=spec)
+            axes[1].plot(
+                rows, [v["fit_s"] for _, v in points], style, color=colour, marker="o", ms=3
+            )
+            memory = [max(v["peak_mb"], 0.1) for _, v in points]
+            axes[2].plot(rows, memory, style, color=colour, marker="o", ms=3)
         for ax, label in zip(
             axes,
             ("log loss over Bayes (nats; below 1e-5 drawn at 1e-5)", "fit (s)", "peak memory (MB)"),

@@ -57,7 +57,6 @@ import json
 import math
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -68,6 +67,14 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import uci  # noqa: E402  (the benchmark beside this file)
+from arff import (  # noqa: E402, F401  (the ARFF folds, shared with benchmarks/weka.py)
+    arff_header,
+    arff_rows,
+    arff_value,
+    driver_scores,
+    log_driver,
+    write_folds,
+)
 
 from bnclassify.data.kinds_rule import default_kind  # noqa: E402
 from bnclassify.metrics import combined_5x2cv_ftest  # noqa: E402
@@ -110,61 +117,6 @@ def parse_authors(text: str) -> list[tuple[str, int]]:
     return out
 
 
-# -- ARFF ------------------------------------------------------------------------------
-
-
-def arff_value(value) -> str:
-    """``value`` as a quoted ARFF token (Weka's backslash escapes)."""
-    text = str(value).replace("\\", "\\\\").replace("'", "\\'")
-    return f"'{text}'"
-
-
-def arff_header(X: pd.DataFrame, train, labels) -> tuple[str, list[bool]]:
-    """The ARFF header of a fold (``@data`` included) and which columns are numeric."""
-    lines, numeric = ["@relation fold"], []
-    for column in X.columns:
-        is_number = default_kind(X[column].iloc[train]) != "categorical"
-        numeric.append(is_number)
-        if is_number:
-            lines.append(f"@attribute {arff_value(column)} numeric")
-        else:
-            values = sorted({str(v) for v in X[column].dropna()})
-            lines.append(f"@attribute {arff_value(column)} {{{','.join(map(arff_value, values))}}}")
-    lines.append(f"@attribute __class__ {{{','.join(map(arff_value, labels))}}}")
-    return "\n".join([*lines, "@data", ""]), numeric
-
-
-def arff_rows(X: pd.DataFrame, y, rows, numeric) -> str:
-    """The ``@data`` lines of ``rows`` (missing cells ``?``)."""
-    columns = []
-    for j, column in enumerate(X.columns):
-        values = X[column].iloc[rows]
-        missing = values.isna().to_numpy()
-        if numeric[j]:
-            text = np.array([repr(float(v)) for v in values.to_numpy(dtype=float)], dtype=object)
-        else:
-            text = np.array([arff_value(v) for v in values.astype(object)], dtype=object)
-        text[missing] = "?"
-        columns.append(text)
-    columns.append(np.array([arff_value(v) for v in np.asarray(y)[rows]], dtype=object))
-    return "\n".join(",".join(row) for row in zip(*columns, strict=True)) + "\n"
-
-
-def write_folds(X, y, folds, classes, folder: Path) -> list[Path]:
-    """``train.arff`` and ``test.arff`` of each fold under ``folder`` (one directory each)."""
-    dirs = []
-    for i, (train, test) in enumerate(folds):
-        fold = folder / f"fold{i}"
-        fold.mkdir(parents=True, exist_ok=True)
-        header, numeric = arff_header(X, train, classes)
-        (fold / "train.arff").write_text(header + arff_rows(X, y, train, numeric))
-        (fold / "test.arff").write_text(header + arff_rows(X, y, test, numeric))
-        for stale in ("proba.csv", "time.txt"):
-            (fold / stale).unlink(missing_ok=True)
-        dirs.append(fold)
-    return dirs
-
-
 # -- running the authors' code ---------------------------------------------------------
 
 
@@ -178,33 +130,6 @@ def java_command(java, classpath, driver, jvm_options, k, n_iter, tying, members
         *("-K", str(k), "-I", str(n_iter), "-L", str(tying), "-E", str(members)),
         *map(str, dirs),
     ]
-
-
-def run_authors(command, dirs, y, folds, classes, timeout) -> list[dict]:
-    """Run the driver on every fold; each fold's scores, or the error for all of them."""
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return [{"error": f"over {timeout} s for the {len(dirs)} folds"}] * len(dirs)
-    scores = []
-    for fold, (_, test) in zip(dirs, folds, strict=True):
-        if not (fold / "proba.csv").exists():
-            tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
-            return [{"error": f"exit {done.returncode}: {' | '.join(tail)[:300]}"}] * len(dirs)
-        proba = np.loadtxt(fold / "proba.csv", delimiter=",", ndmin=2)
-        fit_s, predict_s = map(float, (fold / "time.txt").read_text().split())
-        if proba.shape != (len(test), len(classes)) or not np.isfinite(proba).all():
-            return [{"error": f"proba of shape {proba.shape}, not finite or not per class"}] * len(
-                dirs
-            )
-        scores.append(
-            {
-                **uci.probability_scores(proba, y[test], classes),
-                "fit_s": fit_s,
-                "predict_s": predict_s,
-            }
-        )
-    return scores
 
 
 def java_missing(java: str | None, classpaths: dict) -> str | None:
@@ -395,8 +320,8 @@ def main(argv=None) -> int:
                     dirs,
                 )
                 start = time.perf_counter()
-                entry[spec] = run_authors(command, dirs, y, folds, classes, args.timeout)
-                _log(name, spec, entry[spec], time.perf_counter() - start)
+                entry[spec] = driver_scores(command, dirs, y, folds, classes, args.timeout)
+                log_driver(name, spec, entry[spec], time.perf_counter() - start)
                 args.results.write_text(json.dumps(results, indent=1))
             ours = [
                 q
@@ -415,19 +340,6 @@ def main(argv=None) -> int:
         args.markdown.write_text(text)
     print(f"machine load {os.getloadavg()[0]:.1f}; {len(shown)} sets", file=sys.stderr)
     return 0
-
-
-def _log(name, spec, scores, seconds):
-    errors = [s["error"] for s in scores if "error" in s]
-    if errors:
-        print(f"{name:28s} {spec:40s} REFUSED: {errors[0][:160]}", flush=True)
-        return
-    mean = {k: np.mean([s[k] for s in scores]) for k in ("zero_one", "log_loss", "fit_s")}
-    print(
-        f"{name:28s} {spec:40s} 0-1 {mean['zero_one']:.4f}  log {mean['log_loss']:.4f}  "
-        f"fit {mean['fit_s']:.3f} s  (JVM wall {seconds:.1f} s)",
-        flush=True,
-    )
 
 
 if __name__ == "__main__":

@@ -121,6 +121,8 @@ SHORT = {
     "kdb1": "KDB(k=1)",
     "kdb2": "KDB(k=2)",
     "aode": "AODE()",
+    "aodesr": "AODE(subsumption=True)",
+    "waode": "WAODE()",
     "bmatan": "BMATAN()",
     "skdb": "SKDB()",
     "eskdb": "ESKDB(random_state=0)",

@@ -1,6 +1,6 @@
 """scikit-learn estimators: thin layers of structure + parameters + network."""
 
-from ._aode import AODE, SPODE
+from ._aode import AODE, SPODE, WAODE
 from ._base import AugmentedNaiveBayes, NetworkClassifier
 from ._bayesnet import BayesNetClassifier
 from ._bma import BMATAN
@@ -19,6 +19,7 @@ __all__ = [
     "KDB",
     "SKDB",
     "SPODE",
+    "WAODE",
     "EnsembleTAN",
     "ESKDB",
     "TAN",

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..classifiers import (
+    AODE,
     BSEJ,
     ESKDB,
     FSSJ,
@@ -20,6 +21,7 @@ from ..classifiers import (
     TAN,
     TANHC,
     TANHCSP,
+    WAODE,
     BayesNetClassifier,
     NaiveBayes,
 )
@@ -65,6 +67,8 @@ OPTIONAL_MODELS = {
     ),
     "bnc": OptionalModel("BayesNet", lambda a, s: BayesNetClassifier(alpha=a)),
     "skdb": OptionalModel("SKDB", lambda a, s: SKDB(alpha=a, random_state=s)),
+    "aodesr": OptionalModel("AODE (subsumption)", lambda a, s: AODE(alpha=a, subsumption=True)),
+    "waode": OptionalModel("WAODE", lambda a, s: WAODE(alpha=a)),
     # the recommended model (10 members), and the paper's 20
     "eskdb": OptionalModel("ESKDB", lambda a, s: ESKDB(n_estimators=10, alpha=a, random_state=s)),
     "eskdb20": OptionalModel(

@@ -1,0 +1,222 @@
+"""AODE's subsumption resolution and WAODE: slow references written from Weka's AODEsr and
+the papers, the mean of the SPODEs by hand, invariants, scikit-learn's checks."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from _checks import parametrize_with_checks
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bnclassify import AODE, WAODE
+from bnclassify.classifiers._aode import SUBSUMPTION_MIN_COUNT, subsumed, value_pair_counts
+from bnclassify.stats import training_statistics
+
+
+def _weka_subsumed(codes, cards, rows, min_count):
+    """Weka 3.6 AODEsr's specialisation-generalisation loop, one row at a time, with the
+    pair counts recounted from the training ``rows`` (missing: -1)."""
+    n, m = codes.shape
+    out = np.zeros((n, m), dtype=bool)
+
+    def count(i, a, j, b):
+        return sum(1 for r in rows if r[i] == a and r[j] == b)
+
+    for r in range(n):
+        x = codes[r]
+        general = [-1] * m
+        for i in range(m):
+            if x[i] < 0 or x[i] >= cards[i]:
+                continue
+            for j in range(m):
+                if x[j] < 0 or x[j] >= cards[j] or i == j or general[j] == i:
+                    continue
+                freq_j = count(j, x[j], j, x[j])
+                if freq_j > min_count and freq_j == count(i, x[i], j, x[j]):
+                    if freq_j == count(i, x[i], i, x[i]) and i < j:
+                        continue
+                    general[i] = j
+                    break
+        out[r] = np.array(general) != -1
+    return out
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 2**31 - 1),
+    m=st.integers(2, 5),
+    n=st.integers(5, 40),
+    min_count=st.integers(0, 6),
+)
+def test_subsumed_is_wekas_loop(seed, m, n, min_count):
+    rng = np.random.default_rng(seed)
+    cards = rng.integers(1, 4, m)
+    train = rng.integers(0, cards, (n, m))
+    # copies and functions of other columns make subsumption common
+    for j in range(1, m):
+        if rng.random() < 0.4:
+            source = rng.integers(0, j)
+            train[:, j] = np.minimum(train[:, source], cards[j] - 1)
+    train[rng.random((n, m)) < 0.1] = -1
+    offsets = np.concatenate([[0], np.cumsum(cards)])[:-1]
+    onehot = np.zeros((n, int(cards.sum())))
+    for j in range(m):
+        seen = train[:, j] >= 0
+        onehot[np.flatnonzero(seen), offsets[j] + train[seen, j]] = 1.0
+    pairs = onehot.T @ onehot
+    test = np.vstack([train[:10], rng.integers(-1, cards + 1, (10, m))])  # unseen codes too
+    expected = _weka_subsumed(test, cards, train.tolist(), min_count)
+    np.testing.assert_array_equal(subsumed(test, cards, pairs, min_count), expected)
+
+
+def _implied_table(n=160, seed=0):
+    """Columns where one value implies another (``city`` -> ``region``), a near-constant
+    column, a duplicate, noise; missing cells in the training rows."""
+    rng = np.random.default_rng(seed)
+    city = rng.choice(["c0", "c1", "c2", "c3", "c4"], n, p=[0.4, 0.3, 0.15, 0.1, 0.05])
+    region = np.where(np.isin(city, ["c0", "c1"]), "north", "south").astype(object)
+    region[rng.random(n) < 0.1] = rng.choice(["north", "south"], 1)[0]  # a few exceptions
+    y = np.where(
+        (city == "c0") ^ (rng.random(n) < 0.2), "yes", np.where(rng.random(n) < 0.5, "no", "maybe")
+    )
+    X = pd.DataFrame(
+        {
+            "city": city.astype(object),
+            "region": region,
+            "noise": rng.choice(["a", "b", "c"], n).astype(object),
+            "flag": np.where(rng.random(n) < 0.97, "on", "off").astype(object),
+            "twin": city.astype(object),
+        }
+    )
+    X.iloc[5, 1] = None
+    X.iloc[9, 2] = None
+    return X, y
+
+
+def _by_hand(model, rows, weights=None):
+    """log P(c, x) as the (weighted) mean of the SPODEs, each on its own; a deleted cell is
+    missing for every SPODE, and a deleted super-parent's SPODE takes no part."""
+    codes = model.encode(rows)[0]
+    dropped = model._subsumed(codes)
+    masked = rows.copy().astype(object)
+    masked[pd.DataFrame(dropped, index=rows.index, columns=rows.columns)] = None
+    weights = np.ones(len(model._hubs)) if weights is None else weights
+    joint = np.stack([np.exp(m._joint_log_likelihood(masked)) for m in model.estimators_], axis=1)
+    hub_codes = codes[:, model._hubs]
+    eligible = (hub_codes < 0) | np.stack(
+        [model.frequencies_[k][np.maximum(hub_codes[:, k], 0)] >= 1 for k in range(len(weights))],
+        axis=1,
+    )
+    eligible &= ~dropped[:, model._hubs] & (weights > 0)
+    w = eligible * weights
+    return np.log((joint * w[:, :, None]).sum(axis=1) / w.sum(axis=1)[:, None]), dropped
+
+
+@pytest.mark.parametrize("numeric", [False, True])  # the streamed path and the SPODEs' path
+@pytest.mark.parametrize("cls", [AODE, WAODE])
+def test_the_model_is_the_weighted_mean_of_its_spodes_after_deletion(cls, numeric):
+    X, y = _implied_table()
+    params = {"subsumption": 10}
+    if numeric:
+        X["size"] = np.random.default_rng(1).normal(size=len(X))
+        params["distributions"] = "density"
+    model = cls(**params).fit(X, y)
+    assert ("_members" in vars(model)) == numeric
+    rows = X.iloc[:60].copy()
+    rows.iloc[::4, 0] = None  # a missing super-parent
+    rows.iloc[1::5, 1] = None
+    weights = getattr(model, "superparent_weights_", None)
+    expected, dropped = _by_hand(model, rows, weights)
+    # region is implied by city; of the twins city and twin, the lower column survives
+    assert dropped[:, 1].any() and dropped[:, 4].any() and not dropped[:, 0].any()
+    np.testing.assert_allclose(model._joint_log_likelihood(rows), expected, rtol=1e-10)
+
+
+def test_subsumption_changes_only_rows_with_a_deleted_value():
+    X, y = _implied_table()
+    plain = AODE().fit(X, y)
+    resolved = AODE(subsumption=True).fit(X, y)
+    dropped = resolved._subsumed(resolved.encode(X)[0])
+    assert 0.2 < dropped.any(axis=1).mean() < 0.8  # values seen over 50 times subsume
+    same = ~dropped.any(axis=1)
+    np.testing.assert_allclose(
+        resolved.predict_proba(X)[same], plain.predict_proba(X)[same], rtol=1e-12
+    )
+    # True is Weka's minimum count; a count above every value's frequency deletes nothing
+    weka_default = AODE(subsumption=SUBSUMPTION_MIN_COUNT).fit(X, y)
+    assert np.array_equal(resolved.predict_proba(X), weka_default.predict_proba(X))
+    np.testing.assert_allclose(
+        AODE(subsumption=len(X)).fit(X, y).predict_proba(X), plain.predict_proba(X), rtol=1e-12
+    )
+
+
+def test_value_pair_counts_reads_any_statistics():
+    X, y = _implied_table()
+    schema, _, counts = training_statistics(X, y)
+    pairs = value_pair_counts(counts, schema.cards, range(X.shape[1]), 3)
+    codes = schema.encode(X, "error")[0]
+    offsets = np.concatenate([[0], np.cumsum(schema.cards)])[:-1]
+    onehot = np.zeros((len(X), pairs.shape[0]))
+    for j in range(X.shape[1]):
+        seen = codes[:, j] >= 0
+        onehot[np.flatnonzero(seen), offsets[j] + codes[seen, j]] = 1.0
+    np.testing.assert_array_equal(pairs, onehot.T @ onehot)
+
+
+def test_waode_weights_are_the_mutual_information_with_the_class():
+    X, y = _implied_table()
+    model = WAODE().fit(X, y)
+    for k, name in enumerate(model.superparents_):
+        seen = X[name].notna()
+        joint = pd.crosstab(X[name][seen], y[seen.to_numpy()]).to_numpy() / seen.sum()
+        independent = joint.sum(axis=1, keepdims=True) * joint.sum(axis=0, keepdims=True)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mi = np.where(joint > 0, joint * np.log(joint / independent), 0.0).sum()
+        assert model.superparent_weights_[k] == pytest.approx(mi, rel=1e-12)
+    # equal weights are AODE
+    flat = WAODE().fit(X, y)
+    flat.superparent_weights_ = np.full(len(flat._hubs), 0.3)
+    np.testing.assert_allclose(flat.predict_proba(X), AODE().fit(X, y).predict_proba(X), rtol=1e-12)
+
+
+def test_waode_without_informative_superparents_is_naive_bayes():
+    X = pd.DataFrame({"a": ["k"] * 40, "b": ["u"] * 39 + [None]})  # constant columns
+    y = np.tile(["p", "q"], 20)
+    model = WAODE().fit(X, y)
+    assert (model.superparent_weights_ == 0).all()
+    from bnclassify import NaiveBayes
+
+    np.testing.assert_allclose(
+        model.predict_proba(X), NaiveBayes().fit(X, y).predict_proba(X), rtol=1e-12
+    )
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), cell=st.integers(0, 4))
+def test_waode_invariants(seed, cell):
+    """Probabilities sum to 1, a column order changes nothing, a missing cell is the sum
+    over its categories."""
+    X, y = _implied_table(n=60, seed=seed % 1000)
+    model = WAODE().fit(X, y)
+    proba = model.predict_proba(X.iloc[:8])
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=1e-12)
+    order = list(np.random.default_rng(seed).permutation(X.columns))
+    np.testing.assert_allclose(
+        WAODE().fit(X[order], y).predict_proba(X.iloc[:8][order]), proba, rtol=1e-10
+    )
+    row = X.iloc[[0]].copy()
+    column = X.columns[cell]
+    row.iloc[0, cell] = None
+    total = 0.0
+    for value in model.categories_[cell]:
+        filled = row.copy()
+        filled.iloc[0, cell] = value
+        total = total + np.exp(model._joint_log_likelihood(filled))
+    assert column in X.columns
+    np.testing.assert_allclose(np.exp(model._joint_log_likelihood(row)), total, rtol=1e-10)
+
+
+@pytest.mark.filterwarnings("ignore:AODE found no categorical feature:UserWarning")
+@parametrize_with_checks([WAODE(), AODE(subsumption=True)])
+def test_sklearn_compatible_estimator(estimator, check):
+    check(estimator)

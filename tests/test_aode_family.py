@@ -93,7 +93,7 @@ def _implied_table(n=160, seed=0):
     return X, y
 
 
-def _by_hand(model, rows, weights=None):
+def _by_hand(model, rows, weights=None, skip=False):
     """log P(c, x) as the (weighted) mean of the SPODEs, each on its own; a deleted cell is
     missing for every SPODE, and a deleted super-parent's SPODE takes no part."""
     codes = model.encode(rows)[0]
@@ -103,20 +103,22 @@ def _by_hand(model, rows, weights=None):
     weights = np.ones(len(model._hubs)) if weights is None else weights
     joint = np.stack([np.exp(m._joint_log_likelihood(masked)) for m in model.estimators_], axis=1)
     hub_codes = codes[:, model._hubs]
-    eligible = (hub_codes < 0) | np.stack(
+    frequent = np.stack(
         [model.frequencies_[k][np.maximum(hub_codes[:, k], 0)] >= 1 for k in range(len(weights))],
         axis=1,
     )
+    eligible = np.where(hub_codes < 0, not skip, frequent)
     eligible &= ~dropped[:, model._hubs] & (weights > 0)
     w = eligible * weights
     return np.log((joint * w[:, :, None]).sum(axis=1) / w.sum(axis=1)[:, None]), dropped
 
 
+@pytest.mark.parametrize("skip", [False, True])
 @pytest.mark.parametrize("numeric", [False, True])  # the streamed path and the SPODEs' path
 @pytest.mark.parametrize("cls", [AODE, WAODE])
-def test_the_model_is_the_weighted_mean_of_its_spodes_after_deletion(cls, numeric):
+def test_the_model_is_the_weighted_mean_of_its_spodes_after_deletion(cls, numeric, skip):
     X, y = _implied_table()
-    params = {"subsumption": 10}
+    params = {"subsumption": 10, "missing_superparents": "skip" if skip else "marginalize"}
     if numeric:
         X["size"] = np.random.default_rng(1).normal(size=len(X))
         params["distributions"] = "density"
@@ -126,7 +128,7 @@ def test_the_model_is_the_weighted_mean_of_its_spodes_after_deletion(cls, numeri
     rows.iloc[::4, 0] = None  # a missing super-parent
     rows.iloc[1::5, 1] = None
     weights = getattr(model, "superparent_weights_", None)
-    expected, dropped = _by_hand(model, rows, weights)
+    expected, dropped = _by_hand(model, rows, weights, skip)
     # region is implied by city; of the twins city and twin, the lower column survives
     assert dropped[:, 1].any() and dropped[:, 4].any() and not dropped[:, 0].any()
     np.testing.assert_allclose(model._joint_log_likelihood(rows), expected, rtol=1e-10)

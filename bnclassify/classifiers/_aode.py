@@ -309,7 +309,8 @@ class AODE(MemberEnsemble):
     marginal P_sp(c, x_observed), and a SPODE whose super-parent is missing in
     the row takes part (the frequency rule applies to observed values). With
     ``min_frequency <= 1`` the set of SPODEs does not depend on the data, so
-    this is the exact marginal of the averaged model.
+    this is the exact marginal of the averaged model. ``missing_superparents="skip"``
+    leaves out instead the SPODEs whose super-parent is missing, as Weka does.
 
     Parameters
     ----------
@@ -319,6 +320,12 @@ class AODE(MemberEnsemble):
         A SPODE takes part for a row only when the row's value of its
         super-parent occurred at least this often in training. Weka and R use
         1; Webb et al. report 30.
+    missing_superparents : {"marginalize", "skip"}, default="marginalize"
+        What a row's missing super-parent does. ``"marginalize"``: its SPODE
+        takes part, the super-parent summed out (the exact marginal of the
+        averaged model, above). ``"skip"``: its SPODE takes no part for that
+        row, as in Webb et al.'s definition and Weka's ``AODE``, ``AODEsr``
+        (the average runs over the super-parents the row observes).
     subsumption : bool or int, default=False
         Subsumption resolution (Zheng and Webb 2006; Weka's ``AODEsr``): at
         prediction, a value of a row that another value of the row implies in
@@ -382,6 +389,7 @@ class AODE(MemberEnsemble):
         "alpha": ALPHA,
         "min_frequency": [Interval(Integral, 0, None, closed="left")],
         "subsumption": ["boolean", Interval(Integral, 0, None, closed="left")],
+        "missing_superparents": [Options(("marginalize", "skip"))],
         "handle_unknown": [Options(HANDLE_UNKNOWN)],
         "distributions": [DISTRIBUTIONS],
         "smoothing": SMOOTHING,
@@ -397,10 +405,12 @@ class AODE(MemberEnsemble):
         smoothing="laplace",
         random_state=None,
         subsumption=False,
+        missing_superparents="marginalize",
     ):
         self.alpha = alpha
         self.min_frequency = min_frequency
         self.subsumption = subsumption
+        self.missing_superparents = missing_superparents
         self.handle_unknown = handle_unknown
         self.distributions = distributions
         self.smoothing = smoothing
@@ -613,11 +623,12 @@ class AODE(MemberEnsemble):
         joint = np.stack(
             [self._member_joint(m, encoded) for m in self._members], axis=1
         )  # (n, n_superparents, C)
-        eligible = codes[:, self._hubs] == MISSING
+        hub_codes = codes[:, self._hubs]
+        observed = hub_codes != MISSING
+        eligible = ~observed & (self.missing_superparents == "marginalize")
         for k, frequency in enumerate(self.frequencies_):
-            i = self._hubs[k]
-            observed = ~eligible[:, k]
-            eligible[observed, k] = frequency[codes[observed, i]] >= self.min_frequency
+            seen = observed[:, k]
+            eligible[seen, k] = frequency[hub_codes[seen, k]] >= self.min_frequency
         weights = self._hub_weights()
         eligible &= ~dropped[:, self._hubs] & (weights > 0)
         n_eligible = eligible @ weights
@@ -677,6 +688,7 @@ class AODE(MemberEnsemble):
         every = np.arange(len(cards))
         hub_weight = np.zeros(len(cards))
         hub_weight[self._hubs] = self._hub_weights()
+        marginalize = self.missing_superparents == "marginalize"
         width = max(1, BLOCK_CELLS // (n_classes * n_total))  # super-parent categories per block
         for members in column_blocks(cards[superparents], width):
             block = superparents[members]
@@ -708,7 +720,8 @@ class AODE(MemberEnsemble):
                     states = slice(starts[k], starts[k] + cards[block[k]])
                     joint[missing, :, k] = _log_sum_exp(_state_scores(parts, missing, states))
                 seen = np.where(observed, frequency[offsets[block] + np.where(observed, x, 0)], 0)
-                eligible = (~observed | (seen >= self.min_frequency)) & ~dropped[rows][:, block]
+                eligible = np.where(observed, seen >= self.min_frequency, marginalize)
+                eligible &= ~dropped[rows][:, block]
                 eligible &= weight > 0
                 n_eligible[rows] += eligible @ weight
                 masked = joint if eligible.all() else np.where(eligible[:, None, :], joint, -np.inf)

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bnclassify import AODE, WAODE
-from bnclassify.classifiers._aode import SUBSUMPTION_MIN_COUNT, subsumed, value_pair_counts
+from bnclassify.classifiers import SUBSUMPTION_MIN_COUNT, subsumed, value_pair_counts
 from bnclassify.stats import training_statistics
 
 
@@ -150,6 +150,16 @@ def test_subsumption_changes_only_rows_with_a_deleted_value():
     np.testing.assert_allclose(
         AODE(subsumption=len(X)).fit(X, y).predict_proba(X), plain.predict_proba(X), rtol=1e-12
     )
+
+
+def test_subsumption_over_the_memory_budget_is_refused_naming_its_cost(monkeypatch):
+    import bnclassify.classifiers._aode as aode_module
+
+    X, y = _implied_table()
+    monkeypatch.setattr(aode_module, "MAX_PAIRWISE_CELLS", 100)
+    with pytest.raises(ValueError, match=r"17 categories .* 0 MB, over the budget of 100 cells"):
+        AODE(subsumption=True).fit(X, y)
+    AODE().fit(X, y)  # without the option, nothing is kept
 
 
 def test_value_pair_counts_reads_any_statistics():

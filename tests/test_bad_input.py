@@ -95,6 +95,7 @@ EVERY_ESTIMATOR = {
     "KDB2": lambda X: bnc.KDB(k=2),
     "SPODE": lambda X: bnc.SPODE(),
     "AODE": lambda X: bnc.AODE(),
+    "WAODE": lambda X: bnc.WAODE(),
     "BMATAN": lambda X: bnc.BMATAN(),
     "BMATAN-contacts": lambda X: bnc.BMATAN(contact_matrix=_contacts(X.columns), contact_prior=1.0),
     "EnsembleTAN": lambda X: bnc.EnsembleTAN(random_state=0),

@@ -1,6 +1,6 @@
 """scikit-learn estimators: thin layers of structure + parameters + network."""
 
-from ._aode import AODE, SPODE, WAODE
+from ._aode import AODE, SPODE, SUBSUMPTION_MIN_COUNT, WAODE, subsumed, value_pair_counts
 from ._base import AugmentedNaiveBayes, NetworkClassifier
 from ._bayesnet import BayesNetClassifier
 from ._bma import BMATAN
@@ -20,6 +20,9 @@ __all__ = [
     "SKDB",
     "SPODE",
     "WAODE",
+    "SUBSUMPTION_MIN_COUNT",
+    "subsumed",
+    "value_pair_counts",
     "EnsembleTAN",
     "ESKDB",
     "TAN",

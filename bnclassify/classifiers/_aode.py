@@ -18,6 +18,7 @@ from ..parameters import SMOOTHING, Laplace
 from ..state import float_array, require
 from ..stats import (
     BLOCK_CELLS,
+    MAX_PAIRWISE_CELLS,
     StatisticsPlan,
     SufficientStatistics,
     TrainingCounts,
@@ -542,6 +543,16 @@ class AODE(MemberEnsemble):
         self._fit_hub_weights(counts)
         self.__dict__.pop("_value_pairs", None)
         if self.subsumption is not False and self._hubs:
+            n_values = int(np.asarray(schema.cards)[self._hubs].sum())
+            if n_values * n_values > MAX_PAIRWISE_CELLS:
+                raise ValueError(
+                    f"subsumption resolution keeps the counts of every pair of the "
+                    f"{n_values} categories of the categorical features: "
+                    f"{n_values * n_values * 8 / 1e6:.0f} MB, over the budget of "
+                    f"{MAX_PAIRWISE_CELLS} cells (bnclassify.stats.MAX_PAIRWISE_CELLS, "
+                    f"{MAX_PAIRWISE_CELLS * 8 / 1e6:.0f} MB). Drop identifier-like columns "
+                    "of many categories, or fit with subsumption=False."
+                )
             self._value_pairs = value_pair_counts(
                 counts, schema.cards, self._hubs, len(self.classes_)
             )

@@ -1,53 +1,20 @@
 """benchmarks/weka.py: skips cleanly without Java or weka.jar, parses its classifiers, scores
 a driver's probabilities as benchmarks/uci.py does, and runs Weka's AODE where it is installed."""
 
-import importlib.util
 import json
 import shutil
-import stat
 import sys
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
-
-HERE = Path(__file__).resolve().parents[1] / "benchmarks"
-
-
-def _load(name):
-    sys.path.insert(0, str(HERE))  # the script imports uci.py and arff.py beside it
-    try:
-        spec = importlib.util.spec_from_file_location(
-            f"bnclassify_{name}_benchmark", HERE / f"{name}.py"
-        )
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    finally:
-        sys.path.remove(str(HERE))
-    return module
-
-
-def _collection(folder: Path) -> None:
-    rng = np.random.default_rng(0)
-    n = 60
-    colour = rng.choice(["red", "green {light}", "blue, dark"], n).astype(object)
-    colour[3] = None
-    size = rng.normal(size=n)
-    size[5] = np.nan
-    label = np.where((colour == "red") ^ (size > 0.5), "yes", "no")
-    pd.DataFrame({"label": label, "colour": colour, "size": size}).to_csv(
-        folder / "toy.csv", index=False
-    )
-    pd.DataFrame({"name": ["toy"], "target": ["label"]}).to_csv(
-        folder / "MANIFEST.csv", index=False
-    )
+from _benchmark_scripts import load_script, prior_driver, toy_collection
 
 
 def test_without_java_or_weka_it_says_so_and_runs_nothing(tmp_path, capsys):
-    _collection(tmp_path)
+    toy_collection(tmp_path, code=False)
     results = tmp_path / "r.json"
-    weka = _load("weka")
+    weka = load_script("weka")
     argv = ["--data", str(tmp_path), "--results", str(results), "--weka", "AODE"]
     assert weka.main([*argv, "--java", "no-such-java-runtime"]) == 0
     assert "skipped: no Java runtime" in capsys.readouterr().out
@@ -57,7 +24,7 @@ def test_without_java_or_weka_it_says_so_and_runs_nothing(tmp_path, capsys):
 
 
 def test_presets_and_class_names():
-    weka = _load("weka")
+    weka = load_script("weka")
     assert weka.weka_classifier("AODE") == ("weka.classifiers.bayes.AODE", "-F 1")
     assert weka.weka_classifier("AODEsr -C 30 -L") == ("weka.classifiers.bayes.AODEsr", "-C 30 -L")
     name, options = weka.weka_classifier("BayesNet-TabuSearch")
@@ -77,23 +44,10 @@ def test_a_drivers_probabilities_are_scored_like_the_uci_benchmark(tmp_path):
     """A stand-in driver (a shell script as ``java``) writes class frequencies of its
     training fold; the stored fold scores are uci.probability_scores of those, paired in
     the report with a bnclassify model run on the same folds."""
-    _collection(tmp_path)
-    weka = _load("weka")
-    uci = _load("uci")
-    driver = tmp_path / "java"
-    driver.write_text(
-        f"#!/bin/sh\nexec {sys.executable} -c '"
-        "import sys, pathlib\n"
-        "for d in [pathlib.Path(a) for a in sys.argv[1:] if a and pathlib.Path(a).is_dir()]:\n"
-        '    rows = lambda f: [l.rsplit(",", 1)[1].strip("\\x27") for l in (d / f).read_text()'
-        '.split("@data\\n")[1].splitlines()]\n'
-        '    train, test = rows("train.arff"), rows("test.arff")\n'
-        '    p = [train.count(c) / len(train) for c in ("no", "yes")]\n'
-        '    (d / "proba.csv").write_text("".join(f"{p[0]},{p[1]}\\n" for _ in test))\n'
-        '    (d / "time.txt").write_text("0.5 0.25 0.4 0.2\\n")\n'
-        '\' "$@"\n'
-    )
-    driver.chmod(driver.stat().st_mode | stat.S_IEXEC)
+    toy_collection(tmp_path, code=False)
+    weka = load_script("weka")
+    uci = load_script("uci")
+    driver = prior_driver(tmp_path / "java", "0.5 0.25 0.4 0.2")
     jar = tmp_path / "weka.jar"
     jar.write_text("")
     results = tmp_path / "r.json"
@@ -123,8 +77,8 @@ def test_a_drivers_probabilities_are_scored_like_the_uci_benchmark(tmp_path):
     reason="needs a Java runtime and Weka (Debian's weka package)",
 )
 def test_wekas_aode_runs_on_the_folds(tmp_path):
-    _collection(tmp_path)
-    weka = _load("weka")
+    toy_collection(tmp_path, code=False)
+    weka = load_script("weka")
     results = tmp_path / "r.json"
     argv = ["--data", str(tmp_path), "--results", str(results), "--weka", "AODE"]
     assert weka.main([*argv, "--ours", "aode"]) == 0

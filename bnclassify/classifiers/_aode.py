@@ -56,7 +56,7 @@ def value_pair_counts(stats, cards, features, n_classes) -> np.ndarray:
 
     ``features`` are the positions of categorical features, ``cards`` every feature's
     number of categories; ``R`` is the categories of ``features`` in all, in their order.
-    The table :func:`subsumed` reads, computed a bounded block at a time from any
+    The table ``bnclassify.classifiers.subsumed`` reads, computed a bounded block at a time from any
     statistics with a ``pair_table`` (a kept pair table or the encoded rows).
     """
     features = list(features)
@@ -333,10 +333,11 @@ class AODE(MemberEnsemble):
         the training rows (every row holding ``x_j`` holds ``x_i``, and ``x_j``
         was seen more than the minimum count) is deleted from the row: it is
         neither a super-parent nor a child, for that row. ``True`` uses Weka's
-        minimum count, :data:`SUBSUMPTION_MIN_COUNT` (50); an int sets it. The
-        test reads the class-summed pair counts of the categorical features
-        (kept with the model: ``R^2`` floats for ``R`` categories in all; see
-        :func:`subsumed`).
+        minimum count, 50 (``bnclassify.classifiers.SUBSUMPTION_MIN_COUNT``); an
+        int sets it. The test reads the class-summed pair counts of the
+        categorical features (kept with the model: ``R^2`` floats for ``R``
+        categories in all, refused over ``bnclassify.stats.MAX_PAIRWISE_CELLS``;
+        see ``bnclassify.classifiers.subsumed``).
     handle_unknown : {"warn", "error", "marginalize"}, default="warn"
     distributions : None, str, Distribution or dict, default=None
         How each column is modelled, as in :class:`NaiveBayes` and for every

@@ -832,7 +832,9 @@ class WAODE(AODE):
 
     Parameters
     ----------
-    alpha, min_frequency, subsumption, handle_unknown, distributions, smoothing, random_state
+    alpha, min_frequency, subsumption, missing_superparents
+        As in :class:`AODE`.
+    handle_unknown, distributions, smoothing, random_state
         As in :class:`AODE`.
 
     Attributes

@@ -543,7 +543,7 @@ class AODE(MemberEnsemble):
         self.frequencies_ = [counts.family(i).sum(axis=0) for i in self._hubs]
         self._fit_hub_weights(counts)
         self.__dict__.pop("_value_pairs", None)
-        if self.subsumption is not False and self._hubs:
+        if self._subsumption_count() is not None and self._hubs:
             n_values = int(np.asarray(schema.cards)[self._hubs].sum())
             if n_values * n_values > MAX_PAIRWISE_CELLS:
                 raise ValueError(
@@ -570,10 +570,17 @@ class AODE(MemberEnsemble):
         """Each row's cells that subsumption resolution deletes (all False when it is off)."""
         dropped = np.zeros(codes.shape, dtype=bool)
         if "_value_pairs" in self.__dict__:
-            count = SUBSUMPTION_MIN_COUNT if self.subsumption is True else int(self.subsumption)
+            count = self._subsumption_count()
             cards = np.asarray(self.schema_.cards)[self._hubs]
             dropped[:, self._hubs] = subsumed(codes[:, self._hubs], cards, self._value_pairs, count)
         return dropped
+
+    def _subsumption_count(self):
+        """The minimum count of ``subsumption`` (None: off; True: Weka's 50)."""
+        option = self.subsumption
+        if isinstance(option, (bool, np.bool_)):
+            return SUBSUMPTION_MIN_COUNT if option else None
+        return int(option)
 
     def _keep_pair_source(self, counts):
         """Keep what every SPODE is fitted from: the pair table, or the rows when it is wide."""

@@ -87,7 +87,7 @@ def main(argv=None) -> int:
             warnings.simplefilter("ignore")
             model = AODE().fit(X.iloc[train], y[train])
             codes_train, codes_test = (model.encode(X.iloc[rows])[0] for rows in (train, test))
-        y_train = np.searchsorted(model.classes_, y[train])
+        y_train = np.searchsorted(classes, y[train])  # a class absent from the fold too
         cards = np.asarray(model.schema_.cards)
         for label, weka_key, count, ours in (
             ("AODE", "weka:AODE", None, "aode"),

@@ -8,10 +8,11 @@ but estimates as Weka's ``AODE`` (``-F 1``) and ``AODEsr -L`` (Laplace, ``-C 50`
     P(x_j | y, x_p)  = (N(y, x_p, x_j) + 1) / (N(y, x_p, x_j observed) + K_j)
 
 averaging over the super-parents the row observes (seen at least once, not deleted by
-:func:`bnclassify.classifiers.subsumed`). bnclassify's ``AODE`` instead estimates
-``P(y) P(x_p | y)`` (as R bnclassify does) and, by default, sums a missing super-parent
-out. Where this reference equals Weka's stored fold, the two differ only by those
-estimates; what remains is Weka's own discretisation and its declared values.
+:func:`bnclassify.classifiers.subsumed`); a row with none is Weka's Laplace naive Bayes.
+bnclassify's ``AODE`` instead estimates ``P(y) P(x_p | y)`` (as R bnclassify does) and,
+by default, sums a missing super-parent out. Where this reference equals Weka's stored
+fold, the two differ only by those estimates; what remains is Weka's own discretisation
+and the classes and values its ARFF header declares from the whole table.
 
 Usage::
 
@@ -54,7 +55,15 @@ def weka_aode_proba(codes_train, y_train, codes_test, cards, n_classes, subsumpt
         values = [j for j in range(m) if 0 <= x[j] < cards[j] and not dropped[r, j]]
         at = {j: offsets[j] + x[j] for j in values}
         parents = [p for p in values if pairs[at[p], at[p]] >= 1]
-        if not parents:
+        if not parents:  # Weka's naive Bayes, every observed value
+            seen = [j for j in range(m) if 0 <= x[j] < cards[j]]
+            probs = (np.bincount(y_train, minlength=n_classes) + 1.0) / (n + n_classes)
+            for j in seen:
+                cell = offsets[j] + x[j]
+                total = table[:, offsets[j] : offsets[j + 1], offsets[j] : offsets[j + 1]]
+                total = np.trace(total, axis1=1, axis2=2)
+                probs = probs * (table[:, cell, cell] + 1) / (total + cards[j])
+            out[r] = probs / probs.sum()
             continue
         probs = np.zeros(n_classes)
         for p in parents:

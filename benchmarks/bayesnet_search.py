@@ -29,7 +29,11 @@ local maximum) and tabu search (``search="tabu"``: the same climb, then up to
 ``tabu_length`` moves past the local maximum). Times: bnclassify's from the
 encoded table to the DAG (distinct rows, counts, search); pgmpy's ``estimate``.
 Both on one thread, interleaved per table and score, so a busy machine slows
-both alike; the ratio is what to read. A pgmpy search over ``--timeout``
+both alike; the ratio is what to read. Each is timed by the wall clock and by
+the process's CPU time (``time.process_time``, every thread of the process):
+on a shared machine a search of a tenth of a second is slowed more, relative
+to its length, by waiting for a core than one of ten seconds, so the CPU-time
+ratio is the steadier one there. A pgmpy search over ``--timeout``
 seconds is stopped and reported as such (the ratio is then a lower bound).
 """
 
@@ -129,16 +133,16 @@ def encoded(X, y) -> tuple[list, np.ndarray, np.ndarray]:
 
 
 def ours(names, codes, cards, score, max_parents, tabu_length, search):
-    """bnclassify's search on the encoded table: ``(parents by name, seconds)``."""
-    start = time.perf_counter()
+    """bnclassify's search on the encoded table: ``(parents by name, seconds, CPU seconds)``."""
+    start, cpu = time.perf_counter(), time.process_time()
     ranked = name_order(names)
     counts = VariableCounts.merged(codes[:, ranked], None, cards[ranked])
     scores = FamilyScores(counts, score, ESS)
     climb = tabu_search if search == "tabu" else hill_climbing
     parents, _ = climb(scores, len(names), tabu_length=tabu_length, max_parents=max_parents)
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     found = {names[ranked[v]]: [names[ranked[p]] for p in ps] for v, ps in enumerate(parents)}
-    return found, seconds
+    return found, seconds, cpu
 
 
 class _Timeout(Exception):
@@ -150,13 +154,13 @@ def _alarm(signum, frame):
 
 
 def pgmpy_search(frame, score, max_parents, tabu_length, timeout):
-    """pgmpy's ``HillClimbSearch``: ``(parents by name or None, seconds)``."""
+    """pgmpy's ``HillClimbSearch``: ``(parents by name or None, seconds, CPU seconds)``."""
     from pgmpy.estimators import BIC, BDeu, HillClimbSearch
 
     scoring = BDeu(frame, equivalent_sample_size=ESS) if score == "bdeu" else BIC(frame)
     signal.signal(signal.SIGALRM, _alarm)
     signal.alarm(int(timeout))
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     try:
         dag = HillClimbSearch(frame).estimate(
             scoring_method=scoring,
@@ -165,11 +169,11 @@ def pgmpy_search(frame, score, max_parents, tabu_length, timeout):
             show_progress=False,
         )
     except _Timeout:
-        return None, time.perf_counter() - start
+        return None, time.perf_counter() - start, time.process_time() - cpu
     finally:
         signal.alarm(0)
-    seconds = time.perf_counter() - start
-    return {v: list(dag.predecessors(v)) for v in frame.columns}, seconds
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+    return {v: list(dag.predecessors(v)) for v in frame.columns}, seconds, cpu
 
 
 def pgmpy_score_of(parents, frame, score):
@@ -178,6 +182,14 @@ def pgmpy_score_of(parents, frame, score):
 
     scoring = BDeu(frame, equivalent_sample_size=ESS) if score == "bdeu" else BIC(frame)
     return float(sum(scoring.local_score(v, tuple(ps)) for v, ps in parents.items()))
+
+
+def cpu_ratio(row, search) -> str:
+    """pgmpy's CPU time over ours (process time: what a busy machine's waits leave out)."""
+    if "pgmpy_cpu" not in row:
+        return "-"
+    mark = " " if row["pgmpy_finished"] else ">"
+    return f"{mark}{row['pgmpy_cpu'] / row[f'{search}_cpu']:.1f}"
 
 
 def main(argv=None):
@@ -201,7 +213,8 @@ def main(argv=None):
     done = json.loads(args.results.read_text()) if args.results and args.results.exists() else {}
     header = (
         f"{'table':26} {'score':5} {'rows':>7} {'vars':>4} {'hc s':>7} {'tabu s':>7} "
-        f"{'pgmpy s':>8} {'hc x':>6} {'tabu x':>6} {'hc - pgmpy':>11} {'tabu - pgmpy':>12}"
+        f"{'pgmpy s':>8} {'hc x':>6} {'tabu x':>6} {'hc cpu x':>8} {'tabu cpu x':>10} "
+        f"{'hc - pgmpy':>11} {'tabu - pgmpy':>12}"
     )
     print(header)
     for name, X, y in tables:
@@ -220,9 +233,9 @@ def main(argv=None):
                 options = (score, args.max_parents, args.tabu_length)
                 with threadpool_limits(1), warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    climbed, hc_s = ours(names, codes, cards, *options, "hill_climbing")
-                    tabu, tabu_s = ours(names, codes, cards, *options, "tabu")
-                    theirs, pgmpy_s = pgmpy_search(frame, *options, args.timeout)
+                    climbed, hc_s, hc_cpu = ours(names, codes, cards, *options, "hill_climbing")
+                    tabu, tabu_s, tabu_cpu = ours(names, codes, cards, *options, "tabu")
+                    theirs, pgmpy_s, pgmpy_cpu = pgmpy_search(frame, *options, args.timeout)
                     scored = [
                         None if p is None else pgmpy_score_of(p, frame, score)
                         for p in (climbed, tabu, theirs)
@@ -235,6 +248,9 @@ def main(argv=None):
                     "hc_s": hc_s,
                     "tabu_s": tabu_s,
                     "pgmpy_s": pgmpy_s,
+                    "hc_cpu": hc_cpu,
+                    "tabu_cpu": tabu_cpu,
+                    "pgmpy_cpu": pgmpy_cpu,
                     "pgmpy_finished": theirs is not None,
                     "hc_score": scored[0],
                     "tabu_score": scored[1],
@@ -252,7 +268,8 @@ def main(argv=None):
             print(
                 f"{name:26} {score:5} {r['rows']:7d} {r['variables']:4d} {r['hc_s']:7.3f} "
                 f"{r['tabu_s']:7.3f} {r['pgmpy_s']:8.2f} {mark}{r['pgmpy_s'] / r['hc_s']:5.1f} "
-                f"{mark}{r['pgmpy_s'] / r['tabu_s']:5.1f} {gaps[0]:>11} {gaps[1]:>12}",
+                f"{mark}{r['pgmpy_s'] / r['tabu_s']:5.1f} {cpu_ratio(r, 'hc'):>8} "
+                f"{cpu_ratio(r, 'tabu'):>10} {gaps[0]:>11} {gaps[1]:>12}",
                 flush=True,
             )
     rows = [r for r in done.values() if r["pgmpy_finished"]]
@@ -270,6 +287,13 @@ def main(argv=None):
             f"{ratios.min():.1f}, median {np.median(ratios):.1f}, max {ratios.max():.1f}; "
             f"score >= pgmpy's (to 1e-9 relative) on {at_least} of {len(rows)}"
         )
+        timed = [r for r in rows if "pgmpy_cpu" in r]
+        if timed:
+            cpu = np.array([r["pgmpy_cpu"] / r[f"{search}_cpu"] for r in timed])
+            print(
+                f"{search:5}: CPU time pgmpy/ours ({len(timed)} searches) min {cpu.min():.1f}, "
+                f"median {np.median(cpu):.1f}, max {cpu.max():.1f}"
+            )
     return 0
 
 

@@ -7,8 +7,9 @@ Usage::
     python benchmarks/scale_bn.py --network hailfinder --class-node CldShadeOth --skip forest
 
 ``--rows`` training rows (default 10^5) and ``--test`` rows (default 50,000)
-are sampled once from the network (``shared/data/networks``) with pgmpy's
-forward sampler (seeds 0 and 1), as the object-string table pandas gives;
+are sampled once from the network (``shared/data/networks``) with
+:func:`bnclassify.datasets.sample_network` (seeds 0 and 1; pgmpy's forward
+sampler before), as the object-string table pandas gives;
 then, in each of ``--rounds`` rounds, one after the other on one thread:
 ``TAN()`` fit and predict_proba, ``SKDB()`` fit, ``ESKDB(n_estimators=10,
 random_state=0)`` fit (``--eskdb``), ``AODE()`` fit and predict_proba, and

@@ -16,6 +16,7 @@ from .classifiers import (
     BSEJ,
     ESKDB,
     FSSJ,
+    HNB,
     KDB,
     KDBHC,
     SKDB,
@@ -24,6 +25,7 @@ from .classifiers import (
     TANHC,
     TANHCSP,
     WAODE,
+    AnDE,
     AugmentedNaiveBayes,
     BayesNetClassifier,
     EnsembleTAN,
@@ -36,6 +38,7 @@ from .weights import conditional_mutual_information, mutual_information_with_cla
 
 __all__ = [
     "AODE",
+    "AnDE",
     "BMATAN",
     "KDB",
     "SKDB",
@@ -44,6 +47,7 @@ __all__ = [
     "TAN",
     "EnsembleTAN",
     "ESKDB",
+    "HNB",
     "AugmentedNaiveBayes",
     "BayesNetClassifier",
     "NaiveBayes",

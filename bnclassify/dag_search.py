@@ -1,11 +1,13 @@
 """Score-based search for a DAG over any variables: hill climbing, tabu search and K2.
 
 The searches see variables as positions ``0 .. n - 1`` and a decomposable
-score as a function of one family, ``scores(child, parents)`` (with
-``scores.with_parent(child, parents, candidates)`` for a node's candidate
-parents at once), as :class:`bnclassify.scores.FamilyScores` gives it. A move
-changes one or two families, so only those are scored again; every family's
-score is cached by the scorer. Ties (equal changes of the score) go to the
+score through ``scores(child, parents)`` (a family's score),
+``scores.gains(child, parents, candidates)`` (what adding each candidate parent
+changes, both families on the same rows) and ``scores.removal_gains(child,
+parents)`` (what removing each parent changes), as
+:class:`bnclassify.scores.FamilyScores` gives them. A move changes one or two
+families, so only those are scored again; every family's score and gain is
+cached by the scorer. Ties (equal changes of the score) go to the
 move listed first: additions, then removals, then reversals, each by parent
 position then child position, so a caller that numbers the variables by name
 (:func:`bnclassify.structure.name_order`) gets a search that does not depend
@@ -57,42 +59,37 @@ class _Graph:
         self.required = np.zeros((n, n), dtype=bool)
         for u, v in required:
             self.required[u, v] = True
-        self.local = np.array([scores(v, tuple(self.parents[v])) for v in range(n)])
         self.add_gain = np.full((n, n), -np.inf)  # [u, v]: adding u -> v
         self.remove_gain = np.full((n, n), -np.inf)  # [u, v]: removing u -> v
         for v in range(n):
             self._rescore(v)
-
-    @property
-    def score(self) -> float:
-        return float(self.local.sum())
+        # the start's score, then the gains of the moves made (equal to the sum of the
+        # families' scores on a complete table)
+        self.score = float(sum(scores(v, tuple(self.parents[v])) for v in range(n)))
 
     def _rescore(self, v):
         """The gains of every move that changes ``v``'s parent set."""
         parents = tuple(sorted(self.parents[v]))
-        self.local[v] = self.scores(v, parents)
         self.add_gain[:, v] = -np.inf
         self.remove_gain[:, v] = -np.inf
         if len(parents) < self.max_parents:
             candidates = [u for u in range(self.n) if u != v and u not in self.parents[v]]
             candidates = [u for u in candidates if self.allowed[u, v]]
             if candidates:
-                self.add_gain[candidates, v] = (
-                    self.scores.with_parent(v, parents, candidates) - self.local[v]
-                )
-        for u in parents:
-            rest = tuple(p for p in parents if p != u)
-            self.remove_gain[u, v] = self.scores(v, rest) - self.local[v]
+                self.add_gain[candidates, v] = self.scores.gains(v, parents, candidates)
+        if parents:
+            self.remove_gain[list(parents), v] = self.scores.removal_gains(v, parents)
 
     def reach(self) -> np.ndarray:
         """``reach[a, b]``: a directed path of at least one arc from ``a`` to ``b``."""
-        arcs = self.arcs
-        reach = np.zeros_like(arcs)
-        for v in reversed(topological_order(self.parents)):
-            children = np.flatnonzero(arcs[v])
-            if len(children):
-                reach[v] = arcs[v] | reach[children].any(axis=0)
-        return reach
+        # paths of up to 2^k arcs after k squarings (log2(n) matrix products, no Python
+        # loop over the nodes: what each move costs on a small table)
+        reach = self.arcs.astype(np.int64)
+        while True:
+            longer = ((reach + reach @ reach) > 0).astype(np.int64)
+            if np.array_equal(longer, reach):
+                return reach.astype(bool)
+            reach = longer
 
     def moves(self, tabu) -> np.ndarray:
         """The gain of every move, ``(3, n, n)``: -inf where the move is illegal or tabu."""
@@ -138,6 +135,12 @@ class _Graph:
 
     def apply(self, kind, u, v):
         """Make the move (``kind`` on the arc ``u -> v``); return the move that undoes it."""
+        if kind == ADD:
+            self.score += self.add_gain[u, v]
+        elif kind == REMOVE:
+            self.score += self.remove_gain[u, v]
+        else:
+            self.score += self.remove_gain[u, v] + self.add_gain[v, u]
         if kind == ADD:
             self.parents[v].add(u)
             self.arcs[u, v] = True
@@ -187,8 +190,9 @@ def hill_climbing(
     Parameters
     ----------
     scores : callable
-        ``scores(child, parents) -> float`` and
-        ``scores.with_parent(child, parents, candidates) -> ndarray``
+        ``scores(child, parents) -> float``,
+        ``scores.gains(child, parents, candidates) -> ndarray`` and
+        ``scores.removal_gains(child, parents) -> ndarray``
         (:class:`bnclassify.scores.FamilyScores`).
     n : int
         Number of variables.
@@ -212,7 +216,8 @@ def hill_climbing(
     parents : list of tuple of int
         Each variable's parents, sorted.
     path : list of (str, int, int, float)
-        The moves made, each ``(move, parent, child, score after it)``.
+        The moves made, each ``(move, parent, child, score after it)`` (the start's
+        score plus the gains so far).
 
     Examples
     --------
@@ -300,7 +305,8 @@ def k2(scores, order, start=None, *, max_parents=None, forbidden=(), required=()
     -------
     parents : list of tuple of int
     path : list of (str, int, int, float)
-        The arcs added, each with the score of its child's family after it.
+        The arcs added, each with the score of its child's family after it (the
+        family's start score plus the gains).
 
     Examples
     --------
@@ -336,12 +342,12 @@ def k2(scores, order, start=None, *, max_parents=None, forbidden=(), required=()
             ]
             if not candidates:
                 break
-            gains = scores.with_parent(v, tuple(sorted(parents[v])), candidates)
+            gains = scores.gains(v, tuple(sorted(parents[v])), candidates)
             best = int(np.argmax(gains))
-            if not gains[best] - current > _tolerance(current):
+            if not gains[best] > _tolerance(current):
                 break
             parents[v].add(candidates[best])
-            current = float(gains[best])
+            current += float(gains[best])
             path.append(("add", candidates[best], v, current))
     return [tuple(sorted(p)) for p in parents], path
 

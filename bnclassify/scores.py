@@ -21,15 +21,24 @@ number of rows:
 
 Logarithms are natural. A parent state that never occurs adds nothing to any
 of them (its terms are 0), and ``q`` counts every joint state of the parents,
-occurring or not. Counts come from :class:`~bnclassify.stats.VariableCounts`:
-a family's on the rows that observe its node, a parent's missing cell counted
-as one more state of that parent (so that every parent set of a node is
-scored on the same rows); ``n`` is every row. On complete tables these are the
-definitions of pgmpy's ``structure_score`` (``"bdeu"``,
+occurring or not. Counts come from :class:`~bnclassify.stats.VariableCounts`,
+a family's on the rows that observe all of its variables; ``n`` is every row.
+These are the definitions of pgmpy's ``structure_score`` (``"bdeu"``,
 ``"bic-d"``, ``"aic-d"``, ``"ll-d"``) to rounding; pgmpy's ``"k2"`` adds
 ``log Gamma(r)`` for every parent state that never occurs, which
 Cooper and Herskovits' product (each such state's factor is ``(r-1)! / (r-1)! = 1``)
 does not.
+
+**Missing cells.** With missing cells two families of one node may be counted
+on different rows, and their scores are then not comparable (a parent
+observed in two rows leaves a family of two rows, whose score beats that of
+any family of all the rows). A search therefore compares families by the
+gain of one parent, :meth:`FamilyScores.gains`: the family with the parent
+and the one without it, both on the rows that observe the larger one. On a
+complete table a gain is the difference of the two families' scores; with
+missing cells the missingness of a column never counts for or against it
+(prediction sums a missing cell out, so a structure that read missingness
+would be wrong there).
 """
 
 from __future__ import annotations
@@ -132,6 +141,8 @@ class FamilyScores:
     >>> scores = FamilyScores(VariableCounts.from_rows(codes, [0, 1, 1, 0], [2, 2], 2), "bic")
     >>> scores(2, ()) < scores(2, (0,))  # the class follows x_0
     True
+    >>> float(scores.gains(2, (), [0])[0]) > 0
+    True
     >>> total = scores.network({0: (), 1: (0,), 2: (0,)})
     >>> total == scores(0, ()) + scores(1, (0,)) + scores(2, (0,))
     True
@@ -145,9 +156,10 @@ class FamilyScores:
         self.prior_weight = float(prior_weight)
         self.n_rows = counts.n_rows
         self.cache: dict = {}
+        self.gain_cache: dict = {}
 
     def _scored(self, child, tables, parent_sets) -> list:
-        cards = self.counts.parent_cards
+        cards = self.counts.cards
         q = [math.prod(int(cards[p]) for p in parents) for parents in parent_sets]
         values = family_scores(tables, q, self.score, self.prior_weight, self.n_rows)
         for parents, value in zip(parent_sets, values, strict=True):
@@ -155,34 +167,59 @@ class FamilyScores:
         return [float(v) for v in values]
 
     def __call__(self, child, parents=()) -> float:
-        """The score of ``child`` given ``parents`` (any order: the set is what counts)."""
+        """The score of ``child`` given ``parents`` (any order: the set is what counts), on
+        the rows that observe the family."""
         key = (child, frozenset(parents))
         if key not in self.cache:
             parents = sorted(parents)
             self._scored(child, [self.counts.family_counts(child, parents)], [parents])
         return self.cache[key]
 
-    def with_parent(self, child, parents, candidates) -> np.ndarray:
-        """The score of ``child`` given ``parents`` plus each one of ``candidates``.
+    def gains(self, child, parents, candidates) -> np.ndarray:
+        """What adding each one of ``candidates`` to ``parents`` changes in ``child``'s score.
 
-        The families not cached yet are counted together
-        (:meth:`~bnclassify.stats.VariableCounts.extended_counts`), in blocks of at
-        most :data:`FAMILY_CELLS` cells.
+        Both families are scored on the same rows, those observing the larger one
+        (``parents``, the candidate and the child): on a complete table the
+        difference of the two families' scores. The gains not cached yet are
+        counted together (:meth:`~bnclassify.stats.VariableCounts.extended_counts`),
+        in blocks of at most :data:`FAMILY_CELLS` cells; removing ``u`` from a
+        family gains ``-gains(child, family - {u}, [u])``.
+
+        Examples
+        --------
+        >>> from bnclassify.stats import VariableCounts
+        >>> codes = np.array([[0, 0], [1, 1], [1, 1], [0, 1]])
+        >>> counts = VariableCounts.from_rows(codes, [0, 1, 1, 0], [2, 2], 2)
+        >>> scores = FamilyScores(counts, "bic")
+        >>> bool(np.isclose(scores.gains(2, (), [0])[0], scores(2, (0,)) - scores(2, ())))
+        True
         """
         parents = sorted(parents)
         base = frozenset(parents)
-        todo = [u for u in candidates if (child, base | {u}) not in self.cache]
-        r = int(self.counts.cards[child])
+        todo = [u for u in candidates if (child, base, u) not in self.gain_cache]
+        cards = self.counts.cards
+        q = math.prod(int(cards[p]) for p in parents)
+        r = int(cards[child])
         for block in self._blocks(child, parents, todo):
             tables = self.counts.extended_counts(child, parents, block)
-            self._scored(child, [t.reshape(-1, r) for t in tables], [[*parents, u] for u in block])
-        return np.array([self.cache[(child, base | {u})] for u in candidates])
+            # the families with and without each candidate, scored in one call
+            both = family_scores(
+                [t.reshape(-1, r) for t in tables] + [t.sum(axis=1) for t in tables],
+                [q * int(cards[u]) for u in block] + [q] * len(block),
+                self.score,
+                self.prior_weight,
+                self.n_rows,
+            )
+            with_u, without = both[: len(block)], both[len(block) :]
+            for u, a, b in zip(block, with_u, without, strict=True):
+                self.gain_cache[(child, base, u)] = float(a - b)
+        return np.array([self.gain_cache[(child, base, u)] for u in candidates])
 
     def _blocks(self, child, parents, candidates) -> list:
         """``candidates`` in consecutive blocks whose tables hold at most :data:`FAMILY_CELLS`
         cells together (a candidate larger than that alone), so that memory stays bounded
         where a node has many states (an identifier) or many joint parent states."""
-        cards = self.counts.parent_cards
+        cards = self.counts.cards
         q = min(math.prod(int(cards[p]) for p in parents), len(self.counts.codes))
         per_state = q * int(self.counts.cards[child])
         blocks, block, cells = [], [], 0
@@ -194,6 +231,44 @@ class FamilyScores:
             block.append(u)
             cells += size
         return [*blocks, block] if block else blocks
+
+    def removal_gains(self, child, parents) -> np.ndarray:
+        """What removing each one of ``parents`` changes in ``child``'s score:
+        ``-gains(child, parents - {u}, [u])`` for each ``u``, in the order given.
+
+        Every one of these pairs of families is counted on the same rows, those
+        observing ``parents`` and the child, so the family's table, counted once,
+        gives them all (each smaller family by summing out one parent) when it has at
+        most :data:`FAMILY_CELLS` cells.
+
+        Examples
+        --------
+        >>> from bnclassify.stats import VariableCounts
+        >>> codes = np.array([[0, 0], [1, 1], [1, 1], [0, 1]])
+        >>> scores = FamilyScores(VariableCounts.from_rows(codes, [0, 1, 1, 0], [2, 2], 2))
+        >>> bool(np.allclose(scores.removal_gains(2, (0, 1)), [
+        ...     -scores.gains(2, (1,), [0])[0], -scores.gains(2, (0,), [1])[0]]))
+        True
+        """
+        parents = list(parents)
+        keys = [(child, frozenset(parents) - {u}, u) for u in parents]
+        todo = [k for k, key in enumerate(keys) if key not in self.gain_cache]
+        cards = self.counts.cards
+        family = [*parents, child]
+        if len(todo) > 1 and math.prod(int(cards[v]) for v in family) <= FAMILY_CELLS:
+            table = self.counts.table(family)
+            r, q = int(cards[child]), math.prod(int(cards[p]) for p in parents)
+            smaller = [table.sum(axis=k).reshape(-1, r) for k in todo]
+            both = family_scores(
+                [table.reshape(-1, r), *smaller],
+                [q] + [q // int(cards[parents[k]]) for k in todo],
+                self.score,
+                self.prior_weight,
+                self.n_rows,
+            )
+            for k, without in zip(todo, both[1:], strict=True):
+                self.gain_cache[keys[k]] = float(both[0] - without)
+        return np.array([-self.gains(child, sorted(set(parents) - {u}), [u])[0] for u in parents])
 
     def network(self, parents_of) -> float:
         """The score of a whole network, ``{node: parents}`` over every variable."""

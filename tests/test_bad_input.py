@@ -110,6 +110,8 @@ EVERY_ESTIMATOR = {
     "SKDB": lambda X: bnc.SKDB(),
     "ESKDB": lambda X: bnc.ESKDB(n_estimators=3, random_state=0),
     "BayesNetClassifier": lambda X: bnc.BayesNetClassifier(),
+    "HNB": lambda X: bnc.HNB(),
+    "AnDE2": lambda X: bnc.AnDE(n=2),
 }
 
 

@@ -8,7 +8,7 @@ dd = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")
 da = pytest.importorskip("dask.array")
 
-from bnclassify import AODE, KDB, TAN, NaiveBayes  # noqa: E402
+from bnclassify import AODE, HNB, KDB, TAN, AnDE, NaiveBayes  # noqa: E402
 from bnclassify.datasets import load_car  # noqa: E402
 
 # fits from partitions or chunks equal the in-memory fit where the nodes are densities (the
@@ -78,6 +78,17 @@ def test_dask_fit_equals_the_in_memory_fit(client, make, model):
     for a, b in zip(got.categories_, expected.categories_, strict=True):
         assert (a is None and b is None) or list(a) == list(b)
     assert list(got.classes_) == list(expected.classes_)
+
+
+@pytest.mark.parametrize("model", [HNB(), AnDE(n=2)], ids=["HNB", "A2DE"])
+def test_dask_fit_of_the_models_of_tables_only(client, model):
+    """HNB and A2DE (tables only: no density node) from summed partition statistics."""
+    dX, dy, X, y = _split(*_car_strings(), 5, "buying")
+    expected = type(model)(**model.get_params()).fit(X, y)
+    got = type(model)(**model.get_params()).fit(dX, dy)
+    np.testing.assert_allclose(
+        got.predict_proba(dX).compute(), expected.predict_proba(X), rtol=0, atol=1e-12
+    )
     if hasattr(got, "structure_"):
         assert set(got.structure_.edges()) == set(expected.structure_.edges())
 

@@ -47,6 +47,8 @@ ESTIMATORS = {
     "EnsembleTAN": lambda X: bnc.EnsembleTAN(),
     "TANHC": lambda X: bnc.TANHC(cv=2, random_state=0),
     "KDBHC": lambda X: bnc.KDBHC(cv=2, random_state=0),
+    "HNB": lambda X: bnc.HNB(),
+    "A2DE": lambda X: bnc.AnDE(n=2),
 }
 
 

@@ -1,10 +1,10 @@
-"""scikit-learn's estimator checks on the core estimators, the selective KDBs and the general
-Bayesian network classifier."""
+"""scikit-learn's estimator checks on the core estimators, the selective KDBs, HNB, A2DE and
+the general Bayesian network classifier."""
 
 import numpy as np
 from _checks import parametrize_with_checks
 
-from bnclassify import ESKDB, SKDB, TAN, BayesNetClassifier, NaiveBayes, SimplerTAN
+from bnclassify import ESKDB, HNB, SKDB, TAN, AnDE, BayesNetClassifier, NaiveBayes, SimplerTAN
 
 
 def sequence_neighbours(features):
@@ -20,6 +20,8 @@ ESTIMATORS = [
     SKDB(),
     ESKDB(n_estimators=3, random_state=0),
     BayesNetClassifier(),
+    HNB(),
+    AnDE(n=2),
 ]
 
 

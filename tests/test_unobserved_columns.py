@@ -21,12 +21,14 @@ from bnclassify import (
     BMATAN,
     BSEJ,
     FSSJ,
+    HNB,
     KDB,
     KDBHC,
     SPODE,
     TAN,
     TANHC,
     TANHCSP,
+    AnDE,
     EnsembleTAN,
     NaiveBayes,
     SimplerTAN,
@@ -81,6 +83,8 @@ ESTIMATORS = {
     "KDBHC": lambda m: KDBHC(random_state=0),
     "AWNB": lambda m: NaiveBayes(weighting=AWNB(random_state=0)),
     "WANBIA": lambda m: NaiveBayes(weighting=WANBIA()),
+    "HNB": lambda m: HNB(),
+    "A2DE": lambda m: AnDE(n=2),
 }
 
 

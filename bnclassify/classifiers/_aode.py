@@ -23,20 +23,17 @@ from ..stats import (
     SufficientStatistics,
     TrainingCounts,
     column_blocks,
-    training_statistics,
 )
 from ..structure import empty_feature_graph, name_order
 from ..validation import ALPHA, RANDOM_STATE, Interval, Options, validate_parameters
 from ._adapter import table_smoothing
 from ._base import (
     AugmentedNaiveBayes,
-    accumulate,
-    class_node_name,
-    fit_continuation,
+    StatisticsFit,
     unchanged_on_error,
 )
 from ._ensemble import MemberEnsemble, MemberSequence, fit_member
-from ._predict import normalise, routes_dask
+from ._predict import normalise
 from ._tan import ROOT, NaiveBayes
 
 #: Super-parents of at most this many categories are scored at every category, and each row's
@@ -271,7 +268,7 @@ def _member_spode(superparent, **params):
     return member
 
 
-class AODE(MemberEnsemble):
+class AODE(StatisticsFit, MemberEnsemble):
     """Averaged one-dependence estimators (Webb, Boughton and Wang 2005).
 
     The joint probability is the average of one :class:`SPODE` per feature::
@@ -385,6 +382,15 @@ class AODE(MemberEnsemble):
     ['buying', 'maint']
     >>> round(model.score(X, y), 3)
     0.939
+
+    ``partial_fit`` adds each chunk's counts (``classes`` on the first call); the
+    result equals ``fit`` on the chunks together:
+
+    >>> import numpy as np
+    >>> chunks = AODE().partial_fit(X[:900], y[:900], classes=np.unique(y))
+    >>> chunks = chunks.partial_fit(X[900:], y[900:])
+    >>> bool(np.allclose(chunks.predict_proba(X), model.predict_proba(X)))
+    True
     """
 
     _parameter_constraints = {
@@ -417,51 +423,6 @@ class AODE(MemberEnsemble):
         self.distributions = distributions
         self.smoothing = smoothing
         self.random_state = random_state
-
-    @routes_dask
-    def fit(self, X, y, sample_weight=None):
-        """Fit one SPODE per feature, all from the same counts.
-
-        Parameters
-        ----------
-        X : DataFrame or array-like of shape (n_samples, n_features)
-            Categorical features; NaN/None cells are missing.
-        y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), optional
-            Non-negative row weights (weighted counts and moments).
-
-        Returns
-        -------
-        self
-        """
-        validate_parameters(self)
-        schema, classes, counts = training_statistics(X, y, self.distributions, sample_weight)
-        self.fit_statistics(counts, schema, classes, class_node=class_node_name(y, schema.names))
-        self._fit_rows = fit_continuation(self, counts)  # for a later partial_fit (not pickled)
-        return self
-
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
-        """Add a chunk of rows and refit every SPODE from all rows so far.
-
-        As :meth:`bnclassify.TAN.partial_fit`: ``classes`` is required on the
-        first call, the result equals ``fit`` on the concatenated chunks, and a
-        failed call leaves the model unchanged.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from bnclassify import AODE
-        >>> from bnclassify.datasets import load_car
-        >>> X, y = load_car(return_X_y=True)
-        >>> model = AODE().partial_fit(X[:900], y[:900], classes=np.unique(y))
-        >>> model = model.partial_fit(X[900:], y[900:])
-        >>> bool(np.allclose(model.predict_proba(X), AODE().fit(X, y).predict_proba(X)))
-        True
-        """
-        validate_parameters(self)
-        with unchanged_on_error(self):
-            total, schema, classes, class_node = accumulate(self, X, y, classes, sample_weight)
-            return self.fit_statistics(total, schema, classes, class_node=class_node, keep=True)
 
     def statistics_plan(self, schema=None) -> StatisticsPlan:
         return StatisticsPlan(pairwise=True, structural_moments=True)

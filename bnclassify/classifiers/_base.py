@@ -684,6 +684,48 @@ class AugmentedNaiveBayes(NetworkClassifier, metaclass=ABCMeta):
         return stats, schema, classes, class_node_name(y, schema.names)
 
 
+class StatisticsFit:
+    """``fit`` and ``partial_fit`` of a model fitted from its statistics alone.
+
+    The model defines ``fit_statistics(stats, schema, classes, *, class_node, keep)`` and
+    ``statistics_plan(schema)``, and has a ``distributions`` parameter; ``fit`` counts the
+    table once (dask: sums the partitions' statistics), ``partial_fit`` adds a chunk's.
+    """
+
+    @routes_dask
+    def fit(self, X, y, sample_weight=None):
+        """Count the table once and fit from the counts.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+            NaN/None cells are missing; continuous columns are binned by default.
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional
+            Non-negative row weights (weighted counts).
+
+        Returns
+        -------
+        self
+        """
+        validate_parameters(self)
+        schema, classes, counts = training_statistics(X, y, self.distributions, sample_weight)
+        self.fit_statistics(counts, schema, classes, class_node=class_node_name(y, schema.names))
+        self._fit_rows = fit_continuation(self, counts)  # for a later partial_fit (not pickled)
+        return self
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Add a chunk of rows; the result equals ``fit`` on the concatenated chunks.
+
+        ``classes`` is required on the first call; a failed call leaves the model
+        unchanged (as :meth:`bnclassify.TAN.partial_fit`).
+        """
+        validate_parameters(self)
+        with unchanged_on_error(self):
+            total, schema, classes, class_node = accumulate(self, X, y, classes, sample_weight)
+            return self.fit_statistics(total, schema, classes, class_node=class_node, keep=True)
+
+
 def accumulate(model, X, y, classes, sample_weight):
     """The statistics of ``model`` (``statistics_``, or none yet) plus those of a chunk.
 

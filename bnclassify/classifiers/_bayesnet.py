@@ -131,12 +131,16 @@ class BayesNetClassifier(NetworkClassifier):
         The class's Markov blanket in the learnt DAG, in column order: the only
         features a complete row is classified by.
     score_ : float
-        The learnt structure's score (natural log), over the columns observed in training.
+        The learnt structure's score (natural log), over the columns observed in training,
+        each family counted on the rows that observe all of it (pgmpy's
+        ``structure_score`` on the same table, missing cells included).
     search_path_ : list of (str, str, str, float)
         The moves of the search, in order: ``(move, parent, child, score)``,
         ``move`` one of ``"add"``, ``"remove"``, ``"reverse"`` (of the arc
         ``parent -> child``), ``score`` the network's score after it (K2: the
-        child's family's). ``pandas.DataFrame(model.search_path_)`` tabulates it.
+        child's family's): the start's score plus the gains of the moves so far, each
+        gain counted on the rows observing the larger family, so with missing cells it
+        may differ from ``score_``. ``pandas.DataFrame(model.search_path_)`` tabulates it.
     n_iter_ : int
         The search's steps: its moves, and the last step, which made none.
     compiled_ : bnclassify.network.FittedNetwork

@@ -26,9 +26,12 @@ from .counting import (
     class_counts,
     column_blocks,
     family_counts,
+    feature_totals,
     one_hot,
     pair_block_counts,
+    pair_child_counts,
     pairwise_counts,
+    parent_pair_states,
 )
 from .forest import ForestCounts
 from .moments import GaussianMoments
@@ -68,8 +71,11 @@ __all__ = [
     "class_counts",
     "column_blocks",
     "family_counts",
+    "feature_totals",
     "moment_keys",
     "pair_block_counts",
+    "pair_child_counts",
+    "parent_pair_states",
     "pairwise_counts",
     "training_statistics",
 ]

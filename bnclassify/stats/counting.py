@@ -329,3 +329,93 @@ def one_hot(codes, offsets, n_total, dtype=np.float32):
         rows = np.broadcast_to(np.arange(n_rows)[:, None], codes.shape)
         onehot[rows[observed], (codes + offsets)[observed]] = 1.0
     return onehot
+
+
+def parent_pair_states(cards):
+    """The states of every pair of features ``i < j`` (column order), laid end to end.
+
+    Pair ``p = (i, j)`` holds ``|A_i| |A_j|`` states, state ``a |A_j| + b`` for
+    ``x_i = a, x_j = b``, from ``starts[p]``.
+
+    Returns
+    -------
+    pairs : ndarray of shape (n_pairs, 2)
+    starts : ndarray of shape (n_pairs + 1,)
+        Each pair's first state; the last entry is the number of states in all.
+
+    Examples
+    --------
+    >>> pairs, starts = parent_pair_states([2, 3, 2])
+    >>> pairs.tolist(), starts.tolist()
+    ([[0, 1], [0, 2], [1, 2]], [0, 6, 10, 16])
+    """
+    cards = np.asarray(cards, dtype=np.intp)
+    pairs = np.array(
+        [(i, j) for i in range(len(cards)) for j in range(i + 1, len(cards))], dtype=np.intp
+    ).reshape(-1, 2)
+    sizes = cards[pairs[:, 0]] * cards[pairs[:, 1]]
+    return pairs, np.concatenate([[0], np.cumsum(sizes)]).astype(np.intp)
+
+
+def pair_child_counts(codes, y, cards, n_classes, weights=None):
+    """N(c, x_i, x_j, x_k) of every pair of parents ``i < j`` and every child category.
+
+    Shape ``(C, S, R)``: ``S`` pair states as :func:`parent_pair_states` lays them
+    out, ``R`` categories of all features (offsets in column order). A row adds to
+    the cells whose three variables it observes; the cells of a parent as its own
+    child hold its pair's counts. Counted by one ``bincount`` per block of rows, each
+    block's flat indices bounded by the table's size (or :data:`BLOCK_CELLS`).
+
+    Examples
+    --------
+    >>> codes = np.array([[0, 1, 0], [1, 1, -1]])
+    >>> table = pair_child_counts(codes, np.array([0, 1]), [2, 2, 2], 2)
+    >>> table.shape, table[0, 1, 4]  # class 0, pair (0, 1) at (0, 1), x_2 = 0
+    ((2, 12, 6), np.float64(1.0))
+    """
+    cards = np.asarray(cards, dtype=np.intp)
+    offsets = np.concatenate([[0], np.cumsum(cards)])[:-1]
+    n_total = int(cards.sum())
+    pairs, starts = parent_pair_states(cards)
+    n_states = int(starts[-1])
+    size = n_classes * n_states * n_total
+    table = np.zeros(size)
+    if not len(pairs) or not len(codes):
+        return table.reshape(n_classes, n_states, n_total)
+    per_row = len(pairs) * codes.shape[1]
+    rows_per_block = max(1, max(size, BLOCK_CELLS) // per_row)
+    first, second = pairs[:, 0], pairs[:, 1]
+    for start in range(0, len(codes), rows_per_block):
+        block = codes[start : start + rows_per_block]
+        observed = block != MISSING
+        safe = np.where(observed, block, 0)
+        state = starts[:-1] + safe[:, first] * cards[second] + safe[:, second]  # (n, pairs)
+        both = observed[:, first] & observed[:, second]
+        cell = (y[start : start + rows_per_block, None] * n_states + state) * n_total
+        flat = cell[:, :, None] + (offsets + safe)[:, None, :]  # (n, pairs, features)
+        keep = both[:, :, None] & observed[:, None, :]
+        w = None
+        if weights is not None:
+            w = np.broadcast_to(weights[start : start + rows_per_block, None, None], flat.shape)
+            w = w[keep]
+        table += np.bincount(flat[keep], weights=w, minlength=size)
+    return table.reshape(n_classes, n_states, n_total)
+
+
+def feature_totals(table, cards, axis):
+    """Each feature's sum over its categories along ``axis``, repeated over those categories.
+
+    The axis holds every feature's categories in column order (``cards`` of them each;
+    a feature of no category, a column never observed, holds none). The result has the
+    table's shape: cell ``r`` is the total of the feature ``r`` belongs to.
+
+    Examples
+    --------
+    >>> feature_totals(np.array([1.0, 2.0, 3.0, 4.0]), [2, 0, 2], axis=0)
+    array([3., 3., 7., 7.])
+    """
+    cards = np.asarray(cards, dtype=np.intp)
+    starts = np.concatenate([[0], np.cumsum(cards)])[:-1]
+    held = cards > 0
+    sums = np.add.reduceat(table, starts[held], axis=axis)
+    return np.repeat(sums, cards[held], axis=axis)

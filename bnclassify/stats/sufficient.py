@@ -194,9 +194,9 @@ class SufficientStatistics(FamilyTables):
             cells = counts.n_classes * n_total**3
             if cells > MAX_TRIPLE_CELLS:
                 raise ValueError(
-                    f"KDB with k >= 2 fitted incrementally keeps the triple counts "
+                    f"KDB with k >= 2 or A2DE fitted incrementally keeps the triple counts "
                     f"N(c, x_i, x_j, x_k): {cells} cells here, more than "
-                    f"MAX_TRIPLE_CELLS = {MAX_TRIPLE_CELLS}. Use fit, or k <= 1."
+                    f"MAX_TRIPLE_CELLS = {MAX_TRIPLE_CELLS}. Use fit, or k <= 1 (n = 1)."
                 )
             triples = _triple_counts(counts, n_total)
         discrete = schema.discrete

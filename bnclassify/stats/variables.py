@@ -9,14 +9,10 @@ stacking their rows and merging equal ones, which is how ``partial_fit`` and
 a dask fit accumulate it), and it is never larger than the table it comes
 from: often much smaller, since discrete rows repeat.
 
-Counts of a variable's family use the rows that observe the variable; a
-parent's missing cell (code :data:`~bnclassify.data.MISSING`) counts as one
-more state of that parent (its last, :attr:`VariableCounts.parent_cards`), so
-every parent set of a variable is counted, and scored, on the same rows. (On
-the rows observing the whole family instead, a parent observed in two rows
-leaves a family of two rows, whose score beats that of any family of all the
-rows: a search would choose such parents.) :meth:`VariableCounts.table`, what a
-fitted table is estimated from, counts the rows that observe all its variables.
+Counts of a family use the rows that observe every variable of it; a missing
+cell (code :data:`~bnclassify.data.MISSING`) leaves its row out of the
+families that hold its variable. (Two families of one node are then counted on
+different rows; :mod:`bnclassify.scores` compares them on the same rows.)
 """
 
 from __future__ import annotations
@@ -145,30 +141,18 @@ class VariableCounts:
         return float(self.weights.sum())
 
     @cached_property
+    def unit_weights(self) -> bool:
+        """Whether every distinct row stands for one row of weight 1."""
+        return bool(np.all(self.weights == 1.0))
+
+    @cached_property
     def has_missing(self) -> np.ndarray:
         """Whether each variable has a missing cell in some row."""
         return (self.codes == MISSING).any(axis=0)
 
-    @property
-    def parent_cards(self) -> np.ndarray:
-        """Each variable's states as a parent: one more (missing) where it has a missing cell."""
-        return self.cards + self.has_missing
-
-    @cached_property
-    def filled(self) -> np.ndarray:
-        """The codes with each missing cell as its variable's last parent state."""
-        if not self.has_missing.any():
-            return self.codes
-        dtype = np.result_type(self.codes.dtype, _codes_dtype(int(self.parent_cards.max())))
-        out = self.codes.astype(dtype)
-        for v in np.flatnonzero(self.has_missing):
-            column = out[:, v]
-            column[column == MISSING] = self.cards[v]
-        return out
-
     def observed(self, variables) -> np.ndarray:
-        """Which distinct rows observe every one of ``variables`` (a boolean mask)."""
-        variables = list(variables)
+        """Which distinct rows observe every one of ``variables`` (a new boolean mask)."""
+        variables = [v for v in variables if self.has_missing[v]]
         if not variables:
             return np.ones(len(self.codes), dtype=bool)
         return (self.codes[:, variables] != MISSING).all(axis=1)
@@ -194,20 +178,22 @@ class VariableCounts:
         return np.bincount(index, self.weights[seen], minlength=size).reshape(shape)
 
     def configurations(self, variables, rows=None) -> tuple:
-        """Each row's joint state of ``variables`` as parents (a missing cell one more state),
-        numbered among the states that occur.
+        """Each row's joint state of ``variables``, numbered among the states that occur.
 
-        Returns ``(ids, n)``: ``ids`` of shape (k,) (-1 for a row that ``rows`` leaves
-        out), ``n`` distinct states occurring. With no variable every row is in the one
-        (empty) state 0.
+        Returns ``(ids, n)``: ``ids`` of shape (k,) (-1 for a row that misses one of
+        the variables, or that ``rows`` leaves out), ``n`` distinct states occurring.
+        With no variable every row is in the one (empty) state 0.
         """
         variables = list(variables)
-        keep = np.ones(len(self.codes), dtype=bool) if rows is None else np.asarray(rows)
-        codes, cards = self.filled, self.parent_cards
+        keep = self.observed(variables)
+        if rows is not None:
+            keep &= rows
+        codes, cards = self.codes, self.cards
         ids = np.full(len(self.codes), -1, dtype=np.int64)
         if not variables:
             ids[keep] = 0
             return ids, int(keep.any())
+        every = bool(keep.all())  # no row to leave out: the columns as they are, no copy
         key = np.zeros(int(keep.sum()), dtype=np.int64)
         bound = 1
         for v in variables:
@@ -215,29 +201,32 @@ class VariableCounts:
             if bound * card >= 1 << 62:  # renumber the states so far before the key overflows
                 distinct, key = np.unique(key, return_inverse=True)
                 key, bound = key.ravel().astype(np.int64), len(distinct)
-            key = key * card + codes[keep, v]
+            key = key * card + (codes[:, v] if every else codes[keep, v])
             bound *= card
         if bound <= DENSE_STATES * max(1, len(key)):  # few states: numbered by their code
+            if every:
+                return key, bound
             ids[keep] = key
             return ids, bound
         distinct, inverse = np.unique(key, return_inverse=True)
+        if every:
+            return inverse.ravel().astype(np.int64, copy=False), len(distinct)
         ids[keep] = inverse.ravel()
         return ids, len(distinct)
 
     def family_counts(self, child, parents) -> np.ndarray:
-        """N(x_parents, x_child) over the rows observing the child, shape ``(q, r)``.
+        """N(x_parents, x_child) over the rows observing the family, shape ``(q, r)``.
 
-        A parent's missing cell is one more state of it (:attr:`parent_cards`). ``q``
-        counts the joint parent states that occur (in the order of their codes); a
-        parent state that never occurs has no row here (all its counts are zero).
+        ``q`` counts the joint parent states that occur (in the order of their codes);
+        a parent state that never occurs has no row here (all its counts are zero).
 
         Examples
         --------
-        >>> counts = VariableCounts(np.array([[0, 1], [-1, 1], [1, -1]]), np.ones(3), [2, 2])
-        >>> counts.family_counts(1, [0]).tolist()  # x_0 = 0, then x_0 missing
-        [[0.0, 1.0], [0.0, 1.0]]
+        >>> counts = VariableCounts(np.array([[0, 1], [-1, 1], [1, 0]]), np.ones(3), [2, 2])
+        >>> counts.family_counts(1, [0]).tolist()  # the row missing x_0 is left out
+        [[0.0, 1.0], [1.0, 0.0]]
         """
-        seen = self.observed([child])
+        seen = self.observed([*parents, child])
         parent_ids, q = self.configurations(parents, rows=seen)
         r = int(self.cards[child])
         cells = parent_ids[seen] * r + self.codes[seen, child]
@@ -247,9 +236,8 @@ class VariableCounts:
         """N(x_parents, x_u, x_child) for every candidate parent ``u``, in one pass per group.
 
         Each table has shape ``(q, r_u, r_child)``, ``q`` the joint states of
-        ``parents`` that occur with the child observed (as :meth:`family_counts`),
-        ``r_u`` the candidate's :attr:`parent_cards` (a missing cell its last state),
-        over the rows observing the child. The
+        ``parents`` that occur with the child observed (as :meth:`family_counts`);
+        a row counts in a candidate's table when it also observes ``u``. The
         candidates' tables are counted together, a block of candidates per pass
         over the rows (the compiled family counter when it is built), so adding
         any one parent to a family costs one look at each row, not one per
@@ -267,17 +255,19 @@ class VariableCounts:
         if not candidates:
             return []
         r = int(self.cards[child])
-        cards = self.parent_cards
+        cards = self.cards
         if not len(parents) and self.pairs is not None:  # read from every pair's counts
-            return [self.pairs.block(u, child)[:, :, :r].copy() for u in candidates]
+            return [self.pairs.block(u, child).copy() for u in candidates]
         base, q = self.configurations(parents, rows=self.observed([child]))
         if not q:  # no row observes the child: every count is 0
             return [np.zeros((0, int(cards[u]), r)) for u in candidates]
         seen = base >= 0
         if seen.all():  # no row to leave out: no copy
-            codes, key, weights = self.filled, base, self.weights
+            codes, key, weights = self.codes, base, self.weights
         else:
-            codes, key, weights = self.filled[seen], base[seen], self.weights[seen]
+            codes, key, weights = self.codes[seen], base[seen], self.weights[seen]
+        if self.unit_weights:  # every distinct row once: the kernel's integer counts
+            weights = None
         if codes.dtype.char not in "bhilq":
             codes = codes.astype(np.int64)
         sizes = [int(cards[u]) * r for u in candidates]
@@ -302,18 +292,18 @@ class VariableCounts:
 
     @cached_property
     def pairs(self) -> PairwiseCounts | None:
-        """N(x_u, x_v) of every pair of variables, as one ``(1, R, R)`` table (``R`` the
-        :attr:`parent_cards` of all variables: a missing cell is its variable's last
-        state), counted by one matrix product; None when it would have
+        """N(x_u, x_v) of every pair of variables (on the rows observing both), as one
+        ``(1, R, R)`` table (``R`` the states of all variables), counted by one matrix
+        product; None when it would have
         more than ``PAIR_CELLS`` cells, or when the variables are so few that counting
         each pair row by row costs less (measured: 9 variables of 32 states in all, nursery;
         the product pays from about 16 variables, alarm's 37 of 105 states: 2.5 times faster)."""
-        m, cards = self.n_variables, self.parent_cards
+        m, cards = self.n_variables, self.cards
         states = int(cards.sum())
         if states**2 > PAIR_CELLS or m * (m - 1) < 10 * m + states**2 / 40:
             return None  # too wide; or counting the pairs row by row costs less (few variables)
         one = np.zeros(len(self.codes), dtype=np.intp)
-        return pairwise_counts(self.filled, one, cards, 1, weights=self.weights)
+        return pairwise_counts(self.codes, one, cards, 1, weights=self.weights)
 
 
 def _group(q) -> int:

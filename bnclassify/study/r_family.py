@@ -16,12 +16,14 @@ from ..classifiers import (
     BSEJ,
     ESKDB,
     FSSJ,
+    HNB,
     KDBHC,
     SKDB,
     TAN,
     TANHC,
     TANHCSP,
     WAODE,
+    AnDE,
     BayesNetClassifier,
     NaiveBayes,
 )
@@ -66,6 +68,10 @@ OPTIONAL_MODELS = {
         "TAN (conditional)", lambda a, s: TAN(alpha=a, objective="conditional"), True
     ),
     "bnc": OptionalModel("BayesNet", lambda a, s: BayesNetClassifier(alpha=a)),
+    # the paper's m-estimate (m = 1 spread over a table's values), not a per-cell alpha
+    "hnb": OptionalModel("HNB", lambda a, s: HNB()),
+    "ande1": OptionalModel("AnDE (n=1)", lambda a, s: AnDE(n=1, alpha=a)),
+    "a2de": OptionalModel("A2DE", lambda a, s: AnDE(n=2, alpha=a)),
     "skdb": OptionalModel("SKDB", lambda a, s: SKDB(alpha=a, random_state=s)),
     "aodesr": OptionalModel("AODE (subsumption)", lambda a, s: AODE(alpha=a, subsumption=True)),
     "waode": OptionalModel("WAODE", lambda a, s: WAODE(alpha=a)),

@@ -9,8 +9,10 @@ Usage::
 For each network of ``shared/data/networks`` and class node (alarm ``TPR``,
 child ``Disease``, insurance ``RiskAversion`` and ``Accident``, hailfinder
 ``CldShadeOth``, water ``CNOD_12_15``), ``--train`` rows (default 10^5) and
-``--test`` rows (default 50,000) are sampled from the network with pgmpy's
-forward sampler (seed 0 for training, 1 for testing), every cell observed.
+``--test`` rows (default 50,000) are sampled from the network with
+:func:`bnclassify.datasets.sample_network` (seed 0 for training, 1 for
+testing), every cell observed. (Results before this sampler used pgmpy's
+forward sampler: other rows from the same network.)
 The Bayes-optimal posterior ``P(c | x)`` is exact from the true network (its
 class's Markov blanket, computed by :func:`bnclassify.io.from_pgmpy`, whose
 predictions equal pgmpy's variable elimination); each model's log loss on the
@@ -41,6 +43,7 @@ from sklearn.ensemble import HistGradientBoostingClassifier
 from threadpoolctl import threadpool_limits
 
 import bnclassify
+from bnclassify.datasets import sample_network
 from bnclassify.io import from_pgmpy
 from bnclassify.structure import markov_blanket
 
@@ -72,61 +75,10 @@ DEFAULT_MODELS = "bnc,tan,eskdb10,hgb"
 
 
 def sample(network, rows, seed) -> pd.DataFrame:
-    from pgmpy.sampling import BayesianModelSampling
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return BayesianModelSampling(network).forward_sample(
-            size=rows, seed=seed, show_progress=False
-        )
-
-
-def ancestral_sample(network, rows, seed, chunk=200_000) -> pd.DataFrame:
-    """``rows`` rows of ``network`` by a seeded ancestral sampler over its tables (numpy).
-
-    Nodes in topological order, each drawn by inverse CDF from its table's column of the
-    row's parent values, ``chunk`` rows at a time (pgmpy's ``forward_sample`` takes
-    minutes at 10^6 rows). The draws differ from pgmpy's; the distribution is the same.
-    Columns are categoricals of the state names (``.astype(object)`` gives strings).
-    """
-    import networkx as nx
-
-    rng = np.random.default_rng(seed)
-    nodes = list(nx.topological_sort(network))
-    tables = {}
-    for node in nodes:
-        cpd = network.get_cpds(node)
-        evidence = list(cpd.variables[1:])
-        values = cpd.get_values()  # (card, prod of the parents' cards), last parent fastest
-        cumulative = np.cumsum(values, axis=0)
-        cumulative[-1] = np.inf  # rounding never leaves a draw past the last state
-        strides = np.cumprod([1] + [int(c) for c in cpd.cardinality[1:][::-1]])[:-1][::-1]
-        tables[node] = (
-            evidence,
-            strides,
-            np.ascontiguousarray(cumulative.T),
-            cpd.state_names[node],
-        )
-    parts = []
-    for start in range(0, rows, chunk):
-        n = min(chunk, rows - start)
-        codes = {}
-        for node in nodes:
-            evidence, strides, cumulative, _ = tables[node]
-            column = np.zeros(n, dtype=np.int64)
-            for parent, stride in zip(evidence, strides, strict=True):
-                column += codes[parent] * int(stride)
-            u = rng.random(n)
-            rows_cdf = cumulative[column]
-            codes[node] = (u[:, None] >= rows_cdf).sum(axis=1)
-        parts.append(codes)
-    return pd.DataFrame(
-        {
-            node: pd.Categorical.from_codes(
-                np.concatenate([p[node] for p in parts]), tables[node][3]
-            )
-            for node in network.nodes()
-        }
+    """``rows`` rows of the network (:func:`bnclassify.datasets.sample_network`), every
+    column the state names as object strings (the table ``pd.read_csv`` would give)."""
+    return pd.concat(sample_network(network, rows, random_state=seed), ignore_index=True).astype(
+        object
     )
 
 

@@ -8,13 +8,13 @@ Usage::
     python benchmarks/scale_bn.py --eskdb --dtype category --threads all
 
 ``--rows`` training rows (default 10^5) and ``--test`` rows (default 50,000)
-are sampled once from the network (``shared/data/networks``) by a seeded numpy
-ancestral sampler (``bayesnet_networks.ancestral_sample``, seeds 0 and 1), as
-the object-string table ``pd.read_csv`` gives (``--dtype object``, the default)
-or as pandas categoricals (``--dtype category``), the labels strings; then, in
-each of ``--rounds`` rounds, one after the other, on one thread (``--threads
-1``, ``threadpool_limits(1)`` and ``n_jobs=1``) or on all cores (``--threads
-all``: no limit, ``n_jobs=-1``):
+are sampled once from the network (``shared/data/networks``) with
+:func:`bnclassify.datasets.sample_network` (seeds 0 and 1; pgmpy's forward
+sampler before), as the object-string table ``pd.read_csv`` gives (``--dtype
+object``, the default) or as pandas categoricals (``--dtype category``), the
+labels strings; then, in each of ``--rounds`` rounds, one after the other, on one
+thread (``--threads 1``, ``threadpool_limits(1)`` and ``n_jobs=1``) or on all
+cores (``--threads all``: no limit, ``n_jobs=-1``):
 ``TAN()`` fit and predict_proba, ``SKDB()`` fit, ``ESKDB(n_estimators=10,
 random_state=0)`` fit (``--eskdb``), ``AODE()`` fit and predict_proba, and
 a ``RandomForestClassifier(random_state=0, n_jobs=1)`` fit on the ordinal
@@ -37,7 +37,8 @@ import time
 import warnings
 from pathlib import Path
 
-from bayesnet_networks import NETWORKS, ancestral_sample
+import pandas as pd
+from bayesnet_networks import NETWORKS, sample
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.preprocessing import OrdinalEncoder
 from threadpoolctl import threadpool_limits
@@ -54,12 +55,14 @@ def sampled_table(network_name, class_node, rows, test, seed=0, dtype="object"):
     from pgmpy.readwrite import BIFReader
 
     network = BIFReader(str(NETWORKS / f"{network_name}.bif")).get_model()
-    train = ancestral_sample(network, rows, seed)
-    held = ancestral_sample(network, test, seed + 1)
+    train, held = sample(network, rows, seed), sample(network, test, seed + 1)
     X = train.drop(columns=class_node)
     X_test = held.drop(columns=class_node)[X.columns]
-    if dtype == "object":
-        X, X_test = X.astype(object), X_test.astype(object)
+    if dtype == "category":  # the test rows' categories those of the training rows
+        X = X.astype("category")
+        X_test = pd.DataFrame(
+            {c: pd.Categorical(X_test[c], categories=X[c].cat.categories) for c in X.columns}
+        )
     return X, train[class_node].astype(str).to_numpy(dtype=object), X_test
 
 

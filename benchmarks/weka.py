@@ -235,9 +235,10 @@ def main(argv=None) -> int:
 
     args.prepare = parse_prepare(args.prepare)
     suffix = "" if args.prepare == ",".join(PREPARE) else f" [prepare={args.prepare}]"
-    wekas = {weka_spec(text) + suffix: weka_classifier(text) for text in args.weka}
-    ours = uci.model_specs(",".join(args.ours)) if args.ours else []
-    pairs = list(zip(wekas, ours, strict=False))
+    keys = [weka_spec(text) + suffix for text in args.weka]  # a classifier may pair twice
+    wekas = dict(zip(keys, map(weka_classifier, args.weka), strict=True))
+    ours = [spec for text in args.ours for spec in uci.model_specs(text)]
+    pairs = list(zip(keys, ours, strict=False))
     results = json.loads(args.results.read_text()) if args.results.exists() else {}
     sets = uci.read_collection(args.data, [s for s in args.sets.split(",") if s])
 
@@ -254,7 +255,9 @@ def main(argv=None) -> int:
             run_weka(name, X, y, folds, classes, wekas, results, args, root)
             args.results.write_text(json.dumps(results, indent=1))
             if ours:
-                uci.run_set(name, target, path, ours, results, force=args.force)
+                uci.run_set(
+                    name, target, path, list(dict.fromkeys(ours)), results, force=args.force
+                )
                 args.results.write_text(json.dumps(results, indent=1))
         if args.workdir is None:
             shutil.rmtree(root, ignore_errors=True)

@@ -249,6 +249,27 @@ def _first_rows(X, y):
     return _empty_like(X), None
 
 
+def _declared_classes(y, first_y, labels):
+    """A categorical ``y``'s declared classes in their order (``fit`` keeps that order), or
+    None for other labels.
+
+    Known categories are read from the dask dtype; unknown ones (``read_parquet`` leaves
+    them unknown) from the first partition's, when they hold every observed label: every
+    partition of a parquet data set written from one Categorical declares the same ones.
+    """
+    declared = getattr(y, "dtype", None)
+    if not isinstance(declared, pd.CategoricalDtype):
+        return None
+    if getattr(y.cat, "known", False):
+        return np.asarray(declared.categories)
+    first = getattr(first_y, "dtype", None)
+    if isinstance(first, pd.CategoricalDtype):
+        categories = np.asarray(first.categories)
+        if pd.Index(categories).is_unique and np.isin(labels, categories).all():
+            return categories
+    return None
+
+
 def _check_pair(X, y):
     if not hasattr(X, "to_delayed") or not hasattr(X, "npartitions") or not hasattr(X, "dtypes"):
         raise TypeError(f"X must be a dask DataFrame here, got {type(X).__name__}.")
@@ -366,10 +387,9 @@ def dask_training_statistics(X, y, distributions=None, plan_for=None, split_ever
     total = dask_statistics(X, y, schema, plan, split_every)
     if total.n_classes < 2:
         raise ValueError(f"y has a single class {list(total.class_labels)}; at least 2 are needed.")
-    declared = getattr(y, "dtype", None)
-    if isinstance(declared, pd.CategoricalDtype) and getattr(y.cat, "known", False):
-        # a Categorical's declared classes in their order, as fit keeps them
-        total = total.reindexed(np.asarray(declared.categories), total.categories)
+    declared = _declared_classes(y, first_y, total.class_labels)
+    if declared is not None:  # a Categorical's declared classes in their order, as fit keeps them
+        total = total.reindexed(declared, total.categories)
     fitted = schema.with_categories(total.categories).with_unobserved(total.unobserved_columns())
     warn_unobserved([fitted.names[j] for j in fitted.unobserved])
     name = getattr(y, "name", None)

@@ -23,6 +23,7 @@ import numpy as np
 from .data import MISSING, kind_of
 from .elimination import (
     BLOCK_CELLS,
+    ENUMERATED_STATES,
     GROUPED_STATES,
     MAX_TABLE_CELLS,
     eliminate,
@@ -229,8 +230,13 @@ class FittedNetwork:
         """``(columns, nodes)``: 1 where the column is in the node's family (itself or a
         parent); a row's missing cells times it count each node's missing family cells."""
         incidence = np.zeros((len(self.parents), len(self._nodes)))
-        for k, factor in enumerate(self._nodes):
-            incidence[[*factor.column_positions, *factor.parent_positions], k] = 1
+        pairs = [
+            (j, k)
+            for k, factor in enumerate(self._nodes)
+            for j in (*factor.column_positions, *factor.parent_positions)
+        ]
+        if pairs:
+            incidence[tuple(np.array(pairs).T)] = 1
         return incidence
 
     @cached_property
@@ -420,6 +426,13 @@ class FittedNetwork:
         True
         """
         kept = {int(j) for j in columns}
+        # kept with the factors it was built from (held, so compared by identity): a network
+        # predicted many times (each member of an ensemble) builds it, and its layout, once
+        key = tuple(sorted(kept))
+        made = self.__dict__.setdefault("_posteriors", {}).get(key)
+        if made is not None and len(made[0]) == len(self.factors):
+            if all(a is b for a, b in zip(made[0], self.factors, strict=True)):
+                return made[1]
         names = self.column_names
         factors, parents = [], []
         for j, own in enumerate(self.parents):
@@ -430,14 +443,19 @@ class FittedNetwork:
                 continue
             for j in factor.column_positions:
                 factors.append(Unobserved.of_column(j, names, self.n_classes))
-        return FittedNetwork(self.log_prior, parents, factors)
+        network = FittedNetwork(self.log_prior, parents, factors)
+        self._posteriors[key] = (tuple(self.factors), network)
+        return network
 
     def marginal(self, codes, values=None) -> np.ndarray:
         """log P(c, x_observed) of rows with missing cells, in any DAG, by variable elimination.
 
         A factor whose family is observed in a row gives its log term, all rows
         at once (a complete row takes only these terms, so any rows may be
-        passed). The rest is grouped by the row's pattern of missing cells, so
+        passed). In an all-table network, a row whose needed missing cells have
+        at most :data:`~bnclassify.elimination.ENUMERATED_STATES` joint states
+        sums the other nodes' terms over every completion, all such rows in one
+        gather per node. The rest is grouped by the row's pattern of missing cells, so
         each pattern is planned once: the discrete nodes touching a missing
         cell give log potentials over its missing variables
         (:meth:`~bnclassify.factors.Categorical.log_potential`); the continuous
@@ -456,34 +474,63 @@ class FittedNetwork:
         missing = codes == MISSING
         structural = self._structural_columns
         out = np.broadcast_to(self.log_prior, (n, self.n_classes)).copy()
-        # each node's family observed, every row and node in one product (not a loop of masks)
         holes = np.flatnonzero(missing.any(axis=0))
-        family_clear = (missing[:, holes] @ self._family_incidence[holes]) == 0  # (n, nodes)
-        all_clear = family_clear.all(axis=0)
+        # only rows with a missing cell have a node whose family is not observed: those rows
+        # and nodes in one product (not a loop of masks), the complete rows not copied
+        incomplete = np.flatnonzero(missing[:, holes].any(axis=1))
+        blocked = (missing[np.ix_(incomplete, holes)] @ self._family_incidence[holes]) > 0
+        filled = None  # the codes with every missing cell read as state 0
         subsets = {}  # the rows of each distinct mask, taken once for every factor sharing it
         for k, factor in enumerate(self._nodes):
             if not factor.structural:
                 if factor.informative:
                     out += factor.log_terms(codes, values)
                 continue
-            clear = family_clear[:, k]
-            if all_clear[k]:
+            rows = incomplete[blocked[:, k]]
+            if not len(rows):
                 out += factor.log_terms(codes, values)
-            elif clear.any():
+            elif len(rows) == n:
+                continue
+            elif factor.discrete and not factor.continuous_parent_positions:
+                # a table's terms of every row (a missing cell read as state 0), those of the
+                # rows whose family is not observed left out: no subset of the table copied
+                if filled is None:
+                    filled = np.maximum(codes, 0)
+                left_out = np.zeros(n, dtype=bool)
+                left_out[rows] = True
+                out += np.where(left_out[:, None], 0.0, factor.log_terms(filled, values))
+            else:
+                clear = np.ones(n, dtype=bool)
+                clear[rows] = False
                 key = clear.tobytes()
                 if key not in subsets:
                     subsets[key] = codes[clear], _rows(values, clear)
                 out[clear] += factor.log_terms(*subsets[key])
-        needed = self._needed(missing)
+        if not len(incomplete):
+            return out
+        needed = self._needed(missing[incomplete])
+        if self._all_tables:
+            # rows whose needed cells have few joint states: every completion scored at once
+            # (one gather per node for all such rows), not a plan per group of cells
+            states = np.where(needed, self._cards, 1).prod(axis=1)
+            few = states <= ENUMERATED_STATES
+            if few.any():
+                rows = incomplete[few]
+                tables = blocked[few] & self._structural_nodes  # the others were read above
+                out[rows] += self._enumerated(codes[rows], needed[few], tables, states[few])
+                incomplete, needed = incomplete[~few], needed[~few]
+                if not len(incomplete):
+                    return out
         columns = [j for j in structural if needed[:, j].any()]
         patterns, inverse = np.unique(needed[:, columns], axis=0, return_inverse=True)
         inverse = inverse.ravel()
+        by_pattern = np.argsort(inverse, kind="stable")
+        bounds = np.cumsum(np.bincount(inverse, minlength=len(patterns)))[:-1]
         # no node joins two groups of a row's missing cells: each group is summed out alone,
         # planned once for every row that holds it, whatever the row's other groups (one
         # pattern per row otherwise: a wide table's rows each plan the same few cells again)
         rows_of = {}
-        for k, pattern in enumerate(patterns):
-            rows = np.flatnonzero(inverse == k)
+        for pattern, rows in zip(patterns, np.split(incomplete[by_pattern], bounds), strict=True):
             for group in self._joined_groups([columns[j] for j in np.flatnonzero(pattern)]):
                 rows_of.setdefault(group, []).append(rows)
         plans = {group: self._elimination_plan(set(group)) for group in rows_of}
@@ -498,6 +545,78 @@ class FittedNetwork:
                 chunk = rows[start : start + step]
                 out[chunk] += self._eliminated(plan, codes[chunk], _rows(values, chunk))
         return out
+
+    @property
+    def _structural_nodes(self) -> np.ndarray:
+        return np.array([f.structural for f in self._nodes], dtype=bool)
+
+    @property
+    def _all_tables(self) -> bool:
+        """Whether every structural node is a table over discrete columns only (its terms read
+        codes alone), so a missing cell can be summed out by completing it."""
+        return all(
+            f.discrete and not f.continuous_parent_positions for f in self._nodes if f.structural
+        )
+
+    def _enumerated(self, codes, needed, blocked, states) -> np.ndarray:
+        """log of the sum over every completion of each row's ``needed`` missing cells of the
+        ``blocked`` nodes' terms (those whose family a missing cell touches), ``(n, C)``.
+
+        ``states``: each row's number of completions (the product of its needed cells'
+        states). A node whose own cell is missing and not needed sums to 1 (with the rest of
+        its barren subtree, see :meth:`_needed`): its term is 0. Rows are taken a block of
+        completions at a time.
+        """
+        out = np.empty((len(codes), self.n_classes))
+        width = len(self._cards) + self.n_classes * (1 + blocked.shape[1])
+        budget = max(1, BLOCK_CELLS // width)
+        ends = np.cumsum(states)
+        start = 0
+        while start < len(codes):
+            # at least one row per block, then as many as fit in the budget
+            stop = max(
+                start + 1,
+                int(np.searchsorted(ends, ends[start] - states[start] + budget, side="right")),
+            )
+            block = slice(start, stop)
+            out[block] = self._completions(
+                codes[block], needed[block], blocked[block], states[block]
+            )
+            start = stop
+        return out
+
+    def _completions(self, codes, needed, blocked, states) -> np.ndarray:
+        """:meth:`_enumerated` of one block of rows."""
+        cards = np.asarray(self._cards, dtype=np.int64)
+        # a node with a cell missing and not needed (its own, barren) sums to 1
+        barren = (codes == MISSING) & ~needed
+        left = np.flatnonzero(barren.any(axis=0))
+        counted = blocked & ((barren[:, left] @ self._family_incidence[left]) == 0)
+        starts = np.concatenate([[0], np.cumsum(states)[:-1]])
+        filled = np.asfortranarray(np.maximum(np.repeat(codes, states, axis=0), 0))
+        # each needed cell's state in each of its row's completions (mixed radix), cell by cell
+        radix = np.where(needed, cards, 1)
+        strides = np.cumprod(radix, axis=1) // radix
+        rows, columns = np.nonzero(needed)
+        repeats = states[rows]
+        cell = np.repeat(np.arange(len(rows)), repeats)
+        completion = np.arange(len(cell)) - np.repeat(np.cumsum(repeats) - repeats, repeats)
+        at = starts[rows][cell] + completion
+        filled[at, columns[cell]] = (completion // strides[rows, columns][cell]) % cards[
+            columns[cell]
+        ]
+        terms = np.zeros((len(filled), self.n_classes))
+        for k in np.flatnonzero(counted.any(axis=0)):
+            node_terms = self._nodes[k].log_terms(filled, None)
+            if counted[:, k].all():
+                terms += node_terms
+            else:  # 0 in the completions of the rows it does not count in
+                terms += np.where(np.repeat(counted[:, k], states)[:, None], node_terms, 0.0)
+        peak = np.maximum.reduceat(terms, starts, axis=0)
+        safe = np.where(np.isfinite(peak), peak, 0.0)
+        spread = np.exp(terms - np.repeat(safe, states, axis=0))
+        with np.errstate(divide="ignore"):
+            return safe + np.log(np.add.reduceat(spread, starts, axis=0))
 
     def _joined_groups(self, missing) -> list:
         """The columns ``missing`` in groups that no node joins: two columns are in one group

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bnclassify import AODE, WAODE
-from bnclassify.classifiers._aode import SUBSUMPTION_MIN_COUNT, subsumed, value_pair_counts
+from bnclassify.classifiers import SUBSUMPTION_MIN_COUNT, subsumed, value_pair_counts
 from bnclassify.stats import training_statistics
 
 
@@ -93,7 +93,7 @@ def _implied_table(n=160, seed=0):
     return X, y
 
 
-def _by_hand(model, rows, weights=None):
+def _by_hand(model, rows, weights=None, skip=False):
     """log P(c, x) as the (weighted) mean of the SPODEs, each on its own; a deleted cell is
     missing for every SPODE, and a deleted super-parent's SPODE takes no part."""
     codes = model.encode(rows)[0]
@@ -103,20 +103,22 @@ def _by_hand(model, rows, weights=None):
     weights = np.ones(len(model._hubs)) if weights is None else weights
     joint = np.stack([np.exp(m._joint_log_likelihood(masked)) for m in model.estimators_], axis=1)
     hub_codes = codes[:, model._hubs]
-    eligible = (hub_codes < 0) | np.stack(
+    frequent = np.stack(
         [model.frequencies_[k][np.maximum(hub_codes[:, k], 0)] >= 1 for k in range(len(weights))],
         axis=1,
     )
+    eligible = np.where(hub_codes < 0, not skip, frequent)
     eligible &= ~dropped[:, model._hubs] & (weights > 0)
     w = eligible * weights
     return np.log((joint * w[:, :, None]).sum(axis=1) / w.sum(axis=1)[:, None]), dropped
 
 
+@pytest.mark.parametrize("skip", [False, True])
 @pytest.mark.parametrize("numeric", [False, True])  # the streamed path and the SPODEs' path
 @pytest.mark.parametrize("cls", [AODE, WAODE])
-def test_the_model_is_the_weighted_mean_of_its_spodes_after_deletion(cls, numeric):
+def test_the_model_is_the_weighted_mean_of_its_spodes_after_deletion(cls, numeric, skip):
     X, y = _implied_table()
-    params = {"subsumption": 10}
+    params = {"subsumption": 10, "missing_superparents": "skip" if skip else "marginalize"}
     if numeric:
         X["size"] = np.random.default_rng(1).normal(size=len(X))
         params["distributions"] = "density"
@@ -126,7 +128,7 @@ def test_the_model_is_the_weighted_mean_of_its_spodes_after_deletion(cls, numeri
     rows.iloc[::4, 0] = None  # a missing super-parent
     rows.iloc[1::5, 1] = None
     weights = getattr(model, "superparent_weights_", None)
-    expected, dropped = _by_hand(model, rows, weights)
+    expected, dropped = _by_hand(model, rows, weights, skip)
     # region is implied by city; of the twins city and twin, the lower column survives
     assert dropped[:, 1].any() and dropped[:, 4].any() and not dropped[:, 0].any()
     np.testing.assert_allclose(model._joint_log_likelihood(rows), expected, rtol=1e-10)
@@ -148,6 +150,16 @@ def test_subsumption_changes_only_rows_with_a_deleted_value():
     np.testing.assert_allclose(
         AODE(subsumption=len(X)).fit(X, y).predict_proba(X), plain.predict_proba(X), rtol=1e-12
     )
+
+
+def test_subsumption_over_the_memory_budget_is_refused_naming_its_cost(monkeypatch):
+    import bnclassify.classifiers._aode as aode_module
+
+    X, y = _implied_table()
+    monkeypatch.setattr(aode_module, "MAX_PAIRWISE_CELLS", 100)
+    with pytest.raises(ValueError, match=r"17 categories .* 0 MB, over the budget of 100 cells"):
+        AODE(subsumption=True).fit(X, y)
+    AODE().fit(X, y)  # without the option, nothing is kept
 
 
 def test_value_pair_counts_reads_any_statistics():
@@ -220,3 +232,22 @@ def test_waode_invariants(seed, cell):
 @parametrize_with_checks([WAODE(), AODE(subsumption=True)])
 def test_sklearn_compatible_estimator(estimator, check):
     check(estimator)
+
+
+@pytest.mark.parametrize("make", [lambda: AODE(subsumption=10), lambda: WAODE()])
+def test_partial_fit_and_exact_shap(make):
+    """Chunks add up to the fit (the weights and pair counts from the summed statistics);
+    exact Shapley values (2^5 coalitions, each the model's prediction with the rest
+    missing) add up to the explained log-odds."""
+    from bnclassify.explain import explain
+
+    X, y = _implied_table()
+    whole = make().fit(X, y)
+    chunks = make().partial_fit(X[:70], y[:70], classes=np.unique(y)).partial_fit(X[70:], y[70:])
+    np.testing.assert_allclose(chunks.predict_proba(X), whole.predict_proba(X), rtol=1e-10)
+    rows = X.iloc[:6]
+    shap = explain(whole, rows, method="conditional")
+    log_proba = whole.predict_log_proba(rows)
+    target = log_proba - log_proba.mean(axis=1, keepdims=True)
+    total = shap.base_values + shap.values.sum(axis=1)
+    np.testing.assert_allclose(total, target, atol=1e-9)

@@ -95,6 +95,7 @@ EVERY_ESTIMATOR = {
     "KDB2": lambda X: bnc.KDB(k=2),
     "SPODE": lambda X: bnc.SPODE(),
     "AODE": lambda X: bnc.AODE(),
+    "WAODE": lambda X: bnc.WAODE(),
     "BMATAN": lambda X: bnc.BMATAN(),
     "BMATAN-contacts": lambda X: bnc.BMATAN(contact_matrix=_contacts(X.columns), contact_prior=1.0),
     "EnsembleTAN": lambda X: bnc.EnsembleTAN(random_state=0),
@@ -109,7 +110,6 @@ EVERY_ESTIMATOR = {
     "SKDB": lambda X: bnc.SKDB(),
     "ESKDB": lambda X: bnc.ESKDB(n_estimators=3, random_state=0),
     "BayesNetClassifier": lambda X: bnc.BayesNetClassifier(),
-    "WAODE": lambda X: bnc.WAODE(),
     "HNB": lambda X: bnc.HNB(),
     "AnDE2": lambda X: bnc.AnDE(n=2),
 }

@@ -55,7 +55,9 @@ def test_anneal_like_columns_leave_the_fits_to_run(capsys, tmp_path):
 
 
 # -- 5: every short name listed is accepted, --r-family or not -------------------------------
-@pytest.mark.parametrize("name", ["tanhc", "awnb", "wanbia", "TANHC", "tan_hc", "hnb", "a2de"])
+@pytest.mark.parametrize(
+    "name", ["tanhc", "awnb", "wanbia", "TANHC", "tan_hc", "hnb", "a2de", "waode", "aodesr"]
+)
 def test_models_run_on_request_without_r_family(capsys, tmp_path, name):
     path = tmp_path / "t.csv"
     _table().to_csv(path, index=False)

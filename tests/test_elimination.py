@@ -19,6 +19,7 @@ from scipy import integrate
 from scipy.special import logsumexp
 
 from bnclassify import KDB, TAN
+from bnclassify import network as network_module
 from bnclassify.elimination import MAX_TABLE_CELLS, eliminate, elimination_order
 from bnclassify.network import FittedNetwork
 
@@ -80,10 +81,14 @@ def test_elimination_equals_enumerating_every_completion(case):
     network, codes = case
     with np.errstate(divide="ignore"):
         expected = enumerated(network, codes)
-    got = network.joint_log_likelihood(codes)
+    got = network.joint_log_likelihood(codes)  # few states: every completion scored
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(network_module, "ENUMERATED_STATES", 0)  # every row planned
+        planned = network.joint_log_likelihood(codes)
     finite = np.isfinite(expected)
-    assert (np.isfinite(got) == finite).all()
-    np.testing.assert_allclose(got[finite], expected[finite], rtol=1e-10, atol=1e-10)
+    for result in (got, planned):
+        assert (np.isfinite(result) == finite).all()
+        np.testing.assert_allclose(result[finite], expected[finite], rtol=1e-10, atol=1e-10)
 
 
 def test_elimination_order_is_min_weight_and_joins_neighbours():
@@ -243,7 +248,9 @@ def test_summed_rows_equals_the_picked_rows_added_with_impossible_cells(rows_per
 
 
 def recorded_plans(monkeypatch) -> list:
-    """The sets of missing nodes the network plans an elimination for, in order, from now."""
+    """The sets of missing nodes the network plans an elimination for, in order, from now
+    (every row planned: none summed out by scoring its completions)."""
+    monkeypatch.setattr(network_module, "ENUMERATED_STATES", 0)
     plans = []
     planned = FittedNetwork._elimination_plan
     monkeypatch.setattr(
@@ -348,3 +355,33 @@ def test_an_identifier_parent_of_every_column_is_summed_out_exactly(model):
     np.testing.assert_allclose(
         model.compiled_.joint_log_likelihood(codes[:8]), expected, rtol=1e-12
     )
+
+
+def test_rows_of_few_completions_are_scored_in_blocks_beside_planned_rows(monkeypatch):
+    """Rows whose needed cells have at most ENUMERATED_STATES joint states are summed by
+    scoring every completion, a block of rows at a time; the others are planned. Both kinds
+    in one call, blocks of a few rows, a barren missing cell: each row equals the enumeration."""
+    rng = np.random.default_rng(11)
+    parents = [(), (0,), (0, 1), (1,), (2, 3), (4,)]
+    tables = [np.log(rng.dirichlet(np.ones(3), size=(2, *(3 for _ in pa)))) for pa in parents]
+    network = FittedNetwork.from_log_tables(np.log([0.4, 0.6]), parents, tables)
+    codes = rng.integers(0, 3, (30, 6))
+    codes[rng.random(codes.shape) < 0.35] = -1
+    codes[:3] = [[-1, -1, -1, 0, 1, 2], [1, -1, 0, -1, -1, -1], [0, 1, 2, 0, 1, -1]]
+    monkeypatch.setattr(network_module, "ENUMERATED_STATES", 9)  # two cells of 3 states
+    monkeypatch.setattr(network_module, "BLOCK_CELLS", 100)  # a few rows a block
+    plans = []
+    planned = FittedNetwork._elimination_plan
+    monkeypatch.setattr(
+        FittedNetwork, "_elimination_plan", lambda self, m: plans.append(m) or planned(self, m)
+    )
+    completed = []
+    blocks = FittedNetwork._completions
+    monkeypatch.setattr(
+        FittedNetwork,
+        "_completions",
+        lambda self, *args: completed.append(len(args[0])) or blocks(self, *args),
+    )
+    got = network.joint_log_likelihood(codes)
+    assert plans and len(completed) > 1 and min(completed) >= 1
+    np.testing.assert_allclose(got, enumerated(network, codes), rtol=1e-12, atol=1e-12)

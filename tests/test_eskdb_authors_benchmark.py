@@ -1,47 +1,13 @@
 """benchmarks/eskdb_authors.py: skips cleanly without Java or a classpath, writes ARFF
 folds a reader parses back, scores a driver's probabilities as benchmarks/uci.py does."""
 
-import importlib.util
 import json
 import stat
-import sys
-from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
+from _benchmark_scripts import load_script, prior_driver, toy_collection
 from scipy.io import arff
-
-HERE = Path(__file__).resolve().parents[1] / "benchmarks"
-
-
-def _load(name):
-    sys.path.insert(0, str(HERE))  # the script imports uci.py beside it
-    try:
-        spec = importlib.util.spec_from_file_location(
-            f"bnclassify_{name}_benchmark", HERE / f"{name}.py"
-        )
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    finally:
-        sys.path.remove(str(HERE))
-    return module
-
-
-def _collection(folder: Path) -> None:
-    rng = np.random.default_rng(0)
-    n = 60
-    colour = rng.choice(["red", "green {light}", "blue, dark"], n).astype(object)
-    colour[3] = None
-    size = rng.normal(size=n)
-    size[5] = np.nan
-    label = np.where((colour == "red") ^ (size > 0.5), "yes", "no")
-    pd.DataFrame(
-        {"label": label, "colour": colour, "size": size, "code": rng.integers(0, 3, n)}
-    ).to_csv(folder / "toy.csv", index=False)
-    pd.DataFrame({"name": ["toy"], "target": ["label"]}).to_csv(
-        folder / "MANIFEST.csv", index=False
-    )
 
 
 @pytest.fixture
@@ -51,9 +17,9 @@ def no_classpath(monkeypatch):
 
 
 def test_without_java_it_says_so_and_runs_nothing(tmp_path, capsys, no_classpath):
-    _collection(tmp_path)
+    toy_collection(tmp_path)
     results = tmp_path / "r.json"
-    module = _load("eskdb_authors")
+    module = load_script("eskdb_authors")
     argv = ["--data", str(tmp_path), "--results", str(results), "--classpath", "x.jar"]
     assert module.main([*argv, "--java", "no-such-java-runtime"]) == 0
     assert "skipped: no Java runtime" in capsys.readouterr().out
@@ -61,9 +27,9 @@ def test_without_java_it_says_so_and_runs_nothing(tmp_path, capsys, no_classpath
 
 
 def test_without_a_classpath_it_says_so_and_runs_nothing(tmp_path, capsys, no_classpath):
-    _collection(tmp_path)
+    toy_collection(tmp_path)
     results = tmp_path / "r.json"
-    module = _load("eskdb_authors")
+    module = load_script("eskdb_authors")
     fake_java = tmp_path / "java"
     fake_java.write_text("#!/bin/sh\nexit 3\n")
     fake_java.chmod(fake_java.stat().st_mode | stat.S_IEXEC)
@@ -77,9 +43,9 @@ def test_without_a_classpath_it_says_so_and_runs_nothing(tmp_path, capsys, no_cl
 
 
 def test_the_arff_folds_parse_back_with_their_kinds_and_missing_cells(tmp_path):
-    _collection(tmp_path)
-    module = _load("eskdb_authors")
-    uci = _load("uci")
+    toy_collection(tmp_path)
+    module = load_script("eskdb_authors")
+    uci = load_script("uci")
     X, y = uci.load_set(tmp_path / "toy.csv", "label")
     folds = uci.cv_folds(X, y)
     dirs = module.write_folds(X, y, folds[:1], np.unique(y), tmp_path / "folds")
@@ -98,23 +64,10 @@ def test_the_arff_folds_parse_back_with_their_kinds_and_missing_cells(tmp_path):
 def test_a_drivers_probabilities_are_scored_like_the_uci_benchmark(tmp_path, no_classpath):
     """A stand-in driver (a shell script as ``java``) writes class frequencies of its
     training fold; the stored fold scores are uci.probability_scores of those."""
-    _collection(tmp_path)
-    module = _load("eskdb_authors")
-    uci = _load("uci")
-    driver = tmp_path / "java"
-    driver.write_text(
-        f"#!/bin/sh\nexec {sys.executable} -c '"
-        "import sys, pathlib\n"
-        'for d in [pathlib.Path(a) for a in sys.argv[1:] if a.startswith("/")]:\n'
-        '    rows = lambda f: [l.rsplit(",", 1)[1].strip("\\x27") for l in (d / f).read_text()'
-        '.split("@data\\n")[1].splitlines()]\n'
-        '    train, test = rows("train.arff"), rows("test.arff")\n'
-        '    p = [train.count(c) / len(train) for c in ("no", "yes")]\n'
-        '    (d / "proba.csv").write_text("".join(f"{p[0]},{p[1]}\\n" for _ in test))\n'
-        '    (d / "time.txt").write_text("0.5 0.25\\n")\n'
-        '\' "$@"\n'
-    )
-    driver.chmod(driver.stat().st_mode | stat.S_IEXEC)
+    toy_collection(tmp_path)
+    module = load_script("eskdb_authors")
+    uci = load_script("uci")
+    driver = prior_driver(tmp_path / "java", "0.5 0.25")
     results = tmp_path / "r.json"
     argv = ["--data", str(tmp_path), "--results", str(results), "--java", str(driver)]
     argv += ["--classpath", "unused", "--authors", "hdp:E=10", "--no-equal", "--models", ""]

@@ -1,7 +1,7 @@
 """scikit-learn estimators: thin layers of structure + parameters + network."""
 
 from ._ande import AnDE
-from ._aode import AODE, SPODE, WAODE
+from ._aode import AODE, SPODE, SUBSUMPTION_MIN_COUNT, WAODE, subsumed, value_pair_counts
 from ._base import AugmentedNaiveBayes, NetworkClassifier
 from ._bayesnet import BayesNetClassifier
 from ._bma import BMATAN
@@ -23,6 +23,9 @@ __all__ = [
     "SKDB",
     "SPODE",
     "WAODE",
+    "SUBSUMPTION_MIN_COUNT",
+    "subsumed",
+    "value_pair_counts",
     "EnsembleTAN",
     "ESKDB",
     "HNB",

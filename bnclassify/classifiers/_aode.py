@@ -18,6 +18,7 @@ from ..parameters import SMOOTHING, Laplace
 from ..state import float_array, require
 from ..stats import (
     BLOCK_CELLS,
+    MAX_PAIRWISE_CELLS,
     StatisticsPlan,
     SufficientStatistics,
     TrainingCounts,
@@ -52,7 +53,7 @@ def value_pair_counts(stats, cards, features, n_classes) -> np.ndarray:
 
     ``features`` are the positions of categorical features, ``cards`` every feature's
     number of categories; ``R`` is the categories of ``features`` in all, in their order.
-    The table :func:`subsumed` reads, computed a bounded block at a time from any
+    The table ``bnclassify.classifiers.subsumed`` reads, computed a bounded block at a time from any
     statistics with a ``pair_table`` (a kept pair table or the encoded rows).
     """
     features = list(features)
@@ -306,7 +307,8 @@ class AODE(StatisticsFit, MemberEnsemble):
     marginal P_sp(c, x_observed), and a SPODE whose super-parent is missing in
     the row takes part (the frequency rule applies to observed values). With
     ``min_frequency <= 1`` the set of SPODEs does not depend on the data, so
-    this is the exact marginal of the averaged model.
+    this is the exact marginal of the averaged model. ``missing_superparents="skip"``
+    leaves out instead the SPODEs whose super-parent is missing, as Weka does.
 
     Parameters
     ----------
@@ -316,15 +318,23 @@ class AODE(StatisticsFit, MemberEnsemble):
         A SPODE takes part for a row only when the row's value of its
         super-parent occurred at least this often in training. Weka and R use
         1; Webb et al. report 30.
+    missing_superparents : {"marginalize", "skip"}, default="marginalize"
+        What a row's missing super-parent does. ``"marginalize"``: its SPODE
+        takes part, the super-parent summed out (the exact marginal of the
+        averaged model, above). ``"skip"``: its SPODE takes no part for that
+        row, as in Webb et al.'s definition and Weka's ``AODE``, ``AODEsr``
+        (the average runs over the super-parents the row observes).
     subsumption : bool or int, default=False
         Subsumption resolution (Zheng and Webb 2006; Weka's ``AODEsr``): at
         prediction, a value of a row that another value of the row implies in
         the training rows (every row holding ``x_j`` holds ``x_i``, and ``x_j``
         was seen more than the minimum count) is deleted from the row: it is
         neither a super-parent nor a child, for that row. ``True`` uses Weka's
-        minimum count, 50; an int sets it. The test reads the class-summed
-        pair counts of the categorical features (kept with the model: ``R^2``
-        floats for ``R`` categories in all).
+        minimum count, 50 (``bnclassify.classifiers.SUBSUMPTION_MIN_COUNT``); an
+        int sets it. The test reads the class-summed pair counts of the
+        categorical features (kept with the model: ``R^2`` floats for ``R``
+        categories in all, refused over ``bnclassify.stats.MAX_PAIRWISE_CELLS``;
+        see ``bnclassify.classifiers.subsumed``).
     handle_unknown : {"warn", "error", "marginalize"}, default="warn"
     distributions : None, str, Distribution or dict, default=None
         How each column is modelled, as in :class:`NaiveBayes` and for every
@@ -387,6 +397,7 @@ class AODE(StatisticsFit, MemberEnsemble):
         "alpha": ALPHA,
         "min_frequency": [Interval(Integral, 0, None, closed="left")],
         "subsumption": ["boolean", Interval(Integral, 0, None, closed="left")],
+        "missing_superparents": [Options(("marginalize", "skip"))],
         "handle_unknown": [Options(HANDLE_UNKNOWN)],
         "distributions": [DISTRIBUTIONS],
         "smoothing": SMOOTHING,
@@ -402,10 +413,12 @@ class AODE(StatisticsFit, MemberEnsemble):
         smoothing="laplace",
         random_state=None,
         subsumption=False,
+        missing_superparents="marginalize",
     ):
         self.alpha = alpha
         self.min_frequency = min_frequency
         self.subsumption = subsumption
+        self.missing_superparents = missing_superparents
         self.handle_unknown = handle_unknown
         self.distributions = distributions
         self.smoothing = smoothing
@@ -491,7 +504,17 @@ class AODE(StatisticsFit, MemberEnsemble):
         self.frequencies_ = [counts.family(i).sum(axis=0) for i in self._hubs]
         self._fit_hub_weights(counts)
         self.__dict__.pop("_value_pairs", None)
-        if self.subsumption is not False and self._hubs:
+        if self._subsumption_count() is not None and self._hubs:
+            n_values = int(np.asarray(schema.cards)[self._hubs].sum())
+            if n_values * n_values > MAX_PAIRWISE_CELLS:
+                raise ValueError(
+                    f"subsumption resolution keeps the counts of every pair of the "
+                    f"{n_values} categories of the categorical features: "
+                    f"{n_values * n_values * 8 / 1e6:.0f} MB, over the budget of "
+                    f"{MAX_PAIRWISE_CELLS} cells (bnclassify.stats.MAX_PAIRWISE_CELLS, "
+                    f"{MAX_PAIRWISE_CELLS * 8 / 1e6:.0f} MB). Drop identifier-like columns "
+                    "of many categories, or fit with subsumption=False."
+                )
             self._value_pairs = value_pair_counts(
                 counts, schema.cards, self._hubs, len(self.classes_)
             )
@@ -508,10 +531,17 @@ class AODE(StatisticsFit, MemberEnsemble):
         """Each row's cells that subsumption resolution deletes (all False when it is off)."""
         dropped = np.zeros(codes.shape, dtype=bool)
         if "_value_pairs" in self.__dict__:
-            count = SUBSUMPTION_MIN_COUNT if self.subsumption is True else int(self.subsumption)
+            count = self._subsumption_count()
             cards = np.asarray(self.schema_.cards)[self._hubs]
             dropped[:, self._hubs] = subsumed(codes[:, self._hubs], cards, self._value_pairs, count)
         return dropped
+
+    def _subsumption_count(self):
+        """The minimum count of ``subsumption`` (None: off; True: Weka's 50)."""
+        option = self.subsumption
+        if isinstance(option, (bool, np.bool_)):
+            return SUBSUMPTION_MIN_COUNT if option else None
+        return int(option)
 
     def _keep_pair_source(self, counts):
         """Keep what every SPODE is fitted from: the pair table, or the rows when it is wide."""
@@ -573,11 +603,12 @@ class AODE(StatisticsFit, MemberEnsemble):
         joint = np.stack(
             [self._member_joint(m, encoded) for m in self._members], axis=1
         )  # (n, n_superparents, C)
-        eligible = codes[:, self._hubs] == MISSING
+        hub_codes = codes[:, self._hubs]
+        observed = hub_codes != MISSING
+        eligible = ~observed & (self.missing_superparents == "marginalize")
         for k, frequency in enumerate(self.frequencies_):
-            i = self._hubs[k]
-            observed = ~eligible[:, k]
-            eligible[observed, k] = frequency[codes[observed, i]] >= self.min_frequency
+            seen = observed[:, k]
+            eligible[seen, k] = frequency[hub_codes[seen, k]] >= self.min_frequency
         weights = self._hub_weights()
         eligible &= ~dropped[:, self._hubs] & (weights > 0)
         n_eligible = eligible @ weights
@@ -637,6 +668,7 @@ class AODE(StatisticsFit, MemberEnsemble):
         every = np.arange(len(cards))
         hub_weight = np.zeros(len(cards))
         hub_weight[self._hubs] = self._hub_weights()
+        marginalize = self.missing_superparents == "marginalize"
         width = max(1, BLOCK_CELLS // (n_classes * n_total))  # super-parent categories per block
         for members in column_blocks(cards[superparents], width):
             block = superparents[members]
@@ -668,7 +700,8 @@ class AODE(StatisticsFit, MemberEnsemble):
                     states = slice(starts[k], starts[k] + cards[block[k]])
                     joint[missing, :, k] = _log_sum_exp(_state_scores(parts, missing, states))
                 seen = np.where(observed, frequency[offsets[block] + np.where(observed, x, 0)], 0)
-                eligible = (~observed | (seen >= self.min_frequency)) & ~dropped[rows][:, block]
+                eligible = np.where(observed, seen >= self.min_frequency, marginalize)
+                eligible &= ~dropped[rows][:, block]
                 eligible &= weight > 0
                 n_eligible[rows] += eligible @ weight
                 masked = joint if eligible.all() else np.where(eligible[:, None, :], joint, -np.inf)
@@ -767,7 +800,9 @@ class WAODE(AODE):
 
     Parameters
     ----------
-    alpha, min_frequency, subsumption, handle_unknown, distributions, smoothing, random_state
+    alpha, min_frequency, subsumption, missing_superparents
+        As in :class:`AODE`.
+    handle_unknown, distributions, smoothing, random_state
         As in :class:`AODE`.
 
     Attributes

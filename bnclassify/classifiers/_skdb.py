@@ -299,12 +299,17 @@ class SKDB(AugmentedNaiveBayes):
         posterior, and its missing cells need no summing out
         (:meth:`~bnclassify.network.FittedNetwork.posterior_network`).
         """
+        return self.posterior_network().joint_log_likelihood(codes, values)
+
+    def posterior_network(self):
+        """The fitted network reduced to the selected attributes: the same class posterior
+        (:meth:`~bnclassify.network.FittedNetwork.posterior_network`), what
+        :meth:`log_scores` reads. Built once per fitted network (:class:`ESKDB` builds its
+        members' as it fits them)."""
         check_is_fitted(self, "compiled_")
-        # built per call, not cached on the model: predict must not change the estimator's
-        # state (scikit-learn's check_dict_unchanged), and building it wraps m factors
         position = {name: j for j, name in enumerate(self.schema_.names)}
         kept = [position[name] for name in self.selected_features_]
-        return self.compiled_.posterior_network(kept).joint_log_likelihood(codes, values)
+        return self.compiled_.posterior_network(kept)
 
     def _joint_log_likelihood(self, X) -> np.ndarray:
         return self.log_scores(*self.encode(X))

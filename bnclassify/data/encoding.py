@@ -740,11 +740,14 @@ def encode_frame(frame: pd.DataFrame, categories, handle_unknown="error") -> np.
         raise ValueError(f"{len(categories)} category arrays for {frame.shape[1]} columns.")
 
     def column_work(j, column):
-        if categories[j] is None:
-            return _dummy_codes(column, dtype)
         return _encode(column, categories[j], handle_unknown, dtype)
 
     codes = np.empty(frame.shape, dtype=dtype, order="F")
-    for j, column_codes in enumerate(_map_columns(column_work, _columns_of(frame))):
+    dummy = [j for j, c in enumerate(categories) if c is None]
+    if dummy:  # every dummy column's missing cells in one pass (not a pass per column)
+        missing = frame.iloc[:, dummy].isna().to_numpy()
+        codes[:, dummy] = np.where(missing, MISSING, 0).astype(dtype)
+    tables = [(j, column) for j, column in _columns_of(frame) if categories[j] is not None]
+    for (j, _), column_codes in zip(tables, _map_columns(column_work, tables), strict=True):
         codes[:, j] = column_codes
     return codes

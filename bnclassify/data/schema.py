@@ -452,10 +452,11 @@ class TableSchema:
         its categories, plots and explanations show them) and their codes, ``{j: (rows,
         codes)}``, and ``frame`` with those cells blank; text columns only."""
         named = {}
+        dtypes = frame.dtypes
         for j in binned:
-            column = frame.iloc[:, j]
-            if getattr(column.dtype, "kind", "O") in "biuf":
+            if getattr(dtypes.iloc[j], "kind", "O") in "biuf":
                 continue
+            column = frame.iloc[:, j]
             labels = pd.Index(self.categories[j])
             found = labels.get_indexer(column.astype(object))
             rows = np.flatnonzero(found >= 0)

@@ -1,0 +1,143 @@
+"""ESKDB(n_estimators=10)'s predict against the random forest's, one thread, set by set.
+
+Usage::
+
+    python benchmarks/eskdb_predict.py                       # the 22 UCI development sets
+    python benchmarks/eskdb_predict.py --sets splice,anneal --repeats 3
+    python benchmarks/eskdb_predict.py --data other/folder   # any folder with a MANIFEST.csv
+    python benchmarks/eskdb_predict.py --adult 48842         # a synthetic adult-sized table
+    python benchmarks/eskdb_predict.py --json /tmp/predict.json
+
+What ``benchmarks/uci.py`` times, on the first 5x2 fold of each set (its
+``RepeatedStratifiedKFold(2, 5, random_state=0)``, both halves): each table as
+``pd.read_csv`` returns it, ``ESKDB(n_estimators=10, random_state=0)`` and
+``RandomForestClassifier(n_estimators=100, random_state=0)`` (ordinal codes, as
+uci.py builds it) fitted on the training half, then the CPU seconds of the
+first ``predict_proba`` of the test half after each fit (a fitted model is
+predicted once in the benchmark, so nothing a first call builds is reused).
+Both models run under ``threadpool_limits(1)`` with ``n_jobs=1``, interleaved
+(model, then forest, on the same half), ``--repeats`` times; the least time of
+each is kept. Printed: per set the two times and their ratio, then the totals
+and the number of sets where ESKDB predicts faster, with the machine's load.
+
+``--adult N``: a table of N rows shaped like UCI adult (6 numeric columns, 8
+categorical of 2-40 values, about 1% of the cells missing, two classes),
+generated from seed 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from sklearn.model_selection import RepeatedStratifiedKFold
+from threadpoolctl import threadpool_limits
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import uci  # noqa: E402 (the benchmark's own reader and models)
+
+from bnclassify.study import environment  # noqa: E402
+
+MODEL = "ESKDB(n_estimators=10, random_state=0)"
+
+
+def adult_like(n_rows, seed=0):
+    """A synthetic table shaped like UCI adult: ``(X, y)`` with string labels."""
+    rng = np.random.default_rng(seed)
+    y = rng.random(n_rows) < 0.24
+    columns = {}
+    for j, scale in enumerate([13.0, 1e5, 2.5, 7e3, 400.0, 12.0]):
+        shift = rng.normal(0, 0.6) * y
+        columns[f"num{j}"] = np.round(np.abs(rng.normal(shift, 1.0, n_rows)) * scale, 1)
+    for j, values in enumerate([9, 16, 7, 15, 6, 5, 2, 40]):
+        weights = rng.dirichlet(np.ones(values), size=2)
+        codes = np.where(
+            y,
+            rng.choice(values, n_rows, p=weights[1]),
+            rng.choice(values, n_rows, p=weights[0]),
+        )
+        columns[f"cat{j}"] = np.array([f"v{k}" for k in range(values)], dtype=object)[codes]
+    X = pd.DataFrame(columns)
+    for name in ["cat1", "cat5", "num3"]:
+        X.loc[rng.random(n_rows) < 0.03, name] = None
+    return X, np.where(y, ">50K", "<=50K")
+
+
+def first_predict(spec, X, y, train, test) -> float:
+    """CPU seconds of the first ``predict_proba`` of ``test`` after a fit on ``train``."""
+    model = uci.make_model(spec)
+    uci.set_jobs(model, 1)
+    model.fit(X.iloc[train], y[train])
+    rows = X.iloc[test]
+    start = time.process_time()
+    model.predict_proba(rows)
+    return time.process_time() - start
+
+
+def time_set(X, y, repeats) -> tuple[float, float]:
+    """The least first-predict seconds of the model and of the forest, summed over the two
+    halves of the first 5x2 fold."""
+    folds = list(RepeatedStratifiedKFold(n_splits=2, n_repeats=1, random_state=0).split(X, y))
+    model = forest = 0.0
+    for train, test in folds:
+        times = {MODEL: [], uci.RF: []}
+        for _ in range(repeats):
+            for spec in times:  # interleaved: a change of load falls on both
+                times[spec].append(first_predict(spec, X, y, train, test))
+        model += min(times[MODEL])
+        forest += min(times[uci.RF])
+    return model, forest
+
+
+def machine() -> str:
+    """The machine line and the load average now."""
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    return f"{environment()['machine']}, load {load:.1f}"
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data", type=Path, default=uci.DEFAULT_DATA)
+    parser.add_argument("--sets", default="", help="comma-separated set names (default: all)")
+    parser.add_argument("--repeats", type=int, default=2, help="fits per model and half")
+    parser.add_argument("--adult", type=int, default=0, help="rows of a synthetic adult table")
+    parser.add_argument("--json", type=Path, help="write the per-set times here")
+    args = parser.parse_args(argv)
+    tables = []
+    if args.adult:
+        tables.append(("adult-like", lambda: adult_like(args.adult)))
+    else:
+        names = [s for s in args.sets.split(",") if s] or None
+        for name, target, path in uci.read_collection(args.data, names):
+            tables.append((name, lambda path=path, target=target: uci.load_set(path, target)))
+    print(f"machine: {machine()}")
+    results = {}
+    with threadpool_limits(1), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # unseen categories, identifiers: the sets' own
+        for name, load in tables:
+            X, y = load()
+            model, forest = time_set(X, y, args.repeats)
+            results[name] = {"eskdb10": model, "forest": forest}
+            print(f"{name:28s} ESKDB(10) {model:7.3f} s  forest {forest:7.3f} s  "
+                  f"ratio {model / forest:5.2f}", flush=True)  # fmt: skip
+    model = sum(r["eskdb10"] for r in results.values())
+    forest = sum(r["forest"] for r in results.values())
+    faster = sum(r["eskdb10"] < r["forest"] for r in results.values())
+    print(
+        f"total: ESKDB(10) {model:.3f} s, forest {forest:.3f} s, ratio {model / forest:.2f}; "
+        f"ESKDB faster on {faster} of {len(results)} sets; machine: {machine()}"
+    )
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -21,6 +21,20 @@ def _close_figures():
 
 
 @pytest.fixture(scope="module")
+def client():
+    """A real dask cluster of two worker processes (one thread each) and its client, per module
+    that asks for it: dask fits tested as they run on a cluster (pickled tasks, other processes).
+    """
+    distributed = pytest.importorskip("distributed")
+    cluster = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+    )
+    with distributed.Client(cluster) as dask_client:
+        yield dask_client
+    cluster.close()
+
+
+@pytest.fixture(scope="module")
 def numbers_as_densities():
     """The kinds rule models continuous columns as densities (Gaussian or log-normal), the
     default before issue 32 item 3 made them binned, for every test of the module that asks

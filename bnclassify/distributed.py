@@ -28,6 +28,7 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
+from ._native import dense_families, loo_family_counts, loo_layout, loo_pass
 from .data import (
     DENSITY,
     TableSchema,
@@ -41,7 +42,7 @@ from .data import (
     warn_unobserved,
 )
 from .factors import node_statistics
-from .stats import StatisticsPlan, SufficientStatistics
+from .stats import FamilyTables, StatisticsPlan, SufficientStatistics
 from .validation import validate_parameters
 
 #: How many partition statistics one task of the tree reduction sums.
@@ -464,6 +465,153 @@ def _rule_kinds(X, y, distributions) -> dict:
     }
 
 
+def fit_dask_selective(model, X, y, sample_weight=None, split_every=SPLIT_EVERY):
+    """Fit a selective KDB on a dask DataFrame by the passes of Martinez et al. (2016).
+
+    1. The summed statistics of every partition, as :func:`fit_dask` computes them
+       (after the kinds and the binned columns' cut points, each learned from every
+       partition's counts): class counts and pair tables, from which the attributes
+       are ranked and each one's parents chosen.
+    2. Each attribute's dense table ``N(c, x_parents, x)`` at every depth of its
+       ranked parents, counted per partition and summed
+       (:func:`bnclassify._native.loo_family_counts`).
+    3. The leave-one-out losses of every candidate, each partition's rows scored
+       against the summed tables and their sums summed
+       (:func:`bnclassify._native.loo_pass`).
+
+    The rows never leave the workers; the selected model's tables are read from the
+    second pass's, the others from the first's (:class:`PartitionPasses`). The model
+    equals ``fit`` on the same rows (the same selection; the sums taken in another
+    order). ``sample_weight`` and ``objective="conditional"`` (which refines the
+    tables over the rows) are refused.
+    """
+    validate_parameters(model)
+    if sample_weight is not None:
+        raise ValueError(
+            "sample_weight is not supported with a dask DataFrame; compute the table "
+            "(X.compute()) to weight its rows."
+        )
+    if getattr(model, "objective", "joint") != "joint":
+        raise ValueError(
+            f'{type(model).__name__}(objective="conditional") refines its tables over the '
+            "training rows in memory; compute the dask table first (X.compute())."
+        )
+    X = _as_table(X)
+    y = _as_target(y, X)
+    plan = partial(_pairs_plan, k=int(getattr(model, "k", 0)))
+    stats, schema, classes, class_node = dask_training_statistics(
+        X, y, getattr(model, "distributions", None), plan, split_every
+    )
+    passes = PartitionPasses(stats, _joined(X, y), schema, classes, split_every)
+    model.fit_statistics(passes, schema, classes, class_node=class_node)
+    return model.set_cut_points(list(schema.cut_points), model.schema_)
+
+
+def _pairs_plan(schema, k):
+    return StatisticsPlan(pairwise=k > 0)
+
+
+class PartitionPasses(FamilyTables):
+    """The summed statistics of a dask table, with the passes over its partitions.
+
+    Reads as the summed :class:`~bnclassify.stats.SufficientStatistics` ``total``
+    (whose attributes it hands on), and adds :meth:`leave_one_out`, the passes a
+    selective KDB makes over the rows (:func:`fit_dask_selective`); the family
+    tables that pass counts (each attribute with every prefix of its parents) are
+    then read by :meth:`family`. ``joined``: the table with the labels as a column
+    (as :func:`dask_statistics` reads it); ``schema`` codes its partitions.
+    """
+
+    codes = None  # the rows stay on the workers
+    weights = None  # unweighted (sample_weight is refused)
+
+    def __init__(self, total, joined, schema, classes, split_every=SPLIT_EVERY):
+        self.total, self.joined, self.schema = total, joined, schema
+        self.labels, self.split_every = np.asarray(classes), split_every
+        self.tables = {}
+
+    def __getattr__(self, name):
+        if name.startswith("__") or name == "total":
+            raise AttributeError(name)
+        return getattr(self.total, name)
+
+    def family(self, child: int, parents=()) -> np.ndarray:
+        """N(c, x_parents, x_child): from the leave-one-out pass's tables, else the total's."""
+        key = (int(child), tuple(int(p) for p in parents))
+        if key in self.tables:
+            return self.tables[key].copy()
+        return self.total.family(child, parents)
+
+    def families(self, parents_of) -> list:
+        return [self.family(i, tuple(p)) for i, p in enumerate(parents_of)]
+
+    def leave_one_out(self, families, max_k, criterion) -> tuple:
+        """``(sums, weight)``: :func:`~bnclassify._native.loo_pass`'s sums
+        over every partition's rows, and the number of rows (two passes: the tables, then
+        the losses)."""
+        cards = np.maximum(np.asarray(self.schema.cards, dtype=np.int64), 1)
+        C = int(self.total.n_classes)
+        if not dense_families(families, cards, C):
+            raise ValueError(
+                "A family's tables are too large for the passes over a dask table's "
+                "partitions; compute the table first (X.compute())."
+            )
+        count = partial(
+            _partition_tables, schema=self.schema, labels=self.labels, families=families, C=C
+        )
+        counts = _tree_sum(self.joined, count, _sum_arrays, self.split_every)
+        for family, table in zip(families, counts, strict=True):
+            family_at, _ = loo_layout(cards[family])
+            for d in range(len(family)):
+                shape = (*cards[family[1 : d + 1]], cards[family[0]], C)
+                block = table[family_at[d] : family_at[d + 1]].reshape(shape)
+                self.tables[(family[0], tuple(family[1 : d + 1]))] = np.moveaxis(block, -1, 0)
+        class_weight = np.asarray(self.total.classes, dtype=float)
+        score = partial(
+            _partition_losses, schema=self.schema, labels=self.labels, families=families,
+            class_weight=class_weight, max_k=max_k, criterion=criterion, counts=counts,
+        )  # fmt: skip
+        sums = _tree_sum(self.joined, score, _sum_arrays, self.split_every)
+        return sums, float(class_weight.sum())
+
+
+def _partition_codes(frame, schema, labels):
+    """A joined partition's codes (by the fitted schema) and class codes."""
+    X, y = _split_target(frame)
+    table = as_frame(X)[0].set_axis(schema.names, axis=1)
+    codes, _ = schema.encode(table, "error")
+    return np.asarray(codes), pd.Index(labels).get_indexer(np.asarray(y))
+
+
+def _partition_tables(frame, schema, labels, families, C):
+    if len(frame) == 0:
+        return None
+    codes, y = _partition_codes(frame, schema, labels)
+    by_column = np.ascontiguousarray(codes.T, dtype=np.int64)
+    cards = np.maximum(np.asarray(schema.cards, dtype=np.int64), 1)
+    w = np.ones(len(y))
+    return [loo_family_counts(by_column, f, cards[f], y, w, C) for f in families]
+
+
+def _partition_losses(frame, schema, labels, families, class_weight, max_k, criterion, counts):
+    if len(frame) == 0:
+        return None
+    codes, y = _partition_codes(frame, schema, labels)
+    return loo_pass(
+        codes, y, np.ones(len(y)), schema.cards, class_weight, families, max_k, criterion, counts
+    )
+
+
+def _sum_arrays(*parts):
+    """The sum of partitions' arrays, or lists of arrays (``None`` ones skipped)."""
+    parts = [p for p in parts if p is not None]
+    if not parts:
+        return None
+    if isinstance(parts[0], list):
+        return [sum(tables[1:], tables[0].copy()) for tables in zip(*parts, strict=True)]
+    return sum(parts[1:], parts[0].copy())
+
+
 def _call(model, method, part):
     if len(part) == 0:
         n_classes = len(model.classes_)
@@ -523,7 +671,9 @@ __all__ = [
     "dask_training_statistics",
     "dask_value_counts",
     "fit_dask",
+    "fit_dask_selective",
     "is_dask_collection",
+    "PartitionPasses",
     "partition_statistics",
     "partition_value_counts",
     "predict_dask",

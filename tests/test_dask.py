@@ -17,16 +17,6 @@ from bnclassify.datasets import load_car  # noqa: E402
 pytestmark = pytest.mark.usefixtures("numbers_as_densities")
 
 
-@pytest.fixture(scope="module")
-def client():
-    cluster = distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
-    )
-    with distributed.Client(cluster) as client:
-        yield client
-    cluster.close()
-
-
 def _mixed():
     rng = np.random.default_rng(11)
     n = 600

@@ -4,8 +4,10 @@ Passes that read every cell of a wide integer table: its per-column ranges and
 value sets (the kinds rule and the categories), its cast to column-major codes,
 and the counts of a tree's families; the symmetry check of a weight matrix; the
 factorization of an object column (:func:`factorize_objects`); and selective
-KDB's leave-one-out pass (:func:`loo_scores`), a few table look-ups and
-logarithms per row and attribute that numpy can only do through temporaries
+KDB's leave-one-out pass (:func:`loo_pass`: :func:`loo_family_counts` and
+:func:`loo_attribute` one attribute at a time over dense tables; :func:`loo_scores`
+over looked-up cells where the tables would be too large), a few table look-ups and
+products per row and attribute that numpy can only do through temporaries
 of every candidate's scores; and the pivots of the cancellation-free elimination
 of many small weight matrices (:func:`tree_pivots`, the sums over spanning trees
 of BMATAN's predictions), one numpy call per pivot over the whole batch
@@ -70,9 +72,16 @@ from .selection import (
     LOO_CRITERIA,
     LOO_SEEN,
     cell_counts,
+    dense_families,
     family_cells,
     lone_families,
+    loo_attribute,
+    loo_family_counts,
+    loo_layout,
+    loo_parent_counts,
+    loo_pass,
     loo_scores,
+    loo_start,
 )
 from .smoothing import HDP_DONE, HDP_NEEDS_TABLE, HLS_LOCAL, hdp_run, hdp_window, hls_fit, row_sums
 from .trees import is_symmetric, open_pairs, spanning_edges, tree_log_sums, tree_pivots
@@ -99,6 +108,7 @@ __all__ = [
     "TEXT_MAX_CODES",
     "THREAD_CELLS",
     "cell_counts",
+    "dense_families",
     "column_major",
     "column_ranges",
     "count_families",
@@ -113,7 +123,13 @@ __all__ = [
     "hls_fit",
     "is_symmetric",
     "lone_families",
+    "loo_attribute",
+    "loo_family_counts",
+    "loo_layout",
+    "loo_parent_counts",
+    "loo_pass",
     "loo_scores",
+    "loo_start",
     "open_pairs",
     "pair_information",
     "row_sums",

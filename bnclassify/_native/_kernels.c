@@ -1695,6 +1695,15 @@ done:
 /* exp(-37) < 2^-53: a term that adds nothing to a sum of at least 1 */
 #define LOO_NEGLIGIBLE -37.0
 
+/* Whether a row's family at a depth past 0 has another row: its weight in the family's cell
+ * (all classes) less the row's held-out copy is not zero, to the rounding of summed weights. */
+static inline int loo_others_seen(const double *counts, int64_t C, double held) {
+    double others = 0.0;
+    for (int64_t c = 0; c < C; c++) others += counts[c];
+    others -= held;
+    return others > LOO_SEEN * (1.0 + others);
+}
+
 static double loo_row_loss(const double *joint, int64_t C, int64_t yi, int criterion) {
     double top = joint[0];
     int64_t best = 0;
@@ -1789,10 +1798,7 @@ static void loo_block(const int64_t *family, const int64_t *parent, const double
                                       log_plus(parents[c] - mine, 1.0, tables);
                         }
                         if (d) {
-                            double others = 0.0;
-                            for (int64_t c = 0; c < C; c++) others += counts[c];
-                            others -= held;
-                            if (!(others > LOO_SEEN * (1.0 + others))) break;
+                            if (!loo_others_seen(counts, C, held)) break;
                             reach = d;
                         }
                     }
@@ -1873,6 +1879,319 @@ static PyObject *loo_scores(PyObject *self, PyObject *args) {
 done:
     free(work);
     free(reached);
+    for (int k = 0; k < got; k++) PyBuffer_Release(&b[k]);
+    return result;
+}
+
+/* -- loo_family_counts, loo_attribute ------------------------------------------------------- */
+
+/* Selective KDB's leave-one-out pass one attribute at a time (bnclassify/_native/selection.py
+ * documents the arguments; its numpy versions are the reference). An attribute's tables at depth
+ * d are dense in the mixed-radix key of its first d parents' values (then the attribute's), laid
+ * out one depth after the other: the same layout on every part of the rows, so counts of parts
+ * add up. Nothing of size rows x attributes is kept: a row's keys are recomputed from its codes. */
+
+static void loo_layout(const int64_t *cards, int64_t depths, int64_t *family_at, int64_t *parent_at) {
+    int64_t family = 0, parent = 0, configurations = 1;
+    for (int64_t d = 0; d < depths; d++) {
+        if (d) configurations *= cards[d];
+        family_at[d] = family, parent_at[d] = parent;
+        family += configurations * cards[0], parent += configurations;
+    }
+    family_at[depths] = family, parent_at[depths] = parent;
+}
+
+static int loo_columns(PyObject *const *obj, Py_buffer *b, int *got, const char *owner,
+                       const char *const *names, int count, const int *kinds) {
+    /* kinds: 0 int64 1-d, 1 float64 1-d, 2 int64 2-d, 3 float64 2-d, 4 float64 3-d (+8: writable),
+     * 5 int8 1-d */
+    for (int k = 0; k < count; k++) {
+        const int kind = kinds[k] & 7, writable = kinds[k] & 8;
+        int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
+        if (PyObject_GetBuffer(obj[k], &b[k], flags) < 0) return 0;
+        (*got)++;
+        const char *f = native_format(b[k].format);
+        const char *want = kind == 5 ? "b" : (kind == 0 || kind == 2) ? "lq" : "d";
+        const int ndim = kind == 0 || kind == 1 || kind == 5 ? 1 : kind == 4 ? 3 : 2;
+        if (!f || f[0] == '\0' || f[1] != '\0' || !strchr(want, f[0]) ||
+            b[k].itemsize != (kind == 5 ? 1 : 8) || b[k].ndim != ndim) {
+            PyErr_Format(PyExc_TypeError, "%s: %s has the wrong type", owner, names[k]);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static PyObject *loo_family_counts(PyObject *self, PyObject *args) {
+    PyObject *obj[6];
+    if (!PyArg_ParseTuple(args, "OOOOOO", &obj[0], &obj[1], &obj[2], &obj[3], &obj[4], &obj[5]))
+        return NULL;
+    /* codes (k, n) int64: each column's codes (-1 missing); family (D) int64: the attribute's
+     * column, then its parents'; cards (D) int64: theirs; y (n) int64; weights (n) float64;
+     * family_counts (F, C) float64, added to */
+    const char *names[6] = {"codes", "family", "cards", "y", "weights", "family_counts"};
+    const int kinds[6] = {2, 0, 0, 0, 1, 3 | 8};
+    Py_buffer b[6];
+    int got = 0;
+    PyObject *result = NULL;
+    if (!loo_columns(obj, b, &got, "loo_family_counts", names, 6, kinds)) goto done;
+    const int64_t k = b[0].shape[0], n = b[0].shape[1], D = b[1].shape[0], C = b[5].shape[1];
+    const int64_t *codes = b[0].buf, *family = b[1].buf, *cards = b[2].buf, *y = b[3].buf;
+    const double *w = b[4].buf;
+    double *fc = b[5].buf;
+    int64_t family_at[64], parent_at[64];
+    const int64_t *col[64];
+    int ok = D >= 1 && D < 64 && b[2].shape[0] == D && b[3].shape[0] == n && b[4].shape[0] == n &&
+             C >= 1;
+    for (int64_t d = 0; ok && d < D; d++) {
+        ok = family[d] >= 0 && family[d] < k && cards[d] >= 1 && cards[d] < ((int64_t)1 << 31);
+        if (ok) col[d] = codes + family[d] * n;
+    }
+    if (ok) {
+        loo_layout(cards, D, family_at, parent_at);
+        ok = b[5].shape[0] == family_at[D];
+    }
+    for (int64_t i = 0; ok && i < n; i++) ok = y[i] >= 0 && y[i] < C;
+    for (int64_t d = 0; ok && d < D; d++)
+        for (int64_t i = 0; ok && i < n; i++) ok = col[d][i] < cards[d];
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "loo_family_counts: inconsistent arguments");
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    const int64_t r = cards[0];
+    for (int64_t i = 0; i < n; i++) {
+        const int64_t x = col[0][i];
+        if (x < 0) continue;
+        const int64_t yi = y[i];
+        const double wi = w[i];
+        int64_t key = 0;
+        for (int64_t d = 0; d < D; d++) {
+            if (d) {
+                const int64_t z = col[d][i];
+                if (z < 0) break;
+                key = key * cards[d] + z;
+            }
+            fc[(family_at[d] + key * r + x) * C + yi] += wi;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    for (int j = 0; j < got; j++) PyBuffer_Release(&b[j]);
+    return result;
+}
+
+/* A posterior below this (the row's probabilities are kept summing to 1) moves the row to logs:
+ * products of ratios would otherwise lose it to underflow before a later attribute could raise it. */
+#define LOO_TINY 1e-200
+
+/* A row's loss from its class probabilities times a positive scale (criterion as in loo_row_loss);
+ * *inverse: 1 / their sum, which scales them back to probabilities. */
+static double loo_product_loss(const double *p, int64_t C, int64_t yi, int criterion,
+                               double *inverse) {
+    double s = 0.0;
+    for (int64_t c = 0; c < C; c++) s += p[c];
+    *inverse = 1.0 / s;
+    if (criterion == 1) {
+        int64_t best = 0;
+        for (int64_t c = 1; c < C; c++)
+            if (p[c] > p[best]) best = c;
+        return best != yi ? 1.0 : 0.0;
+    }
+    if (criterion == 0) {
+        const double miss = (s - p[yi]) * *inverse;
+        return miss * miss;
+    }
+    return log(s) - log(p[yi]);
+}
+
+/* The root mean squared error's candidates 0..hi of a row take their attribute's ratios (of the
+ * deepest prefix up to k, reach at most) and their losses; inlined with C constant where the
+ * caller knows it (two or three classes: the loops unrolled). Returns whether a probability fell
+ * below LOO_TINY. */
+static inline int loo_rmse_step(double *joint, double *ratios, int64_t hi, int64_t reach,
+                                int64_t C, int64_t yi, double wi, double *loss) {
+    /* candidates past the deepest seen prefix take its ratios: copied out, so that one flat
+     * product over the (hi + 1) x C scores serves every candidate */
+    for (int64_t k = reach + 1; k <= hi; k++)
+        for (int64_t c = 0; c < C; c++) ratios[k * C + c] = ratios[reach * C + c];
+    for (int64_t e = 0; e < (hi + 1) * C; e++) joint[e] *= ratios[e];
+    int tiny = 0;
+    for (int64_t k = 0; k <= hi; k++) {
+        double *row = joint + k * C, sum = 0.0;
+        for (int64_t c = 0; c < C; c++) sum += row[c];
+        const double scale = 1.0 / sum, miss = (sum - row[yi]) * scale;
+        loss[k] = miss * miss * wi;
+        for (int64_t c = 0; c < C; c++) {
+            row[c] *= scale;
+            tiny |= row[c] < LOO_TINY;
+        }
+    }
+    return tiny;
+}
+
+/* Rows of weight 1 (most) leave 1 out of every cell: their ratios, and whether another row has
+ * their family, are read from tables made once per cell when there are fewer cells than rows. */
+static void loo_ratio_tables(const double *fc, const double *pc, int64_t F, int64_t r, int64_t C,
+                             double a, double *other, double *own, char *seen) {
+    for (int64_t f = 0; f < F; f++) {
+        const double *counts = fc + f * C, *parents = pc + (f / r) * C;
+        double total = 0.0;
+        for (int64_t c = 0; c < C; c++) {
+            other[f * C + c] = (counts[c] - 0.0 + a) / (parents[c] - 0.0 + 1.0);
+            own[f * C + c] = (counts[c] - 1.0 + a) / (parents[c] - 1.0 + 1.0);
+            total += counts[c];
+        }
+        total -= 1.0;
+        seen[f] = total > LOO_SEEN * (1.0 + total);
+    }
+}
+
+static PyObject *loo_attribute(PyObject *self, PyObject *args) {
+    PyObject *obj[12];
+    double inverse_r;
+    int criterion;
+    int64_t column, first;
+    if (!PyArg_ParseTuple(args, "OOOLOOOOdiOOOOOL", &obj[0], &obj[1], &obj[2], &first, &obj[3],
+                          &obj[4], &obj[5], &obj[6], &inverse_r, &criterion, &obj[7], &obj[8],
+                          &obj[9], &obj[10], &obj[11], &column))
+        return NULL;
+    /* codes (k, N), family (E), cards (E) as loo_family_counts's; first: the row of codes of the
+     * first row scored; y (n), weights (n) of the rows scored; family_counts (F, C),
+     * parent_counts (P, C) of all the rows; inverse_r; criterion; joint (n, D, C) float64;
+     * reached (n) int64; logs (n) int8; losses (n, D) float64; total (D, m + 1) float64 */
+    const char *names[12] = {"codes", "family", "cards", "y", "weights", "family_counts",
+                             "parent_counts", "joint", "reached", "logs", "losses", "total"};
+    const int kinds[12] = {2, 0, 0, 0, 1, 3, 3, 4 | 8, 0 | 8, 5 | 8, 3 | 8, 3 | 8};
+    Py_buffer b[12];
+    double *ratios = NULL;
+    int got = 0;
+    PyObject *result = NULL;
+    if (!loo_columns(obj, b, &got, "loo_attribute", names, 12, kinds)) goto done;
+    const int64_t K = b[0].shape[0], N = b[0].shape[1], E = b[1].shape[0], n = b[3].shape[0];
+    const int64_t C = b[5].shape[1], D = b[7].shape[1];
+    const int64_t *codes = b[0].buf, *family = b[1].buf, *cards = b[2].buf, *y = b[3].buf;
+    const double *w = b[4].buf, *fc = b[5].buf, *pc = b[6].buf;
+    double *joints = b[7].buf, *losses = b[10].buf, *total = b[11].buf;
+    int64_t *reached = b[8].buf;
+    int8_t *logs = b[9].buf;
+    int64_t family_at[64], parent_at[64];
+    const int64_t *col[64];
+    const int64_t M = b[11].shape[1];
+    int ok = E >= 1 && E <= D && D < 64 && b[2].shape[0] == E && first >= 0 && first + n <= N &&
+             b[4].shape[0] == n && b[6].shape[1] == C && b[7].shape[0] == n && b[7].shape[2] == C &&
+             b[8].shape[0] == n && b[9].shape[0] == n && b[10].shape[0] == n && b[10].shape[1] == D &&
+             b[11].shape[0] == D && column >= 1 && column < M && criterion >= 0 && criterion <= 2 &&
+             inverse_r > 0.0;
+    for (int64_t d = 0; ok && d < E; d++) {
+        ok = family[d] >= 0 && family[d] < K && cards[d] >= 1 && cards[d] < ((int64_t)1 << 31);
+        if (ok) col[d] = codes + family[d] * N + first;
+    }
+    if (ok) {
+        loo_layout(cards, E, family_at, parent_at);
+        ok = b[5].shape[0] == family_at[E] && b[6].shape[0] == parent_at[E];
+    }
+    for (int64_t i = 0; ok && i < n; i++) ok = y[i] >= 0 && y[i] < C && reached[i] >= 0 && reached[i] < D;
+    for (int64_t d = 0; ok && d < E; d++)
+        for (int64_t i = 0; ok && i < n; i++) ok = col[d][i] < cards[d];
+    const int64_t F = ok ? family_at[E] : 0;
+    const int tabled = ok && F <= n;
+    if (ok) ratios = malloc((D * C + (tabled ? 2 * F * C + F : 0)) * sizeof(double));
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "loo_attribute: inconsistent arguments");
+        goto done;
+    }
+    if (!ratios) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    const int64_t r = cards[0];
+    double *other = ratios + D * C, *own = other + F * C;
+    char *seen = (char *)(own + F * C);
+    if (tabled) loo_ratio_tables(fc, pc, F, r, C, inverse_r, other, own, seen);
+    for (int64_t i = 0; i < n; i++) {
+        double *loss = losses + i * D;
+        int64_t hi = reached[i];
+        const int64_t x = col[0][i];
+        if (x >= 0) {
+            const int64_t yi = y[i];
+            const double held = w[i] < 1.0 ? w[i] : 1.0, wi = w[i];
+            double *joint = joints + i * D * C;
+            int64_t key = 0, reach = 0;
+            for (int64_t d = 0; d < E; d++) {
+                if (d) {
+                    const int64_t z = col[d][i];
+                    if (z < 0) break;
+                    key = key * cards[d] + z;
+                }
+                const int64_t f = family_at[d] + key * r + x;
+                double *ratio = ratios + d * C;
+                if (tabled && wi == 1.0) {
+                    const double *row = other + f * C;
+                    for (int64_t c = 0; c < C; c++) ratio[c] = row[c];
+                    ratio[yi] = own[f * C + yi];
+                    if (d) {
+                        if (!seen[f]) break;
+                        reach = d;
+                    }
+                    continue;
+                }
+                const double *counts = fc + f * C;
+                const double *parents = pc + (parent_at[d] + key) * C;
+                for (int64_t c = 0; c < C; c++) {
+                    const double mine = c == yi ? held : 0.0;
+                    ratio[c] = (counts[c] - mine + inverse_r) / (parents[c] - mine + 1.0);
+                }
+                if (d) {
+                    if (!loo_others_seen(counts, C, held)) break;
+                    reach = d;
+                }
+            }
+            for (; hi < reach; hi++)
+                memcpy(joint + (hi + 1) * C, joint + hi * C, C * sizeof(double));
+            if (logs[i]) {
+                for (int64_t k = 0; k <= hi; k++) {
+                    const double *ratio = ratios + (k < reach ? k : reach) * C;
+                    double *row = joint + k * C;
+                    for (int64_t c = 0; c < C; c++) row[c] += log(ratio[c]);
+                    loss[k] = loo_row_loss(row, C, yi, criterion) * wi;
+                }
+            } else {
+                int tiny = 0;
+                if (criterion == 0 && C == 2)
+                    tiny = loo_rmse_step(joint, ratios, hi, reach, 2, yi, wi, loss);
+                else if (criterion == 0 && C == 3)
+                    tiny = loo_rmse_step(joint, ratios, hi, reach, 3, yi, wi, loss);
+                else if (criterion == 0)
+                    tiny = loo_rmse_step(joint, ratios, hi, reach, C, yi, wi, loss);
+                else
+                    for (int64_t k = 0; k <= hi; k++) {
+                        const double *ratio = ratios + (k < reach ? k : reach) * C;
+                        double *row = joint + k * C, scale;
+                        for (int64_t c = 0; c < C; c++) row[c] *= ratio[c];
+                        loss[k] = loo_product_loss(row, C, yi, criterion, &scale) * wi;
+                        for (int64_t c = 0; c < C; c++) {
+                            row[c] *= scale;
+                            tiny |= row[c] < LOO_TINY;
+                        }
+                    }
+                if (tiny) {
+                    for (int64_t e = 0; e < (hi + 1) * C; e++) joint[e] = log(joint[e]);
+                    logs[i] = 1;
+                }
+            }
+            reached[i] = hi;
+        }
+        for (int64_t k = 0; k < D; k++) total[k * M + column] += loss[k < hi ? k : hi];
+    }
+    Py_END_ALLOW_THREADS
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    free(ratios);
     for (int k = 0; k < got; k++) PyBuffer_Release(&b[k]);
     return result;
 }
@@ -2896,6 +3215,16 @@ static PyMethodDef methods[] = {
      "loo_scores(family, parent, family_counts, parent_counts, y, weights, class_weight, "
      "class_total, inverse_r, criterion, total): selective KDB's leave-one-out losses of a block "
      "of rows, added to total."},
+    {"loo_family_counts", loo_family_counts, METH_VARARGS,
+     "loo_family_counts(codes, family, cards, y, weights, family_counts): one attribute's dense "
+     "class-weighted tables at every depth of its parents, added to (see "
+     "bnclassify/_native)."},
+    {"loo_attribute", loo_attribute, METH_VARARGS,
+     "loo_attribute(codes, family, cards, first, y, weights, family_counts, parent_counts, "
+     "inverse_r, criterion, joint, reached, logs, losses, total, column): one attribute's step of "
+     "selective "
+     "KDB's leave-one-out pass over rows, their candidates' scores updated in place (see "
+     "bnclassify/_native)."},
     {"tree_pivots", tree_pivots, METH_VARARGS,
      "tree_pivots(matrices, pivots, smallest): the cancellation-free elimination pivots of a batch "
      "of column-scaled weight matrices, eliminated in place (see bnclassify/_native)."},
@@ -2933,7 +3262,7 @@ static struct PyModuleDef module = {
 
 /* Raised with every change of a kernel's arguments or results: _native/runtime.py refuses a stale build
  * (an optional build that fails leaves the previous library in place). */
-#define KERNELS_VERSION 24
+#define KERNELS_VERSION 25
 
 PyMODINIT_FUNC PyInit__kernels(void) {
     PyObject *m = PyModule_Create(&module);

@@ -10,6 +10,12 @@ from . import runtime
 LOO_CRITERIA = ("rmse", "zero_one", "log_loss")
 #: Relative size under which a weighted count is zero (sums of weights are rounded).
 LOO_SEEN = 1e-9
+#: Largest dense table ``N(c, x_parents, x)`` of one attribute, all depths together, that the
+#: pass one attribute at a time (:func:`loo_pass`) counts into (128 MB); a family with more
+#: cells is scored by the general pass, which numbers only the observed configurations.
+DENSE_FAMILY_CELLS = 1 << 24
+#: Doubles of the pass's state per block of rows (256 MB): each row keeps ``(K + 1)(C + 1)``.
+STATE_DOUBLES = 1 << 25
 
 
 def loo_scores(
@@ -259,3 +265,272 @@ def cell_counts(cells, y, weights, n_cells, n_classes) -> np.ndarray:
     yv = np.broadcast_to(y, cells.shape)[seen]
     wv = np.broadcast_to(weights, cells.shape)[seen]
     return np.bincount(cells[seen] * C + yv, weights=wv, minlength=int(n_cells) * C).reshape(-1, C)
+
+
+def loo_layout(cards) -> tuple:
+    """Where each depth's rows start in :func:`loo_family_counts`'s two tables, and their sizes.
+
+    ``cards``: the attribute's categories, then its parents', in order. Depth ``d``
+    (the first ``d`` parents) has one row per configuration of those parents'
+    values (mixed radix, the last parent fastest) in the parent table, and one per
+    configuration and attribute value in the family table. Returns
+    ``(family_at, parent_at)``, each of length ``len(cards) + 1`` (the last entry:
+    the table's size).
+
+    Examples
+    --------
+    >>> [a.tolist() for a in loo_layout([2, 3, 4])]
+    [[0, 2, 8, 32], [0, 1, 4, 16]]
+    """
+    cards = np.asarray(cards, dtype=np.int64)
+    configurations = np.cumprod(np.concatenate([[1], cards[1:]]))
+    parent_at = np.concatenate([[0], np.cumsum(configurations)])
+    return parent_at * int(cards[0]), parent_at
+
+
+def loo_family_counts(codes, family, cards, y, weights, n_classes, family_counts=None):
+    """One attribute's class-weighted table ``N(c, x_parents, x)`` at every depth of its parents.
+
+    ``codes`` (shape ``(k, n)``): each column's codes, one row per column (-1
+    missing); ``family``: the attribute's column, then its parents' in order;
+    ``cards`` their categories. At every depth ``d < len(family)``, a row observing
+    the attribute and its first ``d`` parents adds its weight to its cell (laid out
+    by :func:`loo_layout`, the same for any rows: the tables of parts of the rows
+    add up to those of all). ``family_counts``: a table to add to (else a new one).
+    :func:`loo_parent_counts` sums it over the attribute's values.
+
+    Examples
+    --------
+    >>> codes = np.array([[0, 1, 1, -1], [1, 1, 0, 0]])  # the attribute, one parent
+    >>> family = loo_family_counts(codes, [0, 1], [2, 2], np.array([0, 1, 1, 0]), np.ones(4), 2)
+    >>> family.tolist()  # depth 0: x = 0, 1; depth 1: (z, x) = (0, 0), (0, 1), (1, 0), (1, 1)
+    [[1.0, 0.0], [0.0, 2.0], [0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [0.0, 1.0]]
+    >>> loo_parent_counts(family, [2, 2]).tolist()
+    [[1.0, 2.0], [0.0, 1.0], [1.0, 1.0]]
+    """
+    codes = np.ascontiguousarray(codes, dtype=np.int64)
+    family = np.ascontiguousarray(family, dtype=np.int64)
+    cards = np.ascontiguousarray(cards, dtype=np.int64)
+    y = np.ascontiguousarray(y, dtype=np.int64)
+    weights = np.ascontiguousarray(weights, dtype=np.float64)
+    family_at, _ = loo_layout(cards)
+    C = int(n_classes)
+    if family_counts is None:
+        family_counts = np.zeros((int(family_at[-1]), C))
+    if runtime.COMPILED:
+        runtime.kernels.loo_family_counts(codes, family, cards, y, weights, family_counts)
+        return family_counts
+    columns = codes[family]
+    x = columns[0]
+    valid = x >= 0
+    key = np.zeros(len(y), dtype=np.int64)
+    for d in range(len(cards)):
+        if d:
+            valid &= columns[d] >= 0
+            key = np.where(valid, key * cards[d] + columns[d], 0)
+        cells = (family_at[d] + key * cards[0] + x)[valid] * C + y[valid]
+        family_counts += np.bincount(cells, weights[valid], family_counts.size).reshape(-1, C)
+    return family_counts
+
+
+def loo_parent_counts(family_counts, cards) -> np.ndarray:
+    """``N(c, x_parents)`` at every depth: :func:`loo_family_counts`'s table summed over ``x``."""
+    r = int(cards[0])
+    return np.asarray(family_counts).reshape(-1, r, family_counts.shape[1]).sum(axis=1)
+
+
+def loo_start(y, weights, class_weight, max_k, criterion, total) -> tuple:
+    """The leave-one-out pass's state of rows before any attribute: the class prior.
+
+    Each row's ``P(c)`` without it (the m-estimate of :func:`loo_scores`); its
+    loss, times its weight, is added to column 0 of ``total`` (shape
+    ``(max_k + 1, m + 1)``) for every ``k``. Returns the state
+    :func:`loo_attribute` updates: ``(joint, reached, logs, losses)``, the
+    rows' candidates' class scores (shape ``(n, max_k + 1, C)``; the compiled
+    kernel keeps probabilities, moving a row to logs, ``logs[i] = 1``, when one
+    falls below 1e-200; the numpy version logs), the deepest prefix each row
+    has reached, and each candidate's last loss (times the weight).
+
+    Examples
+    --------
+    >>> total = np.zeros((1, 2))
+    >>> _ = loo_start(np.array([0, 0, 1]), np.ones(3), np.array([2.0, 1.0]), 0, "zero_one", total)
+    >>> total.tolist()  # the held-out class-1 row is predicted as class 0
+    [[1.0, 0.0]]
+    """
+    y = np.ascontiguousarray(y, dtype=np.int64)
+    w = np.ascontiguousarray(weights, dtype=np.float64)
+    cw = np.asarray(class_weight, dtype=float)
+    n, C, D = len(y), len(cw), int(max_k) + 1
+    held = np.minimum(w, 1.0)
+    own = np.zeros((n, C))
+    own[np.arange(n), y] = held
+    prior = cw - own + 1.0 / C  # in this order: classes that tie in the counts tie here
+    loss = _probability_loss(prior, y, criterion)
+    total[:, 0] += loss @ w
+    joint = np.zeros((n, D, C))
+    joint[:, 0] = prior / (cw.sum() - held + 1.0)[:, None]
+    logs = np.zeros(n, dtype=np.int8)
+    if not runtime.COMPILED:  # logs summed as the general pass sums them (the same ties)
+        joint[:, 0] = np.log(prior) - np.log(cw.sum() - held + 1.0)[:, None]
+        logs[:] = 1
+    losses = np.zeros((n, D))
+    losses[:, 0] = loss * w
+    return joint, np.zeros(n, dtype=np.int64), logs, losses
+
+
+def _probability_loss(p, y, criterion):
+    """Each row's loss from its (unnormalised, positive) class scores."""
+    total = p.sum(axis=1)
+    mine = p[np.arange(len(y)), y]
+    if criterion == "rmse":
+        return ((total - mine) / total) ** 2
+    if criterion == "zero_one":
+        return (p.argmax(axis=1) != y).astype(float)
+    return np.log(total) - np.log(mine)
+
+
+def loo_attribute(
+    codes, family, cards, first, y, weights, family_counts, parent_counts, inverse_r, criterion,
+    state, total, column,
+) -> None:  # fmt: skip
+    """One attribute's step of selective KDB's leave-one-out pass, for every candidate at once.
+
+    ``codes``, ``family``, ``cards``: the columns' codes, the attribute's column and
+    its ranked parents' (at most ``max_k``), and their categories, as
+    :func:`loo_family_counts` takes them; the rows scored are ``codes[:, first:
+    first + len(y)]``, of classes ``y`` and weights ``weights``;
+    ``family_counts``, ``parent_counts``: its tables over all the training rows
+    (these rows among them); ``state``: :func:`loo_start`'s, updated in place. Each
+    row leaves ``min(w, 1)`` of its weight out of every cell; the candidate with
+    ``k`` parents adds the term of the deepest prefix of at most ``k`` parents
+    whose family some other row has (:func:`loo_scores` gives the estimates); a row
+    missing the attribute adds nothing. Column ``column`` of ``total`` gains every
+    candidate's weighted losses, the rows in order.
+
+    Examples
+    --------
+    >>> codes, y, w = np.array([[0, 1, 0]]), np.array([0, 1, 0]), np.ones(3)
+    >>> family = loo_family_counts(codes, [0], [2], y, w, 2)
+    >>> total = np.zeros((1, 2))
+    >>> state = loo_start(y, w, np.array([2.0, 1.0]), 0, "zero_one", total)
+    >>> parent = loo_parent_counts(family, [2])
+    >>> loo_attribute(codes, [0], [2], 0, y, w, family, parent, 0.5, "zero_one", state, total, 1)
+    >>> total.tolist()  # as loo_scores's example: the class-1 row is still missed
+    [[1.0, 1.0]]
+    """
+    codes = np.ascontiguousarray(codes, dtype=np.int64)
+    family = np.ascontiguousarray(family, dtype=np.int64)
+    cards = np.ascontiguousarray(cards, dtype=np.int64)
+    y = np.ascontiguousarray(y, dtype=np.int64)
+    weights = np.ascontiguousarray(weights, dtype=np.float64)
+    joint, reached, logs, losses = state
+    if runtime.COMPILED:
+        runtime.kernels.loo_attribute(
+            codes, family, cards, int(first), y, weights,
+            np.ascontiguousarray(family_counts, dtype=np.float64),
+            np.ascontiguousarray(parent_counts, dtype=np.float64), float(inverse_r),
+            LOO_CRITERIA.index(criterion), joint, reached, logs, losses, total, int(column),
+        )  # fmt: skip
+        return
+    columns = codes[family, int(first) : int(first) + len(y)]
+    n, D, C = joint.shape
+    rows = np.arange(n)
+    for i in np.flatnonzero(logs == 0):  # rows the compiled kernel kept as probabilities
+        joint[i, : reached[i] + 1] = np.log(joint[i, : reached[i] + 1])
+    logs[:] = 1
+    family_at, parent_at = loo_layout(cards)
+    x = columns[0]
+    observed = x >= 0
+    held = np.minimum(weights, 1.0)
+    own = np.zeros((n, C))
+    own[rows, y] = held
+    terms = np.zeros((len(cards), n, C))
+    reach = np.zeros(n, dtype=np.int64)
+    seen = observed.copy()
+    key = np.zeros(n, dtype=np.int64)
+    for d in range(len(cards)):
+        if d:
+            seen &= columns[d] >= 0
+            key = np.where(seen, key * cards[d] + columns[d], 0)
+        if not seen.any():
+            break
+        counts = family_counts[np.where(seen, family_at[d] + key * cards[0] + x, 0)]
+        mine = own * seen[:, None]
+        numerator = counts - mine + inverse_r
+        denominator = parent_counts[np.where(seen, parent_at[d] + key, 0)] - mine + 1.0
+        terms[d] = np.where(seen[:, None], np.log(numerator) - np.log(denominator), 0.0)
+        if d:
+            others = counts.sum(axis=1) - held
+            seen &= others > LOO_SEEN * (1.0 + others)
+            reach[seen] = d
+    hi = np.where(observed, np.maximum(reached, reach), reached)
+    for k in range(1, D):  # candidates past a row's last reached prefix start as that prefix's
+        fresh = (reached < k) & (k <= hi)
+        joint[fresh, k] = joint[fresh, reached[fresh]]
+    for k in range(D):
+        update = observed & (k <= hi)
+        joint[update, k] += terms[np.minimum(k, reach[update]), rows[update]]
+        losses[update, k] = _log_loss_of(joint[update, k], y[update], criterion) * weights[update]
+    reached[:] = hi
+    for k in range(D):
+        total[k, column] += losses[rows, np.minimum(k, hi)].sum()
+
+
+def _log_loss_of(joint, y, criterion):
+    """Each row's loss from its log class scores (shape ``(n, C)``)."""
+    if criterion == "zero_one":
+        return (joint.argmax(axis=1) != y).astype(float)
+    top = joint.max(axis=1, keepdims=True)
+    log_true = joint[np.arange(len(y)), y] - (top[:, 0] + np.log(np.exp(joint - top).sum(axis=1)))
+    return (1.0 - np.exp(log_true)) ** 2 if criterion == "rmse" else -log_true
+
+
+def dense_families(families, cards, n_classes) -> bool:
+    """Whether every family's tables fit :data:`DENSE_FAMILY_CELLS` (see :func:`loo_pass`)."""
+    cards = np.asarray(cards, dtype=np.int64)
+    return all(
+        int(loo_layout(np.maximum(cards[family], 1))[0][-1]) * int(n_classes) <= DENSE_FAMILY_CELLS
+        for family in families
+    )
+
+
+def loo_pass(codes, y, weights, cards, class_weight, families, max_k, criterion, counts=None):
+    """Weighted sums over rows of every candidate's leave-one-out loss, ``(max_k + 1, m + 1)``.
+
+    The sums (before the mean) of
+    :func:`bnclassify.classifiers._selective.loo_losses`, one attribute at a time:
+    the rows' candidates start from the class prior (:func:`loo_start`) and take
+    each attribute's terms in order
+    (:func:`loo_attribute`), from its dense tables at every depth
+    (:func:`loo_family_counts`). ``families``: each attribute's
+    column, then its ranked parents'. ``class_weight`` and
+    ``counts`` (each attribute's family table) are those of
+    all the training rows, of which ``codes`` may be a part (a partition of a dask
+    table): the sums of the parts' totals are the whole's. ``counts=None``: counted
+    from these rows, one attribute at a time (nothing of size rows x attributes is
+    kept). Rows go in blocks of :data:`STATE_DOUBLES`.
+    """
+    y = np.asarray(y, dtype=np.int64)
+    w = np.asarray(weights, dtype=float)
+    n, C, D, m = len(y), len(class_weight), int(max_k) + 1, len(families)
+    cards = np.asarray(cards, dtype=np.int64)
+    inverse_r = [1.0 / max(int(cards[family[0]]), 1) for family in families]
+    total = np.zeros((D, m + 1))
+    by_column = np.ascontiguousarray(np.asarray(codes).T, dtype=np.int64)  # one column a row
+    size = max(1, STATE_DOUBLES // (D * (C + 1)))
+    for start in range(0, max(n, 1), size):
+        rows = slice(start, min(start + size, n))
+        state = loo_start(y[rows], w[rows], class_weight, max_k, criterion, total)
+        for u, family in enumerate(families):
+            family_cards = np.maximum(cards[family], 1)
+            family_counts = (
+                counts[u] if counts is not None
+                else loo_family_counts(by_column, family, family_cards, y, w, C)
+            )  # fmt: skip
+            loo_attribute(
+                by_column, family, family_cards, start, y[rows], w[rows], family_counts,
+                loo_parent_counts(family_counts, family_cards), inverse_r[u], criterion, state,
+                total, u + 1,
+            )  # fmt: skip
+    return total

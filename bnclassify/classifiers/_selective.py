@@ -14,7 +14,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._native import cell_counts, family_cells, lone_families, loo_scores
+from .._native import (
+    cell_counts,
+    dense_families,
+    family_cells,
+    lone_families,
+    loo_pass,
+    loo_scores,
+)
 
 #: The losses a selective KDB may minimise (``"rmse"`` is the paper's).
 CRITERIA = ("rmse", "zero_one", "log_loss")
@@ -53,7 +60,9 @@ def family_depths(parents, child_cards, parent_cards, n_classes, max_cells) -> l
     return depths
 
 
-def loo_losses(codes, y, cards, n_classes, order, parents, max_k, criterion="rmse", weights=None):
+def loo_losses(
+    codes, y, cards, n_classes, order, parents, max_k, criterion="rmse", weights=None, passes=None
+):
     """Leave-one-out loss of every selective KDB, shape ``(max_k + 1, len(order) + 1)``.
 
     Entry ``[k, n]`` scores the classifier over the first ``n`` attributes of
@@ -98,6 +107,11 @@ def loo_losses(codes, y, cards, n_classes, order, parents, max_k, criterion="rms
     criterion : {"rmse", "zero_one", "log_loss"}
     weights : ndarray of shape (n_rows,), optional
         Row weights, counted as frequencies.
+    passes : object, optional
+        Rows kept elsewhere (``codes`` and ``y`` are then ``None``): its method
+        ``leave_one_out(families, max_k, criterion)`` returns :func:`bnclassify._native.loo_pass`'s
+        sums over all the rows and their total weight (a dask table's partitions:
+        :class:`bnclassify.distributed.PartitionPasses`).
 
     Returns
     -------
@@ -111,21 +125,31 @@ def loo_losses(codes, y, cards, n_classes, order, parents, max_k, criterion="rms
     array([[0.583, 0.174, 0.278],
            [0.583, 0.174, 0.291]])
     """
-    codes = np.asarray(codes)
+    codes = None if codes is None else np.asarray(codes)
     # an attribute with one state adds log(N + 1) - log(N + 1) = 0 to every row's score, so its
     # candidates' losses are those of the attributes before it, exactly: it is not scored
     scored = [u for u, child in enumerate(order) if int(cards[child]) > 1]
     if len(scored) < len(order):
         losses = loo_losses(
             codes, y, cards, n_classes, [order[u] for u in scored], [parents[u] for u in scored],
-            max_k, criterion, weights,
+            max_k, criterion, weights, passes,
         )  # fmt: skip
         before = np.cumsum(np.isin(np.arange(len(order)), scored))  # scored among the first u + 1
         return losses[:, np.concatenate([[0], before])]
+    families = loo_families(order, parents, max_k)
+    if passes is not None:
+        total, weight = passes.leave_one_out(families, max_k, criterion)
+        mean = total / weight
+        return np.sqrt(mean) if criterion == "rmse" else mean
     y = np.asarray(y, dtype=np.intp)
     n, C, D = len(y), int(n_classes), int(max_k) + 1
     w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
     m = len(order)
+    if dense_families(families, cards, C):
+        class_weight = np.bincount(y, weights=w, minlength=C)
+        total = loo_pass(codes, y, w, cards, class_weight, families, max_k, criterion)
+        mean = total / w.sum()
+        return np.sqrt(mean) if criterion == "rmse" else mean
     whole = n * D * m <= BLOCK_INDICES  # one block: the rows' cells as the counting finds them
     class_weight = np.bincount(y, weights=w, minlength=C)
     # a column with no observed value has no state (card 0); its cells never reach 1/r
@@ -155,6 +179,11 @@ def loo_losses(codes, y, cards, n_classes, order, parents, max_k, criterion="rms
         )  # fmt: skip
     mean = total / w.sum()
     return np.sqrt(mean) if criterion == "rmse" else mean
+
+
+def loo_families(order, parents, max_k) -> list:
+    """Each attribute's column, then its first ``max_k`` ranked parents' columns."""
+    return [[int(child), *(int(p) for p in parents[u][:max_k])] for u, child in enumerate(order)]
 
 
 def loo_class_information(stats, features=None) -> np.ndarray:

@@ -162,7 +162,7 @@ class ESKDB(MemberEnsemble):
         Fit each member on its own bootstrap sample of the rows (bagging rows as well as
         orders): ``n`` rows drawn with replacement from the member's own seed, given to it
         as row weights (how many times each row is drawn, times ``sample_weight``); a row
-        left out weighs :data:`LEFT_OUT_WEIGHT`, not 0, so that every member keeps the
+        left out weighs ``1e-6``, not 0, so that every member keeps the
         table's categories and classes. The member's cuts, order, selection and tables
         all read its sample (each sample is coded and counted on its own: about twice the
         fit). Not the default: on the 22 UCI development sets (5x2, ``n_estimators=10``)

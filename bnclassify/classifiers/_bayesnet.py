@@ -15,17 +15,14 @@ from ..factors import TABLE_DISTRIBUTIONS, Categorical, node_from_spec
 from ..network import fit_general_network
 from ..scores import SCORES, FamilyScores
 from ..state import require
-from ..stats import StatisticsPlan, VariableCounts, training_statistics
+from ..stats import StatisticsPlan, VariableCounts
 from ..structure import markov_blanket, name_order
 from ..validation import ALPHA, ArrayLike, InstanceOf, Interval, Options, validate_parameters
 from ._base import (
     NetworkClassifier,
-    accumulate,
-    class_node_name,
-    fit_continuation,
+    StatisticsFit,
     unchanged_on_error,
 )
-from ._predict import routes_dask
 from ._tan import TAN
 
 #: The structure searches of :class:`BayesNetClassifier`.
@@ -34,7 +31,7 @@ SEARCHES = ("hill_climbing", "tabu", "k2")
 STARTS = ("empty", "naive_bayes", "tan")
 
 
-class BayesNetClassifier(NetworkClassifier):
+class BayesNetClassifier(StatisticsFit, NetworkClassifier):
     """A Bayesian network learnt from data in which the class is an ordinary node.
 
     The structure is a DAG over the features and the class, searched by a
@@ -235,7 +232,6 @@ class BayesNetClassifier(NetworkClassifier):
         )
 
     # -- fitting -----------------------------------------------------------------------
-    @routes_dask
     def fit(self, X, y, sample_weight=None):
         """Learn the structure from the data, then every table.
 
@@ -253,11 +249,7 @@ class BayesNetClassifier(NetworkClassifier):
         -------
         self
         """
-        validate_parameters(self)
-        schema, classes, stats = training_statistics(X, y, self.distributions, sample_weight)
-        self.fit_statistics(stats, schema, classes, class_node=class_node_name(y, schema.names))
-        self._fit_rows = fit_continuation(self, stats)  # for a later partial_fit (not pickled)
-        return self
+        return super().fit(X, y, sample_weight)
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Add a chunk of rows and learn the structure and the tables again from all rows so far.
@@ -278,9 +270,7 @@ class BayesNetClassifier(NetworkClassifier):
         -------
         self
         """
-        validate_parameters(self)
-        total, schema, classes, class_node = accumulate(self, X, y, classes, sample_weight)
-        return self.fit_statistics(total, schema, classes, class_node=class_node, keep=True)
+        return super().partial_fit(X, y, classes, sample_weight)
 
     def fit_statistics(self, stats, schema, classes, *, class_node="class", keep=False):
         """Learn the structure and the tables from training statistics: every fit's one entry.

@@ -365,3 +365,34 @@ def test_partial_fit_equals_fit_at_large_offsets_with_tiny_spreads(make, table):
         # child, where its probabilities hang on the last bit of the slope: the fits instead
         assert set(got.structure_.edges()) == set(expected.structure_.edges())
     _assert_same_gaussians(got, expected, X)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_triple_table_equals_the_one_hot_products(weighted):
+    """KDB(k >= 2)'s incremental statistics: N(c, x_i, x_j, x_k) counted by families of pair
+    codes equals the sum over rows of the one-hot products (the obviously correct reference),
+    repeated features, missing cells and weights included."""
+    from types import SimpleNamespace
+
+    from bnclassify.stats.counting import one_hot, pairwise_counts
+    from bnclassify.stats.sufficient import triple_counts
+
+    rng = np.random.default_rng(3)
+    for _ in range(10):
+        cards = rng.integers(1, 4, size=int(rng.integers(1, 6)))
+        n, n_classes = int(rng.integers(1, 40)), int(rng.integers(1, 4))
+        codes = np.stack([rng.integers(-1, r, size=n) for r in cards], axis=1).astype(np.int8)
+        y = rng.integers(0, n_classes, size=n)
+        w = rng.random(n) if weighted else None
+        counts = SimpleNamespace(codes=codes, y=y, weights=w, cards=cards, n_classes=n_classes)
+        counts.pairwise = pairwise_counts(codes, y, cards, n_classes, weights=w)
+        total = int(cards.sum())
+        z = one_hot(codes, np.concatenate([[0], np.cumsum(cards)])[:-1], total, np.float64)
+        z_w = z if w is None else z * w[:, None]
+        expected = np.stack(
+            [
+                np.einsum("ni,nj,nk->ijk", z_w[y == c], z[y == c], z[y == c])
+                for c in range(n_classes)
+            ]
+        )
+        np.testing.assert_allclose(triple_counts(counts, total), expected, atol=1e-12)

@@ -39,7 +39,7 @@ from pathlib import Path
 import networkx as nx
 import numpy as np
 import pandas as pd
-from bayesnet_networks import CASES, NETWORKS, make_model, sample
+from bayesnet_networks import CASES, load_network, make_model, sample
 from scipy import stats
 from threadpoolctl import threadpool_limits
 
@@ -65,9 +65,7 @@ def parents_of(dag, names):
 
 
 def diagnose_case(network_name, class_node, specs, score_types):
-    from pgmpy.readwrite import BIFReader
-
-    network = BIFReader(str(NETWORKS / f"{network_name}.bif")).get_model()
+    network = load_network(network_name)
     train = sample(network, 100_000, 0)
     names = [c for c in train.columns if c != class_node] + [class_node]
     counts = encode(train, network, names)

@@ -430,6 +430,21 @@ def blanket_perturbation(
     path : list of (str, int, int, float)
         For each improvement, the perturbing move and the two climbs' moves, each
         with the network's score after it.
+
+    Examples
+    --------
+    >>> from bnclassify.scores import FamilyScores
+    >>> from bnclassify.stats import VariableCounts
+    >>> rng = np.random.default_rng(1)
+    >>> c = rng.integers(0, 2, 3000)
+    >>> a = c ^ (rng.random(3000) < 0.2)
+    >>> b = (a & c) ^ (rng.random(3000) < 0.1)
+    >>> scores = FamilyScores(VariableCounts.from_rows(np.column_stack([a, b]), c, [2, 2], 2))
+    >>> climbed, _ = hill_climbing(scores, 3)
+    >>> perturbed, path = blanket_perturbation(scores, 3, climbed, 2)
+    >>> network = lambda ps: scores.network(dict(enumerate(ps)))
+    >>> bool(network(perturbed) >= network(climbed))
+    True
     """
     current = [tuple(sorted(p)) for p in parents]
     options = {"max_parents": max_parents, "reversal": reversal}

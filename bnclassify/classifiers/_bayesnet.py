@@ -116,7 +116,8 @@ class BayesNetClassifier(StatisticsFit, NetworkClassifier):
         climb restarted from there (the arc forbidden, then free), and the first
         graph that scores higher is kept, until none does. For a blanket the
         search gets wrong at a local maximum (an arc between members turned round),
-        at the cost of up to two short climbs per arc near the class per round.
+        at the cost of up to two short climbs per arc near the class per round (the
+        climbs are hill climbing whatever ``search`` is, K2's order not kept).
     blanket_level : float, optional
         After the search, refine the class's Markov blanket by conditional tests at
         this level (:func:`bnclassify.dag_search.refine_blanket`): arcs that would
@@ -128,8 +129,11 @@ class BayesNetClassifier(StatisticsFit, NetworkClassifier):
         whose test no longer rejects at ``blanket_level`` are removed. For members a
         score leaves out because their family is large: its parameter penalty
         outweighs a dependence the rows show (on rows sampled from expert networks,
-        a spouse whose common child has three parents already). Default: no
-        refinement, the search's graph.
+        a spouse whose common child has three parents already). No test is made
+        on fewer than five rows per cell of its table. Use it with
+        ``perturb_blanket=True``: on a graph turned round near the class the tests
+        take a child's descendants for its parents. Default: no refinement, the
+        search's graph.
     alpha : float, default=1.0
         Pseudo-count of every cell of every table (including the class's),
         ``(N + alpha) / (N_parents + r alpha)``.

@@ -111,7 +111,7 @@ class BayesNetClassifier(StatisticsFit, NetworkClassifier):
         (Weka's ``HillClimber`` and ``TabuSearch`` leave it out by default).
     perturb_blanket : bool, default=False
         After the search, an iterated local search around the class
-        (:func:`bnclassify.dag_search.blanket_perturbation`): each arc with an end in
+        (``bnclassify.dag_search.blanket_perturbation``): each arc with an end in
         the class's Markov blanket (or the class) is removed or reversed in turn, the
         climb restarted from there (the arc forbidden, then free), and the first
         graph that scores higher is kept, until none does. For a blanket the
@@ -120,7 +120,7 @@ class BayesNetClassifier(StatisticsFit, NetworkClassifier):
         climbs are hill climbing whatever ``search`` is, K2's order not kept).
     blanket_level : float, optional
         After the search, refine the class's Markov blanket by conditional tests at
-        this level (:func:`bnclassify.dag_search.refine_blanket`): arcs that would
+        this level (``bnclassify.dag_search.refine_blanket``): arcs that would
         bring a feature into the class's family, make it a child of the class, or a
         parent of one of the class's children, are added while the G-test of the
         feature given the family's other parents (degrees of freedom adjusted for

@@ -38,7 +38,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from bayesnet_networks import CASES, NETWORKS, sample
+from bayesnet_networks import CASES, load_network, sample
 from scipy import stats
 
 from bnclassify.io import from_pgmpy
@@ -89,9 +89,7 @@ def iamb(frame, class_node, alpha=0.01):
 
 
 def run_case(network_name, class_node, train_rows, mc_rows, with_iamb=False):
-    from pgmpy.readwrite import BIFReader
-
-    network = BIFReader(str(NETWORKS / f"{network_name}.bif")).get_model()
+    network = load_network(network_name)
     cards = network.get_cardinality()
     truth = from_pgmpy(network, class_node)
     blanket = sorted(markov_blanket(truth.structure_, class_node))

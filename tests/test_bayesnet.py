@@ -765,3 +765,96 @@ def test_candidates_counted_in_blocks_score_as_in_one(monkeypatch):
     assert counted == [[2, 3], [4]]
     with_2 = blocked(1, (0, 2)) - blocked(1, (0,))
     assert blocked.gains(1, (0,), [2, 3, 4])[0] == pytest.approx(with_2)
+
+
+# -- the class's Markov blanket: perturbation and conditional tests ----------------------------
+def _spouse_rows(rows=6000, seed=0):
+    """The class and x_1, x_2, x_3 all drive x_0 (x_2 weakly): x_2 is a spouse through a
+    family of four parents, which a score leaves out at this size."""
+    rng = np.random.default_rng(seed)
+    c = rng.integers(0, 2, rows)
+    x1, x2, x3 = (rng.integers(0, 3, rows) for _ in range(3))
+    flip = rng.random(rows) < np.where(x2 == 0, 0.1, 0.2)
+    x0 = ((c + x1 + x3) % 2) ^ flip
+    X = pd.DataFrame({"x0": x0, "x1": x1, "x2": x2, "x3": x3}).astype(str)
+    return X, pd.Series(c).astype(str)
+
+
+def test_g_tests_sum_the_strata_g_statistics_and_count_their_seen_cells():
+    from scipy.stats import chi2_contingency
+
+    from bnclassify.dag_search import g_tests
+
+    rng = np.random.default_rng(3)
+    codes = np.column_stack([rng.integers(0, 3, 300), rng.integers(0, 4, 300)])
+    codes[codes[:, 0] == 2, 1] = rng.integers(0, 2, (codes[:, 0] == 2).sum())  # a sparse stratum
+    y = (codes[:, 1] + rng.integers(0, 2, 300)) % 3
+    counts = VariableCounts.from_rows(codes, y, [3, 4], 3)
+    statistic, df, log_p = g_tests(counts, 2, [0], [1])
+    expected_g, expected_df = 0.0, 0
+    for j in range(3):
+        table = pd.crosstab(codes[codes[:, 0] == j, 1], y[codes[:, 0] == j]).to_numpy()
+        expected_g += chi2_contingency(table, correction=False, lambda_="log-likelihood")[0]
+        expected_df += (table.shape[0] - 1) * (table.shape[1] - 1)
+    assert _close(statistic[0], expected_g) and df[0] == expected_df
+    from scipy.stats import chi2
+
+    assert _close(np.exp(log_p[0]), chi2.sf(expected_g, expected_df))
+
+
+def test_blanket_level_adds_a_spouse_the_score_leaves_out_and_keeps_the_constraints():
+    X, y = _spouse_rows()
+    plain = BayesNetClassifier().fit(X, y)
+    assert "x2" not in plain.markov_blanket_
+    refined = BayesNetClassifier(blanket_level=0.01).fit(X, y)
+    assert refined.markov_blanket_ == ["x0", "x1", "x2", "x3"]
+    assert refined.blanket_tests_[0][:3] == ("add", "x2", "x0")
+    assert all(p < 0.01 for move, *_, p in refined.blanket_tests_ if move == "add")
+    assert refined.search_path_[-1][-1] == pytest.approx(refined.score_)
+    assert refined.score_ < plain.score_  # the score did not want it
+    assert plain.blanket_tests_ == []
+    barred = BayesNetClassifier(blanket_level=0.01, forbidden=[("x2", "x0")]).fit(X, y)
+    assert not barred.structure_.has_edge("x2", "x0")
+    capped = BayesNetClassifier(blanket_level=0.01, max_parents=2).fit(X, y)
+    assert max(d for _, d in capped.structure_.in_degree) <= 2
+    kept = BayesNetClassifier(blanket_level=0.5, required=[("x3", "class")]).fit(X, y)
+    assert kept.structure_.has_edge("x3", "class")
+
+
+def test_a_shrink_removes_an_arc_the_tests_do_not_support():
+    from bnclassify.dag_search import refine_blanket
+
+    X, y = _spouse_rows()
+    codes = np.column_stack([X[c].astype(int) for c in X.columns])
+    counts = VariableCounts.from_rows(codes, y.astype(int), [2, 3, 3, 3], 2)
+    # the class given a parent it does not depend on: x2 -> class is removed, and x2,
+    # outside the blanket then, comes back as the spouse it is
+    refined, tests = refine_blanket(counts, [(1, 3, 4), (), (), (), (2,)], 4, 0.01)
+    assert [t[:3] for t in tests] == [("remove", 2, 4), ("add", 2, 0)]
+    assert refined[4] == () and refined[0] == (1, 2, 3, 4)
+
+
+def test_perturbation_scores_at_least_the_search_and_keeps_required_arcs(vote):
+    X, y = vote
+    options = {"score_type": "bic", "max_parents": 3}
+    plain = BayesNetClassifier(**options).fit(X, y)
+    moved = BayesNetClassifier(perturb_blanket=True, **options).fit(X, y)
+    assert moved.score_ >= plain.score_ - 1e-9 * abs(plain.score_)
+    assert nx.is_directed_acyclic_graph(moved.structure_)
+    assert max(d for _, d in moved.structure_.in_degree) <= 3
+    assert moved.search_path_[: len(plain.search_path_)] == plain.search_path_
+    node = plain.class_node_
+    arc = sorted([*plain.structure_.in_edges(node), *plain.structure_.out_edges(node)])[0]
+    held = BayesNetClassifier(perturb_blanket=True, required=[arc], **options).fit(X, y)
+    assert held.structure_.has_edge(*arc)
+
+
+def test_blanket_options_round_trip_and_bad_levels_are_named(vote, tmp_path):
+    X, y = vote
+    model = BayesNetClassifier(score_type="bic", perturb_blanket=True, blanket_level=0.001)
+    model.fit(X, y)
+    loaded = load(dump(model, tmp_path / "model.bnc"))
+    assert loaded.blanket_tests_ == model.blanket_tests_
+    assert np.array_equal(loaded.predict_proba(X), model.predict_proba(X))
+    with pytest.raises(InvalidParameterError, match="blanket_level"):
+        BayesNetClassifier(blanket_level=1.5).fit(X, y)

@@ -233,13 +233,26 @@ def hill_climbing(
     """
     graph = _Graph.starting(scores, n, start, max_parents, forbidden, required)
     tabu, path = [], []
+    seen = {_arcs(graph)}
     limit = np.inf if max_iter is None else max_iter
     while len(path) < limit:
         gain, move = graph.best_move(tabu, reversal)
         if not gain > _tolerance(graph.score):
             break
         tabu = graph.make(move, tabu, tabu_length, path)
+        # each gain is counted on the rows that observe its larger family: with missing
+        # cells a cycle of moves can each gain and come back to a graph already met
+        # (anneal: a cycle of six, forever); a climb stops there
+        arcs = _arcs(graph)
+        if arcs in seen:
+            break
+        seen.add(arcs)
     return [tuple(sorted(p)) for p in graph.parents], path
+
+
+def _arcs(graph) -> tuple:
+    """The graph as a hashable value: each variable's parents."""
+    return tuple(frozenset(p) for p in graph.parents)
 
 
 def tabu_search(
@@ -271,16 +284,21 @@ def tabu_search(
     graph = _Graph.starting(scores, n, start, max_parents, forbidden, required)
     best_parents, best_score = [set(p) for p in graph.parents], graph.score
     tabu, path, stale = [], [], 0
+    seen = {_arcs(graph)}
     limit = np.inf if max_iter is None else max_iter
     while len(path) < limit and stale < max(1, int(tabu_length)):
         gain, move = graph.best_move(tabu, reversal)
         if not np.isfinite(gain):
             break
         tabu = graph.make(move, tabu, tabu_length, path)
-        if graph.score > best_score + _tolerance(best_score):
+        arcs = _arcs(graph)
+        # a graph met before is no progress, whatever its summed gains say (missing cells
+        # make them path-dependent: see hill_climbing)
+        if arcs not in seen and graph.score > best_score + _tolerance(best_score):
             best_parents, best_score, stale = [set(p) for p in graph.parents], graph.score, 0
         else:
             stale += 1
+        seen.add(arcs)
     return [tuple(sorted(p)) for p in best_parents], path
 
 

@@ -418,8 +418,10 @@ class FittedNetwork:
         0). Built once per set of tables (held with them, compared by identity).
         """
         nodes = self._nodes
+        families = [(*f.discrete_parent_positions, *f.column_positions) for f in nodes]
         tables = [
-            f.log_table_ if isinstance(f, Categorical) and f._family else None for f in nodes
+            f.log_table_ if own and _looks_up_its_table(f) else None
+            for f, own in zip(nodes, families, strict=True)
         ]
         made = self.__dict__.get("_gather_cache")
         if (
@@ -429,13 +431,13 @@ class FittedNetwork:
         ):
             return made[1]
         kept = [k for k, t in enumerate(tables) if t is not None]
-        width = max([len(nodes[k]._family) for k in kept] or [0])
+        width = max([len(families[k]) for k in kept] or [0])
         family = np.zeros((len(kept), width), dtype=np.intp)
         strides = np.zeros((len(kept), width), dtype=np.intp)
         offsets = np.zeros(len(kept), dtype=np.intp)
         cells, start = [], 0
         for i, k in enumerate(kept):
-            table, own = tables[k], nodes[k]._family
+            table, own = tables[k], families[k]
             shape = table.shape[1:]
             family[i, : len(own)] = own
             strides[i, : len(own)] = np.cumprod((*shape[1:], 1)[::-1])[::-1]
@@ -1199,6 +1201,15 @@ def _send(log_table, belief):
     with np.errstate(divide="ignore"):
         weights = np.exp(belief - safe_top[:, :, None])
         return safe_top[:, :, None] + np.log(np.einsum("cpv,ncv->ncp", np.exp(log_table), weights))
+
+
+def _looks_up_its_table(factor) -> bool:
+    """Whether ``factor``'s log terms are :class:`~bnclassify.factors.Categorical`'s look-ups
+    (a class table's too, given parents), which :meth:`FittedNetwork._table_gather` stacks."""
+    own = type(factor).log_terms
+    return own is Categorical.log_terms or (
+        isinstance(factor, ClassTable) and own is ClassTable.log_terms
+    )
 
 
 def _rows(values, mask):

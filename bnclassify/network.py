@@ -451,6 +451,8 @@ class FittedNetwork:
             "offsets": offsets,
             "family": family,
             "strides": strides,
+            "used": np.unique(family[strides > 0]),
+            "states": np.asarray(self._cards, dtype=np.intp),
         }
         self.__dict__["_gather_cache"] = (tables, gather)
         return gather
@@ -460,23 +462,22 @@ class FittedNetwork:
         :meth:`_table_gather`'s ``nodes``), every node and row in one gather: ``(rows,
         nodes)`` indices into the stacked tables, then a sum over the nodes. ``left_out``
         (``(rows, len(which))``): a node's term is 0 in those rows (its family need not be
-        observed there). Returns False, adding nothing, where a counted row's family holds
-        a code outside its table (a missing cell): the caller reads the nodes one by one.
+        observed there; its cells are read, so they must be codes of their columns, e.g. a
+        missing cell read as 0). Returns False, adding nothing, where a family column holds
+        a code outside its column's states (a missing cell): the caller reads the nodes one
+        by one, as before.
         """
         gather = self._table_gather()
         family, strides = gather["family"][which], gather["strides"][which]
         offsets = gather["offsets"][which]
-        used = np.unique(family[strides > 0])  # a padded axis has stride 0: not read
+        used = gather["used"] if len(which) == len(gather["nodes"]) else None
+        if used is None:
+            used = np.unique(family[strides > 0])  # a padded axis has stride 0: not read
         if len(codes) and len(used):
-            # every code a state of its column (the others: a missing cell in a counted row,
-            # or codes not made by the encoder), checked per column rather than per cell
-            states = np.asarray(self._cards)[used]
-            if left_out is not None:
-                counted = ~left_out.all(axis=1)
-                seen = codes[np.ix_(counted, used)] if not counted.all() else codes[:, used]
-            else:
-                seen = codes[:, used]
-            if len(seen) and ((seen.min(axis=0) < 0) | (seen.max(axis=0) >= states)).any():
+            # every code a state of its column (not so: a missing cell, or codes not made by
+            # the encoder), checked per column rather than per cell
+            seen = codes[:, used]
+            if seen.min() < 0 or (seen.max(axis=0) >= gather["states"][used]).any():
                 return False
         n_tables, zero = len(which), len(gather["cells"]) - 1
         total = np.empty_like(out)

@@ -207,6 +207,13 @@ class FittedNetwork:
             for j in factor.column_positions:
                 self.node_of[j] = k
 
+    def __getstate__(self):
+        # the stacked tables (_table_gather) are a copy of the factors' tables: not pickled,
+        # rebuilt by the first prediction
+        state = dict(self.__dict__)
+        state.pop("_gather_cache", None)
+        return state
+
     # -- the layout inference reads (derived from the factors, computed once) --------------
     @property
     def _nodes(self) -> list:

@@ -274,12 +274,17 @@ def summed_out(indices, tables, n_classes) -> np.ndarray:
     columns, sizes = equal_rows(keys)
     order = np.argsort(columns)  # by class, then state
     columns, log_sizes = columns[order], np.log(sizes[order])
-    widths = np.bincount(columns // states, minlength=n_classes)
+    bounds = np.searchsorted(columns, np.arange(n_classes + 1) * states)
     picked = [t.reshape(len(t), -1)[:, columns] for t in tables]
-    terms = summed_rows(indices, picked) + log_sizes  # (n, distinct terms)
-    starts = np.concatenate([[0], np.cumsum(widths)[:-1]])
-    peak = np.maximum.reduceat(terms, starts, axis=1)
-    safe = np.where(np.isfinite(peak), peak, 0.0)
-    spread = np.exp(terms - np.repeat(safe, widths, axis=1))
-    with np.errstate(divide="ignore"):
-        return safe + np.log(np.add.reduceat(spread, starts, axis=1))
+    terms = summed_rows(indices, picked)  # (n, distinct terms), a new array: worked in place
+    terms += log_sizes
+    out = np.empty((len(terms), n_classes))
+    for c in range(n_classes):  # a log-sum-exp over each class's terms, in place
+        block = terms[:, bounds[c] : bounds[c + 1]]
+        peak = block.max(axis=1)
+        safe = np.where(np.isfinite(peak), peak, 0.0)
+        block -= safe[:, None]
+        np.exp(block, out=block)
+        with np.errstate(divide="ignore"):
+            out[:, c] = safe + np.log(block.sum(axis=1))
+    return out

@@ -207,6 +207,13 @@ class FittedNetwork:
             for j in factor.column_positions:
                 self.node_of[j] = k
 
+    def __getstate__(self):
+        # the stacked tables (_table_gather) are a copy of the factors' tables: not pickled,
+        # rebuilt by the first prediction
+        state = dict(self.__dict__)
+        state.pop("_gather_cache", None)
+        return state
+
     # -- the layout inference reads (derived from the factors, computed once) --------------
     @property
     def _nodes(self) -> list:
@@ -394,10 +401,106 @@ class FittedNetwork:
     def complete_rows(self, codes, values=None) -> np.ndarray:
         """log P(c, x) of rows without missing cells."""
         out = np.broadcast_to(self.log_prior, (len(codes), self.n_classes)).copy()
-        for factor in self._nodes:
-            if factor.informative:  # an uninformative node's term is 0 in every class
+        gather = self._table_gather()
+        tables = gather["nodes"]
+        if len(tables) > 1 and self._add_table_terms(out, codes, np.arange(len(tables))):
+            done = set(tables.tolist())  # every table's term read in one gather
+        else:
+            done = set()
+        for k, factor in enumerate(self._nodes):
+            if factor.informative and k not in done:  # an uninformative node's term is 0
                 out += factor.log_terms(codes, values)
         return out
+
+    def _table_gather(self) -> dict:
+        """Every table node's log terms in one array, for :meth:`_add_table_terms`.
+
+        ``nodes``: the positions (in ``_nodes``) of the nodes whose term is a look-up in a
+        table indexed by the class and their discrete family (a
+        :class:`~bnclassify.factors.Categorical` and its subclasses, a class table with
+        parents); ``cells``: their tables stacked, one row per cell of any table, one
+        column per class, and a last row of zeros (the term of a node left out of a row);
+        ``offsets``: each table's first row; ``family`` and ``strides``: each table's
+        family columns and their strides in its flat index (padded with column 0, stride
+        0). Built once per set of tables (held with them, compared by identity).
+        """
+        nodes = self._nodes
+        families = [(*f.discrete_parent_positions, *f.column_positions) for f in nodes]
+        tables = [
+            f.log_table_ if own and _looks_up_its_table(f) else None
+            for f, own in zip(nodes, families, strict=True)
+        ]
+        made = self.__dict__.get("_gather_cache")
+        if (
+            made is not None
+            and len(made[0]) == len(tables)
+            and all(a is b for a, b in zip(made[0], tables, strict=True))
+        ):
+            return made[1]
+        kept = [k for k, t in enumerate(tables) if t is not None]
+        width = max([len(families[k]) for k in kept] or [0])
+        family = np.zeros((len(kept), width), dtype=np.intp)
+        strides = np.zeros((len(kept), width), dtype=np.intp)
+        offsets = np.zeros(len(kept), dtype=np.intp)
+        cells, start = [], 0
+        for i, k in enumerate(kept):
+            table, own = tables[k], families[k]
+            shape = table.shape[1:]
+            family[i, : len(own)] = own
+            strides[i, : len(own)] = np.cumprod((*shape[1:], 1)[::-1])[::-1]
+            offsets[i] = start
+            cells.append(table.reshape(table.shape[0], -1).T)
+            start += cells[-1].shape[0]
+        cells.append(np.zeros((1, self.n_classes)))
+        gather = {
+            "nodes": np.array(kept, dtype=np.intp),
+            "cells": np.ascontiguousarray(np.concatenate(cells, axis=0)),
+            "offsets": offsets,
+            "family": family,
+            "strides": strides,
+            "used": np.unique(family[strides > 0]),
+            "states": np.asarray(self._cards, dtype=np.intp),
+        }
+        self.__dict__["_gather_cache"] = (tables, gather)
+        return gather
+
+    def _add_table_terms(self, out, codes, which, left_out=None) -> bool:
+        """Add to ``out`` the log terms of the table nodes ``which`` (positions in
+        :meth:`_table_gather`'s ``nodes``), every node and row in one gather: ``(rows,
+        nodes)`` indices into the stacked tables, then a sum over the nodes. ``left_out``
+        (``(rows, len(which))``): a node's term is 0 in those rows (its family need not be
+        observed there; its cells are read, so they must be codes of their columns, e.g. a
+        missing cell read as 0). Returns False, adding nothing, where a family column holds
+        a code outside its column's states (a missing cell): the caller reads the nodes one
+        by one, as before.
+        """
+        gather = self._table_gather()
+        family, strides = gather["family"][which], gather["strides"][which]
+        offsets = gather["offsets"][which]
+        used = gather["used"] if len(which) == len(gather["nodes"]) else None
+        if used is None:
+            used = np.unique(family[strides > 0])  # a padded axis has stride 0: not read
+        if len(codes) and len(used):
+            # every code a state of its column (not so: a missing cell, or codes not made by
+            # the encoder), checked per column rather than per cell
+            seen = codes[:, used]
+            if seen.min() < 0 or (seen.max(axis=0) >= gather["states"][used]).any():
+                return False
+        n_tables, zero = len(which), len(gather["cells"]) - 1
+        total = np.empty_like(out)
+        step = max(1, BLOCK_CELLS // max(1, n_tables * self.n_classes))
+        for start in range(0, len(codes), step):
+            # (nodes, rows): each node's indices contiguous, and the sum over the nodes
+            # adds whole (rows, classes) slabs
+            block = codes[start : start + step].T
+            index = np.repeat(offsets[:, None], block.shape[1], axis=1)
+            for a in range(family.shape[1]):
+                index += block[family[:, a]] * strides[:, a, None]
+            if left_out is not None:
+                index[left_out[start : start + step].T] = zero
+            total[start : start + step] = np.take(gather["cells"], index, axis=0).sum(axis=0)
+        out += total
+        return True
 
     def posterior_network(self, columns) -> FittedNetwork:
         """A network with this one's class posterior that reads only ``columns``.
@@ -444,6 +547,7 @@ class FittedNetwork:
             for j in factor.column_positions:
                 factors.append(Unobserved.of_column(j, names, self.n_classes))
         network = FittedNetwork(self.log_prior, parents, factors)
+        network._table_gather()  # its tables stacked now, not by its first prediction
         self._posteriors[key] = (tuple(self.factors), network)
         return network
 
@@ -481,7 +585,19 @@ class FittedNetwork:
         blocked = (missing[np.ix_(incomplete, holes)] @ self._family_incidence[holes]) > 0
         filled = None  # the codes with every missing cell read as state 0
         subsets = {}  # the rows of each distinct mask, taken once for every factor sharing it
+        tables = self._table_gather()["nodes"]
+        done = set()
+        if len(tables) > 1:
+            # every table's terms in one gather, those of the rows whose family is not
+            # observed left out (a missing cell read as state 0 in the others' indices)
+            filled = np.maximum(codes, 0)
+            left_out = np.zeros((n, len(tables)), dtype=bool)
+            left_out[incomplete] = blocked[:, tables]
+            if self._add_table_terms(out, filled, np.arange(len(tables)), left_out):
+                done = set(tables.tolist())
         for k, factor in enumerate(self._nodes):
+            if k in done:
+                continue
             if not factor.structural:
                 if factor.informative:
                     out += factor.log_terms(codes, values)
@@ -606,7 +722,16 @@ class FittedNetwork:
             columns[cell]
         ]
         terms = np.zeros((len(filled), self.n_classes))
+        tables = self._table_gather()["nodes"]
+        read = np.flatnonzero(counted[:, tables].any(axis=0))  # positions in the gather
+        done = set()
+        if len(read) > 1:  # every counted table's terms in one gather
+            left_out = ~np.repeat(counted[:, tables[read]], states, axis=0)
+            if self._add_table_terms(terms, filled, read, left_out):
+                done = set(tables[read].tolist())
         for k in np.flatnonzero(counted.any(axis=0)):
+            if k in done:
+                continue
             node_terms = self._nodes[k].log_terms(filled, None)
             if counted[:, k].all():
                 terms += node_terms
@@ -1084,6 +1209,15 @@ def _send(log_table, belief):
     with np.errstate(divide="ignore"):
         weights = np.exp(belief - safe_top[:, :, None])
         return safe_top[:, :, None] + np.log(np.einsum("cpv,ncv->ncp", np.exp(log_table), weights))
+
+
+def _looks_up_its_table(factor) -> bool:
+    """Whether ``factor``'s log terms are :class:`~bnclassify.factors.Categorical`'s look-ups
+    (a class table's too, given parents), which :meth:`FittedNetwork._table_gather` stacks."""
+    own = type(factor).log_terms
+    return own is Categorical.log_terms or (
+        isinstance(factor, ClassTable) and own is ClassTable.log_terms
+    )
 
 
 def _rows(values, mask):

@@ -194,6 +194,20 @@ class ESKDB(MemberEnsemble):
 
     Notes
     -----
+    ``fit`` on a dask DataFrame makes the passes of :class:`SKDB`'s dask fit
+    (Martinez et al. 2016) once for all the members: the kinds, then each numeric
+    column's per-value class counts summed over the partitions (each member draws
+    its cuts from them, as from the rows in memory), then the counts and pair
+    tables of the table cut at every member's cuts at once (each member's merged
+    from them), then every member's tables ``N(c, x_parents, x)`` in one pass and
+    every member's leave-one-out losses in another. The ensemble equals ``fit`` on
+    the same rows (the same cuts, orders, selections and ``k``; probabilities to
+    rounding). Each member's fit runs until its selection asks for the passes,
+    and again once they are made; members are fitted one after the other
+    (``n_jobs`` is not used). ``bootstrap=True`` (samples drawn over the positions
+    of all the rows), ``objective="conditional"`` and ``sample_weight`` are
+    refused on dask.
+
     ``partial_fit`` is not offered (see :class:`SKDB`). A member is an
     ordinary fitted :class:`SKDB`: draw it, export it to pgmpy
     (``estimators_[0].network_``) or explain it like one. The ensemble averages
@@ -282,9 +296,12 @@ class ESKDB(MemberEnsemble):
         Parameters
         ----------
         X : DataFrame or array-like of shape (n_samples, n_features)
+            A dask DataFrame is fitted by passes over its partitions shared by every
+            member (see Notes).
         y : array-like of shape (n_samples,)
+            A dask Series with a dask ``X``.
         sample_weight : array-like of shape (n_samples,), optional
-            Non-negative row weights, as in :meth:`SKDB.fit`.
+            Non-negative row weights, as in :meth:`SKDB.fit` (not with a dask ``X``).
 
         Returns
         -------

@@ -403,6 +403,7 @@ class DaskTable:
 
     @property
     def joined(self):
+        """The table with the labels as one more column, read and partitioned by one graph."""
         return _joined(self.X, self.y)
 
     def kinds(self, distributions=None) -> dict:

@@ -1,10 +1,12 @@
-"""Fitting TAN, KDB(k=2) and SKDB on dask from a parquet data set sampled from an expert network.
+"""TAN, KDB(k=2), SKDB and ESKDB(10) fitted on dask from parquet sampled from an expert network.
 
 Usage::
 
     OMP_NUM_THREADS=1 nice -n 10 python benchmarks/dask_bn.py --rows 10000000 \\
         --data /work/data_big/alarm_1e7 --results dask_bn.json
     python benchmarks/dask_bn.py --rows 100000 --data /tmp/alarm_1e5   # a quick check
+    OMP_NUM_THREADS=1 nice -n 10 python benchmarks/dask_bn.py --data /work/data_big/alarm_1e8 \\
+        --files 10 --models eskdb10 --results eskdb_1e7.json   # the first 10^7 rows
 
 ``--rows`` rows of ``--network`` (default alarm; class ``--class-node``,
 default ``TPR``) are written with :func:`bnclassify.datasets.write_network_parquet`
@@ -15,8 +17,9 @@ memory_limit="4GB")``, each model is fitted from
 ``dask.dataframe.read_parquet(--data)`` (one partition per file): the wall
 time of the fit and the peak resident memory of each worker process (psutil,
 sampled every 0.1 s from this process; it includes the worker's own baseline,
-given as ``baseline_mb``) are recorded. A model that refuses dask input is
-reported as refused, with its message.
+given as ``baseline_mb``) and the CPU seconds of the workers and of this
+process are recorded. ``--files N`` fits on the first ``N`` files only. A
+model that refuses dask input is reported as refused, with its message.
 
 The check (``--check-files``, default 1): the same models fitted in memory on
 the rows of the first files, and on dask from those files alone, must give the
@@ -40,10 +43,15 @@ import pandas as pd
 import psutil
 from bayesnet_networks import NETWORKS
 
-from bnclassify import KDB, SKDB, TAN
+from bnclassify import ESKDB, KDB, SKDB, TAN
 from bnclassify.datasets import sample_network, write_network_parquet
 
-MODELS = {"tan": TAN, "kdb2": lambda: KDB(k=2), "skdb": SKDB}
+MODELS = {
+    "tan": TAN,
+    "kdb2": lambda: KDB(k=2),
+    "skdb": SKDB,
+    "eskdb10": lambda: ESKDB(n_estimators=10, random_state=0),
+}
 
 
 class WorkerMemory:
@@ -75,6 +83,11 @@ class WorkerMemory:
         self._thread.join()
 
 
+def _cpu_seconds(pids):
+    """User and system CPU seconds of each process so far."""
+    return [sum(psutil.Process(pid).cpu_times()[:2]) for pid in pids]
+
+
 def ensure_data(network, directory, rows, rows_per_file):
     directory = Path(directory)
     files = sorted(directory.glob("part-*.parquet"))
@@ -95,6 +108,9 @@ def main(argv=None):
     parser.add_argument("--rows-per-file", type=int, default=1_000_000)
     parser.add_argument("--data", type=Path, required=True)
     parser.add_argument("--models", default="tan,kdb2,skdb")
+    parser.add_argument(
+        "--files", type=int, help="fit on the first FILES files of --data only (default: all)"
+    )
     parser.add_argument("--check-files", type=int, default=1)
     parser.add_argument("--results", type=Path)
     args = parser.parse_args(argv)
@@ -106,6 +122,8 @@ def main(argv=None):
     warnings.simplefilter("ignore")
     network = BIFReader(str(NETWORKS / f"{args.network}.bif")).get_model()
     files, write_s = ensure_data(network, args.data, args.rows, args.rows_per_file)
+    files = files[: args.files] if args.files else files
+    paths = [str(f) for f in files]
     rows = sum(pd.read_parquet(f, columns=[args.class_node]).shape[0] for f in files[:1]) * len(
         files
     )
@@ -134,10 +152,11 @@ def main(argv=None):
     with distributed.Client(cluster) as client:
         pids = list(client.run(os.getpid).values())
         for name in [m.strip() for m in args.models.split(",") if m.strip()]:
-            frame = dd.read_parquet(args.data)
+            frame = dd.read_parquet(paths)
             X, y = frame.drop(columns=args.class_node), frame[args.class_node]
+            workers_cpu = _cpu_seconds(pids)
             with WorkerMemory(pids) as memory:
-                start = time.perf_counter()
+                start, client_cpu = time.perf_counter(), time.process_time()
                 try:
                     MODELS[name]().fit(X, y)
                 except (TypeError, ValueError) as error:
@@ -145,8 +164,14 @@ def main(argv=None):
                     print(f"  {name}: refused: {error}", flush=True)
                     continue
                 seconds = time.perf_counter() - start
+                client_cpu = time.process_time() - client_cpu
             row = {
                 "fit_s": seconds,
+                "worker_cpu_s": [
+                    after - before
+                    for before, after in zip(workers_cpu, _cpu_seconds(pids), strict=True)
+                ],  # fmt: skip
+                "client_cpu_s": client_cpu,
                 "rows_per_s": rows / seconds,
                 "peak_mb": [memory.peak[p] / 2**20 for p in pids],
                 "baseline_mb": [memory.baseline[p] / 2**20 for p in pids],
@@ -154,7 +179,9 @@ def main(argv=None):
             }
             out["fits"][name] = row
             print(
-                f"  {name}: fit {seconds:.1f} s ({rows / seconds:,.0f} rows/s); worker peak "
+                f"  {name}: fit {seconds:.1f} s ({rows / seconds:,.0f} rows/s); CPU "
+                f"{', '.join(f'{c:.0f}' for c in row['worker_cpu_s'])} s (workers), "
+                f"{client_cpu:.0f} s (client); worker peak "
                 f"{', '.join(f'{m:.0f}' for m in row['peak_mb'])} MB (baseline "
                 f"{', '.join(f'{m:.0f}' for m in row['baseline_mb'])} MB); load {row['load']:.1f}",
                 flush=True,

@@ -375,28 +375,71 @@ def dask_training_statistics(X, y, distributions=None, plan_for=None, split_ever
     class_node : str
         ``y``'s name, or ``"class"``, made distinct from every column's.
     """
-    X = _as_table(X)
-    y = _as_target(y, X)
-    _check_pair(X, y)
-    first, first_y = _first_rows(X, y)
-    kinds = _rule_kinds(X, y, distributions)
-    schema = TableSchema.from_dtypes(first, distributions, first_y, kinds)
+    table = DaskTable(X, y, split_every)
+    schema = table.schema(distributions, table.kinds(distributions))
     if schema.learned_bins.any():  # the cut points fit learns, from every partition's counts
-        schema = schema.with_bins(dask_value_counts(X, y, schema, split_every))
-    plan = StatisticsPlan() if plan_for is None else plan_for(schema)
-    total = dask_statistics(X, y, schema, plan, split_every)
-    if total.n_classes < 2:
-        raise ValueError(f"y has a single class {list(total.class_labels)}; at least 2 are needed.")
-    declared = _declared_classes(y, first_y, total.class_labels)
-    if declared is not None:  # a Categorical's declared classes in their order, as fit keeps them
-        total = total.reindexed(declared, total.categories)
-    fitted = schema.with_categories(total.categories).with_unobserved(total.unobserved_columns())
-    warn_unobserved([fitted.names[j] for j in fitted.unobserved])
-    name = getattr(y, "name", None)
-    class_node = name if isinstance(name, str) and name else "class"
-    while class_node in schema.names:
-        class_node += "_"
-    return total, fitted, total.class_labels, class_node
+        schema = schema.with_bins(table.value_counts(schema))
+    return table.statistics(schema, StatisticsPlan() if plan_for is None else plan_for(schema))
+
+
+class DaskTable:
+    """A dask table and its labels, read in passes over their partitions.
+
+    What :func:`dask_training_statistics` reads, one pass at a time: the kinds
+    (:meth:`kinds`, decided on whole columns), the schema they give
+    (:meth:`schema`), the binned columns' value counts (:meth:`value_counts`)
+    and the summed statistics (:meth:`statistics`); a model that bins the
+    columns its own way (:class:`~bnclassify.ESKDB`: each member its own cuts)
+    reads the same passes in between. ``X`` and ``y`` are checked to be
+    partitioned alike; ``joined`` is the table with the labels as a column.
+    """
+
+    def __init__(self, X, y, split_every=SPLIT_EVERY):
+        X = _as_table(X)
+        y = _as_target(y, X)
+        _check_pair(X, y)
+        self.X, self.y, self.split_every = X, y, split_every
+        self.first, self.first_y = _first_rows(X, y)
+
+    @property
+    def joined(self):
+        """The table with the labels as one more column, read and partitioned by one graph."""
+        return _joined(self.X, self.y)
+
+    def kinds(self, distributions=None) -> dict:
+        """``{position: kind}`` of the numeric columns the kinds rule reads (one or two
+        passes; ``distributions="density"``: continuous columns as densities)."""
+        return _rule_kinds(self.X, self.y, distributions)
+
+    def schema(self, distributions=None, kinds=None) -> TableSchema:
+        """The columns' kinds (no categories, no learned cut points yet)."""
+        return TableSchema.from_dtypes(self.first, distributions, self.first_y, kinds)
+
+    def value_counts(self, schema) -> dict:
+        """:func:`dask_value_counts` of the schema's learned binned columns (one pass)."""
+        return dask_value_counts(self.X, self.y, schema, self.split_every)
+
+    def statistics(self, schema, plan) -> tuple:
+        """``(stats, schema, classes, class_node)`` summed over the partitions coded by
+        ``schema`` (its binned columns' cut points known), as :func:`dask_training_statistics`
+        returns them (one pass)."""
+        total = dask_statistics(self.X, self.y, schema, plan, self.split_every)
+        if total.n_classes < 2:
+            raise ValueError(
+                f"y has a single class {list(total.class_labels)}; at least 2 are needed."
+            )
+        declared = _declared_classes(self.y, self.first_y, total.class_labels)
+        if declared is not None:  # a Categorical's declared classes in their order, as fit does
+            total = total.reindexed(declared, total.categories)
+        fitted = schema.with_categories(total.categories).with_unobserved(
+            total.unobserved_columns()
+        )
+        warn_unobserved([fitted.names[j] for j in fitted.unobserved])
+        name = getattr(self.y, "name", None)
+        class_node = name if isinstance(name, str) and name else "class"
+        while class_node in schema.names:
+            class_node += "_"
+        return total, fitted, total.class_labels, class_node
 
 
 def _ruled_columns(X, distributions) -> list:
@@ -545,6 +588,17 @@ class PartitionPasses(FamilyTables):
     def families(self, parents_of) -> list:
         return [self.family(i, tuple(p)) for i, p in enumerate(parents_of)]
 
+    def _keep_tables(self, families, counts):
+        """Keep each family's tables at every depth (:func:`loo_layout`), for :meth:`family`."""
+        cards = np.maximum(np.asarray(self.schema.cards, dtype=np.int64), 1)
+        C = int(self.total.n_classes)
+        for family, table in zip(families, counts, strict=True):
+            family_at, _ = loo_layout(cards[family])
+            for d in range(len(family)):
+                shape = (*cards[family[1 : d + 1]], cards[family[0]], C)
+                block = table[family_at[d] : family_at[d + 1]].reshape(shape)
+                self.tables[(family[0], tuple(family[1 : d + 1]))] = np.moveaxis(block, -1, 0)
+
     def leave_one_out(self, families, max_k, criterion) -> tuple:
         """``(sums, weight)``: :func:`~bnclassify._native.loo_pass`'s sums
         over every partition's rows, and the number of rows (two passes: the tables, then
@@ -560,12 +614,7 @@ class PartitionPasses(FamilyTables):
             _partition_tables, schema=self.schema, labels=self.labels, families=families, C=C
         )
         counts = _tree_sum(self.joined, count, _sum_arrays, self.split_every)
-        for family, table in zip(families, counts, strict=True):
-            family_at, _ = loo_layout(cards[family])
-            for d in range(len(family)):
-                shape = (*cards[family[1 : d + 1]], cards[family[0]], C)
-                block = table[family_at[d] : family_at[d + 1]].reshape(shape)
-                self.tables[(family[0], tuple(family[1 : d + 1]))] = np.moveaxis(block, -1, 0)
+        self._keep_tables(families, counts)
         class_weight = np.asarray(self.total.classes, dtype=float)
         score = partial(
             _partition_losses, schema=self.schema, labels=self.labels, families=families,
@@ -573,6 +622,102 @@ class PartitionPasses(FamilyTables):
         )  # fmt: skip
         sums = _tree_sum(self.joined, score, _sum_arrays, self.split_every)
         return sums, float(class_weight.sum())
+
+
+class DeferredPass(Exception):  # noqa: N818 (a signal, not an error: caught by MemberPasses)
+    """A member's selection asked for passes that :class:`MemberPasses` makes for all at once."""
+
+
+class MemberPasses:
+    """The passes of many selective KDBs over one dask table, made together.
+
+    Each member (:meth:`add`) reads the partitions coded by one ``schema``,
+    its own bins of some columns merged from that schema's (``recoding``: a
+    column's code -> the member's code). Its fit runs twice: the first run
+    stops where its selection asks for the passes (:class:`DeferredPass`),
+    having recorded the families it asks for; :meth:`run` then counts every
+    member's tables in one pass over the partitions and scores every member's
+    candidates in a second one (the partitions coded once for all; a table
+    that two members ask for alike is counted once), and the second run of
+    each fit reads its own sums. ``joined``: the table with the labels as a
+    column (:attr:`DaskTable.joined`).
+    """
+
+    def __init__(self, joined, schema, classes, split_every=SPLIT_EVERY):
+        self.joined, self.schema = joined, schema
+        self.labels, self.split_every = np.asarray(classes), split_every
+        self.members = []
+
+    def add(self, total, schema, recoding=None) -> DeferredPasses:
+        """The passes of a member whose statistics are ``total``, coded by ``schema``
+        (``recoding``: ``{column: code map}`` from this object's schema to it)."""
+        passes = DeferredPasses(total, self.joined, schema, self.labels, self.split_every)
+        recoding = recoding or {}
+        passes.recoding = {int(j): np.asarray(m, dtype=np.int64) for j, m in recoding.items()}
+        self.members.append(passes)
+        return passes
+
+    def run(self):
+        """Count and score what every member asked for (two passes over the partitions)."""
+        asked = [p for p in self.members if p.request is not None]
+        if not asked:
+            return
+        C = len(self.labels)
+        keys, unique = [], {}  # each member's families as keys into the distinct tables
+        for p in asked:
+            families, _, _ = p.request
+            cards = np.maximum(np.asarray(p.schema.cards, dtype=np.int64), 1)
+            if not dense_families(families, cards, C):
+                raise ValueError(
+                    "A family's tables are too large for the passes over a dask table's "
+                    "partitions; compute the table first (X.compute())."
+                )
+            mine = []
+            for family in families:
+                key = (tuple(family), tuple(
+                    p.recoding[j].tobytes() if j in p.recoding else b"" for j in family
+                ))  # fmt: skip
+                unique.setdefault(key, (p.recoding, family, cards[family]))
+                mine.append(key)
+            keys.append(mine)
+        order = list(unique)
+        at = {key: i for i, key in enumerate(order)}
+        count = partial(
+            _member_tables, schema=self.schema, labels=self.labels,
+            tables=[unique[key] for key in order], C=C,
+        )  # fmt: skip
+        tables = _tree_sum(self.joined, count, _sum_arrays, self.split_every)
+        counts = [[tables[at[key]] for key in mine] for mine in keys]
+        score = partial(
+            _member_losses, schema=self.schema, labels=self.labels,
+            members=[(p.recoding, p.schema.cards, *p.request) for p in asked],
+            class_weight=np.asarray(asked[0].total.classes, dtype=float), counts=counts,
+        )  # fmt: skip
+        sums = _tree_sum(self.joined, score, _sum_arrays, self.split_every)
+        weight = float(np.asarray(asked[0].total.classes, dtype=float).sum())
+        for p, mine, total in zip(asked, counts, sums, strict=True):
+            p.answer = (mine, total, weight)
+
+
+class DeferredPasses(PartitionPasses):
+    """A member's :class:`PartitionPasses` whose passes :class:`MemberPasses` makes: the
+    first :meth:`leave_one_out` records what it asks for and stops the fit
+    (:class:`DeferredPass`); once :meth:`MemberPasses.run` has answered, it returns the sums."""
+
+    request = None
+    answer = None
+
+    def leave_one_out(self, families, max_k, criterion) -> tuple:
+        families = [[int(j) for j in family] for family in families]
+        request = (families, int(max_k), criterion)
+        if self.answer is None:
+            self.request = request
+            raise DeferredPass
+        if request != self.request:
+            raise RuntimeError("A member's second fit asked for other passes than its first.")
+        counts, sums, weight = self.answer
+        self._keep_tables(families, counts)
+        return sums, weight
 
 
 def _partition_codes(frame, schema, labels):
@@ -600,6 +745,59 @@ def _partition_losses(frame, schema, labels, families, class_weight, max_k, crit
     return loo_pass(
         codes, y, np.ones(len(y)), schema.cards, class_weight, families, max_k, criterion, counts
     )
+
+
+def _recode(by_column, recoding, original):
+    """Write ``recoding``'s columns into ``by_column`` (codes one column a row) from their
+    ``original`` codes (``{column: row}``), -1 staying -1; the others as ``original`` holds them."""
+    for j, column in original.items():
+        mapping = recoding.get(j)
+        if mapping is None:
+            by_column[j] = column
+        else:
+            by_column[j] = np.where(column >= 0, mapping[np.maximum(column, 0)], -1)
+
+
+def _coded_partition(frame, schema, labels):
+    codes, y = _partition_codes(frame, schema, labels)
+    return np.ascontiguousarray(codes.T, dtype=np.int64), y
+
+
+def _member_tables(frame, schema, labels, tables, C):
+    """Each of ``tables`` (``(recoding, family, cards)``) counted over one partition."""
+    if len(frame) == 0:
+        return None
+    by_column, y = _coded_partition(frame, schema, labels)
+    w = np.ones(len(y))
+    out = []
+    for recoding, family, cards in tables:
+        if any(j in recoding for j in family):  # the family's columns alone, recoded
+            codes = by_column[family]  # a copy
+            for k, j in enumerate(family):
+                if j in recoding:
+                    codes[k] = np.where(codes[k] >= 0, recoding[j][np.maximum(codes[k], 0)], -1)
+            out.append(loo_family_counts(codes, np.arange(len(family)), cards, y, w, C))
+        else:
+            out.append(loo_family_counts(by_column, family, cards, y, w, C))
+    return out
+
+
+def _member_losses(frame, schema, labels, members, class_weight, counts):
+    """Each member's :func:`~bnclassify._native.loo_pass` sums over one partition (the codes
+    recoded in place for each member, not copied)."""
+    if len(frame) == 0:
+        return None
+    by_column, y = _coded_partition(frame, schema, labels)
+    recoded = sorted({j for member in members for j in member[0]})
+    original = {j: by_column[j].copy() for j in recoded}
+    w = np.ones(len(y))
+    out = []
+    for (recoding, cards, families, max_k, criterion), tables in zip(members, counts, strict=True):
+        _recode(by_column, recoding, original)
+        out.append(
+            loo_pass(by_column.T, y, w, cards, class_weight, families, max_k, criterion, tables)
+        )
+    return out
 
 
 def _sum_arrays(*parts):
@@ -670,6 +868,10 @@ __all__ = [
     "dask_statistics",
     "dask_training_statistics",
     "dask_value_counts",
+    "DaskTable",
+    "DeferredPass",
+    "DeferredPasses",
+    "MemberPasses",
     "fit_dask",
     "fit_dask_selective",
     "is_dask_collection",

@@ -1,4 +1,5 @@
-"""A selective KDB fitted on a dask table by passes over its partitions equals the in-memory fit."""
+"""A selective KDB, and an ensemble of them, fitted on a dask table by passes over its
+partitions equal the in-memory fit."""
 
 import numpy as np
 import pandas as pd
@@ -86,5 +87,107 @@ def test_what_needs_the_rows_in_memory_is_refused_by_name():
         SKDB().fit(dX, dy, sample_weight=np.ones(60))
     with pytest.raises(ValueError, match="conditional"):
         SKDB(objective="conditional").fit(dX, dy)
-    with pytest.raises(TypeError, match="compute the dask table"):
-        ESKDB(n_estimators=2).fit(dX, dy)
+
+
+# -- ESKDB: every member's statistics from passes shared by all -----------------------------
+
+
+def _assert_same_ensemble(model, memory, X):
+    assert len(model.estimators_) == len(memory.estimators_)
+    for got, want in zip(model.estimators_, memory.estimators_, strict=True):
+        _assert_same(got, want, X)
+    assert model.schema_.kinds == memory.schema_.kinds
+    for got, want in zip(model.schema_.categories, memory.schema_.categories, strict=True):
+        assert (got is None and want is None) or list(got) == list(want)
+    assert list(model.classes_) == list(memory.classes_)
+    np.testing.assert_allclose(model.predict_proba(X), memory.predict_proba(X), atol=1e-9)
+
+
+def test_an_ensemble_on_a_two_process_cluster_equals_the_in_memory_fit(client):
+    X, y = _table()
+    dX, dy, X, y = _split(X, y, 4)
+    params = {"n_estimators": 3, "k": 2, "random_state": 0}
+    model = ESKDB(**params).fit(dX, dy)
+    memory = ESKDB(**params).fit(X, y)
+    _assert_same_ensemble(model, memory, X)
+    assert len({tuple(m.cut_points_[0]) for m in model.estimators_}) > 1  # cuts of their own
+    proba = model.predict_proba(dd.from_pandas(X, npartitions=3)).compute()
+    np.testing.assert_allclose(proba, memory.predict_proba(X), atol=1e-9)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"n_estimators": 4},
+        {"n_estimators": 3, "discretization": "mdl", "k": 1},
+        {"n_estimators": 3, "ranking": "loo", "criterion": "log_loss"},
+        {"n_estimators": 2, "smoothing": "hls"},
+        {"n_estimators": 2, "smoothing": "hdp"},
+        {"n_estimators": 2, "k": 0},
+        {"n_estimators": 2, "distributions": {"size": "categorical"}},
+    ],
+)
+def test_an_ensemble_on_dask_equals_the_in_memory_fit(params):
+    X, y = _table(300)
+    dX, dy, X, y = _split(X, y, 3)
+    with dask.config.set(scheduler="synchronous"):
+        model = ESKDB(random_state=1, **params).fit(dX, dy)
+    _assert_same_ensemble(model, ESKDB(random_state=1, **params).fit(X, y), X)
+
+
+def test_an_ensemble_of_categories_and_categorical_labels_on_dask():
+    X, y = _table(300)
+    X = X.drop(columns="size")
+    y = y.astype(pd.CategoricalDtype(["c", "a", "b"]))  # declared, not sorted
+    frame = pd.concat([X, y], axis=1)
+    df = dd.from_pandas(frame, npartitions=3)
+    with dask.config.set(scheduler="synchronous"):
+        model = ESKDB(n_estimators=3, random_state=2).fit(df.drop(columns="label"), df["label"])
+    _assert_same_ensemble(model, ESKDB(n_estimators=3, random_state=2).fit(X, y), X)
+    assert list(model.classes_) == ["c", "a", "b"]
+
+
+def test_the_members_share_the_passes(monkeypatch):
+    """The value counts, the counts, then every member's tables and every member's losses:
+    four sums over the partitions, whatever the number of members."""
+    import bnclassify.distributed as distributed_module
+
+    sums = []
+    tree_sum = distributed_module._tree_sum
+
+    def counted(*args, **kwargs):
+        sums.append(args[1])
+        return tree_sum(*args, **kwargs)
+
+    monkeypatch.setattr(distributed_module, "_tree_sum", counted)
+    X, y = _table(200)
+    dX, dy, _, _ = _split(X, y, 3)
+    with dask.config.set(scheduler="synchronous"):
+        ESKDB(n_estimators=5, random_state=0).fit(dX, dy)
+    assert len(sums) == 4
+
+
+@settings(max_examples=3, deadline=None)
+@given(st.lists(st.integers(1, 120), min_size=1, max_size=5), st.integers(0, 3))
+def test_any_partitioning_gives_the_in_memory_ensemble(sizes, seed):
+    X, y = _table(200, seed=5)
+    bounds = np.unique(np.clip(np.cumsum([0, *sizes]), 0, 200))
+    frame = pd.concat([X, y], axis=1)
+    parts = [frame.iloc[a:b] for a, b in zip(bounds[:-1], [*bounds[1:-1], 200], strict=True)]
+    df = dd.from_delayed([dask.delayed(p) for p in parts if len(p)], meta=frame.iloc[:0])
+    params = {"n_estimators": 2, "k": 2, "random_state": seed}
+    with dask.config.set(scheduler="synchronous"):
+        model = ESKDB(**params).fit(df.drop(columns="label"), df["label"])
+    _assert_same_ensemble(model, ESKDB(**params).fit(X, y), X)
+
+
+def test_what_an_ensemble_cannot_fit_exactly_on_dask_is_refused_by_name():
+    X, y = _table(60)
+    df = dd.from_pandas(pd.concat([X, y], axis=1), npartitions=2)
+    dX, dy = df.drop(columns="label"), df["label"]
+    with pytest.raises(ValueError, match="bootstrap=True"):
+        ESKDB(n_estimators=2, bootstrap=True).fit(dX, dy)
+    with pytest.raises(ValueError, match="conditional"):
+        ESKDB(n_estimators=2, objective="conditional").fit(dX, dy)
+    with pytest.raises(ValueError, match="sample_weight"):
+        ESKDB(n_estimators=2).fit(dX, dy, sample_weight=np.ones(60))

@@ -12,10 +12,13 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._native import pair_information
 from ..data import DENSITY, HANDLE_UNKNOWN, MISSING, TableSchema, as_frame, encode_target
+from ..data.binning import SortedColumn, bin_labels
 from ..data.encoding import codes_dtype
+from ..distributed import SPLIT_EVERY, DaskTable, DeferredPass, MemberPasses, is_dask_collection
 from ..factors import TABLE_DISTRIBUTIONS
 from ..parameters import SMOOTHING
 from ..state import require
+from ..stats import StatisticsPlan
 from ..structure import name_order
 from ..validation import (
     ALPHA,
@@ -42,7 +45,6 @@ from ._skdb import (
     cuts_by_column,
     ranked_by,
     ranking_information,
-    refuse_dask,
     table_weights,
 )
 
@@ -192,6 +194,20 @@ class ESKDB(MemberEnsemble):
 
     Notes
     -----
+    ``fit`` on a dask DataFrame makes the passes of :class:`SKDB`'s dask fit
+    (Martinez et al. 2016) once for all the members: the kinds, then each numeric
+    column's per-value class counts summed over the partitions (each member draws
+    its cuts from them, as from the rows in memory), then the counts and pair
+    tables of the table cut at every member's cuts at once (each member's merged
+    from them), then every member's tables ``N(c, x_parents, x)`` in one pass and
+    every member's leave-one-out losses in another. The ensemble equals ``fit`` on
+    the same rows (the same cuts, orders, selections and ``k``; probabilities to
+    rounding). Each member's fit runs until its selection asks for the passes,
+    and again once they are made; members are fitted one after the other
+    (``n_jobs`` is not used). ``bootstrap=True`` (samples drawn over the positions
+    of all the rows), ``objective="conditional"`` and ``sample_weight`` are
+    refused on dask.
+
     ``partial_fit`` is not offered (see :class:`SKDB`). A member is an
     ordinary fitted :class:`SKDB`: draw it, export it to pgmpy
     (``estimators_[0].network_``) or explain it like one. The ensemble averages
@@ -280,16 +296,20 @@ class ESKDB(MemberEnsemble):
         Parameters
         ----------
         X : DataFrame or array-like of shape (n_samples, n_features)
+            A dask DataFrame is fitted by passes over its partitions shared by every
+            member (see Notes).
         y : array-like of shape (n_samples,)
+            A dask Series with a dask ``X``.
         sample_weight : array-like of shape (n_samples,), optional
-            Non-negative row weights, as in :meth:`SKDB.fit`.
+            Non-negative row weights, as in :meth:`SKDB.fit` (not with a dask ``X``).
 
         Returns
         -------
         self
         """
         validate_parameters(self)
-        refuse_dask(X, type(self).__name__)
+        if is_dask_collection(X):
+            return self._fit_dask(X, y, sample_weight)
         X, y, sample_weight = weighted_rows(X, y, sample_weight)
         frame, _ = as_frame(X)
         _, y_codes = encode_target(y, len(frame))
@@ -319,6 +339,115 @@ class ESKDB(MemberEnsemble):
             member.posterior_network()  # built now, not by the first prediction
         unobserved = self.estimators_[0].schema_.unobserved  # no training value: read as missing
         self._set_schema(schema.with_unobserved(unobserved) if unobserved else schema, y)
+        self.classes_ = self.estimators_[0].classes_
+        return self
+
+    def _fit_dask(self, X, y, sample_weight=None, split_every=SPLIT_EVERY):
+        """Fit every member on a dask table by passes shared by all (see Notes)."""
+        name = type(self).__name__
+        if sample_weight is not None:
+            raise ValueError(
+                "sample_weight is not supported with a dask DataFrame; compute the table "
+                "(X.compute()) to weight its rows."
+            )
+        if self.bootstrap:
+            raise ValueError(
+                f"{name}(bootstrap=True) draws each member's sample over the positions of all "
+                "the rows, which a dask table's partitions do not share; fit it with "
+                "bootstrap=False, or compute the table first (X.compute())."
+            )
+        if self.objective != "joint":
+            raise ValueError(
+                f'{name}(objective="conditional") refines its members\' tables over the '
+                "training rows in memory; compute the dask table first (X.compute())."
+            )
+        table = DaskTable(X, y, split_every)
+        # the ensemble's own schema reads the members' numeric columns as numbers, as fit's
+        # does (_numbers_as_numbers); the members' bin them
+        if self.distributions is None:
+            kinds = table.kinds(DENSITY)
+            binned = table.schema(None, {j: "categorical" if kind == "categorical" else "binned"
+                                         for j, kind in kinds.items()})  # fmt: skip
+            own = table.schema(DENSITY, kinds)
+        else:
+            binned = table.schema(self.distributions, table.kinds(self.distributions))
+            own = table.schema(
+                {n: "gaussian" if b else "categorical"
+                 for n, b in zip(binned.names, binned.binned, strict=True)}
+            )  # fmt: skip
+        fixed = [n for n, b, lb in zip(binned.names, binned.binned, binned.learned_bins,
+                                       strict=True) if b and not lb]  # fmt: skip
+        if fixed:
+            raise ValueError(
+                f"{name} cuts its numeric columns itself; {fixed} have fixed cut points "
+                "(declare them categorical, or leave them to the members)."
+            )
+        names, n = list(binned.names), binned.n_features
+        numeric = [j for j in name_order(names) if binned.binned[j]]
+        counts = table.value_counts(binned) if numeric else {}
+        random_state = check_random_state(self.random_state)
+        seeds = random_state.randint(np.iinfo(np.int32).max, size=int(self.n_estimators))
+        smoothing_seeds = random_state.randint(np.iinfo(np.int32).max, size=len(seeds))
+        members = [self._member(int(s)) for s in smoothing_seeds]
+        rngs = [_generator(seed) for seed in seeds]
+        sampled = bool(numeric) and self.discretization == "stochastic"
+        if sampled:  # each member's cuts, drawn as fit draws them; the table cut at all of them
+            columns = [SortedColumn.of_counts(counts[j]) for j in numeric]
+            cuts = [[column.sampled_cuts(rng) for column in columns] for rng in rngs]
+            finest = [np.unique(np.concatenate([c[i] for c in cuts])) for i in range(len(numeric))]
+            coded = binned.with_cut_points(cuts_by_column(n, numeric, finest))
+        else:
+            coded = binned.with_bins(counts) if numeric else binned
+        k = int(self.k)
+        total, schema, classes, class_node = table.statistics(coded, StatisticsPlan(pairwise=k > 0))
+        passes = MemberPasses(table.joined, schema, classes, split_every)
+        jobs = []
+        if sampled:
+            for member, rng, own_cuts in zip(members, rngs, cuts, strict=True):
+                cut_points = cuts_by_column(n, numeric, own_cuts)
+                maps = {j: np.concatenate([[0], np.searchsorted(c, f, side="right")])
+                        for j, c, f in zip(numeric, own_cuts, finest, strict=True)}  # fmt: skip
+                labels = {j: bin_labels(c) for j, c in zip(numeric, own_cuts, strict=True)}
+                stats = total.merged(maps, labels)
+                mine = schema.with_cut_points(cut_points)
+                member_passes = passes.add(stats, mine, maps)
+                class_mi = ranking_information(member_passes, mine, self.ranking)
+                weights = table_weights(stats, mine) if k > 0 else None
+                order = sampled_order(class_mi, names, rng)
+                jobs.append((member, member_passes, mine, cut_points, weights, class_mi, order))
+        else:
+            cut_points = list(schema.cut_points)
+            weights = table_weights(total, schema) if k > 0 else None
+            class_mi = None
+            for member, rng in zip(members, rngs, strict=True):
+                member_passes = passes.add(total, schema)
+                if class_mi is None:
+                    class_mi = ranking_information(member_passes, schema, self.ranking)
+                order = sampled_order(class_mi, names, rng)
+                jobs.append((member, member_passes, schema, cut_points, weights, class_mi, order))
+        for member, member_passes, mine, _, weights, class_mi, order in jobs:
+            member.set_params(order=order).share_statistics(weights=weights, class_mi=class_mi)
+            try:  # runs until its selection asks for the passes
+                member.fit_statistics(member_passes, mine, classes, class_node=class_node)
+            except DeferredPass:
+                pass
+        passes.run()  # every member's tables, then every member's losses: two passes
+        for member, member_passes, mine, cut_points, weights, class_mi, _ in jobs:
+            member.share_statistics(weights=weights, class_mi=class_mi)
+            member.fit_statistics(member_passes, mine, classes, class_node=class_node)
+            member.set_cut_points(cut_points, member.schema_)
+            member.posterior_network()
+        self.estimators_ = [job[0] for job in jobs]
+        self.fit_times_ = {
+            stage: sum(m.fit_times_[stage] for m in self.estimators_)
+            for stage in ("weights", "structure", "parameters")
+        }
+        categories = [c if d else None
+                      for c, d in zip(schema.categories, own.discrete, strict=True)]  # fmt: skip
+        own = own.with_categories(categories)
+        unobserved = self.estimators_[0].schema_.unobserved
+        self._set_schema(own.with_unobserved(unobserved) if unobserved else own,
+                         class_node=class_node)  # fmt: skip
         self.classes_ = self.estimators_[0].classes_
         return self
 

@@ -561,15 +561,6 @@ def cuts_by_column(n_features, columns, cuts) -> list:
     return out
 
 
-def refuse_dask(X, owner):
-    """A clear error for a dask table: the selection reads every row in memory."""
-    if type(X).__module__.startswith("dask"):
-        raise TypeError(
-            f"{owner} selects its sub-model by a leave-one-out pass over the training rows in "
-            "memory; compute the dask table first (X.compute())."
-        )
-
-
 def _check_tables(schema):
     """Refuse nodes other than tables (reachable only through ``fit_statistics``)."""
     other = [n for n, d in zip(schema.names, schema.discrete, strict=True) if not d]

@@ -351,6 +351,50 @@ class SufficientStatistics(FamilyTables):
             row_counts=_reindexed_rows(self.row_counts, maps, cls_map, new_cards, n_c),
         )
 
+    def merged(self, maps, categories) -> SufficientStatistics:
+        """These statistics with some columns' categories merged (coarser bins, say).
+
+        ``maps``: ``{column: codes}``, the new code of each of the column's
+        categories (several may share one); ``categories``: ``{column: new
+        categories}``. Every table's counts of merged categories add up (exact for
+        counts of whole rows). Pair tables and per-feature tables only (no triples,
+        arcs, moments or rows).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from bnclassify.data import TableSchema
+        >>> X = pd.DataFrame({"x": ["a", "b", "c"], "z": ["u", "u", "v"]})
+        >>> schema, _ = TableSchema.learn(X)
+        >>> stats = SufficientStatistics.from_table(X, [0, 1, 1], schema, StatisticsPlan(True))
+        >>> merged = stats.merged({0: [0, 1, 1]}, {0: ["a", "bc"]})
+        >>> merged.family(0).tolist(), merged.family(1, [0])[1].tolist()
+        ([[1.0, 0.0], [0.0, 2.0]], [[0.0, 0.0], [1.0, 1.0]])
+        """
+        if self.triple_table is not None or self.arcs or self.moments or self.row_counts:
+            raise ValueError("Only per-feature and pair tables can be merged.")
+        new = [np.asarray(categories[j]) if j in maps else c for j, c in enumerate(self.categories)]
+        new_cards = [1 if c is None else len(c) for c in new]
+        new_offsets = np.concatenate([[0], np.cumsum(new_cards)])
+        flat = np.concatenate(
+            [
+                new_offsets[j] + (np.asarray(maps[j], dtype=np.intp) if j in maps
+                                  else np.arange(card, dtype=np.intp))
+                for j, card in enumerate(self.cards)
+            ]
+        )  # fmt: skip
+        merge = np.zeros((len(flat), int(new_offsets[-1])))
+        merge[np.arange(len(flat)), flat] = 1.0
+        pairwise = None
+        if self.pairwise_table is not None:
+            pairwise = merge.T @ self.pairwise_table @ merge
+        return replace(
+            self,
+            categories=new,
+            feature_table=self.feature_table @ merge,
+            pairwise_table=pairwise,
+        )
+
     # -- what TrainingCounts answers ---------------------------------------------------------
     @property
     def cards(self) -> np.ndarray:

@@ -3059,6 +3059,11 @@ static PyObject *tree_log_sums(PyObject *self, PyObject *args) {
 
 /* Four doubles (the classes c..c+3 of a table row), read and written at any 8-byte address: GCC's
  * vector extension, one AVX register in the AVX2 build, two SSE2 ones otherwise. */
+#if defined(__GNUC__) /* GCC's and clang's vector extension; elsewhere, the numpy version runs */
+#if !defined(__clang__)
+/* the vector helpers below are always inlined: no function passes a vector by value */
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
 typedef double v4d __attribute__((vector_size(32), aligned(8), may_alias));
 typedef int64_t v4i __attribute__((vector_size(32), aligned(8), may_alias));
 #define V4(p) (*(const v4d *)(p))
@@ -3067,7 +3072,7 @@ static inline __attribute__((always_inline)) v4d v4_select(v4i mask, v4d a, v4d 
     return (v4d)((mask & (v4i)a) | (~mask & (v4i)b));
 }
 
-/* exp(x) for x <= 0 (-inf included; x > 0 is read as 0) to about 2 ulp, without branches: 2^k
+/* exp(x) for x <= 0 (-inf included; x > 0 is read as 0) to a few ulp, without branches: 2^k
  * times a degree-13 Taylor polynomial of exp(r), r = x - k ln 2, |r| <= ln 2 / 2 (its remainder
  * below 5e-18 relative). Below -708 (exp under 3e-308, where 2^k would leave the normal
  * numbers): 0, which changes no sum holding a term exp(0) = 1 by more than a relative 1e-300. */
@@ -3081,19 +3086,13 @@ static inline __attribute__((always_inline)) v4d aode_exp(v4d x) {
     const v4d t = clamped * log2e + shifter; /* k + 1023 in the low bits of t */
     const v4d k = t - shifter;               /* k = round(x / ln 2) */
     const v4d r = (clamped - k * ln2_hi) - k * ln2_lo;
-    v4d p = r * (1.0 / 6227020800.0) + 1.0 / 479001600.0;
-    p = p * r + 1.0 / 39916800.0;
-    p = p * r + 1.0 / 3628800.0;
-    p = p * r + 1.0 / 362880.0;
-    p = p * r + 1.0 / 40320.0;
-    p = p * r + 1.0 / 5040.0;
-    p = p * r + 1.0 / 720.0;
-    p = p * r + 1.0 / 120.0;
-    p = p * r + 1.0 / 24.0;
-    p = p * r + 1.0 / 6.0;
-    p = p * r + 0.5;
-    p = p * r + 1.0;
-    p = p * r + 1.0;
+    /* Estrin's scheme: the polynomial in four steps of dependent operations, not thirteen */
+    const v4d r2 = r * r, r4 = r2 * r2, r8 = r4 * r4;
+    const v4d q0 = 1.0 + r, q1 = 0.5 + r * (1.0 / 6.0), q2 = 1.0 / 24.0 + r * (1.0 / 120.0);
+    const v4d q3 = 1.0 / 720.0 + r * (1.0 / 5040.0), q4 = 1.0 / 40320.0 + r * (1.0 / 362880.0);
+    const v4d q5 = 1.0 / 3628800.0 + r * (1.0 / 39916800.0);
+    const v4d q6 = 1.0 / 479001600.0 + r * (1.0 / 6227020800.0);
+    const v4d p = (q0 + r2 * q1 + r4 * (q2 + r2 * q3)) + r8 * (q4 + r2 * q5 + r4 * q6);
     const v4d scale = (v4d)(((v4i)t) << 52); /* 2^k: k + 1023 in the exponent field */
     return v4_select(below, zero, p * scale);
 }
@@ -3105,56 +3104,56 @@ typedef struct {
     double min_frequency;
     int marginalize;
     double *top, *total, *n_eligible;
-    int64_t *kid, *state, *missing, *all;
-    double *score, *weight, *work;
+    int64_t *kid, *n_kids, *state, *all;
+    double *score, *work;
 } aode_job;
 
-/* out[t * P + c] = sp_table[a_t, c] + sum_k table[a_t, kid[k] + c] for the categories a_t of
- * `states` (n_states of them): two categories at a time, two children at a time (four
- * independent sums: the additions of one wait on each other), four classes in a vector. */
-static inline __attribute__((always_inline)) void aode_sums(const aode_job *j,
-                                                            const int64_t *states,
-                                                            int64_t n_states, int64_t K,
-                                                            double *out) {
-    const int64_t P = j->P, UP = j->U * P;
-    const int64_t *kid = j->kid;
+/* Rows scored together: their children and scores stay in cache while the super-parents' table
+ * rows are read for all of them, one or two super-parents at a time (a super-parent's rows then
+ * stay in the first-level cache). */
+#define AODE_CHUNK 64
+/* state[] of a super-parent that takes no part in a row, and of one summed out (missing) */
+#define AODE_OUT -2
+#define AODE_SUMMED -1
+
+/* o1[c] = s1[c] + sum_k r1[kid[k] + c] and o2 likewise, for the classes c < P (a multiple of
+ * 4): two children at a time (four independent sums: the additions of one wait on each other),
+ * four classes in a vector; r2 = NULL: o1 only. */
+static inline __attribute__((always_inline)) void aode_sum(const double *r1, const double *s1,
+                                                           double *o1, const double *r2,
+                                                           const double *s2, double *o2,
+                                                           const int64_t *kid, int64_t K,
+                                                           int64_t P) {
     const v4d zero = {0.0, 0.0, 0.0, 0.0};
-    int64_t t = 0;
-    for (; t + 2 <= n_states; t += 2)
-        for (int64_t cb = 0; cb < P; cb += 4) {
-            const double *r1 = j->table + states[t] * UP + cb;
-            const double *r2 = j->table + states[t + 1] * UP + cb;
-            v4d a0 = zero, a1 = zero, b0 = zero, b1 = zero;
-            int64_t k = 0;
+    for (int64_t cb = 0; cb < P; cb += 4) {
+        v4d a0 = zero, a1 = zero, b0 = zero, b1 = zero;
+        int64_t k = 0;
+        if (r2) {
             for (; k + 2 <= K; k += 2) {
-                const int64_t u0 = kid[k], u1 = kid[k + 1];
+                const int64_t u0 = kid[k] + cb, u1 = kid[k + 1] + cb;
                 a0 += V4(r1 + u0);
                 a1 += V4(r1 + u1);
                 b0 += V4(r2 + u0);
                 b1 += V4(r2 + u1);
             }
             if (k < K) {
-                a0 += V4(r1 + kid[k]);
-                b0 += V4(r2 + kid[k]);
+                a0 += V4(r1 + kid[k] + cb);
+                b0 += V4(r2 + kid[k] + cb);
             }
-            *(v4d *)(out + t * P + cb) = V4(j->sp_table + states[t] * P + cb) + (a0 + a1);
-            *(v4d *)(out + (t + 1) * P + cb) = V4(j->sp_table + states[t + 1] * P + cb) + (b0 + b1);
-        }
-    for (; t < n_states; t++)
-        for (int64_t cb = 0; cb < P; cb += 4) {
-            const double *r1 = j->table + states[t] * UP + cb;
-            v4d a0 = zero, a1 = zero;
-            int64_t k = 0;
+            *(v4d *)(o2 + cb) = V4(s2 + cb) + (b0 + b1);
+        } else {
             for (; k + 2 <= K; k += 2) {
-                a0 += V4(r1 + kid[k]);
-                a1 += V4(r1 + kid[k + 1]);
+                a0 += V4(r1 + kid[k] + cb);
+                a1 += V4(r1 + kid[k + 1] + cb);
             }
-            if (k < K) a0 += V4(r1 + kid[k]);
-            *(v4d *)(out + t * P + cb) = V4(j->sp_table + states[t] * P + cb) + (a0 + a1);
+            if (k < K) a0 += V4(r1 + kid[k] + cb);
         }
+        *(v4d *)(o1 + cb) = V4(s1 + cb) + (a0 + a1);
+    }
 }
 
-/* log sum_a exp(x[a * P + c]) over a < size, for the classes cb..cb+3; -inf where every term is */
+/* log sum_a exp(x[a * P + c]) over a < size, for the classes cb..cb+3 (-inf where every term
+ * is): the sum, the shift apart (returned in *shift) */
 static inline __attribute__((always_inline)) v4d aode_log_sum_exp(const double *x, int64_t size,
                                                                   int64_t P, v4d *shift) {
     const v4d none = {-INFINITY, -INFINITY, -INFINITY, -INFINITY}, zero = {0.0, 0.0, 0.0, 0.0};
@@ -3166,66 +3165,103 @@ static inline __attribute__((always_inline)) v4d aode_log_sum_exp(const double *
 }
 
 VECTOR_CLONES static void aode_rows(const aode_job *j, int64_t lo, int64_t hi) {
-    const int64_t m = j->m, P = j->P, C = j->C, B = j->B;
-    double *score = j->score, *weight = j->weight, *work = j->work;
-    int64_t *state = j->state, *missing = j->missing, *all = j->all;
+    const int64_t m = j->m, P = j->P, C = j->C, B = j->B, UP = j->U * j->P;
+    const double *table = j->table, *sp_table = j->sp_table;
+    double *score = j->score, *work = j->work;
+    int64_t *state = j->state, *all = j->all, *n_kids = j->n_kids;
     const v4d none = {-INFINITY, -INFINITY, -INFINITY, -INFINITY}, zero = {0.0, 0.0, 0.0, 0.0};
-    for (int64_t i = lo; i < hi; i++) {
-        const int64_t *cell = j->cells + i * m;
-        int64_t K = 0, n_seen = 0, n_missing = 0;
-        for (int64_t c = 0; c < m; c++) {
-            const int64_t g = cell[c];
-            if (g >= 0 && j->child_of[g] >= 0) j->kid[K++] = j->child_of[g] * P;
+    for (int64_t start = lo; start < hi; start += AODE_CHUNK) {
+        const int64_t rows = hi - start < AODE_CHUNK ? hi - start : AODE_CHUNK;
+        /* each row's children (their table columns, times P) and super-parents' categories */
+        for (int64_t r = 0; r < rows; r++) {
+            const int64_t *cell = j->cells + (start + r) * m;
+            int64_t *kid = j->kid + r * m, *st = state + r * B, K = 0;
+            for (int64_t c = 0; c < m; c++) {
+                const int64_t g = cell[c];
+                if (g >= 0 && j->child_of[g] >= 0) kid[K++] = j->child_of[g] * P;
+            }
+            n_kids[r] = K;
+            double eligible = 0.0;
+            for (int64_t k = 0; k < B; k++) {
+                const int64_t col = j->sp_column[k], g = cell[col];
+                st[k] = AODE_OUT;
+                if (!(j->sp_weight[k] > 0.0)) continue;
+                if (g >= 0) {
+                    if (!(j->frequency[g] >= j->min_frequency)) continue;
+                    st[k] = j->first[k] + g - j->offsets[col];
+                } else if (g == -1 && j->marginalize)
+                    st[k] = AODE_SUMMED;
+                else
+                    continue;
+                eligible += j->sp_weight[k];
+            }
+            j->n_eligible[start + r] += eligible;
         }
-        /* the eligible super-parents: the observed ones (their categories in state) first, then
-         * the missing ones summed out */
-        double eligible = 0.0;
-        for (int64_t k = 0; k < B; k++) {
-            const int64_t col = j->sp_column[k], g = cell[col];
-            if (!(j->sp_weight[k] > 0.0)) continue;
-            if (g >= 0) {
-                if (!(j->frequency[g] >= j->min_frequency)) continue;
-                weight[n_seen] = j->sp_weight[k];
-                state[n_seen++] = j->first[k] + g - j->offsets[col];
-            } else if (g == -1 && j->marginalize)
-                missing[n_missing++] = k;
-            else
-                continue;
-            eligible += j->sp_weight[k];
+        /* the observed super-parents' scores, two super-parents at a time over the rows */
+        for (int64_t k = 0; k < B; k += 2) {
+            const int two = k + 1 < B;
+            for (int64_t r = 0; r < rows; r++) {
+                const int64_t a1 = state[r * B + k], a2 = two ? state[r * B + k + 1] : AODE_OUT;
+                const int64_t *kid = j->kid + r * m, K = n_kids[r];
+                double *o1 = score + (r * B + k) * P;
+                if (a1 >= 0 && a2 >= 0)
+                    aode_sum(table + a1 * UP, sp_table + a1 * P, o1, table + a2 * UP,
+                             sp_table + a2 * P, o1 + P, kid, K, P);
+                else if (a1 >= 0)
+                    aode_sum(table + a1 * UP, sp_table + a1 * P, o1, NULL, NULL, NULL, kid, K, P);
+                else if (a2 >= 0)
+                    aode_sum(table + a2 * UP, sp_table + a2 * P, o1 + P, NULL, NULL, NULL, kid, K, P);
+            }
         }
-        aode_sums(j, state, n_seen, K, score);
-        for (int64_t t = 0; t < n_missing; t++) {
-            const int64_t k = missing[t], col = j->sp_column[k];
-            const int64_t size = j->offsets[col + 1] - j->offsets[col];
-            for (int64_t s = 0; s < size; s++) all[s] = j->first[k] + s;
-            aode_sums(j, all, size, K, work);
-            double *s = score + (n_seen + t) * P;
+        for (int64_t r = 0; r < rows; r++) {
+            const int64_t *st = state + r * B, *kid = j->kid + r * m, K = n_kids[r];
+            double *s = score + r * B * P;
+            /* a missing super-parent summed out: log-sum-exp over its categories */
+            for (int64_t k = 0; k < B; k++) {
+                if (st[k] != AODE_SUMMED) continue;
+                const int64_t col = j->sp_column[k];
+                const int64_t size = j->offsets[col + 1] - j->offsets[col];
+                for (int64_t t = 0; t < size; t++) all[t] = j->first[k] + t;
+                for (int64_t t = 0; t < size; t++)
+                    aode_sum(table + all[t] * UP, sp_table + all[t] * P, work + t * P, NULL, NULL,
+                             NULL, kid, K, P);
+                for (int64_t cb = 0; cb < P; cb += 4) {
+                    v4d shift;
+                    const v4d sum = aode_log_sum_exp(work + cb, size, P, &shift);
+                    for (int c = 0; c < 4; c++) s[k * P + cb + c] = shift[c] + log(sum[c]);
+                }
+            }
+            /* the running log-sum-exp: top the largest score so far (no overflow) */
+            double *top = j->top + (start + r) * C, *total = j->total + (start + r) * C;
             for (int64_t cb = 0; cb < P; cb += 4) {
-                v4d shift;
-                const v4d sum = aode_log_sum_exp(work + cb, size, P, &shift);
-                for (int c = 0; c < 4; c++) s[cb + c] = shift[c] + log(sum[c]);
-            }
-            weight[n_seen + t] = j->sp_weight[k];
-        }
-        const int64_t n_el = n_seen + n_missing;
-        j->n_eligible[i] += eligible;
-        /* the running log-sum-exp: top the largest score so far (no overflow) */
-        double *top = j->top + i * C, *total = j->total + i * C;
-        for (int64_t cb = 0; cb < P; cb += 4) {
-            v4d old = none, peak, shift, sum = zero;
-            for (int c = 0; c < 4 && cb + c < C; c++) old[c] = top[cb + c];
-            peak = old;
-            for (int64_t t = 0; t < n_el; t++) {
-                const v4d x = V4(score + t * P + cb);
-                peak = v4_select(x > peak, x, peak);
-            }
-            shift = v4_select(peak > none, peak, zero);
-            for (int64_t t = 0; t < n_el; t++)
-                sum += weight[t] * aode_exp(V4(score + t * P + cb) - shift);
-            const v4d rescale = aode_exp(old - shift);
-            for (int c = 0; c < 4 && cb + c < C; c++) {
-                total[cb + c] = total[cb + c] * rescale[c] + sum[c];
-                top[cb + c] = peak[c];
+                v4d old = none, peak, shift, sum = zero;
+                for (int c = 0; c < 4 && cb + c < C; c++) old[c] = top[cb + c];
+                v4d peak2 = none, sum2 = zero; /* two of each: shorter chains of dependence */
+                peak = old;
+                for (int64_t k = 0; k < B; k += 2) {
+                    if (st[k] != AODE_OUT) {
+                        const v4d x = V4(s + k * P + cb);
+                        peak = v4_select(x > peak, x, peak);
+                    }
+                    if (k + 1 < B && st[k + 1] != AODE_OUT) {
+                        const v4d x = V4(s + (k + 1) * P + cb);
+                        peak2 = v4_select(x > peak2, x, peak2);
+                    }
+                }
+                peak = v4_select(peak2 > peak, peak2, peak);
+                shift = v4_select(peak > none, peak, zero);
+                for (int64_t k = 0; k < B; k += 2) {
+                    if (st[k] != AODE_OUT)
+                        sum += j->sp_weight[k] * aode_exp(V4(s + k * P + cb) - shift);
+                    if (k + 1 < B && st[k + 1] != AODE_OUT)
+                        sum2 += j->sp_weight[k + 1] * aode_exp(V4(s + (k + 1) * P + cb) - shift);
+                }
+                sum += sum2;
+                const v4d rescale = aode_exp(old - shift);
+                for (int c = 0; c < 4 && cb + c < C; c++) {
+                    total[cb + c] = total[cb + c] * rescale[c] + sum[c];
+                    top[cb + c] = peak[c];
+                }
             }
         }
     }
@@ -3292,8 +3328,9 @@ static PyObject *aode_block(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "aode_block: inconsistent arguments");
         goto done;
     }
-    ints = malloc(sizeof(int64_t) * (size_t)(3 * B + m + widest + 1));
-    scratch = malloc(sizeof(double) * (size_t)((B + widest) * P + B + 1));
+    const int64_t chunk = AODE_CHUNK;
+    ints = malloc(sizeof(int64_t) * (size_t)(B + chunk * (m + B + 1) + widest + 1));
+    scratch = malloc(sizeof(double) * (size_t)((chunk * B + widest) * P + 4));
     if (!ints || !scratch) {
         PyErr_NoMemory();
         goto done;
@@ -3303,9 +3340,9 @@ static PyObject *aode_block(PyObject *self, PyObject *args) {
         first[k] = at;
         at += offsets[j.sp_column[k] + 1] - offsets[j.sp_column[k]];
     }
-    j.first = first, j.kid = ints + B, j.state = j.kid + m, j.missing = j.state + B;
-    j.all = j.missing + B;
-    j.score = scratch, j.work = scratch + B * P, j.weight = j.work + widest * P;
+    j.first = first, j.kid = ints + B, j.state = j.kid + chunk * m, j.n_kids = j.state + chunk * B;
+    j.all = j.n_kids + chunk;
+    j.score = scratch, j.work = scratch + chunk * B * P;
     Py_BEGIN_ALLOW_THREADS
     aode_rows(&j, 0, n);
     Py_END_ALLOW_THREADS
@@ -3317,6 +3354,7 @@ done:
     for (int k = 0; k < got; k++) PyBuffer_Release(&b[k]);
     return result;
 }
+#endif /* __GNUC__ */
 
 /* -- open_pairs -------------------------------------------------------------------------------- */
 
@@ -3518,11 +3556,13 @@ static PyMethodDef methods[] = {
     {"cell_counts", cell_counts, METH_VARARGS,
      "cell_counts(cells, y, weights, counts): counts[cells[e], y[i]] += weights[i] over the "
      "cells >= 0 of a (k, n) array, in order."},
+#if defined(__GNUC__)
     {"aode_block", aode_block, METH_VARARGS,
      "aode_block(cells, offsets, child_of, sp_column, sp_weight, frequency, min_frequency, "
      "marginalize, table, sp_table, top, total, n_eligible): a block of super-parents' weighted "
      "joints of the averaged one-dependence estimators merged into each row's running "
      "log-sum-exp (see bnclassify/_native)."},
+#endif
     {"open_pairs", open_pairs, METH_VARARGS,
      "open_pairs(matrix, threshold, root, out) -> count: the flat positions i * m + j, i < j, of "
      "the pairs heavier than threshold whose ends have different roots (see bnclassify/_native)."},

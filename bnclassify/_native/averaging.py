@@ -86,7 +86,7 @@ def aode_block(
     sp_weight, frequency, table, sp_table = (
         np.ascontiguousarray(a, dtype=float) for a in (sp_weight, frequency, table, sp_table)
     )
-    if not runtime.COMPILED:
+    if not runtime.COMPILED or not hasattr(runtime.kernels, "aode_block"):  # not GCC or clang
         _numpy_aode_block(
             cells, offsets, child_of, sp_column, sp_weight, frequency, min_frequency,
             marginalize, table, sp_table, top, total, n_eligible,

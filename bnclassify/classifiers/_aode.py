@@ -10,7 +10,7 @@ import numpy as np
 from scipy.special import logsumexp
 from sklearn.utils.validation import check_is_fitted
 
-from .._native.averaging import aode_block
+from .._native import aode_block
 from ..data import HANDLE_UNKNOWN, MISSING
 from ..exceptions import InvalidParameterError, WarningsOnceFromCaller, caller_stacklevel
 from ..factors import DISTRIBUTIONS
@@ -650,11 +650,16 @@ class AODE(StatisticsFit, MemberEnsemble):
         superparents, multiplicity = _superparent_groups(
             stats, cards, children, self.frequencies_, self.min_frequency, n_classes
         )
+        # each row's category of each column as a place among all of them (row by row: the
+        # kernel reads a row at a time), -1 missing, -2 deleted (no child, no super-parent)
+        cells = np.empty(codes.shape, dtype=np.int64)
+        np.add(codes, offsets[:-1], out=cells, casting="unsafe")
+        np.copyto(cells, -1, where=codes == MISSING)
+        if dropped.any():
+            np.copyto(cells, -2, where=dropped)
         # the informative categories the rows hold: an identifier's, mostly unseen, are not
-        held = (codes != MISSING) & informative
-        cells = np.where(codes != MISSING, codes + offsets[:-1], -1)
-        cells[dropped] = -2  # deleted: no child and no super-parent
-        used = np.flatnonzero(np.bincount(cells[held], minlength=n_total))
+        held = np.bincount((cells + 2).ravel(), minlength=n_total + 2)[2:] > 0
+        used = np.flatnonzero(held & np.repeat(informative, cards))
         child_of = np.full(n_total, -1)
         child_of[used] = np.arange(len(used))  # each used category's column of the table
         top = np.full((n, n_classes), -np.inf)

@@ -3109,7 +3109,7 @@ typedef struct {
 } aode_job;
 
 /* Rows scored together: their children and scores stay in cache while the super-parents' table
- * rows are read for all of them, one or two super-parents at a time (a super-parent's rows then
+ * rows are read for all of them, up to four super-parents at a time (a super-parent's rows then
  * stay in the first-level cache). */
 #define AODE_CHUNK 64
 /* state[] of a super-parent that takes no part in a row, and of one summed out (missing) */
@@ -3149,6 +3149,42 @@ static inline __attribute__((always_inline)) void aode_sum(const double *r1, con
             if (k < K) a0 += V4(r1 + kid[k] + cb);
         }
         *(v4d *)(o1 + cb) = V4(s1 + cb) + (a0 + a1);
+    }
+}
+
+/* aode_sum for four categories at once (one load of each child's column for four table rows):
+ * o[t][c] = s[t][c] + sum_k r[t][kid[k] + c], t < 4 */
+static inline __attribute__((always_inline)) void aode_sum4(const double *const *r,
+                                                            const double *const *s,
+                                                            double *const *o, const int64_t *kid,
+                                                            int64_t K, int64_t P) {
+    const v4d zero = {0.0, 0.0, 0.0, 0.0};
+    for (int64_t cb = 0; cb < P; cb += 4) {
+        v4d a0 = zero, a1 = zero, a2 = zero, a3 = zero, b0 = zero, b1 = zero, b2 = zero, b3 = zero;
+        const double *r0 = r[0] + cb, *r1 = r[1] + cb, *r2 = r[2] + cb, *r3 = r[3] + cb;
+        int64_t k = 0;
+        for (; k + 2 <= K; k += 2) {
+            const int64_t u0 = kid[k], u1 = kid[k + 1];
+            a0 += V4(r0 + u0);
+            a1 += V4(r1 + u0);
+            a2 += V4(r2 + u0);
+            a3 += V4(r3 + u0);
+            b0 += V4(r0 + u1);
+            b1 += V4(r1 + u1);
+            b2 += V4(r2 + u1);
+            b3 += V4(r3 + u1);
+        }
+        if (k < K) {
+            const int64_t u0 = kid[k];
+            a0 += V4(r0 + u0);
+            a1 += V4(r1 + u0);
+            a2 += V4(r2 + u0);
+            a3 += V4(r3 + u0);
+        }
+        *(v4d *)(o[0] + cb) = V4(s[0] + cb) + (a0 + b0);
+        *(v4d *)(o[1] + cb) = V4(s[1] + cb) + (a1 + b1);
+        *(v4d *)(o[2] + cb) = V4(s[2] + cb) + (a2 + b2);
+        *(v4d *)(o[3] + cb) = V4(s[3] + cb) + (a3 + b3);
     }
 }
 
@@ -3197,20 +3233,29 @@ VECTOR_CLONES static void aode_rows(const aode_job *j, int64_t lo, int64_t hi) {
             }
             j->n_eligible[start + r] += eligible;
         }
-        /* the observed super-parents' scores, two super-parents at a time over the rows */
-        for (int64_t k = 0; k < B; k += 2) {
-            const int two = k + 1 < B;
+        /* the observed super-parents' scores, four super-parents at a time over the rows (the
+         * rest two or one at a time) */
+        for (int64_t k = 0; k < B; k += 4) {
+            const int64_t width = B - k < 4 ? B - k : 4;
             for (int64_t r = 0; r < rows; r++) {
-                const int64_t a1 = state[r * B + k], a2 = two ? state[r * B + k + 1] : AODE_OUT;
-                const int64_t *kid = j->kid + r * m, K = n_kids[r];
-                double *o1 = score + (r * B + k) * P;
-                if (a1 >= 0 && a2 >= 0)
-                    aode_sum(table + a1 * UP, sp_table + a1 * P, o1, table + a2 * UP,
-                             sp_table + a2 * P, o1 + P, kid, K, P);
-                else if (a1 >= 0)
-                    aode_sum(table + a1 * UP, sp_table + a1 * P, o1, NULL, NULL, NULL, kid, K, P);
-                else if (a2 >= 0)
-                    aode_sum(table + a2 * UP, sp_table + a2 * P, o1 + P, NULL, NULL, NULL, kid, K, P);
+                const int64_t *kid = j->kid + r * m, K = n_kids[r], *st = state + r * B + k;
+                const double *rt[4], *sp[4];
+                double *o[4];
+                int found = 0;
+                for (int64_t t = 0; t < width; t++)
+                    if (st[t] >= 0) {
+                        rt[found] = table + st[t] * UP;
+                        sp[found] = sp_table + st[t] * P;
+                        o[found++] = score + (r * B + k + t) * P;
+                    }
+                if (found == 4) {
+                    aode_sum4(rt, sp, o, kid, K, P);
+                    continue;
+                }
+                int t = 0;
+                for (; t + 2 <= found; t += 2)
+                    aode_sum(rt[t], sp[t], o[t], rt[t + 1], sp[t + 1], o[t + 1], kid, K, P);
+                if (t < found) aode_sum(rt[t], sp[t], o[t], NULL, NULL, NULL, kid, K, P);
             }
         }
         for (int64_t r = 0; r < rows; r++) {

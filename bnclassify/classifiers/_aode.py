@@ -622,10 +622,12 @@ class AODE(StatisticsFit, MemberEnsemble):
 
         Every feature is categorical and a super-parent. For super-parent ``sp``
         and a row, ``sum_j log P(x_j | c, x_sp = a)`` over the observed children
-        is one product of the row's one-hot vector with the block of log CPTs
-        (its own block zeroed); the observed ``a`` is picked, a missing
+        is the sum of the block's table rows ``log P(x_j | c, a)`` at the row's
+        categories (its own column's zeroed), at the observed ``a``; a missing
         super-parent is summed out (log-sum-exp over ``a`` with ``P(a | c)``), and
-        the eligible SPODEs' joints are summed into a running log-sum-exp.
+        the eligible SPODEs' joints are summed into a running log-sum-exp
+        (:func:`bnclassify._native.aode_block`: compiled, or one matrix product of
+        the rows' one-hot vectors with the table in numpy).
 
         A one-category child's term is log 1 = 0, so only the children with two or
         more categories enter the product; and the SPODEs of one-category

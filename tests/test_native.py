@@ -1239,9 +1239,9 @@ def test_aode_block_equals_the_numpy_version(
     cards = np.array(cards)
     m = len(cards)
     offsets = np.concatenate([[0], np.cumsum(cards)])
-    cells = rng.integers(0, cards, size=(n, m)) + offsets[:-1]
-    cells[rng.random((n, m)) < missing] = -1
-    cells[rng.random((n, m)) < left_out] = -2
+    codes = rng.integers(0, cards, size=(n, m))
+    codes[rng.random((n, m)) < missing] = -1
+    codes[rng.random((n, m)) < left_out] = -2
     informative = np.repeat(cards > 1, cards)
     used = np.flatnonzero(informative & (rng.random(offsets[-1]) < 0.9))
     child_of = np.full(offsets[-1], -1)
@@ -1257,12 +1257,13 @@ def test_aode_block_equals_the_numpy_version(
     top = np.where(rng.random((n, n_classes)) < 0.5, rng.normal(size=(n, n_classes)), -np.inf)
     total = np.where(np.isfinite(top), rng.random((n, n_classes)) + 0.5, 0.0)
     n_eligible = rng.random(n)
-    args = (cells, offsets, child_of, sp_column, sp_weight, frequency, min_frequency)
-    args = (*args, marginalize, table, sp_table)
+    args = (offsets, child_of, sp_column, sp_weight, frequency, min_frequency, marginalize)
+    args = (*args, table, sp_table)
     got = [top.copy(), total.copy(), n_eligible.copy()]
-    _native.aode_block(*args, *got)
+    column_major = np.asfortranarray(codes.astype(np.int8))  # as the encoder gives them
+    _native.aode_block(column_major, *args, *got)
     twin = [top.copy(), total.copy(), n_eligible.copy()]
-    _native.averaging._numpy_aode_block(*args, *twin)
+    _native.averaging._numpy_aode_block(codes, *args, *twin)
     with np.errstate(divide="ignore"):
         joint, expected = (t + np.log(s) for t, s, _ in (got, twin))
     np.testing.assert_array_equal(np.isneginf(joint), np.isneginf(expected))
@@ -1273,12 +1274,14 @@ def test_aode_block_equals_the_numpy_version(
 def test_aode_block_refuses_inconsistent_arguments():
     if _native.runtime.kernels is None or not hasattr(_native.runtime.kernels, "aode_block"):
         pytest.skip("the compiled kernel is not built")
-    cells = np.array([[0, 3]])  # each column's place among its own: accepted
+    codes = np.array([[0, 1]])
     args = [np.array([0, 2, 4]), np.arange(4), np.array([0, 1]), np.ones(2), np.ones(4), 1.0, 1]
     table, sp_table = np.zeros((4, 4, 4)), np.zeros((4, 4))
     out = [np.zeros((1, 1)), np.zeros((1, 1)), np.zeros(1)]
-    _native.runtime.kernels.aode_block(cells, *args, table, sp_table, *out)
-    with pytest.raises(ValueError, match="aode_block"):  # column 0 holds a place of column 1
-        _native.runtime.kernels.aode_block(np.array([[2, 3]]), *args, table, sp_table, *out)
+    _native.runtime.kernels.aode_block(codes, *args, table, sp_table, *out)
+    with pytest.raises(ValueError, match="aode_block"):  # a code beyond column 1's categories
+        _native.runtime.kernels.aode_block(np.array([[0, 2]]), *args, table, sp_table, *out)
     with pytest.raises(ValueError, match="aode_block"):  # the classes not padded to 4
-        _native.runtime.kernels.aode_block(cells, *args, np.zeros((4, 4, 1)), sp_table, *out)
+        _native.runtime.kernels.aode_block(codes, *args, np.zeros((4, 4, 1)), sp_table, *out)
+    with pytest.raises(TypeError, match="aode_block"):  # codes of floats
+        _native.runtime.kernels.aode_block(codes * 1.0, *args, table, sp_table, *out)

@@ -3099,14 +3099,41 @@ static inline __attribute__((always_inline)) v4d aode_exp(v4d x) {
 
 typedef struct {
     int64_t n, m, U, P, C, B;
-    const int64_t *cells, *offsets, *child_of, *sp_column, *first;
+    const char *codes; /* (n, m) signed integers of `width` bytes, any strides */
+    Py_ssize_t s0, s1;
+    int width;
+    const int64_t *offsets, *child_of, *sp_column, *first;
     const double *sp_weight, *frequency, *table, *sp_table;
     double min_frequency;
     int marginalize;
     double *top, *total, *n_eligible;
-    int64_t *kid, *n_kids, *state, *all;
+    int64_t *kid, *n_kids, *state, *all, *cells;
     double *score, *work;
+    int bad; /* a code outside [-2, card): set by aode_rows */
 } aode_job;
+
+/* The chunk's cells, row by row: offsets[c] + code, or the code where it is negative (-1
+ * missing, -2 left out); the codes read column by column (their layout: a column's rows are
+ * next to each other). Returns 0 on a code outside [-2, card). */
+#define AODE_READ(T)                                                                             \
+    static int aode_read_##T(const aode_job *j, int64_t start, int64_t rows, int64_t *cells) {  \
+        const int64_t m = j->m;                                                                 \
+        int ok = 1;                                                                             \
+        for (int64_t c = 0; c < m; c++) {                                                       \
+            const char *col = j->codes + c * j->s1 + start * j->s0;                             \
+            const int64_t offset = j->offsets[c], card = j->offsets[c + 1] - offset;            \
+            for (int64_t r = 0; r < rows; r++) {                                                \
+                const int64_t code = *(const T *)(col + r * j->s0);                             \
+                ok &= code >= -2 && code < card;                                                \
+                cells[r * m + c] = code >= 0 ? code + offset : code;                            \
+            }                                                                                   \
+        }                                                                                       \
+        return ok;                                                                              \
+    }
+AODE_READ(int8_t)
+AODE_READ(int16_t)
+AODE_READ(int32_t)
+AODE_READ(int64_t)
 
 /* Rows scored together: their children and scores stay in cache while the super-parents' table
  * rows are read for all of them, up to four super-parents at a time (a super-parent's rows then
@@ -3200,7 +3227,7 @@ static inline __attribute__((always_inline)) v4d aode_log_sum_exp(const double *
     return sum;
 }
 
-VECTOR_CLONES static void aode_rows(const aode_job *j, int64_t lo, int64_t hi) {
+VECTOR_CLONES static void aode_rows(aode_job *j, int64_t lo, int64_t hi) {
     const int64_t m = j->m, P = j->P, C = j->C, B = j->B, UP = j->U * j->P;
     const double *table = j->table, *sp_table = j->sp_table;
     double *score = j->score, *work = j->work;
@@ -3209,8 +3236,16 @@ VECTOR_CLONES static void aode_rows(const aode_job *j, int64_t lo, int64_t hi) {
     for (int64_t start = lo; start < hi; start += AODE_CHUNK) {
         const int64_t rows = hi - start < AODE_CHUNK ? hi - start : AODE_CHUNK;
         /* each row's children (their table columns, times P) and super-parents' categories */
+        const int ok = j->width == 1   ? aode_read_int8_t(j, start, rows, j->cells)
+                       : j->width == 2 ? aode_read_int16_t(j, start, rows, j->cells)
+                       : j->width == 4 ? aode_read_int32_t(j, start, rows, j->cells)
+                                       : aode_read_int64_t(j, start, rows, j->cells);
+        if (!ok) {
+            j->bad = 1;
+            return;
+        }
         for (int64_t r = 0; r < rows; r++) {
-            const int64_t *cell = j->cells + (start + r) * m;
+            const int64_t *cell = j->cells + r * m;
             int64_t *kid = j->kid + r * m, *st = state + r * B, K = 0;
             for (int64_t c = 0; c < m; c++) {
                 const int64_t g = cell[c];
@@ -3313,44 +3348,52 @@ VECTOR_CLONES static void aode_rows(const aode_job *j, int64_t lo, int64_t hi) {
 }
 
 static PyObject *aode_block(PyObject *self, PyObject *args) {
-    PyObject *obj[12];
+    PyObject *obj[11];
     double min_frequency;
     int marginalize;
     if (!PyArg_ParseTuple(args, "OOOOOOdiOOOOO", &obj[0], &obj[1], &obj[2], &obj[3], &obj[4],
                           &obj[5], &min_frequency, &marginalize, &obj[6], &obj[7], &obj[8],
                           &obj[9], &obj[10]))
         return NULL;
-    /* cells (n, m) int64: each row's category of each column as a place among all the columns'
-     * categories (offsets[j] + code), -1 missing, -2 left out (neither child nor super-parent);
-     * offsets (m + 1) int64: each column's first place; child_of (R) int64: each place's column
-     * of table (-1: not a child, e.g. a column of one category); sp_column (B) int64: the
-     * block's super-parents; sp_weight (B) float64: their weights in the average (0: none);
-     * frequency (R) float64: each category's training count; table (S, U, P) float64, S the
-     * block's categories, super-parent by super-parent, P the classes padded to a multiple of
-     * 4; sp_table (S, P) float64; top, total (n, C) float64 and n_eligible (n) float64, updated
-     * in place */
-    const char *names[11] = {"cells", "offsets", "child_of", "sp_column", "sp_weight", "frequency",
+    /* codes (n, m) signed integers, any strides: each row's category code of each column, -1
+     * missing, -2 left out (neither child nor super-parent); offsets (m + 1) int64: each
+     * column's first place among all the columns' categories (its codes are places offsets[j]
+     * + code); child_of (R) int64: each place's column of table (-1: not a child, e.g. a column
+     * of one category); sp_column (B) int64: the block's super-parents; sp_weight (B) float64:
+     * their weights in the average (0: none); frequency (R) float64: each category's training
+     * count; table (S, U, P) float64, S the block's categories, super-parent by super-parent, P
+     * the classes padded to a multiple of 4; sp_table (S, P) float64; top, total (n, C) float64
+     * and n_eligible (n) float64, updated in place */
+    const char *names[10] = {"offsets", "child_of", "sp_column", "sp_weight", "frequency",
                              "table", "sp_table", "top", "total", "n_eligible"};
-    const int kinds[11] = {2, 0, 0, 0, 1, 1, 4, 3, 3 | 8, 3 | 8, 1 | 8};
-    Py_buffer b[11];
-    int got = 0;
+    const int kinds[10] = {0, 0, 0, 1, 1, 4, 3, 3 | 8, 3 | 8, 1 | 8};
+    Py_buffer v, b_all[11], *b = b_all + 1;
+    int got = 0, have_codes = 0, is_signed = 0;
     PyObject *result = NULL;
     int64_t *ints = NULL;
     double *scratch = NULL;
-    if (!loo_columns(obj, b, &got, "aode_block", names, 11, kinds)) goto done;
+    if (get_2d(obj[0], &v, 0, "aode_block: codes") < 0) return NULL;
+    have_codes = 1;
+    const int width = int_kind(&v, &is_signed);
+    if (!is_signed || !(width == 1 || width == 2 || width == 4 || width == 8)) {
+        PyErr_SetString(PyExc_TypeError, "aode_block: codes must be signed integers");
+        goto done;
+    }
+    if (!loo_columns(obj + 1, b, &got, "aode_block", names, 10, kinds)) goto done;
     aode_job j;
-    j.n = b[0].shape[0], j.m = b[0].shape[1], j.B = b[3].shape[0];
-    j.U = b[6].shape[1], j.P = b[6].shape[2], j.C = b[8].shape[1];
-    const int64_t n = j.n, m = j.m, R = b[2].shape[0], B = j.B, S = b[6].shape[0];
+    j.n = v.shape[0], j.m = v.shape[1], j.B = b[2].shape[0];
+    j.U = b[5].shape[1], j.P = b[5].shape[2], j.C = b[7].shape[1];
+    const int64_t n = j.n, m = j.m, R = b[1].shape[0], B = j.B, S = b[5].shape[0];
     const int64_t U = j.U, P = j.P, C = j.C;
-    j.cells = b[0].buf, j.offsets = b[1].buf, j.child_of = b[2].buf, j.sp_column = b[3].buf;
-    j.sp_weight = b[4].buf, j.frequency = b[5].buf, j.table = b[6].buf, j.sp_table = b[7].buf;
-    j.top = b[8].buf, j.total = b[9].buf, j.n_eligible = b[10].buf;
+    j.codes = v.buf, j.s0 = v.strides[0], j.s1 = v.strides[1], j.width = width, j.bad = 0;
+    j.offsets = b[0].buf, j.child_of = b[1].buf, j.sp_column = b[2].buf;
+    j.sp_weight = b[3].buf, j.frequency = b[4].buf, j.table = b[5].buf, j.sp_table = b[6].buf;
+    j.top = b[7].buf, j.total = b[8].buf, j.n_eligible = b[9].buf;
     j.min_frequency = min_frequency, j.marginalize = marginalize;
-    const int64_t *offsets = j.offsets, *cells = j.cells;
-    int ok = C >= 1 && P >= C && P % 4 == 0 && P - C < 4 && b[1].shape[0] == m + 1 &&
-             b[4].shape[0] == B && b[5].shape[0] == R && b[7].shape[0] == S && b[7].shape[1] == P &&
-             b[9].shape[0] == n && b[9].shape[1] == C && b[8].shape[0] == n && b[10].shape[0] == n &&
+    const int64_t *offsets = j.offsets;
+    int ok = C >= 1 && P >= C && P % 4 == 0 && P - C < 4 && b[0].shape[0] == m + 1 &&
+             b[3].shape[0] == B && b[4].shape[0] == R && b[6].shape[0] == S && b[6].shape[1] == P &&
+             b[8].shape[0] == n && b[8].shape[1] == C && b[7].shape[0] == n && b[9].shape[0] == n &&
              offsets[0] == 0 && offsets[m] == R;
     for (int64_t c = 0; ok && c < m; c++) ok = offsets[c + 1] >= offsets[c];
     for (int64_t g = 0; ok && g < R; g++) ok = j.child_of[g] >= -1 && j.child_of[g] < U;
@@ -3364,17 +3407,12 @@ static PyObject *aode_block(PyObject *self, PyObject *args) {
         }
     }
     ok = ok && states == S;
-    for (int64_t i = 0; ok && i < n; i++)
-        for (int64_t c = 0; ok && c < m; c++) {
-            const int64_t g = cells[i * m + c];
-            ok = g == -1 || g == -2 || (g >= offsets[c] && g < offsets[c + 1]);
-        }
     if (!ok) {
         PyErr_SetString(PyExc_ValueError, "aode_block: inconsistent arguments");
         goto done;
     }
     const int64_t chunk = AODE_CHUNK;
-    ints = malloc(sizeof(int64_t) * (size_t)(B + chunk * (m + B + 1) + widest + 1));
+    ints = malloc(sizeof(int64_t) * (size_t)(B + chunk * (2 * m + B + 1) + widest + 1));
     scratch = malloc(sizeof(double) * (size_t)((chunk * B + widest) * P + 4));
     if (!ints || !scratch) {
         PyErr_NoMemory();
@@ -3386,19 +3424,26 @@ static PyObject *aode_block(PyObject *self, PyObject *args) {
         at += offsets[j.sp_column[k] + 1] - offsets[j.sp_column[k]];
     }
     j.first = first, j.kid = ints + B, j.state = j.kid + chunk * m, j.n_kids = j.state + chunk * B;
-    j.all = j.n_kids + chunk;
+    j.all = j.n_kids + chunk, j.cells = j.all + widest + 1;
     j.score = scratch, j.work = scratch + chunk * B * P;
     Py_BEGIN_ALLOW_THREADS
     aode_rows(&j, 0, n);
     Py_END_ALLOW_THREADS
+    if (j.bad) {
+        PyErr_SetString(PyExc_ValueError, "aode_block: a code outside [-2, its column's categories)");
+        goto done;
+    }
     result = Py_None;
     Py_INCREF(result);
 done:
     free(ints);
     free(scratch);
+    if (have_codes) PyBuffer_Release(&v);
     for (int k = 0; k < got; k++) PyBuffer_Release(&b[k]);
+    (void)b_all;
     return result;
 }
+
 #endif /* __GNUC__ */
 
 /* -- open_pairs -------------------------------------------------------------------------------- */
@@ -3603,7 +3648,7 @@ static PyMethodDef methods[] = {
      "cells >= 0 of a (k, n) array, in order."},
 #if defined(__GNUC__)
     {"aode_block", aode_block, METH_VARARGS,
-     "aode_block(cells, offsets, child_of, sp_column, sp_weight, frequency, min_frequency, "
+     "aode_block(codes, offsets, child_of, sp_column, sp_weight, frequency, min_frequency, "
      "marginalize, table, sp_table, top, total, n_eligible): a block of super-parents' weighted "
      "joints of the averaged one-dependence estimators merged into each row's running "
      "log-sum-exp (see bnclassify/_native)."},

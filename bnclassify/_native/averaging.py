@@ -26,7 +26,7 @@ CHUNK_ROWS = 2048
 
 
 def aode_block(
-    cells, offsets, child_of, sp_column, sp_weight, frequency, min_frequency, marginalize,
+    codes, offsets, child_of, sp_column, sp_weight, frequency, min_frequency, marginalize,
     table, sp_table, top, total, n_eligible,
 ) -> None:  # fmt: skip
     """Merge a block of super-parents' weighted joints into each row's running log-sum-exp.
@@ -44,11 +44,12 @@ def aode_block(
 
     Parameters
     ----------
-    cells : ndarray of int64, shape (n, m)
-        Each row's category of each column as a place among all the columns' categories
-        (``offsets[j] + code``); -1 missing, -2 left out (neither child nor super-parent).
+    codes : ndarray of signed int, shape (n, m)
+        Each row's category code of each column (any layout: the compiled version reads a
+        column's rows in order); -1 missing, -2 left out (neither child nor super-parent).
     offsets : ndarray of int64, shape (m + 1,)
-        Each column's first place; ``offsets[m] = R``.
+        Each column's first place among all the columns' categories: code ``x`` of column
+        ``j`` is place ``offsets[j] + x``; ``offsets[m] = R``.
     child_of : ndarray of int64, shape (R,)
         Each place's column of ``table`` (-1: not a child, e.g. a column of one category).
     sp_column : ndarray of int64, shape (B,)
@@ -71,15 +72,17 @@ def aode_block(
 
     Examples
     --------
-    >>> cells = np.array([[0, 2], [1, -1]])  # two binary columns; row 1 misses column 1
+    >>> codes = np.array([[0, 0], [1, -1]])  # two binary columns; row 1 misses column 1
     >>> top, total, n_eligible = np.full((2, 1), -np.inf), np.zeros((2, 1)), np.zeros(2)
-    >>> aode_block(cells, np.array([0, 2, 4]), np.arange(4), np.array([0, 1]), np.ones(2),
+    >>> aode_block(codes, np.array([0, 2, 4]), np.arange(4), np.array([0, 1]), np.ones(2),
     ...            np.ones(4), 1, True, np.zeros((4, 4, 1)), np.zeros((4, 1)), top, total,
     ...            n_eligible)
     >>> np.exp(top + np.log(total)).ravel().tolist(), n_eligible.tolist()  # 1 + 1, 1 + 2
     ([2.0, 3.0], [2.0, 2.0])
     """
-    cells = np.ascontiguousarray(cells, dtype=np.int64)
+    codes = np.asarray(codes)
+    if codes.dtype.kind != "i":
+        codes = codes.astype(np.int64)
     offsets, child_of, sp_column = (
         np.ascontiguousarray(a, dtype=np.int64) for a in (offsets, child_of, sp_column)
     )
@@ -88,7 +91,7 @@ def aode_block(
     )
     if not runtime.COMPILED or not hasattr(runtime.kernels, "aode_block"):  # not GCC or clang
         _numpy_aode_block(
-            cells, offsets, child_of, sp_column, sp_weight, frequency, min_frequency,
+            codes, offsets, child_of, sp_column, sp_weight, frequency, min_frequency,
             marginalize, table, sp_table, top, total, n_eligible,
         )  # fmt: skip
         return
@@ -106,24 +109,26 @@ def aode_block(
 
     def share(rows):
         runtime.kernels.aode_block(
-            cells[rows], offsets, child_of, sp_column, sp_weight, frequency,
+            codes[rows], offsets, child_of, sp_column, sp_weight, frequency,
             float(min_frequency), int(bool(marginalize)), table, sp_table, top[rows],
             total[rows], n_eligible[rows],
         )  # fmt: skip
 
-    n, m = cells.shape
+    n, m = codes.shape
     runtime.on_shares(share, n, n * m * max(1, len(sp_column)), align=64)
 
 
 def _numpy_aode_block(
-    cells, offsets, child_of, sp_column, sp_weight, frequency, min_frequency, marginalize,
+    codes, offsets, child_of, sp_column, sp_weight, frequency, min_frequency, marginalize,
     table, sp_table, top, total, n_eligible,
 ):  # fmt: skip
     """:func:`aode_block` in numpy: for a chunk of rows, one product of their one-hot
     vectors over the children (and a constant 1) with the table (and its column of
     ``sp_table``), each row's own category picked."""
-    n = len(cells)
+    n = len(codes)
     n_states, n_children, n_classes = table.shape
+    codes = np.asarray(codes, dtype=np.int64)
+    cells = np.where(codes >= 0, codes + offsets[:-1], codes)  # places; -1 and -2 kept
     sizes = offsets[sp_column + 1] - offsets[sp_column]
     starts = np.concatenate([[0], np.cumsum(sizes)])[:-1].astype(np.intp)
     finite = bool(np.isfinite(table).all())

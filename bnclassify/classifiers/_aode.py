@@ -37,6 +37,10 @@ from ._ensemble import MemberEnsemble, MemberSequence, fit_member
 from ._predict import normalise
 from ._tan import ROOT, NaiveBayes
 
+#: Most categories in all for which prediction's table has a column for every informative
+#: category; over it, only for those the predicted rows hold (an identifier's, mostly unseen,
+#: are not).
+CHILD_CATEGORIES = 4096
 #: Weka's ``AODEsr`` critical value (``-C``, Zheng and Webb 2006): a value subsumes
 #: another only when it was seen more than this many times in training.
 SUBSUMPTION_MIN_COUNT = 50
@@ -652,16 +656,16 @@ class AODE(StatisticsFit, MemberEnsemble):
         superparents, multiplicity = _superparent_groups(
             stats, cards, children, self.frequencies_, self.min_frequency, n_classes
         )
-        # each row's category of each column as a place among all of them (row by row: the
-        # kernel reads a row at a time), -1 missing, -2 deleted (no child, no super-parent)
-        cells = np.empty(codes.shape, dtype=np.int64)
-        np.add(codes, offsets[:-1], out=cells, casting="unsafe")
-        np.copyto(cells, -1, where=codes == MISSING)
-        if dropped.any():
-            np.copyto(cells, -2, where=dropped)
-        # the informative categories the rows hold: an identifier's, mostly unseen, are not
-        held = np.bincount((cells + 2).ravel(), minlength=n_total + 2)[2:] > 0
-        used = np.flatnonzero(held & np.repeat(informative, cards))
+        if dropped.any():  # deleted: no child and no super-parent
+            codes = np.where(dropped, -2, codes)
+        if n_total <= CHILD_CATEGORIES:
+            used = np.flatnonzero(np.repeat(informative, cards))
+        else:  # the informative categories the rows hold: an identifier's, mostly unseen, are not
+            held = np.zeros(n_total, dtype=bool)
+            for j in np.flatnonzero(informative):
+                column = codes[:, j]
+                held[offsets[j] + np.unique(column[column >= 0])] = True
+            used = np.flatnonzero(held)
         child_of = np.full(n_total, -1)
         child_of[used] = np.arange(len(used))  # each used category's column of the table
         top = np.full((n, n_classes), -np.inf)
@@ -680,7 +684,7 @@ class AODE(StatisticsFit, MemberEnsemble):
             # log P(c) + log P(a | c) of every category ``a`` of the block
             sp_table = np.concatenate([log_single[j] for j in block], axis=1) + log_prior[:, None]
             aode_block(
-                cells, offsets, child_of, block, multiplicity[members] * hub_weight[block],
+                codes, offsets, child_of, block, multiplicity[members] * hub_weight[block],
                 frequency, self.min_frequency, marginalize, log_cpt.transpose(1, 2, 0),
                 sp_table.T, top, total, n_eligible,
             )  # fmt: skip

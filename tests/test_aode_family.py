@@ -1,6 +1,8 @@
 """AODE's subsumption resolution and WAODE: slow references written from Weka's AODEsr and
 the papers, the mean of the SPODEs by hand, invariants, scikit-learn's checks."""
 
+import copy
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -8,7 +10,7 @@ from _checks import parametrize_with_checks
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bnclassify import AODE, WAODE
+from bnclassify import AODE, WAODE, _native
 from bnclassify.classifiers import SUBSUMPTION_MIN_COUNT, subsumed, value_pair_counts
 from bnclassify.stats import training_statistics
 
@@ -251,3 +253,64 @@ def test_partial_fit_and_exact_shap(make):
     target = log_proba - log_proba.mean(axis=1, keepdims=True)
     total = shap.base_values + shap.values.sum(axis=1)
     np.testing.assert_allclose(total, target, atol=1e-9)
+
+
+def _through_members(model):
+    """The same fitted model predicting through its SPODEs, each fitted on its own (the slow
+    path), instead of the compiled kernel over the kept pair table."""
+    slow = copy.copy(model)
+    slow.__dict__["_members"] = [model.estimators_[k] for k in range(len(model.superparents_))]
+    del slow.__dict__["_pair_source"]
+    return slow
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@settings(max_examples=12, deadline=None)
+@given(
+    seed=st.integers(0, 2**31 - 1),
+    category=st.booleans(),
+    weighted=st.booleans(),
+    params=st.fixed_dictionaries(
+        {
+            "min_frequency": st.sampled_from([1, 4]),
+            "missing_superparents": st.sampled_from(["marginalize", "skip"]),
+            "subsumption": st.sampled_from([False, 5]),
+            "alpha": st.sampled_from([1.0, 0.5]),
+        }
+    ),
+    cls=st.sampled_from([AODE, WAODE]),
+)
+def test_the_compiled_joint_equals_the_numpy_one_and_the_spodes(
+    seed, category, weighted, params, cls
+):
+    # object strings or categoricals, string labels, a numeric column (binned: a super-parent
+    # too), missing cells in training and predicted rows, unseen values, sample weights
+    rng = np.random.default_rng(seed)
+    n, m = 120, 4
+    X = pd.DataFrame(
+        {f"x{j}": rng.choice(["a", "b", "c", "d"][: 2 + j % 3], n).astype(object) for j in range(m)}
+    )
+    X["size"] = rng.normal(size=n) + (X["x0"] == "a") * 2.0
+    y = np.where((X["x0"] == "a") ^ (rng.random(n) < 0.2), "yes", "no").astype(object)
+    y[rng.random(n) < 0.2] = "maybe"
+    X = X.mask(rng.random(X.shape) < 0.08)
+    rows = X.iloc[:50].copy()
+    rows.iloc[::7, 1] = "unseen"
+    rows = rows.mask(rng.random(rows.shape) < 0.1)
+    if category:
+        for j in range(m):
+            X[f"x{j}"] = X[f"x{j}"].astype("category")
+            rows[f"x{j}"] = pd.Categorical(
+                rows[f"x{j}"].where(rows[f"x{j}"].isin(X[f"x{j}"].cat.categories)),
+                categories=X[f"x{j}"].cat.categories,
+            )
+    weights = rng.random(n) + 0.5 if weighted else None
+    model = cls(handle_unknown="marginalize", **params).fit(X, y, sample_weight=weights)
+    assert "_pair_source" in vars(model)  # the kernel's path
+    compiled = model.predict_proba(rows)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_native.runtime, "COMPILED", False)
+        numpy = model.predict_proba(rows)
+    spodes = _through_members(model).predict_proba(rows)
+    np.testing.assert_allclose(compiled, numpy, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(compiled, spodes, rtol=1e-10, atol=1e-13)

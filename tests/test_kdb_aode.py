@@ -16,8 +16,8 @@ from pgmpy.inference import VariableElimination
 from pgmpy.models import DiscreteBayesianNetwork
 from pgmpy.parameter_estimator import DiscreteBayesianEstimator
 
-import bnclassify.classifiers._aode as aode_module
-from bnclassify import AODE, KDB, SPODE, TAN, NaiveBayes
+import bnclassify._native.averaging as averaging_module
+from bnclassify import AODE, KDB, SPODE, TAN, NaiveBayes, _native
 from bnclassify.datasets import load_car, load_lactamase, load_p450, load_vote
 
 
@@ -380,16 +380,24 @@ def test_aode_with_one_category_columns_is_the_mean_of_its_spodes(min_frequency,
     )
 
 
-@pytest.mark.parametrize("full_product_states", [0, 3, 16])
+@pytest.mark.parametrize(
+    "full_product_states, compiled", [(0, False), (3, False), (16, False), (16, True)]
+)
 @pytest.mark.parametrize("alpha", [1.0, 0.0])
-def test_aode_scores_every_way_as_the_mean_of_its_spodes(monkeypatch, full_product_states, alpha):
-    # super-parents scored at all their categories (at most full_product_states of them) and
-    # at each row's own only, in one block and in chunks of rows; a 20-category column and
-    # missing cells (super-parents and children) in the rows predicted
+def test_aode_scores_every_way_as_the_mean_of_its_spodes(
+    monkeypatch, full_product_states, compiled, alpha
+):
+    # the compiled kernel, and the numpy one with super-parents scored at all their
+    # categories (at most full_product_states of them) and at each row's own only, in one
+    # block and in chunks of rows; a 20-category column and missing cells (super-parents and
+    # children) in the rows predicted
+    if compiled and _native.runtime.kernels is None:
+        pytest.skip("the compiled extension is not built")
     X, y = _small_table()
     X["many"] = [f"m{i % 20}" for i in range(len(X))]
-    monkeypatch.setattr(aode_module, "FULL_PRODUCT_STATES", full_product_states)
-    monkeypatch.setattr(aode_module, "CHUNK_ROWS", 7)
+    monkeypatch.setattr(_native.runtime, "COMPILED", compiled)
+    monkeypatch.setattr(averaging_module, "FULL_PRODUCT_STATES", full_product_states)
+    monkeypatch.setattr(averaging_module, "CHUNK_ROWS", 7)
     model = AODE(alpha=alpha).fit(X, y)
     assert "_pair_source" in vars(model)  # the streamed path
     rows = X.iloc[:40].copy()

@@ -1213,3 +1213,75 @@ def test_the_tree_kernels_refuse_what_they_cannot_read():
         kernels.open_pairs(np.ones((3, 3), np.float32), 0.0, np.arange(3), np.empty(3, np.int64))
     with pytest.raises(ValueError, match="root out of its range"):
         kernels.open_pairs(np.ones((3, 3)), 0.0, np.array([0, 1, 7]), np.empty(3, np.int64))
+
+
+@needs_extension
+@settings(max_examples=30, deadline=None)
+@given(
+    n=st.integers(1, 70),
+    cards=st.lists(st.integers(1, 20), min_size=1, max_size=6),
+    n_classes=st.integers(1, 6),
+    missing=st.sampled_from([0.0, 0.3]),
+    left_out=st.sampled_from([0.0, 0.2]),
+    min_frequency=st.sampled_from([0, 1, 5]),
+    marginalize=st.booleans(),
+    impossible=st.booleans(),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_aode_block_equals_the_numpy_version(
+    n, cards, n_classes, missing, left_out, min_frequency, marginalize, impossible, seed
+):
+    # AODE's kernel against its numpy twin (the one-hot product): missing super-parents summed
+    # out or left out, cells left out, rare categories, super-parents of weight 0, categories
+    # that are no child, -inf cells (alpha=0), super-parents of more categories than the numpy
+    # version's full product, 1-6 classes (padded to 4 or 8), a running sum already started
+    rng = np.random.default_rng(seed)
+    cards = np.array(cards)
+    m = len(cards)
+    offsets = np.concatenate([[0], np.cumsum(cards)])
+    codes = rng.integers(0, cards, size=(n, m))
+    codes[rng.random((n, m)) < missing] = -1
+    codes[rng.random((n, m)) < left_out] = -2
+    informative = np.repeat(cards > 1, cards)
+    used = np.flatnonzero(informative & (rng.random(offsets[-1]) < 0.9))
+    child_of = np.full(offsets[-1], -1)
+    child_of[used] = np.arange(len(used))
+    sp_column = rng.permutation(m)[: rng.integers(1, m + 1)]
+    sp_weight = rng.random(len(sp_column)) * (rng.random(len(sp_column)) > 0.2)
+    frequency = rng.integers(0, 10, offsets[-1]).astype(float)
+    n_states = int(cards[sp_column].sum())
+    table = rng.normal(size=(n_states, len(used), n_classes))
+    if impossible:
+        table[rng.random(table.shape) < 0.05] = -np.inf
+    sp_table = rng.normal(size=(n_states, n_classes)) - 3.0
+    top = np.where(rng.random((n, n_classes)) < 0.5, rng.normal(size=(n, n_classes)), -np.inf)
+    total = np.where(np.isfinite(top), rng.random((n, n_classes)) + 0.5, 0.0)
+    n_eligible = rng.random(n)
+    args = (offsets, child_of, sp_column, sp_weight, frequency, min_frequency, marginalize)
+    args = (*args, table, sp_table)
+    got = [top.copy(), total.copy(), n_eligible.copy()]
+    column_major = np.asfortranarray(codes.astype(np.int8))  # as the encoder gives them
+    _native.aode_block(column_major, *args, *got)
+    twin = [top.copy(), total.copy(), n_eligible.copy()]
+    _native.averaging._numpy_aode_block(codes, *args, *twin)
+    with np.errstate(divide="ignore"):
+        joint, expected = (t + np.log(s) for t, s, _ in (got, twin))
+    np.testing.assert_array_equal(np.isneginf(joint), np.isneginf(expected))
+    np.testing.assert_allclose(joint, expected, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(got[2], twin[2], rtol=1e-14)
+
+
+def test_aode_block_refuses_inconsistent_arguments():
+    if _native.runtime.kernels is None or not hasattr(_native.runtime.kernels, "aode_block"):
+        pytest.skip("the compiled kernel is not built")
+    codes = np.array([[0, 1]])
+    args = [np.array([0, 2, 4]), np.arange(4), np.array([0, 1]), np.ones(2), np.ones(4), 1.0, 1]
+    table, sp_table = np.zeros((4, 4, 4)), np.zeros((4, 4))
+    out = [np.zeros((1, 1)), np.zeros((1, 1)), np.zeros(1)]
+    _native.runtime.kernels.aode_block(codes, *args, table, sp_table, *out)
+    with pytest.raises(ValueError, match="aode_block"):  # a code beyond column 1's categories
+        _native.runtime.kernels.aode_block(np.array([[0, 2]]), *args, table, sp_table, *out)
+    with pytest.raises(ValueError, match="aode_block"):  # the classes not padded to 4
+        _native.runtime.kernels.aode_block(codes, *args, np.zeros((4, 4, 1)), sp_table, *out)
+    with pytest.raises(TypeError, match="aode_block"):  # codes of floats
+        _native.runtime.kernels.aode_block(codes * 1.0, *args, table, sp_table, *out)

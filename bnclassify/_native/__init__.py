@@ -11,7 +11,8 @@ products per row and attribute that numpy can only do through temporaries
 of every candidate's scores; and the pivots of the cancellation-free elimination
 of many small weight matrices (:func:`tree_pivots`, the sums over spanning trees
 of BMATAN's predictions), one numpy call per pivot over the whole batch
-otherwise. numpy needs
+otherwise; and AODE's joint (:func:`aode_block`: each row's super-parents' sums of
+their children's table rows, where numpy multiplies one-hot rows with the whole table). numpy needs
 several full-size temporaries for each integer pass; the C kernels in
 ``_kernels.c`` (in this package) read each cell once and release the GIL, so the ranges, the cast
 and the counts are split over the cores (the object pass holds the GIL: its
@@ -35,7 +36,8 @@ and text columns), :mod:`~bnclassify._native.counting` (family counts, pair
 information), :mod:`~bnclassify._native.trees` (the symmetry check, the maximum
 spanning tree's candidate pairs and union-find, BMATAN's elimination pivots and log
 sums), :mod:`~bnclassify._native.smoothing` (the HDP sampler, HLS's Newton steps),
-:mod:`~bnclassify._native.selection` (selective KDB's leave-one-out pass) and
+:mod:`~bnclassify._native.selection` (selective KDB's leave-one-out pass),
+:mod:`~bnclassify._native.averaging` (AODE's joint) and
 :mod:`~bnclassify._native.runtime` (the extension, the ``COMPILED`` switch and the
 threads). The compiled extension is private to this
 package; the rest of bnclassify imports the names below from ``bnclassify._native``.
@@ -49,6 +51,7 @@ True
 from __future__ import annotations
 
 from . import runtime
+from .averaging import aode_block
 from .counting import OUT_OF_RANGE, count_families, pair_information
 from .encoding import (
     TEXT_MAX_CODES,
@@ -107,6 +110,7 @@ __all__ = [
     "SHARES_PER_THREAD",
     "TEXT_MAX_CODES",
     "THREAD_CELLS",
+    "aode_block",
     "cell_counts",
     "dense_families",
     "column_major",

@@ -3047,6 +3047,405 @@ static PyObject *tree_log_sums(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* -- aode_block ----------------------------------------------------------------------------- */
+
+/* The averaged one-dependence estimators' joint, a block of super-parents at a time
+ * (bnclassify/classifiers/_aode.py): for every row, each super-parent's score
+ *     sp_table[a, c] + sum over the row's children u of table[a, u, c]
+ * at the row's category a of it (all of its categories, log-sum-exp'd, where it is missing and
+ * marginalize is set), and the eligible ones' weighted sum of exp(score) merged into a running
+ * log-sum-exp (top, total) per row and class. The classes are padded to a multiple of 4 (P): a
+ * child's numbers are whole vectors, read in one load each where the CPU has AVX2. */
+
+/* Four doubles (the classes c..c+3 of a table row), read and written at any 8-byte address: GCC's
+ * vector extension, one AVX register in the AVX2 build, two SSE2 ones otherwise. */
+#if defined(__GNUC__) /* GCC's and clang's vector extension; elsewhere, the numpy version runs */
+#if !defined(__clang__)
+/* the vector helpers below are always inlined: no function passes a vector by value */
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
+typedef double v4d __attribute__((vector_size(32), aligned(8), may_alias));
+typedef int64_t v4i __attribute__((vector_size(32), aligned(8), may_alias));
+#define V4(p) (*(const v4d *)(p))
+
+static inline __attribute__((always_inline)) v4d v4_select(v4i mask, v4d a, v4d b) {
+    return (v4d)((mask & (v4i)a) | (~mask & (v4i)b));
+}
+
+/* exp(x) for x <= 0 (-inf included; x > 0 is read as 0) to a few ulp, without branches: 2^k
+ * times a degree-13 Taylor polynomial of exp(r), r = x - k ln 2, |r| <= ln 2 / 2 (its remainder
+ * below 5e-18 relative). Below -708 (exp under 3e-308, where 2^k would leave the normal
+ * numbers): 0, which changes no sum holding a term exp(0) = 1 by more than a relative 1e-300. */
+static inline __attribute__((always_inline)) v4d aode_exp(v4d x) {
+    const double shifter = 0x1.8p52 + 1023.0, log2e = 0x1.71547652b82fep0;
+    const double ln2_hi = 0x1.62e42fee00000p-1, ln2_lo = 0x1.a39ef35793c76p-33;
+    const v4d low = {-708.0, -708.0, -708.0, -708.0}, zero = {0.0, 0.0, 0.0, 0.0};
+    const v4i below = x < low;
+    v4d clamped = v4_select(below, low, x);
+    clamped = v4_select(clamped > zero, zero, clamped);
+    const v4d t = clamped * log2e + shifter; /* k + 1023 in the low bits of t */
+    const v4d k = t - shifter;               /* k = round(x / ln 2) */
+    const v4d r = (clamped - k * ln2_hi) - k * ln2_lo;
+    /* Estrin's scheme: the polynomial in four steps of dependent operations, not thirteen */
+    const v4d r2 = r * r, r4 = r2 * r2, r8 = r4 * r4;
+    const v4d q0 = 1.0 + r, q1 = 0.5 + r * (1.0 / 6.0), q2 = 1.0 / 24.0 + r * (1.0 / 120.0);
+    const v4d q3 = 1.0 / 720.0 + r * (1.0 / 5040.0), q4 = 1.0 / 40320.0 + r * (1.0 / 362880.0);
+    const v4d q5 = 1.0 / 3628800.0 + r * (1.0 / 39916800.0);
+    const v4d q6 = 1.0 / 479001600.0 + r * (1.0 / 6227020800.0);
+    const v4d p = (q0 + r2 * q1 + r4 * (q2 + r2 * q3)) + r8 * (q4 + r2 * q5 + r4 * q6);
+    const v4d scale = (v4d)(((v4i)t) << 52); /* 2^k: k + 1023 in the exponent field */
+    return v4_select(below, zero, p * scale);
+}
+
+typedef struct {
+    int64_t n, m, U, P, C, B;
+    const char *codes; /* (n, m) signed integers of `width` bytes, any strides */
+    Py_ssize_t s0, s1;
+    int width;
+    const int64_t *offsets, *child_of, *sp_column, *first;
+    const double *sp_weight, *frequency, *table, *sp_table;
+    double min_frequency;
+    int marginalize;
+    double *top, *total, *n_eligible;
+    int64_t *kid, *n_kids, *state, *all, *cells;
+    double *score, *work;
+    int bad; /* a code outside [-2, card): set by aode_rows */
+} aode_job;
+
+/* The chunk's cells, row by row: offsets[c] + code, or the code where it is negative (-1
+ * missing, -2 left out); the codes read column by column (their layout: a column's rows are
+ * next to each other). Returns 0 on a code outside [-2, card). */
+#define AODE_READ(T)                                                                             \
+    static int aode_read_##T(const aode_job *j, int64_t start, int64_t rows, int64_t *cells) {  \
+        const int64_t m = j->m;                                                                 \
+        int ok = 1;                                                                             \
+        for (int64_t c = 0; c < m; c++) {                                                       \
+            const char *col = j->codes + c * j->s1 + start * j->s0;                             \
+            const int64_t offset = j->offsets[c], card = j->offsets[c + 1] - offset;            \
+            for (int64_t r = 0; r < rows; r++) {                                                \
+                const int64_t code = *(const T *)(col + r * j->s0);                             \
+                ok &= code >= -2 && code < card;                                                \
+                cells[r * m + c] = code >= 0 ? code + offset : code;                            \
+            }                                                                                   \
+        }                                                                                       \
+        return ok;                                                                              \
+    }
+AODE_READ(int8_t)
+AODE_READ(int16_t)
+AODE_READ(int32_t)
+AODE_READ(int64_t)
+
+/* Rows scored together: their children and scores stay in cache while the super-parents' table
+ * rows are read for all of them, up to four super-parents at a time (a super-parent's rows then
+ * stay in the first-level cache). */
+#define AODE_CHUNK 64
+/* state[] of a super-parent that takes no part in a row, and of one summed out (missing) */
+#define AODE_OUT -2
+#define AODE_SUMMED -1
+
+/* o1[c] = s1[c] + sum_k r1[kid[k] + c] and o2 likewise, for the classes c < P (a multiple of
+ * 4): two children at a time (four independent sums: the additions of one wait on each other),
+ * four classes in a vector; r2 = NULL: o1 only. */
+static inline __attribute__((always_inline)) void aode_sum(const double *r1, const double *s1,
+                                                           double *o1, const double *r2,
+                                                           const double *s2, double *o2,
+                                                           const int64_t *kid, int64_t K,
+                                                           int64_t P) {
+    const v4d zero = {0.0, 0.0, 0.0, 0.0};
+    for (int64_t cb = 0; cb < P; cb += 4) {
+        v4d a0 = zero, a1 = zero, b0 = zero, b1 = zero;
+        int64_t k = 0;
+        if (r2) {
+            for (; k + 2 <= K; k += 2) {
+                const int64_t u0 = kid[k] + cb, u1 = kid[k + 1] + cb;
+                a0 += V4(r1 + u0);
+                a1 += V4(r1 + u1);
+                b0 += V4(r2 + u0);
+                b1 += V4(r2 + u1);
+            }
+            if (k < K) {
+                a0 += V4(r1 + kid[k] + cb);
+                b0 += V4(r2 + kid[k] + cb);
+            }
+            *(v4d *)(o2 + cb) = V4(s2 + cb) + (b0 + b1);
+        } else {
+            for (; k + 2 <= K; k += 2) {
+                a0 += V4(r1 + kid[k] + cb);
+                a1 += V4(r1 + kid[k + 1] + cb);
+            }
+            if (k < K) a0 += V4(r1 + kid[k] + cb);
+        }
+        *(v4d *)(o1 + cb) = V4(s1 + cb) + (a0 + a1);
+    }
+}
+
+/* aode_sum for four categories at once (one load of each child's column for four table rows):
+ * o[t][c] = s[t][c] + sum_k r[t][kid[k] + c], t < 4 */
+static inline __attribute__((always_inline)) void aode_sum4(const double *const *r,
+                                                            const double *const *s,
+                                                            double *const *o, const int64_t *kid,
+                                                            int64_t K, int64_t P) {
+    const v4d zero = {0.0, 0.0, 0.0, 0.0};
+    for (int64_t cb = 0; cb < P; cb += 4) {
+        v4d a0 = zero, a1 = zero, a2 = zero, a3 = zero, b0 = zero, b1 = zero, b2 = zero, b3 = zero;
+        const double *r0 = r[0] + cb, *r1 = r[1] + cb, *r2 = r[2] + cb, *r3 = r[3] + cb;
+        int64_t k = 0;
+        for (; k + 2 <= K; k += 2) {
+            const int64_t u0 = kid[k], u1 = kid[k + 1];
+            a0 += V4(r0 + u0);
+            a1 += V4(r1 + u0);
+            a2 += V4(r2 + u0);
+            a3 += V4(r3 + u0);
+            b0 += V4(r0 + u1);
+            b1 += V4(r1 + u1);
+            b2 += V4(r2 + u1);
+            b3 += V4(r3 + u1);
+        }
+        if (k < K) {
+            const int64_t u0 = kid[k];
+            a0 += V4(r0 + u0);
+            a1 += V4(r1 + u0);
+            a2 += V4(r2 + u0);
+            a3 += V4(r3 + u0);
+        }
+        *(v4d *)(o[0] + cb) = V4(s[0] + cb) + (a0 + b0);
+        *(v4d *)(o[1] + cb) = V4(s[1] + cb) + (a1 + b1);
+        *(v4d *)(o[2] + cb) = V4(s[2] + cb) + (a2 + b2);
+        *(v4d *)(o[3] + cb) = V4(s[3] + cb) + (a3 + b3);
+    }
+}
+
+/* log sum_a exp(x[a * P + c]) over a < size, for the classes cb..cb+3 (-inf where every term
+ * is): the sum, the shift apart (returned in *shift) */
+static inline __attribute__((always_inline)) v4d aode_log_sum_exp(const double *x, int64_t size,
+                                                                  int64_t P, v4d *shift) {
+    const v4d none = {-INFINITY, -INFINITY, -INFINITY, -INFINITY}, zero = {0.0, 0.0, 0.0, 0.0};
+    v4d peak = none, sum = zero;
+    for (int64_t a = 0; a < size; a++) peak = v4_select(V4(x + a * P) > peak, V4(x + a * P), peak);
+    *shift = v4_select(peak > none, peak, zero);
+    for (int64_t a = 0; a < size; a++) sum += aode_exp(V4(x + a * P) - *shift);
+    return sum;
+}
+
+VECTOR_CLONES static void aode_rows(aode_job *j, int64_t lo, int64_t hi) {
+    const int64_t m = j->m, P = j->P, C = j->C, B = j->B, UP = j->U * j->P;
+    const double *table = j->table, *sp_table = j->sp_table;
+    double *score = j->score, *work = j->work;
+    int64_t *state = j->state, *all = j->all, *n_kids = j->n_kids;
+    const v4d none = {-INFINITY, -INFINITY, -INFINITY, -INFINITY}, zero = {0.0, 0.0, 0.0, 0.0};
+    for (int64_t start = lo; start < hi; start += AODE_CHUNK) {
+        const int64_t rows = hi - start < AODE_CHUNK ? hi - start : AODE_CHUNK;
+        /* each row's children (their table columns, times P) and super-parents' categories */
+        const int ok = j->width == 1   ? aode_read_int8_t(j, start, rows, j->cells)
+                       : j->width == 2 ? aode_read_int16_t(j, start, rows, j->cells)
+                       : j->width == 4 ? aode_read_int32_t(j, start, rows, j->cells)
+                                       : aode_read_int64_t(j, start, rows, j->cells);
+        if (!ok) {
+            j->bad = 1;
+            return;
+        }
+        for (int64_t r = 0; r < rows; r++) {
+            const int64_t *cell = j->cells + r * m;
+            int64_t *kid = j->kid + r * m, *st = state + r * B, K = 0;
+            for (int64_t c = 0; c < m; c++) {
+                const int64_t g = cell[c];
+                if (g >= 0 && j->child_of[g] >= 0) kid[K++] = j->child_of[g] * P;
+            }
+            n_kids[r] = K;
+            double eligible = 0.0;
+            for (int64_t k = 0; k < B; k++) {
+                const int64_t col = j->sp_column[k], g = cell[col];
+                st[k] = AODE_OUT;
+                if (!(j->sp_weight[k] > 0.0)) continue;
+                if (g >= 0) {
+                    if (!(j->frequency[g] >= j->min_frequency)) continue;
+                    st[k] = j->first[k] + g - j->offsets[col];
+                } else if (g == -1 && j->marginalize)
+                    st[k] = AODE_SUMMED;
+                else
+                    continue;
+                eligible += j->sp_weight[k];
+            }
+            j->n_eligible[start + r] += eligible;
+        }
+        /* the observed super-parents' scores, four super-parents at a time over the rows (the
+         * rest two or one at a time) */
+        for (int64_t k = 0; k < B; k += 4) {
+            const int64_t width = B - k < 4 ? B - k : 4;
+            for (int64_t r = 0; r < rows; r++) {
+                const int64_t *kid = j->kid + r * m, K = n_kids[r], *st = state + r * B + k;
+                const double *rt[4], *sp[4];
+                double *o[4];
+                int found = 0;
+                for (int64_t t = 0; t < width; t++)
+                    if (st[t] >= 0) {
+                        rt[found] = table + st[t] * UP;
+                        sp[found] = sp_table + st[t] * P;
+                        o[found++] = score + (r * B + k + t) * P;
+                    }
+                if (found == 4) {
+                    aode_sum4(rt, sp, o, kid, K, P);
+                    continue;
+                }
+                int t = 0;
+                for (; t + 2 <= found; t += 2)
+                    aode_sum(rt[t], sp[t], o[t], rt[t + 1], sp[t + 1], o[t + 1], kid, K, P);
+                if (t < found) aode_sum(rt[t], sp[t], o[t], NULL, NULL, NULL, kid, K, P);
+            }
+        }
+        for (int64_t r = 0; r < rows; r++) {
+            const int64_t *st = state + r * B, *kid = j->kid + r * m, K = n_kids[r];
+            double *s = score + r * B * P;
+            /* a missing super-parent summed out: log-sum-exp over its categories */
+            for (int64_t k = 0; k < B; k++) {
+                if (st[k] != AODE_SUMMED) continue;
+                const int64_t col = j->sp_column[k];
+                const int64_t size = j->offsets[col + 1] - j->offsets[col];
+                for (int64_t t = 0; t < size; t++) all[t] = j->first[k] + t;
+                for (int64_t t = 0; t < size; t++)
+                    aode_sum(table + all[t] * UP, sp_table + all[t] * P, work + t * P, NULL, NULL,
+                             NULL, kid, K, P);
+                for (int64_t cb = 0; cb < P; cb += 4) {
+                    v4d shift;
+                    const v4d sum = aode_log_sum_exp(work + cb, size, P, &shift);
+                    for (int c = 0; c < 4; c++) s[k * P + cb + c] = shift[c] + log(sum[c]);
+                }
+            }
+            /* the running log-sum-exp: top the largest score so far (no overflow) */
+            double *top = j->top + (start + r) * C, *total = j->total + (start + r) * C;
+            for (int64_t cb = 0; cb < P; cb += 4) {
+                v4d old = none, peak, shift, sum = zero;
+                for (int c = 0; c < 4 && cb + c < C; c++) old[c] = top[cb + c];
+                v4d peak2 = none, sum2 = zero; /* two of each: shorter chains of dependence */
+                peak = old;
+                for (int64_t k = 0; k < B; k += 2) {
+                    if (st[k] != AODE_OUT) {
+                        const v4d x = V4(s + k * P + cb);
+                        peak = v4_select(x > peak, x, peak);
+                    }
+                    if (k + 1 < B && st[k + 1] != AODE_OUT) {
+                        const v4d x = V4(s + (k + 1) * P + cb);
+                        peak2 = v4_select(x > peak2, x, peak2);
+                    }
+                }
+                peak = v4_select(peak2 > peak, peak2, peak);
+                shift = v4_select(peak > none, peak, zero);
+                for (int64_t k = 0; k < B; k += 2) {
+                    if (st[k] != AODE_OUT)
+                        sum += j->sp_weight[k] * aode_exp(V4(s + k * P + cb) - shift);
+                    if (k + 1 < B && st[k + 1] != AODE_OUT)
+                        sum2 += j->sp_weight[k + 1] * aode_exp(V4(s + (k + 1) * P + cb) - shift);
+                }
+                sum += sum2;
+                const v4d rescale = aode_exp(old - shift);
+                for (int c = 0; c < 4 && cb + c < C; c++) {
+                    total[cb + c] = total[cb + c] * rescale[c] + sum[c];
+                    top[cb + c] = peak[c];
+                }
+            }
+        }
+    }
+}
+
+static PyObject *aode_block(PyObject *self, PyObject *args) {
+    PyObject *obj[11];
+    double min_frequency;
+    int marginalize;
+    if (!PyArg_ParseTuple(args, "OOOOOOdiOOOOO", &obj[0], &obj[1], &obj[2], &obj[3], &obj[4],
+                          &obj[5], &min_frequency, &marginalize, &obj[6], &obj[7], &obj[8],
+                          &obj[9], &obj[10]))
+        return NULL;
+    /* codes (n, m) signed integers, any strides: each row's category code of each column, -1
+     * missing, -2 left out (neither child nor super-parent); offsets (m + 1) int64: each
+     * column's first place among all the columns' categories (its codes are places offsets[j]
+     * + code); child_of (R) int64: each place's column of table (-1: not a child, e.g. a column
+     * of one category); sp_column (B) int64: the block's super-parents; sp_weight (B) float64:
+     * their weights in the average (0: none); frequency (R) float64: each category's training
+     * count; table (S, U, P) float64, S the block's categories, super-parent by super-parent, P
+     * the classes padded to a multiple of 4; sp_table (S, P) float64; top, total (n, C) float64
+     * and n_eligible (n) float64, updated in place */
+    const char *names[10] = {"offsets", "child_of", "sp_column", "sp_weight", "frequency",
+                             "table", "sp_table", "top", "total", "n_eligible"};
+    const int kinds[10] = {0, 0, 0, 1, 1, 4, 3, 3 | 8, 3 | 8, 1 | 8};
+    Py_buffer v, b_all[11], *b = b_all + 1;
+    int got = 0, have_codes = 0, is_signed = 0;
+    PyObject *result = NULL;
+    int64_t *ints = NULL;
+    double *scratch = NULL;
+    if (get_2d(obj[0], &v, 0, "aode_block: codes") < 0) return NULL;
+    have_codes = 1;
+    const int width = int_kind(&v, &is_signed);
+    if (!is_signed || !(width == 1 || width == 2 || width == 4 || width == 8)) {
+        PyErr_SetString(PyExc_TypeError, "aode_block: codes must be signed integers");
+        goto done;
+    }
+    if (!loo_columns(obj + 1, b, &got, "aode_block", names, 10, kinds)) goto done;
+    aode_job j;
+    j.n = v.shape[0], j.m = v.shape[1], j.B = b[2].shape[0];
+    j.U = b[5].shape[1], j.P = b[5].shape[2], j.C = b[7].shape[1];
+    const int64_t n = j.n, m = j.m, R = b[1].shape[0], B = j.B, S = b[5].shape[0];
+    const int64_t U = j.U, P = j.P, C = j.C;
+    j.codes = v.buf, j.s0 = v.strides[0], j.s1 = v.strides[1], j.width = width, j.bad = 0;
+    j.offsets = b[0].buf, j.child_of = b[1].buf, j.sp_column = b[2].buf;
+    j.sp_weight = b[3].buf, j.frequency = b[4].buf, j.table = b[5].buf, j.sp_table = b[6].buf;
+    j.top = b[7].buf, j.total = b[8].buf, j.n_eligible = b[9].buf;
+    j.min_frequency = min_frequency, j.marginalize = marginalize;
+    const int64_t *offsets = j.offsets;
+    int ok = C >= 1 && P >= C && P % 4 == 0 && P - C < 4 && b[0].shape[0] == m + 1 &&
+             b[3].shape[0] == B && b[4].shape[0] == R && b[6].shape[0] == S && b[6].shape[1] == P &&
+             b[8].shape[0] == n && b[8].shape[1] == C && b[7].shape[0] == n && b[9].shape[0] == n &&
+             offsets[0] == 0 && offsets[m] == R;
+    for (int64_t c = 0; ok && c < m; c++) ok = offsets[c + 1] >= offsets[c];
+    for (int64_t g = 0; ok && g < R; g++) ok = j.child_of[g] >= -1 && j.child_of[g] < U;
+    int64_t widest = 1, states = 0;
+    for (int64_t k = 0; ok && k < B; k++) {
+        ok = j.sp_column[k] >= 0 && j.sp_column[k] < m;
+        if (ok) {
+            const int64_t size = offsets[j.sp_column[k] + 1] - offsets[j.sp_column[k]];
+            states += size;
+            if (size > widest) widest = size;
+        }
+    }
+    ok = ok && states == S;
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "aode_block: inconsistent arguments");
+        goto done;
+    }
+    const int64_t chunk = AODE_CHUNK;
+    ints = malloc(sizeof(int64_t) * (size_t)(B + chunk * (2 * m + B + 1) + widest + 1));
+    scratch = malloc(sizeof(double) * (size_t)((chunk * B + widest) * P + 4));
+    if (!ints || !scratch) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int64_t *first = ints;
+    for (int64_t k = 0, at = 0; k < B; k++) {
+        first[k] = at;
+        at += offsets[j.sp_column[k] + 1] - offsets[j.sp_column[k]];
+    }
+    j.first = first, j.kid = ints + B, j.state = j.kid + chunk * m, j.n_kids = j.state + chunk * B;
+    j.all = j.n_kids + chunk, j.cells = j.all + widest + 1;
+    j.score = scratch, j.work = scratch + chunk * B * P;
+    Py_BEGIN_ALLOW_THREADS
+    aode_rows(&j, 0, n);
+    Py_END_ALLOW_THREADS
+    if (j.bad) {
+        PyErr_SetString(PyExc_ValueError, "aode_block: a code outside [-2, its column's categories)");
+        goto done;
+    }
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    free(ints);
+    free(scratch);
+    if (have_codes) PyBuffer_Release(&v);
+    for (int k = 0; k < got; k++) PyBuffer_Release(&b[k]);
+    (void)b_all;
+    return result;
+}
+
+#endif /* __GNUC__ */
+
 /* -- open_pairs -------------------------------------------------------------------------------- */
 
 /* The candidate edges of a block of Kruskal's algorithm (bnclassify/structure.py): the flat
@@ -3247,6 +3646,13 @@ static PyMethodDef methods[] = {
     {"cell_counts", cell_counts, METH_VARARGS,
      "cell_counts(cells, y, weights, counts): counts[cells[e], y[i]] += weights[i] over the "
      "cells >= 0 of a (k, n) array, in order."},
+#if defined(__GNUC__)
+    {"aode_block", aode_block, METH_VARARGS,
+     "aode_block(codes, offsets, child_of, sp_column, sp_weight, frequency, min_frequency, "
+     "marginalize, table, sp_table, top, total, n_eligible): a block of super-parents' weighted "
+     "joints of the averaged one-dependence estimators merged into each row's running "
+     "log-sum-exp (see bnclassify/_native)."},
+#endif
     {"open_pairs", open_pairs, METH_VARARGS,
      "open_pairs(matrix, threshold, root, out) -> count: the flat positions i * m + j, i < j, of "
      "the pairs heavier than threshold whose ends have different roots (see bnclassify/_native)."},
@@ -3262,7 +3668,7 @@ static struct PyModuleDef module = {
 
 /* Raised with every change of a kernel's arguments or results: _native/runtime.py refuses a stale build
  * (an optional build that fails leaves the previous library in place). */
-#define KERNELS_VERSION 25
+#define KERNELS_VERSION 26
 
 PyMODINIT_FUNC PyInit__kernels(void) {
     PyObject *m = PyModule_Create(&module);

@@ -10,6 +10,7 @@ import numpy as np
 from scipy.special import logsumexp
 from sklearn.utils.validation import check_is_fitted
 
+from .._native import aode_block
 from ..data import HANDLE_UNKNOWN, MISSING
 from ..exceptions import InvalidParameterError, WarningsOnceFromCaller, caller_stacklevel
 from ..factors import DISTRIBUTIONS
@@ -36,13 +37,10 @@ from ._ensemble import MemberEnsemble, MemberSequence, fit_member
 from ._predict import normalise
 from ._tan import ROOT, NaiveBayes
 
-#: Super-parents of at most this many categories are scored at every category, and each row's
-#: own picked (one matrix product); those of more, at each row's own category only.
-FULL_PRODUCT_STATES = 16
-#: Most rows of a chunk of the streamed prediction: the chunk's one-hot vectors and scores of a
-#: narrow table then stay in cache between the product and the picking (a wide table's chunks
-#: are smaller still: ``BLOCK_CELLS`` cells).
-CHUNK_ROWS = 2048
+#: Most categories in all for which prediction's table has a column for every informative
+#: category; over it, only for those the predicted rows hold (an identifier's, mostly unseen,
+#: are not).
+CHILD_CATEGORIES = 4096
 #: Weka's ``AODEsr`` critical value (``-C``, Zheng and Webb 2006): a value subsumes
 #: another only when it was seen more than this many times in training.
 SUBSUMPTION_MIN_COUNT = 50
@@ -628,10 +626,12 @@ class AODE(StatisticsFit, MemberEnsemble):
 
         Every feature is categorical and a super-parent. For super-parent ``sp``
         and a row, ``sum_j log P(x_j | c, x_sp = a)`` over the observed children
-        is one product of the row's one-hot vector with the block of log CPTs
-        (its own block zeroed); the observed ``a`` is picked, a missing
+        is the sum of the block's table rows ``log P(x_j | c, a)`` at the row's
+        categories (its own column's zeroed), at the observed ``a``; a missing
         super-parent is summed out (log-sum-exp over ``a`` with ``P(a | c)``), and
-        the eligible SPODEs' joints are summed into a running log-sum-exp.
+        the eligible SPODEs' joints are summed into a running log-sum-exp
+        (:func:`bnclassify._native.aode_block`: compiled, or one matrix product of
+        the rows' one-hot vectors with the table in numpy).
 
         A one-category child's term is log 1 = 0, so only the children with two or
         more categories enter the product; and the SPODEs of one-category
@@ -656,12 +656,18 @@ class AODE(StatisticsFit, MemberEnsemble):
         superparents, multiplicity = _superparent_groups(
             stats, cards, children, self.frequencies_, self.min_frequency, n_classes
         )
-        # the informative categories the rows hold: an identifier's, mostly unseen, are not
-        held = (codes != MISSING) & informative
-        category = np.where(held, codes + offsets[:-1], n_total)  # n_total: none
-        used = np.flatnonzero(np.bincount(category.ravel(), minlength=n_total + 1)[:n_total])
-        place = np.full(n_total + 1, len(used))  # none: z's last column, which is 1 anyway
-        place[used] = np.arange(len(used))  # each used category's column of ``z``
+        if dropped.any():  # deleted: no child and no super-parent
+            codes = np.where(dropped, -2, codes)
+        if n_total <= CHILD_CATEGORIES:
+            used = np.flatnonzero(np.repeat(informative, cards))
+        else:  # the informative categories the rows hold: an identifier's, mostly unseen, are not
+            held = np.zeros(n_total, dtype=bool)
+            for j in np.flatnonzero(informative):
+                column = codes[:, j]
+                held[offsets[j] + np.unique(column[column >= 0])] = True
+            used = np.flatnonzero(held)
+        child_of = np.full(n_total, -1)
+        child_of[used] = np.arange(len(used))  # each used category's column of the table
         top = np.full((n, n_classes), -np.inf)
         total = np.zeros((n, n_classes))
         n_eligible = np.zeros(n)
@@ -672,47 +678,16 @@ class AODE(StatisticsFit, MemberEnsemble):
         width = max(1, BLOCK_CELLS // (n_classes * n_total))  # super-parent categories per block
         for members in column_blocks(cards[superparents], width):
             block = superparents[members]
-            weight = multiplicity[members] * hub_weight[block]
-            log_cpt, finite = _log_cpt_used(
+            log_cpt, _ = _log_cpt_used(
                 stats.pair_table(block, every), cards, block, used, alpha, complete
             )
-            block_offsets = np.concatenate([[0], np.cumsum(cards[block])])
-            starts = block_offsets[:-1]  # each super-parent's first row
-            # log P(c) + log P(a | c) of every category ``a`` of the block, as one more column
-            # that every row holds (z's last): the product adds it to the children's terms
+            # log P(c) + log P(a | c) of every category ``a`` of the block
             sp_table = np.concatenate([log_single[j] for j in block], axis=1) + log_prior[:, None]
-            log_cpt = np.concatenate([log_cpt, sp_table[:, :, None]], axis=2)
-            rows_per_chunk = max(1, BLOCK_CELLS // (n_total + n_classes * log_cpt.shape[1]))
-            rows_per_chunk = min(rows_per_chunk, CHUNK_ROWS)
-            for start in range(0, n, rows_per_chunk):
-                rows = slice(start, start + rows_per_chunk)
-                chunk = codes[rows]
-                z = np.zeros((len(chunk), len(used) + 1))  # one-hot over ``used``, then 1
-                z[np.arange(len(chunk))[:, None], place[category[rows]]] = 1.0
-                z[:, -1] = 1.0
-                parts = (z, log_cpt, finite)
-                x = chunk[:, block]
-                observed = x != MISSING
-                at = starts + np.where(observed, x, 0)
-                joint = _picked_scores(parts, at, observed, starts, cards[block])
-                for k in np.flatnonzero(~observed.all(axis=0)):  # missing: summed out
-                    missing = np.flatnonzero(~observed[:, k])
-                    states = slice(starts[k], starts[k] + cards[block[k]])
-                    joint[missing, :, k] = _log_sum_exp(_state_scores(parts, missing, states))
-                seen = np.where(observed, frequency[offsets[block] + np.where(observed, x, 0)], 0)
-                eligible = np.where(observed, seen >= self.min_frequency, marginalize)
-                eligible &= ~dropped[rows][:, block]
-                eligible &= weight > 0
-                n_eligible[rows] += eligible @ weight
-                masked = joint if eligible.all() else np.where(eligible[:, None, :], joint, -np.inf)
-                new_top = np.maximum(top[rows], masked.max(axis=2))
-                shift = np.where(np.isfinite(new_top), new_top, 0.0)
-                with np.errstate(invalid="ignore"):
-                    total[rows] = (
-                        total[rows] * np.exp(top[rows] - shift)
-                        + np.exp(masked - shift[:, :, None]) @ weight
-                    )
-                top[rows] = new_top
+            aode_block(
+                codes, offsets, child_of, block, multiplicity[members] * hub_weight[block],
+                frequency, self.min_frequency, marginalize, log_cpt.transpose(1, 2, 0),
+                sp_table.T, top, total, n_eligible,
+            )  # fmt: skip
         shift = np.where(np.isfinite(top), top, 0.0)
         with np.errstate(divide="ignore"):
             out = shift + np.log(total) - _log_total(n_eligible)
@@ -979,89 +954,7 @@ def _log_cpt_used(counts, cards, block, used, alpha, complete):
     return log_cells, True
 
 
-def _state_scores(parts, rows, states):
-    """``log P(c) + log P(a | c) + sum_j log P(x_j | c, a)`` over the observed children of
-    ``rows``, for the super-parent categories ``states`` (rows of the block), shape
-    ``(n, C, R_states)``: one product of the rows' one-hot vectors (and their constant 1)
-    with the block's log CPT rows (and its column of ``log P(c) + log P(a | c)``)."""
-    z, log_cpt, finite = parts
-    return _children_sum(z[rows], log_cpt[:, states], finite=finite)
-
-
-def _picked_scores(parts, at, observed, starts, sizes):
-    """Each row's score of each observed super-parent at its category ``at``, ``(n, C, B)``.
-
-    ``starts`` and ``sizes``: each super-parent's first category (row of the block) and
-    number of categories. A super-parent of at most :data:`FULL_PRODUCT_STATES` categories
-    is scored at all of them by one product of every row with their log CPT rows, and each
-    row's own category is picked: a few times the arithmetic, in one matrix product rather
-    than one small one per category. For a super-parent of more, the rows holding one
-    category are scored together by a product with that category's log CPT row alone: a
-    row costs one category of it, not all of them.
-    """
-    n_classes = parts[1].shape[0]
-    picked = np.zeros((len(at), n_classes, at.shape[1]))
-    few = np.asarray(sizes) <= FULL_PRODUCT_STATES
-    if few.any() and len(at):
-        states = np.concatenate(
-            [np.arange(s, s + c) for s, c in zip(starts[few], sizes[few], strict=True)]
-        )
-        column = np.zeros(parts[1].shape[1], dtype=np.intp)
-        column[states] = np.arange(len(states))  # each category's place among ``states``
-        scores = _state_scores(parts, slice(None), states)  # (n, C, S)
-        # each row's own categories, as positions in the flattened scores
-        lines = np.arange(0, scores.size, len(states)).reshape(len(at), n_classes, 1)
-        chosen = scores.take(lines + column[at[:, few]][:, None, :])
-        if few.all() and observed.all():
-            return chosen
-        picked[:, :, few] = np.where(observed[:, None, few], chosen, 0.0)
-        observed = observed & ~few
-    rows, members = np.nonzero(observed)
-    keys = at[rows, members]
-    order = np.argsort(keys, kind="stable")
-    for run in np.split(order, np.flatnonzero(np.diff(keys[order])) + 1):
-        if len(run):
-            state = keys[run[0]]
-            picked[rows[run], :, members[run]] = _state_scores(
-                parts, rows[run], slice(state, state + 1)
-            )[:, :, 0]
-    return picked
-
-
 def _log_total(weights):
     """``log`` of each row's total weight of its eligible SPODEs as a column (0 where none:
     those rows fall back to naive Bayes)."""
     return np.log(np.where(weights > 0, weights, 1.0))[:, None]
-
-
-def _log_sum_exp(scores):
-    """``log sum exp`` over the last axis; ``-inf`` where every term is."""
-    peak = scores.max(axis=-1)
-    safe = np.where(np.isfinite(peak), peak, 0.0)
-    with np.errstate(divide="ignore"):
-        return safe + np.log(np.exp(scores - safe[..., None]).sum(axis=-1))
-
-
-def _product(z, table):
-    """``sum_r z[n, r] table[c, b, r]``, shape ``(n, C, B)``: one matrix product whose result
-    is already in that layout (no copy)."""
-    n_classes, width, depth = table.shape
-    return (z @ table.reshape(n_classes * width, depth).T).reshape(len(z), n_classes, width)
-
-
-def _children_sum(z, log_cpt, finite=False):
-    """``sum_j log P(x_j | c, a)`` over each row's observed children, shape ``(n, C, R_B)``.
-
-    One matrix product of the rows' one-hot vectors ``z`` with the log CPTs; a
-    zero probability (``alpha=0``) is -inf, which a product would turn into
-    NaN (0 * -inf), so those cells go through a second product of indicators (``finite``:
-    the caller knows there are none).
-    """
-    if finite:
-        return _product(z, log_cpt)
-    impossible = np.isneginf(log_cpt)
-    finite = np.where(impossible, 0.0, log_cpt) if impossible.any() else log_cpt
-    scores = _product(z, finite)
-    if finite is not log_cpt:
-        scores[_product(z, impossible.astype(float)) > 0] = -np.inf
-    return scores

@@ -303,12 +303,17 @@ class AODE(StatisticsFit, MemberEnsemble):
     ``estimators_[k]`` fits SPODE ``k`` when it is read. Prediction from kept
     rows re-counts them, which costs time in proportion to their number.
 
-    A missing value is summed out exactly: each SPODE contributes its
-    marginal P_sp(c, x_observed), and a SPODE whose super-parent is missing in
-    the row takes part (the frequency rule applies to observed values). With
-    ``min_frequency <= 1`` the set of SPODEs does not depend on the data, so
-    this is the exact marginal of the averaged model. ``missing_superparents="skip"``
-    leaves out instead the SPODEs whose super-parent is missing, as Weka does.
+    A missing value is summed out of each SPODE: a missing child leaves its
+    product (its conditional sums to 1), and a SPODE whose super-parent is
+    missing in the row takes no part (``missing_superparents="skip"``, the
+    default: the average runs over the super-parents the row observes, as in Webb
+    et al.'s definition and Weka's ``AODE``). ``missing_superparents="marginalize"``
+    keeps such a SPODE, its super-parent summed out, so that each SPODE contributes
+    its marginal P_sp(c, x_observed): with ``min_frequency <= 1`` the set of SPODEs
+    then does not depend on the data, and this is the exact marginal of the averaged
+    model. On the 22 UCI development sets (5x2 CV, combined 5x2cv F test at 0.05)
+    ``"skip"`` had the lower log loss on anneal and breast.cancer and was significantly
+    worse on none; the 0-1 loss was within the folds' noise on all 22.
 
     Parameters
     ----------
@@ -318,12 +323,12 @@ class AODE(StatisticsFit, MemberEnsemble):
         A SPODE takes part for a row only when the row's value of its
         super-parent occurred at least this often in training. Weka and R use
         1; Webb et al. report 30.
-    missing_superparents : {"marginalize", "skip"}, default="marginalize"
-        What a row's missing super-parent does. ``"marginalize"``: its SPODE
-        takes part, the super-parent summed out (the exact marginal of the
-        averaged model, above). ``"skip"``: its SPODE takes no part for that
-        row, as in Webb et al.'s definition and Weka's ``AODE``, ``AODEsr``
-        (the average runs over the super-parents the row observes).
+    missing_superparents : {"skip", "marginalize"}, default="skip"
+        What a row's missing super-parent does (an unseen category read as missing
+        included). ``"skip"``: its SPODE takes no part for that row, as in Webb et
+        al.'s definition and Weka's ``AODE``, ``AODEsr`` (the average runs over the
+        super-parents the row observes). ``"marginalize"``: its SPODE takes part, the
+        super-parent summed out (the exact marginal of the averaged model, above).
     subsumption : bool or int, default=False
         Subsumption resolution (Zheng and Webb 2006; Weka's ``AODEsr``): at
         prediction, a value of a row that another value of the row implies in
@@ -397,7 +402,7 @@ class AODE(StatisticsFit, MemberEnsemble):
         "alpha": ALPHA,
         "min_frequency": [Interval(Integral, 0, None, closed="left")],
         "subsumption": ["boolean", Interval(Integral, 0, None, closed="left")],
-        "missing_superparents": [Options(("marginalize", "skip"))],
+        "missing_superparents": [Options(("skip", "marginalize"))],
         "handle_unknown": [Options(HANDLE_UNKNOWN)],
         "distributions": [DISTRIBUTIONS],
         "smoothing": SMOOTHING,
@@ -413,7 +418,7 @@ class AODE(StatisticsFit, MemberEnsemble):
         smoothing="laplace",
         random_state=None,
         subsumption=False,
-        missing_superparents="marginalize",
+        missing_superparents="skip",
     ):
         self.alpha = alpha
         self.min_frequency = min_frequency
@@ -790,7 +795,8 @@ class WAODE(AODE):
     A super-parent that tells nothing of the class (``W_sp = 0``, e.g. a
     constant column) takes no part; a row whose eligible super-parents all
     weigh 0 falls back to naive Bayes. Everything else is :class:`AODE`'s:
-    the same SPODEs, smoothing, missing cells summed out, frequency limit and
+    the same SPODEs, smoothing, missing cells (a missing super-parent's SPODE left
+    out by default, ``missing_superparents``), frequency limit and
     ``subsumption`` option, and the same memory.
 
     Weka's ``WAODE`` (3.6) estimates ``P(c, x_sp)`` and ``P(x_j | c, x_sp)`` by

@@ -140,8 +140,7 @@ SHORT = {
     "bnc-k2": f"FileOrder(BayesNetClassifier(search='k2', {_WEKA_BN}))",
     "bnc-hc": f"BayesNetClassifier(search='hill_climbing', reversal=False, {_WEKA_BN})",
     "bnc-tabu": (
-        f"BayesNetClassifier(search='tabu', tabu_length=5, max_iter=10, reversal=False, "
-        f"{_WEKA_BN})"
+        f"BayesNetClassifier(search='tabu', tabu_length=5, max_iter=10, reversal=False, {_WEKA_BN})"
     ),
 }
 DEFAULT_MODELS = "nb,tan,kdb2,aode,bmatan"

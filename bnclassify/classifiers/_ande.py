@@ -231,7 +231,7 @@ class AnDE(StatisticsFit, MemberEnsemble):
     @property
     def estimators_(self):
         """The estimators averaged: ``n=1``, AODE's SPODEs; ``n=2``, the SP2DEs, one per
-        pair of :attr:`member_pairs_`, each fitted when read (see the class docstring)."""
+        pair of ``member_pairs_``, each fitted when read (see the class docstring)."""
         check_is_fitted(self, "aode_")
         if self.n == 1:
             return self.aode_.estimators_
@@ -239,8 +239,8 @@ class AnDE(StatisticsFit, MemberEnsemble):
 
     @property
     def member_pairs_(self) -> np.ndarray:
-        """``n=2``: the pairs of :attr:`pairs_` that take part in the average (both columns
-        observed in training), in the order of :attr:`estimators_`."""
+        """``n=2``: the pairs of ``pairs_`` that take part in the average (both columns
+        observed in training), in the order of ``estimators_``."""
         check_is_fitted(self, "pairs_")
         return self.pairs_[self.schema_.structural[self.pairs_].all(axis=1)]
 

@@ -658,7 +658,7 @@ class AODE(StatisticsFit, MemberEnsemble):
         n_rows = np.sum(self._pair_source["classes"])
         complete = np.array([f.sum() for f in self.frequencies_]) == n_rows
         n, n_classes = len(codes), len(log_prior)
-        superparents, multiplicity = _superparent_groups(
+        superparents, multiplicity, group_of = _superparent_groups(
             stats, cards, children, self.frequencies_, self.min_frequency, n_classes
         )
         # the informative categories the rows hold: an identifier's, mostly unseen, are not
@@ -674,6 +674,13 @@ class AODE(StatisticsFit, MemberEnsemble):
         hub_weight = np.zeros(len(cards))
         hub_weight[self._hubs] = self._hub_weights()
         marginalize = self.missing_superparents == "marginalize"
+        # "skip" and a group of one-category super-parents: the group's SPODE takes part
+        # once for each of its members the row observes (and does not delete)
+        per_member = not marginalize and bool((multiplicity > 1).any())
+        if per_member:
+            membership = np.zeros((len(cards), len(superparents)))
+            membership[np.arange(len(cards)), group_of] = 1.0
+            present = ((codes != MISSING) & ~dropped).astype(float)
         width = max(1, BLOCK_CELLS // (n_classes * n_total))  # super-parent categories per block
         for members in column_blocks(cards[superparents], width):
             block = superparents[members]
@@ -708,15 +715,24 @@ class AODE(StatisticsFit, MemberEnsemble):
                 eligible = np.where(observed, seen >= self.min_frequency, marginalize)
                 eligible &= ~dropped[rows][:, block]
                 eligible &= weight > 0
-                n_eligible[rows] += eligible @ weight
+                if per_member:  # (rows, block): how many SPODEs each scored one stands for
+                    times = present[rows] @ membership[:, members]
+                    grouped = multiplicity[members] > 1
+                    eligible = np.where(grouped, (times > 0) & (weight > 0), eligible)
+                    row_weight = np.where(eligible, times * hub_weight[block], 0.0)
+                    n_eligible[rows] += row_weight.sum(axis=1)
+                else:
+                    n_eligible[rows] += eligible @ weight
                 masked = joint if eligible.all() else np.where(eligible[:, None, :], joint, -np.inf)
                 new_top = np.maximum(top[rows], masked.max(axis=2))
                 shift = np.where(np.isfinite(new_top), new_top, 0.0)
                 with np.errstate(invalid="ignore"):
-                    total[rows] = (
-                        total[rows] * np.exp(top[rows] - shift)
-                        + np.exp(masked - shift[:, :, None]) @ weight
-                    )
+                    terms = np.exp(masked - shift[:, :, None])
+                    if per_member:
+                        added = (terms * row_weight[:, None, :]).sum(axis=2)
+                    else:
+                        added = terms @ weight
+                    total[rows] = total[rows] * np.exp(top[rows] - shift) + added
                 top[rows] = new_top
         shift = np.where(np.isfinite(top), top, 0.0)
         with np.errstate(divide="ignore"):
@@ -899,6 +915,8 @@ def _superparent_groups(stats, cards, children, frequencies, min_frequency, n_cl
         Feature positions, in column order.
     multiplicity : ndarray of int
         The number of SPODEs each stands for.
+    group_of : ndarray of int
+        For each feature, the position in ``superparents`` of the one scored for it.
     """
     cards = np.asarray(cards)
     always = [j for j in np.flatnonzero(cards == 1) if frequencies[j][0] >= min_frequency]
@@ -909,16 +927,20 @@ def _superparent_groups(stats, cards, children, frequencies, min_frequency, n_cl
         for b in block:
             key_of[always[b]] = rows[:, b - block[0]].tobytes()
     first_of, superparents, multiplicity = {}, [], []
+    group_of = np.zeros(len(cards), dtype=np.intp)
     for j in range(len(cards)):
         key = key_of.get(j)
         if key is not None and key in first_of:
             multiplicity[first_of[key]] += 1
+            group_of[j] = first_of[key]
             continue
         if key is not None:
             first_of[key] = len(superparents)
+        group_of[j] = len(superparents)
         superparents.append(j)
         multiplicity.append(1)
-    return np.asarray(superparents, dtype=np.intp), np.asarray(multiplicity, dtype=np.intp)
+    superparents = np.asarray(superparents, dtype=np.intp)
+    return superparents, np.asarray(multiplicity, dtype=np.intp), group_of
 
 
 def _log_cpt_rows(counts, cards, block, alpha):

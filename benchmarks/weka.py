@@ -228,6 +228,9 @@ def main(argv=None) -> int:
     parser.add_argument("--workdir", type=Path, help="where the ARFF folds go (default: temp)")
     parser.add_argument("--force", action="store_true", help="recompute models already stored")
     parser.add_argument("--timeout", type=float, default=3600, help="seconds per set for Weka")
+    parser.add_argument(
+        "--ours-timeout", type=float, help="seconds per fold for each of ours (default: none)"
+    )
     parser.add_argument("--alpha", type=float, default=uci.ALPHA, help="the F test's level")
     parser.add_argument("--markdown", type=Path, help="write the side-by-side tables here")
     parser.add_argument("--report-only", action="store_true", help="summarise --results only")
@@ -256,7 +259,13 @@ def main(argv=None) -> int:
             args.results.write_text(json.dumps(results, indent=1))
             if ours:
                 uci.run_set(
-                    name, target, path, list(dict.fromkeys(ours)), results, force=args.force
+                    name,
+                    target,
+                    path,
+                    list(dict.fromkeys(ours)),
+                    results,
+                    force=args.force,
+                    timeout=args.ours_timeout,
                 )
                 args.results.write_text(json.dumps(results, indent=1))
         if args.workdir is None:

@@ -194,3 +194,30 @@ def test_a_table_over_the_budget_is_refused_with_its_size():
     assert need == 8 * 4 * 183 * 21  # 4 classes, sum over pairs of |A_i||A_j|, 21 categories
     with pytest.raises(ValueError, match=r"AnDE\(n=2\) would keep 0 MB .* max_bytes=1,000"):
         AnDE(n=2, max_bytes=1000).fit(X, y)
+
+
+def test_a2de_members_are_its_sp2des():
+    """``estimators_`` of ``n=2``: one network per pair, the class and the pair parents of
+    every other feature, whose joints averaged give the model's posterior (missing cells,
+    a column never observed and a binned one included); ``n=1``: AODE's SPODEs."""
+    X, y = small_table(7, missing=0.2)
+    X = X.assign(num=np.linspace(0.0, 1.0, len(X)), empty=np.nan)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the column with no observed value
+        model = AnDE(n=2).fit(X, y)
+        members = model.estimators_
+        pairs = [tuple(model.schema_.names[p] for p in pair) for pair in model.member_pairs_]
+        assert len(members) == len(pairs) == len(list(itertools.combinations(range(5), 2)))
+        i, j = pairs[2]
+        graph = members[2].structure_
+        assert sorted(graph.predecessors(j)) == sorted([model.class_node_, i])
+        for child in set(X.columns) - {i, j, "empty"}:
+            assert sorted(graph.predecessors(child)) == sorted([model.class_node_, i, j])
+        encoded = model.encode(X)
+        joints = np.stack([m.compiled_.joint_log_likelihood(*encoded) for m in members])
+        average = np.exp(joints).sum(axis=0)
+        np.testing.assert_allclose(
+            model.predict_proba(X), average / average.sum(axis=1, keepdims=True), atol=1e-12
+        )
+        one = AnDE(n=1).fit(X, y)
+    assert [m.superparent for m in one.estimators_] == one.aode_.superparents_

@@ -263,8 +263,9 @@ def test_aode_equals_a_slow_reference(min_frequency, partial, fallback, alpha):
 
 
 def test_aode_sums_missing_values_out_exactly():
+    # the exact marginal of the average: a missing super-parent's SPODE kept, summed out
     X, y = _small_table()
-    model = AODE().fit(X, y)
+    model = AODE(missing_superparents="marginalize").fit(X, y)
     row = pd.DataFrame([{"a": "a1", "b": np.nan, "c": np.nan, "d": "d0"}], dtype=object)
     completions = pd.DataFrame(
         [{"a": "a1", "b": b, "c": c, "d": "d0"} for b in ["b0", "b1"] for c in ["c0", "c1", "c2"]]
@@ -273,19 +274,27 @@ def test_aode_sums_missing_values_out_exactly():
     np.testing.assert_allclose(np.exp(model._joint_log_likelihood(row))[0], joint, rtol=1e-12)
     np.testing.assert_allclose(model.predict_proba(row)[0], joint / joint.sum(), atol=1e-12)
     # an unseen category is the same as a missing cell under handle_unknown="marginalize"
-    lenient = AODE(handle_unknown="marginalize").fit(X, y)
+    lenient = AODE(handle_unknown="marginalize", missing_superparents="marginalize").fit(X, y)
     unseen = row.fillna({"b": "b9", "c": "c9"})
     np.testing.assert_allclose(lenient.predict_proba(unseen), model.predict_proba(row), atol=1e-12)
 
 
-def test_aode_on_data_with_missing_values_is_the_mean_of_its_spodes():
+@pytest.mark.parametrize("missing", ["skip", "marginalize"])
+def test_aode_on_data_with_missing_values_is_the_mean_of_its_spodes(missing):
+    """``"marginalize"``: the mean of every SPODE; ``"skip"`` (the default): of the SPODEs
+    whose super-parent the row observes."""
     X, y = load_vote(return_X_y=True)
-    model = AODE().fit(X, y)
-    rows = X[X.isna().any(axis=1)]
-    joint = np.mean([np.exp(m._joint_log_likelihood(rows)) for m in model.estimators_], axis=0)
+    model = AODE(missing_superparents=missing).fit(X, y)
+    rows = X[X.isna().any(axis=1) & X.notna().any(axis=1)]  # an empty row: naive Bayes
+    joints = np.stack([np.exp(m._joint_log_likelihood(rows)) for m in model.estimators_], axis=1)
+    taking_part = np.ones(joints.shape[:2], dtype=bool)
+    if missing == "skip":
+        taking_part = rows[model.superparents_].notna().to_numpy()
+    joint = (joints * taking_part[:, :, None]).sum(axis=1) / taking_part.sum(axis=1)[:, None]
     np.testing.assert_allclose(
         model.predict_proba(rows), joint / joint.sum(axis=1, keepdims=True), atol=1e-12
     )
+    assert missing == "marginalize" or AODE().missing_superparents == missing
 
 
 def test_aode_members_are_real_spodes_sharing_one_pair_table():
@@ -346,9 +355,10 @@ def test_sklearn_compatible_estimator(estimator, check):
     check(estimator)
 
 
+@pytest.mark.parametrize("missing", ["skip", "marginalize"])
 @pytest.mark.parametrize("alpha", [1.0, 0.0])
 @pytest.mark.parametrize("min_frequency", [1, 30])
-def test_aode_with_one_category_columns_is_the_mean_of_its_spodes(min_frequency, alpha):
+def test_aode_with_one_category_columns_is_the_mean_of_its_spodes(min_frequency, alpha, missing):
     # one-category columns (binned columns with no cut): always observed (one SPODE
     # standing for three), missing in some training rows (a SPODE of its own), seen fewer
     # times than min_frequency=30 (never grouped); missing cells in the rows predicted
@@ -358,7 +368,8 @@ def test_aode_with_one_category_columns_is_the_mean_of_its_spodes(min_frequency,
         X[name] = "only"
     X["gappy"] = np.where(np.arange(n) % 7 == 0, None, "only")
     X["rare"] = np.where(np.arange(n) < 20, "only", None)
-    model = AODE(alpha=alpha, min_frequency=min_frequency).fit(X, y)
+    model = AODE(alpha=alpha, min_frequency=min_frequency, missing_superparents=missing)
+    model.fit(X, y)
     assert "_pair_source" in vars(model)  # the streamed path
     rows = X.iloc[:30].copy()
     rows.iloc[::3, 0] = np.nan  # a missing multi-category super-parent
@@ -368,12 +379,17 @@ def test_aode_with_one_category_columns_is_the_mean_of_its_spodes(min_frequency,
     codes = model.encode(rows)[0]
     eligible = np.stack(
         [
-            (codes[:, i] < 0) | (model.frequencies_[k][np.maximum(codes[:, i], 0)] >= min_frequency)
+            np.where(
+                codes[:, i] < 0,
+                missing == "marginalize",
+                model.frequencies_[k][np.maximum(codes[:, i], 0)] >= min_frequency,
+            )
             for k, i in enumerate(model._hubs)
         ],
         axis=1,
     )
-    assert eligible.all() == (min_frequency == 1)  # "rare" drops out when observed at 30
+    # "rare" drops out when observed at 30; with "skip" a missing super-parent does too
+    assert eligible.all() == (min_frequency == 1 and missing == "marginalize")
     expected = (joint * eligible[:, :, None]).sum(axis=1) / eligible.sum(axis=1)[:, None]
     np.testing.assert_allclose(
         np.exp(model._joint_log_likelihood(rows)), expected, rtol=1e-12, atol=0
@@ -387,7 +403,8 @@ def test_aode_with_one_category_columns_is_the_mean_of_its_spodes(min_frequency,
 def test_aode_scores_every_way_as_the_mean_of_its_spodes(
     monkeypatch, full_product_states, compiled, alpha
 ):
-    # the compiled kernel, and the numpy one with super-parents scored at all their
+    # the mean of every SPODE, missing super-parents summed out ("marginalize"): the compiled
+    # kernel, and the numpy one with super-parents scored at all their
     # categories (at most full_product_states of them) and at each row's own only, in one
     # block and in chunks of rows; a 20-category column and missing cells (super-parents and
     # children) in the rows predicted
@@ -398,7 +415,7 @@ def test_aode_scores_every_way_as_the_mean_of_its_spodes(
     monkeypatch.setattr(_native.runtime, "COMPILED", compiled)
     monkeypatch.setattr(averaging_module, "FULL_PRODUCT_STATES", full_product_states)
     monkeypatch.setattr(averaging_module, "CHUNK_ROWS", 7)
-    model = AODE(alpha=alpha).fit(X, y)
+    model = AODE(alpha=alpha, missing_superparents="marginalize").fit(X, y)
     assert "_pair_source" in vars(model)  # the streamed path
     rows = X.iloc[:40].copy()
     rows.iloc[::3, 0] = np.nan

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from numbers import Integral
 
+import networkx as nx
 import numpy as np
+from scipy.special import logsumexp
 from sklearn.utils.validation import check_is_fitted
 
-from ..data import HANDLE_UNKNOWN, MISSING
-from ..factors import TABLE_DISTRIBUTIONS
+from ..data import HANDLE_UNKNOWN, MISSING, kind_of
+from ..factors import TABLE_DISTRIBUTIONS, Unobserved
+from ..network import FittedNetwork
 from ..state import float_array, require, unchanged_on_error
 from ..stats import (
     BLOCK_CELLS,
@@ -21,7 +24,7 @@ from ..stats import (
 from ..validation import ALPHA, Interval, Options, validate_parameters
 from ._aode import AODE, SUBSUMPTION_MIN_COUNT, subsumed, value_pair_counts
 from ._base import StatisticsFit
-from ._ensemble import MemberEnsemble
+from ._ensemble import MemberEnsemble, MemberSequence
 from ._predict import normalise
 
 #: Default memory budget of A2DE's table of pair-and-child counts, in bytes.
@@ -90,6 +93,19 @@ class AnDE(StatisticsFit, MemberEnsemble):
         The model of ``n=1``; with ``n=2``, the back-off of a row with no pair.
     pairs_ : ndarray of shape (n_pairs, 2)
         ``n=2``: the parent pairs, feature positions ``i < j``.
+    member_pairs_ : ndarray of shape (n_members, 2)
+        ``n=2``: the pairs of ``pairs_`` that take part (both columns observed in
+        training), one per member of ``estimators_``.
+    estimators_ : sequence of fitted classifiers
+        The estimators averaged. ``n=1``: AODE's SPODEs (``aode_.estimators_``).
+        ``n=2``: the SP2DEs, one per row of ``member_pairs_``, each a
+        :class:`~bnclassify.io.PgmpyClassifier` over every feature (the class and the
+        pair ``(i, j)`` the parents of every other feature, ``i`` a parent of ``j``)
+        whose tables are this model's estimates: ``P(c) P(x_i | c) P(x_j | c, x_i)`` is
+        the pair's joint ``P(c, x_i, x_j)``, factored. Each is built when read (not
+        kept; reading one twice gives two equal objects); averaging their joints gives
+        this model's posterior (the frequency limit and subsumption, rules of the
+        average, are the model's, not the members').
     classes_, categories_, n_features_in_, feature_names_in_, class_node_
         As in :class:`NaiveBayes`.
 
@@ -102,8 +118,11 @@ class AnDE(StatisticsFit, MemberEnsemble):
     >>> one = AnDE(n=1).fit(X, y)
     >>> bool(np.allclose(one.predict_proba(X), AODE().fit(X, y).predict_proba(X), atol=1e-12))
     True
-    >>> round(AnDE(n=2).fit(X, y).score(X, y), 3)
+    >>> a2de = AnDE(n=2).fit(X, y)
+    >>> round(a2de.score(X, y), 3)
     0.986
+    >>> sorted(a2de.estimators_[0].structure_.predecessors("doors"))  # the SP2DE of a pair
+    ['buying', 'class', 'maint']
     """
 
     _parameter_constraints = {
@@ -211,9 +230,69 @@ class AnDE(StatisticsFit, MemberEnsemble):
     # -- prediction ----------------------------------------------------------------------------
     @property
     def estimators_(self):
-        """The estimators averaged with ``n=1`` (AODE's SPODEs)."""
+        """The estimators averaged: ``n=1``, AODE's SPODEs; ``n=2``, the SP2DEs, one per
+        pair of ``member_pairs_``, each fitted when read (see the class docstring)."""
         check_is_fitted(self, "aode_")
-        return self.aode_.estimators_
+        if self.n == 1:
+            return self.aode_.estimators_
+        return MemberSequence(self._sp2de, len(self.member_pairs_))
+
+    @property
+    def member_pairs_(self) -> np.ndarray:
+        """``n=2``: the pairs of ``pairs_`` that take part in the average (both columns
+        observed in training), in the order of ``estimators_``."""
+        check_is_fitted(self, "pairs_")
+        return self.pairs_[self.schema_.structural[self.pairs_].all(axis=1)]
+
+    def _sp2de(self, k):
+        """SP2DE ``k``: a network whose parents are the class and the pair ``(i, j)`` of
+        ``member_pairs_[k]`` for every other feature, ``(c, i)`` for ``j`` and ``c`` for
+        ``i``, its tables this model's: ``P(c) P(x_i | c) P(x_j | c, x_i)`` is the
+        pair's joint estimate ``P(c, x_i, x_j)`` factored (so its pseudo-counts are
+        ``alpha |A_i| |A_j|``, ``alpha |A_j|`` and ``alpha``), and each child's table is
+        ``P(x_k | c, x_i, x_j)``. Its joint equals the pair's term of the average, missing
+        cells included (the network sums a missing parent out)."""
+        from ..io import PgmpyClassifier  # the io layer builds on the classifiers
+
+        schema, names = self.schema_, list(self.schema_.names)
+        cards = np.asarray(schema.cards)
+        n_classes = len(self.classes_)
+        i, j = (int(v) for v in self.member_pairs_[k])
+        log_joint, log_child, _, starts, _, _ = self._log_tables()
+        index = int(np.flatnonzero((self.pairs_ == (i, j)).all(axis=1))[0])
+        states = slice(starts[index], starts[index + 1])
+        block = log_joint[:, states].reshape(n_classes, cards[i], cards[j])
+        log_prior = logsumexp(block, axis=(1, 2))
+        joint_i = logsumexp(block, axis=2)
+        offsets = np.concatenate([[0], np.cumsum(cards)])
+        parents, factors = [], []
+        for m, spec in enumerate(schema.nodes_by_column):
+            if m == i:
+                family, table = (), joint_i - log_prior[:, None]
+            elif m == j:
+                family, table = (i,), block - joint_i[:, :, None]
+            else:
+                family = (i, j)
+                table = log_child[:, states, offsets[m] : offsets[m + 1]].reshape(
+                    n_classes, cards[i], cards[j], cards[m]
+                )
+            if m in schema.unobserved:
+                parents.append(())
+                factors.append(Unobserved.of_column(m, names, n_classes))
+                continue
+            parents.append(family)
+            factors.append(kind_of(spec).new.from_log_table(table, m, family, names))
+        arcs = [(names[i], names[j])] + [
+            (names[p], names[m]) for m, family in enumerate(parents) if m != j for p in family
+        ]
+        member = PgmpyClassifier(arcs=arcs, alpha=self.alpha, handle_unknown="marginalize")
+        dag = nx.DiGraph()
+        dag.add_nodes_from(names)
+        dag.add_edges_from(arcs)
+        network = FittedNetwork(log_prior, parents, factors)
+        return member.set_fitted_network(
+            network, schema, self.classes_, dag, class_node=self.class_node_
+        )
 
     def predict_log_proba_encoded(self, encoded):
         """``predict_log_proba`` of rows already encoded by :meth:`encode`."""

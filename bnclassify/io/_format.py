@@ -81,6 +81,12 @@ from ._v1 import fields_of as v1_fields_of
 
 FORMAT_NAME = "bnclassify-model"
 FORMAT_VERSION = 2
+#: Parameters added with one default and later given another: a file without them was
+#: written before they existed, so its model behaves as the earlier default does.
+EARLIER_DEFAULTS = {
+    "AODE": {"missing_superparents": "marginalize"},
+    "WAODE": {"missing_superparents": "marginalize"},
+}
 #: Versions :func:`load` reads (version 1 through :mod:`bnclassify.io._v1`).
 READABLE_VERSIONS = (1, 2)
 
@@ -540,6 +546,9 @@ class _Reader:
                     f"{sorted(params or ())}."
                 )
             params = {k: self.decode(v) for k, v in params.items()}
+            # a parameter whose default changed since: the file's model had the earlier one
+            for key, value in EARLIER_DEFAULTS.get(name, {}).items():
+                params.setdefault(key, value)
         elif params is not None:
             self.fail(f"{name} takes no parameters.")
         if self.version == 1:

@@ -344,18 +344,14 @@ def test_a_posterior_below_any_double_product_is_kept_in_logs(criterion, monkeyp
     codes[:3] = 1 - codes[:3]
     codes[5:8, 120:] = 1 - codes[5:8, 120:]
     families = [[u] if u == 0 else [u, u - 1] for u in range(m)]
-    by_column = np.ascontiguousarray(codes.T)
+    by_column = _native.column_codes(codes)
     total, class_weight, w = np.zeros((2, m + 1)), np.bincount(y).astype(float), np.ones(n)
     monkeypatch.setattr(_native.runtime, "COMPILED", True)
-    state = _native.loo_start(y, w, class_weight, 1, criterion, total)
-    for u, family in enumerate(families):
-        table = _native.loo_family_counts(by_column, family, [2] * len(family), y, w, 2)
-        parent = _native.loo_parent_counts(table, [2] * len(family))
-        _native.loo_attribute(
-            by_column, family, [2] * len(family), 0, y, w, table, parent, 0.5, criterion, state,
-            total, u + 1,
-        )  # fmt: skip
-    assert state[2].sum() > n // 2  # rows moved to logs
+    tables = _native.loo_tables(by_column, families, [2] * m, y, w, 2)
+    moved = _native.loo_rows(
+        by_column, families, [2] * m, 0, y, w, class_weight, tables, 1, criterion, total
+    )
+    assert moved > n // 2  # rows moved to logs
     args = (codes, y, [2] * m, 2, list(range(m)), [f[1:] for f in families], 1, criterion)
     compiled = loo_losses(*args)
     monkeypatch.setattr(_native.runtime, "COMPILED", False)
@@ -986,3 +982,51 @@ def test_the_default_tables_are_additive_and_generative(make):
     np.testing.assert_array_equal(explicit.predict_proba(X), proba)
     for other in ({"smoothing": "hls"}, {"objective": "conditional"}):  # the test can tell
         assert not np.allclose(make(**other).fit(X, y).predict_proba(X), proba)
+
+
+@pytest.mark.kernels
+@pytest.mark.skipif(_native.runtime.kernels is None, reason="the compiled extension is not built")
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int64])
+@pytest.mark.parametrize("criterion", CRITERIA)
+def test_the_pass_in_chunks_and_groups_equals_the_pass_one_attribute_at_a_time(
+    dtype, criterion, monkeypatch
+):
+    # chunks of a few rows and groups of one or two attributes give the one-chunk pass's sums to
+    # the last bit (each total gains its rows in row order), and the numpy twin's to rounding
+    rng = np.random.default_rng(3)
+    n, k, C, max_k = 300, 6, 3, 2
+    cards = np.array([2, 3, 4, 2, 3, 1])
+    codes = np.asfortranarray((rng.integers(0, 4, (n, k)) % cards).astype(dtype))
+    codes[rng.random((n, k)) < 0.1] = -1
+    y = rng.integers(0, C, n)
+    w = np.where(rng.random(n) < 0.2, rng.choice([0.5, 2.0], n), 1.0)
+    families = [[0], [1, 0], [2, 1, 0], [3, 2], [4, 3, 2], [5, 4]]
+    class_weight = np.bincount(y, weights=w, minlength=C)
+    monkeypatch.setattr(_native.runtime, "COMPILED", True)
+    whole = _native.loo_pass(codes, y, w, cards, class_weight, families, max_k, criterion)
+    monkeypatch.setattr(_native.selection, "LOO_CHUNK_BYTES", 1)  # chunks of 16 rows
+    monkeypatch.setattr(_native.selection, "LOO_GROUP_BYTES", 8)  # one attribute a group
+    parts = _native.loo_pass(codes, y, w, cards, class_weight, families, max_k, criterion)
+    np.testing.assert_array_equal(parts, whole)
+    by_column = _native.column_codes(codes)
+    tables = _native.loo_tables(by_column, families, cards, y, w, C)
+    for family, table in zip(families, tables, strict=True):
+        one = _native.loo_family_counts(by_column.astype(np.int64), family, cards[family], y, w, C)
+        np.testing.assert_array_equal(table, one)
+    monkeypatch.setattr(_native.runtime, "COMPILED", False)
+    twin = _native.loo_pass(codes, y, w, cards, class_weight, families, max_k, criterion)
+    np.testing.assert_allclose(whole, twin, rtol=1e-12, atol=1e-13)
+
+
+@pytest.mark.skipif(_native.runtime.kernels is None, reason="the compiled extension is not built")
+def test_the_chunked_pass_refuses_a_code_beyond_its_column(monkeypatch):
+    monkeypatch.setattr(_native.runtime, "COMPILED", True)
+    codes = np.array([[0, 1, 2], [1, 0, 1]], dtype=np.int8)  # column 0 has 2 categories, not 3
+    y, w = np.array([0, 1, 0]), np.ones(3)
+    with pytest.raises(ValueError, match="not below its column's categories"):
+        _native.loo_tables(codes, [[0, 1]], [2, 2], y, w, 2)
+    tables = [np.zeros((6, 2))]
+    with pytest.raises(ValueError, match="not below its column's categories"):
+        _native.loo_rows(
+            codes, [[0, 1]], [2, 2], 0, y, w, [2.0, 1.0], tables, 1, "rmse", np.zeros((2, 2))
+        )

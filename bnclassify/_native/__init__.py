@@ -4,8 +4,8 @@ Passes that read every cell of a wide integer table: its per-column ranges and
 value sets (the kinds rule and the categories), its cast to column-major codes,
 and the counts of a tree's families; the symmetry check of a weight matrix; the
 factorization of an object column (:func:`factorize_objects`); and selective
-KDB's leave-one-out pass (:func:`loo_pass`: :func:`loo_family_counts` and
-:func:`loo_attribute` one attribute at a time over dense tables; :func:`loo_scores`
+KDB's leave-one-out pass (:func:`loo_pass`: :func:`loo_tables` and :func:`loo_rows` over
+dense tables, chunks of rows with every attribute per chunk; :func:`loo_scores`
 over looked-up cells where the tables would be too large), a few table look-ups and
 products per row and attribute that numpy can only do through temporaries
 of every candidate's scores; and the pivots of the cancellation-free elimination
@@ -75,6 +75,7 @@ from .selection import (
     LOO_CRITERIA,
     LOO_SEEN,
     cell_counts,
+    column_codes,
     dense_families,
     family_cells,
     lone_families,
@@ -83,8 +84,10 @@ from .selection import (
     loo_layout,
     loo_parent_counts,
     loo_pass,
+    loo_rows,
     loo_scores,
     loo_start,
+    loo_tables,
 )
 from .smoothing import HDP_DONE, HDP_NEEDS_TABLE, HLS_LOCAL, hdp_run, hdp_window, hls_fit, row_sums
 from .trees import is_symmetric, open_pairs, spanning_edges, tree_log_sums, tree_pivots
@@ -128,6 +131,9 @@ __all__ = [
     "is_symmetric",
     "lone_families",
     "loo_attribute",
+    "loo_rows",
+    "loo_tables",
+    "column_codes",
     "loo_family_counts",
     "loo_layout",
     "loo_parent_counts",

@@ -2032,167 +2032,454 @@ static inline int loo_rmse_step(double *joint, double *ratios, int64_t hi, int64
     return tiny;
 }
 
-/* Rows of weight 1 (most) leave 1 out of every cell: their ratios, and whether another row has
- * their family, are read from tables made once per cell when there are fewer cells than rows. */
-static void loo_ratio_tables(const double *fc, const double *pc, int64_t F, int64_t r, int64_t C,
-                             double a, double *other, double *own, char *seen) {
-    for (int64_t f = 0; f < F; f++) {
-        const double *counts = fc + f * C, *parents = pc + (f / r) * C;
-        double total = 0.0;
-        for (int64_t c = 0; c < C; c++) {
-            other[f * C + c] = (counts[c] - 0.0 + a) / (parents[c] - 0.0 + 1.0);
-            own[f * C + c] = (counts[c] - 1.0 + a) / (parents[c] - 1.0 + 1.0);
-            total += counts[c];
-        }
-        total -= 1.0;
-        seen[f] = total > LOO_SEEN * (1.0 + total);
-    }
+/* -- loo_tables, loo_rows: the pass over chunks of rows, every attribute per chunk ------------- */
+
+/* The pass one attribute at a time over all the rows (loo_family_counts, then a step per
+ * attribute) streamed every row's candidates' scores, (K + 1)(C + 1) doubles, through memory once
+ * per attribute (190 MB on 10^6 rows of three classes and K = 5). These kernels take the rows in
+ * chunks instead, every attribute per chunk: a chunk's codes and scores stay in cache while all
+ * the attributes' tables (counted first, by loo_tables) are read. Each table cell gains its rows in
+ * row order and each total its rows' losses in row order, as in the pass one attribute at a time:
+ * the same sums to the last bit. Arguments common to both: codes (k, N), one row per column of
+ * signed 1-, 2-, 4- or 8-byte integers (-1 missing; the numbers read as they are, no copy);
+ * families (m, E) int64, each attribute's column, then its ranked parents', -1 after the last;
+ * cards (k) int64, each column's categories (at least 1). */
+
+#define LOO_MAX_DEPTHS 64
+
+typedef struct {
+    const char *codes;
+    int size;                   /* bytes per code */
+    int64_t k, N, m, E;
+    const int64_t *families, *cards;
+    int64_t *depths;            /* (m): each attribute's entries in families */
+    int64_t *family_at;         /* (m, E + 1): loo_layout of each attribute's family */
+    int64_t *parent_at;         /* (m, E + 1) */
+    int64_t *slot;              /* (k): the column's row in a chunk's buffer of codes, -1 unread */
+    int64_t *used;              /* the columns read, in order */
+    int64_t n_used;
+} loo_plan;
+
+static void loo_plan_free(loo_plan *p) {
+    free(p->depths), free(p->family_at), free(p->parent_at), free(p->slot), free(p->used);
 }
 
-static PyObject *loo_attribute(PyObject *self, PyObject *args) {
-    PyObject *obj[12];
-    double inverse_r;
-    int criterion;
-    int64_t column, first;
-    if (!PyArg_ParseTuple(args, "OOOLOOOOdiOOOOOL", &obj[0], &obj[1], &obj[2], &first, &obj[3],
-                          &obj[4], &obj[5], &obj[6], &inverse_r, &criterion, &obj[7], &obj[8],
-                          &obj[9], &obj[10], &obj[11], &column))
-        return NULL;
-    /* codes (k, N), family (E), cards (E) as loo_family_counts's; first: the row of codes of the
-     * first row scored; y (n), weights (n) of the rows scored; family_counts (F, C),
-     * parent_counts (P, C) of all the rows; inverse_r; criterion; joint (n, D, C) float64;
-     * reached (n) int64; logs (n) int8; losses (n, D) float64; total (D, m + 1) float64 */
-    const char *names[12] = {"codes", "family", "cards", "y", "weights", "family_counts",
-                             "parent_counts", "joint", "reached", "logs", "losses", "total"};
-    const int kinds[12] = {2, 0, 0, 0, 1, 3, 3, 4 | 8, 0 | 8, 5 | 8, 3 | 8, 3 | 8};
-    Py_buffer b[12];
-    double *ratios = NULL;
-    int got = 0;
-    PyObject *result = NULL;
-    if (!loo_columns(obj, b, &got, "loo_attribute", names, 12, kinds)) goto done;
-    const int64_t K = b[0].shape[0], N = b[0].shape[1], E = b[1].shape[0], n = b[3].shape[0];
-    const int64_t C = b[5].shape[1], D = b[7].shape[1];
-    const int64_t *codes = b[0].buf, *family = b[1].buf, *cards = b[2].buf, *y = b[3].buf;
-    const double *w = b[4].buf, *fc = b[5].buf, *pc = b[6].buf;
-    double *joints = b[7].buf, *losses = b[10].buf, *total = b[11].buf;
-    int64_t *reached = b[8].buf;
-    int8_t *logs = b[9].buf;
-    int64_t family_at[64], parent_at[64];
-    const int64_t *col[64];
-    const int64_t M = b[11].shape[1];
-    int ok = E >= 1 && E <= D && D < 64 && b[2].shape[0] == E && first >= 0 && first + n <= N &&
-             b[4].shape[0] == n && b[6].shape[1] == C && b[7].shape[0] == n && b[7].shape[2] == C &&
-             b[8].shape[0] == n && b[9].shape[0] == n && b[10].shape[0] == n && b[10].shape[1] == D &&
-             b[11].shape[0] == D && column >= 1 && column < M && criterion >= 0 && criterion <= 2 &&
-             inverse_r > 0.0;
-    for (int64_t d = 0; ok && d < E; d++) {
-        ok = family[d] >= 0 && family[d] < K && cards[d] >= 1 && cards[d] < ((int64_t)1 << 31);
-        if (ok) col[d] = codes + family[d] * N + first;
+/* Reads the codes, families and cards; 0 (an exception set) when they do not fit together. */
+static int loo_plan_open(loo_plan *p, const Py_buffer *codes, const Py_buffer *families,
+                         const Py_buffer *cards, const char *owner) {
+    memset(p, 0, sizeof(*p));
+    int is_signed = 0;
+    const int size = int_kind(codes, &is_signed);
+    if (codes->ndim != 2 || !is_signed || (size != 1 && size != 2 && size != 4 && size != 8) ||
+        !PyBuffer_IsContiguous(codes, 'C')) {
+        PyErr_Format(PyExc_TypeError, "%s: codes must be a C-contiguous 2-D array of signed integers",
+                     owner);
+        return 0;
     }
-    if (ok) {
-        loo_layout(cards, E, family_at, parent_at);
-        ok = b[5].shape[0] == family_at[E] && b[6].shape[0] == parent_at[E];
-    }
-    for (int64_t i = 0; ok && i < n; i++) ok = y[i] >= 0 && y[i] < C && reached[i] >= 0 && reached[i] < D;
-    for (int64_t d = 0; ok && d < E; d++)
-        for (int64_t i = 0; ok && i < n; i++) ok = col[d][i] < cards[d];
-    const int64_t F = ok ? family_at[E] : 0;
-    const int tabled = ok && F <= n;
-    if (ok) ratios = malloc((D * C + (tabled ? 2 * F * C + F : 0)) * sizeof(double));
+    p->codes = codes->buf, p->size = size, p->k = codes->shape[0], p->N = codes->shape[1];
+    p->m = families->shape[0], p->E = families->shape[1];
+    p->families = families->buf, p->cards = cards->buf;
+    int ok = cards->shape[0] == p->k && p->E >= 1 && p->E < LOO_MAX_DEPTHS;
+    for (int64_t j = 0; ok && j < p->k; j++) ok = p->cards[j] >= 1 && p->cards[j] < ((int64_t)1 << 31);
     if (!ok) {
-        PyErr_SetString(PyExc_ValueError, "loo_attribute: inconsistent arguments");
+        PyErr_Format(PyExc_ValueError, "%s: inconsistent arguments", owner);
+        return 0;
+    }
+    const int64_t m = p->m, E = p->E;
+    p->depths = malloc((m + 1) * sizeof(int64_t));
+    p->family_at = malloc((m + 1) * (E + 1) * sizeof(int64_t));
+    p->parent_at = malloc((m + 1) * (E + 1) * sizeof(int64_t));
+    p->slot = malloc((p->k + 1) * sizeof(int64_t));
+    p->used = malloc((p->k + 1) * sizeof(int64_t));
+    if (!p->depths || !p->family_at || !p->parent_at || !p->slot || !p->used) {
+        PyErr_NoMemory();
+        return 0;
+    }
+    for (int64_t j = 0; j < p->k; j++) p->slot[j] = -1;
+    for (int64_t u = 0; ok && u < m; u++) {
+        const int64_t *family = p->families + u * E;
+        int64_t depths = 0, cards[LOO_MAX_DEPTHS];
+        while (depths < E && family[depths] >= 0) depths++;
+        for (int64_t d = depths; ok && d < E; d++) ok = family[d] == -1;
+        ok = ok && depths >= 1;
+        for (int64_t d = 0; ok && d < depths; d++) {
+            ok = family[d] < p->k;
+            if (!ok) break;
+            cards[d] = p->cards[family[d]];
+            if (p->slot[family[d]] < 0) p->slot[family[d]] = p->n_used, p->used[p->n_used++] = family[d];
+        }
+        if (!ok) break;
+        p->depths[u] = depths;
+        loo_layout(cards, depths, p->family_at + u * (E + 1), p->parent_at + u * (E + 1));
+        /* a dense table must be addressable: the caller allocated it, so it fits memory */
+        ok = p->family_at[u * (E + 1) + depths] < ((int64_t)1 << 40);
+    }
+    if (!ok) {
+        PyErr_Format(PyExc_ValueError, "%s: inconsistent arguments", owner);
+        return 0;
+    }
+    return 1;
+}
+
+/* Codes [start, stop) of the columns used into buffer (n_used, stop - start), int64; 0 when one
+ * is at least its column's categories (a negative code is missing). */
+static int loo_decode(const loo_plan *p, const int64_t *used, int64_t n_used, int64_t start,
+                      int64_t stop, int64_t *buffer) {
+    const int64_t R = stop - start;
+    int bad = 0;
+    for (int64_t s = 0; s < n_used; s++) {
+        const int64_t j = used[s], card = p->cards[j];
+        int64_t *out = buffer + s * R;
+        const size_t at = (size_t)(j * p->N + start);
+        switch (p->size) {
+        case 1: {
+            const int8_t *v = (const int8_t *)p->codes + at;
+            for (int64_t i = 0; i < R; i++) out[i] = v[i], bad |= v[i] >= card;
+            break;
+        }
+        case 2: {
+            const int16_t *v = (const int16_t *)p->codes + at;
+            for (int64_t i = 0; i < R; i++) out[i] = v[i], bad |= v[i] >= card;
+            break;
+        }
+        case 4: {
+            const int32_t *v = (const int32_t *)p->codes + at;
+            for (int64_t i = 0; i < R; i++) out[i] = v[i], bad |= v[i] >= card;
+            break;
+        }
+        default: {
+            const int64_t *v = (const int64_t *)p->codes + at;
+            for (int64_t i = 0; i < R; i++) out[i] = v[i], bad |= v[i] >= card;
+        }
+        }
+    }
+    return !bad;
+}
+
+static PyObject *loo_tables(PyObject *self, PyObject *args) {
+    PyObject *codes_obj, *obj[6];
+    Py_ssize_t chunk;
+    if (!PyArg_ParseTuple(args, "OOOOOOOn", &codes_obj, &obj[0], &obj[1], &obj[2], &obj[3],
+                          &obj[4], &obj[5], &chunk))
+        return NULL;
+    /* codes, families, cards as above; y (N) int64; weights (N) float64; offsets (m + 1) int64:
+     * where each attribute's table starts in counts; counts (T, C) float64, added to; chunk:
+     * rows per chunk */
+    const char *names[6] = {"families", "cards", "y", "weights", "offsets", "counts"};
+    const int kinds[6] = {2, 0, 0, 1, 0, 3 | 8};
+    Py_buffer codes, b[6];
+    int got = 0, have_codes = 0;
+    PyObject *result = NULL;
+    loo_plan p;
+    memset(&p, 0, sizeof(p));
+    int64_t *buffer = NULL;
+    if (PyObject_GetBuffer(codes_obj, &codes, PyBUF_RECORDS_RO) < 0) goto done;
+    have_codes = 1;
+    if (!loo_columns(obj, b, &got, "loo_tables", names, 6, kinds)) goto done;
+    if (!loo_plan_open(&p, &codes, &b[0], &b[1], "loo_tables")) goto done;
+    const int64_t N = p.N, m = p.m, E = p.E, C = b[5].shape[1];
+    const int64_t *y = b[2].buf, *offsets = b[4].buf;
+    const double *w = b[3].buf;
+    double *counts = b[5].buf;
+    int ok = b[2].shape[0] == N && b[3].shape[0] == N && b[4].shape[0] == m + 1 && C >= 1 &&
+             chunk >= 1 && offsets[0] == 0 && offsets[m] == b[5].shape[0];
+    for (int64_t u = 0; ok && u < m; u++)
+        ok = offsets[u + 1] - offsets[u] == p.family_at[u * (E + 1) + p.depths[u]];
+    for (int64_t i = 0; ok && i < N; i++) ok = y[i] >= 0 && y[i] < C;
+    const int64_t R = chunk < N ? chunk : (N > 0 ? N : 1);
+    if (ok) buffer = malloc((p.n_used * R + 1) * sizeof(int64_t));
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "loo_tables: inconsistent arguments");
         goto done;
     }
-    if (!ratios) {
+    if (!buffer) {
         PyErr_NoMemory();
         goto done;
     }
+    int bad = 0;
     Py_BEGIN_ALLOW_THREADS
-    const int64_t r = cards[0];
-    double *other = ratios + D * C, *own = other + F * C;
-    char *seen = (char *)(own + F * C);
-    if (tabled) loo_ratio_tables(fc, pc, F, r, C, inverse_r, other, own, seen);
-    for (int64_t i = 0; i < n; i++) {
-        double *loss = losses + i * D;
-        int64_t hi = reached[i];
-        const int64_t x = col[0][i];
-        if (x >= 0) {
-            const int64_t yi = y[i];
-            const double held = w[i] < 1.0 ? w[i] : 1.0, wi = w[i];
-            double *joint = joints + i * D * C;
-            int64_t key = 0, reach = 0;
-            for (int64_t d = 0; d < E; d++) {
-                if (d) {
-                    const int64_t z = col[d][i];
-                    if (z < 0) break;
-                    key = key * cards[d] + z;
-                }
-                const int64_t f = family_at[d] + key * r + x;
-                double *ratio = ratios + d * C;
-                if (tabled && wi == 1.0) {
-                    const double *row = other + f * C;
-                    for (int64_t c = 0; c < C; c++) ratio[c] = row[c];
-                    ratio[yi] = own[f * C + yi];
-                    if (d) {
-                        if (!seen[f]) break;
-                        reach = d;
-                    }
-                    continue;
-                }
-                const double *counts = fc + f * C;
-                const double *parents = pc + (parent_at[d] + key) * C;
-                for (int64_t c = 0; c < C; c++) {
-                    const double mine = c == yi ? held : 0.0;
-                    ratio[c] = (counts[c] - mine + inverse_r) / (parents[c] - mine + 1.0);
-                }
-                if (d) {
-                    if (!loo_others_seen(counts, C, held)) break;
-                    reach = d;
-                }
-            }
-            for (; hi < reach; hi++)
-                memcpy(joint + (hi + 1) * C, joint + hi * C, C * sizeof(double));
-            if (logs[i]) {
-                for (int64_t k = 0; k <= hi; k++) {
-                    const double *ratio = ratios + (k < reach ? k : reach) * C;
-                    double *row = joint + k * C;
-                    for (int64_t c = 0; c < C; c++) row[c] += log(ratio[c]);
-                    loss[k] = loo_row_loss(row, C, yi, criterion) * wi;
-                }
-            } else {
-                int tiny = 0;
-                if (criterion == 0 && C == 2)
-                    tiny = loo_rmse_step(joint, ratios, hi, reach, 2, yi, wi, loss);
-                else if (criterion == 0 && C == 3)
-                    tiny = loo_rmse_step(joint, ratios, hi, reach, 3, yi, wi, loss);
-                else if (criterion == 0)
-                    tiny = loo_rmse_step(joint, ratios, hi, reach, C, yi, wi, loss);
-                else
-                    for (int64_t k = 0; k <= hi; k++) {
-                        const double *ratio = ratios + (k < reach ? k : reach) * C;
-                        double *row = joint + k * C, scale;
-                        for (int64_t c = 0; c < C; c++) row[c] *= ratio[c];
-                        loss[k] = loo_product_loss(row, C, yi, criterion, &scale) * wi;
-                        for (int64_t c = 0; c < C; c++) {
-                            row[c] *= scale;
-                            tiny |= row[c] < LOO_TINY;
-                        }
-                    }
-                if (tiny) {
-                    for (int64_t e = 0; e < (hi + 1) * C; e++) joint[e] = log(joint[e]);
-                    logs[i] = 1;
-                }
-            }
-            reached[i] = hi;
+    for (int64_t start = 0; start < N && !bad; start += R) {
+        const int64_t stop = start + R < N ? start + R : N, rows = stop - start;
+        if (!loo_decode(&p, p.used, p.n_used, start, stop, buffer)) {
+            bad = 1;
+            break;
         }
-        for (int64_t k = 0; k < D; k++) total[k * M + column] += loss[k < hi ? k : hi];
+        for (int64_t u = 0; u < m; u++) {
+            const int64_t *family = p.families + u * E, *family_at = p.family_at + u * (E + 1);
+            const int64_t depths = p.depths[u], r = p.cards[family[0]];
+            const int64_t *col[LOO_MAX_DEPTHS], *cards = p.cards;
+            for (int64_t d = 0; d < depths; d++) col[d] = buffer + p.slot[family[d]] * rows;
+            double *fc = counts + offsets[u] * C;
+            for (int64_t i = 0; i < rows; i++) {
+                const int64_t x = col[0][i];
+                if (x < 0) continue;
+                const int64_t yi = y[start + i];
+                const double wi = w[start + i];
+                int64_t key = 0;
+                for (int64_t d = 0; d < depths; d++) {
+                    if (d) {
+                        const int64_t z = col[d][i];
+                        if (z < 0) break;
+                        key = key * cards[family[d]] + z;
+                    }
+                    fc[(family_at[d] + key * r + x) * C + yi] += wi;
+                }
+            }
+        }
     }
     Py_END_ALLOW_THREADS
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "loo_tables: a code is not below its column's categories");
+        goto done;
+    }
     result = Py_None;
     Py_INCREF(result);
 done:
-    free(ratios);
-    for (int k = 0; k < got; k++) PyBuffer_Release(&b[k]);
+    free(buffer);
+    loo_plan_free(&p);
+    if (have_codes) PyBuffer_Release(&codes);
+    for (int j = 0; j < got; j++) PyBuffer_Release(&b[j]);
+    return result;
+}
+
+/* A cell's record for rows of weight 1 (most), which leave 1 out of every cell: its ratios
+ * (N(c, pa, x) + a) / (N(c, pa) + 1) for the classes other than the row's, then with the row's
+ * copy left out, then whether another row has the family: 2C + 1 doubles, read together. */
+static void loo_records(const double *fc, const double *pc, int64_t F, int64_t r, int64_t C,
+                        double a, double *records) {
+    for (int64_t f = 0; f < F; f++) {
+        const double *counts = fc + f * C, *parents = pc + (f / r) * C;
+        double *other = records + f * (2 * C + 1), *own = other + C, total = 0.0;
+        for (int64_t c = 0; c < C; c++) {
+            other[c] = (counts[c] - 0.0 + a) / (parents[c] - 0.0 + 1.0);
+            own[c] = (counts[c] - 1.0 + a) / (parents[c] - 1.0 + 1.0);
+            total += counts[c];
+        }
+        total -= 1.0;
+        own[C] = total > LOO_SEEN * (1.0 + total) ? 1.0 : 0.0;
+    }
+}
+
+/* Doubles of the cells' records (loo_records) of all the attributes at most (128 MB): an
+ * attribute past it, or with more cells than rows, computes its ratios per row (the same numbers). */
+#define LOO_RECORD_DOUBLES ((int64_t)1 << 24)
+
+static PyObject *loo_rows(PyObject *self, PyObject *args) {
+    PyObject *codes_obj, *obj[12];
+    Py_ssize_t first, chunk, group;
+    int criterion;
+    if (!PyArg_ParseTuple(args, "OOOnOOOOOOOOOOinn", &codes_obj, &obj[0], &obj[1], &first,
+                          &obj[2], &obj[3], &obj[4], &obj[5], &obj[6], &obj[7], &obj[8], &obj[9],
+                          &obj[10], &obj[11], &criterion, &chunk, &group))
+        return NULL;
+    /* codes, families, cards as above; first: the row of codes of the first row scored; y (n)
+     * int64, weights (n) float64 of the rows scored; counts (T, C) and parent_counts (P, C)
+     * float64: every attribute's tables over all the training rows, one after the other, from
+     * offsets (m + 1) and parent_offsets (m + 1) int64; inverse_r (m) float64; prior (n, C)
+     * float64: each row's class probabilities without it; start (n) float64: its weighted loss
+     * with them; total (D, m + 1) float64, added to; criterion; chunk: rows per chunk; group:
+     * doubles of tables read per group of attributes. Returns the number of rows moved to logs. */
+    const char *names[12] = {"families", "cards", "y", "weights", "counts", "offsets",
+                             "parent_counts", "parent_offsets", "inverse_r", "prior", "start",
+                             "total"};
+    const int kinds[12] = {2, 0, 0, 1, 3, 0, 3, 0, 1, 3, 1, 3 | 8};
+    Py_buffer codes, b[12];
+    int got = 0, have_codes = 0;
+    PyObject *result = NULL;
+    loo_plan p;
+    memset(&p, 0, sizeof(p));
+    int64_t *buffer = NULL, *reached = NULL, *record_at = NULL, *groups = NULL;
+    double *work = NULL, *records = NULL;
+    int8_t *logs = NULL;
+    if (PyObject_GetBuffer(codes_obj, &codes, PyBUF_RECORDS_RO) < 0) goto done;
+    have_codes = 1;
+    if (!loo_columns(obj, b, &got, "loo_rows", names, 12, kinds)) goto done;
+    if (!loo_plan_open(&p, &codes, &b[0], &b[1], "loo_rows")) goto done;
+    const int64_t m = p.m, E = p.E, n = b[2].shape[0], C = b[4].shape[1];
+    const int64_t D = b[11].shape[0], M = b[11].shape[1];
+    const int64_t *y = b[2].buf, *offsets = b[5].buf, *parent_offsets = b[7].buf;
+    const double *w = b[3].buf, *fc_all = b[4].buf, *pc_all = b[6].buf, *inverse_r = b[8].buf;
+    const double *prior = b[9].buf, *start_loss = b[10].buf;
+    double *total = b[11].buf;
+    int ok = first >= 0 && first + n <= p.N && b[3].shape[0] == n && b[6].shape[1] == C &&
+             b[5].shape[0] == m + 1 && b[7].shape[0] == m + 1 && b[8].shape[0] == m &&
+             b[9].shape[0] == n && b[9].shape[1] == C && b[10].shape[0] == n && M == m + 1 &&
+             D >= E && D < LOO_MAX_DEPTHS && C >= 1 && chunk >= 1 && group >= 1 &&
+             criterion >= 0 && criterion <= 2 && offsets[0] == 0 && offsets[m] == b[4].shape[0] &&
+             parent_offsets[0] == 0 && parent_offsets[m] == b[6].shape[0];
+    for (int64_t u = 0; ok && u < m; u++)
+        ok = offsets[u + 1] - offsets[u] == p.family_at[u * (E + 1) + p.depths[u]] &&
+             parent_offsets[u + 1] - parent_offsets[u] == p.parent_at[u * (E + 1) + p.depths[u]] &&
+             inverse_r[u] > 0.0;
+    for (int64_t i = 0; ok && i < n; i++) ok = y[i] >= 0 && y[i] < C;
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "loo_rows: inconsistent arguments");
+        goto done;
+    }
+    const int64_t RS = 2 * C + 1;
+    /* which attributes' cells have records, and where; the groups of attributes, in order, whose
+     * tables (records, else counts) take at most `group` doubles (an attribute alone may take more) */
+    record_at = malloc((m + 1) * sizeof(int64_t));
+    groups = malloc((m + 2) * sizeof(int64_t));
+    int64_t n_records = 0, n_groups = 0;
+    if (record_at && groups) {
+        int64_t size = 0;
+        groups[0] = 0;
+        for (int64_t u = 0; u < m; u++) {
+            const int64_t F = offsets[u + 1] - offsets[u];
+            const int64_t P = parent_offsets[u + 1] - parent_offsets[u];
+            record_at[u] = -1;
+            if (F <= n && (n_records + F) * RS <= LOO_RECORD_DOUBLES)
+                record_at[u] = n_records, n_records += F;
+            const int64_t read = record_at[u] >= 0 ? F * RS : (F + P) * C;
+            if (u > 0 && size + read > group) groups[++n_groups] = u, size = 0;
+            size += read;
+        }
+        groups[++n_groups] = m;
+    }
+    /* one group: a chunk's scores are kept only while the chunk is scored; several: every row's
+     * scores are kept from one group to the next */
+    const int64_t R = chunk < n ? chunk : (n > 0 ? n : 1), S = n_groups > 1 ? (n > 0 ? n : 1) : R;
+    buffer = malloc((p.n_used * R + 1) * sizeof(int64_t));
+    reached = malloc(S * sizeof(int64_t));
+    logs = malloc(S);
+    work = malloc((D * C + S * (D * C + D)) * sizeof(double));
+    records = malloc((n_records * RS + 1) * sizeof(double));
+    if (!record_at || !groups || !buffer || !reached || !logs || !work || !records) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int bad = 0;
+    Py_ssize_t moved = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (int64_t u = 0; u < m; u++)
+        if (record_at[u] >= 0)
+            loo_records(fc_all + offsets[u] * C, pc_all + parent_offsets[u] * C,
+                        offsets[u + 1] - offsets[u], p.cards[p.families[u * E]], C, inverse_r[u],
+                        records + record_at[u] * RS);
+    double *ratios = work, *joints = work + D * C, *losses = joints + S * D * C;
+    for (int64_t g = 0; g < n_groups && !bad; g++) {
+        /* the group's columns: their rows in the chunk's buffer (p.slot), in p.used */
+        int64_t n_used = 0;
+        for (int64_t j = 0; j < p.k; j++) p.slot[j] = -1;
+        for (int64_t u = groups[g]; u < groups[g + 1]; u++)
+            for (int64_t d = 0; d < p.depths[u]; d++) {
+                const int64_t j = p.families[u * E + d];
+                if (p.slot[j] < 0) p.slot[j] = n_used, p.used[n_used++] = j;
+            }
+        for (int64_t start = 0; start < n; start += R) {
+            const int64_t stop = start + R < n ? start + R : n, rows = stop - start;
+            const int64_t at = S == R ? 0 : start; /* the chunk's first row in the scores */
+            if (!loo_decode(&p, p.used, n_used, first + start, first + stop, buffer)) {
+                bad = 1;
+                break;
+            }
+            if (g == 0)
+                for (int64_t i = 0; i < rows; i++) {
+                    memcpy(joints + (at + i) * D * C, prior + (start + i) * C, C * sizeof(double));
+                    losses[(at + i) * D] = start_loss[start + i];
+                    reached[at + i] = 0, logs[at + i] = 0;
+                }
+            for (int64_t u = groups[g]; u < groups[g + 1]; u++) {
+                const int64_t *family = p.families + u * E, *family_at = p.family_at + u * (E + 1);
+                const int64_t *parent_at = p.parent_at + u * (E + 1), depths = p.depths[u];
+                const int64_t r = p.cards[family[0]], column = u + 1;
+                const double inv_r = inverse_r[u];
+                const double *fc = fc_all + offsets[u] * C, *pc = pc_all + parent_offsets[u] * C;
+                const double *rec = record_at[u] >= 0 ? records + record_at[u] * RS : NULL;
+                const int64_t *col[LOO_MAX_DEPTHS], *cards = p.cards;
+                for (int64_t d = 0; d < depths; d++) col[d] = buffer + p.slot[family[d]] * rows;
+                for (int64_t i = 0; i < rows; i++) {
+                    double *loss = losses + (at + i) * D;
+                    int64_t hi = reached[at + i];
+                    const int64_t x = col[0][i];
+                    if (x >= 0) {
+                        const int64_t yi = y[start + i];
+                        const double wi = w[start + i], held = wi < 1.0 ? wi : 1.0;
+                        double *joint = joints + (at + i) * D * C;
+                        int64_t key = 0, reach = 0;
+                        for (int64_t d = 0; d < depths; d++) {
+                            if (d) {
+                                const int64_t z = col[d][i];
+                                if (z < 0) break;
+                                key = key * cards[family[d]] + z;
+                            }
+                            const int64_t f = family_at[d] + key * r + x;
+                            double *ratio = ratios + d * C;
+                            if (rec && wi == 1.0) {
+                                const double *cell = rec + f * RS;
+                                for (int64_t c = 0; c < C; c++) ratio[c] = cell[c];
+                                ratio[yi] = cell[C + yi];
+                                if (d) {
+                                    if (cell[2 * C] == 0.0) break;
+                                    reach = d;
+                                }
+                                continue;
+                            }
+                            const double *counts = fc + f * C;
+                            const double *parents = pc + (parent_at[d] + key) * C;
+                            for (int64_t c = 0; c < C; c++) {
+                                const double mine = c == yi ? held : 0.0;
+                                ratio[c] = (counts[c] - mine + inv_r) / (parents[c] - mine + 1.0);
+                            }
+                            if (d) {
+                                if (!loo_others_seen(counts, C, held)) break;
+                                reach = d;
+                            }
+                        }
+                        for (; hi < reach; hi++)
+                            memcpy(joint + (hi + 1) * C, joint + hi * C, C * sizeof(double));
+                        if (logs[at + i]) {
+                            for (int64_t k = 0; k <= hi; k++) {
+                                const double *ratio = ratios + (k < reach ? k : reach) * C;
+                                double *row = joint + k * C;
+                                for (int64_t c = 0; c < C; c++) row[c] += log(ratio[c]);
+                                loss[k] = loo_row_loss(row, C, yi, criterion) * wi;
+                            }
+                        } else {
+                            int tiny = 0;
+                            if (criterion == 0 && C == 2)
+                                tiny = loo_rmse_step(joint, ratios, hi, reach, 2, yi, wi, loss);
+                            else if (criterion == 0 && C == 3)
+                                tiny = loo_rmse_step(joint, ratios, hi, reach, 3, yi, wi, loss);
+                            else if (criterion == 0)
+                                tiny = loo_rmse_step(joint, ratios, hi, reach, C, yi, wi, loss);
+                            else
+                                for (int64_t k = 0; k <= hi; k++) {
+                                    const double *ratio = ratios + (k < reach ? k : reach) * C;
+                                    double *row = joint + k * C, scale;
+                                    for (int64_t c = 0; c < C; c++) row[c] *= ratio[c];
+                                    loss[k] = loo_product_loss(row, C, yi, criterion, &scale) * wi;
+                                    for (int64_t c = 0; c < C; c++) {
+                                        row[c] *= scale;
+                                        tiny |= row[c] < LOO_TINY;
+                                    }
+                                }
+                            if (tiny) {
+                                for (int64_t e = 0; e < (hi + 1) * C; e++) joint[e] = log(joint[e]);
+                                logs[at + i] = 1;
+                                moved++;
+                            }
+                        }
+                        reached[at + i] = hi;
+                    }
+                    for (int64_t k = 0; k < D; k++) total[k * M + column] += loss[k < hi ? k : hi];
+                }
+            }
+        }
+    }
+    Py_END_ALLOW_THREADS
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "loo_rows: a code is not below its column's categories");
+        goto done;
+    }
+    result = PyLong_FromSsize_t(moved);
+done:
+    free(buffer), free(reached), free(record_at), free(groups), free(work), free(records);
+    free(logs);
+    loo_plan_free(&p);
+    if (have_codes) PyBuffer_Release(&codes);
+    for (int j = 0; j < got; j++) PyBuffer_Release(&b[j]);
     return result;
 }
 
@@ -3618,12 +3905,15 @@ static PyMethodDef methods[] = {
      "loo_family_counts(codes, family, cards, y, weights, family_counts): one attribute's dense "
      "class-weighted tables at every depth of its parents, added to (see "
      "bnclassify/_native)."},
-    {"loo_attribute", loo_attribute, METH_VARARGS,
-     "loo_attribute(codes, family, cards, first, y, weights, family_counts, parent_counts, "
-     "inverse_r, criterion, joint, reached, logs, losses, total, column): one attribute's step of "
-     "selective "
-     "KDB's leave-one-out pass over rows, their candidates' scores updated in place (see "
-     "bnclassify/_native)."},
+    {"loo_tables", loo_tables, METH_VARARGS,
+     "loo_tables(codes, families, cards, y, weights, offsets, counts, chunk): every attribute's "
+     "dense class-weighted tables at every depth of its parents, added to counts, the rows in "
+     "chunks (see bnclassify/_native)."},
+    {"loo_rows", loo_rows, METH_VARARGS,
+     "loo_rows(codes, families, cards, first, y, weights, counts, offsets, parent_counts, "
+     "parent_offsets, inverse_r, prior, start, total, criterion, chunk, group) -> rows moved to "
+     "logs: selective KDB's leave-one-out pass over chunks of rows, a group of attributes per chunk, the "
+     "losses added to total (see bnclassify/_native)."},
     {"tree_pivots", tree_pivots, METH_VARARGS,
      "tree_pivots(matrices, pivots, smallest): the cancellation-free elimination pivots of a batch "
      "of column-scaled weight matrices, eliminated in place (see bnclassify/_native)."},
@@ -3668,7 +3958,7 @@ static struct PyModuleDef module = {
 
 /* Raised with every change of a kernel's arguments or results: _native/runtime.py refuses a stale build
  * (an optional build that fails leaves the previous library in place). */
-#define KERNELS_VERSION 26
+#define KERNELS_VERSION 27
 
 PyMODINIT_FUNC PyInit__kernels(void) {
     PyObject *m = PyModule_Create(&module);

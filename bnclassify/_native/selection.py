@@ -16,6 +16,12 @@ LOO_SEEN = 1e-9
 DENSE_FAMILY_CELLS = 1 << 24
 #: Doubles of the pass's state per block of rows (256 MB): each row keeps ``(K + 1)(C + 1)``.
 STATE_DOUBLES = 1 << 25
+#: Bytes of a chunk of rows of the compiled pass (:func:`loo_rows`): the chunk's codes and its
+#: candidates' scores, which stay in cache while every attribute's tables are read.
+LOO_CHUNK_BYTES = 1 << 17
+#: Bytes of the tables of a group of attributes of the compiled pass (:func:`loo_rows`): the
+#: rows go through the pass once per group, every attribute of the group per chunk of rows.
+LOO_GROUP_BYTES = 1 << 20
 
 
 def loo_scores(
@@ -346,9 +352,9 @@ def loo_start(y, weights, class_weight, max_k, criterion, total) -> tuple:
     loss, times its weight, is added to column 0 of ``total`` (shape
     ``(max_k + 1, m + 1)``) for every ``k``. Returns the state
     :func:`loo_attribute` updates: ``(joint, reached, logs, losses)``, the
-    rows' candidates' class scores (shape ``(n, max_k + 1, C)``; the compiled
-    kernel keeps probabilities, moving a row to logs, ``logs[i] = 1``, when one
-    falls below 1e-200; the numpy version logs), the deepest prefix each row
+    rows' candidates' class scores (shape ``(n, max_k + 1, C)``; probabilities when
+    the kernels are compiled, ``logs[i] = 0``, as :func:`loo_rows`'s kernel keeps
+    them; logs otherwise), the deepest prefix each row
     has reached, and each candidate's last loss (times the weight).
 
     Examples
@@ -360,23 +366,32 @@ def loo_start(y, weights, class_weight, max_k, criterion, total) -> tuple:
     """
     y = np.ascontiguousarray(y, dtype=np.int64)
     w = np.ascontiguousarray(weights, dtype=np.float64)
+    n, D = len(y), int(max_k) + 1
+    prior, rows, loss = _prior_losses(y, w, class_weight, criterion, total)
+    joint = np.zeros((n, D, prior.shape[1]))
+    joint[:, 0] = prior / rows[:, None]
+    logs = np.zeros(n, dtype=np.int8)
+    if not runtime.COMPILED:  # logs summed as the general pass sums them (the same ties)
+        joint[:, 0] = np.log(prior) - np.log(rows)[:, None]
+        logs[:] = 1
+    losses = np.zeros((n, D))
+    losses[:, 0] = loss
+    return joint, np.zeros(n, dtype=np.int64), logs, losses
+
+
+def _prior_losses(y, w, class_weight, criterion, total) -> tuple:
+    """``(prior, rows, loss)``: each row's class weights without it (shape ``(n, C)``, the
+    m-estimate's numerators), their denominator, and its loss times its weight (added to column 0
+    of ``total``)."""
     cw = np.asarray(class_weight, dtype=float)
-    n, C, D = len(y), len(cw), int(max_k) + 1
+    n, C = len(y), len(cw)
     held = np.minimum(w, 1.0)
     own = np.zeros((n, C))
     own[np.arange(n), y] = held
     prior = cw - own + 1.0 / C  # in this order: classes that tie in the counts tie here
     loss = _probability_loss(prior, y, criterion)
     total[:, 0] += loss @ w
-    joint = np.zeros((n, D, C))
-    joint[:, 0] = prior / (cw.sum() - held + 1.0)[:, None]
-    logs = np.zeros(n, dtype=np.int8)
-    if not runtime.COMPILED:  # logs summed as the general pass sums them (the same ties)
-        joint[:, 0] = np.log(prior) - np.log(cw.sum() - held + 1.0)[:, None]
-        logs[:] = 1
-    losses = np.zeros((n, D))
-    losses[:, 0] = loss * w
-    return joint, np.zeros(n, dtype=np.int64), logs, losses
+    return prior, cw.sum() - held + 1.0, loss * w
 
 
 def _probability_loss(p, y, criterion):
@@ -408,6 +423,10 @@ def loo_attribute(
     missing the attribute adds nothing. Column ``column`` of ``total`` gains every
     candidate's weighted losses, the rows in order.
 
+    numpy only, in logs: the reference of :func:`loo_rows`, whose compiled kernel takes
+    every attribute per chunk of rows (a row ``state`` keeps as probabilities,
+    ``logs[i] = 0``, is moved to logs first).
+
     Examples
     --------
     >>> codes, y, w = np.array([[0, 1, 0]]), np.array([0, 1, 0]), np.ones(3)
@@ -425,18 +444,10 @@ def loo_attribute(
     y = np.ascontiguousarray(y, dtype=np.int64)
     weights = np.ascontiguousarray(weights, dtype=np.float64)
     joint, reached, logs, losses = state
-    if runtime.COMPILED:
-        runtime.kernels.loo_attribute(
-            codes, family, cards, int(first), y, weights,
-            np.ascontiguousarray(family_counts, dtype=np.float64),
-            np.ascontiguousarray(parent_counts, dtype=np.float64), float(inverse_r),
-            LOO_CRITERIA.index(criterion), joint, reached, logs, losses, total, int(column),
-        )  # fmt: skip
-        return
     columns = codes[family, int(first) : int(first) + len(y)]
     n, D, C = joint.shape
     rows = np.arange(n)
-    for i in np.flatnonzero(logs == 0):  # rows the compiled kernel kept as probabilities
+    for i in np.flatnonzero(logs == 0):  # rows kept as probabilities (loo_start, compiled)
         joint[i, : reached[i] + 1] = np.log(joint[i, : reached[i] + 1])
     logs[:] = 1
     family_at, parent_at = loo_layout(cards)
@@ -495,42 +506,175 @@ def dense_families(families, cards, n_classes) -> bool:
     )
 
 
+def column_codes(codes) -> np.ndarray:
+    """Codes of shape ``(n, k)`` as the pass reads them: one row per column, C-contiguous.
+
+    A column-major table of signed integers (what the encoders give) is read as it is, through
+    its transpose; other integer types are cast to int64.
+
+    Examples
+    --------
+    >>> codes = np.asfortranarray(np.array([[0, 1], [2, -1]], dtype=np.int8))
+    >>> column_codes(codes).tolist(), np.shares_memory(column_codes(codes), codes)
+    ([[0, 2], [1, -1]], True)
+    """
+    by_column = np.asarray(codes).T
+    if by_column.dtype not in (np.int8, np.int16, np.int32, np.int64):
+        return np.ascontiguousarray(by_column, dtype=np.int64)
+    return np.ascontiguousarray(by_column)
+
+
+def _chunk_rows(families, max_k, n_classes) -> int:
+    """Rows per chunk of :func:`loo_rows`: their codes and scores in :data:`LOO_CHUNK_BYTES`."""
+    columns = len({int(c) for family in families for c in family})
+    D = int(max_k) + 1
+    return max(16, LOO_CHUNK_BYTES // (8 * (D * (int(n_classes) + 1) + columns + 2)))
+
+
+def _padded(families, depths) -> np.ndarray:
+    """Each family as a row of ``depths`` columns, -1 after its last."""
+    padded = np.full((len(families), max(int(depths), 1)), -1, dtype=np.int64)
+    for u, family in enumerate(families):
+        padded[u, : len(family)] = family
+    return padded
+
+
+def _offsets(sizes) -> np.ndarray:
+    return np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)]).astype(np.int64)
+
+
+def loo_tables(codes, families, cards, y, weights, n_classes) -> list:
+    """Every attribute's :func:`loo_family_counts` table, counted in one pass over the rows.
+
+    ``codes`` (shape ``(k, n)``, one row per column, as :func:`column_codes` gives them),
+    ``families`` (each attribute's column, then its parents'), ``cards`` (every column's
+    categories): the tables of :func:`loo_family_counts` for each family, to the last bit (each
+    cell gains its rows in row order). The compiled kernel takes the rows in chunks, every family
+    per chunk, and reads 1-, 2-, 4- or 8-byte codes as they are; this version counts one family
+    at a time. The tables are views of one array.
+
+    Examples
+    --------
+    >>> codes = np.array([[0, 1, 1, -1], [1, 1, 0, 0]], dtype=np.int8)
+    >>> tables = loo_tables(codes, [[0, 1], [1]], [2, 2], np.array([0, 1, 1, 0]), np.ones(4), 2)
+    >>> [t.shape for t in tables]
+    [(6, 2), (2, 2)]
+    >>> one = loo_family_counts(codes, [0, 1], [2, 2], np.array([0, 1, 1, 0]), np.ones(4), 2)
+    >>> np.array_equal(tables[0], one)
+    True
+    """
+    cards = np.maximum(np.asarray(cards, dtype=np.int64), 1)
+    sizes = [int(loo_layout(cards[list(family)])[0][-1]) for family in families]
+    offsets = _offsets(sizes)
+    C = int(n_classes)
+    stacked = np.zeros((int(offsets[-1]), C))
+    y = np.ascontiguousarray(y, dtype=np.int64)
+    weights = np.ascontiguousarray(weights, dtype=np.float64)
+    if runtime.COMPILED and families:
+        codes = np.asarray(codes)
+        if codes.dtype not in (np.int8, np.int16, np.int32, np.int64):
+            codes = codes.astype(np.int64)
+        runtime.kernels.loo_tables(
+            np.ascontiguousarray(codes), _padded(families, max(map(len, families))), cards, y,
+            weights, offsets, stacked, _chunk_rows(families, 0, C),
+        )  # fmt: skip
+    else:
+        codes = np.ascontiguousarray(codes, dtype=np.int64)
+        for u, family in enumerate(families):
+            table = stacked[offsets[u] : offsets[u + 1]]
+            loo_family_counts(codes, family, cards[list(family)], y, weights, C, table)
+    return [stacked[offsets[u] : offsets[u + 1]] for u in range(len(families))]
+
+
+def loo_rows(
+    codes, families, cards, first, y, weights, class_weight, counts, max_k, criterion, total
+) -> int:
+    """Selective KDB's leave-one-out pass over rows, every attribute's losses added to ``total``.
+
+    The rows ``first .. first + len(y) - 1`` of ``codes`` (shape ``(k, N)``, as
+    :func:`column_codes` gives them; ``y``, ``weights``: theirs) start from the class prior
+    (:func:`loo_start`, column 0 of ``total``) and take every attribute's terms in order
+    (:func:`loo_attribute`, column ``u + 1``), read from ``counts``, each family's
+    :func:`loo_family_counts` table over all the training rows (``class_weight``: their class
+    weights). The compiled kernel takes the rows in chunks of :data:`LOO_CHUNK_BYTES`, every
+    attribute per chunk (a chunk's scores stay in cache), and keeps the scores as probabilities,
+    moving a row to logs when one falls below 1e-200; this version takes one attribute at a time
+    over all the rows, in logs. Each total gains its rows in row order: the compiled sums are
+    those of the compiled steps one attribute at a time to the last bit, and the numpy version's to
+    rounding. Returns the number of rows moved to logs (the numpy version: all of them).
+
+    Examples
+    --------
+    >>> codes, y, w = np.array([[0, 1, 0]]), np.array([0, 1, 0]), np.ones(3)
+    >>> counts = loo_tables(codes, [[0]], [2], y, w, 2)
+    >>> total = np.zeros((1, 2))
+    >>> _ = loo_rows(codes, [[0]], [2], 0, y, w, [2.0, 1.0], counts, 0, "zero_one", total)
+    >>> total.tolist()  # as loo_attribute's example
+    [[1.0, 1.0]]
+    """
+    y = np.ascontiguousarray(y, dtype=np.int64)
+    w = np.ascontiguousarray(weights, dtype=np.float64)
+    cards = np.maximum(np.asarray(cards, dtype=np.int64), 1)
+    inverse_r = np.array([1.0 / int(cards[family[0]]) for family in families])
+    C, D = len(class_weight), int(max_k) + 1
+    if not runtime.COMPILED:
+        codes = np.ascontiguousarray(codes, dtype=np.int64)
+        state = loo_start(y, w, class_weight, max_k, criterion, total)
+        for u, family in enumerate(families):
+            family_cards = cards[list(family)]
+            loo_attribute(
+                codes, family, family_cards, first, y, w, counts[u],
+                loo_parent_counts(counts[u], family_cards), inverse_r[u], criterion, state,
+                total, u + 1,
+            )  # fmt: skip
+        return len(y)
+    codes = np.asarray(codes)
+    if codes.dtype not in (np.int8, np.int16, np.int32, np.int64):
+        codes = codes.astype(np.int64)
+    prior, rows, loss = _prior_losses(y, w, class_weight, criterion, total)
+    parents = [loo_parent_counts(counts[u], cards[list(f)]) for u, f in enumerate(families)]
+    stacked = [np.concatenate(t) if t else np.zeros((0, C)) for t in (counts, parents)]
+    return runtime.kernels.loo_rows(
+        np.ascontiguousarray(codes), _padded(families, D), cards, int(first), y, w,
+        np.ascontiguousarray(stacked[0], dtype=np.float64), _offsets([len(t) for t in counts]),
+        np.ascontiguousarray(stacked[1], dtype=np.float64), _offsets([len(t) for t in parents]),
+        inverse_r, np.ascontiguousarray(prior / rows[:, None]), loss, total,
+        LOO_CRITERIA.index(criterion), _chunk_rows(families, max_k, C), LOO_GROUP_BYTES // 8,
+    )  # fmt: skip
+
+
 def loo_pass(codes, y, weights, cards, class_weight, families, max_k, criterion, counts=None):
     """Weighted sums over rows of every candidate's leave-one-out loss, ``(max_k + 1, m + 1)``.
 
     The sums (before the mean) of
-    :func:`bnclassify.classifiers._selective.loo_losses`, one attribute at a time:
+    :func:`bnclassify.classifiers._selective.loo_losses`:
     the rows' candidates start from the class prior (:func:`loo_start`) and take
     each attribute's terms in order
     (:func:`loo_attribute`), from its dense tables at every depth
-    (:func:`loo_family_counts`). ``families``: each attribute's
+    (:func:`loo_family_counts`), by :func:`loo_rows` (compiled: in chunks of rows, every
+    attribute per chunk). ``families``: each attribute's
     column, then its ranked parents'. ``class_weight`` and
     ``counts`` (each attribute's family table) are those of
     all the training rows, of which ``codes`` may be a part (a partition of a dask
     table): the sums of the parts' totals are the whole's. ``counts=None``: counted
-    from these rows, one attribute at a time (nothing of size rows x attributes is
+    from these rows (:func:`loo_tables`; nothing of size rows x attributes is
     kept). Rows go in blocks of :data:`STATE_DOUBLES`.
     """
     y = np.asarray(y, dtype=np.int64)
     w = np.asarray(weights, dtype=float)
     n, C, D, m = len(y), len(class_weight), int(max_k) + 1, len(families)
-    cards = np.asarray(cards, dtype=np.int64)
-    inverse_r = [1.0 / max(int(cards[family[0]]), 1) for family in families]
+    cards = np.maximum(np.asarray(cards, dtype=np.int64), 1)
     total = np.zeros((D, m + 1))
-    by_column = np.ascontiguousarray(np.asarray(codes).T, dtype=np.int64)  # one column a row
+    by_column = column_codes(codes)
+    if not runtime.COMPILED:
+        by_column = by_column.astype(np.int64, copy=False)
+    if counts is None:
+        counts = loo_tables(by_column, families, cards, y, w, C)
     size = max(1, STATE_DOUBLES // (D * (C + 1)))
     for start in range(0, max(n, 1), size):
         rows = slice(start, min(start + size, n))
-        state = loo_start(y[rows], w[rows], class_weight, max_k, criterion, total)
-        for u, family in enumerate(families):
-            family_cards = np.maximum(cards[family], 1)
-            family_counts = (
-                counts[u] if counts is not None
-                else loo_family_counts(by_column, family, family_cards, y, w, C)
-            )  # fmt: skip
-            loo_attribute(
-                by_column, family, family_cards, start, y[rows], w[rows], family_counts,
-                loo_parent_counts(family_counts, family_cards), inverse_r[u], criterion, state,
-                total, u + 1,
-            )  # fmt: skip
+        loo_rows(
+            by_column, families, cards, start, y[rows], w[rows], class_weight, counts, max_k,
+            criterion, total,
+        )  # fmt: skip
     return total

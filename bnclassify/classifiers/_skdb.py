@@ -168,8 +168,9 @@ class SKDB(AugmentedNaiveBayes):
     over its partitions instead (:func:`bnclassify.distributed.fit_dask_selective`):
     the counts, each attribute's k-parent tables, then the leave-one-out sums, each
     summed over the partitions; it equals ``fit`` on the same rows. The pass costs
-    about ``(k + 1)`` table look-ups and class products per attribute and row, one
-    attribute at a time over dense tables (no Python loop over rows).
+    about ``(k + 1)`` table look-ups and class products per attribute and row, over
+    dense tables counted first, the rows in cache-sized chunks, each chunk through a
+    group of attributes whose tables stay in cache (no Python loop over rows).
 
     Examples
     --------

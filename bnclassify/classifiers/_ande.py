@@ -23,7 +23,7 @@ from ..stats import (
 )
 from ..validation import ALPHA, Interval, Options, validate_parameters
 from ._aode import AODE, SUBSUMPTION_MIN_COUNT, subsumed, value_pair_counts
-from ._base import StatisticsFit
+from ._base import AugmentedNaiveBayes, StatisticsFit
 from ._ensemble import MemberEnsemble, MemberSequence
 from ._predict import normalise
 
@@ -252,8 +252,6 @@ class AnDE(StatisticsFit, MemberEnsemble):
         ``alpha |A_i| |A_j|``, ``alpha |A_j|`` and ``alpha``), and each child's table is
         ``P(x_k | c, x_i, x_j)``. Its joint equals the pair's term of the average, missing
         cells included (the network sums a missing parent out)."""
-        from ..io import PgmpyClassifier  # the io layer builds on the classifiers
-
         schema, names = self.schema_, list(self.schema_.names)
         cards = np.asarray(schema.cards)
         n_classes = len(self.classes_)
@@ -285,7 +283,7 @@ class AnDE(StatisticsFit, MemberEnsemble):
         arcs = [(names[i], names[j])] + [
             (names[p], names[m]) for m, family in enumerate(parents) if m != j for p in family
         ]
-        member = PgmpyClassifier(arcs=arcs, alpha=self.alpha, handle_unknown="marginalize")
+        member = SP2DE(alpha=self.alpha, handle_unknown="marginalize")
         dag = nx.DiGraph()
         dag.add_nodes_from(names)
         dag.add_edges_from(arcs)
@@ -456,3 +454,26 @@ class AnDE(StatisticsFit, MemberEnsemble):
             float_array(self._frequencies, "frequencies", (shape[2],))
             if "_value_pairs" in vars(self):
                 float_array(self._value_pairs, "value_pairs", (shape[2], shape[2]))
+
+
+class SP2DE(AugmentedNaiveBayes):
+    """One member of A2DE: the class and a pair of features parents of every other feature.
+
+    :attr:`AnDE.estimators_` (``n=2``) builds each from the model's own tables
+    (``set_fitted_network``); it has no structure of its own to learn, so it is
+    never fitted alone.
+
+    Examples
+    --------
+    >>> from bnclassify import AnDE
+    >>> from bnclassify.datasets import load_car
+    >>> X, y = load_car(return_X_y=True)
+    >>> member = AnDE(n=2).fit(X, y).estimators_[0]
+    >>> type(member).__name__, sorted(member.structure_.predecessors("maint"))
+    ('SP2DE', ['buying', 'class'])
+    """
+
+    def _feature_dag(self, weights, features, counts):
+        raise TypeError(
+            "an SP2DE is built from its A2DE's tables (AnDE(n=2).estimators_), not fitted alone"
+        )

@@ -12,8 +12,8 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from _random_networks import completions, networks_and_rows
+from hypothesis import given
 from pgmpy.inference import VariableElimination
 from scipy import integrate
 from scipy.special import logsumexp
@@ -26,57 +26,12 @@ from bnclassify.network import FittedNetwork
 
 def enumerated(network, codes):
     """log P(c, x_observed) of each row by summing ``complete_rows`` over every completion."""
-    cards = network.cards
-    out = []
-    for row in codes:
-        missing = np.flatnonzero(row == -1)
-        filled = np.array(
-            [
-                np.where(row == -1, 0, row) if not len(missing) else _fill(row, missing, states)
-                for states in itertools.product(*(range(cards[v]) for v in missing))
-            ]
-        )
-        out.append(logsumexp(network.complete_rows(filled), axis=0))
-    return np.array(out)
+    return np.array(
+        [logsumexp(network.complete_rows(completions(row, network.cards)), axis=0) for row in codes]
+    )
 
 
-def _fill(row, missing, states):
-    filled = row.copy()
-    filled[missing] = states
-    return filled
-
-
-@st.composite
-def networks_and_rows(draw):
-    """A random DAG over up to 7 categorical features (up to 3 parents each), random
-    tables with some zeros, and rows with random missing cells."""
-    m = draw(st.integers(1, 7))
-    cards = draw(st.lists(st.integers(2, 4), min_size=m, max_size=m))
-    n_classes = draw(st.integers(2, 3))
-    parents = []
-    for i in range(m):
-        earlier = list(range(i))
-        chosen = draw(st.lists(st.sampled_from(earlier), max_size=3, unique=True)) if i else []
-        parents.append(tuple(chosen))
-    seed = draw(st.integers(0, 2**32 - 1))
-    rng = np.random.default_rng(seed)
-    tables = []
-    for i in range(m):
-        shape = (n_classes, *(cards[p] for p in parents[i]), cards[i])
-        table = rng.dirichlet(np.full(cards[i], 0.7), size=shape[:-1])
-        table[rng.random(table.shape) < 0.05] = 0.0  # some impossible cells
-        table[..., 0] += 1e-3  # every row keeps a possible state
-        with np.errstate(divide="ignore"):
-            tables.append(np.log(table / table.sum(axis=-1, keepdims=True)))
-    prior = np.log(rng.dirichlet(np.ones(n_classes)))
-    n = draw(st.integers(1, 6))
-    codes = np.column_stack([rng.integers(0, c, n) for c in cards])
-    codes[rng.random(codes.shape) < draw(st.sampled_from([0.2, 0.5, 0.9]))] = -1
-    return FittedNetwork.from_log_tables(prior, parents, tables), codes
-
-
-@settings(max_examples=60, deadline=None)
-@given(networks_and_rows())
+@given(networks_and_rows(max_features=7, max_rows=6))
 def test_elimination_equals_enumerating_every_completion(case):
     network, codes = case
     with np.errstate(divide="ignore"):

@@ -8,13 +8,11 @@ the two paths, and ESKDB's predictions, on small tables.
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 import pandas as pd
 import pytest
+from _random_networks import completions, networks_and_rows
 from hypothesis import given, settings
-from hypothesis import strategies as st
 from scipy.special import logsumexp
 
 from bnclassify import ESKDB, KDB, TAN
@@ -27,52 +25,12 @@ def enumerated(network, codes):
     terms read one by one, summed."""
     out = []
     for row in codes:
-        missing = np.flatnonzero(row == -1)
-        grid = itertools.product(*(range(network.cards[v]) for v in missing))
-        filled = np.array(
-            [np.where(row == -1, 0, row) for _ in [0]]
-            if not len(missing)
-            else [_filled(row, missing, states) for states in grid]
-        )
+        filled = completions(row, network.cards)
         joint = np.broadcast_to(network.log_prior, (len(filled), network.n_classes)).copy()
         for factor in network.nodes:
             joint += factor.log_terms(filled, None)
         out.append(logsumexp(joint, axis=0))
     return np.array(out)
-
-
-def _filled(row, missing, states):
-    out = row.copy()
-    out[missing] = states
-    return out
-
-
-@st.composite
-def networks_and_rows(draw):
-    """A random DAG over up to 6 categorical features (up to 3 parents each), random tables
-    with some zeros, and rows with random missing cells."""
-    m = draw(st.integers(1, 6))
-    cards = draw(st.lists(st.integers(2, 4), min_size=m, max_size=m))
-    n_classes = draw(st.integers(2, 3))
-    parents = []
-    for i in range(m):
-        earlier = list(range(i))
-        chosen = draw(st.lists(st.sampled_from(earlier), max_size=3, unique=True)) if i else []
-        parents.append(tuple(chosen))
-    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-    tables = []
-    for i in range(m):
-        shape = (n_classes, *(cards[p] for p in parents[i]), cards[i])
-        table = rng.dirichlet(np.full(cards[i], 0.7), size=shape[:-1])
-        table[rng.random(table.shape) < 0.05] = 0.0  # some impossible cells
-        table[..., 0] += 1e-3  # every row keeps a possible state
-        with np.errstate(divide="ignore"):
-            tables.append(np.log(table / table.sum(axis=-1, keepdims=True)))
-    prior = np.log(rng.dirichlet(np.ones(n_classes)))
-    n = draw(st.integers(1, 8))
-    codes = np.column_stack([rng.integers(0, c, n) for c in cards])
-    codes[rng.random(codes.shape) < draw(st.sampled_from([0.2, 0.5, 0.9]))] = -1
-    return FittedNetwork.from_log_tables(prior, parents, tables), codes
 
 
 def _wide_table(n=120, m=5, states=4, seed=0):
@@ -91,7 +49,7 @@ def _one_by_one(monkeypatch):
 
 
 @settings(max_examples=25, deadline=None)
-@given(networks_and_rows())
+@given(networks_and_rows(max_features=6, max_rows=8))
 def test_one_gather_equals_the_nodes_one_by_one(case):
     network, codes = case
     filled = np.maximum(codes, 0)

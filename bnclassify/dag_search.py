@@ -31,7 +31,11 @@ on where a column sits in the table.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
+
+from .stats import MAX_FAMILY_CELLS
 
 #: Smallest relative gain a move must bring to be taken by hill climbing and K2 (the
 #: scores are sums of many terms; a gain below this is rounding, e.g. a reversal between
@@ -75,6 +79,7 @@ class _Graph:
         if len(parents) < self.max_parents:
             candidates = [u for u in range(self.n) if u != v and u not in self.parents[v]]
             candidates = [u for u in candidates if self.allowed[u, v]]
+            candidates = _within_cells(self.scores, v, parents, candidates)
             if candidates:
                 self.add_gain[candidates, v] = self.scores.gains(v, parents, candidates)
         if parents:
@@ -167,6 +172,17 @@ def _start(n, start, required, forbidden) -> list:
         parents[v].discard(u)
     topological_order(parents)  # a cycle is a ValueError
     return parents
+
+
+def _within_cells(scores, child, parents, candidates) -> list:
+    """The ``candidates`` whose arc to ``child`` keeps its table within
+    :data:`~bnclassify.stats.MAX_FAMILY_CELLS` cells (the fitted network would refuse a
+    larger one), when ``scores`` says the variables' numbers of states (``cards``)."""
+    cards = getattr(scores, "cards", None)
+    if cards is None:
+        return candidates
+    family = int(cards[child]) * math.prod(int(cards[p]) for p in parents)
+    return [u for u in candidates if family * int(cards[u]) <= MAX_FAMILY_CELLS]
 
 
 def _tolerance(score) -> float:
@@ -358,6 +374,7 @@ def k2(scores, order, start=None, *, max_parents=None, forbidden=(), required=()
             candidates = [
                 u for u in order[: rank[v]] if u not in parents[v] and (u, v) not in blocked
             ]
+            candidates = _within_cells(scores, v, tuple(parents[v]), candidates)
             if not candidates:
                 break
             gains = scores.gains(v, tuple(sorted(parents[v])), candidates)

@@ -175,6 +175,11 @@ class FamilyScores:
             self._scored(child, [self.counts.family_counts(child, parents)], [parents])
         return self.cache[key]
 
+    @property
+    def cards(self) -> np.ndarray:
+        """Each variable's number of states (the class last)."""
+        return self.counts.cards
+
     def gains(self, child, parents, candidates) -> np.ndarray:
         """What adding each one of ``candidates`` to ``parents`` changes in ``child``'s score.
 

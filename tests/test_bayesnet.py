@@ -897,3 +897,19 @@ def test_a_search_stops_at_a_graph_it_has_met(search):
         graphs.append(graph)
     keys = [tuple(frozenset(p) for p in g) for g in graphs]
     assert len(set(keys[:-1])) == len(keys) - 1
+
+
+@pytest.mark.parametrize("search", ["hill_climbing", "tabu", "k2"])
+def test_the_search_proposes_no_family_the_network_would_refuse(monkeypatch, search):
+    """flags' 'name' (194 values) took eight parents in the search and the fit then refused
+    its table (46,932,480 cells): a family above MAX_FAMILY_CELLS is no candidate."""
+    from bnclassify import dag_search
+
+    monkeypatch.setattr(dag_search, "MAX_FAMILY_CELLS", 48)
+    X, y = load_car(return_X_y=True)
+    model = BayesNetClassifier(search=search).fit(X, y)
+    cards = {**{c: X[c].nunique() for c in X.columns}, model.class_node_: y.nunique()}
+    for node in model.structure_:
+        cells = cards[node] * math.prod(cards[p] for p in model.structure_.predecessors(node))
+        assert cells <= 48, (node, cells)
+    assert model.structure_.number_of_edges() > 0

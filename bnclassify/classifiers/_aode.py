@@ -641,8 +641,9 @@ class AODE(StatisticsFit, MemberEnsemble):
         A one-category child's term is log 1 = 0, so only the children with two or
         more categories enter the product; and the SPODEs of one-category
         super-parents with equal counts are one model, scored once and counted as
-        many times (:func:`_superparent_groups`): a binned column with no cut, or a
-        constant one, costs nothing.
+        many times under ``missing_superparents="marginalize"``
+        (:func:`_superparent_groups`): a binned column with no cut, or a constant one,
+        costs nothing.
         """
         stats = self._pair_statistics()
         cards = np.asarray(self.schema_.cards)
@@ -658,9 +659,13 @@ class AODE(StatisticsFit, MemberEnsemble):
         n_rows = np.sum(self._pair_source["classes"])
         complete = np.array([f.sum() for f in self.frequencies_]) == n_rows
         n, n_classes = len(codes), len(log_prior)
-        superparents, multiplicity, _ = _superparent_groups(
-            stats, cards, children, self.frequencies_, self.min_frequency, n_classes
-        )
+        marginalize = self.missing_superparents == "marginalize"
+        if marginalize:
+            superparents, multiplicity = _superparent_groups(
+                stats, cards, children, self.frequencies_, self.min_frequency, n_classes
+            )
+        else:  # a SPODE takes part only in the rows that observe its super-parent: no groups
+            superparents, multiplicity = np.arange(len(cards)), np.ones(len(cards), np.intp)
         if dropped.any():  # deleted: no child and no super-parent
             codes = np.where(dropped, -2, codes)
         if n_total <= CHILD_CATEGORIES:
@@ -679,11 +684,6 @@ class AODE(StatisticsFit, MemberEnsemble):
         every = np.arange(len(cards))
         hub_weight = np.zeros(len(cards))
         hub_weight[self._hubs] = self._hub_weights()
-        marginalize = self.missing_superparents == "marginalize"
-        if not marginalize and (multiplicity > 1).any():
-            # "skip": a group of one-category super-parents' SPODE takes part once for each
-            # member the row observes (and does not delete), so each member is scored itself
-            superparents, multiplicity = every, np.ones(len(cards), dtype=np.intp)
         width = max(1, BLOCK_CELLS // (n_classes * n_total))  # super-parent categories per block
         for members in column_blocks(cards[superparents], width):
             block = superparents[members]
@@ -878,8 +878,6 @@ def _superparent_groups(stats, cards, children, frequencies, min_frequency, n_cl
         Feature positions, in column order.
     multiplicity : ndarray of int
         The number of SPODEs each stands for.
-    group_of : ndarray of int
-        For each feature, the position in ``superparents`` of the one scored for it.
     """
     cards = np.asarray(cards)
     always = [j for j in np.flatnonzero(cards == 1) if frequencies[j][0] >= min_frequency]
@@ -890,20 +888,16 @@ def _superparent_groups(stats, cards, children, frequencies, min_frequency, n_cl
         for b in block:
             key_of[always[b]] = rows[:, b - block[0]].tobytes()
     first_of, superparents, multiplicity = {}, [], []
-    group_of = np.zeros(len(cards), dtype=np.intp)
     for j in range(len(cards)):
         key = key_of.get(j)
         if key is not None and key in first_of:
             multiplicity[first_of[key]] += 1
-            group_of[j] = first_of[key]
             continue
         if key is not None:
             first_of[key] = len(superparents)
-        group_of[j] = len(superparents)
         superparents.append(j)
         multiplicity.append(1)
-    superparents = np.asarray(superparents, dtype=np.intp)
-    return superparents, np.asarray(multiplicity, dtype=np.intp), group_of
+    return np.asarray(superparents, dtype=np.intp), np.asarray(multiplicity, dtype=np.intp)
 
 
 def _log_cpt_rows(counts, cards, block, alpha):

@@ -44,6 +44,7 @@ would be wrong there).
 from __future__ import annotations
 
 import math
+from functools import cached_property
 
 import numpy as np
 from scipy.special import gammaln
@@ -96,7 +97,44 @@ def family_scores(tables, q_totals, score="bdeu", prior_weight=1.0, n_rows=None)
     rows = np.array([len(t) for t in tables])
     stacked = np.concatenate([np.asarray(t, dtype=float).reshape(-1, r) for t in tables])
     segment = np.repeat(np.arange(len(tables)), rows)
+    return segment_scores(stacked, segment, q_totals, score, prior_weight, n_rows)
+
+
+def segment_scores(stacked, segment, q_totals, score="bdeu", prior_weight=1.0, n_rows=None):
+    """:func:`family_scores` of tables given as rows: ``stacked[i]`` is a row of counts of
+    family ``segment[i]``, the rows of a family in order (others' rows may come between).
+
+    Each family's terms are summed in the order of its rows, so the tables of
+    :func:`family_scores` laid out this way, interleaved or not, score the same
+    to the last bit.
+
+    Parameters
+    ----------
+    stacked : ndarray of shape (k, r)
+    segment : ndarray of int, shape (k,)
+        Each row's family, ``0 .. len(q_totals) - 1``.
+    q_totals, score, prior_weight, n_rows
+        As in :func:`family_scores`.
+
+    Returns
+    -------
+    ndarray of shape (len(q_totals),)
+
+    Examples
+    --------
+    Two families of a binary node, their rows interleaved:
+
+    >>> stacked = np.array([[3.0, 1.0], [2.0, 0.0], [0.0, 4.0], [1.0, 1.0]])
+    >>> scores = segment_scores(stacked, np.array([0, 1, 0, 1]), [2, 2], "bic")
+    >>> expected = family_scores([stacked[[0, 2]], stacked[[1, 3]]], [2, 2], "bic", n_rows=12)
+    >>> bool(np.array_equal(scores, expected))
+    True
+    """
+    if score not in SCORES:
+        raise ValueError(f"score must be one of {SCORES}, got {score!r}.")
+    r = stacked.shape[1]
     q = np.asarray(q_totals, dtype=float)
+    families = len(q)
     totals = stacked.sum(axis=1)
     # only the occurring cells and parent states: every other one adds exactly 0
     row, column = np.nonzero(stacked)
@@ -104,7 +142,7 @@ def family_scores(tables, q_totals, score="bdeu", prior_weight=1.0, n_rows=None)
     seen = totals > 0
     if score in ("loglik", "bic", "aic"):
         terms = cells * np.log(cells / totals[row])
-        out = np.bincount(cell_segment, terms, minlength=len(tables))
+        out = np.bincount(cell_segment, terms, minlength=families)
         if score == "bic":
             n = float(totals.sum()) if n_rows is None else float(n_rows)
             out = out - 0.5 * math.log(n) * q * (r - 1) if n > 0 else out
@@ -114,12 +152,12 @@ def family_scores(tables, q_totals, score="bdeu", prior_weight=1.0, n_rows=None)
     if score == "bdeu":
         cell_prior = float(prior_weight) / (q * r)
     else:
-        cell_prior = np.full(len(tables), 1.0 if score == "k2" else float(prior_weight))
+        cell_prior = np.full(families, 1.0 if score == "k2" else float(prior_weight))
     row_prior = (cell_prior * r)[segment[seen]]
     a = cell_prior[cell_segment]
-    out = np.bincount(cell_segment, gammaln(cells + a) - gammaln(a), minlength=len(tables))
+    out = np.bincount(cell_segment, gammaln(cells + a) - gammaln(a), minlength=families)
     out += np.bincount(
-        segment[seen], gammaln(row_prior) - gammaln(totals[seen] + row_prior), minlength=len(tables)
+        segment[seen], gammaln(row_prior) - gammaln(totals[seen] + row_prior), minlength=families
     )
     return out
 
@@ -202,6 +240,8 @@ class FamilyScores:
         parents = sorted(parents)
         base = frozenset(parents)
         todo = [u for u in candidates if (child, base, u) not in self.gain_cache]
+        if todo and self._side_by_side(child, parents, todo):
+            todo = []
         cards = self.counts.cards
         q = math.prod(int(cards[p]) for p in parents)
         r = int(cards[child])
@@ -219,6 +259,57 @@ class FamilyScores:
             for u, a, b in zip(block, with_u, without, strict=True):
                 self.gain_cache[(child, base, u)] = float(a - b)
         return np.array([self.gain_cache[(child, base, u)] for u in candidates])
+
+    @cached_property
+    def _exact_sums(self) -> bool:
+        """Whether every sum of the rows' weights is exact (integer weights, a total below
+        2^53): then a family's counts are the same numbers however they are added up."""
+        weights = self.counts.weights
+        return bool(np.all(weights == np.floor(weights)) and weights.sum() < 2.0**53)
+
+    def _side_by_side(self, child, parents, candidates) -> bool:
+        """The gains of ``candidates`` from one array of their counts
+        (:meth:`~bnclassify.stats.VariableCounts.side_by_side`) and one call of
+        :func:`segment_scores`, cached; False (nothing done) when that array is not
+        counted.
+
+        With no missing cell, the family without a candidate is the same for every
+        candidate (``parents`` and the child on every row), and with exact sums its
+        counts are the same numbers as the candidate's table summed over its states:
+        it is scored once, and kept as the family's score (what :meth:`__call__`
+        would count and score again). Each family's terms are summed in the order of
+        :meth:`gains`' tables, so the gains are the same to the last bit.
+        """
+        if not self._exact_sums or (not parents and self.counts.pairs is not None):
+            return False
+        if len(self._blocks(child, parents, candidates)) > 1:
+            return False
+        flat = self.counts.side_by_side(child, parents, candidates)
+        if flat is None:
+            return False
+        cards = self.counts.cards
+        r = int(cards[child])
+        q = len(flat)
+        states = np.array([int(cards[u]) for u in candidates])
+        k = len(candidates)
+        without = flat[:, : states[0] * r].reshape(q, states[0], r).sum(axis=1)
+        stacked = np.concatenate([flat.reshape(-1, r), without])
+        # the rows of flat: parent state by parent state, each candidate's states in turn
+        segment = np.concatenate([np.tile(np.repeat(np.arange(k), states), q), np.full(q, k)])
+        both = segment_scores(
+            stacked,
+            segment,
+            [*(q * states).tolist(), q],
+            self.score,
+            self.prior_weight,
+            self.n_rows,
+        )
+        base = frozenset(parents)
+        for u, a in zip(candidates, both[:k], strict=True):
+            self.gain_cache[(child, base, u)] = float(a - both[k])
+        # the family without a candidate is the family itself, on every row
+        self.cache.setdefault((child, base), float(both[k]))
+        return True
 
     def _blocks(self, child, parents, candidates) -> list:
         """``candidates`` in consecutive blocks whose tables hold at most :data:`FAMILY_CELLS`

@@ -913,3 +913,71 @@ def test_the_search_proposes_no_family_the_network_would_refuse(monkeypatch, sea
         cells = cards[node] * math.prod(cards[p] for p in model.structure_.predecessors(node))
         assert cells <= 48, (node, cells)
     assert model.structure_.number_of_edges() > 0
+
+
+# -- the search's fast path: every candidate's counts side by side, scored in one call ----------
+
+
+def _complete_table(seed, n_rows, cards):
+    rng = np.random.default_rng(seed)
+    codes = np.column_stack([rng.integers(0, c, n_rows) for c in cards])
+    # a dependence, so that gains differ in sign
+    codes[:, -1] = np.where(rng.random(n_rows) < 0.7, codes[:, 0] % cards[-1], codes[:, -1])
+    return codes
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    cards=st.lists(st.integers(2, 4), min_size=3, max_size=6),
+    n_parents=st.integers(0, 2),
+)
+def test_side_by_side_holds_the_extended_counts(seed, cards, n_parents):
+    codes = _complete_table(seed, 200, cards)
+    counts = _counts(codes, cards)
+    child = len(cards) - 1
+    parents = list(range(min(n_parents, child - 1)))
+    candidates = [u for u in range(child) if u not in parents]
+    flat = counts.side_by_side(child, parents, candidates)
+    tables = counts.extended_counts(child, parents, candidates)
+    assert flat.shape[0] == math.prod(cards[p] for p in parents)
+    start = 0
+    for u, table in zip(candidates, tables, strict=True):
+        size = cards[u] * cards[child]
+        block = flat[:, start : start + size].reshape(-1, cards[u], cards[child])
+        np.testing.assert_array_equal(block, table)
+        start += size
+    assert start == flat.shape[1]
+    codes[0, candidates[0]] = -1  # a missing cell: extended_counts counts it
+    assert _counts(codes, cards).side_by_side(child, parents, candidates) is None
+
+
+@pytest.mark.parametrize("score", SCORES)
+@pytest.mark.parametrize("seed", [0, 1])
+def test_gains_from_one_array_are_the_per_candidate_gains_to_the_bit(monkeypatch, score, seed):
+    cards = [3, 2, 4, 3, 2]
+    codes = _complete_table(seed, 500, cards)
+    fast = FamilyScores(_counts(codes, cards), score, 2.0)
+    slow = FamilyScores(_counts(codes, cards), score, 2.0)
+    monkeypatch.setattr(slow, "_side_by_side", lambda *args: False)
+    for child in range(len(cards)):
+        others = [u for u in range(len(cards)) if u != child]
+        for parents in [(), *itertools.combinations(others, 1), *itertools.combinations(others, 2)]:
+            candidates = [u for u in others if u not in parents]
+            assert np.array_equal(
+                fast.gains(child, parents, candidates), slow.gains(child, parents, candidates)
+            )
+            assert fast(child, parents) == slow(child, parents)
+    assert fast.cache == slow.cache
+
+
+@pytest.mark.parametrize("climb", [hill_climbing, tabu_search])
+@pytest.mark.parametrize("score", ["bic", "bdeu"])
+def test_search_on_car_takes_the_same_path_with_the_fast_gains(monkeypatch, climb, score):
+    X, y = load_car(return_X_y=True)
+    codes = np.column_stack([X.apply(lambda c: c.astype("category").cat.codes), y.factorize()[0]])
+    cards = codes.max(axis=0) + 1
+    fast = FamilyScores(_counts(codes, cards), score, 10.0)
+    slow = FamilyScores(_counts(codes, cards), score, 10.0)
+    monkeypatch.setattr(slow, "_side_by_side", lambda *args: False)
+    assert climb(fast, len(cards), tabu_length=10) == climb(slow, len(cards), tabu_length=10)

@@ -981,3 +981,30 @@ def test_search_on_car_takes_the_same_path_with_the_fast_gains(monkeypatch, clim
     slow = FamilyScores(_counts(codes, cards), score, 10.0)
     monkeypatch.setattr(slow, "_side_by_side", lambda *args: False)
     assert climb(fast, len(cards), tabu_length=10) == climb(slow, len(cards), tabu_length=10)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    cards=st.lists(st.integers(1, 130), min_size=0, max_size=12),
+    n_rows=st.integers(1, 300),
+    weighted=st.booleans(),
+    by_columns=st.booleans(),
+)
+def test_merged_rows_are_np_uniques(seed, cards, n_rows, weighted, by_columns):
+    """The distinct rows sorted (a missing cell first), each with its rows' weights added in
+    their order: what np.unique and a bincount over its inverse give."""
+    rng = np.random.default_rng(seed)
+    # few distinct values per column, so that rows repeat
+    table = np.column_stack(
+        [rng.integers(-1, min(c, 3), n_rows) for c in cards] or [np.zeros((n_rows, 0))]
+    ).astype(np.int64)
+    if by_columns:
+        table = np.asfortranarray(table)
+    weights = rng.random(n_rows) if weighted else None
+    counts = VariableCounts.merged(table, weights, cards)
+    distinct, inverse = np.unique(table, axis=0, return_inverse=True)
+    totals = np.bincount(inverse.ravel(), weights, minlength=len(distinct))
+    np.testing.assert_array_equal(counts.codes, distinct)
+    np.testing.assert_array_equal(counts.weights, totals.astype(float))
+    assert counts.codes.flags.c_contiguous

@@ -104,32 +104,55 @@ class VariableCounts:
         The rows are sorted by their codes, column by column (a missing cell first),
         so equal sets of rows give equal tables whatever their order.
         """
-        table = np.ascontiguousarray(table)
+        table = np.asarray(table)
         if len(table) == 0:
-            return cls(table, np.zeros(0), cards)
+            return cls(np.ascontiguousarray(table), np.zeros(0), cards)
         # each row's key in the mixed radix of the columns (a missing code one more digit),
         # the keys so far renumbered in order before the radix would overflow
-        key = np.zeros(len(table), dtype=np.int64)
-        bound = 1
-        for j, card in enumerate(cards):
-            digits = int(card) + 1
-            if bound * digits >= 1 << 62:
-                distinct, key = np.unique(key, return_inverse=True)
-                key, bound = key.ravel().astype(np.int64), len(distinct)
-            key = key * digits + (table[:, j].astype(np.int64) + 1)
-            bound *= digits
-        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
-        inverse = inverse.ravel()
-        if weights is None:
-            totals = np.bincount(inverse, minlength=len(first)).astype(float)
+        digits = [int(card) + 1 for card in cards]
+        n = len(table)
+        bound = math.prod(digits)
+        if bound < 1 << 62 and digits and table.flags.c_contiguous:
+            # one product of the rows with the radix's weights
+            radix = np.cumprod([1, *digits[:0:-1]])[::-1].astype(np.int64)
+            key = (table.astype(np.int64) + 1) @ radix
+        else:  # column by column (no copy of a table stored by columns)
+            key = np.zeros(n, dtype=np.int64)
+            bound = 1
+            for j, digit in enumerate(digits):
+                if bound * digit >= 1 << 62:
+                    distinct, key = np.unique(key, return_inverse=True)
+                    key, bound = key.ravel().astype(np.int64), len(distinct)
+                key = key * digit + table[:, j] + 1
+                bound *= digit
+        # np.unique's work without its inverse: a stable sort, each key's first row
+        if bound * n < 1 << 62:  # the row's position in the key's low digits: a plain sort
+            both = np.sort(key * n + np.arange(n))
+            ranked, order = both // n, both % n
         else:
-            totals = np.bincount(inverse, np.asarray(weights, dtype=float), minlength=len(first))
-        distinct = table[first]
+            order = np.argsort(key, kind="stable")
+            ranked = key[order]
+        new = np.empty(len(key), dtype=bool)
+        new[0] = True
+        np.not_equal(ranked[1:], ranked[:-1], out=new[1:])
+        starts = np.flatnonzero(new)
+        first = order[starts]
+        if weights is None:
+            totals = np.diff(np.append(starts, len(key))).astype(float)
+        else:  # each key's weights added in the rows' order, as a bincount adds them
+            group = np.cumsum(new) - 1
+            weights = np.asarray(weights, dtype=float)[order]
+            totals = np.bincount(group, weights, minlength=len(starts))
+        if table.shape[1] and table.flags.c_contiguous and table.dtype.isnative:
+            rows = table.view(np.dtype((np.void, table.shape[1] * table.itemsize)))
+            distinct = rows[first, 0].view(table.dtype).reshape(len(first), table.shape[1])
+        else:
+            distinct = table[first]
         narrow = _codes_dtype(max((int(c) for c in cards), default=1))
         if distinct.dtype.kind == "i" and distinct.dtype.itemsize > narrow.itemsize:
             # the compiled counters read a byte per code several times faster than 8 bytes
             distinct = distinct.astype(narrow)
-        return cls(distinct, totals, cards)
+        return cls(np.ascontiguousarray(distinct), totals, cards)
 
     @property
     def n_variables(self) -> int:

@@ -153,12 +153,14 @@ def segment_scores(stacked, segment, q_totals, score="bdeu", prior_weight=1.0, n
         cell_prior = float(prior_weight) / (q * r)
     else:
         cell_prior = np.full(families, 1.0 if score == "k2" else float(prior_weight))
-    row_prior = (cell_prior * r)[segment[seen]]
+    # the priors' log-gammas once per family (the same numbers as per cell and per row)
+    row_prior = cell_prior * r
+    seen_segment = segment[seen]
     a = cell_prior[cell_segment]
-    out = np.bincount(cell_segment, gammaln(cells + a) - gammaln(a), minlength=families)
-    out += np.bincount(
-        segment[seen], gammaln(row_prior) - gammaln(totals[seen] + row_prior), minlength=families
-    )
+    cell_terms = gammaln(cells + a) - gammaln(cell_prior)[cell_segment]
+    out = np.bincount(cell_segment, cell_terms, minlength=families)
+    row_terms = gammaln(row_prior)[seen_segment] - gammaln(totals[seen] + row_prior[seen_segment])
+    out += np.bincount(seen_segment, row_terms, minlength=families)
     return out
 
 
@@ -195,6 +197,9 @@ class FamilyScores:
         self.n_rows = counts.n_rows
         self.cache: dict = {}
         self.gain_cache: dict = {}
+        # _side_by_side's: the segments of each layout of its counts, and each family's table
+        self._layouts: dict = {}
+        self._tables: dict = {}
 
     def _scored(self, child, tables, parent_sets) -> list:
         cards = self.counts.cards
@@ -240,8 +245,8 @@ class FamilyScores:
         parents = sorted(parents)
         base = frozenset(parents)
         todo = [u for u in candidates if (child, base, u) not in self.gain_cache]
-        if todo and self._side_by_side(child, parents, todo):
-            todo = []
+        if not todo or self._side_by_side(child, parents, todo):
+            return np.array([self.gain_cache[(child, base, u)] for u in candidates])
         cards = self.counts.cards
         q = math.prod(int(cards[p]) for p in parents)
         r = int(cards[child])
@@ -282,34 +287,38 @@ class FamilyScores:
         """
         if not self._exact_sums or (not parents and self.counts.pairs is not None):
             return False
-        if len(self._blocks(child, parents, candidates)) > 1:
+        cards = self._cards
+        r = cards[child]
+        states = tuple(cards[u] for u in candidates)
+        k = len(candidates)
+        # one block of _blocks (its rows of counts are at most the rows of the table)
+        per_state = min(math.prod(cards[p] for p in parents), len(self.counts.codes)) * r
+        if k > 1 and per_state * sum(states) > FAMILY_CELLS:
             return False
         flat = self.counts.side_by_side(child, parents, candidates)
         if flat is None:
             return False
-        cards = self.counts.cards
-        r = int(cards[child])
         q = len(flat)
-        states = np.array([int(cards[u]) for u in candidates])
-        k = len(candidates)
         without = flat[:, : states[0] * r].reshape(q, states[0], r).sum(axis=1)
         stacked = np.concatenate([flat.reshape(-1, r), without])
-        # the rows of flat: parent state by parent state, each candidate's states in turn
-        segment = np.concatenate([np.tile(np.repeat(np.arange(k), states), q), np.full(q, k)])
-        both = segment_scores(
-            stacked,
-            segment,
-            [*(q * states).tolist(), q],
-            self.score,
-            self.prior_weight,
-            self.n_rows,
-        )
+        layout = self._layouts.get((q, states))
+        if layout is None:
+            # the rows of flat: parent state by parent state, each candidate's states in turn
+            segment = np.repeat(np.arange(k), states)
+            segment = np.concatenate([np.tile(segment, q), np.full(q, k)])
+            layout = self._layouts[(q, states)] = (segment, [*(q * s for s in states), q])
+        both = segment_scores(stacked, *layout, self.score, self.prior_weight, self.n_rows)
         base = frozenset(parents)
         for u, a in zip(candidates, both[:k], strict=True):
             self.gain_cache[(child, base, u)] = float(a - both[k])
         # the family without a candidate is the family itself, on every row
         self.cache.setdefault((child, base), float(both[k]))
+        self._tables[(child, base)] = without
         return True
+
+    @cached_property
+    def _cards(self) -> list:
+        return [int(c) for c in self.counts.cards]
 
     def _blocks(self, child, parents, candidates) -> list:
         """``candidates`` in consecutive blocks whose tables hold at most :data:`FAMILY_CELLS`
@@ -352,7 +361,11 @@ class FamilyScores:
         cards = self.counts.cards
         family = [*parents, child]
         if len(todo) > 1 and math.prod(int(cards[v]) for v in family) <= FAMILY_CELLS:
-            table = self.counts.table(family)
+            table = self._tables.get((child, frozenset(parents)))
+            if table is not None and parents == sorted(parents):  # the same counts, laid out
+                table = table.reshape([int(cards[v]) for v in family])  # as table() lays them
+            else:
+                table = self.counts.table(family)
             r, q = int(cards[child]), math.prod(int(cards[p]) for p in parents)
             smaller = [table.sum(axis=k).reshape(-1, r) for k in todo]
             both = family_scores(
@@ -364,7 +377,11 @@ class FamilyScores:
             )
             for k, without in zip(todo, both[1:], strict=True):
                 self.gain_cache[keys[k]] = float(both[0] - without)
-        return np.array([-self.gains(child, sorted(set(parents) - {u}), [u])[0] for u in parents])
+        out = []
+        for key in keys:
+            gain = self.gain_cache.get(key)
+            out.append(-(self.gains(child, sorted(key[1]), [key[2]])[0] if gain is None else gain))
+        return np.array(out)
 
     def network(self, parents_of) -> float:
         """The score of a whole network, ``{node: parents}`` over every variable."""

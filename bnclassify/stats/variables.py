@@ -178,6 +178,10 @@ class VariableCounts:
         """Whether each variable has a missing cell in some row."""
         return (self.codes == MISSING).any(axis=0)
 
+    @cached_property
+    def _some_missing(self) -> bool:
+        return bool(self.has_missing.any())
+
     def observed(self, variables) -> np.ndarray:
         """Which distinct rows observe every one of ``variables`` (a new boolean mask)."""
         variables = [v for v in variables if self.has_missing[v]]
@@ -342,7 +346,11 @@ class VariableCounts:
         [[0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 1.0, 1.0]]
         """
         missing, cards, n = self.has_missing, self.cards, len(self.codes)
-        if not n or missing[child] or any(missing[v] for v in (*parents, *candidates)):
+        if not n:
+            return None
+        if self._some_missing and (
+            missing[child] or any(missing[v] for v in (*parents, *candidates))
+        ):
             return None
         q = math.prod(int(cards[p]) for p in parents)
         r = int(cards[child])

@@ -302,6 +302,47 @@ def test_count_families_refuses_a_code_beyond_its_states(compiled, monkeypatch):
     assert not flat.any()
 
 
+@settings(max_examples=60, deadline=None)
+@given(family_problems(), st.integers(3, 12))
+def test_count_families_of_many_unweighted_families_in_one_row_pass(problem, k):
+    """Unweighted, three families or more: the kernel's pass over the rows that counts every
+    family of a row in turn (a search's candidate parents), against the numpy version and
+    the obvious loop."""
+    codes, y, _, children, parents, cards, n_classes = problem
+    rng = np.random.default_rng(k)
+    m = codes.shape[1]
+    children, parents = rng.integers(0, m, k), rng.integers(0, m, k)
+    problem = (codes, y, None, children, parents, cards, n_classes)
+    expected = slow_family_counts(codes, y, None, children, parents, cards, n_classes)
+    (compiled, plain), offsets = _both_versions(problem, False)
+    np.testing.assert_array_equal(compiled, plain)
+    for f, want in enumerate(expected):
+        got = compiled[:, offsets[f] : offsets[f + 1]].reshape(want.shape)
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_count_families_in_one_row_pass_refuses_a_code_beyond_its_states(compiled, monkeypatch):
+    monkeypatch.setattr(
+        _native.runtime, "COMPILED", compiled and _native.runtime.kernels is not None
+    )
+    three = ([1, 1, 1], [0, 0, 0], [2, 2, 2], [0, 4, 8, 12])
+
+    def count(codes, y):
+        return _native.count_families(codes, np.array(y), None, *three, 2)
+
+    with pytest.raises(ValueError, match="out of its range"):  # the child's code
+        count(np.array([[0, 1], [1, 5]], dtype=np.int8), [0, 1])
+    with pytest.raises(ValueError, match="out of its range"):  # the parent's code
+        count(np.array([[2, 1]], dtype=np.int64), [0])
+    if compiled:  # a huge parent code: no product overflows into a cell in range
+        with pytest.raises(ValueError, match="out of its range"):
+            count(np.array([[2**62, 1]], dtype=np.int64), [0])
+    with pytest.raises(ValueError, match="out of its range"):  # the class
+        count(np.array([[0, 1]], dtype=np.int8), [3])
+    assert not count(np.array([[-1, 7], [9, -1]], dtype=np.int16), [1, 0]).any()
+
+
 def test_count_families_of_no_family():
     flat = _native.count_families(
         np.zeros((3, 2), np.int8), np.zeros(3, int), None, [], [], [], [0], 2

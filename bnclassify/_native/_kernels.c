@@ -420,6 +420,58 @@ COUNT(int16_t)
 COUNT(int32_t)
 COUNT(int64_t)
 
+/* Unweighted counts of several families at once (a search scoring every candidate parent of a
+ * node): one pass over the rows, each row's cell of every family counted in turn, into int32
+ * counts of every class's table (counts, zeroed, n_classes * total cells) added to flat at the
+ * end. A row's increments fall in different tables, so none waits for the previous one's store
+ * (what the lanes of count_T are for), and each row is read once, not once per family. The same
+ * checks as count_T: a class out of range, or, where both codes are observed, a code beyond its
+ * states, returns -1. */
+#define ROW_PASS_FAMILIES 3     /* fewest families counted this way */
+#define ROW_PASS_CELLS (1 << 18) /* most cells (all classes) of their int32 counts: 1 MB */
+typedef struct { Py_ssize_t child, parent; int64_t card, size, start; } row_family;
+
+#define COUNT_ROWS_PASS(T)                                                                     \
+    static int count_rows_##T(const char *codes, Py_ssize_t n, Py_ssize_t s0, Py_ssize_t s1,   \
+                              const int64_t *y, const int64_t *child, const int64_t *parent,   \
+                              const int64_t *child_card, const int64_t *start, int64_t total,  \
+                              int64_t n_classes, Py_ssize_t e0, Py_ssize_t e1, double *flat,   \
+                              int32_t *counts, row_family *fam) {                              \
+        Py_ssize_t m = e1 - e0;                                                                \
+        for (Py_ssize_t e = 0; e < m; e++) {                                                   \
+            fam[e].child = child[e0 + e] * s1;                                                 \
+            fam[e].parent = parent[e0 + e] * s1;                                               \
+            fam[e].card = child_card[e0 + e];                                                  \
+            fam[e].size = start[e0 + e + 1] - start[e0 + e];                                   \
+            fam[e].start = start[e0 + e];                                                      \
+        }                                                                                      \
+        for (Py_ssize_t r = 0; r < n; r++) {                                                   \
+            int64_t k = y[r];                                                                  \
+            if ((uint64_t)k >= (uint64_t)n_classes) return -1;                                 \
+            const char *row = codes + r * s0;                                                  \
+            int32_t *table = counts + k * total;                                               \
+            for (Py_ssize_t e = 0; e < m; e++) {                                               \
+                int64_t a = (int64_t) * (const T *)(row + fam[e].child);                       \
+                int64_t b = (int64_t) * (const T *)(row + fam[e].parent);                      \
+                if ((a | b) < 0) continue; /* a missing cell */                                \
+                /* b beyond the size: no product overflows */                                  \
+                if (a >= fam[e].card || b >= fam[e].size) return -1;                           \
+                int64_t f = b * fam[e].card + a;                                               \
+                if (f >= fam[e].size) return -1;                                               \
+                table[fam[e].start + f]++;                                                     \
+            }                                                                                  \
+        }                                                                                      \
+        for (int64_t k = 0; k < n_classes; k++)                                                \
+            for (int64_t i = start[e0]; i < start[e1]; i++)                                    \
+                flat[k * total + i] += (double)counts[k * total + i];                          \
+        return 0;                                                                              \
+    }
+
+COUNT_ROWS_PASS(int8_t)
+COUNT_ROWS_PASS(int16_t)
+COUNT_ROWS_PASS(int32_t)
+COUNT_ROWS_PASS(int64_t)
+
 static PyObject *count_families(PyObject *self, PyObject *args) {
     PyObject *codes_obj, *y_obj, *w_obj, *child_obj, *parent_obj, *card_obj, *start_obj, *flat_obj;
     long long total, n_classes;
@@ -469,7 +521,22 @@ static PyObject *count_families(PyObject *self, PyObject *args) {
     double *flat = (double *)b[6].buf;
     int bad = 0;
     Py_BEGIN_ALLOW_THREADS
-    if (size == 1) bad = count_int8_t(base, n, s0, s1, y, w, child, parent, card, start, total, n_classes, e0, e1, flat);
+    int32_t *counts = NULL;
+    row_family *fam = NULL;
+    if (!w && e1 - e0 >= ROW_PASS_FAMILIES && total * n_classes <= ROW_PASS_CELLS && n < INT32_MAX) {
+        counts = (int32_t *)calloc((size_t)(total * n_classes), sizeof(int32_t));
+        fam = (row_family *)malloc(sizeof(row_family) * (size_t)(e1 - e0));
+        if (!counts || !fam) { free(counts); free(fam); counts = NULL; fam = NULL; }
+    }
+    if (counts) {
+        if (size == 1) bad = count_rows_int8_t(base, n, s0, s1, y, child, parent, card, start, total, n_classes, e0, e1, flat, counts, fam);
+        else if (size == 2) bad = count_rows_int16_t(base, n, s0, s1, y, child, parent, card, start, total, n_classes, e0, e1, flat, counts, fam);
+        else if (size == 4) bad = count_rows_int32_t(base, n, s0, s1, y, child, parent, card, start, total, n_classes, e0, e1, flat, counts, fam);
+        else bad = count_rows_int64_t(base, n, s0, s1, y, child, parent, card, start, total, n_classes, e0, e1, flat, counts, fam);
+        free(counts);
+        free(fam);
+    }
+    else if (size == 1) bad = count_int8_t(base, n, s0, s1, y, w, child, parent, card, start, total, n_classes, e0, e1, flat);
     else if (size == 2) bad = count_int16_t(base, n, s0, s1, y, w, child, parent, card, start, total, n_classes, e0, e1, flat);
     else if (size == 4) bad = count_int32_t(base, n, s0, s1, y, w, child, parent, card, start, total, n_classes, e0, e1, flat);
     else bad = count_int64_t(base, n, s0, s1, y, w, child, parent, card, start, total, n_classes, e0, e1, flat);

@@ -63,6 +63,7 @@ class _Graph:
         self.required = np.zeros((n, n), dtype=bool)
         for u, v in required:
             self.required[u, v] = True
+        self._reach = None  # reach(), when counted since the last removal
         self.add_gain = np.full((n, n), -np.inf)  # [u, v]: adding u -> v
         self.remove_gain = np.full((n, n), -np.inf)  # [u, v]: removing u -> v
         for v in range(n):
@@ -87,13 +88,16 @@ class _Graph:
 
     def reach(self) -> np.ndarray:
         """``reach[a, b]``: a directed path of at least one arc from ``a`` to ``b``."""
+        if self._reach is not None:  # kept up to date by the additions since the last count
+            return self._reach
         # paths of up to 2^k arcs after k squarings (log2(n) matrix products, no Python
         # loop over the nodes: what each move costs on a small table)
         reach = self.arcs.astype(np.int64)
         while True:
             longer = ((reach + reach @ reach) > 0).astype(np.int64)
             if np.array_equal(longer, reach):
-                return reach.astype(bool)
+                self._reach = reach.astype(bool)
+                return self._reach
             reach = longer
 
     def moves(self, tabu) -> np.ndarray:
@@ -149,8 +153,13 @@ class _Graph:
         if kind == ADD:
             self.parents[v].add(u)
             self.arcs[u, v] = True
+            if self._reach is not None:  # u and what reaches it now reach v and what v reaches
+                into, out = self._reach[:, u].copy(), self._reach[v].copy()
+                into[u] = out[v] = True
+                self._reach |= into[:, None] & out[None, :]
             self._rescore(v)
             return REMOVE, u, v
+        self._reach = None
         self.parents[v].discard(u)
         self.arcs[u, v] = False
         self._rescore(v)

@@ -1008,3 +1008,31 @@ def test_merged_rows_are_np_uniques(seed, cards, n_rows, weighted, by_columns):
     np.testing.assert_array_equal(counts.codes, distinct)
     np.testing.assert_array_equal(counts.weights, totals.astype(float))
     assert counts.codes.flags.c_contiguous
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(2, 7), n_moves=st.integers(1, 25))
+def test_the_searchs_reachability_follows_its_moves(seed, n, n_moves):
+    """The search keeps which node reaches which through its additions (and counts it again
+    after a removal or reversal): always networkx's transitive closure of its arcs."""
+    from bnclassify.dag_search import _Graph
+
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(0, 2, (50, n))
+    scores = FamilyScores(_counts(codes, [2] * n), "bic")
+    graph = _Graph.starting(scores, n, None, None, (), ())
+    for _ in range(n_moves):
+        gains = graph.moves([])
+        legal = np.argwhere(np.isfinite(gains))
+        if not len(legal):
+            break
+        kind, u, v = legal[rng.integers(len(legal))]
+        graph.apply(int(kind), int(u), int(v))
+        dag = nx.DiGraph(list(zip(*np.nonzero(graph.arcs), strict=True)))
+        dag.add_nodes_from(range(n))
+        closure = nx.transitive_closure_dag(dag)
+        expected = np.zeros((n, n), dtype=bool)
+        for a, b in closure.edges:
+            expected[a, b] = True
+        np.testing.assert_array_equal(graph.reach(), expected)
+        assert nx.is_directed_acyclic_graph(dag)

@@ -137,8 +137,10 @@ def segment_scores(stacked, segment, q_totals, score="bdeu", prior_weight=1.0, n
     families = len(q)
     totals = stacked.sum(axis=1)
     # only the occurring cells and parent states: every other one adds exactly 0
-    row, column = np.nonzero(stacked)
-    cells, cell_segment = stacked[row, column], segment[row]
+    flat = np.flatnonzero(stacked)  # row by row, as np.nonzero, without the columns
+    cells = stacked.ravel()[flat]
+    row = flat // r if r else flat
+    cell_segment = segment[row]
     seen = totals > 0
     if score in ("loglik", "bic", "aic"):
         terms = cells * np.log(cells / totals[row])
@@ -300,14 +302,24 @@ class FamilyScores:
             return False
         q = len(flat)
         without = flat[:, : states[0] * r].reshape(q, states[0], r).sum(axis=1)
-        stacked = np.concatenate([flat.reshape(-1, r), without])
-        layout = self._layouts.get((q, states))
-        if layout is None:
+        # a parent state no row is in adds nothing to any family (its rows of counts are 0 in
+        # every table): left out, the other terms are the same, summed in the same order
+        occurring = without.any(axis=1)
+        seen = int(np.count_nonzero(occurring))
+        if seen < q:
+            stacked = np.concatenate([flat[occurring].reshape(-1, r), without[occurring]])
+        else:
+            stacked = np.concatenate([flat.reshape(-1, r), without])
+        segment = self._layouts.get((seen, states))
+        if segment is None:
             # the rows of flat: parent state by parent state, each candidate's states in turn
             segment = np.repeat(np.arange(k), states)
-            segment = np.concatenate([np.tile(segment, q), np.full(q, k)])
-            layout = self._layouts[(q, states)] = (segment, [*(q * s for s in states), q])
-        both = segment_scores(stacked, *layout, self.score, self.prior_weight, self.n_rows)
+            segment = np.concatenate([np.tile(segment, seen), np.full(seen, k)])
+            self._layouts[(seen, states)] = segment
+        q_totals = [*(q * s for s in states), q]
+        both = segment_scores(
+            stacked, segment, q_totals, self.score, self.prior_weight, self.n_rows
+        )
         base = frozenset(parents)
         for u, a in zip(candidates, both[:k], strict=True):
             self.gain_cache[(child, base, u)] = float(a - both[k])

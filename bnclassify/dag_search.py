@@ -103,17 +103,16 @@ class _Graph:
     def moves(self, tabu) -> np.ndarray:
         """The gain of every move, ``(3, n, n)``: -inf where the move is illegal or tabu."""
         arcs, reach = self.arcs, self.reach()
-        n_parents = np.array([len(p) for p in self.parents])
+        room = np.fromiter(map(len, self.parents), np.int64, self.n) < self.max_parents
         gains = np.full((3, self.n, self.n), -np.inf)
-        room = n_parents < self.max_parents
-        legal_add = ~arcs & ~arcs.T & self.allowed & ~reach.T & room[None, :]
-        gains[ADD][legal_add] = self.add_gain[legal_add]
+        legal_add = ~(arcs | arcs.T | reach.T) & self.allowed & room[None, :]
+        np.copyto(gains[ADD], self.add_gain, where=legal_add)
         legal_remove = arcs & ~self.required
-        gains[REMOVE][legal_remove] = self.remove_gain[legal_remove]
+        np.copyto(gains[REMOVE], self.remove_gain, where=legal_remove)
         # u -> v reverses when no other path leads from u to v and v may parent u
-        other_path = (arcs.astype(np.int64) @ reach.astype(np.int64)) > 0
+        other_path = np.matmul(arcs, reach)
         legal_reverse = legal_remove & ~other_path & self.allowed.T & room[:, None]
-        gains[REVERSE][legal_reverse] = (self.remove_gain + self.add_gain.T)[legal_reverse]
+        np.copyto(gains[REVERSE], self.remove_gain + self.add_gain.T, where=legal_reverse)
         for kind, u, v in tabu:
             gains[kind, u, v] = -np.inf
         return gains

@@ -64,6 +64,8 @@ class _Graph:
         for u, v in required:
             self.required[u, v] = True
         self._reach = None  # reach(), when counted since the last removal
+        # each node's possible parents, in position order (allowed does not change)
+        self._into = [np.flatnonzero(self.allowed[:, v]).tolist() for v in range(n)]
         self.add_gain = np.full((n, n), -np.inf)  # [u, v]: adding u -> v
         self.remove_gain = np.full((n, n), -np.inf)  # [u, v]: removing u -> v
         for v in range(n):
@@ -78,8 +80,7 @@ class _Graph:
         self.add_gain[:, v] = -np.inf
         self.remove_gain[:, v] = -np.inf
         if len(parents) < self.max_parents:
-            candidates = [u for u in range(self.n) if u != v and u not in self.parents[v]]
-            candidates = [u for u in candidates if self.allowed[u, v]]
+            candidates = [u for u in self._into[v] if u not in self.parents[v]]
             candidates = _within_cells(self.scores, v, parents, candidates)
             if candidates:
                 self.add_gain[candidates, v] = self.scores.gains(v, parents, candidates)

@@ -302,16 +302,18 @@ def test_count_families_refuses_a_code_beyond_its_states(compiled, monkeypatch):
     assert not flat.any()
 
 
-@settings(max_examples=60, deadline=None)
-@given(family_problems(), st.integers(3, 12))
-def test_count_families_of_many_unweighted_families_in_one_row_pass(problem, k):
+@settings(max_examples=80, deadline=None)
+@given(family_problems(), st.integers(3, 12), st.booleans())
+def test_count_families_of_many_unweighted_families_in_one_row_pass(problem, k, one_child):
     """Unweighted, three families or more: the kernel's pass over the rows that counts every
-    family of a row in turn (a search's candidate parents), against the numpy version and
-    the obvious loop."""
+    family of a row in turn (a search's candidate parents, all of one child, or any
+    families), against the numpy version and the obvious loop."""
     codes, y, _, children, parents, cards, n_classes = problem
     rng = np.random.default_rng(k)
     m = codes.shape[1]
     children, parents = rng.integers(0, m, k), rng.integers(0, m, k)
+    if one_child:
+        children[:] = children[0]
     problem = (codes, y, None, children, parents, cards, n_classes)
     expected = slow_family_counts(codes, y, None, children, parents, cards, n_classes)
     (compiled, plain), offsets = _both_versions(problem, False)
@@ -326,7 +328,7 @@ def test_count_families_in_one_row_pass_refuses_a_code_beyond_its_states(compile
     monkeypatch.setattr(
         _native.runtime, "COMPILED", compiled and _native.runtime.kernels is not None
     )
-    three = ([1, 1, 1], [0, 0, 0], [2, 2, 2], [0, 4, 8, 12])
+    three = ([1, 1, 1], [0, 0, 0], [2, 2, 2], [0, 4, 8, 12])  # one child, as in a search
 
     def count(codes, y):
         return _native.count_families(codes, np.array(y), None, *three, 2)
@@ -341,6 +343,18 @@ def test_count_families_in_one_row_pass_refuses_a_code_beyond_its_states(compile
     with pytest.raises(ValueError, match="out of its range"):  # the class
         count(np.array([[0, 1]], dtype=np.int8), [3])
     assert not count(np.array([[-1, 7], [9, -1]], dtype=np.int16), [1, 0]).any()
+    # families of two children: the row pass that reads each family's child
+    mixed = ([1, 0, 1], [0, 1, 0], [3, 2, 3], [0, 6, 12, 18])  # x_0: 2 states, x_1: 3
+
+    def count_mixed(row):
+        codes = np.array([row], dtype=np.int8)
+        return _native.count_families(codes, np.array([0]), None, *mixed, 1)
+
+    with pytest.raises(ValueError, match="out of its range"):
+        count_mixed([0, 3])
+    with pytest.raises(ValueError, match="out of its range"):
+        count_mixed([2, 1])
+    assert np.flatnonzero(count_mixed([1, 2])).tolist() == [5, 11, 17]
 
 
 def test_count_families_of_no_family():

@@ -472,6 +472,62 @@ COUNT_ROWS_PASS(int16_t)
 COUNT_ROWS_PASS(int32_t)
 COUNT_ROWS_PASS(int64_t)
 
+/* count_rows_T when every family has the same child (a node's candidate parents) and each
+ * family's cells are its parent's states times the child's: the child's code read once per
+ * row, and each family's cell one code, one compare and one increment. fam[e].size holds the
+ * parent's states. */
+#define COUNT_ROWS_SHARED(T)                                                                   \
+    static int count_shared_##T(const char *codes, Py_ssize_t n, Py_ssize_t s0, Py_ssize_t s1, \
+                                const int64_t *y, const int64_t *parent, int64_t child,        \
+                                int64_t card, const int64_t *start, int64_t total,             \
+                                int64_t n_classes, Py_ssize_t e0, Py_ssize_t e1, double *flat, \
+                                int32_t *counts, row_family *fam) {                            \
+        Py_ssize_t m = e1 - e0;                                                                \
+        for (Py_ssize_t e = 0; e < m; e++) {                                                   \
+            fam[e].parent = parent[e0 + e] * s1;                                               \
+            fam[e].size = (start[e0 + e + 1] - start[e0 + e]) / card;                          \
+            fam[e].start = start[e0 + e];                                                      \
+        }                                                                                      \
+        for (Py_ssize_t r = 0; r < n; r++) {                                                   \
+            int64_t k = y[r];                                                                  \
+            if ((uint64_t)k >= (uint64_t)n_classes) return -1;                                 \
+            const char *row = codes + r * s0;                                                  \
+            int64_t a = (int64_t) * (const T *)(row + child * s1);                             \
+            if (a < 0) continue; /* a missing child: no family counts the row */               \
+            if (a >= card) { /* beyond its states: wrong where a parent is observed */         \
+                for (Py_ssize_t e = 0; e < m; e++)                                             \
+                    if (*(const T *)(row + fam[e].parent) >= 0) return -1;                     \
+                continue;                                                                      \
+            }                                                                                  \
+            int32_t *table = counts + k * total + a;                                           \
+            for (Py_ssize_t e = 0; e < m; e++) {                                               \
+                int64_t b = (int64_t) * (const T *)(row + fam[e].parent);                      \
+                if (b < 0) continue;                                                           \
+                if (b >= fam[e].size) return -1;                                               \
+                table[fam[e].start + b * card]++;                                              \
+            }                                                                                  \
+        }                                                                                      \
+        for (int64_t k = 0; k < n_classes; k++)                                                \
+            for (int64_t i = start[e0]; i < start[e1]; i++)                                    \
+                flat[k * total + i] += (double)counts[k * total + i];                          \
+        return 0;                                                                              \
+    }
+
+COUNT_ROWS_SHARED(int8_t)
+COUNT_ROWS_SHARED(int16_t)
+COUNT_ROWS_SHARED(int32_t)
+COUNT_ROWS_SHARED(int64_t)
+
+/* Whether families e0 .. e1 - 1 have one child and cells of whole rows of its states. */
+static int shared_child(const int64_t *child, const int64_t *card, const int64_t *start,
+                        Py_ssize_t e0, Py_ssize_t e1) {
+    for (Py_ssize_t e = e0; e < e1; e++)
+        if (child[e] != child[e0] || card[e] != card[e0] || card[e] < 1 ||
+            (start[e + 1] - start[e]) % card[e])
+            return 0;
+    return 1;
+}
+
 static PyObject *count_families(PyObject *self, PyObject *args) {
     PyObject *codes_obj, *y_obj, *w_obj, *child_obj, *parent_obj, *card_obj, *start_obj, *flat_obj;
     long long total, n_classes;
@@ -528,7 +584,16 @@ static PyObject *count_families(PyObject *self, PyObject *args) {
         fam = (row_family *)malloc(sizeof(row_family) * (size_t)(e1 - e0));
         if (!counts || !fam) { free(counts); free(fam); counts = NULL; fam = NULL; }
     }
-    if (counts) {
+    if (counts && shared_child(child, card, start, e0, e1)) {
+        int64_t c = child[e0], r = card[e0];
+        if (size == 1) bad = count_shared_int8_t(base, n, s0, s1, y, parent, c, r, start, total, n_classes, e0, e1, flat, counts, fam);
+        else if (size == 2) bad = count_shared_int16_t(base, n, s0, s1, y, parent, c, r, start, total, n_classes, e0, e1, flat, counts, fam);
+        else if (size == 4) bad = count_shared_int32_t(base, n, s0, s1, y, parent, c, r, start, total, n_classes, e0, e1, flat, counts, fam);
+        else bad = count_shared_int64_t(base, n, s0, s1, y, parent, c, r, start, total, n_classes, e0, e1, flat, counts, fam);
+        free(counts);
+        free(fam);
+    }
+    else if (counts) {
         if (size == 1) bad = count_rows_int8_t(base, n, s0, s1, y, child, parent, card, start, total, n_classes, e0, e1, flat, counts, fam);
         else if (size == 2) bad = count_rows_int16_t(base, n, s0, s1, y, child, parent, card, start, total, n_classes, e0, e1, flat, counts, fam);
         else if (size == 4) bad = count_rows_int32_t(base, n, s0, s1, y, child, parent, card, start, total, n_classes, e0, e1, flat, counts, fam);

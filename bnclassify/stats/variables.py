@@ -123,7 +123,7 @@ class VariableCounts:
                 if bound * digit >= 1 << 62:
                     distinct, key = np.unique(key, return_inverse=True)
                     key, bound = key.ravel().astype(np.int64), len(distinct)
-                key = key * digit + table[:, j] + 1
+                key = key * digit + (table[:, j].astype(np.int64) + 1)
                 bound *= digit
         # np.unique's work without its inverse: a stable sort, each key's first row
         if bound * n < 1 << 62:  # the row's position in the key's low digits: a plain sort

@@ -918,13 +918,17 @@ def test_the_search_proposes_no_family_the_network_would_refuse(monkeypatch, sea
 # -- the class's Markov blanket: held-out conditional log likelihood ---------------------------
 def _reference_held_out_cll(counts, parents, target, alpha=1.0, folds=5, seed=0):
     """The class's held-out conditional log likelihood from the definition: the same folds
-    (each distinct row's weight split multinomially), every table counted row by row in a
-    dict on the other folds, every test row's posterior a product over the class's
-    families."""
+    (each distinct row's whole weight split multinomially, a fractional one given to one
+    fold), every table counted row by row in a dict on the other folds, every test row's
+    posterior a product over the class's families."""
     codes, weights, cards = counts.codes, counts.weights, counts.cards
-    split = np.random.default_rng(seed).multinomial(
-        weights.astype(np.int64), np.full(folds, 1.0 / folds)
-    )
+    rng = np.random.default_rng(seed)
+    if np.all(weights == np.round(weights)):
+        split = rng.multinomial(weights.astype(np.int64), np.full(folds, 1.0 / folds))
+    else:
+        split = np.zeros((len(weights), folds))
+        for i, f in enumerate(rng.integers(0, folds, len(weights))):
+            split[i, f] = weights[i]
     families = [v for v in range(len(cards)) if v == target or target in parents[v]]
     total = 0.0
     for f in range(folds):
@@ -976,6 +980,13 @@ def test_holdout_gain_equals_the_held_out_likelihood_from_the_definition():
         )
         assert _close(gain, expected)
         assert np.sign(z) == np.sign(gain)
+    halves = VariableCounts(counts.codes, counts.weights * 0.5 + 0.25, counts.cards)
+    for before, after in itertools.combinations(graphs, 2):
+        gain, _ = holdout_gain(halves, before, after, 3)
+        expected = _reference_held_out_cll(halves, after, 3) - _reference_held_out_cll(
+            halves, before, 3
+        )
+        assert _close(gain, expected)
 
 
 def test_blanket_holdout_adds_a_spouse_the_score_leaves_out_and_keeps_the_constraints():

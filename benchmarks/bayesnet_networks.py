@@ -10,8 +10,8 @@ For each network of ``shared/data/networks`` and class node (alarm ``TPR``,
 child ``Disease``, insurance ``RiskAversion`` and ``Accident``, hailfinder
 ``CldShadeOth``, water ``CNOD_12_15``), ``--train`` rows (default 10^5) and
 ``--test`` rows (default 50,000) are sampled from the network with
-:func:`bnclassify.datasets.sample_network` (seed 0 for training, 1 for
-testing), every cell observed. (Results before this sampler used pgmpy's
+:func:`bnclassify.datasets.sample_network` (seed ``--seed``, default 0, for
+training, 1 for testing), every cell observed. (Results before this sampler used pgmpy's
 forward sampler: other rows from the same network.)
 The Bayes-optimal posterior ``P(c | x)`` is exact from the true network (its
 class's Markov blanket, computed by :func:`bnclassify.io.from_pgmpy`, whose
@@ -120,9 +120,9 @@ def load_network(name):
         return get_example_model(name)
 
 
-def run_case(network_name, class_node, specs, train_rows, test_rows):
+def run_case(network_name, class_node, specs, train_rows, test_rows, seed=0):
     network = load_network(network_name)
-    train, test = sample(network, train_rows, 0), sample(network, test_rows, 1)
+    train, test = sample(network, train_rows, seed), sample(network, test_rows, 1)
     X, y = train.drop(columns=class_node), train[class_node].astype(str)
     X_test, y_test = test.drop(columns=class_node)[X.columns], test[class_node].astype(str)
     truth = from_pgmpy(network, class_node)
@@ -170,6 +170,9 @@ def main(argv=None):
     parser.add_argument("--train", type=int, default=100_000)
     parser.add_argument("--test", type=int, default=50_000)
     parser.add_argument("--results", type=Path)
+    parser.add_argument(
+        "--seed", type=int, default=0, help="the training rows' seed (the test rows': 1)"
+    )
     args = parser.parse_args(argv)
     cases = CASES
     if args.cases:
@@ -178,10 +181,12 @@ def main(argv=None):
     done = json.loads(args.results.read_text()) if args.results and args.results.exists() else {}
     for network_name, class_node in cases:
         key = f"{network_name}:{class_node}|{args.train}|{args.test}"
+        if args.seed:
+            key += f"|seed {args.seed}"
         old = done.get(key, {"models": {}})
         todo = [s for s in specs if s not in old["models"]]
         if todo:
-            result = run_case(network_name, class_node, todo, args.train, args.test)
+            result = run_case(network_name, class_node, todo, args.train, args.test, args.seed)
             result["models"] = {**old["models"], **result["models"]}
             done[key] = result
             if args.results:

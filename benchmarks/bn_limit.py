@@ -31,7 +31,10 @@ model (by default the forest to 10^5 rows and HGB to 10^6: beyond, their time
 and memory are out of reach on a shared machine; a name with its smoothing,
 ``tan:hdp=10000``, caps that variant alone). Above ``--chunk-rows``
 training rows, models with ``partial_fit`` are fitted chunk by chunk, so the
-training rows never sit in memory at once; the others from one table.
+training rows never sit in memory at once; KDB with ``k >= 3``, which has no
+``partial_fit``, from a dask DataFrame of the same rows written once as parquet
+files (``$BN_LIMIT_PARQUET``, by default ``/tmp/bn_limit_parquet``); the others
+from one table.
 
 Fit time is wall-clock on one thread; peak memory is the largest resident
 set size of the process during the fit (psutil, sampled every 10 ms) minus
@@ -47,6 +50,7 @@ import ctypes
 import gc
 import json
 import os
+import shutil
 import sys
 import threading
 import time
@@ -61,7 +65,10 @@ from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassif
 from threadpoolctl import threadpool_limits
 
 from bnclassify import AODE, ESKDB, KDB, SKDB, TAN, BayesNetClassifier, NaiveBayes
-from bnclassify.datasets import bayes_posterior, sample_network
+from bnclassify.datasets import bayes_posterior, sample_network, write_network_parquet
+
+#: Where ``fit_from_parquet`` keeps the rows it writes (reused by later runs).
+PARQUET_DIR = Path(os.environ.get("BN_LIMIT_PARQUET", "/tmp/bn_limit_parquet"))
 
 BASES = {
     "nb": lambda s: NaiveBayes(smoothing=s),
@@ -170,6 +177,12 @@ def fit_model(spec, network, class_node, features, rows, chunk_rows, table=None,
     chunks = sample_network(network, rows, chunk_rows=chunk_rows, random_state=seed)
     if table is not None:
         chunks = [table]
+    elif (
+        rows > chunk_rows
+        and getattr(model, "statistics_plan", None)
+        and (model.statistics_plan().family_pass)
+    ):  # KDB(k >= 3): no partial_fit; a dask fit over the rows written as parquet files
+        return fit_from_parquet(model, network, class_node, features, rows, chunk_rows, seed)
     elif rows > chunk_rows and hasattr(model, "partial_fit"):
         states = network.get_cpds(class_node).state_names[class_node]
         seconds, peak = 0.0, 0
@@ -188,6 +201,26 @@ def fit_model(spec, network, class_node, features, rows, chunk_rows, table=None,
     with PeakRSS() as memory:
         start = time.perf_counter()
         model.fit(X, y)
+        seconds = time.perf_counter() - start
+    return model, seconds, memory.bytes
+
+
+def fit_from_parquet(model, network, class_node, features, rows, chunk_rows, seed):
+    """Fit ``model`` on a dask DataFrame of the same rows as the chunks of ``fit_model``,
+    written once as parquet files (:func:`write_network_parquet`, one chunk a file) under
+    ``PARQUET_DIR``; dask's synchronous scheduler, one partition in memory at a time."""
+    import dask
+    import dask.dataframe as dd
+
+    directory = PARQUET_DIR / f"{class_node}_{len(network.nodes())}_{rows}_{chunk_rows}_{seed}"
+    if not (directory / "_complete").exists():
+        shutil.rmtree(directory, ignore_errors=True)
+        write_network_parquet(network, directory, rows, rows_per_file=chunk_rows, random_state=seed)
+        (directory / "_complete").touch()
+    frame = dd.read_parquet(directory)
+    with dask.config.set(scheduler="synchronous"), PeakRSS() as memory:
+        start = time.perf_counter()
+        model.fit(frame[features], frame[class_node].astype(str))
         seconds = time.perf_counter() - start
     return model, seconds, memory.bytes
 

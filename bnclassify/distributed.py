@@ -334,13 +334,13 @@ def fit_dask(model, X, y, sample_weight=None, split_every=SPLIT_EVERY):
             "partial_fit over the partitions instead."
         )
     X = _as_table(X)
+    y = _as_target(y, X)
     stats, schema, classes, class_node = dask_training_statistics(
-        X,
-        _as_target(y, X),
-        getattr(model, "distributions", None),
-        model.statistics_plan,
-        split_every,
+        X, y, getattr(model, "distributions", None), model.statistics_plan, split_every
     )
+    if model.statistics_plan(schema).family_pass:  # KDB, k >= 3: its families by one more pass
+        passes = PartitionPasses(stats, _joined(X, y), schema, classes, split_every)
+        return model.fit_statistics(passes, schema, classes, class_node=class_node)
     return model.fit_statistics(stats, schema, classes, class_node=class_node, keep=True)
 
 
@@ -561,8 +561,11 @@ class PartitionPasses(FamilyTables):
     (whose attributes it hands on), and adds :meth:`leave_one_out`, the passes a
     selective KDB makes over the rows (:func:`fit_dask_selective`); the family
     tables that pass counts (each attribute with every prefix of its parents) are
-    then read by :meth:`family`. ``joined``: the table with the labels as a column
-    (as :func:`dask_statistics` reads it); ``schema`` codes its partitions.
+    then read by :meth:`family`. :meth:`prefetch_families` counts, in one more
+    pass, the families that ``total`` does not hold (KDB with ``k >= 3``: the
+    dask fit of a model whose plan asks for ``family_pass``). ``joined``: the
+    table with the labels as a column (as :func:`dask_statistics` reads it);
+    ``schema`` codes its partitions.
     """
 
     codes = None  # the rows stay on the workers
@@ -588,6 +591,52 @@ class PartitionPasses(FamilyTables):
     def families(self, parents_of) -> list:
         return [self.family(i, tuple(p)) for i, p in enumerate(parents_of)]
 
+    def prefetch_families(self, children, parents_of) -> None:
+        """Count, in one pass over the partitions, the families of ``children`` that the
+        summed statistics do not hold (more feature parents than their tables keep)."""
+        triples = getattr(self.total, "triple_table", None) is not None
+        families = [
+            [int(child), *(int(p) for p in parents_of[child])]
+            for child in children
+            if len(parents_of[child]) > (2 if triples else 1)
+            and (int(child), tuple(int(p) for p in parents_of[child])) not in self.tables
+        ]
+        if families:
+            self.count_families(families)
+
+    def gaussian_moments(self, child, discrete_parents=(), continuous_parents=()):
+        """The summed Gaussian moments of a family the statistics hold, else an error
+        naming the column and its parents (no pass counts them)."""
+        key = (int(child), tuple(discrete_parents), tuple(continuous_parents))
+        if key not in self.total.moments:
+            names = self.schema.names
+            parents = [names[p] for p in (*discrete_parents, *continuous_parents)]
+            raise ValueError(
+                f"Column {names[child]!r}: a Gaussian node with the parents {parents} is not "
+                "counted over a dask table's partitions (only the families of at most two "
+                "feature parents are); compute the table first (X.compute()), model the "
+                "column as binned, or use a smaller k."
+            )
+        return self.total.gaussian_moments(child, discrete_parents, continuous_parents)
+
+    def count_families(self, families) -> list:
+        """Each family's dense tables at every depth of its parents
+        (:func:`~bnclassify._native.loo_family_counts`), summed over every partition in one
+        pass, and kept for :meth:`family`. ``families``: ``[child, *parents]`` lists."""
+        cards = np.maximum(np.asarray(self.schema.cards, dtype=np.int64), 1)
+        C = int(self.total.n_classes)
+        if not dense_families(families, cards, C):
+            raise ValueError(
+                "A family's tables are too large for the passes over a dask table's "
+                "partitions; compute the table first (X.compute())."
+            )
+        count = partial(
+            _partition_tables, schema=self.schema, labels=self.labels, families=families, C=C
+        )
+        counts = _tree_sum(self.joined, count, _sum_arrays, self.split_every)
+        self._keep_tables(families, counts)
+        return counts
+
     def _keep_tables(self, families, counts):
         """Keep each family's tables at every depth (:func:`loo_layout`), for :meth:`family`."""
         cards = np.maximum(np.asarray(self.schema.cards, dtype=np.int64), 1)
@@ -603,18 +652,7 @@ class PartitionPasses(FamilyTables):
         """``(sums, weight)``: :func:`~bnclassify._native.loo_pass`'s sums
         over every partition's rows, and the number of rows (two passes: the tables, then
         the losses)."""
-        cards = np.maximum(np.asarray(self.schema.cards, dtype=np.int64), 1)
-        C = int(self.total.n_classes)
-        if not dense_families(families, cards, C):
-            raise ValueError(
-                "A family's tables are too large for the passes over a dask table's "
-                "partitions; compute the table first (X.compute())."
-            )
-        count = partial(
-            _partition_tables, schema=self.schema, labels=self.labels, families=families, C=C
-        )
-        counts = _tree_sum(self.joined, count, _sum_arrays, self.split_every)
-        self._keep_tables(families, counts)
+        counts = self.count_families(families)
         class_weight = np.asarray(self.total.classes, dtype=float)
         score = partial(
             _partition_losses, schema=self.schema, labels=self.labels, families=families,

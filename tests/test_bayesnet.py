@@ -915,6 +915,162 @@ def test_the_search_proposes_no_family_the_network_would_refuse(monkeypatch, sea
     assert model.structure_.number_of_edges() > 0
 
 
+# -- the class's Markov blanket: held-out conditional log likelihood ---------------------------
+def _reference_held_out_cll(counts, parents, target, alpha=1.0, folds=5, seed=0):
+    """The class's held-out conditional log likelihood from the definition: the same folds
+    (each distinct row's whole weight split multinomially, a fractional one given to one
+    fold), every table counted row by row in a dict on the other folds, every test row's
+    posterior a product over the class's families."""
+    codes, weights, cards = counts.codes, counts.weights, counts.cards
+    rng = np.random.default_rng(seed)
+    if np.all(weights == np.round(weights)):
+        split = rng.multinomial(weights.astype(np.int64), np.full(folds, 1.0 / folds))
+    else:
+        split = np.zeros((len(weights), folds))
+        for i, f in enumerate(rng.integers(0, folds, len(weights))):
+            split[i, f] = weights[i]
+    families = [v for v in range(len(cards)) if v == target or target in parents[v]]
+    total = 0.0
+    for f in range(folds):
+        table = {}
+        for row, w in zip(codes, weights - split[:, f], strict=True):
+            for v in families:
+                key = (v, tuple(row[p] for p in sorted(parents[v])))
+                cell = table.setdefault(key, np.zeros(cards[v]))
+                cell[row[v]] += w
+        for row, w in zip(codes, split[:, f], strict=True):
+            if w == 0:
+                continue
+            log_joint = []
+            for c in range(cards[target]):
+                filled = row.copy()
+                filled[target] = c
+                s = 0.0
+                for v in families:
+                    cell = table.get(
+                        (v, tuple(filled[p] for p in sorted(parents[v]))), np.zeros(cards[v])
+                    )
+                    s += math.log((cell[filled[v]] + alpha) / (cell.sum() + cards[v] * alpha))
+                log_joint.append(s)
+            top = max(log_joint)
+            norm = top + math.log(sum(math.exp(s - top) for s in log_joint))
+            total += w * (log_joint[row[target]] - norm)
+    return total
+
+
+def test_holdout_gain_equals_the_held_out_likelihood_from_the_definition():
+    from bnclassify.dag_search import holdout_gain
+
+    rng = np.random.default_rng(5)
+    c = rng.integers(0, 3, 700)
+    a = (c + (rng.random(700) < 0.3)) % 3
+    b = rng.integers(0, 2, 700)
+    d = (a + b + c * (rng.random(700) < 0.5)) % 2
+    counts = VariableCounts.from_rows(np.column_stack([a, b, d]), c, [3, 2, 2], 3)
+    graphs = [
+        [(), (), (), ()],
+        [(3,), (), (), ()],
+        [(), (), (0, 1, 3), (0,)],
+        [(3,), (3,), (0, 1, 3), ()],
+    ]
+    for before, after in itertools.combinations(graphs, 2):
+        gain, z = holdout_gain(counts, before, after, 3, alpha=0.5)
+        expected = _reference_held_out_cll(counts, after, 3, 0.5) - _reference_held_out_cll(
+            counts, before, 3, 0.5
+        )
+        assert _close(gain, expected)
+        assert np.sign(z) == np.sign(gain)
+    halves = VariableCounts(counts.codes, counts.weights * 0.5 + 0.25, counts.cards)
+    for before, after in itertools.combinations(graphs, 2):
+        gain, _ = holdout_gain(halves, before, after, 3)
+        expected = _reference_held_out_cll(halves, after, 3) - _reference_held_out_cll(
+            halves, before, 3
+        )
+        assert _close(gain, expected)
+
+
+def test_blanket_holdout_adds_a_spouse_the_score_leaves_out_and_keeps_the_constraints():
+    X, y = _spouse_rows()
+    plain = BayesNetClassifier().fit(X, y)
+    assert "x2" not in plain.markov_blanket_
+    refined = BayesNetClassifier(blanket_holdout=0.01).fit(X, y)
+    assert refined.markov_blanket_ == ["x0", "x1", "x2", "x3"]
+    assert ("cv_add", "x2", "x0") in [t[:3] for t in refined.blanket_tests_]
+    assert refined.search_path_[-1][-1] == pytest.approx(refined.score_)
+    assert refined.score_ < plain.score_  # the score did not want it
+    barred = BayesNetClassifier(blanket_holdout=0.01, forbidden=[("x2", "x0")]).fit(X, y)
+    assert not barred.structure_.has_edge("x2", "x0")
+    capped = BayesNetClassifier(blanket_holdout=0.01, max_parents=2).fit(X, y)
+    assert max(d for _, d in capped.structure_.in_degree) <= 2
+    kept = BayesNetClassifier(blanket_holdout=0.5, required=[("x3", "class")]).fit(X, y)
+    assert kept.structure_.has_edge("x3", "class")
+
+
+def test_holdout_prunes_a_parent_that_hurts_and_turns_a_parent_into_a_child():
+    from bnclassify.dag_search import holdout_gain, refine_blanket_holdout
+
+    rng = np.random.default_rng(2)
+    rows = 5000
+    c, x1, x2 = rng.integers(0, 2, rows), rng.integers(0, 2, rows), rng.integers(0, 2, rows)
+    x0 = c ^ (rng.random(rows) < np.where(x1 == x2, 0.05, 0.4))  # x1, x2: how far x0 is c
+    noise = rng.integers(0, 4, rows)
+    counts = VariableCounts.from_rows(np.column_stack([x0, x1, x2, noise]), c, [2, 2, 2, 4], 2)
+    # the class under x0 (x0's parents x1 and x2 then outside its blanket) and under a noise
+    # column; x1 and x2 may not join the class's own family, so only turning x0 into a child
+    # makes them members (as spouses)
+    start = [(1, 2), (), (), (), (0, 3)]
+    barred = [(1, 4), (2, 4), (4, 1), (4, 2)]
+    refined, moves = refine_blanket_holdout(counts, start, 4, 0.001, forbidden=barred)
+    assert refined == [(1, 2, 4), (), (), (), ()]
+    assert [m[:3] for m in moves] == [("remove", 3, 4), ("remove", 0, 4), ("add", 4, 0)]
+    assert moves[0][3] > 0
+    gain, z = holdout_gain(counts, [(1, 2), (), (), (), (0,)], refined, 4)
+    assert moves[-1][3:] == pytest.approx((gain, z))
+    assert moves[-2][3:] == moves[-1][3:] and z > 10
+    # no turn when the arc into the class is required
+    kept, moves = refine_blanket_holdout(
+        counts, start, 4, 0.001, forbidden=barred, required=[(0, 4)]
+    )
+    assert kept == [(1, 2), (), (), (), (0,)] and [m[:3] for m in moves] == [("remove", 3, 4)]
+
+
+def test_blanket_holdout_keeps_the_climb_when_the_perturbation_predicts_worse(vote, tmp_path):
+    X, y = vote
+    options = {"score_type": "bic", "max_parents": 3, "perturb_blanket": True}
+    moved = BayesNetClassifier(**options).fit(X, y)
+    checked = BayesNetClassifier(blanket_holdout=0.001, **options).fit(X, y)
+    plain = BayesNetClassifier(score_type="bic", max_parents=3).fit(X, y)
+    first = checked.blanket_tests_[0][0] if checked.blanket_tests_ else None
+    if first == "cv_unperturbed":
+        assert checked.search_path_[: len(plain.search_path_)] == plain.search_path_
+    else:
+        assert checked.search_path_[: len(moved.search_path_)] == moved.search_path_
+    assert nx.is_directed_acyclic_graph(checked.structure_)
+    loaded = load(dump(checked, tmp_path / "model.bnc"))
+    assert loaded.blanket_tests_ == checked.blanket_tests_
+    assert np.array_equal(loaded.predict_proba(X), checked.predict_proba(X))
+    with pytest.raises(InvalidParameterError, match="blanket_holdout"):
+        BayesNetClassifier(blanket_holdout=0).fit(X, y)
+
+
+def test_blanket_holdout_folds_follow_random_state():
+    """The held-out folds are the only random step: the same seed, the same model; the
+    default seed is 0."""
+    rng = np.random.default_rng(3)
+    n = 3000
+    c = rng.integers(0, 2, n)
+    x0 = c ^ (rng.random(n) < 0.2)
+    x1 = x0 ^ (rng.random(n) < 0.3)
+    X = pd.DataFrame({"x0": x0, "x1": x1, "x2": rng.integers(0, 3, n)}).astype(str)
+    y = pd.Series(c).astype(str)
+    a = BayesNetClassifier(blanket_holdout=0.01).fit(X, y)
+    b = BayesNetClassifier(blanket_holdout=0.01, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
+    assert a.blanket_tests_ == b.blanket_tests_
+    with pytest.raises(ValueError, match="random_state"):
+        BayesNetClassifier(random_state=-1).fit(X, y)
+
+
 # -- the search's fast path: every candidate's counts side by side, scored in one call ----------
 
 

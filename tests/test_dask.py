@@ -260,3 +260,46 @@ def test_a_dask_array_that_is_not_a_table_is_refused_by_name():
         model.predict_proba(flat)
     with pytest.raises(ValueError, match="y is a 2-D dask Array"):
         NaiveBayes().fit(flat.reshape(-1, 1), labels.reshape(-1, 1))
+
+
+@pytest.mark.parametrize("k", [3, 4])
+def test_kdb_beyond_two_parents_counts_its_families_by_one_more_pass(client, k, monkeypatch):
+    """KDB with k >= 3 keeps no table of its families ahead of the structure: the dask fit
+    counts them in a pass once the structure is known, and equals fit (car's strings, and
+    a table of binned numbers with missing cells)."""
+    from test_out_of_core_bins import FORMS, _table
+
+    from bnclassify.data import kinds_rule
+
+    dX, dy, X, y = _split(*_car_strings(), 5, "buying")
+    expected = KDB(k=k).fit(X, y)
+    got = KDB(k=k).fit(dX, dy)
+    assert sorted(got.structure_.edges()) == sorted(expected.structure_.edges())
+    assert max(len(list(expected.structure_.predecessors(f))) for f in X.columns) == k + 1
+    np.testing.assert_allclose(
+        got.predict_proba(dX).compute(), expected.predict_proba(X), rtol=0, atol=1e-12
+    )
+    monkeypatch.setattr(kinds_rule, "NUMERIC_KIND", "binned")
+    X, y = _table(*FORMS[3], n=200, seed=3)
+    frame = pd.concat([X, y], axis=1).sample(frac=1.0, random_state=1).reset_index(drop=True)
+    for column in frame.columns[:-1]:
+        frame.loc[frame.index % 7 == 0, column] = None
+    parts = dd.from_pandas(frame, npartitions=4, sort=False)
+    got = KDB(k=k).fit(parts.drop(columns="label"), parts["label"])
+    expected = KDB(k=k).fit(frame.drop(columns="label"), frame["label"])
+    np.testing.assert_allclose(
+        got.predict_proba(frame.drop(columns="label")),
+        expected.predict_proba(frame.drop(columns="label")),
+        rtol=0,
+        atol=1e-12,
+    )
+
+
+def test_kdb_beyond_two_parents_names_a_gaussian_family_it_cannot_count(client):
+    X, y = _car_strings()
+    X = X.assign(size=np.linspace(0.0, 1.0, len(X)) + (y == "unacc").to_numpy())
+    dX, dy, X, y = _split(X, y, 4)
+    model = KDB(k=3, distributions={"size": "gaussian"}, order=list(X.columns))  # size last
+    with pytest.raises(ValueError, match="Column 'size': a Gaussian node with the parents"):
+        model.fit(dX, dy)
+    assert not hasattr(model, "classes_")

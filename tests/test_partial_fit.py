@@ -396,3 +396,22 @@ def test_triple_table_equals_the_one_hot_products(weighted):
             ]
         )
         np.testing.assert_allclose(triple_counts(counts, total), expected, atol=1e-12)
+
+
+def test_kdb_beyond_two_parents_refuses_partial_fit_before_counting():
+    """KDB(k >= 3)'s families are known only once its structure is: partial_fit refuses it
+    with the remedy, on the first call and after fit, and leaves the model as it was."""
+    from bnclassify import KDB
+    from bnclassify.datasets import load_car
+
+    X, y = load_car(return_X_y=True)
+    model = KDB(k=3)
+    with pytest.raises(ValueError, match=r"KDB\(k=3\)\.partial_fit cannot learn incrementally"):
+        model.partial_fit(X, y, classes=np.unique(y))
+    assert not hasattr(model, "classes_")
+    model.fit(X, y)
+    before = model.predict_proba(X)
+    with pytest.raises(ValueError, match="fit a dask DataFrame"):
+        model.partial_fit(X.iloc[:10], y.iloc[:10])
+    np.testing.assert_array_equal(model.predict_proba(X), before)
+    KDB(k=2).partial_fit(X, y, classes=np.unique(y))  # two parents: the triple table

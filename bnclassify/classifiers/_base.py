@@ -734,6 +734,13 @@ def accumulate(model, X, y, classes, sample_weight):
     the accumulated categories, the class labels and the class node's name. The
     model's parameters are checked before (by ``partial_fit``).
     """
+    if model.statistics_plan().family_pass:
+        raise ValueError(
+            f"{model!r}.partial_fit cannot learn incrementally: the counts of its families "
+            "(three or more feature parents each) are known only once its structure is, "
+            "after every row. Fit it in memory, fit a dask DataFrame (one more pass over "
+            "the partitions), or use k <= 2."
+        )
     statistics = getattr(model, "statistics_", None)
     rows = getattr(model, "_fit_rows", None)
     # the statistics count every column, those no row has observed so far included

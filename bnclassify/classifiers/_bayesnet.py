@@ -8,7 +8,15 @@ from numbers import Integral, Real
 import networkx as nx
 import numpy as np
 
-from ..dag_search import blanket_perturbation, hill_climbing, k2, refine_blanket, tabu_search
+from ..dag_search import (
+    blanket_perturbation,
+    hill_climbing,
+    holdout_gain,
+    k2,
+    refine_blanket,
+    refine_blanket_holdout,
+    tabu_search,
+)
 from ..data import HANDLE_UNKNOWN
 from ..exceptions import ContinuousFeaturesError
 from ..factors import TABLE_DISTRIBUTIONS, Categorical, node_from_spec
@@ -134,6 +142,18 @@ class BayesNetClassifier(StatisticsFit, NetworkClassifier):
         ``perturb_blanket=True``: on a graph turned round near the class the tests
         take a child's descendants for its parents. Default: no refinement, the
         search's graph.
+    blanket_holdout : float, optional
+        Last, refine the class's Markov blanket by its conditional log likelihood on
+        held-out rows (``bnclassify.dag_search.refine_blanket_holdout``, 5 folds of the
+        training rows, drawn with ``random_state``): the arcs that hold a member (into
+        the class, out of it, into one of its children) are removed while a removal
+        raises the held-out conditional log likelihood, and an arc that brings a feature
+        in is added when the z statistic of its held-out gain passes the normal quantile
+        of ``blanket_holdout`` over the number of arcs tried (Bonferroni). With
+        ``perturb_blanket=True`` the arcs of the blanket the climb had before the
+        perturbation are first put back where legal, so that the held-out test, not the
+        score, chooses between the two blankets. For members a score leaves out or keeps
+        by its penalty, judged by what they do to the class's prediction. Default: none.
     alpha : float, default=1.0
         Pseudo-count of every cell of every table (including the class's),
         ``(N + alpha) / (N_parents + r alpha)``.
@@ -144,6 +164,9 @@ class BayesNetClassifier(StatisticsFit, NetworkClassifier):
         Which columns are categories and which are numbers to bin (per column in
         a dict); the kinds rule by default. Densities are refused: every node is
         a table.
+    random_state : int or None, default=0
+        Seed of the held-out folds of ``blanket_holdout`` (the only random step;
+        fixed by default, so a fit is repeatable; None draws fresh folds).
 
     Attributes
     ----------
@@ -173,7 +196,12 @@ class BayesNetClassifier(StatisticsFit, NetworkClassifier):
     blanket_tests_ : list of (str, str, str, float, int, float)
         With ``blanket_level``: the arcs the refinement added and removed, in order,
         ``(move, parent, child, G, df, p)`` (also at the end of ``search_path_``);
-        otherwise empty.
+        with ``blanket_holdout``, its moves follow, ``(move, parent, child, gain, 0,
+        z)``, ``move`` one of ``"cv_add"`` and ``"cv_remove"`` (and first
+        ``"cv_unperturbed"``, from the class to itself, when the climb's graph is kept
+        instead of the perturbation's),
+        ``gain`` the held-out conditional log likelihood (nats) and ``z`` its
+        statistic; otherwise empty.
     fit_times_ : dict
         Seconds spent on the ``"structure"`` and the ``"parameters"``.
 
@@ -218,9 +246,11 @@ class BayesNetClassifier(StatisticsFit, NetworkClassifier):
         "reversal": ["boolean"],
         "perturb_blanket": ["boolean"],
         "blanket_level": [None, Interval(Real, 0, 1, closed="neither")],
+        "blanket_holdout": [None, Interval(Real, 0, 1, closed="neither")],
         "alpha": ALPHA,
         "handle_unknown": [Options(HANDLE_UNKNOWN)],
         "distributions": [TABLE_DISTRIBUTIONS],
+        "random_state": [None, Interval(Integral, 0, None, closed="left")],
     }
 
     def __init__(
@@ -238,9 +268,11 @@ class BayesNetClassifier(StatisticsFit, NetworkClassifier):
         reversal=True,
         perturb_blanket=False,
         blanket_level=None,
+        blanket_holdout=None,
         alpha=1.0,
         handle_unknown="warn",
         distributions=None,
+        random_state=0,
     ):
         self.search = search
         self.score_type = score_type
@@ -255,9 +287,11 @@ class BayesNetClassifier(StatisticsFit, NetworkClassifier):
         self.reversal = reversal
         self.perturb_blanket = perturb_blanket
         self.blanket_level = blanket_level
+        self.blanket_holdout = blanket_holdout
         self.alpha = alpha
         self.handle_unknown = handle_unknown
         self.distributions = distributions
+        self.random_state = random_state
 
     def statistics_plan(self, schema=None) -> StatisticsPlan:
         """What an incremental or dask fit keeps: the distinct rows (any family's counts),
@@ -443,7 +477,9 @@ class BayesNetClassifier(StatisticsFit, NetworkClassifier):
                 tabu_length=self.tabu_length, reversal=self.reversal, max_iter=self.max_iter
             )
             found, path = climb(scores, len(ranked), start, **options)
+        tests, steps = [], []
         if self.perturb_blanket:
+            climbed, before = found, path
             found, more = blanket_perturbation(
                 scores,
                 len(ranked),
@@ -455,9 +491,22 @@ class BayesNetClassifier(StatisticsFit, NetworkClassifier):
                 reversal=self.reversal,
             )
             path = [*path, *more]
-        tests = []
+            if self.blanket_holdout is not None and more:
+                # the perturbation's graph scores higher; the class's prediction on
+                # held-out rows decides whether its blanket is kept
+                gain, z = holdout_gain(
+                    searched,
+                    found,
+                    climbed,
+                    index[m],
+                    alpha=float(self.alpha),
+                    random_state=self.random_state,
+                )
+                if gain > 0:
+                    found, path = climbed, before
+                    tests.append(("cv_unperturbed", index[m], index[m], gain, 0, z))
         if self.blanket_level is not None:
-            found, tests = refine_blanket(
+            found, level_tests = refine_blanket(
                 searched,
                 found,
                 index[m],
@@ -466,16 +515,33 @@ class BayesNetClassifier(StatisticsFit, NetworkClassifier):
                 forbidden=forbidden,
                 required=required,
             )
+            tests += level_tests
+            steps += [(move, u, v) for move, u, v, *_ in level_tests]
+        if self.blanket_holdout is not None:
+            found, moves = refine_blanket_holdout(
+                searched,
+                found,
+                index[m],
+                float(self.blanket_holdout),
+                alpha=float(self.alpha),
+                random_state=self.random_state,
+                max_parents=self.max_parents,
+                forbidden=forbidden,
+                required=required,
+            )
+            tests += [(f"cv_{move}", u, v, g, 0, z) for move, u, v, g, z in moves]
+            steps += [("remove" if move == "remove" else "add", u, v) for move, u, v, *_ in moves]
+        if steps:
             done = [set(ps) for ps in found]
-            # the path goes on with the refinement's moves, each with the network's score
+            # the path goes on with the refinements' moves, each with the network's score
             # after it (the graph rebuilt backwards from the refined one)
-            steps = []
-            for move, u, v, *_ in reversed(tests):
-                steps.append(
+            rebuilt = []
+            for move, u, v in reversed(steps):
+                rebuilt.append(
                     (move, u, v, scores.network({k: tuple(sorted(p)) for k, p in enumerate(done)}))
                 )
                 (done[v].discard if move == "add" else done[v].add)(u)
-            path = [*path, *reversed(steps)]
+            path = [*path, *reversed(rebuilt)]
         parents = [() for _ in range(m + 1)]
         for k, ps in enumerate(found):
             parents[ranked[k]] = tuple(sorted(ranked[p] for p in ps))

@@ -140,9 +140,17 @@ class KDB(AugmentedNaiveBayes):
         self.l2 = l2
 
     def statistics_plan(self, schema=None) -> StatisticsPlan:
-        two = self.k >= 2
+        """What an out-of-core fit keeps: the pair table (the CMI of every pair), and the
+        triple table for ``k = 2``; with ``k >= 3`` the families are counted once the
+        structure is known (:attr:`~bnclassify.stats.StatisticsPlan.family_pass`)."""
+        k = int(self.k)
+        two = k >= 2
         return StatisticsPlan(
-            pairwise=True, triples=two, structural_moments=True, two_parent_moments=two
+            pairwise=True,
+            triples=k == 2,
+            structural_moments=True,
+            two_parent_moments=two,
+            family_pass=k >= 3,
         )
 
     def _edge_weights(self, counts, features):

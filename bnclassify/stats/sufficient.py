@@ -66,6 +66,12 @@ class StatisticsPlan:
         any variables, which a general network's structure search reads. At most
         one record per training row (``m + 1`` codes and a weight), usually far
         fewer: discrete rows repeat.
+    family_pass : bool
+        The structure's families cannot be kept ahead of it (KDB with ``k >= 3``:
+        families of three or more feature parents, ``C R^4`` cells and more): a
+        dask fit counts them in one more pass over the partitions once the
+        structure is known, and ``partial_fit``, which sees each chunk once,
+        refuses the model.
     """
 
     pairwise: bool = False
@@ -74,6 +80,7 @@ class StatisticsPlan:
     two_parent_moments: bool = False
     edges: tuple = ()
     rows: bool = False
+    family_pass: bool = False
 
 
 def moment_keys(schema, plan) -> list:

@@ -26,9 +26,9 @@ from .elimination import (
     ENUMERATED_STATES,
     GROUPED_STATES,
     MAX_TABLE_CELLS,
+    StateSum,
     eliminate,
     elimination_order,
-    summed_out,
     summed_rows,
     table_cells,
 )
@@ -36,6 +36,10 @@ from .factors import Categorical, ClassTable, Factor, Unobserved, node_from_spec
 from .parameters import Laplace, log_class_prior, log_conditional
 from .state import acyclic, float_array, positions, probability_rows, require
 from .stats import MAX_FAMILY_CELLS, SmoothedTables
+
+#: Prepared sums (:class:`~bnclassify.elimination.StateSum`) a network keeps, the oldest
+#: dropped first: one per variable of many states and set of tables it is summed out of.
+SUM_CACHE_SIZE = 32
 
 
 def fit_network(stats, schema, parents, alpha, smoothing=None, rng=None) -> FittedNetwork:
@@ -212,6 +216,8 @@ class FittedNetwork:
         # rebuilt by the first prediction
         state = dict(self.__dict__)
         state.pop("_gather_cache", None)
+        state.pop("_sum_cache", None)
+        state.pop("_padded_cache", None)
         return state
 
     # -- the layout inference reads (derived from the factors, computed once) --------------
@@ -425,18 +431,23 @@ class FittedNetwork:
         0). Built once per set of tables (held with them, compared by identity).
         """
         nodes = self._nodes
+        made = self.__dict__.get("_gather_cache")
+        # the same factors holding the same tables: read at every call of every prediction,
+        # so compared by identity before any family is computed
+        if (
+            made is not None
+            and len(made[0]) == len(nodes)
+            and all(a is b for a, b in zip(made[0], nodes, strict=True))
+            and all(
+                getattr(f, "log_table_", None) is t for f, t in zip(nodes, made[1], strict=True)
+            )
+        ):
+            return made[2]
         families = [(*f.discrete_parent_positions, *f.column_positions) for f in nodes]
         tables = [
             f.log_table_ if own and _looks_up_its_table(f) else None
             for f, own in zip(nodes, families, strict=True)
         ]
-        made = self.__dict__.get("_gather_cache")
-        if (
-            made is not None
-            and len(made[0]) == len(tables)
-            and all(a is b for a, b in zip(made[0], tables, strict=True))
-        ):
-            return made[1]
         kept = [k for k, t in enumerate(tables) if t is not None]
         width = max([len(families[k]) for k in kept] or [0])
         family = np.zeros((len(kept), width), dtype=np.intp)
@@ -461,7 +472,8 @@ class FittedNetwork:
             "used": np.unique(family[strides > 0]),
             "states": np.asarray(self._cards, dtype=np.intp),
         }
-        self.__dict__["_gather_cache"] = (tables, gather)
+        held = tuple(getattr(f, "log_table_", None) for f in nodes)
+        self.__dict__["_gather_cache"] = (tuple(nodes), held, gather)
         return gather
 
     def _add_table_terms(self, out, codes, which, left_out=None) -> bool:
@@ -836,17 +848,23 @@ class FittedNetwork:
         """log of the sum over the missing variables of the touched nodes' terms, (n, C)."""
         n, n_classes = len(codes), self.n_classes
         potentials, single = [], {}
+        filled = None  # the codes with every missing cell read as state 0
         for k, free in plan["tables"]:
             own = next(iter(self._nodes[k].column_positions), None)  # the class's: none
             dropped = None if own is None or own in plan["missing"] else codes[:, own] == MISSING
-            if dropped is None or not dropped.any():
+            # a variable of many states is summed by a StateSum prepared for its tables: the
+            # same tables in every block of rows (padded whether or not the block drops one)
+            grouped = len(free) == 1 and self._cards[free[0]] >= GROUPED_STATES
+            if dropped is None or not (grouped or dropped.any()):
                 index, table = self._nodes[k].log_potential(codes, free)
             else:  # its own cell sums to 1 in these rows (see _needed): a slice of zeros
-                index, table = self._nodes[k].log_potential(np.maximum(codes, 0), free)
-                table = np.concatenate([table, np.zeros((1, *table.shape[1:]))])
+                if filled is None:
+                    filled = np.maximum(codes, 0)
+                index, table = self._nodes[k].log_potential(filled, free)
+                table = self._padded(table)
                 index = np.where(dropped, len(table) - 1, index)
             if len(free) == 1:  # summed with the others over the same variable
-                single.setdefault(free[0], []).append((index, table.reshape(len(table), -1)))
+                single.setdefault(free[0], []).append((index, table))
             else:
                 potentials.append((free, table[index]))
         shared = {u for free, _ in potentials for u in free}
@@ -855,19 +873,51 @@ class FittedNetwork:
         for v, items in single.items():
             if v not in shared and self._cards[v] >= GROUPED_STATES:
                 alone.add(v)
-                tables = [t.reshape(len(t), n_classes, -1) for _, t in items]
-                potentials.append(((), summed_out([i for i, _ in items], tables, n_classes)))
+                tables = tuple(t for _, t in items)
+                prepared = self._prepared(tables, lambda t: StateSum(list(t), n_classes))
+                potentials.append(((), prepared([i for i, _ in items])))
                 continue
             if len(items) == 1:
                 index, table = items[0]
                 summed = table[index]
             else:
-                summed = summed_rows([i for i, _ in items], [t for _, t in items])
+                summed = summed_rows(
+                    [i for i, _ in items], [t.reshape(len(t), -1) for _, t in items]
+                )
             potentials.append(((v,), summed.reshape(n, n_classes, -1)))
         for order, target_of, scope in plan["components"]:
             potentials.append((scope, self._component(order, target_of, scope, codes, values)))
         order = [v for v in plan["order"] if v not in alone]
         return eliminate(potentials, order, n, n_classes)
+
+    def _prepared(self, key, make):
+        """``make(key)`` for a tuple ``key`` of tables, kept while they are the same objects:
+        summing a variable out of a member's tables repeats at every prediction, and its
+        preparation (the distinct terms, the stacked tables) does not depend on the rows.
+        Not pickled; a few dozen kept, the oldest dropped."""
+        cache = self.__dict__.setdefault("_sum_cache", {})
+        ident = tuple(id(t) for t in key)
+        made = cache.get(ident)
+        if made is not None and all(a is b for a, b in zip(made[0], key, strict=True)):
+            return made[1]
+        if len(cache) >= SUM_CACHE_SIZE:
+            del cache[next(iter(cache))]
+        cache[ident] = (key, make(key))  # the key held, so its objects' ids stay theirs
+        return cache[ident][1]
+
+    def _padded(self, table):
+        """``table`` with one more slice of zeros (the term of a node whose own cell sums to
+        1), kept while ``table`` is the same object (a node's cached layout): a
+        :class:`StateSum` is prepared for the padded tables, compared by identity."""
+        cache = self.__dict__.setdefault("_padded_cache", {})
+        made = cache.get(id(table))
+        if made is not None and made[0] is table:
+            return made[1]
+        if len(cache) >= 4 * len(self._nodes):  # tables of an earlier fit: dropped
+            cache.clear()
+        padded = np.concatenate([table, np.zeros((1, *table.shape[1:]))])
+        cache[id(table)] = (table, padded)
+        return padded
 
     def _component(self, order, target_of, scope, codes, values) -> np.ndarray:
         """Continuous nodes joined by missing values (``order``: children first, each sending

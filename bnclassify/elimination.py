@@ -283,6 +283,9 @@ class StateSum:
         Each of shape ``(k_f, n_classes, states)`` (the same states for all).
     n_classes : int
 
+    Calling it with ``indices`` (one array per table) sums the rows; an index of -1 reads
+    no term of that table in that row (a node whose own cell sums to 1 there).
+
     Examples
     --------
     >>> table = np.array([[[0.0, 1.0, 1.0]], [[2.0, 0.0, 0.0]]])
@@ -305,10 +308,10 @@ class StateSum:
         self.n_classes = n_classes
         self.bounds = np.searchsorted(columns, np.arange(n_classes + 1) * states)
         # C order: the product's summation order follows the layout; the log of each term's
-        # number of states a last row, read by every row
-        self.stacked = np.empty((len(whole), len(columns)))
-        np.take(whole[1:], columns, axis=1, out=self.stacked[:-1])
-        self.stacked[-1] = np.log(counts[order])
+        # number of states a row read by every row, and a row of zeros (an index of -1)
+        self.stacked = np.zeros((len(whole) + 1, len(columns)))
+        np.take(whole[1:], columns, axis=1, out=self.stacked[:-2])
+        self.stacked[-2] = np.log(counts[order])
         self.offsets = np.concatenate([[0], np.cumsum([*sizes, 1])])
         impossible = np.isneginf(self.stacked)
         self.impossible = impossible.astype(float) if impossible.any() else None
@@ -327,8 +330,10 @@ class StateSum:
         for f, index in enumerate(indices):
             picks[:, f] = index
         picks[:, -1] = 0
+        none = picks < 0
         picks += self.offsets[:-1]
-        n_tables, n_total = picks.shape[1], int(self.offsets[-1])
+        picks[none] = len(self.stacked) - 1  # the row of zeros
+        n_tables, n_total = picks.shape[1], len(self.stacked)
         if n * n_tables <= n_total:  # few rows: their picked rows added in turn
 
             def summed(matrix):

@@ -217,7 +217,6 @@ class FittedNetwork:
         state = dict(self.__dict__)
         state.pop("_gather_cache", None)
         state.pop("_sum_cache", None)
-        state.pop("_padded_cache", None)
         return state
 
     # -- the layout inference reads (derived from the factors, computed once) --------------
@@ -848,20 +847,19 @@ class FittedNetwork:
         """log of the sum over the missing variables of the touched nodes' terms, (n, C)."""
         n, n_classes = len(codes), self.n_classes
         potentials, single = [], {}
-        filled = None  # the codes with every missing cell read as state 0
         for k, free in plan["tables"]:
             own = next(iter(self._nodes[k].column_positions), None)  # the class's: none
             dropped = None if own is None or own in plan["missing"] else codes[:, own] == MISSING
-            # a variable of many states is summed by a StateSum prepared for its tables: the
-            # same tables in every block of rows (padded whether or not the block drops one)
-            grouped = len(free) == 1 and self._cards[free[0]] >= GROUPED_STATES
-            if dropped is None or not (grouped or dropped.any()):
+            if dropped is None or not dropped.any():
                 index, table = self._nodes[k].log_potential(codes, free)
-            else:  # its own cell sums to 1 in these rows (see _needed): a slice of zeros
-                if filled is None:
-                    filled = np.maximum(codes, 0)
-                index, table = self._nodes[k].log_potential(filled, free)
-                table = self._padded(table)
+            elif len(free) == 1:
+                # its own cell sums to 1 in these rows (see _needed): no term, -1 (a StateSum
+                # reads it so and keeps the same tables for every block; padded below if not)
+                index, table = self._nodes[k].log_potential(np.maximum(codes, 0), free)
+                index = np.where(dropped, -1, index)
+            else:  # its own cell sums to 1 in these rows: a slice of zeros
+                index, table = self._nodes[k].log_potential(np.maximum(codes, 0), free)
+                table = np.concatenate([table, np.zeros((1, *table.shape[1:]))])
                 index = np.where(dropped, len(table) - 1, index)
             if len(free) == 1:  # summed with the others over the same variable
                 single.setdefault(free[0], []).append((index, table))
@@ -877,6 +875,7 @@ class FittedNetwork:
                 prepared = self._prepared(tables, lambda t: StateSum(list(t), n_classes))
                 potentials.append(((), prepared([i for i, _ in items])))
                 continue
+            items = [_zero_term_read(index, table) for index, table in items]
             if len(items) == 1:
                 index, table = items[0]
                 summed = table[index]
@@ -904,20 +903,6 @@ class FittedNetwork:
             del cache[next(iter(cache))]
         cache[ident] = (key, make(key))  # the key held, so its objects' ids stay theirs
         return cache[ident][1]
-
-    def _padded(self, table):
-        """``table`` with one more slice of zeros (the term of a node whose own cell sums to
-        1), kept while ``table`` is the same object (a node's cached layout): a
-        :class:`StateSum` is prepared for the padded tables, compared by identity."""
-        cache = self.__dict__.setdefault("_padded_cache", {})
-        made = cache.get(id(table))
-        if made is not None and made[0] is table:
-            return made[1]
-        if len(cache) >= 4 * len(self._nodes):  # tables of an earlier fit: dropped
-            cache.clear()
-        padded = np.concatenate([table, np.zeros((1, *table.shape[1:]))])
-        cache[id(table)] = (table, padded)
-        return padded
 
     def _component(self, order, target_of, scope, codes, values) -> np.ndarray:
         """Continuous nodes joined by missing values (``order``: children first, each sending
@@ -1268,6 +1253,15 @@ def _looks_up_its_table(factor) -> bool:
     return own is Categorical.log_terms or (
         isinstance(factor, ClassTable) and own is ClassTable.log_terms
     )
+
+
+def _zero_term_read(index, table):
+    """``(index, table)`` with an index of -1 (no term in that row) pointing to a slice of
+    zeros appended to ``table``."""
+    if not len(index) or index.min() >= 0:
+        return index, table
+    table = np.concatenate([table, np.zeros((1, *table.shape[1:]))])
+    return np.where(index < 0, len(table) - 1, index), table
 
 
 def _rows(values, mask):

@@ -255,6 +255,8 @@ def summed_out(indices, tables, n_classes) -> np.ndarray:
     slice per row. For each class, the states whose terms are equal in every table
     (:func:`equal_rows`) are summed once and weighted by their number, so the cost grows with
     the number of distinct terms, not with the states (an identifier unseen in the row).
+    ``StateSum(tables, n_classes)(indices)``: a caller summing the same tables out of
+    several blocks of rows prepares the :class:`StateSum` once.
 
     Examples
     --------
@@ -264,27 +266,105 @@ def summed_out(indices, tables, n_classes) -> np.ndarray:
     >>> summed_out([np.array([0])], [table], 1).round(3)
     array([[1.862]])
     """
-    states = tables[0].shape[2]
-    # one row per (class, state): its class, then its terms in every table (classes never mix)
-    keys = np.concatenate(
-        [np.repeat(np.arange(n_classes, dtype=np.float64), states)[:, None]]
-        + [t.transpose(1, 2, 0).reshape(n_classes * states, len(t)) for t in tables],
-        axis=1,
-    )
-    columns, sizes = equal_rows(keys)
-    order = np.argsort(columns)  # by class, then state
-    columns, log_sizes = columns[order], np.log(sizes[order])
-    bounds = np.searchsorted(columns, np.arange(n_classes + 1) * states)
-    picked = [t.reshape(len(t), -1)[:, columns] for t in tables]
-    terms = summed_rows(indices, picked)  # (n, distinct terms), a new array: worked in place
-    terms += log_sizes
-    out = np.empty((len(terms), n_classes))
-    for c in range(n_classes):  # a log-sum-exp over each class's terms, in place
-        block = terms[:, bounds[c] : bounds[c + 1]]
-        peak = block.max(axis=1)
-        safe = np.where(np.isfinite(peak), peak, 0.0)
-        block -= safe[:, None]
-        np.exp(block, out=block)
-        with np.errstate(divide="ignore"):
-            out[:, c] = safe + np.log(block.sum(axis=1))
-    return out
+    return StateSum(tables, n_classes)(indices)
+
+
+class StateSum:
+    """:func:`summed_out` of fixed ``tables``, prepared once for any rows' ``indices``.
+
+    What does not depend on the rows is done here: the distinct terms of each class
+    (:func:`equal_rows`), the tables' columns of those terms stacked into one matrix, and
+    the log of each term's number of states as one more row of it (added by the same
+    product as the tables' terms, not by a pass over the ``(rows, terms)`` table).
+
+    Parameters
+    ----------
+    tables : list of ndarray
+        Each of shape ``(k_f, n_classes, states)`` (the same states for all).
+    n_classes : int
+
+    Calling it with ``indices`` (one array per table) sums the rows; an index of -1 reads
+    no term of that table in that row (a node whose own cell sums to 1 there).
+
+    Examples
+    --------
+    >>> table = np.array([[[0.0, 1.0, 1.0]], [[2.0, 0.0, 0.0]]])
+    >>> prepared = StateSum([table], 1)
+    >>> prepared.n_terms, prepared([np.array([0, 1])]).round(3).tolist()  # log(1+2e), log(e^2+2)
+    (2, [[1.862], [2.24]])
+    """
+
+    def __init__(self, tables, n_classes):
+        states = tables[0].shape[2]
+        sizes = [len(t) for t in tables]
+        # every table's rows, one column per (class, state), and a first row of the class
+        # (classes never mix): the columns of equal terms in every table are grouped
+        whole = np.empty((1 + sum(sizes), n_classes * states))
+        whole[0] = np.repeat(np.arange(n_classes, dtype=np.float64), states)
+        np.concatenate([t.reshape(len(t), -1) for t in tables], axis=0, out=whole[1:])
+        columns, counts = equal_rows(whole.T)
+        order = np.argsort(columns)  # by class, then state
+        columns = columns[order]
+        self.n_classes = n_classes
+        self.bounds = np.searchsorted(columns, np.arange(n_classes + 1) * states)
+        # C order: the product's summation order follows the layout; the log of each term's
+        # number of states a row read by every row, and a row of zeros (an index of -1)
+        self.stacked = np.zeros((len(whole) + 1, len(columns)))
+        np.take(whole[1:], columns, axis=1, out=self.stacked[:-2])
+        self.stacked[-2] = np.log(counts[order])
+        self.offsets = np.concatenate([[0], np.cumsum([*sizes, 1])])
+        impossible = np.isneginf(self.stacked)
+        self.impossible = impossible.astype(float) if impossible.any() else None
+        if self.impossible is not None:
+            self.stacked[impossible] = 0.0  # 0 * -inf would be NaN in the product
+
+    @property
+    def n_terms(self) -> int:
+        """Distinct terms of all classes: the columns of the ``(rows, terms)`` table."""
+        return self.stacked.shape[1]
+
+    def __call__(self, indices) -> np.ndarray:
+        """The sum for rows picking ``indices[f]`` of each table: ``(n_rows, n_classes)``."""
+        n = len(indices[0])
+        picks = np.empty((n, len(indices) + 1), dtype=np.intp)
+        for f, index in enumerate(indices):
+            picks[:, f] = index
+        picks[:, -1] = 0
+        none = picks < 0
+        picks += self.offsets[:-1]
+        picks[none] = len(self.stacked) - 1  # the row of zeros
+        n_tables, n_total = picks.shape[1], len(self.stacked)
+        if n * n_tables <= n_total:  # few rows: their picked rows added in turn
+
+            def summed(matrix):
+                total = matrix[picks[:, 0]]
+                for f in range(1, n_tables):
+                    total += matrix[picks[:, f]]
+                return total
+        else:  # the rows' one-hot vectors times the stacked tables
+            if n_total > DENSE_ROWS * n_tables:  # many rows a table: sparse (as summed_rows)
+                hot = sparse.csr_matrix(
+                    (np.ones(picks.size), picks.ravel(), np.arange(0, picks.size + 1, n_tables)),
+                    shape=(n, n_total),
+                )
+            else:
+                hot = np.zeros((n, n_total))
+                hot[np.arange(n)[:, None], picks] = 1.0
+
+            def summed(matrix):
+                return np.asarray(hot @ matrix)
+
+        terms = summed(self.stacked)  # a new array: worked in place
+        if self.impossible is not None:
+            terms[summed(self.impossible) > 0] = -np.inf
+        out = np.empty((n, self.n_classes))
+        bounds = self.bounds
+        for c in range(self.n_classes):  # a log-sum-exp over each class's terms, in place
+            block = terms[:, bounds[c] : bounds[c + 1]]
+            peak = block.max(axis=1)
+            safe = np.where(np.isfinite(peak), peak, 0.0)
+            block -= safe[:, None]
+            np.exp(block, out=block)
+            with np.errstate(divide="ignore"):
+                out[:, c] = safe + np.log(block.sum(axis=1))
+        return out

@@ -26,9 +26,9 @@ from .elimination import (
     ENUMERATED_STATES,
     GROUPED_STATES,
     MAX_TABLE_CELLS,
+    StateSum,
     eliminate,
     elimination_order,
-    summed_out,
     summed_rows,
     table_cells,
 )
@@ -36,6 +36,10 @@ from .factors import Categorical, ClassTable, Factor, Unobserved, node_from_spec
 from .parameters import Laplace, log_class_prior, log_conditional
 from .state import acyclic, float_array, positions, probability_rows, require
 from .stats import MAX_FAMILY_CELLS, SmoothedTables
+
+#: Prepared sums (:class:`~bnclassify.elimination.StateSum`) a network keeps, the oldest
+#: dropped first: one per variable of many states and set of tables it is summed out of.
+SUM_CACHE_SIZE = 32
 
 
 def fit_network(stats, schema, parents, alpha, smoothing=None, rng=None) -> FittedNetwork:
@@ -212,6 +216,7 @@ class FittedNetwork:
         # rebuilt by the first prediction
         state = dict(self.__dict__)
         state.pop("_gather_cache", None)
+        state.pop("_sum_cache", None)
         return state
 
     # -- the layout inference reads (derived from the factors, computed once) --------------
@@ -425,18 +430,23 @@ class FittedNetwork:
         0). Built once per set of tables (held with them, compared by identity).
         """
         nodes = self._nodes
+        made = self.__dict__.get("_gather_cache")
+        # the same factors holding the same tables: read at every call of every prediction,
+        # so compared by identity before any family is computed
+        if (
+            made is not None
+            and len(made[0]) == len(nodes)
+            and all(a is b for a, b in zip(made[0], nodes, strict=True))
+            and all(
+                getattr(f, "log_table_", None) is t for f, t in zip(nodes, made[1], strict=True)
+            )
+        ):
+            return made[2]
         families = [(*f.discrete_parent_positions, *f.column_positions) for f in nodes]
         tables = [
             f.log_table_ if own and _looks_up_its_table(f) else None
             for f, own in zip(nodes, families, strict=True)
         ]
-        made = self.__dict__.get("_gather_cache")
-        if (
-            made is not None
-            and len(made[0]) == len(tables)
-            and all(a is b for a, b in zip(made[0], tables, strict=True))
-        ):
-            return made[1]
         kept = [k for k, t in enumerate(tables) if t is not None]
         width = max([len(families[k]) for k in kept] or [0])
         family = np.zeros((len(kept), width), dtype=np.intp)
@@ -461,7 +471,8 @@ class FittedNetwork:
             "used": np.unique(family[strides > 0]),
             "states": np.asarray(self._cards, dtype=np.intp),
         }
-        self.__dict__["_gather_cache"] = (tables, gather)
+        held = tuple(getattr(f, "log_table_", None) for f in nodes)
+        self.__dict__["_gather_cache"] = (tuple(nodes), held, gather)
         return gather
 
     def _add_table_terms(self, out, codes, which, left_out=None) -> bool:
@@ -841,12 +852,17 @@ class FittedNetwork:
             dropped = None if own is None or own in plan["missing"] else codes[:, own] == MISSING
             if dropped is None or not dropped.any():
                 index, table = self._nodes[k].log_potential(codes, free)
-            else:  # its own cell sums to 1 in these rows (see _needed): a slice of zeros
+            elif len(free) == 1:
+                # its own cell sums to 1 in these rows (see _needed): no term, -1 (a StateSum
+                # reads it so and keeps the same tables for every block; padded below if not)
+                index, table = self._nodes[k].log_potential(np.maximum(codes, 0), free)
+                index = np.where(dropped, -1, index)
+            else:  # its own cell sums to 1 in these rows: a slice of zeros
                 index, table = self._nodes[k].log_potential(np.maximum(codes, 0), free)
                 table = np.concatenate([table, np.zeros((1, *table.shape[1:]))])
                 index = np.where(dropped, len(table) - 1, index)
             if len(free) == 1:  # summed with the others over the same variable
-                single.setdefault(free[0], []).append((index, table.reshape(len(table), -1)))
+                single.setdefault(free[0], []).append((index, table))
             else:
                 potentials.append((free, table[index]))
         shared = {u for free, _ in potentials for u in free}
@@ -855,19 +871,38 @@ class FittedNetwork:
         for v, items in single.items():
             if v not in shared and self._cards[v] >= GROUPED_STATES:
                 alone.add(v)
-                tables = [t.reshape(len(t), n_classes, -1) for _, t in items]
-                potentials.append(((), summed_out([i for i, _ in items], tables, n_classes)))
+                tables = tuple(t for _, t in items)
+                prepared = self._prepared(tables, lambda t: StateSum(list(t), n_classes))
+                potentials.append(((), prepared([i for i, _ in items])))
                 continue
+            items = [_zero_term_read(index, table) for index, table in items]
             if len(items) == 1:
                 index, table = items[0]
                 summed = table[index]
             else:
-                summed = summed_rows([i for i, _ in items], [t for _, t in items])
+                summed = summed_rows(
+                    [i for i, _ in items], [t.reshape(len(t), -1) for _, t in items]
+                )
             potentials.append(((v,), summed.reshape(n, n_classes, -1)))
         for order, target_of, scope in plan["components"]:
             potentials.append((scope, self._component(order, target_of, scope, codes, values)))
         order = [v for v in plan["order"] if v not in alone]
         return eliminate(potentials, order, n, n_classes)
+
+    def _prepared(self, key, make):
+        """``make(key)`` for a tuple ``key`` of tables, kept while they are the same objects:
+        summing a variable out of a member's tables repeats at every prediction, and its
+        preparation (the distinct terms, the stacked tables) does not depend on the rows.
+        Not pickled; a few dozen kept, the oldest dropped."""
+        cache = self.__dict__.setdefault("_sum_cache", {})
+        ident = tuple(id(t) for t in key)
+        made = cache.get(ident)
+        if made is not None and all(a is b for a, b in zip(made[0], key, strict=True)):
+            return made[1]
+        if len(cache) >= SUM_CACHE_SIZE:
+            del cache[next(iter(cache))]
+        cache[ident] = (key, make(key))  # the key held, so its objects' ids stay theirs
+        return cache[ident][1]
 
     def _component(self, order, target_of, scope, codes, values) -> np.ndarray:
         """Continuous nodes joined by missing values (``order``: children first, each sending
@@ -1218,6 +1253,15 @@ def _looks_up_its_table(factor) -> bool:
     return own is Categorical.log_terms or (
         isinstance(factor, ClassTable) and own is ClassTable.log_terms
     )
+
+
+def _zero_term_read(index, table):
+    """``(index, table)`` with an index of -1 (no term in that row) pointing to a slice of
+    zeros appended to ``table``."""
+    if not len(index) or index.min() >= 0:
+        return index, table
+    table = np.concatenate([table, np.zeros((1, *table.shape[1:]))])
+    return np.where(index < 0, len(table) - 1, index), table
 
 
 def _rows(values, mask):

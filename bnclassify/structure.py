@@ -415,7 +415,9 @@ def kdb_feature_dag(
     return dag
 
 
-def kdb_parents(cmi, class_mi, k, features, order=None, discrete=None, structural=None):
+def kdb_parents(
+    cmi, class_mi, k, features, order=None, discrete=None, structural=None, candidates=None
+):
     """The parents :func:`kdb_feature_dag` gives each feature, without building the graph.
 
     Returns
@@ -426,11 +428,16 @@ def kdb_parents(cmi, class_mi, k, features, order=None, discrete=None, structura
     order : list
         The feature order used.
 
+    ``candidates``: a boolean per feature, whether it may be a parent (default: every
+    feature may); a child takes its ``k`` strongest earlier candidates.
+
     Examples
     --------
     >>> cmi = np.array([[0, 3, 1], [3, 0, 2], [1, 2, 0]])
     >>> kdb_parents(cmi, [0.1, 0.3, 0.2], 2, ["a", "b", "c"])
     ([[], [1], [1, 2]], ['b', 'c', 'a'])
+    >>> kdb_parents(cmi, [0.1, 0.3, 0.2], 2, ["a", "b", "c"], candidates=[True, False, True])
+    ([[], [], [2]], ['b', 'c', 'a'])
     """
     features = list(features)
     k = check_int(k, "k")
@@ -447,6 +454,7 @@ def kdb_parents(cmi, class_mi, k, features, order=None, discrete=None, structura
         raise ValueError(f"order must be a permutation of the features {features}, got {order}.")
     discrete = np.ones(len(features), bool) if discrete is None else np.asarray(discrete)
     structural = np.ones(len(features), bool) if structural is None else np.asarray(structural)
+    candidates = structural if candidates is None else structural & np.asarray(candidates, bool)
     position = {name: i for i, name in enumerate(features)}
     ordered = np.array([position[name] for name in order], dtype=np.intp)
     parents = []
@@ -462,7 +470,7 @@ def kdb_parents(cmi, class_mi, k, features, order=None, discrete=None, structura
             j = int(earlier[e])
             if len(chosen) == k:
                 break
-            if not structural[j] or (discrete[i] and not discrete[j]):
+            if not candidates[j] or (discrete[i] and not discrete[j]):
                 continue
             if not discrete[j]:
                 if continuous_parent:

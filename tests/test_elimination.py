@@ -340,3 +340,105 @@ def test_rows_of_few_completions_are_scored_in_blocks_beside_planned_rows(monkey
     got = network.joint_log_likelihood(codes)
     assert plans and len(completed) > 1 and min(completed) >= 1
     np.testing.assert_allclose(got, enumerated(network, codes), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("rows_per_table, n_rows", [(3, 2), (3, 40), (12, 40)])
+def test_a_state_sum_prepared_once_equals_the_plain_sum_for_any_rows(rows_per_table, n_rows):
+    """StateSum: the distinct terms and stacked tables prepared once, then summed for blocks
+    of rows by each of its products (a few rows' picked rows; dense; sparse), impossible
+    states included."""
+    from bnclassify.elimination import StateSum, summed_out
+
+    rng = np.random.default_rng(5)
+    n_classes, states = 3, 70
+    tables = [rng.normal(size=(rows_per_table, n_classes, states)) for _ in range(4)]
+    for t in tables:  # states 20.. alike for class 1 (an identifier unseen with it)
+        t[:, 1, 20:] = t[:, 1, 20:21]
+    tables[2][1, 0, 3] = -np.inf
+    prepared = StateSum(tables, n_classes)
+    assert prepared.n_terms == 2 * states + 21
+    for _ in range(2):
+        indices = [rng.integers(0, rows_per_table, n_rows) for _ in tables]
+        summed = sum(t[i] for t, i in zip(tables, indices, strict=True))  # (n, C, states)
+        np.testing.assert_allclose(prepared(indices), logsumexp(summed, axis=2), rtol=1e-13)
+        indices[1][::2] = -1  # no term of the second table in these rows
+        summed = sum(
+            np.where((i < 0)[:, None, None], 0.0, t[np.maximum(i, 0)])
+            for t, i in zip(tables, indices, strict=True)
+        )
+        got = prepared(indices)
+        np.testing.assert_allclose(got, logsumexp(summed, axis=2), rtol=1e-13)
+        assert np.array_equal(got, summed_out(indices, tables, n_classes))
+
+
+def test_the_prepared_sums_follow_the_tables_and_are_not_pickled():
+    """A network keeps its identifier's prepared sum between blocks of rows and predictions
+    (rows whose child's own cell is missing read no term of it), by the tables' identity: a
+    table replaced is summed anew, and a pickle holds none."""
+    import pickle
+
+    X, y = _wide_table(n=240, m=6)
+    X["id"] = [f"r{k // 2}" for k in range(len(X))]
+    model = KDB(k=1).fit(X.iloc[:160], y.iloc[:160])
+    network = model.compiled_
+    codes, _ = model.encode(X.iloc[160:].assign(id=np.nan))
+    codes[::4, 0] = -1  # a child's own cell missing in some rows: padded tables
+    first = network.joint_log_likelihood(codes)
+    np.testing.assert_allclose(first[:8], enumerated(network, codes[:8]), rtol=1e-12)
+    assert len(network.__dict__.get("_sum_cache")) == 1  # every block, one prepared sum
+    assert np.array_equal(network.joint_log_likelihood(codes), first)
+    state = pickle.loads(pickle.dumps(network)).__dict__
+    assert not {"_sum_cache", "_gather_cache"} & set(state)
+    identifier = X.columns.get_loc("id")
+    child = next(f for f in network.factors if identifier in f.parent_positions)
+    child.log_table_ = child.log_table_[..., ::-1].copy()  # another table, another sum
+    changed = network.joint_log_likelihood(codes[:8])
+    assert not np.allclose(changed, first[:8])
+    np.testing.assert_allclose(changed, enumerated(network, codes[:8]), rtol=1e-12)
+
+
+def test_an_ensembles_prediction_with_an_identifier_missing_and_unseen_cells_is_exact():
+    """ESKDB(k=1) on a table with an identifier (unseen at prediction, so summed out), other
+    missing cells and an unseen category: its probabilities are the mean of its members'
+    full networks summed over every completion of each row."""
+    from bnclassify import ESKDB
+
+    X, y = _wide_table(n=120, m=5)
+    pairs = np.repeat(np.arange(120), 2)  # each row twice, one identifier: selected
+    X, y = X.iloc[pairs].reset_index(drop=True), y.iloc[pairs].reset_index(drop=True)
+    X["id"] = [f"r{k // 2}" for k in range(len(X))]
+    X = X[["f0", "id", "f1", "f2", "f3", "f4"]]
+    model = ESKDB(n_estimators=3, k=1, random_state=0, handle_unknown="marginalize")
+    model.fit(X.iloc[:160], y.iloc[:160])
+    for member in model.estimators_:  # 80 states, every other column's parent
+        assert set(member.structure_.successors("id")) >= {"f0", "f1", "f3", "f4"}
+    rows = X.iloc[160:172].copy()
+    rows.iloc[::3, 2] = None
+    rows.iloc[1, 3] = "never seen"
+    expected = 0.0
+    for member in model.estimators_:
+        codes, _ = member.encode(rows)
+        joint = enumerated(member.compiled_, codes)
+        expected = expected + np.exp(joint - logsumexp(joint, axis=1, keepdims=True))
+    np.testing.assert_allclose(model.predict_proba(rows), expected / 3, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("model", [KDB(k=2), KDB(k=1)])
+def test_an_identifier_summed_out_with_other_missing_cells_in_every_pattern(model):
+    """The identifier (80 states, unseen) missing with other cells at random: a child of it
+    missing with an observed child of its own (a potential over both), a barren child (no
+    term), or both in one row: each row equals the enumeration of its completions."""
+    X, y = _wide_table(n=240, m=6)
+    X.insert(0, "id", [f"r{k // 2}" for k in range(len(X))])
+    model.fit(X.iloc[:160], y.iloc[:160])
+    codes, _ = model.encode(X.iloc[160:].assign(id=np.nan))
+    rng = np.random.default_rng(7)
+    holes = rng.random(codes.shape) < 0.3
+    holes[:, 0] = False
+    codes[holes] = -1
+    network = model.compiled_
+    assert sum(0 in f.parent_positions for f in network.factors) >= 3
+    rows = codes[:16]
+    np.testing.assert_allclose(
+        network.joint_log_likelihood(rows), enumerated(network, rows), rtol=1e-11
+    )

@@ -228,6 +228,41 @@ def test_many_valued_noise_columns_rank_last_and_cost_no_accuracy():
         assert not {"noise1", "noise2"} & set(member.selected_features_)
 
 
+def test_informative_parents_leave_an_identifier_childless_and_the_ranking_as_it_was(
+    monkeypatch,
+):
+    """parents="informative": a column of negative leave-one-out information (an identifier
+    recurring in two rows) is no attribute's parent; the order is the default's, and so are
+    the other columns' parents where the identifier was not one of them."""
+    import bnclassify.classifiers._skdb as skdb_module
+
+    # every attribute kept at the largest k: the parents themselves are compared
+    monkeypatch.setattr(skdb_module, "choose", lambda losses: (losses.shape[1] - 1, 2))
+    X, y = load_car(return_X_y=True)
+    order = ["safety", "id", *X.columns[:5]]
+    X = X.assign(id=[f"r{k // 2}" for k in range(len(X))])
+    _, _, stats = training_statistics(X, y, "categorical")
+    held_out = loo_class_information(stats)
+    assert held_out[X.columns.get_loc("id")] < 0
+    default = SKDB(k=2, order=order).fit(X, y)
+    model = SKDB(k=2, order=order, parents="informative").fit(X, y)
+    assert default.parents == "any" == ESKDB().parents
+    assert model.order_ == default.order_ and model.k_ == default.k_ == 2
+    fed = 0
+    for name in X.columns:
+        parents = set(model.structure_.predecessors(name)) - {model.class_node_}
+        before = set(default.structure_.predecessors(name)) - {default.class_node_}
+        assert "id" not in parents and all(held_out[X.columns.get_loc(p)] >= 0 for p in parents)
+        fed += "id" in before
+        if "id" not in before:
+            assert parents == before
+    assert fed >= 3  # the default makes it the parent of most columns after it
+    ensemble = ESKDB(n_estimators=3, random_state=0, parents="informative").fit(X, y)
+    for member in ensemble.estimators_:
+        assert member.parents == "informative"
+        assert not any(u == "id" for u, _ in member.structure_.edges())
+
+
 def test_the_ranking_is_the_papers_with_ranking_mi():
     X, y = load_car(return_X_y=True)
     model = SKDB(k=2).fit(X, y)  # the paper's ranking is the default

@@ -39,6 +39,7 @@ from ._ensemble import MemberEnsemble
 from ._predict import normalise
 from ._selective import CRITERIA
 from ._skdb import (
+    PARENTS,
     RANKINGS,
     SKDB,
     binned_statistics,
@@ -132,6 +133,8 @@ class ESKDB(MemberEnsemble):
         the paper; ``"loo"``, the leave-one-out information (a column of many
         values recurring in few rows has less than none, so it comes last in
         every order).
+    parents : {"any", "informative"}, default="any"
+        Which attributes the members may take as parents (see :class:`SKDB`).
     random_state : int, RandomState or None, default=None
         Seeds the members' draws.
     n_jobs : int, optional
@@ -241,6 +244,7 @@ class ESKDB(MemberEnsemble):
         "alpha": ALPHA,
         "discretization": [Options({"stochastic", "mdl"})],
         "ranking": [Options(set(RANKINGS))],
+        "parents": [Options(set(PARENTS))],
         "random_state": RANDOM_STATE,
         "n_jobs": N_JOBS,
         "handle_unknown": [Options(HANDLE_UNKNOWN)],
@@ -267,6 +271,7 @@ class ESKDB(MemberEnsemble):
         objective="joint",
         l2=1.0,
         bootstrap=False,
+        parents="any",
     ):
         self.n_estimators = n_estimators
         self.k = k
@@ -282,6 +287,7 @@ class ESKDB(MemberEnsemble):
         self.objective = objective
         self.l2 = l2
         self.bootstrap = bootstrap
+        self.parents = parents
 
     @property
     def partial_fit(self):
@@ -496,6 +502,7 @@ class ESKDB(MemberEnsemble):
             smoothing=self.smoothing,
             random_state=seed,
             ranking=self.ranking,
+            parents=self.parents,
             objective=self.objective,
             l2=self.l2,
         )

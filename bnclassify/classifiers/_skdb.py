@@ -43,6 +43,7 @@ MAX_SKDB_CELLS = 1 << 24
 PAIR_TABLE_CATEGORIES = 4
 #: How a selective KDB may rank its attributes (``"mi"`` is the paper's).
 RANKINGS = ("mi", "loo")
+PARENTS = ("any", "informative")
 
 
 class SKDB(AugmentedNaiveBayes):
@@ -104,6 +105,15 @@ class SKDB(AugmentedNaiveBayes):
         such a column has less than none and ranks last (two of them in 6,400
         rows: accuracy 0.678 -> 0.318 with ``"mi"``, unchanged with
         ``"loo"``; the user guide has the measurements).
+    parents : {"any", "informative"}, default="any"
+        Which attributes KDB may give a child as a parent: ``"any"`` earlier
+        one; ``"informative"``, only those whose leave-one-out information
+        about the class (as ``ranking="loo"`` computes it) is not negative. The
+        I(X_i; X_j | C) that ranks the parents grows with a parent's number of
+        values as the plug-in I(X_i; C) does, so an identifier (thousands of
+        values, each in a row or two) is every child's first parent; its
+        values unseen at prediction, each such row then sums over all of them.
+        The ranking and the selection are unchanged.
     handle_unknown : {"warn", "error", "marginalize"}, default="warn"
     distributions : None, "categorical", "binned" or dict, default=None
         Which columns are cut into bins and which are categories: ``None``, the
@@ -191,6 +201,7 @@ class SKDB(AugmentedNaiveBayes):
         "criterion": [Options(set(CRITERIA))],
         "order": [ArrayLike("a list of feature names or positions"), None],
         "ranking": [Options(set(RANKINGS))],
+        "parents": [Options(set(PARENTS))],
         "distributions": [TABLE_DISTRIBUTIONS],
         "objective": [Options({"joint", "conditional"})],
         "l2": [Interval(numbers.Real, 0, None, closed="left")],
@@ -209,6 +220,7 @@ class SKDB(AugmentedNaiveBayes):
         ranking="mi",
         objective="joint",
         l2=1.0,
+        parents="any",
     ):
         super().__init__(
             alpha=alpha,
@@ -223,6 +235,7 @@ class SKDB(AugmentedNaiveBayes):
         self.ranking = ranking
         self.objective = objective
         self.l2 = l2
+        self.parents = parents
 
     @property
     def partial_fit(self):
@@ -376,7 +389,15 @@ class SKDB(AugmentedNaiveBayes):
             order = ranked_by(class_mi, features)
             self.ranking_information_ = np.asarray(class_mi, dtype=float)
         cmi = np.zeros((len(features),) * 2) if weights is None else weights
-        ranked, _ = kdb_parents(cmi, None, K, features, order, schema.discrete, schema.structural)
+        candidates = None
+        if self.parents == "informative":
+            held_out = class_mi if self.ranking == "loo" and class_mi is not None else None
+            if held_out is None:
+                held_out = ranking_information(stats, schema, "loo")
+            candidates = np.asarray(held_out) >= 0
+        ranked, _ = kdb_parents(
+            cmi, None, K, features, order, schema.discrete, schema.structural, candidates
+        )
         position = {name: j for j, name in enumerate(features)}
         attributes = [position[name] for name in order]
         cards = schema.cards

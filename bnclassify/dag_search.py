@@ -608,6 +608,33 @@ def g_tests(counts, child, parents, candidates, *, rows_per_cell=0.0) -> tuple:
     return statistic, df, log_p
 
 
+def _blanket_setup(parents, level, max_parents, forbidden, required) -> tuple:
+    """What both blanket refinements start from: ``(n, parents as sets, the in-degree
+    limit, the forbidden arcs, the required arcs)``, the level checked."""
+    if not 0 < level < 1:
+        raise ValueError(f"level must lie in (0, 1), got {level!r}.")
+    n = len(parents)
+    limit = n if max_parents is None else int(max_parents)
+    return (
+        n,
+        [set(int(u) for u in p) for p in parents],
+        limit,
+        {(int(u), int(v)) for u, v in forbidden},
+        {(int(u), int(v)) for u, v in required},
+    )
+
+
+def _ancestors(parents, v) -> set:
+    """Every ancestor of ``v`` in the graph of parent sets ``parents``."""
+    seen, todo = set(), [v]
+    while todo:
+        for p in parents[todo.pop()]:
+            if p not in seen:
+                seen.add(p)
+                todo.append(p)
+    return seen
+
+
 def refine_blanket(
     counts,
     parents,
@@ -677,23 +704,10 @@ def refine_blanket(
     >>> refined[0], [move for move, *_ in tests]
     ((1, 2, 3), ['add'])
     """
-    if not 0 < level < 1:
-        raise ValueError(f"level must lie in (0, 1), got {level!r}.")
-    n = len(parents)
-    parents = [set(int(u) for u in p) for p in parents]
-    limit = n if max_parents is None else int(max_parents)
-    banned = {(int(u), int(v)) for u, v in forbidden}
-    kept = {(int(u), int(v)) for u, v in required}
+    n, parents, limit, banned, kept = _blanket_setup(
+        parents, level, max_parents, forbidden, required
+    )
     tests = []
-
-    def ancestors_of(v):
-        seen, todo = set(), [v]
-        while todo:
-            for p in parents[todo.pop()]:
-                if p not in seen:
-                    seen.add(p)
-                    todo.append(p)
-        return seen
 
     def blanket():
         children = [v for v in range(n) if target in parents[v]]
@@ -706,7 +720,7 @@ def refine_blanket(
     def arcs_to_add():
         members, children = blanket()
         outside = [u for u in range(n) if u != target and u not in members]
-        above = {u: ancestors_of(u) for u in [target, *outside]}
+        above = {u: _ancestors(parents, u) for u in [target, *outside]}
         arcs = []  # (child, parent): u -> v is legal when v is not an ancestor of u
         for v in [target, *children]:
             if len(parents[v]) < limit:
@@ -988,25 +1002,12 @@ def refine_blanket_holdout(
     """
     from scipy.stats import norm
 
-    if not 0 < level < 1:
-        raise ValueError(f"level must lie in (0, 1), got {level!r}.")
-    n = len(parents)
+    n, parents, limit, banned, kept = _blanket_setup(
+        parents, level, max_parents, forbidden, required
+    )
     target = int(target)
-    parents = [set(int(u) for u in p) for p in parents]
-    limit = n if max_parents is None else int(max_parents)
-    banned = {(int(u), int(v)) for u, v in forbidden}
-    kept = {(int(u), int(v)) for u, v in required}
     held = _HeldOutCLL(counts, target, alpha, folds, random_state)
     moves = []
-
-    def ancestors_of(v):
-        seen, todo = set(), [v]
-        while todo:
-            for p in parents[todo.pop()]:
-                if p not in seen:
-                    seen.add(p)
-                    todo.append(p)
-        return seen
 
     def legal(u, v):
         return (
@@ -1014,14 +1015,14 @@ def refine_blanket_holdout(
             and u not in parents[v]
             and (u, v) not in banned
             and len(parents[v]) < limit
-            and v not in ancestors_of(u)
+            and v not in _ancestors(parents, u)
             and held.cells(v, [*parents[v], u]) <= HOLDOUT_MAX_CELLS
         )
 
     def turn_of(u):
         """The parents of ``target`` that turning ``u`` into a child turns with it (those
         below ``u``, or a cycle), or None when one of them cannot turn."""
-        below = {w for w in parents[target] if w == u or u in ancestors_of(w)}
+        below = {w for w in parents[target] if w == u or u in _ancestors(parents, w)}
         for w in below:
             if (
                 (target, w) in banned

@@ -1065,3 +1065,27 @@ def test_the_chunked_pass_refuses_a_code_beyond_its_column(monkeypatch):
         _native.loo_rows(
             codes, [[0, 1]], [2, 2], 0, y, w, [2.0, 1.0], tables, 1, "rmse", np.zeros((2, 2))
         )
+
+
+def test_a_many_valued_parent_takes_the_general_pass_with_the_same_losses(monkeypatch):
+    """Dense tables only where they pay: with an identifier among the parents the tables
+    hold hundreds of cells per look-up of the general pass, which is taken instead; both
+    passes give the same losses."""
+    from bnclassify._native import selection
+    from bnclassify.classifiers._selective import loo_losses
+
+    rng = np.random.default_rng(5)
+    n = 400
+    y = rng.integers(0, 3, n)
+    codes = np.column_stack(
+        [np.arange(n), (y + rng.integers(0, 2, n)) % 4, rng.integers(0, 4, n), y % 2]
+    )
+    codes[rng.random(n) < 0.05, 2] = -1
+    cards, order, parents = [n, 4, 4, 2], [1, 2, 3, 0], [[], [1, 0], [1, 2, 0], [1]]
+    families = [[1], [2, 1, 0], [3, 1, 2, 0], [0, 1]]
+    assert selection.dense_families(families, cards, 3)
+    assert not selection.dense_families(families, cards, 3, rows=n)
+    general = loo_losses(codes, y, cards, 3, order, parents, 3, "log_loss")
+    monkeypatch.setattr(selection, "DENSE_CELLS_PER_LOOKUP", 10**18)
+    dense = loo_losses(codes, y, cards, 3, order, parents, 3, "log_loss")
+    np.testing.assert_allclose(general, dense, rtol=1e-12, atol=1e-12)

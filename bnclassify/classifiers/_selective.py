@@ -145,7 +145,7 @@ def loo_losses(
     n, C, D = len(y), int(n_classes), int(max_k) + 1
     w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
     m = len(order)
-    if dense_families(families, cards, C):
+    if dense_families(families, cards, C, rows=n):
         class_weight = np.bincount(y, weights=w, minlength=C)
         total = loo_pass(codes, y, w, cards, class_weight, families, max_k, criterion)
         mean = total / w.sum()

@@ -1018,6 +1018,97 @@ def test_the_pass_in_chunks_and_groups_equals_the_pass_one_attribute_at_a_time(
     np.testing.assert_allclose(whole, twin, rtol=1e-12, atol=1e-13)
 
 
+def _prefix_table(seed, n=400, dtype=np.int8):
+    # few columns of few categories and repeated rows: many rows share their prefixes
+    rng = np.random.default_rng(seed)
+    k, C = 6, 3
+    cards = np.array([2, 3, 4, 2, 3, 1])
+    codes = np.asfortranarray((rng.integers(0, 4, (n, k)) % cards).astype(dtype))
+    codes[rng.random((n, k)) < 0.1] = -1
+    codes[n // 2 :] = codes[: n - n // 2]  # every row at least twice
+    y = rng.integers(0, C, n)
+    y[n // 2 :] = y[: n - n // 2]
+    families = [[0], [1, 0], [2, 1, 0], [3, 2], [4, 3, 2], [5, 4]]
+    return codes, y, cards, C, families
+
+
+@pytest.mark.skipif(_native.runtime.kernels is None, reason="the compiled extension is not built")
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int64])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_order_by_prefixes_equals_its_numpy_twin(dtype, seed, monkeypatch):
+    # the compiled sort (most significant column first, by counting or by comparison) gives
+    # np.lexsort's order and the levels where the rows part, and refuses over a limit alike
+    codes, y, cards, _, families = _prefix_table(seed, dtype=dtype)
+    families = [*families, [0, 5]]  # a family of columns read before: a level of no new column
+    by_column = _native.column_codes(codes)
+    monkeypatch.setattr(_native.runtime, "COMPILED", True)
+    perm, level = _native.loo_order(by_column, families, cards, 7, y[7:])
+    # the rows sorted by class and columns 0..5 in order, ties in row order
+    keys = np.column_stack([y[7:], np.asarray(codes[7:], dtype=np.int64)])
+    ordered = keys[perm]
+    assert (np.diff(perm)[(ordered[1:] == ordered[:-1]).all(axis=1)] > 0).all()
+    assert all(tuple(a) <= tuple(b) for a, b in zip(ordered[:-1], ordered[1:], strict=True))
+    prefixes = (len(families) + 1) + int((len(families) + 1 - level[1:]).sum())
+    monkeypatch.setattr(_native.runtime, "COMPILED", False)
+    twin = _native.loo_order(by_column, families, cards, 7, y[7:])
+    np.testing.assert_array_equal(perm, twin[0])
+    np.testing.assert_array_equal(level, twin[1])
+    for limit in (prefixes - 1, prefixes, len(y) // 4):
+        for compiled in (True, False):
+            monkeypatch.setattr(_native.runtime, "COMPILED", compiled)
+            within = _native.loo_order(by_column, families, cards, 7, y[7:], limit)
+            assert (within is not None) == (prefixes <= limit)
+
+
+@pytest.mark.kernels
+@pytest.mark.skipif(_native.runtime.kernels is None, reason="the compiled extension is not built")
+@pytest.mark.parametrize("criterion", CRITERIA)
+@pytest.mark.parametrize("heavy", [False, True])
+def test_the_pass_by_prefixes_equals_the_pass_in_chunks(criterion, heavy, monkeypatch):
+    # rows of one prefix computed once, their losses times the prefix's weight: the chunked
+    # pass's sums and the numpy twin's to rounding; rows of weight below 1 keep the chunks
+    codes, y, cards, C, families = _prefix_table(5)
+    n, max_k = len(y), 2
+    w = np.where(np.random.default_rng(5).random(n) < 0.3, 3.0, 1.0) if heavy else np.ones(n)
+    class_weight = np.bincount(y, weights=w, minlength=C)
+    args = (codes, y, w, cards, class_weight, families, max_k, criterion)
+    monkeypatch.setattr(_native.runtime, "COMPILED", True)
+    monkeypatch.setattr(_native.selection, "LOO_PREFIX_SHARE", 0.0)
+    chunks = _native.loo_pass(*args)
+    monkeypatch.setattr(_native.selection, "LOO_PREFIX_SHARE", 1.0)
+    calls = []
+    order = _native.selection.loo_order
+    monkeypatch.setattr(
+        _native.selection, "loo_order", lambda *a: calls.append(1) or order(*a)
+    )  # fmt: skip
+    prefixes = _native.loo_pass(*args)
+    assert calls  # the prefixes were taken
+    np.testing.assert_allclose(prefixes, chunks, rtol=1e-12, atol=1e-13)
+    monkeypatch.setattr(_native.selection, "LOO_PREFIX_SAMPLE", 64)  # sorted twice, same sums
+    np.testing.assert_array_equal(_native.loo_pass(*args), prefixes)
+    monkeypatch.setattr(_native.runtime, "COMPILED", False)
+    np.testing.assert_allclose(_native.loo_pass(*args), prefixes, rtol=1e-12, atol=1e-13)
+    # a row of weight 0.5 leaves half of itself out: not a prefix's terms; the chunks are taken
+    monkeypatch.setattr(_native.runtime, "COMPILED", True)
+    calls.clear()
+    w[0] = 0.5
+    _native.loo_pass(codes, y, w, cards, class_weight, families, max_k, criterion)
+    assert not calls
+
+
+def test_selections_are_the_same_by_prefixes_and_in_chunks(monkeypatch):
+    # SKDB on the car data (1,728 rows, many shared prefixes), rows doubled
+    X, y = load_car(return_X_y=True)
+    X, y = pd.concat([X, X.iloc[:500]]), pd.concat([y, y.iloc[:500]])
+    monkeypatch.setattr(_native.selection, "LOO_PREFIX_SHARE", 0.0)
+    chunks = SKDB(k=2).fit(X, y)
+    monkeypatch.setattr(_native.selection, "LOO_PREFIX_SHARE", 1.0)
+    prefixes = SKDB(k=2).fit(X, y)
+    assert (prefixes.selected_features_, prefixes.k_) == (chunks.selected_features_, chunks.k_)
+    np.testing.assert_allclose(prefixes.loo_losses_, chunks.loo_losses_, rtol=1e-12)
+    np.testing.assert_allclose(prefixes.predict_proba(X), chunks.predict_proba(X), atol=1e-12)
+
+
 @pytest.mark.skipif(_native.runtime.kernels is None, reason="the compiled extension is not built")
 def test_the_chunked_pass_refuses_a_code_beyond_its_column(monkeypatch):
     monkeypatch.setattr(_native.runtime, "COMPILED", True)

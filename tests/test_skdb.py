@@ -1042,7 +1042,7 @@ def test_the_order_by_prefixes_equals_its_numpy_twin(dtype, seed, monkeypatch):
     families = [*families, [0, 5]]  # a family of columns read before: a level of no new column
     by_column = _native.column_codes(codes)
     monkeypatch.setattr(_native.runtime, "COMPILED", True)
-    perm, level = _native.loo_order(by_column, families, cards, 7, y[7:])
+    perm, level, rows = _native.loo_order(by_column, families, cards, 7, y[7:])
     # the rows sorted by class and columns 0..5 in order, ties in row order
     keys = np.column_stack([y[7:], np.asarray(codes[7:], dtype=np.int64)])
     ordered = keys[perm]
@@ -1053,6 +1053,9 @@ def test_the_order_by_prefixes_equals_its_numpy_twin(dtype, seed, monkeypatch):
     twin = _native.loo_order(by_column, families, cards, 7, y[7:])
     np.testing.assert_array_equal(perm, twin[0])
     np.testing.assert_array_equal(level, twin[1])
+    np.testing.assert_array_equal(rows, twin[2])
+    assert rows.dtype == twin[2].dtype == dtype
+    np.testing.assert_array_equal(rows, np.asarray(codes)[7:][perm])  # columns 0..5 in order
     for limit in (prefixes - 1, prefixes, len(y) // 4):
         for compiled in (True, False):
             monkeypatch.setattr(_native.runtime, "COMPILED", compiled)

@@ -89,6 +89,7 @@ from .selection import (
     loo_scores,
     loo_start,
     loo_tables,
+    prefix_order,
 )
 from .smoothing import HDP_DONE, HDP_NEEDS_TABLE, HLS_LOCAL, hdp_run, hdp_window, hls_fit, row_sums
 from .trees import is_symmetric, open_pairs, spanning_edges, tree_log_sums, tree_pivots
@@ -140,6 +141,7 @@ __all__ = [
     "loo_layout",
     "loo_parent_counts",
     "loo_pass",
+    "prefix_order",
     "loo_scores",
     "loo_start",
     "open_pairs",

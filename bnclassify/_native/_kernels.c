@@ -2156,15 +2156,68 @@ static int loo_decode(const loo_plan *p, const int64_t *used, int64_t n_used, in
     return !bad;
 }
 
+/* Code of column j at row i of a plan's codes (its bytes per code as they are). */
+static inline int64_t loo_code_at(const loo_plan *p, int64_t j, int64_t i) {
+    const size_t at = (size_t)(j * p->N + i);
+    switch (p->size) {
+    case 1: return ((const int8_t *)p->codes)[at];
+    case 2: return ((const int16_t *)p->codes)[at];
+    case 4: return ((const int32_t *)p->codes)[at];
+    default: return ((const int64_t *)p->codes)[at];
+    }
+}
+
+static inline void loo_code_put(char *codes, int size, int64_t at, int64_t v) {
+    switch (size) {
+    case 1: ((int8_t *)codes)[at] = (int8_t)v; break;
+    case 2: ((int16_t *)codes)[at] = (int16_t)v; break;
+    case 4: ((int32_t *)codes)[at] = (int32_t)v; break;
+    default: ((int64_t *)codes)[at] = v;
+    }
+}
+
+static inline int64_t loo_code_get(const char *codes, int size, int64_t at) {
+    switch (size) {
+    case 1: return ((const int8_t *)codes)[at];
+    case 2: return ((const int16_t *)codes)[at];
+    case 4: return ((const int32_t *)codes)[at];
+    default: return ((const int64_t *)codes)[at];
+    }
+}
+
+/* Opens loo_order's perm (n), level (n) int64 and rows (n, p->n_used) of the codes' integers, and
+ * checks them against each other; 0 (an exception set) when they do not fit. */
+static int loo_open_order(PyObject *perm, PyObject *level, PyObject *rows, Py_buffer *b, int *got,
+                          const loo_plan *p, int64_t n, const char *owner) {
+    PyObject *obj[2] = {perm, level};
+    const char *names[2] = {"perm", "level"};
+    const int kinds[2] = {0, 0};
+    if (!loo_columns(obj, b, got, owner, names, 2, kinds)) return 0;
+    if (PyObject_GetBuffer(rows, &b[2], PyBUF_RECORDS_RO) < 0) return 0;
+    (*got)++;
+    int is_signed = 0;
+    const int size = int_kind(&b[2], &is_signed);
+    const int64_t *order = b[0].buf, *levels = b[1].buf;
+    int ok = b[0].shape[0] == n && b[1].shape[0] == n && b[2].ndim == 2 && is_signed &&
+             size == p->size && PyBuffer_IsContiguous(&b[2], 'C') && b[2].shape[0] == n &&
+             b[2].shape[1] == p->n_used;
+    for (int64_t s = 0; ok && s < n; s++)
+        ok = order[s] >= 0 && order[s] < n && levels[s] >= 0 && levels[s] <= p->m + 1 &&
+             (s > 0 || levels[s] == 0);
+    if (!ok) PyErr_Format(PyExc_ValueError, "%s: the order does not fit the rows", owner);
+    return ok;
+}
+
 static PyObject *loo_tables(PyObject *self, PyObject *args) {
-    PyObject *codes_obj, *obj[6];
+    PyObject *codes_obj, *obj[6], *perm_obj, *level_obj, *rows_obj;
     Py_ssize_t chunk;
-    if (!PyArg_ParseTuple(args, "OOOOOOOn", &codes_obj, &obj[0], &obj[1], &obj[2], &obj[3],
-                          &obj[4], &obj[5], &chunk))
+    if (!PyArg_ParseTuple(args, "OOOOOOOnOOO", &codes_obj, &obj[0], &obj[1], &obj[2], &obj[3],
+                          &obj[4], &obj[5], &chunk, &perm_obj, &level_obj, &rows_obj))
         return NULL;
     /* codes, families, cards as above; y (N) int64; weights (N) float64; offsets (m + 1) int64:
      * where each attribute's table starts in counts; counts (T, C) float64, added to; chunk:
-     * rows per chunk */
+     * rows per chunk; perm, level, rows: None, or loo_order's over all the rows (whole weights:
+     * a prefix's cells gain its rows' summed weight, the same sums) */
     const char *names[6] = {"families", "cards", "y", "weights", "offsets", "counts"};
     const int kinds[6] = {2, 0, 0, 1, 0, 3 | 8};
     Py_buffer codes, b[6];
@@ -2172,11 +2225,17 @@ static PyObject *loo_tables(PyObject *self, PyObject *args) {
     PyObject *result = NULL;
     loo_plan p;
     memset(&p, 0, sizeof(p));
-    int64_t *buffer = NULL;
+    int64_t *buffer = NULL, *cells = NULL;
+    Py_buffer order[3];
+    int got_order = 0;
     if (PyObject_GetBuffer(codes_obj, &codes, PyBUF_RECORDS_RO) < 0) goto done;
     have_codes = 1;
     if (!loo_columns(obj, b, &got, "loo_tables", names, 6, kinds)) goto done;
     if (!loo_plan_open(&p, &codes, &b[0], &b[1], "loo_tables")) goto done;
+    const int use_order = perm_obj != Py_None;
+    if (use_order && !loo_open_order(perm_obj, level_obj, rows_obj, order, &got_order, &p, p.N,
+                                     "loo_tables"))
+        goto done;
     const int64_t N = p.N, m = p.m, E = p.E, C = b[5].shape[1];
     const int64_t *y = b[2].buf, *offsets = b[4].buf;
     const double *w = b[3].buf;
@@ -2188,17 +2247,58 @@ static PyObject *loo_tables(PyObject *self, PyObject *args) {
     for (int64_t i = 0; ok && i < N; i++) ok = y[i] >= 0 && y[i] < C;
     const int64_t R = chunk < N ? chunk : (N > 0 ? N : 1);
     if (ok) buffer = malloc((p.n_used * R + 1) * sizeof(int64_t));
+    if (ok) cells = malloc(((m + 1) * (E + 3) + 1) * sizeof(int64_t));
     if (!ok) {
         PyErr_SetString(PyExc_ValueError, "loo_tables: inconsistent arguments");
         goto done;
     }
-    if (!buffer) {
+    if (!buffer || !cells) {
         PyErr_NoMemory();
         goto done;
     }
     int bad = 0;
     Py_BEGIN_ALLOW_THREADS
-    for (int64_t start = 0; start < N && !bad; start += R) {
+    if (use_order) {
+        /* level L's prefix: its cells at every depth of attribute L - 1 (cells + L (E + 3)), their
+         * number, its class, and its rows' weight, summed as they come; added when it ends */
+        const int64_t *perm = order[0].buf, *level = order[1].buf, U = p.n_used;
+        const char *rows = order[2].buf;
+        double *weight = (double *)(cells + (m + 1) * (E + 2));
+        for (int64_t s = 0; s <= N && !bad; s++) {
+            const int64_t from = s < N ? level[s] : 0;
+            if (s > 0)
+                for (int64_t L = from > 1 ? from : 1; L <= m; L++) {
+                    const int64_t *at = cells + L * (E + 2), u = L - 1;
+                    double *fc = counts + offsets[u] * C;
+                    for (int64_t d = 0; d < at[E]; d++) fc[at[d] * C + at[E + 1]] += weight[L];
+                }
+            if (s == N) break;
+            const int64_t i = perm[s];
+            const char *row = rows + s * U * p.size;
+            if (s + 16 < N) /* the class and weight of a row ahead: the order reads them at random */
+                __builtin_prefetch(y + perm[s + 16]), __builtin_prefetch(w + perm[s + 16]);
+            for (int64_t L = from > 1 ? from : 1; L <= m; L++) {
+                const int64_t u = L - 1, *family = p.families + u * E;
+                const int64_t *family_at = p.family_at + u * (E + 1), r = p.cards[family[0]];
+                int64_t *at = cells + L * (E + 2), key = 0;
+                const int64_t x = loo_code_get(row, p.size, p.slot[family[0]]);
+                at[E] = 0, at[E + 1] = y[i], weight[L] = 0.0;
+                bad |= x >= r;
+                if (x < 0 || bad) continue;
+                for (int64_t d = 0; d < p.depths[u]; d++) {
+                    if (d) {
+                        const int64_t z = loo_code_get(row, p.size, p.slot[family[d]]);
+                        bad |= z >= p.cards[family[d]];
+                        if (z < 0 || bad) break;
+                        key = key * p.cards[family[d]] + z;
+                    }
+                    at[at[E]++] = family_at[d] + key * r + x;
+                }
+            }
+            for (int64_t L = 1; L <= m; L++) weight[L] += w[i];
+        }
+    }
+    for (int64_t start = 0; start < N && !bad && !use_order; start += R) {
         const int64_t stop = start + R < N ? start + R : N, rows = stop - start;
         if (!loo_decode(&p, p.used, p.n_used, start, stop, buffer)) {
             bad = 1;
@@ -2235,10 +2335,11 @@ static PyObject *loo_tables(PyObject *self, PyObject *args) {
     result = Py_None;
     Py_INCREF(result);
 done:
-    free(buffer);
+    free(buffer), free(cells);
     loo_plan_free(&p);
     if (have_codes) PyBuffer_Release(&codes);
     for (int j = 0; j < got; j++) PyBuffer_Release(&b[j]);
+    for (int j = 0; j < got_order; j++) PyBuffer_Release(&order[j]);
     return result;
 }
 
@@ -2263,35 +2364,6 @@ static void loo_records(const double *fc, const double *pc, int64_t F, int64_t r
 /* Doubles of the cells' records (loo_records) of all the attributes at most (128 MB): an
  * attribute past it, or with more cells than rows, computes its ratios per row (the same numbers). */
 #define LOO_RECORD_DOUBLES ((int64_t)1 << 24)
-
-/* Code of column j at row i of a plan's codes (its bytes per code as they are). */
-static inline int64_t loo_code_at(const loo_plan *p, int64_t j, int64_t i) {
-    const size_t at = (size_t)(j * p->N + i);
-    switch (p->size) {
-    case 1: return ((const int8_t *)p->codes)[at];
-    case 2: return ((const int16_t *)p->codes)[at];
-    case 4: return ((const int32_t *)p->codes)[at];
-    default: return ((const int64_t *)p->codes)[at];
-    }
-}
-
-static inline void loo_code_put(char *codes, int size, int64_t at, int64_t v) {
-    switch (size) {
-    case 1: ((int8_t *)codes)[at] = (int8_t)v; break;
-    case 2: ((int16_t *)codes)[at] = (int16_t)v; break;
-    case 4: ((int32_t *)codes)[at] = (int32_t)v; break;
-    default: ((int64_t *)codes)[at] = v;
-    }
-}
-
-static inline int64_t loo_code_get(const char *codes, int size, int64_t at) {
-    switch (size) {
-    case 1: return ((const int8_t *)codes)[at];
-    case 2: return ((const int16_t *)codes)[at];
-    case 4: return ((const int32_t *)codes)[at];
-    default: return ((const int64_t *)codes)[at];
-    }
-}
 
 /* One attribute's step of one row's candidates: joint (D, C) its scores (candidates 0..*hi kept),
  * loss (D) its losses times wi, *logs whether it is kept in logs. z: the row's codes of the
@@ -2396,17 +2468,19 @@ static int loo_pair_compare(const void *a, const void *b) {
 }
 
 static PyObject *loo_order(PyObject *self, PyObject *args) {
-    PyObject *codes_obj, *obj[5];
+    PyObject *codes_obj, *obj[5], *rows_obj;
     Py_ssize_t first, limit;
-    if (!PyArg_ParseTuple(args, "OOOnOOOn", &codes_obj, &obj[0], &obj[1], &first, &obj[2],
-                          &obj[3], &obj[4], &limit))
+    if (!PyArg_ParseTuple(args, "OOOnOOOOn", &codes_obj, &obj[0], &obj[1], &first, &obj[2],
+                          &obj[3], &obj[4], &rows_obj, &limit))
         return NULL;
     /* codes, families, cards as above; first: the row of codes of the first row sorted; y (n)
      * int64 their classes; perm (n) int64, out: the rows (0 .. n - 1, from first) in order;
      * level (n) int64, out: the first level at which row perm[s] differs from row perm[s - 1]
      * (0 the class, u + 1 the columns family u reads first; m + 1: equal; level[0] = 0);
-     * limit: the most prefixes, summed over the levels 0 .. m, worth the order. Returns whether
-     * they are at most limit (False: the sort stopped once they were sure to exceed it). */
+     * rows (n, U), out: the codes of the U columns the families read (in order of first
+     * appearance) of the rows in that order, of the codes' integers; limit: the most prefixes,
+     * summed over the levels 0 .. m, worth the order. Returns whether they are at most limit
+     * (False: the sort stopped once they were sure to exceed it, rows not written). */
     const char *names[5] = {"families", "cards", "y", "perm", "level"};
     const int kinds[5] = {2, 0, 0, 0 | 8, 0 | 8};
     Py_buffer codes, b[5];
@@ -2416,14 +2490,24 @@ static PyObject *loo_order(PyObject *self, PyObject *args) {
     memset(&p, 0, sizeof(p));
     int64_t *tmp = NULL, *groups = NULL, *next = NULL, *count = NULL, *column_level = NULL;
     loo_pair *pairs = NULL;
+    char *by_row = NULL;
+    Py_buffer rows_buffer;
+    int have_rows = 0;
     if (PyObject_GetBuffer(codes_obj, &codes, PyBUF_RECORDS_RO) < 0) goto done;
     have_codes = 1;
     if (!loo_columns(obj, b, &got, "loo_order", names, 5, kinds)) goto done;
     if (!loo_plan_open(&p, &codes, &b[0], &b[1], "loo_order")) goto done;
+    if (PyObject_GetBuffer(rows_obj, &rows_buffer, PyBUF_RECORDS) < 0) goto done;
+    have_rows = 1;
     const int64_t n = b[2].shape[0], m = p.m, E = p.E;
     const int64_t *y = b[2].buf;
     int64_t *perm = b[3].buf, *level = b[4].buf;
-    int ok = first >= 0 && first + n <= p.N && b[3].shape[0] == n && b[4].shape[0] == n;
+    int rows_signed = 0;
+    const int rows_size = int_kind(&rows_buffer, &rows_signed);
+    int ok = first >= 0 && first + n <= p.N && b[3].shape[0] == n && b[4].shape[0] == n &&
+             rows_buffer.ndim == 2 && rows_signed && rows_size == p.size &&
+             PyBuffer_IsContiguous(&rows_buffer, 'C') && rows_buffer.shape[0] == n &&
+             rows_buffer.shape[1] == p.n_used;
     int64_t C = 0, top = 1;
     for (int64_t i = 0; ok && i < n; i++) {
         ok = y[i] >= 0 && y[i] < ((int64_t)1 << 31);
@@ -2442,7 +2526,8 @@ static PyObject *loo_order(PyObject *self, PyObject *args) {
     count = malloc((top + 1) * sizeof(int64_t));
     column_level = malloc((p.n_used + 1) * sizeof(int64_t));
     pairs = malloc((n + 1) * sizeof(loo_pair));
-    if (!tmp || !groups || !next || !count || !column_level || !pairs) {
+    by_row = malloc((size_t)(n * p.n_used + 1) * p.size);
+    if (!tmp || !groups || !next || !count || !column_level || !pairs || !by_row) {
         PyErr_NoMemory();
         goto done;
     }
@@ -2522,6 +2607,25 @@ static PyObject *loo_order(PyObject *self, PyObject *args) {
         groups = next, next = swap, n_groups = n_next;
     }
     prefixes += distinct * (m + 1 - at_level);
+    if (!over && prefixes <= limit && !bad) {
+        /* the codes row by row (in blocks of rows that stay in cache), then in the order: the
+         * passes read a prefix's codes from one or two cache lines, one row after the other */
+        const int64_t U = p.n_used, bytes = U * p.size;
+        for (int64_t lo = 0; lo < n; lo += 4096) {
+            const int64_t hi = lo + 4096 < n ? lo + 4096 : n;
+            for (int64_t t = 0; t < U; t++)
+                for (int64_t i = lo; i < hi; i++) {
+                    const int64_t v = loo_code_at(&p, p.used[t], first + i);
+                    bad |= v >= p.cards[p.used[t]];
+                    loo_code_put(by_row, p.size, i * U + t, v);
+                }
+        }
+        char *out = rows_buffer.buf;
+        for (int64_t s = 0; s < n; s++) {
+            if (s + 8 < n) __builtin_prefetch(by_row + perm[s + 8] * bytes);
+            memcpy(out + s * bytes, by_row + perm[s] * bytes, bytes);
+        }
+    }
     Py_END_ALLOW_THREADS
     if (bad) {
         PyErr_SetString(PyExc_ValueError, "loo_order: a code is not below its column's categories");
@@ -2530,6 +2634,8 @@ static PyObject *loo_order(PyObject *self, PyObject *args) {
     result = PyBool_FromLong(!over && prefixes <= limit);
 done:
     free(tmp), free(groups), free(next), free(count), free(column_level), free(pairs);
+    free(by_row);
+    if (have_rows) PyBuffer_Release(&rows_buffer);
     loo_plan_free(&p);
     if (have_codes) PyBuffer_Release(&codes);
     for (int j = 0; j < got; j++) PyBuffer_Release(&b[j]);
@@ -2537,12 +2643,13 @@ done:
 }
 
 static PyObject *loo_rows(PyObject *self, PyObject *args) {
-    PyObject *codes_obj, *obj[12], *perm_obj, *level_obj;
+    PyObject *codes_obj, *obj[12], *perm_obj, *level_obj, *rows_obj;
     Py_ssize_t first, chunk, group;
     int criterion;
-    if (!PyArg_ParseTuple(args, "OOOnOOOOOOOOOOinnOO", &codes_obj, &obj[0], &obj[1], &first,
+    if (!PyArg_ParseTuple(args, "OOOnOOOOOOOOOOinnOOO", &codes_obj, &obj[0], &obj[1], &first,
                           &obj[2], &obj[3], &obj[4], &obj[5], &obj[6], &obj[7], &obj[8], &obj[9],
-                          &obj[10], &obj[11], &criterion, &chunk, &group, &perm_obj, &level_obj))
+                          &obj[10], &obj[11], &criterion, &chunk, &group, &perm_obj, &level_obj,
+                          &rows_obj))
         return NULL;
     /* codes, families, cards as above; first: the row of codes of the first row scored; y (n)
      * int64, weights (n) float64 of the rows scored; counts (T, C) and parent_counts (P, C)
@@ -2550,14 +2657,14 @@ static PyObject *loo_rows(PyObject *self, PyObject *args) {
      * offsets (m + 1) and parent_offsets (m + 1) int64; inverse_r (m) float64; prior (n, C)
      * float64: each row's class probabilities without it; start (n) float64: its loss with them
      * (not weighted); total (D, m + 1) float64, added to; criterion; chunk: rows per chunk; group:
-     * doubles of tables read per group of attributes; perm, level: None, or loo_order's (every
-     * weight at least 1): the pass goes through the rows' prefixes in that order, each prefix's
-     * terms once. Returns the number of rows moved to logs. */
+     * doubles of tables read per group of attributes; perm, level, rows: None, or loo_order's
+     * (every weight at least 1): the pass goes through the rows' prefixes in that order, each
+     * prefix's terms once. Returns the number of rows moved to logs. */
     const char *names[12] = {"families", "cards", "y", "weights", "counts", "offsets",
                              "parent_counts", "parent_offsets", "inverse_r", "prior", "start",
                              "total"};
     const int kinds[12] = {2, 0, 0, 1, 3, 0, 3, 0, 1, 3, 1, 3 | 8};
-    Py_buffer codes, b[12], order[2];
+    Py_buffer codes, b[12], order[3];
     int got = 0, have_codes = 0, got_order = 0;
     PyObject *result = NULL;
     loo_plan p;
@@ -2565,19 +2672,14 @@ static PyObject *loo_rows(PyObject *self, PyObject *args) {
     int64_t *buffer = NULL, *reached = NULL, *record_at = NULL, *groups = NULL, *stack_at = NULL;
     double *work = NULL, *records = NULL;
     int8_t *logs = NULL;
-    char *rowcodes = NULL;
     if (PyObject_GetBuffer(codes_obj, &codes, PyBUF_RECORDS_RO) < 0) goto done;
     have_codes = 1;
     if (!loo_columns(obj, b, &got, "loo_rows", names, 12, kinds)) goto done;
     const int use_order = perm_obj != Py_None;
-    if (use_order) {
-        PyObject *order_obj[2] = {perm_obj, level_obj};
-        const char *order_names[2] = {"perm", "level"};
-        const int order_kinds[2] = {0, 0};
-        if (!loo_columns(order_obj, order, &got_order, "loo_rows", order_names, 2, order_kinds))
-            goto done;
-    }
     if (!loo_plan_open(&p, &codes, &b[0], &b[1], "loo_rows")) goto done;
+    if (use_order && !loo_open_order(perm_obj, level_obj, rows_obj, order, &got_order, &p,
+                                     b[2].shape[0], "loo_rows"))
+        goto done;
     const int64_t m = p.m, E = p.E, n = b[2].shape[0], C = b[4].shape[1];
     const int64_t D = b[11].shape[0], M = b[11].shape[1];
     const int64_t *y = b[2].buf, *offsets = b[5].buf, *parent_offsets = b[7].buf;
@@ -2595,13 +2697,7 @@ static PyObject *loo_rows(PyObject *self, PyObject *args) {
              parent_offsets[u + 1] - parent_offsets[u] == p.parent_at[u * (E + 1) + p.depths[u]] &&
              inverse_r[u] > 0.0;
     for (int64_t i = 0; ok && i < n; i++) ok = y[i] >= 0 && y[i] < C;
-    if (use_order) {
-        const int64_t *perm = order[0].buf, *level = order[1].buf;
-        ok = ok && order[0].shape[0] == n && order[1].shape[0] == n;
-        for (int64_t s = 0; ok && s < n; s++)
-            ok = perm[s] >= 0 && perm[s] < n && level[s] >= 0 && level[s] <= m + 1 &&
-                 w[perm[s]] >= 1.0 && (s > 0 || level[s] == 0);
-    }
+    for (int64_t i = 0; ok && use_order && i < n; i++) ok = w[i] >= 1.0;
     if (!ok) {
         PyErr_SetString(PyExc_ValueError, "loo_rows: inconsistent arguments");
         goto done;
@@ -2637,9 +2733,7 @@ static PyObject *loo_rows(PyObject *self, PyObject *args) {
     work = malloc((D * C + S * (D * C + D) + (use_order ? S : 0)) * sizeof(double));
     records = malloc((n_records * RS + 1) * sizeof(double));
     stack_at = malloc(2 * (m + 2) * sizeof(int64_t));
-    if (use_order) rowcodes = malloc((size_t)(n * p.n_used + 1) * p.size);
-    if (!record_at || !groups || !buffer || !reached || !logs || !work || !records || !stack_at ||
-        (use_order && !rowcodes)) {
+    if (!record_at || !groups || !buffer || !reached || !logs || !work || !records || !stack_at) {
         PyErr_NoMemory();
         goto done;
     }
@@ -2661,14 +2755,7 @@ static PyObject *loo_rows(PyObject *self, PyObject *args) {
         const int64_t *perm = order[0].buf, *level = order[1].buf, U = p.n_used;
         double *weight = losses + S * D;
         int64_t *moved_here = stack_at + (m + 2);
-        /* the rows' codes row by row (the columns read, p.used), in blocks of rows that stay in
-         * cache: a prefix's step then reads its row's codes from one or two cache lines */
-        for (int64_t lo = 0; lo < n; lo += 4096) {
-            const int64_t hi = lo + 4096 < n ? lo + 4096 : n;
-            for (int64_t s = 0; s < U; s++)
-                for (int64_t i = lo; i < hi; i++)
-                    loo_code_put(rowcodes, p.size, i * U + s, loo_code_at(&p, p.used[s], first + i));
-        }
+        const char *rows = order[2].buf;
         for (int64_t s = 0; s <= n && !bad; s++) {
             const int64_t from = s < n ? level[s] : 0;
             if (s > 0)
@@ -2680,7 +2767,8 @@ static PyObject *loo_rows(PyObject *self, PyObject *args) {
                 }
             if (s == n) break;
             const int64_t i = perm[s];
-            if (s + 8 < n) __builtin_prefetch(rowcodes + perm[s + 8] * U * p.size);
+            if (s + 16 < n) /* the class and weight of a row ahead: the order reads them at random */
+                __builtin_prefetch(y + perm[s + 16]), __builtin_prefetch(w + perm[s + 16]);
             for (int64_t L = from; L <= m; L++) {
                 double *joint = joints + L * D * C, *loss = losses + L * D;
                 stack_at[L] = s, moved_here[L] = 0, weight[L] = 0.0;
@@ -2696,7 +2784,7 @@ static PyObject *loo_rows(PyObject *self, PyObject *args) {
                 const int64_t u = L - 1, *family = p.families + u * E, depths = p.depths[u];
                 for (int64_t d = 0; d < depths; d++) {
                     zcards[d] = p.cards[family[d]];
-                    z[d] = loo_code_get(rowcodes, p.size, i * U + p.slot[family[d]]);
+                    z[d] = loo_code_get(rows, p.size, s * U + p.slot[family[d]]);
                     bad |= z[d] >= zcards[d];
                 }
                 if (z[0] < 0 || bad) continue;
@@ -2764,7 +2852,7 @@ static PyObject *loo_rows(PyObject *self, PyObject *args) {
     result = PyLong_FromSsize_t(moved);
 done:
     free(buffer), free(reached), free(record_at), free(groups), free(work), free(records);
-    free(logs), free(stack_at), free(rowcodes);
+    free(logs), free(stack_at);
     loo_plan_free(&p);
     if (have_codes) PyBuffer_Release(&codes);
     for (int j = 0; j < got; j++) PyBuffer_Release(&b[j]);
@@ -4195,19 +4283,20 @@ static PyMethodDef methods[] = {
      "class-weighted tables at every depth of its parents, added to (see "
      "bnclassify/_native)."},
     {"loo_tables", loo_tables, METH_VARARGS,
-     "loo_tables(codes, families, cards, y, weights, offsets, counts, chunk): every attribute's "
-     "dense class-weighted tables at every depth of its parents, added to counts, the rows in "
-     "chunks (see bnclassify/_native)."},
+     "loo_tables(codes, families, cards, y, weights, offsets, counts, chunk, perm, level, rows): "
+     "every attribute's dense class-weighted tables at every depth of its parents, added to "
+     "counts, the rows in chunks or by prefixes in loo_order's order (see bnclassify/_native)."},
     {"loo_order", loo_order, METH_VARARGS,
-     "loo_order(codes, families, cards, first, y, perm, level, limit) -> bool: the rows sorted by "
-     "their class and the families' columns in order, and the level at which each differs from "
-     "the one before, unless their prefixes exceed limit (see bnclassify/_native)."},
+     "loo_order(codes, families, cards, first, y, perm, level, rows, limit) -> bool: the rows "
+     "sorted by their class and the families' columns in order, the level at which each differs "
+     "from the one before and their codes in that order, unless their prefixes exceed limit (see "
+     "bnclassify/_native)."},
     {"loo_rows", loo_rows, METH_VARARGS,
      "loo_rows(codes, families, cards, first, y, weights, counts, offsets, parent_counts, "
-     "parent_offsets, inverse_r, prior, start, total, criterion, chunk, group, perm, level) -> rows "
-     "moved to logs: selective KDB's leave-one-out pass over chunks of rows, a group of attributes "
-     "per chunk, or over the rows' prefixes in loo_order's order, the losses added to total (see "
-     "bnclassify/_native)."},
+     "parent_offsets, inverse_r, prior, start, total, criterion, chunk, group, perm, level, rows) "
+     "-> rows moved to logs: selective KDB's leave-one-out pass over chunks of rows, a group of "
+     "attributes per chunk, or over the rows' prefixes in loo_order's order, the losses added to "
+     "total (see bnclassify/_native)."},
     {"tree_pivots", tree_pivots, METH_VARARGS,
      "tree_pivots(matrices, pivots, smallest): the cancellation-free elimination pivots of a batch "
      "of column-scaled weight matrices, eliminated in place (see bnclassify/_native)."},

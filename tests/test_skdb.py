@@ -1063,6 +1063,28 @@ def test_the_order_by_prefixes_equals_its_numpy_twin(dtype, seed, monkeypatch):
             assert (within is not None) == (prefixes <= limit)
 
 
+@pytest.mark.skipif(_native.runtime.kernels is None, reason="the compiled extension is not built")
+@pytest.mark.parametrize("card", [3, 300, 5000])
+def test_the_order_of_wide_keys_is_the_column_at_a_time_sort(card, monkeypatch):
+    # 30 columns of 300 or 5,000 categories do not pack into four words: the kernel sorts them a
+    # column at a time (by counting, or by comparison where a group is small against the
+    # categories); 3 categories pack. Either way np.lexsort's order, levels and rows
+    rng = np.random.default_rng(card)
+    n, k = 300, 30
+    codes = rng.integers(-1, 3, (n, k)) * (card // 3)  # few values each: groups stay tied
+    codes[rng.random((n, k)) < 0.05] = -1
+    codes = np.asfortranarray(codes.astype(np.int16))
+    y = rng.integers(0, 2, n)
+    families = [[u, *range(u - 1, max(u - 3, -1), -1)] for u in range(k)]
+    by_column = _native.column_codes(codes)
+    monkeypatch.setattr(_native.runtime, "COMPILED", True)
+    compiled = _native.loo_order(by_column, families, [card] * k, 0, y)
+    monkeypatch.setattr(_native.runtime, "COMPILED", False)
+    twin = _native.loo_order(by_column, families, [card] * k, 0, y)
+    for a, b in zip(compiled, twin, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
 @pytest.mark.kernels
 @pytest.mark.skipif(_native.runtime.kernels is None, reason="the compiled extension is not built")
 @pytest.mark.parametrize("criterion", CRITERIA)

@@ -2467,6 +2467,39 @@ static int loo_pair_compare(const void *a, const void *b) {
     return (x->row > y->row) - (x->row < y->row);
 }
 
+/* The rows' keys packed into W words (the class, then every column's code + 1, most significant
+ * first, a field never across two words) sorted least significant 16 bits first, each pass
+ * stable (a pass whose digit is the same in every row skipped): the lexicographic order of the
+ * most-significant-first sort, ties in row order. keys, keys2 (n, W) and perm, perm2 (n): the
+ * keys and 0 .. n - 1 in, the sorted ones out (in keys and perm); count: 65537 entries. */
+static void loo_radix_sort(uint64_t *keys, uint64_t *keys2, int64_t *perm, int64_t *perm2,
+                           int64_t n, int64_t W, int64_t *count) {
+    uint64_t *k_in = keys, *k_out = keys2;
+    int64_t *p_in = perm, *p_out = perm2;
+    for (int64_t w = W - 1; w >= 0 && n > 0; w--)
+        for (int shift = 0; shift < 64; shift += 16) {
+            memset(count, 0, 65537 * sizeof(int64_t));
+            for (int64_t i = 0; i < n; i++) count[((k_in[i * W + w] >> shift) & 0xffff) + 1]++;
+            if (count[((k_in[w] >> shift) & 0xffff) + 1] == n) continue;
+            for (int64_t d = 0; d < 65536; d++) count[d + 1] += count[d];
+            for (int64_t i = 0; i < n; i++) {
+                const int64_t q = count[(k_in[i * W + w] >> shift) & 0xffff]++;
+                p_out[q] = p_in[i];
+                for (int64_t v = 0; v < W; v++) k_out[q * W + v] = k_in[i * W + v];
+            }
+            uint64_t *k = k_in;
+            int64_t *q = p_in;
+            k_in = k_out, k_out = k, p_in = p_out, p_out = q;
+        }
+    if (k_in != keys) {
+        memcpy(keys, k_in, (size_t)(n * W) * sizeof(uint64_t));
+        memcpy(perm, p_in, (size_t)n * sizeof(int64_t));
+    }
+}
+
+/* Words of the packed keys at most: wider keys are sorted a column at a time. */
+#define LOO_PACKED_WORDS 4
+
 static PyObject *loo_order(PyObject *self, PyObject *args) {
     PyObject *codes_obj, *obj[5], *rows_obj;
     Py_ssize_t first, limit;
@@ -2491,6 +2524,7 @@ static PyObject *loo_order(PyObject *self, PyObject *args) {
     int64_t *tmp = NULL, *groups = NULL, *next = NULL, *count = NULL, *column_level = NULL;
     loo_pair *pairs = NULL;
     char *by_row = NULL;
+    uint64_t *keys = NULL, *bit_level = NULL;
     Py_buffer rows_buffer;
     int have_rows = 0;
     if (PyObject_GetBuffer(codes_obj, &codes, PyBUF_RECORDS_RO) < 0) goto done;
@@ -2520,6 +2554,19 @@ static PyObject *loo_order(PyObject *self, PyObject *args) {
     for (int64_t s = 0; s < p.n_used; s++)
         if (p.cards[p.used[s]] + 1 > top) top = p.cards[p.used[s]] + 1;
     if (C + 1 > top) top = C + 1;
+    if (top < 65537) top = 65537;
+    /* the packed keys' fields: the class, then each column's code + 1 (0 missing) */
+    int64_t W = 1, used_bits = 0;
+    {
+        int64_t width = C > 1 ? 64 - __builtin_clzll((uint64_t)(C - 1)) : 1;
+        used_bits = width;
+        for (int64_t s = 0; s < p.n_used && W <= LOO_PACKED_WORDS; s++) {
+            width = 64 - __builtin_clzll((uint64_t)p.cards[p.used[s]]);
+            if (used_bits + width > 64) W++, used_bits = 0;
+            used_bits += width;
+        }
+    }
+    const int packed = W <= LOO_PACKED_WORDS;
     tmp = malloc((n + 1) * sizeof(int64_t));
     groups = malloc((n + 2) * sizeof(int64_t));
     next = malloc((n + 2) * sizeof(int64_t));
@@ -2527,7 +2574,12 @@ static PyObject *loo_order(PyObject *self, PyObject *args) {
     column_level = malloc((p.n_used + 1) * sizeof(int64_t));
     pairs = malloc((n + 1) * sizeof(loo_pair));
     by_row = malloc((size_t)(n * p.n_used + 1) * p.size);
-    if (!tmp || !groups || !next || !count || !column_level || !pairs || !by_row) {
+    if (packed) {
+        keys = calloc((size_t)(2 * n * W + 1), sizeof(uint64_t));
+        bit_level = malloc(64 * W * sizeof(uint64_t));
+    }
+    if (!tmp || !groups || !next || !count || !column_level || !pairs || !by_row ||
+        (packed && (!keys || !bit_level))) {
         PyErr_NoMemory();
         goto done;
     }
@@ -2541,84 +2593,142 @@ static PyObject *loo_order(PyObject *self, PyObject *args) {
     int bad = 0, over = 0;
     int64_t prefixes = 0;
     Py_BEGIN_ALLOW_THREADS
-    /* by class (counting), the classes' first rows at level 0 */
-    for (int64_t c = 0; c <= C; c++) count[c] = 0;
-    for (int64_t i = 0; i < n; i++) count[y[i] + 1]++;
-    for (int64_t c = 0; c < C; c++) count[c + 1] += count[c];
-    for (int64_t s = 0; s < n; s++) level[s] = m + 1;
-    int64_t n_groups = 0, distinct = n > 0, at_level = 0;
-    for (int64_t c = 0; c < C; c++) {
-        if (count[c] > 0 && count[c] < n && level[count[c]] != 0)
-            level[count[c]] = 0, distinct++;
-        if (count[c + 1] - count[c] > 1) groups[2 * n_groups] = count[c],
-                                         groups[2 * n_groups + 1] = count[c + 1], n_groups++;
-    }
-    for (int64_t i = 0; i < n; i++) perm[count[y[i]]++] = i;
-    if (n > 0) level[0] = 0;
-    /* then every column within the groups still tied */
-    for (int64_t s = 0; s < p.n_used && n_groups > 0 && !bad && !over; s++) {
-        const int64_t j = p.used[s], L = column_level[s], r = p.cards[j];
-        int64_t n_next = 0;
-        if (L > at_level) { /* the levels before L are done: a bound on the prefixes of all */
-            prefixes += distinct * (L - at_level), at_level = L;
-            if (prefixes + distinct * (m + 1 - at_level) > limit) over = 1;
-        }
-        for (int64_t g = 0; g < n_groups; g++) {
-            const int64_t lo = groups[2 * g], hi = groups[2 * g + 1], size = hi - lo;
-            if (r + 1 <= 4 * size + 16) {
-                for (int64_t v = 0; v <= r + 1; v++) count[v] = 0;
-                for (int64_t q = lo; q < hi; q++) {
-                    int64_t v = loo_code_at(&p, j, first + perm[q]);
-                    bad |= v >= r;
-                    v = v < 0 ? 0 : (v >= r ? r : v + 1);
-                    tmp[q] = v;
-                    count[v + 1]++;
+    if (packed) {
+        /* the keys, a column at a time (each field's bits: its level), then the sort */
+        int64_t w = 0, shift = 64, width = C > 1 ? 64 - __builtin_clzll((uint64_t)(C - 1)) : 1;
+        for (int64_t b = 0; b < 64 * W; b++) bit_level[b] = m + 1;
+        for (int64_t t = -1; t < p.n_used; t++) {
+            if (t >= 0) width = 64 - __builtin_clzll((uint64_t)p.cards[p.used[t]]);
+            if (shift - width < 0) w++, shift = 64;
+            shift -= width;
+            for (int64_t b = 0; b < width; b++) bit_level[w * 64 + shift + b] = t < 0 ? 0 : column_level[t];
+            if (t < 0) {
+                for (int64_t i = 0; i < n; i++) keys[i * W + w] |= (uint64_t)y[i] << shift;
+                continue;
+            }
+            const int64_t j = p.used[t], r = p.cards[j];
+            if (p.size == 1) { /* bytes (most encoded tables): a loop the compiler vectorises */
+                const int8_t *v = (const int8_t *)p.codes + j * p.N + first;
+                int over_card = 0;
+                for (int64_t i = 0; i < n; i++) {
+                    over_card |= v[i] >= r;
+                    keys[i * W + w] |= (uint64_t)(v[i] < 0 ? 0 : v[i] + 1) << shift;
                 }
-                if (count[tmp[lo] + 1] == size) { /* one value: the group stays as it is */
-                    next[2 * n_next] = lo, next[2 * n_next + 1] = hi, n_next++;
-                    continue;
-                }
-                for (int64_t v = 0; v <= r; v++) count[v + 1] += count[v];
-                for (int64_t v = 0; v <= r; v++) {
-                    const int64_t a = lo + count[v], e = lo + count[v + 1];
-                    if (e > a && a > lo) level[a] = L, distinct++;
-                    if (e - a > 1) next[2 * n_next] = a, next[2 * n_next + 1] = e, n_next++;
-                }
-                /* stable scatter through pairs (their rows), then back into perm */
-                for (int64_t q = lo; q < hi; q++) pairs[lo + count[tmp[q]]++].row = perm[q];
-                for (int64_t q = lo; q < hi; q++) perm[q] = pairs[q].row;
-            } else {
-                for (int64_t q = lo; q < hi; q++) {
-                    const int64_t v = loo_code_at(&p, j, first + perm[q]);
-                    bad |= v >= r;
-                    pairs[q].value = v < 0 ? -1 : v, pairs[q].row = perm[q];
-                }
-                qsort(pairs + lo, size, sizeof(loo_pair), loo_pair_compare);
-                for (int64_t q = lo, a = lo; q <= hi; q++) {
-                    if (q < hi && pairs[q].value == pairs[a].value) continue;
-                    if (a > lo) level[a] = L, distinct++;
-                    if (q - a > 1) next[2 * n_next] = a, next[2 * n_next + 1] = q, n_next++;
-                    a = q;
-                }
-                for (int64_t q = lo; q < hi; q++) perm[q] = pairs[q].row;
+                bad |= over_card;
+                continue;
+            }
+            for (int64_t i = 0; i < n; i++) {
+                const int64_t v = loo_code_at(&p, j, first + i);
+                bad |= v >= r;
+                keys[i * W + w] |= (uint64_t)(v < 0 ? 0 : (v >= r ? 0 : v + 1)) << shift;
             }
         }
-        int64_t *swap = groups;
-        groups = next, next = swap, n_groups = n_next;
+        for (int64_t i = 0; i < n; i++) perm[i] = i;
+        loo_radix_sort(keys, keys + n * W, perm, tmp, n, W, count);
+        if (n > 0) level[0] = 0, prefixes = m + 1;
+        for (int64_t s = 1; s < n; s++) {
+            int64_t L = m + 1;
+            for (int64_t v = 0; v < W; v++) {
+                const uint64_t x = keys[s * W + v] ^ keys[(s - 1) * W + v];
+                if (x) {
+                    L = bit_level[v * 64 + 63 - __builtin_clzll(x)];
+                    break;
+                }
+            }
+            level[s] = L, prefixes += m + 1 - L;
+        }
+        over = prefixes > limit;
     }
-    prefixes += distinct * (m + 1 - at_level);
+    if (!packed) {
+        /* by class (counting), the classes' first rows at level 0 */
+        for (int64_t c = 0; c <= C; c++) count[c] = 0;
+        for (int64_t i = 0; i < n; i++) count[y[i] + 1]++;
+        for (int64_t c = 0; c < C; c++) count[c + 1] += count[c];
+        for (int64_t s = 0; s < n; s++) level[s] = m + 1;
+        int64_t n_groups = 0, distinct = n > 0, at_level = 0;
+        for (int64_t c = 0; c < C; c++) {
+            if (count[c] > 0 && count[c] < n && level[count[c]] != 0)
+                level[count[c]] = 0, distinct++;
+            if (count[c + 1] - count[c] > 1) groups[2 * n_groups] = count[c],
+                                             groups[2 * n_groups + 1] = count[c + 1], n_groups++;
+        }
+        for (int64_t i = 0; i < n; i++) perm[count[y[i]]++] = i;
+        if (n > 0) level[0] = 0;
+        /* then every column within the groups still tied */
+        for (int64_t s = 0; s < p.n_used && n_groups > 0 && !bad && !over; s++) {
+            const int64_t j = p.used[s], L = column_level[s], r = p.cards[j];
+            int64_t n_next = 0;
+            if (L > at_level) { /* the levels before L are done: a bound on the prefixes of all */
+                prefixes += distinct * (L - at_level), at_level = L;
+                if (prefixes + distinct * (m + 1 - at_level) > limit) over = 1;
+            }
+            for (int64_t g = 0; g < n_groups; g++) {
+                const int64_t lo = groups[2 * g], hi = groups[2 * g + 1], size = hi - lo;
+                if (r + 1 <= 4 * size + 16) {
+                    for (int64_t v = 0; v <= r + 1; v++) count[v] = 0;
+                    for (int64_t q = lo; q < hi; q++) {
+                        int64_t v = loo_code_at(&p, j, first + perm[q]);
+                        bad |= v >= r;
+                        v = v < 0 ? 0 : (v >= r ? r : v + 1);
+                        tmp[q] = v;
+                        count[v + 1]++;
+                    }
+                    if (count[tmp[lo] + 1] == size) { /* one value: the group stays as it is */
+                        next[2 * n_next] = lo, next[2 * n_next + 1] = hi, n_next++;
+                        continue;
+                    }
+                    for (int64_t v = 0; v <= r; v++) count[v + 1] += count[v];
+                    for (int64_t v = 0; v <= r; v++) {
+                        const int64_t a = lo + count[v], e = lo + count[v + 1];
+                        if (e > a && a > lo) level[a] = L, distinct++;
+                        if (e - a > 1) next[2 * n_next] = a, next[2 * n_next + 1] = e, n_next++;
+                    }
+                    /* stable scatter through pairs (their rows), then back into perm */
+                    for (int64_t q = lo; q < hi; q++) pairs[lo + count[tmp[q]]++].row = perm[q];
+                    for (int64_t q = lo; q < hi; q++) perm[q] = pairs[q].row;
+                } else {
+                    for (int64_t q = lo; q < hi; q++) {
+                        const int64_t v = loo_code_at(&p, j, first + perm[q]);
+                        bad |= v >= r;
+                        pairs[q].value = v < 0 ? -1 : v, pairs[q].row = perm[q];
+                    }
+                    qsort(pairs + lo, size, sizeof(loo_pair), loo_pair_compare);
+                    for (int64_t q = lo, a = lo; q <= hi; q++) {
+                        if (q < hi && pairs[q].value == pairs[a].value) continue;
+                        if (a > lo) level[a] = L, distinct++;
+                        if (q - a > 1) next[2 * n_next] = a, next[2 * n_next + 1] = q, n_next++;
+                        a = q;
+                    }
+                    for (int64_t q = lo; q < hi; q++) perm[q] = pairs[q].row;
+                }
+            }
+            int64_t *swap = groups;
+            groups = next, next = swap, n_groups = n_next;
+        }
+        prefixes += distinct * (m + 1 - at_level);
+    }
     if (!over && prefixes <= limit && !bad) {
         /* the codes row by row (in blocks of rows that stay in cache), then in the order: the
          * passes read a prefix's codes from one or two cache lines, one row after the other */
         const int64_t U = p.n_used, bytes = U * p.size;
         for (int64_t lo = 0; lo < n; lo += 4096) {
             const int64_t hi = lo + 4096 < n ? lo + 4096 : n;
-            for (int64_t t = 0; t < U; t++)
+            for (int64_t t = 0; t < U; t++) {
+                const int64_t j = p.used[t], r = p.cards[j];
+                if (p.size == 1) {
+                    const int8_t *v = (const int8_t *)p.codes + j * p.N + first;
+                    int8_t *out = (int8_t *)by_row + t;
+                    int over_card = 0;
+                    for (int64_t i = lo; i < hi; i++) over_card |= v[i] >= r, out[i * U] = v[i];
+                    bad |= over_card;
+                    continue;
+                }
                 for (int64_t i = lo; i < hi; i++) {
-                    const int64_t v = loo_code_at(&p, p.used[t], first + i);
-                    bad |= v >= p.cards[p.used[t]];
+                    const int64_t v = loo_code_at(&p, j, first + i);
+                    bad |= v >= r;
                     loo_code_put(by_row, p.size, i * U + t, v);
                 }
+            }
         }
         char *out = rows_buffer.buf;
         for (int64_t s = 0; s < n; s++) {
@@ -2634,7 +2744,7 @@ static PyObject *loo_order(PyObject *self, PyObject *args) {
     result = PyBool_FromLong(!over && prefixes <= limit);
 done:
     free(tmp), free(groups), free(next), free(count), free(column_level), free(pairs);
-    free(by_row);
+    free(by_row), free(keys), free(bit_level);
     if (have_rows) PyBuffer_Release(&rows_buffer);
     loo_plan_free(&p);
     if (have_codes) PyBuffer_Release(&codes);

@@ -5,7 +5,8 @@ value sets (the kinds rule and the categories), its cast to column-major codes,
 and the counts of a tree's families; the symmetry check of a weight matrix; the
 factorization of an object column (:func:`factorize_objects`); and selective
 KDB's leave-one-out pass (:func:`loo_pass`: :func:`loo_tables` and :func:`loo_rows` over
-dense tables, chunks of rows with every attribute per chunk; :func:`loo_scores`
+dense tables, chunks of rows with every attribute per chunk, or the rows' distinct prefixes
+in :func:`loo_order`'s order; :func:`loo_scores`
 over looked-up cells where the tables would be too large), a few table look-ups and
 products per row and attribute that numpy can only do through temporaries
 of every candidate's scores; and the pivots of the cancellation-free elimination

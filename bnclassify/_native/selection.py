@@ -772,7 +772,9 @@ def loo_pass(codes, y, weights, cards, class_weight, families, max_k, criterion,
     all the training rows, of which ``codes`` may be a part (a partition of a dask
     table): the sums of the parts' totals are the whole's. ``counts=None``: counted
     from these rows (:func:`loo_tables`; nothing of size rows x attributes is
-    kept). Rows go in blocks of :data:`STATE_DOUBLES`.
+    kept). Rows go in blocks of :data:`STATE_DOUBLES`, or, where :func:`prefix_order`
+    takes the rows' order (few distinct prefixes, weights at least 1), all at once in
+    that order, each prefix's terms (and, for whole weights, its table counts) once.
     """
     y = np.asarray(y, dtype=np.int64)
     w = np.asarray(weights, dtype=float)

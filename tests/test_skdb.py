@@ -1063,6 +1063,36 @@ def test_the_order_by_prefixes_equals_its_numpy_twin(dtype, seed, monkeypatch):
             assert (within is not None) == (prefixes <= limit)
 
 
+@pytest.mark.parametrize("C", [2, 3, 7])
+@pytest.mark.parametrize("criterion", CRITERIA)
+def test_the_prior_of_rows_that_leave_one_copy_out_is_gathered_to_the_last_bit(C, criterion):
+    # every weight at least 1: each class's prior and loss computed once and gathered, the
+    # numbers of the row-by-row m-estimate exactly
+    rng = np.random.default_rng(C)
+    n = 500
+    y = rng.integers(0, C, n)
+    w = np.where(rng.random(n) < 0.3, 2.0, 1.0)
+    cw = np.bincount(y, weights=w, minlength=C).astype(float)
+    total = np.zeros((2, 3))
+    joint, _, _, losses = _native.loo_start(y, w, cw, 1, criterion, total)
+    own = np.zeros((n, C))
+    own[np.arange(n), y] = 1.0
+    prior = cw - own + 1.0 / C
+    rows = cw.sum() - 1.0 + 1.0
+    p = prior / prior.sum(axis=1, keepdims=True)
+    mine = p[np.arange(n), y]
+    loss = {"rmse": (1 - mine) ** 2, "zero_one": (p.argmax(axis=1) != y) * 1.0}.get(
+        criterion, -np.log(mine)
+    )
+    if _native.runtime.COMPILED:
+        np.testing.assert_array_equal(joint[:, 0], prior / rows)
+    np.testing.assert_allclose(losses[:, 0], loss * w, rtol=1e-13)
+    unit = prior.sum(axis=1)
+    exact = {"rmse": ((unit - prior[np.arange(n), y]) / unit) ** 2}.get(criterion)
+    if exact is not None:  # the kernel's own formula: to the last bit
+        np.testing.assert_array_equal(losses[:, 0], exact * w)
+
+
 @pytest.mark.skipif(_native.runtime.kernels is None, reason="the compiled extension is not built")
 @pytest.mark.parametrize("card", [3, 300, 5000])
 def test_the_order_of_wide_keys_is_the_column_at_a_time_sort(card, monkeypatch):

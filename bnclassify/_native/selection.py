@@ -394,10 +394,14 @@ def _prior_losses(y, w, class_weight, criterion, total) -> tuple:
     cw = np.asarray(class_weight, dtype=float)
     n, C = len(y), len(cw)
     held = np.minimum(w, 1.0)
-    own = np.zeros((n, C))
-    own[np.arange(n), y] = held
-    prior = cw - own + 1.0 / C  # in this order: classes that tie in the counts tie here
-    loss = _probability_loss(prior, y, criterion)
+    if n > C and bool((held == 1.0).all()):  # one row per class, the same numbers, gathered
+        prior = cw - np.eye(C) + 1.0 / C
+        prior, loss = prior[y], _probability_loss(prior, np.arange(C), criterion)[y]
+    else:
+        own = np.zeros((n, C))
+        own[np.arange(n), y] = held
+        prior = cw - own + 1.0 / C  # in this order: classes that tie in the counts tie here
+        loss = _probability_loss(prior, y, criterion)
     total[:, 0] += loss @ w
     return prior, cw.sum() - held + 1.0, loss
 

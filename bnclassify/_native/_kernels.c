@@ -2568,18 +2568,19 @@ static PyObject *loo_order(PyObject *self, PyObject *args) {
     }
     const int packed = W <= LOO_PACKED_WORDS;
     tmp = malloc((n + 1) * sizeof(int64_t));
-    groups = malloc((n + 2) * sizeof(int64_t));
-    next = malloc((n + 2) * sizeof(int64_t));
     count = malloc((top + 1) * sizeof(int64_t));
     column_level = malloc((p.n_used + 1) * sizeof(int64_t));
-    pairs = malloc((n + 1) * sizeof(loo_pair));
     by_row = malloc((size_t)(n * p.n_used + 1) * p.size);
     if (packed) {
         keys = calloc((size_t)(2 * n * W + 1), sizeof(uint64_t));
         bit_level = malloc(64 * W * sizeof(uint64_t));
+    } else {
+        groups = malloc((n + 2) * sizeof(int64_t));
+        next = malloc((n + 2) * sizeof(int64_t));
+        pairs = malloc((n + 1) * sizeof(loo_pair));
     }
-    if (!tmp || !groups || !next || !count || !column_level || !pairs || !by_row ||
-        (packed && (!keys || !bit_level))) {
+    if (!tmp || !count || !column_level || !by_row || (packed && (!keys || !bit_level)) ||
+        (!packed && (!groups || !next || !pairs))) {
         PyErr_NoMemory();
         goto done;
     }

@@ -25,7 +25,7 @@ LOO_GROUP_BYTES = 1 << 20
 #: The compiled pass (:func:`loo_rows`) takes rows of weight at least 1 in :func:`loo_order`'s
 #: order, each distinct prefix's terms once, when their prefixes (summed over the levels) are at
 #: most this share of ``rows x (attributes + 1)`` (else in chunks of rows, every attribute per
-#: chunk: a prefix's step reads tables out of cache, 2-3 times a chunked step's time at 10^6 rows).
+#: chunk: a prefix's step reads tables out of cache, about 1.5 times a chunked step's time).
 LOO_PREFIX_SHARE = 0.25
 #: Rows of the first sort, whose prefixes must be at most twice that share for all the rows to be
 #: sorted.
@@ -396,7 +396,9 @@ def _prior_losses(y, w, class_weight, criterion, total) -> tuple:
     held = np.minimum(w, 1.0)
     if n > C and bool((held == 1.0).all()):  # one row per class, the same numbers, gathered
         prior = cw - np.eye(C) + 1.0 / C
-        prior, loss = prior[y], _probability_loss(prior, np.arange(C), criterion)[y]
+        with np.errstate(invalid="ignore", divide="ignore"):  # the rows of absent classes
+            loss = _probability_loss(prior, np.arange(C), criterion)
+        prior, loss = prior[y], loss[y]
     else:
         own = np.zeros((n, C))
         own[np.arange(n), y] = held

@@ -1053,6 +1053,152 @@ def test_the_pass_in_chunks_and_groups_equals_the_pass_one_attribute_at_a_time(
     np.testing.assert_allclose(whole, twin, rtol=1e-12, atol=1e-13)
 
 
+def _prefix_table(seed, n=400, dtype=np.int8):
+    # few columns of few categories and repeated rows: many rows share their prefixes
+    rng = np.random.default_rng(seed)
+    k, C = 6, 3
+    cards = np.array([2, 3, 4, 2, 3, 1])
+    codes = np.asfortranarray((rng.integers(0, 4, (n, k)) % cards).astype(dtype))
+    codes[rng.random((n, k)) < 0.1] = -1
+    codes[n // 2 :] = codes[: n - n // 2]  # every row at least twice
+    y = rng.integers(0, C, n)
+    y[n // 2 :] = y[: n - n // 2]
+    families = [[0], [1, 0], [2, 1, 0], [3, 2], [4, 3, 2], [5, 4]]
+    return codes, y, cards, C, families
+
+
+@pytest.mark.skipif(_native.runtime.kernels is None, reason="the compiled extension is not built")
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int64])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_order_by_prefixes_equals_its_numpy_twin(dtype, seed, monkeypatch):
+    # the compiled sort (most significant column first, by counting or by comparison) gives
+    # np.lexsort's order and the levels where the rows part, and refuses over a limit alike
+    codes, y, cards, _, families = _prefix_table(seed, dtype=dtype)
+    families = [*families, [0, 5]]  # a family of columns read before: a level of no new column
+    by_column = _native.column_codes(codes)
+    monkeypatch.setattr(_native.runtime, "COMPILED", True)
+    perm, level, rows = _native.loo_order(by_column, families, cards, 7, y[7:])
+    # the rows sorted by class and columns 0..5 in order, ties in row order
+    keys = np.column_stack([y[7:], np.asarray(codes[7:], dtype=np.int64)])
+    ordered = keys[perm]
+    assert (np.diff(perm)[(ordered[1:] == ordered[:-1]).all(axis=1)] > 0).all()
+    assert all(tuple(a) <= tuple(b) for a, b in zip(ordered[:-1], ordered[1:], strict=True))
+    prefixes = (len(families) + 1) + int((len(families) + 1 - level[1:]).sum())
+    monkeypatch.setattr(_native.runtime, "COMPILED", False)
+    twin = _native.loo_order(by_column, families, cards, 7, y[7:])
+    np.testing.assert_array_equal(perm, twin[0])
+    np.testing.assert_array_equal(level, twin[1])
+    np.testing.assert_array_equal(rows, twin[2])
+    assert rows.dtype == twin[2].dtype == dtype
+    np.testing.assert_array_equal(rows, np.asarray(codes)[7:][perm])  # columns 0..5 in order
+    for limit in (prefixes - 1, prefixes, len(y) // 4):
+        for compiled in (True, False):
+            monkeypatch.setattr(_native.runtime, "COMPILED", compiled)
+            within = _native.loo_order(by_column, families, cards, 7, y[7:], limit)
+            assert (within is not None) == (prefixes <= limit)
+
+
+@pytest.mark.parametrize("C", [2, 3, 7])
+@pytest.mark.parametrize("criterion", CRITERIA)
+def test_the_prior_of_rows_that_leave_one_copy_out_is_gathered_to_the_last_bit(C, criterion):
+    # every weight at least 1: each class's prior and loss computed once and gathered, the
+    # numbers of the row-by-row m-estimate exactly
+    rng = np.random.default_rng(C)
+    n = 500
+    y = rng.integers(0, C, n)
+    w = np.where(rng.random(n) < 0.3, 2.0, 1.0)
+    cw = np.bincount(y, weights=w, minlength=C).astype(float)
+    total = np.zeros((2, 3))
+    joint, _, _, losses = _native.loo_start(y, w, cw, 1, criterion, total)
+    own = np.zeros((n, C))
+    own[np.arange(n), y] = 1.0
+    prior = cw - own + 1.0 / C
+    rows = cw.sum() - 1.0 + 1.0
+    p = prior / prior.sum(axis=1, keepdims=True)
+    mine = p[np.arange(n), y]
+    loss = {"rmse": (1 - mine) ** 2, "zero_one": (p.argmax(axis=1) != y) * 1.0}.get(
+        criterion, -np.log(mine)
+    )
+    if _native.runtime.COMPILED:
+        np.testing.assert_array_equal(joint[:, 0], prior / rows)
+    np.testing.assert_allclose(losses[:, 0], loss * w, rtol=1e-13)
+    unit = prior.sum(axis=1)
+    exact = {"rmse": ((unit - prior[np.arange(n), y]) / unit) ** 2}.get(criterion)
+    if exact is not None:  # the kernel's own formula: to the last bit
+        np.testing.assert_array_equal(losses[:, 0], exact * w)
+
+
+@pytest.mark.skipif(_native.runtime.kernels is None, reason="the compiled extension is not built")
+@pytest.mark.parametrize("card", [3, 300, 5000])
+def test_the_order_of_wide_keys_is_the_column_at_a_time_sort(card, monkeypatch):
+    # 30 columns of 300 or 5,000 categories do not pack into four words: the kernel sorts them a
+    # column at a time (by counting, or by comparison where a group is small against the
+    # categories); 3 categories pack. Either way np.lexsort's order, levels and rows
+    rng = np.random.default_rng(card)
+    n, k = 300, 30
+    codes = rng.integers(-1, 3, (n, k)) * (card // 3)  # few values each: groups stay tied
+    codes[rng.random((n, k)) < 0.05] = -1
+    codes = np.asfortranarray(codes.astype(np.int16))
+    y = rng.integers(0, 2, n)
+    families = [[u, *range(u - 1, max(u - 3, -1), -1)] for u in range(k)]
+    by_column = _native.column_codes(codes)
+    monkeypatch.setattr(_native.runtime, "COMPILED", True)
+    compiled = _native.loo_order(by_column, families, [card] * k, 0, y)
+    monkeypatch.setattr(_native.runtime, "COMPILED", False)
+    twin = _native.loo_order(by_column, families, [card] * k, 0, y)
+    for a, b in zip(compiled, twin, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.kernels
+@pytest.mark.skipif(_native.runtime.kernels is None, reason="the compiled extension is not built")
+@pytest.mark.parametrize("criterion", CRITERIA)
+@pytest.mark.parametrize("heavy", [False, True])
+def test_the_pass_by_prefixes_equals_the_pass_in_chunks(criterion, heavy, monkeypatch):
+    # rows of one prefix computed once, their losses times the prefix's weight: the chunked
+    # pass's sums and the numpy twin's to rounding; rows of weight below 1 keep the chunks
+    codes, y, cards, C, families = _prefix_table(5)
+    n, max_k = len(y), 2
+    w = np.where(np.random.default_rng(5).random(n) < 0.3, 3.0, 1.0) if heavy else np.ones(n)
+    class_weight = np.bincount(y, weights=w, minlength=C)
+    args = (codes, y, w, cards, class_weight, families, max_k, criterion)
+    monkeypatch.setattr(_native.runtime, "COMPILED", True)
+    monkeypatch.setattr(_native.selection, "LOO_PREFIX_SHARE", 0.0)
+    chunks = _native.loo_pass(*args)
+    monkeypatch.setattr(_native.selection, "LOO_PREFIX_SHARE", 1.0)
+    calls = []
+    order = _native.selection.loo_order
+    monkeypatch.setattr(
+        _native.selection, "loo_order", lambda *a: calls.append(1) or order(*a)
+    )  # fmt: skip
+    prefixes = _native.loo_pass(*args)
+    assert calls  # the prefixes were taken
+    np.testing.assert_allclose(prefixes, chunks, rtol=1e-12, atol=1e-13)
+    monkeypatch.setattr(_native.selection, "LOO_PREFIX_SAMPLE", 64)  # sorted twice, same sums
+    np.testing.assert_array_equal(_native.loo_pass(*args), prefixes)
+    monkeypatch.setattr(_native.runtime, "COMPILED", False)
+    np.testing.assert_allclose(_native.loo_pass(*args), prefixes, rtol=1e-12, atol=1e-13)
+    # a row of weight 0.5 leaves half of itself out: not a prefix's terms; the chunks are taken
+    monkeypatch.setattr(_native.runtime, "COMPILED", True)
+    calls.clear()
+    w[0] = 0.5
+    _native.loo_pass(codes, y, w, cards, class_weight, families, max_k, criterion)
+    assert not calls
+
+
+def test_selections_are_the_same_by_prefixes_and_in_chunks(monkeypatch):
+    # SKDB on the car data (1,728 rows, many shared prefixes), rows doubled
+    X, y = load_car(return_X_y=True)
+    X, y = pd.concat([X, X.iloc[:500]]), pd.concat([y, y.iloc[:500]])
+    monkeypatch.setattr(_native.selection, "LOO_PREFIX_SHARE", 0.0)
+    chunks = SKDB(k=2).fit(X, y)
+    monkeypatch.setattr(_native.selection, "LOO_PREFIX_SHARE", 1.0)
+    prefixes = SKDB(k=2).fit(X, y)
+    assert (prefixes.selected_features_, prefixes.k_) == (chunks.selected_features_, chunks.k_)
+    np.testing.assert_allclose(prefixes.loo_losses_, chunks.loo_losses_, rtol=1e-12)
+    np.testing.assert_allclose(prefixes.predict_proba(X), chunks.predict_proba(X), atol=1e-12)
+
+
 @pytest.mark.skipif(_native.runtime.kernels is None, reason="the compiled extension is not built")
 def test_the_chunked_pass_refuses_a_code_beyond_its_column(monkeypatch):
     monkeypatch.setattr(_native.runtime, "COMPILED", True)

@@ -5,7 +5,8 @@ value sets (the kinds rule and the categories), its cast to column-major codes,
 and the counts of a tree's families; the symmetry check of a weight matrix; the
 factorization of an object column (:func:`factorize_objects`); and selective
 KDB's leave-one-out pass (:func:`loo_pass`: :func:`loo_tables` and :func:`loo_rows` over
-dense tables, chunks of rows with every attribute per chunk; :func:`loo_scores`
+dense tables, chunks of rows with every attribute per chunk, or the rows' distinct prefixes
+in :func:`loo_order`'s order; :func:`loo_scores`
 over looked-up cells where the tables would be too large), a few table look-ups and
 products per row and attribute that numpy can only do through temporaries
 of every candidate's scores; and the pivots of the cancellation-free elimination
@@ -82,12 +83,14 @@ from .selection import (
     loo_attribute,
     loo_family_counts,
     loo_layout,
+    loo_order,
     loo_parent_counts,
     loo_pass,
     loo_rows,
     loo_scores,
     loo_start,
     loo_tables,
+    prefix_order,
 )
 from .smoothing import HDP_DONE, HDP_NEEDS_TABLE, HLS_LOCAL, hdp_run, hdp_window, hls_fit, row_sums
 from .trees import is_symmetric, open_pairs, spanning_edges, tree_log_sums, tree_pivots
@@ -131,6 +134,7 @@ __all__ = [
     "is_symmetric",
     "lone_families",
     "loo_attribute",
+    "loo_order",
     "loo_rows",
     "loo_tables",
     "column_codes",
@@ -138,6 +142,7 @@ __all__ = [
     "loo_layout",
     "loo_parent_counts",
     "loo_pass",
+    "prefix_order",
     "loo_scores",
     "loo_start",
     "open_pairs",

@@ -2288,15 +2288,68 @@ static int loo_decode(const loo_plan *p, const int64_t *used, int64_t n_used, in
     return !bad;
 }
 
+/* Code of column j at row i of a plan's codes (its bytes per code as they are). */
+static inline int64_t loo_code_at(const loo_plan *p, int64_t j, int64_t i) {
+    const size_t at = (size_t)(j * p->N + i);
+    switch (p->size) {
+    case 1: return ((const int8_t *)p->codes)[at];
+    case 2: return ((const int16_t *)p->codes)[at];
+    case 4: return ((const int32_t *)p->codes)[at];
+    default: return ((const int64_t *)p->codes)[at];
+    }
+}
+
+static inline void loo_code_put(char *codes, int size, int64_t at, int64_t v) {
+    switch (size) {
+    case 1: ((int8_t *)codes)[at] = (int8_t)v; break;
+    case 2: ((int16_t *)codes)[at] = (int16_t)v; break;
+    case 4: ((int32_t *)codes)[at] = (int32_t)v; break;
+    default: ((int64_t *)codes)[at] = v;
+    }
+}
+
+static inline int64_t loo_code_get(const char *codes, int size, int64_t at) {
+    switch (size) {
+    case 1: return ((const int8_t *)codes)[at];
+    case 2: return ((const int16_t *)codes)[at];
+    case 4: return ((const int32_t *)codes)[at];
+    default: return ((const int64_t *)codes)[at];
+    }
+}
+
+/* Opens loo_order's perm (n), level (n) int64 and rows (n, p->n_used) of the codes' integers, and
+ * checks them against each other; 0 (an exception set) when they do not fit. */
+static int loo_open_order(PyObject *perm, PyObject *level, PyObject *rows, Py_buffer *b, int *got,
+                          const loo_plan *p, int64_t n, const char *owner) {
+    PyObject *obj[2] = {perm, level};
+    const char *names[2] = {"perm", "level"};
+    const int kinds[2] = {0, 0};
+    if (!loo_columns(obj, b, got, owner, names, 2, kinds)) return 0;
+    if (PyObject_GetBuffer(rows, &b[2], PyBUF_RECORDS_RO) < 0) return 0;
+    (*got)++;
+    int is_signed = 0;
+    const int size = int_kind(&b[2], &is_signed);
+    const int64_t *order = b[0].buf, *levels = b[1].buf;
+    int ok = b[0].shape[0] == n && b[1].shape[0] == n && b[2].ndim == 2 && is_signed &&
+             size == p->size && PyBuffer_IsContiguous(&b[2], 'C') && b[2].shape[0] == n &&
+             b[2].shape[1] == p->n_used;
+    for (int64_t s = 0; ok && s < n; s++)
+        ok = order[s] >= 0 && order[s] < n && levels[s] >= 0 && levels[s] <= p->m + 1 &&
+             (s > 0 || levels[s] == 0);
+    if (!ok) PyErr_Format(PyExc_ValueError, "%s: the order does not fit the rows", owner);
+    return ok;
+}
+
 static PyObject *loo_tables(PyObject *self, PyObject *args) {
-    PyObject *codes_obj, *obj[6];
+    PyObject *codes_obj, *obj[6], *perm_obj, *level_obj, *rows_obj;
     Py_ssize_t chunk;
-    if (!PyArg_ParseTuple(args, "OOOOOOOn", &codes_obj, &obj[0], &obj[1], &obj[2], &obj[3],
-                          &obj[4], &obj[5], &chunk))
+    if (!PyArg_ParseTuple(args, "OOOOOOOnOOO", &codes_obj, &obj[0], &obj[1], &obj[2], &obj[3],
+                          &obj[4], &obj[5], &chunk, &perm_obj, &level_obj, &rows_obj))
         return NULL;
     /* codes, families, cards as above; y (N) int64; weights (N) float64; offsets (m + 1) int64:
      * where each attribute's table starts in counts; counts (T, C) float64, added to; chunk:
-     * rows per chunk */
+     * rows per chunk; perm, level, rows: None, or loo_order's over all the rows (whole weights:
+     * a prefix's cells gain its rows' summed weight, the same sums) */
     const char *names[6] = {"families", "cards", "y", "weights", "offsets", "counts"};
     const int kinds[6] = {2, 0, 0, 1, 0, 3 | 8};
     Py_buffer codes, b[6];
@@ -2304,11 +2357,17 @@ static PyObject *loo_tables(PyObject *self, PyObject *args) {
     PyObject *result = NULL;
     loo_plan p;
     memset(&p, 0, sizeof(p));
-    int64_t *buffer = NULL;
+    int64_t *buffer = NULL, *cells = NULL;
+    Py_buffer order[3];
+    int got_order = 0;
     if (PyObject_GetBuffer(codes_obj, &codes, PyBUF_RECORDS_RO) < 0) goto done;
     have_codes = 1;
     if (!loo_columns(obj, b, &got, "loo_tables", names, 6, kinds)) goto done;
     if (!loo_plan_open(&p, &codes, &b[0], &b[1], "loo_tables")) goto done;
+    const int use_order = perm_obj != Py_None;
+    if (use_order && !loo_open_order(perm_obj, level_obj, rows_obj, order, &got_order, &p, p.N,
+                                     "loo_tables"))
+        goto done;
     const int64_t N = p.N, m = p.m, E = p.E, C = b[5].shape[1];
     const int64_t *y = b[2].buf, *offsets = b[4].buf;
     const double *w = b[3].buf;
@@ -2320,17 +2379,58 @@ static PyObject *loo_tables(PyObject *self, PyObject *args) {
     for (int64_t i = 0; ok && i < N; i++) ok = y[i] >= 0 && y[i] < C;
     const int64_t R = chunk < N ? chunk : (N > 0 ? N : 1);
     if (ok) buffer = malloc((p.n_used * R + 1) * sizeof(int64_t));
+    if (ok) cells = malloc(((m + 1) * (E + 3) + 1) * sizeof(int64_t));
     if (!ok) {
         PyErr_SetString(PyExc_ValueError, "loo_tables: inconsistent arguments");
         goto done;
     }
-    if (!buffer) {
+    if (!buffer || !cells) {
         PyErr_NoMemory();
         goto done;
     }
     int bad = 0;
     Py_BEGIN_ALLOW_THREADS
-    for (int64_t start = 0; start < N && !bad; start += R) {
+    if (use_order) {
+        /* level L's prefix: its cells at every depth of attribute L - 1 (cells + L (E + 3)), their
+         * number, its class, and its rows' weight, summed as they come; added when it ends */
+        const int64_t *perm = order[0].buf, *level = order[1].buf, U = p.n_used;
+        const char *rows = order[2].buf;
+        double *weight = (double *)(cells + (m + 1) * (E + 2));
+        for (int64_t s = 0; s <= N && !bad; s++) {
+            const int64_t from = s < N ? level[s] : 0;
+            if (s > 0)
+                for (int64_t L = from > 1 ? from : 1; L <= m; L++) {
+                    const int64_t *at = cells + L * (E + 2), u = L - 1;
+                    double *fc = counts + offsets[u] * C;
+                    for (int64_t d = 0; d < at[E]; d++) fc[at[d] * C + at[E + 1]] += weight[L];
+                }
+            if (s == N) break;
+            const int64_t i = perm[s];
+            const char *row = rows + s * U * p.size;
+            if (s + 16 < N) /* the class and weight of a row ahead: the order reads them at random */
+                __builtin_prefetch(y + perm[s + 16]), __builtin_prefetch(w + perm[s + 16]);
+            for (int64_t L = from > 1 ? from : 1; L <= m; L++) {
+                const int64_t u = L - 1, *family = p.families + u * E;
+                const int64_t *family_at = p.family_at + u * (E + 1), r = p.cards[family[0]];
+                int64_t *at = cells + L * (E + 2), key = 0;
+                const int64_t x = loo_code_get(row, p.size, p.slot[family[0]]);
+                at[E] = 0, at[E + 1] = y[i], weight[L] = 0.0;
+                bad |= x >= r;
+                if (x < 0 || bad) continue;
+                for (int64_t d = 0; d < p.depths[u]; d++) {
+                    if (d) {
+                        const int64_t z = loo_code_get(row, p.size, p.slot[family[d]]);
+                        bad |= z >= p.cards[family[d]];
+                        if (z < 0 || bad) break;
+                        key = key * p.cards[family[d]] + z;
+                    }
+                    at[at[E]++] = family_at[d] + key * r + x;
+                }
+            }
+            for (int64_t L = 1; L <= m; L++) weight[L] += w[i];
+        }
+    }
+    for (int64_t start = 0; start < N && !bad && !use_order; start += R) {
         const int64_t stop = start + R < N ? start + R : N, rows = stop - start;
         if (!loo_decode(&p, p.used, p.n_used, start, stop, buffer)) {
             bad = 1;
@@ -2367,10 +2467,11 @@ static PyObject *loo_tables(PyObject *self, PyObject *args) {
     result = Py_None;
     Py_INCREF(result);
 done:
-    free(buffer);
+    free(buffer), free(cells);
     loo_plan_free(&p);
     if (have_codes) PyBuffer_Release(&codes);
     for (int j = 0; j < got; j++) PyBuffer_Release(&b[j]);
+    for (int j = 0; j < got_order; j++) PyBuffer_Release(&order[j]);
     return result;
 }
 
@@ -2396,37 +2497,432 @@ static void loo_records(const double *fc, const double *pc, int64_t F, int64_t r
  * attribute past it, or with more cells than rows, computes its ratios per row (the same numbers). */
 #define LOO_RECORD_DOUBLES ((int64_t)1 << 24)
 
+/* One attribute's step of one row's candidates: joint (D, C) its scores (candidates 0..*hi kept),
+ * loss (D) its losses times wi, *logs whether it is kept in logs. z: the row's codes of the
+ * attribute's family (z[0] >= 0: the attribute is observed), cards theirs; held = min(wi, 1) of
+ * the row leaves every cell (records, where given, hold the ratios of held = 1: a record's numbers
+ * are those computed from the counts, to the last bit). Returns whether the row moved to logs. */
+static inline __attribute__((always_inline)) int loo_step(
+    const int64_t *z, const int64_t *cards, int64_t depths, const int64_t *family_at,
+    const int64_t *parent_at, const double *fc, const double *pc, const double *rec, double inv_r,
+    int64_t C, int64_t yi, double wi, int criterion, double *ratios, double *joint, double *loss,
+    int64_t *hi_io, int8_t *logs) {
+    const double held = wi < 1.0 ? wi : 1.0;
+    const int64_t RS = 2 * C + 1, r = cards[0], x = z[0];
+    int64_t key = 0, reach = 0, hi = *hi_io;
+    for (int64_t d = 0; d < depths; d++) {
+        if (d) {
+            if (z[d] < 0) break;
+            key = key * cards[d] + z[d];
+        }
+        const int64_t f = family_at[d] + key * r + x;
+        double *ratio = ratios + d * C;
+        if (rec && held == 1.0) {
+            const double *cell = rec + f * RS;
+            for (int64_t c = 0; c < C; c++) ratio[c] = cell[c];
+            ratio[yi] = cell[C + yi];
+            if (d) {
+                if (cell[2 * C] == 0.0) break;
+                reach = d;
+            }
+            continue;
+        }
+        const double *counts = fc + f * C;
+        const double *parents = pc + (parent_at[d] + key) * C;
+        for (int64_t c = 0; c < C; c++) {
+            const double mine = c == yi ? held : 0.0;
+            ratio[c] = (counts[c] - mine + inv_r) / (parents[c] - mine + 1.0);
+        }
+        if (d) {
+            if (!loo_others_seen(counts, C, held)) break;
+            reach = d;
+        }
+    }
+    for (; hi < reach; hi++)
+        for (int64_t c = 0; c < C; c++) joint[(hi + 1) * C + c] = joint[hi * C + c];
+    int moved = 0;
+    if (*logs) {
+        for (int64_t k = 0; k <= hi; k++) {
+            const double *ratio = ratios + (k < reach ? k : reach) * C;
+            double *row = joint + k * C;
+            for (int64_t c = 0; c < C; c++) row[c] += log(ratio[c]);
+            loss[k] = loo_row_loss(row, C, yi, criterion) * wi;
+        }
+    } else {
+        int tiny = 0;
+        if (criterion == 0 && C == 2)
+            tiny = loo_rmse_step(joint, ratios, hi, reach, 2, yi, wi, loss);
+        else if (criterion == 0 && C == 3)
+            tiny = loo_rmse_step(joint, ratios, hi, reach, 3, yi, wi, loss);
+        else if (criterion == 0)
+            tiny = loo_rmse_step(joint, ratios, hi, reach, C, yi, wi, loss);
+        else
+            for (int64_t k = 0; k <= hi; k++) {
+                const double *ratio = ratios + (k < reach ? k : reach) * C;
+                double *row = joint + k * C, scale;
+                for (int64_t c = 0; c < C; c++) row[c] *= ratio[c];
+                loss[k] = loo_product_loss(row, C, yi, criterion, &scale) * wi;
+                for (int64_t c = 0; c < C; c++) {
+                    row[c] *= scale;
+                    tiny |= row[c] < LOO_TINY;
+                }
+            }
+        if (tiny) {
+            for (int64_t e = 0; e < (hi + 1) * C; e++) joint[e] = log(joint[e]);
+            *logs = 1;
+            moved = 1;
+        }
+    }
+    *hi_io = hi;
+    return moved;
+}
+
+/* -- loo_order: the rows by their prefixes, so that rows sharing one share its terms ----------- */
+
+/* A row's candidates after attribute u depend on its class and the codes of the columns of the
+ * families 0..u only (each attribute's parents are earlier columns, or columns read here first).
+ * Rows sorted by (class, those columns in order of first appearance) put the rows of one prefix
+ * together: the pass computes each distinct prefix's terms once (loo_rows given an order) and adds
+ * its losses times the prefix's weight. On 10^6 rows of alarm the 36 levels hold 10% as many
+ * distinct prefixes as rows. The sort: by class, then most-significant-digit first, one column at
+ * a time within the groups of rows still tied (a group of one row is done), each group by counting
+ * (or, for a column of many categories against a small group, by comparison): a stable sort, so
+ * rows tied on every column keep their order. */
+
+typedef struct {
+    int64_t value, row;
+} loo_pair;
+
+static int loo_pair_compare(const void *a, const void *b) {
+    const loo_pair *x = a, *y = b;
+    if (x->value != y->value) return x->value < y->value ? -1 : 1;
+    return (x->row > y->row) - (x->row < y->row);
+}
+
+/* The rows' keys packed into W words (the class, then every column's code + 1, most significant
+ * first, a field never across two words) sorted least significant 16 bits first, each pass
+ * stable (a pass whose digit is the same in every row skipped): the lexicographic order of the
+ * most-significant-first sort, ties in row order. keys, keys2 (n, W) and perm, perm2 (n): the
+ * keys and 0 .. n - 1 in, the sorted ones out (in keys and perm); count: 65537 entries. */
+static void loo_radix_sort(uint64_t *keys, uint64_t *keys2, int64_t *perm, int64_t *perm2,
+                           int64_t n, int64_t W, int64_t *count) {
+    uint64_t *k_in = keys, *k_out = keys2;
+    int64_t *p_in = perm, *p_out = perm2;
+    for (int64_t w = W - 1; w >= 0 && n > 0; w--)
+        for (int shift = 0; shift < 64; shift += 16) {
+            memset(count, 0, 65537 * sizeof(int64_t));
+            for (int64_t i = 0; i < n; i++) count[((k_in[i * W + w] >> shift) & 0xffff) + 1]++;
+            if (count[((k_in[w] >> shift) & 0xffff) + 1] == n) continue;
+            for (int64_t d = 0; d < 65536; d++) count[d + 1] += count[d];
+            for (int64_t i = 0; i < n; i++) {
+                const int64_t q = count[(k_in[i * W + w] >> shift) & 0xffff]++;
+                p_out[q] = p_in[i];
+                for (int64_t v = 0; v < W; v++) k_out[q * W + v] = k_in[i * W + v];
+            }
+            uint64_t *k = k_in;
+            int64_t *q = p_in;
+            k_in = k_out, k_out = k, p_in = p_out, p_out = q;
+        }
+    if (k_in != keys) {
+        memcpy(keys, k_in, (size_t)(n * W) * sizeof(uint64_t));
+        memcpy(perm, p_in, (size_t)n * sizeof(int64_t));
+    }
+}
+
+/* Words of the packed keys at most: wider keys are sorted a column at a time. */
+#define LOO_PACKED_WORDS 4
+
+static PyObject *loo_order(PyObject *self, PyObject *args) {
+    PyObject *codes_obj, *obj[5], *rows_obj;
+    Py_ssize_t first, limit;
+    if (!PyArg_ParseTuple(args, "OOOnOOOOn", &codes_obj, &obj[0], &obj[1], &first, &obj[2],
+                          &obj[3], &obj[4], &rows_obj, &limit))
+        return NULL;
+    /* codes, families, cards as above; first: the row of codes of the first row sorted; y (n)
+     * int64 their classes; perm (n) int64, out: the rows (0 .. n - 1, from first) in order;
+     * level (n) int64, out: the first level at which row perm[s] differs from row perm[s - 1]
+     * (0 the class, u + 1 the columns family u reads first; m + 1: equal; level[0] = 0);
+     * rows (n, U), out: the codes of the U columns the families read (in order of first
+     * appearance) of the rows in that order, of the codes' integers; limit: the most prefixes,
+     * summed over the levels 0 .. m, worth the order. Returns whether they are at most limit
+     * (False: the sort stopped once they were sure to exceed it, rows not written). */
+    const char *names[5] = {"families", "cards", "y", "perm", "level"};
+    const int kinds[5] = {2, 0, 0, 0 | 8, 0 | 8};
+    Py_buffer codes, b[5];
+    int got = 0, have_codes = 0;
+    PyObject *result = NULL;
+    loo_plan p;
+    memset(&p, 0, sizeof(p));
+    int64_t *tmp = NULL, *groups = NULL, *next = NULL, *count = NULL, *column_level = NULL;
+    loo_pair *pairs = NULL;
+    char *by_row = NULL;
+    uint64_t *keys = NULL, *bit_level = NULL;
+    Py_buffer rows_buffer;
+    int have_rows = 0;
+    if (PyObject_GetBuffer(codes_obj, &codes, PyBUF_RECORDS_RO) < 0) goto done;
+    have_codes = 1;
+    if (!loo_columns(obj, b, &got, "loo_order", names, 5, kinds)) goto done;
+    if (!loo_plan_open(&p, &codes, &b[0], &b[1], "loo_order")) goto done;
+    if (PyObject_GetBuffer(rows_obj, &rows_buffer, PyBUF_RECORDS) < 0) goto done;
+    have_rows = 1;
+    const int64_t n = b[2].shape[0], m = p.m, E = p.E;
+    const int64_t *y = b[2].buf;
+    int64_t *perm = b[3].buf, *level = b[4].buf;
+    int rows_signed = 0;
+    const int rows_size = int_kind(&rows_buffer, &rows_signed);
+    int ok = first >= 0 && first + n <= p.N && b[3].shape[0] == n && b[4].shape[0] == n &&
+             rows_buffer.ndim == 2 && rows_signed && rows_size == p.size &&
+             PyBuffer_IsContiguous(&rows_buffer, 'C') && rows_buffer.shape[0] == n &&
+             rows_buffer.shape[1] == p.n_used;
+    int64_t C = 0, top = 1;
+    for (int64_t i = 0; ok && i < n; i++) {
+        ok = y[i] >= 0 && y[i] < ((int64_t)1 << 31);
+        if (ok && y[i] + 1 > C) C = y[i] + 1;
+    }
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "loo_order: inconsistent arguments");
+        goto done;
+    }
+    for (int64_t s = 0; s < p.n_used; s++)
+        if (p.cards[p.used[s]] + 1 > top) top = p.cards[p.used[s]] + 1;
+    if (C + 1 > top) top = C + 1;
+    if (top < 65537) top = 65537;
+    /* the packed keys' fields: the class, then each column's code + 1 (0 missing) */
+    int64_t W = 1, used_bits = 0;
+    {
+        int64_t width = C > 1 ? 64 - __builtin_clzll((uint64_t)(C - 1)) : 1;
+        used_bits = width;
+        for (int64_t s = 0; s < p.n_used && W <= LOO_PACKED_WORDS; s++) {
+            width = 64 - __builtin_clzll((uint64_t)p.cards[p.used[s]]);
+            if (used_bits + width > 64) W++, used_bits = 0;
+            used_bits += width;
+        }
+    }
+    const int packed = W <= LOO_PACKED_WORDS;
+    tmp = malloc((n + 1) * sizeof(int64_t));
+    count = malloc((top + 1) * sizeof(int64_t));
+    column_level = malloc((p.n_used + 1) * sizeof(int64_t));
+    by_row = malloc((size_t)(n * p.n_used + 1) * p.size);
+    if (packed) {
+        keys = calloc((size_t)(2 * n * W + 1), sizeof(uint64_t));
+        bit_level = malloc(64 * W * sizeof(uint64_t));
+    } else {
+        groups = malloc((n + 2) * sizeof(int64_t));
+        next = malloc((n + 2) * sizeof(int64_t));
+        pairs = malloc((n + 1) * sizeof(loo_pair));
+    }
+    if (!tmp || !count || !column_level || !by_row || (packed && (!keys || !bit_level)) ||
+        (!packed && (!groups || !next || !pairs))) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    /* p.used lists the columns by first appearance (loo_plan_open); their levels */
+    for (int64_t j = 0; j < p.k; j++) p.slot[j] = -1;
+    for (int64_t u = 0, s = 0; u < m; u++)
+        for (int64_t d = 0; d < p.depths[u]; d++) {
+            const int64_t j = p.families[u * E + d];
+            if (p.slot[j] < 0) p.slot[j] = s, column_level[s++] = u + 1;
+        }
+    int bad = 0, over = 0;
+    int64_t prefixes = 0;
+    Py_BEGIN_ALLOW_THREADS
+    if (packed) {
+        /* the keys, a column at a time (each field's bits: its level), then the sort */
+        int64_t w = 0, shift = 64, width = C > 1 ? 64 - __builtin_clzll((uint64_t)(C - 1)) : 1;
+        for (int64_t b = 0; b < 64 * W; b++) bit_level[b] = m + 1;
+        for (int64_t t = -1; t < p.n_used; t++) {
+            if (t >= 0) width = 64 - __builtin_clzll((uint64_t)p.cards[p.used[t]]);
+            if (shift - width < 0) w++, shift = 64;
+            shift -= width;
+            for (int64_t b = 0; b < width; b++) bit_level[w * 64 + shift + b] = t < 0 ? 0 : column_level[t];
+            if (t < 0) {
+                for (int64_t i = 0; i < n; i++) keys[i * W + w] |= (uint64_t)y[i] << shift;
+                continue;
+            }
+            const int64_t j = p.used[t], r = p.cards[j];
+            if (p.size == 1) { /* bytes (most encoded tables): a loop the compiler vectorises */
+                const int8_t *v = (const int8_t *)p.codes + j * p.N + first;
+                int over_card = 0;
+                for (int64_t i = 0; i < n; i++) {
+                    over_card |= v[i] >= r;
+                    keys[i * W + w] |= (uint64_t)(v[i] < 0 ? 0 : v[i] + 1) << shift;
+                }
+                bad |= over_card;
+                continue;
+            }
+            for (int64_t i = 0; i < n; i++) {
+                const int64_t v = loo_code_at(&p, j, first + i);
+                bad |= v >= r;
+                keys[i * W + w] |= (uint64_t)(v < 0 ? 0 : (v >= r ? 0 : v + 1)) << shift;
+            }
+        }
+        for (int64_t i = 0; i < n; i++) perm[i] = i;
+        loo_radix_sort(keys, keys + n * W, perm, tmp, n, W, count);
+        if (n > 0) level[0] = 0, prefixes = m + 1;
+        for (int64_t s = 1; s < n; s++) {
+            int64_t L = m + 1;
+            for (int64_t v = 0; v < W; v++) {
+                const uint64_t x = keys[s * W + v] ^ keys[(s - 1) * W + v];
+                if (x) {
+                    L = bit_level[v * 64 + 63 - __builtin_clzll(x)];
+                    break;
+                }
+            }
+            level[s] = L, prefixes += m + 1 - L;
+        }
+        over = prefixes > limit;
+    }
+    if (!packed) {
+        /* by class (counting), the classes' first rows at level 0 */
+        for (int64_t c = 0; c <= C; c++) count[c] = 0;
+        for (int64_t i = 0; i < n; i++) count[y[i] + 1]++;
+        for (int64_t c = 0; c < C; c++) count[c + 1] += count[c];
+        for (int64_t s = 0; s < n; s++) level[s] = m + 1;
+        int64_t n_groups = 0, distinct = n > 0, at_level = 0;
+        for (int64_t c = 0; c < C; c++) {
+            if (count[c] > 0 && count[c] < n && level[count[c]] != 0)
+                level[count[c]] = 0, distinct++;
+            if (count[c + 1] - count[c] > 1) groups[2 * n_groups] = count[c],
+                                             groups[2 * n_groups + 1] = count[c + 1], n_groups++;
+        }
+        for (int64_t i = 0; i < n; i++) perm[count[y[i]]++] = i;
+        if (n > 0) level[0] = 0;
+        /* then every column within the groups still tied */
+        for (int64_t s = 0; s < p.n_used && n_groups > 0 && !bad && !over; s++) {
+            const int64_t j = p.used[s], L = column_level[s], r = p.cards[j];
+            int64_t n_next = 0;
+            if (L > at_level) { /* the levels before L are done: a bound on the prefixes of all */
+                prefixes += distinct * (L - at_level), at_level = L;
+                if (prefixes + distinct * (m + 1 - at_level) > limit) over = 1;
+            }
+            for (int64_t g = 0; g < n_groups; g++) {
+                const int64_t lo = groups[2 * g], hi = groups[2 * g + 1], size = hi - lo;
+                if (r + 1 <= 4 * size + 16) {
+                    for (int64_t v = 0; v <= r + 1; v++) count[v] = 0;
+                    for (int64_t q = lo; q < hi; q++) {
+                        int64_t v = loo_code_at(&p, j, first + perm[q]);
+                        bad |= v >= r;
+                        v = v < 0 ? 0 : (v >= r ? r : v + 1);
+                        tmp[q] = v;
+                        count[v + 1]++;
+                    }
+                    if (count[tmp[lo] + 1] == size) { /* one value: the group stays as it is */
+                        next[2 * n_next] = lo, next[2 * n_next + 1] = hi, n_next++;
+                        continue;
+                    }
+                    for (int64_t v = 0; v <= r; v++) count[v + 1] += count[v];
+                    for (int64_t v = 0; v <= r; v++) {
+                        const int64_t a = lo + count[v], e = lo + count[v + 1];
+                        if (e > a && a > lo) level[a] = L, distinct++;
+                        if (e - a > 1) next[2 * n_next] = a, next[2 * n_next + 1] = e, n_next++;
+                    }
+                    /* stable scatter through pairs (their rows), then back into perm */
+                    for (int64_t q = lo; q < hi; q++) pairs[lo + count[tmp[q]]++].row = perm[q];
+                    for (int64_t q = lo; q < hi; q++) perm[q] = pairs[q].row;
+                } else {
+                    for (int64_t q = lo; q < hi; q++) {
+                        const int64_t v = loo_code_at(&p, j, first + perm[q]);
+                        bad |= v >= r;
+                        pairs[q].value = v < 0 ? -1 : v, pairs[q].row = perm[q];
+                    }
+                    qsort(pairs + lo, size, sizeof(loo_pair), loo_pair_compare);
+                    for (int64_t q = lo, a = lo; q <= hi; q++) {
+                        if (q < hi && pairs[q].value == pairs[a].value) continue;
+                        if (a > lo) level[a] = L, distinct++;
+                        if (q - a > 1) next[2 * n_next] = a, next[2 * n_next + 1] = q, n_next++;
+                        a = q;
+                    }
+                    for (int64_t q = lo; q < hi; q++) perm[q] = pairs[q].row;
+                }
+            }
+            int64_t *swap = groups;
+            groups = next, next = swap, n_groups = n_next;
+        }
+        prefixes += distinct * (m + 1 - at_level);
+    }
+    if (!over && prefixes <= limit && !bad) {
+        /* the codes row by row (in blocks of rows that stay in cache), then in the order: the
+         * passes read a prefix's codes from one or two cache lines, one row after the other */
+        const int64_t U = p.n_used, bytes = U * p.size;
+        for (int64_t lo = 0; lo < n; lo += 4096) {
+            const int64_t hi = lo + 4096 < n ? lo + 4096 : n;
+            for (int64_t t = 0; t < U; t++) {
+                const int64_t j = p.used[t], r = p.cards[j];
+                if (p.size == 1) {
+                    const int8_t *v = (const int8_t *)p.codes + j * p.N + first;
+                    int8_t *out = (int8_t *)by_row + t;
+                    int over_card = 0;
+                    for (int64_t i = lo; i < hi; i++) over_card |= v[i] >= r, out[i * U] = v[i];
+                    bad |= over_card;
+                    continue;
+                }
+                for (int64_t i = lo; i < hi; i++) {
+                    const int64_t v = loo_code_at(&p, j, first + i);
+                    bad |= v >= r;
+                    loo_code_put(by_row, p.size, i * U + t, v);
+                }
+            }
+        }
+        char *out = rows_buffer.buf;
+        for (int64_t s = 0; s < n; s++) {
+            if (s + 8 < n) __builtin_prefetch(by_row + perm[s + 8] * bytes);
+            memcpy(out + s * bytes, by_row + perm[s] * bytes, bytes);
+        }
+    }
+    Py_END_ALLOW_THREADS
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "loo_order: a code is not below its column's categories");
+        goto done;
+    }
+    result = PyBool_FromLong(!over && prefixes <= limit);
+done:
+    free(tmp), free(groups), free(next), free(count), free(column_level), free(pairs);
+    free(by_row), free(keys), free(bit_level);
+    if (have_rows) PyBuffer_Release(&rows_buffer);
+    loo_plan_free(&p);
+    if (have_codes) PyBuffer_Release(&codes);
+    for (int j = 0; j < got; j++) PyBuffer_Release(&b[j]);
+    return result;
+}
+
 static PyObject *loo_rows(PyObject *self, PyObject *args) {
-    PyObject *codes_obj, *obj[12];
+    PyObject *codes_obj, *obj[12], *perm_obj, *level_obj, *rows_obj;
     Py_ssize_t first, chunk, group;
     int criterion;
-    if (!PyArg_ParseTuple(args, "OOOnOOOOOOOOOOinn", &codes_obj, &obj[0], &obj[1], &first,
+    if (!PyArg_ParseTuple(args, "OOOnOOOOOOOOOOinnOOO", &codes_obj, &obj[0], &obj[1], &first,
                           &obj[2], &obj[3], &obj[4], &obj[5], &obj[6], &obj[7], &obj[8], &obj[9],
-                          &obj[10], &obj[11], &criterion, &chunk, &group))
+                          &obj[10], &obj[11], &criterion, &chunk, &group, &perm_obj, &level_obj,
+                          &rows_obj))
         return NULL;
     /* codes, families, cards as above; first: the row of codes of the first row scored; y (n)
      * int64, weights (n) float64 of the rows scored; counts (T, C) and parent_counts (P, C)
      * float64: every attribute's tables over all the training rows, one after the other, from
      * offsets (m + 1) and parent_offsets (m + 1) int64; inverse_r (m) float64; prior (n, C)
-     * float64: each row's class probabilities without it; start (n) float64: its weighted loss
-     * with them; total (D, m + 1) float64, added to; criterion; chunk: rows per chunk; group:
-     * doubles of tables read per group of attributes. Returns the number of rows moved to logs. */
+     * float64: each row's class probabilities without it; start (n) float64: its loss with them
+     * (not weighted); total (D, m + 1) float64, added to; criterion; chunk: rows per chunk; group:
+     * doubles of tables read per group of attributes; perm, level, rows: None, or loo_order's
+     * (every weight at least 1): the pass goes through the rows' prefixes in that order, each
+     * prefix's terms once. Returns the number of rows moved to logs. */
     const char *names[12] = {"families", "cards", "y", "weights", "counts", "offsets",
                              "parent_counts", "parent_offsets", "inverse_r", "prior", "start",
                              "total"};
     const int kinds[12] = {2, 0, 0, 1, 3, 0, 3, 0, 1, 3, 1, 3 | 8};
-    Py_buffer codes, b[12];
-    int got = 0, have_codes = 0;
+    Py_buffer codes, b[12], order[3];
+    int got = 0, have_codes = 0, got_order = 0;
     PyObject *result = NULL;
     loo_plan p;
     memset(&p, 0, sizeof(p));
-    int64_t *buffer = NULL, *reached = NULL, *record_at = NULL, *groups = NULL;
+    int64_t *buffer = NULL, *reached = NULL, *record_at = NULL, *groups = NULL, *stack_at = NULL;
     double *work = NULL, *records = NULL;
     int8_t *logs = NULL;
     if (PyObject_GetBuffer(codes_obj, &codes, PyBUF_RECORDS_RO) < 0) goto done;
     have_codes = 1;
     if (!loo_columns(obj, b, &got, "loo_rows", names, 12, kinds)) goto done;
+    const int use_order = perm_obj != Py_None;
     if (!loo_plan_open(&p, &codes, &b[0], &b[1], "loo_rows")) goto done;
+    if (use_order && !loo_open_order(perm_obj, level_obj, rows_obj, order, &got_order, &p,
+                                     b[2].shape[0], "loo_rows"))
+        goto done;
     const int64_t m = p.m, E = p.E, n = b[2].shape[0], C = b[4].shape[1];
     const int64_t D = b[11].shape[0], M = b[11].shape[1];
     const int64_t *y = b[2].buf, *offsets = b[5].buf, *parent_offsets = b[7].buf;
@@ -2444,6 +2940,7 @@ static PyObject *loo_rows(PyObject *self, PyObject *args) {
              parent_offsets[u + 1] - parent_offsets[u] == p.parent_at[u * (E + 1) + p.depths[u]] &&
              inverse_r[u] > 0.0;
     for (int64_t i = 0; ok && i < n; i++) ok = y[i] >= 0 && y[i] < C;
+    for (int64_t i = 0; ok && use_order && i < n; i++) ok = w[i] >= 1.0;
     if (!ok) {
         PyErr_SetString(PyExc_ValueError, "loo_rows: inconsistent arguments");
         goto done;
@@ -2470,14 +2967,16 @@ static PyObject *loo_rows(PyObject *self, PyObject *args) {
         groups[++n_groups] = m;
     }
     /* one group: a chunk's scores are kept only while the chunk is scored; several: every row's
-     * scores are kept from one group to the next */
-    const int64_t R = chunk < n ? chunk : (n > 0 ? n : 1), S = n_groups > 1 ? (n > 0 ? n : 1) : R;
+     * scores are kept from one group to the next; an order: a stack of one prefix per level */
+    const int64_t R = chunk < n ? chunk : (n > 0 ? n : 1);
+    const int64_t S = use_order ? m + 1 : (n_groups > 1 ? (n > 0 ? n : 1) : R);
     buffer = malloc((p.n_used * R + 1) * sizeof(int64_t));
     reached = malloc(S * sizeof(int64_t));
     logs = malloc(S);
-    work = malloc((D * C + S * (D * C + D)) * sizeof(double));
+    work = malloc((D * C + S * (D * C + D) + (use_order ? S : 0)) * sizeof(double));
     records = malloc((n_records * RS + 1) * sizeof(double));
-    if (!record_at || !groups || !buffer || !reached || !logs || !work || !records) {
+    stack_at = malloc(2 * (m + 2) * sizeof(int64_t));
+    if (!record_at || !groups || !buffer || !reached || !logs || !work || !records || !stack_at) {
         PyErr_NoMemory();
         goto done;
     }
@@ -2490,7 +2989,58 @@ static PyObject *loo_rows(PyObject *self, PyObject *args) {
                         offsets[u + 1] - offsets[u], p.cards[p.families[u * E]], C, inverse_r[u],
                         records + record_at[u] * RS);
     double *ratios = work, *joints = work + D * C, *losses = joints + S * D * C;
-    for (int64_t g = 0; g < n_groups && !bad; g++) {
+    int64_t z[LOO_MAX_DEPTHS], zcards[LOO_MAX_DEPTHS];
+    if (use_order) {
+        /* level L's prefix (L = 0: the class; L = u + 1: after attribute u) at joints + L D C,
+         * losses + L D (not weighted), reached[L], logs[L]; it began at sorted row stack_at[L],
+         * weighs weight[L] (its rows' weights, summed in order), and moved[L] says whether it
+         * moved to logs at its level. A prefix's losses go to column L of total when it ends. */
+        const int64_t *perm = order[0].buf, *level = order[1].buf, U = p.n_used;
+        double *weight = losses + S * D;
+        int64_t *moved_here = stack_at + (m + 2);
+        const char *rows = order[2].buf;
+        for (int64_t s = 0; s <= n && !bad; s++) {
+            const int64_t from = s < n ? level[s] : 0;
+            if (s > 0)
+                for (int64_t L = from > 1 ? from : 1; L <= m; L++) {
+                    const double *loss = losses + L * D, wL = weight[L];
+                    const int64_t hi = reached[L];
+                    for (int64_t k = 0; k < D; k++) total[k * M + L] += loss[k < hi ? k : hi] * wL;
+                    if (moved_here[L]) moved += s - stack_at[L];
+                }
+            if (s == n) break;
+            const int64_t i = perm[s];
+            if (s + 16 < n) /* the class and weight of a row ahead: the order reads them at random */
+                __builtin_prefetch(y + perm[s + 16]), __builtin_prefetch(w + perm[s + 16]);
+            for (int64_t L = from; L <= m; L++) {
+                double *joint = joints + L * D * C, *loss = losses + L * D;
+                stack_at[L] = s, moved_here[L] = 0, weight[L] = 0.0;
+                if (L == 0) {
+                    for (int64_t c = 0; c < C; c++) joint[c] = prior[i * C + c];
+                    loss[0] = start_loss[i], reached[0] = 0, logs[0] = 0;
+                    continue;
+                }
+                const int64_t hi = reached[L - 1];
+                for (int64_t e = 0; e < (hi + 1) * C; e++) joint[e] = joint[e - D * C];
+                for (int64_t k = 0; k <= hi; k++) loss[k] = loss[k - D];
+                reached[L] = hi, logs[L] = logs[L - 1];
+                const int64_t u = L - 1, *family = p.families + u * E, depths = p.depths[u];
+                for (int64_t d = 0; d < depths; d++) {
+                    zcards[d] = p.cards[family[d]];
+                    z[d] = loo_code_get(rows, p.size, s * U + p.slot[family[d]]);
+                    bad |= z[d] >= zcards[d];
+                }
+                if (z[0] < 0 || bad) continue;
+                moved_here[L] = loo_step(
+                    z, zcards, depths, p.family_at + u * (E + 1), p.parent_at + u * (E + 1),
+                    fc_all + offsets[u] * C, pc_all + parent_offsets[u] * C,
+                    record_at[u] >= 0 ? records + record_at[u] * RS : NULL, inverse_r[u], C, y[i],
+                    1.0, criterion, ratios, joint, loss, reached + L, logs + L);
+            }
+            for (int64_t L = 1; L <= m; L++) weight[L] += w[i];
+        }
+    }
+    for (int64_t g = 0; g < n_groups && !bad && !use_order; g++) {
         /* the group's columns: their rows in the chunk's buffer (p.slot), in p.used */
         int64_t n_used = 0;
         for (int64_t j = 0; j < p.k; j++) p.slot[j] = -1;
@@ -2509,92 +3059,29 @@ static PyObject *loo_rows(PyObject *self, PyObject *args) {
             if (g == 0)
                 for (int64_t i = 0; i < rows; i++) {
                     memcpy(joints + (at + i) * D * C, prior + (start + i) * C, C * sizeof(double));
-                    losses[(at + i) * D] = start_loss[start + i];
+                    losses[(at + i) * D] = start_loss[start + i] * w[start + i];
                     reached[at + i] = 0, logs[at + i] = 0;
                 }
             for (int64_t u = groups[g]; u < groups[g + 1]; u++) {
-                const int64_t *family = p.families + u * E, *family_at = p.family_at + u * (E + 1);
-                const int64_t *parent_at = p.parent_at + u * (E + 1), depths = p.depths[u];
-                const int64_t r = p.cards[family[0]], column = u + 1;
-                const double inv_r = inverse_r[u];
+                const int64_t *family = p.families + u * E, depths = p.depths[u], column = u + 1;
                 const double *fc = fc_all + offsets[u] * C, *pc = pc_all + parent_offsets[u] * C;
                 const double *rec = record_at[u] >= 0 ? records + record_at[u] * RS : NULL;
-                const int64_t *col[LOO_MAX_DEPTHS], *cards = p.cards;
-                for (int64_t d = 0; d < depths; d++) col[d] = buffer + p.slot[family[d]] * rows;
+                const int64_t *col[LOO_MAX_DEPTHS];
+                for (int64_t d = 0; d < depths; d++) {
+                    col[d] = buffer + p.slot[family[d]] * rows;
+                    zcards[d] = p.cards[family[d]];
+                }
                 for (int64_t i = 0; i < rows; i++) {
                     double *loss = losses + (at + i) * D;
-                    int64_t hi = reached[at + i];
-                    const int64_t x = col[0][i];
-                    if (x >= 0) {
-                        const int64_t yi = y[start + i];
-                        const double wi = w[start + i], held = wi < 1.0 ? wi : 1.0;
-                        double *joint = joints + (at + i) * D * C;
-                        int64_t key = 0, reach = 0;
-                        for (int64_t d = 0; d < depths; d++) {
-                            if (d) {
-                                const int64_t z = col[d][i];
-                                if (z < 0) break;
-                                key = key * cards[family[d]] + z;
-                            }
-                            const int64_t f = family_at[d] + key * r + x;
-                            double *ratio = ratios + d * C;
-                            if (rec && wi == 1.0) {
-                                const double *cell = rec + f * RS;
-                                for (int64_t c = 0; c < C; c++) ratio[c] = cell[c];
-                                ratio[yi] = cell[C + yi];
-                                if (d) {
-                                    if (cell[2 * C] == 0.0) break;
-                                    reach = d;
-                                }
-                                continue;
-                            }
-                            const double *counts = fc + f * C;
-                            const double *parents = pc + (parent_at[d] + key) * C;
-                            for (int64_t c = 0; c < C; c++) {
-                                const double mine = c == yi ? held : 0.0;
-                                ratio[c] = (counts[c] - mine + inv_r) / (parents[c] - mine + 1.0);
-                            }
-                            if (d) {
-                                if (!loo_others_seen(counts, C, held)) break;
-                                reach = d;
-                            }
-                        }
-                        for (; hi < reach; hi++)
-                            memcpy(joint + (hi + 1) * C, joint + hi * C, C * sizeof(double));
-                        if (logs[at + i]) {
-                            for (int64_t k = 0; k <= hi; k++) {
-                                const double *ratio = ratios + (k < reach ? k : reach) * C;
-                                double *row = joint + k * C;
-                                for (int64_t c = 0; c < C; c++) row[c] += log(ratio[c]);
-                                loss[k] = loo_row_loss(row, C, yi, criterion) * wi;
-                            }
-                        } else {
-                            int tiny = 0;
-                            if (criterion == 0 && C == 2)
-                                tiny = loo_rmse_step(joint, ratios, hi, reach, 2, yi, wi, loss);
-                            else if (criterion == 0 && C == 3)
-                                tiny = loo_rmse_step(joint, ratios, hi, reach, 3, yi, wi, loss);
-                            else if (criterion == 0)
-                                tiny = loo_rmse_step(joint, ratios, hi, reach, C, yi, wi, loss);
-                            else
-                                for (int64_t k = 0; k <= hi; k++) {
-                                    const double *ratio = ratios + (k < reach ? k : reach) * C;
-                                    double *row = joint + k * C, scale;
-                                    for (int64_t c = 0; c < C; c++) row[c] *= ratio[c];
-                                    loss[k] = loo_product_loss(row, C, yi, criterion, &scale) * wi;
-                                    for (int64_t c = 0; c < C; c++) {
-                                        row[c] *= scale;
-                                        tiny |= row[c] < LOO_TINY;
-                                    }
-                                }
-                            if (tiny) {
-                                for (int64_t e = 0; e < (hi + 1) * C; e++) joint[e] = log(joint[e]);
-                                logs[at + i] = 1;
-                                moved++;
-                            }
-                        }
-                        reached[at + i] = hi;
+                    if (col[0][i] >= 0) {
+                        for (int64_t d = 0; d < depths; d++) z[d] = col[d][i];
+                        moved += loo_step(z, zcards, depths, p.family_at + u * (E + 1),
+                                          p.parent_at + u * (E + 1), fc, pc, rec, inverse_r[u], C,
+                                          y[start + i], w[start + i], criterion, ratios,
+                                          joints + (at + i) * D * C, loss, reached + at + i,
+                                          logs + at + i);
                     }
+                    const int64_t hi = reached[at + i];
                     for (int64_t k = 0; k < D; k++) total[k * M + column] += loss[k < hi ? k : hi];
                 }
             }
@@ -2608,10 +3095,11 @@ static PyObject *loo_rows(PyObject *self, PyObject *args) {
     result = PyLong_FromSsize_t(moved);
 done:
     free(buffer), free(reached), free(record_at), free(groups), free(work), free(records);
-    free(logs);
+    free(logs), free(stack_at);
     loo_plan_free(&p);
     if (have_codes) PyBuffer_Release(&codes);
     for (int j = 0; j < got; j++) PyBuffer_Release(&b[j]);
+    for (int j = 0; j < got_order; j++) PyBuffer_Release(&order[j]);
     return result;
 }
 
@@ -4038,14 +4526,20 @@ static PyMethodDef methods[] = {
      "class-weighted tables at every depth of its parents, added to (see "
      "bnclassify/_native)."},
     {"loo_tables", loo_tables, METH_VARARGS,
-     "loo_tables(codes, families, cards, y, weights, offsets, counts, chunk): every attribute's "
-     "dense class-weighted tables at every depth of its parents, added to counts, the rows in "
-     "chunks (see bnclassify/_native)."},
+     "loo_tables(codes, families, cards, y, weights, offsets, counts, chunk, perm, level, rows): "
+     "every attribute's dense class-weighted tables at every depth of its parents, added to "
+     "counts, the rows in chunks or by prefixes in loo_order's order (see bnclassify/_native)."},
+    {"loo_order", loo_order, METH_VARARGS,
+     "loo_order(codes, families, cards, first, y, perm, level, rows, limit) -> bool: the rows "
+     "sorted by their class and the families' columns in order, the level at which each differs "
+     "from the one before and their codes in that order, unless their prefixes exceed limit (see "
+     "bnclassify/_native)."},
     {"loo_rows", loo_rows, METH_VARARGS,
      "loo_rows(codes, families, cards, first, y, weights, counts, offsets, parent_counts, "
-     "parent_offsets, inverse_r, prior, start, total, criterion, chunk, group) -> rows moved to "
-     "logs: selective KDB's leave-one-out pass over chunks of rows, a group of attributes per chunk, the "
-     "losses added to total (see bnclassify/_native)."},
+     "parent_offsets, inverse_r, prior, start, total, criterion, chunk, group, perm, level, rows) "
+     "-> rows moved to logs: selective KDB's leave-one-out pass over chunks of rows, a group of "
+     "attributes per chunk, or over the rows' prefixes in loo_order's order, the losses added to "
+     "total (see bnclassify/_native)."},
     {"tree_pivots", tree_pivots, METH_VARARGS,
      "tree_pivots(matrices, pivots, smallest): the cancellation-free elimination pivots of a batch "
      "of column-scaled weight matrices, eliminated in place (see bnclassify/_native)."},
@@ -4090,7 +4584,7 @@ static struct PyModuleDef module = {
 
 /* Raised with every change of a kernel's arguments or results: _native/runtime.py refuses a stale build
  * (an optional build that fails leaves the previous library in place). */
-#define KERNELS_VERSION 27
+#define KERNELS_VERSION 28
 
 PyMODINIT_FUNC PyInit__kernels(void) {
     PyObject *m = PyModule_Create(&module);

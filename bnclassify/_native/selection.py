@@ -27,6 +27,14 @@ LOO_CHUNK_BYTES = 1 << 17
 #: Bytes of the tables of a group of attributes of the compiled pass (:func:`loo_rows`): the
 #: rows go through the pass once per group, every attribute of the group per chunk of rows.
 LOO_GROUP_BYTES = 1 << 20
+#: The compiled pass (:func:`loo_rows`) takes rows of weight at least 1 in :func:`loo_order`'s
+#: order, each distinct prefix's terms once, when their prefixes (summed over the levels) are at
+#: most this share of ``rows x (attributes + 1)`` (else in chunks of rows, every attribute per
+#: chunk: a prefix's step reads tables out of cache, about 1.5 times a chunked step's time).
+LOO_PREFIX_SHARE = 0.25
+#: Rows of the first sort, whose prefixes must be at most twice that share for all the rows to be
+#: sorted.
+LOO_PREFIX_SAMPLE = 1 << 15
 
 
 def loo_scores(
@@ -380,23 +388,29 @@ def loo_start(y, weights, class_weight, max_k, criterion, total) -> tuple:
         joint[:, 0] = np.log(prior) - np.log(rows)[:, None]
         logs[:] = 1
     losses = np.zeros((n, D))
-    losses[:, 0] = loss
+    losses[:, 0] = loss * w
     return joint, np.zeros(n, dtype=np.int64), logs, losses
 
 
 def _prior_losses(y, w, class_weight, criterion, total) -> tuple:
     """``(prior, rows, loss)``: each row's class weights without it (shape ``(n, C)``, the
-    m-estimate's numerators), their denominator, and its loss times its weight (added to column 0
+    m-estimate's numerators), their denominator, and its loss (times its weight, added to column 0
     of ``total``)."""
     cw = np.asarray(class_weight, dtype=float)
     n, C = len(y), len(cw)
     held = np.minimum(w, 1.0)
-    own = np.zeros((n, C))
-    own[np.arange(n), y] = held
-    prior = cw - own + 1.0 / C  # in this order: classes that tie in the counts tie here
-    loss = _probability_loss(prior, y, criterion)
+    if n > C and bool((held == 1.0).all()):  # one row per class, the same numbers, gathered
+        prior = cw - np.eye(C) + 1.0 / C
+        with np.errstate(invalid="ignore", divide="ignore"):  # the rows of absent classes
+            loss = _probability_loss(prior, np.arange(C), criterion)
+        prior, loss = prior[y], loss[y]
+    else:
+        own = np.zeros((n, C))
+        own[np.arange(n), y] = held
+        prior = cw - own + 1.0 / C  # in this order: classes that tie in the counts tie here
+        loss = _probability_loss(prior, y, criterion)
     total[:, 0] += loss @ w
-    return prior, cw.sum() - held + 1.0, loss * w
+    return prior, cw.sum() - held + 1.0, loss
 
 
 def _probability_loss(p, y, criterion):
@@ -566,7 +580,7 @@ def _offsets(sizes) -> np.ndarray:
     return np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)]).astype(np.int64)
 
 
-def loo_tables(codes, families, cards, y, weights, n_classes) -> list:
+def loo_tables(codes, families, cards, y, weights, n_classes, order=None) -> list:
     """Every attribute's :func:`loo_family_counts` table, counted in one pass over the rows.
 
     ``codes`` (shape ``(k, n)``, one row per column, as :func:`column_codes` gives them),
@@ -574,7 +588,9 @@ def loo_tables(codes, families, cards, y, weights, n_classes) -> list:
     categories): the tables of :func:`loo_family_counts` for each family, to the last bit (each
     cell gains its rows in row order). The compiled kernel takes the rows in chunks, every family
     per chunk, and reads 1-, 2-, 4- or 8-byte codes as they are; this version counts one family
-    at a time. The tables are views of one array.
+    at a time. The tables are views of one array. ``order``: :func:`loo_order`'s of all the rows
+    (whole weights): the compiled kernel adds each prefix's summed weight to its cells instead,
+    the same sums (of whole numbers).
 
     Examples
     --------
@@ -599,7 +615,7 @@ def loo_tables(codes, families, cards, y, weights, n_classes) -> list:
             codes = codes.astype(np.int64)
         runtime.kernels.loo_tables(
             np.ascontiguousarray(codes), _padded(families, max(map(len, families))), cards, y,
-            weights, offsets, stacked, _chunk_rows(families, 0, C),
+            weights, offsets, stacked, _chunk_rows(families, 0, C), *(order or (None, None, None)),
         )  # fmt: skip
     else:
         codes = np.ascontiguousarray(codes, dtype=np.int64)
@@ -609,9 +625,106 @@ def loo_tables(codes, families, cards, y, weights, n_classes) -> list:
     return [stacked[offsets[u] : offsets[u + 1]] for u in range(len(families))]
 
 
+def loo_order(codes, families, cards, first, y, limit=None):
+    """The rows sorted by their prefixes, ``(perm, level, rows)``: the order of SKDB's pass.
+
+    A row's candidates after attribute ``u`` of :func:`loo_rows` depend on its class and on the
+    codes of the columns of ``families[0..u]`` only. The rows ``first .. first + len(y) - 1`` of
+    ``codes`` (shape ``(k, N)``, one row per column) are sorted by their class ``y``, then by the
+    families' columns in order of first appearance (-1, missing, first), ties in row order:
+    ``perm[s]`` is the row (from ``first``) at place ``s``. ``level[s]`` is the first level at
+    which row ``perm[s]`` differs from row ``perm[s - 1]``: 0 its class, ``u + 1`` a column that
+    family ``u`` reads first, ``len(families) + 1`` none (``level[0] = 0``). Rows from place
+    ``s`` on whose levels all exceed ``L`` share the prefix of level ``L`` of row ``perm[s]``.
+    ``rows[s]``: the codes of row ``perm[s]`` in those columns (in that order; the codes' integer
+    type), which the passes given the order read one row after the other. The compiled kernel
+    sorts most significant column first, within the groups still tied; this version by
+    ``np.lexsort``. ``cards``: every column's categories (a code must be below its). ``limit``:
+    ``None`` is returned when the distinct prefixes, summed over the levels ``0 ..
+    len(families)``, exceed it (the kernel stops sorting once they must).
+
+    Examples
+    --------
+    >>> codes = np.array([[1, 0, 1, 0], [0, 1, 1, 0]])  # two columns, four rows
+    >>> perm, level, rows = loo_order(codes, [[0], [1, 0]], [2, 2], 0, np.array([0, 0, 0, 1]))
+    >>> perm.tolist(), level.tolist()  # rows 1 and 0 differ in column 0, 0 and 2 in column 1
+    ([1, 0, 2, 3], [0, 1, 2, 0])
+    >>> rows.tolist()
+    [[0, 1], [1, 0], [1, 1], [0, 0]]
+    """
+    y = np.ascontiguousarray(y, dtype=np.int64)
+    n = len(y)
+    cards = np.maximum(np.asarray(cards, dtype=np.int64), 1)
+    perm, level = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+    m = len(families)
+    limit = n * (m + 1) if limit is None else int(limit)
+    codes = np.asarray(codes)
+    if codes.dtype not in (np.int8, np.int16, np.int32, np.int64):
+        codes = codes.astype(np.int64)
+    columns, levels = [], [0]
+    for u, family in enumerate(families):
+        for column in family:
+            if int(column) not in columns:
+                columns.append(int(column))
+                levels.append(u + 1)
+    if runtime.COMPILED and families:
+        depths = max(map(len, families))
+        rows = np.empty((n, len(columns)), dtype=codes.dtype)
+        within = runtime.kernels.loo_order(
+            np.ascontiguousarray(codes), _padded(families, depths), cards, int(first), y, perm,
+            level, rows, limit,
+        )  # fmt: skip
+        return (perm, level, rows) if within else None
+    rows = slice(int(first), int(first) + n)
+    keys = np.array([y] + [np.maximum(codes[j, rows], -1).astype(np.int64) for j in columns])
+    if (keys[1:] >= cards[columns][:, None]).any():
+        raise ValueError("loo_order: a code is not below its column's categories")
+    perm = np.lexsort(keys[::-1])
+    ordered = keys[:, perm]
+    differs = ordered[:, 1:] != ordered[:, :-1]
+    first_diff = np.where(differs.any(axis=0), differs.argmax(axis=0), len(levels))
+    level[1:] = np.append(levels, m + 1)[first_diff]
+    prefixes = (m + 1) * int(n > 0) + int((m + 1 - level[1:]).sum())  # level m + 1 adds none
+    if prefixes > limit:
+        return None
+    ordered_rows = np.ascontiguousarray(codes[columns][:, int(first) + perm].T)
+    return perm.astype(np.int64), level, ordered_rows
+
+
+def prefix_order(codes, families, cards, first, y, weights):
+    """:func:`loo_order`'s order of the rows when the compiled pass should take it, else ``None``.
+
+    Taken when the kernels are compiled, every weight is at least 1 and the rows' prefixes,
+    summed over the levels, are at most :data:`LOO_PREFIX_SHARE` of ``rows x (attributes + 1)``:
+    first the first :data:`LOO_PREFIX_SAMPLE` rows are sorted, against twice that share (a sample
+    shares fewer prefixes than the whole; where it has many, sorting all the rows would cost a
+    tenth of the chunked pass for nothing).
+
+    Examples
+    --------
+    >>> codes = np.zeros((2, 100), dtype=np.int8)  # every row alike: 3 prefixes in all
+    >>> order = prefix_order(codes, [[0], [1, 0]], [1, 1], 0, np.zeros(100), np.ones(100))
+    >>> order is None or order[1].tolist() == [0] + [3] * 99
+    True
+    """
+    w = np.asarray(weights, dtype=float)
+    if not (runtime.COMPILED and LOO_PREFIX_SHARE > 0 and families and len(y)):
+        return None
+    if not bool((w >= 1.0).all()):
+        return None
+    levels = len(families) + 1
+    few = min(len(y), LOO_PREFIX_SAMPLE)
+    if few < len(y):
+        limit = int(2 * LOO_PREFIX_SHARE * few * levels)
+        if loo_order(codes, families, cards, first, np.asarray(y)[:few], limit) is None:
+            return None
+    return loo_order(codes, families, cards, first, y, int(LOO_PREFIX_SHARE * len(y) * levels))
+
+
 def loo_rows(
-    codes, families, cards, first, y, weights, class_weight, counts, max_k, criterion, total
-) -> int:
+    codes, families, cards, first, y, weights, class_weight, counts, max_k, criterion, total,
+    order=None,
+) -> int:  # fmt: skip
     """Selective KDB's leave-one-out pass over rows, every attribute's losses added to ``total``.
 
     The rows ``first .. first + len(y) - 1`` of ``codes`` (shape ``(k, N)``, as
@@ -624,7 +737,13 @@ def loo_rows(
     moving a row to logs when one falls below 1e-200; this version takes one attribute at a time
     over all the rows, in logs. Each total gains its rows in row order: the compiled sums are
     those of the compiled steps one attribute at a time to the last bit, and the numpy version's to
-    rounding. Returns the number of rows moved to logs (the numpy version: all of them).
+    rounding. ``order``: :func:`loo_order`'s of these rows (every weight at least 1: each row
+    leaves one copy of itself out, so rows of one prefix have the same terms; see
+    :func:`prefix_order`): the compiled kernel takes the rows in that order instead, computes each
+    distinct prefix's terms once (from a stack of one prefix per attribute) and adds its losses
+    times its rows' summed weight: the same losses, summed in another order (to rounding; the
+    numpy version ignores it). Returns the number of rows moved to logs (the numpy version: all
+    of them).
 
     Examples
     --------
@@ -663,6 +782,7 @@ def loo_rows(
         np.ascontiguousarray(stacked[1], dtype=np.float64), _offsets([len(t) for t in parents]),
         inverse_r, np.ascontiguousarray(prior / rows[:, None]), loss, total,
         LOO_CRITERIA.index(criterion), _chunk_rows(families, max_k, C), LOO_GROUP_BYTES // 8,
+        *(order or (None, None, None)),
     )  # fmt: skip
 
 
@@ -681,7 +801,9 @@ def loo_pass(codes, y, weights, cards, class_weight, families, max_k, criterion,
     all the training rows, of which ``codes`` may be a part (a partition of a dask
     table): the sums of the parts' totals are the whole's. ``counts=None``: counted
     from these rows (:func:`loo_tables`; nothing of size rows x attributes is
-    kept). Rows go in blocks of :data:`STATE_DOUBLES`.
+    kept). Rows go in blocks of :data:`STATE_DOUBLES`, or, where :func:`prefix_order`
+    takes the rows' order (few distinct prefixes, weights at least 1), all at once in
+    that order, each prefix's terms (and, for whole weights, its table counts) once.
     """
     y = np.asarray(y, dtype=np.int64)
     w = np.asarray(weights, dtype=float)
@@ -691,8 +813,16 @@ def loo_pass(codes, y, weights, cards, class_weight, families, max_k, criterion,
     by_column = column_codes(codes)
     if not runtime.COMPILED:
         by_column = by_column.astype(np.int64, copy=False)
+    order = prefix_order(by_column, families, cards, 0, y, w)
     if counts is None:
-        counts = loo_tables(by_column, families, cards, y, w, C)
+        whole = order is not None and bool((w == np.round(w)).all())
+        counts = loo_tables(by_column, families, cards, y, w, C, order if whole else None)
+    if order is not None:  # no state per row: all the rows at once
+        loo_rows(
+            by_column, families, cards, 0, y, w, class_weight, counts, max_k, criterion, total,
+            order,
+        )  # fmt: skip
+        return total
     size = max(1, STATE_DOUBLES // (D * (C + 1)))
     for start in range(0, max(n, 1), size):
         rows = slice(start, min(start + size, n))

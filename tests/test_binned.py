@@ -335,7 +335,7 @@ def test_a_binned_column_reads_its_interval_labels_as_well_as_numbers():
 )
 def test_block_bin_codes_matches_bin_codes_column_by_column(cuts, n_rows, seed):
     """Every column of a block binned at once as bin_codes bins it alone (ties, NaN, inf,
-    columns without cuts), also when the rows are taken in several blocks."""
+    columns without cuts), also with the columns of many cuts binned alone."""
     from bnclassify.data import binning
 
     cuts = [sorted(set(c)) for c in cuts]
@@ -346,9 +346,9 @@ def test_block_bin_codes_matches_bin_codes_column_by_column(cuts, n_rows, seed):
         [binning.bin_codes(c, values[:, j]) for j, c in enumerate(cuts)]
     ).reshape(n_rows, len(cuts))
     assert np.array_equal(binning.block_bin_codes(cuts, values), expected)
-    small = binning.BLOCK_COMPARISONS
+    cut = binning.BLOCK_CUTS
     try:
-        binning.BLOCK_COMPARISONS = 3  # rows one or a few at a time
+        binning.BLOCK_CUTS = 2  # columns of more cuts binned alone
         assert np.array_equal(binning.block_bin_codes(cuts, values), expected)
     finally:
-        binning.BLOCK_COMPARISONS = small
+        binning.BLOCK_CUTS = cut

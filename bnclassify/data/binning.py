@@ -492,8 +492,9 @@ def bin_codes(cuts, x) -> np.ndarray:
     return np.where(np.isnan(x), -1, codes)
 
 
-#: Most comparisons (rows x columns x cuts) :func:`block_bin_codes` makes at once.
-BLOCK_COMPARISONS = 1 << 22
+#: Most cuts of a column that :func:`block_bin_codes` counts in its passes over the block;
+#: a column of more is binned alone (a binary search per value).
+BLOCK_CUTS = 16
 
 
 def block_bin_codes(cuts, values) -> np.ndarray:
@@ -501,10 +502,11 @@ def block_bin_codes(cuts, values) -> np.ndarray:
     ``cuts[j]``.
 
     A value's bin is the number of its column's cuts strictly below it (what
-    ``searchsorted(cuts, x, side="left")`` returns for sorted cuts), counted for
-    every column in one comparison with the cuts padded by ``inf``: a wide table's
-    hundreds of binned columns cost a few array operations, not a call per column.
-    The rows are taken in blocks of at most :data:`BLOCK_COMPARISONS` comparisons.
+    ``searchsorted(cuts, x, side="left")`` returns for sorted cuts), counted one
+    cut rank at a time over every column together (the cuts padded by ``inf``):
+    a wide table's hundreds of binned columns cost a few passes over the block,
+    not a call per column. A column of more than :data:`BLOCK_CUTS` cuts is
+    binned alone.
 
     Parameters
     ----------
@@ -524,19 +526,21 @@ def block_bin_codes(cuts, values) -> np.ndarray:
     [[0, 1], [1, -1], [2, 0]]
     """
     values = np.asarray(values, dtype=float)
-    n_rows, n_columns = values.shape
+    cuts = [np.asarray(c, dtype=float) for c in cuts]
     lengths = np.array([len(c) for c in cuts], dtype=np.intp)
-    width = int(lengths.max()) if n_columns else 0
-    padded = np.full((n_columns, width), np.inf)
+    few = lengths <= BLOCK_CUTS
+    width = int(lengths[few].max()) if few.any() else 0
+    padded = np.full((len(cuts), width), np.inf)
     if width:
-        padded[np.arange(width) < lengths[:, None]] = np.concatenate(
-            [np.asarray(c, dtype=float) for c in cuts]
+        # row by row, each column's cuts then inf: the cells of a mask filled in C order
+        padded[np.arange(width) < np.where(few, lengths, 0)[:, None]] = np.concatenate(
+            [c for c, f in zip(cuts, few, strict=True) if f]
         )
-    out = np.empty((n_rows, n_columns), dtype=np.intp)
-    step = max(1, BLOCK_COMPARISONS // max(1, n_columns * width))
-    for start in range(0, n_rows, step):
-        block = values[start : start + step]
-        out[start : start + step] = np.count_nonzero(padded < block[:, :, None], axis=2)
+    out = np.zeros(values.shape, dtype=np.intp)
+    for rank in range(width):
+        out += padded[:, rank] < values
+    for j in np.flatnonzero(~few):
+        out[:, j] = np.searchsorted(cuts[j], values[:, j], side="left")
     out[np.isnan(values)] = -1
     return out
 
@@ -617,7 +621,7 @@ def bin_representatives(cuts) -> np.ndarray:
 
 
 __all__ = [
-    "BLOCK_COMPARISONS",
+    "BLOCK_CUTS",
     "MAX_BINNED_VALUES",
     "MDL",
     "Binning",

@@ -760,7 +760,9 @@ class FittedNetwork:
         # each needed cell's state in each of its row's completions (mixed radix), cell by cell
         radix = np.where(needed, cards, 1)
         strides = np.cumprod(radix, axis=1) // radix
-        rows, columns = np.nonzero(needed)
+        # a cell of one state (an unobserved column's dummy) reads 0 in every completion:
+        # filled already, and writing it would cost as much as the cells of many states
+        rows, columns = np.nonzero(needed & (cards > 1))
         repeats = states[rows]
         cell = np.repeat(np.arange(len(rows)), repeats)
         completion = np.arange(len(cell)) - np.repeat(np.cumsum(repeats) - repeats, repeats)

@@ -16,6 +16,7 @@ not with the product of the missing cells' states.
 from __future__ import annotations
 
 import math
+import operator
 from functools import cached_property
 
 import numpy as np
@@ -437,10 +438,8 @@ class FittedNetwork:
         if (
             made is not None
             and len(made[0]) == len(nodes)
-            and all(a is b for a, b in zip(made[0], nodes, strict=True))
-            and all(
-                getattr(f, "log_table_", None) is t for f, t in zip(nodes, made[1], strict=True)
-            )
+            and all(map(operator.is_, made[0], nodes))  # lengths equal: checked above
+            and all(map(operator.is_, map(_log_table_or_none, nodes), made[1]))
         ):
             return made[2]
         families = [(*f.discrete_parent_positions, *f.column_positions) for f in nodes]
@@ -1363,3 +1362,7 @@ def _children_first(nodes, linked) -> list:
 def python_values(values):
     """numpy scalars as Python values (pgmpy state names)."""
     return [v.item() if isinstance(v, np.generic) else v for v in values]
+
+
+def _log_table_or_none(factor):
+    return getattr(factor, "log_table_", None)

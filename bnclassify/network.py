@@ -16,6 +16,7 @@ not with the product of the missing cells' states.
 from __future__ import annotations
 
 import math
+import operator
 from functools import cached_property
 
 import numpy as np
@@ -23,6 +24,7 @@ import numpy as np
 from .data import MISSING, kind_of
 from .elimination import (
     BLOCK_CELLS,
+    ENUMERATED_GROUP_STATES,
     ENUMERATED_STATES,
     GROUPED_STATES,
     MAX_TABLE_CELLS,
@@ -436,10 +438,8 @@ class FittedNetwork:
         if (
             made is not None
             and len(made[0]) == len(nodes)
-            and all(a is b for a, b in zip(made[0], nodes, strict=True))
-            and all(
-                getattr(f, "log_table_", None) is t for f, t in zip(nodes, made[1], strict=True)
-            )
+            and all(map(operator.is_, made[0], nodes))  # lengths equal: checked above
+            and all(map(operator.is_, map(_log_table_or_none, nodes), made[1]))
         ):
             return made[2]
         families = [(*f.discrete_parent_positions, *f.column_positions) for f in nodes]
@@ -570,8 +570,11 @@ class FittedNetwork:
         passed). In an all-table network, a row whose needed missing cells have
         at most :data:`~bnclassify.elimination.ENUMERATED_STATES` joint states
         sums the other nodes' terms over every completion, all such rows in one
-        gather per node. The rest is grouped by the row's pattern of missing cells, so
-        each pattern is planned once: the discrete nodes touching a missing
+        gather per node. The rest is grouped by the row's pattern of missing cells,
+        split into groups of cells no node joins; in an all-table network a group of
+        at most :data:`~bnclassify.elimination.ENUMERATED_GROUP_STATES` joint states is
+        summed over its completions (every such group of every row in one call), the
+        others are planned once per group: the discrete nodes touching a missing
         cell give log potentials over its missing variables
         (:meth:`~bnclassify.factors.Categorical.log_potential`); the continuous
         nodes linked through missing continuous cells are integrated by their
@@ -660,6 +663,14 @@ class FittedNetwork:
         for pattern, rows in zip(patterns, np.split(incomplete[by_pattern], bounds), strict=True):
             for group in self._joined_groups([columns[j] for j in np.flatnonzero(pattern)]):
                 rows_of.setdefault(group, []).append(rows)
+        if self._all_tables:
+            # a group of few joint states (a row of many needs several such groups): its
+            # completions scored with the rest of such groups, in one call, not a plan each
+            cards = self._cards
+            few = [g for g in rows_of if math.prod(cards[v] for v in g) <= ENUMERATED_GROUP_STATES]
+            if few:
+                rows, terms = self._enumerated_groups(codes, {g: rows_of.pop(g) for g in few})
+                np.add.at(out, rows, terms)
         plans = {group: self._elimination_plan(set(group)) for group in rows_of}
         for group, plan in plans.items():  # every plan checked before any is computed
             if plan["cells"] > MAX_TABLE_CELLS:
@@ -712,6 +723,30 @@ class FittedNetwork:
             start = stop
         return out
 
+    def _enumerated_groups(self, codes, groups) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`_enumerated` of groups of missing cells that no node joins to a row's
+        other needed cells (``{group: [arrays of rows]}``): each (row, group) a row of its
+        own, completing the group's cells and counting the nodes whose family holds one
+        of them, so a row's groups add up to its sum. Returns the rows (one per pair, a
+        row as often as it has groups) and their terms, ``(pairs, C)``."""
+        n_columns, n_nodes = codes.shape[1], len(self._nodes)
+        rows, needed, blocked, states = [], [], [], []
+        for group, parts in groups.items():
+            held = np.concatenate(parts)
+            cells = np.zeros(n_columns, dtype=bool)
+            cells[list(group)] = True
+            touched = np.zeros(n_nodes, dtype=bool)
+            touched[[k for j in group for k in self._mentions[j]]] = True
+            rows.append(held)
+            needed.append(np.broadcast_to(cells, (len(held), n_columns)))
+            blocked.append(np.broadcast_to(touched, (len(held), n_nodes)))
+            states.append(np.full(len(held), math.prod(self._cards[v] for v in group)))
+        rows = np.concatenate(rows)
+        terms = self._enumerated(
+            codes[rows], np.concatenate(needed), np.concatenate(blocked), np.concatenate(states)
+        )
+        return rows, terms
+
     def _completions(self, codes, needed, blocked, states) -> np.ndarray:
         """:meth:`_enumerated` of one block of rows."""
         cards = np.asarray(self._cards, dtype=np.int64)
@@ -724,7 +759,9 @@ class FittedNetwork:
         # each needed cell's state in each of its row's completions (mixed radix), cell by cell
         radix = np.where(needed, cards, 1)
         strides = np.cumprod(radix, axis=1) // radix
-        rows, columns = np.nonzero(needed)
+        # a cell of one state (an unobserved column's dummy) reads 0 in every completion:
+        # filled already, and writing it would cost as much as the cells of many states
+        rows, columns = np.nonzero(needed & (cards > 1))
         repeats = states[rows]
         cell = np.repeat(np.arange(len(rows)), repeats)
         completion = np.arange(len(cell)) - np.repeat(np.cumsum(repeats) - repeats, repeats)
@@ -1325,3 +1362,7 @@ def _children_first(nodes, linked) -> list:
 def python_values(values):
     """numpy scalars as Python values (pgmpy state names)."""
     return [v.item() if isinstance(v, np.generic) else v for v in values]
+
+
+def _log_table_or_none(factor):
+    return getattr(factor, "log_table_", None)

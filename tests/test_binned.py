@@ -13,6 +13,8 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.datasets import load_iris
 from sklearn.pipeline import make_pipeline
 
@@ -319,3 +321,34 @@ def test_a_binned_column_reads_its_interval_labels_as_well_as_numbers():
         posteriors(model, {name: "(9, 10]"})
     with pytest.raises(ValueError, match="needs numbers"):
         model.predict_proba(labelled.assign(**{name: ["(9, 10]", 1.4, 6.0]}))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.sampled_from([-2.0, -0.5, 0.0, 0.5, 1.0, 3.0, np.inf]), max_size=5),
+        min_size=1,
+        max_size=6,
+    ),
+    st.integers(0, 12),
+    st.integers(0, 2**31 - 1),
+)
+def test_block_bin_codes_matches_bin_codes_column_by_column(cuts, n_rows, seed):
+    """Every column of a block binned at once as bin_codes bins it alone (ties, NaN, inf,
+    columns without cuts), also with the columns of many cuts binned alone."""
+    from bnclassify.data import binning
+
+    cuts = [sorted(set(c)) for c in cuts]
+    rng = np.random.default_rng(seed)
+    pool = np.array([-3.0, -2.0, -0.5, 0.0, 0.25, 0.5, 1.0, 3.0, 4.0, np.inf, -np.inf, np.nan])
+    values = rng.choice(pool, size=(n_rows, len(cuts)))
+    expected = np.column_stack(
+        [binning.bin_codes(c, values[:, j]) for j, c in enumerate(cuts)]
+    ).reshape(n_rows, len(cuts))
+    assert np.array_equal(binning.block_bin_codes(cuts, values), expected)
+    cut = binning.BLOCK_CUTS
+    try:
+        binning.BLOCK_CUTS = 2  # columns of more cuts binned alone
+        assert np.array_equal(binning.block_bin_codes(cuts, values), expected)
+    finally:
+        binning.BLOCK_CUTS = cut

@@ -39,6 +39,7 @@ def test_elimination_equals_enumerating_every_completion(case):
     got = network.joint_log_likelihood(codes)  # few states: every completion scored
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(network_module, "ENUMERATED_STATES", 0)  # every row planned
+        patch.setattr(network_module, "ENUMERATED_GROUP_STATES", 0)  # and every group
         planned = network.joint_log_likelihood(codes)
     finite = np.isfinite(expected)
     for result in (got, planned):
@@ -206,6 +207,7 @@ def recorded_plans(monkeypatch) -> list:
     """The sets of missing nodes the network plans an elimination for, in order, from now
     (every row planned: none summed out by scoring its completions)."""
     monkeypatch.setattr(network_module, "ENUMERATED_STATES", 0)
+    monkeypatch.setattr(network_module, "ENUMERATED_GROUP_STATES", 0)
     plans = []
     planned = FittedNetwork._elimination_plan
     monkeypatch.setattr(
@@ -324,6 +326,7 @@ def test_rows_of_few_completions_are_scored_in_blocks_beside_planned_rows(monkey
     codes[rng.random(codes.shape) < 0.35] = -1
     codes[:3] = [[-1, -1, -1, 0, 1, 2], [1, -1, 0, -1, -1, -1], [0, 1, 2, 0, 1, -1]]
     monkeypatch.setattr(network_module, "ENUMERATED_STATES", 9)  # two cells of 3 states
+    monkeypatch.setattr(network_module, "ENUMERATED_GROUP_STATES", 0)  # every group planned
     monkeypatch.setattr(network_module, "BLOCK_CELLS", 100)  # a few rows a block
     plans = []
     planned = FittedNetwork._elimination_plan
@@ -442,3 +445,41 @@ def test_an_identifier_summed_out_with_other_missing_cells_in_every_pattern(mode
     np.testing.assert_allclose(
         network.joint_log_likelihood(rows), enumerated(network, rows), rtol=1e-11
     )
+
+
+@given(networks_and_rows(max_features=7, max_rows=6))
+def test_groups_of_few_states_enumerated_equal_every_completion(case):
+    """A row above ENUMERATED_STATES in all: its groups of missing cells that no node joins
+    (each of few states) scored by their completions, all groups of all rows in one call,
+    add up to the brute-force sum; the same with the groups planned."""
+    network, codes = case
+    with np.errstate(divide="ignore"):
+        expected = enumerated(network, codes)
+    finite = np.isfinite(expected)
+    for states in (0, 1 << 30):  # every group planned; every group enumerated
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(network_module, "ENUMERATED_STATES", 0)  # no row enumerated whole
+            patch.setattr(network_module, "ENUMERATED_GROUP_STATES", states)
+            got = network.joint_log_likelihood(codes)
+        assert (np.isfinite(got) == finite).all()
+        np.testing.assert_allclose(got[finite], expected[finite], rtol=1e-10, atol=1e-10)
+
+
+def test_a_row_of_several_groups_adds_their_enumerated_sums(monkeypatch):
+    """Two groups no node joins in one row (a naive Bayes: every missing cell its own
+    group), and a chain joining two cells in another: each row equals the brute force,
+    and the groups were enumerated (no plan)."""
+    rng = np.random.default_rng(3)
+    parents = [(), (), (1,), (), (3,)]
+    tables = [np.log(rng.dirichlet(np.ones(3), size=(2, *(3 for _ in pa)))) for pa in parents]
+    network = FittedNetwork.from_log_tables(np.log([0.3, 0.7]), parents, tables)
+    codes = np.array([[-1, -1, 0, -1, 2], [0, -1, -1, 1, -1], [-1, 0, 1, -1, -1], [2, 2, 2, 2, 2]])
+    monkeypatch.setattr(network_module, "ENUMERATED_STATES", 2)  # no row enumerated whole
+    plans = []
+    planned = FittedNetwork._elimination_plan
+    monkeypatch.setattr(
+        FittedNetwork, "_elimination_plan", lambda self, m: plans.append(m) or planned(self, m)
+    )
+    got = network.joint_log_likelihood(codes)
+    assert not plans
+    np.testing.assert_allclose(got, enumerated(network, codes), rtol=1e-12, atol=1e-12)

@@ -12,7 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._native import pair_information
 from ..data import DENSITY, HANDLE_UNKNOWN, MISSING, TableSchema, as_frame, encode_target
-from ..data.binning import SortedColumn, bin_labels
+from ..data.binning import SortedColumn, bin_labels, block_bin_codes
 from ..data.encoding import codes_dtype
 from ..distributed import SPLIT_EVERY, DaskTable, DeferredPass, MemberPasses, is_dask_collection
 from ..factors import TABLE_DISTRIBUTIONS
@@ -823,9 +823,9 @@ class BinnedRows:
         """``member.encode`` of the rows (``(codes, None)``), from the first member's codes."""
         schema = member.schema_
         codes = self.codes_of_first.astype(codes_dtype(schema.categories), order="F")
-        for j in self.columns:
-            edges, x = member.cut_points_[j], self.values[:, j]
-            codes[:, j] = np.where(np.isnan(x), MISSING, np.searchsorted(edges, x, side="left"))
+        codes[:, self.columns] = block_bin_codes(
+            [member.cut_points_[j] for j in self.columns], self.values[:, self.columns]
+        )
         codes[:, list(schema.unobserved)] = MISSING
         return codes, None
 

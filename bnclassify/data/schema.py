@@ -31,7 +31,7 @@ from ..exceptions import (
     caller_stacklevel,
 )
 from ..state import distinct_labels, require
-from .binning import ValueClassCounts, bin_codes, bin_labels, checked_cut_points
+from .binning import ValueClassCounts, bin_labels, block_bin_codes, checked_cut_points
 from .encoding import MISSING, codes_dtype, encode_frame, learn_and_encode_frame
 from .frames import as_frame
 from .identifiers import IdentifierColumnWarning, identifier_columns
@@ -440,11 +440,12 @@ class TableSchema:
             codes = codes.astype(dtype, order="F")
         frame, named = self._bin_labels_read(frame, binned)
         values = self.numbers(frame, binned)
-        for j in binned:
-            codes[:, j] = bin_codes(self.cut_points[j], values[:, j])
-            if j in named:
-                cells, label_codes = named[j]
-                codes[cells, j] = label_codes
+        if len(binned):
+            codes[:, binned] = block_bin_codes(
+                [self.cut_points[j] for j in binned], values[:, binned]
+            )
+        for j, (cells, label_codes) in named.items():
+            codes[cells, j] = label_codes
         return codes
 
     def _bin_labels_read(self, frame, binned):

@@ -39,7 +39,7 @@ from .parameters import Laplace, log_class_prior, log_conditional
 from .state import acyclic, float_array, positions, probability_rows, require
 from .stats import MAX_FAMILY_CELLS, SmoothedTables
 
-#: Prepared sums (:class:`~bnclassify.elimination.StateSum`) a network keeps, the oldest
+#: Prepared sums (``bnclassify.elimination.StateSum``) a network keeps, the oldest
 #: dropped first: one per variable of many states and set of tables it is summed out of.
 SUM_CACHE_SIZE = 32
 

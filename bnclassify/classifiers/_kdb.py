@@ -142,7 +142,7 @@ class KDB(AugmentedNaiveBayes):
     def statistics_plan(self, schema=None) -> StatisticsPlan:
         """What an out-of-core fit keeps: the pair table (the CMI of every pair), and the
         triple table for ``k = 2``; with ``k >= 3`` the families are counted once the
-        structure is known (:attr:`~bnclassify.stats.StatisticsPlan.family_pass`)."""
+        structure is known (``family_pass`` of :class:`~bnclassify.stats.StatisticsPlan`)."""
         k = int(self.k)
         two = k >= 2
         return StatisticsPlan(

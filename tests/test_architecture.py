@@ -46,7 +46,15 @@ LAYERS = [
     ("factors", ("factors", "distributions")),
     (
         "weights and structure",
-        ("information", "weights", "structure", "spanning_trees", "scores", "dag_search"),
+        (
+            "information",
+            "weights",
+            "structure",
+            "spanning_trees",
+            "scores",
+            "dag_search",
+            "graph_edges",
+        ),
     ),
     ("network", ("network", "elimination", "discriminative")),
     ("classifiers", ("classifiers", "distributed", "preprocessing")),

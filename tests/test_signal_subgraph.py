@@ -29,14 +29,12 @@ from sklearn.naive_bayes import BernoulliNB
 
 from bnclassify import SignalSubgraphClassifier
 from bnclassify.classifiers._signal_subgraph import (
-    candidate_edges,
     chi2_log_pvalues,
     coherent_signal_subgraph,
     fisher_exact_log_pvalues,
-    n_incident_edges,
-    n_possible_edges,
 )
 from bnclassify.datasets import make_signal_subgraph_networks
+from bnclassify.graph_edges import candidate_edges, n_incident_edges, n_possible_edges
 from bnclassify.plotting._networks import plot_signal_edge_probabilities, plot_signal_edges
 
 

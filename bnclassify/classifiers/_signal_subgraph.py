@@ -31,6 +31,12 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..data import encode_target
 from ..exceptions import InvalidParameterError
+from ..graph_edges import (
+    candidate_edges,
+    describe_networks,
+    n_incident_edges,
+    n_possible_edges,
+)
 from ..parameters import log_conditional
 from ..state import collect, distinct_labels, probability_rows, require, restore
 from ..state import float_array as check_floats
@@ -47,7 +53,6 @@ from ._predict import JointPredictor
 
 __all__ = [
     "SignalSubgraphClassifier",
-    "candidate_edges",
     "check_networks",
     "chi2_log_pvalues",
     "coherent_signal_subgraph",
@@ -63,47 +68,6 @@ _FISHER_RTOL = 1e-7
 
 #: Hypergeometric log-pmf entries computed at once (bounds memory for many networks).
 _FISHER_BLOCK = 1 << 21
-
-
-# -- the possible edges -------------------------------------------------------------
-def candidate_edges(n_vertices, directed, loops):
-    """Row and column indices of every possible edge, in row-major order.
-
-    Undirected networks use the upper triangle (``i < j``, or ``i <= j`` with
-    self-loops); directed networks every off-diagonal cell (every cell with
-    self-loops).
-
-    Examples
-    --------
-    >>> candidate_edges(3, directed=False, loops=False)
-    (array([0, 0, 1]), array([1, 2, 2]))
-    """
-    if directed:
-        mask = np.ones((n_vertices, n_vertices), dtype=bool)
-        if not loops:
-            np.fill_diagonal(mask, False)
-        return np.nonzero(mask)
-    return np.triu_indices(n_vertices, k=0 if loops else 1)
-
-
-def n_possible_edges(n_vertices, directed, loops):
-    """Number of possible edges of a network on ``n_vertices`` vertices."""
-    n = int(n_vertices)
-    pairs = n * (n - 1) if directed else n * (n - 1) // 2
-    return pairs + (n if loops else 0)
-
-
-def n_incident_edges(n_vertices, n_signal_vertices, directed, loops):
-    """How many possible edges touch at least one of ``n_signal_vertices`` vertices."""
-    return n_possible_edges(n_vertices, directed, loops) - n_possible_edges(
-        n_vertices - n_signal_vertices, directed, loops
-    )
-
-
-def describe_networks(n_vertices, directed, loops):
-    """E.g. ``"an undirected network on 10 vertices without self-loops"``."""
-    kind = "a directed" if directed else "an undirected"
-    return f"{kind} network on {n_vertices} vertices {'with' if loops else 'without'} self-loops"
 
 
 # -- input -------------------------------------------------------------------------

@@ -6,11 +6,7 @@ import numpy as np
 from scipy.stats import binom
 from sklearn.utils import Bunch, check_random_state
 
-from ..classifiers._signal_subgraph import (
-    candidate_edges,
-    describe_networks,
-    n_incident_edges,
-)
+from ..graph_edges import candidate_edges, describe_networks, n_incident_edges
 from ..validation import check_int
 
 __all__ = ["make_signal_subgraph_networks"]

@@ -64,6 +64,10 @@ def main(argv=None) -> int:
         X, y = uci.load_set(path, target)
         classes = np.unique(y)
         for spec, weka in PAIRS:
+            stored_pair = results.get(name, {})
+            if not all("log_loss" in s for key in (spec, weka) for s in stored_pair.get(key, [{}])):
+                print(f"{name} {spec}: no stored losses of both sides (a refusal or not run)")
+                continue
             scores = []
             for train, test in uci.cv_folds(X, y):
                 fit_rows, test_rows = filled(X.iloc[train], X.iloc[test])

@@ -256,9 +256,16 @@ def run(cases, specs, sizes, caps, test_rows, chunk_rows, results_path):
                     continue
                 with threadpool_limits(1), warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    model, fit_s, peak = fit_model(
-                        spec, network, class_node, features, rows, chunk_rows, table
-                    )
+                    try:
+                        model, fit_s, peak = fit_model(
+                            spec, network, class_node, features, rows, chunk_rows, table
+                        )
+                    except ValueError as error:  # a refusal (a table over its bound) is a result
+                        done[key] = {"case": case, "rows": rows, "model": spec, "error": str(error)}
+                        print(f"  {rows:>9} {spec:12} refused: {error}", flush=True)
+                        if results_path:
+                            results_path.write_text(json.dumps(done, indent=1))
+                        continue
                     start = time.perf_counter()
                     proba = model.predict_proba(as_input(spec, test[features]))
                     predict_s = time.perf_counter() - start
@@ -314,7 +321,12 @@ def table(done, rows):
         values = []
         for case in cases:
             v = cell.get((case, spec))
-            values.append("" if v is None else f"{v['excess']:+.4f} ({v['fit_s']:.1f} s)")
+            if v is None:
+                values.append("")
+            else:
+                values.append(
+                    "refused" if "error" in v else f"{v['excess']:+.4f} ({v['fit_s']:.1f} s)"
+                )
         lines.append(f"| {spec} | " + " | ".join(values) + " |")
     return "\n".join(lines)
 
@@ -328,7 +340,9 @@ def figures(done, directory):
     directory.mkdir(parents=True, exist_ok=True)
     paths = []
     for case in done["bayes"]:
-        entries = [v for k, v in done.items() if k != "bayes" and v["case"] == case]
+        entries = [
+            v for k, v in done.items() if k != "bayes" and v["case"] == case and "error" not in v
+        ]
         specs = list(dict.fromkeys(v["model"] for v in entries))
         fig, axes = plt.subplots(1, 3, figsize=(16, 5))
         colours = plt.cm.tab20(np.linspace(0, 1, 20))

@@ -431,6 +431,13 @@ COUNT(int64_t)
 #define ROW_PASS_CELLS (1 << 18) /* most cells (all classes) of their int32 counts: 1 MB */
 typedef struct { Py_ssize_t child, parent; int64_t card, size, start; } row_family;
 
+/* The int32 counts of the row passes' cells from .. to (every class's table) added to flat. */
+static void add_row_counts(double *flat, const int32_t *counts, int64_t from, int64_t to,
+                           int64_t total, int64_t n_classes) {
+    for (int64_t k = 0; k < n_classes; k++)
+        for (int64_t i = from; i < to; i++) flat[k * total + i] += (double)counts[k * total + i];
+}
+
 #define COUNT_ROWS_PASS(T)                                                                     \
     static int count_rows_##T(const char *codes, Py_ssize_t n, Py_ssize_t s0, Py_ssize_t s1,   \
                               const int64_t *y, const int64_t *child, const int64_t *parent,   \
@@ -461,9 +468,7 @@ typedef struct { Py_ssize_t child, parent; int64_t card, size, start; } row_fami
                 table[fam[e].start + f]++;                                                     \
             }                                                                                  \
         }                                                                                      \
-        for (int64_t k = 0; k < n_classes; k++)                                                \
-            for (int64_t i = start[e0]; i < start[e1]; i++)                                    \
-                flat[k * total + i] += (double)counts[k * total + i];                          \
+        add_row_counts(flat, counts, start[e0], start[e1], total, n_classes);                   \
         return 0;                                                                              \
     }
 
@@ -507,9 +512,7 @@ COUNT_ROWS_PASS(int64_t)
                 table[fam[e].start + b * card]++;                                              \
             }                                                                                  \
         }                                                                                      \
-        for (int64_t k = 0; k < n_classes; k++)                                                \
-            for (int64_t i = start[e0]; i < start[e1]; i++)                                    \
-                flat[k * total + i] += (double)counts[k * total + i];                          \
+        add_row_counts(flat, counts, start[e0], start[e1], total, n_classes);                   \
         return 0;                                                                              \
     }
 

@@ -471,7 +471,7 @@ class FittedNetwork:
             "used": np.unique(family[strides > 0]),
             "states": np.asarray(self._cards, dtype=np.intp),
         }
-        held = tuple(getattr(f, "log_table_", None) for f in nodes)
+        held = tuple(map(_log_table_or_none, nodes))
         self.__dict__["_gather_cache"] = (tuple(nodes), held, gather)
         return gather
 

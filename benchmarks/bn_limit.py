@@ -31,8 +31,10 @@ model (by default the forest to 10^5 rows and HGB to 10^6: beyond, their time
 and memory are out of reach on a shared machine; a name with its smoothing,
 ``tan:hdp=10000``, caps that variant alone). Above ``--chunk-rows``
 training rows, models with ``partial_fit`` are fitted chunk by chunk, so the
-training rows never sit in memory at once; KDB with ``k >= 3``, which has no
-``partial_fit``, from a dask DataFrame of the same rows written once as parquet
+training rows never sit in memory at once; KDB with ``k >= 2``, whose families
+are counted by a pass once its structure is known (``k >= 3`` has no
+``partial_fit``; ``k = 2``'s would keep a triple table, refused on hailfinder),
+from a dask DataFrame of the same rows written once as parquet
 files (``$BN_LIMIT_PARQUET``, by default ``/tmp/bn_limit_parquet``); the others
 from one table.
 
@@ -181,7 +183,7 @@ def fit_model(spec, network, class_node, features, rows, chunk_rows, table=None,
         rows > chunk_rows
         and getattr(model, "statistics_plan", None)
         and (model.statistics_plan().family_pass)
-    ):  # KDB(k >= 3): no partial_fit; a dask fit over the rows written as parquet files
+    ):  # KDB(k >= 2): its families by a pass of a dask fit over the rows as parquet files
         return fit_from_parquet(model, network, class_node, features, rows, chunk_rows, seed)
     elif rows > chunk_rows and hasattr(model, "partial_fit"):
         states = network.get_cpds(class_node).state_names[class_node]

@@ -338,9 +338,11 @@ def fit_dask(model, X, y, sample_weight=None, split_every=SPLIT_EVERY):
     stats, schema, classes, class_node = dask_training_statistics(
         X, y, getattr(model, "distributions", None), model.statistics_plan, split_every
     )
-    if model.statistics_plan(schema).family_pass:  # KDB, k >= 3: its families by one more pass
+    if model.statistics_plan(schema).family_pass:  # KDB, k >= 2: its families by one more pass
         passes = PartitionPasses(stats, _joined(X, y), schema, classes, split_every)
-        return model.fit_statistics(passes, schema, classes, class_node=class_node)
+        model.fit_statistics(passes, schema, classes, class_node=class_node)
+        model.statistics_ = stats  # what a partial_fit reads (and refuses: no triple table)
+        return model
     return model.fit_statistics(stats, schema, classes, class_node=class_node, keep=True)
 
 
@@ -379,7 +381,8 @@ def dask_training_statistics(X, y, distributions=None, plan_for=None, split_ever
     schema = table.schema(distributions, table.kinds(distributions))
     if schema.learned_bins.any():  # the cut points fit learns, from every partition's counts
         schema = schema.with_bins(table.value_counts(schema))
-    return table.statistics(schema, StatisticsPlan() if plan_for is None else plan_for(schema))
+    plan = StatisticsPlan() if plan_for is None else plan_for(schema).for_passes()
+    return table.statistics(schema, plan)
 
 
 class DaskTable:
@@ -562,7 +565,7 @@ class PartitionPasses(FamilyTables):
     selective KDB makes over the rows (:func:`fit_dask_selective`); the family
     tables that pass counts (each attribute with every prefix of its parents) are
     then read by :meth:`family`. :meth:`prefetch_families` counts, in one more
-    pass, the families that ``total`` does not hold (KDB with ``k >= 3``: the
+    pass, the families that ``total`` does not hold (KDB with ``k >= 2``: the
     dask fit of a model whose plan asks for ``family_pass``). ``joined``: the
     table with the labels as a column (as :func:`dask_statistics` reads it);
     ``schema`` codes its partitions.

@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+dask = pytest.importorskip("dask")
 dd = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")
 da = pytest.importorskip("dask.array")
@@ -262,11 +263,11 @@ def test_a_dask_array_that_is_not_a_table_is_refused_by_name():
         NaiveBayes().fit(flat.reshape(-1, 1), labels.reshape(-1, 1))
 
 
-@pytest.mark.parametrize("k", [3, 4])
-def test_kdb_beyond_two_parents_counts_its_families_by_one_more_pass(client, k, monkeypatch):
-    """KDB with k >= 3 keeps no table of its families ahead of the structure: the dask fit
-    counts them in a pass once the structure is known, and equals fit (car's strings, and
-    a table of binned numbers with missing cells)."""
+@pytest.mark.parametrize("k", [2, 3, 4])
+def test_kdb_beyond_one_parent_counts_its_families_by_one_more_pass(client, k, monkeypatch):
+    """KDB with k >= 2 keeps no table of its families ahead of the structure: the dask fit
+    counts them in a pass once the structure is known (no triple table), and equals fit
+    (car's strings, and a table of binned numbers with missing cells)."""
     from test_out_of_core_bins import FORMS, _table
 
     from bnclassify.data import kinds_rule
@@ -274,6 +275,7 @@ def test_kdb_beyond_two_parents_counts_its_families_by_one_more_pass(client, k, 
     dX, dy, X, y = _split(*_car_strings(), 5, "buying")
     expected = KDB(k=k).fit(X, y)
     got = KDB(k=k).fit(dX, dy)
+    assert got.statistics_.triple_table is None
     assert sorted(got.structure_.edges()) == sorted(expected.structure_.edges())
     assert max(len(list(expected.structure_.predecessors(f))) for f in X.columns) == k + 1
     np.testing.assert_allclose(
@@ -293,6 +295,25 @@ def test_kdb_beyond_two_parents_counts_its_families_by_one_more_pass(client, k, 
         rtol=0,
         atol=1e-12,
     )
+
+
+def test_kdb2_on_dask_needs_no_triple_table_and_partial_fit_refuses_to_continue(monkeypatch):
+    """A triple table over MAX_TRIPLE_CELLS no longer stops KDB(k=2) on dask (the families
+    come from the pass); continuing that fit with partial_fit, which adds to a triple table,
+    is refused by name and leaves the model as it was."""
+    from bnclassify.stats import sufficient
+
+    monkeypatch.setattr(sufficient, "MAX_TRIPLE_CELLS", 10)
+    dX, dy, X, y = _split(*_car_strings(), 4, "buying")
+    with dask.config.set(scheduler="synchronous"):
+        model = KDB(k=2).fit(dX, dy)
+    expected = KDB(k=2).fit(X, y).predict_proba(X)
+    np.testing.assert_allclose(model.predict_proba(X), expected, rtol=0, atol=1e-12)
+    with pytest.raises(ValueError, match="partial_fit cannot continue this fit.*triple table"):
+        model.partial_fit(X.iloc[:50], y.iloc[:50])
+    np.testing.assert_array_equal(model.predict_proba(X), expected)
+    with pytest.raises(ValueError, match="MAX_TRIPLE_CELLS"):  # partial_fit keeps the table
+        KDB(k=2).partial_fit(X, y, classes=np.unique(y))
 
 
 def test_kdb_beyond_two_parents_names_a_gaussian_family_it_cannot_count(client):

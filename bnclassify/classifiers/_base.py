@@ -734,7 +734,7 @@ def accumulate(model, X, y, classes, sample_weight):
     the accumulated categories, the class labels and the class node's name. The
     model's parameters are checked before (by ``partial_fit``).
     """
-    if model.statistics_plan().family_pass:
+    if not model.statistics_plan().one_pass:
         raise ValueError(
             f"{model!r}.partial_fit cannot learn incrementally: the counts of its families "
             "(three or more feature parents each) are known only once its structure is, "
@@ -800,6 +800,13 @@ def accumulate(model, X, y, classes, sample_weight):
         frame, _, y = take_rows(frame, y, keep)
         weights = weights[keep]
     plan = model.statistics_plan(schema)
+    if statistics is not None and plan.triples and statistics.triple_table is None:
+        raise ValueError(
+            f"{model!r}.partial_fit cannot continue this fit: a dask fit counts the "
+            "families of two feature parents by a pass over the partitions and keeps no "
+            "triple table N(c, x_i, x_j, x_k), which partial_fit adds to. Fit again on dask "
+            "with the new rows, or learn with partial_fit from the first chunk."
+        )
     chunk = SufficientStatistics.from_table(
         frame, y, schema, plan, weights, declared, partial(node_statistics, schema=schema)
     )

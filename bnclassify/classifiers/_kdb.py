@@ -140,9 +140,10 @@ class KDB(AugmentedNaiveBayes):
         self.l2 = l2
 
     def statistics_plan(self, schema=None) -> StatisticsPlan:
-        """What an out-of-core fit keeps: the pair table (the CMI of every pair), and the
-        triple table for ``k = 2``; with ``k >= 3`` the families are counted once the
-        structure is known (``family_pass`` of :class:`~bnclassify.stats.StatisticsPlan`)."""
+        """What an out-of-core fit keeps: the pair table (the CMI of every pair); with
+        ``k >= 2`` a dask fit counts the families once the structure is known
+        (``family_pass`` of :class:`~bnclassify.stats.StatisticsPlan`), and
+        ``partial_fit`` keeps the triple table for ``k = 2`` (and refuses ``k >= 3``)."""
         k = int(self.k)
         two = k >= 2
         return StatisticsPlan(
@@ -150,7 +151,7 @@ class KDB(AugmentedNaiveBayes):
             triples=k == 2,
             structural_moments=True,
             two_parent_moments=two,
-            family_pass=k >= 3,
+            family_pass=two,
         )
 
     def _edge_weights(self, counts, features):

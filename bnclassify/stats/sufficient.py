@@ -67,11 +67,13 @@ class StatisticsPlan:
         one record per training row (``m + 1`` codes and a weight), usually far
         fewer: discrete rows repeat.
     family_pass : bool
-        The structure's families cannot be kept ahead of it (KDB with ``k >= 3``:
-        families of three or more feature parents, ``C R^4`` cells and more): a
-        dask fit counts them in one more pass over the partitions once the
-        structure is known, and ``partial_fit``, which sees each chunk once,
-        refuses the model.
+        A dask fit counts the structure's families of two or more feature
+        parents in one more pass over the partitions once the structure is
+        known, and keeps no triple table (KDB with ``k >= 2``: its ``m^3 / 6``
+        increments a row cost more than a pass counting ``m`` families, and
+        its ``C R^3`` cells need not fit in memory). ``partial_fit``, which
+        sees each chunk once, keeps the triple table where ``triples`` asks for
+        it (``k = 2``) and refuses the model otherwise (see :attr:`one_pass`).
     """
 
     pairwise: bool = False
@@ -81,6 +83,32 @@ class StatisticsPlan:
     edges: tuple = ()
     rows: bool = False
     family_pass: bool = False
+
+    @property
+    def one_pass(self) -> bool:
+        """Whether statistics kept in one pass over the rows hold every family the
+        structure may need (what ``partial_fit`` needs): not for a plan whose families
+        are counted by a later pass and that keeps no triple table (KDB with ``k >= 3``).
+
+        Examples
+        --------
+        >>> StatisticsPlan(pairwise=True, triples=True, family_pass=True).one_pass
+        True
+        >>> StatisticsPlan(pairwise=True, family_pass=True).one_pass
+        False
+        """
+        return self.triples or not self.family_pass
+
+    def for_passes(self) -> StatisticsPlan:
+        """The plan a fit that can pass over the rows again (dask) counts first: with
+        ``family_pass``, no triple table (its families come from that later pass).
+
+        Examples
+        --------
+        >>> StatisticsPlan(pairwise=True, triples=True, family_pass=True).for_passes().triples
+        False
+        """
+        return replace(self, triples=False) if self.family_pass else self
 
 
 def moment_keys(schema, plan) -> list:

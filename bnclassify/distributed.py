@@ -28,7 +28,14 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
-from ._native import dense_families, loo_family_counts, loo_layout, loo_pass
+from ._native import (
+    column_codes,
+    dense_families,
+    loo_family_counts,
+    loo_layout,
+    loo_pass,
+    loo_tables,
+)
 from .data import (
     DENSITY,
     TableSchema,
@@ -772,11 +779,8 @@ def _partition_codes(frame, schema, labels):
 def _partition_tables(frame, schema, labels, families, C):
     if len(frame) == 0:
         return None
-    codes, y = _partition_codes(frame, schema, labels)
-    by_column = np.ascontiguousarray(codes.T, dtype=np.int64)
-    cards = np.maximum(np.asarray(schema.cards, dtype=np.int64), 1)
-    w = np.ones(len(y))
-    return [loo_family_counts(by_column, f, cards[f], y, w, C) for f in families]
+    by_column, y = _coded_partition(frame, schema, labels)
+    return loo_tables(by_column, families, schema.cards, y, np.ones(len(y)), C)
 
 
 def _partition_losses(frame, schema, labels, families, class_weight, max_k, criterion, counts):
@@ -800,15 +804,20 @@ def _recode(by_column, recoding, original):
 
 
 def _coded_partition(frame, schema, labels):
+    """A partition's codes one row per column, in the encoders' integer type (the passes
+    read 1-byte codes as they are: a cast to int64 made them read eight times the bytes)."""
     codes, y = _partition_codes(frame, schema, labels)
-    return np.ascontiguousarray(codes.T, dtype=np.int64), y
+    return column_codes(codes), y
 
 
 def _member_tables(frame, schema, labels, tables, C):
-    """Each of ``tables`` (``(recoding, family, cards)``) counted over one partition."""
+    """Each of ``tables`` (``(recoding, family, cards)``) counted over one partition (one
+    family at a time: :func:`~bnclassify._native.loo_tables`' chunked pass over a few hundred
+    members' families was the slower, 6.5 s against 4.3 s on 10^6 alarm rows)."""
     if len(frame) == 0:
         return None
     by_column, y = _coded_partition(frame, schema, labels)
+    by_column = by_column.astype(np.int64)  # what loo_family_counts reads, cast once
     w = np.ones(len(y))
     out = []
     for recoding, family, cards in tables:

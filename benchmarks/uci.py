@@ -163,6 +163,15 @@ def read_collection(folder: Path, names=None) -> list[tuple[str, str, Path]]:
     return [(r.name, r.target, folder / f"{r.name}.csv") for r in rows]
 
 
+def load_sets(names, folder: Path | None = None):
+    """``(name, X, y)`` of each named set of the collection in ``folder`` (by default the
+    development sets), in the order given, each as :func:`load_set` reads it."""
+    found = {name: (target, path) for name, target, path in read_collection(folder or DEFAULT_DATA)}
+    for name in names:
+        target, path = found[name]
+        yield (name, *load_set(path, target))
+
+
 def load_set(path: Path, target: str):
     """``X`` as ``pd.read_csv`` gives it and the labels as strings."""
     frame = pd.read_csv(path)

@@ -115,10 +115,7 @@ def main(argv=None) -> int:
         return 0
     warnings.simplefilter("ignore")
     results = json.loads(args.results.read_text())
-    sets = {name: (target, path) for name, target, path in uci.read_collection(args.data)}
-    for name in args.sets.split(","):
-        target, path = sets[name]
-        X, y = uci.load_set(path, target)
+    for name, X, y in uci.load_sets(args.sets.split(","), args.data):
         classes = np.unique(y)
         folds = uci.cv_folds(X, y)
         root = Path(tempfile.mkdtemp(prefix=f"declared-{name}-"))

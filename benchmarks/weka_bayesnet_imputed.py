@@ -58,10 +58,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore")
     results = json.loads(args.results.read_text())
-    sets = {name: (target, path) for name, target, path in uci.read_collection(uci.DEFAULT_DATA)}
-    for name in args.sets.split(","):
-        target, path = sets[name]
-        X, y = uci.load_set(path, target)
+    for name, X, y in uci.load_sets(args.sets.split(",")):
         classes = np.unique(y)
         for spec, weka in PAIRS:
             stored_pair = results.get(name, {})

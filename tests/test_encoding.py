@@ -102,3 +102,63 @@ def test_object_columns_factorized_by_identity_equal_the_values(late):
         np.testing.assert_array_equal(codes[~observed, j], MISSING)
         np.testing.assert_array_equal(categories[j][codes[observed, j]], frame[column][observed])
         np.testing.assert_array_equal(encode_frame(frame, categories)[:, j], codes[:, j])
+
+
+@pytest.mark.parametrize("storage", ["str", "string[pyarrow]", "large_string", "chunked"])
+@pytest.mark.parametrize("handle_unknown", ["marginalize", "error"])
+def test_arrow_text_columns_coded_together_as_column_by_column(storage, handle_unknown):
+    # encode_texts (one compiled pass over every text column) against encode_column, the
+    # per-column path: missing cells, unseen values, non-ASCII text, categories that are
+    # not all texts, a column of more than TEXT_MAX_CODES values, several chunks
+    import pyarrow as pa
+
+    from bnclassify.data.encoding import encode_texts
+
+    rng = np.random.default_rng(len(storage))
+    words = np.array(["a", "b", "é", "ü√", "", "a b", "zz", "1"], dtype=object)
+    n = 400
+    raw = {
+        "seen": words[rng.integers(0, 5, n)],
+        "unseen": words[rng.integers(0, 8, n)],
+        "wide": np.array([f"v{i}" for i in rng.integers(0, 300, n)], dtype=object),
+        "ints": np.array([str(i) for i in rng.integers(0, 3, n)], dtype=object),
+    }
+    for column in raw.values():
+        column[rng.random(n) < 0.1] = None
+    categories = [
+        np.array(sorted(set(words[:5]) - {""}), dtype=object),
+        np.array(sorted(words[:6]), dtype=object),
+        np.array(sorted(f"v{i}" for i in range(290)), dtype=object),
+        np.array([0, 1, 2]),  # an integer column seen in fit: texts never equal its values
+    ]
+    if handle_unknown == "error":
+        raw = {"seen": raw["seen"]}
+        raw["seen"][raw["seen"] == ""] = "a"
+        categories = categories[:1]
+
+    def as_storage(values):
+        if storage == "large_string":
+            return pd.Series(values, dtype=pd.ArrowDtype(pa.large_string()))
+        if storage == "chunked":
+            half = len(values) // 2
+            data = pa.chunked_array([pa.array(values[:half]), pa.array(values[half:])])
+            return pd.Series(pd.arrays.ArrowExtensionArray(data))
+        return pd.Series(values, dtype=storage)
+
+    frame = pd.DataFrame({name: as_storage(values) for name, values in raw.items()})
+    columns = list(enumerate(column for _, column in frame.items()))
+    together = encode_texts(columns, categories, handle_unknown)
+    assert set(together) == ({0} if handle_unknown == "error" else {0, 1, 3})  # not "wide"
+    for j, codes in together.items():
+        expected = encode_column(frame.iloc[:, j], categories[j], handle_unknown)
+        np.testing.assert_array_equal(codes, expected)
+    if handle_unknown == "marginalize":
+        np.testing.assert_array_equal(
+            encode_frame(frame, categories, handle_unknown),
+            np.column_stack([encode_column(frame[c], k, handle_unknown) for c, k in
+                             zip(frame.columns, categories, strict=True)]),
+        )  # fmt: skip
+    unseen = frame.copy()
+    unseen.iloc[0, 0] = "never"
+    with pytest.raises(ValueError, match="not seen during fit"):
+        encode_frame(unseen.iloc[:, :1], categories[:1], "error")

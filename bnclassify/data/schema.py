@@ -479,7 +479,9 @@ class TableSchema:
         if not binned.any():
             return encode_frame(frame, categories, handle_unknown)
         coded = [None if b else c for b, c in zip(binned, categories, strict=True)]
-        return self._with_bin_codes(frame, encode_frame(frame, coded, handle_unknown))
+        # the binned columns' codes are written by their intervals: no dummy codes first
+        unset = np.flatnonzero(binned & ~self._unobserved_mask()).tolist()
+        return self._with_bin_codes(frame, encode_frame(frame, coded, handle_unknown, unset))
 
     def _flags(self):
         # read by every layer of a fit: built once per schema (its nodes never change; a

@@ -240,6 +240,13 @@ class FittedNetwork:
         return mentions
 
     @cached_property
+    def _family_neighbours(self) -> list:
+        """The columns in a family with each column, through its structural nodes (the
+        cells :meth:`_joined_groups` joins to a missing one), each a tuple."""
+        families = [(*f.column_positions, *f.parent_positions) for f in self._nodes]
+        return [tuple({v for k in own for v in families[k]}) for own in self._mentions]
+
+    @cached_property
     def _family_incidence(self) -> np.ndarray:
         """``(columns, nodes)``: 1 where the column is in the node's family (itself or a
         parent); a row's missing cells times it count each node's missing family cells."""
@@ -306,8 +313,9 @@ class FittedNetwork:
         if layout is None:
             return missing
         needed = missing.copy()
+        holes = missing.any(axis=0)
         for j, children, parents_class in layout:
-            if parents_class:
+            if parents_class or not holes[j]:  # a column missing in no row is needed in none
                 continue
             if children and self.factors[self.node_of[j]].discrete:
                 kept = (~missing[:, children] | needed[:, children]).any(axis=1)
@@ -410,7 +418,8 @@ class FittedNetwork:
         out = np.broadcast_to(self.log_prior, (len(codes), self.n_classes)).copy()
         gather = self._table_gather()
         tables = gather["nodes"]
-        if len(tables) > 1 and self._add_table_terms(out, codes, np.arange(len(tables))):
+        every = np.arange(len(tables))
+        if len(tables) > 1 and self._add_table_terms(out, codes, every, None, gather):
             done = set(tables.tolist())  # every table's term read in one gather
         else:
             done = set()
@@ -475,7 +484,7 @@ class FittedNetwork:
         self.__dict__["_gather_cache"] = (tuple(nodes), held, gather)
         return gather
 
-    def _add_table_terms(self, out, codes, which, left_out=None) -> bool:
+    def _add_table_terms(self, out, codes, which, left_out=None, gather=None) -> bool:
         """Add to ``out`` the log terms of the table nodes ``which`` (positions in
         :meth:`_table_gather`'s ``nodes``), every node and row in one gather: ``(rows,
         nodes)`` indices into the stacked tables, then a sum over the nodes. ``left_out``
@@ -483,9 +492,9 @@ class FittedNetwork:
         observed there; its cells are read, so they must be codes of their columns, e.g. a
         missing cell read as 0). Returns False, adding nothing, where a family column holds
         a code outside its column's states (a missing cell): the caller reads the nodes one
-        by one, as before.
+        by one, as before. ``gather``: :meth:`_table_gather`'s, when the caller has it.
         """
-        gather = self._table_gather()
+        gather = self._table_gather() if gather is None else gather
         family, strides = gather["family"][which], gather["strides"][which]
         offsets = gather["offsets"][which]
         used = gather["used"] if len(which) == len(gather["nodes"]) else None
@@ -599,7 +608,8 @@ class FittedNetwork:
         blocked = (missing[np.ix_(incomplete, holes)] @ self._family_incidence[holes]) > 0
         filled = None  # the codes with every missing cell read as state 0
         subsets = {}  # the rows of each distinct mask, taken once for every factor sharing it
-        tables = self._table_gather()["nodes"]
+        gather = self._table_gather()
+        tables = gather["nodes"]
         done = set()
         if len(tables) > 1:
             # every table's terms in one gather, those of the rows whose family is not
@@ -607,7 +617,7 @@ class FittedNetwork:
             filled = np.maximum(codes, 0)
             left_out = np.zeros((n, len(tables)), dtype=bool)
             left_out[incomplete] = blocked[:, tables]
-            if self._add_table_terms(out, filled, np.arange(len(tables)), left_out):
+            if self._add_table_terms(out, filled, np.arange(len(tables)), left_out, gather):
                 done = set(tables.tolist())
         for k, factor in enumerate(self._nodes):
             if k in done:
@@ -770,12 +780,13 @@ class FittedNetwork:
             columns[cell]
         ]
         terms = np.zeros((len(filled), self.n_classes))
-        tables = self._table_gather()["nodes"]
+        gather = self._table_gather()
+        tables = gather["nodes"]
         read = np.flatnonzero(counted[:, tables].any(axis=0))  # positions in the gather
         done = set()
         if len(read) > 1:  # every counted table's terms in one gather
             left_out = ~np.repeat(counted[:, tables[read]], states, axis=0)
-            if self._add_table_terms(terms, filled, read, left_out):
+            if self._add_table_terms(terms, filled, read, left_out, gather):
                 done = set(tables[read].tolist())
         for k in np.flatnonzero(counted.any(axis=0)):
             if k in done:
@@ -802,12 +813,11 @@ class FittedNetwork:
                 j = group_of[j]
             return j
 
+        neighbours = self._family_neighbours
         for j in missing:
-            for k in self._mentions[j]:
-                factor = self._nodes[k]
-                for v in {*factor.column_positions, *factor.parent_positions}:
-                    if v in group_of:
-                        group_of[root(v)] = root(j)
+            for v in neighbours[j]:
+                if v in group_of:
+                    group_of[root(v)] = root(j)
         groups = {}
         for j in missing:
             groups.setdefault(root(j), []).append(j)

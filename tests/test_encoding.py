@@ -162,3 +162,27 @@ def test_arrow_text_columns_coded_together_as_column_by_column(storage, handle_u
     unseen.iloc[0, 0] = "never"
     with pytest.raises(ValueError, match="not seen during fit"):
         encode_frame(unseen.iloc[:, :1], categories[:1], "error")
+
+
+@pytest.mark.parametrize("binned", [False, True])
+def test_integer_block_with_negative_or_huge_categories_equals_the_column_path(binned):
+    # categories learned from training rows may hold a negative integer or a huge one while
+    # the new rows hold small non-negative ones: the block's look-up slots of one column
+    # must not be written by another's categories (a -1 once coded a neighbour's value)
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({name: rng.integers(0, 4, 50) for name in "abcd"})
+    categories = [np.arange(4), np.array([-1, 0, 1, 2]), np.array([0, 2, 10**9]), np.arange(3)]
+    if binned:  # a column the caller codes (a binned one): the others through the block
+        frame["v"] = rng.random(50)
+        categories.append(None)
+    codes = encode_frame(frame, categories, "marginalize", unset=[4] if binned else ())
+    for j, cats in enumerate(categories[:4]):
+        expected = encode_column(frame.iloc[:, j], cats, "marginalize")
+        np.testing.assert_array_equal(codes[:, j], expected)
+    one = [np.arange(4), np.arange(4), np.array([0, 1, 2]), np.arange(3)]  # all small
+    codes = encode_frame(frame.iloc[:, :4], one, "marginalize")
+    for j, cats in enumerate(one):
+        expected = encode_column(frame.iloc[:, j], cats, "marginalize")
+        np.testing.assert_array_equal(codes[:, j], expected)
+    with pytest.raises(ValueError, match="not seen during fit"):
+        encode_frame(frame, [np.arange(3)] + categories[1:], "error", unset=[4] if binned else ())

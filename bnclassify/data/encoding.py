@@ -736,7 +736,8 @@ def encode_frame(frame: pd.DataFrame, categories, handle_unknown="error", unset=
     """
     dummies = any(c is None for c in categories)
     integers = None if dummies else _integer_block(frame)
-    if integers is not None and all(np.asarray(c).dtype.kind in "iu" for c in categories):
+    # categories read as look-up slots: a negative one would write into another column's
+    if integers is not None and all(_small_nonnegative_ints(np.asarray(c)) for c in categories):
         return _encode_integer_block(integers[0], frame, categories, handle_unknown)
     dtype = codes_dtype(categories)
     if len(categories) != frame.shape[1]:
@@ -753,12 +754,36 @@ def encode_frame(frame: pd.DataFrame, categories, handle_unknown="error", unset=
         codes[:, dummy] = np.where(missing, MISSING, 0).astype(dtype)
     tables = [(j, column) for j, column in _columns_of(frame) if categories[j] is not None]
     done = encode_texts(tables, categories, handle_unknown, dtype)
+    done.update(_encode_integer_columns(frame, tables, categories, handle_unknown))
     for j, column_codes in done.items():
         codes[:, j] = column_codes
     tables = [(j, column) for j, column in tables if j not in done]
     for (j, _), column_codes in zip(tables, _map_columns(column_work, tables), strict=True):
         codes[:, j] = column_codes
     return codes
+
+
+def _encode_integer_columns(frame, columns, categories, handle_unknown) -> dict:
+    """:func:`_encode_integer_block` of the numpy integer columns among ``columns`` whose
+    categories are small non-negative integers, when there are several (a wide table of
+    integer and binned columns): ``{position: codes}``, the others left out."""
+    dtypes = frame.dtypes.tolist()
+    block = [
+        j
+        for j, _ in columns
+        if isinstance(dtypes[j], np.dtype)
+        and dtypes[j].kind in "iu"
+        and _small_nonnegative_ints(np.asarray(categories[j]))
+    ]
+    if len(block) < 2:
+        return {}
+    part = frame.iloc[:, block]
+    integers = _integer_block(part)
+    if integers is None:  # a value below 0 or beyond the look-up's range: column by column
+        return {}
+    kept = [categories[j] for j in block]
+    codes = _encode_integer_block(integers[0], part, kept, handle_unknown)
+    return {j: codes[:, i] for i, j in enumerate(block)}
 
 
 def encode_texts(columns, categories, handle_unknown="error", dtype=np.intp) -> dict:

@@ -24,6 +24,7 @@ import numpy as np
 from .data import MISSING, kind_of
 from .elimination import (
     BLOCK_CELLS,
+    ENUMERATED_GROUP_CELLS,
     ENUMERATED_GROUP_STATES,
     ENUMERATED_STATES,
     GROUPED_STATES,
@@ -581,9 +582,10 @@ class FittedNetwork:
         sums the other nodes' terms over every completion, all such rows in one
         gather per node. The rest is grouped by the row's pattern of missing cells,
         split into groups of cells no node joins; in an all-table network a group of
-        at most :data:`~bnclassify.elimination.ENUMERATED_GROUP_STATES` joint states is
-        summed over its completions (every such group of every row in one call), the
-        others are planned once per group: the discrete nodes touching a missing
+        at most :data:`~bnclassify.elimination.ENUMERATED_GROUP_STATES` joint states, or of
+        at most :data:`~bnclassify.elimination.ENUMERATED_GROUP_CELLS` states times rows
+        holding it, is summed over its completions (every such group of every row in one
+        call), the others are planned once per group: the discrete nodes touching a missing
         cell give log potentials over its missing variables
         (:meth:`~bnclassify.factors.Categorical.log_potential`); the continuous
         nodes linked through missing continuous cells are integrated by their
@@ -677,7 +679,12 @@ class FittedNetwork:
             # a group of few joint states (a row of many needs several such groups): its
             # completions scored with the rest of such groups, in one call, not a plan each
             cards = self._cards
-            few = [g for g in rows_of if math.prod(cards[v] for v in g) <= ENUMERATED_GROUP_STATES]
+            few = [
+                g
+                for g in rows_of
+                if (states := math.prod(cards[v] for v in g)) <= ENUMERATED_GROUP_STATES
+                or states * sum(len(rows) for rows in rows_of[g]) <= ENUMERATED_GROUP_CELLS
+            ]
             if few:
                 rows, terms = self._enumerated_groups(codes, {g: rows_of.pop(g) for g in few})
                 np.add.at(out, rows, terms)

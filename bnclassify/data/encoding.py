@@ -752,25 +752,32 @@ def encode_frame(frame: pd.DataFrame, categories, handle_unknown="error", unset=
     if dummy:  # every dummy column's missing cells in one pass (not a pass per column)
         missing = frame.iloc[:, dummy].isna().to_numpy()
         codes[:, dummy] = np.where(missing, MISSING, 0).astype(dtype)
-    tables = [(j, column) for j, column in _columns_of(frame) if categories[j] is not None]
-    done = encode_texts(tables, categories, handle_unknown, dtype)
-    done.update(_encode_integer_columns(frame, tables, categories, handle_unknown))
+    wanted = [j for j, c in enumerate(categories) if c is not None]
+    done = _encode_integer_columns(frame, wanted, categories, handle_unknown)
+    rest = [j for j in wanted if j not in done]
+    if 2 * len(rest) >= frame.shape[1]:
+        kept = set(rest)
+        tables = [(j, column) for j, column in _columns_of(frame) if j in kept]
+    else:  # a few columns of a wide table: not a Series for each of its columns
+        tables = [(j, frame.iloc[:, j]) for j in rest]
+    texts = encode_texts(tables, categories, handle_unknown, dtype)
+    done.update(texts)
     for j, column_codes in done.items():
         codes[:, j] = column_codes
-    tables = [(j, column) for j, column in tables if j not in done]
+    tables = [(j, column) for j, column in tables if j not in texts]
     for (j, _), column_codes in zip(tables, _map_columns(column_work, tables), strict=True):
         codes[:, j] = column_codes
     return codes
 
 
 def _encode_integer_columns(frame, columns, categories, handle_unknown) -> dict:
-    """:func:`_encode_integer_block` of the numpy integer columns among ``columns`` whose
-    categories are small non-negative integers, when there are several (a wide table of
-    integer and binned columns): ``{position: codes}``, the others left out."""
+    """:func:`_encode_integer_block` of the numpy integer columns among ``columns`` (their
+    positions) whose categories are small non-negative integers, when there are several (a
+    wide table of integer and binned columns): ``{position: codes}``, the others left out."""
     dtypes = frame.dtypes.tolist()
     block = [
         j
-        for j, _ in columns
+        for j in columns
         if isinstance(dtypes[j], np.dtype)
         and dtypes[j].kind in "iu"
         and _small_nonnegative_ints(np.asarray(categories[j]))

@@ -455,9 +455,9 @@ class TableSchema:
         its categories, plots and explanations show them) and their codes, ``{j: (rows,
         codes)}``, and ``frame`` with those cells blank; text columns only."""
         named = {}
-        dtypes = frame.dtypes
+        dtypes = frame.dtypes.tolist()  # one call, not a Series look-up per column
         for j in binned:
-            if getattr(dtypes.iloc[j], "kind", "O") in "biuf":
+            if getattr(dtypes[j], "kind", "O") in "biuf":
                 continue
             column = frame.iloc[:, j]
             labels = pd.Index(self.categories[j])

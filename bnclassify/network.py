@@ -15,6 +15,7 @@ not with the product of the missing cells' states.
 
 from __future__ import annotations
 
+import itertools
 import math
 import operator
 from functools import cached_property
@@ -240,25 +241,37 @@ class FittedNetwork:
                     mentions[j].append(k)
         return mentions
 
-    @cached_property
-    def _family_neighbours(self) -> list:
-        """The columns in a family with each column, through its structural nodes (the
-        cells :meth:`_joined_groups` joins to a missing one), each a tuple."""
-        families = [(*f.column_positions, *f.parent_positions) for f in self._nodes]
-        return [tuple({v for k in own for v in families[k]}) for own in self._mentions]
+    def _family_neighbours(self, column) -> tuple:
+        """The columns in a family with ``column``, through its structural nodes (the cells
+        :meth:`_joined_groups` joins to a missing one). Kept per column once asked (a wide
+        network's few missing columns, not all of its columns)."""
+        known = self.__dict__.setdefault("_neighbours", {})
+        found = known.get(column)
+        if found is None:
+            nodes = self._nodes
+            found = tuple(
+                {
+                    v
+                    for k in self._mentions[column]
+                    for v in (*nodes[k].column_positions, *nodes[k].parent_positions)
+                }
+            )
+            known[column] = found
+        return found
 
     @cached_property
     def _family_incidence(self) -> np.ndarray:
         """``(columns, nodes)``: 1 where the column is in the node's family (itself or a
         parent); a row's missing cells times it count each node's missing family cells."""
-        incidence = np.zeros((len(self.parents), len(self._nodes)))
-        pairs = [
-            (j, k)
-            for k, factor in enumerate(self._nodes)
-            for j in (*factor.column_positions, *factor.parent_positions)
-        ]
-        if pairs:
-            incidence[tuple(np.array(pairs).T)] = 1
+        nodes = self._nodes
+        # bytes, not doubles: a wide network's table is mostly zeros, written (and its pages
+        # touched) once per network; the rows a call reads are taken as doubles
+        incidence = np.zeros((len(self.parents), len(nodes)), dtype=np.uint8)
+        families = [(*f.column_positions, *f.parent_positions) for f in nodes]
+        sizes = [len(family) for family in families]
+        # one index array (not an array of pairs, converted tuple by tuple)
+        columns = np.fromiter(itertools.chain.from_iterable(families), np.intp, sum(sizes))
+        incidence[columns, np.repeat(np.arange(len(nodes)), sizes)] = 1
         return incidence
 
     @cached_property
@@ -607,7 +620,8 @@ class FittedNetwork:
         # only rows with a missing cell have a node whose family is not observed: those rows
         # and nodes in one product (not a loop of masks), the complete rows not copied
         incomplete = np.flatnonzero(missing[:, holes].any(axis=1))
-        blocked = (missing[np.ix_(incomplete, holes)] @ self._family_incidence[holes]) > 0
+        touching = self._family_incidence[holes].astype(float)
+        blocked = (missing[np.ix_(incomplete, holes)] @ touching) > 0
         filled = None  # the codes with every missing cell read as state 0
         subsets = {}  # the rows of each distinct mask, taken once for every factor sharing it
         gather = self._table_gather()
@@ -770,7 +784,7 @@ class FittedNetwork:
         # a node with a cell missing and not needed (its own, barren) sums to 1
         barren = (codes == MISSING) & ~needed
         left = np.flatnonzero(barren.any(axis=0))
-        counted = blocked & ((barren[:, left] @ self._family_incidence[left]) == 0)
+        counted = blocked & ((barren[:, left] @ self._family_incidence[left].astype(float)) == 0)
         starts = np.concatenate([[0], np.cumsum(states)[:-1]])
         filled = np.asfortranarray(np.maximum(np.repeat(codes, states, axis=0), 0))
         # each needed cell's state in each of its row's completions (mixed radix), cell by cell
@@ -820,9 +834,8 @@ class FittedNetwork:
                 j = group_of[j]
             return j
 
-        neighbours = self._family_neighbours
         for j in missing:
-            for v in neighbours[j]:
+            for v in self._family_neighbours(j):
                 if v in group_of:
                     group_of[root(v)] = root(j)
         groups = {}

@@ -352,3 +352,20 @@ def test_block_bin_codes_matches_bin_codes_column_by_column(cuts, n_rows, seed):
         assert np.array_equal(binning.block_bin_codes(cuts, values), expected)
     finally:
         binning.BLOCK_CUTS = cut
+
+
+@pytest.mark.parametrize("many", [20, 126, 127, 300])
+def test_block_bin_codes_of_columns_of_many_cuts(many):
+    """Bins counted in bytes where every column has fewer than 127 cuts, in a wider type
+    from 127: a column of ``many`` cuts beside columns of few, as bin_codes bins each."""
+    from bnclassify.data import binning
+
+    rng = np.random.default_rng(many)
+    cuts = [np.sort(rng.normal(size=many)), np.array([0.0]), np.array([-1.0, 1.0]), np.array([])]
+    values = rng.normal(size=(500, len(cuts))) * 2
+    values[rng.random(values.shape) < 0.1] = np.nan
+    got = binning.block_bin_codes(cuts, values)
+    expected = np.column_stack([binning.bin_codes(c, values[:, j]) for j, c in enumerate(cuts)])
+    np.testing.assert_array_equal(got, expected)
+    assert got[:, 0].max() >= min(many, 100)  # the many-cut column reaches its high bins
+    assert got.dtype == (np.int8 if many < 127 else np.intp)

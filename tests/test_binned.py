@@ -369,3 +369,33 @@ def test_block_bin_codes_of_columns_of_many_cuts(many):
     np.testing.assert_array_equal(got, expected)
     assert got[:, 0].max() >= min(many, 100)  # the many-cut column reaches its high bins
     assert got.dtype == (np.int8 if many < 127 else np.intp)
+
+
+@pytest.mark.parametrize("text", [False, True])
+def test_numbers_of_an_all_numeric_table_read_in_one_conversion(text):
+    """TableSchema.numbers of a table of numeric columns only (read as one block) and of one
+    with a text column (its numeric columns taken first) equal each column read alone:
+    integers, floats with NaN, booleans; the columns not asked for are NaN; inf refused."""
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame(
+        {
+            "i": rng.integers(-5, 5, 40),
+            "f": np.where(rng.random(40) < 0.2, np.nan, rng.normal(size=40)),
+            "b": rng.random(40) < 0.5,
+            "u": rng.integers(0, 9, 40).astype(np.uint8),
+        }
+    )
+    if text:
+        frame["t"] = pd.Series(rng.choice(["x", "y"], 40), dtype="str")
+    schema, _ = TableSchema.learn(frame)
+    for columns in ([0, 1, 2, 3], [1], [3, 0]):
+        got = schema.numbers(frame, columns)
+        for j in range(frame.shape[1]):
+            if j in columns:
+                expected = frame.iloc[:, j].to_numpy(dtype=float)
+                np.testing.assert_array_equal(got[:, j], expected)
+            else:
+                assert np.isnan(got[:, j]).all()
+    frame.loc[3, "f"] = np.inf
+    with pytest.raises(ValueError, match="infinite"):
+        schema.numbers(frame, [1])

@@ -669,7 +669,11 @@ class TableSchema:
             for j, dtype in enumerate(frame.dtypes)
             if read[j] and isinstance(dtype, np.dtype) and dtype.kind in "biuf"
         ]
-        if plain:
+        if plain and all(isinstance(t, np.dtype) and t.kind in "biuf" for t in frame.dtypes):
+            # every column numeric: the whole table in one conversion, then the columns read
+            # (a take of some of a wide table's columns first cost 20x more)
+            values[:, plain] = frame.to_numpy(dtype=float)[:, plain]
+        elif plain:
             values[:, plain] = frame.iloc[:, plain].to_numpy(dtype=float)
         for j, name in enumerate(frame.columns):
             if not read[j] or j in plain:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+import operator
 
 import networkx as nx
 import numpy as np
@@ -823,8 +824,7 @@ class BinnedRows:
             and set(schema.unobserved) <= set(self.columns) | self.unobserved
             and {j for j in schema.unobserved if j in self.other}
             == {j for j in self.unobserved if j in self.other}
-            and schema.discrete.all()
-            and np.array_equal(np.flatnonzero(schema.binned), self.columns)
+            and self._same_kinds(schema)
             and all(
                 type(schema.nodes_by_column[j]) is type(first.nodes_by_column[j])
                 # members of one shared coding hold the same arrays: no comparison of cells
@@ -833,6 +833,23 @@ class BinnedRows:
                 for mine in [schema.categories[j]]
             )
         )
+
+    def _same_kinds(self, schema) -> bool:
+        """Whether ``schema``'s columns are all discrete and its binned ones ``columns``."""
+        first = self.first.schema_
+        if all(map(operator.is_, schema.nodes_by_column, first.nodes_by_column)):
+            # the same node specifications (members of one shared coding): the first's flags,
+            # read once, not every member's built from its specifications
+            schema = first
+            known = self.__dict__.get("_first_kinds")
+            if known is not None:
+                return known
+        same = bool(
+            schema.discrete.all() and np.array_equal(np.flatnonzero(schema.binned), self.columns)
+        )
+        if schema is first:
+            self._first_kinds = same
+        return same
 
     def codes(self, member) -> tuple:
         """``member.encode`` of the rows (``(codes, None)``), from the first member's codes."""

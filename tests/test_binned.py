@@ -399,3 +399,24 @@ def test_numbers_of_an_all_numeric_table_read_in_one_conversion(text):
     frame.loc[3, "f"] = np.inf
     with pytest.raises(ValueError, match="infinite"):
         schema.numbers(frame, [1])
+
+
+def test_prediction_leaves_a_frame_named_as_in_training_as_it_was():
+    # a table whose columns are named as in training is read as it is (not relabelled, which
+    # copied every block): nothing a prediction does, interval labels read, bins, unseen
+    # values, may write into it
+    from bnclassify import ESKDB, SKDB
+
+    X, y = load_iris(return_X_y=True, as_frame=True)
+    X["site"] = pd.Series(np.where(np.arange(150) % 3, "a", "b"), dtype="str")
+    name = "petal length (cm)"
+    plain = X.iloc[::7].copy()
+    plain.iloc[1, 4] = "never seen"
+    labelled = plain.astype({name: object})
+    labelled.iloc[0, 2] = "(2.45, 4.75]"  # read by the models whose schema bins the column
+    models = (NaiveBayes(), SKDB(), ESKDB(n_estimators=3, random_state=0))
+    for model, rows in zip(models, (labelled, plain, plain), strict=True):
+        before = rows.copy()
+        model.set_params(handle_unknown="marginalize").fit(X, y)
+        model.predict_proba(rows)
+        pd.testing.assert_frame_equal(rows, before)

@@ -554,6 +554,10 @@ class TableSchema:
                 f"X has {frame.shape[1]} features, but {owner} is expecting "
                 f"{self.n_features} features as input."
             )
+        if type(frame.columns) is pd.Index and frame.columns.tolist() == self.names:
+            # named as in training already (e.g. aligned by an ensemble, then by its member):
+            # not relabelled, which copies every block of the frame (a wide table's hundreds)
+            return frame
         return frame.set_axis(self.names, axis=1)
 
     def encode(self, frame, handle_unknown="error", numbers=None):

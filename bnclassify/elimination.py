@@ -47,6 +47,15 @@ ENUMERATED_STATES = 16
 #: 0.139 s at 16, 0.129 s at 64, 0.145 s at 256; vote 0.040, 0.036, 0.033, 0.032 s.
 ENUMERATED_GROUP_STATES = 64
 
+#: A group of more joint states is summed over its completions too when its states times
+#: the rows holding it are at most this many: a plan's fixed cost (an elimination order, a
+#: potential per node and a few dozen numpy calls) is otherwise paid for a handful of rows.
+#: anneal's members plan 67 groups of 72-4,032 states in a predict of its two halves, on 1-45
+#: rows each. ESKDB(10)'s predict of both halves (CPU, least of 5): anneal 113, 101, 96,
+#: 99, 107 ms at 0, 1024, 2048, 4096, 8192 cells; hepatitis 28.6, 23.5, 24.0, 22.3, 22.0;
+#: vote 26.6, 23.2, 23.8, 23.8, 23.6.
+ENUMERATED_GROUP_CELLS = 2048
+
 #: States from which ``FittedNetwork.marginal`` sums a variable out by
 #: :func:`summed_out` (grouping equal states) rather than by one product and a log-sum-exp
 #: over all of them: below it the grouping costs more than it can save (arrhythmia's

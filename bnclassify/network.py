@@ -15,6 +15,7 @@ not with the product of the missing cells' states.
 
 from __future__ import annotations
 
+import itertools
 import math
 import operator
 from functools import cached_property
@@ -24,6 +25,7 @@ import numpy as np
 from .data import MISSING, kind_of
 from .elimination import (
     BLOCK_CELLS,
+    ENUMERATED_GROUP_CELLS,
     ENUMERATED_GROUP_STATES,
     ENUMERATED_STATES,
     GROUPED_STATES,
@@ -239,18 +241,37 @@ class FittedNetwork:
                     mentions[j].append(k)
         return mentions
 
+    def _family_neighbours(self, column) -> tuple:
+        """The columns in a family with ``column``, through its structural nodes (the cells
+        :meth:`_joined_groups` joins to a missing one). Kept per column once asked (a wide
+        network's few missing columns, not all of its columns)."""
+        known = self.__dict__.setdefault("_neighbours", {})
+        found = known.get(column)
+        if found is None:
+            nodes = self._nodes
+            found = tuple(
+                {
+                    v
+                    for k in self._mentions[column]
+                    for v in (*nodes[k].column_positions, *nodes[k].parent_positions)
+                }
+            )
+            known[column] = found
+        return found
+
     @cached_property
     def _family_incidence(self) -> np.ndarray:
         """``(columns, nodes)``: 1 where the column is in the node's family (itself or a
         parent); a row's missing cells times it count each node's missing family cells."""
-        incidence = np.zeros((len(self.parents), len(self._nodes)))
-        pairs = [
-            (j, k)
-            for k, factor in enumerate(self._nodes)
-            for j in (*factor.column_positions, *factor.parent_positions)
-        ]
-        if pairs:
-            incidence[tuple(np.array(pairs).T)] = 1
+        nodes = self._nodes
+        # bytes, not doubles: a wide network's table is mostly zeros, written (and its pages
+        # touched) once per network; the rows a call reads are taken as doubles
+        incidence = np.zeros((len(self.parents), len(nodes)), dtype=np.uint8)
+        families = [(*f.column_positions, *f.parent_positions) for f in nodes]
+        sizes = [len(family) for family in families]
+        # one index array (not an array of pairs, converted tuple by tuple)
+        columns = np.fromiter(itertools.chain.from_iterable(families), np.intp, sum(sizes))
+        incidence[columns, np.repeat(np.arange(len(nodes)), sizes)] = 1
         return incidence
 
     @cached_property
@@ -306,8 +327,9 @@ class FittedNetwork:
         if layout is None:
             return missing
         needed = missing.copy()
+        holes = missing.any(axis=0)
         for j, children, parents_class in layout:
-            if parents_class:
+            if parents_class or not holes[j]:  # a column missing in no row is needed in none
                 continue
             if children and self.factors[self.node_of[j]].discrete:
                 kept = (~missing[:, children] | needed[:, children]).any(axis=1)
@@ -410,7 +432,8 @@ class FittedNetwork:
         out = np.broadcast_to(self.log_prior, (len(codes), self.n_classes)).copy()
         gather = self._table_gather()
         tables = gather["nodes"]
-        if len(tables) > 1 and self._add_table_terms(out, codes, np.arange(len(tables))):
+        every = np.arange(len(tables))
+        if len(tables) > 1 and self._add_table_terms(out, codes, every, None, gather):
             done = set(tables.tolist())  # every table's term read in one gather
         else:
             done = set()
@@ -475,7 +498,7 @@ class FittedNetwork:
         self.__dict__["_gather_cache"] = (tuple(nodes), held, gather)
         return gather
 
-    def _add_table_terms(self, out, codes, which, left_out=None) -> bool:
+    def _add_table_terms(self, out, codes, which, left_out=None, gather=None) -> bool:
         """Add to ``out`` the log terms of the table nodes ``which`` (positions in
         :meth:`_table_gather`'s ``nodes``), every node and row in one gather: ``(rows,
         nodes)`` indices into the stacked tables, then a sum over the nodes. ``left_out``
@@ -483,9 +506,9 @@ class FittedNetwork:
         observed there; its cells are read, so they must be codes of their columns, e.g. a
         missing cell read as 0). Returns False, adding nothing, where a family column holds
         a code outside its column's states (a missing cell): the caller reads the nodes one
-        by one, as before.
+        by one, as before. ``gather``: :meth:`_table_gather`'s, when the caller has it.
         """
-        gather = self._table_gather()
+        gather = self._table_gather() if gather is None else gather
         family, strides = gather["family"][which], gather["strides"][which]
         offsets = gather["offsets"][which]
         used = gather["used"] if len(which) == len(gather["nodes"]) else None
@@ -572,9 +595,10 @@ class FittedNetwork:
         sums the other nodes' terms over every completion, all such rows in one
         gather per node. The rest is grouped by the row's pattern of missing cells,
         split into groups of cells no node joins; in an all-table network a group of
-        at most :data:`~bnclassify.elimination.ENUMERATED_GROUP_STATES` joint states is
-        summed over its completions (every such group of every row in one call), the
-        others are planned once per group: the discrete nodes touching a missing
+        at most :data:`~bnclassify.elimination.ENUMERATED_GROUP_STATES` joint states, or of
+        at most :data:`~bnclassify.elimination.ENUMERATED_GROUP_CELLS` states times rows
+        holding it, is summed over its completions (every such group of every row in one
+        call), the others are planned once per group: the discrete nodes touching a missing
         cell give log potentials over its missing variables
         (:meth:`~bnclassify.factors.Categorical.log_potential`); the continuous
         nodes linked through missing continuous cells are integrated by their
@@ -596,10 +620,12 @@ class FittedNetwork:
         # only rows with a missing cell have a node whose family is not observed: those rows
         # and nodes in one product (not a loop of masks), the complete rows not copied
         incomplete = np.flatnonzero(missing[:, holes].any(axis=1))
-        blocked = (missing[np.ix_(incomplete, holes)] @ self._family_incidence[holes]) > 0
+        touching = self._family_incidence[holes].astype(float)
+        blocked = (missing[np.ix_(incomplete, holes)] @ touching) > 0
         filled = None  # the codes with every missing cell read as state 0
         subsets = {}  # the rows of each distinct mask, taken once for every factor sharing it
-        tables = self._table_gather()["nodes"]
+        gather = self._table_gather()
+        tables = gather["nodes"]
         done = set()
         if len(tables) > 1:
             # every table's terms in one gather, those of the rows whose family is not
@@ -607,7 +633,7 @@ class FittedNetwork:
             filled = np.maximum(codes, 0)
             left_out = np.zeros((n, len(tables)), dtype=bool)
             left_out[incomplete] = blocked[:, tables]
-            if self._add_table_terms(out, filled, np.arange(len(tables)), left_out):
+            if self._add_table_terms(out, filled, np.arange(len(tables)), left_out, gather):
                 done = set(tables.tolist())
         for k, factor in enumerate(self._nodes):
             if k in done:
@@ -667,7 +693,12 @@ class FittedNetwork:
             # a group of few joint states (a row of many needs several such groups): its
             # completions scored with the rest of such groups, in one call, not a plan each
             cards = self._cards
-            few = [g for g in rows_of if math.prod(cards[v] for v in g) <= ENUMERATED_GROUP_STATES]
+            few = [
+                g
+                for g in rows_of
+                if (states := math.prod(cards[v] for v in g)) <= ENUMERATED_GROUP_STATES
+                or states * sum(len(rows) for rows in rows_of[g]) <= ENUMERATED_GROUP_CELLS
+            ]
             if few:
                 rows, terms = self._enumerated_groups(codes, {g: rows_of.pop(g) for g in few})
                 np.add.at(out, rows, terms)
@@ -753,7 +784,7 @@ class FittedNetwork:
         # a node with a cell missing and not needed (its own, barren) sums to 1
         barren = (codes == MISSING) & ~needed
         left = np.flatnonzero(barren.any(axis=0))
-        counted = blocked & ((barren[:, left] @ self._family_incidence[left]) == 0)
+        counted = blocked & ((barren[:, left] @ self._family_incidence[left].astype(float)) == 0)
         starts = np.concatenate([[0], np.cumsum(states)[:-1]])
         filled = np.asfortranarray(np.maximum(np.repeat(codes, states, axis=0), 0))
         # each needed cell's state in each of its row's completions (mixed radix), cell by cell
@@ -770,12 +801,13 @@ class FittedNetwork:
             columns[cell]
         ]
         terms = np.zeros((len(filled), self.n_classes))
-        tables = self._table_gather()["nodes"]
+        gather = self._table_gather()
+        tables = gather["nodes"]
         read = np.flatnonzero(counted[:, tables].any(axis=0))  # positions in the gather
         done = set()
         if len(read) > 1:  # every counted table's terms in one gather
             left_out = ~np.repeat(counted[:, tables[read]], states, axis=0)
-            if self._add_table_terms(terms, filled, read, left_out):
+            if self._add_table_terms(terms, filled, read, left_out, gather):
                 done = set(tables[read].tolist())
         for k in np.flatnonzero(counted.any(axis=0)):
             if k in done:
@@ -803,11 +835,9 @@ class FittedNetwork:
             return j
 
         for j in missing:
-            for k in self._mentions[j]:
-                factor = self._nodes[k]
-                for v in {*factor.column_positions, *factor.parent_positions}:
-                    if v in group_of:
-                        group_of[root(v)] = root(j)
+            for v in self._family_neighbours(j):
+                if v in group_of:
+                    group_of[root(v)] = root(j)
         groups = {}
         for j in missing:
             groups.setdefault(root(j), []).append(j)

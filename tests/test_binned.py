@@ -352,3 +352,71 @@ def test_block_bin_codes_matches_bin_codes_column_by_column(cuts, n_rows, seed):
         assert np.array_equal(binning.block_bin_codes(cuts, values), expected)
     finally:
         binning.BLOCK_CUTS = cut
+
+
+@pytest.mark.parametrize("many", [20, 126, 127, 300])
+def test_block_bin_codes_of_columns_of_many_cuts(many):
+    """Bins counted in bytes where every column has fewer than 127 cuts, in a wider type
+    from 127: a column of ``many`` cuts beside columns of few, as bin_codes bins each."""
+    from bnclassify.data import binning
+
+    rng = np.random.default_rng(many)
+    cuts = [np.sort(rng.normal(size=many)), np.array([0.0]), np.array([-1.0, 1.0]), np.array([])]
+    values = rng.normal(size=(500, len(cuts))) * 2
+    values[rng.random(values.shape) < 0.1] = np.nan
+    got = binning.block_bin_codes(cuts, values)
+    expected = np.column_stack([binning.bin_codes(c, values[:, j]) for j, c in enumerate(cuts)])
+    np.testing.assert_array_equal(got, expected)
+    assert got[:, 0].max() >= min(many, 100)  # the many-cut column reaches its high bins
+    assert got.dtype == (np.int8 if many < 127 else np.intp)
+
+
+@pytest.mark.parametrize("text", [False, True])
+def test_numbers_of_an_all_numeric_table_read_in_one_conversion(text):
+    """TableSchema.numbers of a table of numeric columns only (read as one block) and of one
+    with a text column (its numeric columns taken first) equal each column read alone:
+    integers, floats with NaN, booleans; the columns not asked for are NaN; inf refused."""
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame(
+        {
+            "i": rng.integers(-5, 5, 40),
+            "f": np.where(rng.random(40) < 0.2, np.nan, rng.normal(size=40)),
+            "b": rng.random(40) < 0.5,
+            "u": rng.integers(0, 9, 40).astype(np.uint8),
+        }
+    )
+    if text:
+        frame["t"] = pd.Series(rng.choice(["x", "y"], 40), dtype="str")
+    schema, _ = TableSchema.learn(frame)
+    for columns in ([0, 1, 2, 3], [1], [3, 0]):
+        got = schema.numbers(frame, columns)
+        for j in range(frame.shape[1]):
+            if j in columns:
+                expected = frame.iloc[:, j].to_numpy(dtype=float)
+                np.testing.assert_array_equal(got[:, j], expected)
+            else:
+                assert np.isnan(got[:, j]).all()
+    frame.loc[3, "f"] = np.inf
+    with pytest.raises(ValueError, match="infinite"):
+        schema.numbers(frame, [1])
+
+
+def test_prediction_leaves_a_frame_named_as_in_training_as_it_was():
+    # a table whose columns are named as in training is read as it is (not relabelled, which
+    # copied every block): nothing a prediction does, interval labels read, bins, unseen
+    # values, may write into it
+    from bnclassify import ESKDB, SKDB
+
+    X, y = load_iris(return_X_y=True, as_frame=True)
+    X["site"] = pd.Series(np.where(np.arange(150) % 3, "a", "b"), dtype="str")
+    name = "petal length (cm)"
+    plain = X.iloc[::7].copy()
+    plain.iloc[1, 4] = "never seen"
+    labelled = plain.astype({name: object})
+    labelled.iloc[0, 2] = "(2.45, 4.75]"  # read by the models whose schema bins the column
+    models = (NaiveBayes(), SKDB(), ESKDB(n_estimators=3, random_state=0))
+    for model, rows in zip(models, (labelled, plain, plain), strict=True):
+        before = rows.copy()
+        model.set_params(handle_unknown="marginalize").fit(X, y)
+        model.predict_proba(rows)
+        pd.testing.assert_frame_equal(rows, before)

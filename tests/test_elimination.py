@@ -40,6 +40,7 @@ def test_elimination_equals_enumerating_every_completion(case):
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(network_module, "ENUMERATED_STATES", 0)  # every row planned
         patch.setattr(network_module, "ENUMERATED_GROUP_STATES", 0)  # and every group
+        patch.setattr(network_module, "ENUMERATED_GROUP_CELLS", 0)
         planned = network.joint_log_likelihood(codes)
     finite = np.isfinite(expected)
     for result in (got, planned):
@@ -208,6 +209,7 @@ def recorded_plans(monkeypatch) -> list:
     (every row planned: none summed out by scoring its completions)."""
     monkeypatch.setattr(network_module, "ENUMERATED_STATES", 0)
     monkeypatch.setattr(network_module, "ENUMERATED_GROUP_STATES", 0)
+    monkeypatch.setattr(network_module, "ENUMERATED_GROUP_CELLS", 0)
     plans = []
     planned = FittedNetwork._elimination_plan
     monkeypatch.setattr(
@@ -327,6 +329,7 @@ def test_rows_of_few_completions_are_scored_in_blocks_beside_planned_rows(monkey
     codes[:3] = [[-1, -1, -1, 0, 1, 2], [1, -1, 0, -1, -1, -1], [0, 1, 2, 0, 1, -1]]
     monkeypatch.setattr(network_module, "ENUMERATED_STATES", 9)  # two cells of 3 states
     monkeypatch.setattr(network_module, "ENUMERATED_GROUP_STATES", 0)  # every group planned
+    monkeypatch.setattr(network_module, "ENUMERATED_GROUP_CELLS", 0)
     monkeypatch.setattr(network_module, "BLOCK_CELLS", 100)  # a few rows a block
     plans = []
     planned = FittedNetwork._elimination_plan
@@ -456,10 +459,13 @@ def test_groups_of_few_states_enumerated_equal_every_completion(case):
     with np.errstate(divide="ignore"):
         expected = enumerated(network, codes)
     finite = np.isfinite(expected)
-    for states in (0, 1 << 30):  # every group planned; every group enumerated
+    # every group planned; every group enumerated by its states, or by its states times its
+    # rows (ENUMERATED_GROUP_CELLS); groups of few states or few cells enumerated, others not
+    for states, cells in ((0, 0), (1 << 30, 0), (0, 1 << 30), (4, 12)):
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr(network_module, "ENUMERATED_STATES", 0)  # no row enumerated whole
             patch.setattr(network_module, "ENUMERATED_GROUP_STATES", states)
+            patch.setattr(network_module, "ENUMERATED_GROUP_CELLS", cells)
             got = network.joint_log_likelihood(codes)
         assert (np.isfinite(got) == finite).all()
         np.testing.assert_allclose(got[finite], expected[finite], rtol=1e-10, atol=1e-10)

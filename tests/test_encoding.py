@@ -102,3 +102,87 @@ def test_object_columns_factorized_by_identity_equal_the_values(late):
         np.testing.assert_array_equal(codes[~observed, j], MISSING)
         np.testing.assert_array_equal(categories[j][codes[observed, j]], frame[column][observed])
         np.testing.assert_array_equal(encode_frame(frame, categories)[:, j], codes[:, j])
+
+
+@pytest.mark.parametrize("storage", ["str", "string[pyarrow]", "large_string", "chunked"])
+@pytest.mark.parametrize("handle_unknown", ["marginalize", "error"])
+def test_arrow_text_columns_coded_together_as_column_by_column(storage, handle_unknown):
+    # encode_texts (one compiled pass over every text column) against encode_column, the
+    # per-column path: missing cells, unseen values, non-ASCII text, categories that are
+    # not all texts, a column of more than TEXT_MAX_CODES values, several chunks
+    import pyarrow as pa
+
+    from bnclassify.data.encoding import encode_texts
+
+    rng = np.random.default_rng(len(storage))
+    words = np.array(["a", "b", "é", "ü√", "", "a b", "zz", "1"], dtype=object)
+    n = 400
+    raw = {
+        "seen": words[rng.integers(0, 5, n)],
+        "unseen": words[rng.integers(0, 8, n)],
+        "wide": np.array([f"v{i}" for i in rng.integers(0, 300, n)], dtype=object),
+        "ints": np.array([str(i) for i in rng.integers(0, 3, n)], dtype=object),
+    }
+    for column in raw.values():
+        column[rng.random(n) < 0.1] = None
+    categories = [
+        np.array(sorted(set(words[:5]) - {""}), dtype=object),
+        np.array(sorted(words[:6]), dtype=object),
+        np.array(sorted(f"v{i}" for i in range(290)), dtype=object),
+        np.array([0, 1, 2]),  # an integer column seen in fit: texts never equal its values
+    ]
+    if handle_unknown == "error":
+        raw = {"seen": raw["seen"]}
+        raw["seen"][raw["seen"] == ""] = "a"
+        categories = categories[:1]
+
+    def as_storage(values):
+        if storage == "large_string":
+            return pd.Series(values, dtype=pd.ArrowDtype(pa.large_string()))
+        if storage == "chunked":
+            half = len(values) // 2
+            data = pa.chunked_array([pa.array(values[:half]), pa.array(values[half:])])
+            return pd.Series(pd.arrays.ArrowExtensionArray(data))
+        return pd.Series(values, dtype=storage)
+
+    frame = pd.DataFrame({name: as_storage(values) for name, values in raw.items()})
+    columns = list(enumerate(column for _, column in frame.items()))
+    together = encode_texts(columns, categories, handle_unknown)
+    assert set(together) == ({0} if handle_unknown == "error" else {0, 1, 3})  # not "wide"
+    for j, codes in together.items():
+        expected = encode_column(frame.iloc[:, j], categories[j], handle_unknown)
+        np.testing.assert_array_equal(codes, expected)
+    if handle_unknown == "marginalize":
+        np.testing.assert_array_equal(
+            encode_frame(frame, categories, handle_unknown),
+            np.column_stack([encode_column(frame[c], k, handle_unknown) for c, k in
+                             zip(frame.columns, categories, strict=True)]),
+        )  # fmt: skip
+    unseen = frame.copy()
+    unseen.iloc[0, 0] = "never"
+    with pytest.raises(ValueError, match="not seen during fit"):
+        encode_frame(unseen.iloc[:, :1], categories[:1], "error")
+
+
+@pytest.mark.parametrize("binned", [False, True])
+def test_integer_block_with_negative_or_huge_categories_equals_the_column_path(binned):
+    # categories learned from training rows may hold a negative integer or a huge one while
+    # the new rows hold small non-negative ones: the block's look-up slots of one column
+    # must not be written by another's categories (a -1 once coded a neighbour's value)
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({name: rng.integers(0, 4, 50) for name in "abcd"})
+    categories = [np.arange(4), np.array([-1, 0, 1, 2]), np.array([0, 2, 10**9]), np.arange(3)]
+    if binned:  # a column the caller codes (a binned one): the others through the block
+        frame["v"] = rng.random(50)
+        categories.append(None)
+    codes = encode_frame(frame, categories, "marginalize", unset=[4] if binned else ())
+    for j, cats in enumerate(categories[:4]):
+        expected = encode_column(frame.iloc[:, j], cats, "marginalize")
+        np.testing.assert_array_equal(codes[:, j], expected)
+    one = [np.arange(4), np.arange(4), np.array([0, 1, 2]), np.arange(3)]  # all small
+    codes = encode_frame(frame.iloc[:, :4], one, "marginalize")
+    for j, cats in enumerate(one):
+        expected = encode_column(frame.iloc[:, j], cats, "marginalize")
+        np.testing.assert_array_equal(codes[:, j], expected)
+    with pytest.raises(ValueError, match="not seen during fit"):
+        encode_frame(frame, [np.arange(3)] + categories[1:], "error", unset=[4] if binned else ())

@@ -768,6 +768,32 @@ def test_members_read_new_rows_binned_from_one_coding(handle_unknown):
         np.testing.assert_allclose(model.predict_proba(rows), expected, rtol=1e-12)
 
 
+@pytest.mark.parametrize("text", [object, "str", "category"])
+def test_numbers_read_once_for_the_first_encoding_and_every_members_bins(text):
+    # ESKDB reads the binned columns' numbers once (BinnedRows.numbers_of) and hands them to
+    # the first member's encoding and to every member's bins: the codes are those of each
+    # member's own encoding, which reads them itself (text columns in several forms)
+    X, y = _awkward()
+    texts = [c for c in X.columns if not pd.api.types.is_numeric_dtype(X[c])]
+    X = X.astype({c: text for c in texts})
+    model = ESKDB(n_estimators=3, random_state=0, handle_unknown="marginalize").fit(X, y)
+    rows = X.head(15).copy()
+    rows.loc[rows.index[3], "size"] = np.nan
+    frame = model.schema_.align(rows)
+    first, *others = model.estimators_
+    numbers = BinnedRows.numbers_of(first, frame)
+    codes, values = first.encode(frame, "marginalize", numbers)
+    own, own_values = first.encode(frame, "marginalize")
+    np.testing.assert_array_equal(codes, own)
+    assert values is own_values is None
+    binned = BinnedRows(first, frame, codes, numbers)
+    for member in others:
+        assert binned.reads(member)
+        np.testing.assert_array_equal(binned.codes(member)[0], member.encode(frame)[0])
+    expected = np.mean([m.predict_proba(rows) for m in model.estimators_], axis=0)
+    np.testing.assert_allclose(model.predict_proba(rows), expected, rtol=1e-12)
+
+
 def test_candidate_cells_are_the_products_of_each_prefix_of_parents():
     rng = np.random.default_rng(0)
     for _ in range(300):

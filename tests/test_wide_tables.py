@@ -214,6 +214,7 @@ def test_kdb_refuses_a_structure_too_wide_for_its_missing_cells(monkeypatch):
     assert np.isfinite(model.predict_proba(row)).all()
     monkeypatch.setattr(network_module, "ENUMERATED_STATES", 0)  # every row planned
     monkeypatch.setattr(network_module, "ENUMERATED_GROUP_STATES", 0)  # and every group
+    monkeypatch.setattr(network_module, "ENUMERATED_GROUP_CELLS", 0)
     # only the missing cells that elimination must join are counted (2 of the 6 here)
     with pytest.raises(ValueError, match=r"1 row\(s\) miss 2 cells .* table of .* MAX_TABLE_CELLS"):
         model.predict_proba(row)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+import operator
 
 import networkx as nx
 import numpy as np
@@ -520,9 +521,13 @@ class ESKDB(MemberEnsemble):
             if key not in encoded and binned is not None and binned.reads(member):
                 encoded[key] = binned.codes(member)
             if key not in encoded:  # the first encoding warns once for every member
-                encoded[key] = member.encode(frame, self.handle_unknown if not encoded else quiet)
-                if binned is None:
-                    binned = BinnedRows(member, frame, encoded[key][0])
+                unknown = self.handle_unknown if not encoded else quiet
+                if binned is None:  # the numbers read once, for its bins and every member's
+                    numbers = BinnedRows.numbers_of(member, frame)
+                    encoded[key] = member.encode(frame, unknown, numbers)
+                    binned = BinnedRows(member, frame, encoded[key][0], numbers)
+                else:
+                    encoded[key] = member.encode(frame, unknown)
             total = total + np.exp(normalise(member.log_scores(*encoded[key])))
         with np.errstate(divide="ignore"):
             return np.log(total / len(self.estimators_))
@@ -788,14 +793,25 @@ class BinnedRows:
     True
     """
 
-    def __init__(self, first, frame, codes):
+    def __init__(self, first, frame, codes, numbers=None):
         schema = first.schema_
-        self.columns = [j for j, c in enumerate(first.cut_points_ or ()) if c is not None]
+        self.columns = _cut_columns(first)
         self.other = np.setdiff1d(np.arange(schema.n_features), self.columns).tolist()
         self.categories = [schema.categories[j] for j in self.other]
         self.unobserved = set(schema.unobserved)
-        self.values = schema.numbers(frame, self.columns)  # numeric columns in one block
+        if numbers is None:
+            numbers = schema.numbers(frame, self.columns)  # numeric columns in one block
+        self.values = numbers
         self.first, self.codes_of_first = first, codes
+
+    @staticmethod
+    def numbers_of(first, frame) -> np.ndarray:
+        """``first.schema_.numbers`` of the rows' columns that ``first`` cuts or its schema
+        bins: what its encoding bins and every member's bins read (``numbers`` of both)."""
+        schema = first.schema_
+        unobserved = set(schema.unobserved)  # not read by its encoding
+        binned = [j for j in np.flatnonzero(schema.binned).tolist() if j not in unobserved]
+        return schema.numbers(frame, sorted({*_cut_columns(first), *binned}))
 
     def reads(self, member) -> bool:
         """Whether ``member`` bins the same columns and codes the others as ``first``."""
@@ -808,16 +824,32 @@ class BinnedRows:
             and set(schema.unobserved) <= set(self.columns) | self.unobserved
             and {j for j in schema.unobserved if j in self.other}
             == {j for j in self.unobserved if j in self.other}
-            and schema.discrete.all()
-            and np.array_equal(np.flatnonzero(schema.binned), self.columns)
+            and self._same_kinds(schema)
             and all(
                 type(schema.nodes_by_column[j]) is type(first.nodes_by_column[j])
-                and mine.dtype == theirs.dtype
-                and np.array_equal(mine, theirs)
+                # members of one shared coding hold the same arrays: no comparison of cells
+                and (mine is theirs or mine.dtype == theirs.dtype and np.array_equal(mine, theirs))
                 for j, theirs in zip(self.other, self.categories, strict=True)
                 for mine in [schema.categories[j]]
             )
         )
+
+    def _same_kinds(self, schema) -> bool:
+        """Whether ``schema``'s columns are all discrete and its binned ones ``columns``."""
+        first = self.first.schema_
+        if all(map(operator.is_, schema.nodes_by_column, first.nodes_by_column)):
+            # the same node specifications (members of one shared coding): the first's flags,
+            # read once, not every member's built from its specifications
+            schema = first
+            known = self.__dict__.get("_first_kinds")
+            if known is not None:
+                return known
+        same = bool(
+            schema.discrete.all() and np.array_equal(np.flatnonzero(schema.binned), self.columns)
+        )
+        if schema is first:
+            self._first_kinds = same
+        return same
 
     def codes(self, member) -> tuple:
         """``member.encode`` of the rows (``(codes, None)``), from the first member's codes."""
@@ -828,6 +860,10 @@ class BinnedRows:
         )
         codes[:, list(schema.unobserved)] = MISSING
         return codes, None
+
+
+def _cut_columns(member) -> list:
+    return [j for j, c in enumerate(member.cut_points_ or ()) if c is not None]
 
 
 def bootstrap_weights(seed, n_rows, sample_weight=None) -> np.ndarray:

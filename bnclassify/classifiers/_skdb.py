@@ -295,15 +295,18 @@ class SKDB(AugmentedNaiveBayes):
         self._network = None  # the pgmpy view is rebuilt with the intervals as states
         return self
 
-    def encode(self, X, handle_unknown=None):
+    def encode(self, X, handle_unknown=None, numbers=None):
         """Rows as the fitted network reads them: numeric columns binned, then coded.
 
         See :meth:`bnclassify.AugmentedNaiveBayes.encode`. ``handle_unknown``
         overrides the estimator's for this call (:class:`ESKDB` quiets the
-        warnings of its members after the first).
+        warnings of its members after the first). ``numbers``: ``schema_.numbers`` of the
+        aligned rows' binned columns, when the caller has read them (:class:`ESKDB` bins
+        them again under each member's cuts).
         """
         check_is_fitted(self, "compiled_")
-        return self._encode(X, self.handle_unknown if handle_unknown is None else handle_unknown)
+        unknown = self.handle_unknown if handle_unknown is None else handle_unknown
+        return self._encode(X, unknown, numbers)
 
     def log_scores(self, codes, values=None) -> np.ndarray:
         """``log P(c, x)`` up to a per-row constant, of rows coded as :meth:`encode` codes them.
@@ -348,7 +351,7 @@ class SKDB(AugmentedNaiveBayes):
             self._shared_class_mi = class_mi
         return self
 
-    def _encode(self, X, handle_unknown):
+    def _encode(self, X, handle_unknown, numbers=None):
         schema = self.schema_
         frame = schema.align(X, owner=type(self).__name__)
         cuts = getattr(self, "cut_points_", None) or [None] * schema.n_features
@@ -356,8 +359,8 @@ class SKDB(AugmentedNaiveBayes):
         # declared (set_cut_points) holds its bins as categories 0, 1, ...
         columns = [j for j, c in enumerate(cuts) if c is not None and not schema.binned[j]]
         if columns:
-            frame = apply_cuts(frame, columns, [cuts[j] for j in columns])
-        return schema.encode(frame, handle_unknown)
+            frame, numbers = apply_cuts(frame, columns, [cuts[j] for j in columns]), None
+        return schema.encode(frame, handle_unknown, numbers)
 
     # -- the structure: KDB's, then the leave-one-out selection ----------------------------
     def _edge_weights(self, stats, features):

@@ -517,7 +517,8 @@ def block_bin_codes(cuts, values) -> np.ndarray:
     Returns
     -------
     ndarray of shape (n_rows, len(cuts))
-        ``-1`` where the value is NaN.
+        ``-1`` where the value is NaN; of the smallest signed integer type that holds
+        every bin (``int8`` below 127 cuts a column).
 
     Examples
     --------
@@ -536,7 +537,9 @@ def block_bin_codes(cuts, values) -> np.ndarray:
         padded[np.arange(width) < np.where(few, lengths, 0)[:, None]] = np.concatenate(
             [c for c, f in zip(cuts, few, strict=True) if f]
         )
-    out = np.zeros(values.shape, dtype=np.intp)
+    # the counts in bytes where they fit: each pass adds a bool block to a block 8x smaller
+    most = int(lengths.max()) if len(lengths) else 0
+    out = np.zeros(values.shape, dtype=np.int8 if most < 127 else np.intp)
     for rank in range(width):
         out += padded[:, rank] < values
     for j in np.flatnonzero(~few):

@@ -723,17 +723,21 @@ def _encode_integer_block(block, frame, categories, handle_unknown):
     return codes
 
 
-def encode_frame(frame: pd.DataFrame, categories, handle_unknown="error") -> np.ndarray:
+def encode_frame(frame: pd.DataFrame, categories, handle_unknown="error", unset=()) -> np.ndarray:
     """Codes of every column, shape ``(n_rows, n_features)``.
 
     The array is column-major and of the smallest integer type that holds the
     codes (see :func:`codes_dtype`): counting reads it column by column. A
     column whose categories are ``None`` (not categorical) gets the one-state
-    dummy code 0, or :data:`MISSING` where the cell is missing.
+    dummy code 0, or :data:`MISSING` where the cell is missing, unless it is
+    among the positions ``unset``: its codes are left for the caller to write
+    (e.g. a binned column, coded by its intervals). Arrow-backed text columns
+    are coded together (:func:`encode_texts`).
     """
     dummies = any(c is None for c in categories)
     integers = None if dummies else _integer_block(frame)
-    if integers is not None and all(np.asarray(c).dtype.kind in "iu" for c in categories):
+    # categories read as look-up slots: a negative one would write into another column's
+    if integers is not None and all(_small_nonnegative_ints(np.asarray(c)) for c in categories):
         return _encode_integer_block(integers[0], frame, categories, handle_unknown)
     dtype = codes_dtype(categories)
     if len(categories) != frame.shape[1]:
@@ -743,11 +747,93 @@ def encode_frame(frame: pd.DataFrame, categories, handle_unknown="error") -> np.
         return _encode(column, categories[j], handle_unknown, dtype)
 
     codes = np.empty(frame.shape, dtype=dtype, order="F")
-    dummy = [j for j, c in enumerate(categories) if c is None]
+    left = set(unset)
+    dummy = [j for j, c in enumerate(categories) if c is None and j not in left]
     if dummy:  # every dummy column's missing cells in one pass (not a pass per column)
         missing = frame.iloc[:, dummy].isna().to_numpy()
         codes[:, dummy] = np.where(missing, MISSING, 0).astype(dtype)
-    tables = [(j, column) for j, column in _columns_of(frame) if categories[j] is not None]
+    wanted = [j for j, c in enumerate(categories) if c is not None]
+    done = _encode_integer_columns(frame, wanted, categories, handle_unknown)
+    rest = [j for j in wanted if j not in done]
+    if 2 * len(rest) >= frame.shape[1]:
+        kept = set(rest)
+        tables = [(j, column) for j, column in _columns_of(frame) if j in kept]
+    else:  # a few columns of a wide table: not a Series for each of its columns
+        tables = [(j, frame.iloc[:, j]) for j in rest]
+    texts = encode_texts(tables, categories, handle_unknown, dtype)
+    done.update(texts)
+    for j, column_codes in done.items():
+        codes[:, j] = column_codes
+    tables = [(j, column) for j, column in tables if j not in texts]
     for (j, _), column_codes in zip(tables, _map_columns(column_work, tables), strict=True):
         codes[:, j] = column_codes
     return codes
+
+
+def _encode_integer_columns(frame, columns, categories, handle_unknown) -> dict:
+    """:func:`_encode_integer_block` of the numpy integer columns among ``columns`` (their
+    positions) whose categories are small non-negative integers, when there are several (a
+    wide table of integer and binned columns): ``{position: codes}``, the others left out."""
+    dtypes = frame.dtypes.tolist()
+    block = [
+        j
+        for j in columns
+        if isinstance(dtypes[j], np.dtype)
+        and dtypes[j].kind in "iu"
+        and _small_nonnegative_ints(np.asarray(categories[j]))
+    ]
+    if len(block) < 2:
+        return {}
+    part = frame.iloc[:, block]
+    integers = _integer_block(part)
+    if integers is None:  # a value below 0 or beyond the look-up's range: column by column
+        return {}
+    kept = [categories[j] for j in block]
+    codes = _encode_integer_block(integers[0], part, kept, handle_unknown)
+    return {j: codes[:, i] for i, j in enumerate(block)}
+
+
+def encode_texts(columns, categories, handle_unknown="error", dtype=np.intp) -> dict:
+    """Codes of the Arrow-backed text columns among ``columns`` (``(position, column)``
+    pairs) into their ``categories`` (indexed by position), in one compiled pass over all
+    of them (:func:`~bnclassify._native.factorize_texts`) instead of a hashing pass and
+    an index look-up per column.
+
+    Returns ``{position: codes}`` (``dtype``; :data:`MISSING` for a missing cell and,
+    unless ``handle_unknown="error"``, for an unseen value). A column left out of it
+    (not Arrow text, more than ``TEXT_MAX_CODES`` distinct values in these rows, or an
+    unseen value with ``handle_unknown="error"``) is for :func:`encode_column`, which
+    codes it alike or raises.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"a": pd.Series(["x", None, "z"], dtype="string[pyarrow]")})
+    >>> encode_texts([(0, frame["a"])], [np.array(["x", "y"], dtype=object)], "marginalize")
+    {0: array([ 0, -1, -1])}
+    """
+    positions, arrays = [], []
+    for j, column in columns:
+        if categories[j] is None or not isinstance(column.dtype, pd.ArrowDtype | pd.StringDtype):
+            continue
+        data = _arrow_data(column)
+        if data is None or pa.types.is_dictionary(data.type):
+            continue
+        if pa.types.is_string(data.type) or pa.types.is_large_string(data.type):
+            positions.append(j)
+            arrays.append(data)
+    if not positions:
+        return {}
+    codes, found = factorize_texts(arrays, len(arrays[0]))
+    out = {}
+    for i, (j, values) in enumerate(zip(positions, found, strict=True)):
+        if values is None:
+            continue
+        # by equality, as an index look-up matches them: a text equals only a text
+        rank = {value: k for k, value in enumerate(np.asarray(categories[j]).tolist())}
+        table = np.empty(len(values) + 1, dtype=dtype)
+        table[:-1] = [rank.get(value, MISSING) for value in values.tolist()]
+        table[-1] = MISSING  # a missing cell's -1 reads the last slot
+        if handle_unknown == "error" and (table[:-1] == MISSING).any():
+            continue  # encode_column raises, naming the column and the value
+        out[j] = table[codes[:, i]]
+    return out

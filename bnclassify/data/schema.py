@@ -428,9 +428,10 @@ class TableSchema:
             )
         return out
 
-    def _with_bin_codes(self, frame, codes):
+    def _with_bin_codes(self, frame, codes, numbers=None):
         """``codes`` with each binned column coded by its intervals (widened if need be); an
-        :attr:`unobserved` one is left to the caller (read as missing)."""
+        :attr:`unobserved` one is left to the caller (read as missing). ``numbers``: the
+        frame's :meth:`numbers` of (at least) its binned columns, when the caller has them."""
         binned = np.flatnonzero(self.binned & ~self._unobserved_mask())
         unknown = [self.names[j] for j in binned if self.cut_points[j] is None]
         if unknown:  # a schema of kinds only (categories=False) encodes nothing
@@ -439,7 +440,8 @@ class TableSchema:
         if dtype.itemsize > codes.dtype.itemsize:
             codes = codes.astype(dtype, order="F")
         frame, named = self._bin_labels_read(frame, binned)
-        values = self.numbers(frame, binned)
+        # a cell that names an interval is blank in the frame read now: not in given numbers
+        values = self.numbers(frame, binned) if numbers is None or named else numbers
         if len(binned):
             codes[:, binned] = block_bin_codes(
                 [self.cut_points[j] for j in binned], values[:, binned]
@@ -453,9 +455,9 @@ class TableSchema:
         its categories, plots and explanations show them) and their codes, ``{j: (rows,
         codes)}``, and ``frame`` with those cells blank; text columns only."""
         named = {}
-        dtypes = frame.dtypes
+        dtypes = frame.dtypes.tolist()  # one call, not a Series look-up per column
         for j in binned:
-            if getattr(dtypes.iloc[j], "kind", "O") in "biuf":
+            if getattr(dtypes[j], "kind", "O") in "biuf":
                 continue
             column = frame.iloc[:, j]
             labels = pd.Index(self.categories[j])
@@ -471,15 +473,21 @@ class TableSchema:
                 frame.isetitem(j, column)
         return frame, named
 
-    def discrete_codes(self, frame, categories=None, handle_unknown="error") -> np.ndarray:
+    def discrete_codes(
+        self, frame, categories=None, handle_unknown="error", numbers=None
+    ) -> np.ndarray:
         """Codes of an aligned table: its categorical columns by ``categories`` (default:
-        the schema's), its binned columns by their intervals, a dummy for the others."""
+        the schema's), its binned columns by their intervals, a dummy for the others.
+        ``numbers``: :meth:`numbers` of (at least) the binned columns, read already."""
         categories = self.categories if categories is None else categories
         binned = self.binned
         if not binned.any():
             return encode_frame(frame, categories, handle_unknown)
         coded = [None if b else c for b, c in zip(binned, categories, strict=True)]
-        return self._with_bin_codes(frame, encode_frame(frame, coded, handle_unknown))
+        # the binned columns' codes are written by their intervals: no dummy codes first
+        unset = np.flatnonzero(binned & ~self._unobserved_mask()).tolist()
+        codes = encode_frame(frame, coded, handle_unknown, unset)
+        return self._with_bin_codes(frame, codes, numbers)
 
     def _flags(self):
         # read by every layer of a fit: built once per schema (its nodes never change; a
@@ -546,21 +554,27 @@ class TableSchema:
                 f"X has {frame.shape[1]} features, but {owner} is expecting "
                 f"{self.n_features} features as input."
             )
+        if type(frame.columns) is pd.Index and frame.columns.tolist() == self.names:
+            # named as in training already (e.g. aligned by an ensemble, then by its member):
+            # not relabelled, which copies every block of the frame (a wide table's hundreds)
+            return frame
         return frame.set_axis(self.names, axis=1)
 
-    def encode(self, frame, handle_unknown="error"):
+    def encode(self, frame, handle_unknown="error", numbers=None):
         """``(codes, values)`` of an aligned table (see the module docstring).
 
         ``handle_unknown``: ``"error"`` raises on a category not seen in fit;
         ``"marginalize"`` codes it as missing; ``"warn"`` does the same and
         emits one :class:`~bnclassify.exceptions.UnseenCategoryWarning` naming
-        the columns and their numbers of unseen cells.
+        the columns and their numbers of unseen cells. ``numbers``: the table's
+        :meth:`numbers` of (at least) its binned columns, when the caller has read them
+        (e.g. to bin them again under other cuts).
         """
         lenient = "marginalize" if handle_unknown == "warn" else handle_unknown
         categories = self.categories
         if self.unobserved:  # read as missing, whatever they hold: not hashed, not warned of
             categories = [None if j in self.unobserved else c for j, c in enumerate(categories)]
-        codes = self.discrete_codes(frame, categories, lenient)
+        codes = self.discrete_codes(frame, categories, lenient, numbers)
         codes[:, list(self.unobserved)] = MISSING
         values, outside = None, {}
         if not self.discrete.all():
@@ -659,7 +673,11 @@ class TableSchema:
             for j, dtype in enumerate(frame.dtypes)
             if read[j] and isinstance(dtype, np.dtype) and dtype.kind in "biuf"
         ]
-        if plain:
+        if plain and all(isinstance(t, np.dtype) and t.kind in "biuf" for t in frame.dtypes):
+            # every column numeric: the whole table in one conversion, then the columns read
+            # (a take of some of a wide table's columns first cost 20x more)
+            values[:, plain] = frame.to_numpy(dtype=float)[:, plain]
+        elif plain:
             values[:, plain] = frame.iloc[:, plain].to_numpy(dtype=float)
         for j, name in enumerate(frame.columns):
             if not read[j] or j in plain:

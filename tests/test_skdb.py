@@ -1053,6 +1053,41 @@ def test_the_pass_in_chunks_and_groups_equals_the_pass_one_attribute_at_a_time(
     np.testing.assert_allclose(whole, twin, rtol=1e-12, atol=1e-13)
 
 
+@pytest.mark.kernels
+@pytest.mark.skipif(_native.runtime.kernels is None, reason="the compiled extension is not built")
+@pytest.mark.parametrize("n_classes", [2, 3, 4])
+@pytest.mark.parametrize("max_k", [2, 5])
+def test_whole_weights_tables_and_the_pass_of_few_classes_equal_their_references(
+    n_classes, max_k, monkeypatch
+):
+    # whole weights: the compiled tables count each row at its deepest depth and sum the depths
+    # up, the per-depth counts to the last bit; two or three classes and K = 5 take the pass's
+    # unrolled steps, which give the numpy twin's sums to rounding
+    rng = np.random.default_rng(n_classes + 10 * max_k)
+    n, k, C = 400, 7, n_classes
+    cards = np.array([2, 3, 4, 2, 3, 2, 3])
+    codes = np.asfortranarray((rng.integers(0, 4, (n, k)) % cards).astype(np.int8))
+    codes[rng.random((n, k)) < 0.1] = -1
+    y = rng.integers(0, C, n)
+    w = rng.choice([0.0, 1.0, 1.0, 3.0], n)
+    families = [[0], [1, 0], [2, 1, 0], [3, 2, 1, 0], [4, 3, 2, 1, 0], [5, 4, 3, 2, 1, 0]]
+    families.append([6, 5, 4, 3, 2, 1])
+    families = [f[: max_k + 1] for f in families]
+    by_column = _native.column_codes(codes)
+    monkeypatch.setattr(_native.runtime, "COMPILED", True)
+    tables = _native.loo_tables(by_column, families, cards, y, w, C)
+    for family, table in zip(families, tables, strict=True):
+        one = _native.loo_family_counts(by_column.astype(np.int64), family, cards[family], y, w, C)
+        np.testing.assert_array_equal(table, one)
+    class_weight = np.bincount(y, weights=w, minlength=C)
+    for criterion in CRITERIA:
+        monkeypatch.setattr(_native.runtime, "COMPILED", True)
+        compiled = _native.loo_pass(codes, y, w, cards, class_weight, families, max_k, criterion)
+        monkeypatch.setattr(_native.runtime, "COMPILED", False)
+        twin = _native.loo_pass(codes, y, w, cards, class_weight, families, max_k, criterion)
+        np.testing.assert_allclose(compiled, twin, rtol=1e-12, atol=1e-13)
+
+
 def _prefix_table(seed, n=400, dtype=np.int8):
     # few columns of few categories and repeated rows: many rows share their prefixes
     rng = np.random.default_rng(seed)

@@ -2391,6 +2391,17 @@ static PyObject *loo_tables(PyObject *self, PyObject *args) {
         PyErr_NoMemory();
         goto done;
     }
+    /* Whole weights summing below 2^53 into tables that start at zero: every sum of them is exact
+     * in any order, so each row adds its weight at its deepest depth only and each depth is then
+     * summed into the one above it (a sixth of the scattered additions at five parents) */
+    int whole = !use_order;
+    double weight_sum = 0.0;
+    for (int64_t i = 0; whole && i < N; i++) {
+        whole = w[i] >= 0.0 && w[i] == floor(w[i]);
+        weight_sum += w[i];
+    }
+    whole = whole && weight_sum < 9007199254740992.0;
+    for (int64_t e = 0; whole && e < b[5].shape[0] * C; e++) whole = counts[e] == 0.0;
     int bad = 0;
     Py_BEGIN_ALLOW_THREADS
     if (use_order) {
@@ -2445,6 +2456,20 @@ static PyObject *loo_tables(PyObject *self, PyObject *args) {
             const int64_t *col[LOO_MAX_DEPTHS], *cards = p.cards;
             for (int64_t d = 0; d < depths; d++) col[d] = buffer + p.slot[family[d]] * rows;
             double *fc = counts + offsets[u] * C;
+            if (whole) {
+                for (int64_t i = 0; i < rows; i++) {
+                    const int64_t x = col[0][i];
+                    if (x < 0) continue;
+                    int64_t key = 0, d = 1;
+                    for (; d < depths; d++) {
+                        const int64_t z = col[d][i];
+                        if (z < 0) break;
+                        key = key * cards[family[d]] + z;
+                    }
+                    fc[(family_at[d - 1] + key * r + x) * C + y[start + i]] += w[start + i];
+                }
+                continue;
+            }
             for (int64_t i = 0; i < rows; i++) {
                 const int64_t x = col[0][i];
                 if (x < 0) continue;
@@ -2460,6 +2485,21 @@ static PyObject *loo_tables(PyObject *self, PyObject *args) {
                     fc[(family_at[d] + key * r + x) * C + yi] += wi;
                 }
             }
+        }
+    }
+    for (int64_t u = 0; u < m && whole && !bad; u++) {
+        /* depth d's cell (key, x) into depth d - 1's (key / card_d, x), deepest first */
+        const int64_t *family = p.families + u * E, *family_at = p.family_at + u * (E + 1);
+        const int64_t r = p.cards[family[0]];
+        double *fc = counts + offsets[u] * C;
+        for (int64_t d = p.depths[u] - 1; d >= 1; d--) {
+            const int64_t card = p.cards[family[d]], keys = (family_at[d + 1] - family_at[d]) / r;
+            for (int64_t key = 0; key < keys; key++)
+                for (int64_t x = 0; x < r; x++) {
+                    const double *from = fc + (family_at[d] + key * r + x) * C;
+                    double *to = fc + (family_at[d - 1] + (key / card) * r + x) * C;
+                    for (int64_t c = 0; c < C; c++) to[c] += from[c];
+                }
         }
     }
     Py_END_ALLOW_THREADS
@@ -3034,11 +3074,16 @@ static PyObject *loo_rows(PyObject *self, PyObject *args) {
                     bad |= z[d] >= zcards[d];
                 }
                 if (z[0] < 0 || bad) continue;
-                moved_here[L] = loo_step(
-                    z, zcards, depths, p.family_at + u * (E + 1), p.parent_at + u * (E + 1),
-                    fc_all + offsets[u] * C, pc_all + parent_offsets[u] * C,
-                    record_at[u] >= 0 ? records + record_at[u] * RS : NULL, inverse_r[u], C, y[i],
-                    1.0, criterion, ratios, joint, loss, reached + L, logs + L);
+#define LOO_ORDER_STEP(CLASSES)                                                                    \
+    loo_step(z, zcards, depths, p.family_at + u * (E + 1), p.parent_at + u * (E + 1),             \
+             fc_all + offsets[u] * C, pc_all + parent_offsets[u] * C,                             \
+             record_at[u] >= 0 ? records + record_at[u] * RS : NULL, inverse_r[u], CLASSES, y[i], \
+             1.0, criterion, ratios, joint, loss, reached + L, logs + L)
+                /* two or three classes: every loop over the classes unrolled */
+                moved_here[L] = C == 2   ? LOO_ORDER_STEP(2)
+                                : C == 3 ? LOO_ORDER_STEP(3)
+                                         : LOO_ORDER_STEP(C);
+#undef LOO_ORDER_STEP
             }
             for (int64_t L = 1; L <= m; L++) weight[L] += w[i];
         }
@@ -3078,11 +3123,14 @@ static PyObject *loo_rows(PyObject *self, PyObject *args) {
                     double *loss = losses + (at + i) * D;
                     if (col[0][i] >= 0) {
                         for (int64_t d = 0; d < depths; d++) z[d] = col[d][i];
-                        moved += loo_step(z, zcards, depths, p.family_at + u * (E + 1),
-                                          p.parent_at + u * (E + 1), fc, pc, rec, inverse_r[u], C,
-                                          y[start + i], w[start + i], criterion, ratios,
-                                          joints + (at + i) * D * C, loss, reached + at + i,
-                                          logs + at + i);
+#define LOO_CHUNK_STEP(CLASSES)                                                                    \
+    loo_step(z, zcards, depths, p.family_at + u * (E + 1), p.parent_at + u * (E + 1), fc, pc, rec, \
+             inverse_r[u], CLASSES, y[start + i], w[start + i], criterion, ratios,                \
+             joints + (at + i) * D * C, loss, reached + at + i, logs + at + i)
+                        moved += C == 2   ? LOO_CHUNK_STEP(2)
+                                 : C == 3 ? LOO_CHUNK_STEP(3)
+                                          : LOO_CHUNK_STEP(C);
+#undef LOO_CHUNK_STEP
                     }
                     const int64_t hi = reached[at + i];
                     for (int64_t k = 0; k < D; k++) total[k * M + column] += loss[k < hi ? k : hi];

@@ -587,10 +587,12 @@ def loo_tables(codes, families, cards, y, weights, n_classes, order=None) -> lis
     ``families`` (each attribute's column, then its parents'), ``cards`` (every column's
     categories): the tables of :func:`loo_family_counts` for each family, to the last bit (each
     cell gains its rows in row order). The compiled kernel takes the rows in chunks, every family
-    per chunk, and reads 1-, 2-, 4- or 8-byte codes as they are; this version counts one family
-    at a time. The tables are views of one array. ``order``: :func:`loo_order`'s of all the rows
-    (whole weights): the compiled kernel adds each prefix's summed weight to its cells instead,
-    the same sums (of whole numbers).
+    per chunk, and reads 1-, 2-, 4- or 8-byte codes as they are (with whole weights summing below
+    2**53, every sum exact in any order, a row adds its weight at its deepest depth only and each
+    depth is then summed into the one above: one scattered addition per row and family, not one
+    per depth); this version counts one family at a time. The tables are views of one array.
+    ``order``: :func:`loo_order`'s of all the rows (whole weights): the compiled kernel adds each
+    prefix's summed weight to its cells instead, the same sums (of whole numbers).
 
     Examples
     --------

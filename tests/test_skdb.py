@@ -1270,3 +1270,49 @@ def test_a_many_valued_parent_takes_the_general_pass_with_the_same_losses(monkey
     monkeypatch.setattr(selection, "DENSE_CELLS_PER_LOOKUP", 10**18)
     dense = loo_losses(codes, y, cards, 3, order, parents, 3, "log_loss")
     np.testing.assert_allclose(general, dense, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("depth", [0, 1, 2, 3])
+def test_a_depth_of_the_pass_tables_is_the_family_count(depth):
+    # the leave-one-out table at a depth holds N(c, x_parents, x) of the rows observing the family
+    # (missing cells, fractional weights): family_counts' numbers, in its layout
+    from bnclassify.stats.counting import family_counts
+
+    rng = np.random.default_rng(depth)
+    n, cards = 300, np.array([3, 2, 4, 3])
+    codes = (rng.integers(0, 4, (n, 4)) % cards).astype(np.int64)
+    codes[rng.random((n, 4)) < 0.1] = -1
+    y, w = rng.integers(0, 3, n), rng.choice([0.5, 1.0, 2.0], n)
+    family = [2, 0, 3, 1]
+    table = _native.loo_family_counts(codes.T, family, cards[family], y, w, 3)
+    counts = _native.loo_depth_counts(table, cards[family], depth)
+    expected = family_counts(codes, y, family[0], family[1 : depth + 1], cards, 3, w)
+    np.testing.assert_array_equal(counts, expected)
+
+
+@pytest.mark.parametrize("weights", [None, "whole", "fractional"])
+def test_the_fit_reads_the_pass_tables_of_the_selected_families(weights, monkeypatch):
+    # the selected attributes' families of two parents or more are taken from the leave-one-out
+    # pass's tables: the same fitted tables as counting them again from the rows
+    X, y = load_car(return_X_y=True)
+    X = X.mask(np.random.default_rng(4).random(X.shape) < 0.05)
+    rng = np.random.default_rng(5)
+    w = {
+        None: None,
+        "whole": rng.integers(1, 4, len(y)).astype(float),
+        "fractional": rng.choice([0.5, 1.0, 1.5], len(y)),
+    }[weights]
+    kept = []
+    keep = TrainingCounts.keep_family
+
+    def counted_elsewhere(self, child, parents, counts):
+        kept.append(len(parents))
+        keep(self, child, parents, counts)
+
+    monkeypatch.setattr(TrainingCounts, "keep_family", counted_elsewhere)
+    model = SKDB(k=2).fit(X, y, sample_weight=w)
+    assert model.k_ >= 2 and kept and min(kept) >= 2  # families handed over
+    monkeypatch.setattr(TrainingCounts, "keep_family", lambda self, child, parents, counts: None)
+    counted = SKDB(k=2).fit(X, y, sample_weight=w)
+    assert counted.selected_features_ == model.selected_features_
+    np.testing.assert_array_equal(model.predict_proba(X), counted.predict_proba(X))

@@ -1079,6 +1079,41 @@ def test_the_pass_in_chunks_and_groups_equals_the_pass_one_attribute_at_a_time(
     np.testing.assert_allclose(whole, twin, rtol=1e-12, atol=1e-13)
 
 
+@pytest.mark.kernels
+@pytest.mark.skipif(_native.runtime.kernels is None, reason="the compiled extension is not built")
+@pytest.mark.parametrize("n_classes", [2, 3, 4])
+@pytest.mark.parametrize("max_k", [2, 5])
+def test_whole_weights_tables_and_the_pass_of_few_classes_equal_their_references(
+    n_classes, max_k, monkeypatch
+):
+    # whole weights: the compiled tables count each row at its deepest depth and sum the depths
+    # up, the per-depth counts to the last bit; two or three classes and K = 5 take the pass's
+    # unrolled steps, which give the numpy twin's sums to rounding
+    rng = np.random.default_rng(n_classes + 10 * max_k)
+    n, k, C = 400, 7, n_classes
+    cards = np.array([2, 3, 4, 2, 3, 2, 3])
+    codes = np.asfortranarray((rng.integers(0, 4, (n, k)) % cards).astype(np.int8))
+    codes[rng.random((n, k)) < 0.1] = -1
+    y = rng.integers(0, C, n)
+    w = rng.choice([0.0, 1.0, 1.0, 3.0], n)
+    families = [[0], [1, 0], [2, 1, 0], [3, 2, 1, 0], [4, 3, 2, 1, 0], [5, 4, 3, 2, 1, 0]]
+    families.append([6, 5, 4, 3, 2, 1])
+    families = [f[: max_k + 1] for f in families]
+    by_column = _native.column_codes(codes)
+    monkeypatch.setattr(_native.runtime, "COMPILED", True)
+    tables = _native.loo_tables(by_column, families, cards, y, w, C)
+    for family, table in zip(families, tables, strict=True):
+        one = _native.loo_family_counts(by_column.astype(np.int64), family, cards[family], y, w, C)
+        np.testing.assert_array_equal(table, one)
+    class_weight = np.bincount(y, weights=w, minlength=C)
+    for criterion in CRITERIA:
+        monkeypatch.setattr(_native.runtime, "COMPILED", True)
+        compiled = _native.loo_pass(codes, y, w, cards, class_weight, families, max_k, criterion)
+        monkeypatch.setattr(_native.runtime, "COMPILED", False)
+        twin = _native.loo_pass(codes, y, w, cards, class_weight, families, max_k, criterion)
+        np.testing.assert_allclose(compiled, twin, rtol=1e-12, atol=1e-13)
+
+
 def _prefix_table(seed, n=400, dtype=np.int8):
     # few columns of few categories and repeated rows: many rows share their prefixes
     rng = np.random.default_rng(seed)
@@ -1261,3 +1296,49 @@ def test_a_many_valued_parent_takes_the_general_pass_with_the_same_losses(monkey
     monkeypatch.setattr(selection, "DENSE_CELLS_PER_LOOKUP", 10**18)
     dense = loo_losses(codes, y, cards, 3, order, parents, 3, "log_loss")
     np.testing.assert_allclose(general, dense, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("depth", [0, 1, 2, 3])
+def test_a_depth_of_the_pass_tables_is_the_family_count(depth):
+    # the leave-one-out table at a depth holds N(c, x_parents, x) of the rows observing the family
+    # (missing cells, fractional weights): family_counts' numbers, in its layout
+    from bnclassify.stats.counting import family_counts
+
+    rng = np.random.default_rng(depth)
+    n, cards = 300, np.array([3, 2, 4, 3])
+    codes = (rng.integers(0, 4, (n, 4)) % cards).astype(np.int64)
+    codes[rng.random((n, 4)) < 0.1] = -1
+    y, w = rng.integers(0, 3, n), rng.choice([0.5, 1.0, 2.0], n)
+    family = [2, 0, 3, 1]
+    table = _native.loo_family_counts(codes.T, family, cards[family], y, w, 3)
+    counts = _native.loo_depth_counts(table, cards[family], depth)
+    expected = family_counts(codes, y, family[0], family[1 : depth + 1], cards, 3, w)
+    np.testing.assert_array_equal(counts, expected)
+
+
+@pytest.mark.parametrize("weights", [None, "whole", "fractional"])
+def test_the_fit_reads_the_pass_tables_of_the_selected_families(weights, monkeypatch):
+    # the selected attributes' families of two parents or more are taken from the leave-one-out
+    # pass's tables: the same fitted tables as counting them again from the rows
+    X, y = load_car(return_X_y=True)
+    X = X.mask(np.random.default_rng(4).random(X.shape) < 0.05)
+    rng = np.random.default_rng(5)
+    w = {
+        None: None,
+        "whole": rng.integers(1, 4, len(y)).astype(float),
+        "fractional": rng.choice([0.5, 1.0, 1.5], len(y)),
+    }[weights]
+    kept = []
+    keep = TrainingCounts.keep_family
+
+    def counted_elsewhere(self, child, parents, counts):
+        kept.append(len(parents))
+        keep(self, child, parents, counts)
+
+    monkeypatch.setattr(TrainingCounts, "keep_family", counted_elsewhere)
+    model = SKDB(k=2).fit(X, y, sample_weight=w)
+    assert model.k_ >= 2 and kept and min(kept) >= 2  # families handed over
+    monkeypatch.setattr(TrainingCounts, "keep_family", lambda self, child, parents, counts: None)
+    counted = SKDB(k=2).fit(X, y, sample_weight=w)
+    assert counted.selected_features_ == model.selected_features_
+    np.testing.assert_array_equal(model.predict_proba(X), counted.predict_proba(X))

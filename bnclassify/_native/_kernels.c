@@ -2122,51 +2122,6 @@ done:
  * products of ratios would otherwise lose it to underflow before a later attribute could raise it. */
 #define LOO_TINY 1e-200
 
-/* A row's loss from its class probabilities times a positive scale (criterion as in loo_row_loss);
- * *inverse: 1 / their sum, which scales them back to probabilities. */
-static double loo_product_loss(const double *p, int64_t C, int64_t yi, int criterion,
-                               double *inverse) {
-    double s = 0.0;
-    for (int64_t c = 0; c < C; c++) s += p[c];
-    *inverse = 1.0 / s;
-    if (criterion == 1) {
-        int64_t best = 0;
-        for (int64_t c = 1; c < C; c++)
-            if (p[c] > p[best]) best = c;
-        return best != yi ? 1.0 : 0.0;
-    }
-    if (criterion == 0) {
-        const double miss = (s - p[yi]) * *inverse;
-        return miss * miss;
-    }
-    return log(s) - log(p[yi]);
-}
-
-/* The root mean squared error's candidates 0..hi of a row take their attribute's ratios (of the
- * deepest prefix up to k, reach at most) and their losses; inlined with C constant where the
- * caller knows it (two or three classes: the loops unrolled). Returns whether a probability fell
- * below LOO_TINY. */
-static inline int loo_rmse_step(double *joint, double *ratios, int64_t hi, int64_t reach,
-                                int64_t C, int64_t yi, double wi, double *loss) {
-    /* candidates past the deepest seen prefix take its ratios: copied out, so that one flat
-     * product over the (hi + 1) x C scores serves every candidate */
-    for (int64_t k = reach + 1; k <= hi; k++)
-        for (int64_t c = 0; c < C; c++) ratios[k * C + c] = ratios[reach * C + c];
-    for (int64_t e = 0; e < (hi + 1) * C; e++) joint[e] *= ratios[e];
-    int tiny = 0;
-    for (int64_t k = 0; k <= hi; k++) {
-        double *row = joint + k * C, sum = 0.0;
-        for (int64_t c = 0; c < C; c++) sum += row[c];
-        const double scale = 1.0 / sum, miss = (sum - row[yi]) * scale;
-        loss[k] = miss * miss * wi;
-        for (int64_t c = 0; c < C; c++) {
-            row[c] *= scale;
-            tiny |= row[c] < LOO_TINY;
-        }
-    }
-    return tiny;
-}
-
 /* -- loo_tables, loo_rows: the pass over chunks of rows, every attribute per chunk ------------- */
 
 /* The pass one attribute at a time over all the rows (loo_family_counts, then a step per
@@ -2391,6 +2346,17 @@ static PyObject *loo_tables(PyObject *self, PyObject *args) {
         PyErr_NoMemory();
         goto done;
     }
+    /* Whole weights summing below 2^53 into tables that start at zero: every sum of them is exact
+     * in any order, so each row adds its weight at its deepest depth only and each depth is then
+     * summed into the one above it (a sixth of the scattered additions at five parents) */
+    int whole = !use_order;
+    double weight_sum = 0.0;
+    for (int64_t i = 0; whole && i < N; i++) {
+        whole = w[i] >= 0.0 && w[i] == floor(w[i]);
+        weight_sum += w[i];
+    }
+    whole = whole && weight_sum < 9007199254740992.0;
+    for (int64_t e = 0; whole && e < b[5].shape[0] * C; e++) whole = counts[e] == 0.0;
     int bad = 0;
     Py_BEGIN_ALLOW_THREADS
     if (use_order) {
@@ -2445,6 +2411,20 @@ static PyObject *loo_tables(PyObject *self, PyObject *args) {
             const int64_t *col[LOO_MAX_DEPTHS], *cards = p.cards;
             for (int64_t d = 0; d < depths; d++) col[d] = buffer + p.slot[family[d]] * rows;
             double *fc = counts + offsets[u] * C;
+            if (whole) {
+                for (int64_t i = 0; i < rows; i++) {
+                    const int64_t x = col[0][i];
+                    if (x < 0) continue;
+                    int64_t key = 0, d = 1;
+                    for (; d < depths; d++) {
+                        const int64_t z = col[d][i];
+                        if (z < 0) break;
+                        key = key * cards[family[d]] + z;
+                    }
+                    fc[(family_at[d - 1] + key * r + x) * C + y[start + i]] += w[start + i];
+                }
+                continue;
+            }
             for (int64_t i = 0; i < rows; i++) {
                 const int64_t x = col[0][i];
                 if (x < 0) continue;
@@ -2460,6 +2440,21 @@ static PyObject *loo_tables(PyObject *self, PyObject *args) {
                     fc[(family_at[d] + key * r + x) * C + yi] += wi;
                 }
             }
+        }
+    }
+    for (int64_t u = 0; u < m && whole && !bad; u++) {
+        /* depth d's cell (key, x) into depth d - 1's (key / card_d, x), deepest first */
+        const int64_t *family = p.families + u * E, *family_at = p.family_at + u * (E + 1);
+        const int64_t r = p.cards[family[0]];
+        double *fc = counts + offsets[u] * C;
+        for (int64_t d = p.depths[u] - 1; d >= 1; d--) {
+            const int64_t card = p.cards[family[d]], keys = (family_at[d + 1] - family_at[d]) / r;
+            for (int64_t key = 0; key < keys; key++)
+                for (int64_t x = 0; x < r; x++) {
+                    const double *from = fc + (family_at[d] + key * r + x) * C;
+                    double *to = fc + (family_at[d - 1] + (key / card) * r + x) * C;
+                    for (int64_t c = 0; c < C; c++) to[c] += from[c];
+                }
         }
     }
     Py_END_ALLOW_THREADS
@@ -2500,16 +2495,39 @@ static void loo_records(const double *fc, const double *pc, int64_t F, int64_t r
  * attribute past it, or with more cells than rows, computes its ratios per row (the same numbers). */
 #define LOO_RECORD_DOUBLES ((int64_t)1 << 24)
 
-/* One attribute's step of one row's candidates: joint (D, C) its scores (candidates 0..*hi kept),
- * loss (D) its losses times wi, *logs whether it is kept in logs. z: the row's codes of the
- * attribute's family (z[0] >= 0: the attribute is observed), cards theirs; held = min(wi, 1) of
- * the row leaves every cell (records, where given, hold the ratios of held = 1: a record's numbers
- * are those computed from the counts, to the last bit). Returns whether the row moved to logs. */
+#if defined(__GNUC__)
+/* Two candidates' numbers side by side (SSE2 on x86-64, NEON on arm64): each operation rounds
+ * as its scalar twin does, lane by lane */
+typedef double loo_pair2 __attribute__((vector_size(16)));
+typedef int64_t loo_mask2 __attribute__((vector_size(16)));
+#define LOO_PAIRS 1
+static inline loo_pair2 loo_pair_load(const double *p) {
+    loo_pair2 v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+static inline void loo_pair_store(double *p, loo_pair2 v) { memcpy(p, &v, sizeof v); }
+#else
+#define LOO_PAIRS 0
+#endif
+/* Classes at most of the paired step's registers */
+#define LOO_PAIR_CLASSES 8
+
+/* One attribute's step of one row's candidates: joint (C, D) its scores class by class, the D
+ * candidates of a class side by side (joint[c D + k]), loss (D) its losses times wi, *logs
+ * whether it is kept in logs. Every candidate is carried: those past the deepest prefix the row
+ * has reached (*hi) have taken the same terms in the same order as it, so they hold its numbers
+ * to the last bit (a product over all D candidates of a class, two at a time, costs less than
+ * keeping them once and copying them out); *hi says which losses differ. z: the row's codes of
+ * the attribute's family (z[0] >= 0: the attribute is observed), cards theirs; held = min(wi, 1)
+ * of the row leaves every cell (records, where given, hold the ratios of held = 1: a record's
+ * numbers are those computed from the counts, to the last bit); ratios (D, C) and scratch
+ * (max(C, D) doubles) are work space. Returns whether the row moved to logs. */
 static inline __attribute__((always_inline)) int loo_step(
     const int64_t *z, const int64_t *cards, int64_t depths, const int64_t *family_at,
     const int64_t *parent_at, const double *fc, const double *pc, const double *rec, double inv_r,
-    int64_t C, int64_t yi, double wi, int criterion, double *ratios, double *joint, double *loss,
-    int64_t *hi_io, int8_t *logs) {
+    int64_t C, int64_t D, int64_t yi, double wi, int criterion, double *ratios, double *joint,
+    double *loss, int64_t *hi_io, int8_t *logs, double *scratch) {
     const double held = wi < 1.0 ? wi : 1.0;
     const int64_t RS = 2 * C + 1, r = cards[0], x = z[0];
     int64_t key = 0, reach = 0, hi = *hi_io;
@@ -2541,40 +2559,78 @@ static inline __attribute__((always_inline)) int loo_step(
             reach = d;
         }
     }
-    for (; hi < reach; hi++)
-        for (int64_t c = 0; c < C; c++) joint[(hi + 1) * C + c] = joint[hi * C + c];
+    if (reach > hi) hi = reach;
     int moved = 0;
     if (*logs) {
+        for (int64_t d = 0; d <= reach; d++)
+            for (int64_t c = 0; c < C; c++) ratios[d * C + c] = log(ratios[d * C + c]);
+        for (int64_t c = 0; c < C; c++)
+            for (int64_t k = 0; k < D; k++) joint[c * D + k] += ratios[(k < reach ? k : reach) * C + c];
         for (int64_t k = 0; k <= hi; k++) {
-            const double *ratio = ratios + (k < reach ? k : reach) * C;
-            double *row = joint + k * C;
-            for (int64_t c = 0; c < C; c++) row[c] += log(ratio[c]);
-            loss[k] = loo_row_loss(row, C, yi, criterion) * wi;
+            for (int64_t c = 0; c < C; c++) scratch[c] = joint[c * D + k];
+            loss[k] = loo_row_loss(scratch, C, yi, criterion) * wi;
         }
-    } else {
-        int tiny = 0;
-        if (criterion == 0 && C == 2)
-            tiny = loo_rmse_step(joint, ratios, hi, reach, 2, yi, wi, loss);
-        else if (criterion == 0 && C == 3)
-            tiny = loo_rmse_step(joint, ratios, hi, reach, 3, yi, wi, loss);
-        else if (criterion == 0)
-            tiny = loo_rmse_step(joint, ratios, hi, reach, C, yi, wi, loss);
-        else
-            for (int64_t k = 0; k <= hi; k++) {
-                const double *ratio = ratios + (k < reach ? k : reach) * C;
-                double *row = joint + k * C, scale;
-                for (int64_t c = 0; c < C; c++) row[c] *= ratio[c];
-                loss[k] = loo_product_loss(row, C, yi, criterion, &scale) * wi;
-                for (int64_t c = 0; c < C; c++) {
-                    row[c] *= scale;
-                    tiny |= row[c] < LOO_TINY;
-                }
+        *hi_io = hi;
+        return 0;
+    }
+    int tiny = 0;
+#if LOO_PAIRS
+    if (criterion == 0 && D % 2 == 0 && C <= LOO_PAIR_CLASSES) {
+        const loo_pair2 small = {LOO_TINY, LOO_TINY}, one = {1.0, 1.0}, weight = {wi, wi};
+        loo_mask2 below = {0, 0};
+        for (int64_t q = 0; q < D; q += 2) {
+            const double *first = ratios + (q < reach ? q : reach) * C;
+            const double *second = ratios + (q + 1 < reach ? q + 1 : reach) * C;
+            loo_pair2 p[LOO_PAIR_CLASSES], sum = {0.0, 0.0};
+            for (int64_t c = 0; c < C; c++) {
+                const loo_pair2 ratio = {first[c], second[c]};
+                p[c] = loo_pair_load(joint + c * D + q) * ratio;
+                sum += p[c];
             }
-        if (tiny) {
-            for (int64_t e = 0; e < (hi + 1) * C; e++) joint[e] = log(joint[e]);
-            *logs = 1;
-            moved = 1;
+            const loo_pair2 scale = one / sum, miss = (sum - p[yi]) * scale;
+            loo_pair_store(loss + q, miss * miss * weight);
+            for (int64_t c = 0; c < C; c++) {
+                p[c] *= scale;
+                loo_pair_store(joint + c * D + q, p[c]);
+                below |= p[c] < small;
+            }
         }
+        tiny = (below[0] | below[1]) != 0;
+    } else
+#endif
+    {
+        double *sum = scratch;
+        for (int64_t k = 0; k < D; k++) sum[k] = 0.0;
+        for (int64_t c = 0; c < C; c++)
+            for (int64_t k = 0; k < D; k++) {
+                joint[c * D + k] *= ratios[(k < reach ? k : reach) * C + c];
+                sum[k] += joint[c * D + k];
+            }
+        for (int64_t k = 0; k < D; k++) {
+            const double total = sum[k], scale = 1.0 / total;
+            if (criterion == 0) {
+                const double miss = (total - joint[yi * D + k]) * scale;
+                loss[k] = miss * miss * wi;
+            } else if (criterion == 1) {
+                int64_t best = 0;
+                for (int64_t c = 1; c < C; c++)
+                    if (joint[c * D + k] > joint[best * D + k]) best = c;
+                loss[k] = (best != yi ? 1.0 : 0.0) * wi;
+            } else if (k <= hi) {
+                loss[k] = (log(total) - log(joint[yi * D + k])) * wi;
+            }
+            sum[k] = scale;
+        }
+        for (int64_t c = 0; c < C; c++)
+            for (int64_t k = 0; k < D; k++) {
+                joint[c * D + k] *= sum[k];
+                tiny |= joint[c * D + k] < LOO_TINY;
+            }
+    }
+    if (tiny) {
+        for (int64_t e = 0; e < C * D; e++) joint[e] = log(joint[e]);
+        *logs = 1;
+        moved = 1;
     }
     *hi_io = hi;
     return moved;
@@ -2976,7 +3032,8 @@ static PyObject *loo_rows(PyObject *self, PyObject *args) {
     buffer = malloc((p.n_used * R + 1) * sizeof(int64_t));
     reached = malloc(S * sizeof(int64_t));
     logs = malloc(S);
-    work = malloc((D * C + S * (D * C + D) + (use_order ? S : 0)) * sizeof(double));
+    work = malloc((D * C + (C > D ? C : D) + 4 + S * (D * C + D) + (use_order ? S : 0)) *
+                  sizeof(double));
     records = malloc((n_records * RS + 1) * sizeof(double));
     stack_at = malloc(2 * (m + 2) * sizeof(int64_t));
     if (!record_at || !groups || !buffer || !reached || !logs || !work || !records || !stack_at) {
@@ -2991,7 +3048,9 @@ static PyObject *loo_rows(PyObject *self, PyObject *args) {
             loo_records(fc_all + offsets[u] * C, pc_all + parent_offsets[u] * C,
                         offsets[u + 1] - offsets[u], p.cards[p.families[u * E]], C, inverse_r[u],
                         records + record_at[u] * RS);
-    double *ratios = work, *joints = work + D * C, *losses = joints + S * D * C;
+    double *ratios = work, *scratch = work + D * C;
+    double *joints = scratch + ((C > D ? C : D) + 1) / 2 * 2 + 2; /* an even offset */
+    double *losses = joints + S * D * C;
     int64_t z[LOO_MAX_DEPTHS], zcards[LOO_MAX_DEPTHS];
     if (use_order) {
         /* level L's prefix (L = 0: the class; L = u + 1: after attribute u) at joints + L D C,
@@ -3019,12 +3078,13 @@ static PyObject *loo_rows(PyObject *self, PyObject *args) {
                 double *joint = joints + L * D * C, *loss = losses + L * D;
                 stack_at[L] = s, moved_here[L] = 0, weight[L] = 0.0;
                 if (L == 0) {
-                    for (int64_t c = 0; c < C; c++) joint[c] = prior[i * C + c];
+                    for (int64_t c = 0; c < C; c++)
+                        for (int64_t k = 0; k < D; k++) joint[c * D + k] = prior[i * C + c];
                     loss[0] = start_loss[i], reached[0] = 0, logs[0] = 0;
                     continue;
                 }
                 const int64_t hi = reached[L - 1];
-                for (int64_t e = 0; e < (hi + 1) * C; e++) joint[e] = joint[e - D * C];
+                for (int64_t e = 0; e < C * D; e++) joint[e] = joint[e - D * C];
                 for (int64_t k = 0; k <= hi; k++) loss[k] = loss[k - D];
                 reached[L] = hi, logs[L] = logs[L - 1];
                 const int64_t u = L - 1, *family = p.families + u * E, depths = p.depths[u];
@@ -3034,11 +3094,17 @@ static PyObject *loo_rows(PyObject *self, PyObject *args) {
                     bad |= z[d] >= zcards[d];
                 }
                 if (z[0] < 0 || bad) continue;
-                moved_here[L] = loo_step(
-                    z, zcards, depths, p.family_at + u * (E + 1), p.parent_at + u * (E + 1),
-                    fc_all + offsets[u] * C, pc_all + parent_offsets[u] * C,
-                    record_at[u] >= 0 ? records + record_at[u] * RS : NULL, inverse_r[u], C, y[i],
-                    1.0, criterion, ratios, joint, loss, reached + L, logs + L);
+#define LOO_ORDER_STEP(CLASSES, DEPTHS)                                                                  \
+    loo_step(z, zcards, depths, p.family_at + u * (E + 1), p.parent_at + u * (E + 1),             \
+             fc_all + offsets[u] * C, pc_all + parent_offsets[u] * C,                             \
+             record_at[u] >= 0 ? records + record_at[u] * RS : NULL, inverse_r[u], CLASSES,       \
+             DEPTHS, y[i], 1.0, criterion, ratios, joint, loss, reached + L, logs + L, scratch)
+                /* two or three classes and K = 5 (SKDB's default): the loops over the classes and
+                 * the candidates of constant length, unrolled */
+                moved_here[L] = D == 6 && C == 2   ? LOO_ORDER_STEP(2, 6)
+                                : D == 6 && C == 3 ? LOO_ORDER_STEP(3, 6)
+                                                   : LOO_ORDER_STEP(C, D);
+#undef LOO_ORDER_STEP
             }
             for (int64_t L = 1; L <= m; L++) weight[L] += w[i];
         }
@@ -3061,7 +3127,9 @@ static PyObject *loo_rows(PyObject *self, PyObject *args) {
             }
             if (g == 0)
                 for (int64_t i = 0; i < rows; i++) {
-                    memcpy(joints + (at + i) * D * C, prior + (start + i) * C, C * sizeof(double));
+                    for (int64_t c = 0; c < C; c++)
+                        for (int64_t k = 0; k < D; k++)
+                            joints[(at + i) * D * C + c * D + k] = prior[(start + i) * C + c];
                     losses[(at + i) * D] = start_loss[start + i] * w[start + i];
                     reached[at + i] = 0, logs[at + i] = 0;
                 }
@@ -3078,11 +3146,14 @@ static PyObject *loo_rows(PyObject *self, PyObject *args) {
                     double *loss = losses + (at + i) * D;
                     if (col[0][i] >= 0) {
                         for (int64_t d = 0; d < depths; d++) z[d] = col[d][i];
-                        moved += loo_step(z, zcards, depths, p.family_at + u * (E + 1),
-                                          p.parent_at + u * (E + 1), fc, pc, rec, inverse_r[u], C,
-                                          y[start + i], w[start + i], criterion, ratios,
-                                          joints + (at + i) * D * C, loss, reached + at + i,
-                                          logs + at + i);
+#define LOO_CHUNK_STEP(CLASSES, DEPTHS)                                                                  \
+    loo_step(z, zcards, depths, p.family_at + u * (E + 1), p.parent_at + u * (E + 1), fc, pc, rec, \
+             inverse_r[u], CLASSES, DEPTHS, y[start + i], w[start + i], criterion, ratios,        \
+             joints + (at + i) * D * C, loss, reached + at + i, logs + at + i, scratch)
+                        moved += D == 6 && C == 2   ? LOO_CHUNK_STEP(2, 6)
+                                 : D == 6 && C == 3 ? LOO_CHUNK_STEP(3, 6)
+                                                    : LOO_CHUNK_STEP(C, D);
+#undef LOO_CHUNK_STEP
                     }
                     const int64_t hi = reached[at + i];
                     for (int64_t k = 0; k < D; k++) total[k * M + column] += loss[k < hi ? k : hi];

@@ -307,6 +307,28 @@ def loo_layout(cards) -> tuple:
     return parent_at * int(cards[0]), parent_at
 
 
+def loo_depth_counts(family_counts, cards, depth) -> np.ndarray:
+    """Depth ``depth`` of :func:`loo_family_counts`'s table, laid out as a family's counts.
+
+    ``cards``: the attribute's categories, then its parents'. Returns ``N(c, x_parents, x)`` over
+    the first ``depth`` parents, shape ``(n_classes, *cards[1 : depth + 1], cards[0])`` (a copy):
+    :func:`bnclassify.stats.counting.family_counts` of the same rows, to the last bit (both sum
+    each cell's rows in row order, or whole numbers).
+
+    Examples
+    --------
+    >>> codes = np.array([[0, 1, 1, -1], [1, 1, 0, 0]])  # the attribute, one parent
+    >>> family = loo_family_counts(codes, [0, 1], [2, 2], np.array([0, 1, 1, 0]), np.ones(4), 2)
+    >>> loo_depth_counts(family, [2, 2], 1)[1].tolist()  # class 1: (z, x) = (0, 1) and (1, 1)
+    [[0.0, 1.0], [0.0, 1.0]]
+    """
+    cards = [int(c) for c in cards]
+    family_at, _ = loo_layout(cards)
+    block = np.asarray(family_counts)[family_at[depth] : family_at[depth + 1]]
+    shape = (*cards[1 : depth + 1], cards[0], block.shape[1])
+    return np.ascontiguousarray(np.moveaxis(block.reshape(shape), -1, 0))
+
+
 def loo_family_counts(codes, family, cards, y, weights, n_classes, family_counts=None):
     """One attribute's class-weighted table ``N(c, x_parents, x)`` at every depth of its parents.
 
@@ -587,10 +609,12 @@ def loo_tables(codes, families, cards, y, weights, n_classes, order=None) -> lis
     ``families`` (each attribute's column, then its parents'), ``cards`` (every column's
     categories): the tables of :func:`loo_family_counts` for each family, to the last bit (each
     cell gains its rows in row order). The compiled kernel takes the rows in chunks, every family
-    per chunk, and reads 1-, 2-, 4- or 8-byte codes as they are; this version counts one family
-    at a time. The tables are views of one array. ``order``: :func:`loo_order`'s of all the rows
-    (whole weights): the compiled kernel adds each prefix's summed weight to its cells instead,
-    the same sums (of whole numbers).
+    per chunk, and reads 1-, 2-, 4- or 8-byte codes as they are (with whole weights summing below
+    2**53, every sum exact in any order, a row adds its weight at its deepest depth only and each
+    depth is then summed into the one above: one scattered addition per row and family, not one
+    per depth); this version counts one family at a time. The tables are views of one array.
+    ``order``: :func:`loo_order`'s of all the rows (whole weights): the compiled kernel adds each
+    prefix's summed weight to its cells instead, the same sums (of whole numbers).
 
     Examples
     --------
@@ -786,7 +810,10 @@ def loo_rows(
     )  # fmt: skip
 
 
-def loo_pass(codes, y, weights, cards, class_weight, families, max_k, criterion, counts=None):
+def loo_pass(
+    codes, y, weights, cards, class_weight, families, max_k, criterion, counts=None,
+    return_counts=False,
+):  # fmt: skip
     """Weighted sums over rows of every candidate's leave-one-out loss, ``(max_k + 1, m + 1)``.
 
     The sums (before the mean) of
@@ -804,6 +831,8 @@ def loo_pass(codes, y, weights, cards, class_weight, families, max_k, criterion,
     kept). Rows go in blocks of :data:`STATE_DOUBLES`, or, where :func:`prefix_order`
     takes the rows' order (few distinct prefixes, weights at least 1), all at once in
     that order, each prefix's terms (and, for whole weights, its table counts) once.
+    ``return_counts``: return ``(sums, counts)``, the tables read (the families' counts at every
+    depth, which a final fit of these rows may read instead of counting them again).
     """
     y = np.asarray(y, dtype=np.int64)
     w = np.asarray(weights, dtype=float)
@@ -822,7 +851,7 @@ def loo_pass(codes, y, weights, cards, class_weight, families, max_k, criterion,
             by_column, families, cards, 0, y, w, class_weight, counts, max_k, criterion, total,
             order,
         )  # fmt: skip
-        return total
+        return (total, counts) if return_counts else total
     size = max(1, STATE_DOUBLES // (D * (C + 1)))
     for start in range(0, max(n, 1), size):
         rows = slice(start, min(start + size, n))
@@ -830,4 +859,4 @@ def loo_pass(codes, y, weights, cards, class_weight, families, max_k, criterion,
             by_column, families, cards, start, y[rows], w[rows], class_weight, counts, max_k,
             criterion, total,
         )  # fmt: skip
-    return total
+    return (total, counts) if return_counts else total

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..data import TableSchema, as_frame, encode_target
+from ..data import TableSchema, as_frame, dtype_family, encode_target
 from ..data.binning import SortedColumn
 from ..preprocessing import mdl_cut_points
 from ..validation import check_sample_weight
@@ -58,6 +58,8 @@ def continuous_columns(X, y, sample_weight=None, distributions=None) -> list:
     [1]
     """
     frame, _ = as_frame(X)
+    if distributions is None and all(dtype_family(t) == "other" for t in frame.dtypes):
+        return []  # no number in the table: the rule reads no column, and the class is not coded
     _, y_codes = encode_target(y, len(frame))
     schema, _ = TableSchema.learn(X, distributions, False, sample_weight, y_codes)
     numeric = ~schema.discrete | schema.binned  # binned: the default of every other model

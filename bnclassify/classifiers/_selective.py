@@ -61,8 +61,9 @@ def family_depths(parents, child_cards, parent_cards, n_classes, max_cells) -> l
 
 
 def loo_losses(
-    codes, y, cards, n_classes, order, parents, max_k, criterion="rmse", weights=None, passes=None
-):
+    codes, y, cards, n_classes, order, parents, max_k, criterion="rmse", weights=None, passes=None,
+    tables=None,
+):  # fmt: skip
     """Leave-one-out loss of every selective KDB, shape ``(max_k + 1, len(order) + 1)``.
 
     Entry ``[k, n]`` scores the classifier over the first ``n`` attributes of
@@ -112,6 +113,10 @@ def loo_losses(
         ``leave_one_out(families, max_k, criterion)`` returns :func:`bnclassify._native.loo_pass`'s
         sums over all the rows and their total weight (a dask table's partitions:
         :class:`bnclassify.distributed.PartitionPasses`).
+    tables : dict, optional
+        Filled, where the pass counts dense tables from ``codes``, with each scored attribute's
+        :func:`bnclassify._native.loo_family_counts` table: ``tables[(child, *parents[u][:max_k])]``
+        (:func:`bnclassify._native.loo_depth_counts` reads a depth out of it).
 
     Returns
     -------
@@ -132,7 +137,7 @@ def loo_losses(
     if len(scored) < len(order):
         losses = loo_losses(
             codes, y, cards, n_classes, [order[u] for u in scored], [parents[u] for u in scored],
-            max_k, criterion, weights, passes,
+            max_k, criterion, weights, passes, tables,
         )  # fmt: skip
         before = np.cumsum(np.isin(np.arange(len(order)), scored))  # scored among the first u + 1
         return losses[:, np.concatenate([[0], before])]
@@ -147,7 +152,13 @@ def loo_losses(
     m = len(order)
     if dense_families(families, cards, C, rows=n):
         class_weight = np.bincount(y, weights=w, minlength=C)
-        total = loo_pass(codes, y, w, cards, class_weight, families, max_k, criterion)
+        total, counts = loo_pass(
+            codes, y, w, cards, class_weight, families, max_k, criterion, return_counts=True
+        )
+        if tables is not None:
+            tables.update(
+                (tuple(family), table) for family, table in zip(families, counts, strict=True)
+            )
         mean = total / w.sum()
         return np.sqrt(mean) if criterion == "rmse" else mean
     whole = n * D * m <= BLOCK_INDICES  # one block: the rows' cells as the counting finds them

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
+from .._native import loo_depth_counts
 from ..data import as_frame
 from ..discriminative import refine_reached_rows
 from ..distributed import fit_dask_selective, is_dask_collection
@@ -408,12 +409,15 @@ class SKDB(AugmentedNaiveBayes):
             ranked, cards[attributes], cards, stats.n_classes, MAX_SKDB_FAMILY_CELLS
         )
         ranked = [parents[:depth] for parents, depth in zip(ranked, depths, strict=True)]
+        tables = {} if codes is not None and hasattr(stats, "keep_family") else None
         losses = loo_losses(
             codes, getattr(stats, "y", None), cards, stats.n_classes, attributes, ranked, K,
-            self.criterion, getattr(stats, "weights", None), passes,
+            self.criterion, getattr(stats, "weights", None), passes, tables,
         )  # fmt: skip
         cells = candidate_cells(ranked, cards[attributes], cards, stats.n_classes, K)
         n_kept, k = choose(np.where(cells <= MAX_SKDB_CELLS, losses, np.inf))
+        if tables:
+            keep_selected_families(stats, tables, attributes[:n_kept], ranked[:n_kept], k, cards, K)
         dag = empty_feature_graph(features)
         dag.graph["order"] = order
         for u in range(n_kept):
@@ -513,6 +517,25 @@ class SKDB(AugmentedNaiveBayes):
             "selected_features",
             "must list features.",
         )
+
+
+def keep_selected_families(stats, tables, attributes, ranked, k, cards, max_k) -> None:
+    """Hand the statistics the selected attributes' families that the leave-one-out pass counted.
+
+    ``tables``: :func:`~bnclassify.classifiers._selective.loo_losses`'s, keyed by each
+    attribute's column and its first ``max_k`` ranked parents; attribute ``attributes[u]``
+    keeps its first ``k`` parents of ``ranked[u]``. Families of two parents or more are handed
+    over (fewer are read from the pair tables), as ``stats.keep_family`` takes them: the fit
+    then reads them rather than counting the rows again (the same numbers).
+    """
+    for child, parents in zip(attributes, ranked, strict=True):
+        family = [int(child), *(int(p) for p in parents[:max_k])]
+        table = tables.get(tuple(family))
+        depth = min(int(k), len(family) - 1)
+        if table is None or depth < 2 or (cards[family] < 1).any():
+            continue
+        counts = loo_depth_counts(table, cards[family], depth)
+        stats.keep_family(family[0], family[1 : depth + 1], counts)
 
 
 def ranking_information(stats, schema, ranking="loo", features=None) -> np.ndarray:

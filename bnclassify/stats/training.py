@@ -408,6 +408,14 @@ class TrainingCounts(FamilyTables):
         observed = ~np.isnan(x)
         return [x[observed & (self.y == c)] for c in range(self.n_classes)]
 
+    def keep_family(self, child: int, parents, counts) -> None:
+        """Cache N(c, x_parents, x_child) counted elsewhere from these rows (the same numbers
+        :func:`family_counts` gives): :meth:`family` returns it rather than counting again.
+        A family already counted keeps its table."""
+        key = (child, tuple(parents))
+        if key not in self._families and key not in self._batch_of:
+            self._families[key] = counts
+
     def family(self, child: int, parents=()) -> np.ndarray:
         """N(c, x_parents, x_child), cached; see :func:`family_counts`."""
         key = (child, tuple(parents))

@@ -4019,12 +4019,24 @@ typedef struct {
     double *top, *total, *n_eligible;
     int64_t *kid, *n_kids, *state, *all, *cells;
     double *score, *work;
+    /* the symmetric form (pair non-NULL; every column a child and a super-parent, in order):
+     * pair[g, h] = log (N(c, g, h) + alpha), ltot[a, j] = log of child j's total at super-parent
+     * category a (0 at a's own column), base[a] = sp_table[a] - sum_j ltot[a, j] */
+    const double *pair, *ltot;
+    double *base;
+    int64_t *obs, *miss;
     int bad; /* a code outside [-2, card): set by aode_rows */
 } aode_job;
 
-/* The chunk's cells, row by row: offsets[c] + code, or the code where it is negative (-1
- * missing, -2 left out); the codes read column by column (their layout: a column's rows are
- * next to each other). Returns 0 on a code outside [-2, card). */
+/* Rows scored together: their children and scores stay in cache while the super-parents' table
+ * rows are read for all of them, up to four super-parents at a time (a super-parent's rows then
+ * stay in the first-level cache). */
+#define AODE_CHUNK 64
+
+/* The chunk's cells, column by column (cell (r, c) at cells[c * AODE_CHUNK + r]): offsets[c] +
+ * code, or the code where it is negative (-1 missing, -2 left out); a column's rows read in
+ * order (next to each other: a loop the compiler vectorises). Returns 0 on a code outside [-2,
+ * card). */
 #define AODE_READ(T)                                                                             \
     static int aode_read_##T(const aode_job *j, int64_t start, int64_t rows, int64_t *cells) {  \
         const int64_t m = j->m;                                                                 \
@@ -4032,11 +4044,20 @@ typedef struct {
         for (int64_t c = 0; c < m; c++) {                                                       \
             const char *col = j->codes + c * j->s1 + start * j->s0;                             \
             const int64_t offset = j->offsets[c], card = j->offsets[c + 1] - offset;            \
-            for (int64_t r = 0; r < rows; r++) {                                                \
-                const int64_t code = *(const T *)(col + r * j->s0);                             \
-                ok &= code >= -2 && code < card;                                                \
-                cells[r * m + c] = code >= 0 ? code + offset : code;                            \
-            }                                                                                   \
+            int64_t *out = cells + c * AODE_CHUNK;                                              \
+            if (j->s0 == (Py_ssize_t)sizeof(T)) {                                               \
+                const T *in = (const T *)col;                                                   \
+                for (int64_t r = 0; r < rows; r++) {                                            \
+                    const int64_t code = in[r];                                                 \
+                    ok &= code >= -2 && code < card;                                            \
+                    out[r] = code >= 0 ? code + offset : code;                                  \
+                }                                                                               \
+            } else                                                                              \
+                for (int64_t r = 0; r < rows; r++) {                                            \
+                    const int64_t code = *(const T *)(col + r * j->s0);                         \
+                    ok &= code >= -2 && code < card;                                            \
+                    out[r] = code >= 0 ? code + offset : code;                                  \
+                }                                                                               \
         }                                                                                       \
         return ok;                                                                              \
     }
@@ -4045,10 +4066,6 @@ AODE_READ(int16_t)
 AODE_READ(int32_t)
 AODE_READ(int64_t)
 
-/* Rows scored together: their children and scores stay in cache while the super-parents' table
- * rows are read for all of them, up to four super-parents at a time (a super-parent's rows then
- * stay in the first-level cache). */
-#define AODE_CHUNK 64
 /* state[] of a super-parent that takes no part in a row, and of one summed out (missing) */
 #define AODE_OUT -2
 #define AODE_SUMMED -1
@@ -4137,6 +4154,97 @@ static inline __attribute__((always_inline)) v4d aode_log_sum_exp(const double *
     return sum;
 }
 
+/* The symmetric form's scores of one row (its column c's cell at cell[c * AODE_CHUNK]), for its
+ * observed columns: base[a_i] plus, over the
+ * other observed columns j, pair[g_i, g_j] (each unordered pair read once, added to both
+ * columns' scores: half the look-ups of the table's rows, and half the table's lines touched),
+ * plus ltot[a_i, j] over the columns j the row misses (their totals were taken off in base).
+ * The scores go to s[c * P] for each observed column c. */
+#define AODE_TRIANGLE(NAME, ATTR, ACC)                                                            \
+    ATTR static void NAME(const aode_job *j, const int64_t *cell, double *s) {                    \
+        const int64_t m = j->m, P = j->P, R = j->offsets[m];                                     \
+        const double *pair = j->pair;                                                            \
+        int64_t *oc = j->obs, *miss = j->miss + m, *pl = j->miss, K = 0, M = 0;                  \
+        for (int64_t c = 0; c < m; c++) {                                                        \
+            const int64_t g = cell[c * AODE_CHUNK];                                              \
+            if (g >= 0) {                                                                        \
+                oc[K] = c;                                                                       \
+                pl[K++] = g * P;                                                                 \
+            } else                                                                               \
+                miss[M++] = c;                                                                   \
+        }                                                                                        \
+        for (int64_t t = 0; t < K; t++) {                                                        \
+            const double *b = j->base + pl[t];                                                   \
+            double *o = s + oc[t] * P;                                                           \
+            for (int64_t cb = 0; cb < P; cb += 4) *(v4d *)(o + cb) = V4(b + cb);                 \
+            if (M) { /* the missed columns' totals, taken off in base, given back */             \
+                const double *lt = j->ltot + (pl[t] / P) * m * P;                                \
+                for (int64_t q = 0; q < M; q++)                                                  \
+                    for (int64_t cb = 0; cb < P; cb += 4)                                        \
+                        *(v4d *)(o + cb) += V4(lt + miss[q] * P + cb);                           \
+            }                                                                                    \
+        }                                                                                        \
+        int64_t t = 0;                                                                           \
+        for (; t + 4 <= K; t += 4) {                                                             \
+            const double *r0 = pair + pl[t] * R, *r1 = pair + pl[t + 1] * R;                     \
+            const double *r2 = pair + pl[t + 2] * R, *r3 = pair + pl[t + 3] * R;                 \
+            double *o0 = s + oc[t] * P, *o1 = s + oc[t + 1] * P, *o2 = s + oc[t + 2] * P,        \
+                   *o3 = s + oc[t + 3] * P;                                                      \
+            for (int64_t cb = 0; cb < P; cb += 4) {                                              \
+                /* the pairs within the four */                                                  \
+                const v4d v01 = V4(r0 + pl[t + 1] + cb), v02 = V4(r0 + pl[t + 2] + cb),          \
+                          v03 = V4(r0 + pl[t + 3] + cb), v12 = V4(r1 + pl[t + 2] + cb),          \
+                          v13 = V4(r1 + pl[t + 3] + cb), v23 = V4(r2 + pl[t + 3] + cb);          \
+                v4d a0 = (v01 + v02) + v03, a1 = (v01 + v12) + v13, a2 = (v02 + v12) + v23,      \
+                    a3 = (v03 + v13) + v23;                                                      \
+                v4d b0 = {0.0, 0.0, 0.0, 0.0}, b1 = b0, b2 = b0, b3 = b0;                        \
+                /* the four against every later column: one read of each column's place; two   \
+                 * columns at a time (two sums per row of four: shorter chains) */               \
+                int64_t u = t + 4;                                                               \
+                for (; u + 2 <= K; u += 2) {                                                     \
+                    const int64_t h = pl[u] + cb, e = pl[u + 1] + cb;                            \
+                    const v4d x0 = V4(r0 + h), x1 = V4(r1 + h), x2 = V4(r2 + h), x3 = V4(r3 + h); \
+                    const v4d y0 = V4(r0 + e), y1 = V4(r1 + e), y2 = V4(r2 + e), y3 = V4(r3 + e); \
+                    a0 = ACC(a0, x0);                                                            \
+                    a1 = ACC(a1, x1);                                                            \
+                    a2 = ACC(a2, x2);                                                            \
+                    a3 = ACC(a3, x3);                                                            \
+                    b0 = ACC(b0, y0);                                                            \
+                    b1 = ACC(b1, y1);                                                            \
+                    b2 = ACC(b2, y2);                                                            \
+                    b3 = ACC(b3, y3);                                                            \
+                    *(v4d *)(s + oc[u] * P + cb) += (x0 + x1) + (x2 + x3);                       \
+                    *(v4d *)(s + oc[u + 1] * P + cb) += (y0 + y1) + (y2 + y3);                   \
+                }                                                                                \
+                if (u < K) {                                                                     \
+                    const int64_t h = pl[u] + cb;                                                \
+                    const v4d x0 = V4(r0 + h), x1 = V4(r1 + h), x2 = V4(r2 + h), x3 = V4(r3 + h); \
+                    a0 += x0;                                                                    \
+                    a1 += x1;                                                                    \
+                    a2 += x2;                                                                    \
+                    a3 += x3;                                                                    \
+                    *(v4d *)(s + oc[u] * P + cb) += (x0 + x1) + (x2 + x3);                       \
+                }                                                                                \
+                *(v4d *)(o0 + cb) += a0 + b0;                                                    \
+                *(v4d *)(o1 + cb) += a1 + b1;                                                    \
+                *(v4d *)(o2 + cb) += a2 + b2;                                                    \
+                *(v4d *)(o3 + cb) += a3 + b3;                                                    \
+            }                                                                                    \
+        }                                                                                        \
+        for (; t < K; t++) /* the last few: each against the later ones */                       \
+            for (int64_t u = t + 1; u < K; u++) {                                                \
+                const double *r = pair + pl[t] * R + pl[u];                                      \
+                for (int64_t cb = 0; cb < P; cb += 4) {                                          \
+                    const v4d x = V4(r + cb);                                                    \
+                    *(v4d *)(s + oc[t] * P + cb) += x;                                           \
+                    *(v4d *)(s + oc[u] * P + cb) += x;                                           \
+                }                                                                                \
+            }                                                                                    \
+    }
+
+#define AODE_ADD(a, x) ((a) + (x))
+AODE_TRIANGLE(aode_triangle, VECTOR_CLONES, AODE_ADD)
+
 VECTOR_CLONES static void aode_rows(aode_job *j, int64_t lo, int64_t hi) {
     const int64_t m = j->m, P = j->P, C = j->C, B = j->B, UP = j->U * j->P;
     const double *table = j->table, *sp_table = j->sp_table;
@@ -4155,16 +4263,16 @@ VECTOR_CLONES static void aode_rows(aode_job *j, int64_t lo, int64_t hi) {
             return;
         }
         for (int64_t r = 0; r < rows; r++) {
-            const int64_t *cell = j->cells + r * m;
+            const int64_t *cell = j->cells + r; /* its column c at cell[c * AODE_CHUNK] */
             int64_t *kid = j->kid + r * m, *st = state + r * B, K = 0;
             for (int64_t c = 0; c < m; c++) {
-                const int64_t g = cell[c];
+                const int64_t g = cell[c * AODE_CHUNK];
                 if (g >= 0 && j->child_of[g] >= 0) kid[K++] = j->child_of[g] * P;
             }
             n_kids[r] = K;
             double eligible = 0.0;
             for (int64_t k = 0; k < B; k++) {
-                const int64_t col = j->sp_column[k], g = cell[col];
+                const int64_t col = j->sp_column[k], g = cell[col * AODE_CHUNK];
                 st[k] = AODE_OUT;
                 if (!(j->sp_weight[k] > 0.0)) continue;
                 if (g >= 0) {
@@ -4178,9 +4286,11 @@ VECTOR_CLONES static void aode_rows(aode_job *j, int64_t lo, int64_t hi) {
             }
             j->n_eligible[start + r] += eligible;
         }
+        if (j->pair) /* the symmetric form: every observed column's score, row by row */
+            for (int64_t r = 0; r < rows; r++) aode_triangle(j, j->cells + r, score + r * B * P);
         /* the observed super-parents' scores, four super-parents at a time over the rows (the
          * rest two or one at a time) */
-        for (int64_t k = 0; k < B; k += 4) {
+        for (int64_t k = 0; k < B && !j->pair; k += 4) {
             const int64_t width = B - k < 4 ? B - k : 4;
             for (int64_t r = 0; r < rows; r++) {
                 const int64_t *kid = j->kid + r * m, K = n_kids[r], *st = state + r * B + k;
@@ -4258,12 +4368,12 @@ VECTOR_CLONES static void aode_rows(aode_job *j, int64_t lo, int64_t hi) {
 }
 
 static PyObject *aode_block(PyObject *self, PyObject *args) {
-    PyObject *obj[11];
+    PyObject *obj[13];
     double min_frequency;
     int marginalize;
-    if (!PyArg_ParseTuple(args, "OOOOOOdiOOOOO", &obj[0], &obj[1], &obj[2], &obj[3], &obj[4],
+    if (!PyArg_ParseTuple(args, "OOOOOOdiOOOOOOO", &obj[0], &obj[1], &obj[2], &obj[3], &obj[4],
                           &obj[5], &min_frequency, &marginalize, &obj[6], &obj[7], &obj[8],
-                          &obj[9], &obj[10]))
+                          &obj[9], &obj[10], &obj[11], &obj[12]))
         return NULL;
     /* codes (n, m) signed integers, any strides: each row's category code of each column, -1
      * missing, -2 left out (neither child nor super-parent); offsets (m + 1) int64: each
@@ -4273,11 +4383,13 @@ static PyObject *aode_block(PyObject *self, PyObject *args) {
      * their weights in the average (0: none); frequency (R) float64: each category's training
      * count; table (S, U, P) float64, S the block's categories, super-parent by super-parent, P
      * the classes padded to a multiple of 4; sp_table (S, P) float64; top, total (n, C) float64
-     * and n_eligible (n) float64, updated in place */
-    const char *names[10] = {"offsets", "child_of", "sp_column", "sp_weight", "frequency",
-                             "table", "sp_table", "top", "total", "n_eligible"};
-    const int kinds[10] = {0, 0, 0, 1, 1, 4, 3, 3 | 8, 3 | 8, 1 | 8};
-    Py_buffer v, b_all[11], *b = b_all + 1;
+     * and n_eligible (n) float64, updated in place; pair (R, R, P) and log_totals (S, m, P)
+     * float64: the symmetric form (see aode_job), or both empty: not used */
+    const char *names[12] = {"offsets", "child_of",   "sp_column", "sp_weight",
+                             "frequency", "table",    "sp_table",  "top",
+                             "total",   "n_eligible", "pair",      "log_totals"};
+    const int kinds[12] = {0, 0, 0, 1, 1, 4, 3, 3 | 8, 3 | 8, 1 | 8, 4, 4};
+    Py_buffer v, b_all[13], *b = b_all + 1;
     int got = 0, have_codes = 0, is_signed = 0;
     PyObject *result = NULL;
     int64_t *ints = NULL;
@@ -4289,7 +4401,7 @@ static PyObject *aode_block(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_TypeError, "aode_block: codes must be signed integers");
         goto done;
     }
-    if (!loo_columns(obj + 1, b, &got, "aode_block", names, 10, kinds)) goto done;
+    if (!loo_columns(obj + 1, b, &got, "aode_block", names, 12, kinds)) goto done;
     aode_job j;
     j.n = v.shape[0], j.m = v.shape[1], j.B = b[2].shape[0];
     j.U = b[5].shape[1], j.P = b[5].shape[2], j.C = b[7].shape[1];
@@ -4317,13 +4429,23 @@ static PyObject *aode_block(PyObject *self, PyObject *args) {
         }
     }
     ok = ok && states == S;
+    /* the symmetric form: every column a child (of its own table column) and a super-parent, in
+     * column order */
+    const int sym = b[10].shape[0] > 0;
+    if (sym) {
+        ok = ok && B == m && S == R && U == R && b[10].shape[1] == R && b[10].shape[2] == P &&
+             b[11].shape[0] == S && b[11].shape[1] == m && b[11].shape[2] == P;
+        for (int64_t k = 0; ok && k < B; k++) ok = j.sp_column[k] == k;
+        for (int64_t g = 0; ok && g < R; g++) ok = j.child_of[g] == g;
+    } else
+        ok = ok && b[10].shape[0] == 0 && b[11].shape[0] == 0;
     if (!ok) {
         PyErr_SetString(PyExc_ValueError, "aode_block: inconsistent arguments");
         goto done;
     }
     const int64_t chunk = AODE_CHUNK;
-    ints = malloc(sizeof(int64_t) * (size_t)(B + chunk * (2 * m + B + 1) + widest + 1));
-    scratch = malloc(sizeof(double) * (size_t)((chunk * B + widest) * P + 4));
+    ints = malloc(sizeof(int64_t) * (size_t)(B + chunk * (2 * m + B + 1) + widest + 1 + 3 * m));
+    scratch = malloc(sizeof(double) * (size_t)((chunk * B + widest + (sym ? S : 0)) * P + 4));
     if (!ints || !scratch) {
         PyErr_NoMemory();
         goto done;
@@ -4336,6 +4458,17 @@ static PyObject *aode_block(PyObject *self, PyObject *args) {
     j.first = first, j.kid = ints + B, j.state = j.kid + chunk * m, j.n_kids = j.state + chunk * B;
     j.all = j.n_kids + chunk, j.cells = j.all + widest + 1;
     j.score = scratch, j.work = scratch + chunk * B * P;
+    j.obs = j.cells + chunk * m, j.miss = j.obs + m;
+    j.pair = sym ? b[10].buf : NULL, j.ltot = sym ? b[11].buf : NULL, j.base = NULL;
+    if (sym) { /* base[a] = sp_table[a] - sum_j ltot[a, j] */
+        j.base = j.work + widest * P;
+        for (int64_t a = 0; a < S; a++)
+            for (int64_t c = 0; c < P; c++) {
+                double sum = 0.0;
+                for (int64_t q = 0; q < m; q++) sum += j.ltot[(a * m + q) * P + c];
+                j.base[a * P + c] = j.sp_table[a * P + c] - sum;
+            }
+    }
     Py_BEGIN_ALLOW_THREADS
     aode_rows(&j, 0, n);
     Py_END_ALLOW_THREADS
@@ -4568,7 +4701,8 @@ static PyMethodDef methods[] = {
 #if defined(__GNUC__)
     {"aode_block", aode_block, METH_VARARGS,
      "aode_block(codes, offsets, child_of, sp_column, sp_weight, frequency, min_frequency, "
-     "marginalize, table, sp_table, top, total, n_eligible): a block of super-parents' weighted "
+     "marginalize, table, sp_table, top, total, n_eligible, pair, log_totals): a block of "
+     "super-parents' weighted "
      "joints of the averaged one-dependence estimators merged into each row's running "
      "log-sum-exp (see bnclassify/_native)."},
 #endif
@@ -4587,7 +4721,7 @@ static struct PyModuleDef module = {
 
 /* Raised with every change of a kernel's arguments or results: _native/runtime.py refuses a stale build
  * (an optional build that fails leaves the previous library in place). */
-#define KERNELS_VERSION 28
+#define KERNELS_VERSION 29
 
 PyMODINIT_FUNC PyInit__kernels(void) {
     PyObject *m = PyModule_Create(&module);

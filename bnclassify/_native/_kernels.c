@@ -3978,34 +3978,47 @@ typedef double v4d __attribute__((vector_size(32), aligned(8), may_alias));
 typedef int64_t v4i __attribute__((vector_size(32), aligned(8), may_alias));
 #define V4(p) (*(const v4d *)(p))
 
-static inline __attribute__((always_inline)) v4d v4_select(v4i mask, v4d a, v4d b) {
-    return (v4d)((mask & (v4i)a) | (~mask & (v4i)b));
-}
+/* Eight doubles: two super-parents' scores of four classes side by side, where the classes
+ * are four (one AVX-512 register; two AVX registers or four SSE2 ones elsewhere) */
+typedef double v8d __attribute__((vector_size(64), aligned(8), may_alias));
+typedef int64_t v8i __attribute__((vector_size(64), aligned(8), may_alias));
+
+#define AODE_SELECT(NAME, VD, VI)                                                                \
+    static inline __attribute__((always_inline)) VD NAME(VI mask, VD a, VD b) {                  \
+        return (VD)((mask & (VI)a) | (~mask & (VI)b));                                           \
+    }
+AODE_SELECT(v4_select, v4d, v4i)
+AODE_SELECT(v8_select, v8d, v8i)
 
 /* exp(x) for x <= 0 (-inf included; x > 0 is read as 0) to a few ulp, without branches: 2^k
  * times a degree-13 Taylor polynomial of exp(r), r = x - k ln 2, |r| <= ln 2 / 2 (its remainder
  * below 5e-18 relative). Below -708 (exp under 3e-308, where 2^k would leave the normal
- * numbers): 0, which changes no sum holding a term exp(0) = 1 by more than a relative 1e-300. */
-static inline __attribute__((always_inline)) v4d aode_exp(v4d x) {
-    const double shifter = 0x1.8p52 + 1023.0, log2e = 0x1.71547652b82fep0;
-    const double ln2_hi = 0x1.62e42fee00000p-1, ln2_lo = 0x1.a39ef35793c76p-33;
-    const v4d low = {-708.0, -708.0, -708.0, -708.0}, zero = {0.0, 0.0, 0.0, 0.0};
-    const v4i below = x < low;
-    v4d clamped = v4_select(below, low, x);
-    clamped = v4_select(clamped > zero, zero, clamped);
-    const v4d t = clamped * log2e + shifter; /* k + 1023 in the low bits of t */
-    const v4d k = t - shifter;               /* k = round(x / ln 2) */
-    const v4d r = (clamped - k * ln2_hi) - k * ln2_lo;
-    /* Estrin's scheme: the polynomial in four steps of dependent operations, not thirteen */
-    const v4d r2 = r * r, r4 = r2 * r2, r8 = r4 * r4;
-    const v4d q0 = 1.0 + r, q1 = 0.5 + r * (1.0 / 6.0), q2 = 1.0 / 24.0 + r * (1.0 / 120.0);
-    const v4d q3 = 1.0 / 720.0 + r * (1.0 / 5040.0), q4 = 1.0 / 40320.0 + r * (1.0 / 362880.0);
-    const v4d q5 = 1.0 / 3628800.0 + r * (1.0 / 39916800.0);
-    const v4d q6 = 1.0 / 479001600.0 + r * (1.0 / 6227020800.0);
-    const v4d p = (q0 + r2 * q1 + r4 * (q2 + r2 * q3)) + r8 * (q4 + r2 * q5 + r4 * q6);
-    const v4d scale = (v4d)(((v4i)t) << 52); /* 2^k: k + 1023 in the exponent field */
-    return v4_select(below, zero, p * scale);
-}
+ * numbers): 0, which changes no sum holding a term exp(0) = 1 by more than a relative 1e-300.
+ * The same operations on four doubles and on eight. */
+#define AODE_EXP(NAME, VD, VI, SELECT)                                                           \
+    static inline __attribute__((always_inline)) VD NAME(VD x) {                                 \
+        const double shifter = 0x1.8p52 + 1023.0, log2e = 0x1.71547652b82fep0;                   \
+        const double ln2_hi = 0x1.62e42fee00000p-1, ln2_lo = 0x1.a39ef35793c76p-33;              \
+        const VD zero = {0.0}, low = zero - 708.0;                                               \
+        const VI below = x < low;                                                                \
+        VD clamped = SELECT(below, low, x);                                                      \
+        clamped = SELECT(clamped > zero, zero, clamped);                                         \
+        const VD t = clamped * log2e + shifter; /* k + 1023 in the low bits of t */              \
+        const VD k = t - shifter;               /* k = round(x / ln 2) */                        \
+        const VD r = (clamped - k * ln2_hi) - k * ln2_lo;                                        \
+        /* Estrin's scheme: the polynomial in four steps of dependent operations, not 13 */      \
+        const VD r2 = r * r, r4 = r2 * r2, r8 = r4 * r4;                                         \
+        const VD q0 = 1.0 + r, q1 = 0.5 + r * (1.0 / 6.0), q2 = 1.0 / 24.0 + r * (1.0 / 120.0);  \
+        const VD q3 = 1.0 / 720.0 + r * (1.0 / 5040.0);                                          \
+        const VD q4 = 1.0 / 40320.0 + r * (1.0 / 362880.0);                                      \
+        const VD q5 = 1.0 / 3628800.0 + r * (1.0 / 39916800.0);                                  \
+        const VD q6 = 1.0 / 479001600.0 + r * (1.0 / 6227020800.0);                              \
+        const VD p = (q0 + r2 * q1 + r4 * (q2 + r2 * q3)) + r8 * (q4 + r2 * q5 + r4 * q6);       \
+        const VD scale = (VD)(((VI)t) << 52); /* 2^k: k + 1023 in the exponent field */          \
+        return SELECT(below, zero, p * scale);                                                   \
+    }
+AODE_EXP(aode_exp, v4d, v4i, v4_select)
+AODE_EXP(aode_exp8, v8d, v8i, v8_select)
 
 typedef struct {
     int64_t n, m, U, P, C, B;
@@ -4045,6 +4058,10 @@ typedef struct {
             const char *col = j->codes + c * j->s1 + start * j->s0;                             \
             const int64_t offset = j->offsets[c], card = j->offsets[c + 1] - offset;            \
             int64_t *out = cells + c * AODE_CHUNK;                                              \
+            /* the column's rows of a later chunk: many columns are more streams of reads than  \
+             * the hardware's prefetcher follows */                                            \
+            if (start + 4 * AODE_CHUNK < j->n)                                                  \
+                __builtin_prefetch(col + 4 * AODE_CHUNK * j->s0);                               \
             if (j->s0 == (Py_ssize_t)sizeof(T)) {                                               \
                 const T *in = (const T *)col;                                                   \
                 for (int64_t r = 0; r < rows; r++) {                                            \
@@ -4160,6 +4177,14 @@ static inline __attribute__((always_inline)) v4d aode_log_sum_exp(const double *
  * columns' scores: half the look-ups of the table's rows, and half the table's lines touched),
  * plus ltot[a_i, j] over the columns j the row misses (their totals were taken off in base).
  * The scores go to s[c * P] for each observed column c. */
+/* AVX-512 where the CPU has it: the exponentials of two super-parents in one vector, and 32
+ * vector registers for the sums of four rows of the pair table */
+#if defined(__GNUC__) && defined(__x86_64__) && defined(__linux__) && !defined(__clang__)
+#define AODE_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define AODE_CLONES
+#endif
+
 #define AODE_TRIANGLE(NAME, ATTR, ACC)                                                            \
     ATTR static void NAME(const aode_job *j, const int64_t *cell, double *s) {                    \
         const int64_t m = j->m, P = j->P, R = j->offsets[m];                                     \
@@ -4243,9 +4268,9 @@ static inline __attribute__((always_inline)) v4d aode_log_sum_exp(const double *
     }
 
 #define AODE_ADD(a, x) ((a) + (x))
-AODE_TRIANGLE(aode_triangle, VECTOR_CLONES, AODE_ADD)
+AODE_TRIANGLE(aode_triangle, AODE_CLONES, AODE_ADD)
 
-VECTOR_CLONES static void aode_rows(aode_job *j, int64_t lo, int64_t hi) {
+AODE_CLONES static void aode_rows(aode_job *j, int64_t lo, int64_t hi) {
     const int64_t m = j->m, P = j->P, C = j->C, B = j->B, UP = j->U * j->P;
     const double *table = j->table, *sp_table = j->sp_table;
     double *score = j->score, *work = j->work;
@@ -4333,6 +4358,44 @@ VECTOR_CLONES static void aode_rows(aode_job *j, int64_t lo, int64_t hi) {
             }
             /* the running log-sum-exp: top the largest score so far (no overflow) */
             double *top = j->top + (start + r) * C, *total = j->total + (start + r) * C;
+            if (P == 4) { /* two super-parents in one vector of eight: even ones low, odd high */
+                const v8d none8 = {0.0}, zero8 = {0.0};
+                const v8d out = none8 - INFINITY;
+                v4d old = none;
+                for (int c = 0; c < C; c++) old[c] = top[c];
+                v8d peak8 = out;
+                for (int64_t k = 0; k < B; k += 2) {
+                    const int64_t odd = k + 1 < B && st[k + 1] != AODE_OUT, even = st[k] != AODE_OUT;
+                    const v8i keep = {-even, -even, -even, -even, -odd, -odd, -odd, -odd};
+                    /* (odd past B: the scratch after the scores, never used) */
+                    const v8d x = v8_select(keep, *(const v8d *)(s + k * 4), out);
+                    peak8 = v8_select(x > peak8, x, peak8);
+                }
+                const v4d lo = {peak8[0], peak8[1], peak8[2], peak8[3]};
+                const v4d hi = {peak8[4], peak8[5], peak8[6], peak8[7]};
+                v4d peak = v4_select(lo > old, lo, old);
+                peak = v4_select(hi > peak, hi, peak);
+                const v4d shift = v4_select(peak > none, peak, zero);
+                const v8d shift8 = {shift[0], shift[1], shift[2], shift[3],
+                                    shift[0], shift[1], shift[2], shift[3]};
+                v8d sum8 = zero8;
+                for (int64_t k = 0; k < B; k += 2) {
+                    const int64_t odd = k + 1 < B && st[k + 1] != AODE_OUT, even = st[k] != AODE_OUT;
+                    const v8i keep = {-even, -even, -even, -even, -odd, -odd, -odd, -odd};
+                    const double we = j->sp_weight[k], wo = odd ? j->sp_weight[k + 1] : 0.0;
+                    const v8d w = {we, we, we, we, wo, wo, wo, wo};
+                    const v8d x = v8_select(keep, *(const v8d *)(s + k * 4), out);
+                    sum8 += w * aode_exp8(x - shift8);
+                }
+                const v4d sum = (v4d){sum8[0], sum8[1], sum8[2], sum8[3]} +
+                                (v4d){sum8[4], sum8[5], sum8[6], sum8[7]};
+                const v4d rescale = aode_exp(old - shift);
+                for (int c = 0; c < C; c++) {
+                    total[c] = total[c] * rescale[c] + sum[c];
+                    top[c] = peak[c];
+                }
+                continue;
+            }
             for (int64_t cb = 0; cb < P; cb += 4) {
                 v4d old = none, peak, shift, sum = zero;
                 for (int c = 0; c < 4 && cb + c < C; c++) old[c] = top[cb + c];

@@ -4038,6 +4038,8 @@ typedef struct {
     const double *pair, *ltot;
     double *base;
     int64_t *obs, *miss;
+    const char *takes_part; /* the symmetric form: category g's super-parent has a positive weight
+                             * and g was seen min_frequency times */
     int bad; /* a code outside [-2, card): set by aode_rows */
 } aode_job;
 
@@ -4082,6 +4084,18 @@ AODE_READ(int8_t)
 AODE_READ(int16_t)
 AODE_READ(int32_t)
 AODE_READ(int64_t)
+
+/* A row's children (cell: its column c at cell[c * AODE_CHUNK]): their table columns times P,
+ * in kid; returns how many. */
+static inline __attribute__((always_inline)) int64_t aode_kids(const aode_job *j,
+                                                               const int64_t *cell, int64_t *kid) {
+    int64_t K = 0;
+    for (int64_t c = 0; c < j->m; c++) {
+        const int64_t g = cell[c * AODE_CHUNK];
+        if (g >= 0 && j->child_of[g] >= 0) kid[K++] = j->child_of[g] * j->P;
+    }
+    return K;
+}
 
 /* state[] of a super-parent that takes no part in a row, and of one summed out (missing) */
 #define AODE_OUT -2
@@ -4287,14 +4301,31 @@ AODE_CLONES static void aode_rows(aode_job *j, int64_t lo, int64_t hi) {
             j->bad = 1;
             return;
         }
-        for (int64_t r = 0; r < rows; r++) {
-            const int64_t *cell = j->cells + r; /* its column c at cell[c * AODE_CHUNK] */
-            int64_t *kid = j->kid + r * m, *st = state + r * B, K = 0;
-            for (int64_t c = 0; c < m; c++) {
-                const int64_t g = cell[c * AODE_CHUNK];
-                if (g >= 0 && j->child_of[g] >= 0) kid[K++] = j->child_of[g] * P;
+        for (int64_t r = 0; r < rows && j->pair; r++) {
+            /* the symmetric form: super-parent k is column k, its category's state the cell's
+             * place; the children's list is built where a missing super-parent is summed out */
+            const int64_t *cell = j->cells + r;
+            int64_t *st = state + r * B;
+            double eligible = 0.0;
+            for (int64_t k = 0; k < B; k++) {
+                const int64_t g = cell[k * AODE_CHUNK];
+                st[k] = AODE_OUT;
+                if (g >= 0) {
+                    if (!j->takes_part[g]) continue;
+                    st[k] = g;
+                } else if (g == -1 && j->marginalize && j->sp_weight[k] > 0.0)
+                    st[k] = AODE_SUMMED;
+                else
+                    continue;
+                eligible += j->sp_weight[k];
             }
-            n_kids[r] = K;
+            j->n_eligible[start + r] += eligible;
+            n_kids[r] = -1;
+        }
+        for (int64_t r = 0; r < rows && !j->pair; r++) {
+            const int64_t *cell = j->cells + r; /* its column c at cell[c * AODE_CHUNK] */
+            int64_t *st = state + r * B;
+            n_kids[r] = aode_kids(j, cell, j->kid + r * m);
             double eligible = 0.0;
             for (int64_t k = 0; k < B; k++) {
                 const int64_t col = j->sp_column[k], g = cell[col * AODE_CHUNK];
@@ -4339,11 +4370,13 @@ AODE_CLONES static void aode_rows(aode_job *j, int64_t lo, int64_t hi) {
             }
         }
         for (int64_t r = 0; r < rows; r++) {
-            const int64_t *st = state + r * B, *kid = j->kid + r * m, K = n_kids[r];
+            const int64_t *st = state + r * B, *kid = j->kid + r * m;
             double *s = score + r * B * P;
             /* a missing super-parent summed out: log-sum-exp over its categories */
             for (int64_t k = 0; k < B; k++) {
                 if (st[k] != AODE_SUMMED) continue;
+                if (n_kids[r] < 0) n_kids[r] = aode_kids(j, j->cells + r, j->kid + r * m);
+                const int64_t K = n_kids[r];
                 const int64_t col = j->sp_column[k];
                 const int64_t size = j->offsets[col + 1] - j->offsets[col];
                 for (int64_t t = 0; t < size; t++) all[t] = j->first[k] + t;
@@ -4507,7 +4540,8 @@ static PyObject *aode_block(PyObject *self, PyObject *args) {
         goto done;
     }
     const int64_t chunk = AODE_CHUNK;
-    ints = malloc(sizeof(int64_t) * (size_t)(B + chunk * (2 * m + B + 1) + widest + 1 + 3 * m));
+    ints = malloc(sizeof(int64_t) * (size_t)(B + chunk * (2 * m + B + 1) + widest + 1 + 3 * m) +
+                  (size_t)R);
     scratch = malloc(sizeof(double) * (size_t)((chunk * B + widest + (sym ? S : 0)) * P + 4));
     if (!ints || !scratch) {
         PyErr_NoMemory();
@@ -4523,7 +4557,13 @@ static PyObject *aode_block(PyObject *self, PyObject *args) {
     j.score = scratch, j.work = scratch + chunk * B * P;
     j.obs = j.cells + chunk * m, j.miss = j.obs + m;
     j.pair = sym ? b[10].buf : NULL, j.ltot = sym ? b[11].buf : NULL, j.base = NULL;
+    j.takes_part = NULL;
     if (sym) { /* base[a] = sp_table[a] - sum_j ltot[a, j] */
+        char *takes_part = (char *)(j.miss + 2 * m);
+        for (int64_t k = 0; k < m; k++)
+            for (int64_t g = offsets[k]; g < offsets[k + 1]; g++)
+                takes_part[g] = j.sp_weight[k] > 0.0 && j.frequency[g] >= j.min_frequency;
+        j.takes_part = takes_part;
         j.base = j.work + widest * P;
         for (int64_t a = 0; a < S; a++)
             for (int64_t c = 0; c < P; c++) {

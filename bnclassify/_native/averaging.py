@@ -4,7 +4,9 @@
 weighted joints into each row's running log-sum-exp (``AODE``'s prediction,
 ``bnclassify/classifiers/_aode.py``). The compiled version reads each row's
 categories once and sums, for each super-parent, the table rows of the row's
-children (``m`` look-ups of ``C`` numbers each); the numpy version multiplies
+children (``m`` look-ups of ``C`` numbers each); where every column is a child and
+a super-parent it takes the table's symmetric form instead, one look-up per pair of
+the row's categories for both of their super-parents. The numpy version multiplies
 the rows' one-hot vectors with the whole table (one matrix product per chunk of
 rows) and picks each row's own category.
 """

@@ -1326,6 +1326,57 @@ def test_aode_block_equals_the_numpy_version(
     np.testing.assert_allclose(got[2], twin[2], rtol=1e-14)
 
 
+@needs_extension
+@settings(max_examples=30, deadline=None)
+@given(
+    n=st.integers(1, 150),
+    cards=st.lists(st.integers(2, 9), min_size=1, max_size=11),
+    n_classes=st.integers(1, 6),
+    missing=st.sampled_from([0.0, 0.3]),
+    left_out=st.sampled_from([0.0, 0.2]),
+    min_frequency=st.sampled_from([0, 5]),
+    marginalize=st.booleans(),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_aode_block_in_its_symmetric_form_equals_the_numpy_version(
+    n, cards, n_classes, missing, left_out, min_frequency, marginalize, seed
+):
+    # every column a child and a super-parent: the kernel reads each pair of a row's categories
+    # once from the symmetric pair table and adds the totals of the children the row holds;
+    # the numpy twin reads the CPT built from the same parts (1 to 11 columns: groups of four
+    # columns and those left over, missing and left-out cells)
+    rng = np.random.default_rng(seed)
+    cards = np.array(cards)
+    m, R = len(cards), int(cards.sum())
+    offsets = np.concatenate([[0], np.cumsum(cards)])
+    column = np.repeat(np.arange(m), cards)
+    codes = rng.integers(0, cards, size=(n, m))
+    codes[rng.random((n, m)) < missing] = -1
+    codes[rng.random((n, m)) < left_out] = -2
+    pair = rng.normal(size=(R, R, n_classes)) - 2.0
+    pair = pair + pair.transpose(1, 0, 2)  # symmetric
+    log_totals = rng.normal(size=(R, m, n_classes)) + 3.0
+    log_totals[np.arange(R), column] = 0.0  # a super-parent is not its own child
+    table = pair - log_totals[:, column]
+    table[column[:, None] == column[None, :]] = 0.0
+    sp_table = rng.normal(size=(R, n_classes)) - 3.0
+    sp_weight = rng.random(m) * (rng.random(m) > 0.2)
+    frequency = rng.integers(0, 10, R).astype(float)
+    args = (offsets, np.arange(R), np.arange(m), sp_weight, frequency, min_frequency, marginalize)
+    args = (*args, table, sp_table)
+    top, total = np.full((n, n_classes), -np.inf), np.zeros((n, n_classes))
+    got = [top.copy(), total.copy(), np.zeros(n)]
+    column_major = np.asfortranarray(codes.astype(np.int8))
+    _native.aode_block(column_major, *args, *got, pair=pair, log_totals=log_totals)
+    twin = [top.copy(), total.copy(), np.zeros(n)]
+    _native.averaging._numpy_aode_block(codes, *args, *twin)
+    with np.errstate(divide="ignore"):
+        joint, expected = (t + np.log(s) for t, s, _ in (got, twin))
+    np.testing.assert_array_equal(np.isneginf(joint), np.isneginf(expected))
+    np.testing.assert_allclose(joint, expected, rtol=1e-12, atol=1e-11)
+    np.testing.assert_allclose(got[2], twin[2], rtol=1e-14)
+
+
 def test_aode_block_refuses_inconsistent_arguments():
     if _native.runtime.kernels is None or not hasattr(_native.runtime.kernels, "aode_block"):
         pytest.skip("the compiled kernel is not built")
@@ -1333,10 +1384,19 @@ def test_aode_block_refuses_inconsistent_arguments():
     args = [np.array([0, 2, 4]), np.arange(4), np.array([0, 1]), np.ones(2), np.ones(4), 1.0, 1]
     table, sp_table = np.zeros((4, 4, 4)), np.zeros((4, 4))
     out = [np.zeros((1, 1)), np.zeros((1, 1)), np.zeros(1)]
-    _native.runtime.kernels.aode_block(codes, *args, table, sp_table, *out)
+    none = [np.zeros((0, 0, 4)), np.zeros((0, 0, 4))]
+    kernel = _native.runtime.kernels.aode_block
+    kernel(codes, *args, table, sp_table, *out, *none)
+    symmetric = [np.zeros((4, 4, 4)), np.zeros((4, 2, 4))]
+    kernel(codes, *args, table, sp_table, *out, *symmetric)
     with pytest.raises(ValueError, match="aode_block"):  # a code beyond column 1's categories
-        _native.runtime.kernels.aode_block(np.array([[0, 2]]), *args, table, sp_table, *out)
+        kernel(np.array([[0, 2]]), *args, table, sp_table, *out, *none)
     with pytest.raises(ValueError, match="aode_block"):  # the classes not padded to 4
-        _native.runtime.kernels.aode_block(codes, *args, np.zeros((4, 4, 1)), sp_table, *out)
+        kernel(codes, *args, np.zeros((4, 4, 1)), sp_table, *out, *none)
     with pytest.raises(TypeError, match="aode_block"):  # codes of floats
-        _native.runtime.kernels.aode_block(codes * 1.0, *args, table, sp_table, *out)
+        kernel(codes * 1.0, *args, table, sp_table, *out, *none)
+    shuffled = [*args[:2], np.array([1, 0]), *args[3:]]  # the symmetric form: columns in order
+    with pytest.raises(ValueError, match="aode_block"):
+        kernel(codes, *shuffled, table, sp_table, *out, *symmetric)
+    with pytest.raises(ValueError, match="aode_block"):  # log_totals of the wrong shape
+        kernel(codes, *args, table, sp_table, *out, symmetric[0], np.zeros((4, 3, 4)))

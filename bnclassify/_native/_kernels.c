@@ -4049,34 +4049,47 @@ typedef double v4d __attribute__((vector_size(32), aligned(8), may_alias));
 typedef int64_t v4i __attribute__((vector_size(32), aligned(8), may_alias));
 #define V4(p) (*(const v4d *)(p))
 
-static inline __attribute__((always_inline)) v4d v4_select(v4i mask, v4d a, v4d b) {
-    return (v4d)((mask & (v4i)a) | (~mask & (v4i)b));
-}
+/* Eight doubles: two super-parents' scores of four classes side by side, where the classes
+ * are four (one AVX-512 register; two AVX registers or four SSE2 ones elsewhere) */
+typedef double v8d __attribute__((vector_size(64), aligned(8), may_alias));
+typedef int64_t v8i __attribute__((vector_size(64), aligned(8), may_alias));
+
+#define AODE_SELECT(NAME, VD, VI)                                                                \
+    static inline __attribute__((always_inline)) VD NAME(VI mask, VD a, VD b) {                  \
+        return (VD)((mask & (VI)a) | (~mask & (VI)b));                                           \
+    }
+AODE_SELECT(v4_select, v4d, v4i)
+AODE_SELECT(v8_select, v8d, v8i)
 
 /* exp(x) for x <= 0 (-inf included; x > 0 is read as 0) to a few ulp, without branches: 2^k
  * times a degree-13 Taylor polynomial of exp(r), r = x - k ln 2, |r| <= ln 2 / 2 (its remainder
  * below 5e-18 relative). Below -708 (exp under 3e-308, where 2^k would leave the normal
- * numbers): 0, which changes no sum holding a term exp(0) = 1 by more than a relative 1e-300. */
-static inline __attribute__((always_inline)) v4d aode_exp(v4d x) {
-    const double shifter = 0x1.8p52 + 1023.0, log2e = 0x1.71547652b82fep0;
-    const double ln2_hi = 0x1.62e42fee00000p-1, ln2_lo = 0x1.a39ef35793c76p-33;
-    const v4d low = {-708.0, -708.0, -708.0, -708.0}, zero = {0.0, 0.0, 0.0, 0.0};
-    const v4i below = x < low;
-    v4d clamped = v4_select(below, low, x);
-    clamped = v4_select(clamped > zero, zero, clamped);
-    const v4d t = clamped * log2e + shifter; /* k + 1023 in the low bits of t */
-    const v4d k = t - shifter;               /* k = round(x / ln 2) */
-    const v4d r = (clamped - k * ln2_hi) - k * ln2_lo;
-    /* Estrin's scheme: the polynomial in four steps of dependent operations, not thirteen */
-    const v4d r2 = r * r, r4 = r2 * r2, r8 = r4 * r4;
-    const v4d q0 = 1.0 + r, q1 = 0.5 + r * (1.0 / 6.0), q2 = 1.0 / 24.0 + r * (1.0 / 120.0);
-    const v4d q3 = 1.0 / 720.0 + r * (1.0 / 5040.0), q4 = 1.0 / 40320.0 + r * (1.0 / 362880.0);
-    const v4d q5 = 1.0 / 3628800.0 + r * (1.0 / 39916800.0);
-    const v4d q6 = 1.0 / 479001600.0 + r * (1.0 / 6227020800.0);
-    const v4d p = (q0 + r2 * q1 + r4 * (q2 + r2 * q3)) + r8 * (q4 + r2 * q5 + r4 * q6);
-    const v4d scale = (v4d)(((v4i)t) << 52); /* 2^k: k + 1023 in the exponent field */
-    return v4_select(below, zero, p * scale);
-}
+ * numbers): 0, which changes no sum holding a term exp(0) = 1 by more than a relative 1e-300.
+ * The same operations on four doubles and on eight. */
+#define AODE_EXP(NAME, VD, VI, SELECT)                                                           \
+    static inline __attribute__((always_inline)) VD NAME(VD x) {                                 \
+        const double shifter = 0x1.8p52 + 1023.0, log2e = 0x1.71547652b82fep0;                   \
+        const double ln2_hi = 0x1.62e42fee00000p-1, ln2_lo = 0x1.a39ef35793c76p-33;              \
+        const VD zero = {0.0}, low = zero - 708.0;                                               \
+        const VI below = x < low;                                                                \
+        VD clamped = SELECT(below, low, x);                                                      \
+        clamped = SELECT(clamped > zero, zero, clamped);                                         \
+        const VD t = clamped * log2e + shifter; /* k + 1023 in the low bits of t */              \
+        const VD k = t - shifter;               /* k = round(x / ln 2) */                        \
+        const VD r = (clamped - k * ln2_hi) - k * ln2_lo;                                        \
+        /* Estrin's scheme: the polynomial in four steps of dependent operations, not 13 */      \
+        const VD r2 = r * r, r4 = r2 * r2, r8 = r4 * r4;                                         \
+        const VD q0 = 1.0 + r, q1 = 0.5 + r * (1.0 / 6.0), q2 = 1.0 / 24.0 + r * (1.0 / 120.0);  \
+        const VD q3 = 1.0 / 720.0 + r * (1.0 / 5040.0);                                          \
+        const VD q4 = 1.0 / 40320.0 + r * (1.0 / 362880.0);                                      \
+        const VD q5 = 1.0 / 3628800.0 + r * (1.0 / 39916800.0);                                  \
+        const VD q6 = 1.0 / 479001600.0 + r * (1.0 / 6227020800.0);                              \
+        const VD p = (q0 + r2 * q1 + r4 * (q2 + r2 * q3)) + r8 * (q4 + r2 * q5 + r4 * q6);       \
+        const VD scale = (VD)(((VI)t) << 52); /* 2^k: k + 1023 in the exponent field */          \
+        return SELECT(below, zero, p * scale);                                                   \
+    }
+AODE_EXP(aode_exp, v4d, v4i, v4_select)
+AODE_EXP(aode_exp8, v8d, v8i, v8_select)
 
 typedef struct {
     int64_t n, m, U, P, C, B;
@@ -4090,12 +4103,26 @@ typedef struct {
     double *top, *total, *n_eligible;
     int64_t *kid, *n_kids, *state, *all, *cells;
     double *score, *work;
+    /* the symmetric form (pair non-NULL; every column a child and a super-parent, in order):
+     * pair[g, h] = log (N(c, g, h) + alpha), ltot[a, j] = log of child j's total at super-parent
+     * category a (0 at a's own column), base[a] = sp_table[a] - sum_j ltot[a, j] */
+    const double *pair, *ltot;
+    double *base;
+    int64_t *obs, *miss;
+    const char *takes_part; /* the symmetric form: category g's super-parent has a positive weight
+                             * and g was seen min_frequency times */
     int bad; /* a code outside [-2, card): set by aode_rows */
 } aode_job;
 
-/* The chunk's cells, row by row: offsets[c] + code, or the code where it is negative (-1
- * missing, -2 left out); the codes read column by column (their layout: a column's rows are
- * next to each other). Returns 0 on a code outside [-2, card). */
+/* Rows scored together: their children and scores stay in cache while the super-parents' table
+ * rows are read for all of them, up to four super-parents at a time (a super-parent's rows then
+ * stay in the first-level cache). */
+#define AODE_CHUNK 64
+
+/* The chunk's cells, column by column (cell (r, c) at cells[c * AODE_CHUNK + r]): offsets[c] +
+ * code, or the code where it is negative (-1 missing, -2 left out); a column's rows read in
+ * order (next to each other: a loop the compiler vectorises). Returns 0 on a code outside [-2,
+ * card). */
 #define AODE_READ(T)                                                                             \
     static int aode_read_##T(const aode_job *j, int64_t start, int64_t rows, int64_t *cells) {  \
         const int64_t m = j->m;                                                                 \
@@ -4103,11 +4130,24 @@ typedef struct {
         for (int64_t c = 0; c < m; c++) {                                                       \
             const char *col = j->codes + c * j->s1 + start * j->s0;                             \
             const int64_t offset = j->offsets[c], card = j->offsets[c + 1] - offset;            \
-            for (int64_t r = 0; r < rows; r++) {                                                \
-                const int64_t code = *(const T *)(col + r * j->s0);                             \
-                ok &= code >= -2 && code < card;                                                \
-                cells[r * m + c] = code >= 0 ? code + offset : code;                            \
-            }                                                                                   \
+            int64_t *out = cells + c * AODE_CHUNK;                                              \
+            /* the column's rows of a later chunk: many columns are more streams of reads than  \
+             * the hardware's prefetcher follows */                                            \
+            if (start + 4 * AODE_CHUNK < j->n)                                                  \
+                __builtin_prefetch(col + 4 * AODE_CHUNK * j->s0);                               \
+            if (j->s0 == (Py_ssize_t)sizeof(T)) {                                               \
+                const T *in = (const T *)col;                                                   \
+                for (int64_t r = 0; r < rows; r++) {                                            \
+                    const int64_t code = in[r];                                                 \
+                    ok &= code >= -2 && code < card;                                            \
+                    out[r] = code >= 0 ? code + offset : code;                                  \
+                }                                                                               \
+            } else                                                                              \
+                for (int64_t r = 0; r < rows; r++) {                                            \
+                    const int64_t code = *(const T *)(col + r * j->s0);                         \
+                    ok &= code >= -2 && code < card;                                            \
+                    out[r] = code >= 0 ? code + offset : code;                                  \
+                }                                                                               \
         }                                                                                       \
         return ok;                                                                              \
     }
@@ -4116,10 +4156,18 @@ AODE_READ(int16_t)
 AODE_READ(int32_t)
 AODE_READ(int64_t)
 
-/* Rows scored together: their children and scores stay in cache while the super-parents' table
- * rows are read for all of them, up to four super-parents at a time (a super-parent's rows then
- * stay in the first-level cache). */
-#define AODE_CHUNK 64
+/* A row's children (cell: its column c at cell[c * AODE_CHUNK]): their table columns times P,
+ * in kid; returns how many. */
+static inline __attribute__((always_inline)) int64_t aode_kids(const aode_job *j,
+                                                               const int64_t *cell, int64_t *kid) {
+    int64_t K = 0;
+    for (int64_t c = 0; c < j->m; c++) {
+        const int64_t g = cell[c * AODE_CHUNK];
+        if (g >= 0 && j->child_of[g] >= 0) kid[K++] = j->child_of[g] * j->P;
+    }
+    return K;
+}
+
 /* state[] of a super-parent that takes no part in a row, and of one summed out (missing) */
 #define AODE_OUT -2
 #define AODE_SUMMED -1
@@ -4208,7 +4256,106 @@ static inline __attribute__((always_inline)) v4d aode_log_sum_exp(const double *
     return sum;
 }
 
-VECTOR_CLONES static void aode_rows(aode_job *j, int64_t lo, int64_t hi) {
+/* The symmetric form's scores of one row (its column c's cell at cell[c * AODE_CHUNK]), for its
+ * observed columns: base[a_i] plus, over the
+ * other observed columns j, pair[g_i, g_j] (each unordered pair read once, added to both
+ * columns' scores: half the look-ups of the table's rows, and half the table's lines touched),
+ * plus ltot[a_i, j] over the columns j the row misses (their totals were taken off in base).
+ * The scores go to s[c * P] for each observed column c. */
+/* AVX-512 where the CPU has it: the exponentials of two super-parents in one vector, and 32
+ * vector registers for the sums of four rows of the pair table */
+#if defined(__GNUC__) && defined(__x86_64__) && defined(__linux__) && !defined(__clang__)
+#define AODE_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define AODE_CLONES
+#endif
+
+#define AODE_TRIANGLE(NAME, ATTR, ACC)                                                            \
+    ATTR static void NAME(const aode_job *j, const int64_t *cell, double *s) {                    \
+        const int64_t m = j->m, P = j->P, R = j->offsets[m];                                     \
+        const double *pair = j->pair;                                                            \
+        int64_t *oc = j->obs, *miss = j->miss + m, *pl = j->miss, K = 0, M = 0;                  \
+        for (int64_t c = 0; c < m; c++) {                                                        \
+            const int64_t g = cell[c * AODE_CHUNK];                                              \
+            if (g >= 0) {                                                                        \
+                oc[K] = c;                                                                       \
+                pl[K++] = g * P;                                                                 \
+            } else                                                                               \
+                miss[M++] = c;                                                                   \
+        }                                                                                        \
+        for (int64_t t = 0; t < K; t++) {                                                        \
+            const double *b = j->base + pl[t];                                                   \
+            double *o = s + oc[t] * P;                                                           \
+            for (int64_t cb = 0; cb < P; cb += 4) *(v4d *)(o + cb) = V4(b + cb);                 \
+            if (M) { /* the missed columns' totals, taken off in base, given back */             \
+                const double *lt = j->ltot + (pl[t] / P) * m * P;                                \
+                for (int64_t q = 0; q < M; q++)                                                  \
+                    for (int64_t cb = 0; cb < P; cb += 4)                                        \
+                        *(v4d *)(o + cb) += V4(lt + miss[q] * P + cb);                           \
+            }                                                                                    \
+        }                                                                                        \
+        int64_t t = 0;                                                                           \
+        for (; t + 4 <= K; t += 4) {                                                             \
+            const double *r0 = pair + pl[t] * R, *r1 = pair + pl[t + 1] * R;                     \
+            const double *r2 = pair + pl[t + 2] * R, *r3 = pair + pl[t + 3] * R;                 \
+            double *o0 = s + oc[t] * P, *o1 = s + oc[t + 1] * P, *o2 = s + oc[t + 2] * P,        \
+                   *o3 = s + oc[t + 3] * P;                                                      \
+            for (int64_t cb = 0; cb < P; cb += 4) {                                              \
+                /* the pairs within the four */                                                  \
+                const v4d v01 = V4(r0 + pl[t + 1] + cb), v02 = V4(r0 + pl[t + 2] + cb),          \
+                          v03 = V4(r0 + pl[t + 3] + cb), v12 = V4(r1 + pl[t + 2] + cb),          \
+                          v13 = V4(r1 + pl[t + 3] + cb), v23 = V4(r2 + pl[t + 3] + cb);          \
+                v4d a0 = (v01 + v02) + v03, a1 = (v01 + v12) + v13, a2 = (v02 + v12) + v23,      \
+                    a3 = (v03 + v13) + v23;                                                      \
+                v4d b0 = {0.0, 0.0, 0.0, 0.0}, b1 = b0, b2 = b0, b3 = b0;                        \
+                /* the four against every later column: one read of each column's place; two   \
+                 * columns at a time (two sums per row of four: shorter chains) */               \
+                int64_t u = t + 4;                                                               \
+                for (; u + 2 <= K; u += 2) {                                                     \
+                    const int64_t h = pl[u] + cb, e = pl[u + 1] + cb;                            \
+                    const v4d x0 = V4(r0 + h), x1 = V4(r1 + h), x2 = V4(r2 + h), x3 = V4(r3 + h); \
+                    const v4d y0 = V4(r0 + e), y1 = V4(r1 + e), y2 = V4(r2 + e), y3 = V4(r3 + e); \
+                    a0 = ACC(a0, x0);                                                            \
+                    a1 = ACC(a1, x1);                                                            \
+                    a2 = ACC(a2, x2);                                                            \
+                    a3 = ACC(a3, x3);                                                            \
+                    b0 = ACC(b0, y0);                                                            \
+                    b1 = ACC(b1, y1);                                                            \
+                    b2 = ACC(b2, y2);                                                            \
+                    b3 = ACC(b3, y3);                                                            \
+                    *(v4d *)(s + oc[u] * P + cb) += (x0 + x1) + (x2 + x3);                       \
+                    *(v4d *)(s + oc[u + 1] * P + cb) += (y0 + y1) + (y2 + y3);                   \
+                }                                                                                \
+                if (u < K) {                                                                     \
+                    const int64_t h = pl[u] + cb;                                                \
+                    const v4d x0 = V4(r0 + h), x1 = V4(r1 + h), x2 = V4(r2 + h), x3 = V4(r3 + h); \
+                    a0 += x0;                                                                    \
+                    a1 += x1;                                                                    \
+                    a2 += x2;                                                                    \
+                    a3 += x3;                                                                    \
+                    *(v4d *)(s + oc[u] * P + cb) += (x0 + x1) + (x2 + x3);                       \
+                }                                                                                \
+                *(v4d *)(o0 + cb) += a0 + b0;                                                    \
+                *(v4d *)(o1 + cb) += a1 + b1;                                                    \
+                *(v4d *)(o2 + cb) += a2 + b2;                                                    \
+                *(v4d *)(o3 + cb) += a3 + b3;                                                    \
+            }                                                                                    \
+        }                                                                                        \
+        for (; t < K; t++) /* the last few: each against the later ones */                       \
+            for (int64_t u = t + 1; u < K; u++) {                                                \
+                const double *r = pair + pl[t] * R + pl[u];                                      \
+                for (int64_t cb = 0; cb < P; cb += 4) {                                          \
+                    const v4d x = V4(r + cb);                                                    \
+                    *(v4d *)(s + oc[t] * P + cb) += x;                                           \
+                    *(v4d *)(s + oc[u] * P + cb) += x;                                           \
+                }                                                                                \
+            }                                                                                    \
+    }
+
+#define AODE_ADD(a, x) ((a) + (x))
+AODE_TRIANGLE(aode_triangle, AODE_CLONES, AODE_ADD)
+
+AODE_CLONES static void aode_rows(aode_job *j, int64_t lo, int64_t hi) {
     const int64_t m = j->m, P = j->P, C = j->C, B = j->B, UP = j->U * j->P;
     const double *table = j->table, *sp_table = j->sp_table;
     double *score = j->score, *work = j->work;
@@ -4225,17 +4372,34 @@ VECTOR_CLONES static void aode_rows(aode_job *j, int64_t lo, int64_t hi) {
             j->bad = 1;
             return;
         }
-        for (int64_t r = 0; r < rows; r++) {
-            const int64_t *cell = j->cells + r * m;
-            int64_t *kid = j->kid + r * m, *st = state + r * B, K = 0;
-            for (int64_t c = 0; c < m; c++) {
-                const int64_t g = cell[c];
-                if (g >= 0 && j->child_of[g] >= 0) kid[K++] = j->child_of[g] * P;
-            }
-            n_kids[r] = K;
+        for (int64_t r = 0; r < rows && j->pair; r++) {
+            /* the symmetric form: super-parent k is column k, its category's state the cell's
+             * place; the children's list is built where a missing super-parent is summed out */
+            const int64_t *cell = j->cells + r;
+            int64_t *st = state + r * B;
             double eligible = 0.0;
             for (int64_t k = 0; k < B; k++) {
-                const int64_t col = j->sp_column[k], g = cell[col];
+                const int64_t g = cell[k * AODE_CHUNK];
+                st[k] = AODE_OUT;
+                if (g >= 0) {
+                    if (!j->takes_part[g]) continue;
+                    st[k] = g;
+                } else if (g == -1 && j->marginalize && j->sp_weight[k] > 0.0)
+                    st[k] = AODE_SUMMED;
+                else
+                    continue;
+                eligible += j->sp_weight[k];
+            }
+            j->n_eligible[start + r] += eligible;
+            n_kids[r] = -1;
+        }
+        for (int64_t r = 0; r < rows && !j->pair; r++) {
+            const int64_t *cell = j->cells + r; /* its column c at cell[c * AODE_CHUNK] */
+            int64_t *st = state + r * B;
+            n_kids[r] = aode_kids(j, cell, j->kid + r * m);
+            double eligible = 0.0;
+            for (int64_t k = 0; k < B; k++) {
+                const int64_t col = j->sp_column[k], g = cell[col * AODE_CHUNK];
                 st[k] = AODE_OUT;
                 if (!(j->sp_weight[k] > 0.0)) continue;
                 if (g >= 0) {
@@ -4249,9 +4413,11 @@ VECTOR_CLONES static void aode_rows(aode_job *j, int64_t lo, int64_t hi) {
             }
             j->n_eligible[start + r] += eligible;
         }
+        if (j->pair) /* the symmetric form: every observed column's score, row by row */
+            for (int64_t r = 0; r < rows; r++) aode_triangle(j, j->cells + r, score + r * B * P);
         /* the observed super-parents' scores, four super-parents at a time over the rows (the
          * rest two or one at a time) */
-        for (int64_t k = 0; k < B; k += 4) {
+        for (int64_t k = 0; k < B && !j->pair; k += 4) {
             const int64_t width = B - k < 4 ? B - k : 4;
             for (int64_t r = 0; r < rows; r++) {
                 const int64_t *kid = j->kid + r * m, K = n_kids[r], *st = state + r * B + k;
@@ -4275,11 +4441,13 @@ VECTOR_CLONES static void aode_rows(aode_job *j, int64_t lo, int64_t hi) {
             }
         }
         for (int64_t r = 0; r < rows; r++) {
-            const int64_t *st = state + r * B, *kid = j->kid + r * m, K = n_kids[r];
+            const int64_t *st = state + r * B, *kid = j->kid + r * m;
             double *s = score + r * B * P;
             /* a missing super-parent summed out: log-sum-exp over its categories */
             for (int64_t k = 0; k < B; k++) {
                 if (st[k] != AODE_SUMMED) continue;
+                if (n_kids[r] < 0) n_kids[r] = aode_kids(j, j->cells + r, j->kid + r * m);
+                const int64_t K = n_kids[r];
                 const int64_t col = j->sp_column[k];
                 const int64_t size = j->offsets[col + 1] - j->offsets[col];
                 for (int64_t t = 0; t < size; t++) all[t] = j->first[k] + t;
@@ -4294,6 +4462,44 @@ VECTOR_CLONES static void aode_rows(aode_job *j, int64_t lo, int64_t hi) {
             }
             /* the running log-sum-exp: top the largest score so far (no overflow) */
             double *top = j->top + (start + r) * C, *total = j->total + (start + r) * C;
+            if (P == 4) { /* two super-parents in one vector of eight: even ones low, odd high */
+                const v8d none8 = {0.0}, zero8 = {0.0};
+                const v8d out = none8 - INFINITY;
+                v4d old = none;
+                for (int c = 0; c < C; c++) old[c] = top[c];
+                v8d peak8 = out;
+                for (int64_t k = 0; k < B; k += 2) {
+                    const int64_t odd = k + 1 < B && st[k + 1] != AODE_OUT, even = st[k] != AODE_OUT;
+                    const v8i keep = {-even, -even, -even, -even, -odd, -odd, -odd, -odd};
+                    /* (odd past B: the scratch after the scores, never used) */
+                    const v8d x = v8_select(keep, *(const v8d *)(s + k * 4), out);
+                    peak8 = v8_select(x > peak8, x, peak8);
+                }
+                const v4d lo = {peak8[0], peak8[1], peak8[2], peak8[3]};
+                const v4d hi = {peak8[4], peak8[5], peak8[6], peak8[7]};
+                v4d peak = v4_select(lo > old, lo, old);
+                peak = v4_select(hi > peak, hi, peak);
+                const v4d shift = v4_select(peak > none, peak, zero);
+                const v8d shift8 = {shift[0], shift[1], shift[2], shift[3],
+                                    shift[0], shift[1], shift[2], shift[3]};
+                v8d sum8 = zero8;
+                for (int64_t k = 0; k < B; k += 2) {
+                    const int64_t odd = k + 1 < B && st[k + 1] != AODE_OUT, even = st[k] != AODE_OUT;
+                    const v8i keep = {-even, -even, -even, -even, -odd, -odd, -odd, -odd};
+                    const double we = j->sp_weight[k], wo = odd ? j->sp_weight[k + 1] : 0.0;
+                    const v8d w = {we, we, we, we, wo, wo, wo, wo};
+                    const v8d x = v8_select(keep, *(const v8d *)(s + k * 4), out);
+                    sum8 += w * aode_exp8(x - shift8);
+                }
+                const v4d sum = (v4d){sum8[0], sum8[1], sum8[2], sum8[3]} +
+                                (v4d){sum8[4], sum8[5], sum8[6], sum8[7]};
+                const v4d rescale = aode_exp(old - shift);
+                for (int c = 0; c < C; c++) {
+                    total[c] = total[c] * rescale[c] + sum[c];
+                    top[c] = peak[c];
+                }
+                continue;
+            }
             for (int64_t cb = 0; cb < P; cb += 4) {
                 v4d old = none, peak, shift, sum = zero;
                 for (int c = 0; c < 4 && cb + c < C; c++) old[c] = top[cb + c];
@@ -4329,12 +4535,12 @@ VECTOR_CLONES static void aode_rows(aode_job *j, int64_t lo, int64_t hi) {
 }
 
 static PyObject *aode_block(PyObject *self, PyObject *args) {
-    PyObject *obj[11];
+    PyObject *obj[13];
     double min_frequency;
     int marginalize;
-    if (!PyArg_ParseTuple(args, "OOOOOOdiOOOOO", &obj[0], &obj[1], &obj[2], &obj[3], &obj[4],
+    if (!PyArg_ParseTuple(args, "OOOOOOdiOOOOOOO", &obj[0], &obj[1], &obj[2], &obj[3], &obj[4],
                           &obj[5], &min_frequency, &marginalize, &obj[6], &obj[7], &obj[8],
-                          &obj[9], &obj[10]))
+                          &obj[9], &obj[10], &obj[11], &obj[12]))
         return NULL;
     /* codes (n, m) signed integers, any strides: each row's category code of each column, -1
      * missing, -2 left out (neither child nor super-parent); offsets (m + 1) int64: each
@@ -4344,11 +4550,13 @@ static PyObject *aode_block(PyObject *self, PyObject *args) {
      * their weights in the average (0: none); frequency (R) float64: each category's training
      * count; table (S, U, P) float64, S the block's categories, super-parent by super-parent, P
      * the classes padded to a multiple of 4; sp_table (S, P) float64; top, total (n, C) float64
-     * and n_eligible (n) float64, updated in place */
-    const char *names[10] = {"offsets", "child_of", "sp_column", "sp_weight", "frequency",
-                             "table", "sp_table", "top", "total", "n_eligible"};
-    const int kinds[10] = {0, 0, 0, 1, 1, 4, 3, 3 | 8, 3 | 8, 1 | 8};
-    Py_buffer v, b_all[11], *b = b_all + 1;
+     * and n_eligible (n) float64, updated in place; pair (R, R, P) and log_totals (S, m, P)
+     * float64: the symmetric form (see aode_job), or both empty: not used */
+    const char *names[12] = {"offsets", "child_of",   "sp_column", "sp_weight",
+                             "frequency", "table",    "sp_table",  "top",
+                             "total",   "n_eligible", "pair",      "log_totals"};
+    const int kinds[12] = {0, 0, 0, 1, 1, 4, 3, 3 | 8, 3 | 8, 1 | 8, 4, 4};
+    Py_buffer v, b_all[13], *b = b_all + 1;
     int got = 0, have_codes = 0, is_signed = 0;
     PyObject *result = NULL;
     int64_t *ints = NULL;
@@ -4360,7 +4568,7 @@ static PyObject *aode_block(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_TypeError, "aode_block: codes must be signed integers");
         goto done;
     }
-    if (!loo_columns(obj + 1, b, &got, "aode_block", names, 10, kinds)) goto done;
+    if (!loo_columns(obj + 1, b, &got, "aode_block", names, 12, kinds)) goto done;
     aode_job j;
     j.n = v.shape[0], j.m = v.shape[1], j.B = b[2].shape[0];
     j.U = b[5].shape[1], j.P = b[5].shape[2], j.C = b[7].shape[1];
@@ -4388,13 +4596,24 @@ static PyObject *aode_block(PyObject *self, PyObject *args) {
         }
     }
     ok = ok && states == S;
+    /* the symmetric form: every column a child (of its own table column) and a super-parent, in
+     * column order */
+    const int sym = b[10].shape[0] > 0;
+    if (sym) {
+        ok = ok && B == m && S == R && U == R && b[10].shape[1] == R && b[10].shape[2] == P &&
+             b[11].shape[0] == S && b[11].shape[1] == m && b[11].shape[2] == P;
+        for (int64_t k = 0; ok && k < B; k++) ok = j.sp_column[k] == k;
+        for (int64_t g = 0; ok && g < R; g++) ok = j.child_of[g] == g;
+    } else
+        ok = ok && b[10].shape[0] == 0 && b[11].shape[0] == 0;
     if (!ok) {
         PyErr_SetString(PyExc_ValueError, "aode_block: inconsistent arguments");
         goto done;
     }
     const int64_t chunk = AODE_CHUNK;
-    ints = malloc(sizeof(int64_t) * (size_t)(B + chunk * (2 * m + B + 1) + widest + 1));
-    scratch = malloc(sizeof(double) * (size_t)((chunk * B + widest) * P + 4));
+    ints = malloc(sizeof(int64_t) * (size_t)(B + chunk * (2 * m + B + 1) + widest + 1 + 3 * m) +
+                  (size_t)R);
+    scratch = malloc(sizeof(double) * (size_t)((chunk * B + widest + (sym ? S : 0)) * P + 4));
     if (!ints || !scratch) {
         PyErr_NoMemory();
         goto done;
@@ -4407,6 +4626,23 @@ static PyObject *aode_block(PyObject *self, PyObject *args) {
     j.first = first, j.kid = ints + B, j.state = j.kid + chunk * m, j.n_kids = j.state + chunk * B;
     j.all = j.n_kids + chunk, j.cells = j.all + widest + 1;
     j.score = scratch, j.work = scratch + chunk * B * P;
+    j.obs = j.cells + chunk * m, j.miss = j.obs + m;
+    j.pair = sym ? b[10].buf : NULL, j.ltot = sym ? b[11].buf : NULL, j.base = NULL;
+    j.takes_part = NULL;
+    if (sym) { /* base[a] = sp_table[a] - sum_j ltot[a, j] */
+        char *takes_part = (char *)(j.miss + 2 * m);
+        for (int64_t k = 0; k < m; k++)
+            for (int64_t g = offsets[k]; g < offsets[k + 1]; g++)
+                takes_part[g] = j.sp_weight[k] > 0.0 && j.frequency[g] >= j.min_frequency;
+        j.takes_part = takes_part;
+        j.base = j.work + widest * P;
+        for (int64_t a = 0; a < S; a++)
+            for (int64_t c = 0; c < P; c++) {
+                double sum = 0.0;
+                for (int64_t q = 0; q < m; q++) sum += j.ltot[(a * m + q) * P + c];
+                j.base[a * P + c] = j.sp_table[a * P + c] - sum;
+            }
+    }
     Py_BEGIN_ALLOW_THREADS
     aode_rows(&j, 0, n);
     Py_END_ALLOW_THREADS
@@ -4639,7 +4875,8 @@ static PyMethodDef methods[] = {
 #if defined(__GNUC__)
     {"aode_block", aode_block, METH_VARARGS,
      "aode_block(codes, offsets, child_of, sp_column, sp_weight, frequency, min_frequency, "
-     "marginalize, table, sp_table, top, total, n_eligible): a block of super-parents' weighted "
+     "marginalize, table, sp_table, top, total, n_eligible, pair, log_totals): a block of "
+     "super-parents' weighted "
      "joints of the averaged one-dependence estimators merged into each row's running "
      "log-sum-exp (see bnclassify/_native)."},
 #endif
@@ -4658,7 +4895,7 @@ static struct PyModuleDef module = {
 
 /* Raised with every change of a kernel's arguments or results: _native/runtime.py refuses a stale build
  * (an optional build that fails leaves the previous library in place). */
-#define KERNELS_VERSION 28
+#define KERNELS_VERSION 29
 
 PyMODINIT_FUNC PyInit__kernels(void) {
     PyObject *m = PyModule_Create(&module);

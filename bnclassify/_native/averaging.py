@@ -4,7 +4,9 @@
 weighted joints into each row's running log-sum-exp (``AODE``'s prediction,
 ``bnclassify/classifiers/_aode.py``). The compiled version reads each row's
 categories once and sums, for each super-parent, the table rows of the row's
-children (``m`` look-ups of ``C`` numbers each); the numpy version multiplies
+children (``m`` look-ups of ``C`` numbers each); where every column is a child and
+a super-parent it takes the table's symmetric form instead, one look-up per pair of
+the row's categories for both of their super-parents. The numpy version multiplies
 the rows' one-hot vectors with the whole table (one matrix product per chunk of
 rows) and picks each row's own category.
 """
@@ -27,7 +29,7 @@ CHUNK_ROWS = 2048
 
 def aode_block(
     codes, offsets, child_of, sp_column, sp_weight, frequency, min_frequency, marginalize,
-    table, sp_table, top, total, n_eligible,
+    table, sp_table, top, total, n_eligible, pair=None, log_totals=None,
 ) -> None:  # fmt: skip
     """Merge a block of super-parents' weighted joints into each row's running log-sum-exp.
 
@@ -69,6 +71,15 @@ def aode_block(
         The running log-sum-exp (start: ``-inf`` and 0), updated in place.
     n_eligible : ndarray of float64, shape (n,)
         Added to: each row's eligible super-parents' weights.
+    pair, log_totals : ndarray of float64, shapes (R, R, C) and (S, m, C), optional
+        The same table in its symmetric form, when every column is a child (``child_of``
+        the identity) and a super-parent (``sp_column`` every column in order):
+        ``table[a, u] = pair[a, u] - log_totals[a, j]`` for ``u`` a category of child
+        ``j``, where ``pair[g, h] = log (N(c, g, h) + alpha)`` is symmetric and
+        ``log_totals[a, j]`` is the log of child ``j``'s total at ``a`` (0 at ``a``'s own
+        column). The compiled version then reads each pair of a row's categories once,
+        for both of its super-parents, and adds the totals of the children the row holds
+        as one sum per category less those it misses; the numpy version reads ``table``.
 
     Examples
     --------
@@ -90,6 +101,7 @@ def aode_block(
         np.ascontiguousarray(a, dtype=float) for a in (sp_weight, frequency, table, sp_table)
     )
     if not runtime.COMPILED or not hasattr(runtime.kernels, "aode_block"):  # not GCC or clang
+        # the symmetric form is the same table: the matrix product reads ``table``
         _numpy_aode_block(
             codes, offsets, child_of, sp_column, sp_weight, frequency, min_frequency,
             marginalize, table, sp_table, top, total, n_eligible,
@@ -99,23 +111,31 @@ def aode_block(
     # the classes padded to a multiple of 4: each child's numbers one vector
     n_states, n_children, n_classes = table.shape
     padded = -(-n_classes // 4) * 4
-    if padded != n_classes:
-        wide = np.zeros((n_states, n_children, padded))
-        wide[:, :, :n_classes] = table
-        table = wide
-        wide = np.zeros((n_states, padded))
-        wide[:, :n_classes] = sp_table
-        sp_table = wide
+    table, sp_table = _padded(table, padded), _padded(sp_table, padded)
+    if pair is None:
+        pair = log_totals = np.zeros((0, 0, padded))
+    else:
+        pair, log_totals = _padded(pair, padded), _padded(log_totals, padded)
 
     def share(rows):
         runtime.kernels.aode_block(
             codes[rows], offsets, child_of, sp_column, sp_weight, frequency,
             float(min_frequency), int(bool(marginalize)), table, sp_table, top[rows],
-            total[rows], n_eligible[rows],
+            total[rows], n_eligible[rows], pair, log_totals,
         )  # fmt: skip
 
     n, m = codes.shape
     runtime.on_shares(share, n, n * m * max(1, len(sp_column)), align=64)
+
+
+def _padded(array, padded):
+    """``array`` (float64) with its last axis (the classes) padded with zeros to ``padded``."""
+    array = np.ascontiguousarray(array, dtype=float)
+    if array.shape[-1] == padded:
+        return array
+    wide = np.zeros(array.shape[:-1] + (padded,))
+    wide[..., : array.shape[-1]] = array
+    return wide
 
 
 def _numpy_aode_block(

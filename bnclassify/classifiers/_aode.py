@@ -685,17 +685,26 @@ class AODE(StatisticsFit, MemberEnsemble):
         hub_weight = np.zeros(len(cards))
         hub_weight[self._hubs] = self._hub_weights()
         width = max(1, BLOCK_CELLS // (n_classes * n_total))  # super-parent categories per block
+        # every column a child and a super-parent, in one block: the symmetric form
+        symmetric = alpha > 0 and informative.all() and width >= n_total
+        symmetric = symmetric and n_total <= CHILD_CATEGORIES  # every category a column of it
+        symmetric = symmetric and np.array_equal(superparents, every)
         for members in column_blocks(cards[superparents], width):
             block = superparents[members]
-            log_cpt, _ = _log_cpt_used(
+            log_cells, log_totals = _log_cpt_parts(
                 stats.pair_table(block, every), cards, block, used, alpha, complete
             )
+            log_cpt = _log_cpt_from_parts(log_cells, log_totals, cards, used)
             # log P(c) + log P(a | c) of every category ``a`` of the block
             sp_table = np.concatenate([log_single[j] for j in block], axis=1) + log_prior[:, None]
+            parts = {}
+            if symmetric:
+                parts = {"pair": log_cells.transpose(1, 2, 0),
+                         "log_totals": log_totals.transpose(1, 2, 0)}  # fmt: skip
             aode_block(
                 codes, offsets, child_of, block, multiplicity[members] * hub_weight[block],
                 frequency, self.min_frequency, marginalize, log_cpt.transpose(1, 2, 0),
-                sp_table.T, top, total, n_eligible,
+                sp_table.T, top, total, n_eligible, **parts,
             )  # fmt: skip
         shift = np.where(np.isfinite(top), top, 0.0)
         with np.errstate(divide="ignore"):
@@ -922,14 +931,28 @@ def _log_cpt_rows(counts, cards, block, alpha):
     return log_cpt
 
 
-def _log_cpt_used(counts, cards, block, used, alpha, complete):
-    """:func:`_log_cpt_rows` at the categories ``used`` (sorted positions on the pair table's
-    axis, every one of a child of two or more categories), and whether every cell is finite.
+def _log_cpt_from_parts(log_cells, log_totals, cards, used):
+    """``log P(x_u | c, a)`` at the categories ``used``: ``log_cells`` less each category's
+    child's total from ``log_totals`` (see :func:`_log_cpt_parts`)."""
+    if log_totals is None:
+        return log_cells
+    offsets = np.concatenate([[0], np.cumsum(cards)])
+    child = np.searchsorted(offsets, used, side="right") - 1  # each used category's feature
+    return log_cells - log_totals[:, :, child]
 
-    With ``alpha > 0`` every cell is positive, and its log is ``log (N(c, x_sp, x_j) + alpha)``
-    less the log of its child's total, one log per cell and one per total, without a
-    division. With ``alpha = 0`` (empty rows: a uniform CPT) it is
-    ``_log_cpt_rows(...)[:, :, used]``, which may hold ``-inf``.
+
+def _log_cpt_parts(counts, cards, block, used, alpha, complete):
+    """``log (N(c, a, x_u) + alpha)`` at the categories ``used`` and the log of every
+    feature's total at each category ``a`` of ``block``, shapes ``(C, R_block, U)`` and
+    ``(C, R_block, m)`` (0 at ``a``'s own feature and at features of one category; the
+    first also 0 at ``a``'s own feature's categories); with ``alpha = 0``, the CPT itself
+    (:func:`_log_cpt_rows`) and ``None``.
+
+    With ``alpha > 0`` every cell is positive: ``log P(x_j | c, x_sp)`` is
+    ``log (N(c, x_sp, x_j) + alpha)`` less the log of its child's total, one log per cell
+    and one per total, without a division (:func:`_log_cpt_from_parts`). With ``alpha = 0``
+    (empty rows: a uniform CPT) it is ``_log_cpt_rows(...)[:, :, used]``, which may hold
+    ``-inf``.
 
     A child ``complete`` (never missing in the training rows) is observed in every row of
     a super-parent category ``a``, so its total is ``N(c, a)``, on the pair table's
@@ -937,7 +960,7 @@ def _log_cpt_used(counts, cards, block, used, alpha, complete):
     """
     cards = np.asarray(cards)
     if not alpha > 0:
-        return _log_cpt_rows(counts, cards, block, alpha)[:, :, used], False
+        return _log_cpt_rows(counts, cards, block, alpha)[:, :, used], None
     offsets = np.concatenate([[0], np.cumsum(cards)])
     informative = np.flatnonzero(cards > 1)  # the children whose totals are read
     own = np.concatenate([np.arange(offsets[j], offsets[j + 1]) for j in block])
@@ -959,9 +982,9 @@ def _log_cpt_used(counts, cards, block, used, alpha, complete):
         if cards[j] > 1:
             log_totals[:, row : row + cards[j], place[j]] = 0.0
         row += cards[j]
-    child = np.searchsorted(offsets, used, side="right") - 1  # each used category's feature
-    log_cells -= log_totals[:, :, place[child]]
-    return log_cells, True
+    every = np.zeros(log_totals.shape[:2] + (len(cards),))  # a one-category feature's: 0
+    every[:, :, informative] = log_totals
+    return log_cells, every
 
 
 def _log_total(weights):

@@ -732,7 +732,7 @@ def encode_frame(frame: pd.DataFrame, categories, handle_unknown="error", unset=
     dummy code 0, or :data:`MISSING` where the cell is missing, unless it is
     among the positions ``unset``: its codes are left for the caller to write
     (e.g. a binned column, coded by its intervals). Arrow-backed text columns
-    are coded together (:func:`encode_texts`).
+    are coded together (``encode_texts``).
     """
     dummies = any(c is None for c in categories)
     integers = None if dummies else _integer_block(frame)

@@ -20,9 +20,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import sparse
 
-from .stats import one_hot
+from ._native import gathered_sums
 
 #: Most cells (classes x states) of one row's largest table an elimination may form; a
 #: row needing more is refused up front, with the cost in the message.
@@ -61,10 +60,6 @@ ENUMERATED_GROUP_CELLS = 2048
 #: over all of them: below it the grouping costs more than it can save (arrhythmia's
 #: KDB(k=2), whose missing cells have at most a few dozen states, measured 1.7x slower).
 GROUPED_STATES = 64
-
-#: :func:`summed_rows` multiplies dense one-hot rows up to this many rows per table on
-#: average (measured: BLAS twice as fast as a sparse product at 4, slower from about 8).
-DENSE_ROWS = 8
 
 
 def elimination_order(scopes, cards) -> tuple[list, list]:
@@ -189,12 +184,9 @@ def summed_rows(indices, tables) -> np.ndarray:
 
     Each ``tables[f]`` is 2-D ``(k_f, w)`` (the same ``w`` for all) and
     ``indices[f]`` picks one of its rows for every output row. Fewer output rows than
-    the tables have rows: the picked rows added in turn; otherwise the rows'
-    one-hot vectors times the stacked tables. With few rows per table (at
-    most :data:`DENSE_ROWS` on average) a dense product (BLAS) is fastest,
-    a ``-inf`` cell (a probability 0) going through a second product of
-    indicators, as ``0 * -inf`` would be NaN; otherwise a sparse one, which
-    adds exactly the picked rows in order.
+    the tables have rows: the picked rows added in turn; otherwise the tables stacked
+    and each row's picked rows added by :func:`bnclassify._native.gathered_sums`. A
+    ``-inf`` cell (a probability 0) makes the sums that read it ``-inf``.
 
     Examples
     --------
@@ -213,24 +205,8 @@ def summed_rows(indices, tables) -> np.ndarray:
         for index, table in zip(indices[1:], tables[1:], strict=True):
             out += table[np.asarray(index, dtype=np.intp)]
         return out
-    picks = np.column_stack([np.asarray(i, dtype=np.intp) for i in indices])
-    # C order whatever the tables' layouts: the product's summation order follows the layout
-    stacked = np.ascontiguousarray(np.concatenate(tables, axis=0))
-    n, n_tables = picks.shape
-    if offsets[-1] > DENSE_ROWS * n_tables:
-        columns = (picks + offsets[:-1]).ravel()
-        hot = sparse.csr_matrix(
-            (np.ones(columns.size), columns, np.arange(0, columns.size + 1, n_tables)),
-            shape=(n, int(offsets[-1])),
-        )
-        return np.asarray(hot @ stacked)
-    hot = one_hot(picks, offsets[:-1], int(offsets[-1]), np.float64)
-    impossible = np.isneginf(stacked)
-    if not impossible.any():
-        return hot @ stacked
-    out = hot @ np.where(impossible, 0.0, stacked)
-    out[(hot @ impossible.astype(float)) > 0] = -np.inf
-    return out
+    picks = np.column_stack([np.asarray(i, dtype=np.intp) for i in indices]) + offsets[:-1]
+    return gathered_sums(np.concatenate(tables, axis=0), picks)
 
 
 def equal_rows(keys) -> tuple[np.ndarray, np.ndarray]:
@@ -262,6 +238,51 @@ def equal_rows(keys) -> tuple[np.ndarray, np.ndarray]:
     rows = keys.view(np.dtype((np.void, keys.dtype.itemsize * keys.shape[1]))).ravel()
     _, first, counts = np.unique(rows, return_index=True, return_counts=True)
     return first, counts
+
+
+def equal_columns(blocks, n_classes) -> tuple[np.ndarray, np.ndarray]:
+    """The first column of each group of columns equal in every block, and each group's size.
+
+    ``blocks`` are arrays of one width ``n_classes * states``, column ``c * states + s``
+    the class ``c`` and state ``s`` of every block; a group never joins two classes. The
+    groups come in the order of their first columns (by class, then state).
+
+    Candidates come from one random projection of each column (a matrix product: equal
+    columns project equally), and every column is then compared with its group's first in
+    every block; when a candidate group holds different columns, or a column holds
+    ``-inf`` (its projection says nothing), the columns are grouped by their bytes
+    (:func:`equal_rows` of the stacked blocks).
+
+    Examples
+    --------
+    >>> block = np.array([[1.0, 2.0, 1.0, 1.0, 5.0, 5.0], [0.0, 3.0, 0.0, 7.0, 7.0, 7.0]])
+    >>> equal_columns([block], 2)  # class 0: columns 0 and 2 alike; class 1: 4 and 5
+    (array([0, 1, 3, 4]), array([2, 1, 1, 2]))
+    """
+    width = blocks[0].shape[1]
+    states = width // n_classes
+    rng = np.random.default_rng(0)
+    projection = np.zeros(width)
+    for block in blocks:
+        projection += rng.random(len(block)) @ block
+    classes = np.repeat(np.arange(n_classes), states)
+    if np.isfinite(projection).all():
+        order = np.lexsort((projection, classes))  # stable: a group's first column first
+        ordered = projection[order]
+        starts = np.ones(width, dtype=bool)
+        starts[1:] = (ordered[1:] != ordered[:-1]) | (classes[order][1:] != classes[order][:-1])
+        first = order[starts]
+        group = np.cumsum(starts) - 1
+        counts = np.diff(np.append(np.flatnonzero(starts), width))
+        others = first[group] != order  # every column but its group's first
+        column, kept = order[others], first[group][others]
+        if all(np.array_equal(block[:, column], block[:, kept]) for block in blocks):
+            position = np.argsort(first)
+            return first[position], counts[position]
+    whole = np.concatenate([classes[None, :].astype(np.float64), *blocks], axis=0)
+    first, counts = equal_rows(whole.T)
+    position = np.argsort(first)
+    return first[position], counts[position]
 
 
 def summed_out(indices, tables, n_classes) -> np.ndarray:
@@ -314,26 +335,18 @@ class StateSum:
     def __init__(self, tables, n_classes):
         states = tables[0].shape[2]
         sizes = [len(t) for t in tables]
-        # every table's rows, one column per (class, state), and a first row of the class
-        # (classes never mix): the columns of equal terms in every table are grouped
-        whole = np.empty((1 + sum(sizes), n_classes * states))
-        whole[0] = np.repeat(np.arange(n_classes, dtype=np.float64), states)
-        np.concatenate([t.reshape(len(t), -1) for t in tables], axis=0, out=whole[1:])
-        columns, counts = equal_rows(whole.T)
-        order = np.argsort(columns)  # by class, then state
-        columns = columns[order]
+        # each table's rows, one column per (class, state): the columns equal in every table
+        # (within a class: classes never mix) are grouped, each group's first column kept
+        flat = [t.reshape(len(t), -1) for t in tables]
+        columns, counts = equal_columns(flat, n_classes)
         self.n_classes = n_classes
         self.bounds = np.searchsorted(columns, np.arange(n_classes + 1) * states)
-        # C order: the product's summation order follows the layout; the log of each term's
-        # number of states a row read by every row, and a row of zeros (an index of -1)
-        self.stacked = np.zeros((len(whole) + 1, len(columns)))
-        np.take(whole[1:], columns, axis=1, out=self.stacked[:-2])
-        self.stacked[-2] = np.log(counts[order])
+        # the log of each term's number of states a row read by every row, and a row of zeros
+        # (an index of -1)
+        self.stacked = np.zeros((sum(sizes) + 2, len(columns)))
+        np.concatenate([f[:, columns] for f in flat], axis=0, out=self.stacked[:-2])
+        self.stacked[-2] = np.log(counts)
         self.offsets = np.concatenate([[0], np.cumsum([*sizes, 1])])
-        impossible = np.isneginf(self.stacked)
-        self.impossible = impossible.astype(float) if impossible.any() else None
-        if self.impossible is not None:
-            self.stacked[impossible] = 0.0  # 0 * -inf would be NaN in the product
 
     @property
     def n_terms(self) -> int:
@@ -350,38 +363,15 @@ class StateSum:
         none = picks < 0
         picks += self.offsets[:-1]
         picks[none] = len(self.stacked) - 1  # the row of zeros
-        n_tables, n_total = picks.shape[1], len(self.stacked)
-        if n * n_tables <= n_total:  # few rows: their picked rows added in turn
-
-            def summed(matrix):
-                total = matrix[picks[:, 0]]
-                for f in range(1, n_tables):
-                    total += matrix[picks[:, f]]
-                return total
-        else:  # the rows' one-hot vectors times the stacked tables
-            if n_total > DENSE_ROWS * n_tables:  # many rows a table: sparse (as summed_rows)
-                hot = sparse.csr_matrix(
-                    (np.ones(picks.size), picks.ravel(), np.arange(0, picks.size + 1, n_tables)),
-                    shape=(n, n_total),
-                )
-            else:
-                hot = np.zeros((n, n_total))
-                hot[np.arange(n)[:, None], picks] = 1.0
-
-            def summed(matrix):
-                return np.asarray(hot @ matrix)
-
-        terms = summed(self.stacked)  # a new array: worked in place
-        if self.impossible is not None:
-            terms[summed(self.impossible) > 0] = -np.inf
-        out = np.empty((n, self.n_classes))
-        bounds = self.bounds
-        for c in range(self.n_classes):  # a log-sum-exp over each class's terms, in place
-            block = terms[:, bounds[c] : bounds[c + 1]]
-            peak = block.max(axis=1)
-            safe = np.where(np.isfinite(peak), peak, 0.0)
-            block -= safe[:, None]
-            np.exp(block, out=block)
-            with np.errstate(divide="ignore"):
-                out[:, c] = safe + np.log(block.sum(axis=1))
+        terms = gathered_sums(self.stacked, picks)  # a new array: worked in place
+        # a log-sum-exp over each class's terms (every class has one at least), in place:
+        # each class's peak taken off its terms, then one exp and one sum per class
+        starts = self.bounds[:-1]
+        peak = np.maximum.reduceat(terms, starts, axis=1)
+        peak[~np.isfinite(peak)] = 0.0  # a class impossible in a row: its terms stay -inf
+        for c in range(self.n_classes):
+            terms[:, starts[c] : self.bounds[c + 1]] -= peak[:, c : c + 1]
+        np.exp(terms, out=terms)
+        with np.errstate(divide="ignore"):
+            out = peak + np.log(np.add.reduceat(terms, starts, axis=1))
         return out

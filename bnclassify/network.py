@@ -22,6 +22,7 @@ from functools import cached_property
 
 import numpy as np
 
+from ._native import table_sums
 from .data import MISSING, kind_of
 from .elimination import (
     BLOCK_CELLS,
@@ -520,19 +521,14 @@ class FittedNetwork:
             seen = codes[:, used]
             if seen.min() < 0 or (seen.max(axis=0) >= gather["states"][used]).any():
                 return False
-        n_tables, zero = len(which), len(gather["cells"]) - 1
+        n_tables = len(which)
         total = np.empty_like(out)
+        # blocks of rows: the numpy version holds every node's cell of a block's rows
         step = max(1, BLOCK_CELLS // max(1, n_tables * self.n_classes))
         for start in range(0, len(codes), step):
-            # (nodes, rows): each node's indices contiguous, and the sum over the nodes
-            # adds whole (rows, classes) slabs
-            block = codes[start : start + step].T
-            index = np.repeat(offsets[:, None], block.shape[1], axis=1)
-            for a in range(family.shape[1]):
-                index += block[family[:, a]] * strides[:, a, None]
-            if left_out is not None:
-                index[left_out[start : start + step].T] = zero
-            total[start : start + step] = np.take(gather["cells"], index, axis=0).sum(axis=0)
+            rows = slice(start, start + step)
+            left = None if left_out is None else left_out[rows]
+            total[rows] = table_sums(codes[rows], gather["cells"], family, strides, offsets, left)
         out += total
         return True
 

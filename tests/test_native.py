@@ -1400,3 +1400,116 @@ def test_aode_block_refuses_inconsistent_arguments():
         kernel(codes, *shuffled, table, sp_table, *out, *symmetric)
     with pytest.raises(ValueError, match="aode_block"):  # log_totals of the wrong shape
         kernel(codes, *args, table, sp_table, *out, symmetric[0], np.zeros((4, 3, 4)))
+
+
+@needs_extension
+@settings(max_examples=40, deadline=None)
+@given(
+    n=st.integers(0, 60),
+    n_rows=st.integers(1, 400),
+    width=st.integers(1, 200),
+    n_picks=st.integers(1, 9),
+    impossible=st.booleans(),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_gathered_sums_adds_the_picked_rows_in_turn(n, n_rows, width, n_picks, impossible, seed):
+    # the kernel against the picked rows added in turn (the same additions: equal to the last
+    # bit) and against its numpy twin (a one-hot product: equal to rounding); widths around
+    # the register strip (16) and the cache tile, a row picked twice, -inf cells
+    rng = np.random.default_rng(seed)
+    matrix = rng.normal(size=(n_rows, width)) * 10.0 ** rng.integers(-3, 4, size=(n_rows, 1))
+    if impossible:
+        matrix[rng.random(matrix.shape) < 0.05] = -np.inf
+    picks = rng.integers(0, n_rows, size=(n, n_picks))
+    if n:
+        picks[0, -1] = picks[0, 0]
+    switch = _native.runtime.COMPILED
+    try:  # both versions, whichever this run uses elsewhere
+        _native.runtime.COMPILED = True
+        got = _native.gathered_sums(matrix, picks)
+        _native.runtime.COMPILED = False
+        twin = _native.gathered_sums(matrix, picks)
+    finally:
+        _native.runtime.COMPILED = switch
+    assert got.shape == (n, width)
+    expected = matrix[picks[:, 0]] if n else np.zeros((0, width))
+    for f in range(1, n_picks):
+        expected = expected + matrix[picks[:, f]]
+    np.testing.assert_array_equal(got, expected)
+    np.testing.assert_array_equal(np.isneginf(twin), np.isneginf(expected))
+    np.testing.assert_allclose(twin, expected, rtol=1e-12, atol=1e-9)
+
+
+def test_gathered_sums_refuses_picks_outside_the_matrix():
+    matrix = np.ones((3, 4))
+    for picks in (np.array([[0, 3]]), np.array([[-1, 0]]), np.zeros((2, 0), dtype=int)):
+        with pytest.raises(ValueError, match="picks"):
+            _native.gathered_sums(matrix, picks)
+
+
+@needs_extension
+@settings(max_examples=40, deadline=None)
+@given(
+    n=st.integers(0, 300),
+    cards=st.lists(st.integers(1, 5), min_size=1, max_size=6),
+    n_nodes=st.integers(1, 8),
+    n_classes=st.integers(1, 20),
+    dtype=st.sampled_from(["int8", "int16", "int32", "int64", "uint8"]),
+    fortran=st.booleans(),
+    left=st.booleans(),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_table_sums_equals_the_numpy_version(
+    n, cards, n_nodes, n_classes, dtype, fortran, left, seed
+):
+    # a network's table terms computed as they are added, against the cells computed first
+    # (numpy) and against a plain loop over nodes: families of 1-3 columns padded with stride
+    # 0, codes of any integer type and layout, nodes left out in some rows (their codes 0)
+    rng = np.random.default_rng(seed)
+    cards = np.array(cards)
+    m = len(cards)
+    codes = rng.integers(0, cards, size=(n, m)).astype(dtype)
+    codes = np.asfortranarray(codes) if fortran else codes
+    width = 3
+    family = np.zeros((n_nodes, width), dtype=np.int64)
+    strides = np.zeros((n_nodes, width), dtype=np.int64)
+    offsets = np.zeros(n_nodes, dtype=np.int64)
+    start = 0
+    for k in range(n_nodes):
+        own = rng.choice(m, size=rng.integers(1, min(width, m) + 1), replace=False)
+        shape = cards[own]
+        family[k, : len(own)] = own
+        strides[k, : len(own)] = np.cumprod((*shape[1:], 1)[::-1])[::-1]
+        offsets[k] = start
+        start += int(np.prod(shape))
+    cells = np.vstack([rng.normal(size=(start, n_classes)), np.zeros((1, n_classes))])
+    left_out = rng.random((n, n_nodes)) < 0.3 if left else None
+    switch = _native.runtime.COMPILED
+    try:
+        _native.runtime.COMPILED = True
+        got = _native.table_sums(codes, cells, family, strides, offsets, left_out)
+        _native.runtime.COMPILED = False
+        twin = _native.table_sums(codes, cells, family, strides, offsets, left_out)
+    finally:
+        _native.runtime.COMPILED = switch
+    expected = np.zeros((n, n_classes))
+    for r in range(n):
+        for k in range(n_nodes):
+            cell = offsets[k] + int((codes[r, family[k]].astype(np.int64) * strides[k]).sum())
+            term = cells[-1] if left and left_out[r, k] else cells[cell]
+            expected[r] = term if k == 0 else expected[r] + term
+    np.testing.assert_array_equal(got, expected)
+    np.testing.assert_allclose(twin, expected, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_table_sums_refuses_a_code_outside_its_states(compiled, monkeypatch):
+    if compiled and _native.runtime.kernels is None:
+        pytest.skip("the compiled extension is not built")
+    monkeypatch.setattr(_native.runtime, "COMPILED", compiled)
+    cells = np.array([[1.0], [2.0], [0.0]])
+    family, strides, offsets = np.array([[0]]), np.array([[1]]), np.array([0])
+    with pytest.raises(ValueError, match="outside"):
+        _native.table_sums(np.array([[3]]), cells, family, strides, offsets)
+    with pytest.raises(ValueError, match="outside"):
+        _native.table_sums(np.array([[-1]]), cells, family, strides, offsets)

@@ -13,11 +13,15 @@ of every candidate's scores; and the pivots of the cancellation-free elimination
 of many small weight matrices (:func:`tree_pivots`, the sums over spanning trees
 of BMATAN's predictions), one numpy call per pivot over the whole batch
 otherwise; and AODE's joint (:func:`aode_block`: each row's super-parents' sums of
-their children's table rows, where numpy multiplies one-hot rows with the whole table). numpy needs
+their children's table rows, where numpy multiplies one-hot rows with the whole table); and the
+state sums of a variable summed out (:func:`gathered_sums`: each row's picked rows of a matrix
+added, where numpy multiplies one-hot rows with it) and a network's table terms
+(:func:`table_sums`: each row's cell of every node computed as it is added). numpy needs
 several full-size temporaries for each integer pass; the C kernels in
 ``_kernels.c`` (in this package) read each cell once and release the GIL, so the ranges, the cast
 and the counts are split over the cores (the object pass holds the GIL: its
-cells are Python objects). Both versions give identical results
+cells are Python objects). Both versions give identical results, the floating-point sums of
+:func:`aode_block` and :func:`gathered_sums` to rounding (numpy's product adds in another order)
 (``tests/test_native.py``); ``runtime.COMPILED`` says which one runs. The extension is
 optional at install time: without a C compiler only speed differs.
 
@@ -38,7 +42,8 @@ information), :mod:`~bnclassify._native.trees` (the symmetry check, the maximum
 spanning tree's candidate pairs and union-find, BMATAN's elimination pivots and log
 sums), :mod:`~bnclassify._native.smoothing` (the HDP sampler, HLS's Newton steps),
 :mod:`~bnclassify._native.selection` (selective KDB's leave-one-out pass),
-:mod:`~bnclassify._native.averaging` (AODE's joint) and
+:mod:`~bnclassify._native.averaging` (AODE's joint),
+:mod:`~bnclassify._native.gathering` (the picked rows' sums) and
 :mod:`~bnclassify._native.runtime` (the extension, the ``COMPILED`` switch and the
 threads). The compiled extension is private to this
 package; the rest of bnclassify imports the names below from ``bnclassify._native``.
@@ -64,6 +69,7 @@ from .encoding import (
     factorize_texts,
     value_bits,
 )
+from .gathering import gathered_sums, table_sums
 from .runtime import (
     BLOCK_CELLS,
     KERNELS_VERSION,
@@ -128,6 +134,7 @@ __all__ = [
     "factorize_objects",
     "factorize_objects_in_two",
     "factorize_texts",
+    "gathered_sums",
     "family_cells",
     "hdp_run",
     "hdp_window",
@@ -152,6 +159,7 @@ __all__ = [
     "row_sums",
     "runtime",
     "spanning_edges",
+    "table_sums",
     "thread_limit",
     "tree_log_sums",
     "tree_pivots",

@@ -4663,6 +4663,219 @@ done:
 
 #endif /* __GNUC__ */
 
+/* -- gathered_sums ---------------------------------------------------------------------------- */
+
+/* out[r, :] = matrix[picks[r, 0], :] + matrix[picks[r, 1], :] + ..., the picked rows added in the
+ * order of picks' columns (numpy's sum in turn, to the last bit: additions only, never fused or
+ * reordered). A row picks a few rows of many (the state sums of a variable summed out,
+ * bnclassify/elimination.py), so the columns are taken a tile at a time, copied side by side
+ * into a buffer that stays in cache while every row reads it (read in place, a tile's rows lie
+ * a whole matrix row apart and evict each other). */
+#define GATHER_TILE_BYTES (512 * 1024)
+#if defined(__GNUC__) && defined(__x86_64__) && defined(__linux__) && !defined(__clang__)
+#define GATHER_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define GATHER_CLONES
+#endif
+
+/* A strip of GATHER_STRIP columns is summed in registers over every pick of a row, then stored:
+ * each pick costs one read of the strip, not a read and a write of the row's running sum. */
+#define GATHER_STRIP 16
+
+static GATHER_CLONES void gather_tile(const double *restrict tile, int64_t width,
+                                      const int64_t *restrict picks, int64_t n_picks,
+                                      int64_t n_rows, double *restrict out, int64_t n_cols) {
+    int64_t whole = width / GATHER_STRIP * GATHER_STRIP;
+    for (int64_t r = 0; r < n_rows; r++) {
+        const int64_t *p = picks + r * n_picks;
+        double *restrict o = out + r * n_cols;
+        for (int64_t t0 = 0; t0 < whole; t0 += GATHER_STRIP) {
+            double acc[GATHER_STRIP];
+            const double *a = tile + p[0] * width + t0;
+            for (int t = 0; t < GATHER_STRIP; t++) acc[t] = a[t];
+            for (int64_t f = 1; f < n_picks; f++) {
+                const double *b = tile + p[f] * width + t0;
+                for (int t = 0; t < GATHER_STRIP; t++) acc[t] += b[t];
+            }
+            for (int t = 0; t < GATHER_STRIP; t++) o[t0 + t] = acc[t];
+        }
+        if (whole < width) { /* the last columns, fewer than a strip */
+            const double *a = tile + p[0] * width;
+            for (int64_t t = whole; t < width; t++) o[t] = a[t];
+            for (int64_t f = 1; f < n_picks; f++) {
+                const double *b = tile + p[f] * width;
+                for (int64_t t = whole; t < width; t++) o[t] += b[t];
+            }
+        }
+    }
+}
+
+static PyObject *gathered_sums(PyObject *self, PyObject *args) {
+    PyObject *matrix_obj, *picks_obj, *out_obj;
+    if (!PyArg_ParseTuple(args, "OOO", &matrix_obj, &picks_obj, &out_obj)) return NULL;
+    /* matrix (R, T) float64, picks (n, F) int64 in [0, R), F >= 1, out (n, T) float64: all
+     * C-contiguous */
+    Py_buffer b[3];
+    PyObject *objs[3] = {matrix_obj, picks_obj, out_obj};
+    const char *formats[3] = {"d", "q", "d"};
+    int got = 0;
+    PyObject *result = NULL;
+    for (; got < 3; got++) {
+        int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (got == 2 ? PyBUF_WRITABLE : 0);
+        if (PyObject_GetBuffer(objs[got], &b[got], flags) < 0) goto done;
+        const char *f = native_format(b[got].format);
+        if (b[got].ndim != 2 || b[got].itemsize != 8 || !f ||
+            (strcmp(f, formats[got]) != 0 && !(got == 1 && strcmp(f, "l") == 0))) {
+            got++;
+            PyErr_SetString(PyExc_TypeError,
+                            "gathered_sums: C-contiguous 2-D float64 matrix and out, int64 picks");
+            goto done;
+        }
+    }
+    int64_t R = b[0].shape[0], T = b[0].shape[1], n = b[1].shape[0], F = b[1].shape[1];
+    if (b[2].shape[0] != n || b[2].shape[1] != T || F < 1) {
+        PyErr_SetString(PyExc_ValueError, "gathered_sums: out must be (len(picks), matrix columns), "
+                                          "picks at least one column");
+        goto done;
+    }
+    const int64_t *picks = (const int64_t *)b[1].buf;
+    for (int64_t k = 0; k < n * F; k++)
+        if (picks[k] < 0 || picks[k] >= R) {
+            PyErr_SetString(PyExc_ValueError, "gathered_sums: a pick outside the matrix's rows");
+            goto done;
+        }
+    /* a tile of the matrix's R rows within GATHER_TILE_BYTES, a whole number of cache lines */
+    int64_t width = GATHER_TILE_BYTES / (8 * (R > 0 ? R : 1));
+    width = width < 8 ? 8 : width / 8 * 8;
+    const double *matrix = (const double *)b[0].buf;
+    double *tile = NULL;
+    if (width >= T) /* the whole matrix is one tile, read in place */
+        width = T;
+    else if (!(tile = malloc((size_t)(R * width) * sizeof(double)))) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    for (int64_t t0 = 0; t0 < T; t0 += width) {
+        int64_t w = t0 + width < T ? width : T - t0;
+        if (tile)
+            for (int64_t q = 0; q < R; q++) memcpy(tile + q * w, matrix + q * T + t0, (size_t)w * sizeof(double));
+        gather_tile(tile ? tile : matrix, w, picks, F, n, (double *)b[2].buf + t0, T);
+    }
+    Py_END_ALLOW_THREADS
+    free(tile);
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    for (int k = 0; k < got; k++) PyBuffer_Release(&b[k]);
+    return result;
+}
+
+/* -- table_sums -------------------------------------------------------------------------------- */
+
+/* Each row's terms of a network's table nodes, every node's cell computed from the row's codes and
+ * added in turn (the order of gathered_sums): out[r, :] = sum over nodes k of cells[i_k(r), :],
+ * i_k(r) = offsets[k] + sum_a codes[r, family[k, a]] * strides[k, a], or row `zero` where
+ * left_out[r, k] (a node whose family is not observed in the row: its codes are read as given but
+ * not used). Returns -1 when a cell falls outside the stacked tables (a code outside its column's
+ * states), 0 otherwise. */
+#define TABLE_ROWS(T)                                                                             \
+    static int table_rows_##T(const char *base, int64_t n, Py_ssize_t s0, Py_ssize_t s1,           \
+                              const int64_t *family, const int64_t *strides, const int64_t *offsets, \
+                              int64_t K, int64_t A, const double *cells, int64_t R, int64_t C,     \
+                              int64_t zero, const uint8_t *left_out, double *out) {                \
+        for (int64_t r = 0; r < n; r++) {                                                          \
+            double *o = out + r * C;                                                               \
+            for (int64_t k = 0; k < K; k++) {                                                      \
+                int64_t cell = zero;                                                               \
+                if (!left_out || !left_out[r * K + k]) {                                           \
+                    cell = offsets[k];                                                             \
+                    for (int64_t a = 0; a < A; a++)                                                \
+                        cell += CELL(T, base, s0, s1, r, family[k * A + a]) * strides[k * A + a];  \
+                }                                                                                  \
+                if (cell < 0 || cell >= R) return -1;                                              \
+                const double *c = cells + cell * C;                                                \
+                if (k == 0)                                                                        \
+                    for (int64_t q = 0; q < C; q++) o[q] = c[q];                                   \
+                else                                                                               \
+                    for (int64_t q = 0; q < C; q++) o[q] += c[q];                                  \
+            }                                                                                      \
+        }                                                                                          \
+        return 0;                                                                                  \
+    }
+TABLE_ROWS(int8_t)
+TABLE_ROWS(int16_t)
+TABLE_ROWS(int32_t)
+TABLE_ROWS(int64_t)
+TABLE_ROWS(uint8_t)
+TABLE_ROWS(uint16_t)
+TABLE_ROWS(uint32_t)
+
+static PyObject *table_sums(PyObject *self, PyObject *args) {
+    PyObject *obj[7];
+    long long zero;
+    if (!PyArg_ParseTuple(args, "OOOOOLOO", &obj[0], &obj[1], &obj[2], &obj[3], &obj[4], &zero,
+                          &obj[5], &obj[6]))
+        return NULL;
+    /* codes (n, m) integers, any strides; family, strides (K, A) int64; offsets (K) int64; cells
+     * (R, C) float64; zero: a row of cells; left_out (n, K) uint8 or (0, 0): none; out (n, C)
+     * float64, written. All but codes C-contiguous. */
+    Py_buffer v, b[6];
+    int is_signed, size, got = 0;
+    PyObject *result = NULL;
+    if (open_block(obj[0], &v, &is_signed, &size) < 0) return NULL;
+    const char *formats[6] = {"q", "q", "q", "d", "B", "d"};
+    const int dims[6] = {2, 2, 1, 2, 2, 2};
+    PyObject *order[6] = {obj[1], obj[2], obj[3], obj[4], obj[5], obj[6]};
+    for (; got < 6; got++) {
+        int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (got == 5 ? PyBUF_WRITABLE : 0);
+        if (PyObject_GetBuffer(order[got], &b[got], flags) < 0) goto done;
+        const char *f = native_format(b[got].format);
+        int ok = f && b[got].ndim == dims[got] &&
+                 (strcmp(f, formats[got]) == 0 || (got < 3 && strcmp(f, "l") == 0 && b[got].itemsize == 8) ||
+                  (got == 4 && strcmp(f, "?") == 0));
+        if (!ok) {
+            got++;
+            PyErr_SetString(PyExc_TypeError, "table_sums: int64 family, strides and offsets, float64 "
+                                             "cells and out, bool left_out");
+            goto done;
+        }
+    }
+    int64_t n = v.shape[0], K = b[0].shape[0], A = b[0].shape[1], R = b[3].shape[0], C = b[3].shape[1];
+    int has_left_out = b[4].shape[0] != 0;
+    if (b[1].shape[0] != K || b[1].shape[1] != A || b[2].shape[0] != K || b[5].shape[0] != n ||
+        b[5].shape[1] != C || (has_left_out && (b[4].shape[0] != n || b[4].shape[1] != K)) || K < 1) {
+        PyErr_SetString(PyExc_ValueError, "table_sums: shapes do not agree");
+        goto done;
+    }
+    const int64_t *family = (const int64_t *)b[0].buf;
+    for (int64_t k = 0; k < K * A; k++)
+        if (family[k] < 0 || family[k] >= v.shape[1]) {
+            PyErr_SetString(PyExc_ValueError, "table_sums: a family column outside the codes");
+            goto done;
+        }
+    int bad = 0;
+    const char *base = (const char *)v.buf;
+    Py_ssize_t s0 = v.strides[0], s1 = v.strides[1];
+    const uint8_t *lo = has_left_out ? (const uint8_t *)b[4].buf : NULL;
+    Py_BEGIN_ALLOW_THREADS
+    DISPATCH(bad = table_rows, (base, n, s0, s1, family, (const int64_t *)b[1].buf,
+                                (const int64_t *)b[2].buf, K, A, (const double *)b[3].buf, R, C,
+                                (int64_t)zero, lo, (double *)b[5].buf));
+    Py_END_ALLOW_THREADS
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "table_sums: a cell outside the tables (a code outside "
+                                          "its column's states)");
+        goto done;
+    }
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    for (int k = 0; k < got; k++) PyBuffer_Release(&b[k]);
+    PyBuffer_Release(&v);
+    return result;
+}
+
 /* -- open_pairs -------------------------------------------------------------------------------- */
 
 /* The candidate edges of a block of Kruskal's algorithm (bnclassify/structure.py): the flat
@@ -4880,6 +5093,12 @@ static PyMethodDef methods[] = {
      "joints of the averaged one-dependence estimators merged into each row's running "
      "log-sum-exp (see bnclassify/_native)."},
 #endif
+    {"gathered_sums", gathered_sums, METH_VARARGS,
+     "gathered_sums(matrix, picks, out): out[r] = the sum, in turn, of matrix's rows picks[r] "
+     "(see bnclassify/_native)."},
+    {"table_sums", table_sums, METH_VARARGS,
+     "table_sums(codes, family, strides, offsets, cells, zero, left_out, out): each row's table "
+     "nodes' cells added in turn (see bnclassify/_native)."},
     {"open_pairs", open_pairs, METH_VARARGS,
      "open_pairs(matrix, threshold, root, out) -> count: the flat positions i * m + j, i < j, of "
      "the pairs heavier than threshold whose ends have different roots (see bnclassify/_native)."},
@@ -4895,7 +5114,7 @@ static struct PyModuleDef module = {
 
 /* Raised with every change of a kernel's arguments or results: _native/runtime.py refuses a stale build
  * (an optional build that fails leaves the previous library in place). */
-#define KERNELS_VERSION 29
+#define KERNELS_VERSION 30
 
 PyMODINIT_FUNC PyInit__kernels(void) {
     PyObject *m = PyModule_Create(&module);

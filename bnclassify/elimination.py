@@ -363,15 +363,9 @@ class StateSum:
         none = picks < 0
         picks += self.offsets[:-1]
         picks[none] = len(self.stacked) - 1  # the row of zeros
-        terms = gathered_sums(self.stacked, picks)  # a new array: worked in place
-        # a log-sum-exp over each class's terms (every class has one at least), in place:
-        # each class's peak taken off its terms, then one exp and one sum per class
-        starts = self.bounds[:-1]
-        peak = np.maximum.reduceat(terms, starts, axis=1)
-        peak[~np.isfinite(peak)] = 0.0  # a class impossible in a row: its terms stay -inf
-        for c in range(self.n_classes):
-            terms[:, starts[c] : self.bounds[c + 1]] -= peak[:, c : c + 1]
+        # each class's terms less their peak (a log-sum-exp per class): one exp over all
+        terms, peak = gathered_sums(self.stacked, picks, self.bounds)  # new arrays
         np.exp(terms, out=terms)
         with np.errstate(divide="ignore"):
-            out = peak + np.log(np.add.reduceat(terms, starts, axis=1))
+            out = peak + np.log(np.add.reduceat(terms, self.bounds[:-1], axis=1))
         return out

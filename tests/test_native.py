@@ -1438,6 +1438,28 @@ def test_gathered_sums_adds_the_picked_rows_in_turn(n, n_rows, width, n_picks, i
     np.testing.assert_array_equal(got, expected)
     np.testing.assert_array_equal(np.isneginf(twin), np.isneginf(expected))
     np.testing.assert_allclose(twin, expected, rtol=1e-12, atol=1e-9)
+    # segments' peaks taken off (each segment's largest sum, 0 where none is finite)
+    cuts = np.unique(rng.integers(1, width, size=rng.integers(0, 4))) if width > 1 else []
+    bounds = np.array([0, *cuts, width])
+    try:
+        _native.runtime.COMPILED = True
+        shifted, peak = _native.gathered_sums(matrix, picks, bounds)
+        _native.runtime.COMPILED = False
+        twin_shifted, twin_peak = _native.gathered_sums(matrix, picks, bounds)
+    finally:
+        _native.runtime.COMPILED = switch
+    top = np.stack(
+        [
+            expected[:, a:b].max(axis=1, initial=-np.inf)
+            for a, b in zip(bounds[:-1], bounds[1:], strict=True)
+        ],
+        axis=1,
+    )
+    top[~np.isfinite(top)] = 0.0
+    np.testing.assert_array_equal(peak, top)
+    np.testing.assert_array_equal(shifted, expected - np.repeat(top, np.diff(bounds), axis=1))
+    np.testing.assert_allclose(twin_peak, top, rtol=1e-12, atol=1e-9)
+    np.testing.assert_allclose(twin_shifted, shifted, rtol=1e-12, atol=1e-9)
 
 
 def test_gathered_sums_refuses_picks_outside_the_matrix():
@@ -1445,6 +1467,9 @@ def test_gathered_sums_refuses_picks_outside_the_matrix():
     for picks in (np.array([[0, 3]]), np.array([[-1, 0]]), np.zeros((2, 0), dtype=int)):
         with pytest.raises(ValueError, match="picks"):
             _native.gathered_sums(matrix, picks)
+    for bounds in ([0, 4, 4], [1, 4], [0, 3], [0]):
+        with pytest.raises(ValueError, match="bounds"):
+            _native.gathered_sums(matrix, np.array([[0]]), np.array(bounds))
 
 
 @needs_extension

@@ -4710,25 +4710,38 @@ static GATHER_CLONES void gather_tile(const double *restrict tile, int64_t width
     }
 }
 
+/* Rows of out a block at a time, within GATHER_BLOCK_BYTES where the tiles allow (they stay in
+ * cache from their sums to their peaks). */
+#define GATHER_BLOCK_BYTES (1024 * 1024)
+
 static PyObject *gathered_sums(PyObject *self, PyObject *args) {
-    PyObject *matrix_obj, *picks_obj, *out_obj;
-    if (!PyArg_ParseTuple(args, "OOO", &matrix_obj, &picks_obj, &out_obj)) return NULL;
+    PyObject *matrix_obj, *picks_obj, *out_obj, *bounds_obj = NULL, *peak_obj = NULL;
+    if (!PyArg_ParseTuple(args, "OOO|OO", &matrix_obj, &picks_obj, &out_obj, &bounds_obj, &peak_obj))
+        return NULL;
     /* matrix (R, T) float64, picks (n, F) int64 in [0, R), F >= 1, out (n, T) float64: all
-     * C-contiguous */
-    Py_buffer b[3];
-    PyObject *objs[3] = {matrix_obj, picks_obj, out_obj};
-    const char *formats[3] = {"d", "q", "d"};
+     * C-contiguous. With bounds (S + 1) int64, 0 = bounds[0] < ... < bounds[S] = T, and peak (n, S)
+     * float64: each row's largest sum in each segment [bounds[s], bounds[s + 1]) (0 when it is
+     * not finite) goes to peak and is taken off the segment's sums. */
+    Py_buffer b[5];
+    PyObject *objs[5] = {matrix_obj, picks_obj, out_obj, bounds_obj, peak_obj};
+    const char *formats[5] = {"d", "q", "d", "q", "d"};
+    const int dims[5] = {2, 2, 2, 1, 2};
+    int n_bufs = bounds_obj && bounds_obj != Py_None ? 5 : 3;
     int got = 0;
     PyObject *result = NULL;
-    for (; got < 3; got++) {
-        int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (got == 2 ? PyBUF_WRITABLE : 0);
-        if (PyObject_GetBuffer(objs[got], &b[got], flags) < 0) goto done;
+    double *tile = NULL;
+    for (; got < n_bufs; got++) {
+        int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (got == 2 || got == 4 ? PyBUF_WRITABLE : 0);
+        if (!objs[got] || PyObject_GetBuffer(objs[got], &b[got], flags) < 0) {
+            if (!objs[got]) PyErr_SetString(PyExc_TypeError, "gathered_sums: bounds without peak");
+            goto done;
+        }
         const char *f = native_format(b[got].format);
-        if (b[got].ndim != 2 || b[got].itemsize != 8 || !f ||
-            (strcmp(f, formats[got]) != 0 && !(got == 1 && strcmp(f, "l") == 0))) {
+        if (b[got].ndim != dims[got] || b[got].itemsize != 8 || !f ||
+            (strcmp(f, formats[got]) != 0 && !((got == 1 || got == 3) && strcmp(f, "l") == 0))) {
             got++;
-            PyErr_SetString(PyExc_TypeError,
-                            "gathered_sums: C-contiguous 2-D float64 matrix and out, int64 picks");
+            PyErr_SetString(PyExc_TypeError, "gathered_sums: C-contiguous float64 matrix, out and "
+                                             "peak, int64 picks and bounds");
             goto done;
         }
     }
@@ -4744,29 +4757,63 @@ static PyObject *gathered_sums(PyObject *self, PyObject *args) {
             PyErr_SetString(PyExc_ValueError, "gathered_sums: a pick outside the matrix's rows");
             goto done;
         }
-    /* a tile of the matrix's R rows within GATHER_TILE_BYTES, a whole number of cache lines */
+    int64_t S = 0;
+    const int64_t *bounds = NULL;
+    double *peak = NULL;
+    if (n_bufs == 5) {
+        S = b[3].shape[0] - 1;
+        bounds = (const int64_t *)b[3].buf;
+        peak = (double *)b[4].buf;
+        int ok = S >= 1 && bounds[0] == 0 && bounds[S] == T && b[4].shape[0] == n && b[4].shape[1] == S;
+        for (int64_t q = 0; ok && q < S; q++) ok = bounds[q] < bounds[q + 1];
+        if (!ok) {
+            PyErr_SetString(PyExc_ValueError, "gathered_sums: bounds must rise from 0 to the matrix's "
+                                              "columns, peak be (len(picks), len(bounds) - 1)");
+            goto done;
+        }
+    }
+    /* tiles of the matrix's R rows within GATHER_TILE_BYTES, a whole number of cache lines, laid
+     * side by side (tile j: R rows of its width) */
     int64_t width = GATHER_TILE_BYTES / (8 * (R > 0 ? R : 1));
     width = width < 8 ? 8 : width / 8 * 8;
     const double *matrix = (const double *)b[0].buf;
-    double *tile = NULL;
     if (width >= T) /* the whole matrix is one tile, read in place */
         width = T;
-    else if (!(tile = malloc((size_t)(R * width) * sizeof(double)))) {
+    else if (!(tile = malloc((size_t)(R * T) * sizeof(double)))) {
         PyErr_NoMemory();
         goto done;
     }
+    double *out = (double *)b[2].buf;
+    /* enough rows that each tile brought into cache is read by four times its rows at least */
+    int64_t block = GATHER_BLOCK_BYTES / (8 * (T > 0 ? T : 1)), reuse = tile ? 4 * R / F + 1 : 1;
+    block = block < reuse ? reuse : block;
     Py_BEGIN_ALLOW_THREADS
-    for (int64_t t0 = 0; t0 < T; t0 += width) {
-        int64_t w = t0 + width < T ? width : T - t0;
-        if (tile)
-            for (int64_t q = 0; q < R; q++) memcpy(tile + q * w, matrix + q * T + t0, (size_t)w * sizeof(double));
-        gather_tile(tile ? tile : matrix, w, picks, F, n, (double *)b[2].buf + t0, T);
+    if (tile)
+        for (int64_t t0 = 0; t0 < T; t0 += width) {
+            int64_t w = t0 + width < T ? width : T - t0;
+            for (int64_t q = 0; q < R; q++)
+                memcpy(tile + R * t0 + q * w, matrix + q * T + t0, (size_t)w * sizeof(double));
+        }
+    for (int64_t r0 = 0; r0 < n; r0 += block) {
+        int64_t rows = r0 + block < n ? block : n - r0;
+        for (int64_t t0 = 0; t0 < T; t0 += width) {
+            int64_t w = t0 + width < T ? width : T - t0;
+            gather_tile(tile ? tile + R * t0 : matrix, w, picks + r0 * F, F, rows, out + r0 * T + t0, T);
+        }
+        for (int64_t r = r0; peak && r < r0 + rows; r++)
+            for (int64_t q = 0; q < S; q++) {
+                double *o = out + r * T, top = o[bounds[q]];
+                for (int64_t t = bounds[q] + 1; t < bounds[q + 1]; t++) top = o[t] > top ? o[t] : top;
+                if (!isfinite(top)) top = 0.0;
+                for (int64_t t = bounds[q]; t < bounds[q + 1]; t++) o[t] -= top;
+                peak[r * S + q] = top;
+            }
     }
     Py_END_ALLOW_THREADS
-    free(tile);
     result = Py_None;
     Py_INCREF(result);
 done:
+    free(tile);
     for (int k = 0; k < got; k++) PyBuffer_Release(&b[k]);
     return result;
 }

@@ -25,7 +25,7 @@ DENSE_ROWS = 8
 NARROW_COLUMNS = 16
 
 
-def gathered_sums(matrix, picks) -> np.ndarray:
+def gathered_sums(matrix, picks, bounds=None):
     """``out[r] = matrix[picks[r, 0]] + matrix[picks[r, 1]] + ...``, shape ``(n, T)``.
 
     Parameters
@@ -34,6 +34,11 @@ def gathered_sums(matrix, picks) -> np.ndarray:
         No NaN nor ``+inf``; a sum that reads a ``-inf`` cell is ``-inf``.
     picks : ndarray of int, shape (n, F)
         Rows of ``matrix``, ``0 <= picks < R``, at least one per row.
+    bounds : ndarray of int, shape (S + 1,), optional
+        Segments of the columns, ``0 = bounds[0] < ... < bounds[S] = T``: each row's
+        largest sum in each segment (0 where it is not finite) is taken off the segment's
+        sums and returned too, ``(out, peak)`` with ``peak`` of shape ``(n, S)`` (the first
+        step of a log-sum-exp over each segment, done while the row is in cache).
 
     Examples
     --------
@@ -41,6 +46,8 @@ def gathered_sums(matrix, picks) -> np.ndarray:
     >>> gathered_sums(matrix, np.array([[0, 1], [2, 2]]))
     array([[ 11.,  22.],
            [200., 400.]])
+    >>> gathered_sums(matrix, np.array([[0, 1]]), bounds=np.array([0, 2]))
+    (array([[-11.,   0.]]), array([[22.]]))
     """
     matrix = np.ascontiguousarray(matrix, dtype=np.float64)
     picks = np.ascontiguousarray(picks, dtype=np.int64)
@@ -48,12 +55,35 @@ def gathered_sums(matrix, picks) -> np.ndarray:
         raise ValueError(f"picks must be 2-D with at least one column, got shape {picks.shape}")
     if picks.size and (picks.min() < 0 or picks.max() >= len(matrix)):
         raise ValueError(f"picks must be rows of the matrix, in [0, {len(matrix)})")
+    if bounds is not None:
+        bounds = np.ascontiguousarray(bounds, dtype=np.int64)
+        if (
+            len(bounds) < 2
+            or bounds[0] != 0
+            or bounds[-1] != matrix.shape[1]
+            or (np.diff(bounds) <= 0).any()
+        ):
+            raise ValueError("bounds must rise from 0 to the matrix's columns")
     if not runtime.COMPILED or not hasattr(runtime.kernels, "gathered_sums"):
-        return _numpy_gathered_sums(matrix, picks)
+        out = _numpy_gathered_sums(matrix, picks)
+        return out if bounds is None else (out, _numpy_peaks_taken_off(out, bounds))
     out = np.empty((len(picks), matrix.shape[1]))
+    if bounds is None:
+        if len(picks):
+            runtime.kernels.gathered_sums(matrix, picks, out)
+        return out
+    peak = np.empty((len(picks), len(bounds) - 1))
     if len(picks):
-        runtime.kernels.gathered_sums(matrix, picks, out)
-    return out
+        runtime.kernels.gathered_sums(matrix, picks, out, bounds, peak)
+    return out, peak
+
+
+def _numpy_peaks_taken_off(out, bounds) -> np.ndarray:
+    peak = np.maximum.reduceat(out, bounds[:-1], axis=1)
+    peak[~np.isfinite(peak)] = 0.0
+    for s in range(len(bounds) - 1):
+        out[:, bounds[s] : bounds[s + 1]] -= peak[:, s : s + 1]
+    return peak
 
 
 def _numpy_gathered_sums(matrix, picks) -> np.ndarray:

@@ -1081,6 +1081,56 @@ def test_the_pass_in_chunks_and_groups_equals_the_pass_one_attribute_at_a_time(
 
 @pytest.mark.kernels
 @pytest.mark.skipif(_native.runtime.kernels is None, reason="the compiled extension is not built")
+@pytest.mark.parametrize("n_classes", [2, 3, 5])
+@pytest.mark.parametrize("criterion", CRITERIA)
+def test_the_chunked_pass_reads_one_byte_codes_as_it_reads_wider_ones(
+    n_classes, criterion, monkeypatch
+):
+    # 1-byte codes are read where they are (checked once), wider ones through a chunk's buffer:
+    # the same sums to the last bit, in chunks, groups and blocks of rows (a pass from a row
+    # other than the first), with missing cells and weights below, at and above 1
+    rng = np.random.default_rng(20 + n_classes)
+    n, k, C, max_k = 500, 7, n_classes, 5
+    cards = np.array([2, 3, 4, 2, 3, 2, 5])
+    codes = (rng.integers(0, 5, (n, k)) % cards).astype(np.int8)
+    codes[rng.random((n, k)) < 0.1] = -1
+    y = rng.integers(0, C, n)
+    w = rng.choice([0.5, 1.0, 1.0, 3.0], n)
+    families = [[0], [1, 0], [2, 1, 0], [3, 2, 1, 0], [4, 3, 2, 1, 0], [5, 4, 3, 2, 1, 0]]
+    families.append([6, 5, 4, 3, 2, 1])
+    class_weight = np.bincount(y, weights=w, minlength=C)
+    monkeypatch.setattr(_native.runtime, "COMPILED", True)
+    monkeypatch.setattr(_native.selection, "LOO_PREFIX_SHARE", 0.0)  # the chunked pass
+    monkeypatch.setattr(_native.selection, "LOO_CHUNK_BYTES", 1)  # chunks of 16 rows
+    monkeypatch.setattr(_native.selection, "STATE_DOUBLES", 100 * (max_k + 1) * (C + 1))
+    for group in (8, 1 << 20):  # one attribute a group, then all of them
+        monkeypatch.setattr(_native.selection, "LOO_GROUP_BYTES", group)
+        sums = [
+            _native.loo_pass(codes.astype(t), y, w, cards, class_weight, families, max_k, criterion)
+            for t in (np.int8, np.int16, np.int64)
+        ]
+        np.testing.assert_array_equal(sums[0], sums[1])
+        np.testing.assert_array_equal(sums[0], sums[2])
+    monkeypatch.setattr(_native.runtime, "COMPILED", False)
+    twin = _native.loo_pass(codes, y, w, cards, class_weight, families, max_k, criterion)
+    np.testing.assert_allclose(sums[0], twin, rtol=1e-12, atol=1e-13)
+
+
+@pytest.mark.skipif(_native.runtime.kernels is None, reason="the compiled extension is not built")
+def test_the_chunked_pass_checks_one_byte_codes_of_its_rows_only(monkeypatch):
+    # a code beyond its column in the rows scored is refused; one in other rows is not read
+    monkeypatch.setattr(_native.runtime, "COMPILED", True)
+    codes = np.array([[0, 1, 1, 0], [1, 0, 1, 2]], dtype=np.int8)  # column 1: 2 categories
+    y, w = np.array([0, 1]), np.ones(2)
+    tables = [np.zeros((6, 2))]
+    total = np.zeros((2, 2))
+    _native.loo_rows(codes, [[0, 1]], [2, 2], 0, y, w, [1.0, 1.0], tables, 1, "rmse", total)
+    with pytest.raises(ValueError, match="not below its column's categories"):
+        _native.loo_rows(codes, [[0, 1]], [2, 2], 2, y, w, [1.0, 1.0], tables, 1, "rmse", total)
+
+
+@pytest.mark.kernels
+@pytest.mark.skipif(_native.runtime.kernels is None, reason="the compiled extension is not built")
 @pytest.mark.parametrize("n_classes", [2, 3, 4])
 @pytest.mark.parametrize("max_k", [2, 5])
 def test_whole_weights_tables_and_the_pass_of_few_classes_equal_their_references(

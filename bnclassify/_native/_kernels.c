@@ -3109,6 +3109,16 @@ static PyObject *loo_rows(PyObject *self, PyObject *args) {
             for (int64_t L = 1; L <= m; L++) weight[L] += w[i];
         }
     }
+    /* 1-byte codes (the encoders' own) are read where they are, checked once here, instead of
+     * widened into a chunk's buffer of int64 for every group of attributes */
+    const int direct = p.size == 1 && !use_order;
+    for (int64_t s = 0; direct && s < p.n_used; s++) {
+        const int64_t j = p.used[s], card = p.cards[j];
+        const int8_t *v = (const int8_t *)p.codes + (size_t)(j * p.N + first);
+        int over = 0;
+        for (int64_t i = 0; i < n; i++) over |= v[i] >= card;
+        bad |= over;
+    }
     for (int64_t g = 0; g < n_groups && !bad && !use_order; g++) {
         /* the group's columns: their rows in the chunk's buffer (p.slot), in p.used */
         int64_t n_used = 0;
@@ -3121,7 +3131,7 @@ static PyObject *loo_rows(PyObject *self, PyObject *args) {
         for (int64_t start = 0; start < n; start += R) {
             const int64_t stop = start + R < n ? start + R : n, rows = stop - start;
             const int64_t at = S == R ? 0 : start; /* the chunk's first row in the scores */
-            if (!loo_decode(&p, p.used, n_used, first + start, first + stop, buffer)) {
+            if (!direct && !loo_decode(&p, p.used, n_used, first + start, first + stop, buffer)) {
                 bad = 1;
                 break;
             }
@@ -3138,26 +3148,35 @@ static PyObject *loo_rows(PyObject *self, PyObject *args) {
                 const double *fc = fc_all + offsets[u] * C, *pc = pc_all + parent_offsets[u] * C;
                 const double *rec = record_at[u] >= 0 ? records + record_at[u] * RS : NULL;
                 const int64_t *col[LOO_MAX_DEPTHS];
+                const int8_t *col8[LOO_MAX_DEPTHS];
                 for (int64_t d = 0; d < depths; d++) {
                     col[d] = buffer + p.slot[family[d]] * rows;
+                    col8[d] = (const int8_t *)p.codes + (size_t)(family[d] * p.N + first + start);
                     zcards[d] = p.cards[family[d]];
                 }
-                for (int64_t i = 0; i < rows; i++) {
-                    double *loss = losses + (at + i) * D;
-                    if (col[0][i] >= 0) {
-                        for (int64_t d = 0; d < depths; d++) z[d] = col[d][i];
 #define LOO_CHUNK_STEP(CLASSES, DEPTHS)                                                                  \
     loo_step(z, zcards, depths, p.family_at + u * (E + 1), p.parent_at + u * (E + 1), fc, pc, rec, \
              inverse_r[u], CLASSES, DEPTHS, y[start + i], w[start + i], criterion, ratios,        \
              joints + (at + i) * D * C, loss, reached + at + i, logs + at + i, scratch)
-                        moved += D == 6 && C == 2   ? LOO_CHUNK_STEP(2, 6)
-                                 : D == 6 && C == 3 ? LOO_CHUNK_STEP(3, 6)
-                                                    : LOO_CHUNK_STEP(C, D);
-#undef LOO_CHUNK_STEP
-                    }
-                    const int64_t hi = reached[at + i];
-                    for (int64_t k = 0; k < D; k++) total[k * M + column] += loss[k < hi ? k : hi];
+#define LOO_CHUNK_ROWS(COL)                                                                        \
+    for (int64_t i = 0; i < rows; i++) {                                                         \
+        double *loss = losses + (at + i) * D;                                                    \
+        if (COL[0][i] >= 0) {                                                                    \
+            for (int64_t d = 0; d < depths; d++) z[d] = COL[d][i];                               \
+            moved += D == 6 && C == 2   ? LOO_CHUNK_STEP(2, 6)                                   \
+                     : D == 6 && C == 3 ? LOO_CHUNK_STEP(3, 6)                                   \
+                                        : LOO_CHUNK_STEP(C, D);                                  \
+        }                                                                                        \
+        const int64_t hi = reached[at + i];                                                      \
+        for (int64_t k = 0; k < D; k++) total[k * M + column] += loss[k < hi ? k : hi];          \
+    }
+                if (direct) {
+                    LOO_CHUNK_ROWS(col8)
+                } else {
+                    LOO_CHUNK_ROWS(col)
                 }
+#undef LOO_CHUNK_ROWS
+#undef LOO_CHUNK_STEP
             }
         }
     }

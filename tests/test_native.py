@@ -44,6 +44,19 @@ needs_extension = pytest.mark.skipif(
 )
 
 
+def compiled_and_numpy(call):
+    """``call()`` with the compiled kernels, then with their numpy twins, whichever the run
+    uses elsewhere (a function, not a fixture: hypothesis runs it once per example)."""
+    switch = _native.runtime.COMPILED
+    try:
+        _native.runtime.COMPILED = True
+        compiled = call()
+        _native.runtime.COMPILED = False
+        return compiled, call()
+    finally:
+        _native.runtime.COMPILED = switch
+
+
 def layouts(block):
     """The same values C-ordered, Fortran-ordered and as a strided view."""
     padded = np.zeros((block.shape[0] * 2, block.shape[1] * 3), dtype=block.dtype)
@@ -1423,14 +1436,7 @@ def test_gathered_sums_adds_the_picked_rows_in_turn(n, n_rows, width, n_picks, i
     picks = rng.integers(0, n_rows, size=(n, n_picks))
     if n:
         picks[0, -1] = picks[0, 0]
-    switch = _native.runtime.COMPILED
-    try:  # both versions, whichever this run uses elsewhere
-        _native.runtime.COMPILED = True
-        got = _native.gathered_sums(matrix, picks)
-        _native.runtime.COMPILED = False
-        twin = _native.gathered_sums(matrix, picks)
-    finally:
-        _native.runtime.COMPILED = switch
+    got, twin = compiled_and_numpy(lambda: _native.gathered_sums(matrix, picks))
     assert got.shape == (n, width)
     expected = matrix[picks[:, 0]] if n else np.zeros((0, width))
     for f in range(1, n_picks):
@@ -1441,13 +1447,9 @@ def test_gathered_sums_adds_the_picked_rows_in_turn(n, n_rows, width, n_picks, i
     # segments' peaks taken off (each segment's largest sum, 0 where none is finite)
     cuts = np.unique(rng.integers(1, width, size=rng.integers(0, 4))) if width > 1 else []
     bounds = np.array([0, *cuts, width])
-    try:
-        _native.runtime.COMPILED = True
-        shifted, peak = _native.gathered_sums(matrix, picks, bounds)
-        _native.runtime.COMPILED = False
-        twin_shifted, twin_peak = _native.gathered_sums(matrix, picks, bounds)
-    finally:
-        _native.runtime.COMPILED = switch
+    (shifted, peak), (twin_shifted, twin_peak) = compiled_and_numpy(
+        lambda: _native.gathered_sums(matrix, picks, bounds)
+    )
     top = np.stack(
         [
             expected[:, a:b].max(axis=1, initial=-np.inf)
@@ -1509,14 +1511,9 @@ def test_table_sums_equals_the_numpy_version(
         start += int(np.prod(shape))
     cells = np.vstack([rng.normal(size=(start, n_classes)), np.zeros((1, n_classes))])
     left_out = rng.random((n, n_nodes)) < 0.3 if left else None
-    switch = _native.runtime.COMPILED
-    try:
-        _native.runtime.COMPILED = True
-        got = _native.table_sums(codes, cells, family, strides, offsets, left_out)
-        _native.runtime.COMPILED = False
-        twin = _native.table_sums(codes, cells, family, strides, offsets, left_out)
-    finally:
-        _native.runtime.COMPILED = switch
+    got, twin = compiled_and_numpy(
+        lambda: _native.table_sums(codes, cells, family, strides, offsets, left_out)
+    )
     expected = np.zeros((n, n_classes))
     for r in range(n):
         for k in range(n_nodes):

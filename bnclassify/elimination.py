@@ -268,14 +268,14 @@ def equal_columns(blocks, n_classes) -> tuple[np.ndarray, np.ndarray]:
     classes = np.repeat(np.arange(n_classes), states)
     if np.isfinite(projection).all():
         order = np.lexsort((projection, classes))  # stable: a group's first column first
-        ordered = projection[order]
+        ordered, ordered_classes = projection[order], classes[order]
         starts = np.ones(width, dtype=bool)
-        starts[1:] = (ordered[1:] != ordered[:-1]) | (classes[order][1:] != classes[order][:-1])
+        starts[1:] = (ordered[1:] != ordered[:-1]) | (ordered_classes[1:] != ordered_classes[:-1])
         first = order[starts]
-        group = np.cumsum(starts) - 1
         counts = np.diff(np.append(np.flatnonzero(starts), width))
-        others = first[group] != order  # every column but its group's first
-        column, kept = order[others], first[group][others]
+        kept = first[np.cumsum(starts) - 1]  # each column's group's first
+        others = kept != order  # every column but its group's first
+        column, kept = order[others], kept[others]
         if all(np.array_equal(block[:, column], block[:, kept]) for block in blocks):
             position = np.argsort(first)
             return first[position], counts[position]

@@ -132,3 +132,15 @@ def pytest_collection_modifyitems(config, items):
             reached = module is not None and _drives_kernel_layer(module)
         if reached:
             item.add_marker("kernels")
+    _slow_modules_first(items)
+
+
+def _slow_modules_first(items):
+    """Put the modules that hold a test marked ``slow`` first, each module's tests in order.
+
+    pytest-xdist hands the tests out in this order, so the longest ones start while the
+    short ones can still fill the other workers, instead of one of them running alone
+    at the end. Whole modules move, so a module-scoped fixture is set up no more often.
+    """
+    slow = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow)  # a stable sort: in order otherwise

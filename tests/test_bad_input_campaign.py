@@ -26,6 +26,7 @@ def every_case():
     return campaign.all_cases()
 
 
+@pytest.mark.slow
 def test_the_fast_campaign_finds_no_bad_outcome(every_case):
     cases = campaign.select(every_case, fast=True)
     assert len({c.kind for c in cases}) == len(cases) > 100

@@ -181,6 +181,7 @@ def _regenerate_tool():
     return module
 
 
+@pytest.mark.slow
 def test_regenerate_rewrites_only_the_marked_blocks(capsys, tiny_cost_study, tmp_path):
     readme = tmp_path / "README.md"
     head = '```bash\npip install -e ".[dev]" && bnclassify compare --dataset p450\npytest\n```\n'

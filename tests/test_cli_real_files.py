@@ -192,6 +192,7 @@ def test_header_only_files(capsys, tmp_path):
     assert "--sep" not in err
 
 
+@pytest.mark.slow
 def test_predict_into_a_closed_pipe_stops_quietly(tmp_path):
     table = _table(3000)
     dump(NaiveBayes().fit(table.drop(columns="class"), table["class"]), tmp_path / "nb.bnc")

@@ -51,6 +51,7 @@ def _split(X, y, npartitions, sort_by=None):
     return df.drop(columns=y.name), df[y.name], frame.drop(columns=y.name), frame[y.name]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("make", [_car_strings, _mixed], ids=["car", "mixed"])
 @pytest.mark.parametrize("model", [NaiveBayes(), TAN(), KDB(k=2), AODE()])
 def test_dask_fit_equals_the_in_memory_fit(client, make, model):

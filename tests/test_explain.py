@@ -113,6 +113,7 @@ def test_additivity_on_lactamase_for_all_rows():
 
 
 # -- agreement with shap's ExactExplainer ------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["NB", "TAN", "SimplerTAN"])
 def test_interventional_log_odds_equal_shap_exact_explainer(p450, p450_models, name):
     model = p450_models[name]

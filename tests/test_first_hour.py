@@ -384,6 +384,7 @@ def test_readme_starts_from_the_users_csv_and_every_first_block_prints(tmp_path)
         assert _run_script(code, tmp_path).strip()
 
 
+@pytest.mark.slow
 def test_every_other_python_block_of_the_readme_runs_as_pasted(tmp_path):
     # the first two run above; each block is a reader's paste into a fresh interpreter: a
     # fragment (issue 31: partial_fit's loop over undefined chunks) fails here

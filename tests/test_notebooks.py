@@ -35,6 +35,7 @@ def _tool():
 notebooks = _tool()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", notebooks.notebook_paths(), ids=lambda p: p.stem)
 def test_a_fresh_run_reproduces_the_stored_outputs(path):
     found = notebooks.check(path)

@@ -84,6 +84,7 @@ def _wheel(src, out, env=None):
     return wheel
 
 
+@pytest.mark.slow
 def test_wheel_contents(tmp_path):
     _build_backend_or_skip()
     wheel = _wheel(_source_copy(tmp_path), tmp_path / "dist")
@@ -114,6 +115,7 @@ def test_wheel_contents(tmp_path):
     assert f"Version: {bnclassify.__version__}" in metadata
 
 
+@pytest.mark.slow
 def test_without_a_c_compiler_the_wheel_is_pure_and_runs_the_numpy_kernels(tmp_path):
     # the compiled kernels are optional (setup.py: optional=True): on a machine without a C
     # compiler the build succeeds, the wheel holds no compiled file (setuptools still tags it

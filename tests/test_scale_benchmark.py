@@ -19,6 +19,7 @@ def _scale_module():
     return module
 
 
+@pytest.mark.slow
 def test_scale_benchmark_runs_and_the_out_of_core_fits_agree(tmp_path):
     results = _scale_module().main(
         [

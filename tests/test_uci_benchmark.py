@@ -36,6 +36,7 @@ def _collection(folder: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_the_benchmark_scores_every_fold_and_counts_a_refusal_as_a_loss(tmp_path):
     _collection(tmp_path)
     results = tmp_path / "results.json"

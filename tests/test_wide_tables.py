@@ -42,6 +42,7 @@ def traced_peak(function):
 
 
 # -- 12 x 2000 ------------------------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("estimator", "bound"),
     [(AODE(), 350 * MB), (EnsembleTAN(), 350 * MB)],

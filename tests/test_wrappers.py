@@ -32,6 +32,7 @@ def small_tables():
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("cls", "epsilon"),
     # every wrapper searches to the end; a positive epsilon stops a forward and a backward one

@@ -35,6 +35,10 @@ LOO_PREFIX_SHARE = 0.25
 #: Rows of the first sort, whose prefixes must be at most twice that share for all the rows to be
 #: sorted.
 LOO_PREFIX_SAMPLE = 1 << 15
+#: Whether the compiled pass in chunks may take SKDB's default steps (root mean squared error,
+#: ``K = 5``, two or three classes) six candidates a vector where the CPU has AVX-512: the same
+#: numbers to the last bit (the tests turn it off for the reference).
+LOO_VECTOR_STEP = True
 
 
 def loo_scores(
@@ -806,7 +810,7 @@ def loo_rows(
         np.ascontiguousarray(stacked[1], dtype=np.float64), _offsets([len(t) for t in parents]),
         inverse_r, np.ascontiguousarray(prior / rows[:, None]), loss, total,
         LOO_CRITERIA.index(criterion), _chunk_rows(families, max_k, C), LOO_GROUP_BYTES // 8,
-        *(order or (None, None, None)),
+        *(order or (None, None, None)), LOO_VECTOR_STEP,
     )  # fmt: skip
 
 

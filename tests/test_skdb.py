@@ -1159,6 +1159,33 @@ def test_the_vector_steps_give_the_scalar_steps_sums_to_the_last_bit(n_classes, 
     assert moved[0] == moved[1] and (moved[0] > 0) == many
 
 
+@pytest.mark.kernels
+@pytest.mark.skipif(_native.runtime.kernels is None, reason="the compiled extension is not built")
+def test_the_tables_read_one_byte_codes_as_they_read_wider_ones(monkeypatch):
+    # with whole weights loo_tables reads 1-byte codes where they are (checked once), wider ones
+    # through a chunk's buffer: the same tables, each family's loo_family_counts
+    rng = np.random.default_rng(11)
+    n, C = 700, 3
+    cards = np.array([2, 3, 4, 2, 3, 2, 5])
+    codes = (rng.integers(0, 5, (n, 7)) % cards).astype(np.int8)
+    codes[rng.random((n, 7)) < 0.1] = -1
+    y, w = rng.integers(0, C, n), rng.choice([0.0, 1.0, 1.0, 3.0], n)
+    families = [[0], [1, 0], [2, 1, 0], [3, 2, 1, 0], [4, 3, 2, 1, 0], [5, 4, 3, 2, 1, 0]]
+    families.append([6, 5, 4, 3, 2, 1])
+    monkeypatch.setattr(_native.runtime, "COMPILED", True)
+    monkeypatch.setattr(_native.selection, "LOO_CHUNK_BYTES", 1)  # chunks of 16 rows
+    tables = [
+        _native.loo_tables(_native.column_codes(codes.astype(t)), families, cards, y, w, C)
+        for t in (np.int8, np.int16, np.int64)
+    ]
+    wide = _native.column_codes(codes.astype(np.int64))
+    for family, one, two, eight in zip(families, *tables, strict=True):
+        np.testing.assert_array_equal(one, two)
+        np.testing.assert_array_equal(one, eight)
+        counted = _native.loo_family_counts(wide, family, cards[family], y, w, C)
+        np.testing.assert_array_equal(one, counted)
+
+
 @pytest.mark.skipif(_native.runtime.kernels is None, reason="the compiled extension is not built")
 def test_the_chunked_pass_checks_one_byte_codes_of_its_rows_only(monkeypatch):
     # a code beyond its column in the rows scored is refused; one in other rows is not read

@@ -2399,9 +2399,19 @@ static PyObject *loo_tables(PyObject *self, PyObject *args) {
             for (int64_t L = 1; L <= m; L++) weight[L] += w[i];
         }
     }
+    /* with whole weights, 1-byte codes (the encoders' own) are read where they are, checked once
+     * here, as loo_rows reads them, instead of widened into a chunk's buffer of int64 */
+    const int direct = p.size == 1 && !use_order && whole;
+    for (int64_t s = 0; direct && s < p.n_used; s++) {
+        const int64_t j = p.used[s], card = p.cards[j];
+        const int8_t *v = (const int8_t *)p.codes + (size_t)(j * N);
+        int over = 0;
+        for (int64_t i = 0; i < N; i++) over |= v[i] >= card;
+        bad |= over;
+    }
     for (int64_t start = 0; start < N && !bad && !use_order; start += R) {
         const int64_t stop = start + R < N ? start + R : N, rows = stop - start;
-        if (!loo_decode(&p, p.used, p.n_used, start, stop, buffer)) {
+        if (!direct && !loo_decode(&p, p.used, p.n_used, start, stop, buffer)) {
             bad = 1;
             break;
         }
@@ -2409,8 +2419,26 @@ static PyObject *loo_tables(PyObject *self, PyObject *args) {
             const int64_t *family = p.families + u * E, *family_at = p.family_at + u * (E + 1);
             const int64_t depths = p.depths[u], r = p.cards[family[0]];
             const int64_t *col[LOO_MAX_DEPTHS], *cards = p.cards;
-            for (int64_t d = 0; d < depths; d++) col[d] = buffer + p.slot[family[d]] * rows;
+            const int8_t *col8[LOO_MAX_DEPTHS];
+            for (int64_t d = 0; d < depths; d++) {
+                col[d] = buffer + p.slot[family[d]] * rows;
+                col8[d] = (const int8_t *)p.codes + (size_t)(family[d] * N + start);
+            }
             double *fc = counts + offsets[u] * C;
+            if (direct) {
+                for (int64_t i = 0; i < rows; i++) {
+                    const int64_t x = col8[0][i];
+                    if (x < 0) continue;
+                    int64_t key = 0, d = 1;
+                    for (; d < depths; d++) {
+                        const int64_t z = col8[d][i];
+                        if (z < 0) break;
+                        key = key * cards[family[d]] + z;
+                    }
+                    fc[(family_at[d - 1] + key * r + x) * C + y[start + i]] += w[start + i];
+                }
+                continue;
+            }
             if (whole) {
                 for (int64_t i = 0; i < rows; i++) {
                     const int64_t x = col[0][i];

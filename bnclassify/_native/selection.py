@@ -762,7 +762,9 @@ def loo_rows(
     :func:`loo_family_counts` table over all the training rows (``class_weight``: their class
     weights). The compiled kernel takes the rows in chunks of :data:`LOO_CHUNK_BYTES`, every
     attribute per chunk (a chunk's scores stay in cache), and keeps the scores as probabilities,
-    moving a row to logs when one falls below 1e-200; this version takes one attribute at a time
+    moving a row to logs when one falls below 1e-200 (where the CPU has AVX-512, SKDB's default
+    steps take a class's six candidates as one vector, :data:`LOO_VECTOR_STEP`: the same numbers
+    to the last bit); this version takes one attribute at a time
     over all the rows, in logs. Each total gains its rows in row order: the compiled sums are
     those of the compiled steps one attribute at a time to the last bit, and the numpy version's to
     rounding. ``order``: :func:`loo_order`'s of these rows (every weight at least 1: each row

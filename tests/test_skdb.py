@@ -1116,6 +1116,76 @@ def test_the_chunked_pass_reads_one_byte_codes_as_it_reads_wider_ones(
     np.testing.assert_allclose(sums[0], twin, rtol=1e-12, atol=1e-13)
 
 
+@pytest.mark.kernels
+@pytest.mark.skipif(_native.runtime.kernels is None, reason="the compiled extension is not built")
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("many", [False, True])
+def test_the_vector_steps_give_the_scalar_steps_sums_to_the_last_bit(n_classes, many, monkeypatch):
+    # SKDB's default steps (rmse, K = 5, two or three classes) six candidates a vector where the
+    # CPU has AVX-512 (else both runs are scalar): the same sums to the last bit, in chunks, groups
+    # and blocks of rows, with missing cells (first and deeper in a family), weights 0, 0.5, 1 and
+    # 3 (the vector step leaves those below 1 to the scalar one), and, with many attributes that
+    # copy the class, rows whose probabilities fall below 1e-200 and move to logs
+    rng = np.random.default_rng(40 + n_classes + 2 * many)
+    n, C, max_k = 400, n_classes, 5
+    y = rng.integers(0, C, n)
+    k, copies = (110, 100) if many else (8, 2)
+    cards = rng.integers(2, 5, k)
+    cards[:copies] = C
+    codes = rng.integers(0, 5, (n, k)) % cards
+    keep = rng.random((n, copies)) < (1.0 if many else 0.7)
+    codes[:, :copies] = np.where(keep, y[:, None], codes[:, :copies])
+    codes = codes.astype(np.int8)
+    codes[rng.random((n, k)) < 0.08] = -1
+    w = rng.choice([0.0, 0.5, 1.0, 1.0, 1.0, 3.0], n)
+    families = [[u] + list(range(u - 1, max(u - 6, -1), -1)) for u in range(k)]
+    class_weight = np.bincount(y, weights=w, minlength=C)
+    monkeypatch.setattr(_native.runtime, "COMPILED", True)
+    monkeypatch.setattr(_native.selection, "LOO_PREFIX_SHARE", 0.0)  # the chunked pass
+    monkeypatch.setattr(_native.selection, "LOO_CHUNK_BYTES", 1)  # chunks of 16 rows
+    monkeypatch.setattr(_native.selection, "STATE_DOUBLES", 150 * (max_k + 1) * (C + 1))
+    moved = []
+    rows = _native.selection.loo_rows
+    monkeypatch.setattr(
+        _native.selection, "loo_rows", lambda *a, **kw: moved.append(rows(*a, **kw)) or moved[-1]
+    )  # fmt: skip
+    for group in (8, 1 << 20):  # one attribute a group, then all of them
+        monkeypatch.setattr(_native.selection, "LOO_GROUP_BYTES", group)
+        sums = []
+        for vector in (True, False):
+            monkeypatch.setattr(_native.selection, "LOO_VECTOR_STEP", vector)
+            sums.append(_native.loo_pass(codes, y, w, cards, class_weight, families, max_k, "rmse"))
+        np.testing.assert_array_equal(sums[0], sums[1])
+    assert moved[0] == moved[1] and (moved[0] > 0) == many
+
+
+@pytest.mark.kernels
+@pytest.mark.skipif(_native.runtime.kernels is None, reason="the compiled extension is not built")
+def test_the_tables_read_one_byte_codes_as_they_read_wider_ones(monkeypatch):
+    # with whole weights loo_tables reads 1-byte codes where they are (checked once), wider ones
+    # through a chunk's buffer: the same tables, each family's loo_family_counts
+    rng = np.random.default_rng(11)
+    n, C = 700, 3
+    cards = np.array([2, 3, 4, 2, 3, 2, 5])
+    codes = (rng.integers(0, 5, (n, 7)) % cards).astype(np.int8)
+    codes[rng.random((n, 7)) < 0.1] = -1
+    y, w = rng.integers(0, C, n), rng.choice([0.0, 1.0, 1.0, 3.0], n)
+    families = [[0], [1, 0], [2, 1, 0], [3, 2, 1, 0], [4, 3, 2, 1, 0], [5, 4, 3, 2, 1, 0]]
+    families.append([6, 5, 4, 3, 2, 1])
+    monkeypatch.setattr(_native.runtime, "COMPILED", True)
+    monkeypatch.setattr(_native.selection, "LOO_CHUNK_BYTES", 1)  # chunks of 16 rows
+    tables = [
+        _native.loo_tables(_native.column_codes(codes.astype(t)), families, cards, y, w, C)
+        for t in (np.int8, np.int16, np.int64)
+    ]
+    wide = _native.column_codes(codes.astype(np.int64))
+    for family, one, two, eight in zip(families, *tables, strict=True):
+        np.testing.assert_array_equal(one, two)
+        np.testing.assert_array_equal(one, eight)
+        counted = _native.loo_family_counts(wide, family, cards[family], y, w, C)
+        np.testing.assert_array_equal(one, counted)
+
+
 @pytest.mark.skipif(_native.runtime.kernels is None, reason="the compiled extension is not built")
 def test_the_chunked_pass_checks_one_byte_codes_of_its_rows_only(monkeypatch):
     # a code beyond its column in the rows scored is refused; one in other rows is not read

@@ -2399,9 +2399,19 @@ static PyObject *loo_tables(PyObject *self, PyObject *args) {
             for (int64_t L = 1; L <= m; L++) weight[L] += w[i];
         }
     }
+    /* with whole weights, 1-byte codes (the encoders' own) are read where they are, checked once
+     * here, as loo_rows reads them, instead of widened into a chunk's buffer of int64 */
+    const int direct = p.size == 1 && !use_order && whole;
+    for (int64_t s = 0; direct && s < p.n_used; s++) {
+        const int64_t j = p.used[s], card = p.cards[j];
+        const int8_t *v = (const int8_t *)p.codes + (size_t)(j * N);
+        int over = 0;
+        for (int64_t i = 0; i < N; i++) over |= v[i] >= card;
+        bad |= over;
+    }
     for (int64_t start = 0; start < N && !bad && !use_order; start += R) {
         const int64_t stop = start + R < N ? start + R : N, rows = stop - start;
-        if (!loo_decode(&p, p.used, p.n_used, start, stop, buffer)) {
+        if (!direct && !loo_decode(&p, p.used, p.n_used, start, stop, buffer)) {
             bad = 1;
             break;
         }
@@ -2409,8 +2419,26 @@ static PyObject *loo_tables(PyObject *self, PyObject *args) {
             const int64_t *family = p.families + u * E, *family_at = p.family_at + u * (E + 1);
             const int64_t depths = p.depths[u], r = p.cards[family[0]];
             const int64_t *col[LOO_MAX_DEPTHS], *cards = p.cards;
-            for (int64_t d = 0; d < depths; d++) col[d] = buffer + p.slot[family[d]] * rows;
+            const int8_t *col8[LOO_MAX_DEPTHS];
+            for (int64_t d = 0; d < depths; d++) {
+                col[d] = buffer + p.slot[family[d]] * rows;
+                col8[d] = (const int8_t *)p.codes + (size_t)(family[d] * N + start);
+            }
             double *fc = counts + offsets[u] * C;
+            if (direct) {
+                for (int64_t i = 0; i < rows; i++) {
+                    const int64_t x = col8[0][i];
+                    if (x < 0) continue;
+                    int64_t key = 0, d = 1;
+                    for (; d < depths; d++) {
+                        const int64_t z = col8[d][i];
+                        if (z < 0) break;
+                        key = key * cards[family[d]] + z;
+                    }
+                    fc[(family_at[d - 1] + key * r + x) * C + y[start + i]] += w[start + i];
+                }
+                continue;
+            }
             if (whole) {
                 for (int64_t i = 0; i < rows; i++) {
                     const int64_t x = col[0][i];
@@ -2635,6 +2663,139 @@ static inline __attribute__((always_inline)) int loo_step(
     *hi_io = hi;
     return moved;
 }
+
+/* -- the chunked pass's steps eight candidates a vector, where the CPU has AVX-512 ------------- */
+
+/* SKDB's default (the root mean squared error, K = 5: six candidates, two or three classes, every
+ * cell with its record) takes most of the fit's time in the chunked pass. With AVX-512 a class's
+ * six candidates are one vector (two lanes masked off): the ratios are laid out class by class,
+ * each class's ratios one vector over the depths, spread to the candidates by one permutation
+ * (candidate k takes depth min(k, reach)) instead of built from scalars; each lane rounds as
+ * loo_step's pairs do, no product fused into a sum (fp-contract off), so the numbers are those of
+ * the pass without it to the last bit. Rows the vector step does not take (in logs, or of weight
+ * below 1) go through loo_step. Chosen at run time (__builtin_cpu_supports); nothing global is set. */
+#if LOO_PAIRS && defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define LOO_WIDE 1
+
+/* One attribute's arguments of loo_step that do not change from row to row */
+typedef struct {
+    const int64_t *cards, *family_at, *parent_at;
+    const double *fc, *pc, *rec;
+    double inv_r;
+    int64_t depths, C, D;
+    int criterion;
+    double *ratios, *scratch;
+} loo_attribute;
+
+/* loo_step for a row the vector step leaves (not inlined: the vector code is compiled apart) */
+static __attribute__((noinline)) int loo_step_call(const loo_attribute *a, const int64_t *z,
+                                                   int64_t yi, double wi, double *joint, double *loss,
+                                                   int64_t *hi, int8_t *logs) {
+#define LOO_CALL_STEP(CLASSES, DEPTHS)                                                                   \
+    loo_step(z, a->cards, a->depths, a->family_at, a->parent_at, a->fc, a->pc, a->rec, a->inv_r,  \
+             CLASSES, DEPTHS, yi, wi, a->criterion, a->ratios, joint, loss, hi, logs, a->scratch)
+    return a->C == 2 ? LOO_CALL_STEP(2, 6) : LOO_CALL_STEP(3, 6); /* the vector step's cases */
+#undef LOO_CALL_STEP
+}
+
+#include <immintrin.h>
+#pragma GCC push_options
+#pragma GCC target("avx512f")
+#pragma GCC optimize("fp-contract=off")
+
+/* The rows [0, rows) of a chunk for one attribute (criterion 0, D = 6, C classes, records): col
+ * the rows' 1-byte codes of the attribute's family, y and w theirs, joints (rows, C, 6), losses
+ * (rows, 6), reached, logs theirs; total the attribute's column of the totals (stride M), added
+ * to in row order. Returns the rows moved to logs. */
+static inline __attribute__((always_inline)) int64_t loo_wide_rows_c(
+    const loo_attribute *a, const int64_t C, const int8_t *const *col, int64_t rows,
+    const int64_t *y, const double *w, double *joints, double *losses, int64_t *reached,
+    int8_t *logs, double *total, int64_t M) {
+    const int64_t RS = 2 * C + 1, depths = a->depths, r = a->cards[0];
+    const int64_t *family_at = a->family_at, *cards = a->cards;
+    const double *rec = a->rec;
+    const __mmask8 six = 0x3F;
+    const __m512i iota = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
+    const __m512d one = _mm512_set1_pd(1.0), small = _mm512_set1_pd(LOO_TINY);
+    double sums[8] __attribute__((aligned(64)));
+    int64_t z[LOO_MAX_DEPTHS];
+    int64_t moved = 0;
+    for (int64_t k = 0; k < 8; k++) sums[k] = k < 6 ? total[k * M] : 0.0;
+    __m512d sum_total = _mm512_load_pd(sums);
+    for (int64_t i = 0; i < rows; i++) {
+        double *joint = joints + i * C * 6, *loss = losses + i * 6;
+        const int64_t x = col[0][i];
+        int fresh = 0; /* the row's losses are in row_loss (read back, a masked store stalls) */
+        __m512d row_loss = _mm512_setzero_pd();
+        if (x >= 0) {
+            const int64_t yi = y[i];
+            const double wi = w[i];
+            if (logs[i] || !(wi >= 1.0)) {
+                for (int64_t d = 0; d < depths; d++) z[d] = col[d][i];
+                moved += loo_step_call(a, z, yi, wi, joint, loss, reached + i, logs + i);
+            } else {
+                /* candidate k's ratio is depth min(k, reach)'s: each depth reached is broadcast
+                 * to the lanes from its own on (the row's class reads the held-out ratio) */
+                int64_t key = 0, reach = 0, at[LOO_PAIR_CLASSES];
+                for (int64_t c = 0; c < C; c++) at[c] = c == yi ? C + c : c;
+                const double *cell = rec + (family_at[0] + x) * RS;
+                __m512d rc[LOO_PAIR_CLASSES];
+                for (int64_t c = 0; c < C; c++) rc[c] = _mm512_set1_pd(cell[at[c]]);
+                for (int64_t d = 1; d < depths; d++) {
+                    const int64_t v = col[d][i];
+                    if (v < 0) break;
+                    key = key * cards[d] + v;
+                    cell = rec + (family_at[d] + key * r + x) * RS;
+                    if (cell[2 * C] == 0.0) break;
+                    reach = d;
+                    const __mmask8 from = (__mmask8)(0xFF << d);
+                    for (int64_t c = 0; c < C; c++)
+                        rc[c] = _mm512_mask_mov_pd(rc[c], from, _mm512_set1_pd(cell[at[c]]));
+                }
+                if (reach > reached[i]) reached[i] = reach;
+                __m512d p[LOO_PAIR_CLASSES], sum = _mm512_setzero_pd();
+                for (int64_t c = 0; c < C; c++) {
+                    p[c] = _mm512_mul_pd(_mm512_maskz_loadu_pd(six, joint + c * 6), rc[c]);
+                    sum = _mm512_add_pd(sum, p[c]);
+                }
+                const __m512d scale = _mm512_maskz_div_pd(six, one, sum);
+                const __m512d miss = _mm512_mul_pd(_mm512_sub_pd(sum, p[yi]), scale);
+                row_loss = _mm512_mul_pd(_mm512_mul_pd(miss, miss), _mm512_set1_pd(wi));
+                _mm512_mask_storeu_pd(loss, six, row_loss);
+                fresh = 1;
+                __mmask8 below = 0;
+                for (int64_t c = 0; c < C; c++) {
+                    p[c] = _mm512_mul_pd(p[c], scale);
+                    _mm512_mask_storeu_pd(joint + c * 6, six, p[c]);
+                    below |= _mm512_mask_cmp_pd_mask(six, p[c], small, _CMP_LT_OQ);
+                }
+                if (below) {
+                    for (int64_t e = 0; e < C * 6; e++) joint[e] = log(joint[e]);
+                    logs[i] = 1;
+                    moved++;
+                }
+            }
+        }
+        /* the totals: candidate k adds loss[min(k, hi)], lane by lane in row order */
+        const __m512i upto = _mm512_min_epi64(iota, _mm512_set1_epi64(reached[i]));
+        if (!fresh) row_loss = _mm512_maskz_loadu_pd(six, loss);
+        sum_total = _mm512_add_pd(sum_total, _mm512_permutexvar_pd(upto, row_loss));
+    }
+    _mm512_store_pd(sums, sum_total);
+    for (int64_t k = 0; k < 6; k++) total[k * M] = sums[k];
+    return moved;
+}
+
+static int64_t loo_wide_rows(const loo_attribute *a, const int8_t *const *col, int64_t rows,
+                             const int64_t *y, const double *w, double *joints, double *losses,
+                             int64_t *reached, int8_t *logs, double *total, int64_t M) {
+    return a->C == 2 ? loo_wide_rows_c(a, 2, col, rows, y, w, joints, losses, reached, logs, total, M)
+                     : loo_wide_rows_c(a, 3, col, rows, y, w, joints, losses, reached, logs, total, M);
+}
+#pragma GCC pop_options
+#else
+#define LOO_WIDE 0
+#endif
 
 /* -- loo_order: the rows by their prefixes, so that rows sharing one share its terms ----------- */
 
@@ -2947,11 +3108,11 @@ done:
 static PyObject *loo_rows(PyObject *self, PyObject *args) {
     PyObject *codes_obj, *obj[12], *perm_obj, *level_obj, *rows_obj;
     Py_ssize_t first, chunk, group;
-    int criterion;
-    if (!PyArg_ParseTuple(args, "OOOnOOOOOOOOOOinnOOO", &codes_obj, &obj[0], &obj[1], &first,
+    int criterion, vector_step = 1;
+    if (!PyArg_ParseTuple(args, "OOOnOOOOOOOOOOinnOOO|p", &codes_obj, &obj[0], &obj[1], &first,
                           &obj[2], &obj[3], &obj[4], &obj[5], &obj[6], &obj[7], &obj[8], &obj[9],
                           &obj[10], &obj[11], &criterion, &chunk, &group, &perm_obj, &level_obj,
-                          &rows_obj))
+                          &rows_obj, &vector_step))
         return NULL;
     /* codes, families, cards as above; first: the row of codes of the first row scored; y (n)
      * int64, weights (n) float64 of the rows scored; counts (T, C) and parent_counts (P, C)
@@ -2961,7 +3122,9 @@ static PyObject *loo_rows(PyObject *self, PyObject *args) {
      * (not weighted); total (D, m + 1) float64, added to; criterion; chunk: rows per chunk; group:
      * doubles of tables read per group of attributes; perm, level, rows: None, or loo_order's
      * (every weight at least 1): the pass goes through the rows' prefixes in that order, each
-     * prefix's terms once. Returns the number of rows moved to logs. */
+     * prefix's terms once; vector_step (optional, true): whether the chunked pass may take its
+     * steps with AVX-512 where the CPU has it (the same numbers; false: the tests' reference).
+     * Returns the number of rows moved to logs. */
     const char *names[12] = {"families", "cards", "y", "weights", "counts", "offsets",
                              "parent_counts", "parent_offsets", "inverse_r", "prior", "start",
                              "total"};
@@ -3112,6 +3275,12 @@ static PyObject *loo_rows(PyObject *self, PyObject *args) {
     /* 1-byte codes (the encoders' own) are read where they are, checked once here, instead of
      * widened into a chunk's buffer of int64 for every group of attributes */
     const int direct = p.size == 1 && !use_order;
+#if LOO_WIDE
+    const int wide = direct && vector_step && criterion == 0 && D == 6 && (C == 2 || C == 3) &&
+                     __builtin_cpu_supports("avx512f");
+#else
+    const int wide = 0;
+#endif
     for (int64_t s = 0; direct && s < p.n_used; s++) {
         const int64_t j = p.used[s], card = p.cards[j];
         const int8_t *v = (const int8_t *)p.codes + (size_t)(j * p.N + first);
@@ -3170,7 +3339,14 @@ static PyObject *loo_rows(PyObject *self, PyObject *args) {
         const int64_t hi = reached[at + i];                                                      \
         for (int64_t k = 0; k < D; k++) total[k * M + column] += loss[k < hi ? k : hi];          \
     }
-                if (direct) {
+                if (wide && rec) {
+                    const loo_attribute a = {zcards, p.family_at + u * (E + 1), p.parent_at + u * (E + 1),
+                                             fc, pc, rec, inverse_r[u], depths, C, D, criterion,
+                                             ratios, scratch};
+                    moved += loo_wide_rows(&a, col8, rows, y + start, w + start,
+                                           joints + at * D * C, losses + at * D, reached + at,
+                                           logs + at, total + column, M);
+                } else if (direct) {
                     LOO_CHUNK_ROWS(col8)
                 } else {
                     LOO_CHUNK_ROWS(col)
@@ -5125,7 +5301,8 @@ static PyMethodDef methods[] = {
      "bnclassify/_native)."},
     {"loo_rows", loo_rows, METH_VARARGS,
      "loo_rows(codes, families, cards, first, y, weights, counts, offsets, parent_counts, "
-     "parent_offsets, inverse_r, prior, start, total, criterion, chunk, group, perm, level, rows) "
+     "parent_offsets, inverse_r, prior, start, total, criterion, chunk, group, perm, level, rows"
+     "[, vector_step]) "
      "-> rows moved to logs: selective KDB's leave-one-out pass over chunks of rows, a group of "
      "attributes per chunk, or over the rows' prefixes in loo_order's order, the losses added to "
      "total (see bnclassify/_native)."},
@@ -5180,7 +5357,7 @@ static struct PyModuleDef module = {
 
 /* Raised with every change of a kernel's arguments or results: _native/runtime.py refuses a stale build
  * (an optional build that fails leaves the previous library in place). */
-#define KERNELS_VERSION 30
+#define KERNELS_VERSION 32
 
 PyMODINIT_FUNC PyInit__kernels(void) {
     PyObject *m = PyModule_Create(&module);

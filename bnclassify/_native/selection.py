@@ -35,6 +35,10 @@ LOO_PREFIX_SHARE = 0.25
 #: Rows of the first sort, whose prefixes must be at most twice that share for all the rows to be
 #: sorted.
 LOO_PREFIX_SAMPLE = 1 << 15
+#: Whether the compiled pass in chunks may take SKDB's default steps (root mean squared error,
+#: ``K = 5``, two or three classes) six candidates a vector where the CPU has AVX-512: the same
+#: numbers to the last bit (the tests turn it off for the reference).
+LOO_VECTOR_STEP = True
 
 
 def loo_scores(
@@ -758,7 +762,9 @@ def loo_rows(
     :func:`loo_family_counts` table over all the training rows (``class_weight``: their class
     weights). The compiled kernel takes the rows in chunks of :data:`LOO_CHUNK_BYTES`, every
     attribute per chunk (a chunk's scores stay in cache), and keeps the scores as probabilities,
-    moving a row to logs when one falls below 1e-200; this version takes one attribute at a time
+    moving a row to logs when one falls below 1e-200 (where the CPU has AVX-512, SKDB's default
+    steps take a class's six candidates as one vector, :data:`LOO_VECTOR_STEP`: the same numbers
+    to the last bit); this version takes one attribute at a time
     over all the rows, in logs. Each total gains its rows in row order: the compiled sums are
     those of the compiled steps one attribute at a time to the last bit, and the numpy version's to
     rounding. ``order``: :func:`loo_order`'s of these rows (every weight at least 1: each row
@@ -806,7 +812,7 @@ def loo_rows(
         np.ascontiguousarray(stacked[1], dtype=np.float64), _offsets([len(t) for t in parents]),
         inverse_r, np.ascontiguousarray(prior / rows[:, None]), loss, total,
         LOO_CRITERIA.index(criterion), _chunk_rows(families, max_k, C), LOO_GROUP_BYTES // 8,
-        *(order or (None, None, None)),
+        *(order or (None, None, None)), LOO_VECTOR_STEP,
     )  # fmt: skip
 
 

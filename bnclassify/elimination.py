@@ -245,13 +245,8 @@ def equal_columns(blocks, n_classes) -> tuple[np.ndarray, np.ndarray]:
 
     ``blocks`` are arrays of one width ``n_classes * states``, column ``c * states + s``
     the class ``c`` and state ``s`` of every block; a group never joins two classes. The
-    groups come in the order of their first columns (by class, then state).
-
-    Candidates come from one random projection of each column (a matrix product: equal
-    columns project equally), and every column is then compared with its group's first in
-    every block; when a candidate group holds different columns, or a column holds
-    ``-inf`` (its projection says nothing), the columns are grouped by their bytes
-    (:func:`equal_rows` of the stacked blocks).
+    groups come in the order of their first columns (by class, then state). The blocks'
+    transposes given to :func:`equal_states`.
 
     Examples
     --------
@@ -259,28 +254,58 @@ def equal_columns(blocks, n_classes) -> tuple[np.ndarray, np.ndarray]:
     >>> equal_columns([block], 2)  # class 0: columns 0 and 2 alike; class 1: 4 and 5
     (array([0, 1, 3, 4]), array([2, 1, 1, 2]))
     """
-    width = blocks[0].shape[1]
+    return equal_states([block.T for block in blocks], n_classes)
+
+
+def equal_states(columns, n_classes) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`equal_columns` of blocks given by their transposes: ``columns[f]`` of shape
+    ``(n_classes * states, k_f)``, row ``c * states + s`` the class ``c`` and state ``s``
+    (a table's rows for one state of the variable summed out, as a table laid out with
+    that variable's axis first holds them, contiguous). Returns the first row of each group
+    of rows equal in every array, and each group's size.
+
+    Candidates come from one random projection of each row (equal rows project equally:
+    each row's products summed in one order, the same for every row), and every row is then
+    compared with its group's first in every array; when a candidate group holds different
+    rows, or a row holds ``-inf`` (its projection says nothing), the rows are grouped by
+    their bytes (:func:`equal_rows` of the arrays side by side).
+
+    Examples
+    --------
+    >>> rows = np.array([[1.0, 0.0], [2.0, 3.0], [1.0, 0.0], [1.0, 7.0], [5.0, 7.0], [5.0, 7.0]])
+    >>> equal_states([rows], 2)  # class 0: rows 0 and 2 alike; class 1: 4 and 5
+    (array([0, 1, 3, 4]), array([2, 1, 1, 2]))
+    """
+    width = columns[0].shape[0]
     states = width // n_classes
     rng = np.random.default_rng(0)
     projection = np.zeros(width)
-    for block in blocks:
-        projection += rng.random(len(block)) @ block
+    term = np.empty(width)
+    for rows in columns:
+        weights = rng.random(rows.shape[1])
+        # column by column: every row's products added in the same order (a BLAS product
+        # may add a few rows' in another, and split equal states), few columns a table
+        part = rows[:, 0] * weights[0]
+        for j in range(1, rows.shape[1]):
+            part += np.multiply(rows[:, j], weights[j], out=term)
+        projection += part
     classes = np.repeat(np.arange(n_classes), states)
     if np.isfinite(projection).all():
-        order = np.lexsort((projection, classes))  # stable: a group's first column first
+        order = np.lexsort((projection, classes))  # stable: a group's first row first
         ordered, ordered_classes = projection[order], classes[order]
         starts = np.ones(width, dtype=bool)
         starts[1:] = (ordered[1:] != ordered[:-1]) | (ordered_classes[1:] != ordered_classes[:-1])
         first = order[starts]
         counts = np.diff(np.append(np.flatnonzero(starts), width))
-        kept = first[np.cumsum(starts) - 1]  # each column's group's first
-        others = kept != order  # every column but its group's first
-        column, kept = order[others], kept[others]
-        if all(np.array_equal(block[:, column], block[:, kept]) for block in blocks):
+        kept = first[np.cumsum(starts) - 1]  # each row's group's first
+        others = kept != order  # every row but its group's first
+        row, kept = order[others], kept[others]
+        # contiguous rows compared (a table's columns would each be a strided read)
+        if all(np.array_equal(rows[row], rows[kept]) for rows in columns):
             position = np.argsort(first)
             return first[position], counts[position]
-    whole = np.concatenate([classes[None, :].astype(np.float64), *blocks], axis=0)
-    first, counts = equal_rows(whole.T)
+    whole = np.concatenate([classes[:, None].astype(np.float64), *columns], axis=1)
+    first, counts = equal_rows(whole)
     position = np.argsort(first)
     return first[position], counts[position]
 
@@ -333,18 +358,41 @@ class StateSum:
     """
 
     def __init__(self, tables, n_classes):
-        states = tables[0].shape[2]
-        sizes = [len(t) for t in tables]
-        # each table's rows, one column per (class, state): the columns equal in every table
-        # (within a class: classes never mix) are grouped, each group's first column kept
-        flat = [t.reshape(len(t), -1) for t in tables]
-        columns, counts = equal_columns(flat, n_classes)
+        # each table's rows, one column per (class, state), given as their transposes
+        self._prepare([t.reshape(len(t), -1).T for t in tables], n_classes)
+
+    @classmethod
+    def from_states(cls, columns, n_classes) -> StateSum:
+        """The :class:`StateSum` of tables given by their transposes: ``columns[f]`` of
+        shape ``(n_classes * states, k_f)`` is ``tables[f].reshape(k_f, -1).T`` (as a table
+        laid out with the summed variable's axis after the class holds it: no copy).
+
+        Examples
+        --------
+        >>> table = np.array([[[0.0, 1.0, 1.0]], [[2.0, 0.0, 0.0]]])
+        >>> StateSum.from_states([table.reshape(2, -1).T], 1)([np.array([0, 1])]).round(3)
+        array([[1.862],
+               [2.24 ]])
+        """
+        made = cls.__new__(cls)
+        made._prepare(columns, n_classes)
+        return made
+
+    def _prepare(self, columns, n_classes):
+        states = columns[0].shape[0] // n_classes
+        sizes = [rows.shape[1] for rows in columns]
+        # the rows equal in every table (within a class: classes never mix) are grouped,
+        # each group's first row kept
+        first, counts = equal_states(columns, n_classes)
         self.n_classes = n_classes
-        self.bounds = np.searchsorted(columns, np.arange(n_classes + 1) * states)
+        self.bounds = np.searchsorted(first, np.arange(n_classes + 1) * states)
         # the log of each term's number of states a row read by every row, and a row of zeros
         # (an index of -1)
-        self.stacked = np.zeros((sum(sizes) + 2, len(columns)))
-        np.concatenate([f[:, columns] for f in flat], axis=0, out=self.stacked[:-2])
+        self.stacked = np.zeros((sum(sizes) + 2, len(first)))
+        at = 0
+        for rows, size in zip(columns, sizes, strict=True):
+            self.stacked[at : at + size] = np.take(rows, first, axis=0).T
+            at += size
         self.stacked[-2] = np.log(counts)
         self.offsets = np.concatenate([[0], np.cumsum([*sizes, 1])])
 

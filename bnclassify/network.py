@@ -910,9 +910,20 @@ class FittedNetwork:
         """log of the sum over the missing variables of the touched nodes' terms, (n, C)."""
         n, n_classes = len(codes), self.n_classes
         potentials, single = [], {}
+        alone = self._summed_alone(plan)
+        filled = np.maximum(codes, 0)
         for k, free in plan["tables"]:
             own = next(iter(self._nodes[k].column_positions), None)  # the class's: none
             dropped = None if own is None or own in plan["missing"] else codes[:, own] == MISSING
+            if len(free) == 1 and self._cards[free[0]] >= GROUPED_STATES:
+                # the table's rows by the summed variable's states, read in place: no copy of
+                # the table laid out by the others (a StateSum reads the states row by row,
+                # a few rows pick their columns)
+                index, columns = self._nodes[k].log_states(filled, free[0])
+                if dropped is not None and dropped.any():
+                    index = np.where(dropped, -1, index)
+                single.setdefault(free[0], []).append((index, columns))
+                continue
             if dropped is None or not dropped.any():
                 index, table = self._nodes[k].log_potential(codes, free)
             elif len(free) == 1:
@@ -928,15 +939,16 @@ class FittedNetwork:
                 single.setdefault(free[0], []).append((index, table))
             else:
                 potentials.append((free, table[index]))
-        shared = {u for free, _ in potentials for u in free}
-        shared.update(u for *_, scope in plan["components"] for u in scope)
-        alone = set()  # many states, mentioned by no potential of two variables: summed here
         for v, items in single.items():
-            if v not in shared and self._cards[v] >= GROUPED_STATES:
-                alone.add(v)
+            if v in alone:
                 tables = tuple(t for _, t in items)
-                prepared = self._prepared(tables, lambda t: StateSum(list(t), n_classes))
+                prepared = self._prepared(
+                    tables, lambda t: StateSum.from_states(list(t), n_classes)
+                )
                 potentials.append(((), prepared([i for i, _ in items])))
+                continue
+            if self._cards[v] >= GROUPED_STATES:  # the tables given by their states' rows
+                potentials.append(((v,), _picked_states(items).reshape(n, n_classes, -1)))
                 continue
             items = [_zero_term_read(index, table) for index, table in items]
             if len(items) == 1:
@@ -951,6 +963,17 @@ class FittedNetwork:
             potentials.append((scope, self._component(order, target_of, scope, codes, values)))
         order = [v for v in plan["order"] if v not in alone]
         return eliminate(potentials, order, n, n_classes)
+
+    def _summed_alone(self, plan) -> set:
+        """The missing variables of ``plan`` of many states (``GROUPED_STATES`` or more) that
+        only potentials of that one variable mention: each summed out by a
+        :class:`~bnclassify.elimination.StateSum` of its tables."""
+        single, shared = set(), set()
+        for _, free in plan["tables"]:
+            (single if len(free) == 1 else shared).update(free)
+        shared.update(u for *_, scope in plan["components"] for u in scope)
+        cards = self._cards
+        return {v for v in single - shared if cards[v] >= GROUPED_STATES}
 
     def _prepared(self, key, make):
         """``make(key)`` for a tuple ``key`` of tables, kept while they are the same objects:
@@ -1316,6 +1339,22 @@ def _looks_up_its_table(factor) -> bool:
     return own is Categorical.log_terms or (
         isinstance(factor, ClassTable) and own is ClassTable.log_terms
     )
+
+
+def _picked_states(items) -> np.ndarray:
+    """``sum_f columns_f[:, index_f].T`` of ``items`` ``[(index_f, columns_f)]`` (each a
+    table by its states' rows, :meth:`~bnclassify.factors.Categorical.log_states`), the
+    terms added in turn; an index of -1 adds no term: ``(n, classes * states)``."""
+    out = None
+    for index, columns in items:
+        picked = np.take(columns, np.maximum(index, 0), axis=1).T
+        if len(index) and index.min() < 0:
+            picked = np.where((index < 0)[:, None], 0.0, picked)
+        if out is None:
+            out = np.ascontiguousarray(picked)
+        else:
+            out += picked
+    return out
 
 
 def _zero_term_read(index, table):

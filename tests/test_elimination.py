@@ -525,3 +525,87 @@ def test_a_row_of_several_groups_adds_their_enumerated_sums(monkeypatch):
     got = network.joint_log_likelihood(codes)
     assert not plans
     np.testing.assert_allclose(got, enumerated(network, codes), rtol=1e-12, atol=1e-12)
+
+
+def test_log_states_is_the_potential_transposed_for_every_member_of_a_family():
+    """``Categorical.log_states(codes, v)``: each row's index and the table by ``v``'s states'
+    rows, equal to ``log_potential(codes, (v,))`` transposed, whichever axis of the family ``v``
+    is (the first parent: a reshape in place; another parent or the node's own: a copy), and
+    for a table not in C order (a loaded model's)."""
+    X, y = _wide_table(n=200, m=8)
+    model = KDB(k=2).fit(X, y)
+    codes, _ = model.encode(X.iloc[:30])
+    seen_axes = set()
+    for factor in model.compiled_.factors:
+        family = factor._family
+        for tables in (factor.log_table_, np.asfortranarray(factor.log_table_)):
+            factor.log_table_ = tables
+            for axis, v in enumerate(family):
+                seen_axes.add(min(axis, 1) if axis < len(family) - 1 else 2)
+                index, table = factor.log_potential(codes, (v,))
+                index_t, columns = factor.log_states(codes, v)
+                assert np.array_equal(index, index_t)
+                assert columns.flags.c_contiguous
+                assert np.array_equal(table.reshape(len(table), -1).T, columns)
+    assert seen_axes == {0, 1, 2}  # the first parent, a later one, the node's own
+
+
+def test_equal_states_groups_as_the_bytes_do_wherever_the_equal_rows_are():
+    """``equal_states`` (the tables by their states' rows) groups exactly the rows equal in
+    every table, wherever they lie (a BLAS product may add the last rows' terms in another
+    order and split a group), as ``equal_columns`` does for the transposes; and a StateSum
+    built from them sums to the same bits as one built from the tables."""
+    from bnclassify.elimination import StateSum, equal_columns, equal_rows, equal_states
+
+    rng = np.random.default_rng(8)
+    n_classes, states = 3, 1021  # an odd count: equal rows at the end of every block of rows
+    tables = [rng.normal(size=(k, n_classes, states)) for k in (1, 4, 7, 64)]
+    for t in tables:  # an identifier's states unseen with a class: every third, and the last
+        t[:, 0, ::3] = t[:, 0, :1]
+        t[:, 1, -17:] = t[:, 1, -1:]
+        t[:, 2, 500:] = t[:, 2, 500:501]
+    columns = [t.reshape(len(t), -1).T for t in tables]
+    classes = np.repeat(np.arange(n_classes), states)[:, None].astype(float)
+    first, sizes = equal_rows(np.concatenate([classes, *columns], axis=1))
+    order = np.argsort(first)
+    expected = first[order].tolist(), sizes[order].tolist()
+    contiguous = [np.ascontiguousarray(c) for c in columns]
+    assert [a.tolist() for a in equal_states(contiguous, n_classes)] == list(expected)
+    blocks = [t.reshape(len(t), -1) for t in tables]
+    assert [a.tolist() for a in equal_columns(blocks, n_classes)] == list(expected)
+    assert len(expected[0]) == (states - (states + 2) // 3 + 1) + (states - 16) + 501
+    indices = [rng.integers(0, len(t), 50) for t in tables]
+    indices[2][::3] = -1
+    got = StateSum.from_states(contiguous, n_classes)(indices)
+    assert np.array_equal(got, StateSum(tables, n_classes)(indices))
+
+
+@pytest.mark.parametrize("model", [KDB(k=2), KDB(k=3)])
+def test_an_identifier_summed_alone_and_joined_to_other_missing_cells(model, monkeypatch):
+    """An identifier unseen in every row is summed out by its StateSum where it is the rows'
+    only missing cell near it, and with the others' cells where one of its children is missing
+    too (the children's tables picked by its states' rows): each row equals the enumeration."""
+    X, y = _wide_table(n=240, m=6)
+    X["id"] = [f"r{k // 2}" for k in range(len(X))]
+    model.fit(X.iloc[:160], y.iloc[:160])
+    codes, _ = model.encode(X.iloc[160:].assign(id=np.nan))
+    codes[1::3, :3] = -1  # the first columns missing too in some rows
+    calls = {"alone": 0, "joined": 0}
+    from_states = network_module.StateSum.from_states
+    picked = network_module._picked_states
+
+    def alone(*args):
+        calls["alone"] += 1
+        return from_states(*args)
+
+    def joined(items):
+        calls["joined"] += 1
+        return picked(items)
+
+    monkeypatch.setattr(network_module.StateSum, "from_states", alone)
+    monkeypatch.setattr(network_module, "_picked_states", joined)
+    monkeypatch.setattr(network_module, "ENUMERATED_GROUP_CELLS", 0)  # every group planned
+    rows = codes[:12]
+    got = model.compiled_.joint_log_likelihood(rows)
+    assert calls["alone"] and calls["joined"]
+    np.testing.assert_allclose(got, enumerated(model.compiled_, rows), rtol=1e-12)

@@ -154,6 +154,44 @@ class Categorical(Factor):
         )
         return index, table
 
+    def log_states(self, codes, free):
+        """:meth:`log_potential` over one member ``free`` of the family, transposed: ``(index,
+        columns)`` with ``columns`` of shape ``(n_classes * states of free, k)``, equal to
+        ``table.reshape(k, -1).T`` of ``log_potential(codes, (free,))``.
+
+        Row ``c * states + s`` holds the table's cells of class ``c`` and state ``s`` for
+        every joint state of the rest of the family, contiguous: a reshape of the table when
+        ``free`` is its first axis after the class (an identifier first in its children's
+        parents), one copy kept otherwise. Summing ``free`` out
+        (:meth:`bnclassify.elimination.StateSum.from_states`) reads it row by row.
+
+        Examples
+        --------
+        >>> from bnclassify import TAN
+        >>> from bnclassify.datasets import load_car
+        >>> X, y = load_car(return_X_y=True)
+        >>> node = TAN().fit(X, y).compiled_.factors[1]  # maint, child of buying
+        >>> codes = np.array([[-1, 2, 0, 0, 0, 0]])
+        >>> index, table = node.log_potential(codes, (0,))
+        >>> index_t, columns = node.log_states(codes, 0)
+        >>> bool((index == index_t).all() and (table.reshape(len(table), -1).T == columns).all())
+        True
+        """
+        family = self._family
+        axis = family.index(free)
+        seen = [v for v in family if v != free]
+
+        def layout(table):
+            moved = np.moveaxis(table, 1 + axis, 1)  # (C, states of free, rest in order)
+            return np.ascontiguousarray(moved).reshape(moved.shape[0] * moved.shape[1], -1)
+
+        columns = self._layout(("states", axis), layout)
+        if not seen:
+            return np.zeros(len(codes), dtype=np.intp), columns
+        seen_cards = tuple(self.log_table_.shape[1 + family.index(v)] for v in seen)
+        index = np.ravel_multi_index(tuple(codes[:, v].astype(np.intp) for v in seen), seen_cards)
+        return index, columns
+
     def describe(self):
         """The table, one row per categorical-parent configuration, states as categories."""
         table = self.table_

@@ -608,6 +608,72 @@ def g_tests(counts, child, parents, candidates, *, rows_per_cell=0.0) -> tuple:
     return statistic, df, log_p
 
 
+def one_to_one_copies(counts, variables) -> dict:
+    """The variables that are one-to-one relabels of an earlier one on the rows.
+
+    ``v`` is a copy of ``u`` when, on the rows (of positive weight) that observe
+    both, every state of ``u`` goes with a single state of ``v`` and every state of
+    ``v`` with a single state of ``u`` (a bijection between the states they show),
+    and each shows the same states as on all the rows that observe it. Such a pair
+    carries the same information in every row, so no score, test or held-out
+    likelihood can tell a network over one from the same network over the other:
+    an expert network's deterministic relabel (hailfinder's ``CapChange`` is
+    ``CompPlFcst`` renamed) makes the class's Markov blanket not unique (the
+    intersection property fails; Statnikov, Lytkin, Lemeire and Aliferis 2013,
+    "Algorithms for discovery of multiple Markov boundaries", JMLR 14).
+
+    Parameters
+    ----------
+    counts : bnclassify.stats.VariableCounts
+    variables : sequence of int
+        The candidates, in the order that picks the representative (the first of
+        each group).
+
+    Returns
+    -------
+    dict
+        Each copy's representative, ``{copy: first}``; a variable that shows one
+        state only, or none, is nobody's copy.
+
+    Examples
+    --------
+    >>> from bnclassify.stats import VariableCounts
+    >>> rng = np.random.default_rng(0)
+    >>> a = rng.integers(0, 3, 500)
+    >>> b = np.array([2, 0, 1])[a]  # a relabelled
+    >>> c = rng.integers(0, 3, 500)
+    >>> counts = VariableCounts.from_rows(np.column_stack([a, b, c]), a % 2, [3, 3, 3], 2)
+    >>> one_to_one_copies(counts, [0, 1, 2])
+    {1: 0}
+    """
+    codes = np.asarray(counts.codes)
+    live = np.asarray(counts.weights) > 0
+    seen = {}
+    for v in variables:
+        column = codes[live, v]
+        states = np.unique(column[column >= 0])
+        if len(states) > 1:
+            seen[int(v)] = len(states)
+    out = {}
+    kept = [v for v in variables if int(v) in seen]
+    for k, v in enumerate(kept):
+        v = int(v)
+        if v in out:
+            continue
+        for w in kept[k + 1 :]:
+            w = int(w)
+            if w in out or seen[w] != seen[v]:
+                continue
+            both = live & (codes[:, v] >= 0) & (codes[:, w] >= 0)
+            pair = np.unique(
+                codes[both, v].astype(np.int64) * int(counts.cards[w]) + codes[both, w]
+            )
+            if len(pair) == seen[v] and len(np.unique(pair // int(counts.cards[w]))) == seen[v]:
+                if len(np.unique(pair % int(counts.cards[w]))) == seen[w]:
+                    out[w] = v
+    return out
+
+
 def _blanket_setup(parents, level, max_parents, forbidden, required) -> tuple:
     """What both blanket refinements start from: ``(n, parents as sets, the in-degree
     limit, the forbidden arcs, the required arcs)``, the level checked."""
@@ -930,6 +996,7 @@ def refine_blanket_holdout(
     forbidden=(),
     required=(),
     random_state=0,
+    prune_turns=False,
 ) -> tuple:
     """Refine the Markov blanket of ``target`` by its conditional log likelihood on held-out rows.
 
@@ -974,6 +1041,12 @@ def refine_blanket_holdout(
         Arcs never added; arcs never removed.
     random_state : int, default=0
         The folds' seed.
+    prune_turns : bool, default=False
+        Let a turn's completion also remove parents of ``target`` (the one of largest
+        held-out gain while one gains, as its additions), so that a turn is judged with
+        the pruning that would follow it: on water's rows the class keeps a parent above
+        the turned ones that the true graph does not have, and the turn alone does not
+        pass its level.
 
     Returns
     -------
@@ -1044,8 +1117,8 @@ def refine_blanket_holdout(
         own = {w: held.factor(w, parents[w]) for w in [target, *sorted(turned)]}
         after = total - sum(factors.get(w, 0.0) for w in own) + sum(own.values())
         rows = held.row_cll(after)
-        added = [(target, w) for w in sorted(turned)]
-        for _ in range(n * len(turned)):
+        added, dropped = [(target, w) for w in sorted(turned)], []
+        for _ in range(n * (len(turned) + 1)):
             found = None
             for w in sorted(turned):
                 for v in range(n):
@@ -1055,17 +1128,32 @@ def refine_blanket_holdout(
                     tried = held.row_cll(after - own[w] + factor)
                     g = float(np.dot(held.weight, tried - rows))
                     if g > 0 and (found is None or g > found[0]):
-                        found = (g, v, w, factor, tried)
+                        found = (g, v, w, factor, tried, True)
+            if prune_turns:
+                # the class's parents left above the turned ones: the prune that would
+                # follow the move, judged as part of it
+                for v in sorted(parents[target]):
+                    if (v, target) in kept:
+                        continue
+                    factor = held.factor(target, parents[target] - {v})
+                    tried = held.row_cll(after - own[target] + factor)
+                    g = float(np.dot(held.weight, tried - rows))
+                    if g > 0 and (found is None or g > found[0]):
+                        found = (g, v, target, factor, tried, False)
             if found is None:
                 break
-            _, v, w, factor, rows = found
-            parents[w].add(v)
+            _, v, w, factor, rows, adding = found
+            if adding:
+                parents[w].add(v)
+                added.append((v, w))
+            else:
+                parents[w].discard(v)
+                dropped.append((v, w))
             after = after - own[w] + factor
             own[w] = factor
-            added.append((v, w))
         parents[:] = saved
         g, z = held.gain(current, rows)
-        return g, z, added
+        return g, z, added, dropped
 
     factors = {}
 
@@ -1125,9 +1213,9 @@ def refine_blanket_holdout(
         if turns:
             threshold = float(norm.isf(level / len(turns)))
             for turned in turns:
-                g, z, added = turn_gain(total, current, turned)
+                g, z, added, dropped = turn_gain(total, current, turned)
                 if g > 0 and z > threshold and (best is None or z > best[1]):
-                    best = (g, z, added, [(w, target) for w in sorted(turned)])
+                    best = (g, z, added, [(w, target) for w in sorted(turned)] + dropped)
         if best is None:
             break
         g, z, added, removed = best

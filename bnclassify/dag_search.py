@@ -996,7 +996,6 @@ def refine_blanket_holdout(
     forbidden=(),
     required=(),
     random_state=0,
-    prune_turns=False,
 ) -> tuple:
     """Refine the Markov blanket of ``target`` by its conditional log likelihood on held-out rows.
 
@@ -1041,12 +1040,6 @@ def refine_blanket_holdout(
         Arcs never added; arcs never removed.
     random_state : int, default=0
         The folds' seed.
-    prune_turns : bool, default=False
-        Let a turn's completion also remove parents of ``target`` (the one of largest
-        held-out gain while one gains, as its additions), so that a turn is judged with
-        the pruning that would follow it: on water's rows the class keeps a parent above
-        the turned ones that the true graph does not have, and the turn alone does not
-        pass its level.
 
     Returns
     -------
@@ -1117,8 +1110,8 @@ def refine_blanket_holdout(
         own = {w: held.factor(w, parents[w]) for w in [target, *sorted(turned)]}
         after = total - sum(factors.get(w, 0.0) for w in own) + sum(own.values())
         rows = held.row_cll(after)
-        added, dropped = [(target, w) for w in sorted(turned)], []
-        for _ in range(n * (len(turned) + 1)):
+        added = [(target, w) for w in sorted(turned)]
+        for _ in range(n * len(turned)):
             found = None
             for w in sorted(turned):
                 for v in range(n):
@@ -1128,32 +1121,17 @@ def refine_blanket_holdout(
                     tried = held.row_cll(after - own[w] + factor)
                     g = float(np.dot(held.weight, tried - rows))
                     if g > 0 and (found is None or g > found[0]):
-                        found = (g, v, w, factor, tried, True)
-            if prune_turns:
-                # the class's parents left above the turned ones: the prune that would
-                # follow the move, judged as part of it
-                for v in sorted(parents[target]):
-                    if (v, target) in kept:
-                        continue
-                    factor = held.factor(target, parents[target] - {v})
-                    tried = held.row_cll(after - own[target] + factor)
-                    g = float(np.dot(held.weight, tried - rows))
-                    if g > 0 and (found is None or g > found[0]):
-                        found = (g, v, target, factor, tried, False)
+                        found = (g, v, w, factor, tried)
             if found is None:
                 break
-            _, v, w, factor, rows, adding = found
-            if adding:
-                parents[w].add(v)
-                added.append((v, w))
-            else:
-                parents[w].discard(v)
-                dropped.append((v, w))
+            _, v, w, factor, rows = found
+            parents[w].add(v)
             after = after - own[w] + factor
             own[w] = factor
+            added.append((v, w))
         parents[:] = saved
         g, z = held.gain(current, rows)
-        return g, z, added, dropped
+        return g, z, added
 
     factors = {}
 
@@ -1213,9 +1191,9 @@ def refine_blanket_holdout(
         if turns:
             threshold = float(norm.isf(level / len(turns)))
             for turned in turns:
-                g, z, added, dropped = turn_gain(total, current, turned)
+                g, z, added = turn_gain(total, current, turned)
                 if g > 0 and z > threshold and (best is None or z > best[1]):
-                    best = (g, z, added, [(w, target) for w in sorted(turned)] + dropped)
+                    best = (g, z, added, [(w, target) for w in sorted(turned)])
         if best is None:
             break
         g, z, added, removed = best

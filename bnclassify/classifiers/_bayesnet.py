@@ -161,9 +161,12 @@ class BayesNetClassifier(StatisticsFit, NetworkClassifier):
         every state of one goes with a single state of the other, both ways), the
         first by name; each other column of the group is then its representative's
         child, its only parent. Such columns carry the same information in every row,
-        so no score or test can choose between them, and a search that sees both
-        ties a family to either (on rows of hailfinder, whose ``CapChange`` is
-        ``CompPlFcst`` renamed, it loses a spouse of the class behind the pair). The
+        so no score or test can choose between them (the class's Markov blanket is not
+        unique), and a search that sees both ties a family to either by its path (on
+        rows of hailfinder, whose ``CapChange`` is ``CompPlFcst`` renamed, the class's
+        child is ``CapChange`` where the network has ``CompPlFcst``); merged, the
+        choice is the name order's. It does not add information: the blankets learnt
+        on those rows are the same up to the copies, or differ in a weak member. The
         class is never merged, nor a column named in ``forbidden``, ``required`` or
         ``order``; arcs of ``start`` that touch a merged column are dropped, and
         ``score_`` is the searched network's (the copies' families left out).

@@ -8,11 +8,16 @@ Usage::
 For each class node of ``benchmarks/bayesnet_networks.py`` and each member
 ``m`` of its true Markov blanket ``B`` (the rest ``R = B - {m}``):
 
-- ``cmi``: the true conditional mutual information ``I(m; C | R)`` (nats),
-  estimated without bias by Monte Carlo over ``--mc-rows`` rows sampled from
-  the network (seed 2) as the mean of ``KL(P(C | B) || P(C | R))``, both
-  posteriors exact from the true network (``P(c | R)`` by summing ``m`` out of the whole
-  network, :func:`bnclassify.io.from_pgmpy`); ``se`` its standard error.
+- ``cmi``: the conditional mutual information of ``m`` and the class given every
+  other column, ``I(m; C | V - {m})`` (nats), estimated without bias by Monte Carlo
+  over ``--mc-rows`` rows sampled from the network (seed 2) as the mean of
+  ``KL(P(C | V) || P(C | V - {m}))``, both posteriors exact from the true network
+  (``m`` summed out of the whole network with every other column observed,
+  :func:`bnclassify.io.from_pgmpy`); ``se`` its standard error. This is ``m``'s
+  information beyond all the other columns, not beyond ``R`` only: a member with a
+  one-to-one copy outside the blanket (hailfinder's ``CompPlFcst``, copied by
+  ``CapChange``; ``AreaMeso_ALS`` by ``CombVerMo``) shows 0 here though the
+  blanket without the copy needs it (``bayesnet_blanket_seeds.py``).
 - ``df``: the degrees of freedom of the G-test of ``m`` against the class given
   ``R``, ``(r_m - 1)(r_c - 1) q_R``; ``power``: the probability that this test
   at level 0.05 finds the dependence on ``--train`` rows, its statistic a

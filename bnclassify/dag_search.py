@@ -608,6 +608,72 @@ def g_tests(counts, child, parents, candidates, *, rows_per_cell=0.0) -> tuple:
     return statistic, df, log_p
 
 
+def one_to_one_copies(counts, variables) -> dict:
+    """The variables that are one-to-one relabels of an earlier one on the rows.
+
+    ``v`` is a copy of ``u`` when, on the rows (of positive weight) that observe
+    both, every state of ``u`` goes with a single state of ``v`` and every state of
+    ``v`` with a single state of ``u`` (a bijection between the states they show),
+    and each shows the same states as on all the rows that observe it. Such a pair
+    carries the same information in every row, so no score, test or held-out
+    likelihood can tell a network over one from the same network over the other:
+    an expert network's deterministic relabel (hailfinder's ``CapChange`` is
+    ``CompPlFcst`` renamed) makes the class's Markov blanket not unique (the
+    intersection property fails; Statnikov, Lytkin, Lemeire and Aliferis 2013,
+    "Algorithms for discovery of multiple Markov boundaries", JMLR 14).
+
+    Parameters
+    ----------
+    counts : bnclassify.stats.VariableCounts
+    variables : sequence of int
+        The candidates, in the order that picks the representative (the first of
+        each group).
+
+    Returns
+    -------
+    dict
+        Each copy's representative, ``{copy: first}``; a variable that shows one
+        state only, or none, is nobody's copy.
+
+    Examples
+    --------
+    >>> from bnclassify.stats import VariableCounts
+    >>> rng = np.random.default_rng(0)
+    >>> a = rng.integers(0, 3, 500)
+    >>> b = np.array([2, 0, 1])[a]  # a relabelled
+    >>> c = rng.integers(0, 3, 500)
+    >>> counts = VariableCounts.from_rows(np.column_stack([a, b, c]), a % 2, [3, 3, 3], 2)
+    >>> one_to_one_copies(counts, [0, 1, 2])
+    {1: 0}
+    """
+    codes = np.asarray(counts.codes)
+    live = np.asarray(counts.weights) > 0
+    seen = {}
+    for v in variables:
+        column = codes[live, v]
+        states = np.unique(column[column >= 0])
+        if len(states) > 1:
+            seen[int(v)] = len(states)
+    out = {}
+    kept = [v for v in variables if int(v) in seen]
+    for k, v in enumerate(kept):
+        v = int(v)
+        if v in out:
+            continue
+        for w in kept[k + 1 :]:
+            w = int(w)
+            if w in out or seen[w] != seen[v]:
+                continue
+            both = live & (codes[:, v] >= 0) & (codes[:, w] >= 0)
+            pair = np.unique(
+                codes[both, v].astype(np.int64) * int(counts.cards[w]) + codes[both, w]
+            )
+            if len(pair) == seen[v] and len(np.unique(pair // int(counts.cards[w]))) == seen[v]:
+                if len(np.unique(pair % int(counts.cards[w]))) == seen[w]:
+                    out[w] = v
+    return out
+
+
 def _blanket_setup(parents, level, max_parents, forbidden, required) -> tuple:
     """What both blanket refinements start from: ``(n, parents as sets, the in-degree
     limit, the forbidden arcs, the required arcs)``, the level checked."""

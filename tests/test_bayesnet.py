@@ -1192,3 +1192,63 @@ def test_the_searchs_reachability_follows_its_moves(seed, n, n_moves):
             expected[a, b] = True
         np.testing.assert_array_equal(graph.reach(), expected)
         assert nx.is_directed_acyclic_graph(dag)
+
+
+def _copied_rows(rows=4000, seed=0):
+    """``c`` drives ``a``; ``b`` is ``a`` relabelled (one-to-one), ``d`` is noise."""
+    rng = np.random.default_rng(seed)
+    c = rng.integers(0, 2, rows)
+    a = (c + (rng.random(rows) < 0.2) + 2 * rng.integers(0, 2, rows)) % 3
+    b = np.array(["low", "mid", "high"])[a]
+    X = pd.DataFrame({"b": b, "a": a.astype(str), "d": rng.integers(0, 3, rows).astype(str)})
+    return X, pd.Series(c).astype(str)
+
+
+def test_one_to_one_copies_finds_relabels_only():
+    from bnclassify.dag_search import one_to_one_copies
+
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 3, 500)
+    relabelled = np.array([2, 0, 1])[a]
+    coarser = np.minimum(a, 1)  # a function of a, not one-to-one
+    constant = np.zeros(500, dtype=int)
+    codes = np.column_stack([a, relabelled, coarser, constant, constant])
+    counts = VariableCounts.from_rows(codes, a % 2, [3, 3, 2, 1, 1], 2)
+    assert one_to_one_copies(counts, [0, 1, 2, 3, 4]) == {1: 0}
+    assert one_to_one_copies(counts, [1, 0, 2]) == {0: 1}  # the first is kept
+    # a missing cell does not hide a copy; a row that breaks the bijection does
+    codes[:5, 1] = -1
+    counts = VariableCounts.from_rows(codes, a % 2, [3, 3, 2, 1, 1], 2)
+    assert one_to_one_copies(counts, [0, 1]) == {1: 0}
+    codes[5, 1] = (codes[5, 1] + 1) % 3
+    counts = VariableCounts.from_rows(codes, a % 2, [3, 3, 2, 1, 1], 2)
+    assert one_to_one_copies(counts, [0, 1]) == {}
+
+
+def test_merge_copies_searches_one_column_and_hangs_the_copy_below_it(tmp_path):
+    X, y = _copied_rows()
+    merged = BayesNetClassifier(merge_copies=True).fit(X, y)
+    # "a" comes first by name: it is searched, "b" is its child with no other parent
+    assert list(merged.structure_.predecessors("b")) == ["a"]
+    assert merged.blanket_tests_[0] == ("copy", "a", "b", 0.0, 0, 1.0)
+    assert merged.markov_blanket_ == ["a"]
+    # the copy's table is a relabel, so the class's posterior is that of the searched network
+    without = BayesNetClassifier().fit(X.drop(columns="b"), y)
+    np.testing.assert_allclose(
+        merged.predict_proba(X), without.predict_proba(X.drop(columns="b")), atol=1e-12
+    )
+    # a row with the representative missing is read through its copy
+    hidden = X.iloc[:50].copy()
+    hidden["a"] = None
+    np.testing.assert_allclose(
+        merged.predict_proba(hidden),
+        without.predict_proba(X.drop(columns="b").iloc[:50]),
+        atol=1e-2,
+    )
+    loaded = load(dump(merged, tmp_path / "model.bnc"))
+    assert np.array_equal(loaded.predict_proba(X), merged.predict_proba(X))
+    # a column named in a constraint is not merged; the default merges nothing
+    named = BayesNetClassifier(merge_copies=True, forbidden=[("b", "d")]).fit(X, y)
+    assert not any(t[0] == "copy" for t in named.blanket_tests_)
+    plain = BayesNetClassifier().fit(X, y)
+    assert not any(t[0] == "copy" for t in plain.blanket_tests_)

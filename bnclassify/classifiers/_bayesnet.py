@@ -13,6 +13,7 @@ from ..dag_search import (
     hill_climbing,
     holdout_gain,
     k2,
+    one_to_one_copies,
     refine_blanket,
     refine_blanket_holdout,
     tabu_search,
@@ -154,6 +155,21 @@ class BayesNetClassifier(StatisticsFit, NetworkClassifier):
         perturbation are first put back where legal, so that the held-out test, not the
         score, chooses between the two blankets. For members a score leaves out or keeps
         by its penalty, judged by what they do to the class's prediction. Default: none.
+    merge_copies : bool, default=False
+        Search over one column of each group of columns that are one-to-one relabels
+        of each other on the training rows (``bnclassify.dag_search.one_to_one_copies``:
+        every state of one goes with a single state of the other, both ways), the
+        first by name; each other column of the group is then its representative's
+        child, its only parent. Such columns carry the same information in every row,
+        so no score or test can choose between them (the class's Markov blanket is not
+        unique), and a search that sees both ties a family to either by its path (on
+        rows of hailfinder, whose ``CapChange`` is ``CompPlFcst`` renamed, the class's
+        child is ``CapChange`` where the network has ``CompPlFcst``); merged, the
+        choice is the name order's. It does not add information: the blankets learnt
+        on those rows are the same up to the copies, or differ in a weak member. The
+        class is never merged, nor a column named in ``forbidden``, ``required`` or
+        ``order``; arcs of ``start`` that touch a merged column are dropped, and
+        ``score_`` is the searched network's (the copies' families left out).
     alpha : float, default=1.0
         Pseudo-count of every cell of every table (including the class's),
         ``(N + alpha) / (N_parents + r alpha)``.
@@ -201,7 +217,8 @@ class BayesNetClassifier(StatisticsFit, NetworkClassifier):
         ``"cv_unperturbed"``, from the class to itself, when the climb's graph is kept
         instead of the perturbation's),
         ``gain`` the held-out conditional log likelihood (nats) and ``z`` its
-        statistic; otherwise empty.
+        statistic. With ``merge_copies``, first ``("copy", representative, copy, 0.0, 0,
+        1.0)`` for each column merged. Otherwise empty.
     fit_times_ : dict
         Seconds spent on the ``"structure"`` and the ``"parameters"``.
 
@@ -247,6 +264,7 @@ class BayesNetClassifier(StatisticsFit, NetworkClassifier):
         "perturb_blanket": ["boolean"],
         "blanket_level": [None, Interval(Real, 0, 1, closed="neither")],
         "blanket_holdout": [None, Interval(Real, 0, 1, closed="neither")],
+        "merge_copies": ["boolean"],
         "alpha": ALPHA,
         "handle_unknown": [Options(HANDLE_UNKNOWN)],
         "distributions": [TABLE_DISTRIBUTIONS],
@@ -269,6 +287,7 @@ class BayesNetClassifier(StatisticsFit, NetworkClassifier):
         perturb_blanket=False,
         blanket_level=None,
         blanket_holdout=None,
+        merge_copies=False,
         alpha=1.0,
         handle_unknown="warn",
         distributions=None,
@@ -288,6 +307,7 @@ class BayesNetClassifier(StatisticsFit, NetworkClassifier):
         self.perturb_blanket = perturb_blanket
         self.blanket_level = blanket_level
         self.blanket_holdout = blanket_holdout
+        self.merge_copies = merge_copies
         self.alpha = alpha
         self.handle_unknown = handle_unknown
         self.distributions = distributions
@@ -443,12 +463,28 @@ class BayesNetClassifier(StatisticsFit, NetworkClassifier):
         names = [*schema.names, self.class_node_]
         unobserved = set(schema.unobserved)
         variables = [v for v in range(m + 1) if v not in unobserved]
+        copies = {}
+        if self.merge_copies:
+            named = {
+                self._named(name, names, what)
+                for what in ("forbidden", "required")
+                for arc in list(getattr(self, what) or [])
+                for name in arc
+                if name in names
+            }
+            named |= {names.index(name) for name in list(self.order or []) if name in names}
+            features = [v for v in variables if v != m and v not in named]
+            features = [features[k] for k in name_order([names[v] for v in features])]
+            copies = one_to_one_copies(counts, features)
+            variables = [v for v in variables if v not in copies]
         ranked = [variables[k] for k in name_order([names[v] for v in variables])]
         index = {v: k for k, v in enumerate(ranked)}
         searched = VariableCounts(counts.codes[:, ranked], counts.weights, counts.cards[ranked])
         scores = FamilyScores(searched, self.score_type, self.prior_weight)
         start = [set() for _ in ranked]
         for u, v in self._start_arcs(stats, schema, names):
+            if u in copies or v in copies:
+                continue
             start[index[v]].add(index[u])
         banned = self._arcs("forbidden", names, unobserved)
         needed = self._arcs("required", names, unobserved)
@@ -545,9 +581,12 @@ class BayesNetClassifier(StatisticsFit, NetworkClassifier):
         parents = [() for _ in range(m + 1)]
         for k, ps in enumerate(found):
             parents[ranked[k]] = tuple(sorted(ranked[p] for p in ps))
+        for copy, first in copies.items():
+            parents[copy] = (first,)
         score = scores.network({k: ps for k, ps in enumerate(found)})
         path = [(move, ranked[u], ranked[v], s) for move, u, v, s in path]
         tests = [(move, ranked[u], ranked[v], g, df, p) for move, u, v, g, df, p in tests]
+        tests = [("copy", first, copy, 0.0, 0, 1.0) for copy, first in copies.items()] + tests
         return parents, path, score, tests
 
     def _named(self, name, names, what):

@@ -163,7 +163,7 @@ class Categorical(Factor):
         every joint state of the rest of the family, contiguous: a reshape of the table when
         ``free`` is its first axis after the class (an identifier first in its children's
         parents), one copy kept otherwise. Summing ``free`` out
-        (:meth:`bnclassify.elimination.StateSum.from_states`) reads it row by row.
+        (``bnclassify.elimination.StateSum.from_states``) reads it row by row.
 
         Examples
         --------

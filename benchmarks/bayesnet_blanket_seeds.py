@@ -42,10 +42,9 @@ from pathlib import Path
 
 import networkx as nx
 import numpy as np
-from bayesnet_networks import CASES, load_network, log_loss, make_model, sample
+from bayesnet_networks import CASES, log_loss, make_model, sampled_case
 from threadpoolctl import threadpool_limits
 
-from bnclassify.io import from_pgmpy
 from bnclassify.structure import markov_blanket
 
 BEST = "BayesNetClassifier(perturb_blanket=True, blanket_level=0.001, blanket_holdout=0.01)"
@@ -106,11 +105,9 @@ def judge(learnt, graph_blanket, boundary, groups) -> str:
 
 
 def run_case(network_name, class_node, specs, seed, train_rows=100_000, test_rows=50_000):
-    network = load_network(network_name)
-    train, test = sample(network, train_rows, seed), sample(network, test_rows, 1)
-    X, y = train.drop(columns=class_node), train[class_node].astype(str)
-    X_test, y_test = test.drop(columns=class_node)[X.columns], test[class_node].astype(str)
-    truth = from_pgmpy(network, class_node)
+    network, X, y, X_test, y_test, truth = sampled_case(
+        network_name, class_node, train_rows, test_rows, seed
+    )
     graph_blanket = sorted(markov_blanket(truth.structure_, class_node))
     minimal = nx.DiGraph(network.edges())
     minimal.add_nodes_from(network.nodes())

@@ -120,12 +120,21 @@ def load_network(name):
         return get_example_model(name)
 
 
-def run_case(network_name, class_node, specs, train_rows, test_rows, seed=0):
+def sampled_case(network_name, class_node, train_rows, test_rows, seed=0):
+    """``(network, X, y, X_test, y_test, truth)``: training rows sampled with ``seed``, test
+    rows with seed 1 (the same for every training seed), labels as strings, and the network
+    itself as a classifier of ``class_node`` (the Bayes-optimal one)."""
     network = load_network(network_name)
     train, test = sample(network, train_rows, seed), sample(network, test_rows, 1)
     X, y = train.drop(columns=class_node), train[class_node].astype(str)
     X_test, y_test = test.drop(columns=class_node)[X.columns], test[class_node].astype(str)
-    truth = from_pgmpy(network, class_node)
+    return network, X, y, X_test, y_test, from_pgmpy(network, class_node)
+
+
+def run_case(network_name, class_node, specs, train_rows, test_rows, seed=0):
+    _, X, y, X_test, y_test, truth = sampled_case(
+        network_name, class_node, train_rows, test_rows, seed
+    )
     true_blanket = sorted(markov_blanket(truth.structure_, class_node))
     bayes = truth.predict_proba(X_test[truth.feature_names_in_])
     bayes_loss = log_loss(bayes, [str(c) for c in truth.classes_], y_test)

@@ -2247,6 +2247,18 @@ static int loo_decode(const loo_plan *p, const int64_t *used, int64_t n_used, in
 }
 
 /* Code of column j at row i of a plan's codes (its bytes per code as they are). */
+/* Whether a 1-byte code of the columns read (p->used) in rows [first, first + n) is not below its
+ * column's categories: the check of codes read in place, once per call */
+static int loo_codes_over(const loo_plan *p, int64_t first, int64_t n) {
+    int over = 0;
+    for (int64_t s = 0; s < p->n_used; s++) {
+        const int64_t j = p->used[s], card = p->cards[j];
+        const int8_t *v = (const int8_t *)p->codes + (size_t)(j * p->N + first);
+        for (int64_t i = 0; i < n; i++) over |= v[i] >= card;
+    }
+    return over;
+}
+
 static inline int64_t loo_code_at(const loo_plan *p, int64_t j, int64_t i) {
     const size_t at = (size_t)(j * p->N + i);
     switch (p->size) {
@@ -2402,13 +2414,7 @@ static PyObject *loo_tables(PyObject *self, PyObject *args) {
     /* with whole weights, 1-byte codes (the encoders' own) are read where they are, checked once
      * here, as loo_rows reads them, instead of widened into a chunk's buffer of int64 */
     const int direct = p.size == 1 && !use_order && whole;
-    for (int64_t s = 0; direct && s < p.n_used; s++) {
-        const int64_t j = p.used[s], card = p.cards[j];
-        const int8_t *v = (const int8_t *)p.codes + (size_t)(j * N);
-        int over = 0;
-        for (int64_t i = 0; i < N; i++) over |= v[i] >= card;
-        bad |= over;
-    }
+    if (direct) bad |= loo_codes_over(&p, 0, N);
     for (int64_t start = 0; start < N && !bad && !use_order; start += R) {
         const int64_t stop = start + R < N ? start + R : N, rows = stop - start;
         if (!direct && !loo_decode(&p, p.used, p.n_used, start, stop, buffer)) {
@@ -2425,34 +2431,28 @@ static PyObject *loo_tables(PyObject *self, PyObject *args) {
                 col8[d] = (const int8_t *)p.codes + (size_t)(family[d] * N + start);
             }
             double *fc = counts + offsets[u] * C;
+/* whole weights: each row into its deepest observed depth's cell only (summed up below) */
+#define LOO_TABLE_ROWS(COL)                                                                        \
+    for (int64_t i = 0; i < rows; i++) {                                                         \
+        const int64_t x = COL[0][i];                                                             \
+        if (x < 0) continue;                                                                     \
+        int64_t key = 0, d = 1;                                                                  \
+        for (; d < depths; d++) {                                                                \
+            const int64_t z = COL[d][i];                                                         \
+            if (z < 0) break;                                                                    \
+            key = key * cards[family[d]] + z;                                                    \
+        }                                                                                        \
+        fc[(family_at[d - 1] + key * r + x) * C + y[start + i]] += w[start + i];                 \
+    }
             if (direct) {
-                for (int64_t i = 0; i < rows; i++) {
-                    const int64_t x = col8[0][i];
-                    if (x < 0) continue;
-                    int64_t key = 0, d = 1;
-                    for (; d < depths; d++) {
-                        const int64_t z = col8[d][i];
-                        if (z < 0) break;
-                        key = key * cards[family[d]] + z;
-                    }
-                    fc[(family_at[d - 1] + key * r + x) * C + y[start + i]] += w[start + i];
-                }
+                LOO_TABLE_ROWS(col8)
                 continue;
             }
             if (whole) {
-                for (int64_t i = 0; i < rows; i++) {
-                    const int64_t x = col[0][i];
-                    if (x < 0) continue;
-                    int64_t key = 0, d = 1;
-                    for (; d < depths; d++) {
-                        const int64_t z = col[d][i];
-                        if (z < 0) break;
-                        key = key * cards[family[d]] + z;
-                    }
-                    fc[(family_at[d - 1] + key * r + x) * C + y[start + i]] += w[start + i];
-                }
+                LOO_TABLE_ROWS(col)
                 continue;
             }
+#undef LOO_TABLE_ROWS
             for (int64_t i = 0; i < rows; i++) {
                 const int64_t x = col[0][i];
                 if (x < 0) continue;
@@ -3281,13 +3281,7 @@ static PyObject *loo_rows(PyObject *self, PyObject *args) {
 #else
     const int wide = 0;
 #endif
-    for (int64_t s = 0; direct && s < p.n_used; s++) {
-        const int64_t j = p.used[s], card = p.cards[j];
-        const int8_t *v = (const int8_t *)p.codes + (size_t)(j * p.N + first);
-        int over = 0;
-        for (int64_t i = 0; i < n; i++) over |= v[i] >= card;
-        bad |= over;
-    }
+    if (direct) bad |= loo_codes_over(&p, first, n);
     for (int64_t g = 0; g < n_groups && !bad && !use_order; g++) {
         /* the group's columns: their rows in the chunk's buffer (p.slot), in p.used */
         int64_t n_used = 0;

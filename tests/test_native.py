@@ -1464,6 +1464,27 @@ def test_gathered_sums_adds_the_picked_rows_in_turn(n, n_rows, width, n_picks, i
     np.testing.assert_allclose(twin_shifted, shifted, rtol=1e-12, atol=1e-9)
 
 
+@needs_extension
+@pytest.mark.parametrize("width", [300, 256, 37])
+def test_gathered_sums_over_several_cache_tiles(width):
+    # a matrix of 3,000 rows is summed in tiles of about 40 columns: read in place (300 columns)
+    # or copied first where its rows lie a multiple of 1 KB apart (256 columns), and a width
+    # within one tile (37); every row of out equal to the picked rows added in turn
+    rng = np.random.default_rng(width)
+    matrix = rng.normal(size=(3000, width))
+    matrix[rng.random(matrix.shape) < 0.01] = -np.inf
+    picks = rng.integers(0, len(matrix), size=(50, 7))
+    bounds = np.array([0, width // 3, width])
+    shifted, peak = _native.gathered_sums(matrix, picks, bounds)
+    expected = matrix[picks[:, 0]]
+    for f in range(1, picks.shape[1]):
+        expected = expected + matrix[picks[:, f]]
+    top = np.stack([expected[:, a:b].max(axis=1) for a, b in zip(bounds, bounds[1:])], axis=1)
+    top[~np.isfinite(top)] = 0.0
+    np.testing.assert_array_equal(peak, top)
+    np.testing.assert_array_equal(shifted, expected - np.repeat(top, np.diff(bounds), axis=1))
+
+
 def test_gathered_sums_refuses_picks_outside_the_matrix():
     matrix = np.ones((3, 4))
     for picks in (np.array([[0, 3]]), np.array([[-1, 0]]), np.zeros((2, 0), dtype=int)):

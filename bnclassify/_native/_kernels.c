@@ -4857,10 +4857,13 @@ done:
 /* out[r, :] = matrix[picks[r, 0], :] + matrix[picks[r, 1], :] + ..., the picked rows added in the
  * order of picks' columns (numpy's sum in turn, to the last bit: additions only, never fused or
  * reordered). A row picks a few rows of many (the state sums of a variable summed out,
- * bnclassify/elimination.py), so the columns are taken a tile at a time, copied side by side
- * into a buffer that stays in cache while every row reads it (read in place, a tile's rows lie
- * a whole matrix row apart and evict each other). */
-#define GATHER_TILE_BYTES (512 * 1024)
+ * bnclassify/elimination.py), so the columns are taken a tile at a time (every matrix row's
+ * columns t0 .. t0 + width, within GATHER_TILE_BYTES of the core's cache) and every row of out
+ * sums its picks from that tile before the next: the matrix is read once. The tile is read in
+ * place; only where the matrix's rows lie a multiple of GATHER_ALIAS_BYTES apart, so that a tile's
+ * rows fall in a few cache sets and evict each other, is it copied into a buffer first. */
+#define GATHER_TILE_BYTES (1024 * 1024)
+#define GATHER_ALIAS_BYTES 1024
 #if defined(__GNUC__) && defined(__x86_64__) && defined(__linux__) && !defined(__clang__)
 #define GATHER_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
@@ -4868,10 +4871,11 @@ done:
 #endif
 
 /* A strip of GATHER_STRIP columns is summed in registers over every pick of a row, then stored:
- * each pick costs one read of the strip, not a read and a write of the row's running sum. */
+ * each pick costs one read of the strip, not a read and a write of the row's running sum. The
+ * tile's rows are `stride` apart. */
 #define GATHER_STRIP 16
 
-static GATHER_CLONES void gather_tile(const double *restrict tile, int64_t width,
+static GATHER_CLONES void gather_tile(const double *restrict tile, int64_t width, int64_t stride,
                                       const int64_t *restrict picks, int64_t n_picks,
                                       int64_t n_rows, double *restrict out, int64_t n_cols) {
     int64_t whole = width / GATHER_STRIP * GATHER_STRIP;
@@ -4880,28 +4884,24 @@ static GATHER_CLONES void gather_tile(const double *restrict tile, int64_t width
         double *restrict o = out + r * n_cols;
         for (int64_t t0 = 0; t0 < whole; t0 += GATHER_STRIP) {
             double acc[GATHER_STRIP];
-            const double *a = tile + p[0] * width + t0;
+            const double *a = tile + p[0] * stride + t0;
             for (int t = 0; t < GATHER_STRIP; t++) acc[t] = a[t];
             for (int64_t f = 1; f < n_picks; f++) {
-                const double *b = tile + p[f] * width + t0;
+                const double *b = tile + p[f] * stride + t0;
                 for (int t = 0; t < GATHER_STRIP; t++) acc[t] += b[t];
             }
             for (int t = 0; t < GATHER_STRIP; t++) o[t0 + t] = acc[t];
         }
         if (whole < width) { /* the last columns, fewer than a strip */
-            const double *a = tile + p[0] * width;
+            const double *a = tile + p[0] * stride;
             for (int64_t t = whole; t < width; t++) o[t] = a[t];
             for (int64_t f = 1; f < n_picks; f++) {
-                const double *b = tile + p[f] * width;
+                const double *b = tile + p[f] * stride;
                 for (int64_t t = whole; t < width; t++) o[t] += b[t];
             }
         }
     }
 }
-
-/* Rows of out a block at a time, within GATHER_BLOCK_BYTES where the tiles allow (they stay in
- * cache from their sums to their peaks). */
-#define GATHER_BLOCK_BYTES (1024 * 1024)
 
 static PyObject *gathered_sums(PyObject *self, PyObject *args) {
     PyObject *matrix_obj, *picks_obj, *out_obj, *bounds_obj = NULL, *peak_obj = NULL;
@@ -4961,43 +4961,32 @@ static PyObject *gathered_sums(PyObject *self, PyObject *args) {
             goto done;
         }
     }
-    /* tiles of the matrix's R rows within GATHER_TILE_BYTES, a whole number of cache lines, laid
-     * side by side (tile j: R rows of its width) */
     int64_t width = GATHER_TILE_BYTES / (8 * (R > 0 ? R : 1));
     width = width < 8 ? 8 : width / 8 * 8;
     const double *matrix = (const double *)b[0].buf;
-    if (width >= T) /* the whole matrix is one tile, read in place */
+    if (width >= T) /* the whole matrix is one tile */
         width = T;
-    else if (!(tile = malloc((size_t)(R * T) * sizeof(double)))) {
+    else if ((T * 8) % GATHER_ALIAS_BYTES == 0 && !(tile = malloc((size_t)(R * width) * sizeof(double)))) {
         PyErr_NoMemory();
         goto done;
     }
     double *out = (double *)b[2].buf;
-    /* enough rows that each tile brought into cache is read by four times its rows at least */
-    int64_t block = GATHER_BLOCK_BYTES / (8 * (T > 0 ? T : 1)), reuse = tile ? 4 * R / F + 1 : 1;
-    block = block < reuse ? reuse : block;
     Py_BEGIN_ALLOW_THREADS
-    if (tile)
-        for (int64_t t0 = 0; t0 < T; t0 += width) {
-            int64_t w = t0 + width < T ? width : T - t0;
+    for (int64_t t0 = 0; t0 < T; t0 += width) {
+        int64_t w = t0 + width < T ? width : T - t0;
+        if (tile)
             for (int64_t q = 0; q < R; q++)
-                memcpy(tile + R * t0 + q * w, matrix + q * T + t0, (size_t)w * sizeof(double));
-        }
-    for (int64_t r0 = 0; r0 < n; r0 += block) {
-        int64_t rows = r0 + block < n ? block : n - r0;
-        for (int64_t t0 = 0; t0 < T; t0 += width) {
-            int64_t w = t0 + width < T ? width : T - t0;
-            gather_tile(tile ? tile + R * t0 : matrix, w, picks + r0 * F, F, rows, out + r0 * T + t0, T);
-        }
-        for (int64_t r = r0; peak && r < r0 + rows; r++)
-            for (int64_t q = 0; q < S; q++) {
-                double *o = out + r * T, top = o[bounds[q]];
-                for (int64_t t = bounds[q] + 1; t < bounds[q + 1]; t++) top = o[t] > top ? o[t] : top;
-                if (!isfinite(top)) top = 0.0;
-                for (int64_t t = bounds[q]; t < bounds[q + 1]; t++) o[t] -= top;
-                peak[r * S + q] = top;
-            }
+                memcpy(tile + q * w, matrix + q * T + t0, (size_t)w * sizeof(double));
+        gather_tile(tile ? tile : matrix + t0, w, tile ? w : T, picks, F, n, out + t0, T);
     }
+    for (int64_t r = 0; peak && r < n; r++)
+        for (int64_t q = 0; q < S; q++) {
+            double *o = out + r * T, top = o[bounds[q]];
+            for (int64_t t = bounds[q] + 1; t < bounds[q + 1]; t++) top = o[t] > top ? o[t] : top;
+            if (!isfinite(top)) top = 0.0;
+            for (int64_t t = bounds[q]; t < bounds[q + 1]; t++) o[t] -= top;
+            peak[r * S + q] = top;
+        }
     Py_END_ALLOW_THREADS
     result = Py_None;
     Py_INCREF(result);

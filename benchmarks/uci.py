@@ -132,6 +132,8 @@ SHORT = {
     "skdb": "SKDB()",
     "eskdb": "ESKDB(random_state=0)",
     "eskdb10": "ESKDB(n_estimators=10, random_state=0)",
+    # the recommended model: no identifier is a parent (README, "What is in it")
+    "eskdb10-noid": "ESKDB(n_estimators=10, random_state=0, parents='no_identifiers')",
     "bnc": "BayesNetClassifier()",
     # Weka's BayesNet presets of benchmarks/weka.py (BayesNet-K2, -HillClimber,
     # -TabuSearch): at most 2 parents, the BAYES score (BD, 0.5 a cell), SimpleEstimator

@@ -53,15 +53,29 @@ def _assert_same(model, memory, X):
         {},
         {"k": 1, "criterion": "log_loss", "ranking": "loo"},
         {"smoothing": "hdp", "random_state": 0},
+        pytest.param(
+            {"parents": "no_identifiers"},
+            marks=pytest.mark.filterwarnings("ignore::bnclassify.data.IdentifierColumnWarning"),
+        ),
     ],
 )
-def test_a_fit_on_a_two_process_cluster_equals_the_in_memory_fit(client, params):
+def test_a_fit_on_a_two_process_cluster_equals_the_in_memory_fit(client, params, monkeypatch):
     X, y = _table()
+    if params.get("parents"):  # an identifier, told by the counts summed over partitions
+        import bnclassify.classifiers._skdb as skdb_module
+
+        # every attribute kept at the largest k (decided on the client): the parents compared
+        monkeypatch.setattr(skdb_module, "choose", lambda losses: (losses.shape[1] - 1, 2))
+        X = X.assign(key=[f"k{i}" for i in range(len(X))])
     dX, dy, X, y = _split(X, y, 4)
     model = SKDB(**params).fit(dX, dy)
     memory = SKDB(**params).fit(X, y)
     _assert_same(model, memory, X)
     assert model.selected_features_  # the selection kept attributes, with their parents
+    if params.get("parents"):
+        assert {u for u, _ in model.structure_.edges()} == {u for u, _ in memory.structure_.edges()}
+        assert "key" not in {u for u, _ in model.structure_.edges()}
+        assert "key" in {u for u, _ in SKDB().fit(X, y).structure_.edges()}
     proba = model.predict_proba(dd.from_pandas(X, npartitions=3)).compute()
     np.testing.assert_allclose(proba, memory.predict_proba(X), atol=1e-9)
 

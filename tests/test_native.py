@@ -1479,7 +1479,9 @@ def test_gathered_sums_over_several_cache_tiles(width):
     expected = matrix[picks[:, 0]]
     for f in range(1, picks.shape[1]):
         expected = expected + matrix[picks[:, f]]
-    top = np.stack([expected[:, a:b].max(axis=1) for a, b in zip(bounds, bounds[1:])], axis=1)
+    top = np.stack(
+        [expected[:, a:b].max(axis=1) for a, b in zip(bounds[:-1], bounds[1:], strict=True)], axis=1
+    )
     top[~np.isfinite(top)] = 0.0
     np.testing.assert_array_equal(peak, top)
     np.testing.assert_array_equal(shifted, expected - np.repeat(top, np.diff(bounds), axis=1))

@@ -22,6 +22,7 @@ from bnclassify.classifiers._selective import (
 from bnclassify.classifiers._skdb import (
     RANKINGS,
     binned_statistics,
+    identifier_parents,
     ranking_information,
     table_weights,
 )
@@ -261,6 +262,73 @@ def test_informative_parents_leave_an_identifier_childless_and_the_ranking_as_it
     for member in ensemble.estimators_:
         assert member.parents == "informative"
         assert not any(u == "id" for u, _ in member.structure_.edges())
+
+
+def test_no_identifier_parents_leave_only_the_identifier_childless(monkeypatch):
+    """parents="no_identifiers": a column of distinct values (an identifier, the rule of the
+    fit's warning read from its counts) is no attribute's parent; every other column keeps
+    the default's parents wherever the identifier was not one of them, and the order is the
+    default's. Its values unseen at prediction, each row no longer sums over them."""
+    import bnclassify.classifiers._skdb as skdb_module
+
+    monkeypatch.setattr(skdb_module, "choose", lambda losses: (losses.shape[1] - 1, 2))
+    X, y = load_car(return_X_y=True)
+    order = ["safety", "id", *X.columns[:5]]
+    X = X.assign(id=[f"r{k}" for k in range(len(X))])
+    with warnings.catch_warnings(action="ignore"):
+        _, _, stats = training_statistics(X, y, "categorical")
+        flagged = identifier_parents(stats)
+        default = SKDB(k=2, order=order).fit(X, y)
+        model = SKDB(k=2, order=order, parents="no_identifiers").fit(X, y)
+    assert flagged.tolist() == [name == "id" for name in X.columns]
+    assert model.order_ == default.order_ and model.k_ == default.k_ == 2
+    fed = 0
+    for name in X.columns:
+        parents = set(model.structure_.predecessors(name)) - {model.class_node_}
+        before = set(default.structure_.predecessors(name)) - {default.class_node_}
+        assert "id" not in parents
+        fed += "id" in before
+        if "id" not in before:
+            assert parents == before
+    assert fed >= 3
+    # new rows' identifiers are unseen: summed out of the default's children, absent here
+    new = X.iloc[:50].assign(id=[f"new{k}" for k in range(50)])
+    kept = X.drop(columns="id").iloc[:50]
+    quiet = {"handle_unknown": "marginalize"}
+    without = SKDB(k=2, order=[c for c in order if c != "id"], **quiet)
+    with warnings.catch_warnings(action="ignore"):
+        without.fit(X.drop(columns="id"), y)
+    model.set_params(**quiet)
+    # the identifier, a leaf with the class as its parent, sums to 1: the model of the others
+    np.testing.assert_allclose(
+        model.predict_proba(new), without.predict_proba(kept), rtol=1e-12, atol=1e-15
+    )
+    with warnings.catch_warnings(action="ignore"):
+        ensemble = ESKDB(n_estimators=3, random_state=0, parents="no_identifiers").fit(X, y)
+    for member in ensemble.estimators_:
+        assert member.parents == "no_identifiers"
+        assert not any(u == "id" for u, _ in member.structure_.edges())
+
+
+def test_identifiers_by_their_counts_follow_the_warnings_rule():
+    # distinct in 90% of the observed rows, at least 20 of them; weights count as rows
+    rng = np.random.default_rng(0)
+    n = 40
+    X = pd.DataFrame(
+        {
+            "key": [f"k{i}" for i in range(n)],
+            "almost": [f"a{min(i, 35)}" for i in range(n)],  # 36 of 40: an identifier
+            "half": [f"h{i // 2}" for i in range(n)],
+            "few": [f"f{i}" for i in range(19)] + [None] * (n - 19),  # 19 observed rows
+            "size": rng.normal(size=n),
+        }
+    )
+    y = np.arange(n) % 2
+    with warnings.catch_warnings(action="ignore"):
+        _, _, stats = training_statistics(X, y)
+        weighted = training_statistics(X, y, sample_weight=np.full(n, 2.0))[2]
+    assert identifier_parents(stats).tolist() == [True, True, False, False, False]
+    assert identifier_parents(weighted).tolist() == [False] * 5  # each value in 2 rows
 
 
 def test_the_ranking_is_the_papers_with_ranking_mi():

@@ -134,7 +134,7 @@ class ESKDB(MemberEnsemble):
         the paper; ``"loo"``, the leave-one-out information (a column of many
         values recurring in few rows has less than none, so it comes last in
         every order).
-    parents : {"any", "informative"}, default="any"
+    parents : {"any", "informative", "no_identifiers"}, default="any"
         Which attributes the members may take as parents (see :class:`SKDB`).
     random_state : int, RandomState or None, default=None
         Seeds the members' draws.

@@ -11,6 +11,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._native import loo_depth_counts
 from ..data import as_frame
+from ..data.identifiers import IDENTIFIER_MIN_ROWS, IDENTIFIER_SHARE
 from ..discriminative import refine_reached_rows
 from ..distributed import fit_dask_selective, is_dask_collection
 from ..factors import TABLE_DISTRIBUTIONS
@@ -44,7 +45,7 @@ MAX_SKDB_CELLS = 1 << 24
 PAIR_TABLE_CATEGORIES = 4
 #: How a selective KDB may rank its attributes (``"mi"`` is the paper's).
 RANKINGS = ("mi", "loo")
-PARENTS = ("any", "informative")
+PARENTS = ("any", "informative", "no_identifiers")
 
 
 class SKDB(AugmentedNaiveBayes):
@@ -106,14 +107,19 @@ class SKDB(AugmentedNaiveBayes):
         such a column has less than none and ranks last (two of them in 6,400
         rows: accuracy 0.678 -> 0.318 with ``"mi"``, unchanged with
         ``"loo"``; the user guide has the measurements).
-    parents : {"any", "informative"}, default="any"
+    parents : {"any", "informative", "no_identifiers"}, default="any"
         Which attributes KDB may give a child as a parent: ``"any"`` earlier
         one; ``"informative"``, only those whose leave-one-out information
-        about the class (as ``ranking="loo"`` computes it) is not negative. The
+        about the class (as ``ranking="loo"`` computes it) is not negative;
+        ``"no_identifiers"``, any but an identifier
+        (:func:`~bnclassify.classifiers._skdb.identifier_parents`:
+        a column whose observed values are almost all distinct). The
         I(X_i; X_j | C) that ranks the parents grows with a parent's number of
         values as the plug-in I(X_i; C) does, so an identifier (thousands of
         values, each in a row or two) is every child's first parent; its
-        values unseen at prediction, each such row then sums over all of them.
+        values unseen at prediction, each such row then sums over all of them
+        (a child's table given one training row per value: a kernel estimate
+        over the training rows, at the cost of one term per row and value).
         The ranking and the selection are unchanged.
     handle_unknown : {"warn", "error", "marginalize"}, default="warn"
     distributions : None, "categorical", "binned" or dict, default=None
@@ -394,6 +400,8 @@ class SKDB(AugmentedNaiveBayes):
             self.ranking_information_ = np.asarray(class_mi, dtype=float)
         cmi = np.zeros((len(features),) * 2) if weights is None else weights
         candidates = None
+        if self.parents == "no_identifiers":
+            candidates = ~identifier_parents(stats)
         if self.parents == "informative":
             held_out = class_mi if self.ranking == "loo" and class_mi is not None else None
             if held_out is None:
@@ -548,6 +556,35 @@ def ranking_information(stats, schema, ranking="loo", features=None) -> np.ndarr
     if ranking == "mi":
         return class_information(stats, schema, features)
     return loo_class_information(stats, features)
+
+
+def identifier_parents(stats) -> np.ndarray:
+    """Which table columns are identifiers by their counts: at least
+    :data:`~bnclassify.data.identifiers.IDENTIFIER_SHARE` distinct observed values per observed row,
+    in at least :data:`~bnclassify.data.identifiers.IDENTIFIER_MIN_ROWS` rows (the rule of
+    :class:`~bnclassify.data.identifiers.IdentifierColumnWarning`, read from the class-value counts
+    ``stats.family(j)``, rows counted by their weights, so a fit on dask or in memory says
+    the same). A continuous column is never one.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import pandas as pd
+    >>> from bnclassify.stats import training_statistics
+    >>> X = pd.DataFrame({"id": [f"r{i}" for i in range(24)], "a": list("ab") * 12})
+    >>> with warnings.catch_warnings(action="ignore"):  # the fit warns of the identifier
+    ...     schema, _, stats = training_statistics(X, [0, 1] * 12, "categorical")
+    >>> identifier_parents(stats)
+    array([ True, False])
+    """
+    out = np.zeros(len(stats.cards), dtype=bool)
+    for j in np.flatnonzero(np.asarray(stats.discrete, dtype=bool)):
+        per_value = np.asarray(stats.family(j), dtype=float).sum(axis=0)  # N(x) over classes
+        observed = per_value.sum()
+        out[j] = observed >= IDENTIFIER_MIN_ROWS and (per_value > 0).sum() >= (
+            IDENTIFIER_SHARE * observed
+        )
+    return out
 
 
 def ranked_by(class_mi, features) -> list:

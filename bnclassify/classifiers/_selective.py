@@ -238,28 +238,57 @@ def loo_class_information(stats, features=None) -> np.ndarray:
     w = stats.weights
     whole_copies = w is None or bool((w >= 1).all())  # every row leaves one copy: cells suffice
     out = np.zeros(len(stats.cards))
+    if whole_copies:
+        # every attribute's observed cells at once (a held-out row leaves its cell's count
+        # less one), each attribute's gain its cells' gains times their weights
+        parts = []
+        for j in features:
+            table = np.asarray(stats.family(j), dtype=float).T  # N(x, c), shape (r, C)
+            value, y = np.nonzero(table > 0)
+            if len(value):
+                parts.append((j, max(int(stats.cards[j]), 1), table, value, y))
+        if not parts:
+            return out
+        sizes = np.array([len(value) for *_, value, _ in parts])
+        y = np.concatenate([y for *_, y in parts])
+        held_out = np.ones(len(y))
+        weight = np.concatenate([table[value, y] for _, _, table, value, y in parts])
+        cells = np.concatenate([table[value] for _, _, table, value, _ in parts])
+        totals = np.concatenate(
+            [np.broadcast_to(table.sum(axis=0), (len(value), C)) for _, _, table, value, _ in parts]
+        )
+        r = np.repeat([r for _, r, *_ in parts], sizes)[:, None]
+        gains = _cell_gains(cells, totals, r, y, held_out, class_weight, total)
+        starts = np.concatenate([[0], np.cumsum(sizes)])
+        for (j, *_), a, b in zip(parts, starts[:-1], starts[1:], strict=True):
+            out[j] = float(np.array(gains[a:b]) @ np.array(weight[a:b])) / total
+        return out
     for j in features:
         r = max(int(stats.cards[j]), 1)
         table = np.asarray(stats.family(j), dtype=float).T  # N(x, c), shape (r, C)
-        if whole_copies:
-            value, y = np.nonzero(table > 0)
-            held_out, weight = np.ones(len(value)), table[value, y]
-        else:
-            x = stats.codes[:, j]
-            seen = x >= 0
-            value, y, weight = x[seen].astype(np.intp), stats.y[seen], w[seen]
-            held_out = np.minimum(weight, 1.0)
+        x = stats.codes[:, j]
+        seen = x >= 0
+        value, y, weight = x[seen].astype(np.intp), stats.y[seen], w[seen]
         if not len(value):
             continue
-        own = np.zeros((len(value), C))
-        own[np.arange(len(value)), y] = held_out
-        prior = np.log(class_weight - own + 1.0 / C) - np.log(total - held_out + 1.0)[:, None]
-        joint = prior + (
-            np.log(table[value] - own + 1.0 / r) - np.log(table.sum(axis=0) - own + 1.0)
-        )
-        gain = _log_share(joint, y) - _log_share(prior, y)
+        held_out = np.minimum(weight, 1.0)
+        totals = np.broadcast_to(table.sum(axis=0), (len(value), C))
+        gain = _cell_gains(table[value], totals, r, y, held_out, class_weight, total)
         out[j] = float(gain @ weight) / total
     return out
+
+
+def _cell_gains(cells, totals, r, y, held_out, class_weight, total):
+    """Each held-out row's (or cell's) ``log P(y | x) - log P(y)`` of
+    :func:`loo_class_information`: ``cells`` its value's counts ``N(x, c)``, ``totals`` the
+    class counts ``N(c)`` of its attribute's observed rows, ``r`` its attribute's values,
+    ``held_out`` the weight it takes out of its own class's counts."""
+    n, C = cells.shape
+    own = np.zeros((n, C))
+    own[np.arange(n), y] = held_out
+    prior = np.log(class_weight - own + 1.0 / C) - np.log(total - held_out + 1.0)[:, None]
+    joint = prior + (np.log(cells - own + 1.0 / r) - np.log(totals - own + 1.0))
+    return _log_share(joint, y) - _log_share(prior, y)
 
 
 def _log_share(scores, y):

@@ -132,7 +132,8 @@ SHORT = {
     "skdb": "SKDB()",
     "eskdb": "ESKDB(random_state=0)",
     "eskdb10": "ESKDB(n_estimators=10, random_state=0)",
-    # the recommended model: no identifier is a parent (README, "What is in it")
+    # the recommended model: attributes ranked by leave-one-out information (README)
+    "eskdb10-loo": "ESKDB(n_estimators=10, random_state=0, ranking='loo')",
     "eskdb10-noid": "ESKDB(n_estimators=10, random_state=0, parents='no_identifiers')",
     "bnc": "BayesNetClassifier()",
     # Weka's BayesNet presets of benchmarks/weka.py (BayesNet-K2, -HillClimber,

@@ -227,6 +227,12 @@ def test_many_valued_noise_columns_rank_last_and_cost_no_accuracy():
     for member in ensemble.estimators_:
         assert member.order_[-2:] == ["noise1", "noise2"]
         assert not {"noise1", "noise2"} & set(member.selected_features_)
+    # the recommended model (README): the noise costs it less than 2 points of accuracy
+    recommended = {"n_estimators": 10, "random_state": 0, "ranking": "loo"}
+    clean_ensemble = ESKDB(**recommended).fit(X.iloc[train], y.iloc[train])
+    noisy_ensemble = ESKDB(**recommended, **quiet).fit(noisy.iloc[train], y.iloc[train])
+    clean_accuracy = clean_ensemble.score(X.iloc[test], y.iloc[test])
+    assert noisy_ensemble.score(noisy.iloc[test], y.iloc[test]) > clean_accuracy - 0.02
 
 
 def test_informative_parents_leave_an_identifier_childless_and_the_ranking_as_it_was(

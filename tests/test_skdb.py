@@ -1291,14 +1291,15 @@ def test_the_tables_deepest_cells_stop_at_a_rows_first_missing_code(chunk_bytes,
 @pytest.mark.parametrize("weights", ["whole", "fractional"])
 def test_the_stacked_tables_are_read_in_place_with_their_parent_counts(weights):
     # loo_rows' tables one after the other: loo_tables' own array read in place (not copied),
-    # any other list concatenated, and each parent table loo_parent_counts' to the last bit
+    # any other list concatenated, and each parent table loo_parent_counts' to the last bit,
+    # which adds the attribute's values in order as numpy's sum over that axis does
     rng = np.random.default_rng(3)
-    n, C = 500, 3
-    cards = np.array([3, 4, 2, 5])
-    codes = (rng.integers(0, 5, (n, 4)) % cards).astype(np.int8)
+    n, C = 3000, 3
+    cards = np.array([3, 4, 2, 5, 11, 9])
+    codes = (rng.integers(0, 11, (n, 6)) % cards).astype(np.int8)
     y = rng.integers(0, C, n)
-    w = np.ones(n) if weights == "whole" else rng.random(n) * 3
-    families = [[0], [1, 0], [2, 1, 0], [3, 2, 1]]
+    w = np.ones(n) if weights == "whole" else rng.random(n) ** 4 * 3
+    families = [[0], [1, 0], [2, 1, 0], [3, 2, 1], [4, 3, 2], [5, 4, 0]]
     tables = _native.loo_tables(_native.column_codes(codes), families, cards, y, w, C)
     stacked, offsets, parents, parent_offsets = _native.selection.stacked_tables(
         tables, families, cards, C
@@ -1311,6 +1312,8 @@ def test_the_stacked_tables_are_read_in_place_with_their_parent_counts(weights):
     for u, family in enumerate(families):
         np.testing.assert_array_equal(stacked[offsets[u] : offsets[u + 1]], tables[u])
         expected = _native.loo_parent_counts(tables[u], cards[family])
+        summed = tables[u].reshape(-1, cards[family[0]], C).sum(axis=1)  # numpy's sum over x
+        np.testing.assert_array_equal(expected.view(np.int64), summed.view(np.int64))
         for got in (parents, copied[2]):
             block = got[parent_offsets[u] : parent_offsets[u + 1]]
             np.testing.assert_array_equal(block.view(np.int64), expected.view(np.int64))

@@ -378,10 +378,21 @@ def loo_family_counts(codes, family, cards, y, weights, n_classes, family_counts
     return family_counts
 
 
-def loo_parent_counts(family_counts, cards) -> np.ndarray:
-    """``N(c, x_parents)`` at every depth: :func:`loo_family_counts`'s table summed over ``x``."""
+def loo_parent_counts(family_counts, cards, out=None) -> np.ndarray:
+    """``N(c, x_parents)`` at every depth: :func:`loo_family_counts`'s table summed over ``x``.
+
+    The values of ``x`` added in order, one array addition each (the sum over that axis numpy
+    makes, to the last bit, without its strided reduction); ``out``: where to write it.
+    """
     r = int(cards[0])
-    return np.asarray(family_counts).reshape(-1, r, family_counts.shape[1]).sum(axis=1)
+    block = np.asarray(family_counts).reshape(-1, r, family_counts.shape[1])
+    if out is None:
+        out = block[:, 0].copy()
+    else:
+        out[...] = block[:, 0]
+    for x in range(1, r):
+        out += block[:, x]
+    return out
 
 
 def loo_start(y, weights, class_weight, max_k, criterion, total) -> tuple:
@@ -772,7 +783,7 @@ def stacked_tables(counts, families, cards, n_classes) -> tuple:
 
     Computed once for all the blocks of rows of a pass; ``counts`` as :func:`loo_tables` gives
     them (views of one array) are read in place. Each parent table is ``loo_parent_counts``'s,
-    written in place (the same sums).
+    written in place.
     """
     C = int(n_classes)
     cards = np.maximum(np.asarray(cards, dtype=np.int64), 1)
@@ -784,9 +795,11 @@ def stacked_tables(counts, families, cards, n_classes) -> tuple:
     r = [int(cards[family[0]]) for family in families]
     parent_offsets = _offsets([len(t) // r[u] for u, t in enumerate(counts)])
     parents = np.empty((int(parent_offsets[-1]), C))
-    for u in range(len(counts)):
-        block = stacked[offsets[u] : offsets[u + 1]].reshape(-1, r[u], C)
-        np.sum(block, axis=1, out=parents[parent_offsets[u] : parent_offsets[u + 1]])
+    for u, family in enumerate(families):
+        table = stacked[offsets[u] : offsets[u + 1]]
+        loo_parent_counts(
+            table, cards[list(family)], parents[parent_offsets[u] : parent_offsets[u + 1]]
+        )
     return stacked, offsets, parents, parent_offsets
 
 

@@ -1260,6 +1260,65 @@ def test_the_tables_read_one_byte_codes_as_they_read_wider_ones(monkeypatch):
         np.testing.assert_array_equal(one, counted)
 
 
+@pytest.mark.kernels
+@pytest.mark.skipif(_native.runtime.kernels is None, reason="the compiled extension is not built")
+@pytest.mark.parametrize("chunk_bytes", [1, 1 << 17])
+def test_the_tables_deepest_cells_stop_at_a_rows_first_missing_code(chunk_bytes, monkeypatch):
+    # loo_tables finds every row's deepest cell eight rows at a time: a code missing at one depth
+    # ends the row there even where deeper codes are observed, chunks that are not a multiple of
+    # eight rows and six-column families of up to 11 categories (keys past 2^16) count as
+    # loo_family_counts does, to the last bit
+    rng = np.random.default_rng(chunk_bytes)
+    n, k, C = 1003, 8, 3
+    cards = np.array([11, 7, 11, 5, 11, 9, 2, 11])
+    codes = (rng.integers(0, 11, (n, k)) % cards).astype(np.int8)
+    holes = rng.random((n, k)) < 0.15
+    holes[:50] = False
+    holes[np.arange(50), rng.integers(0, k, 50)] = True  # one missing code, anywhere in a family
+    codes[holes] = -1
+    y, w = rng.integers(0, C, n), rng.choice([0.0, 1.0, 2.0, 5.0], n)
+    families = [[0], [1, 0], [2, 1, 0], [3, 2, 1, 0], [4, 3, 2, 1, 0], [5, 4, 3, 2, 1, 0]]
+    families += [[6, 0, 2, 4, 5, 7], [7, 6, 5, 4, 3, 2]]
+    monkeypatch.setattr(_native.runtime, "COMPILED", True)
+    monkeypatch.setattr(_native.selection, "LOO_CHUNK_BYTES", chunk_bytes)  # 16 or 1003 rows
+    tables = _native.loo_tables(_native.column_codes(codes), families, cards, y, w, C)
+    wide = _native.column_codes(codes.astype(np.int64))
+    for family, table in zip(families, tables, strict=True):
+        counted = _native.loo_family_counts(wide, family, cards[family], y, w, C)
+        np.testing.assert_array_equal(table, counted)
+
+
+@pytest.mark.parametrize("weights", ["whole", "fractional"])
+def test_the_stacked_tables_are_read_in_place_with_their_parent_counts(weights):
+    # loo_rows' tables one after the other: loo_tables' own array read in place (not copied),
+    # any other list concatenated, and each parent table loo_parent_counts' to the last bit,
+    # which adds the attribute's values in order as numpy's sum over that axis does
+    rng = np.random.default_rng(3)
+    n, C = 3000, 3
+    cards = np.array([3, 4, 2, 5, 11, 9])
+    codes = (rng.integers(0, 11, (n, 6)) % cards).astype(np.int8)
+    y = rng.integers(0, C, n)
+    w = np.ones(n) if weights == "whole" else rng.random(n) ** 4 * 3
+    families = [[0], [1, 0], [2, 1, 0], [3, 2, 1], [4, 3, 2], [5, 4, 0]]
+    tables = _native.loo_tables(_native.column_codes(codes), families, cards, y, w, C)
+    stacked, offsets, parents, parent_offsets = _native.selection.stacked_tables(
+        tables, families, cards, C
+    )
+    copied = _native.selection.stacked_tables([t.copy() for t in tables], families, cards, C)
+    if _native.runtime.COMPILED or tables[0].base is not None:
+        assert np.shares_memory(stacked, tables[0])
+    assert not np.shares_memory(copied[0], tables[0])
+    np.testing.assert_array_equal(copied[0], stacked)
+    for u, family in enumerate(families):
+        np.testing.assert_array_equal(stacked[offsets[u] : offsets[u + 1]], tables[u])
+        expected = _native.loo_parent_counts(tables[u], cards[family])
+        summed = tables[u].reshape(-1, cards[family[0]], C).sum(axis=1)  # numpy's sum over x
+        np.testing.assert_array_equal(expected.view(np.int64), summed.view(np.int64))
+        for got in (parents, copied[2]):
+            block = got[parent_offsets[u] : parent_offsets[u + 1]]
+            np.testing.assert_array_equal(block.view(np.int64), expected.view(np.int64))
+
+
 @pytest.mark.skipif(_native.runtime.kernels is None, reason="the compiled extension is not built")
 def test_the_chunked_pass_checks_one_byte_codes_of_its_rows_only(monkeypatch):
     # a code beyond its column in the rows scored is refused; one in other rows is not read

@@ -378,10 +378,21 @@ def loo_family_counts(codes, family, cards, y, weights, n_classes, family_counts
     return family_counts
 
 
-def loo_parent_counts(family_counts, cards) -> np.ndarray:
-    """``N(c, x_parents)`` at every depth: :func:`loo_family_counts`'s table summed over ``x``."""
+def loo_parent_counts(family_counts, cards, out=None) -> np.ndarray:
+    """``N(c, x_parents)`` at every depth: :func:`loo_family_counts`'s table summed over ``x``.
+
+    The values of ``x`` added in order, one array addition each (the sum over that axis numpy
+    makes, to the last bit, without its strided reduction); ``out``: where to write it.
+    """
     r = int(cards[0])
-    return np.asarray(family_counts).reshape(-1, r, family_counts.shape[1]).sum(axis=1)
+    block = np.asarray(family_counts).reshape(-1, r, family_counts.shape[1])
+    if out is None:
+        out = block[:, 0].copy()
+    else:
+        out[...] = block[:, 0]
+    for x in range(1, r):
+        out += block[:, x]
+    return out
 
 
 def loo_start(y, weights, class_weight, max_k, criterion, total) -> tuple:
@@ -749,9 +760,52 @@ def prefix_order(codes, families, cards, first, y, weights):
     return loo_order(codes, families, cards, first, y, int(LOO_PREFIX_SHARE * len(y) * levels))
 
 
+def _one_block(tables, n_classes):
+    """The array of which ``tables`` are consecutive views, in order (as :func:`loo_tables`
+    gives them), or ``None``: read in place instead of concatenated."""
+    base = tables[0].base if tables else None
+    if not (
+        isinstance(base, np.ndarray) and base.ndim == 2 and base.dtype == np.float64
+        and base.shape[1] == n_classes and base.flags.c_contiguous
+    ):  # fmt: skip
+        return None
+    at = base.__array_interface__["data"][0]
+    for table in tables:
+        if table.base is not base or table.__array_interface__["data"][0] != at:
+            return None
+        at += table.nbytes
+    return base if at == base.__array_interface__["data"][0] + base.nbytes else None
+
+
+def stacked_tables(counts, families, cards, n_classes) -> tuple:
+    """``(counts, offsets, parents, parent_offsets)``: every family's table and its
+    :func:`loo_parent_counts` one after the other, as :func:`loo_rows`'s kernel reads them.
+
+    Computed once for all the blocks of rows of a pass; ``counts`` as :func:`loo_tables` gives
+    them (views of one array) are read in place. Each parent table is ``loo_parent_counts``'s,
+    written in place.
+    """
+    C = int(n_classes)
+    cards = np.maximum(np.asarray(cards, dtype=np.int64), 1)
+    offsets = _offsets([len(t) for t in counts])
+    stacked = _one_block(counts, C)
+    if stacked is None:
+        stacked = np.concatenate(counts) if counts else np.zeros((0, C))
+    stacked = np.ascontiguousarray(stacked, dtype=np.float64)
+    r = [int(cards[family[0]]) for family in families]
+    parent_offsets = _offsets([len(t) // r[u] for u, t in enumerate(counts)])
+    parents = np.empty((int(parent_offsets[-1]), C))
+    for u, family in enumerate(families):
+        table = stacked[offsets[u] : offsets[u + 1]]
+        loo_parent_counts(
+            table, cards[list(family)], parents[parent_offsets[u] : parent_offsets[u + 1]]
+        )
+    return stacked, offsets, parents, parent_offsets
+
+
 def loo_rows(
     codes, families, cards, first, y, weights, class_weight, counts, max_k, criterion, total,
-    order=None,
+    order=None, stacked=None,
 ) -> int:  # fmt: skip
     """Selective KDB's leave-one-out pass over rows, every attribute's losses added to ``total``.
 
@@ -772,8 +826,9 @@ def loo_rows(
     :func:`prefix_order`): the compiled kernel takes the rows in that order instead, computes each
     distinct prefix's terms once (from a stack of one prefix per attribute) and adds its losses
     times its rows' summed weight: the same losses, summed in another order (to rounding; the
-    numpy version ignores it). Returns the number of rows moved to logs (the numpy version: all
-    of them).
+    numpy version ignores it). ``stacked``: :func:`stacked_tables` of ``counts`` (else computed
+    here; a pass over several blocks of rows computes it once). Returns the number of rows moved
+    to logs (the numpy version: all of them).
 
     Examples
     --------
@@ -804,12 +859,10 @@ def loo_rows(
     if codes.dtype not in (np.int8, np.int16, np.int32, np.int64):
         codes = codes.astype(np.int64)
     prior, rows, loss = _prior_losses(y, w, class_weight, criterion, total)
-    parents = [loo_parent_counts(counts[u], cards[list(f)]) for u, f in enumerate(families)]
-    stacked = [np.concatenate(t) if t else np.zeros((0, C)) for t in (counts, parents)]
+    if stacked is None:
+        stacked = stacked_tables(counts, families, cards, C)
     return runtime.kernels.loo_rows(
-        np.ascontiguousarray(codes), _padded(families, D), cards, int(first), y, w,
-        np.ascontiguousarray(stacked[0], dtype=np.float64), _offsets([len(t) for t in counts]),
-        np.ascontiguousarray(stacked[1], dtype=np.float64), _offsets([len(t) for t in parents]),
+        np.ascontiguousarray(codes), _padded(families, D), cards, int(first), y, w, *stacked,
         inverse_r, np.ascontiguousarray(prior / rows[:, None]), loss, total,
         LOO_CRITERIA.index(criterion), _chunk_rows(families, max_k, C), LOO_GROUP_BYTES // 8,
         *(order or (None, None, None)), LOO_VECTOR_STEP,
@@ -859,10 +912,11 @@ def loo_pass(
         )  # fmt: skip
         return (total, counts) if return_counts else total
     size = max(1, STATE_DOUBLES // (D * (C + 1)))
+    stacked = stacked_tables(counts, families, cards, C) if runtime.COMPILED else None
     for start in range(0, max(n, 1), size):
         rows = slice(start, min(start + size, n))
         loo_rows(
             by_column, families, cards, start, y[rows], w[rows], class_weight, counts, max_k,
-            criterion, total,
+            criterion, total, stacked=stacked,
         )  # fmt: skip
     return (total, counts) if return_counts else total

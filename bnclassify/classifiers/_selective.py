@@ -241,26 +241,28 @@ def loo_class_information(stats, features=None) -> np.ndarray:
     if whole_copies:
         # every attribute's observed cells at once (a held-out row leaves its cell's count
         # less one), each attribute's gain its cells' gains times their weights
-        parts = []
+        kept, sizes, r, y, weight, cells, totals = [], [], [], [], [], [], []
         for j in features:
             table = np.asarray(stats.family(j), dtype=float).T  # N(x, c), shape (r, C)
-            value, y = np.nonzero(table > 0)
-            if len(value):
-                parts.append((j, max(int(stats.cards[j]), 1), table, value, y))
-        if not parts:
+            value, own = np.nonzero(table > 0)
+            if not len(value):
+                continue
+            kept.append(j)
+            sizes.append(len(value))
+            r.append(max(int(stats.cards[j]), 1))
+            y.append(own)
+            weight.append(table[value, own])
+            cells.append(table[value])
+            totals.append(np.broadcast_to(table.sum(axis=0), (len(value), C)))
+        if not kept:
             return out
-        sizes = np.array([len(value) for *_, value, _ in parts])
-        y = np.concatenate([y for *_, y in parts])
-        held_out = np.ones(len(y))
-        weight = np.concatenate([table[value, y] for _, _, table, value, y in parts])
-        cells = np.concatenate([table[value] for _, _, table, value, _ in parts])
-        totals = np.concatenate(
-            [np.broadcast_to(table.sum(axis=0), (len(value), C)) for _, _, table, value, _ in parts]
-        )
-        r = np.repeat([r for _, r, *_ in parts], sizes)[:, None]
-        gains = _cell_gains(cells, totals, r, y, held_out, class_weight, total)
+        y, weight = np.concatenate(y), np.concatenate(weight)
+        gains = _cell_gains(
+            np.concatenate(cells), np.concatenate(totals), np.repeat(r, sizes)[:, None], y,
+            np.ones(len(y)), class_weight, total,
+        )  # fmt: skip
         starts = np.concatenate([[0], np.cumsum(sizes)])
-        for (j, *_), a, b in zip(parts, starts[:-1], starts[1:], strict=True):
+        for j, a, b in zip(kept, starts[:-1], starts[1:], strict=True):
             out[j] = float(np.array(gains[a:b]) @ np.array(weight[a:b])) / total
         return out
     for j in features:

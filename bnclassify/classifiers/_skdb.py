@@ -402,7 +402,7 @@ class SKDB(AugmentedNaiveBayes):
         candidates = None
         if self.parents == "no_identifiers":
             candidates = ~identifier_parents(stats)
-        if self.parents == "informative":
+        elif self.parents == "informative":
             held_out = class_mi if self.ranking == "loo" and class_mi is not None else None
             if held_out is None:
                 held_out = ranking_information(stats, schema, "loo")

@@ -1292,8 +1292,9 @@ def reorient_blanket(
         ``refine(parents, required, forbidden) -> (parents, steps)``: what each climbed
         candidate goes through before it is judged (``parents`` a list of sets, the
         candidate's arcs among ``required``); ``steps`` start with ``(move, parent,
-        child)``, ``move`` ``"add"`` or ``"remove"`` (e.g. :func:`refine_blanket_holdout`
-        's moves). Default: none, the climbed graph.
+        child)``, ``move`` ``"add"`` or ``"remove"`` (as the tests of
+        :func:`refine_blanket`, which ``BayesNetClassifier`` passes). Default: none, the
+        climbed graph.
 
     Returns
     -------

@@ -48,6 +48,10 @@ from threadpoolctl import threadpool_limits
 from bnclassify.structure import markov_blanket
 
 BEST = "BayesNetClassifier(perturb_blanket=True, blanket_level=0.001, blanket_holdout=0.01)"
+REORIENT = (
+    "BayesNetClassifier(perturb_blanket=True, blanket_level=0.001, blanket_holdout=0.01, "
+    "blanket_reorient=0.05)"
+)
 ISSUE = {"alarm", "child", "insurance:RiskAversion", "hailfinder", "water"}
 
 
@@ -135,6 +139,11 @@ def run_case(network_name, class_node, specs, seed, train_rows=100_000, test_row
             "judged": judge(learnt, graph_blanket, boundary, groups),
             "tests": [[str(t) for t in test] for test in model.blanket_tests_],
             "edges": sorted([list(e) for e in model.structure_.edges()]),
+            # blanket_reorient's candidates: (round, held arcs, gain, z, threshold, taken)
+            "reorient": [
+                [k, [list(a) for a in arcs], g, z, t, taken]
+                for k, arcs, g, z, t, taken in getattr(model, "reorient_tried_", [])
+            ],
         }
     return {
         "graph_blanket": graph_blanket,
@@ -177,7 +186,12 @@ def report(done, specs, seeds, cases):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cases", help="network:class pairs, comma-separated")
-    parser.add_argument("--models", default=BEST, help="';'-separated model expressions")
+    parser.add_argument(
+        "--models",
+        default=f"{BEST};{REORIENT}",
+        help="';'-separated model expressions (default: the best setting without and with "
+        "blanket_reorient)",
+    )
     parser.add_argument("--seeds", default="0,1,2")
     parser.add_argument("--results", type=Path)
     parser.add_argument("--report", action="store_true", help="print the results only")

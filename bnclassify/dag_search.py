@@ -31,6 +31,7 @@ on where a column sits in the table.
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -1205,3 +1206,236 @@ def refine_blanket_holdout(
             moves.append(("add", u, v, g, z))
         total, current = refresh()
     return [tuple(sorted(p)) for p in parents], moves
+
+
+def _without_cycles(parents, arcs, kept) -> bool:
+    """Make ``parents`` acyclic around the new ``arcs`` in place: for each ``u -> v`` of
+    them that closes a cycle (``u`` below ``v``), the arcs into ``u`` from ``v`` or from
+    below it are removed (the climb then places those nodes again). False when one of
+    them is in ``kept``."""
+    for u, v in arcs:
+        while v in _ancestors(parents, u):
+            closing = {w for w in parents[u] if w == v or v in _ancestors(parents, w)}
+            closing = {w for w in closing if (w, u) not in arcs}
+            if not closing or any((w, u) in kept for w in closing):
+                return False
+            parents[u] -= closing
+    return True
+
+
+def reorient_blanket(
+    scores,
+    counts,
+    parents,
+    target,
+    level,
+    *,
+    alpha=1.0,
+    folds=5,
+    max_parents=None,
+    forbidden=(),
+    required=(),
+    reversal=True,
+    random_state=0,
+    max_rounds=None,
+    refine=None,
+) -> tuple:
+    """Turn arcs around ``target`` by re-climbs judged on held-out rows: several arcs per move.
+
+    A score-based climb can orient the class's family wrong in a way no single move
+    undoes: the class's true children learnt as its parents (their other parents are
+    then no spouses), or an arc between a child of the class and a true spouse turned
+    round (the spouse hangs below the child). Each candidate orientation is one arc
+    made required and its reverse forbidden:
+
+    - ``target -> p`` for each parent ``p`` of ``target``, each pair of them, and all of
+      them at once;
+    - ``s -> x`` for each child ``x`` of ``target`` and each child ``s`` of ``x`` not
+      adjacent to ``target`` (it would become a spouse).
+
+    The candidate is the current graph with those arcs turned (the arcs that then close a
+    cycle, into the new arc's parent from below its child, removed) climbed again by the
+    score (:func:`hill_climbing`) with the arcs held: the climb moves every other arc it
+    prefers with them, so a move is as many arcs as the score needs to follow the turn;
+    then ``refine``, when given, is applied to it (the class-focused refinements that
+    followed the search, so that the candidate is judged as the graph it would become).
+    The candidates are judged by what they do to the held-out conditional log likelihood
+    of ``target`` against the current graph (the folds of :func:`holdout_gain`); the one
+    with the largest z statistic is taken when it passes the normal quantile of
+    ``level`` over the number of candidates (Bonferroni), its arcs then kept, and a new
+    round starts from it, until no candidate passes (or ``max_rounds``).
+
+    Parameters
+    ----------
+    scores : callable
+        As in :func:`hill_climbing` (the search's score).
+    counts : bnclassify.stats.VariableCounts
+        The rows, for the held-out likelihood.
+    parents : list of iterable of int
+        The searched DAG.
+    target : int
+    level : float
+        The level of each round's test, in (0, 1).
+    alpha : float, default=1.0
+        The held-out tables' pseudo-count.
+    folds : int, default=5
+    max_parents : int, optional
+    forbidden, required : iterable of (int, int)
+        As in :func:`hill_climbing` (never turned, never added).
+    reversal : bool, default=True
+        Whether the climbs reverse arcs.
+    random_state : int, default=0
+        The folds' seed.
+    max_rounds : int, optional
+        Most candidates taken (default: until none passes).
+    refine : callable, optional
+        ``refine(parents, required, forbidden) -> (parents, steps)``: what each climbed
+        candidate goes through before it is judged (``parents`` a list of sets, the
+        candidate's arcs among ``required``); ``steps`` start with ``(move, parent,
+        child)``, ``move`` ``"add"`` or ``"remove"`` (as the tests of
+        :func:`refine_blanket`, which ``BayesNetClassifier`` passes). Default: none, the
+        climbed graph.
+
+    Returns
+    -------
+    parents : list of tuple of int
+    path : list of (str, int, int, float)
+        For each candidate taken, its turned arcs (``"reverse"``, with the network's score
+        of the turned graph), the arcs removed to break cycles (``"remove"``) and the
+        climb's moves, as in :func:`blanket_perturbation`, then ``refine``'s moves.
+    steps : list
+        ``refine``'s ``steps`` of each candidate taken, in order.
+    tried : list of (int, tuple of (int, int), float, float, float, bool)
+        Every candidate judged: ``(round, arcs, gain, z, threshold, taken)``, ``gain`` the
+        held-out conditional log likelihood over the current graph's (nats, summed over
+        the rows).
+
+    Examples
+    --------
+    The class ``c`` and ``s`` both drive ``x``, and ``x`` drives ``w``; a climb that
+    learnt ``x -> c`` (the child as a parent) is turned back, and ``s`` becomes a spouse.
+
+    >>> from bnclassify.scores import FamilyScores
+    >>> from bnclassify.stats import VariableCounts
+    >>> rng = np.random.default_rng(0)
+    >>> c, s = rng.integers(0, 2, 20000), rng.integers(0, 2, 20000)
+    >>> x = (c ^ s) ^ (rng.random(20000) < 0.1)
+    >>> counts = VariableCounts.from_rows(np.column_stack([x, s]), c, [2, 2], 2)
+    >>> scores = FamilyScores(counts)
+    >>> learnt = [(1,), (), (0,)]  # s -> x -> c: s is no member of c's blanket
+    >>> turned, path, _, tried = reorient_blanket(scores, counts, learnt, 2, 0.01)
+    >>> turned, [(arcs, taken) for _, arcs, _, _, _, taken in tried]
+    ([(1, 2), (), ()], [(((2, 0),), True)])
+    """
+    from scipy.stats import norm
+
+    n, current, limit, banned, kept = _blanket_setup(
+        parents, level, max_parents, forbidden, required
+    )
+    target = int(target)
+    held = _HeldOutCLL(counts, target, alpha, folds, random_state)
+    r = int(held.cards[target])
+    cache = {}
+
+    def cll(graph):
+        total = np.zeros((len(held.row), r))
+        for v, ps in enumerate(graph):
+            if v == target or target in ps:
+                key = (v, frozenset(ps))
+                if key not in cache:
+                    cache[key] = held.factor(v, ps)
+                total += cache[key]
+        return held.row_cll(total)
+
+    def candidates():
+        out = []
+        turnable = [
+            p
+            for p in sorted(current[target])
+            if (target, p) not in banned and (p, target) not in kept
+        ]
+        out += [((target, p),) for p in turnable]
+        # two true children learnt as parents: one turned alone leaves the other
+        # holding its spouses' arcs (water), so pairs are candidates too
+        out += [((target, p), (target, q)) for p, q in itertools.combinations(turnable, 2)]
+        if len(turnable) > 2:
+            out.append(tuple((target, p) for p in turnable))
+        children = [v for v in range(n) if target in current[v]]
+        adjacent = set(current[target]) | set(children)
+        for x in children:
+            for s in range(n):
+                if (
+                    x in current[s]
+                    and s != target
+                    and s not in adjacent
+                    and (s, x) not in banned
+                    and (x, s) not in kept
+                ):
+                    out.append(((s, x),))
+        return out
+
+    path, refined, tried = [], [], []
+    limit_rounds = np.inf if max_rounds is None else max_rounds
+    rounds = 0
+    while rounds < limit_rounds:
+        options = candidates()
+        if not options:
+            break
+        cache.clear()  # a round's factors only: each is (test rows, states)
+        base = cll(current)
+        threshold = float(norm.isf(level / len(options)))
+        best = None
+        for arcs in options:
+            start = [set(p) for p in current]
+            for u, v in arcs:
+                start[u].discard(v)
+                start[v].add(u)
+            if any(len(start[v]) > limit for _, v in arcs):
+                continue
+            if not _without_cycles(start, arcs, kept):
+                continue
+            turned = scores.network({k: tuple(sorted(p)) for k, p in enumerate(start)})
+            removed = [
+                (u, v)
+                for v in range(n)
+                for u in sorted(current[v] - start[v])
+                if (v, u) not in arcs
+            ]
+            found, climb = hill_climbing(
+                scores,
+                n,
+                start,
+                max_parents=max_parents,
+                forbidden=[*banned, *((v, u) for u, v in arcs)],
+                required=[*kept, *arcs],
+                reversal=reversal,
+            )
+            moves = []
+            if refine is not None:
+                found = [set(p) for p in found]
+                found, moves = refine(found, [*kept, *arcs], [*banned, *((v, u) for u, v in arcs)])
+                done = [set(p) for p in found]
+                for move, u, v, *_ in reversed(moves):  # each move's score, from the end
+                    score = scores.network({k: tuple(sorted(p)) for k, p in enumerate(done)})
+                    climb = [*climb, (move, u, v, score)]
+                    (done[v].discard if move == "add" else done[v].add)(u)
+                if moves:
+                    climb[-len(moves) :] = climb[-len(moves) :][::-1]
+            g, z = held.gain(base, cll(found))
+            tried.append([rounds, tuple(arcs), g, z, threshold, False])
+            if g > 0 and z > threshold and (best is None or z > best[1]):
+                steps = [("reverse", v, u, turned) for u, v in arcs]
+                steps += [("remove", u, v, turned) for u, v in removed]
+                best = (g, z, arcs, found, [*steps, *climb], len(tried) - 1, moves)
+        if best is None:
+            break
+        _, _, arcs, found, steps, k, moves = best
+        tried[k][5] = True
+        current = [set(p) for p in found]
+        kept |= set(arcs)
+        banned |= {(v, u) for u, v in arcs}
+        path += steps
+        refined.append(moves)
+        rounds += 1
+    tried = [(k, arcs, float(g), float(z), t, taken) for k, arcs, g, z, t, taken in tried]
+    return [tuple(sorted(p)) for p in current], path, refined, tried

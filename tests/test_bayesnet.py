@@ -1252,3 +1252,108 @@ def test_merge_copies_searches_one_column_and_hangs_the_copy_below_it(tmp_path):
     assert not any(t[0] == "copy" for t in named.blanket_tests_)
     plain = BayesNetClassifier().fit(X, y)
     assert not any(t[0] == "copy" for t in plain.blanket_tests_)
+
+
+# -- blanket_reorient: arcs around the class turned by re-climbs judged on held-out rows ------
+def _child_as_parent_rows(rows=5000, seed=0):
+    """``a -> class -> x <- s``, ``x -> w``: ``s`` is a spouse through ``x``. With the arc
+    ``s -> class`` forbidden, hill climbing learns ``x -> class`` (the child as a parent),
+    and ``s`` is then no member of the class's blanket."""
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, 2, rows)
+    c = a ^ (rng.random(rows) < 0.2)
+    s = rng.integers(0, 2, rows)
+    flip = s & (rng.random(rows) < 0.2)
+    x = np.where(rng.random(rows) < 0.1, rng.integers(0, 2, rows), c ^ flip)
+    w = x ^ (rng.random(rows) < 0.05)
+    X = pd.DataFrame({"a": a, "s": s, "x": x, "w": w}).astype(str)
+    return X, pd.Series(c, name="class").astype(str)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_blanket_reorient_turns_a_child_learnt_as_a_parent(seed, tmp_path):
+    X, y = _child_as_parent_rows(seed=seed)
+    barred = [("s", "class")]
+    plain = BayesNetClassifier(forbidden=barred).fit(X, y)
+    assert plain.structure_.has_edge("x", "class")
+    assert plain.markov_blanket_ == ["a", "x"] and plain.reorient_tried_ == []
+    turned = BayesNetClassifier(forbidden=barred, blanket_reorient=0.01).fit(X, y)
+    assert turned.markov_blanket_ == ["a", "s", "x"]
+    assert turned.structure_.has_edge("class", "x") and turned.structure_.has_edge("s", "x")
+    assert turned.structure_.has_edge("x", "w")
+    assert turned.blanket_tests_[0][:3] == ("cv_reorient", "class", "x")
+    taken = [t for t in turned.reorient_tried_ if t[5]]
+    assert [t[1] for t in taken] == [(("class", "x"),)]
+    _, _, gain, z, threshold, _ = taken[0]
+    assert gain > 0 and z > threshold
+    assert turned.search_path_[-1][-1] == pytest.approx(turned.score_)
+    # the repaired blanket predicts the held-out rows better
+    X_test, y_test = _child_as_parent_rows(rows=20000, seed=seed + 10)
+    log_loss = {
+        name: -np.mean(
+            np.log(
+                model.predict_proba(X_test)[
+                    np.arange(len(y_test)), (y_test == "1").to_numpy().astype(int)
+                ]
+            )
+        )
+        for name, model in (("plain", plain), ("turned", turned))
+    }
+    assert log_loss["turned"] < log_loss["plain"]
+    loaded = load(dump(turned, tmp_path / "model.bnc"))
+    assert np.array_equal(loaded.predict_proba(X), turned.predict_proba(X))
+
+
+def test_blanket_reorient_keeps_the_constraints_and_a_right_graph():
+    X, y = _child_as_parent_rows()
+    # the turn itself forbidden: nothing to take
+    held = BayesNetClassifier(forbidden=[("s", "class"), ("class", "x")], blanket_reorient=0.01)
+    held.fit(X, y)
+    assert held.markov_blanket_ == ["a", "x"]
+    assert not any(t[5] for t in held.reorient_tried_)
+    # the wrong arc required: never turned
+    kept = BayesNetClassifier(
+        forbidden=[("s", "class")], required=[("x", "class")], blanket_reorient=0.01
+    ).fit(X, y)
+    assert kept.structure_.has_edge("x", "class") and not any(t[5] for t in kept.reorient_tried_)
+    # a graph already right is left alone (every candidate tried, none taken)
+    free = BayesNetClassifier().fit(X, y)
+    same = BayesNetClassifier(blanket_reorient=0.01).fit(X, y)
+    assert sorted(same.structure_.edges) == sorted(free.structure_.edges)
+    assert same.reorient_tried_ and not any(t[5] for t in same.reorient_tried_)
+    np.testing.assert_array_equal(same.predict_proba(X), free.predict_proba(X))
+    with pytest.raises(InvalidParameterError, match="blanket_reorient"):
+        BayesNetClassifier(blanket_reorient=1.0).fit(X, y)
+
+
+def test_reorient_blanket_breaks_the_cycle_a_turn_closes_and_runs_the_refinement():
+    from bnclassify.dag_search import reorient_blanket
+
+    X, y = _child_as_parent_rows(rows=8000)
+    codes = np.column_stack([X[c].astype(int) for c in ["a", "s", "x", "w"]])
+    counts = VariableCounts.from_rows(codes, y.astype(int).to_numpy(), [2, 2, 2, 2], 2)
+    scores = FamilyScores(counts)
+    # x -> w -> class and x -> class: turning class -> x closes x -> w -> class -> x; the
+    # arc w -> class (from below x) is removed before the climb
+    learnt = [(), (), (1,), (2,), (0, 2, 3)]
+    found, path, refined, tried = reorient_blanket(
+        scores, counts, learnt, 4, 0.01, forbidden=[(1, 4)]
+    )
+    assert 4 in found[2] and 1 in found[2]  # class -> x <- s
+    assert found[4] in [(), (0,)] and refined == [[]]
+    assert ("remove", 3, 4) in [step[:3] for step in path]
+    assert nx.is_directed_acyclic_graph(
+        nx.DiGraph([(u, v) for v, ps in enumerate(found) for u in ps])
+    )
+    calls = []
+
+    def refine(parents, required, forbidden):
+        calls.append((sorted(required), sorted(forbidden)))
+        return parents, []
+
+    again = reorient_blanket(scores, counts, learnt, 4, 0.01, forbidden=[(1, 4)], refine=refine)
+    assert again[0] == found
+    assert ((4, 2),) in [t[1] for t in tried]
+    # each candidate goes through the refinement with its arc held and the reverse barred
+    assert len(calls) == len([t for t in tried if t[0] == 0]) + len([t for t in tried if t[0] == 1])
+    assert ([(4, 2)], [(1, 4), (2, 4)]) in calls

@@ -2360,10 +2360,12 @@ __attribute__((target("avx512f"))) static void loo_deepest_wide(
         __m512i k = zero, c = _mm512_add_epi64(base0, x);
         for (int64_t d = 1; d < depths; d++) {
             const __m512i v = _mm512_cvtepi8_epi64(_mm_loadl_epi64((const __m128i *)(col[d] + i)));
-            const __m512i next = _mm512_add_epi64(_mm512_mul_epu32(k, _mm512_set1_epi64(cards[d])), v);
-            const __mmask8 live = _mm512_cmpge_epi64_mask(k, zero) & _mm512_cmpge_epi64_mask(v, zero);
+            const __m512i card = _mm512_set1_epi64(cards[d]), base = _mm512_set1_epi64(family_at[d]);
+            const __m512i next = _mm512_add_epi64(_mm512_mul_epu32(k, card), v);
+            const __mmask8 live =
+                _mm512_cmpge_epi64_mask(k, zero) & _mm512_cmpge_epi64_mask(v, zero);
             k = _mm512_mask_mov_epi64(dead, live, next);
-            const __m512i at = _mm512_add_epi64(_mm512_set1_epi64(family_at[d]), _mm512_mul_epu32(next, rr));
+            const __m512i at = _mm512_add_epi64(base, _mm512_mul_epu32(next, rr));
             c = _mm512_mask_mov_epi64(c, live, _mm512_add_epi64(at, x));
         }
         _mm512_storeu_si512(cell + i, c);
@@ -2529,7 +2531,8 @@ static PyObject *loo_tables(PyObject *self, PyObject *args) {
                     loo_deepest_wide(col8, depths, family_cards, family_at, r, rows, deepest);
                 else
 #endif
-                    loo_deepest(col8, depths, family_cards, family_at, r, rows, deepest, deepest + R);
+                    loo_deepest(col8, depths, family_cards, family_at, r, rows, deepest,
+                                deepest + R);
                 for (int64_t i = 0; i < rows; i++)
                     if (col8[0][i] >= 0) fc[deepest[i] * C + y[start + i]] += w[start + i];
                 continue;
@@ -2790,7 +2793,7 @@ static __attribute__((noinline)) int loo_step_call(const loo_attribute *a, const
 #pragma GCC optimize("fp-contract=off")
 
 /* The ratios of a row whose attribute and five parents are observed and whose five parents' cells
- * are all seen (all but about 1 in 10^4 steps on hailfinder's categoricals): rc[c] holds class c's
+ * are all seen (all but about 5 in 10^5 steps on hailfinder's categoricals): rc[c] holds class c's
  * ratio at depth min(k, 5) in lane k, as the depth loop of loo_wide_rows_c spreads them (the same
  * doubles), but the five cells are found at once (their keys need only the codes) and the ratios
  * spread with constant masks, without the loop's chain of loads and branches per depth. Returns 0
@@ -2812,7 +2815,8 @@ static inline __attribute__((always_inline)) int loo_wide_six(const loo_six *q, 
     int seen = 1;
 #define LOO_SPREAD(CELL, LANES)                                                                    \
     e = rec + (CELL + x) * RS, seen &= e[2 * C] != 0.0;                                            \
-    for (int64_t c = 0; c < C; c++) rc[c] = _mm512_mask_mov_pd(rc[c], LANES, _mm512_set1_pd(e[at[c]]));
+    for (int64_t c = 0; c < C; c++)                                                                \
+        rc[c] = _mm512_mask_mov_pd(rc[c], LANES, _mm512_set1_pd(e[at[c]]));
     LOO_SPREAD(q->f1 + v1 * r, 0xFE)
     LOO_SPREAD(q->f2 + k2 * r, 0xFC)
     LOO_SPREAD(q->f3 + k3 * r, 0xF8)

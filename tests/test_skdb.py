@@ -1235,6 +1235,39 @@ def test_the_vector_steps_give_the_scalar_steps_sums_to_the_last_bit(n_classes, 
 
 @pytest.mark.kernels
 @pytest.mark.skipif(_native.runtime.kernels is None, reason="the compiled extension is not built")
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_the_vector_steps_five_parents_at_once_give_the_depth_loops_sums(n_classes, monkeypatch):
+    # with five parents the vector step finds a row's six cells at once and takes them where all
+    # are observed and seen, else walks the depths: the same sums to the last bit as the scalar
+    # steps, on families whose cells have records (fewer cells than rows) and whose deepest cells
+    # often hold one row only (unseen by it: skewed codes), missing codes at every depth, the
+    # attribute's own among them, and weights 1 and 3
+    rng = np.random.default_rng(70 + n_classes)
+    n, C, max_k, k = 3000, n_classes, 5, 9
+    y = rng.integers(0, C, n)
+    cards = np.full(k, 3)
+    codes = rng.choice(3, (n, k), p=[0.7, 0.25, 0.05]).astype(np.int8)
+    codes[rng.random((n, k)) < 0.02] = -1
+    w = rng.choice([1.0, 1.0, 1.0, 3.0], n)
+    families = [[u] + list(range(u - 1, max(u - 6, -1), -1)) for u in range(k)]
+    class_weight = np.bincount(y, weights=w, minlength=C)
+    deepest = codes[:, :6].astype(np.int64) @ 3 ** np.arange(6)
+    observed = (codes[:, :6] >= 0).all(axis=1)
+    alone = np.bincount(deepest[observed], minlength=729)[deepest[observed]] == 1
+    assert 20 < alone.sum() < observed.sum() - 2000  # both kinds of rows, many of each
+    monkeypatch.setattr(_native.runtime, "COMPILED", True)
+    monkeypatch.setattr(_native.selection, "LOO_PREFIX_SHARE", 0.0)  # the chunked pass
+    for chunk in (1, 1 << 17):  # chunks of 16 rows, then of all
+        monkeypatch.setattr(_native.selection, "LOO_CHUNK_BYTES", chunk)
+        sums = []
+        for vector in (True, False):
+            monkeypatch.setattr(_native.selection, "LOO_VECTOR_STEP", vector)
+            sums.append(_native.loo_pass(codes, y, w, cards, class_weight, families, max_k, "rmse"))
+        np.testing.assert_array_equal(sums[0], sums[1])
+
+
+@pytest.mark.kernels
+@pytest.mark.skipif(_native.runtime.kernels is None, reason="the compiled extension is not built")
 def test_the_tables_read_one_byte_codes_as_they_read_wider_ones(monkeypatch):
     # with whole weights loo_tables reads 1-byte codes where they are (checked once), wider ones
     # through a chunk's buffer: the same tables, each family's loo_family_counts

@@ -2340,6 +2340,51 @@ static LOO_DEEPEST_CLONES void loo_deepest(const int8_t *const *col, int64_t dep
     }
 }
 
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define LOO_DEEPEST_WIDE 1
+#include <immintrin.h>
+/* loo_deepest with AVX-512F for a family of fewer than 2^32 cells, eight rows at a time through
+ * all their depths in registers: every live key, card and r is then below 2^32, so each product
+ * is one 32 x 32 -> 64-bit multiplication (vpmuludq; the generic clone's 64-bit vpmullq takes
+ * three operations), the same integers; a dead key's (-1) product is masked off. Only cell is
+ * written. */
+__attribute__((target("avx512f"))) static void loo_deepest_wide(
+    const int8_t *const *col, int64_t depths, const int64_t *cards, const int64_t *family_at,
+    int64_t r, int64_t rows, int64_t *restrict cell) {
+    const int8_t *first = col[0];
+    const __m512i rr = _mm512_set1_epi64(r), zero = _mm512_setzero_si512();
+    const __m512i dead = _mm512_set1_epi64(-1), base0 = _mm512_set1_epi64(family_at[0]);
+    int64_t i = 0;
+    for (; i + 8 <= rows; i += 8) {
+        const __m512i x = _mm512_cvtepi8_epi64(_mm_loadl_epi64((const __m128i *)(first + i)));
+        __m512i k = zero, c = _mm512_add_epi64(base0, x);
+        for (int64_t d = 1; d < depths; d++) {
+            const __m512i v = _mm512_cvtepi8_epi64(_mm_loadl_epi64((const __m128i *)(col[d] + i)));
+            const __m512i card = _mm512_set1_epi64(cards[d]), base = _mm512_set1_epi64(family_at[d]);
+            const __m512i next = _mm512_add_epi64(_mm512_mul_epu32(k, card), v);
+            const __mmask8 live =
+                _mm512_cmpge_epi64_mask(k, zero) & _mm512_cmpge_epi64_mask(v, zero);
+            k = _mm512_mask_mov_epi64(dead, live, next);
+            const __m512i at = _mm512_add_epi64(base, _mm512_mul_epu32(next, rr));
+            c = _mm512_mask_mov_epi64(c, live, _mm512_add_epi64(at, x));
+        }
+        _mm512_storeu_si512(cell + i, c);
+    }
+    for (; i < rows; i++) { /* the last rows as loo_deepest takes them */
+        int64_t k = 0;
+        cell[i] = family_at[0] + first[i];
+        for (int64_t d = 1; d < depths; d++) {
+            const int64_t v = col[d][i];
+            if (v < 0) break;
+            k = k * cards[d] + v;
+            cell[i] = family_at[d] + k * r + first[i];
+        }
+    }
+}
+#else
+#define LOO_DEEPEST_WIDE 0
+#endif
+
 static PyObject *loo_tables(PyObject *self, PyObject *args) {
     PyObject *codes_obj, *obj[6], *perm_obj, *level_obj, *rows_obj;
     Py_ssize_t chunk;
@@ -2445,6 +2490,9 @@ static PyObject *loo_tables(PyObject *self, PyObject *args) {
     /* with whole weights, 1-byte codes (the encoders' own) are read where they are, checked once
      * here, as loo_rows reads them, instead of widened into a chunk's buffer of int64 */
     const int direct = p.size == 1 && !use_order && whole;
+#if LOO_DEEPEST_WIDE
+    const int deepest_wide = __builtin_cpu_supports("avx512f");
+#endif
     if (direct) bad |= loo_codes_over(&p, 0, N);
     for (int64_t start = 0; start < N && !bad && !use_order; start += R) {
         const int64_t stop = start + R < N ? start + R : N, rows = stop - start;
@@ -2478,7 +2526,13 @@ static PyObject *loo_tables(PyObject *self, PyObject *args) {
             if (direct) { /* the rows' deepest cells first (loo_deepest), then their additions */
                 int64_t family_cards[LOO_MAX_DEPTHS];
                 for (int64_t d = 0; d < depths; d++) family_cards[d] = cards[family[d]];
-                loo_deepest(col8, depths, family_cards, family_at, r, rows, deepest, deepest + R);
+#if LOO_DEEPEST_WIDE
+                if (deepest_wide && family_at[depths] <= (int64_t)UINT32_MAX)
+                    loo_deepest_wide(col8, depths, family_cards, family_at, r, rows, deepest);
+                else
+#endif
+                    loo_deepest(col8, depths, family_cards, family_at, r, rows, deepest,
+                                deepest + R);
                 for (int64_t i = 0; i < rows; i++)
                     if (col8[0][i] >= 0) fc[deepest[i] * C + y[start + i]] += w[start + i];
                 continue;
@@ -2738,10 +2792,72 @@ static __attribute__((noinline)) int loo_step_call(const loo_attribute *a, const
 #pragma GCC target("avx512f")
 #pragma GCC optimize("fp-contract=off")
 
+/* The ratios of a row whose attribute and five parents are observed and whose five parents' cells
+ * are all seen (all but about 5 in 10^5 steps on hailfinder's categoricals): rc[c] holds class c's
+ * ratio at depth min(k, 5) in lane k, as the depth loop of loo_wide_rows_c spreads them (the same
+ * doubles), but the five cells are found at once (their keys need only the codes) and the ratios
+ * spread with constant masks, without the loop's chain of loads and branches per depth. Returns 0
+ * (rc unspecified) where the row is not such a row; at: where each class's ratio is in a record. */
+typedef struct {
+    int64_t c2, c3, c4, c5, f0, f1, f2, f3, f4, f5, r;
+} loo_six;
+static inline __attribute__((always_inline)) int loo_wide_six(const loo_six *q, const double *rec,
+                                                              const int64_t C,
+                                                              const int8_t *const *col, int64_t i,
+                                                              const int64_t *at, __m512d *rc) {
+    const int64_t RS = 2 * C + 1, x = col[0][i], v1 = col[1][i], v2 = col[2][i], v3 = col[3][i];
+    const int64_t v4 = col[4][i], v5 = col[5][i];
+    if ((x | v1 | v2 | v3 | v4 | v5) < 0) return 0;
+    const int64_t k2 = v1 * q->c2 + v2, k3 = k2 * q->c3 + v3, k4 = k3 * q->c4 + v4;
+    const int64_t k5 = k4 * q->c5 + v5, r = q->r;
+    const double *e = rec + (q->f0 + x) * RS;
+    for (int64_t c = 0; c < C; c++) rc[c] = _mm512_set1_pd(e[at[c]]);
+    int seen = 1;
+#define LOO_SPREAD(CELL, LANES)                                                                    \
+    e = rec + (CELL + x) * RS, seen &= e[2 * C] != 0.0;                                            \
+    for (int64_t c = 0; c < C; c++)                                                                \
+        rc[c] = _mm512_mask_mov_pd(rc[c], LANES, _mm512_set1_pd(e[at[c]]));
+    LOO_SPREAD(q->f1 + v1 * r, 0xFE)
+    LOO_SPREAD(q->f2 + k2 * r, 0xFC)
+    LOO_SPREAD(q->f3 + k3 * r, 0xF8)
+    LOO_SPREAD(q->f4 + k4 * r, 0xF0)
+    LOO_SPREAD(q->f5 + k5 * r, 0xE0)
+#undef LOO_SPREAD
+    return seen;
+}
+
+/* A row's step from its ratios rc (lane k: candidate k's): the products, their sum, the loss of
+ * each candidate (returned) and the renormalised scores stored; *below: whether a score fell under
+ * LOO_TINY (the row then moves to logs). */
+static inline __attribute__((always_inline)) __m512d loo_wide_scores(const int64_t C,
+                                                                     const __m512d *rc,
+                                                                     double *joint, int64_t yi,
+                                                                     double wi, __mmask8 *below) {
+    const __mmask8 six = 0x3F;
+    const __m512d one = _mm512_set1_pd(1.0), small = _mm512_set1_pd(LOO_TINY);
+    __m512d p[LOO_PAIR_CLASSES], sum = _mm512_setzero_pd();
+    for (int64_t c = 0; c < C; c++) {
+        p[c] = _mm512_mul_pd(_mm512_maskz_loadu_pd(six, joint + c * 6), rc[c]);
+        sum = _mm512_add_pd(sum, p[c]);
+    }
+    const __m512d scale = _mm512_maskz_div_pd(six, one, sum);
+    const __m512d miss = _mm512_mul_pd(_mm512_sub_pd(sum, p[yi]), scale);
+    const __m512d row_loss = _mm512_mul_pd(_mm512_mul_pd(miss, miss), _mm512_set1_pd(wi));
+    __mmask8 tiny = 0;
+    for (int64_t c = 0; c < C; c++) {
+        p[c] = _mm512_mul_pd(p[c], scale);
+        _mm512_mask_storeu_pd(joint + c * 6, six, p[c]);
+        tiny |= _mm512_mask_cmp_pd_mask(six, p[c], small, _CMP_LT_OQ);
+    }
+    *below = tiny;
+    return row_loss;
+}
+
 /* The rows [0, rows) of a chunk for one attribute (criterion 0, D = 6, C classes, records): col
  * the rows' 1-byte codes of the attribute's family, y and w theirs, joints (rows, C, 6), losses
  * (rows, 6), reached, logs theirs; total the attribute's column of the totals (stride M), added
- * to in row order. Returns the rows moved to logs. */
+ * to in row order. Returns the rows moved to logs. With five parents, the rows loo_wide_six takes
+ * (nearly all) skip the depth loop; the others take it as before. */
 static inline __attribute__((always_inline)) int64_t loo_wide_rows_c(
     const loo_attribute *a, const int64_t C, const int8_t *const *col, int64_t rows,
     const int64_t *y, const double *w, double *joints, double *losses, int64_t *reached,
@@ -2751,13 +2867,42 @@ static inline __attribute__((always_inline)) int64_t loo_wide_rows_c(
     const double *rec = a->rec;
     const __mmask8 six = 0x3F;
     const __m512i iota = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
-    const __m512d one = _mm512_set1_pd(1.0), small = _mm512_set1_pd(LOO_TINY);
     double sums[8] __attribute__((aligned(64)));
     int64_t z[LOO_MAX_DEPTHS];
     int64_t moved = 0;
     for (int64_t k = 0; k < 8; k++) sums[k] = k < 6 ? total[k * M] : 0.0;
     __m512d sum_total = _mm512_load_pd(sums);
-    for (int64_t i = 0; i < rows; i++) {
+    /* where in a record each class's ratio is, for each class of the row: read from a table, as
+     * the compiler otherwise branches on the row's class (taken at random: about one row in two
+     * changes class on hailfinder, a mispredicted branch each) */
+    int64_t at_of[LOO_PAIR_CLASSES * LOO_PAIR_CLASSES];
+    for (int64_t yy = 0; yy < C; yy++)
+        for (int64_t c = 0; c < C; c++) at_of[yy * LOO_PAIR_CLASSES + c] = c == yy ? C + c : c;
+    const int six_deep = depths == 6;
+    loo_six q = {0};
+    if (six_deep)
+        q = (loo_six){cards[2], cards[3], cards[4], cards[5], family_at[0], family_at[1],
+                      family_at[2], family_at[3], family_at[4], family_at[5], r};
+    for (int64_t i = 0; i < rows;) {
+        if (six_deep && !logs[i] && w[i] >= 1.0) {
+            const int64_t yi = y[i];
+            __m512d rc[LOO_PAIR_CLASSES];
+            if (loo_wide_six(&q, rec, C, col, i, at_of + yi * LOO_PAIR_CLASSES, rc)) {
+                __mmask8 below;
+                double *joint = joints + i * C * 6;
+                const __m512d row_loss = loo_wide_scores(C, rc, joint, yi, w[i], &below);
+                _mm512_mask_storeu_pd(losses + i * 6, six, row_loss);
+                reached[i] = 5; /* the deepest of six candidates */
+                if (below) {
+                    for (int64_t e = 0; e < C * 6; e++) joint[e] = log(joint[e]);
+                    logs[i] = 1, moved++;
+                }
+                /* reached 5: candidate k adds its own loss (lanes 6 and 7 are not kept) */
+                sum_total = _mm512_add_pd(sum_total, row_loss);
+                i++;
+                continue;
+            }
+        }
         double *joint = joints + i * C * 6, *loss = losses + i * 6;
         const int64_t x = col[0][i];
         int fresh = 0; /* the row's losses are in row_loss (read back, a masked store stalls) */
@@ -2771,8 +2916,8 @@ static inline __attribute__((always_inline)) int64_t loo_wide_rows_c(
             } else {
                 /* candidate k's ratio is depth min(k, reach)'s: each depth reached is broadcast
                  * to the lanes from its own on (the row's class reads the held-out ratio) */
-                int64_t key = 0, reach = 0, at[LOO_PAIR_CLASSES];
-                for (int64_t c = 0; c < C; c++) at[c] = c == yi ? C + c : c;
+                int64_t key = 0, reach = 0;
+                const int64_t *at = at_of + yi * LOO_PAIR_CLASSES;
                 const double *cell = rec + (family_at[0] + x) * RS;
                 __m512d rc[LOO_PAIR_CLASSES];
                 for (int64_t c = 0; c < C; c++) rc[c] = _mm512_set1_pd(cell[at[c]]);
@@ -2788,22 +2933,10 @@ static inline __attribute__((always_inline)) int64_t loo_wide_rows_c(
                         rc[c] = _mm512_mask_mov_pd(rc[c], from, _mm512_set1_pd(cell[at[c]]));
                 }
                 if (reach > reached[i]) reached[i] = reach;
-                __m512d p[LOO_PAIR_CLASSES], sum = _mm512_setzero_pd();
-                for (int64_t c = 0; c < C; c++) {
-                    p[c] = _mm512_mul_pd(_mm512_maskz_loadu_pd(six, joint + c * 6), rc[c]);
-                    sum = _mm512_add_pd(sum, p[c]);
-                }
-                const __m512d scale = _mm512_maskz_div_pd(six, one, sum);
-                const __m512d miss = _mm512_mul_pd(_mm512_sub_pd(sum, p[yi]), scale);
-                row_loss = _mm512_mul_pd(_mm512_mul_pd(miss, miss), _mm512_set1_pd(wi));
+                __mmask8 below;
+                row_loss = loo_wide_scores(C, rc, joint, yi, wi, &below);
                 _mm512_mask_storeu_pd(loss, six, row_loss);
                 fresh = 1;
-                __mmask8 below = 0;
-                for (int64_t c = 0; c < C; c++) {
-                    p[c] = _mm512_mul_pd(p[c], scale);
-                    _mm512_mask_storeu_pd(joint + c * 6, six, p[c]);
-                    below |= _mm512_mask_cmp_pd_mask(six, p[c], small, _CMP_LT_OQ);
-                }
                 if (below) {
                     for (int64_t e = 0; e < C * 6; e++) joint[e] = log(joint[e]);
                     logs[i] = 1;
@@ -2815,6 +2948,7 @@ static inline __attribute__((always_inline)) int64_t loo_wide_rows_c(
         const __m512i upto = _mm512_min_epi64(iota, _mm512_set1_epi64(reached[i]));
         if (!fresh) row_loss = _mm512_maskz_loadu_pd(six, loss);
         sum_total = _mm512_add_pd(sum_total, _mm512_permutexvar_pd(upto, row_loss));
+        i++;
     }
     _mm512_store_pd(sums, sum_total);
     for (int64_t k = 0; k < 6; k++) total[k * M] = sums[k];

@@ -29,7 +29,10 @@ local maximum) and tabu search (``search="tabu"``: the same climb, then up to
 ``tabu_length`` moves past the local maximum). Times: bnclassify's from the
 encoded table to the DAG (distinct rows, counts, search); pgmpy's ``estimate``.
 Both on one thread, interleaved per table and score, so a busy machine slows
-both alike; the ratio is what to read. Each is timed by the wall clock and by
+both alike; the ratio is what to read. Each search is repeated while its runs
+have taken less than 0.2 s in all (at most 7 runs; ``best_of``), ours and
+pgmpy's alike, and its least time kept, as ``timeit`` does: a search of a
+millisecond is otherwise measured by one run's noise. Each is timed by the wall clock and by
 the process's CPU time (``time.process_time``, every thread of the process):
 on a shared machine a search of a tenth of a second is slowed more, relative
 to its length, by waiting for a core than one of ten seconds, so the CPU-time
@@ -145,6 +148,20 @@ def ours(names, codes, cards, score, max_parents, tabu_length, search):
     return found, seconds, cpu
 
 
+def best_of(search, *args, budget=0.2, most=7):
+    """``search(*args)``'s result with its least seconds and least CPU seconds over repeats: as
+    ``timeit`` does, a search is run again while its runs have taken less than ``budget``
+    seconds in all (at most ``most`` runs), so a search of a millisecond is not measured
+    by one run's noise (a cold cache, a wait for a core) while one of seconds runs once.
+    A run that returns ``None`` (stopped at the timeout) is not repeated."""
+    found, seconds, cpu = search(*args)
+    runs, spent = 1, seconds
+    while found is not None and spent < budget and runs < most:
+        _, s, c = search(*args)
+        seconds, cpu, spent, runs = min(seconds, s), min(cpu, c), spent + s, runs + 1
+    return found, seconds, cpu
+
+
 class _Timeout(Exception):
     pass
 
@@ -233,9 +250,13 @@ def main(argv=None):
                 options = (score, args.max_parents, args.tabu_length)
                 with threadpool_limits(1), warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    climbed, hc_s, hc_cpu = ours(names, codes, cards, *options, "hill_climbing")
-                    tabu, tabu_s, tabu_cpu = ours(names, codes, cards, *options, "tabu")
-                    theirs, pgmpy_s, pgmpy_cpu = pgmpy_search(frame, *options, args.timeout)
+                    climbed, hc_s, hc_cpu = best_of(
+                        ours, names, codes, cards, *options, "hill_climbing"
+                    )
+                    tabu, tabu_s, tabu_cpu = best_of(ours, names, codes, cards, *options, "tabu")
+                    theirs, pgmpy_s, pgmpy_cpu = best_of(
+                        pgmpy_search, frame, *options, args.timeout
+                    )
                     scored = [
                         None if p is None else pgmpy_score_of(p, frame, score)
                         for p in (climbed, tabu, theirs)

@@ -1190,6 +1190,15 @@ def test_the_chunked_pass_reads_one_byte_codes_as_it_reads_wider_ones(
     np.testing.assert_allclose(sums[0], twin, rtol=1e-12, atol=1e-13)
 
 
+def _vector_and_scalar_sums(monkeypatch, *args):
+    """``loo_pass``'s sums (SKDB's default criterion) with the vector steps, then without."""
+    sums = []
+    for vector in (True, False):
+        monkeypatch.setattr(_native.selection, "LOO_VECTOR_STEP", vector)
+        sums.append(_native.loo_pass(*args, "rmse"))
+    return sums
+
+
 @pytest.mark.kernels
 @pytest.mark.skipif(_native.runtime.kernels is None, reason="the compiled extension is not built")
 @pytest.mark.parametrize("n_classes", [2, 3])
@@ -1225,11 +1234,8 @@ def test_the_vector_steps_give_the_scalar_steps_sums_to_the_last_bit(n_classes, 
     )  # fmt: skip
     for group in (8, 1 << 20):  # one attribute a group, then all of them
         monkeypatch.setattr(_native.selection, "LOO_GROUP_BYTES", group)
-        sums = []
-        for vector in (True, False):
-            monkeypatch.setattr(_native.selection, "LOO_VECTOR_STEP", vector)
-            sums.append(_native.loo_pass(codes, y, w, cards, class_weight, families, max_k, "rmse"))
-        np.testing.assert_array_equal(sums[0], sums[1])
+        args = (codes, y, w, cards, class_weight, families, max_k)
+        np.testing.assert_array_equal(*_vector_and_scalar_sums(monkeypatch, *args))
     assert moved[0] == moved[1] and (moved[0] > 0) == many
 
 
@@ -1259,11 +1265,8 @@ def test_the_vector_steps_five_parents_at_once_give_the_depth_loops_sums(n_class
     monkeypatch.setattr(_native.selection, "LOO_PREFIX_SHARE", 0.0)  # the chunked pass
     for chunk in (1, 1 << 17):  # chunks of 16 rows, then of all
         monkeypatch.setattr(_native.selection, "LOO_CHUNK_BYTES", chunk)
-        sums = []
-        for vector in (True, False):
-            monkeypatch.setattr(_native.selection, "LOO_VECTOR_STEP", vector)
-            sums.append(_native.loo_pass(codes, y, w, cards, class_weight, families, max_k, "rmse"))
-        np.testing.assert_array_equal(sums[0], sums[1])
+        args = (codes, y, w, cards, class_weight, families, max_k)
+        np.testing.assert_array_equal(*_vector_and_scalar_sums(monkeypatch, *args))
 
 
 @pytest.mark.kernels

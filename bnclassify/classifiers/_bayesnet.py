@@ -441,8 +441,7 @@ class BayesNetClassifier(StatisticsFit, NetworkClassifier):
         self.classes_ = np.asarray(classes)
         counts = stats.variable_counts()
         started = time.perf_counter()
-        self._reorient_tried = []
-        parents, path, score, tests = self._search(counts, stats, schema)
+        parents, path, score, tests, tried = self._search(counts, stats, schema)
         searched = time.perf_counter()
         self.compiled_ = fit_general_network(counts, schema, parents, float(self.alpha))
         names = [*schema.names, class_node]
@@ -460,7 +459,7 @@ class BayesNetClassifier(StatisticsFit, NetworkClassifier):
         ]
         self.reorient_tried_ = [
             (k, tuple((names[u], names[v]) for u, v in arcs), g, z, t, taken)
-            for k, arcs, g, z, t, taken in self.__dict__.pop("_reorient_tried")
+            for k, arcs, g, z, t, taken in tried
         ]
         self.n_iter_ = len(path) + 1
         self.fit_times_ = {
@@ -513,8 +512,9 @@ class BayesNetClassifier(StatisticsFit, NetworkClassifier):
 
     # -- the search --------------------------------------------------------------------
     def _search(self, counts, stats, schema):
-        """``(parents of every variable, path, score)``; variables are the columns, then the
-        class; the search sees the observed ones in name order."""
+        """``(parents of every variable, path, score, tests, tried)``: ``tried`` the candidates
+        ``blanket_reorient`` judged (``reorient_tried_`` by positions); variables are the
+        columns, then the class; the search sees the observed ones in name order."""
         m = schema.n_features
         names = [*schema.names, self.class_node_]
         unobserved = set(schema.unobserved)
@@ -614,7 +614,7 @@ class BayesNetClassifier(StatisticsFit, NetworkClassifier):
         found, level_tests = level_refinement(found, forbidden, required)
         tests += level_tests
         steps += [(move, u, v) for move, u, v, *_ in level_tests]
-        found_before = found
+        found_before, tried = found, []
         if self.blanket_reorient is not None:
             # each candidate goes through the tests' refinement before it is judged (the
             # held-out one, costlier, runs once on the graph taken)
@@ -639,7 +639,7 @@ class BayesNetClassifier(StatisticsFit, NetworkClassifier):
             for (_, arcs, g, z, _, _), moves in zip(rounds, taken, strict=True):
                 tests += [("cv_reorient", u, v, g, 0, z) for u, v in arcs]
                 tests += moves
-            self._reorient_tried = [
+            tried = [
                 (k, tuple((ranked[u], ranked[v]) for u, v in arcs), g, z, t, ok)
                 for k, arcs, g, z, t, ok in tried
             ]
@@ -673,7 +673,7 @@ class BayesNetClassifier(StatisticsFit, NetworkClassifier):
         path = [(move, ranked[u], ranked[v], s) for move, u, v, s in path]
         tests = [(move, ranked[u], ranked[v], g, df, p) for move, u, v, g, df, p in tests]
         tests = [("copy", first, copy, 0.0, 0, 1.0) for copy, first in copies.items()] + tests
-        return parents, path, score, tests
+        return parents, path, score, tests, tried
 
     @staticmethod
     def _rebuilt(scores, found, steps):

@@ -1208,6 +1208,47 @@ def refine_blanket_holdout(
     return [tuple(sorted(p)) for p in parents], moves
 
 
+def scored_moves(scores, parents, moves) -> list:
+    """The path of ``moves`` that ended in ``parents``, each with the network's score after it.
+
+    Parameters
+    ----------
+    scores : callable
+        As in :func:`hill_climbing` (its ``network`` scores a whole DAG).
+    parents : list of iterable of int
+        The DAG the moves ended in.
+    moves : list of tuple
+        ``(move, parent, child, ...)`` in the order made, ``move`` ``"add"`` or
+        ``"remove"`` (the refinements' steps, e.g. :func:`refine_blanket`'s tests).
+
+    Returns
+    -------
+    list of (str, int, int, float)
+        Each move with the score of the graph after it (rebuilt backwards from
+        ``parents``).
+
+    Examples
+    --------
+    >>> from bnclassify.scores import FamilyScores
+    >>> from bnclassify.stats import VariableCounts
+    >>> rng = np.random.default_rng(0)
+    >>> a = rng.integers(0, 2, 500)
+    >>> y = a ^ (rng.random(500) < 0.1)
+    >>> scores = FamilyScores(VariableCounts.from_rows(np.column_stack([a]), y, [2], 2))
+    >>> (move, u, v, after), = scored_moves(scores, [(), (0,)], [("add", 0, 1)])
+    >>> (move, u, v), after == scores.network({0: (), 1: (0,)})
+    (('add', 0, 1), True)
+    """
+    done = [set(ps) for ps in parents]
+    rebuilt = []
+    for move, u, v, *_ in reversed(moves):
+        rebuilt.append(
+            (move, u, v, scores.network({k: tuple(sorted(p)) for k, p in enumerate(done)}))
+        )
+        (done[v].discard if move == "add" else done[v].add)(u)
+    return rebuilt[::-1]
+
+
 def _without_cycles(parents, arcs, kept) -> bool:
     """Make ``parents`` acyclic around the new ``arcs`` in place: for each ``u -> v`` of
     them that closes a cycle (``u`` below ``v``), the arcs into ``u`` from ``v`` or from
@@ -1414,13 +1455,7 @@ def reorient_blanket(
             if refine is not None:
                 found = [set(p) for p in found]
                 found, moves = refine(found, [*kept, *arcs], [*banned, *((v, u) for u, v in arcs)])
-                done = [set(p) for p in found]
-                for move, u, v, *_ in reversed(moves):  # each move's score, from the end
-                    score = scores.network({k: tuple(sorted(p)) for k, p in enumerate(done)})
-                    climb = [*climb, (move, u, v, score)]
-                    (done[v].discard if move == "add" else done[v].add)(u)
-                if moves:
-                    climb[-len(moves) :] = climb[-len(moves) :][::-1]
+                climb = [*climb, *scored_moves(scores, found, moves)]
             g, z = held.gain(base, cll(found))
             tried.append([rounds, tuple(arcs), g, z, threshold, False])
             if g > 0 and z > threshold and (best is None or z > best[1]):

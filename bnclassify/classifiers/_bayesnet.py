@@ -17,6 +17,7 @@ from ..dag_search import (
     refine_blanket,
     refine_blanket_holdout,
     reorient_blanket,
+    scored_moves,
     tabu_search,
 )
 from ..data import HANDLE_UNKNOWN
@@ -645,7 +646,7 @@ class BayesNetClassifier(StatisticsFit, NetworkClassifier):
             ]
             if steps:
                 # the tests' moves on the graph before the repair, then the repair's
-                path = [*path, *self._rebuilt(scores, found_before, steps)]
+                path = [*path, *scored_moves(scores, found_before, steps)]
                 steps = []
             path = [*path, *more]
         if self.blanket_holdout is not None:
@@ -663,7 +664,7 @@ class BayesNetClassifier(StatisticsFit, NetworkClassifier):
             tests += [(f"cv_{move}", u, v, g, 0, z) for move, u, v, g, z in moves]
             steps += [("remove" if move == "remove" else "add", u, v) for move, u, v, *_ in moves]
         if steps:
-            path = [*path, *self._rebuilt(scores, found, steps)]
+            path = [*path, *scored_moves(scores, found, steps)]
         parents = [() for _ in range(m + 1)]
         for k, ps in enumerate(found):
             parents[ranked[k]] = tuple(sorted(ranked[p] for p in ps))
@@ -674,19 +675,6 @@ class BayesNetClassifier(StatisticsFit, NetworkClassifier):
         tests = [(move, ranked[u], ranked[v], g, df, p) for move, u, v, g, df, p in tests]
         tests = [("copy", first, copy, 0.0, 0, 1.0) for copy, first in copies.items()] + tests
         return parents, path, score, tests, tried
-
-    @staticmethod
-    def _rebuilt(scores, found, steps):
-        """The refinements' ``steps`` that ended in ``found``, each with the network's score
-        after it (the graph rebuilt backwards from ``found``)."""
-        done = [set(ps) for ps in found]
-        rebuilt = []
-        for move, u, v in reversed(steps):
-            rebuilt.append(
-                (move, u, v, scores.network({k: tuple(sorted(p)) for k, p in enumerate(done)}))
-            )
-            (done[v].discard if move == "add" else done[v].add)(u)
-        return rebuilt[::-1]
 
     def _named(self, name, names, what):
         if name not in names:

@@ -6,6 +6,7 @@ Usage::
     python benchmarks/bayesnet_search.py --sets car,vote --scores bic
     python benchmarks/bayesnet_search.py --networks            # 10^5 rows of each BIF network too
     python benchmarks/bayesnet_search.py --results /tmp/s.json --timeout 1800
+    python benchmarks/bayesnet_search.py --hash-seeds 0,1,2,3,4,5 --results /tmp/s.json
 
 Tables: the bundled data sets (``bnclassify.datasets``), the shared CSVs
 (``shared/data/*.csv``) and the 22 UCI sets (``shared/data/uci``); with
@@ -25,8 +26,15 @@ pgmpy's own score class (``pgmpy.structure_score``), so the comparison of
 scores does not rest on bnclassify's. bnclassify runs twice: hill climbing
 (``search="hill_climbing"``, greedy like pgmpy's; ties between equal moves,
 which pgmpy breaks by its set iteration order, can lead either to a different
-local maximum) and tabu search (``search="tabu"``: the same climb, then up to
-``tabu_length`` moves past the local maximum). Times: bnclassify's from the
+local maximum), tabu search (``search="tabu"``: the same climb, then up to
+``tabu_length`` moves past the local maximum) and the iterated search
+(``search="iterated"``, :func:`~bnclassify.dag_search.iterated_search`: the tabu
+walk, then ``--restarts`` restarts from two random reversals of the best graph's
+arcs, seed 0). Since pgmpy's result moves with the order of its sets of
+strings, ``--hash-seeds`` runs pgmpy's search again (once each, untimed) under
+each ``PYTHONHASHSEED`` given, one subprocess per seed (its scores kept in
+``RESULTS.hashSEED.json``, so a second run reuses them), and the summary counts
+our scores against pgmpy's best and worst over the seeds and this run. Times: bnclassify's from the
 encoded table to the DAG (distinct rows, counts, search); pgmpy's ``estimate``.
 Both on one thread, interleaved per table and score, so a busy machine slows
 both alike; the ratio is what to read. Each search is repeated while its runs

@@ -140,6 +140,12 @@ def encoded(X, y) -> tuple[list, np.ndarray, np.ndarray]:
         if missing.any():
             codes[missing, j] = cards[j]
             cards[j] += 1
+    # each column's states renumbered to those the rows show: pgmpy counts a variable's
+    # states from the data, a declared category no row has would give the two libraries
+    # different scores (anneal's 'm', 's' and 'p', missing in every row)
+    for j in range(codes.shape[1]):
+        seen, codes[:, j] = np.unique(codes[:, j], return_inverse=True)
+        cards[j] = len(seen)
     keep = cards > 1  # a column of one state (an unobserved or uncut one) takes no part
     names = [str(n) for n in [*schema.names, "__class__"]]
     return [n for n, k in zip(names, keep, strict=True) if k], codes[:, keep], cards[keep]

@@ -6,6 +6,7 @@ Usage::
     python benchmarks/bayesnet_search.py --sets car,vote --scores bic
     python benchmarks/bayesnet_search.py --networks            # 10^5 rows of each BIF network too
     python benchmarks/bayesnet_search.py --results /tmp/s.json --timeout 1800
+    python benchmarks/bayesnet_search.py --hash-seeds 0,1,2,3,4,5 --results /tmp/s.json
 
 Tables: the bundled data sets (``bnclassify.datasets``), the shared CSVs
 (``shared/data/*.csv``) and the 22 UCI sets (``shared/data/uci``); with
@@ -25,8 +26,15 @@ pgmpy's own score class (``pgmpy.structure_score``), so the comparison of
 scores does not rest on bnclassify's. bnclassify runs twice: hill climbing
 (``search="hill_climbing"``, greedy like pgmpy's; ties between equal moves,
 which pgmpy breaks by its set iteration order, can lead either to a different
-local maximum) and tabu search (``search="tabu"``: the same climb, then up to
-``tabu_length`` moves past the local maximum). Times: bnclassify's from the
+local maximum), tabu search (``search="tabu"``: the same climb, then up to
+``tabu_length`` moves past the local maximum) and the iterated search
+(``search="iterated"``, :func:`~bnclassify.dag_search.iterated_search`: the tabu
+walk, then ``--restarts`` restarts from two random reversals of the best graph's
+arcs, seed 0). Since pgmpy's result moves with the order of its sets of
+strings, ``--hash-seeds`` runs pgmpy's search again (once each, untimed) under
+each ``PYTHONHASHSEED`` given, one subprocess per seed (its scores kept in
+``RESULTS.hashSEED.json``, so a second run reuses them), and the summary counts
+our scores against pgmpy's best and worst over the seeds and this run. Times: bnclassify's from the
 encoded table to the DAG (distinct rows, counts, search); pgmpy's ``estimate``.
 Both on one thread, interleaved per table and score, so a busy machine slows
 both alike; the ratio is what to read. Each search is repeated while its runs
@@ -44,7 +52,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import signal
+import subprocess
 import sys
 import time
 import warnings
@@ -54,7 +64,7 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from bnclassify.dag_search import hill_climbing, tabu_search
+from bnclassify.dag_search import hill_climbing, iterated_search, tabu_search
 from bnclassify.data import MISSING
 from bnclassify.datasets import load_car, load_lactamase, load_nursery, load_p450, load_vote
 from bnclassify.scores import FamilyScores
@@ -130,19 +140,31 @@ def encoded(X, y) -> tuple[list, np.ndarray, np.ndarray]:
         if missing.any():
             codes[missing, j] = cards[j]
             cards[j] += 1
+    # each column's states renumbered to those the rows show: pgmpy counts a variable's
+    # states from the data, a declared category no row has would give the two libraries
+    # different scores (anneal's 'm', 's' and 'p', missing in every row)
+    for j in range(codes.shape[1]):
+        seen, codes[:, j] = np.unique(codes[:, j], return_inverse=True)
+        cards[j] = len(seen)
     keep = cards > 1  # a column of one state (an unobserved or uncut one) takes no part
     names = [str(n) for n in [*schema.names, "__class__"]]
     return [n for n, k in zip(names, keep, strict=True) if k], codes[:, keep], cards[keep]
 
 
-def ours(names, codes, cards, score, max_parents, tabu_length, search):
-    """bnclassify's search on the encoded table: ``(parents by name, seconds, CPU seconds)``."""
+def ours(names, codes, cards, score, max_parents, tabu_length, search, restarts=10):
+    """bnclassify's search on the encoded table: ``(parents by name, seconds, CPU seconds)``;
+    ``search="iterated"``: :func:`~bnclassify.dag_search.iterated_search` with ``restarts``
+    (seed 0)."""
     start, cpu = time.perf_counter(), time.process_time()
     ranked = name_order(names)
     counts = VariableCounts.merged(codes[:, ranked], None, cards[ranked])
     scores = FamilyScores(counts, score, ESS)
-    climb = tabu_search if search == "tabu" else hill_climbing
-    parents, _ = climb(scores, len(names), tabu_length=tabu_length, max_parents=max_parents)
+    options = {"tabu_length": tabu_length, "max_parents": max_parents}
+    if search == "iterated":
+        parents, _ = iterated_search(scores, len(names), restarts=restarts, **options)
+    else:
+        climb = tabu_search if search == "tabu" else hill_climbing
+        parents, _ = climb(scores, len(names), **options)
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     found = {names[ranked[v]]: [names[ranked[p]] for p in ps] for v, ps in enumerate(parents)}
     return found, seconds, cpu
@@ -209,12 +231,88 @@ def cpu_ratio(row, search) -> str:
     return f"{mark}{row['pgmpy_cpu'] / row[f'{search}_cpu']:.1f}"
 
 
+def pgmpy_scores_only(tables, args) -> None:
+    """Each table's and score's pgmpy search once, its DAG's score kept in ``args.pgmpy_only``
+    (a JSON file, ``{key: score}``): what a run under another hash seed adds."""
+    out = args.pgmpy_only
+    done = json.loads(out.read_text()) if out.exists() else {}
+    for name, X, y in tables:
+        frame = _frame(X, y)
+        for score in args.scores.split(","):
+            key = f"{name}|{score}|{args.max_parents}|{args.tabu_length}"
+            if key in done:
+                continue
+            with threadpool_limits(1), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                theirs, _, _ = pgmpy_search(
+                    frame, score, args.max_parents, args.tabu_length, args.timeout
+                )
+                done[key] = None if theirs is None else pgmpy_score_of(theirs, frame, score)
+            out.write_text(json.dumps(done, indent=1))
+
+
+def _frame(X, y) -> pd.DataFrame:
+    """The encoded table as pandas ``category`` columns (what pgmpy searches)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        names, codes, cards = encoded(X, y)
+    return pd.DataFrame(
+        {n: pd.Categorical(codes[:, j], categories=range(cards[j])) for j, n in enumerate(names)}
+    )
+
+
+def hash_seed_runs(tables, args, done) -> None:
+    """pgmpy's score under each of ``args.hash_seeds`` (``PYTHONHASHSEED``, which orders the
+    sets its ties are broken by), one subprocess per seed, kept in each row's
+    ``pgmpy_seed_scores``."""
+    seeds = [s for s in args.hash_seeds.split(",") if s]
+    names = ",".join(name for name, *_ in tables)
+    for seed in seeds:
+        wanted = [k for k, r in done.items() if seed not in r.setdefault("pgmpy_seed_scores", {})]
+        if not wanted:
+            continue
+        out = Path(f"{args.results or 'bayesnet_search'}.hash{seed}.json")
+        command = [
+            sys.executable,
+            __file__,
+            "--sets",
+            names,
+            "--scores",
+            args.scores,
+            "--tabu-length",
+            str(args.tabu_length),
+            "--timeout",
+            str(args.timeout),
+            "--pgmpy-only",
+            str(out),
+        ]
+        if args.max_parents is not None:
+            command += ["--max-parents", str(args.max_parents)]
+        subprocess.run(command, check=True, env={**os.environ, "PYTHONHASHSEED": seed})
+        scored = json.loads(out.read_text())
+        for key in wanted:
+            if key in scored:
+                done[key]["pgmpy_seed_scores"][seed] = scored[key]
+        if args.results:
+            args.results.write_text(json.dumps(done, indent=1))
+
+
+SEARCHES = {"hc": "hill_climbing", "tabu": "tabu", "ils": "iterated"}
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sets", help="comma-separated table names (e.g. car,vote,uci/zoo)")
     parser.add_argument("--scores", default="bic,bdeu")
     parser.add_argument("--max-parents", type=int, default=None)
     parser.add_argument("--tabu-length", type=int, default=10)
+    parser.add_argument("--restarts", type=int, default=10, help="the iterated search's")
+    parser.add_argument(
+        "--hash-seeds",
+        default="",
+        help="comma-separated PYTHONHASHSEED values to run pgmpy's search under too (e.g. 0,1,2)",
+    )
+    parser.add_argument("--pgmpy-only", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--networks", action="store_true", help="add the BIF networks' samples")
     parser.add_argument("--only-networks", action="store_true")
     parser.add_argument("--rows", type=int, default=100_000)
@@ -227,95 +325,101 @@ def main(argv=None):
         tables += network_sets(args.rows)
     if wanted:
         tables = [t for t in tables if t[0] in wanted or t[0].split("/")[-1] in wanted]
+    if args.pgmpy_only:
+        pgmpy_scores_only(tables, args)
+        return 0
     done = json.loads(args.results.read_text()) if args.results and args.results.exists() else {}
     header = (
         f"{'table':26} {'score':5} {'rows':>7} {'vars':>4} {'hc s':>7} {'tabu s':>7} "
-        f"{'pgmpy s':>8} {'hc x':>6} {'tabu x':>6} {'hc cpu x':>8} {'tabu cpu x':>10} "
-        f"{'hc - pgmpy':>11} {'tabu - pgmpy':>12}"
+        f"{'ils s':>7} {'pgmpy s':>8} {'hc cpu x':>8} {'tabu cpu x':>10} {'ils cpu x':>9} "
+        f"{'hc - pgmpy':>11} {'tabu - pgmpy':>12} {'ils - pgmpy':>11}"
     )
     print(header)
     for name, X, y in tables:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             names, codes, cards = encoded(X, y)
-        frame = pd.DataFrame(
-            {
-                n: pd.Categorical(codes[:, j], categories=range(cards[j]))
-                for j, n in enumerate(names)
-            }
-        )
+        frame = _frame(X, y)
         for score in args.scores.split(","):
             key = f"{name}|{score}|{args.max_parents}|{args.tabu_length}"
             if key not in done:
                 options = (score, args.max_parents, args.tabu_length)
+                row = {"table": name, "score": score, "rows": len(frame)}
+                row["variables"] = len(names)
+                found = {}
                 with threadpool_limits(1), warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    climbed, hc_s, hc_cpu = best_of(
-                        ours, names, codes, cards, *options, "hill_climbing"
-                    )
-                    tabu, tabu_s, tabu_cpu = best_of(ours, names, codes, cards, *options, "tabu")
-                    theirs, pgmpy_s, pgmpy_cpu = best_of(
+                    for short, search in SEARCHES.items():
+                        found[short], row[f"{short}_s"], row[f"{short}_cpu"] = best_of(
+                            ours, names, codes, cards, *options, search, args.restarts
+                        )
+                    theirs, row["pgmpy_s"], row["pgmpy_cpu"] = best_of(
                         pgmpy_search, frame, *options, args.timeout
                     )
-                    scored = [
-                        None if p is None else pgmpy_score_of(p, frame, score)
-                        for p in (climbed, tabu, theirs)
-                    ]
-                done[key] = {
-                    "table": name,
-                    "score": score,
-                    "rows": len(frame),
-                    "variables": len(names),
-                    "hc_s": hc_s,
-                    "tabu_s": tabu_s,
-                    "pgmpy_s": pgmpy_s,
-                    "hc_cpu": hc_cpu,
-                    "tabu_cpu": tabu_cpu,
-                    "pgmpy_cpu": pgmpy_cpu,
-                    "pgmpy_finished": theirs is not None,
-                    "hc_score": scored[0],
-                    "tabu_score": scored[1],
-                    "pgmpy_score": scored[2],
-                }
+                    row["pgmpy_finished"] = theirs is not None
+                    for short in SEARCHES:
+                        row[f"{short}_score"] = pgmpy_score_of(found[short], frame, score)
+                    row["pgmpy_score"] = (
+                        None if theirs is None else pgmpy_score_of(theirs, frame, score)
+                    )
+                row["restarts"] = args.restarts
+                done[key] = row
                 if args.results:
                     args.results.write_text(json.dumps(done, indent=1))
             r = done[key]
-            mark = " " if r["pgmpy_finished"] else ">"
             finished = r["pgmpy_score"] is not None
             gaps = [
-                f"{r[k] - r['pgmpy_score']:.4f}" if finished else "-"
-                for k in ("hc_score", "tabu_score")
+                f"{r[f'{k}_score'] - r['pgmpy_score']:.4f}" if finished else "-" for k in SEARCHES
             ]
             print(
                 f"{name:26} {score:5} {r['rows']:7d} {r['variables']:4d} {r['hc_s']:7.3f} "
-                f"{r['tabu_s']:7.3f} {r['pgmpy_s']:8.2f} {mark}{r['pgmpy_s'] / r['hc_s']:5.1f} "
-                f"{mark}{r['pgmpy_s'] / r['tabu_s']:5.1f} {cpu_ratio(r, 'hc'):>8} "
-                f"{cpu_ratio(r, 'tabu'):>10} {gaps[0]:>11} {gaps[1]:>12}",
+                f"{r['tabu_s']:7.3f} {r['ils_s']:7.3f} {r['pgmpy_s']:8.2f} "
+                f"{cpu_ratio(r, 'hc'):>8} {cpu_ratio(r, 'tabu'):>10} {cpu_ratio(r, 'ils'):>9} "
+                f"{gaps[0]:>11} {gaps[1]:>12} {gaps[2]:>11}",
                 flush=True,
             )
-    rows = [r for r in done.values() if r["pgmpy_finished"]]
-    for search in ("hc", "tabu"):
-        if not rows:
-            break
-        ratios = np.array([r["pgmpy_s"] / r[f"{search}_s"] for r in rows])
-        tolerance = [1e-9 * abs(r["pgmpy_score"]) for r in rows]
-        at_least = sum(
-            r[f"{search}_score"] >= r["pgmpy_score"] - t
-            for r, t in zip(rows, tolerance, strict=True)
-        )
-        print(
-            f"{search:5}: {len(rows)} searches pgmpy finished; time pgmpy/ours min "
-            f"{ratios.min():.1f}, median {np.median(ratios):.1f}, max {ratios.max():.1f}; "
-            f"score >= pgmpy's (to 1e-9 relative) on {at_least} of {len(rows)}"
-        )
-        timed = [r for r in rows if "pgmpy_cpu" in r]
-        if timed:
-            cpu = np.array([r["pgmpy_cpu"] / r[f"{search}_cpu"] for r in timed])
-            print(
-                f"{search:5}: CPU time pgmpy/ours ({len(timed)} searches) min {cpu.min():.1f}, "
-                f"median {np.median(cpu):.1f}, max {cpu.max():.1f}"
-            )
+    if args.hash_seeds:
+        hash_seed_runs(tables, args, done)
+    summary(done)
     return 0
+
+
+def summary(done) -> None:
+    """Per search: the CPU-time ratios, and how often its score is at least pgmpy's (this run's,
+    and the best and worst over the hash seeds' runs)."""
+    rows = [r for r in done.values() if r["pgmpy_finished"]]
+    if not rows:
+        return
+    seeded = any(r.get("pgmpy_seed_scores") for r in rows)
+    if seeded:
+        print(
+            f"\n{'table':26} {'score':5} {'pgmpy best':>11} {'worst':>11} {'distinct':>8} "
+            f"{'hc - best':>10} {'tabu - best':>11} {'ils - best':>10} {'ils - worst':>11}"
+        )
+    for r in rows:
+        theirs = [r["pgmpy_score"], *(s for s in r.get("pgmpy_seed_scores", {}).values() if s)]
+        r["_best"], r["_worst"] = max(theirs), min(theirs)
+        distinct = len({round(s, 6) for s in theirs})
+        if seeded:
+            print(
+                f"{r['table']:26} {r['score']:5} {r['_best']:11.2f} {r['_worst']:11.2f} "
+                f"{distinct:8d} {r['hc_score'] - r['_best']:10.2f} "
+                f"{r['tabu_score'] - r['_best']:11.2f} {r['ils_score'] - r['_best']:10.2f} "
+                f"{r['ils_score'] - r['_worst']:11.2f}"
+            )
+    for short in SEARCHES:
+        cpu = np.array([r["pgmpy_cpu"] / r[f"{short}_cpu"] for r in rows])
+        tolerance = [1e-9 * abs(r["pgmpy_score"]) for r in rows]
+        counts = [
+            sum(r[f"{short}_score"] >= r[k] - t for r, t in zip(rows, tolerance, strict=True))
+            for k in ("pgmpy_score", "_best", "_worst")
+        ]
+        print(
+            f"{short:5}: {len(rows)} searches; CPU time pgmpy/ours min {cpu.min():.1f}, median "
+            f"{np.median(cpu):.1f}, max {cpu.max():.1f}, at least 20x on {int((cpu >= 20).sum())}; "
+            f"score >= pgmpy's (1e-9 relative): this run's {counts[0]}, best over hash seeds "
+            f"{counts[1]}, worst {counts[2]} of {len(rows)}"
+        )
 
 
 if __name__ == "__main__":

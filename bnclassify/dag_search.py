@@ -24,6 +24,9 @@ on where a column sits in the table.
   1989; Bouckaert 1995; Weka's ``TabuSearch`` makes a fixed number of moves).
   While moves improve it climbs as hill climbing does, so its graph scores at
   least as high as hill climbing's from the same start.
+- :func:`iterated_search`: the tabu walk, then restarts from random
+  perturbations of the best graph met, each walked again, the best kept
+  (iterated local search: a graph that does not rest on one order of ties).
 - :func:`k2`: Cooper and Herskovits' (1992) greedy search given an order: each
   node in turn gets the earlier node that most raises its score as a parent,
   while that raises it and it has fewer than ``max_parents`` parents.
@@ -258,7 +261,13 @@ def hill_climbing(
     ([(1,), ()], ['add'])
     """
     graph = _Graph.starting(scores, n, start, max_parents, forbidden, required)
-    tabu, path = [], []
+    return _climb(graph, tabu_length, reversal, max_iter)
+
+
+def _climb(graph, tabu_length, reversal, max_iter, tabu=()) -> tuple:
+    """:func:`hill_climbing` from ``graph`` (changed in place), the moves ``tabu`` barred
+    at first: ``(parents, path)``."""
+    tabu, path = list(tabu), []
     seen = {_arcs(graph)}
     limit = np.inf if max_iter is None else max_iter
     while len(path) < limit:
@@ -308,8 +317,14 @@ def tabu_search(
     path : list of (str, int, int, float)
     """
     graph = _Graph.starting(scores, n, start, max_parents, forbidden, required)
+    return _tabu_walk(graph, tabu_length, reversal, max_iter)
+
+
+def _tabu_walk(graph, tabu_length, reversal, max_iter, tabu=()) -> tuple:
+    """:func:`tabu_search` from ``graph`` (changed in place), the moves ``tabu`` barred at
+    first: ``(parents, path)``."""
     best_parents, best_score = [set(p) for p in graph.parents], graph.score
-    tabu, path, stale = [], [], 0
+    tabu, path, stale = list(tabu), [], 0
     seen = {_arcs(graph)}
     limit = np.inf if max_iter is None else max_iter
     while len(path) < limit and stale < max(1, int(tabu_length)):
@@ -326,6 +341,119 @@ def tabu_search(
             stale += 1
         seen.add(arcs)
     return [tuple(sorted(p)) for p in best_parents], path
+
+
+def iterated_search(
+    scores,
+    n,
+    start=None,
+    *,
+    restarts=10,
+    perturbation=2,
+    walk="tabu",
+    random_state=0,
+    max_parents=None,
+    forbidden=(),
+    required=(),
+    tabu_length=10,
+    reversal=True,
+    max_iter=None,
+):
+    """Iterated local search: a tabu walk, then ``restarts`` perturbations of the best graph.
+
+    A greedy climb's local maximum depends on how ties between equal moves are
+    broken (under a score-equivalent score, such as BIC and BDeu, adding ``u -> v``
+    ties with adding ``v -> u``): pgmpy breaks them by Python's set order, which
+    moves with the process's hash seed, and so lands in different maxima from one
+    run to the next. This search does not rest on one tie order: after the walk of
+    :func:`tabu_search` (or the climb of :func:`hill_climbing`, ``walk=
+    "hill_climbing"``) from ``start``, each restart makes ``perturbation`` legal
+    moves drawn uniformly at random (additions, removals and reversals alike) on the
+    best graph met, walks again with those moves' undoings on the tabu list, and
+    keeps the result when it scores higher (Lourenço, Martin and Stützle 2003,
+    "Iterated local search"; Weka's ``RepeatedHillClimber`` restarts from random
+    graphs instead). It scores at least as high as the first walk, which is
+    :func:`tabu_search`'s (or :func:`hill_climbing`'s) from the same start. Every
+    family's score is cached by ``scores``, so a restart costs its moves only (about
+    as much as the first walk: its climb back and ``tabu_length`` moves past).
+
+    Parameters
+    ----------
+    scores : callable
+        As in :func:`hill_climbing`.
+    n : int
+        Number of variables.
+    start : list of iterable of int, optional
+        The parents of each variable to start from (default: no arc).
+    restarts : int, default=10
+        Perturbations of the best graph, each followed by a walk.
+    perturbation : int, default=2
+        Random moves of each perturbation: reversals of arcs, drawn uniformly among
+        the legal ones (any legal move when no reversal is).
+    walk : {"tabu", "hill_climbing"}, default="tabu"
+        The local search after each start: :func:`tabu_search` or :func:`hill_climbing`.
+    random_state : int or numpy.random.Generator, default=0
+        Seed of the perturbations (the only random step; the same seed, the same graph).
+    max_parents, forbidden, required, tabu_length, reversal, max_iter
+        As in :func:`hill_climbing`, for every walk (``max_iter`` bounds each walk's
+        moves); the perturbations respect the constraints too.
+
+    Returns
+    -------
+    parents : list of tuple of int
+        Each variable's parents in the best graph met, sorted.
+    path : list of (str, int, int, float)
+        The first walk's moves, then, for each restart that found a better graph,
+        its perturbing moves and its walk's, each ``(move, parent, child, score after
+        it)``.
+
+    Examples
+    --------
+    >>> from bnclassify.scores import FamilyScores
+    >>> from bnclassify.stats import VariableCounts
+    >>> rng = np.random.default_rng(0)
+    >>> a = rng.integers(0, 2, (400, 4))
+    >>> a[:, 1] ^= a[:, 0] & (rng.random(400) < 0.8)
+    >>> a[:, 2] ^= (a[:, 0] | a[:, 1]) & (rng.random(400) < 0.7)
+    >>> scores = FamilyScores(VariableCounts.from_rows(a[:, :3], a[:, 3], [2] * 3, 2), "bic")
+    >>> network = lambda ps: scores.network(dict(enumerate(ps)))
+    >>> walked, _ = tabu_search(scores, 4)
+    >>> found, _ = iterated_search(scores, 4, restarts=5, random_state=0)
+    >>> bool(network(found) >= network(walked))
+    True
+    """
+    if walk not in ("tabu", "hill_climbing"):
+        raise ValueError(f"walk must be 'tabu' or 'hill_climbing', got {walk!r}.")
+    forbidden, required = list(forbidden), list(required)
+    search = _tabu_walk if walk == "tabu" else _climb
+    graph = _Graph.starting(scores, n, start, max_parents, forbidden, required)
+    best, path = search(graph, tabu_length, reversal, max_iter)
+    best_score = scores.network(dict(enumerate(best)))
+    rng = np.random.default_rng(random_state)
+    tried = set()
+    for _ in range(int(restarts)):
+        graph = _Graph(scores, n, best, max_parents, forbidden, required)
+        moves, undo = [], []
+        for _ in range(int(perturbation)):
+            gains = graph.moves(())
+            # a reversal first: it undoes a choice of direction, the choice a tie decides
+            kinds = [REVERSE] if np.isfinite(gains[REVERSE]).any() else [ADD, REMOVE, REVERSE]
+            legal = np.flatnonzero(np.isfinite(gains[kinds]))
+            if not legal.size:
+                break
+            k, u, v = (int(x) for x in np.unravel_index(int(rng.choice(legal)), gains[kinds].shape))
+            undo.append(graph.apply(kinds[k], u, v))
+            moves.append((MOVES[kinds[k]], u, v, graph.score))
+        perturbed = _arcs(graph)
+        if perturbed in tried:  # the same walk again (a small graph has few perturbations)
+            continue
+        tried.add(perturbed)
+        # the perturbation's undoings barred at first, so the walk leaves by another way
+        found, walked = search(graph, tabu_length, reversal, max_iter, undo)
+        score = scores.network(dict(enumerate(found)))
+        if score > best_score + _tolerance(best_score):
+            best, best_score, path = found, score, [*path, *moves, *walked]
+    return [tuple(sorted(p)) for p in best], path
 
 
 def k2(scores, order, start=None, *, max_parents=None, forbidden=(), required=()):

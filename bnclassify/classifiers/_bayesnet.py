@@ -12,6 +12,7 @@ from ..dag_search import (
     blanket_perturbation,
     hill_climbing,
     holdout_gain,
+    iterated_search,
     k2,
     one_to_one_copies,
     refine_blanket,
@@ -37,7 +38,7 @@ from ._base import (
 from ._tan import TAN
 
 #: The structure searches of :class:`BayesNetClassifier`.
-SEARCHES = ("hill_climbing", "tabu", "k2")
+SEARCHES = ("hill_climbing", "tabu", "iterated", "k2")
 #: The start graphs it names.
 STARTS = ("empty", "naive_bayes", "tan")
 
@@ -75,7 +76,7 @@ class BayesNetClassifier(StatisticsFit, NetworkClassifier):
 
     Parameters
     ----------
-    search : {"hill_climbing", "tabu", "k2"}, default="hill_climbing"
+    search : {"hill_climbing", "tabu", "iterated", "k2"}, default="hill_climbing"
         ``"hill_climbing"``: from ``start``, the best addition, removal or
         reversal of one arc while it raises the score (pgmpy's
         ``HillClimbSearch``, Weka's ``HillClimber``). ``"tabu"``: the best move
@@ -83,7 +84,14 @@ class BayesNetClassifier(StatisticsFit, NetworkClassifier):
         score or not, until ``tabu_length`` moves in a row bring no better graph;
         the best graph met is kept (it climbs as hill climbing first, so it scores
         at least as high; Weka's ``TabuSearch`` makes a fixed number of moves
-        instead: ``max_iter``). ``"k2"``: Cooper and Herskovits' K2
+        instead: ``max_iter``). ``"iterated"``: iterated local search
+        (``bnclassify.dag_search.iterated_search``): ``"tabu"``'s walk, then
+        ``restarts`` times ``perturbation`` random reversals of arcs of the best graph
+        met (drawn with ``random_state``) and a tabu walk from there, the best graph
+        kept; it scores at least as high as ``"tabu"``, and does not rest on how one
+        climb broke its ties between equal moves (under BDeu or BIC, ``u -> v`` and
+        ``v -> u`` often tie), at about ``restarts + 1`` times ``"tabu"``'s cost.
+        ``"k2"``: Cooper and Herskovits' K2
         given ``order``: each node takes, among the nodes before it, the parent
         that most raises its score, while it does (Weka's ``K2``).
     score_type : {"bdeu", "bd", "k2", "bic", "aic", "loglik"}, default="bdeu"
@@ -116,7 +124,13 @@ class BayesNetClassifier(StatisticsFit, NetworkClassifier):
         which ``"tabu"`` stops (hill climbing, which only takes moves that raise
         the score, never needs the list; pgmpy's ``tabu_length``).
     max_iter : int, optional
-        Most moves of a search (default: until it stops by itself).
+        Most moves of a search (default: until it stops by itself; ``"iterated"``: of
+        each walk).
+    restarts : int, default=10
+        ``"iterated"``'s perturbations of the best graph, each followed by a walk.
+    perturbation : int, default=2
+        ``"iterated"``'s random moves per perturbation (reversals of arcs while one is
+        legal).
     reversal : bool, default=True
         Whether reversing an arc is a move of ``"hill_climbing"`` and ``"tabu"``
         (Weka's ``HillClimber`` and ``TabuSearch`` leave it out by default).
@@ -200,8 +214,9 @@ class BayesNetClassifier(StatisticsFit, NetworkClassifier):
         a dict); the kinds rule by default. Densities are refused: every node is
         a table.
     random_state : int or None, default=0
-        Seed of the held-out folds of ``blanket_holdout`` (the only random step;
-        fixed by default, so a fit is repeatable; None draws fresh folds).
+        Seed of ``"iterated"``'s perturbations and of the held-out folds of
+        ``blanket_holdout`` (the only random steps; fixed by default, so a fit is
+        repeatable; None draws fresh ones).
 
     Attributes
     ----------
@@ -271,6 +286,14 @@ class BayesNetClassifier(StatisticsFit, NetworkClassifier):
     >>> sorted(weka.structure_.edges()) == sorted(("class", f) for f in X.columns)
     True
 
+    The climb's local maximum rests on how it broke ties between equal moves; the
+    iterated search restarts from reversals of its arcs and keeps the best graph met:
+
+    >>> climbed = BayesNetClassifier().fit(X, y)
+    >>> iterated = BayesNetClassifier(search="iterated", restarts=10, random_state=0).fit(X, y)
+    >>> round(iterated.score_ - climbed.score_)  # nats of BDeu(1)
+    24
+
     A class's child learnt as its parent, turned back by ``blanket_reorient``: ``x``
     is the child of the class and of ``s``; with the arc from ``s`` into the class
     forbidden, the climb makes ``x`` the class's parent and ``s`` is no member; the
@@ -308,6 +331,8 @@ class BayesNetClassifier(StatisticsFit, NetworkClassifier):
         "order": [None, ArrayLike()],
         "tabu_length": [Interval(Integral, 0, None, closed="left")],
         "max_iter": [None, Interval(Integral, 1, None, closed="left")],
+        "restarts": [Interval(Integral, 0, None, closed="left")],
+        "perturbation": [Interval(Integral, 1, None, closed="left")],
         "reversal": ["boolean"],
         "perturb_blanket": ["boolean"],
         "blanket_level": [None, Interval(Real, 0, 1, closed="neither")],
@@ -342,6 +367,8 @@ class BayesNetClassifier(StatisticsFit, NetworkClassifier):
         handle_unknown="warn",
         distributions=None,
         random_state=0,
+        restarts=10,
+        perturbation=2,
     ):
         self.search = search
         self.score_type = score_type
@@ -363,6 +390,8 @@ class BayesNetClassifier(StatisticsFit, NetworkClassifier):
         self.handle_unknown = handle_unknown
         self.distributions = distributions
         self.random_state = random_state
+        self.restarts = restarts
+        self.perturbation = perturbation
 
     def statistics_plan(self, schema=None) -> StatisticsPlan:
         """What an incremental or dask fit keeps: the distinct rows (any family's counts),
@@ -565,11 +594,22 @@ class BayesNetClassifier(StatisticsFit, NetworkClassifier):
             order = [index[v] for v in self._k2_order(names, unobserved, ranked)]
             found, path = k2(scores, order, start, **options)
         else:
-            climb = tabu_search if self.search == "tabu" else hill_climbing
             options.update(
                 tabu_length=self.tabu_length, reversal=self.reversal, max_iter=self.max_iter
             )
-            found, path = climb(scores, len(ranked), start, **options)
+            if self.search == "iterated":
+                found, path = iterated_search(
+                    scores,
+                    len(ranked),
+                    start,
+                    restarts=self.restarts,
+                    perturbation=self.perturbation,
+                    random_state=self.random_state,
+                    **options,
+                )
+            else:
+                climb = tabu_search if self.search == "tabu" else hill_climbing
+                found, path = climb(scores, len(ranked), start, **options)
         tests, steps = [], []
         if self.perturb_blanket:
             climbed, before = found, path

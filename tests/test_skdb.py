@@ -1303,13 +1303,24 @@ def test_cells_records_give_the_ratios_computed_row_by_row(n_classes, by_prefixe
     monkeypatch.setattr(
         _native.selection, "loo_order", lambda *a: calls.append(1) or order(*a)
     )  # fmt: skip
+    # then a part of the rows against the tables of all (as a dask partition's pass): families of
+    # more cells than its 40 rows whose occupied cells outnumber them compute no records
+    part = slice(0, 40)
+    occupied = [int((t.sum(axis=1) > 0).sum()) for t in tables]
+    assert any(40 < len(t) <= 640 and o > 40 for t, o in zip(tables, occupied, strict=True))
     for vector in (True, False):
         monkeypatch.setattr(_native.selection, "LOO_VECTOR_STEP", vector)
-        sums = []
-        for cells in (16, 0):  # every family with records, then none
-            monkeypatch.setattr(_native.selection, "LOO_RECORD_CELLS", cells)
-            sums.append(_native.loo_pass(codes, y, w, cards, class_weight, families, max_k, "rmse"))
-        np.testing.assert_array_equal(sums[0], sums[1])
+        for rows, counts in ((slice(None), None), (part, tables)):
+            sums = []
+            for cells in (16, 0):  # records up to 16 cells per row, then none
+                monkeypatch.setattr(_native.selection, "LOO_RECORD_CELLS", cells)
+                sums.append(
+                    _native.loo_pass(
+                        codes[rows], y[rows], w[rows], cards, class_weight, families, max_k,
+                        "rmse", counts,
+                    )
+                )  # fmt: skip
+            np.testing.assert_array_equal(sums[0], sums[1])
     assert bool(calls) == by_prefixes
 
 

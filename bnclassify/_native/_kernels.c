@@ -2598,9 +2598,11 @@ done:
  * would, and the ratios behind that flag are never read. Most cells of deep families are empty
  * (on 10^5 rows of hailfinder 58,199 of 2.03 million), so the divisions and the pages written
  * are those of the cells the rows are in, and the cells of an empty parent cell are not read.
- * The parent cell of cells f = P r .. P r + r - 1 is P. */
-static void loo_records(const double *fc, const double *pc, int64_t F, int64_t r, int64_t C,
-                        double a, int64_t always, double *records) {
+ * The parent cell of cells f = P r .. P r + r - 1 is P. Returns 0 (the records unfinished) when
+ * more than `limit` cells are occupied. */
+static int loo_records(const double *fc, const double *pc, int64_t F, int64_t r, int64_t C,
+                       double a, int64_t always, int64_t limit, double *records) {
+    int64_t occupied = 0;
     for (int64_t pf = 0, f = 0; f < F; pf++) {
         const double *parents = pc + pf * C;
         if (f >= always) { /* an empty parent cell: its r cells are empty (counts are >= 0) */
@@ -2618,6 +2620,7 @@ static void loo_records(const double *fc, const double *pc, int64_t F, int64_t r
                 for (int64_t c = 0; c < C; c++) any |= counts[c] != 0.0;
                 if (!any) continue;
             }
+            if (++occupied > limit) return 0;
             double *other = records + f * (2 * C + 1), *own = other + C, total = 0.0;
             for (int64_t c = 0; c < C; c++) {
                 other[c] = (counts[c] - 0.0 + a) / (parents[c] - 0.0 + 1.0);
@@ -2628,12 +2631,13 @@ static void loo_records(const double *fc, const double *pc, int64_t F, int64_t r
             own[C] = total > LOO_SEEN * (1.0 + total) ? 1.0 : 0.0;
         }
     }
+    return 1;
 }
 
 /* Doubles of the cells' records (loo_records) of all the attributes at most (128 MB, mostly
- * untouched: only the cells rows are in are written): an attribute past it, or with more than
- * LOO_RECORD_CELLS_PER_ROW cells per row (loo_rows' record_cells), computes its ratios per row
- * (the same numbers). A
+ * untouched: only the cells rows are in are written): an attribute past it, with more than
+ * LOO_RECORD_CELLS_PER_ROW cells per row (loo_rows' record_cells), or with more cells than rows
+ * of which more than the rows are occupied, computes its ratios per row (the same numbers). A
  * record costs a scan of its cell's counts (and its divisions if a row is in it), a row's step
  * without records about 160 cycles more than with them (10^5 rows of hailfinder: 266 against 100
  * a row and attribute). */
@@ -3367,20 +3371,42 @@ static PyObject *loo_rows(PyObject *self, PyObject *args) {
         goto done;
     }
     const int64_t RS = 2 * C + 1;
-    /* which attributes' cells have records, and where; the groups of attributes, in order, whose
-     * tables (records, else counts) take at most `group` doubles (an attribute alone may take more) */
+    /* which attributes' cells have records, and where: those of at most n cells (as many as the
+     * rows: the records cost less than the rows' steps without them save), and those of up to
+     * record_cells per row whose occupied cells are at most n (the tables may count more rows
+     * than these, a part of the training rows: then most cells may be occupied) */
     record_at = malloc((m + 1) * sizeof(int64_t));
     groups = malloc((m + 2) * sizeof(int64_t));
     int64_t n_records = 0, n_groups = 0;
+    if (record_at)
+        for (int64_t u = 0; u < m; u++) {
+            const int64_t F = offsets[u + 1] - offsets[u];
+            record_at[u] = -1;
+            if (F <= record_cells * n && (n_records + F) * RS <= LOO_RECORD_DOUBLES)
+                record_at[u] = n_records, n_records += F;
+        }
+    records = calloc(n_records * RS + 1, sizeof(double));
+    if (record_at && records) {
+        Py_BEGIN_ALLOW_THREADS
+        for (int64_t u = 0; u < m; u++) {
+            const int64_t F = offsets[u + 1] - offsets[u];
+            if (record_at[u] >= 0 &&
+                !loo_records(fc_all + offsets[u] * C, pc_all + parent_offsets[u] * C, F,
+                             p.cards[p.families[u * E]], C, inverse_r[u],
+                             p.family_at[u * (E + 1) + 1], F <= n ? F : n,
+                             records + record_at[u] * RS))
+                record_at[u] = -1;
+        }
+        Py_END_ALLOW_THREADS
+    }
+    /* the groups of attributes, in order, whose tables (records, else counts) take at most `group`
+     * doubles (an attribute alone may take more) */
     if (record_at && groups) {
         int64_t size = 0;
         groups[0] = 0;
         for (int64_t u = 0; u < m; u++) {
             const int64_t F = offsets[u + 1] - offsets[u];
             const int64_t P = parent_offsets[u + 1] - parent_offsets[u];
-            record_at[u] = -1;
-            if (F <= record_cells * n && (n_records + F) * RS <= LOO_RECORD_DOUBLES)
-                record_at[u] = n_records, n_records += F;
             const int64_t read = record_at[u] >= 0 ? F * RS : (F + P) * C;
             if (u > 0 && size + read > group) groups[++n_groups] = u, size = 0;
             size += read;
@@ -3396,7 +3422,6 @@ static PyObject *loo_rows(PyObject *self, PyObject *args) {
     logs = malloc(S);
     work = malloc((D * C + (C > D ? C : D) + 4 + S * (D * C + D) + (use_order ? S : 0)) *
                   sizeof(double));
-    records = calloc(n_records * RS + 1, sizeof(double));
     stack_at = malloc(2 * (m + 2) * sizeof(int64_t));
     if (!record_at || !groups || !buffer || !reached || !logs || !work || !records || !stack_at) {
         PyErr_NoMemory();
@@ -3405,11 +3430,6 @@ static PyObject *loo_rows(PyObject *self, PyObject *args) {
     int bad = 0;
     Py_ssize_t moved = 0;
     Py_BEGIN_ALLOW_THREADS
-    for (int64_t u = 0; u < m; u++)
-        if (record_at[u] >= 0)
-            loo_records(fc_all + offsets[u] * C, pc_all + parent_offsets[u] * C,
-                        offsets[u + 1] - offsets[u], p.cards[p.families[u * E]], C, inverse_r[u],
-                        p.family_at[u * (E + 1) + 1], records + record_at[u] * RS);
     double *ratios = work, *scratch = work + D * C;
     double *joints = scratch + ((C > D ? C : D) + 1) / 2 * 2 + 2; /* an even offset */
     double *losses = joints + S * D * C;

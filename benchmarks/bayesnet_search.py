@@ -62,6 +62,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from _timing import best_of
 from threadpoolctl import threadpool_limits
 
 from bnclassify.dag_search import hill_climbing, iterated_search, tabu_search
@@ -167,20 +168,6 @@ def ours(names, codes, cards, score, max_parents, tabu_length, search, restarts=
         parents, _ = climb(scores, len(names), **options)
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     found = {names[ranked[v]]: [names[ranked[p]] for p in ps] for v, ps in enumerate(parents)}
-    return found, seconds, cpu
-
-
-def best_of(search, *args, budget=0.2, most=7):
-    """``search(*args)``'s result with its least seconds and least CPU seconds over repeats: as
-    ``timeit`` does, a search is run again while its runs have taken less than ``budget``
-    seconds in all (at most ``most`` runs), so a search of a millisecond is not measured
-    by one run's noise (a cold cache, a wait for a core) while one of seconds runs once.
-    A run that returns ``None`` (stopped at the timeout) is not repeated."""
-    found, seconds, cpu = search(*args)
-    runs, spent = 1, seconds
-    while found is not None and spent < budget and runs < most:
-        _, s, c = search(*args)
-        seconds, cpu, spent, runs = min(seconds, s), min(cpu, c), spent + s, runs + 1
     return found, seconds, cpu
 
 
@@ -350,10 +337,10 @@ def main(argv=None):
                 with threadpool_limits(1), warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     for short, search in SEARCHES.items():
-                        found[short], row[f"{short}_s"], row[f"{short}_cpu"] = best_of(
+                        found[short], row[f"{short}_s"], row[f"{short}_cpu"], _ = best_of(
                             ours, names, codes, cards, *options, search, args.restarts
                         )
-                    theirs, row["pgmpy_s"], row["pgmpy_cpu"] = best_of(
+                    theirs, row["pgmpy_s"], row["pgmpy_cpu"], _ = best_of(
                         pgmpy_search, frame, *options, args.timeout
                     )
                     row["pgmpy_finished"] = theirs is not None

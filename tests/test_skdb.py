@@ -1271,6 +1271,61 @@ def test_the_vector_steps_five_parents_at_once_give_the_depth_loops_sums(n_class
 
 @pytest.mark.kernels
 @pytest.mark.skipif(_native.runtime.kernels is None, reason="the compiled extension is not built")
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("by_prefixes", [False, True])
+def test_cells_records_give_the_ratios_computed_row_by_row(n_classes, by_prefixes, monkeypatch):
+    # the compiled pass reads an attribute's ratios from its cells' records (written for the cells
+    # some row is in, and for every cell of depth 0) where it has at most LOO_RECORD_CELLS cells
+    # per row, else computes them row by row: the same sums to the last bit, with the vector steps
+    # and without, in chunks and by prefixes, on families of 0.02-10 cells per row (most empty,
+    # whole parent cells empty, deep cells of one row, a class absent from many cells), missing
+    # codes at every depth and weights 1 and 3 (and 0.5 in chunks: its rows compute their ratios)
+    rng = np.random.default_rng(90 + n_classes + 2 * by_prefixes)
+    n, C, max_k, k = 200, n_classes, 5, 8
+    y = rng.integers(0, C, n)
+    cards = np.array([4, 4, 3, 4, 2, 4, 3, 4])
+    skewed = [rng.choice(c, n, p=np.arange(c, 0, -1) / (c * (c + 1) / 2)) for c in cards]
+    codes = np.stack(skewed, axis=1)
+    codes = np.where(rng.random((n, k)) < 0.04, -1, codes).astype(np.int8)
+    w = rng.choice([1.0, 1.0, 3.0] if by_prefixes else [0.5, 1.0, 1.0, 3.0], n)
+    families = [[u] + list(range(u - 1, max(u - 6, -1), -1)) for u in range(k)]
+    class_weight = np.bincount(y, weights=w, minlength=C)
+    tables = _native.loo_tables(_native.column_codes(codes), families, cards, y, w, C)
+    per_row = np.array([len(t) for t in tables]) / n
+    assert per_row.max() > 8 and (per_row > 1).sum() >= 3 and (per_row < 1).sum() >= 3
+    empty = np.concatenate([(t.sum(axis=1) == 0) for t in tables])
+    assert empty.mean() > 0.5
+    monkeypatch.setattr(_native.runtime, "COMPILED", True)
+    monkeypatch.setattr(_native.selection, "LOO_PREFIX_SHARE", 1.0 if by_prefixes else 0.0)
+    monkeypatch.setattr(_native.selection, "LOO_CHUNK_BYTES", 1)  # chunks of 16 rows
+    calls = []
+    order = _native.selection.loo_order
+    monkeypatch.setattr(
+        _native.selection, "loo_order", lambda *a: calls.append(1) or order(*a)
+    )  # fmt: skip
+    # then a part of the rows against the tables of all (as a dask partition's pass): families of
+    # more cells than its 40 rows whose occupied cells outnumber them compute no records
+    part = slice(0, 40)
+    occupied = [int((t.sum(axis=1) > 0).sum()) for t in tables]
+    assert any(40 < len(t) <= 640 and o > 40 for t, o in zip(tables, occupied, strict=True))
+    for vector in (True, False):
+        monkeypatch.setattr(_native.selection, "LOO_VECTOR_STEP", vector)
+        for rows, counts in ((slice(None), None), (part, tables)):
+            sums = []
+            for cells in (16, 0):  # records up to 16 cells per row, then none
+                monkeypatch.setattr(_native.selection, "LOO_RECORD_CELLS", cells)
+                sums.append(
+                    _native.loo_pass(
+                        codes[rows], y[rows], w[rows], cards, class_weight, families, max_k,
+                        "rmse", counts,
+                    )
+                )  # fmt: skip
+            np.testing.assert_array_equal(sums[0], sums[1])
+    assert bool(calls) == by_prefixes
+
+
+@pytest.mark.kernels
+@pytest.mark.skipif(_native.runtime.kernels is None, reason="the compiled extension is not built")
 def test_the_tables_read_one_byte_codes_as_they_read_wider_ones(monkeypatch):
     # with whole weights loo_tables reads 1-byte codes where they are (checked once), wider ones
     # through a chunk's buffer: the same tables, each family's loo_family_counts
@@ -1327,8 +1382,9 @@ def test_the_tables_deepest_cells_stop_at_a_rows_first_missing_code(chunk_bytes,
 @pytest.mark.parametrize("weights", ["whole", "fractional"])
 def test_the_stacked_tables_are_read_in_place_with_their_parent_counts(weights):
     # loo_rows' tables one after the other: loo_tables' own array read in place (not copied),
-    # any other list concatenated, and each parent table loo_parent_counts' to the last bit,
-    # which adds the attribute's values in order as numpy's sum over that axis does
+    # any other list concatenated, and each parent table loo_parent_counts' to the last bit
+    # (compiled: the kernel loo_parents), which adds the attribute's values in order as numpy's
+    # sum over that axis does
     rng = np.random.default_rng(3)
     n, C = 3000, 3
     cards = np.array([3, 4, 2, 5, 11, 9])

@@ -54,3 +54,17 @@ def completions(row, cards) -> np.ndarray:
         filled[missing] = states
         out.append(filled)
     return np.array(out)
+
+
+def dependent_table(seed, n_variables=4, rows=300, noise=0.2, noise_step=0.1):
+    """``(codes, cards)``: ``rows`` rows of ``n_variables`` dependent variables (the first of
+    2 states, the others of 3), each a copy of an earlier one but for a fraction
+    ``noise + noise_step * j`` of uniform noise: a table on which structure searches have
+    arcs to find."""
+    rng = np.random.default_rng(seed)
+    codes = np.zeros((rows, n_variables), dtype=np.int64)
+    codes[:, 0] = rng.integers(0, 2, rows)
+    for j in range(1, n_variables):
+        noisy = rng.random(rows) < noise + noise_step * j
+        codes[:, j] = np.where(noisy, rng.integers(0, 3, rows), codes[:, rng.integers(0, j)])
+    return codes, np.array([2] + [3] * (n_variables - 1))

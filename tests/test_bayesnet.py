@@ -16,6 +16,7 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
+from _random_networks import dependent_table
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -222,16 +223,6 @@ def test_counts_of_a_family_do_not_depend_on_row_order_or_chunks():
 
 
 # -- the searches -------------------------------------------------------------------------------
-def _dependent_table(seed, n_variables=4, rows=300):
-    rng = np.random.default_rng(seed)
-    codes = np.zeros((rows, n_variables), dtype=np.int64)
-    codes[:, 0] = rng.integers(0, 2, rows)
-    for j in range(1, n_variables):
-        noise = rng.random(rows) < 0.2 + 0.1 * j
-        codes[:, j] = np.where(noise, rng.integers(0, 3, rows), codes[:, rng.integers(0, j)])
-    return codes, np.array([2] + [3] * (n_variables - 1))
-
-
 def _all_dags(n):
     pairs = list(itertools.combinations(range(n), 2))
     for choice in itertools.product((0, 1, 2), repeat=len(pairs)):
@@ -271,7 +262,7 @@ def _neighbours(parents):
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("score", ["bic", "bdeu", "k2"])
 def test_searches_against_every_dag_on_four_nodes(seed, score):
-    codes, cards = _dependent_table(seed)
+    codes, cards = dependent_table(seed)
     scores = FamilyScores(_counts(codes, cards), score, 1.0)
 
     def total(parents):
@@ -293,7 +284,7 @@ def test_tabu_search_finds_the_best_dag_where_hill_climbing_stops_short(seed):
     """The K2 score (not likelihood-equivalent) on seeds where greedy climbing ends below the
     best of the 543 DAGs on four nodes and the tabu walk reaches it (found by trying seeds
     0-39; with BIC and BDeu, hill climbing found the best DAG on all 40)."""
-    codes, cards = _dependent_table(seed)
+    codes, cards = dependent_table(seed)
     scores = FamilyScores(_counts(codes, cards), "k2")
     best = max(scores.network(dict(enumerate(d))) for d in _all_dags(4))
     climbed = scores.network(dict(enumerate(hill_climbing(scores, 4)[0])))
@@ -321,7 +312,7 @@ def _slow_k2(scores, order, max_parents):
 @settings(max_examples=25, deadline=None)
 @given(st.integers(0, 10_000), st.integers(1, 3), st.sampled_from(["k2", "bdeu", "bic"]))
 def test_k2_follows_cooper_and_herskovits_loop(seed, max_parents, score):
-    codes, cards = _dependent_table(seed, n_variables=5, rows=200)
+    codes, cards = dependent_table(seed, n_variables=5, rows=200)
     order = [int(v) for v in np.random.default_rng(seed).permutation(5)]
     scores = FamilyScores(_counts(codes, cards), score)
     parents, _ = k2(scores, order, max_parents=max_parents)
@@ -349,7 +340,7 @@ def test_hill_climbing_scores_at_least_pgmpys_from_the_same_start(
     from pgmpy.base import DAG
     from pgmpy.estimators import HillClimbSearch
 
-    codes, cards = _dependent_table(seed, n_variables=5, rows=200)
+    codes, cards = dependent_table(seed, n_variables=5, rows=200)
     frame = _frame(codes, cards)
     if score == "bdeu":
         scorer = estimators.BDeu(frame, equivalent_sample_size=1.0)
@@ -388,7 +379,7 @@ def test_hill_climbing_scores_at_least_pgmpys_from_the_same_start(
 
 
 def test_constraints_hold():
-    codes, cards = _dependent_table(1, n_variables=5)
+    codes, cards = dependent_table(1, n_variables=5)
     scores = FamilyScores(_counts(codes, cards), "bic")
     free, _ = hill_climbing(scores, 5)
     arc = next((p, v) for v, ps in enumerate(free) for p in ps)
@@ -468,7 +459,7 @@ def test_the_learnt_network_is_the_searched_one(vote):
 @given(st.integers(0, 10_000), st.sampled_from(["bdeu", "bic", "k2"]))
 def test_probabilities_and_a_missing_cell_summed_by_hand(seed, score):
     rng = np.random.default_rng(seed)
-    codes, cards = _dependent_table(seed, n_variables=5, rows=150)
+    codes, cards = dependent_table(seed, n_variables=5, rows=150)
     X = pd.DataFrame({f"f{j}": [f"s{c}" for c in codes[:, j]] for j in range(1, 5)})
     y = pd.Series([f"c{c}" for c in codes[:, 0]], name="label")
     model = BayesNetClassifier(score_type=score).fit(X, y)

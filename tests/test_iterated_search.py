@@ -7,6 +7,7 @@ import io
 import numpy as np
 import pandas as pd
 import pytest
+from _random_networks import dependent_table
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -77,16 +78,6 @@ def test_iterated_search_is_repeatable_and_never_below_its_first_walk():
         iterated_search(scores, n, walk="anneal")
 
 
-def _table(seed, n=6, rows=300):
-    rng = np.random.default_rng(seed)
-    codes = np.zeros((rows, n), dtype=np.int64)
-    codes[:, 0] = rng.integers(0, 2, rows)
-    for j in range(1, n):
-        noise = rng.random(rows) < 0.15 + 0.05 * j
-        codes[:, j] = np.where(noise, rng.integers(0, 3, rows), codes[:, rng.integers(0, j)])
-    return codes, np.array([2] + [3] * (n - 1))
-
-
 @settings(max_examples=20, deadline=None)
 @given(
     st.integers(0, 10_000),
@@ -95,7 +86,7 @@ def _table(seed, n=6, rows=300):
     st.integers(0, 10_000),
 )
 def test_iterated_search_respects_the_constraints(seed, max_parents, score, state):
-    codes, cards = _table(seed)
+    codes, cards = dependent_table(seed, 6, noise=0.15, noise_step=0.05)
     n = codes.shape[1]
     scores = FamilyScores(VariableCounts.merged(codes, None, cards), score)
     rng = np.random.default_rng(seed)

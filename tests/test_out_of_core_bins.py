@@ -14,7 +14,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bnclassify import AODE, KDB, SPODE, TAN, MDLDiscretizer, NaiveBayes, SimplerTAN
+from bnclassify import (
+    AODE,
+    HNB,
+    KDB,
+    SPODE,
+    TAN,
+    AnDE,
+    BayesNetClassifier,
+    MDLDiscretizer,
+    NaiveBayes,
+    SimplerTAN,
+)
 from bnclassify.data import MAX_BINNED_VALUES, ValueClassCounts
 from bnclassify.data.binning import mdl_cut_points, mdl_cut_points_of_counts
 from bnclassify.distributions import Binned
@@ -214,3 +225,38 @@ def test_a_column_of_too_many_values_is_refused_by_name(monkeypatch):
     assert error.value.columns == ["size"] and "round" in str(error.value)
     assert pickle.dumps(mdl) == state
     assert MAX_BINNED_VALUES == 1 << 22  # the documented bound
+
+
+# the table models whose numeric columns are MDL bins of the table's schema (no densities)
+TABLE_MODELS = {"bnc": BayesNetClassifier, "a2de": lambda **kw: AnDE(n=2, **kw), "hnb": HNB}
+
+
+@pytest.mark.parametrize("name", sorted(TABLE_MODELS))
+def test_a_table_models_refusal_offers_only_remedies_it_takes(name):
+    X, y = _table()
+    with pytest.raises(OutOfCoreError, match="cut points of the binned column") as refused:
+        TABLE_MODELS[name]().partial_fit(X.iloc[:20], y.iloc[:20], classes=CLASSES)
+    message = str(refused.value)
+    assert "MDLDiscretizer(columns=['size', 'weight'])" in message
+    assert "Binned(cut_points=" in message and "gaussian" not in message
+    with pytest.raises(ValueError, match="every node of this model is a table"):
+        TABLE_MODELS[name](distributions={"size": "gaussian"}).fit(X, y)
+
+
+@pytest.mark.parametrize("name", sorted(TABLE_MODELS))
+@settings(max_examples=3, deadline=None)
+@given(
+    form=st.sampled_from(FORMS),
+    remedy=st.sampled_from(["first_pass", "given"]),
+    seed=st.integers(0, 2**16),
+    cuts=st.lists(st.integers(12, 79), max_size=4),
+)
+def test_a_table_model_with_fixed_bins_equals_fit_over_any_chunking(name, form, remedy, seed, cuts):
+    # the refusal's remedies work for the table models too: the exact first pass gives fit's
+    # own cut points, given cut points are taken by fit and partial_fit alike
+    X, y = _table(*form)
+    chunks = _chunks(len(X), seed, cuts)
+    distributions, both = _remedy(remedy, X, y, chunks)
+    got = _partial(TABLE_MODELS[name](distributions=distributions), X, y, chunks)
+    expected = TABLE_MODELS[name](**({"distributions": distributions} if both else {}))
+    _assert_equal_models(got, expected.fit(X, y), X)

@@ -10,7 +10,7 @@ from scipy.special import logsumexp
 from sklearn.utils.validation import check_is_fitted
 
 from ..data import HANDLE_UNKNOWN, MISSING, kind_of
-from ..factors import TABLE_DISTRIBUTIONS, Unobserved
+from ..factors import CUT_TABLE_DISTRIBUTIONS, Unobserved
 from ..network import FittedNetwork
 from ..state import float_array, require, unchanged_on_error
 from ..stats import (
@@ -130,7 +130,7 @@ class AnDE(StatisticsFit, MemberEnsemble):
         "alpha": ALPHA,
         "min_frequency": [Interval(Integral, 0, None, closed="left")],
         "handle_unknown": [Options(HANDLE_UNKNOWN)],
-        "distributions": [TABLE_DISTRIBUTIONS],
+        "distributions": [CUT_TABLE_DISTRIBUTIONS],
         "subsumption": ["boolean", Interval(Integral, 0, None, closed="left")],
         "max_bytes": [Interval(Integral, 1, None, closed="left")],
     }

@@ -726,6 +726,12 @@ class StatisticsFit:
             return self.fit_statistics(total, schema, classes, class_node=class_node, keep=True)
 
 
+def _takes_densities(model) -> bool:
+    """Whether ``model``'s ``distributions`` may ask for density nodes (its declared constraint)."""
+    spec = type(model)._parameter_constraints.get("distributions", [None])[0]
+    return getattr(spec, "densities", True)
+
+
 def accumulate(model, X, y, classes, sample_weight):
     """The statistics of ``model`` (``statistics_``, or none yet) plus those of a chunk.
 
@@ -776,11 +782,13 @@ def accumulate(model, X, y, classes, sample_weight):
             X, getattr(model, "distributions", None), False, first_weights, y
         )
         # what fit learns from all the rows at once must be fixed before the first chunk
-        incremental.check_fixed(schema, type(model).__name__)
+        incremental.check_fixed(schema, type(model).__name__, densities=_takes_densities(model))
         class_node = class_node_name(y, schema.names)
     else:
         schema, declared, class_node = counted, model.classes_, model.class_node_
-        incremental.check_fixed(schema, type(model).__name__, fitted_by="its fit")
+        incremental.check_fixed(
+            schema, type(model).__name__, fitted_by="its fit", densities=_takes_densities(model)
+        )
         if classes is not None:
             given = pd.unique(np.asarray(classes, dtype=object).ravel()).tolist()
             if len(given) != len(declared) or set(given) != set(declared.tolist()):
@@ -815,6 +823,7 @@ def accumulate(model, X, y, classes, sample_weight):
         schema,
         {j: total.feature_class[j].sum(axis=0) for j in incremental.counted_columns(schema)},
         type(model).__name__,
+        _takes_densities(model),
     )
     fitted = schema.with_categories(total.categories).with_unobserved(total.unobserved_columns())
     before = model.schema_.unobserved if statistics is not None else ()

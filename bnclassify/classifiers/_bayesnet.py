@@ -23,7 +23,7 @@ from ..dag_search import (
 )
 from ..data import HANDLE_UNKNOWN
 from ..exceptions import ContinuousFeaturesError
-from ..factors import TABLE_DISTRIBUTIONS, Categorical, node_from_spec
+from ..factors import CUT_TABLE_DISTRIBUTIONS, Categorical, node_from_spec
 from ..network import fit_general_network
 from ..scores import SCORES, FamilyScores
 from ..state import require
@@ -211,8 +211,9 @@ class BayesNetClassifier(StatisticsFit, NetworkClassifier):
         (``"warn"`` says so once, ``"marginalize"`` silently) or an error.
     distributions : None, "categorical", "binned" or dict, default=None
         Which columns are categories and which are numbers to bin (per column in
-        a dict); the kinds rule by default. Densities are refused: every node is
-        a table.
+        a dict, a :class:`~bnclassify.distributions.Binned` instance with fixed cut
+        points too, as ``partial_fit`` needs them); the kinds rule by default.
+        Densities are refused: every node is a table.
     random_state : int or None, default=0
         Seed of ``"iterated"``'s perturbations and of the held-out folds of
         ``blanket_holdout`` (the only random steps; fixed by default, so a fit is
@@ -341,7 +342,7 @@ class BayesNetClassifier(StatisticsFit, NetworkClassifier):
         "merge_copies": ["boolean"],
         "alpha": ALPHA,
         "handle_unknown": [Options(HANDLE_UNKNOWN)],
-        "distributions": [TABLE_DISTRIBUTIONS],
+        "distributions": [CUT_TABLE_DISTRIBUTIONS],
         "random_state": [None, Interval(Integral, 0, None, closed="left")],
     }
 

@@ -11,7 +11,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ..data import HANDLE_UNKNOWN, MISSING
-from ..factors import TABLE_DISTRIBUTIONS
+from ..factors import CUT_TABLE_DISTRIBUTIONS
 from ..information import pairwise_information
 from ..state import float_array, require, unchanged_on_error
 from ..stats import (
@@ -115,7 +115,7 @@ class HNB(StatisticsFit, SchemaAttributes, JointPredictor, ClassifierMixin, Base
     _parameter_constraints = {
         "m": [Interval(Real, 0, 1e300, closed="right")],
         "handle_unknown": [Options(HANDLE_UNKNOWN)],
-        "distributions": [TABLE_DISTRIBUTIONS],
+        "distributions": [CUT_TABLE_DISTRIBUTIONS],
     }
 
     def __init__(self, m=1.0, handle_unknown="warn", distributions=None):

@@ -44,23 +44,29 @@ def _listed(names) -> str:
     return ", ".join(repr(n) for n in names)
 
 
-def bins_remedy(owner, names) -> str:
-    """How to fix the cut points of the binned columns ``names`` before a first ``partial_fit``."""
+def bins_remedy(owner, names, densities=True) -> str:
+    """How to fix the cut points of the binned columns ``names`` before a first ``partial_fit``
+    (``densities``: whether the model takes density nodes, a third remedy)."""
     columns = list(names)
-    densities = ", ".join(f"{n!r}: 'gaussian'" for n in columns)
-    return (
+    remedy = (
         "Fix them before the first call, by one of: (1) one exact pass over the chunks, "
         f"mdl = bnclassify.preprocessing.MDLDiscretizer(columns={columns!r}) with "
         f"mdl.partial_fit(X_chunk, y_chunk) on every chunk, then "
         f"{owner}(distributions=mdl.to_distributions()) (with any other entries of "
         "distributions added): the cut points fit learns from all the rows; (2) given cut "
         f"points, distributions={{{columns[0]!r}: bnclassify.distributions.Binned("
-        "cut_points=[...])}; (3) densities, whose statistics add up exactly over chunks, "
-        f"distributions={{{densities}}} (or 'lognormal' for a positive, skewed column)."
+        "cut_points=[...])}"
+    )
+    if not densities:
+        return remedy + "."
+    gaussian = ", ".join(f"{n!r}: 'gaussian'" for n in columns)
+    return (
+        f"{remedy}; (3) densities, whose statistics add up exactly over chunks, "
+        f"distributions={{{gaussian}}} (or 'lognormal' for a positive, skewed column)."
     )
 
 
-def check_fixed(schema, owner, fitted_by=None) -> None:
+def check_fixed(schema, owner, fitted_by=None, densities=True) -> None:
     """Refuse a ``partial_fit`` whose schema learned from rows what chunks cannot add up.
 
     Parameters
@@ -71,6 +77,8 @@ def check_fixed(schema, owner, fitted_by=None) -> None:
         The estimator's class name, for the message.
     fitted_by : str, optional
         ``"fit"`` or ``"a dask fit"`` when the model continues from one.
+    densities : bool, default=True
+        Whether the model takes density nodes (a remedy the message offers).
 
     Raises
     ------
@@ -95,7 +103,7 @@ def check_fixed(schema, owner, fitted_by=None) -> None:
                 "new rows in those intervals, while fit on all the rows would learn others. "
                 "To fit incrementally, start from partial_fit with the cut points fixed. "
             )
-        raise OutOfCoreError(start + bins_remedy(owner, learned), learned)
+        raise OutOfCoreError(start + bins_remedy(owner, learned, densities), learned)
     provisional = [j for j in schema.provisional_kinds if j not in schema.unobserved]
     if provisional:
         chosen = ", ".join(f"{names[j]!r}: {schema.kinds[j]!r}" for j in provisional)
@@ -153,11 +161,12 @@ def counted_columns(schema) -> list:
     ]
 
 
-def check_value_counts(schema, counts, owner="the model") -> None:
+def check_value_counts(schema, counts, owner="the model", densities=True) -> None:
     """Refuse a chunk after which the kinds rule would no longer make a column categorical.
 
     ``counts`` maps each of :func:`counted_columns` to the (weighted) number of rows so far
-    holding each of its values; ``owner``: the estimator's class name, for the message.
+    holding each of its values; ``owner``: the estimator's class name, and ``densities``:
+    whether it takes density nodes, for the message's remedies.
     """
     for j, column_counts in counts.items():
         column_counts = np.asarray(column_counts, dtype=float)
@@ -171,7 +180,7 @@ def check_value_counts(schema, counts, owner="the model") -> None:
             f"a number ({numbers}), not as the categorical column the kinds rule made it from "
             "the first chunk. Name its kind before the first call: "
             f"distributions={{{name!r}: 'categorical'}} keeps it categorical; as a number, "
-            f"fix its bins as for any binned column. {bins_remedy(owner, [name])}",
+            f"fix its bins as for any binned column. {bins_remedy(owner, [name], densities)}",
             [name],
         )
 

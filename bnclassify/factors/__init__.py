@@ -71,8 +71,12 @@ for _node in list(KINDS.values()):
 DISTRIBUTIONS = DistributionSpec(KINDS)
 #: The same for a model whose every node is a table (SKDB, ESKDB, BMATAN): no density.
 TABLE_DISTRIBUTIONS = TableSpec(KINDS)
+#: The same for a table model that bins through the table's schema (BayesNetClassifier, AnDE,
+#: HNB): given cut points are taken (``partial_fit`` needs them fixed before the first chunk).
+CUT_TABLE_DISTRIBUTIONS = TableSpec(KINDS, cut_points=True)
 
 __all__ = [
+    "CUT_TABLE_DISTRIBUTIONS",
     "DISTRIBUTIONS",
     "TABLE_DISTRIBUTIONS",
     "KINDS",

@@ -42,6 +42,9 @@ class DistributionSpec(Constraint):
     a finite number >= 0, got -1.
     """
 
+    #: Whether a numeric column may be a density node (the remedies a refusal may offer).
+    densities = True
+
     def __init__(self, kinds):
         self.kinds = kinds  # the registry itself: kinds registered later are valid too
 
@@ -114,7 +117,18 @@ class TableSpec(DistributionSpec):
     :class:`~bnclassify.distributions.Binned` instance), for the whole table or
     per column in a dict. ``"density"`` and every density kind are refused,
     before any data is read, with the model's name; so are cut points given
-    with a ``Binned`` node: these models learn their own.
+    with a ``Binned`` node: these models learn their own. With ``cut_points=True``
+    (:data:`~bnclassify.factors.CUT_TABLE_DISTRIBUTIONS`: :class:`~bnclassify.BayesNetClassifier`,
+    :class:`~bnclassify.AnDE`, :class:`~bnclassify.HNB`, which bin through the table's
+    schema as :class:`~bnclassify.TAN` does) given cut points are taken, so that
+    ``partial_fit`` can count numeric columns in bins fixed before the first chunk.
+
+    Parameters
+    ----------
+    kinds : dict
+        As in :class:`DistributionSpec`.
+    cut_points : bool, default=False
+        Whether a :class:`~bnclassify.distributions.Binned` node may give its cut points.
 
     Examples
     --------
@@ -130,11 +144,18 @@ class TableSpec(DistributionSpec):
     "Binned(cut_points=[30, 50]) for column(s) 'age' gives cut points"
     """
 
+    densities = False
+
+    def __init__(self, kinds, cut_points=False):
+        super().__init__(kinds)
+        self.cut_points = bool(cut_points)
+
     @property
     def description(self) -> str:
+        binned = "Binned instance" + (" (with cut points or not)" if self.cut_points else "")
         return (
             "None (the kinds rule, numeric columns cut into bins), 'categorical', 'binned', a "
-            "Categorical or Binned instance, or a dict mapping columns (names, positions or "
+            f"Categorical or {binned}, or a dict mapping columns (names, positions or "
             "tuples of them) to those"
         )
 
@@ -142,6 +163,8 @@ class TableSpec(DistributionSpec):
         reason = super().check(value)
         if reason is not None:
             return reason
+        if self.cut_points:
+            return self._density_request(value)
         return self._density_request(value) or self._cut_points_given(value)
 
     def message(self, name, value) -> str | None:

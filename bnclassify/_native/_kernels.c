@@ -5578,6 +5578,8 @@ static int ds_put(ds_map *m, const uint64_t *key, double value) {
 
 typedef struct { int kind, u, v; double score; } ds_move;
 
+#define DS_MEMOS_MAX 512
+
 typedef struct {
     int n, w, score_kind, max_parents;
     Py_ssize_t k;
@@ -5603,6 +5605,9 @@ typedef struct {
     int64_t *touched; /* k: the table rows that rows fall in */
     int64_t *cell;    /* k: each row's cell in the family's table (ds_states), -1 missing */
     uint8_t *missing; /* whether each variable misses a cell in some row */
+    size_t memo_size;  /* integer weights: the total weight + 1; else 0 (ds_memo) */
+    int n_memos;
+    double memo_a[DS_MEMOS_MAX], *memos[DS_MEMOS_MAX];
     int any_missing;
     int *cands, *todo, *order, *indegree;
     double *found;
@@ -5616,6 +5621,30 @@ typedef struct {
 static double ds_tolerance(const ds_state *d, double score) {
     double a = fabs(score);
     return d->rel_tol * (a > 1.0 ? a : 1.0);
+}
+
+/* lgamma(count + a) for the counts of a table with integer weights: each count is an integer
+ * up to the total weight, and each `a` one of few (the pseudo-counts of the families' sizes),
+ * so each value is computed once (the same value lgamma gives). The memo of a (NULL: none,
+ * real weights or too many). */
+static double *ds_memo(ds_state *d, double a) {
+    if (!d->memo_size) return NULL;
+    for (int j = 0; j < d->n_memos; j++)
+        if (d->memo_a[j] == a) return d->memos[j];
+    if (d->n_memos == DS_MEMOS_MAX || (size_t)(d->n_memos + 1) * d->memo_size > ((size_t)1 << 24))
+        return NULL;
+    double *memo = malloc(d->memo_size * sizeof(double));
+    if (!memo) return NULL;
+    for (size_t j = 0; j < d->memo_size; j++) memo[j] = NAN;
+    d->memo_a[d->n_memos] = a, d->memos[d->n_memos++] = memo;
+    return memo;
+}
+
+static inline double ds_lgamma(double *memo, double count, double a) {
+    if (!memo) return lgamma(count + a);
+    double *at = memo + (size_t)count;
+    if (isnan(*at)) *at = lgamma(count + a);
+    return *at;
 }
 
 /* One family table's score: rows of r counts (those listed in `rows` when given, else the
@@ -5641,14 +5670,15 @@ static double ds_table_score(const ds_state *d, const double *t, const int64_t *
     double a = d->score_kind == DS_BDEU ? d->prior / (q_total * r)
                : d->score_kind == DS_K2 ? 1.0 : d->prior;
     double ra = a * r, lga = lgamma(a), lgra = lgamma(ra);
+    double *cell_memo = ds_memo((ds_state *)d, a), *row_memo = ds_memo((ds_state *)d, ra);
     for (Py_ssize_t j = 0; j < n_rows; j++) {
         const double *row = t + (rows ? rows[j] : j) * r;
         double total = 0.0;
         for (int c = 0; c < r; c++) total += row[c];
         if (total <= 0.0) continue;
-        s += lgra - lgamma(total + ra);
+        s += lgra - ds_lgamma(row_memo, total, ra);
         for (int c = 0; c < r; c++)
-            if (row[c] != 0.0) s += lgamma(row[c] + a) - lga;
+            if (row[c] != 0.0) s += ds_lgamma(cell_memo, row[c], a) - lga;
     }
     return s;
 }
@@ -5663,6 +5693,12 @@ static int ds_grow(void **p, size_t *cap, size_t need, size_t item) {
     return 0;
 }
 
+static double ds_q_total(const ds_state *d, const int *s, int ns) {
+    double q = 1.0;
+    for (int j = 0; j < ns; j++) q *= (double)d->cards[s[j]];
+    return q;
+}
+
 /* ids[i]: the row's joint state of v and the parents S numbered among at most `bound`
  * (those that occur, when dense numbers would exceed the rows), -1 when it misses one.
  * Returns the bound, -1 on memory failure. */
@@ -5670,9 +5706,23 @@ static int64_t ds_states(ds_state *d, int v, const int *s, int ns) {
     const Py_ssize_t k = d->k;
     int64_t *ids = d->ids;
     const int32_t *cv = d->codes + (size_t)v * k;
+    const int64_t limit = (int64_t)k + 64;
+    if (!d->any_missing && ds_q_total(d, s, ns) <= (double)limit) {
+        /* no missing cell and few states: each row's state in one pass */
+        const int32_t *cp[ns > 0 ? ns : 1];
+        int64_t card[ns > 0 ? ns : 1], bound = 1;
+        for (int j = 0; j < ns; j++)
+            cp[j] = d->codes + (size_t)s[j] * k, card[j] = d->cards[s[j]], bound *= card[j];
+        const int64_t r = d->cards[v];
+        for (Py_ssize_t i = 0; i < k; i++) {
+            int64_t id = 0;
+            for (int j = 0; j < ns; j++) id = id * card[j] + cp[j][i];
+            ids[i] = id, d->cell[i] = id * r + cv[i];
+        }
+        return bound;
+    }
     for (Py_ssize_t i = 0; i < k; i++) ids[i] = cv[i] < 0 ? -1 : 0;
     int64_t bound = 1;
-    const int64_t limit = (int64_t)k + 64;
     for (int j = 0; j <= ns; j++) {
         if (bound > limit || j == ns) {
             if (bound <= limit) break;
@@ -5702,12 +5752,6 @@ static int64_t ds_states(ds_state *d, int v, const int *s, int ns) {
     const int64_t r = d->cards[v];
     for (Py_ssize_t i = 0; i < k; i++) d->cell[i] = ids[i] < 0 ? -1 : ids[i] * r + cv[i];
     return bound;
-}
-
-static double ds_q_total(const ds_state *d, const int *s, int ns) {
-    double q = 1.0;
-    for (int j = 0; j < ns; j++) q *= (double)d->cards[s[j]];
-    return q;
 }
 
 /* The score of the table whose rows are the rows' joint states index[i] * q + ids[i] (index
@@ -5803,7 +5847,8 @@ static int ds_compute_gains(ds_state *d, int v, const int *s, int ns, const int 
             if (ds_counted_score(d, code, code, q, q * cu, r, q_total * cu, &with) < 0) return -1;
             gains[c] = with;
         } else {
-            if (ds_grow((void **)&d->block, &d->block_cap, cells, sizeof(double)) < 0) return -1;
+            if (ds_grow((void **)&d->block, &d->block_cap, cells + qr, sizeof(double)) < 0)
+                return -1;
             memset(d->block, 0, cells * sizeof(double));
             const int nb = end - c;
             const int32_t *codes[nb > 0 ? nb : 1];
@@ -5816,14 +5861,31 @@ static int ds_compute_gains(ds_state *d, int v, const int *s, int ns, const int 
             }
             const int64_t *cell = d->cell;
             const double *w = d->weights;
-            for (Py_ssize_t i = 0; i < k; i++) {
-                if (cell[i] < 0) continue;
-                const int64_t at = cell[i];
-                const double wi = w[i];
-                for (int b = 0; b < nb; b++) {
-                    const int32_t x = codes[b][i];
-                    if (x >= 0) tables[b][(size_t)x * qr + at] += wi;
+            /* the family without a candidate, counted in the same pass when it is small */
+            const int fold = !have_base && qr <= small;
+            double *margin = d->block + cells;
+            if (fold) memset(margin, 0, qr * sizeof(double));
+            if (!d->any_missing) /* no test: every row in every table */
+                for (Py_ssize_t i = 0; i < k; i++) {
+                    const int64_t at = cell[i];
+                    const double wi = w[i];
+                    if (fold) margin[at] += wi;
+                    for (int b = 0; b < nb; b++) tables[b][(size_t)codes[b][i] * qr + at] += wi;
                 }
+            else
+                for (Py_ssize_t i = 0; i < k; i++) {
+                    if (cell[i] < 0) continue;
+                    const int64_t at = cell[i];
+                    const double wi = w[i];
+                    if (fold) margin[at] += wi;
+                    for (int b = 0; b < nb; b++) {
+                        const int32_t x = codes[b][i];
+                        if (x >= 0) tables[b][(size_t)x * qr + at] += wi;
+                    }
+                }
+            if (fold) {
+                base = ds_table_score(d, margin, NULL, (Py_ssize_t)q, r, q_total);
+                have_base = 1;
             }
             for (int b = 0; b < nb; b++) {
                 const int64_t cu = d->cards[cands[c + b]];
@@ -5869,6 +5931,58 @@ static int ds_family(ds_state *d, int v, const int *s, int ns, double *out) {
     return ds_put(&d->cache, d->key, *out);
 }
 
+/* The removal gains of v's parents ps not cached yet, from one count of the family's table
+ * when it is dense and about as small as the rows: every removal's two families are counted
+ * on the rows observing the whole family, the smaller one the table summed over a parent. */
+static int ds_removals(ds_state *d, int v, const int *ps, int np_) {
+    const Py_ssize_t k = d->k;
+    const int r = (int)d->cards[v];
+    int todo[np_ > 0 ? np_ : 1], nt = 0;
+    for (int j = 0; j < np_; j++) {
+        ds_make_key(d, v, ps, np_, ps[j], ps[j]);
+        if (!ds_get(&d->cache, d->key, NULL)) todo[nt++] = j;
+    }
+    if (nt < 2) return 0; /* one: counted as any gain */
+    const double q_full = ds_q_total(d, ps, np_);
+    if (q_full * r > 4.0 * (double)k + 4096.0) return 0;
+    const size_t cells = (size_t)q_full * r;
+    if (ds_grow((void **)&d->block, &d->block_cap, 2 * cells, sizeof(double)) < 0) return -1;
+    double *t = d->block, *m = d->block + cells;
+    memset(t, 0, cells * sizeof(double));
+    const int32_t *cv = d->codes + (size_t)v * k;
+    for (Py_ssize_t i = 0; i < k; i++) {
+        if (cv[i] < 0) continue;
+        int64_t at = 0;
+        int j = 0;
+        for (; j < np_; j++) {
+            const int32_t x = d->codes[(size_t)ps[j] * k + i];
+            if (x < 0) break;
+            at = at * d->cards[ps[j]] + x;
+        }
+        if (j == np_) t[at * r + cv[i]] += d->weights[i];
+    }
+    const double full = ds_table_score(d, t, NULL, (Py_ssize_t)q_full, r, q_full);
+    for (int e = 0; e < nt; e++) {
+        const int j = todo[e];
+        const int64_t mid = d->cards[ps[j]];
+        int64_t inner = r;
+        for (int t2 = j + 1; t2 < np_; t2++) inner *= d->cards[ps[t2]];
+        const int64_t outer = (int64_t)q_full * r / (mid * inner);
+        memset(m, 0, (size_t)(outer * inner) * sizeof(double));
+        for (int64_t o = 0; o < outer; o++)
+            for (int64_t x = 0; x < mid; x++) {
+                const double *from = t + (o * mid + x) * inner;
+                double *to = m + o * inner;
+                for (int64_t c = 0; c < inner; c++) to[c] += from[c];
+            }
+        const double without = ds_table_score(d, m, NULL, (Py_ssize_t)(outer * inner / r), r,
+                                              q_full / (double)mid);
+        ds_make_key(d, v, ps, np_, ps[j], ps[j]);
+        if (ds_put(&d->cache, d->key, full - without) < 0) return -1;
+    }
+    return 0;
+}
+
 /* The gains of every move that changes v's parent set (dag_search._Graph._rescore). */
 static int ds_rescore(ds_state *d, int v) {
     const int n = d->n, np_ = d->n_par[v];
@@ -5897,6 +6011,7 @@ static int ds_rescore(ds_state *d, int v) {
             }
         }
     }
+    if (ds_removals(d, v, ps, np_) < 0) return -1;
     for (int j = 0; j < np_; j++) {
         const int u = ps[j];
         double g;
@@ -6211,6 +6326,7 @@ static int ds_run(ds_state *d, const uint8_t *start, int walk, int tabu_length, 
 }
 
 static void ds_free(ds_state *d) {
+    for (int j = 0; j < d->n_memos; j++) free(d->memos[j]);
     ds_map_free(&d->cache), ds_map_free(&d->seen), ds_map_free(&d->tried);
     free(d->arcs), free(d->n_par), free(d->par), free(d->reach), free(d->other);
     free(d->add_gain), free(d->remove_gain), free(d->gains), free(d->key), free(d->graph_key);
@@ -6302,6 +6418,17 @@ static PyObject *dag_search(PyObject *self, PyObject *args) {
     for (int v = 0; v < n; v++)
         for (Py_ssize_t i = 0; i < k && !d.missing[v]; i++) d.missing[v] = codes[(size_t)v * k + i] < 0;
     for (int v = 0; v < n; v++) d.any_missing |= d.missing[v];
+    {
+        const double *w = b[1].buf;
+        double total = 0.0;
+        int integral = 1;
+        for (Py_ssize_t i = 0; i < k && integral; i++) {
+            integral = w[i] >= 0 && w[i] == floor(w[i]);
+            total += w[i];
+        }
+        /* every count an exact integer index into the memos */
+        if (integral && total < 1e7) d.memo_size = (size_t)total + 1;
+    }
     int status;
     Py_BEGIN_ALLOW_THREADS
     status = ds_run(&d, b[3].buf, walk, tabu_length, reversal, (int64_t)max_iter, restarts,

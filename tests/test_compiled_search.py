@@ -151,6 +151,19 @@ def test_ties_go_to_the_first_move_within_the_tolerance():
         hill_climbing(FamilyScores(counts), 2, ties="random")
 
 
+def test_a_variable_beyond_16_bit_codes_runs_the_twin():
+    codes = np.array([[0, 1], [1, 39_999], [1, 2]])
+    found = _native.dag_search(
+        codes, np.ones(3), [2, 40_000], *[np.zeros((2, 2), bool)] * 3, np.zeros((0, 0)),
+        score="bic", prior_weight=1.0, n_rows=3.0, max_cells=1 << 25,
+        relative_tolerance=1e-10, max_parents=None, walk="tabu", tabu_length=0, reversal=True,
+        max_iter=None, restarts=0, perturbation=0,
+    )  # fmt: skip
+    assert found is None
+    counts = VariableCounts(codes, np.ones(3), [2, 40_000])
+    assert iterated_search(FamilyScores(counts, "bic"), 2, restarts=1)[0] == [(), ()]
+
+
 def test_the_numpy_twin_runs_without_the_extension(monkeypatch):
     monkeypatch.setattr(_native.runtime, "COMPILED", False)
     counts = _table(load_p450)

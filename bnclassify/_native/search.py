@@ -18,6 +18,8 @@ from . import runtime
 SCORE_KINDS = ("bdeu", "bd", "k2", "bic", "aic", "loglik")
 #: The walks in the kernel's numbering.
 WALKS = ("hill_climbing", "tabu")
+#: Most states of a variable the kernel reads (16-bit codes); a table with more runs the twin.
+CODE_STATES = (1 << 15) - 1
 
 
 def dag_search(
@@ -69,7 +71,8 @@ def dag_search(
     -------
     (ndarray of bool, shape (n, n), list of (int, int, int, float)) or None
         The best graph's arcs and the path's moves ``(kind, parent, child, score after)``;
-        None when the kernels do not run compiled.
+        None when the kernels do not run compiled or a variable has more than
+        :data:`CODE_STATES` states.
 
     Examples
     --------
@@ -82,12 +85,12 @@ def dag_search(
     >>> found is None or (found[0].tolist(), [move[:3] for move in found[1]])
     ([[False, True], [False, False]], [(0, 0, 1)])
     """
-    if not runtime.COMPILED:
+    if not runtime.COMPILED or np.max(cards, initial=0) > CODE_STATES:
         return None
     n = len(cards)
     flags = [np.ascontiguousarray(a, dtype=np.uint8) for a in (start, allowed, required)]
     arcs, path = runtime.kernels.dag_search(
-        np.ascontiguousarray(np.asarray(codes).T, dtype=np.int32),
+        np.ascontiguousarray(np.asarray(codes).T, dtype=np.int16),
         np.ascontiguousarray(weights, dtype=np.float64),
         np.ascontiguousarray(cards, dtype=np.int64),
         *flags,

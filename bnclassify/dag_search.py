@@ -51,6 +51,7 @@ import math
 import numpy as np
 
 from ._native import dag_search as dag_search_kernel
+from .scores import FamilyScores
 from .stats import MAX_FAMILY_CELLS
 
 #: Smallest relative gain a move must bring to be taken by hill climbing and K2 (the
@@ -559,8 +560,6 @@ def _compiled_search(scores, n, parents, max_parents, forbidden, required, unifo
     """:func:`iterated_search` by the compiled kernel from ``parents`` (the start, required
     arcs in): ``(parents, path)``, or None where it does not run (no extension, a score
     other than :class:`~bnclassify.scores.FamilyScores`, whose counts it reads)."""
-    from .scores import FamilyScores
-
     if type(scores) is not FamilyScores:
         return None
     counts = scores.counts

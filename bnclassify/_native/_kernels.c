@@ -5634,7 +5634,8 @@ static double *ds_memo(ds_state *d, double a) {
     if (!d->memo_size) return NULL;
     for (int j = 0; j < d->n_memos; j++)
         if (d->memo_a[j] == a) return d->memos[j];
-    if (d->n_memos == DS_MEMOS_MAX || (size_t)(d->n_memos + 1) * d->memo_size > ((size_t)1 << 24))
+    /* at most 32 MB of memos (a table of many rows: lgamma itself) */
+    if (d->n_memos == DS_MEMOS_MAX || (size_t)(d->n_memos + 1) * d->memo_size > ((size_t)1 << 22))
         return NULL;
     double *memo = malloc(d->memo_size * sizeof(double));
     if (!memo) return NULL;

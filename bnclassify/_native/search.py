@@ -82,8 +82,9 @@ def dag_search(
     ...     prior_weight=1.0, n_rows=4.0, max_cells=1 << 25, relative_tolerance=1e-10,
     ...     max_parents=None, walk="hill_climbing", tabu_length=0, reversal=True,
     ...     max_iter=None, restarts=0, perturbation=0)
-    >>> found is None or (found[0].tolist(), [move[:3] for move in found[1]])
-    ([[False, True], [False, False]], [(0, 0, 1)])
+    >>> found is None or (found[0].tolist(), [move[:3] for move in found[1]]) == (
+    ...     [[False, True], [False, False]], [(0, 0, 1)])  # one arc, the first of the tie
+    True
     """
     if not runtime.COMPILED or np.max(cards, initial=0) > CODE_STATES:
         return None

@@ -11,7 +11,18 @@ cached by the scorer. Ties (equal changes of the score) go to the
 move listed first: additions, then removals, then reversals, each by parent
 position then child position, so a caller that numbers the variables by name
 (:func:`bnclassify.structure.name_order`) gets a search that does not depend
-on where a column sits in the table.
+on where a column sits in the table. "Equal" is as computed by default
+(``ties="largest"``: gains equal in exact arithmetic may differ in their last
+bits, and rounding then decides), and within :data:`RELATIVE_TOLERANCE` of the
+graph's score with ``ties="first"``, the rule of :func:`iterated_search`.
+
+That rule is also the compiled search's: with the extension built, the
+iterated search (and ``ties="first"``'s climb and walk) runs as one call of a C
+kernel (``bnclassify._native.search``) that counts and scores the families
+itself, caches every gain by (child, parent set, candidate) and keeps the
+graph's reachability as bitsets; the Python search here is its twin (run
+without the extension or with ``BNCLASSIFY_NUMPY_KERNELS=1``): the same moves,
+the scores equal to rounding.
 
 - :func:`hill_climbing`: from a start graph, apply the best of every legal
   addition, removal and reversal of one arc while it improves the score
@@ -39,6 +50,8 @@ import math
 
 import numpy as np
 
+from ._native import dag_search as dag_search_kernel
+from .scores import FamilyScores
 from .stats import MAX_FAMILY_CELLS
 
 #: Smallest relative gain a move must bring to be taken by hill climbing and K2 (the
@@ -53,8 +66,11 @@ MOVES = ("add", "remove", "reverse")
 class _Graph:
     """A DAG under search: its parent sets, arcs, reachability and the moves' score changes."""
 
-    def __init__(self, scores, n, parents, max_parents, forbidden, required):
+    def __init__(self, scores, n, parents, max_parents, forbidden, required, tolerant=False):
         self.scores, self.n = scores, n
+        # ties: the first move within the tolerance of the best (the iterated search's rule,
+        # shared with the compiled search), else np.argmax's (hill climbing's and tabu's)
+        self.tolerant = tolerant
         self.parents = [set(p) for p in parents]
         self.arcs = np.zeros((n, n), dtype=bool)  # arcs[u, v]: the arc u -> v
         for v, ps in enumerate(self.parents):
@@ -123,21 +139,37 @@ class _Graph:
         return gains
 
     @classmethod
-    def starting(cls, scores, n, start, max_parents, forbidden, required):
+    def starting(cls, scores, n, start, max_parents, forbidden, required, tolerant=False):
         """The graph of ``start`` with the ``required`` arcs and without the ``forbidden``."""
         forbidden, required = list(forbidden), list(required)
         parents = _start(n, start, required, forbidden)
-        return cls(scores, n, parents, max_parents, forbidden, required)
+        return cls(scores, n, parents, max_parents, forbidden, required, tolerant)
 
     def best_move(self, tabu, reversal=True):
-        """``(gain, (kind, u, v))`` of the best legal move off the tabu list (ties: the first
-        in the order of :meth:`moves`' array; -inf when there is none)."""
+        """``(gain, (kind, u, v))`` of the best legal move off the tabu list (-inf when there
+        is none).
+
+        Ties: the first move in the order of :meth:`moves`' array among the largest gains;
+        a ``tolerant`` graph's among those within :func:`_tolerance` (of the graph's score)
+        of the largest. Gains equal in exact arithmetic (``u -> v`` and ``v -> u`` under a
+        score-equivalent score) differ by rounding, which decides between them by the
+        first rule, and differently in the compiled search (``bnclassify._native.search``),
+        which sums in another order: the second rule is what both follow.
+        """
         gains = self.moves(tabu)
         if not reversal:
             gains[REVERSE] = -np.inf
-        best = int(np.argmax(gains))
+        if not self.tolerant:
+            best = int(np.argmax(gains))
+            kind, u, v = np.unravel_index(best, gains.shape)
+            return float(gains.flat[best]), (int(kind), int(u), int(v))
+        flat = gains.ravel()
+        top = float(flat.max())
+        if not np.isfinite(top):
+            return top, (0, 0, 0)
+        best = int(np.argmax(flat >= top - _tolerance(self.score)))
         kind, u, v = np.unravel_index(best, gains.shape)
-        return float(gains.flat[best]), (int(kind), int(u), int(v))
+        return float(flat[best]), (int(kind), int(u), int(v))
 
     def make(self, move, tabu, tabu_length, path) -> list:
         """Apply ``move``, add it to ``path``; return the tabu list with its undoing last."""
@@ -213,6 +245,7 @@ def hill_climbing(
     tabu_length=0,
     reversal=True,
     max_iter=None,
+    ties="largest",
 ):
     """Greedy hill climbing over DAGs by adding, removing and reversing one arc at a time.
 
@@ -239,6 +272,15 @@ def hill_climbing(
         default).
     max_iter : int, optional
         Most moves (default: until no move improves the score).
+    ties : {"largest", "first"}, default="largest"
+        Which of several best moves is taken. ``"largest"``: the largest gain as
+        computed, the first listed among exactly equal ones (gains equal in exact
+        arithmetic, e.g. ``u -> v`` and ``v -> u`` under BIC or BDeu, often differ in
+        their last bits, which then decide). ``"first"``: the first listed (additions,
+        then removals, then reversals, each by parent then child) among the gains within
+        the tolerance of the largest (``RELATIVE_TOLERANCE`` of the graph's score), so
+        rounding never decides; this rule runs compiled when the extension is built
+        (:func:`iterated_search`'s walks, with which it then agrees).
 
     Returns
     -------
@@ -260,8 +302,28 @@ def hill_climbing(
     >>> parents, [move for move, *_ in path]  # one arc between the two (here 1 -> 0)
     ([(1,), ()], ['add'])
     """
+    if _first_ties(ties):
+        return iterated_search(
+            scores,
+            n,
+            start,
+            restarts=0,
+            walk="hill_climbing",
+            max_parents=max_parents,
+            forbidden=forbidden,
+            required=required,
+            tabu_length=tabu_length,
+            reversal=reversal,
+            max_iter=max_iter,
+        )
     graph = _Graph.starting(scores, n, start, max_parents, forbidden, required)
     return _climb(graph, tabu_length, reversal, max_iter)
+
+
+def _first_ties(ties) -> bool:
+    if ties not in ("largest", "first"):
+        raise ValueError(f"ties must be 'largest' or 'first', got {ties!r}.")
+    return ties == "first"
 
 
 def _climb(graph, tabu_length, reversal, max_iter, tabu=()) -> tuple:
@@ -301,6 +363,7 @@ def tabu_search(
     tabu_length=10,
     reversal=True,
     max_iter=None,
+    ties="largest",
 ):
     """Tabu search: the best legal move off the tabu list, improving or not; the best graph met.
 
@@ -309,13 +372,26 @@ def tabu_search(
     search walks out of a local maximum. It stops when ``tabu_length``
     moves in a row (at least one) have not raised the best score met, when
     ``max_iter`` moves are made, or when no legal move is left, and returns the
-    graph with the highest score met. Parameters as :func:`hill_climbing`.
+    graph with the highest score met. Parameters as :func:`hill_climbing` (``ties`` too).
 
     Returns
     -------
     parents : list of tuple of int
     path : list of (str, int, int, float)
     """
+    if _first_ties(ties):
+        return iterated_search(
+            scores,
+            n,
+            start,
+            restarts=0,
+            max_parents=max_parents,
+            forbidden=forbidden,
+            required=required,
+            tabu_length=tabu_length,
+            reversal=reversal,
+            max_iter=max_iter,
+        )
     graph = _Graph.starting(scores, n, start, max_parents, forbidden, required)
     return _tabu_walk(graph, tabu_length, reversal, max_iter)
 
@@ -373,9 +449,15 @@ def iterated_search(
     keeps the result when it scores higher (Lourenço, Martin and Stützle 2003,
     "Iterated local search"; Weka's ``RepeatedHillClimber`` restarts from random
     graphs instead). It scores at least as high as the first walk, which is
-    :func:`tabu_search`'s (or :func:`hill_climbing`'s) from the same start. Every
-    family's score is cached by ``scores``, so a restart costs its moves only (about
-    as much as the first walk: its climb back and ``tabu_length`` moves past).
+    :func:`tabu_search`'s (or :func:`hill_climbing`'s) from the same start with
+    ``ties="first"``: every walk takes the first of the moves within the tolerance
+    of the best, so that the compiled search (run when the extension is built and
+    ``scores`` is a :class:`~bnclassify.scores.FamilyScores`) and this Python one
+    take the same moves. The perturbations' uniforms are drawn from
+    ``random_state`` at once, ``restarts`` by ``perturbation``, and move ``p`` of
+    restart ``t`` is legal move ``floor(u[t, p] * count)`` in the order of the
+    moves. Every gain is cached, so a restart costs its moves only (about as much as
+    the first walk: its climb back and ``tabu_length`` moves past).
 
     Parameters
     ----------
@@ -425,23 +507,41 @@ def iterated_search(
     if walk not in ("tabu", "hill_climbing"):
         raise ValueError(f"walk must be 'tabu' or 'hill_climbing', got {walk!r}.")
     forbidden, required = list(forbidden), list(required)
+    restarts, perturbation = int(restarts), int(perturbation)
+    # every uniform drawn at once, the same for the compiled search and this one
+    uniforms = np.random.default_rng(random_state).random((max(restarts, 0), max(perturbation, 0)))
+    compiled = _compiled_search(
+        scores,
+        n,
+        _start(n, start, required, forbidden),
+        max_parents,
+        forbidden,
+        required,
+        uniforms,
+        walk=walk,
+        tabu_length=tabu_length,
+        reversal=reversal,
+        max_iter=max_iter,
+    )
+    if compiled is not None:
+        return compiled
+    graph = _Graph.starting(scores, n, start, max_parents, forbidden, required, tolerant=True)
     search = _tabu_walk if walk == "tabu" else _climb
-    graph = _Graph.starting(scores, n, start, max_parents, forbidden, required)
     best, path = search(graph, tabu_length, reversal, max_iter)
     best_score = scores.network(dict(enumerate(best)))
-    rng = np.random.default_rng(random_state)
     tried = set()
-    for _ in range(int(restarts)):
-        graph = _Graph(scores, n, best, max_parents, forbidden, required)
+    for t in range(restarts):
+        graph = _Graph(scores, n, best, max_parents, forbidden, required, tolerant=True)
         moves, undo = [], []
-        for _ in range(int(perturbation)):
+        for p in range(perturbation):
             gains = graph.moves(())
             # a reversal first: it undoes a choice of direction, the choice a tie decides
             kinds = [REVERSE] if np.isfinite(gains[REVERSE]).any() else [ADD, REMOVE, REVERSE]
             legal = np.flatnonzero(np.isfinite(gains[kinds]))
             if not legal.size:
                 break
-            k, u, v = (int(x) for x in np.unravel_index(int(rng.choice(legal)), gains[kinds].shape))
+            pick = int(legal[min(int(uniforms[t, p] * legal.size), legal.size - 1)])
+            k, u, v = (int(x) for x in np.unravel_index(pick, gains[kinds].shape))
             undo.append(graph.apply(kinds[k], u, v))
             moves.append((MOVES[kinds[k]], u, v, graph.score))
         perturbed = _arcs(graph)
@@ -454,6 +554,47 @@ def iterated_search(
         if score > best_score + _tolerance(best_score):
             best, best_score, path = found, score, [*path, *moves, *walked]
     return [tuple(sorted(p)) for p in best], path
+
+
+def _compiled_search(scores, n, parents, max_parents, forbidden, required, uniforms, **options):
+    """:func:`iterated_search` by the compiled kernel from ``parents`` (the start, required
+    arcs in): ``(parents, path)``, or None where it does not run (no extension, a score
+    other than :class:`~bnclassify.scores.FamilyScores`, whose counts it reads)."""
+    if type(scores) is not FamilyScores:
+        return None
+    counts = scores.counts
+    arcs = np.zeros((n, n), dtype=bool)
+    for v, ps in enumerate(parents):
+        arcs[list(ps), v] = True
+    allowed = ~np.eye(n, dtype=bool)
+    barred = np.zeros((n, n), dtype=bool)
+    for u, v in forbidden:
+        allowed[u, v] = False
+    for u, v in required:
+        barred[u, v] = True
+    found = dag_search_kernel(
+        counts.codes,
+        counts.weights,
+        counts.cards,
+        arcs,
+        allowed,
+        barred,
+        uniforms,
+        score=scores.score,
+        prior_weight=scores.prior_weight,
+        n_rows=scores.n_rows,
+        max_cells=MAX_FAMILY_CELLS,
+        relative_tolerance=RELATIVE_TOLERANCE,
+        max_parents=max_parents,
+        restarts=uniforms.shape[0],
+        perturbation=uniforms.shape[1],
+        **options,
+    )
+    if found is None:
+        return None
+    arcs, moves = found
+    parents = [tuple(int(u) for u in np.flatnonzero(arcs[:, v])) for v in range(n)]
+    return parents, [(MOVES[kind], u, v, score) for kind, u, v, score in moves]
 
 
 def k2(scores, order, start=None, *, max_parents=None, forbidden=(), required=()):

@@ -78,6 +78,7 @@ from .runtime import (
     cpu_count,
     thread_limit,
 )
+from .search import dag_search
 from .selection import (
     LOO_CRITERIA,
     LOO_SEEN,
@@ -129,6 +130,7 @@ __all__ = [
     "column_major",
     "column_ranges",
     "count_families",
+    "dag_search",
     "cpu_count",
     "factorize_object_columns",
     "factorize_objects",

@@ -5489,6 +5489,978 @@ done:
     return result;
 }
 
+/* -- dag_search -------------------------------------------------------------------------------- */
+
+/* The score-based DAG search of bnclassify/dag_search.py (hill climbing, the tabu walk and the
+ * iterated search over them), every move, gain and family counted here: that module's Python
+ * search is its twin (see there for the rules; bnclassify/_native/search.py for the arguments).
+ * Variables are 0 .. n - 1 over the k distinct rows of codes (column-major: codes[v * k + i],
+ * -1 missing). A gain of adding u to v's parents S counts both families (with and without u) on
+ * the rows observing S, u and v; a removal gain is minus the gain of adding it back. Gains and
+ * family scores are cached by (child, parent set, candidate). Ties: the first move (additions,
+ * removals, reversals, each by parent then child) whose gain is within the tolerance of the
+ * best. */
+
+enum { DS_BDEU, DS_BD, DS_K2, DS_BIC, DS_AIC, DS_LOGLIK };
+enum { DS_ADD, DS_REMOVE, DS_REVERSE };
+
+typedef struct {
+    int kw;           /* key words */
+    size_t cap, used; /* slots (a power of two), filled */
+    uint64_t *keys;   /* cap * kw */
+    double *values;
+    uint8_t *full;
+} ds_map;
+
+static uint64_t ds_hash(const uint64_t *key, int kw) {
+    uint64_t h = 0x9E3779B97F4A7C15ull;
+    for (int j = 0; j < kw; j++) {
+        h ^= key[j] + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+        h *= 0xBF58476D1CE4E5B9ull;
+        h ^= h >> 31;
+    }
+    return h;
+}
+
+static int ds_map_init(ds_map *m, int kw, size_t cap) {
+    m->kw = kw, m->cap = cap, m->used = 0;
+    m->keys = malloc(cap * kw * sizeof(uint64_t));
+    m->values = malloc(cap * sizeof(double));
+    m->full = calloc(cap, 1);
+    return m->keys && m->values && m->full ? 0 : -1;
+}
+
+static void ds_map_free(ds_map *m) {
+    free(m->keys), free(m->values), free(m->full);
+    m->keys = NULL, m->values = NULL, m->full = NULL;
+}
+
+/* The slot of key: its own, or the empty one where it would go. */
+static size_t ds_slot(const ds_map *m, const uint64_t *key) {
+    size_t s = ds_hash(key, m->kw) & (m->cap - 1);
+    while (m->full[s] && memcmp(m->keys + s * m->kw, key, m->kw * sizeof(uint64_t)) != 0)
+        s = (s + 1) & (m->cap - 1);
+    return s;
+}
+
+static int ds_get(const ds_map *m, const uint64_t *key, double *value) {
+    size_t s = ds_slot(m, key);
+    if (!m->full[s]) return 0;
+    if (value) *value = m->values[s];
+    return 1;
+}
+
+static int ds_put(ds_map *m, const uint64_t *key, double value) {
+    if (2 * (m->used + 1) > m->cap) {
+        ds_map bigger;
+        if (ds_map_init(&bigger, m->kw, m->cap * 2) < 0) {
+            ds_map_free(&bigger);
+            return -1;
+        }
+        for (size_t s = 0; s < m->cap; s++)
+            if (m->full[s]) {
+                size_t t = ds_slot(&bigger, m->keys + s * m->kw);
+                memcpy(bigger.keys + t * m->kw, m->keys + s * m->kw, m->kw * sizeof(uint64_t));
+                bigger.values[t] = m->values[s], bigger.full[t] = 1;
+            }
+        bigger.used = m->used;
+        ds_map_free(m);
+        *m = bigger;
+    }
+    size_t s = ds_slot(m, key);
+    if (!m->full[s]) {
+        memcpy(m->keys + s * m->kw, key, m->kw * sizeof(uint64_t));
+        m->full[s] = 1, m->used++;
+    }
+    m->values[s] = value;
+    return 0;
+}
+
+typedef struct { int kind, u, v; double score; } ds_move;
+
+/* A code (negative: missing): 16 bits, so a table's columns take half the cache of int32. */
+typedef int16_t ds_code;
+
+#define DS_MEMOS_MAX 512
+
+typedef struct {
+    int n, w, score_kind, max_parents;
+    Py_ssize_t k;
+    const ds_code *codes;
+    const double *weights;
+    const int64_t *cards;
+    double prior, n_rows, max_cells, rel_tol;
+    const uint8_t *allowed, *required; /* [u * n + v] */
+    uint8_t *arcs;                     /* [u * n + v]: u -> v */
+    int *n_par, *par;                  /* par[v * n + j], sorted */
+    uint64_t *reach, *other;           /* reach[a * w ..]: b reached from a by >= 1 arc */
+    int reach_ok;
+    double *add_gain, *remove_gain, *gains; /* [u * n + v]; gains (3, n, n) */
+    double score;
+    ds_map cache, seen, tried;
+    uint64_t *key, *graph_key;
+    int64_t *ids;
+    int32_t *remap;
+    size_t remap_cap;
+    double *table, *block;
+    size_t table_cap, stamp_cap, block_cap;
+    uint32_t *stamp, generation;
+    int64_t *touched; /* k: the table rows that rows fall in */
+    int64_t *cell;    /* k: each row's cell in the family's table (ds_states), -1 missing */
+    uint8_t *missing; /* whether each variable misses a cell in some row */
+    size_t memo_size;  /* integer weights: the total weight + 1; else 0 (ds_memo) */
+    int n_memos;
+    double memo_a[DS_MEMOS_MAX], *memos[DS_MEMOS_MAX];
+    int any_missing;
+    int *cands, *todo, *order, *indegree;
+    double *found;
+    ds_move *path;
+    size_t path_len, path_cap;
+    int *tabu, n_tabu, tabu_cap; /* (kind, u, v) triples */
+    uint8_t *best_arcs, *keep_arcs;
+    int failed;
+} ds_state;
+
+static double ds_tolerance(const ds_state *d, double score) {
+    double a = fabs(score);
+    return d->rel_tol * (a > 1.0 ? a : 1.0);
+}
+
+/* lgamma(count + a) for the counts of a table with integer weights: each count is an integer
+ * up to the total weight, and each `a` one of few (the pseudo-counts of the families' sizes),
+ * so each value is computed once (the same value lgamma gives). The memo of a (NULL: none,
+ * real weights or too many). */
+static double *ds_memo(ds_state *d, double a) {
+    if (!d->memo_size) return NULL;
+    for (int j = 0; j < d->n_memos; j++)
+        if (d->memo_a[j] == a) return d->memos[j];
+    /* at most 32 MB of memos (a table of many rows: lgamma itself) */
+    if (d->n_memos == DS_MEMOS_MAX || (size_t)(d->n_memos + 1) * d->memo_size > ((size_t)1 << 22))
+        return NULL;
+    double *memo = malloc(d->memo_size * sizeof(double));
+    if (!memo) return NULL;
+    for (size_t j = 0; j < d->memo_size; j++) memo[j] = NAN;
+    d->memo_a[d->n_memos] = a, d->memos[d->n_memos++] = memo;
+    return memo;
+}
+
+static inline double ds_lgamma(double *memo, double count, double a) {
+    if (!memo) return lgamma(count + a);
+    double *at = memo + (size_t)count;
+    if (isnan(*at)) *at = lgamma(count + a);
+    return *at;
+}
+
+/* One family table's score: rows of r counts (those listed in `rows` when given, else the
+ * first n_rows), q_total joint parent states. */
+static double ds_table_score(const ds_state *d, const double *t, const int64_t *rows,
+                             Py_ssize_t n_rows, int r, double q_total) {
+    double s = 0.0;
+    if (d->score_kind >= DS_BIC) {
+        for (Py_ssize_t j = 0; j < n_rows; j++) {
+            const double *row = t + (rows ? rows[j] : j) * r;
+            double total = 0.0;
+            for (int c = 0; c < r; c++) total += row[c];
+            if (total <= 0.0) continue;
+            for (int c = 0; c < r; c++)
+                if (row[c] != 0.0) s += row[c] * log(row[c] / total);
+        }
+        if (d->score_kind == DS_BIC) {
+            if (d->n_rows > 0) s -= 0.5 * log(d->n_rows) * q_total * (r - 1);
+        } else if (d->score_kind == DS_AIC)
+            s -= q_total * (r - 1);
+        return s;
+    }
+    double a = d->score_kind == DS_BDEU ? d->prior / (q_total * r)
+               : d->score_kind == DS_K2 ? 1.0 : d->prior;
+    double ra = a * r, lga = lgamma(a), lgra = lgamma(ra);
+    double *cell_memo = ds_memo((ds_state *)d, a), *row_memo = ds_memo((ds_state *)d, ra);
+    for (Py_ssize_t j = 0; j < n_rows; j++) {
+        const double *row = t + (rows ? rows[j] : j) * r;
+        double total = 0.0;
+        for (int c = 0; c < r; c++) total += row[c];
+        if (total <= 0.0) continue;
+        s += lgra - ds_lgamma(row_memo, total, ra);
+        for (int c = 0; c < r; c++)
+            if (row[c] != 0.0) s += ds_lgamma(cell_memo, row[c], a) - lga;
+    }
+    return s;
+}
+
+static int ds_grow(void **p, size_t *cap, size_t need, size_t item) {
+    if (need <= *cap) return 0;
+    size_t c = *cap ? *cap : 1024;
+    while (c < need) c *= 2;
+    void *q = realloc(*p, c * item);
+    if (!q) return -1;
+    *p = q, *cap = c;
+    return 0;
+}
+
+static double ds_q_total(const ds_state *d, const int *s, int ns) {
+    double q = 1.0;
+    for (int j = 0; j < ns; j++) q *= (double)d->cards[s[j]];
+    return q;
+}
+
+/* ids[i]: the row's joint state of v and the parents S numbered among at most `bound`
+ * (those that occur, when dense numbers would exceed the rows), -1 when it misses one.
+ * Returns the bound, -1 on memory failure. */
+static int64_t ds_states(ds_state *d, int v, const int *s, int ns) {
+    const Py_ssize_t k = d->k;
+    int64_t *ids = d->ids;
+    const ds_code *cv = d->codes + (size_t)v * k;
+    const int64_t limit = (int64_t)k + 64;
+    if (!d->any_missing && ds_q_total(d, s, ns) <= (double)limit) {
+        /* no missing cell and few states: each row's state in one pass */
+        const ds_code *cp[ns > 0 ? ns : 1];
+        int64_t card[ns > 0 ? ns : 1], bound = 1;
+        for (int j = 0; j < ns; j++)
+            cp[j] = d->codes + (size_t)s[j] * k, card[j] = d->cards[s[j]], bound *= card[j];
+        const int64_t r = d->cards[v];
+        for (Py_ssize_t i = 0; i < k; i++) {
+            int64_t id = 0;
+            for (int j = 0; j < ns; j++) id = id * card[j] + cp[j][i];
+            ids[i] = id, d->cell[i] = id * r + cv[i];
+        }
+        return bound;
+    }
+    for (Py_ssize_t i = 0; i < k; i++) ids[i] = cv[i] < 0 ? -1 : 0;
+    int64_t bound = 1;
+    for (int j = 0; j <= ns; j++) {
+        if (bound > limit || j == ns) {
+            if (bound <= limit) break;
+            /* renumber the states that occur (first seen first) */
+            if (ds_grow((void **)&d->remap, &d->remap_cap, (size_t)bound, sizeof(int32_t)) < 0)
+                return -1;
+            for (int64_t b = 0; b < bound; b++) d->remap[b] = -1;
+            int32_t next = 0;
+            for (Py_ssize_t i = 0; i < k; i++)
+                if (ids[i] >= 0) {
+                    if (d->remap[ids[i]] < 0) d->remap[ids[i]] = next++;
+                    ids[i] = d->remap[ids[i]];
+                }
+            bound = next > 0 ? next : 1;
+            if (j == ns) break;
+        }
+        const int p = s[j];
+        const int64_t card = d->cards[p];
+        const ds_code *cp = d->codes + (size_t)p * k;
+        if (d->any_missing) {
+            for (Py_ssize_t i = 0; i < k; i++)
+                if (ids[i] >= 0) ids[i] = cp[i] < 0 ? -1 : ids[i] * card + cp[i];
+        } else /* no test: a loop the compiler vectorizes */
+            for (Py_ssize_t i = 0; i < k; i++) ids[i] = ids[i] * card + cp[i];
+        bound *= card;
+    }
+    const int64_t r = d->cards[v];
+    for (Py_ssize_t i = 0; i < k; i++) d->cell[i] = ids[i] < 0 ? -1 : ids[i] * r + cv[i];
+    return bound;
+}
+
+/* The score of the table whose rows are the rows' joint states index[i] * q + ids[i] (index
+ * NULL: ids[i]; the candidate's state the slowest, so a row's cell is index[i] * q * r +
+ * cell[i], cell[i] = ids[i] * r + its child's state, counted once per family), the rows missing
+ * filter[i] (filter NULL: none) left out; q_rows table rows, r states of the child, q_total
+ * joint parent states. A table no larger than about the rows is cleared and scored whole; a
+ * larger one (most of its rows empty) only in the rows that some row falls in (a generation
+ * stamp per table row says which). */
+static int ds_counted_score(ds_state *d, const ds_code *filter, const ds_code *index, int64_t q,
+                            int64_t q_rows, int r, double q_total, double *out) {
+    const Py_ssize_t k = d->k;
+    const int64_t *ids = d->ids, *cell = d->cell;
+    const double *w = d->weights;
+    const int64_t qr = q * r;
+    if (ds_grow((void **)&d->table, &d->table_cap, (size_t)q_rows * r, sizeof(double)) < 0)
+        return -1;
+    double *t = d->table;
+    if ((size_t)q_rows * r <= 2 * (size_t)k + 256) {
+        memset(t, 0, (size_t)q_rows * r * sizeof(double));
+        if (index) {
+            for (Py_ssize_t i = 0; i < k; i++)
+                if (cell[i] >= 0 && index[i] >= 0) t[index[i] * qr + cell[i]] += w[i];
+        } else if (filter) {
+            for (Py_ssize_t i = 0; i < k; i++)
+                if (cell[i] >= 0 && filter[i] >= 0) t[cell[i]] += w[i];
+        } else {
+            for (Py_ssize_t i = 0; i < k; i++)
+                if (cell[i] >= 0) t[cell[i]] += w[i];
+        }
+        *out = ds_table_score(d, t, NULL, (Py_ssize_t)q_rows, r, q_total);
+        return 0;
+    }
+    const size_t had = d->stamp_cap;
+    if (ds_grow((void **)&d->stamp, &d->stamp_cap, (size_t)q_rows, sizeof(uint32_t)) < 0) return -1;
+    if (d->stamp_cap > had) /* new stamps: no row's yet */
+        memset(d->stamp + had, 0, (d->stamp_cap - had) * sizeof(uint32_t));
+    if (++d->generation == 0) { /* wrapped: every stamp is stale again */
+        memset(d->stamp, 0, d->stamp_cap * sizeof(uint32_t));
+        d->generation = 1;
+    }
+    const uint32_t gen = d->generation;
+    uint32_t *stamp = d->stamp;
+    int64_t *touched = d->touched;
+    Py_ssize_t nt = 0;
+    for (Py_ssize_t i = 0; i < k; i++) {
+        if (cell[i] < 0 || (filter && filter[i] < 0)) continue;
+        const int64_t row = (index ? index[i] * q : 0) + ids[i];
+        if (stamp[row] != gen) {
+            stamp[row] = gen, touched[nt++] = row;
+            memset(t + row * r, 0, r * sizeof(double));
+        }
+        t[row * r + (cell[i] - ids[i] * r)] += w[i];
+    }
+    *out = ds_table_score(d, t, touched, nt, r, q_total);
+    return 0;
+}
+
+#define DS_BLOCK_CELLS ((size_t)1 << 22)
+
+/* gains[c]: adding cands[c] to v's parents S (sorted), both families on the rows observing
+ * the larger one: the family without the candidate is v's with S on every row observing S
+ * and v when the candidate has no missing cell (scored once). The candidates whose tables are
+ * small are counted together, a row added to each in turn: rows sorted by their codes fall
+ * in the same cell one after another, and one candidate's adds would wait on each other. */
+static int ds_compute_gains(ds_state *d, int v, const int *s, int ns, const int *cands, int nc,
+                            double *gains) {
+    const Py_ssize_t k = d->k;
+    const int r = (int)d->cards[v];
+    const int64_t q = ds_states(d, v, s, ns);
+    if (q < 0) return -1;
+    const double q_total = ds_q_total(d, s, ns);
+    const size_t small = 2 * (size_t)k + 256, qr = (size_t)q * r;
+    double base = 0.0;
+    int have_base = 0;
+    int c = 0;
+    while (c < nc) {
+        /* a block of consecutive small tables, or one large one alone */
+        size_t cells = qr * (size_t)d->cards[cands[c]];
+        int end = c + 1;
+        const int alone = cells > small;
+        if (!alone) {
+            while (end < nc) {
+                const size_t more = qr * (size_t)d->cards[cands[end]];
+                if (more > small || cells + more > DS_BLOCK_CELLS) break;
+                cells += more, end++;
+            }
+        }
+        double with;
+        if (alone) {
+            const ds_code *code = d->codes + (size_t)cands[c] * k;
+            const int64_t cu = d->cards[cands[c]];
+            if (ds_counted_score(d, code, code, q, q * cu, r, q_total * cu, &with) < 0) return -1;
+            gains[c] = with;
+        } else {
+            if (ds_grow((void **)&d->block, &d->block_cap, cells + qr, sizeof(double)) < 0)
+                return -1;
+            memset(d->block, 0, cells * sizeof(double));
+            const int nb = end - c;
+            const ds_code *codes[nb > 0 ? nb : 1];
+            double *tables[nb > 0 ? nb : 1];
+            size_t offset = 0;
+            for (int b = 0; b < nb; b++) {
+                codes[b] = d->codes + (size_t)cands[c + b] * k;
+                tables[b] = d->block + offset;
+                offset += qr * (size_t)d->cards[cands[c + b]];
+            }
+            const int64_t *cell = d->cell;
+            const double *w = d->weights;
+            /* the family without a candidate, counted in the same pass when it is small */
+            const int fold = !have_base && qr <= small;
+            double *margin = d->block + cells;
+            if (fold) memset(margin, 0, qr * sizeof(double));
+            if (!d->any_missing) /* no test: every row in every table */
+                for (Py_ssize_t i = 0; i < k; i++) {
+                    const int64_t at = cell[i];
+                    const double wi = w[i];
+                    if (fold) margin[at] += wi;
+                    for (int b = 0; b < nb; b++) tables[b][(size_t)codes[b][i] * qr + at] += wi;
+                }
+            else
+                for (Py_ssize_t i = 0; i < k; i++) {
+                    if (cell[i] < 0) continue;
+                    const int64_t at = cell[i];
+                    const double wi = w[i];
+                    if (fold) margin[at] += wi;
+                    for (int b = 0; b < nb; b++) {
+                        const ds_code x = codes[b][i];
+                        if (x >= 0) tables[b][(size_t)x * qr + at] += wi;
+                    }
+                }
+            if (fold) {
+                base = ds_table_score(d, margin, NULL, (Py_ssize_t)q, r, q_total);
+                have_base = 1;
+            }
+            for (int b = 0; b < nb; b++) {
+                const int64_t cu = d->cards[cands[c + b]];
+                gains[c + b] = ds_table_score(d, tables[b], NULL, (Py_ssize_t)(q * cu), r, q_total * cu);
+            }
+        }
+        for (int b = c; b < end; b++) {
+            const int u = cands[b];
+            double without;
+            if (d->missing[u]) {
+                const ds_code *code = d->codes + (size_t)u * k;
+                if (ds_counted_score(d, code, NULL, q, q, r, q_total, &without) < 0) return -1;
+            } else {
+                if (!have_base && ds_counted_score(d, NULL, NULL, q, q, r, q_total, &base) < 0)
+                    return -1;
+                have_base = 1, without = base;
+            }
+            gains[b] -= without;
+        }
+        c = end;
+    }
+    return 0;
+}
+
+/* The cache's key of (child, parents, candidate): candidate n for the family's own score. */
+static void ds_make_key(ds_state *d, int v, const int *s, int ns, int skip, int cand) {
+    uint64_t *key = d->key;
+    memset(key, 0, (size_t)(d->w + 1) * sizeof(uint64_t));
+    key[0] = ((uint64_t)(uint32_t)v << 32) | (uint32_t)cand;
+    for (int j = 0; j < ns; j++)
+        if (s[j] != skip) key[1 + s[j] / 64] |= (uint64_t)1 << (s[j] % 64);
+}
+
+/* The score of v's family with its parents S, on the rows observing it (cached). */
+static int ds_family(ds_state *d, int v, const int *s, int ns, double *out) {
+    ds_make_key(d, v, s, ns, -1, d->n);
+    if (ds_get(&d->cache, d->key, out)) return 0;
+    const int64_t q = ds_states(d, v, s, ns);
+    if (q < 0) return -1;
+    if (ds_counted_score(d, NULL, NULL, q, q, (int)d->cards[v], ds_q_total(d, s, ns), out) < 0)
+        return -1;
+    ds_make_key(d, v, s, ns, -1, d->n);
+    return ds_put(&d->cache, d->key, *out);
+}
+
+/* The removal gains of v's parents ps not cached yet, from one count of the family's table
+ * when it is dense and about as small as the rows: every removal's two families are counted
+ * on the rows observing the whole family, the smaller one the table summed over a parent. */
+static int ds_removals(ds_state *d, int v, const int *ps, int np_) {
+    const Py_ssize_t k = d->k;
+    const int r = (int)d->cards[v];
+    int todo[np_ > 0 ? np_ : 1], nt = 0;
+    for (int j = 0; j < np_; j++) {
+        ds_make_key(d, v, ps, np_, ps[j], ps[j]);
+        if (!ds_get(&d->cache, d->key, NULL)) todo[nt++] = j;
+    }
+    if (nt < 2) return 0; /* one: counted as any gain */
+    const double q_full = ds_q_total(d, ps, np_);
+    if (q_full * r > 4.0 * (double)k + 4096.0) return 0;
+    const size_t cells = (size_t)q_full * r;
+    if (ds_grow((void **)&d->block, &d->block_cap, 2 * cells, sizeof(double)) < 0) return -1;
+    double *t = d->block, *m = d->block + cells;
+    memset(t, 0, cells * sizeof(double));
+    const ds_code *cv = d->codes + (size_t)v * k;
+    for (Py_ssize_t i = 0; i < k; i++) {
+        if (cv[i] < 0) continue;
+        int64_t at = 0;
+        int j = 0;
+        for (; j < np_; j++) {
+            const ds_code x = d->codes[(size_t)ps[j] * k + i];
+            if (x < 0) break;
+            at = at * d->cards[ps[j]] + x;
+        }
+        if (j == np_) t[at * r + cv[i]] += d->weights[i];
+    }
+    const double full = ds_table_score(d, t, NULL, (Py_ssize_t)q_full, r, q_full);
+    for (int e = 0; e < nt; e++) {
+        const int j = todo[e];
+        const int64_t mid = d->cards[ps[j]];
+        int64_t inner = r;
+        for (int t2 = j + 1; t2 < np_; t2++) inner *= d->cards[ps[t2]];
+        const int64_t outer = (int64_t)q_full * r / (mid * inner);
+        memset(m, 0, (size_t)(outer * inner) * sizeof(double));
+        for (int64_t o = 0; o < outer; o++)
+            for (int64_t x = 0; x < mid; x++) {
+                const double *from = t + (o * mid + x) * inner;
+                double *to = m + o * inner;
+                for (int64_t c = 0; c < inner; c++) to[c] += from[c];
+            }
+        const double without = ds_table_score(d, m, NULL, (Py_ssize_t)(outer * inner / r), r,
+                                              q_full / (double)mid);
+        ds_make_key(d, v, ps, np_, ps[j], ps[j]);
+        if (ds_put(&d->cache, d->key, full - without) < 0) return -1;
+    }
+    return 0;
+}
+
+/* The gains of every move that changes v's parent set (dag_search._Graph._rescore). */
+static int ds_rescore(ds_state *d, int v) {
+    const int n = d->n, np_ = d->n_par[v];
+    const int *ps = d->par + (size_t)v * n;
+    for (int u = 0; u < n; u++)
+        d->add_gain[u * n + v] = -INFINITY, d->remove_gain[u * n + v] = -INFINITY;
+    if (np_ < d->max_parents) {
+        double family = (double)d->cards[v] * ds_q_total(d, ps, np_);
+        int nc = 0, nt = 0;
+        for (int u = 0; u < n; u++)
+            if (d->allowed[u * n + v] && !d->arcs[u * n + v] &&
+                family * (double)d->cards[u] <= d->max_cells)
+                d->cands[nc++] = u;
+        for (int c = 0; c < nc; c++) {
+            double g;
+            ds_make_key(d, v, ps, np_, -1, d->cands[c]);
+            if (ds_get(&d->cache, d->key, &g)) d->add_gain[d->cands[c] * n + v] = g;
+            else d->todo[nt++] = d->cands[c];
+        }
+        if (nt) {
+            if (ds_compute_gains(d, v, ps, np_, d->todo, nt, d->found) < 0) return -1;
+            for (int c = 0; c < nt; c++) {
+                ds_make_key(d, v, ps, np_, -1, d->todo[c]);
+                if (ds_put(&d->cache, d->key, d->found[c]) < 0) return -1;
+                d->add_gain[d->todo[c] * n + v] = d->found[c];
+            }
+        }
+    }
+    if (ds_removals(d, v, ps, np_) < 0) return -1;
+    for (int j = 0; j < np_; j++) {
+        const int u = ps[j];
+        double g;
+        ds_make_key(d, v, ps, np_, u, u);
+        if (!ds_get(&d->cache, d->key, &g)) {
+            int rest[np_ > 0 ? np_ : 1], nr = 0;
+            for (int t = 0; t < np_; t++)
+                if (ps[t] != u) rest[nr++] = ps[t];
+            if (ds_compute_gains(d, v, rest, nr, &u, 1, &g) < 0) return -1;
+            ds_make_key(d, v, ps, np_, u, u);
+            if (ds_put(&d->cache, d->key, g) < 0) return -1;
+        }
+        d->remove_gain[u * n + v] = -g;
+    }
+    return 0;
+}
+
+static void ds_compute_reach(ds_state *d) {
+    const int n = d->n, w = d->w;
+    /* Kahn's order, then each node's reach from its children's, last first */
+    int head = 0, tail = 0;
+    for (int v = 0; v < n; v++) {
+        d->indegree[v] = d->n_par[v];
+        if (!d->indegree[v]) d->order[tail++] = v;
+    }
+    while (head < tail) {
+        const int a = d->order[head++];
+        for (int v = 0; v < n; v++)
+            if (d->arcs[a * n + v] && --d->indegree[v] == 0) d->order[tail++] = v;
+    }
+    for (int t = tail - 1; t >= 0; t--) {
+        const int a = d->order[t];
+        uint64_t *ra = d->reach + (size_t)a * w;
+        memset(ra, 0, w * sizeof(uint64_t));
+        for (int c = 0; c < n; c++)
+            if (d->arcs[a * n + c]) {
+                const uint64_t *rc = d->reach + (size_t)c * w;
+                for (int j = 0; j < w; j++) ra[j] |= rc[j];
+                ra[c / 64] |= (uint64_t)1 << (c % 64);
+            }
+    }
+    d->reach_ok = 1;
+}
+
+#define DS_BIT(set, b) (((set)[(b) / 64] >> ((b) % 64)) & 1)
+
+/* gains (3, n, n) of every move, -inf where illegal (dag_search._Graph.moves), the tabu moves
+ * and (without reversal) the reversals barred. */
+static void ds_moves(ds_state *d, const int *tabu, int n_tabu, int reversal) {
+    const int n = d->n, w = d->w;
+    if (!d->reach_ok) ds_compute_reach(d);
+    double *g = d->gains;
+    for (int u = 0; u < n; u++) {
+        uint64_t *o = d->other + (size_t)u * w;
+        memset(o, 0, w * sizeof(uint64_t));
+        for (int c = 0; c < n; c++)
+            if (d->arcs[u * n + c]) {
+                const uint64_t *rc = d->reach + (size_t)c * w;
+                for (int j = 0; j < w; j++) o[j] |= rc[j];
+            }
+    }
+    for (int u = 0; u < n; u++)
+        for (int v = 0; v < n; v++) {
+            const size_t uv = (size_t)u * n + v, vu = (size_t)v * n + u;
+            const int room_v = d->n_par[v] < d->max_parents, room_u = d->n_par[u] < d->max_parents;
+            int add = !d->arcs[uv] && !d->arcs[vu] && !DS_BIT(d->reach + (size_t)v * w, u) &&
+                      d->allowed[uv] && room_v;
+            g[uv] = add ? d->add_gain[uv] : -INFINITY;
+            int remove = d->arcs[uv] && !d->required[uv];
+            g[(size_t)n * n + uv] = remove ? d->remove_gain[uv] : -INFINITY;
+            int rev = reversal && remove && !DS_BIT(d->other + (size_t)u * w, v) && d->allowed[vu] &&
+                      room_u;
+            g[2 * (size_t)n * n + uv] = rev ? d->remove_gain[uv] + d->add_gain[vu] : -INFINITY;
+        }
+    for (int t = 0; t < n_tabu; t++)
+        g[((size_t)tabu[3 * t] * n + tabu[3 * t + 1]) * n + tabu[3 * t + 2]] = -INFINITY;
+}
+
+/* The best move's gain (-inf when none) and index into gains. */
+static double ds_best(ds_state *d, int tabu_on, int reversal, size_t *index) {
+    ds_moves(d, tabu_on ? d->tabu : NULL, tabu_on ? d->n_tabu : 0, reversal);
+    const size_t all = 3 * (size_t)d->n * d->n;
+    double top = -INFINITY;
+    for (size_t e = 0; e < all; e++)
+        if (d->gains[e] > top) top = d->gains[e];
+    if (!isfinite(top)) return top;
+    const double floor_ = top - ds_tolerance(d, d->score);
+    for (size_t e = 0; e < all; e++)
+        if (d->gains[e] >= floor_) {
+            *index = e;
+            return d->gains[e];
+        }
+    return top;
+}
+
+static void ds_link(ds_state *d, int u, int v, int on) {
+    const int n = d->n;
+    int *ps = d->par + (size_t)v * n;
+    d->arcs[u * n + v] = (uint8_t)on;
+    if (on) {
+        int j = d->n_par[v]++;
+        while (j > 0 && ps[j - 1] > u) ps[j] = ps[j - 1], j--;
+        ps[j] = u;
+    } else {
+        int j = 0;
+        while (ps[j] != u) j++;
+        for (; j + 1 < d->n_par[v]; j++) ps[j] = ps[j + 1];
+        d->n_par[v]--;
+    }
+}
+
+/* Make the move; *undo (3 ints) the move that undoes it (dag_search._Graph.apply). */
+static int ds_apply(ds_state *d, int kind, int u, int v, int *undo) {
+    const int n = d->n, w = d->w;
+    const size_t uv = (size_t)u * n + v;
+    if (kind == DS_ADD) d->score += d->add_gain[uv];
+    else if (kind == DS_REMOVE) d->score += d->remove_gain[uv];
+    else d->score += d->remove_gain[uv] + d->add_gain[(size_t)v * n + u];
+    if (kind == DS_ADD) {
+        ds_link(d, u, v, 1);
+        if (d->reach_ok) {
+            /* u and what reaches it now reach v and what v reaches */
+            uint64_t *out = d->other; /* scratch */
+            memcpy(out, d->reach + (size_t)v * w, w * sizeof(uint64_t));
+            out[v / 64] |= (uint64_t)1 << (v % 64);
+            for (int a = 0; a < n; a++)
+                if (a == u || DS_BIT(d->reach + (size_t)a * w, u)) {
+                    uint64_t *ra = d->reach + (size_t)a * w;
+                    for (int j = 0; j < w; j++) ra[j] |= out[j];
+                }
+        }
+        undo[0] = DS_REMOVE, undo[1] = u, undo[2] = v;
+        return ds_rescore(d, v);
+    }
+    d->reach_ok = 0;
+    ds_link(d, u, v, 0);
+    if (ds_rescore(d, v) < 0) return -1;
+    if (kind == DS_REMOVE) {
+        undo[0] = DS_ADD, undo[1] = u, undo[2] = v;
+        return 0;
+    }
+    ds_link(d, v, u, 1);
+    undo[0] = DS_REVERSE, undo[1] = v, undo[2] = u;
+    return ds_rescore(d, u);
+}
+
+static int ds_push(ds_state *d, int kind, int u, int v) {
+    if (ds_grow((void **)&d->path, &d->path_cap, d->path_len + 1, sizeof(ds_move)) < 0) return -1;
+    d->path[d->path_len++] = (ds_move){kind, u, v, d->score};
+    return 0;
+}
+
+/* The tabu list after a move: its undoing last, the last tabu_length kept (none kept: the
+ * list unchanged, as dag_search._Graph.make). */
+static void ds_bar(ds_state *d, const int *undo, int tabu_length) {
+    if (!tabu_length) return;
+    memcpy(d->tabu + 3 * d->n_tabu, undo, 3 * sizeof(int));
+    d->n_tabu++;
+    if (d->n_tabu > tabu_length) {
+        memmove(d->tabu, d->tabu + 3 * (d->n_tabu - tabu_length), 3 * tabu_length * sizeof(int));
+        d->n_tabu = tabu_length;
+    }
+}
+
+/* The graph's key (each node's parents as bits); returns 1 when seen before, records it. */
+static int ds_met(ds_state *d, ds_map *set, int *failed) {
+    const int n = d->n, w = d->w;
+    uint64_t *key = d->graph_key;
+    memset(key, 0, (size_t)n * w * sizeof(uint64_t));
+    for (int v = 0; v < n; v++)
+        for (int j = 0; j < d->n_par[v]; j++) {
+            int u = d->par[(size_t)v * n + j];
+            key[(size_t)v * w + u / 64] |= (uint64_t)1 << (u % 64);
+        }
+    if (ds_get(set, key, NULL)) return 1;
+    if (ds_put(set, key, 0.0) < 0) *failed = 1;
+    return 0;
+}
+
+static void ds_clear(ds_map *m) {
+    memset(m->full, 0, m->cap);
+    m->used = 0;
+}
+
+/* A walk from the current graph (tabu list as set): hill climbing (walk 0) or the tabu walk;
+ * the best graph met into best_arcs. */
+static int ds_walk(ds_state *d, int walk, int tabu_length, int reversal, int64_t max_iter) {
+    const int n = d->n;
+    int failed = 0, undo[3];
+    ds_clear(&d->seen);
+    ds_met(d, &d->seen, &failed);
+    memcpy(d->best_arcs, d->arcs, (size_t)n * n);
+    double best_score = d->score;
+    int64_t moves = 0, stale = 0;
+    const int64_t patience = tabu_length > 1 ? tabu_length : 1;
+    while ((max_iter < 0 || moves < max_iter) && !failed) {
+        if (walk == 1 && stale >= patience) break;
+        size_t e = 0;
+        double gain = ds_best(d, 1, reversal, &e);
+        if (walk == 0 ? !(gain > ds_tolerance(d, d->score)) : !isfinite(gain)) break;
+        const size_t nn = (size_t)n * n;
+        const int kind = (int)(e / nn), u = (int)(e % nn / n), v = (int)(e % n);
+        if (ds_apply(d, kind, u, v, undo) < 0 || ds_push(d, kind, u, v) < 0) return -1;
+        ds_bar(d, undo, tabu_length);
+        moves++;
+        int met = ds_met(d, &d->seen, &failed);
+        if (walk == 0) {
+            memcpy(d->best_arcs, d->arcs, nn);
+            if (met) break;
+        } else if (!met && d->score > best_score + ds_tolerance(d, best_score)) {
+            memcpy(d->best_arcs, d->arcs, nn);
+            best_score = d->score, stale = 0;
+        } else
+            stale++;
+    }
+    return failed ? -1 : 0;
+}
+
+/* Set the graph to arcs (parents from it), its score the sum of its families', every gain. */
+static int ds_set_graph(ds_state *d, const uint8_t *arcs) {
+    const int n = d->n;
+    memcpy(d->arcs, arcs, (size_t)n * n);
+    for (int v = 0; v < n; v++) {
+        d->n_par[v] = 0;
+        for (int u = 0; u < n; u++)
+            if (arcs[u * n + v]) d->par[(size_t)v * n + d->n_par[v]++] = u;
+    }
+    d->reach_ok = 0;
+    for (int v = 0; v < n; v++)
+        if (ds_rescore(d, v) < 0) return -1;
+    return 0;
+}
+
+static int ds_network(ds_state *d, const uint8_t *arcs, double *total) {
+    const int n = d->n;
+    int *ps = d->todo;
+    double sum = 0.0;
+    for (int v = 0; v < n; v++) {
+        int np_ = 0;
+        for (int u = 0; u < n; u++)
+            if (arcs[u * n + v]) ps[np_++] = u;
+        double f;
+        if (ds_family(d, v, ps, np_, &f) < 0) return -1;
+        sum += f;
+    }
+    *total = sum;
+    return 0;
+}
+
+/* The whole iterated search (dag_search.iterated_search; restarts 0: the first walk). */
+static int ds_run(ds_state *d, const uint8_t *start, int walk, int tabu_length, int reversal,
+                  int64_t max_iter, int restarts, int perturbation, const double *uniforms) {
+    const int n = d->n;
+    const size_t nn = (size_t)n * n;
+    if (ds_set_graph(d, start) < 0 || ds_network(d, start, &d->score) < 0) return -1;
+    d->n_tabu = 0;
+    if (ds_walk(d, walk, tabu_length, reversal, max_iter) < 0) return -1;
+    uint8_t *best = d->keep_arcs;
+    memcpy(best, d->best_arcs, nn);
+    double best_score;
+    if (ds_network(d, best, &best_score) < 0) return -1;
+    size_t kept = d->path_len;
+    int failed = 0;
+    for (int t = 0; t < restarts; t++) {
+        if (ds_set_graph(d, best) < 0 || ds_network(d, best, &d->score) < 0) return -1;
+        size_t mark = d->path_len;
+        int undo[3 * (perturbation > 0 ? perturbation : 1)], made = 0;
+        for (int p = 0; p < perturbation; p++) {
+            ds_moves(d, NULL, 0, 1);
+            /* a reversal first: it undoes a choice of direction, the choice a tie decides */
+            const double *g = d->gains + 2 * nn;
+            size_t legal = 0, from = 2 * nn;
+            for (size_t e = 0; e < nn; e++) legal += isfinite(g[e]) != 0;
+            if (!legal) {
+                from = 0;
+                for (size_t e = 0; e < 3 * nn; e++) legal += isfinite(d->gains[e]) != 0;
+            }
+            if (!legal) break;
+            size_t pick = (size_t)(uniforms[(size_t)t * perturbation + p] * (double)legal);
+            if (pick >= legal) pick = legal - 1;
+            size_t e = from;
+            for (;; e++)
+                if (isfinite(d->gains[e]) && pick-- == 0) break;
+            const int kind = (int)(e / nn), u = (int)(e % nn / n), v = (int)(e % n);
+            if (ds_apply(d, kind, u, v, undo + 3 * made) < 0 || ds_push(d, kind, u, v) < 0)
+                return -1;
+            made++;
+        }
+        if (ds_met(d, &d->tried, &failed)) {
+            d->path_len = mark;
+            continue;
+        }
+        if (failed) return -1;
+        d->n_tabu = made;
+        memcpy(d->tabu, undo, 3 * made * sizeof(int));
+        if (ds_walk(d, walk, tabu_length, reversal, max_iter) < 0) return -1;
+        double score;
+        if (ds_network(d, d->best_arcs, &score) < 0) return -1;
+        if (score > best_score + ds_tolerance(d, best_score)) {
+            memcpy(best, d->best_arcs, nn);
+            best_score = score;
+            /* this restart's moves follow the kept path */
+            memmove(d->path + kept, d->path + mark, (d->path_len - mark) * sizeof(ds_move));
+            d->path_len = kept + (d->path_len - mark);
+            kept = d->path_len;
+        } else
+            d->path_len = mark;
+    }
+    d->path_len = kept;
+    memcpy(d->best_arcs, best, nn);
+    return 0;
+}
+
+static void ds_free(ds_state *d) {
+    for (int j = 0; j < d->n_memos; j++) free(d->memos[j]);
+    ds_map_free(&d->cache), ds_map_free(&d->seen), ds_map_free(&d->tried);
+    free(d->arcs), free(d->n_par), free(d->par), free(d->reach), free(d->other);
+    free(d->add_gain), free(d->remove_gain), free(d->gains), free(d->key), free(d->graph_key);
+    free(d->ids), free(d->cell), free(d->touched), free(d->stamp), free(d->missing), free(d->remap), free(d->table), free(d->block), free(d->cands), free(d->todo);
+    free(d->order), free(d->indegree), free(d->found), free(d->path), free(d->tabu);
+    free(d->best_arcs), free(d->keep_arcs);
+}
+
+static PyObject *dag_search(PyObject *self, PyObject *args) {
+    PyObject *obj[7];
+    int score_kind, max_parents, walk, tabu_length, reversal, restarts, perturbation;
+    double prior, n_rows, max_cells, rel_tol;
+    long long max_iter;
+    if (!PyArg_ParseTuple(args, "OOOOOOOiddddiiiiLii", &obj[0], &obj[1], &obj[2], &obj[3],
+                          &obj[4], &obj[5], &obj[6], &score_kind, &prior, &n_rows, &max_cells,
+                          &rel_tol, &max_parents, &walk, &tabu_length, &reversal, &max_iter,
+                          &restarts, &perturbation))
+        return NULL;
+    /* codes (n, k) int32, weights (k) float64, cards (n) int64, start, allowed, required (n, n)
+     * uint8, uniforms (restarts * perturbation) float64 */
+    const char *names[7] = {"codes", "weights", "cards", "start", "allowed", "required", "uniforms"};
+    const char *kinds[7] = {"h", "d", "lq", "B", "B", "B", "d"};
+    const int sizes[7] = {2, 8, 8, 1, 1, 1, 8};
+    const int dims[7] = {2, 1, 1, 2, 2, 2, 1};
+    Py_buffer b[7];
+    int got = 0;
+    PyObject *result = NULL;
+    ds_state d;
+    memset(&d, 0, sizeof d);
+    for (int j = 0; j < 7; j++) {
+        if (PyObject_GetBuffer(obj[j], &b[j], PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) goto done;
+        got++;
+        const char *f = native_format(b[j].format);
+        if (!f || f[0] == '\0' || f[1] != '\0' || !strchr(kinds[j], f[0]) ||
+            b[j].itemsize != sizes[j] || b[j].ndim != dims[j]) {
+            PyErr_Format(PyExc_TypeError, "dag_search: %s has the wrong type or shape", names[j]);
+            goto done;
+        }
+    }
+    const int n = (int)b[2].shape[0];
+    const Py_ssize_t k = b[1].shape[0];
+    if (b[0].shape[0] != n || b[0].shape[1] != k || b[3].shape[0] != n || b[3].shape[1] != n ||
+        b[4].shape[0] != n || b[4].shape[1] != n || b[5].shape[0] != n || b[5].shape[1] != n ||
+        restarts < 0 || perturbation < 0 || b[6].shape[0] < (Py_ssize_t)restarts * perturbation ||
+        score_kind < DS_BDEU || score_kind > DS_LOGLIK || walk < 0 || walk > 1 || tabu_length < 0 ||
+        n < 1) {
+        PyErr_SetString(PyExc_ValueError, "dag_search: inconsistent shapes or options");
+        goto done;
+    }
+    const ds_code *codes = b[0].buf;
+    const int64_t *cards = b[2].buf;
+    for (int v = 0; v < n; v++) {
+        if (cards[v] < 1 || cards[v] > INT16_MAX) {
+            PyErr_SetString(PyExc_ValueError, "dag_search: a variable's number of states");
+            goto done;
+        }
+        for (Py_ssize_t i = 0; i < k; i++)
+            if (codes[(size_t)v * k + i] >= cards[v]) {
+                PyErr_SetString(PyExc_ValueError, "dag_search: a code out of its range");
+                goto done;
+            }
+    }
+    d.n = n, d.k = k, d.w = (n + 63) / 64;
+    d.codes = codes, d.weights = b[1].buf, d.cards = cards;
+    d.score_kind = score_kind, d.prior = prior, d.n_rows = n_rows, d.max_cells = max_cells;
+    d.rel_tol = rel_tol, d.max_parents = max_parents < 0 ? n : max_parents;
+    d.allowed = b[4].buf, d.required = b[5].buf;
+    const size_t nn = (size_t)n * n;
+    const int tabu_cap = (tabu_length > perturbation ? tabu_length : perturbation) + 1;
+    d.arcs = malloc(nn), d.n_par = calloc(n, sizeof(int)), d.par = malloc(nn * sizeof(int));
+    d.reach = calloc((size_t)n * d.w, 8), d.other = calloc((size_t)n * d.w, 8);
+    d.add_gain = malloc(nn * 8), d.remove_gain = malloc(nn * 8), d.gains = malloc(3 * nn * 8);
+    d.key = malloc((size_t)(d.w + 1) * 8), d.graph_key = malloc((size_t)n * d.w * 8);
+    d.ids = malloc((size_t)(k > 0 ? k : 1) * 8), d.touched = malloc((size_t)(k > 0 ? k : 1) * 8);
+    d.cell = malloc((size_t)(k > 0 ? k : 1) * 8);
+    d.missing = calloc(n, 1);
+    d.cands = malloc(n * sizeof(int)), d.todo = malloc(n * sizeof(int));
+    d.order = malloc(n * sizeof(int)), d.indegree = malloc(n * sizeof(int));
+    d.found = malloc(n * 8), d.tabu = malloc(3 * tabu_cap * sizeof(int));
+    d.best_arcs = malloc(nn), d.keep_arcs = malloc(nn);
+    if (!d.arcs || !d.n_par || !d.par || !d.reach || !d.other || !d.add_gain || !d.remove_gain ||
+        !d.gains || !d.key || !d.graph_key || !d.ids || !d.cell || !d.touched || !d.missing || !d.cands || !d.todo || !d.order ||
+        !d.indegree || !d.found || !d.tabu || !d.best_arcs || !d.keep_arcs ||
+        ds_map_init(&d.cache, d.w + 1, 4096) < 0 || ds_map_init(&d.seen, n * d.w, 256) < 0 ||
+        ds_map_init(&d.tried, n * d.w, 64) < 0) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (int v = 0; v < n; v++)
+        for (Py_ssize_t i = 0; i < k && !d.missing[v]; i++) d.missing[v] = codes[(size_t)v * k + i] < 0;
+    for (int v = 0; v < n; v++) d.any_missing |= d.missing[v];
+    {
+        const double *w = b[1].buf;
+        double total = 0.0;
+        int integral = 1;
+        for (Py_ssize_t i = 0; i < k && integral; i++) {
+            integral = w[i] >= 0 && w[i] == floor(w[i]);
+            total += w[i];
+        }
+        /* every count an exact integer index into the memos */
+        if (integral && total < 1e7) d.memo_size = (size_t)total + 1;
+    }
+    int status;
+    Py_BEGIN_ALLOW_THREADS
+    status = ds_run(&d, b[3].buf, walk, tabu_length, reversal, (int64_t)max_iter, restarts,
+                    perturbation, b[6].buf);
+    Py_END_ALLOW_THREADS
+    if (status < 0) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    PyObject *arcs = PyBytes_FromStringAndSize((const char *)d.best_arcs, (Py_ssize_t)nn);
+    PyObject *path = arcs ? PyList_New((Py_ssize_t)d.path_len) : NULL;
+    for (size_t e = 0; path && e < d.path_len; e++) {
+        PyObject *item = Py_BuildValue("(iiid)", d.path[e].kind, d.path[e].u, d.path[e].v,
+                                       d.path[e].score);
+        if (!item) {
+            Py_CLEAR(path);
+            break;
+        }
+        PyList_SET_ITEM(path, (Py_ssize_t)e, item);
+    }
+    if (path) result = Py_BuildValue("(NN)", arcs, path);
+    else Py_XDECREF(arcs);
+done:
+    ds_free(&d);
+    for (int j = 0; j < got; j++) PyBuffer_Release(&b[j]);
+    return result;
+}
+
 /* -- module ---------------------------------------------------------------------------------- */
 
 static PyMethodDef methods[] = {
@@ -5601,6 +6573,11 @@ static PyMethodDef methods[] = {
     {"open_pairs", open_pairs, METH_VARARGS,
      "open_pairs(matrix, threshold, root, out) -> count: the flat positions i * m + j, i < j, of "
      "the pairs heavier than threshold whose ends have different roots (see bnclassify/_native)."},
+    {"dag_search", dag_search, METH_VARARGS,
+     "dag_search(codes, weights, cards, start, allowed, required, uniforms, score, prior, n_rows, "
+     "max_cells, relative_tolerance, max_parents, walk, tabu_length, reversal, max_iter, restarts, "
+     "perturbation) -> (arcs, path): the DAG search of bnclassify/dag_search.py, every family "
+     "counted and scored here (see bnclassify/_native/search.py)."},
     {"spanning_edges", spanning_edges, METH_VARARGS,
      "spanning_edges(rows, columns, parent, accepted, limit) -> taken: Kruskal's union-find over "
      "the candidate edges in the order given, parent updated in place (see bnclassify/_native)."},
@@ -5613,7 +6590,7 @@ static struct PyModuleDef module = {
 
 /* Raised with every change of a kernel's arguments or results: _native/runtime.py refuses a stale build
  * (an optional build that fails leaves the previous library in place). */
-#define KERNELS_VERSION 33
+#define KERNELS_VERSION 34
 
 PyMODINIT_FUNC PyInit__kernels(void) {
     PyObject *m = PyModule_Create(&module);

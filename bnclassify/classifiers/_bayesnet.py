@@ -88,9 +88,12 @@ class BayesNetClassifier(StatisticsFit, NetworkClassifier):
         (``bnclassify.dag_search.iterated_search``): ``"tabu"``'s walk, then
         ``restarts`` times ``perturbation`` random reversals of arcs of the best graph
         met (drawn with ``random_state``) and a tabu walk from there, the best graph
-        kept; it scores at least as high as ``"tabu"``, and does not rest on how one
-        climb broke its ties between equal moves (under BDeu or BIC, ``u -> v`` and
-        ``v -> u`` often tie), at about ``restarts + 1`` times ``"tabu"``'s cost.
+        kept; it does not rest on how one climb broke its ties between equal moves
+        (under BDeu or BIC, ``u -> v`` and ``v -> u`` often tie). Its walks take the
+        first move within the tolerance of the best (``"tabu"`` takes the largest gain
+        as rounded), and it runs compiled when the extension is built: one C call that
+        counts and scores every family itself (10-30 times faster than the Python
+        twin that runs without the extension, with the same moves).
         ``"k2"``: Cooper and Herskovits' K2
         given ``order``: each node takes, among the nodes before it, the parent
         that most raises its score, while it does (Weka's ``K2``).

@@ -302,28 +302,31 @@ def hill_climbing(
     >>> parents, [move for move, *_ in path]  # one arc between the two (here 1 -> 0)
     ([(1,), ()], ['add'])
     """
-    if _first_ties(ties):
+    options = {"max_parents": max_parents, "forbidden": forbidden, "required": required}
+    walk = ("hill_climbing", ties)
+    return _one_walk(*walk, scores, n, start, tabu_length, reversal, max_iter, options)
+
+
+def _one_walk(walk, ties, scores, n, start, tabu_length, reversal, max_iter, options) -> tuple:
+    """One climb (``walk="hill_climbing"``) or tabu walk from ``start``: by ``ties="first"``'s
+    rule, the iterated search's without restarts (compiled where it can be)."""
+    if ties not in ("largest", "first"):
+        raise ValueError(f"ties must be 'largest' or 'first', got {ties!r}.")
+    if ties == "first":
         return iterated_search(
             scores,
             n,
             start,
             restarts=0,
-            walk="hill_climbing",
-            max_parents=max_parents,
-            forbidden=forbidden,
-            required=required,
+            walk=walk,
             tabu_length=tabu_length,
             reversal=reversal,
             max_iter=max_iter,
+            **options,
         )
-    graph = _Graph.starting(scores, n, start, max_parents, forbidden, required)
-    return _climb(graph, tabu_length, reversal, max_iter)
-
-
-def _first_ties(ties) -> bool:
-    if ties not in ("largest", "first"):
-        raise ValueError(f"ties must be 'largest' or 'first', got {ties!r}.")
-    return ties == "first"
+    graph = _Graph.starting(scores, n, start, **options)
+    step = _climb if walk == "hill_climbing" else _tabu_walk
+    return step(graph, tabu_length, reversal, max_iter)
 
 
 def _climb(graph, tabu_length, reversal, max_iter, tabu=()) -> tuple:
@@ -379,21 +382,8 @@ def tabu_search(
     parents : list of tuple of int
     path : list of (str, int, int, float)
     """
-    if _first_ties(ties):
-        return iterated_search(
-            scores,
-            n,
-            start,
-            restarts=0,
-            max_parents=max_parents,
-            forbidden=forbidden,
-            required=required,
-            tabu_length=tabu_length,
-            reversal=reversal,
-            max_iter=max_iter,
-        )
-    graph = _Graph.starting(scores, n, start, max_parents, forbidden, required)
-    return _tabu_walk(graph, tabu_length, reversal, max_iter)
+    options = {"max_parents": max_parents, "forbidden": forbidden, "required": required}
+    return _one_walk("tabu", ties, scores, n, start, tabu_length, reversal, max_iter, options)
 
 
 def _tabu_walk(graph, tabu_length, reversal, max_iter, tabu=()) -> tuple:

@@ -303,8 +303,9 @@ def hill_climbing(
     ([(1,), ()], ['add'])
     """
     options = {"max_parents": max_parents, "forbidden": forbidden, "required": required}
-    walk = ("hill_climbing", ties)
-    return _one_walk(*walk, scores, n, start, tabu_length, reversal, max_iter, options)
+    return _one_walk(
+        "hill_climbing", ties, scores, n, start, tabu_length, reversal, max_iter, options
+    )
 
 
 def _one_walk(walk, ties, scores, n, start, tabu_length, reversal, max_iter, options) -> tuple:

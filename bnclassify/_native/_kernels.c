@@ -6349,7 +6349,7 @@ static PyObject *dag_search(PyObject *self, PyObject *args) {
                           &rel_tol, &max_parents, &walk, &tabu_length, &reversal, &max_iter,
                           &restarts, &perturbation))
         return NULL;
-    /* codes (n, k) int32, weights (k) float64, cards (n) int64, start, allowed, required (n, n)
+    /* codes (n, k) int16, weights (k) float64, cards (n) int64, start, allowed, required (n, n)
      * uint8, uniforms (restarts * perturbation) float64 */
     const char *names[7] = {"codes", "weights", "cards", "start", "allowed", "required", "uniforms"};
     const char *kinds[7] = {"h", "d", "lq", "B", "B", "B", "d"};

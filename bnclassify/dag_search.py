@@ -72,17 +72,9 @@ class _Graph:
         # shared with the compiled search), else np.argmax's (hill climbing's and tabu's)
         self.tolerant = tolerant
         self.parents = [set(p) for p in parents]
-        self.arcs = np.zeros((n, n), dtype=bool)  # arcs[u, v]: the arc u -> v
-        for v, ps in enumerate(self.parents):
-            self.arcs[list(ps), v] = True
+        # arcs[u, v]: the arc u -> v; allowed[u, v]: it may exist; required[u, v]: it must
+        self.arcs, self.allowed, self.required = _arc_masks(n, self.parents, forbidden, required)
         self.max_parents = n if max_parents is None else int(max_parents)
-        self.allowed = np.ones((n, n), dtype=bool)  # allowed[u, v]: the arc u -> v may exist
-        np.fill_diagonal(self.allowed, False)
-        for u, v in forbidden:
-            self.allowed[u, v] = False
-        self.required = np.zeros((n, n), dtype=bool)
-        for u, v in required:
-            self.required[u, v] = True
         self._reach = None  # reach(), when counted since the last removal
         # each node's possible parents, in position order (allowed does not change)
         self._into = [np.flatnonzero(self.allowed[:, v]).tolist() for v in range(n)]
@@ -139,11 +131,11 @@ class _Graph:
         return gains
 
     @classmethod
-    def starting(cls, scores, n, start, max_parents, forbidden, required, tolerant=False):
+    def starting(cls, scores, n, start, max_parents, forbidden, required):
         """The graph of ``start`` with the ``required`` arcs and without the ``forbidden``."""
         forbidden, required = list(forbidden), list(required)
         parents = _start(n, start, required, forbidden)
-        return cls(scores, n, parents, max_parents, forbidden, required, tolerant)
+        return cls(scores, n, parents, max_parents, forbidden, required)
 
     def best_move(self, tabu, reversal=True):
         """``(gain, (kind, u, v))`` of the best legal move off the tabu list (-inf when there
@@ -217,6 +209,21 @@ def _start(n, start, required, forbidden) -> list:
         parents[v].discard(u)
     topological_order(parents)  # a cycle is a ValueError
     return parents
+
+
+def _arc_masks(n, parents, forbidden, required) -> tuple:
+    """``(arcs, allowed, required)``, each ``(n, n)`` bool indexed ``[u, v]`` for the arc
+    ``u -> v``: in the graph of ``parents``, allowed (not a loop, not ``forbidden``), required."""
+    arcs = np.zeros((n, n), dtype=bool)
+    for v, ps in enumerate(parents):
+        arcs[list(ps), v] = True
+    allowed = ~np.eye(n, dtype=bool)
+    for u, v in forbidden:
+        allowed[u, v] = False
+    needed = np.zeros((n, n), dtype=bool)
+    for u, v in required:
+        needed[u, v] = True
+    return arcs, allowed, needed
 
 
 def _within_cells(scores, child, parents, candidates) -> list:
@@ -502,10 +509,11 @@ def iterated_search(
     restarts, perturbation = int(restarts), int(perturbation)
     # every uniform drawn at once, the same for the compiled search and this one
     uniforms = np.random.default_rng(random_state).random((max(restarts, 0), max(perturbation, 0)))
+    parents = _start(n, start, required, forbidden)
     compiled = _compiled_search(
         scores,
         n,
-        _start(n, start, required, forbidden),
+        parents,
         max_parents,
         forbidden,
         required,
@@ -517,7 +525,7 @@ def iterated_search(
     )
     if compiled is not None:
         return compiled
-    graph = _Graph.starting(scores, n, start, max_parents, forbidden, required, tolerant=True)
+    graph = _Graph(scores, n, parents, max_parents, forbidden, required, tolerant=True)
     search = _tabu_walk if walk == "tabu" else _climb
     best, path = search(graph, tabu_length, reversal, max_iter)
     best_score = scores.network(dict(enumerate(best)))
@@ -555,15 +563,7 @@ def _compiled_search(scores, n, parents, max_parents, forbidden, required, unifo
     if type(scores) is not FamilyScores:
         return None
     counts = scores.counts
-    arcs = np.zeros((n, n), dtype=bool)
-    for v, ps in enumerate(parents):
-        arcs[list(ps), v] = True
-    allowed = ~np.eye(n, dtype=bool)
-    barred = np.zeros((n, n), dtype=bool)
-    for u, v in forbidden:
-        allowed[u, v] = False
-    for u, v in required:
-        barred[u, v] = True
+    arcs, allowed, barred = _arc_masks(n, parents, forbidden, required)
     found = dag_search_kernel(
         counts.codes,
         counts.weights,

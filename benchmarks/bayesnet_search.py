@@ -152,7 +152,7 @@ def encoded(X, y) -> tuple[list, np.ndarray, np.ndarray]:
     return [n for n, k in zip(names, keep, strict=True) if k], codes[:, keep], cards[keep]
 
 
-def ours(names, codes, cards, score, max_parents, tabu_length, search, restarts=40):
+def ours(names, codes, cards, score, max_parents, tabu_length, search, restarts=10):
     """bnclassify's search on the encoded table: ``(parents by name, seconds, CPU seconds)``;
     ``search="iterated"``: :func:`~bnclassify.dag_search.iterated_search` with ``restarts``
     (seed 0)."""
@@ -293,7 +293,7 @@ def main(argv=None):
     parser.add_argument("--scores", default="bic,bdeu")
     parser.add_argument("--max-parents", type=int, default=None)
     parser.add_argument("--tabu-length", type=int, default=10)
-    parser.add_argument("--restarts", type=int, default=40, help="the iterated search's")
+    parser.add_argument("--restarts", type=int, default=10, help="the iterated search's")
     parser.add_argument(
         "--hash-seeds",
         default="",

@@ -422,7 +422,7 @@ def iterated_search(
     n,
     start=None,
     *,
-    restarts=40,
+    restarts=10,
     perturbation=2,
     walk="tabu",
     random_state=0,
@@ -465,9 +465,9 @@ def iterated_search(
         Number of variables.
     start : list of iterable of int, optional
         The parents of each variable to start from (default: no arc).
-    restarts : int, default=40
-        Perturbations of the best graph, each followed by a walk (fewer lose to
-        pgmpy's best of seven runs on more tables: docs/benchmarks.md).
+    restarts : int, default=10
+        Perturbations of the best graph, each followed by a walk (40 reach pgmpy's
+        best of seven runs on more tables: docs/benchmarks.md).
     perturbation : int, default=2
         Random moves of each perturbation: reversals of arcs, drawn uniformly among
         the legal ones (any legal move when no reversal is).

@@ -446,7 +446,9 @@ def iterated_search(
     best graph met, walks again with those moves' undoings on the tabu list, and
     keeps the result when it scores higher (Lourenço, Martin and Stützle 2003,
     "Iterated local search"; Weka's ``RepeatedHillClimber`` restarts from random
-    graphs instead). It scores at least as high as the first walk, which is
+    graphs instead): higher by ``scores.network_change``, which scores each changed
+    family and its old one on the same rows where cells are missing. On a complete
+    table it scores at least as high as the first walk, which is
     :func:`tabu_search`'s (or :func:`hill_climbing`'s) from the same start with
     ``ties="first"``: every walk takes the first of the moves within the tolerance
     of the best, so that the compiled search (run when the extension is built and
@@ -460,7 +462,10 @@ def iterated_search(
     Parameters
     ----------
     scores : callable
-        As in :func:`hill_climbing`.
+        As in :func:`hill_climbing`, with ``scores.network(parents_of)`` and
+        ``scores.network_change(before, after)``
+        (:meth:`~bnclassify.scores.FamilyScores.network_change`), by which a restart's
+        graph is compared with the best.
     n : int
         Number of variables.
     start : list of iterable of int, optional
@@ -528,6 +533,8 @@ def iterated_search(
     graph = _Graph(scores, n, parents, max_parents, forbidden, required, tolerant=True)
     search = _tabu_walk if walk == "tabu" else _climb
     best, path = search(graph, tabu_length, reversal, max_iter)
+    # the scale of the tolerance; graphs are compared by network_change, whose families
+    # are scored on the same rows (network() rewards families seen on fewer rows)
     best_score = scores.network(dict(enumerate(best)))
     tried = set()
     for t in range(restarts):
@@ -550,9 +557,9 @@ def iterated_search(
         tried.add(perturbed)
         # the perturbation's undoings barred at first, so the walk leaves by another way
         found, walked = search(graph, tabu_length, reversal, max_iter, undo)
-        score = scores.network(dict(enumerate(found)))
-        if score > best_score + _tolerance(best_score):
-            best, best_score, path = found, score, [*path, *moves, *walked]
+        if scores.network_change(best, found) > _tolerance(best_score):
+            best, path = found, [*path, *moves, *walked]
+            best_score = scores.network(dict(enumerate(best)))
     return [tuple(sorted(p)) for p in best], path
 
 
@@ -720,7 +727,8 @@ def blanket_perturbation(
     Parameters
     ----------
     scores : callable
-        As in :func:`hill_climbing`.
+        As in :func:`iterated_search` (``network_change`` compares a round's graph with
+        the current one).
     n : int
     parents : list of iterable of int
         The climbed DAG.
@@ -758,6 +766,9 @@ def blanket_perturbation(
     needed = [(int(u), int(v)) for u, v in required]
     kept = set(needed)
     best = scores.network(dict(enumerate(current)))
+    # with missing cells network_change is not transitive (each comparison on its own
+    # rows), so rounds could go round a cycle of graphs: one met before is no improvement
+    met = {tuple(frozenset(p) for p in current)}
     path, rounds = [], 0
     limit = np.inf if max_rounds is None else max_rounds
     while rounds < limit:
@@ -789,9 +800,11 @@ def blanket_perturbation(
                 found, last_path = hill_climbing(
                     scores, n, first, forbidden=banned, required=needed, **options
                 )
-                score = scores.network(dict(enumerate(found)))
-                if score > best + _tolerance(best):
+                key = tuple(frozenset(p) for p in found)
+                if key not in met and scores.network_change(current, found) > _tolerance(best):
+                    met.add(key)
                     perturbed = scores.network({k: tuple(sorted(p)) for k, p in enumerate(start)})
+                    score = scores.network(dict(enumerate(found)))
                     moved = found, score, [(MOVES[kind], u, v, perturbed), *first_path, *last_path]
                     break
             if moved is not None:

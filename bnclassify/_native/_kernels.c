@@ -5608,6 +5608,7 @@ typedef struct {
     int64_t *touched; /* k: the table rows that rows fall in */
     int64_t *cell;    /* k: each row's cell in the family's table (ds_states), -1 missing */
     uint8_t *missing; /* whether each variable misses a cell in some row */
+    uint8_t *observing; /* k: whether each row observes a set of variables (ds_change) */
     size_t memo_size;  /* integer weights: the total weight + 1; else 0 (ds_memo) */
     int n_memos;
     double memo_a[DS_MEMOS_MAX], *memos[DS_MEMOS_MAX];
@@ -6265,6 +6266,47 @@ static int ds_network(ds_state *d, const uint8_t *arcs, double *total) {
     return 0;
 }
 
+/* v's family with the parents S on the rows d->observing marks, into *out. */
+static int ds_family_on(ds_state *d, int v, const int *s, int ns, double *out) {
+    const int64_t q = ds_states(d, v, s, ns);
+    if (q < 0) return -1;
+    for (Py_ssize_t i = 0; i < d->k; i++)
+        if (!d->observing[i]) d->cell[i] = -1;
+    return ds_counted_score(d, NULL, NULL, q, q, (int)d->cards[v], ds_q_total(d, s, ns), out);
+}
+
+/* FamilyScores.network_change: what replacing the graph `before` by `after` changes in the
+ * score, each changed family and its old one on the rows observing the child and both parent
+ * sets (the difference of ds_network's sums rewards families seen on fewer rows). */
+static int ds_change(ds_state *d, const uint8_t *before, const uint8_t *after, double *out) {
+    const int n = d->n;
+    int *pb = d->todo, *pa = d->cands, *both = d->order;
+    double sum = 0.0;
+    for (int v = 0; v < n; v++) {
+        int nb = 0, na = 0, nu = 0, differ = 0, missing = d->missing[v];
+        for (int u = 0; u < n; u++) {
+            const int b = before[u * n + v], a = after[u * n + v];
+            if (b) pb[nb++] = u;
+            if (a) pa[na++] = u;
+            if (a || b) both[nu++] = u, missing |= d->missing[u];
+            differ |= a != b;
+        }
+        if (!differ) continue;
+        double fa, fb;
+        if (!missing) {
+            if (ds_family(d, v, pa, na, &fa) < 0 || ds_family(d, v, pb, nb, &fb) < 0) return -1;
+        } else {
+            if (ds_states(d, v, both, nu) < 0) return -1;
+            for (Py_ssize_t i = 0; i < d->k; i++) d->observing[i] = d->cell[i] >= 0;
+            if (ds_family_on(d, v, pa, na, &fa) < 0 || ds_family_on(d, v, pb, nb, &fb) < 0)
+                return -1;
+        }
+        sum += fa - fb;
+    }
+    *out = sum;
+    return 0;
+}
+
 /* The whole iterated search (dag_search.iterated_search; restarts 0: the first walk). */
 static int ds_run(ds_state *d, const uint8_t *start, int walk, int tabu_length, int reversal,
                   int64_t max_iter, int restarts, int perturbation, const double *uniforms) {
@@ -6312,11 +6354,11 @@ static int ds_run(ds_state *d, const uint8_t *start, int walk, int tabu_length, 
         d->n_tabu = made;
         memcpy(d->tabu, undo, 3 * made * sizeof(int));
         if (ds_walk(d, walk, tabu_length, reversal, max_iter) < 0) return -1;
-        double score;
-        if (ds_network(d, d->best_arcs, &score) < 0) return -1;
-        if (score > best_score + ds_tolerance(d, best_score)) {
+        double change;
+        if (ds_change(d, best, d->best_arcs, &change) < 0) return -1;
+        if (change > ds_tolerance(d, best_score)) {
             memcpy(best, d->best_arcs, nn);
-            best_score = score;
+            if (ds_network(d, best, &best_score) < 0) return -1;
             /* this restart's moves follow the kept path */
             memmove(d->path + kept, d->path + mark, (d->path_len - mark) * sizeof(ds_move));
             d->path_len = kept + (d->path_len - mark);
@@ -6334,7 +6376,7 @@ static void ds_free(ds_state *d) {
     ds_map_free(&d->cache), ds_map_free(&d->seen), ds_map_free(&d->tried);
     free(d->arcs), free(d->n_par), free(d->par), free(d->reach), free(d->other);
     free(d->add_gain), free(d->remove_gain), free(d->gains), free(d->key), free(d->graph_key);
-    free(d->ids), free(d->cell), free(d->touched), free(d->stamp), free(d->missing), free(d->remap), free(d->table), free(d->block), free(d->cands), free(d->todo);
+    free(d->ids), free(d->cell), free(d->touched), free(d->stamp), free(d->missing), free(d->observing), free(d->remap), free(d->table), free(d->block), free(d->cands), free(d->todo);
     free(d->order), free(d->indegree), free(d->found), free(d->path), free(d->tabu);
     free(d->best_arcs), free(d->keep_arcs);
 }
@@ -6406,13 +6448,13 @@ static PyObject *dag_search(PyObject *self, PyObject *args) {
     d.key = malloc((size_t)(d.w + 1) * 8), d.graph_key = malloc((size_t)n * d.w * 8);
     d.ids = malloc((size_t)(k > 0 ? k : 1) * 8), d.touched = malloc((size_t)(k > 0 ? k : 1) * 8);
     d.cell = malloc((size_t)(k > 0 ? k : 1) * 8);
-    d.missing = calloc(n, 1);
+    d.missing = calloc(n, 1), d.observing = malloc((size_t)(k > 0 ? k : 1));
     d.cands = malloc(n * sizeof(int)), d.todo = malloc(n * sizeof(int));
     d.order = malloc(n * sizeof(int)), d.indegree = malloc(n * sizeof(int));
     d.found = malloc(n * 8), d.tabu = malloc(3 * tabu_cap * sizeof(int));
     d.best_arcs = malloc(nn), d.keep_arcs = malloc(nn);
     if (!d.arcs || !d.n_par || !d.par || !d.reach || !d.other || !d.add_gain || !d.remove_gain ||
-        !d.gains || !d.key || !d.graph_key || !d.ids || !d.cell || !d.touched || !d.missing || !d.cands || !d.todo || !d.order ||
+        !d.gains || !d.key || !d.graph_key || !d.ids || !d.cell || !d.touched || !d.missing || !d.observing || !d.cands || !d.todo || !d.order ||
         !d.indegree || !d.found || !d.tabu || !d.best_arcs || !d.keep_arcs ||
         ds_map_init(&d.cache, d.w + 1, 4096) < 0 || ds_map_init(&d.seen, n * d.w, 256) < 0 ||
         ds_map_init(&d.tried, n * d.w, 64) < 0) {
@@ -6590,7 +6632,7 @@ static struct PyModuleDef module = {
 
 /* Raised with every change of a kernel's arguments or results: _native/runtime.py refuses a stale build
  * (an optional build that fails leaves the previous library in place). */
-#define KERNELS_VERSION 34
+#define KERNELS_VERSION 35
 
 PyMODINIT_FUNC PyInit__kernels(void) {
     PyObject *m = PyModule_Create(&module);

@@ -246,11 +246,12 @@ class VariableCounts:
         ids[keep] = inverse.ravel()
         return ids, len(distinct)
 
-    def family_counts(self, child, parents) -> np.ndarray:
+    def family_counts(self, child, parents, rows=None) -> np.ndarray:
         """N(x_parents, x_child) over the rows observing the family, shape ``(q, r)``.
 
         ``q`` counts the joint parent states that occur (in the order of their codes);
         a parent state that never occurs has no row here (all its counts are zero).
+        ``rows`` (a boolean mask of the distinct rows), when given, keeps only those.
 
         Examples
         --------
@@ -259,6 +260,8 @@ class VariableCounts:
         [[0.0, 1.0], [1.0, 0.0]]
         """
         seen = self.observed([*parents, child])
+        if rows is not None:
+            seen &= rows
         parent_ids, q = self.configurations(parents, rows=seen)
         r = int(self.cards[child])
         cells = parent_ids[seen] * r + self.codes[seen, child]

@@ -229,12 +229,21 @@ def _arc_masks(n, parents, forbidden, required) -> tuple:
 def _within_cells(scores, child, parents, candidates) -> list:
     """The ``candidates`` whose arc to ``child`` keeps its table within
     :data:`~bnclassify.stats.MAX_FAMILY_CELLS` cells (the fitted network would refuse a
-    larger one), when ``scores`` says the variables' numbers of states (``cards``)."""
+    larger one), when ``scores`` says the variables' numbers of states (``cards``). A
+    family without the class (``scores.class_variable``, when it names one) is kept once
+    per class by the fitted network, so its cells count once per class."""
     cards = getattr(scores, "cards", None)
     if cards is None:
         return candidates
+    cls = getattr(scores, "class_variable", None)
     family = int(cards[child]) * math.prod(int(cards[p]) for p in parents)
-    return [u for u in candidates if family * int(cards[u]) <= MAX_FAMILY_CELLS]
+    rooted = cls is None or child == cls or cls in parents
+    return [
+        u
+        for u in candidates
+        if family * int(cards[u]) * (1 if rooted or u == cls else int(cards[cls]))
+        <= MAX_FAMILY_CELLS
+    ]
 
 
 def _tolerance(score) -> float:
@@ -587,6 +596,7 @@ def _compiled_search(scores, n, parents, max_parents, forbidden, required, unifo
         max_parents=max_parents,
         restarts=uniforms.shape[0],
         perturbation=uniforms.shape[1],
+        class_variable=scores.class_variable,
         **options,
     )
     if found is None:

@@ -40,7 +40,7 @@ from .elimination import (
 from .factors import Categorical, ClassTable, Factor, Unobserved, node_from_spec
 from .parameters import Laplace, log_class_prior, log_conditional
 from .state import acyclic, float_array, positions, probability_rows, require
-from .stats import MAX_FAMILY_CELLS, SmoothedTables
+from .stats import MAX_FAMILY_CELLS, MAX_NETWORK_CELLS, SmoothedTables
 
 #: Prepared sums (``bnclassify.elimination.StateSum``) a network keeps, the oldest
 #: dropped first: one per variable of many states and set of tables it is summed out of.
@@ -134,6 +134,7 @@ def fit_general_network(counts, schema, parents, alpha) -> FittedNetwork:
     """
     m, n_classes = schema.n_features, int(counts.cards[-1])
     names, unobserved = schema.names, set(schema.unobserved)
+    _check_network_cells(counts, parents, m, unobserved, names + ["the class"])
     factors, free, feature_parents = [], [], []
     for columns, spec in schema.nodes:
         (j,) = columns
@@ -146,7 +147,7 @@ def fit_general_network(counts, schema, parents, alpha) -> FittedNetwork:
             continue
         rooted = m in family
         axes = [m, *own, j] if rooted else [*own, j]
-        _check_family_cells(counts, axes, names + ["the class"])
+        _check_family_cells(counts, axes, names + ["the class"], 1 if rooted else n_classes)
         table = log_conditional(counts.table(axes), alpha)
         if not rooted:
             table = np.broadcast_to(table, (n_classes, *table.shape)).copy()
@@ -162,13 +163,40 @@ def fit_general_network(counts, schema, parents, alpha) -> FittedNetwork:
     return FittedNetwork(np.zeros(n_classes), feature_parents, factors, class_factor, free)
 
 
-def _check_family_cells(counts, axes, names):
-    cells = math.prod(int(counts.cards[v]) for v in axes)
+def _check_family_cells(counts, axes, names, copies=1):
+    """Refuse a family table of more than MAX_FAMILY_CELLS cells, kept ``copies`` times
+    (once per class for a family without the class)."""
+    cells = math.prod(int(counts.cards[v]) for v in axes) * copies
     if cells > MAX_FAMILY_CELLS:
+        kept = f" (kept once per class: {copies})" if copies > 1 else ""
         raise ValueError(
             f"The table of {names[axes[-1]]!r} given {[names[v] for v in axes[:-1]]} would have "
-            f"{cells:,} cells, more than MAX_FAMILY_CELLS = {MAX_FAMILY_CELLS:,}; limit the "
-            "parents (max_parents) or the states of these columns."
+            f"{cells:,} cells{kept}, more than MAX_FAMILY_CELLS = {MAX_FAMILY_CELLS:,}; limit "
+            "the parents (max_parents) or the states of these columns."
+        )
+
+
+def _check_network_cells(counts, parents, m, unobserved, names):
+    """Refuse a network whose tables would hold more than MAX_NETWORK_CELLS cells together
+    (each family without the class once per class), naming the largest families."""
+    cards, n_classes = counts.cards, int(counts.cards[-1])
+    sizes = {}
+    for j, family in enumerate(parents):
+        if j in unobserved:
+            continue
+        copies = 1 if j == m or m in family else n_classes
+        sizes[j] = math.prod(int(cards[v]) for v in (*family, j)) * copies
+    total = sum(sizes.values())
+    if total > MAX_NETWORK_CELLS:
+        largest = sorted(sizes, key=sizes.get, reverse=True)[:3]
+        named = ", ".join(
+            f"{names[j]!r} given {len(parents[j])} parents ({sizes[j]:,})" for j in largest
+        )
+        raise ValueError(
+            f"The network's tables would hold {total:,} cells ({total * 8 / 2**30:.1f} GB), "
+            f"more than MAX_NETWORK_CELLS = {MAX_NETWORK_CELLS:,}; the largest: {named}. "
+            "Limit the parents (max_parents), or use a score that adds fewer "
+            "(score_type='bds' or 'bic')."
         )
 
 

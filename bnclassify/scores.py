@@ -17,7 +17,14 @@ number of rows:
 - ``"k2"``: ``"bd"`` with ``a = 1``, Cooper and Herskovits' (1992) score;
 - ``"bdeu"``: ``"bd"`` with ``a = ess / (q r)`` in every cell (so ``ess / q`` per
   parent state), Heckerman, Geiger and Chickering's (1995) likelihood-equivalent
-  score with the equivalent sample size ``ess``.
+  score with the equivalent sample size ``ess``;
+- ``"bds"``: Scutari's (2016) sparse BDeu, ``"bd"`` with ``a = ess / (q~ r)`` in the
+  cells of the ``q~`` parent states that occur (and none elsewhere), so the
+  equivalent sample size is not spread over parent states no row has. BDeu's
+  ``ess / q`` per parent state shrinks with every parent added, which on a small
+  table rewards families of many parents whose few occurring states each hold one
+  class (Suzuki 2017; anneal: families of 14 and 16 parents on 449 rows, against
+  at most 6 with BDs).
 
 Logarithms are natural. A parent state that never occurs adds nothing to any
 of them (its terms are 0), and ``q`` counts every joint state of the parents,
@@ -39,6 +46,10 @@ complete table a gain is the difference of the two families' scores; with
 missing cells the missingness of a column never counts for or against it
 (prediction sums a missing cell out, so a structure that read missingness
 would be wrong there).
+
+pgmpy's ``BDs`` (1.1.2) is not Scutari's score: it takes ``ess / q~`` per
+occurring parent state but ``ess / (q r)`` per cell, so its Dirichlet's total
+is not its cells' sum; ``"bds"`` here follows the paper.
 """
 
 from __future__ import annotations
@@ -52,7 +63,7 @@ from scipy.special import gammaln
 from .stats import VariableCounts
 
 #: The scores :class:`FamilyScores` computes.
-SCORES = ("bdeu", "bd", "k2", "bic", "aic", "loglik")
+SCORES = ("bdeu", "bd", "k2", "bic", "aic", "loglik", "bds")
 #: The most cells (an upper bound: every joint parent state that may occur) of the family
 #: tables counted and scored at once; more candidates are taken in blocks (64 MB of floats).
 FAMILY_CELLS = 1 << 23
@@ -67,9 +78,10 @@ def family_scores(tables, q_totals, score="bdeu", prior_weight=1.0, n_rows=None)
         Counts ``N_jk``, one row per parent state (rows of zeros allowed).
     q_totals : array of float
         Each family's number of joint parent states ``q``, occurring or not.
-    score : {"bdeu", "bd", "k2", "bic", "aic", "loglik"}, default="bdeu"
+    score : {"bdeu", "bd", "k2", "bic", "aic", "loglik", "bds"}, default="bdeu"
     prior_weight : float, default=1.0
-        ``"bdeu"``: the equivalent sample size; ``"bd"``: the pseudo-count of each cell.
+        ``"bdeu"`` and ``"bds"``: the equivalent sample size; ``"bd"``: the pseudo-count
+        of each cell.
     n_rows : float, optional
         The number of rows (``"bic"``'s penalty); default: the first table's total.
 
@@ -153,6 +165,9 @@ def segment_scores(stacked, segment, q_totals, score="bdeu", prior_weight=1.0, n
         return out
     if score == "bdeu":
         cell_prior = float(prior_weight) / (q * r)
+    elif score == "bds":  # over the parent states that occur (a family of none: any value)
+        occurring = np.bincount(segment[seen], minlength=families)
+        cell_prior = float(prior_weight) / (np.maximum(occurring, 1) * r)
     else:
         cell_prior = np.full(families, 1.0 if score == "k2" else float(prior_weight))
     # the priors' log-gammas once per family (the same numbers as per cell and per row)
@@ -172,9 +187,13 @@ class FamilyScores:
     Parameters
     ----------
     counts : bnclassify.stats.VariableCounts
-    score : {"bdeu", "bd", "k2", "bic", "aic", "loglik"}, default="bdeu"
+    score : {"bdeu", "bd", "k2", "bic", "aic", "loglik", "bds"}, default="bdeu"
     prior_weight : float, default=1.0
         As in :func:`family_scores`.
+    class_variable : int, optional
+        The class's variable, when the variables include a class whose fitted network
+        keeps every family without it once per class (the searches then count such a
+        family's cells once per class); default: none.
 
     Examples
     --------
@@ -190,10 +209,11 @@ class FamilyScores:
     True
     """
 
-    def __init__(self, counts: VariableCounts, score="bdeu", prior_weight=1.0):
+    def __init__(self, counts: VariableCounts, score="bdeu", prior_weight=1.0, class_variable=None):
         if score not in SCORES:
             raise ValueError(f"score must be one of {SCORES}, got {score!r}.")
         self.counts = counts
+        self.class_variable = None if class_variable is None else int(class_variable)
         self.score = score
         self.prior_weight = float(prior_weight)
         self.n_rows = counts.n_rows

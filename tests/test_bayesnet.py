@@ -207,6 +207,60 @@ def test_bd_score_is_the_dirichlet_product(case, a):
         assert _close(ours(v, ps), _cooper_herskovits(codes, cards, v, ps, a))
 
 
+def _bds_reference(codes, cards, child, parents, ess):
+    """Scutari's (2016) BDs by a loop over the parent states that occur among the rows
+    observing the family: ``a = ess / (q~ r)`` in each of their cells."""
+    rows = [i for i in range(len(codes)) if all(codes[i, v] >= 0 for v in (child, *parents))]
+    r = int(cards[child])
+    occurring = sorted({tuple(codes[i, p] for p in parents) for i in rows})
+    a = ess / (max(len(occurring), 1) * r)
+    total = 0.0
+    for state in occurring:
+        mine = [i for i in rows if tuple(codes[i, p] for p in parents) == state]
+        counts = [sum(codes[i, child] == k for i in mine) for k in range(r)]
+        total += math.lgamma(r * a) - math.lgamma(len(mine) + r * a)
+        total += sum(math.lgamma(n + a) - math.lgamma(a) for n in counts)
+    return total
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tables_and_dags(max_variables=4, missing=True), st.sampled_from([0.5, 1.0, 10.0]))
+def test_bds_is_scutaris_sparse_bdeu_and_its_gains_count_common_rows(case, ess):
+    """BDs spreads the equivalent sample size over the parent states that occur; a gain
+    scores both families on the rows observing the larger one, as for every score."""
+    codes, cards, parents = case
+    ours = FamilyScores(_counts(codes, cards), "bds", ess)
+    for v, ps in enumerate(parents):
+        assert _close(ours(v, ps), _bds_reference(codes, cards, v, ps, ess))
+        for u in ps:
+            rest = tuple(p for p in ps if p != u)
+            seen = (codes[:, [v, *ps]] >= 0).all(axis=1)
+            on_common = codes.copy()
+            on_common[~seen] = -1
+            expected = _bds_reference(on_common, cards, v, ps, ess)
+            expected -= _bds_reference(on_common, cards, v, rest, ess)
+            assert _close(ours.gains(v, rest, [u])[0], expected)
+            assert _close(ours.change(v, rest, ps), expected)
+
+
+def test_bds_keeps_anneals_families_small_where_bdeu_grows_them():
+    """BDeu's ess / q per parent state shrinks with each parent, and on a small table a
+    family whose few occurring parent states each hold one value of the child scores
+    higher the more parents it has (Suzuki 2017): BDs counts only the states that occur."""
+    rng = np.random.default_rng(0)
+    n = 60
+    y = rng.integers(0, 3, n)
+    # five near-constant columns, each another way of reading the same few rows
+    rare = (rng.random(n) < 0.1).astype(int)
+    X = pd.DataFrame({f"c{j}": np.where(rare, y, 3) for j in range(5)} | {"x": y})
+    X["x"] = np.where(rng.random(n) < 0.3, rng.integers(0, 3, n), X["x"])
+    parents = {}
+    for score in ("bdeu", "bds"):
+        model = BayesNetClassifier(score_type=score).fit(X.astype(str), y)
+        parents[score] = max(model.structure_.in_degree(v) for v in model.structure_)
+    assert parents["bds"] < parents["bdeu"]
+
+
 def test_family_scores_refuses_an_unknown_score():
     with pytest.raises(ValueError, match="score must be one of"):
         family_scores([np.ones((1, 2))], [1], "mdl")
@@ -952,20 +1006,39 @@ def test_a_search_stops_at_a_graph_it_has_met(search):
     assert len(set(keys[:-1])) == len(keys) - 1
 
 
-@pytest.mark.parametrize("search", ["hill_climbing", "tabu", "k2"])
+@pytest.mark.parametrize("search", ["hill_climbing", "tabu", "k2", "iterated"])
 def test_the_search_proposes_no_family_the_network_would_refuse(monkeypatch, search):
     """flags' 'name' (194 values) took eight parents in the search and the fit then refused
-    its table (46,932,480 cells): a family above MAX_FAMILY_CELLS is no candidate."""
-    from bnclassify import dag_search
+    its table (46,932,480 cells): a family above MAX_FAMILY_CELLS is no candidate. A family
+    without the class is kept once per class, and counts so (arrhythmia's iterated search
+    gave families of 24 binary parents, 13 copies each: 24 GB, the process killed)."""
+    from bnclassify import dag_search, network
 
     monkeypatch.setattr(dag_search, "MAX_FAMILY_CELLS", 48)
+    monkeypatch.setattr(network, "MAX_FAMILY_CELLS", 48)
     X, y = load_car(return_X_y=True)
     model = BayesNetClassifier(search=search).fit(X, y)
     cards = {**{c: X[c].nunique() for c in X.columns}, model.class_node_: y.nunique()}
+    copies = []
     for node in model.structure_:
-        cells = cards[node] * math.prod(cards[p] for p in model.structure_.predecessors(node))
-        assert cells <= 48, (node, cells)
+        family = {node, *model.structure_.predecessors(node)}
+        cells = math.prod(cards[v] for v in family)
+        kept = 1 if model.class_node_ in family else cards[model.class_node_]
+        copies.append(kept)
+        assert cells * kept <= 48, (node, cells, kept)
     assert model.structure_.number_of_edges() > 0
+    assert max(copies) > 1  # a family without the class was learnt and counted per class
+
+
+def test_a_network_too_large_to_keep_is_refused_by_its_largest_families(monkeypatch):
+    from bnclassify import network
+
+    X, y = load_car(return_X_y=True)
+    model = BayesNetClassifier(max_parents=2).fit(X, y)
+    total = sum(f.log_table_.size for f in model.compiled_.factors if hasattr(f, "log_table_"))
+    monkeypatch.setattr(network, "MAX_NETWORK_CELLS", total // 2)
+    with pytest.raises(ValueError, match=r"MAX_NETWORK_CELLS.*the largest: '\w+' given"):
+        BayesNetClassifier(max_parents=2).fit(X, y)
 
 
 # -- the class's Markov blanket: held-out conditional log likelihood ---------------------------

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from bnclassify import _native
 from bnclassify.dag_search import hill_climbing, iterated_search, tabu_search
-from bnclassify.datasets import load_lactamase, load_p450, load_vote
+from bnclassify.datasets import load_car, load_lactamase, load_p450, load_vote
 from bnclassify.scores import SCORES, FamilyScores
 from bnclassify.stats import VariableCounts, training_statistics
 
@@ -177,3 +177,29 @@ def test_the_numpy_twin_runs_without_the_extension(monkeypatch):
     found, path = iterated_search(scores, counts.n_variables, restarts=2)
     assert path and all(move in ("add", "remove", "reverse") for move, *_ in path)
     assert len(scores.gain_cache) > 0  # the Python search filled the scorer's cache
+
+
+@needs_extension
+@pytest.mark.parametrize("class_variable", [None, 0, 6])
+def test_a_family_without_the_class_counts_once_per_class_in_both(monkeypatch, class_variable):
+    """The fitted network keeps a family without the class once per class, so both searches
+    count its cells so against MAX_FAMILY_CELLS (here made small enough to bind on car)."""
+    from bnclassify import dag_search
+
+    monkeypatch.setattr(dag_search, "MAX_FAMILY_CELLS", 48)
+    counts = _table(load_car)
+    switch = _native.runtime.COMPILED
+    found = []
+    try:
+        for compiled in (True, False):
+            _native.runtime.COMPILED = compiled
+            scores = FamilyScores(counts, "bic", 1.0, class_variable)
+            found.append((*iterated_search(scores, 7, restarts=3), scores))
+    finally:
+        _native.runtime.COMPILED = switch
+    assert_same(*found)
+    parents, cards = found[0][0], counts.cards
+    for v, ps in enumerate(parents):
+        family = {v, *ps}
+        copies = 1 if class_variable is None or class_variable in family else cards[class_variable]
+        assert np.prod([cards[u] for u in family]) * copies <= 48

@@ -5585,6 +5585,7 @@ typedef int16_t ds_code;
 
 typedef struct {
     int n, w, score_kind, max_parents;
+    int cls; /* the class's variable (-1: none): a family without it is kept once per class */
     Py_ssize_t k;
     const ds_code *codes;
     const double *weights;
@@ -5996,10 +5997,16 @@ static int ds_rescore(ds_state *d, int v) {
         d->add_gain[u * n + v] = -INFINITY, d->remove_gain[u * n + v] = -INFINITY;
     if (np_ < d->max_parents) {
         double family = (double)d->cards[v] * ds_q_total(d, ps, np_);
+        /* a fitted network keeps a family without the class once per class
+         * (dag_search._within_cells) */
+        const int cls = d->cls;
+        int rooted = cls < 0 || v == cls;
+        for (int j = 0; j < np_; j++) rooted |= ps[j] == cls;
         int nc = 0, nt = 0;
         for (int u = 0; u < n; u++)
             if (d->allowed[u * n + v] && !d->arcs[u * n + v] &&
-                family * (double)d->cards[u] <= d->max_cells)
+                family * (double)d->cards[u] * (rooted || u == cls ? 1.0 : (double)d->cards[cls]) <=
+                    d->max_cells)
                 d->cands[nc++] = u;
         for (int c = 0; c < nc; c++) {
             double g;
@@ -6383,13 +6390,13 @@ static void ds_free(ds_state *d) {
 
 static PyObject *dag_search(PyObject *self, PyObject *args) {
     PyObject *obj[7];
-    int score_kind, max_parents, walk, tabu_length, reversal, restarts, perturbation;
+    int score_kind, max_parents, walk, tabu_length, reversal, restarts, perturbation, cls;
     double prior, n_rows, max_cells, rel_tol;
     long long max_iter;
-    if (!PyArg_ParseTuple(args, "OOOOOOOiddddiiiiLii", &obj[0], &obj[1], &obj[2], &obj[3],
+    if (!PyArg_ParseTuple(args, "OOOOOOOiddddiiiiLiii", &obj[0], &obj[1], &obj[2], &obj[3],
                           &obj[4], &obj[5], &obj[6], &score_kind, &prior, &n_rows, &max_cells,
                           &rel_tol, &max_parents, &walk, &tabu_length, &reversal, &max_iter,
-                          &restarts, &perturbation))
+                          &restarts, &perturbation, &cls))
         return NULL;
     /* codes (n, k) int16, weights (k) float64, cards (n) int64, start, allowed, required (n, n)
      * uint8, uniforms (restarts * perturbation) float64 */
@@ -6439,6 +6446,7 @@ static PyObject *dag_search(PyObject *self, PyObject *args) {
     d.codes = codes, d.weights = b[1].buf, d.cards = cards;
     d.score_kind = score_kind, d.prior = prior, d.n_rows = n_rows, d.max_cells = max_cells;
     d.rel_tol = rel_tol, d.max_parents = max_parents < 0 ? n : max_parents;
+    d.cls = cls >= 0 && cls < n ? cls : -1;
     d.allowed = b[4].buf, d.required = b[5].buf;
     const size_t nn = (size_t)n * n;
     const int tabu_cap = (tabu_length > perturbation ? tabu_length : perturbation) + 1;
@@ -6618,7 +6626,7 @@ static PyMethodDef methods[] = {
     {"dag_search", dag_search, METH_VARARGS,
      "dag_search(codes, weights, cards, start, allowed, required, uniforms, score, prior, n_rows, "
      "max_cells, relative_tolerance, max_parents, walk, tabu_length, reversal, max_iter, restarts, "
-     "perturbation) -> (arcs, path): the DAG search of bnclassify/dag_search.py, every family "
+     "perturbation, class_variable) -> (arcs, path): the DAG search of bnclassify/dag_search.py, every family "
      "counted and scored here (see bnclassify/_native/search.py)."},
     {"spanning_edges", spanning_edges, METH_VARARGS,
      "spanning_edges(rows, columns, parent, accepted, limit) -> taken: Kruskal's union-find over "
@@ -6632,7 +6640,7 @@ static struct PyModuleDef module = {
 
 /* Raised with every change of a kernel's arguments or results: _native/runtime.py refuses a stale build
  * (an optional build that fails leaves the previous library in place). */
-#define KERNELS_VERSION 35
+#define KERNELS_VERSION 36
 
 PyMODINIT_FUNC PyInit__kernels(void) {
     PyObject *m = PyModule_Create(&module);

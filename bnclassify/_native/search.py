@@ -43,6 +43,7 @@ def dag_search(
     max_iter,
     restarts,
     perturbation,
+    class_variable=None,
 ):
     """The iterated search (``restarts=0``: its first walk alone) by the compiled kernel.
 
@@ -66,13 +67,16 @@ def dag_search(
     walk : {"hill_climbing", "tabu"}
     tabu_length, reversal, max_iter, restarts, perturbation
         As in ``bnclassify.dag_search.iterated_search``.
+    class_variable : int, optional
+        The class's variable: a family without it counts once per class against
+        ``max_cells`` (a fitted network keeps it so).
 
     Returns
     -------
     (ndarray of bool, shape (n, n), list of (int, int, int, float)) or None
         The best graph's arcs and the path's moves ``(kind, parent, child, score after)``;
-        None when the kernels do not run compiled or a variable has more than
-        :data:`CODE_STATES` states.
+        None when the kernels do not run compiled, a variable has more than
+        :data:`CODE_STATES` states or the score is not one of :data:`SCORE_KINDS`.
 
     Examples
     --------
@@ -86,7 +90,7 @@ def dag_search(
     ...     [[False, True], [False, False]], [(0, 0, 1)])  # one arc, the first of the tie
     True
     """
-    if not runtime.COMPILED or np.max(cards, initial=0) > CODE_STATES:
+    if not runtime.COMPILED or np.max(cards, initial=0) > CODE_STATES or score not in SCORE_KINDS:
         return None
     n = len(cards)
     flags = [np.ascontiguousarray(a, dtype=np.uint8) for a in (start, allowed, required)]
@@ -108,5 +112,6 @@ def dag_search(
         -1 if max_iter is None else int(max_iter),
         int(restarts),
         int(perturbation),
+        -1 if class_variable is None else int(class_variable),
     )
     return np.frombuffer(arcs, dtype=np.uint8).reshape(n, n).astype(bool), path

@@ -97,15 +97,17 @@ class BayesNetClassifier(StatisticsFit, NetworkClassifier):
         ``"k2"``: Cooper and Herskovits' K2
         given ``order``: each node takes, among the nodes before it, the parent
         that most raises its score, while it does (Weka's ``K2``).
-    score_type : {"bdeu", "bd", "k2", "bic", "aic", "loglik"}, default="bdeu"
+    score_type : {"bdeu", "bd", "k2", "bic", "aic", "loglik", "bds"}, default="bdeu"
         The decomposable score (Weka's ``scoreType``; ``score`` is scikit-learn's
         accuracy method) (see ``bnclassify.scores``): BDeu with the
         equivalent sample size ``prior_weight``; the Bayesian Dirichlet score with
         ``prior_weight`` in every cell (Weka's ``BAYES``); K2 (``"bd"`` with 1);
         BIC (MDL); AIC; the log-likelihood (which only adds arcs: bound it with
-        ``max_parents``).
+        ``max_parents``); Scutari's sparse BDeu, BDs (the equivalent sample size
+        over the parent states that occur; bnlearn's ``"bds"``).
     prior_weight : float, default=1.0
-        ``"bdeu"``'s equivalent sample size, or ``"bd"``'s pseudo-count per cell.
+        ``"bdeu"``'s and ``"bds"``'s equivalent sample size, or ``"bd"``'s pseudo-count
+        per cell.
     max_parents : int, optional
         Most parents of any node, the class counted as one (pgmpy's
         ``max_indegree``, Weka's ``-P``); default: no limit.
@@ -575,7 +577,7 @@ class BayesNetClassifier(StatisticsFit, NetworkClassifier):
         ranked = [variables[k] for k in name_order([names[v] for v in variables])]
         index = {v: k for k, v in enumerate(ranked)}
         searched = VariableCounts(counts.codes[:, ranked], counts.weights, counts.cards[ranked])
-        scores = FamilyScores(searched, self.score_type, self.prior_weight)
+        scores = FamilyScores(searched, self.score_type, self.prior_weight, index[m])
         start = [set() for _ in ranked]
         for u, v in self._start_arcs(stats, schema, names):
             if u in copies or v in copies:

@@ -38,6 +38,7 @@ from .moments import GaussianMoments
 from .protocol import FamilyStatistics, Statistics
 from .sufficient import (
     MAX_FAMILY_CELLS,
+    MAX_NETWORK_CELLS,
     MAX_TRIPLE_CELLS,
     StatisticsPlan,
     SufficientStatistics,
@@ -52,6 +53,7 @@ __all__ = [
     "one_hot",
     "BLOCK_CELLS",
     "MAX_FAMILY_CELLS",
+    "MAX_NETWORK_CELLS",
     "MAX_PAIRWISE_CELLS",
     "MAX_TRIPLE_CELLS",
     "FamilyBatch",

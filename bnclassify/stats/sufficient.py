@@ -31,7 +31,11 @@ from .variables import VariableCounts
 #: Largest triple-count table (cells, all classes) KDB with k >= 2 accumulates incrementally.
 MAX_TRIPLE_CELLS = 1 << 24
 #: Largest family table N(c, x_parents, x_child) (cells, all classes) a fit counts: 256 MB.
+#: A general network's family without the class is kept once per class, and counts so.
 MAX_FAMILY_CELLS = 1 << 25
+#: Most cells a general network's tables hold together (``BayesNetClassifier``): 1 GB of
+#: float64, read again into one array by prediction.
+MAX_NETWORK_CELLS = 1 << 27
 
 
 @dataclass

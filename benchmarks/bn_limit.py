@@ -22,8 +22,9 @@ row, probabilities clipped at 1e-15).
 Models (``--models``, comma-separated; ``name:smoothing`` for a hierarchical
 smoothing, e.g. ``tan:hdp``, ``kdb2:hls``): ``nb``, ``tan``, ``kdb1`` ..
 ``kdb5``, ``aode``, ``skdb``, ``eskdb10`` (``ESKDB(n_estimators=10,
-random_state=0)``), ``bnc`` (``BayesNetClassifier()``: hill climbing, BDeu),
-``bnc10`` (the same with BDeu's equivalent sample size 10),
+random_state=0)``), ``bnc`` (``BayesNetClassifier()``: hill climbing, its default
+score), ``bnc-bdeu1`` and ``bnc10`` (BDeu with the equivalent sample size 1 and 10),
+``bnc-bds10`` (BDs with 10),
 ``forest`` (``RandomForestClassifier(random_state=0, n_jobs=1)`` on the
 state codes) and ``hgb`` (``HistGradientBoostingClassifier(random_state=0)``,
 every column a native categorical). ``--caps`` limits the training rows of a
@@ -80,7 +81,9 @@ BASES = {
     "skdb": lambda s: SKDB(smoothing=s),
     "eskdb10": lambda s: ESKDB(n_estimators=10, random_state=0, smoothing=s),
     "bnc": lambda s: BayesNetClassifier(),
-    "bnc10": lambda s: BayesNetClassifier(prior_weight=10),
+    "bnc10": lambda s: BayesNetClassifier(score_type="bdeu", prior_weight=10),
+    "bnc-bdeu1": lambda s: BayesNetClassifier(score_type="bdeu", prior_weight=1),
+    "bnc-bds10": lambda s: BayesNetClassifier(score_type="bds", prior_weight=10),
     "forest": lambda s: RandomForestClassifier(random_state=0, n_jobs=1),
     "hgb": lambda s: HistGradientBoostingClassifier(
         categorical_features="from_dtype", random_state=0

@@ -195,8 +195,8 @@ def _check_network_cells(counts, parents, m, unobserved, names):
         raise ValueError(
             f"The network's tables would hold {total:,} cells ({total * 8 / 2**30:.1f} GB), "
             f"more than MAX_NETWORK_CELLS = {MAX_NETWORK_CELLS:,}; the largest: {named}. "
-            "Limit the parents (max_parents), or use a score that adds fewer "
-            "(score_type='bds' or 'bic')."
+            "Limit the parents (max_parents), or use a score that adds fewer (score_type='bic', "
+            "or 'bds' rather than 'bdeu')."
         )
 
 

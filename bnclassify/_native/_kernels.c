@@ -5501,7 +5501,7 @@ done:
  * removals, reversals, each by parent then child) whose gain is within the tolerance of the
  * best. */
 
-enum { DS_BDEU, DS_BD, DS_K2, DS_BIC, DS_AIC, DS_LOGLIK };
+enum { DS_BDEU, DS_BD, DS_K2, DS_BIC, DS_AIC, DS_LOGLIK, DS_BDS };
 enum { DS_ADD, DS_REMOVE, DS_REVERSE };
 
 typedef struct {
@@ -5658,7 +5658,7 @@ static inline double ds_lgamma(double *memo, double count, double a) {
 static double ds_table_score(const ds_state *d, const double *t, const int64_t *rows,
                              Py_ssize_t n_rows, int r, double q_total) {
     double s = 0.0;
-    if (d->score_kind >= DS_BIC) {
+    if (d->score_kind >= DS_BIC && d->score_kind <= DS_LOGLIK) {
         for (Py_ssize_t j = 0; j < n_rows; j++) {
             const double *row = t + (rows ? rows[j] : j) * r;
             double total = 0.0;
@@ -5673,7 +5673,17 @@ static double ds_table_score(const ds_state *d, const double *t, const int64_t *
             s -= q_total * (r - 1);
         return s;
     }
-    double a = d->score_kind == DS_BDEU ? d->prior / (q_total * r)
+    if (d->score_kind == DS_BDS) { /* the equivalent sample size over the occurring states */
+        Py_ssize_t occurring = 0;
+        for (Py_ssize_t j = 0; j < n_rows; j++) {
+            const double *row = t + (rows ? rows[j] : j) * r;
+            double total = 0.0;
+            for (int c = 0; c < r; c++) total += row[c];
+            occurring += total > 0.0;
+        }
+        q_total = occurring > 0 ? (double)occurring : 1.0;
+    }
+    double a = d->score_kind == DS_BDEU || d->score_kind == DS_BDS ? d->prior / (q_total * r)
                : d->score_kind == DS_K2 ? 1.0 : d->prior;
     double ra = a * r, lga = lgamma(a), lgra = lgamma(ra);
     double *cell_memo = ds_memo((ds_state *)d, a), *row_memo = ds_memo((ds_state *)d, ra);
@@ -6424,7 +6434,7 @@ static PyObject *dag_search(PyObject *self, PyObject *args) {
     if (b[0].shape[0] != n || b[0].shape[1] != k || b[3].shape[0] != n || b[3].shape[1] != n ||
         b[4].shape[0] != n || b[4].shape[1] != n || b[5].shape[0] != n || b[5].shape[1] != n ||
         restarts < 0 || perturbation < 0 || b[6].shape[0] < (Py_ssize_t)restarts * perturbation ||
-        score_kind < DS_BDEU || score_kind > DS_LOGLIK || walk < 0 || walk > 1 || tabu_length < 0 ||
+        score_kind < DS_BDEU || score_kind > DS_BDS || walk < 0 || walk > 1 || tabu_length < 0 ||
         n < 1) {
         PyErr_SetString(PyExc_ValueError, "dag_search: inconsistent shapes or options");
         goto done;

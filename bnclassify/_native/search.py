@@ -15,7 +15,7 @@ import numpy as np
 from . import runtime
 
 #: The scores in the kernel's numbering (``bnclassify.scores.SCORES``' names).
-SCORE_KINDS = ("bdeu", "bd", "k2", "bic", "aic", "loglik")
+SCORE_KINDS = ("bdeu", "bd", "k2", "bic", "aic", "loglik", "bds")
 #: The walks in the kernel's numbering.
 WALKS = ("hill_climbing", "tabu")
 #: Most states of a variable the kernel reads (16-bit codes); a table with more runs the twin.

@@ -47,10 +47,15 @@ from threadpoolctl import threadpool_limits
 
 from bnclassify.structure import markov_blanket
 
-BEST = "BayesNetClassifier(perturb_blanket=True, blanket_level=0.001, blanket_holdout=0.01)"
+# BDeu(1), the default score until 2026-12-03 and the best for the blanket: with BDs(10), the
+# default since, child's blanket gains ChestXray on training seeds 0 and 2 (docs/benchmarks.md)
+BEST = (
+    "BayesNetClassifier(score_type='bdeu', prior_weight=1, perturb_blanket=True, "
+    "blanket_level=0.001, blanket_holdout=0.01)"
+)
 REORIENT = (
-    "BayesNetClassifier(perturb_blanket=True, blanket_level=0.001, blanket_holdout=0.01, "
-    "blanket_reorient=0.05)"
+    "BayesNetClassifier(score_type='bdeu', prior_weight=1, perturb_blanket=True, "
+    "blanket_level=0.001, blanket_holdout=0.01, blanket_reorient=0.05)"
 )
 ISSUE = {"alarm", "child", "insurance:RiskAversion", "hailfinder", "water"}
 

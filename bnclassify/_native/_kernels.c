@@ -5612,6 +5612,7 @@ typedef struct {
     size_t memo_size;  /* integer weights: the total weight + 1; else 0 (ds_memo) */
     int n_memos;
     double memo_a[DS_MEMOS_MAX], *memos[DS_MEMOS_MAX];
+    size_t memo_cap[DS_MEMOS_MAX], memo_cells; /* each memo's length (grown), their sum */
     int any_missing;
     int *cands, *todo, *order, *indegree;
     double *found;
@@ -5620,6 +5621,16 @@ typedef struct {
     int *tabu, n_tabu, tabu_cap; /* (kind, u, v) triples */
     uint8_t *best_arcs, *keep_arcs;
     int failed;
+    /* integer weights (iw: each row's, NULL when some is not an integer): the count tables
+     * met, by variable set (ds_recall, ds_keep), each in the axis order it was counted in */
+    int32_t *iw;
+    ds_map sets;      /* variable set (bits) -> entry */
+    uint64_t *set_key;
+    int32_t *kept;    /* the tables' counts */
+    int *kept_vars;   /* each table's axis order */
+    size_t *entry_at, *entry_vars, kept_used, kept_cap, vars_used, vars_cap, n_entries, entries_cap;
+    int32_t *iblock;  /* int32 tables counted together */
+    size_t iblock_cap;
 } ds_state;
 
 static double ds_tolerance(const ds_state *d, double score) {
@@ -5629,25 +5640,38 @@ static double ds_tolerance(const ds_state *d, double score) {
 
 /* lgamma(count + a) for the counts of a table with integer weights: each count is an integer
  * up to the total weight, and each `a` one of few (the pseudo-counts of the families' sizes),
- * so each value is computed once (the same value lgamma gives). The memo of a (NULL: none,
- * real weights or too many). */
-static double *ds_memo(ds_state *d, double a) {
-    if (!d->memo_size) return NULL;
+ * so each value is computed once (the same value lgamma gives). The memo of a (-1: none, real
+ * weights or too many); a memo grows to the largest count met (most tables' counts are far
+ * below the total weight: a memo of the total weight per `a` would be mostly page faults). */
+static int ds_memo(ds_state *d, double a) {
+    if (!d->memo_size) return -1;
     for (int j = 0; j < d->n_memos; j++)
-        if (d->memo_a[j] == a) return d->memos[j];
-    /* at most 32 MB of memos (a table of many rows: lgamma itself) */
-    if (d->n_memos == DS_MEMOS_MAX || (size_t)(d->n_memos + 1) * d->memo_size > ((size_t)1 << 22))
-        return NULL;
-    double *memo = malloc(d->memo_size * sizeof(double));
-    if (!memo) return NULL;
-    for (size_t j = 0; j < d->memo_size; j++) memo[j] = NAN;
-    d->memo_a[d->n_memos] = a, d->memos[d->n_memos++] = memo;
-    return memo;
+        if (d->memo_a[j] == a) return j;
+    if (d->n_memos == DS_MEMOS_MAX) return -1;
+    d->memo_a[d->n_memos] = a, d->memos[d->n_memos] = NULL, d->memo_cap[d->n_memos] = 0;
+    return d->n_memos++;
 }
 
-static inline double ds_lgamma(double *memo, double count, double a) {
-    if (!memo) return lgamma(count + a);
-    double *at = memo + (size_t)count;
+/* Memo j long enough for count c; 0, or -1 when it may not grow (lgamma itself then). */
+static int ds_memo_grow(ds_state *d, int j, size_t c) {
+    size_t cap = d->memo_cap[j] ? d->memo_cap[j] : 256;
+    while (cap <= c) cap *= 2;
+    if (cap > d->memo_size) cap = d->memo_size;
+    /* at most 32 MB of memos (a table of many rows: lgamma itself) */
+    if (c >= cap || d->memo_cells + cap - d->memo_cap[j] > ((size_t)1 << 22)) return -1;
+    double *memo = realloc(d->memos[j], cap * sizeof(double));
+    if (!memo) return -1;
+    for (size_t e = d->memo_cap[j]; e < cap; e++) memo[e] = NAN;
+    d->memo_cells += cap - d->memo_cap[j];
+    d->memos[j] = memo, d->memo_cap[j] = cap;
+    return 0;
+}
+
+static inline double ds_lgamma(ds_state *d, int j, double count, double a) {
+    if (j < 0) return lgamma(count + a);
+    const size_t c = (size_t)count;
+    if (c >= d->memo_cap[j] && ds_memo_grow(d, j, c) < 0) return lgamma(count + a);
+    double *at = d->memos[j] + c;
     if (isnan(*at)) *at = lgamma(count + a);
     return *at;
 }
@@ -5675,15 +5699,16 @@ static double ds_table_score(const ds_state *d, const double *t, const int64_t *
     double a = d->score_kind == DS_BDEU ? d->prior / (q_total * r)
                : d->score_kind == DS_K2 ? 1.0 : d->prior;
     double ra = a * r, lga = lgamma(a), lgra = lgamma(ra);
-    double *cell_memo = ds_memo((ds_state *)d, a), *row_memo = ds_memo((ds_state *)d, ra);
+    ds_state *m = (ds_state *)d;
+    const int cell_memo = ds_memo(m, a), row_memo = ds_memo(m, ra);
     for (Py_ssize_t j = 0; j < n_rows; j++) {
         const double *row = t + (rows ? rows[j] : j) * r;
         double total = 0.0;
         for (int c = 0; c < r; c++) total += row[c];
         if (total <= 0.0) continue;
-        s += lgra - ds_lgamma(row_memo, total, ra);
+        s += lgra - ds_lgamma(m, row_memo, total, ra);
         for (int c = 0; c < r; c++)
-            if (row[c] != 0.0) s += ds_lgamma(cell_memo, row[c], a) - lga;
+            if (row[c] != 0.0) s += ds_lgamma(m, cell_memo, row[c], a) - lga;
     }
     return s;
 }
@@ -5702,6 +5727,81 @@ static double ds_q_total(const ds_state *d, const int *s, int ns) {
     double q = 1.0;
     for (int j = 0; j < ns; j++) q *= (double)d->cards[s[j]];
     return q;
+}
+
+/* Integer weights: the tables counted are kept by variable set, so a family's table met again
+ * in another role (u -> v added to S or v -> u to S: the same rows of S, u and v) is read
+ * from the one counted instead of the rows; integer counts are the same whatever order they
+ * are added in, and each table is rearranged into the axis order that counting it would give,
+ * so every score sums the same terms in the same order. */
+#define DS_KEPT_CELLS ((size_t)1 << 23)
+
+static void ds_set_bits(ds_state *d, const int *vars, int m) {
+    memset(d->set_key, 0, (size_t)d->w * sizeof(uint64_t));
+    for (int j = 0; j < m; j++) d->set_key[vars[j] / 64] |= (uint64_t)1 << (vars[j] % 64);
+}
+
+/* The counts of the rows observing every variable of `order` (m distinct ones; the first the
+ * slowest axis) into out, from a kept table: 1, or 0 when none is kept. */
+static int ds_recall(ds_state *d, const int *order, int m, double *out) {
+    if (!d->iw) return 0;
+    ds_set_bits(d, order, m);
+    double at;
+    if (!ds_get(&d->sets, d->set_key, &at)) return 0;
+    const size_t e = (size_t)at;
+    const int32_t *src = d->kept + d->entry_at[e];
+    const int *sv = d->kept_vars + d->entry_vars[e];
+    int64_t stride[m > 0 ? m : 1], card[m > 0 ? m : 1], from[m > 0 ? m : 1], idx[m > 0 ? m : 1];
+    int64_t st = 1;
+    for (int j = m - 1; j >= 0; j--) stride[j] = st, st *= d->cards[sv[j]];
+    for (int j = 0; j < m; j++) {
+        int p = 0;
+        while (sv[p] != order[j]) p++;
+        from[j] = stride[p], card[j] = d->cards[order[j]], idx[j] = 0;
+    }
+    if (m == 0) {
+        out[0] = (double)src[0];
+        return 1;
+    }
+    const int64_t inner = card[m - 1], step = from[m - 1];
+    const size_t cells = (size_t)st;
+    int64_t base = 0;
+    for (size_t o = 0; o < cells; o += (size_t)inner) {
+        for (int64_t c = 0; c < inner; c++) out[o + c] = (double)src[base + c * step];
+        for (int j = m - 2; j >= 0; j--) {
+            base += from[j];
+            if (++idx[j] < card[j]) break;
+            base -= from[j] * card[j], idx[j] = 0;
+        }
+    }
+    return 1;
+}
+
+/* Keep the counts of the rows observing every variable of `order` (axis order; ti int32, else
+ * td), within DS_KEPT_CELLS in all. */
+static int ds_keep(ds_state *d, const int *order, int m, const int32_t *ti, const double *td,
+                   size_t cells) {
+    if (!d->iw || d->kept_used + cells > DS_KEPT_CELLS) return 0;
+    ds_set_bits(d, order, m);
+    if (ds_get(&d->sets, d->set_key, NULL)) return 0;
+    if (ds_grow((void **)&d->kept, &d->kept_cap, d->kept_used + cells, sizeof(int32_t)) < 0 ||
+        ds_grow((void **)&d->kept_vars, &d->vars_cap, d->vars_used + m, sizeof(int)) < 0 ||
+        ds_grow((void **)&d->entry_at, &d->entries_cap, d->n_entries + 1, sizeof(size_t)) < 0)
+        return -1;
+    /* entry_vars grows with entry_at (the same capacity) */
+    size_t cap = d->entries_cap;
+    void *q = realloc(d->entry_vars, cap * sizeof(size_t));
+    if (!q) return -1;
+    d->entry_vars = q;
+    int32_t *to = d->kept + d->kept_used;
+    if (ti) memcpy(to, ti, cells * sizeof(int32_t));
+    else
+        for (size_t c = 0; c < cells; c++) to[c] = (int32_t)td[c];
+    memcpy(d->kept_vars + d->vars_used, order, (size_t)m * sizeof(int));
+    d->entry_at[d->n_entries] = d->kept_used, d->entry_vars[d->n_entries] = d->vars_used;
+    d->kept_used += cells, d->vars_used += (size_t)m;
+    ds_set_bits(d, order, m);
+    return ds_put(&d->sets, d->set_key, (double)d->n_entries++);
 }
 
 /* ids[i]: the row's joint state of v and the parents S numbered among at most `bound`
@@ -5817,6 +5917,155 @@ static int ds_counted_score(ds_state *d, const ds_code *filter, const ds_code *i
 
 #define DS_BLOCK_CELLS ((size_t)1 << 22)
 
+/* The marginal of table t (cu blocks of qr cells, the first axis slowest) over its first
+ * axis, into m. */
+static void ds_sum_first(const double *t, int64_t cu, size_t qr, double *m) {
+    memcpy(m, t, qr * sizeof(double));
+    for (int64_t x = 1; x < cu; x++)
+        for (size_t j = 0; j < qr; j++) m[j] += t[(size_t)x * qr + j];
+}
+
+/* ds_compute_gains with integer weights and a dense family table no larger than the rows:
+ * each candidate's table (axes u, S, v) read from a kept one, the others counted together in
+ * int32 tables and kept; a family without the candidate is its table summed over u (the
+ * rows observing S, u and v; without missing cells in u, those observing S and v). */
+static int ds_gains_kept(ds_state *d, int v, const int *s, int ns, const int *cands, int nc,
+                         double *gains) {
+    const Py_ssize_t k = d->k;
+    const int r = (int)d->cards[v];
+    const double q_total = ds_q_total(d, s, ns);
+    const int64_t q = (int64_t)q_total;
+    const size_t small = 2 * (size_t)k + 256, qr = (size_t)q * r;
+    int ord[ns + 2]; /* u, S, v */
+    for (int j = 0; j < ns; j++) ord[1 + j] = s[j];
+    ord[ns + 1] = v;
+    int need_base = 0, counted = 0, have_base = 0;
+    size_t most = qr;
+    for (int c = 0; c < nc; c++) {
+        const size_t cells = qr * (size_t)d->cards[cands[c]];
+        need_base |= !d->missing[cands[c]];
+        if (cells <= small && cells > most) most = cells;
+    }
+    if (ds_grow((void **)&d->block, &d->block_cap, most + qr, sizeof(double)) < 0) return -1;
+    double *tab = d->block, *marg = d->block + most, base = 0.0;
+    if (need_base && ds_recall(d, ord + 1, ns + 1, marg)) {
+        base = ds_table_score(d, marg, NULL, (Py_ssize_t)q, r, q_total);
+        have_base = 1;
+    }
+    int miss[nc > 0 ? nc : 1], alone[nc > 0 ? nc : 1], nm = 0, na = 0;
+    for (int c = 0; c < nc; c++) {
+        const int u = cands[c];
+        const int64_t cu = d->cards[u];
+        if (qr * (size_t)cu > small) {
+            alone[na++] = c;
+            continue;
+        }
+        ord[0] = u;
+        if (!ds_recall(d, ord, ns + 2, tab)) {
+            miss[nm++] = c;
+            continue;
+        }
+        gains[c] = ds_table_score(d, tab, NULL, (Py_ssize_t)(q * cu), r, q_total * cu);
+        if (d->missing[u] || !have_base) {
+            ds_sum_first(tab, cu, qr, marg);
+            const double without = ds_table_score(d, marg, NULL, (Py_ssize_t)q, r, q_total);
+            if (!d->missing[u]) {
+                base = without, have_base = 1;
+                if (ds_keep(d, ord + 1, ns + 1, NULL, marg, qr) < 0) return -1;
+            }
+            gains[c] -= without;
+        } else
+            gains[c] -= base;
+    }
+    for (int e = 0; e < nm;) {
+        /* a block of missed tables counted in one pass over the rows */
+        size_t cells = qr * (size_t)d->cards[cands[miss[e]]];
+        int end = e + 1;
+        while (end < nm) {
+            const size_t more = qr * (size_t)d->cards[cands[miss[end]]];
+            if (cells + more > DS_BLOCK_CELLS) break;
+            cells += more, end++;
+        }
+        if (!counted && ds_states(d, v, s, ns) < 0) return -1;
+        counted = 1;
+        const int fold = need_base && !have_base;
+        if (ds_grow((void **)&d->iblock, &d->iblock_cap, cells + qr, sizeof(int32_t)) < 0)
+            return -1;
+        memset(d->iblock, 0, (cells + (fold ? qr : 0)) * sizeof(int32_t));
+        const int nb = end - e;
+        const ds_code *codes[nb];
+        int32_t *tables[nb];
+        size_t offset = 0;
+        for (int b = 0; b < nb; b++) {
+            codes[b] = d->codes + (size_t)cands[miss[e + b]] * k;
+            tables[b] = d->iblock + offset;
+            offset += qr * (size_t)d->cards[cands[miss[e + b]]];
+        }
+        int32_t *margin = d->iblock + cells;
+        const int64_t *cell = d->cell;
+        const int32_t *w = d->iw;
+        if (!d->any_missing) {
+            if (fold)
+                for (Py_ssize_t i = 0; i < k; i++) margin[cell[i]] += w[i];
+            for (Py_ssize_t i = 0; i < k; i++) {
+                const int64_t at = cell[i];
+                const int32_t wi = w[i];
+                for (int b = 0; b < nb; b++) tables[b][(size_t)codes[b][i] * qr + at] += wi;
+            }
+        } else
+            for (Py_ssize_t i = 0; i < k; i++) {
+                if (cell[i] < 0) continue;
+                const int64_t at = cell[i];
+                const int32_t wi = w[i];
+                if (fold) margin[at] += wi;
+                for (int b = 0; b < nb; b++) {
+                    const ds_code x = codes[b][i];
+                    if (x >= 0) tables[b][(size_t)x * qr + at] += wi;
+                }
+            }
+        if (fold) {
+            for (size_t j = 0; j < qr; j++) marg[j] = (double)margin[j];
+            base = ds_table_score(d, marg, NULL, (Py_ssize_t)q, r, q_total);
+            have_base = 1;
+            if (ds_keep(d, ord + 1, ns + 1, margin, NULL, qr) < 0) return -1;
+        }
+        for (int b = 0; b < nb; b++) {
+            const int c = miss[e + b], u = cands[c];
+            const int64_t cu = d->cards[u];
+            const size_t n_cells = qr * (size_t)cu;
+            for (size_t j = 0; j < n_cells; j++) tab[j] = (double)tables[b][j];
+            gains[c] = ds_table_score(d, tab, NULL, (Py_ssize_t)(q * cu), r, q_total * cu);
+            if (d->missing[u]) {
+                ds_sum_first(tab, cu, qr, marg);
+                gains[c] -= ds_table_score(d, marg, NULL, (Py_ssize_t)q, r, q_total);
+            } else
+                gains[c] -= base;
+            ord[0] = u;
+            if (ds_keep(d, ord, ns + 2, tables[b], NULL, n_cells) < 0) return -1;
+        }
+        e = end;
+    }
+    for (int e = 0; e < na; e++) {
+        /* a large table alone, as ds_compute_gains counts it */
+        const int c = alone[e], u = cands[c];
+        const int64_t cu = d->cards[u];
+        const ds_code *code = d->codes + (size_t)u * k;
+        if (!counted && ds_states(d, v, s, ns) < 0) return -1;
+        counted = 1;
+        double with, without;
+        if (ds_counted_score(d, code, code, q, q * cu, r, q_total * cu, &with) < 0) return -1;
+        if (d->missing[u]) {
+            if (ds_counted_score(d, code, NULL, q, q, r, q_total, &without) < 0) return -1;
+        } else {
+            if (!have_base && ds_counted_score(d, NULL, NULL, q, q, r, q_total, &base) < 0)
+                return -1;
+            have_base = 1, without = base;
+        }
+        gains[c] = with - without;
+    }
+    return 0;
+}
+
 /* gains[c]: adding cands[c] to v's parents S (sorted), both families on the rows observing
  * the larger one: the family without the candidate is v's with S on every row observing S
  * and v when the candidate has no missing cell (scored once). The candidates whose tables are
@@ -5826,6 +6075,9 @@ static int ds_compute_gains(ds_state *d, int v, const int *s, int ns, const int 
                             double *gains) {
     const Py_ssize_t k = d->k;
     const int r = (int)d->cards[v];
+    if (d->iw && ds_q_total(d, s, ns) <= (double)k + 64 &&
+        ds_q_total(d, s, ns) * r <= (double)(2 * (size_t)k + 256))
+        return ds_gains_kept(d, v, s, ns, cands, nc, gains);
     const int64_t q = ds_states(d, v, s, ns);
     if (q < 0) return -1;
     const double q_total = ds_q_total(d, s, ns);
@@ -5928,10 +6180,24 @@ static void ds_make_key(ds_state *d, int v, const int *s, int ns, int skip, int 
 static int ds_family(ds_state *d, int v, const int *s, int ns, double *out) {
     ds_make_key(d, v, s, ns, -1, d->n);
     if (ds_get(&d->cache, d->key, out)) return 0;
-    const int64_t q = ds_states(d, v, s, ns);
-    if (q < 0) return -1;
-    if (ds_counted_score(d, NULL, NULL, q, q, (int)d->cards[v], ds_q_total(d, s, ns), out) < 0)
+    const int r = (int)d->cards[v];
+    const double q_total = ds_q_total(d, s, ns);
+    /* a dense table (as ds_counted_score's) read from a kept one, or counted and kept */
+    const int dense = d->iw && q_total <= (double)d->k + 64 &&
+                      q_total * r <= (double)(2 * (size_t)d->k + 256);
+    int ord[ns + 1]; /* S, v */
+    memcpy(ord, s, (size_t)ns * sizeof(int));
+    ord[ns] = v;
+    if (dense && ds_grow((void **)&d->table, &d->table_cap, (size_t)q_total * r, sizeof(double)) < 0)
         return -1;
+    if (dense && ds_recall(d, ord, ns + 1, d->table))
+        *out = ds_table_score(d, d->table, NULL, (Py_ssize_t)q_total, r, q_total);
+    else {
+        const int64_t q = ds_states(d, v, s, ns);
+        if (q < 0) return -1;
+        if (ds_counted_score(d, NULL, NULL, q, q, r, q_total, out) < 0) return -1;
+        if (dense && ds_keep(d, ord, ns + 1, NULL, d->table, (size_t)q_total * r) < 0) return -1;
+    }
     ds_make_key(d, v, s, ns, -1, d->n);
     return ds_put(&d->cache, d->key, *out);
 }
@@ -5953,18 +6219,24 @@ static int ds_removals(ds_state *d, int v, const int *ps, int np_) {
     const size_t cells = (size_t)q_full * r;
     if (ds_grow((void **)&d->block, &d->block_cap, 2 * cells, sizeof(double)) < 0) return -1;
     double *t = d->block, *m = d->block + cells;
-    memset(t, 0, cells * sizeof(double));
-    const ds_code *cv = d->codes + (size_t)v * k;
-    for (Py_ssize_t i = 0; i < k; i++) {
-        if (cv[i] < 0) continue;
-        int64_t at = 0;
-        int j = 0;
-        for (; j < np_; j++) {
-            const ds_code x = d->codes[(size_t)ps[j] * k + i];
-            if (x < 0) break;
-            at = at * d->cards[ps[j]] + x;
+    int ord[np_ + 1]; /* ps, v */
+    memcpy(ord, ps, (size_t)np_ * sizeof(int));
+    ord[np_] = v;
+    if (!ds_recall(d, ord, np_ + 1, t)) {
+        memset(t, 0, cells * sizeof(double));
+        const ds_code *cv = d->codes + (size_t)v * k;
+        for (Py_ssize_t i = 0; i < k; i++) {
+            if (cv[i] < 0) continue;
+            int64_t at = 0;
+            int j = 0;
+            for (; j < np_; j++) {
+                const ds_code x = d->codes[(size_t)ps[j] * k + i];
+                if (x < 0) break;
+                at = at * d->cards[ps[j]] + x;
+            }
+            if (j == np_) t[at * r + cv[i]] += d->weights[i];
         }
-        if (j == np_) t[at * r + cv[i]] += d->weights[i];
+        if (ds_keep(d, ord, np_ + 1, NULL, t, cells) < 0) return -1;
     }
     const double full = ds_table_score(d, t, NULL, (Py_ssize_t)q_full, r, q_full);
     for (int e = 0; e < nt; e++) {
@@ -6379,6 +6651,8 @@ static void ds_free(ds_state *d) {
     free(d->ids), free(d->cell), free(d->touched), free(d->stamp), free(d->missing), free(d->observing), free(d->remap), free(d->table), free(d->block), free(d->cands), free(d->todo);
     free(d->order), free(d->indegree), free(d->found), free(d->path), free(d->tabu);
     free(d->best_arcs), free(d->keep_arcs);
+    ds_map_free(&d->sets), free(d->set_key), free(d->iw), free(d->kept), free(d->kept_vars);
+    free(d->entry_at), free(d->entry_vars), free(d->iblock);
 }
 
 static PyObject *dag_search(PyObject *self, PyObject *args) {
@@ -6473,7 +6747,16 @@ static PyObject *dag_search(PyObject *self, PyObject *args) {
             total += w[i];
         }
         /* every count an exact integer index into the memos */
-        if (integral && total < 1e7) d.memo_size = (size_t)total + 1;
+        if (integral && total < 1e7) {
+            d.memo_size = (size_t)total + 1;
+            d.iw = malloc((size_t)(k > 0 ? k : 1) * sizeof(int32_t));
+            d.set_key = malloc((size_t)d.w * sizeof(uint64_t));
+            if (!d.iw || !d.set_key || ds_map_init(&d.sets, d.w, 1024) < 0) {
+                PyErr_NoMemory();
+                goto done;
+            }
+            for (Py_ssize_t i = 0; i < k; i++) d.iw[i] = (int32_t)w[i];
+        }
     }
     int status;
     Py_BEGIN_ALLOW_THREADS

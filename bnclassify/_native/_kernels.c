@@ -5512,12 +5512,16 @@ typedef struct {
     uint8_t *full;
 } ds_map;
 
+/* Each word mixed in whole (splitmix64's finalizer): the slot is the hash's low bits, and a
+ * key's high bits (the parents numbered 46 to 63 of a word) must move them too. */
 static uint64_t ds_hash(const uint64_t *key, int kw) {
     uint64_t h = 0x9E3779B97F4A7C15ull;
     for (int j = 0; j < kw; j++) {
-        h ^= key[j] + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+        h ^= key[j];
         h *= 0xBF58476D1CE4E5B9ull;
-        h ^= h >> 31;
+        h ^= h >> 29;
+        h *= 0x94D049BB133111EBull;
+        h ^= h >> 32;
     }
     return h;
 }
@@ -5537,10 +5541,15 @@ static void ds_map_free(ds_map *m) {
 
 /* The slot of key: its own, or the empty one where it would go. */
 static size_t ds_slot(const ds_map *m, const uint64_t *key) {
-    size_t s = ds_hash(key, m->kw) & (m->cap - 1);
-    while (m->full[s] && memcmp(m->keys + s * m->kw, key, m->kw * sizeof(uint64_t)) != 0)
-        s = (s + 1) & (m->cap - 1);
-    return s;
+    const int kw = m->kw;
+    size_t s = ds_hash(key, kw) & (m->cap - 1);
+    for (;; s = (s + 1) & (m->cap - 1)) {
+        if (!m->full[s]) return s;
+        const uint64_t *at = m->keys + s * kw;
+        int j = 0;
+        while (j < kw && at[j] == key[j]) j++;
+        if (j == kw) return s;
+    }
 }
 
 static int ds_get(const ds_map *m, const uint64_t *key, double *value) {
@@ -5631,6 +5640,7 @@ typedef struct {
     size_t *entry_at, *entry_vars, kept_used, kept_cap, vars_used, vars_cap, n_entries, entries_cap;
     int32_t *iblock;  /* int32 tables counted together */
     size_t iblock_cap;
+    size_t keep_max; /* the most cells of a table kept */
 } ds_state;
 
 static double ds_tolerance(const ds_state *d, double score) {
@@ -5745,6 +5755,9 @@ static void ds_set_bits(ds_state *d, const int *vars, int m) {
  * slowest axis) into out, from a kept table: 1, or 0 when none is kept. */
 static int ds_recall(ds_state *d, const int *order, int m, double *out) {
     if (!d->iw) return 0;
+    double size = 1.0;
+    for (int j = 0; j < m; j++) size *= (double)d->cards[order[j]];
+    if (size > (double)d->keep_max) return 0;
     ds_set_bits(d, order, m);
     double at;
     if (!ds_get(&d->sets, d->set_key, &at)) return 0;
@@ -5781,7 +5794,7 @@ static int ds_recall(ds_state *d, const int *order, int m, double *out) {
  * td), within DS_KEPT_CELLS in all. */
 static int ds_keep(ds_state *d, const int *order, int m, const int32_t *ti, const double *td,
                    size_t cells) {
-    if (!d->iw || d->kept_used + cells > DS_KEPT_CELLS) return 0;
+    if (!d->iw || cells > d->keep_max || d->kept_used + cells > DS_KEPT_CELLS) return 0;
     ds_set_bits(d, order, m);
     if (ds_get(&d->sets, d->set_key, NULL)) return 0;
     if (ds_grow((void **)&d->kept, &d->kept_cap, d->kept_used + cells, sizeof(int32_t)) < 0 ||
@@ -6756,6 +6769,11 @@ static PyObject *dag_search(PyObject *self, PyObject *args) {
                 goto done;
             }
             for (Py_ssize_t i = 0; i < k; i++) d.iw[i] = (int32_t)w[i];
+            /* a table read back costs about its cells, kept about twice that (copy, fresh
+             * pages), counted the rows (a pass over them shared by a block of tables): the
+             * tables of more than an eighth of the rows are counted again (cylinder.bands:
+             * kept up to a quarter of its 535 rows, a tenth slower than none kept) */
+            d.keep_max = (size_t)k / 8;
         }
     }
     int status;

@@ -5633,6 +5633,8 @@ typedef struct {
     /* integer weights (iw: each row's, NULL when some is not an integer): the count tables
      * met, by variable set (ds_recall, ds_keep), each in the axis order it was counted in */
     int32_t *iw;
+    ds_code *scodes;  /* (n, k): the rows' codes in a shuffled order, iw's order (ds_cells) */
+    int32_t *cell32;  /* k: each shuffled row's cell (ds_cells) */
     ds_map sets;      /* variable set (bits) -> entry */
     uint64_t *set_key;
     int32_t *kept;    /* the tables' counts */
@@ -5817,6 +5819,56 @@ static int ds_keep(ds_state *d, const int *order, int m, const int32_t *ti, cons
     return ds_put(&d->sets, d->set_key, (double)d->n_entries++);
 }
 
+/* d->cell32[i]: shuffled row i's cell in the dense table of the variables `order` (m >= 1, the
+ * first the slowest axis, the last the child), -1 when it misses one. */
+static void ds_cells(ds_state *d, const int *order, int m) {
+    const Py_ssize_t k = d->k;
+    int32_t *cell = d->cell32;
+    const ds_code *c[4];
+    int32_t card[4];
+    for (int j = 0; j < m && j < 4; j++)
+        c[j] = d->scodes + (size_t)order[j] * k, card[j] = (int32_t)d->cards[order[j]];
+    if (!d->any_missing && m <= 4) {
+        /* one pass, the common families' sizes written out */
+        if (m == 1)
+            for (Py_ssize_t i = 0; i < k; i++) cell[i] = c[0][i];
+        else if (m == 2)
+            for (Py_ssize_t i = 0; i < k; i++) cell[i] = c[0][i] * card[1] + c[1][i];
+        else if (m == 3)
+            for (Py_ssize_t i = 0; i < k; i++)
+                cell[i] = (c[0][i] * card[1] + c[1][i]) * card[2] + c[2][i];
+        else
+            for (Py_ssize_t i = 0; i < k; i++)
+                cell[i] = ((c[0][i] * card[1] + c[1][i]) * card[2] + c[2][i]) * card[3] + c[3][i];
+        return;
+    }
+    for (Py_ssize_t i = 0; i < k; i++) cell[i] = 0;
+    for (int j = 0; j < m; j++) {
+        const ds_code *cj = d->scodes + (size_t)order[j] * k;
+        const int32_t cd = (int32_t)d->cards[order[j]];
+        if (d->any_missing)
+            for (Py_ssize_t i = 0; i < k; i++)
+                cell[i] = cell[i] < 0 || cj[i] < 0 ? -1 : cell[i] * cd + cj[i];
+        else
+            for (Py_ssize_t i = 0; i < k; i++) cell[i] = cell[i] * cd + cj[i];
+    }
+}
+
+/* The dense table of the variables `order` (m >= 1, the last the child; cells of them) into
+ * t: kept, else counted on the shuffled rows with integer weights and kept. */
+static int ds_dense_table(ds_state *d, const int *order, int m, size_t cells, double *t) {
+    if (ds_recall(d, order, m, t)) return 0;
+    if (ds_grow((void **)&d->iblock, &d->iblock_cap, cells, sizeof(int32_t)) < 0) return -1;
+    int32_t *ti = d->iblock;
+    memset(ti, 0, cells * sizeof(int32_t));
+    ds_cells(d, order, m);
+    const int32_t *cell = d->cell32, *w = d->iw;
+    for (Py_ssize_t i = 0; i < d->k; i++)
+        if (cell[i] >= 0) ti[cell[i]] += w[i];
+    for (size_t c = 0; c < cells; c++) t[c] = (double)ti[c];
+    return ds_keep(d, order, m, ti, NULL, cells) < 0 ? -1 : 0;
+}
+
 /* ids[i]: the row's joint state of v and the parents S numbered among at most `bound`
  * (those that occur, when dense numbers would exceed the rows), -1 when it misses one.
  * Returns the bound, -1 on memory failure. */
@@ -5952,7 +6004,7 @@ static int ds_gains_kept(ds_state *d, int v, const int *s, int ns, const int *ca
     int ord[ns + 2]; /* u, S, v */
     for (int j = 0; j < ns; j++) ord[1 + j] = s[j];
     ord[ns + 1] = v;
-    int need_base = 0, counted = 0, have_base = 0;
+    int need_base = 0, counted = 0, celled = 0, have_base = 0;
     size_t most = qr;
     for (int c = 0; c < nc; c++) {
         const size_t cells = qr * (size_t)d->cards[cands[c]];
@@ -5999,8 +6051,8 @@ static int ds_gains_kept(ds_state *d, int v, const int *s, int ns, const int *ca
             if (cells + more > DS_BLOCK_CELLS) break;
             cells += more, end++;
         }
-        if (!counted && ds_states(d, v, s, ns) < 0) return -1;
-        counted = 1;
+        if (!celled) ds_cells(d, ord + 1, ns + 1);
+        celled = 1;
         const int fold = need_base && !have_base;
         if (ds_grow((void **)&d->iblock, &d->iblock_cap, cells + qr, sizeof(int32_t)) < 0)
             return -1;
@@ -6010,30 +6062,29 @@ static int ds_gains_kept(ds_state *d, int v, const int *s, int ns, const int *ca
         int32_t *tables[nb];
         size_t offset = 0;
         for (int b = 0; b < nb; b++) {
-            codes[b] = d->codes + (size_t)cands[miss[e + b]] * k;
+            codes[b] = d->scodes + (size_t)cands[miss[e + b]] * k;
             tables[b] = d->iblock + offset;
             offset += qr * (size_t)d->cards[cands[miss[e + b]]];
         }
         int32_t *margin = d->iblock + cells;
-        const int64_t *cell = d->cell;
+        const int32_t *cell = d->cell32;
         const int32_t *w = d->iw;
+        const int32_t qr32 = (int32_t)qr;
         if (!d->any_missing) {
             if (fold)
                 for (Py_ssize_t i = 0; i < k; i++) margin[cell[i]] += w[i];
             for (Py_ssize_t i = 0; i < k; i++) {
-                const int64_t at = cell[i];
-                const int32_t wi = w[i];
-                for (int b = 0; b < nb; b++) tables[b][(size_t)codes[b][i] * qr + at] += wi;
+                const int32_t at = cell[i], wi = w[i];
+                for (int b = 0; b < nb; b++) tables[b][codes[b][i] * qr32 + at] += wi;
             }
         } else
             for (Py_ssize_t i = 0; i < k; i++) {
                 if (cell[i] < 0) continue;
-                const int64_t at = cell[i];
-                const int32_t wi = w[i];
+                const int32_t at = cell[i], wi = w[i];
                 if (fold) margin[at] += wi;
                 for (int b = 0; b < nb; b++) {
                     const ds_code x = codes[b][i];
-                    if (x >= 0) tables[b][(size_t)x * qr + at] += wi;
+                    if (x >= 0) tables[b][x * qr32 + at] += wi;
                 }
             }
         if (fold) {
@@ -6203,13 +6254,13 @@ static int ds_family(ds_state *d, int v, const int *s, int ns, double *out) {
     ord[ns] = v;
     if (dense && ds_grow((void **)&d->table, &d->table_cap, (size_t)q_total * r, sizeof(double)) < 0)
         return -1;
-    if (dense && ds_recall(d, ord, ns + 1, d->table))
+    if (dense) {
+        if (ds_dense_table(d, ord, ns + 1, (size_t)q_total * r, d->table) < 0) return -1;
         *out = ds_table_score(d, d->table, NULL, (Py_ssize_t)q_total, r, q_total);
-    else {
+    } else {
         const int64_t q = ds_states(d, v, s, ns);
         if (q < 0) return -1;
         if (ds_counted_score(d, NULL, NULL, q, q, r, q_total, out) < 0) return -1;
-        if (dense && ds_keep(d, ord, ns + 1, NULL, d->table, (size_t)q_total * r) < 0) return -1;
     }
     ds_make_key(d, v, s, ns, -1, d->n);
     return ds_put(&d->cache, d->key, *out);
@@ -6235,7 +6286,9 @@ static int ds_removals(ds_state *d, int v, const int *ps, int np_) {
     int ord[np_ + 1]; /* ps, v */
     memcpy(ord, ps, (size_t)np_ * sizeof(int));
     ord[np_] = v;
-    if (!ds_recall(d, ord, np_ + 1, t)) {
+    if (d->iw) {
+        if (ds_dense_table(d, ord, np_ + 1, cells, t) < 0) return -1;
+    } else {
         memset(t, 0, cells * sizeof(double));
         const ds_code *cv = d->codes + (size_t)v * k;
         for (Py_ssize_t i = 0; i < k; i++) {
@@ -6249,7 +6302,6 @@ static int ds_removals(ds_state *d, int v, const int *ps, int np_) {
             }
             if (j == np_) t[at * r + cv[i]] += d->weights[i];
         }
-        if (ds_keep(d, ord, np_ + 1, NULL, t, cells) < 0) return -1;
     }
     const double full = ds_table_score(d, t, NULL, (Py_ssize_t)q_full, r, q_full);
     for (int e = 0; e < nt; e++) {
@@ -6664,7 +6716,7 @@ static void ds_free(ds_state *d) {
     free(d->ids), free(d->cell), free(d->touched), free(d->stamp), free(d->missing), free(d->observing), free(d->remap), free(d->table), free(d->block), free(d->cands), free(d->todo);
     free(d->order), free(d->indegree), free(d->found), free(d->path), free(d->tabu);
     free(d->best_arcs), free(d->keep_arcs);
-    ds_map_free(&d->sets), free(d->set_key), free(d->iw), free(d->kept), free(d->kept_vars);
+    ds_map_free(&d->sets), free(d->set_key), free(d->iw), free(d->scodes), free(d->cell32), free(d->kept), free(d->kept_vars);
     free(d->entry_at), free(d->entry_vars), free(d->iblock);
 }
 
@@ -6768,7 +6820,29 @@ static PyObject *dag_search(PyObject *self, PyObject *args) {
                 PyErr_NoMemory();
                 goto done;
             }
-            for (Py_ssize_t i = 0; i < k; i++) d.iw[i] = (int32_t)w[i];
+            d.scodes = malloc((size_t)n * (size_t)(k > 0 ? k : 1) * sizeof(ds_code));
+            d.cell32 = malloc((size_t)(k > 0 ? k : 1) * sizeof(int32_t));
+            int64_t *perm = malloc((size_t)(k > 0 ? k : 1) * sizeof(int64_t));
+            if (!d.scodes || !d.cell32 || !perm) {
+                free(perm);
+                PyErr_NoMemory();
+                goto done;
+            }
+            /* rows sorted by their codes fall in one cell after another, each add waiting on
+             * the last; shuffled (integer counts: any order gives the same table) they rarely do */
+            uint64_t x = 0x9E3779B97F4A7C15ull;
+            for (Py_ssize_t i = 0; i < k; i++) perm[i] = i;
+            for (Py_ssize_t i = k - 1; i > 0; i--) {
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                const Py_ssize_t j = (Py_ssize_t)(x % (uint64_t)(i + 1));
+                const int64_t t = perm[i];
+                perm[i] = perm[j], perm[j] = t;
+            }
+            for (Py_ssize_t i = 0; i < k; i++) d.iw[i] = (int32_t)w[perm[i]];
+            for (int v = 0; v < n; v++)
+                for (Py_ssize_t i = 0; i < k; i++)
+                    d.scodes[(size_t)v * k + i] = codes[(size_t)v * k + perm[i]];
+            free(perm);
             /* a table read back costs about its cells, kept about twice that (copy, fresh
              * pages), counted the rows (a pass over them shared by a block of tables): the
              * tables of more than an eighth of the rows are counted again (cylinder.bands:

@@ -5643,6 +5643,7 @@ typedef struct {
     int32_t *iblock;  /* int32 tables counted together */
     size_t iblock_cap;
     size_t keep_max; /* the most cells of a table kept */
+    int unit;        /* every weight 1 */
 } ds_state;
 
 static double ds_tolerance(const ds_state *d, double score) {
@@ -6073,9 +6074,14 @@ static int ds_gains_kept(ds_state *d, int v, const int *s, int ns, const int *ca
         if (!d->any_missing) {
             if (fold)
                 for (Py_ssize_t i = 0; i < k; i++) margin[cell[i]] += w[i];
-            for (Py_ssize_t i = 0; i < k; i++) {
-                const int32_t at = cell[i], wi = w[i];
-                for (int b = 0; b < nb; b++) tables[b][codes[b][i] * qr32 + at] += wi;
+            /* a table at a time: shuffled, the rows' adds seldom wait on each other */
+            for (int b = 0; b < nb; b++) {
+                int32_t *tb = tables[b];
+                const ds_code *cb = codes[b];
+                if (d->unit)
+                    for (Py_ssize_t i = 0; i < k; i++) tb[cb[i] * qr32 + cell[i]]++;
+                else
+                    for (Py_ssize_t i = 0; i < k; i++) tb[cb[i] * qr32 + cell[i]] += w[i];
             }
         } else
             for (Py_ssize_t i = 0; i < k; i++) {
@@ -6838,7 +6844,8 @@ static PyObject *dag_search(PyObject *self, PyObject *args) {
                 const int64_t t = perm[i];
                 perm[i] = perm[j], perm[j] = t;
             }
-            for (Py_ssize_t i = 0; i < k; i++) d.iw[i] = (int32_t)w[perm[i]];
+            d.unit = 1;
+            for (Py_ssize_t i = 0; i < k; i++) d.iw[i] = (int32_t)w[perm[i]], d.unit &= d.iw[i] == 1;
             for (int v = 0; v < n; v++)
                 for (Py_ssize_t i = 0; i < k; i++)
                     d.scodes[(size_t)v * k + i] = codes[(size_t)v * k + perm[i]];

@@ -5748,14 +5748,54 @@ static double ds_q_total(const ds_state *d, const int *s, int ns) {
  * are added in, and each table is rearranged into the axis order that counting it would give,
  * so every score sums the same terms in the same order. */
 #define DS_KEPT_CELLS ((size_t)1 << 23)
+#define DS_BIT(set, b) (((set)[(b) / 64] >> ((b) % 64)) & 1)
 
 static void ds_set_bits(ds_state *d, const int *vars, int m) {
     memset(d->set_key, 0, (size_t)d->w * sizeof(uint64_t));
     for (int j = 0; j < m; j++) d->set_key[vars[j] / 64] |= (uint64_t)1 << (vars[j] % 64);
 }
 
+static int ds_keep(ds_state *d, const int *order, int m, const int32_t *ti, const double *td,
+                   size_t cells);
+
+/* Kept table e in the axes `order` (m of them; the first the slowest) into out, summed over
+ * its variable w when w >= 0 (integer counts: the sums are exact). */
+static void ds_gather(ds_state *d, size_t e, const int *order, int m, int w, double *out) {
+    const int32_t *src = d->kept + d->entry_at[e];
+    const int *sv = d->kept_vars + d->entry_vars[e];
+    const int mm = m + (w >= 0);
+    int64_t stride[mm > 0 ? mm : 1], card[m > 0 ? m : 1], from[m > 0 ? m : 1], idx[m > 0 ? m : 1];
+    int64_t st = 1, sw = 0, cw = 1;
+    for (int j = mm - 1; j >= 0; j--) stride[j] = st, st *= d->cards[sv[j]];
+    for (int p = 0; p < mm; p++)
+        if (sv[p] == w) sw = stride[p], cw = d->cards[w];
+    size_t cells = 1;
+    for (int j = 0; j < m; j++) {
+        int p = 0;
+        while (sv[p] != order[j]) p++;
+        from[j] = stride[p], card[j] = d->cards[order[j]], idx[j] = 0;
+        cells *= (size_t)card[j];
+    }
+    const int64_t inner = m > 0 ? card[m - 1] : 1, step = m > 0 ? from[m - 1] : 0;
+    int64_t base = 0;
+    for (size_t o = 0; o < cells; o += (size_t)inner) {
+        for (int64_t c = 0; c < inner; c++) {
+            const int32_t *at = src + base + c * step;
+            int64_t sum = 0;
+            for (int64_t x = 0; x < cw; x++) sum += at[x * sw];
+            out[o + c] = (double)sum;
+        }
+        for (int j = m - 2; j >= 0; j--) {
+            base += from[j];
+            if (++idx[j] < card[j]) break;
+            base -= from[j] * card[j], idx[j] = 0;
+        }
+    }
+}
+
 /* The counts of the rows observing every variable of `order` (m distinct ones; the first the
- * slowest axis) into out, from a kept table: 1, or 0 when none is kept. */
+ * slowest axis) into out: 1 from a kept table of these variables, or of one more summed over
+ * it (then kept too; tried when the probes cost little next to a pass over the rows), else 0. */
 static int ds_recall(ds_state *d, const int *order, int m, double *out) {
     if (!d->iw) return 0;
     double size = 1.0;
@@ -5763,34 +5803,22 @@ static int ds_recall(ds_state *d, const int *order, int m, double *out) {
     if (size > (double)d->keep_max) return 0;
     ds_set_bits(d, order, m);
     double at;
-    if (!ds_get(&d->sets, d->set_key, &at)) return 0;
-    const size_t e = (size_t)at;
-    const int32_t *src = d->kept + d->entry_at[e];
-    const int *sv = d->kept_vars + d->entry_vars[e];
-    int64_t stride[m > 0 ? m : 1], card[m > 0 ? m : 1], from[m > 0 ? m : 1], idx[m > 0 ? m : 1];
-    int64_t st = 1;
-    for (int j = m - 1; j >= 0; j--) stride[j] = st, st *= d->cards[sv[j]];
-    for (int j = 0; j < m; j++) {
-        int p = 0;
-        while (sv[p] != order[j]) p++;
-        from[j] = stride[p], card[j] = d->cards[order[j]], idx[j] = 0;
-    }
-    if (m == 0) {
-        out[0] = (double)src[0];
+    if (ds_get(&d->sets, d->set_key, &at)) {
+        ds_gather(d, (size_t)at, order, m, -1, out);
         return 1;
     }
-    const int64_t inner = card[m - 1], step = from[m - 1];
-    const size_t cells = (size_t)st;
-    int64_t base = 0;
-    for (size_t o = 0; o < cells; o += (size_t)inner) {
-        for (int64_t c = 0; c < inner; c++) out[o + c] = (double)src[base + c * step];
-        for (int j = m - 2; j >= 0; j--) {
-            base += from[j];
-            if (++idx[j] < card[j]) break;
-            base -= from[j] * card[j], idx[j] = 0;
+    if ((double)(d->n - m) * 64.0 > (double)d->k) return 0;
+    for (int w = 0; w < d->n; w++) {
+        if (DS_BIT(d->set_key, w)) continue;
+        d->set_key[w / 64] |= (uint64_t)1 << (w % 64);
+        const int found = ds_get(&d->sets, d->set_key, &at);
+        d->set_key[w / 64] &= ~((uint64_t)1 << (w % 64));
+        if (found) {
+            ds_gather(d, (size_t)at, order, m, w, out);
+            return ds_keep(d, order, m, NULL, out, (size_t)size) < 0 ? -1 : 1;
         }
     }
-    return 1;
+    return 0;
 }
 
 /* Keep the counts of the rows observing every variable of `order` (axis order; ti int32, else
@@ -5858,7 +5886,8 @@ static void ds_cells(ds_state *d, const int *order, int m) {
 /* The dense table of the variables `order` (m >= 1, the last the child; cells of them) into
  * t: kept, else counted on the shuffled rows with integer weights and kept. */
 static int ds_dense_table(ds_state *d, const int *order, int m, size_t cells, double *t) {
-    if (ds_recall(d, order, m, t)) return 0;
+    const int got = ds_recall(d, order, m, t);
+    if (got) return got < 0 ? -1 : 0;
     if (ds_grow((void **)&d->iblock, &d->iblock_cap, cells, sizeof(int32_t)) < 0) return -1;
     int32_t *ti = d->iblock;
     memset(ti, 0, cells * sizeof(int32_t));
@@ -6014,7 +6043,9 @@ static int ds_gains_kept(ds_state *d, int v, const int *s, int ns, const int *ca
     }
     if (ds_grow((void **)&d->block, &d->block_cap, most + qr, sizeof(double)) < 0) return -1;
     double *tab = d->block, *marg = d->block + most, base = 0.0;
-    if (need_base && ds_recall(d, ord + 1, ns + 1, marg)) {
+    const int got = need_base ? ds_recall(d, ord + 1, ns + 1, marg) : 0;
+    if (got < 0) return -1;
+    if (got) {
         base = ds_table_score(d, marg, NULL, (Py_ssize_t)q, r, q_total);
         have_base = 1;
     }
@@ -6027,7 +6058,9 @@ static int ds_gains_kept(ds_state *d, int v, const int *s, int ns, const int *ca
             continue;
         }
         ord[0] = u;
-        if (!ds_recall(d, ord, ns + 2, tab)) {
+        const int hit = ds_recall(d, ord, ns + 2, tab);
+        if (hit < 0) return -1;
+        if (!hit) {
             miss[nm++] = c;
             continue;
         }
@@ -6404,7 +6437,6 @@ static void ds_compute_reach(ds_state *d) {
     d->reach_ok = 1;
 }
 
-#define DS_BIT(set, b) (((set)[(b) / 64] >> ((b) % 64)) & 1)
 
 /* gains (3, n, n) of every move, -inf where illegal (dag_search._Graph.moves), the tabu moves
  * and (without reversal) the reversals barred. */

@@ -5794,8 +5794,9 @@ static void ds_gather(ds_state *d, size_t e, const int *order, int m, int w, dou
 }
 
 /* The counts of the rows observing every variable of `order` (m distinct ones; the first the
- * slowest axis) into out: 1 from a kept table of these variables, or of one more summed over
- * it (then kept too; tried when the probes cost little next to a pass over the rows), else 0. */
+ * slowest axis) into out: 1 from a kept table of these variables, or of one more (that misses
+ * no cell) summed over it (then kept too; tried when the probes cost little next to a pass
+ * over the rows), else 0; -1 out of memory. */
 static int ds_recall(ds_state *d, const int *order, int m, double *out) {
     if (!d->iw) return 0;
     double size = 1.0;
@@ -5809,7 +5810,8 @@ static int ds_recall(ds_state *d, const int *order, int m, double *out) {
     }
     if ((double)(d->n - m) * 64.0 > (double)d->k) return 0;
     for (int w = 0; w < d->n; w++) {
-        if (DS_BIT(d->set_key, w)) continue;
+        /* summed over w, a table counts the rows observing w too: w must miss no cell */
+        if (DS_BIT(d->set_key, w) || d->missing[w]) continue;
         d->set_key[w / 64] |= (uint64_t)1 << (w % 64);
         const int found = ds_get(&d->sets, d->set_key, &at);
         d->set_key[w / 64] &= ~((uint64_t)1 << (w % 64));

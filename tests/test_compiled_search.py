@@ -138,6 +138,31 @@ def test_the_compiled_search_takes_the_twins_moves_on_bundled_tables(load, score
 
 
 @needs_extension
+@pytest.mark.parametrize("rows", ["distinct", "repeated", "real"])
+@pytest.mark.parametrize("missing", [0.0, 0.1])
+@pytest.mark.parametrize("score", ["bic", "bdeu", "k2"])
+def test_the_kept_tables_give_the_twins_moves(rows, missing, score):
+    """Tables with many rows next to their families' cells: with integer weights the kernel
+    counts the families on shuffled rows, reads a family met again from the tables it kept
+    (or from one of a variable more, summed over it) and, every weight 1, adds ones; the
+    moves and scores are the twin's all the same (real weights count as before)."""
+    rng = np.random.default_rng(7)
+    codes, cards = dependent_table(7, 7, rows=6000, noise=0.4)
+    codes[rng.random(codes.shape) < missing] = -1
+    weights = None
+    if rows == "distinct":  # each row once: every weight 1
+        codes = np.unique(codes, axis=0)
+    elif rows == "real":
+        weights = rng.random(len(codes)) + 0.5
+    counts = VariableCounts.merged(codes, weights, cards)
+    assert np.all(counts.weights == 1) == (rows == "distinct")
+    n = counts.n_variables
+    compiled, twin = both(iterated_search, counts, score, 10.0, n, restarts=10, random_state=3)
+    assert_same(compiled, twin)
+    assert len(compiled[1]) > n  # arcs found, then restarts' moves
+
+
+@needs_extension
 def test_ties_go_to_the_first_move_within_the_tolerance():
     """Under BIC adding 0 -> 1 and 1 -> 0 gain the same in exact arithmetic; both versions
     take the one listed first (parent 0), whatever the last bits of the two sums."""

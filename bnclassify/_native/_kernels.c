@@ -5512,12 +5512,16 @@ typedef struct {
     uint8_t *full;
 } ds_map;
 
+/* Each word mixed in whole (splitmix64's finalizer): the slot is the hash's low bits, and a
+ * key's high bits (the parents numbered 46 to 63 of a word) must move them too. */
 static uint64_t ds_hash(const uint64_t *key, int kw) {
     uint64_t h = 0x9E3779B97F4A7C15ull;
     for (int j = 0; j < kw; j++) {
-        h ^= key[j] + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+        h ^= key[j];
         h *= 0xBF58476D1CE4E5B9ull;
-        h ^= h >> 31;
+        h ^= h >> 29;
+        h *= 0x94D049BB133111EBull;
+        h ^= h >> 32;
     }
     return h;
 }
@@ -5537,10 +5541,15 @@ static void ds_map_free(ds_map *m) {
 
 /* The slot of key: its own, or the empty one where it would go. */
 static size_t ds_slot(const ds_map *m, const uint64_t *key) {
-    size_t s = ds_hash(key, m->kw) & (m->cap - 1);
-    while (m->full[s] && memcmp(m->keys + s * m->kw, key, m->kw * sizeof(uint64_t)) != 0)
-        s = (s + 1) & (m->cap - 1);
-    return s;
+    const int kw = m->kw;
+    size_t s = ds_hash(key, kw) & (m->cap - 1);
+    for (;; s = (s + 1) & (m->cap - 1)) {
+        if (!m->full[s]) return s;
+        const uint64_t *at = m->keys + s * kw;
+        int j = 0;
+        while (j < kw && at[j] == key[j]) j++;
+        if (j == kw) return s;
+    }
 }
 
 static int ds_get(const ds_map *m, const uint64_t *key, double *value) {
@@ -5613,6 +5622,7 @@ typedef struct {
     size_t memo_size;  /* integer weights: the total weight + 1; else 0 (ds_memo) */
     int n_memos;
     double memo_a[DS_MEMOS_MAX], *memos[DS_MEMOS_MAX];
+    size_t memo_cap[DS_MEMOS_MAX], memo_cells; /* each memo's length (grown), their sum */
     int any_missing;
     int *cands, *todo, *order, *indegree;
     double *found;
@@ -5621,6 +5631,20 @@ typedef struct {
     int *tabu, n_tabu, tabu_cap; /* (kind, u, v) triples */
     uint8_t *best_arcs, *keep_arcs;
     int failed;
+    /* integer weights (iw: each row's, NULL when some is not an integer): the count tables
+     * met, by variable set (ds_recall, ds_keep), each in the axis order it was counted in */
+    int32_t *iw;
+    ds_code *scodes;  /* (n, k): the rows' codes in a shuffled order, iw's order (ds_cells) */
+    int32_t *cell32;  /* k: each shuffled row's cell (ds_cells) */
+    ds_map sets;      /* variable set (bits) -> entry */
+    uint64_t *set_key;
+    int32_t *kept;    /* the tables' counts */
+    int *kept_vars;   /* each table's axis order */
+    size_t *entry_at, *entry_vars, kept_used, kept_cap, vars_used, vars_cap, n_entries, entries_cap;
+    int32_t *iblock;  /* int32 tables counted together */
+    size_t iblock_cap;
+    size_t keep_max; /* the most cells of a table kept */
+    int unit;        /* every weight 1 */
 } ds_state;
 
 static double ds_tolerance(const ds_state *d, double score) {
@@ -5630,25 +5654,38 @@ static double ds_tolerance(const ds_state *d, double score) {
 
 /* lgamma(count + a) for the counts of a table with integer weights: each count is an integer
  * up to the total weight, and each `a` one of few (the pseudo-counts of the families' sizes),
- * so each value is computed once (the same value lgamma gives). The memo of a (NULL: none,
- * real weights or too many). */
-static double *ds_memo(ds_state *d, double a) {
-    if (!d->memo_size) return NULL;
+ * so each value is computed once (the same value lgamma gives). The memo of a (-1: none, real
+ * weights or too many); a memo grows to the largest count met (most tables' counts are far
+ * below the total weight: a memo of the total weight per `a` would be mostly page faults). */
+static int ds_memo(ds_state *d, double a) {
+    if (!d->memo_size) return -1;
     for (int j = 0; j < d->n_memos; j++)
-        if (d->memo_a[j] == a) return d->memos[j];
-    /* at most 32 MB of memos (a table of many rows: lgamma itself) */
-    if (d->n_memos == DS_MEMOS_MAX || (size_t)(d->n_memos + 1) * d->memo_size > ((size_t)1 << 22))
-        return NULL;
-    double *memo = malloc(d->memo_size * sizeof(double));
-    if (!memo) return NULL;
-    for (size_t j = 0; j < d->memo_size; j++) memo[j] = NAN;
-    d->memo_a[d->n_memos] = a, d->memos[d->n_memos++] = memo;
-    return memo;
+        if (d->memo_a[j] == a) return j;
+    if (d->n_memos == DS_MEMOS_MAX) return -1;
+    d->memo_a[d->n_memos] = a, d->memos[d->n_memos] = NULL, d->memo_cap[d->n_memos] = 0;
+    return d->n_memos++;
 }
 
-static inline double ds_lgamma(double *memo, double count, double a) {
-    if (!memo) return lgamma(count + a);
-    double *at = memo + (size_t)count;
+/* Memo j long enough for count c; 0, or -1 when it may not grow (lgamma itself then). */
+static int ds_memo_grow(ds_state *d, int j, size_t c) {
+    size_t cap = d->memo_cap[j] ? d->memo_cap[j] : 256;
+    while (cap <= c) cap *= 2;
+    if (cap > d->memo_size) cap = d->memo_size;
+    /* at most 32 MB of memos (a table of many rows: lgamma itself) */
+    if (c >= cap || d->memo_cells + cap - d->memo_cap[j] > ((size_t)1 << 22)) return -1;
+    double *memo = realloc(d->memos[j], cap * sizeof(double));
+    if (!memo) return -1;
+    for (size_t e = d->memo_cap[j]; e < cap; e++) memo[e] = NAN;
+    d->memo_cells += cap - d->memo_cap[j];
+    d->memos[j] = memo, d->memo_cap[j] = cap;
+    return 0;
+}
+
+static inline double ds_lgamma(ds_state *d, int j, double count, double a) {
+    if (j < 0) return lgamma(count + a);
+    const size_t c = (size_t)count;
+    if (c >= d->memo_cap[j] && ds_memo_grow(d, j, c) < 0) return lgamma(count + a);
+    double *at = d->memos[j] + c;
     if (isnan(*at)) *at = lgamma(count + a);
     return *at;
 }
@@ -5686,15 +5723,16 @@ static double ds_table_score(const ds_state *d, const double *t, const int64_t *
     double a = d->score_kind == DS_BDEU || d->score_kind == DS_BDS ? d->prior / (q_total * r)
                : d->score_kind == DS_K2 ? 1.0 : d->prior;
     double ra = a * r, lga = lgamma(a), lgra = lgamma(ra);
-    double *cell_memo = ds_memo((ds_state *)d, a), *row_memo = ds_memo((ds_state *)d, ra);
+    ds_state *m = (ds_state *)d;
+    const int cell_memo = ds_memo(m, a), row_memo = ds_memo(m, ra);
     for (Py_ssize_t j = 0; j < n_rows; j++) {
         const double *row = t + (rows ? rows[j] : j) * r;
         double total = 0.0;
         for (int c = 0; c < r; c++) total += row[c];
         if (total <= 0.0) continue;
-        s += lgra - ds_lgamma(row_memo, total, ra);
+        s += lgra - ds_lgamma(m, row_memo, total, ra);
         for (int c = 0; c < r; c++)
-            if (row[c] != 0.0) s += ds_lgamma(cell_memo, row[c], a) - lga;
+            if (row[c] != 0.0) s += ds_lgamma(m, cell_memo, row[c], a) - lga;
     }
     return s;
 }
@@ -5713,6 +5751,165 @@ static double ds_q_total(const ds_state *d, const int *s, int ns) {
     double q = 1.0;
     for (int j = 0; j < ns; j++) q *= (double)d->cards[s[j]];
     return q;
+}
+
+/* Integer weights: the tables counted are kept by variable set, so a family's table met again
+ * in another role (u -> v added to S or v -> u to S: the same rows of S, u and v) is read
+ * from the one counted instead of the rows; integer counts are the same whatever order they
+ * are added in, and each table is rearranged into the axis order that counting it would give,
+ * so every score sums the same terms in the same order. */
+#define DS_KEPT_CELLS ((size_t)1 << 23)
+#define DS_BIT(set, b) (((set)[(b) / 64] >> ((b) % 64)) & 1)
+
+static void ds_set_bits(ds_state *d, const int *vars, int m) {
+    memset(d->set_key, 0, (size_t)d->w * sizeof(uint64_t));
+    for (int j = 0; j < m; j++) d->set_key[vars[j] / 64] |= (uint64_t)1 << (vars[j] % 64);
+}
+
+static int ds_keep(ds_state *d, const int *order, int m, const int32_t *ti, const double *td,
+                   size_t cells);
+
+/* Kept table e in the axes `order` (m of them; the first the slowest) into out, summed over
+ * its variable w when w >= 0 (integer counts: the sums are exact). */
+static void ds_gather(ds_state *d, size_t e, const int *order, int m, int w, double *out) {
+    const int32_t *src = d->kept + d->entry_at[e];
+    const int *sv = d->kept_vars + d->entry_vars[e];
+    const int mm = m + (w >= 0);
+    int64_t stride[mm > 0 ? mm : 1], card[m > 0 ? m : 1], from[m > 0 ? m : 1], idx[m > 0 ? m : 1];
+    int64_t st = 1, sw = 0, cw = 1;
+    for (int j = mm - 1; j >= 0; j--) stride[j] = st, st *= d->cards[sv[j]];
+    for (int p = 0; p < mm; p++)
+        if (sv[p] == w) sw = stride[p], cw = d->cards[w];
+    size_t cells = 1;
+    for (int j = 0; j < m; j++) {
+        int p = 0;
+        while (sv[p] != order[j]) p++;
+        from[j] = stride[p], card[j] = d->cards[order[j]], idx[j] = 0;
+        cells *= (size_t)card[j];
+    }
+    const int64_t inner = m > 0 ? card[m - 1] : 1, step = m > 0 ? from[m - 1] : 0;
+    int64_t base = 0;
+    for (size_t o = 0; o < cells; o += (size_t)inner) {
+        for (int64_t c = 0; c < inner; c++) {
+            const int32_t *at = src + base + c * step;
+            int64_t sum = 0;
+            for (int64_t x = 0; x < cw; x++) sum += at[x * sw];
+            out[o + c] = (double)sum;
+        }
+        for (int j = m - 2; j >= 0; j--) {
+            base += from[j];
+            if (++idx[j] < card[j]) break;
+            base -= from[j] * card[j], idx[j] = 0;
+        }
+    }
+}
+
+/* The counts of the rows observing every variable of `order` (m distinct ones; the first the
+ * slowest axis) into out: 1 from a kept table of these variables, or of one more (that misses
+ * no cell) summed over it (then kept too; tried when the probes cost little next to a pass
+ * over the rows), else 0; -1 out of memory. */
+static int ds_recall(ds_state *d, const int *order, int m, double *out) {
+    if (!d->iw) return 0;
+    double size = 1.0;
+    for (int j = 0; j < m; j++) size *= (double)d->cards[order[j]];
+    if (size > (double)d->keep_max) return 0;
+    ds_set_bits(d, order, m);
+    double at;
+    if (ds_get(&d->sets, d->set_key, &at)) {
+        ds_gather(d, (size_t)at, order, m, -1, out);
+        return 1;
+    }
+    if ((double)(d->n - m) * 64.0 > (double)d->k) return 0;
+    for (int w = 0; w < d->n; w++) {
+        /* summed over w, a table counts the rows observing w too: w must miss no cell */
+        if (DS_BIT(d->set_key, w) || d->missing[w]) continue;
+        d->set_key[w / 64] |= (uint64_t)1 << (w % 64);
+        const int found = ds_get(&d->sets, d->set_key, &at);
+        d->set_key[w / 64] &= ~((uint64_t)1 << (w % 64));
+        if (found) {
+            ds_gather(d, (size_t)at, order, m, w, out);
+            return ds_keep(d, order, m, NULL, out, (size_t)size) < 0 ? -1 : 1;
+        }
+    }
+    return 0;
+}
+
+/* Keep the counts of the rows observing every variable of `order` (axis order; ti int32, else
+ * td), within DS_KEPT_CELLS in all. */
+static int ds_keep(ds_state *d, const int *order, int m, const int32_t *ti, const double *td,
+                   size_t cells) {
+    if (!d->iw || cells > d->keep_max || d->kept_used + cells > DS_KEPT_CELLS) return 0;
+    ds_set_bits(d, order, m);
+    if (ds_get(&d->sets, d->set_key, NULL)) return 0;
+    if (ds_grow((void **)&d->kept, &d->kept_cap, d->kept_used + cells, sizeof(int32_t)) < 0 ||
+        ds_grow((void **)&d->kept_vars, &d->vars_cap, d->vars_used + m, sizeof(int)) < 0 ||
+        ds_grow((void **)&d->entry_at, &d->entries_cap, d->n_entries + 1, sizeof(size_t)) < 0)
+        return -1;
+    /* entry_vars grows with entry_at (the same capacity) */
+    size_t cap = d->entries_cap;
+    void *q = realloc(d->entry_vars, cap * sizeof(size_t));
+    if (!q) return -1;
+    d->entry_vars = q;
+    int32_t *to = d->kept + d->kept_used;
+    if (ti) memcpy(to, ti, cells * sizeof(int32_t));
+    else
+        for (size_t c = 0; c < cells; c++) to[c] = (int32_t)td[c];
+    memcpy(d->kept_vars + d->vars_used, order, (size_t)m * sizeof(int));
+    d->entry_at[d->n_entries] = d->kept_used, d->entry_vars[d->n_entries] = d->vars_used;
+    d->kept_used += cells, d->vars_used += (size_t)m;
+    ds_set_bits(d, order, m);
+    return ds_put(&d->sets, d->set_key, (double)d->n_entries++);
+}
+
+/* d->cell32[i]: shuffled row i's cell in the dense table of the variables `order` (m >= 1, the
+ * first the slowest axis, the last the child), -1 when it misses one. */
+static void ds_cells(ds_state *d, const int *order, int m) {
+    const Py_ssize_t k = d->k;
+    int32_t *cell = d->cell32;
+    const ds_code *c[4];
+    int32_t card[4];
+    for (int j = 0; j < m && j < 4; j++)
+        c[j] = d->scodes + (size_t)order[j] * k, card[j] = (int32_t)d->cards[order[j]];
+    if (!d->any_missing && m <= 4) {
+        /* one pass, the common families' sizes written out */
+        if (m == 1)
+            for (Py_ssize_t i = 0; i < k; i++) cell[i] = c[0][i];
+        else if (m == 2)
+            for (Py_ssize_t i = 0; i < k; i++) cell[i] = c[0][i] * card[1] + c[1][i];
+        else if (m == 3)
+            for (Py_ssize_t i = 0; i < k; i++)
+                cell[i] = (c[0][i] * card[1] + c[1][i]) * card[2] + c[2][i];
+        else
+            for (Py_ssize_t i = 0; i < k; i++)
+                cell[i] = ((c[0][i] * card[1] + c[1][i]) * card[2] + c[2][i]) * card[3] + c[3][i];
+        return;
+    }
+    for (Py_ssize_t i = 0; i < k; i++) cell[i] = 0;
+    for (int j = 0; j < m; j++) {
+        const ds_code *cj = d->scodes + (size_t)order[j] * k;
+        const int32_t cd = (int32_t)d->cards[order[j]];
+        if (d->any_missing)
+            for (Py_ssize_t i = 0; i < k; i++)
+                cell[i] = cell[i] < 0 || cj[i] < 0 ? -1 : cell[i] * cd + cj[i];
+        else
+            for (Py_ssize_t i = 0; i < k; i++) cell[i] = cell[i] * cd + cj[i];
+    }
+}
+
+/* The dense table of the variables `order` (m >= 1, the last the child; cells of them) into
+ * t: kept, else counted on the shuffled rows with integer weights and kept. */
+static int ds_dense_table(ds_state *d, const int *order, int m, size_t cells, double *t) {
+    const int got = ds_recall(d, order, m, t);
+    if (got) return got < 0 ? -1 : 0;
+    if (ds_grow((void **)&d->iblock, &d->iblock_cap, cells, sizeof(int32_t)) < 0) return -1;
+    int32_t *ti = d->iblock;
+    memset(ti, 0, cells * sizeof(int32_t));
+    ds_cells(d, order, m);
+    const int32_t *cell = d->cell32, *w = d->iw;
+    for (Py_ssize_t i = 0; i < d->k; i++)
+        if (cell[i] >= 0) ti[cell[i]] += w[i];
+    for (size_t c = 0; c < cells; c++) t[c] = (double)ti[c];
+    return ds_keep(d, order, m, ti, NULL, cells) < 0 ? -1 : 0;
 }
 
 /* ids[i]: the row's joint state of v and the parents S numbered among at most `bound`
@@ -5828,6 +6025,163 @@ static int ds_counted_score(ds_state *d, const ds_code *filter, const ds_code *i
 
 #define DS_BLOCK_CELLS ((size_t)1 << 22)
 
+/* The marginal of table t (cu blocks of qr cells, the first axis slowest) over its first
+ * axis, into m. */
+static void ds_sum_first(const double *t, int64_t cu, size_t qr, double *m) {
+    memcpy(m, t, qr * sizeof(double));
+    for (int64_t x = 1; x < cu; x++)
+        for (size_t j = 0; j < qr; j++) m[j] += t[(size_t)x * qr + j];
+}
+
+/* ds_compute_gains with integer weights and a dense family table no larger than the rows:
+ * each candidate's table (axes u, S, v) read from a kept one, the others counted together in
+ * int32 tables and kept; a family without the candidate is its table summed over u (the
+ * rows observing S, u and v; without missing cells in u, those observing S and v). */
+static int ds_gains_kept(ds_state *d, int v, const int *s, int ns, const int *cands, int nc,
+                         double *gains) {
+    const Py_ssize_t k = d->k;
+    const int r = (int)d->cards[v];
+    const double q_total = ds_q_total(d, s, ns);
+    const int64_t q = (int64_t)q_total;
+    const size_t small = 2 * (size_t)k + 256, qr = (size_t)q * r;
+    int ord[ns + 2]; /* u, S, v */
+    for (int j = 0; j < ns; j++) ord[1 + j] = s[j];
+    ord[ns + 1] = v;
+    int need_base = 0, counted = 0, celled = 0, have_base = 0;
+    size_t most = qr;
+    for (int c = 0; c < nc; c++) {
+        const size_t cells = qr * (size_t)d->cards[cands[c]];
+        need_base |= !d->missing[cands[c]];
+        if (cells <= small && cells > most) most = cells;
+    }
+    if (ds_grow((void **)&d->block, &d->block_cap, most + qr, sizeof(double)) < 0) return -1;
+    double *tab = d->block, *marg = d->block + most, base = 0.0;
+    const int got = need_base ? ds_recall(d, ord + 1, ns + 1, marg) : 0;
+    if (got < 0) return -1;
+    if (got) {
+        base = ds_table_score(d, marg, NULL, (Py_ssize_t)q, r, q_total);
+        have_base = 1;
+    }
+    int miss[nc > 0 ? nc : 1], alone[nc > 0 ? nc : 1], nm = 0, na = 0;
+    for (int c = 0; c < nc; c++) {
+        const int u = cands[c];
+        const int64_t cu = d->cards[u];
+        if (qr * (size_t)cu > small) {
+            alone[na++] = c;
+            continue;
+        }
+        ord[0] = u;
+        const int hit = ds_recall(d, ord, ns + 2, tab);
+        if (hit < 0) return -1;
+        if (!hit) {
+            miss[nm++] = c;
+            continue;
+        }
+        gains[c] = ds_table_score(d, tab, NULL, (Py_ssize_t)(q * cu), r, q_total * cu);
+        if (d->missing[u] || !have_base) {
+            ds_sum_first(tab, cu, qr, marg);
+            const double without = ds_table_score(d, marg, NULL, (Py_ssize_t)q, r, q_total);
+            if (!d->missing[u]) {
+                base = without, have_base = 1;
+                if (ds_keep(d, ord + 1, ns + 1, NULL, marg, qr) < 0) return -1;
+            }
+            gains[c] -= without;
+        } else
+            gains[c] -= base;
+    }
+    for (int e = 0; e < nm;) {
+        /* a block of missed tables counted in one pass over the rows */
+        size_t cells = qr * (size_t)d->cards[cands[miss[e]]];
+        int end = e + 1;
+        while (end < nm) {
+            const size_t more = qr * (size_t)d->cards[cands[miss[end]]];
+            if (cells + more > DS_BLOCK_CELLS) break;
+            cells += more, end++;
+        }
+        if (!celled) ds_cells(d, ord + 1, ns + 1);
+        celled = 1;
+        const int fold = need_base && !have_base;
+        if (ds_grow((void **)&d->iblock, &d->iblock_cap, cells + qr, sizeof(int32_t)) < 0)
+            return -1;
+        memset(d->iblock, 0, (cells + (fold ? qr : 0)) * sizeof(int32_t));
+        const int nb = end - e;
+        const ds_code *codes[nb];
+        int32_t *tables[nb];
+        size_t offset = 0;
+        for (int b = 0; b < nb; b++) {
+            codes[b] = d->scodes + (size_t)cands[miss[e + b]] * k;
+            tables[b] = d->iblock + offset;
+            offset += qr * (size_t)d->cards[cands[miss[e + b]]];
+        }
+        int32_t *margin = d->iblock + cells;
+        const int32_t *cell = d->cell32;
+        const int32_t *w = d->iw;
+        const int32_t qr32 = (int32_t)qr;
+        if (!d->any_missing) {
+            if (fold)
+                for (Py_ssize_t i = 0; i < k; i++) margin[cell[i]] += w[i];
+            /* a table at a time: shuffled, the rows' adds seldom wait on each other */
+            for (int b = 0; b < nb; b++) {
+                int32_t *tb = tables[b];
+                const ds_code *cb = codes[b];
+                if (d->unit)
+                    for (Py_ssize_t i = 0; i < k; i++) tb[cb[i] * qr32 + cell[i]]++;
+                else
+                    for (Py_ssize_t i = 0; i < k; i++) tb[cb[i] * qr32 + cell[i]] += w[i];
+            }
+        } else
+            for (Py_ssize_t i = 0; i < k; i++) {
+                if (cell[i] < 0) continue;
+                const int32_t at = cell[i], wi = w[i];
+                if (fold) margin[at] += wi;
+                for (int b = 0; b < nb; b++) {
+                    const ds_code x = codes[b][i];
+                    if (x >= 0) tables[b][x * qr32 + at] += wi;
+                }
+            }
+        if (fold) {
+            for (size_t j = 0; j < qr; j++) marg[j] = (double)margin[j];
+            base = ds_table_score(d, marg, NULL, (Py_ssize_t)q, r, q_total);
+            have_base = 1;
+            if (ds_keep(d, ord + 1, ns + 1, margin, NULL, qr) < 0) return -1;
+        }
+        for (int b = 0; b < nb; b++) {
+            const int c = miss[e + b], u = cands[c];
+            const int64_t cu = d->cards[u];
+            const size_t n_cells = qr * (size_t)cu;
+            for (size_t j = 0; j < n_cells; j++) tab[j] = (double)tables[b][j];
+            gains[c] = ds_table_score(d, tab, NULL, (Py_ssize_t)(q * cu), r, q_total * cu);
+            if (d->missing[u]) {
+                ds_sum_first(tab, cu, qr, marg);
+                gains[c] -= ds_table_score(d, marg, NULL, (Py_ssize_t)q, r, q_total);
+            } else
+                gains[c] -= base;
+            ord[0] = u;
+            if (ds_keep(d, ord, ns + 2, tables[b], NULL, n_cells) < 0) return -1;
+        }
+        e = end;
+    }
+    for (int e = 0; e < na; e++) {
+        /* a large table alone, as ds_compute_gains counts it */
+        const int c = alone[e], u = cands[c];
+        const int64_t cu = d->cards[u];
+        const ds_code *code = d->codes + (size_t)u * k;
+        if (!counted && ds_states(d, v, s, ns) < 0) return -1;
+        counted = 1;
+        double with, without;
+        if (ds_counted_score(d, code, code, q, q * cu, r, q_total * cu, &with) < 0) return -1;
+        if (d->missing[u]) {
+            if (ds_counted_score(d, code, NULL, q, q, r, q_total, &without) < 0) return -1;
+        } else {
+            if (!have_base && ds_counted_score(d, NULL, NULL, q, q, r, q_total, &base) < 0)
+                return -1;
+            have_base = 1, without = base;
+        }
+        gains[c] = with - without;
+    }
+    return 0;
+}
+
 /* gains[c]: adding cands[c] to v's parents S (sorted), both families on the rows observing
  * the larger one: the family without the candidate is v's with S on every row observing S
  * and v when the candidate has no missing cell (scored once). The candidates whose tables are
@@ -5837,6 +6191,9 @@ static int ds_compute_gains(ds_state *d, int v, const int *s, int ns, const int 
                             double *gains) {
     const Py_ssize_t k = d->k;
     const int r = (int)d->cards[v];
+    if (d->iw && ds_q_total(d, s, ns) <= (double)k + 64 &&
+        ds_q_total(d, s, ns) * r <= (double)(2 * (size_t)k + 256))
+        return ds_gains_kept(d, v, s, ns, cands, nc, gains);
     const int64_t q = ds_states(d, v, s, ns);
     if (q < 0) return -1;
     const double q_total = ds_q_total(d, s, ns);
@@ -5939,10 +6296,24 @@ static void ds_make_key(ds_state *d, int v, const int *s, int ns, int skip, int 
 static int ds_family(ds_state *d, int v, const int *s, int ns, double *out) {
     ds_make_key(d, v, s, ns, -1, d->n);
     if (ds_get(&d->cache, d->key, out)) return 0;
-    const int64_t q = ds_states(d, v, s, ns);
-    if (q < 0) return -1;
-    if (ds_counted_score(d, NULL, NULL, q, q, (int)d->cards[v], ds_q_total(d, s, ns), out) < 0)
+    const int r = (int)d->cards[v];
+    const double q_total = ds_q_total(d, s, ns);
+    /* a dense table (as ds_counted_score's) read from a kept one, or counted and kept */
+    const int dense = d->iw && q_total <= (double)d->k + 64 &&
+                      q_total * r <= (double)(2 * (size_t)d->k + 256);
+    int ord[ns + 1]; /* S, v */
+    memcpy(ord, s, (size_t)ns * sizeof(int));
+    ord[ns] = v;
+    if (dense && ds_grow((void **)&d->table, &d->table_cap, (size_t)q_total * r, sizeof(double)) < 0)
         return -1;
+    if (dense) {
+        if (ds_dense_table(d, ord, ns + 1, (size_t)q_total * r, d->table) < 0) return -1;
+        *out = ds_table_score(d, d->table, NULL, (Py_ssize_t)q_total, r, q_total);
+    } else {
+        const int64_t q = ds_states(d, v, s, ns);
+        if (q < 0) return -1;
+        if (ds_counted_score(d, NULL, NULL, q, q, r, q_total, out) < 0) return -1;
+    }
     ds_make_key(d, v, s, ns, -1, d->n);
     return ds_put(&d->cache, d->key, *out);
 }
@@ -5964,18 +6335,25 @@ static int ds_removals(ds_state *d, int v, const int *ps, int np_) {
     const size_t cells = (size_t)q_full * r;
     if (ds_grow((void **)&d->block, &d->block_cap, 2 * cells, sizeof(double)) < 0) return -1;
     double *t = d->block, *m = d->block + cells;
-    memset(t, 0, cells * sizeof(double));
-    const ds_code *cv = d->codes + (size_t)v * k;
-    for (Py_ssize_t i = 0; i < k; i++) {
-        if (cv[i] < 0) continue;
-        int64_t at = 0;
-        int j = 0;
-        for (; j < np_; j++) {
-            const ds_code x = d->codes[(size_t)ps[j] * k + i];
-            if (x < 0) break;
-            at = at * d->cards[ps[j]] + x;
+    int ord[np_ + 1]; /* ps, v */
+    memcpy(ord, ps, (size_t)np_ * sizeof(int));
+    ord[np_] = v;
+    if (d->iw) {
+        if (ds_dense_table(d, ord, np_ + 1, cells, t) < 0) return -1;
+    } else {
+        memset(t, 0, cells * sizeof(double));
+        const ds_code *cv = d->codes + (size_t)v * k;
+        for (Py_ssize_t i = 0; i < k; i++) {
+            if (cv[i] < 0) continue;
+            int64_t at = 0;
+            int j = 0;
+            for (; j < np_; j++) {
+                const ds_code x = d->codes[(size_t)ps[j] * k + i];
+                if (x < 0) break;
+                at = at * d->cards[ps[j]] + x;
+            }
+            if (j == np_) t[at * r + cv[i]] += d->weights[i];
         }
-        if (j == np_) t[at * r + cv[i]] += d->weights[i];
     }
     const double full = ds_table_score(d, t, NULL, (Py_ssize_t)q_full, r, q_full);
     for (int e = 0; e < nt; e++) {
@@ -6078,7 +6456,6 @@ static void ds_compute_reach(ds_state *d) {
     d->reach_ok = 1;
 }
 
-#define DS_BIT(set, b) (((set)[(b) / 64] >> ((b) % 64)) & 1)
 
 /* gains (3, n, n) of every move, -inf where illegal (dag_search._Graph.moves), the tabu moves
  * and (without reversal) the reversals barred. */
@@ -6396,6 +6773,8 @@ static void ds_free(ds_state *d) {
     free(d->ids), free(d->cell), free(d->touched), free(d->stamp), free(d->missing), free(d->observing), free(d->remap), free(d->table), free(d->block), free(d->cands), free(d->todo);
     free(d->order), free(d->indegree), free(d->found), free(d->path), free(d->tabu);
     free(d->best_arcs), free(d->keep_arcs);
+    ds_map_free(&d->sets), free(d->set_key), free(d->iw), free(d->scodes), free(d->cell32), free(d->kept), free(d->kept_vars);
+    free(d->entry_at), free(d->entry_vars), free(d->iblock);
 }
 
 static PyObject *dag_search(PyObject *self, PyObject *args) {
@@ -6491,7 +6870,44 @@ static PyObject *dag_search(PyObject *self, PyObject *args) {
             total += w[i];
         }
         /* every count an exact integer index into the memos */
-        if (integral && total < 1e7) d.memo_size = (size_t)total + 1;
+        if (integral && total < 1e7) {
+            d.memo_size = (size_t)total + 1;
+            d.iw = malloc((size_t)(k > 0 ? k : 1) * sizeof(int32_t));
+            d.set_key = malloc((size_t)d.w * sizeof(uint64_t));
+            if (!d.iw || !d.set_key || ds_map_init(&d.sets, d.w, 1024) < 0) {
+                PyErr_NoMemory();
+                goto done;
+            }
+            d.scodes = malloc((size_t)n * (size_t)(k > 0 ? k : 1) * sizeof(ds_code));
+            d.cell32 = malloc((size_t)(k > 0 ? k : 1) * sizeof(int32_t));
+            int64_t *perm = malloc((size_t)(k > 0 ? k : 1) * sizeof(int64_t));
+            if (!d.scodes || !d.cell32 || !perm) {
+                free(perm);
+                PyErr_NoMemory();
+                goto done;
+            }
+            /* rows sorted by their codes fall in one cell after another, each add waiting on
+             * the last; shuffled (integer counts: any order gives the same table) they rarely do */
+            uint64_t x = 0x9E3779B97F4A7C15ull;
+            for (Py_ssize_t i = 0; i < k; i++) perm[i] = i;
+            for (Py_ssize_t i = k - 1; i > 0; i--) {
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                const Py_ssize_t j = (Py_ssize_t)(x % (uint64_t)(i + 1));
+                const int64_t t = perm[i];
+                perm[i] = perm[j], perm[j] = t;
+            }
+            d.unit = 1;
+            for (Py_ssize_t i = 0; i < k; i++) d.iw[i] = (int32_t)w[perm[i]], d.unit &= d.iw[i] == 1;
+            for (int v = 0; v < n; v++)
+                for (Py_ssize_t i = 0; i < k; i++)
+                    d.scodes[(size_t)v * k + i] = codes[(size_t)v * k + perm[i]];
+            free(perm);
+            /* a table read back costs about its cells, kept about twice that (copy, fresh
+             * pages), counted the rows (a pass over them shared by a block of tables): the
+             * tables of more than an eighth of the rows are counted again (cylinder.bands:
+             * kept up to a quarter of its 535 rows, a tenth slower than none kept) */
+            d.keep_max = (size_t)k / 8;
+        }
     }
     int status;
     Py_BEGIN_ALLOW_THREADS

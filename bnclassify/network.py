@@ -134,7 +134,7 @@ def fit_general_network(counts, schema, parents, alpha) -> FittedNetwork:
     """
     m, n_classes = schema.n_features, int(counts.cards[-1])
     names, unobserved = schema.names, set(schema.unobserved)
-    _check_network_cells(counts, parents, m, unobserved, names + ["the class"])
+    _check_table_cells(counts, parents, m, unobserved, names + ["the class"])
     factors, free, feature_parents = [], [], []
     for columns, spec in schema.nodes:
         (j,) = columns
@@ -147,7 +147,6 @@ def fit_general_network(counts, schema, parents, alpha) -> FittedNetwork:
             continue
         rooted = m in family
         axes = [m, *own, j] if rooted else [*own, j]
-        _check_family_cells(counts, axes, names + ["the class"], 1 if rooted else n_classes)
         table = log_conditional(counts.table(axes), alpha)
         if not rooted:
             table = np.broadcast_to(table, (n_classes, *table.shape)).copy()
@@ -157,28 +156,15 @@ def fit_general_network(counts, schema, parents, alpha) -> FittedNetwork:
     if not class_parents:
         prior = log_class_prior(counts.table([m]), alpha)
         return FittedNetwork(prior, feature_parents, factors, class_free=free)
-    _check_family_cells(counts, [*class_parents, m], names + ["the class"])
     table = np.moveaxis(log_conditional(counts.table([*class_parents, m]), alpha), -1, 0)
     class_factor = ClassTable.from_log_table(table, class_parents, names)
     return FittedNetwork(np.zeros(n_classes), feature_parents, factors, class_factor, free)
 
 
-def _check_family_cells(counts, axes, names, copies=1):
-    """Refuse a family table of more than MAX_FAMILY_CELLS cells, kept ``copies`` times
-    (once per class for a family without the class)."""
-    cells = math.prod(int(counts.cards[v]) for v in axes) * copies
-    if cells > MAX_FAMILY_CELLS:
-        kept = f" (kept once per class: {copies})" if copies > 1 else ""
-        raise ValueError(
-            f"The table of {names[axes[-1]]!r} given {[names[v] for v in axes[:-1]]} would have "
-            f"{cells:,} cells{kept}, more than MAX_FAMILY_CELLS = {MAX_FAMILY_CELLS:,}; limit "
-            "the parents (max_parents) or the states of these columns."
-        )
-
-
-def _check_network_cells(counts, parents, m, unobserved, names):
-    """Refuse a network whose tables would hold more than MAX_NETWORK_CELLS cells together
-    (each family without the class once per class), naming the largest families."""
+def _check_table_cells(counts, parents, m, unobserved, names):
+    """Refuse, before any is built, a family table of more than MAX_FAMILY_CELLS cells or
+    tables of more than MAX_NETWORK_CELLS together, a family without the class (``m``)
+    counted once per class as it is kept; the largest families named."""
     cards, n_classes = counts.cards, int(counts.cards[-1])
     sizes = {}
     for j, family in enumerate(parents):
@@ -186,6 +172,13 @@ def _check_network_cells(counts, parents, m, unobserved, names):
             continue
         copies = 1 if j == m or m in family else n_classes
         sizes[j] = math.prod(int(cards[v]) for v in (*family, j)) * copies
+        if sizes[j] > MAX_FAMILY_CELLS:
+            kept = f" (kept once per class: {copies})" if copies > 1 else ""
+            raise ValueError(
+                f"The table of {names[j]!r} given {[names[v] for v in family]} would have "
+                f"{sizes[j]:,} cells{kept}, more than MAX_FAMILY_CELLS = {MAX_FAMILY_CELLS:,}; "
+                "limit the parents (max_parents) or the states of these columns."
+            )
     total = sum(sizes.values())
     if total > MAX_NETWORK_CELLS:
         largest = sorted(sizes, key=sizes.get, reverse=True)[:3]

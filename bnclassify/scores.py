@@ -472,10 +472,5 @@ class FamilyScores:
         ...     - scores.network(dict(enumerate(empty)))))
         True
         """
-        return float(
-            sum(
-                self.change(v, b, a)
-                for v, (b, a) in enumerate(zip(before, after, strict=True))
-                if set(b) != set(a)
-            )
-        )
+        pairs = enumerate(zip(before, after, strict=True))
+        return float(sum(self.change(v, b, a) for v, (b, a) in pairs))

@@ -6690,8 +6690,14 @@ static int ds_change(ds_state *d, const uint8_t *before, const uint8_t *after, d
         if (!missing) {
             if (ds_family(d, v, pa, na, &fa) < 0 || ds_family(d, v, pb, nb, &fb) < 0) return -1;
         } else {
-            if (ds_states(d, v, both, nu) < 0) return -1;
-            for (Py_ssize_t i = 0; i < d->k; i++) d->observing[i] = d->cell[i] >= 0;
+            /* the rows observing v and both parent sets */
+            const ds_code *cv = d->codes + (size_t)v * d->k;
+            for (Py_ssize_t i = 0; i < d->k; i++) d->observing[i] = cv[i] >= 0;
+            for (int j = 0; j < nu; j++) {
+                if (!d->missing[both[j]]) continue;
+                const ds_code *cu = d->codes + (size_t)both[j] * d->k;
+                for (Py_ssize_t i = 0; i < d->k; i++) d->observing[i] &= cu[i] >= 0;
+            }
             if (ds_family_on(d, v, pa, na, &fa) < 0 || ds_family_on(d, v, pb, nb, &fb) < 0)
                 return -1;
         }

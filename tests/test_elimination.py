@@ -96,23 +96,24 @@ def test_kdb2_sums_out_rows_that_enumeration_refused_and_equals_pgmpy():
 
 
 def test_a_structure_too_wide_to_sum_out_is_refused_up_front_with_its_cost():
-    # one observed child of 6 missing parents of 20 states: a table of 2 x 20^6 cells per row
-    m, states = 7, 20
-    parents = [()] * 6 + [tuple(range(6))]
-    cards = [states] * 6 + [2]
-    rng = np.random.default_rng(0)
+    # six missing parents of 20 states, an observed binary child of every pair of them: each
+    # table is small (2 x 20 x 20 x 2 cells), but summing out any parent joins all six, a
+    # table of 2 x 20^6 cells per row
+    states = 20
+    pairs = list(itertools.combinations(range(6), 2))
+    parents = [()] * 6 + pairs
+    cards = [states] * 6 + [2] * len(pairs)
     tables = []
-    for i in range(m):
+    for i in range(len(parents)):
         shape = (2, *(cards[p] for p in parents[i]), cards[i])
         tables.append(np.log(np.full(shape, 1.0 / cards[i])))
     network = FittedNetwork.from_log_tables(np.log([0.5, 0.5]), parents, tables)
-    codes = np.array([[-1] * 6 + [1], [1] * 6 + [0]])
+    codes = np.array([[-1] * 6 + [1] * len(pairs), [1] * 6 + [0] * len(pairs)])
     assert 2 * states**6 > MAX_TABLE_CELLS
     with pytest.raises(ValueError, match=r"1 row\(s\) miss 6 cells .* 1\.28e\+08 cells per row"):
         network.joint_log_likelihood(codes)
-    del rng
-    # the same row with its child missing too: every cell is barren, nothing to sum
-    codes[0, 6] = -1
+    # the same row with its children missing too: every cell is barren, nothing to sum
+    codes[0, 6:] = -1
     np.testing.assert_allclose(
         network.joint_log_likelihood(codes)[0], np.log([0.5, 0.5]), rtol=1e-12
     )

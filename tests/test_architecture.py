@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import pathlib
 import sys
 
@@ -135,7 +136,11 @@ def _imports(name: str, path: pathlib.Path):
                     yield alias.name, node.lineno, id(node) in inside
 
 
-IMPORTS = {name: list(_imports(name, path)) for name, path in MODULES.items()}
+@functools.cache
+def imports_of_every_module() -> dict:
+    """Each module's imports of the package, parsed once, by the first test that asks (not at
+    collection, which every test process of the suite does)."""
+    return {name: list(_imports(name, path)) for name, path in MODULES.items()}
 
 
 def test_every_module_has_a_layer():
@@ -147,7 +152,7 @@ def test_imports_point_down_the_layers():
     upward = [
         f"{name}:{line} imports {target} ({LAYERS[layer_of(target)][0]} above "
         f"{LAYERS[layer_of(name)][0]})"
-        for name, imports in IMPORTS.items()
+        for name, imports in imports_of_every_module().items()
         for target, line, _ in imports
         if name != "bnclassify" and layer_of(target) > layer_of(name)
     ]
@@ -156,7 +161,7 @@ def test_imports_point_down_the_layers():
 
 def test_no_import_cycle():
     graph = nx.DiGraph()
-    for name, imports in IMPORTS.items():
+    for name, imports in imports_of_every_module().items():
         for target, _, _ in imports:
             # a subpackage's __init__ re-exports its own modules; that is not a cycle
             if target != name and not target.startswith(name + "."):
@@ -168,7 +173,7 @@ def test_no_import_cycle():
 def test_no_function_level_import_of_the_package_below_the_study():
     lazy = [
         f"{name}:{line} imports {target} inside a function"
-        for name, imports in IMPORTS.items()
+        for name, imports in imports_of_every_module().items()
         for target, line, in_function in imports
         if in_function and layer_of(name) < layer_of("bnclassify.study")
     ]

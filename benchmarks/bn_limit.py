@@ -24,7 +24,9 @@ smoothing, e.g. ``tan:hdp``, ``kdb2:hls``): ``nb``, ``tan``, ``kdb1`` ..
 ``kdb5``, ``aode``, ``skdb``, ``eskdb10`` (``ESKDB(n_estimators=10,
 random_state=0)``), ``bnc`` (``BayesNetClassifier()``: hill climbing, its default
 score), ``bnc-bdeu1`` and ``bnc10`` (BDeu with the equivalent sample size 1 and 10),
-``bnc-bds10`` (BDs with 10),
+``bnc-bds10`` (BDs with 10), ``bnc-hc``, ``bnc-iterated`` and ``bnc-iterated40`` (the
+default score with ``search="hill_climbing"``, ``"iterated"``, and ``"iterated"`` with 40
+restarts),
 ``forest`` (``RandomForestClassifier(random_state=0, n_jobs=1)`` on the
 state codes) and ``hgb`` (``HistGradientBoostingClassifier(random_state=0)``,
 every column a native categorical). ``--caps`` limits the training rows of a
@@ -84,6 +86,9 @@ BASES = {
     "bnc10": lambda s: BayesNetClassifier(score_type="bdeu", prior_weight=10),
     "bnc-bdeu1": lambda s: BayesNetClassifier(score_type="bdeu", prior_weight=1),
     "bnc-bds10": lambda s: BayesNetClassifier(score_type="bds", prior_weight=10),
+    "bnc-hc": lambda s: BayesNetClassifier(search="hill_climbing"),
+    "bnc-iterated": lambda s: BayesNetClassifier(search="iterated"),
+    "bnc-iterated40": lambda s: BayesNetClassifier(search="iterated", restarts=40),
     "forest": lambda s: RandomForestClassifier(random_state=0, n_jobs=1),
     "hgb": lambda s: HistGradientBoostingClassifier(
         categorical_features="from_dtype", random_state=0

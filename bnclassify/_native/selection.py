@@ -25,7 +25,8 @@ STATE_DOUBLES = 1 << 25
 #: candidates' scores, which stay in cache while every attribute's tables are read.
 LOO_CHUNK_BYTES = 1 << 17
 #: Bytes of the tables of a group of attributes of the compiled pass (:func:`loo_rows`): the
-#: rows go through the pass once per group, every attribute of the group per chunk of rows.
+#: rows go through the pass once per group, every attribute of the group per chunk of rows. An
+#: attribute's cells' records count by the cells some row is in (the ones read).
 LOO_GROUP_BYTES = 1 << 20
 #: The compiled pass (:func:`loo_rows`) takes rows of weight at least 1 in :func:`loo_order`'s
 #: order, each distinct prefix's terms once, when their prefixes (summed over the levels) are at

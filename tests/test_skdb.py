@@ -1190,6 +1190,42 @@ def test_the_chunked_pass_reads_one_byte_codes_as_it_reads_wider_ones(
     np.testing.assert_allclose(sums[0], twin, rtol=1e-12, atol=1e-13)
 
 
+@pytest.mark.kernels
+@pytest.mark.skipif(_native.runtime.kernels is None, reason="the compiled extension is not built")
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("criterion", ["rmse", "zero_one"])
+def test_blocks_of_rows_give_the_sums_of_one_pass_per_group(n_classes, criterion, monkeypatch):
+    # with several groups of attributes the chunked pass takes every group through a block of
+    # rows before the next block: the same sums to the last bit as all the rows through each
+    # group and as one group, for blocks of one chunk, of a few chunks (a short last block) and
+    # of all the rows, vector and scalar steps, missing cells, weights 0.5, 1 and 3, families
+    # with and without records (few and many cells per row)
+    rng = np.random.default_rng(60 + n_classes)
+    n, C, max_k, k = 1000, n_classes, 5, 9
+    y = rng.integers(0, C, n)
+    cards = rng.integers(3, 5, k)
+    cards[-1] = 100  # the last family: more than 16 cells a row (no records)
+    codes = (rng.integers(0, 100, (n, k)) % cards).astype(np.int8)
+    codes[rng.random((n, k)) < 0.08] = -1
+    w = rng.choice([0.5, 1.0, 1.0, 1.0, 3.0], n)
+    families = [[u] + list(range(u - 1, max(u - 6, -1), -1)) for u in range(k)]
+    class_weight = np.bincount(y, weights=w, minlength=C)
+    monkeypatch.setattr(_native.runtime, "COMPILED", True)
+    monkeypatch.setattr(_native.selection, "LOO_PREFIX_SHARE", 0.0)  # the chunked pass
+    monkeypatch.setattr(_native.selection, "LOO_CHUNK_BYTES", 1)  # chunks of 16 rows
+    args = (codes, y, w, cards, class_weight, families, max_k, criterion)
+    monkeypatch.setattr(_native.selection, "LOO_GROUP_BYTES", 1 << 30)  # one group
+    one_group = _native.loo_pass(*args)
+    row_bytes = 8 * ((max_k + 1) * (C + 1) + 2)
+    for group in (8, 3000):  # one attribute a group, then a few
+        monkeypatch.setattr(_native.selection, "LOO_GROUP_BYTES", group)
+        for rows in (1, 40, 10**6):  # blocks of 16 rows, 48 rows, all the rows
+            monkeypatch.setattr(_native.selection, "LOO_BLOCK_BYTES", rows * row_bytes)
+            for vector in (True, False):
+                monkeypatch.setattr(_native.selection, "LOO_VECTOR_STEP", vector)
+                np.testing.assert_array_equal(_native.loo_pass(*args), one_group)
+
+
 def _vector_and_scalar_sums(monkeypatch, *args):
     """``loo_pass``'s sums (SKDB's default criterion) with the vector steps, then without."""
     sums = []

@@ -27,7 +27,11 @@ LOO_CHUNK_BYTES = 1 << 17
 #: Bytes of the tables of a group of attributes of the compiled pass (:func:`loo_rows`): the
 #: rows go through the pass once per group, every attribute of the group per chunk of rows. An
 #: attribute's cells' records count by the cells some row is in (the ones read).
-LOO_GROUP_BYTES = 1 << 20
+LOO_GROUP_BYTES = 1 << 21
+#: Bytes of the rows' scores of a block of the compiled pass (:func:`loo_rows`) with several
+#: groups of attributes: every group goes through a block of rows before the next block, so the
+#: block's scores stay in cache (not all the rows' streamed through memory once per group).
+LOO_BLOCK_BYTES = 1 << 20
 #: The compiled pass (:func:`loo_rows`) takes rows of weight at least 1 in :func:`loo_order`'s
 #: order, each distinct prefix's terms once, when their prefixes (summed over the levels) are at
 #: most this share of ``rows x (attributes + 1)`` (else in chunks of rows, every attribute per
@@ -879,6 +883,7 @@ def loo_rows(
         inverse_r, np.ascontiguousarray(prior / rows[:, None]), loss, total,
         LOO_CRITERIA.index(criterion), _chunk_rows(families, max_k, C), LOO_GROUP_BYTES // 8,
         *(order or (None, None, None)), LOO_VECTOR_STEP, LOO_RECORD_CELLS,
+        max(1, LOO_BLOCK_BYTES // (8 * (D * (C + 1) + 2))),
     )  # fmt: skip
 
 

@@ -1226,6 +1226,27 @@ def test_blocks_of_rows_give_the_sums_of_one_pass_per_group(n_classes, criterion
                 np.testing.assert_array_equal(_native.loo_pass(*args), one_group)
 
 
+@pytest.mark.parametrize("criterion", CRITERIA)
+def test_the_scaled_prior_is_the_prior_divided_row_by_row(criterion):
+    # rows of weight at least 1 gather one divided row per class: the same numbers to the last bit
+    # as every row's prior divided by its denominator (and the same losses and total), a class
+    # without rows included; weights below 1 divide row by row
+    from bnclassify._native.selection import _prior_losses, _scaled_prior
+
+    rng = np.random.default_rng(7)
+    y = rng.choice([0, 1, 3], 500)
+    for w in (rng.integers(1, 4, 500).astype(float), np.where(rng.random(500) < 0.2, 0.5, 1.0)):
+        class_weight = np.bincount(y, weights=w, minlength=4)
+        totals = np.zeros((3, 2)), np.zeros((3, 2))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            prior, rows, loss = _prior_losses(y, w, class_weight, criterion, totals[0])
+            scaled, scaled_loss = _scaled_prior(y, w, class_weight, criterion, totals[1])
+        np.testing.assert_array_equal(scaled, prior / rows[:, None])
+        np.testing.assert_array_equal(scaled_loss, loss)
+        np.testing.assert_array_equal(totals[1], totals[0])
+        assert scaled.flags.c_contiguous
+
+
 def _vector_and_scalar_sums(monkeypatch, *args):
     """``loo_pass``'s sums (SKDB's default criterion) with the vector steps, then without."""
     sums = []

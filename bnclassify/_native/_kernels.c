@@ -3412,10 +3412,10 @@ static PyObject *loo_rows(PyObject *self, PyObject *args) {
     }
     /* the groups of attributes, in order, whose tables take at most `group` doubles (an attribute
      * alone may take more): an attribute's records count by its occupied cells, the only ones
-     * rows read (its records' address range is mostly untouched pages). Every group streams all
-     * the rows' scores through memory once (192 MB at 10^6 rows, K = 5, three classes): sized by
-     * the address range, hailfinder's 55 attributes took 28 groups and the streams about a third
-     * of the pass; by the occupied cells, about 8 groups of the same 1 MB of records read. */
+     * rows read (its records' address range is mostly untouched pages). Sized by the address
+     * range, hailfinder's 55 attributes took 28 groups, each streaming all the rows' scores
+     * through memory (192 MB at 10^6 rows, K = 5, three classes: about a third of the pass); by
+     * the occupied cells, 3 groups of 2 MB of records read (and the rows go in blocks, below). */
     if (record_at && groups && occupied) {
         int64_t size = 0;
         groups[0] = 0;

@@ -1190,6 +1190,63 @@ def test_the_chunked_pass_reads_one_byte_codes_as_it_reads_wider_ones(
     np.testing.assert_allclose(sums[0], twin, rtol=1e-12, atol=1e-13)
 
 
+@pytest.mark.kernels
+@pytest.mark.skipif(_native.runtime.kernels is None, reason="the compiled extension is not built")
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("criterion", ["rmse", "zero_one"])
+def test_blocks_of_rows_give_the_sums_of_one_pass_per_group(n_classes, criterion, monkeypatch):
+    # with several groups of attributes the chunked pass takes every group through a block of
+    # rows before the next block: the same sums to the last bit as all the rows through each
+    # group and as one group, for blocks of one chunk, of a few chunks (a short last block) and
+    # of all the rows, vector and scalar steps, missing cells, weights 0.5, 1 and 3, families
+    # with and without records (few and many cells per row)
+    rng = np.random.default_rng(60 + n_classes)
+    n, C, max_k, k = 1000, n_classes, 5, 9
+    y = rng.integers(0, C, n)
+    cards = rng.integers(3, 5, k)
+    cards[-1] = 100  # the last family: more than 16 cells a row (no records)
+    codes = (rng.integers(0, 100, (n, k)) % cards).astype(np.int8)
+    codes[rng.random((n, k)) < 0.08] = -1
+    w = rng.choice([0.5, 1.0, 1.0, 1.0, 3.0], n)
+    families = [[u] + list(range(u - 1, max(u - 6, -1), -1)) for u in range(k)]
+    class_weight = np.bincount(y, weights=w, minlength=C)
+    monkeypatch.setattr(_native.runtime, "COMPILED", True)
+    monkeypatch.setattr(_native.selection, "LOO_PREFIX_SHARE", 0.0)  # the chunked pass
+    monkeypatch.setattr(_native.selection, "LOO_CHUNK_BYTES", 1)  # chunks of 16 rows
+    args = (codes, y, w, cards, class_weight, families, max_k, criterion)
+    monkeypatch.setattr(_native.selection, "LOO_GROUP_BYTES", 1 << 30)  # one group
+    one_group = _native.loo_pass(*args)
+    row_bytes = 8 * ((max_k + 1) * (C + 1) + 2)
+    for group in (8, 3000):  # one attribute a group, then a few
+        monkeypatch.setattr(_native.selection, "LOO_GROUP_BYTES", group)
+        for rows in (1, 40, 10**6):  # blocks of 16 rows, 48 rows, all the rows
+            monkeypatch.setattr(_native.selection, "LOO_BLOCK_BYTES", rows * row_bytes)
+            for vector in (True, False):
+                monkeypatch.setattr(_native.selection, "LOO_VECTOR_STEP", vector)
+                np.testing.assert_array_equal(_native.loo_pass(*args), one_group)
+
+
+@pytest.mark.parametrize("criterion", CRITERIA)
+def test_the_scaled_prior_is_the_prior_divided_row_by_row(criterion):
+    # rows of weight at least 1 gather one divided row per class: the same numbers to the last bit
+    # as every row's prior divided by its denominator (and the same losses and total), a class
+    # without rows included; weights below 1 divide row by row
+    from bnclassify._native.selection import _prior_losses, _scaled_prior
+
+    rng = np.random.default_rng(7)
+    y = rng.choice([0, 1, 3], 500)
+    for w in (rng.integers(1, 4, 500).astype(float), np.where(rng.random(500) < 0.2, 0.5, 1.0)):
+        class_weight = np.bincount(y, weights=w, minlength=4)
+        totals = np.zeros((3, 2)), np.zeros((3, 2))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            prior, rows, loss = _prior_losses(y, w, class_weight, criterion, totals[0])
+            scaled, scaled_loss = _scaled_prior(y, w, class_weight, criterion, totals[1])
+        np.testing.assert_array_equal(scaled, prior / rows[:, None])
+        np.testing.assert_array_equal(scaled_loss, loss)
+        np.testing.assert_array_equal(totals[1], totals[0])
+        assert scaled.flags.c_contiguous
+
+
 def _vector_and_scalar_sums(monkeypatch, *args):
     """``loo_pass``'s sums (SKDB's default criterion) with the vector steps, then without."""
     sums = []

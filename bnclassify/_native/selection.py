@@ -25,8 +25,13 @@ STATE_DOUBLES = 1 << 25
 #: candidates' scores, which stay in cache while every attribute's tables are read.
 LOO_CHUNK_BYTES = 1 << 17
 #: Bytes of the tables of a group of attributes of the compiled pass (:func:`loo_rows`): the
-#: rows go through the pass once per group, every attribute of the group per chunk of rows.
-LOO_GROUP_BYTES = 1 << 20
+#: rows go through the pass once per group, every attribute of the group per chunk of rows. An
+#: attribute's cells' records count by the cells some row is in (the ones read).
+LOO_GROUP_BYTES = 1 << 21
+#: Bytes of the rows' scores of a block of the compiled pass (:func:`loo_rows`) with several
+#: groups of attributes: every group goes through a block of rows before the next block, so the
+#: block's scores stay in cache (not all the rows' streamed through memory once per group).
+LOO_BLOCK_BYTES = 1 << 20
 #: The compiled pass (:func:`loo_rows`) takes rows of weight at least 1 in :func:`loo_order`'s
 #: order, each distinct prefix's terms once, when their prefixes (summed over the levels) are at
 #: most this share of ``rows x (attributes + 1)`` (else in chunks of rows, every attribute per
@@ -456,6 +461,25 @@ def _prior_losses(y, w, class_weight, criterion, total) -> tuple:
     return prior, cw.sum() - held + 1.0, loss
 
 
+def _scaled_prior(y, w, class_weight, criterion, total) -> tuple:
+    """``(prior, loss)``: :func:`_prior_losses`' with each row's class weights divided by their
+    denominator (shape ``(n, C)``, C-contiguous), as :func:`loo_rows`' kernel reads them.
+
+    Where every row has weight at least 1 (one row per class, the same numbers) the divided
+    rows are gathered from a table of one row per class: the same divisions, not one per row.
+    """
+    cw = np.asarray(class_weight, dtype=float)
+    n, C = len(y), len(cw)
+    if n > C and bool((w >= 1.0).all()):
+        prior = cw - np.eye(C) + 1.0 / C
+        with np.errstate(invalid="ignore", divide="ignore"):  # the rows of absent classes
+            loss = _probability_loss(prior, np.arange(C), criterion)[y]
+        total[:, 0] += loss @ w
+        return (prior / (cw.sum() - 1.0 + 1.0))[y], loss
+    prior, rows, loss = _prior_losses(y, w, class_weight, criterion, total)
+    return np.ascontiguousarray(prior / rows[:, None]), loss
+
+
 def _probability_loss(p, y, criterion):
     """Each row's loss from its (unnormalised, positive) class scores."""
     total = p.sum(axis=1)
@@ -827,7 +851,8 @@ def loo_rows(
     (:func:`loo_attribute`, column ``u + 1``), read from ``counts``, each family's
     :func:`loo_family_counts` table over all the training rows (``class_weight``: their class
     weights). The compiled kernel takes the rows in chunks of :data:`LOO_CHUNK_BYTES`, every
-    attribute per chunk (a chunk's scores stay in cache), and keeps the scores as probabilities,
+    attribute of a group (:data:`LOO_GROUP_BYTES`) per chunk (a chunk's scores stay in cache),
+    every group per block of rows (:data:`LOO_BLOCK_BYTES`), and keeps the scores as probabilities,
     moving a row to logs when one falls below 1e-200 (where the CPU has AVX-512, SKDB's default
     steps take a class's six candidates as one vector, :data:`LOO_VECTOR_STEP`: the same numbers
     to the last bit); this version takes one attribute at a time
@@ -870,14 +895,15 @@ def loo_rows(
     codes = np.asarray(codes)
     if codes.dtype not in (np.int8, np.int16, np.int32, np.int64):
         codes = codes.astype(np.int64)
-    prior, rows, loss = _prior_losses(y, w, class_weight, criterion, total)
+    prior, loss = _scaled_prior(y, w, class_weight, criterion, total)
     if stacked is None:
         stacked = stacked_tables(counts, families, cards, C)
     return runtime.kernels.loo_rows(
         np.ascontiguousarray(codes), _padded(families, D), cards, int(first), y, w, *stacked,
-        inverse_r, np.ascontiguousarray(prior / rows[:, None]), loss, total,
+        inverse_r, prior, loss, total,
         LOO_CRITERIA.index(criterion), _chunk_rows(families, max_k, C), LOO_GROUP_BYTES // 8,
         *(order or (None, None, None)), LOO_VECTOR_STEP, LOO_RECORD_CELLS,
+        max(1, LOO_BLOCK_BYTES // (8 * (D * (C + 1) + 2))),
     )  # fmt: skip
 
 

@@ -643,7 +643,10 @@ class AODE(StatisticsFit, MemberEnsemble):
         super-parent is summed out (log-sum-exp over ``a`` with ``P(a | c)``), and
         the eligible SPODEs' joints are summed into a running log-sum-exp
         (:func:`bnclassify._native.aode_block`: compiled, or one matrix product of
-        the rows' one-hot vectors with the table in numpy).
+        the rows' one-hot vectors with the table in numpy). Where every column is a
+        child and a super-parent the table's symmetric form is read
+        (:func:`_symmetric_tables`), prepared on the model's first prediction and kept
+        (not pickled) until a refit or another ``alpha``.
 
         A one-category child's term is log 1 = 0, so only the children with two or
         more categories enter the product; and the SPODEs of one-category
@@ -696,20 +699,22 @@ class AODE(StatisticsFit, MemberEnsemble):
         symmetric = alpha > 0 and informative.all() and width >= n_total
         symmetric = symmetric and n_total <= CHILD_CATEGORIES  # every category a column of it
         symmetric = symmetric and np.array_equal(superparents, every)
-        if symmetric:  # the model's tables, prepared once (per alpha)
-            key = alpha
+        if symmetric:  # the fitted model's tables, prepared on its first prediction (per alpha)
             cached = self.__dict__.get("_symmetric_cache")
-            if cached is None or cached[0] != key:
+            if cached is None or cached[0] != alpha:
                 tables = _symmetric_tables(
                     stats, cards, used, alpha, complete, log_single, log_prior
                 )
-                self._symmetric_cache = cached = (key, tables)
+                self._symmetric_cache = cached = (alpha, tables)
             sp_table, parts = cached[1]
             aode_block(
                 codes, offsets, child_of, every, multiplicity * hub_weight, frequency,
                 self.min_frequency, marginalize, None, sp_table, top, total, n_eligible, **parts,
             )  # fmt: skip
-        for members in column_blocks(cards[superparents], width) if not symmetric else ():
+            blocks = []
+        else:
+            blocks = column_blocks(cards[superparents], width)
+        for members in blocks:
             block = superparents[members]
             log_cells, log_totals = _log_cpt_parts(
                 stats.pair_table(block, every), cards, block, used, alpha, complete

@@ -118,14 +118,14 @@ def aode_block(
 
     # the classes padded to a multiple of 4: each child's numbers one vector
     padded = -(-n_classes // 4) * 4
-    sp_table = _padded(sp_table, padded)
+    sp_table = pad_classes(sp_table, padded)
     if pair is None:
-        table = _padded(table, padded)
+        table = pad_classes(table, padded)
         pair, log_totals = np.zeros((0, 0, padded), dtype=np.int64), np.zeros((0, 0, padded))
     else:
         table = np.zeros((0, 0, padded))
-        pair = _padded(pair, padded, np.int64)
-        log_totals = _padded(log_totals, padded)
+        pair = pad_classes(pair, padded, np.int64)
+        log_totals = pad_classes(log_totals, padded)
 
     def share(rows):
         runtime.kernels.aode_block(
@@ -138,7 +138,7 @@ def aode_block(
     runtime.on_shares(share, n, n * m * max(1, len(sp_column)), align=64)
 
 
-def _padded(array, padded, dtype=float):
+def pad_classes(array, padded, dtype=float):
     """``array`` (as ``dtype``) with its last axis (the classes) padded with zeros to
     ``padded``, on a 64-byte boundary (:func:`aligned_zeros`) when copied."""
     array = np.ascontiguousarray(array, dtype=dtype)

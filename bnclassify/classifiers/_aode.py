@@ -11,7 +11,7 @@ from scipy.special import logsumexp
 from sklearn.utils.validation import check_is_fitted
 
 from .._native import aode_block
-from .._native.averaging import _padded, fixed_point, padded_classes
+from .._native.averaging import fixed_point, pad_classes, padded_classes
 from ..data import HANDLE_UNKNOWN, MISSING
 from ..exceptions import InvalidParameterError, WarningsOnceFromCaller, caller_stacklevel
 from ..factors import DISTRIBUTIONS
@@ -945,10 +945,10 @@ def _symmetric_tables(stats, cards, used, alpha, complete, log_single, log_prior
     pair, unscale = fixed_point(log_cells.transpose(1, 2, 0), len(cards), padded)
     parts = {
         "pair": pair,
-        "log_totals": _padded(log_totals.transpose(1, 2, 0), padded),
+        "log_totals": pad_classes(log_totals.transpose(1, 2, 0), padded),
         "unscale": unscale,
     }
-    return _padded(sp_table.T, padded), parts
+    return pad_classes(sp_table.T, padded), parts
 
 
 def _log_cpt_rows(counts, cards, block, alpha):

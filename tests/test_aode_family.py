@@ -314,3 +314,33 @@ def test_the_compiled_joint_equals_the_numpy_one_and_the_spodes(
     spodes = _through_members(model).predict_proba(rows)
     np.testing.assert_allclose(compiled, numpy, rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(compiled, spodes, rtol=1e-10, atol=1e-13)
+
+
+def test_the_prepared_tables_follow_alpha_refits_and_pickles():
+    # the symmetric form's tables are prepared on the first prediction and kept: after a
+    # changed alpha, a refit or a pickle the predictions are those of a model without them, to
+    # the last bit
+    import pickle
+
+    rng = np.random.default_rng(0)
+    n, m = 300, 5
+    X = pd.DataFrame({f"x{j}": rng.choice(list("abcd")[: 2 + j % 3], n) for j in range(m)})
+    y = np.where((X["x0"] == "a") ^ (rng.random(n) < 0.2), "yes", "no")
+    rows = X.iloc[:40].mask(rng.random((40, m)) < 0.1)
+    model = AODE().fit(X, y)
+    first = model.predict_proba(rows)
+    assert "_symmetric_cache" in vars(model)  # the symmetric form's path
+    np.testing.assert_array_equal(model.predict_proba(rows), first)
+    model.set_params(alpha=0.5)  # as a model whose tables were never prepared reads it
+    np.testing.assert_array_equal(
+        model.predict_proba(rows), AODE().fit(X, y).set_params(alpha=0.5).predict_proba(rows)
+    )
+    copied = pickle.loads(pickle.dumps(model))
+    assert "_symmetric_cache" not in vars(copied)
+    np.testing.assert_array_equal(copied.predict_proba(rows), model.predict_proba(rows))
+    other = X.sample(frac=1.0, replace=True, random_state=1)
+    model.fit(other, y)
+    np.testing.assert_array_equal(
+        model.predict_proba(rows), AODE(alpha=0.5).fit(other, y).predict_proba(rows)
+    )
+    assert not (first == model.predict_proba(rows)).all()

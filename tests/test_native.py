@@ -1355,9 +1355,10 @@ def test_aode_block_in_its_symmetric_form_equals_the_numpy_version(
     n, cards, n_classes, missing, left_out, min_frequency, marginalize, seed
 ):
     # every column a child and a super-parent: the kernel reads each pair of a row's categories
-    # once from the symmetric pair table and adds the totals of the children the row holds;
-    # the numpy twin reads the CPT built from the same parts (1 to 11 columns: groups of four
-    # columns and those left over, missing and left-out cells)
+    # once from the symmetric pair table (in fixed point: integer sums) and adds the totals of
+    # the children the row holds; the numpy twin reads the CPT built from the same parts (1 to
+    # 11 columns: groups of four columns and those left over, missing and left-out cells, a
+    # missing super-parent summed out from the pair table too)
     rng = np.random.default_rng(seed)
     cards = np.array(cards)
     m, R = len(cards), int(cards.sum())
@@ -1368,21 +1369,33 @@ def test_aode_block_in_its_symmetric_form_equals_the_numpy_version(
     codes[rng.random((n, m)) < left_out] = -2
     pair = rng.normal(size=(R, R, n_classes)) - 2.0
     pair = pair + pair.transpose(1, 0, 2)  # symmetric
+    pair, unscale = _native.averaging.fixed_point(pair, m)
     log_totals = rng.normal(size=(R, m, n_classes)) + 3.0
     log_totals[np.arange(R), column] = 0.0  # a super-parent is not its own child
-    table = pair - log_totals[:, column]
+    table = pair * unscale - log_totals[:, column]
     table[column[:, None] == column[None, :]] = 0.0
     sp_table = rng.normal(size=(R, n_classes)) - 3.0
     sp_weight = rng.random(m) * (rng.random(m) > 0.2)
     frequency = rng.integers(0, 10, R).astype(float)
     args = (offsets, np.arange(R), np.arange(m), sp_weight, frequency, min_frequency, marginalize)
-    args = (*args, table, sp_table)
     top, total = np.full((n, n_classes), -np.inf), np.zeros((n, n_classes))
     got = [top.copy(), total.copy(), np.zeros(n)]
     column_major = np.asfortranarray(codes.astype(np.int8))
-    _native.aode_block(column_major, *args, *got, pair=pair, log_totals=log_totals)
+    symmetric = {"pair": pair, "log_totals": log_totals, "unscale": unscale}
+    _native.aode_block(column_major, *args, None, sp_table, *got, **symmetric)
     twin = [top.copy(), total.copy(), np.zeros(n)]
-    _native.averaging._numpy_aode_block(codes, *args, *twin)
+    _native.averaging._numpy_aode_block(codes, *args, table, sp_table, *twin)
+    # and the wrapper's own numpy path, which builds the CPT from the same parts
+    wrapper = [top.copy(), total.copy(), np.zeros(n)]
+    compiled_and_numpy(
+        lambda: (
+            _native.aode_block(codes, *args, None, sp_table, *wrapper, **symmetric)
+            if not _native.runtime.COMPILED
+            else None
+        )
+    )
+    for a, b in zip(wrapper, twin, strict=True):
+        np.testing.assert_array_equal(a, b)
     with np.errstate(divide="ignore"):
         joint, expected = (t + np.log(s) for t, s, _ in (got, twin))
     np.testing.assert_array_equal(np.isneginf(joint), np.isneginf(expected))
@@ -1397,11 +1410,13 @@ def test_aode_block_refuses_inconsistent_arguments():
     args = [np.array([0, 2, 4]), np.arange(4), np.array([0, 1]), np.ones(2), np.ones(4), 1.0, 1]
     table, sp_table = np.zeros((4, 4, 4)), np.zeros((4, 4))
     out = [np.zeros((1, 1)), np.zeros((1, 1)), np.zeros(1)]
-    none = [np.zeros((0, 0, 4)), np.zeros((0, 0, 4))]
+    none = [np.zeros((0, 0, 4), dtype=np.int64), np.zeros((0, 0, 4)), 1.0]
     kernel = _native.runtime.kernels.aode_block
     kernel(codes, *args, table, sp_table, *out, *none)
-    symmetric = [np.zeros((4, 4, 4)), np.zeros((4, 2, 4))]
-    kernel(codes, *args, table, sp_table, *out, *symmetric)
+    empty = np.zeros((0, 0, 4))  # the symmetric form reads no CPT
+    pair = np.zeros((4, 4, 4), dtype=np.int64)
+    symmetric = [pair, np.zeros((4, 2, 4)), 2.0**-50]
+    kernel(codes, *args, empty, sp_table, *out, *symmetric)
     with pytest.raises(ValueError, match="aode_block"):  # a code beyond column 1's categories
         kernel(np.array([[0, 2]]), *args, table, sp_table, *out, *none)
     with pytest.raises(ValueError, match="aode_block"):  # the classes not padded to 4
@@ -1410,9 +1425,36 @@ def test_aode_block_refuses_inconsistent_arguments():
         kernel(codes * 1.0, *args, table, sp_table, *out, *none)
     shuffled = [*args[:2], np.array([1, 0]), *args[3:]]  # the symmetric form: columns in order
     with pytest.raises(ValueError, match="aode_block"):
-        kernel(codes, *shuffled, table, sp_table, *out, *symmetric)
+        kernel(codes, *shuffled, empty, sp_table, *out, *symmetric)
     with pytest.raises(ValueError, match="aode_block"):  # log_totals of the wrong shape
-        kernel(codes, *args, table, sp_table, *out, symmetric[0], np.zeros((4, 3, 4)))
+        kernel(codes, *args, empty, sp_table, *out, pair, np.zeros((4, 3, 4)), 1.0)
+    with pytest.raises(ValueError, match="aode_block"):  # a CPT with the symmetric form
+        kernel(codes, *args, table, sp_table, *out, *symmetric)
+    with pytest.raises(TypeError, match="aode_block"):  # a pair table of floats
+        kernel(codes, *args, empty, sp_table, *out, pair * 1.0, *symmetric[1:])
+    too_large = pair.copy()
+    too_large[0, 2, 0] = -(2**62) - 1  # above 2^62 / (m - 1) in size: sums unchecked
+    with pytest.raises(ValueError, match="aode_block"):
+        kernel(codes, *args, empty, sp_table, *out, too_large, *symmetric[1:])
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n_columns=st.integers(1, 5000),
+    scale=st.sampled_from([0.0, 1e-300, 1e-3, 1.0, 14.0, 700.0]),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_fixed_point_sums_stay_within_64_bits_and_near_the_floats(n_columns, scale, seed):
+    # the pair table's fixed point: each number within half a unit, the largest sum of
+    # n_columns - 1 of them (the largest number every time) below 2^62, and the table aligned
+    rng = np.random.default_rng(seed)
+    pair = rng.normal(size=(5, 5, 3)) * scale
+    ints, unscale = _native.averaging.fixed_point(pair, n_columns, 4)
+    assert ints.dtype == np.int64 and ints.shape == (5, 5, 4) and ints.ctypes.data % 64 == 0
+    assert (ints[..., 3] == 0).all()
+    assert np.abs(ints[..., :3] * unscale - pair).max() <= unscale / 2
+    assert int(np.abs(ints).max()) * max(1, n_columns - 1) < 2**62
+    assert unscale == 2.0 ** np.round(np.log2(unscale))
 
 
 @needs_extension

@@ -2039,15 +2039,16 @@ static void loo_layout(const int64_t *cards, int64_t depths, int64_t *family_at,
 static int loo_columns(PyObject *const *obj, Py_buffer *b, int *got, const char *owner,
                        const char *const *names, int count, const int *kinds) {
     /* kinds: 0 int64 1-d, 1 float64 1-d, 2 int64 2-d, 3 float64 2-d, 4 float64 3-d (+8: writable),
-     * 5 int8 1-d */
+     * 5 int8 1-d, 6 int64 3-d */
     for (int k = 0; k < count; k++) {
         const int kind = kinds[k] & 7, writable = kinds[k] & 8;
+        const int ints = kind == 0 || kind == 2 || kind == 6;
         int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
         if (PyObject_GetBuffer(obj[k], &b[k], flags) < 0) return 0;
         (*got)++;
         const char *f = native_format(b[k].format);
-        const char *want = kind == 5 ? "b" : (kind == 0 || kind == 2) ? "lq" : "d";
-        const int ndim = kind == 0 || kind == 1 || kind == 5 ? 1 : kind == 4 ? 3 : 2;
+        const char *want = kind == 5 ? "b" : ints ? "lq" : "d";
+        const int ndim = kind == 0 || kind == 1 || kind == 5 ? 1 : kind == 4 || kind == 6 ? 3 : 2;
         if (!f || f[0] == '\0' || f[1] != '\0' || !strchr(want, f[0]) ||
             b[k].itemsize != (kind == 5 ? 1 : 8) || b[k].ndim != ndim) {
             PyErr_Format(PyExc_TypeError, "%s: %s has the wrong type", owner, names[k]);
@@ -4588,13 +4589,17 @@ typedef struct {
     int64_t *kid, *n_kids, *state, *all, *cells;
     double *score, *work;
     /* the symmetric form (pair non-NULL; every column a child and a super-parent, in order):
-     * pair[g, h] = log (N(c, g, h) + alpha), ltot[a, j] = log of child j's total at super-parent
-     * category a (0 at a's own column), base[a] = sp_table[a] - sum_j ltot[a, j] */
-    const double *pair, *ltot;
+     * pair[g, h] = log (N(c, g, h) + alpha) in fixed point, times 2^S rounded to an integer
+     * (unscale = 2^-S), ltot[a, j] = log of child j's total at super-parent category a (0 at a's
+     * own column), base[a] = sp_table[a] - sum_j ltot[a, j] */
+    const int64_t *pair;
+    const double *ltot;
+    double unscale;
     double *base;
-    int64_t *obs, *miss;
+    int64_t *obs, *miss, *acc;
     const char *takes_part; /* the symmetric form: category g's super-parent has a positive weight
                              * and g was seen min_frequency times */
+    const v8d *w8;          /* P = 4: the weights of super-parents 2k and 2k + 1, each four times */
     int bad; /* a code outside [-2, card): set by aode_rows */
 } aode_job;
 
@@ -4749,102 +4754,234 @@ static inline __attribute__((always_inline)) v4d aode_log_sum_exp(const double *
 /* AVX-512 where the CPU has it: the exponentials of two super-parents in one vector, and 32
  * vector registers for the sums of four rows of the pair table */
 #if defined(__GNUC__) && defined(__x86_64__) && defined(__linux__) && !defined(__clang__)
-#define AODE_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#define AODE_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
 #else
 #define AODE_CLONES
 #endif
 
-#define AODE_TRIANGLE(NAME, ATTR, ACC)                                                            \
-    ATTR static void NAME(const aode_job *j, const int64_t *cell, double *s) {                    \
-        const int64_t m = j->m, P = j->P, R = j->offsets[m];                                     \
-        const double *pair = j->pair;                                                            \
-        int64_t *oc = j->obs, *miss = j->miss + m, *pl = j->miss, K = 0, M = 0;                  \
-        for (int64_t c = 0; c < m; c++) {                                                        \
-            const int64_t g = cell[c * AODE_CHUNK];                                              \
-            if (g >= 0) {                                                                        \
-                oc[K] = c;                                                                       \
-                pl[K++] = g * P;                                                                 \
-            } else                                                                               \
-                miss[M++] = c;                                                                   \
-        }                                                                                        \
-        for (int64_t t = 0; t < K; t++) {                                                        \
-            const double *b = j->base + pl[t];                                                   \
-            double *o = s + oc[t] * P;                                                           \
-            for (int64_t cb = 0; cb < P; cb += 4) *(v4d *)(o + cb) = V4(b + cb);                 \
-            if (M) { /* the missed columns' totals, taken off in base, given back */             \
-                const double *lt = j->ltot + (pl[t] / P) * m * P;                                \
-                for (int64_t q = 0; q < M; q++)                                                  \
-                    for (int64_t cb = 0; cb < P; cb += 4)                                        \
-                        *(v4d *)(o + cb) += V4(lt + miss[q] * P + cb);                           \
-            }                                                                                    \
-        }                                                                                        \
-        int64_t t = 0;                                                                           \
-        for (; t + 4 <= K; t += 4) {                                                             \
-            const double *r0 = pair + pl[t] * R, *r1 = pair + pl[t + 1] * R;                     \
-            const double *r2 = pair + pl[t + 2] * R, *r3 = pair + pl[t + 3] * R;                 \
-            double *o0 = s + oc[t] * P, *o1 = s + oc[t + 1] * P, *o2 = s + oc[t + 2] * P,        \
-                   *o3 = s + oc[t + 3] * P;                                                      \
-            for (int64_t cb = 0; cb < P; cb += 4) {                                              \
-                /* the pairs within the four */                                                  \
-                const v4d v01 = V4(r0 + pl[t + 1] + cb), v02 = V4(r0 + pl[t + 2] + cb),          \
-                          v03 = V4(r0 + pl[t + 3] + cb), v12 = V4(r1 + pl[t + 2] + cb),          \
-                          v13 = V4(r1 + pl[t + 3] + cb), v23 = V4(r2 + pl[t + 3] + cb);          \
-                v4d a0 = (v01 + v02) + v03, a1 = (v01 + v12) + v13, a2 = (v02 + v12) + v23,      \
-                    a3 = (v03 + v13) + v23;                                                      \
-                v4d b0 = {0.0, 0.0, 0.0, 0.0}, b1 = b0, b2 = b0, b3 = b0;                        \
-                /* the four against every later column: one read of each column's place; two   \
-                 * columns at a time (two sums per row of four: shorter chains) */               \
-                int64_t u = t + 4;                                                               \
-                for (; u + 2 <= K; u += 2) {                                                     \
-                    const int64_t h = pl[u] + cb, e = pl[u + 1] + cb;                            \
-                    const v4d x0 = V4(r0 + h), x1 = V4(r1 + h), x2 = V4(r2 + h), x3 = V4(r3 + h); \
-                    const v4d y0 = V4(r0 + e), y1 = V4(r1 + e), y2 = V4(r2 + e), y3 = V4(r3 + e); \
-                    a0 = ACC(a0, x0);                                                            \
-                    a1 = ACC(a1, x1);                                                            \
-                    a2 = ACC(a2, x2);                                                            \
-                    a3 = ACC(a3, x3);                                                            \
-                    b0 = ACC(b0, y0);                                                            \
-                    b1 = ACC(b1, y1);                                                            \
-                    b2 = ACC(b2, y2);                                                            \
-                    b3 = ACC(b3, y3);                                                            \
-                    *(v4d *)(s + oc[u] * P + cb) += (x0 + x1) + (x2 + x3);                       \
-                    *(v4d *)(s + oc[u + 1] * P + cb) += (y0 + y1) + (y2 + y3);                   \
-                }                                                                                \
-                if (u < K) {                                                                     \
-                    const int64_t h = pl[u] + cb;                                                \
-                    const v4d x0 = V4(r0 + h), x1 = V4(r1 + h), x2 = V4(r2 + h), x3 = V4(r3 + h); \
-                    a0 += x0;                                                                    \
-                    a1 += x1;                                                                    \
-                    a2 += x2;                                                                    \
-                    a3 += x3;                                                                    \
-                    *(v4d *)(s + oc[u] * P + cb) += (x0 + x1) + (x2 + x3);                       \
-                }                                                                                \
-                *(v4d *)(o0 + cb) += a0 + b0;                                                    \
-                *(v4d *)(o1 + cb) += a1 + b1;                                                    \
-                *(v4d *)(o2 + cb) += a2 + b2;                                                    \
-                *(v4d *)(o3 + cb) += a3 + b3;                                                    \
-            }                                                                                    \
-        }                                                                                        \
-        for (; t < K; t++) /* the last few: each against the later ones */                       \
-            for (int64_t u = t + 1; u < K; u++) {                                                \
-                const double *r = pair + pl[t] * R + pl[u];                                      \
-                for (int64_t cb = 0; cb < P; cb += 4) {                                          \
-                    const v4d x = V4(r + cb);                                                    \
-                    *(v4d *)(s + oc[t] * P + cb) += x;                                           \
-                    *(v4d *)(s + oc[u] * P + cb) += x;                                           \
-                }                                                                                \
-            }                                                                                    \
-    }
+#define V4I(p) (*(const v4i *)(p))
 
-#define AODE_ADD(a, x) ((a) + (x))
-AODE_TRIANGLE(aode_triangle, AODE_CLONES, AODE_ADD)
+/* Four rows of the pair table (their places r[0..3]) against the row's columns from the u-th
+ * on: each column's four numbers added to the four rows' sums and, summed, to the column's. The
+ * sums are 64-bit integers, so any order gives the same sums. */
+static inline __attribute__((always_inline)) void aode_four(const int64_t *const *r,
+                                                             const int64_t *pl, int64_t u,
+                                                             int64_t K, int64_t cb, int64_t P,
+                                                             int64_t *acc, v4i *a) {
+    const int64_t *r0 = r[0] + cb, *r1 = r[1] + cb, *r2 = r[2] + cb, *r3 = r[3] + cb;
+    v4i a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
+    for (; u + 2 <= K; u += 2) {
+        const int64_t h = pl[u], e = pl[u + 1];
+        const v4i x0 = V4I(r0 + h), x1 = V4I(r1 + h), x2 = V4I(r2 + h), x3 = V4I(r3 + h);
+        const v4i y0 = V4I(r0 + e), y1 = V4I(r1 + e), y2 = V4I(r2 + e), y3 = V4I(r3 + e);
+        a0 += x0 + y0;
+        a1 += x1 + y1;
+        a2 += x2 + y2;
+        a3 += x3 + y3;
+        *(v4i *)(acc + u * P + cb) += (x0 + x1) + (x2 + x3);
+        *(v4i *)(acc + (u + 1) * P + cb) += (y0 + y1) + (y2 + y3);
+    }
+    if (u < K) {
+        const int64_t h = pl[u];
+        const v4i x0 = V4I(r0 + h), x1 = V4I(r1 + h), x2 = V4I(r2 + h), x3 = V4I(r3 + h);
+        a0 += x0;
+        a1 += x1;
+        a2 += x2;
+        a3 += x3;
+        *(v4i *)(acc + u * P + cb) += (x0 + x1) + (x2 + x3);
+    }
+    a[0] = a0, a[1] = a1, a[2] = a2, a[3] = a3;
+}
+
+/* The symmetric form's scores of every category a of column col, which the row misses (the
+ * super-parent summed out), to out[t * P] for its t-th category: base[a], the missed columns'
+ * totals given back (miss[q], q < M), and a's pair numbers against the row's observed cells (at
+ * places pl[u] / P, u < K). */
+static inline __attribute__((always_inline)) void aode_summed(const aode_job *j, const int64_t *pl,
+                                                              int64_t K, const int64_t *miss,
+                                                              int64_t M, int64_t col, double *out) {
+    const int64_t m = j->m, P = j->P, R = j->offsets[m];
+    const v4d unscale = {j->unscale, j->unscale, j->unscale, j->unscale};
+    const v4i none = {0, 0, 0, 0};
+    for (int64_t a = j->offsets[col]; a < j->offsets[col + 1]; a++) {
+        const int64_t *row = j->pair + a * P * R;
+        const double *b = j->base + a * P, *lt = j->ltot + a * m * P;
+        double *o = out + (a - j->offsets[col]) * P;
+        for (int64_t cb = 0; cb < P; cb += 4) {
+            v4i x0 = none, x1 = none;
+            int64_t u = 0;
+            for (; u + 2 <= K; u += 2) {
+                x0 += V4I(row + pl[u] + cb);
+                x1 += V4I(row + pl[u + 1] + cb);
+            }
+            if (u < K) x0 += V4I(row + pl[u] + cb);
+            v4d v = V4(b + cb);
+            for (int64_t q = 0; q < M; q++) v += V4(lt + miss[q] * P + cb);
+            *(v4d *)(o + cb) = v + __builtin_convertvector(x0 + x1, v4d) * unscale;
+        }
+    }
+}
+
+/* The symmetric form's scores of one row (its column c's cell at cell[c * AODE_CHUNK]): every
+ * super-parent's (column c's at s[c * P]; -inf where it takes no part); returns the weights of
+ * those that take part. An observed column's score is base[a_i] plus, over the other observed
+ * columns j, pair[g_i, g_j] (each unordered pair read once, added to both columns' sums: half the
+ * look-ups of the table's rows, and half the table's lines touched), plus ltot[a_i, j] over the
+ * columns j the row misses (their totals were taken off in base); a missing one is summed out
+ * (marginalize) or takes no part. */
+AODE_CLONES static double aode_triangle(const aode_job *j, const int64_t *cell, double *s) {
+    const int64_t m = j->m, P = j->P, R = j->offsets[m];
+    const int64_t *pair = j->pair;
+    int64_t *oc = j->obs, *miss = j->miss + m, *pl = j->miss, *acc = j->acc, K = 0, M = 0;
+    double eligible = 0.0; /* the weights of the super-parents taking part, in column order */
+    for (int64_t c = 0; c < m; c++) {
+        const int64_t g = cell[c * AODE_CHUNK];
+        if (g >= 0) {
+            oc[K] = c;
+            pl[K++] = g * P;
+            if (j->takes_part[g]) eligible += j->sp_weight[c];
+        } else {
+            miss[M++] = c;
+            if (g == -1 && j->marginalize && j->sp_weight[c] > 0.0) eligible += j->sp_weight[c];
+        }
+    }
+    for (int64_t q = 0; q < K * P; q++) acc[q] = 0;
+    int64_t t = 0;
+    for (; t + 4 <= K; t += 4) {
+        const int64_t *r[4] = {pair + pl[t] * R, pair + pl[t + 1] * R, pair + pl[t + 2] * R,
+                               pair + pl[t + 3] * R};
+        for (int64_t cb = 0; cb < P; cb += 4) {
+            /* the pairs within the four */
+            const v4i v01 = V4I(r[0] + pl[t + 1] + cb), v02 = V4I(r[0] + pl[t + 2] + cb),
+                      v03 = V4I(r[0] + pl[t + 3] + cb), v12 = V4I(r[1] + pl[t + 2] + cb),
+                      v13 = V4I(r[1] + pl[t + 3] + cb), v23 = V4I(r[2] + pl[t + 3] + cb);
+            v4i a[4] = {v01 + v02 + v03, v01 + v12 + v13, v02 + v12 + v23, v03 + v13 + v23};
+            aode_four(r, pl, t + 4, K, cb, P, acc, a);
+            for (int q = 0; q < 4; q++) *(v4i *)(acc + (t + q) * P + cb) += a[q];
+        }
+    }
+    for (; t < K; t++) /* the last few: each against the later ones */
+        for (int64_t u = t + 1; u < K; u++) {
+            const int64_t *r = pair + pl[t] * R + pl[u];
+            for (int64_t cb = 0; cb < P; cb += 4) {
+                const v4i x = V4I(r + cb);
+                *(v4i *)(acc + t * P + cb) += x;
+                *(v4i *)(acc + u * P + cb) += x;
+            }
+        }
+    const v4d unscale = {j->unscale, j->unscale, j->unscale, j->unscale};
+    const v4d out = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
+    for (t = 0; t < K; t++) { /* base[a_i], the missed columns' totals, the pair sums */
+        double *o = s + oc[t] * P;
+        const int64_t g = pl[t] / P;
+        if (!j->takes_part[g]) {
+            for (int64_t cb = 0; cb < P; cb += 4) *(v4d *)(o + cb) = out;
+            continue;
+        }
+        const double *b = j->base + pl[t], *lt = j->ltot + g * m * P;
+        for (int64_t cb = 0; cb < P; cb += 4) {
+            v4d v = V4(b + cb);
+            for (int64_t q = 0; q < M; q++) v += V4(lt + miss[q] * P + cb);
+            const v4d sum = __builtin_convertvector(V4I(acc + t * P + cb), v4d);
+            *(v4d *)(o + cb) = v + sum * unscale;
+        }
+    }
+    for (int64_t q = 0; q < M; q++) { /* the missing: summed out, or no part */
+        const int64_t c = miss[q];
+        double *o = s + c * P;
+        if (!(cell[c * AODE_CHUNK] == -1 && j->marginalize && j->sp_weight[c] > 0.0)) {
+            for (int64_t cb = 0; cb < P; cb += 4) *(v4d *)(o + cb) = out;
+            continue;
+        }
+        const int64_t size = j->offsets[c + 1] - j->offsets[c];
+        aode_summed(j, pl, K, miss, M, c, j->work);
+        for (int64_t cb = 0; cb < P; cb += 4) {
+            v4d shift;
+            const v4d sum = aode_log_sum_exp(j->work + cb, size, P, &shift);
+            for (int i = 0; i < 4; i++) o[cb + i] = shift[i] + log(sum[i]);
+        }
+    }
+    return eligible;
+}
+
+/* Merge one row's scores s[k * P] of the B super-parents (-inf where one takes no part) into its
+ * running log-sum-exp: top the largest score so far (no overflow), total the weighted sum of
+ * exp(score - top); w8: the weights as vectors of eight, two super-parents a vector (P = 4). */
+static inline __attribute__((always_inline)) void aode_merge(const aode_job *j, const double *s,
+                                                             double *top, double *total) {
+    const int64_t P = j->P, C = j->C, B = j->B;
+    const v4d none = {-INFINITY, -INFINITY, -INFINITY, -INFINITY}, zero = {0.0, 0.0, 0.0, 0.0};
+    if (P == 4) { /* two super-parents in one vector of eight: even ones low, odd high */
+        const v8d zero8 = {0.0}, none8 = zero8 - INFINITY;
+        const int64_t pairs = B / 2;
+        v4d old = none;
+        for (int c = 0; c < C; c++) old[c] = top[c];
+        v8d peak8 = none8;
+        for (int64_t k = 0; k < pairs; k++) {
+            const v8d x = *(const v8d *)(s + k * 8);
+            peak8 = v8_select(x > peak8, x, peak8);
+        }
+        v4d lo = {peak8[0], peak8[1], peak8[2], peak8[3]};
+        const v4d hi = {peak8[4], peak8[5], peak8[6], peak8[7]};
+        if (B % 2) { /* the last, alone: with the even ones */
+            const v4d x = V4(s + (B - 1) * 4);
+            lo = v4_select(x > lo, x, lo);
+        }
+        v4d peak = v4_select(lo > old, lo, old);
+        peak = v4_select(hi > peak, hi, peak);
+        const v4d shift = v4_select(peak > none, peak, zero);
+        const v8d shift8 = {shift[0], shift[1], shift[2], shift[3],
+                            shift[0], shift[1], shift[2], shift[3]};
+        v8d sum8 = zero8;
+        for (int64_t k = 0; k < pairs; k++)
+            sum8 += j->w8[k] * aode_exp8(*(const v8d *)(s + k * 8) - shift8);
+        v4d sum = (v4d){sum8[0], sum8[1], sum8[2], sum8[3]};
+        if (B % 2) sum += j->sp_weight[B - 1] * aode_exp(V4(s + (B - 1) * 4) - shift);
+        sum += (v4d){sum8[4], sum8[5], sum8[6], sum8[7]};
+        const v4d rescale = aode_exp(old - shift);
+        for (int c = 0; c < C; c++) {
+            total[c] = total[c] * rescale[c] + sum[c];
+            top[c] = peak[c];
+        }
+        return;
+    }
+    for (int64_t cb = 0; cb < P; cb += 4) {
+        v4d old = none, peak, shift, sum = zero;
+        for (int c = 0; c < 4 && cb + c < C; c++) old[c] = top[cb + c];
+        v4d peak2 = none, sum2 = zero; /* two of each: shorter chains of dependence */
+        peak = old;
+        int64_t k = 0;
+        for (; k + 2 <= B; k += 2) {
+            const v4d x = V4(s + k * P + cb), y = V4(s + (k + 1) * P + cb);
+            peak = v4_select(x > peak, x, peak);
+            peak2 = v4_select(y > peak2, y, peak2);
+        }
+        if (k < B) {
+            const v4d x = V4(s + k * P + cb);
+            peak = v4_select(x > peak, x, peak);
+        }
+        peak = v4_select(peak2 > peak, peak2, peak);
+        shift = v4_select(peak > none, peak, zero);
+        for (k = 0; k + 2 <= B; k += 2) {
+            sum += j->sp_weight[k] * aode_exp(V4(s + k * P + cb) - shift);
+            sum2 += j->sp_weight[k + 1] * aode_exp(V4(s + (k + 1) * P + cb) - shift);
+        }
+        if (k < B) sum += j->sp_weight[k] * aode_exp(V4(s + k * P + cb) - shift);
+        sum += sum2;
+        const v4d rescale = aode_exp(old - shift);
+        for (int c = 0; c < 4 && cb + c < C; c++) {
+            total[cb + c] = total[cb + c] * rescale[c] + sum[c];
+            top[cb + c] = peak[c];
+        }
+    }
+}
 
 AODE_CLONES static void aode_rows(aode_job *j, int64_t lo, int64_t hi) {
     const int64_t m = j->m, P = j->P, C = j->C, B = j->B, UP = j->U * j->P;
     const double *table = j->table, *sp_table = j->sp_table;
     double *score = j->score, *work = j->work;
     int64_t *state = j->state, *all = j->all, *n_kids = j->n_kids;
-    const v4d none = {-INFINITY, -INFINITY, -INFINITY, -INFINITY}, zero = {0.0, 0.0, 0.0, 0.0};
+    const v4d none = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
     for (int64_t start = lo; start < hi; start += AODE_CHUNK) {
         const int64_t rows = hi - start < AODE_CHUNK ? hi - start : AODE_CHUNK;
         /* each row's children (their table columns, times P) and super-parents' categories */
@@ -4856,28 +4993,21 @@ AODE_CLONES static void aode_rows(aode_job *j, int64_t lo, int64_t hi) {
             j->bad = 1;
             return;
         }
-        for (int64_t r = 0; r < rows && j->pair; r++) {
-            /* the symmetric form: super-parent k is column k, its category's state the cell's
-             * place; the children's list is built where a missing super-parent is summed out */
-            const int64_t *cell = j->cells + r;
-            int64_t *st = state + r * B;
-            double eligible = 0.0;
-            for (int64_t k = 0; k < B; k++) {
-                const int64_t g = cell[k * AODE_CHUNK];
-                st[k] = AODE_OUT;
-                if (g >= 0) {
-                    if (!j->takes_part[g]) continue;
-                    st[k] = g;
-                } else if (g == -1 && j->marginalize && j->sp_weight[k] > 0.0)
-                    st[k] = AODE_SUMMED;
-                else
-                    continue;
-                eligible += j->sp_weight[k];
+        if (j->pair) { /* the symmetric form: row by row, every super-parent's score, merged */
+            /* each row's scores merged after the next row's are computed: the merge reads two
+             * super-parents' scores at once, written as two vectors of four, which waits for the
+             * writes to reach the cache when it follows them closely (no store forwarding from
+             * two stores to one load) */
+            for (int64_t r = 0; r <= rows; r++) {
+                if (r < rows)
+                    j->n_eligible[start + r] += aode_triangle(j, j->cells + r, score + (r & 1) * B * P);
+                if (r > 0)
+                    aode_merge(j, score + ((r - 1) & 1) * B * P, j->top + (start + r - 1) * C,
+                               j->total + (start + r - 1) * C);
             }
-            j->n_eligible[start + r] += eligible;
-            n_kids[r] = -1;
+            continue;
         }
-        for (int64_t r = 0; r < rows && !j->pair; r++) {
+        for (int64_t r = 0; r < rows; r++) {
             const int64_t *cell = j->cells + r; /* its column c at cell[c * AODE_CHUNK] */
             int64_t *st = state + r * B;
             n_kids[r] = aode_kids(j, cell, j->kid + r * m);
@@ -4897,11 +5027,9 @@ AODE_CLONES static void aode_rows(aode_job *j, int64_t lo, int64_t hi) {
             }
             j->n_eligible[start + r] += eligible;
         }
-        if (j->pair) /* the symmetric form: every observed column's score, row by row */
-            for (int64_t r = 0; r < rows; r++) aode_triangle(j, j->cells + r, score + r * B * P);
         /* the observed super-parents' scores, four super-parents at a time over the rows (the
          * rest two or one at a time) */
-        for (int64_t k = 0; k < B && !j->pair; k += 4) {
+        for (int64_t k = 0; k < B; k += 4) {
             const int64_t width = B - k < 4 ? B - k : 4;
             for (int64_t r = 0; r < rows; r++) {
                 const int64_t *kid = j->kid + r * m, K = n_kids[r], *st = state + r * B + k;
@@ -4925,13 +5053,13 @@ AODE_CLONES static void aode_rows(aode_job *j, int64_t lo, int64_t hi) {
             }
         }
         for (int64_t r = 0; r < rows; r++) {
-            const int64_t *st = state + r * B, *kid = j->kid + r * m;
+            const int64_t *st = state + r * B, *kid = j->kid + r * m, K = n_kids[r];
             double *s = score + r * B * P;
-            /* a missing super-parent summed out: log-sum-exp over its categories */
             for (int64_t k = 0; k < B; k++) {
+                if (st[k] == AODE_OUT) /* no part: -inf, exp(-inf) = 0 in the merge */
+                    for (int64_t cb = 0; cb < P; cb += 4) *(v4d *)(s + k * P + cb) = none;
                 if (st[k] != AODE_SUMMED) continue;
-                if (n_kids[r] < 0) n_kids[r] = aode_kids(j, j->cells + r, j->kid + r * m);
-                const int64_t K = n_kids[r];
+                /* a missing super-parent summed out: log-sum-exp over its categories */
                 const int64_t col = j->sp_column[k];
                 const int64_t size = j->offsets[col + 1] - j->offsets[col];
                 for (int64_t t = 0; t < size; t++) all[t] = j->first[k] + t;
@@ -4944,87 +5072,18 @@ AODE_CLONES static void aode_rows(aode_job *j, int64_t lo, int64_t hi) {
                     for (int c = 0; c < 4; c++) s[k * P + cb + c] = shift[c] + log(sum[c]);
                 }
             }
-            /* the running log-sum-exp: top the largest score so far (no overflow) */
-            double *top = j->top + (start + r) * C, *total = j->total + (start + r) * C;
-            if (P == 4) { /* two super-parents in one vector of eight: even ones low, odd high */
-                const v8d none8 = {0.0}, zero8 = {0.0};
-                const v8d out = none8 - INFINITY;
-                v4d old = none;
-                for (int c = 0; c < C; c++) old[c] = top[c];
-                v8d peak8 = out;
-                for (int64_t k = 0; k < B; k += 2) {
-                    const int64_t odd = k + 1 < B && st[k + 1] != AODE_OUT, even = st[k] != AODE_OUT;
-                    const v8i keep = {-even, -even, -even, -even, -odd, -odd, -odd, -odd};
-                    /* (odd past B: the scratch after the scores, never used) */
-                    const v8d x = v8_select(keep, *(const v8d *)(s + k * 4), out);
-                    peak8 = v8_select(x > peak8, x, peak8);
-                }
-                const v4d lo = {peak8[0], peak8[1], peak8[2], peak8[3]};
-                const v4d hi = {peak8[4], peak8[5], peak8[6], peak8[7]};
-                v4d peak = v4_select(lo > old, lo, old);
-                peak = v4_select(hi > peak, hi, peak);
-                const v4d shift = v4_select(peak > none, peak, zero);
-                const v8d shift8 = {shift[0], shift[1], shift[2], shift[3],
-                                    shift[0], shift[1], shift[2], shift[3]};
-                v8d sum8 = zero8;
-                for (int64_t k = 0; k < B; k += 2) {
-                    const int64_t odd = k + 1 < B && st[k + 1] != AODE_OUT, even = st[k] != AODE_OUT;
-                    const v8i keep = {-even, -even, -even, -even, -odd, -odd, -odd, -odd};
-                    const double we = j->sp_weight[k], wo = odd ? j->sp_weight[k + 1] : 0.0;
-                    const v8d w = {we, we, we, we, wo, wo, wo, wo};
-                    const v8d x = v8_select(keep, *(const v8d *)(s + k * 4), out);
-                    sum8 += w * aode_exp8(x - shift8);
-                }
-                const v4d sum = (v4d){sum8[0], sum8[1], sum8[2], sum8[3]} +
-                                (v4d){sum8[4], sum8[5], sum8[6], sum8[7]};
-                const v4d rescale = aode_exp(old - shift);
-                for (int c = 0; c < C; c++) {
-                    total[c] = total[c] * rescale[c] + sum[c];
-                    top[c] = peak[c];
-                }
-                continue;
-            }
-            for (int64_t cb = 0; cb < P; cb += 4) {
-                v4d old = none, peak, shift, sum = zero;
-                for (int c = 0; c < 4 && cb + c < C; c++) old[c] = top[cb + c];
-                v4d peak2 = none, sum2 = zero; /* two of each: shorter chains of dependence */
-                peak = old;
-                for (int64_t k = 0; k < B; k += 2) {
-                    if (st[k] != AODE_OUT) {
-                        const v4d x = V4(s + k * P + cb);
-                        peak = v4_select(x > peak, x, peak);
-                    }
-                    if (k + 1 < B && st[k + 1] != AODE_OUT) {
-                        const v4d x = V4(s + (k + 1) * P + cb);
-                        peak2 = v4_select(x > peak2, x, peak2);
-                    }
-                }
-                peak = v4_select(peak2 > peak, peak2, peak);
-                shift = v4_select(peak > none, peak, zero);
-                for (int64_t k = 0; k < B; k += 2) {
-                    if (st[k] != AODE_OUT)
-                        sum += j->sp_weight[k] * aode_exp(V4(s + k * P + cb) - shift);
-                    if (k + 1 < B && st[k + 1] != AODE_OUT)
-                        sum2 += j->sp_weight[k + 1] * aode_exp(V4(s + (k + 1) * P + cb) - shift);
-                }
-                sum += sum2;
-                const v4d rescale = aode_exp(old - shift);
-                for (int c = 0; c < 4 && cb + c < C; c++) {
-                    total[cb + c] = total[cb + c] * rescale[c] + sum[c];
-                    top[cb + c] = peak[c];
-                }
-            }
+            aode_merge(j, s, j->top + (start + r) * C, j->total + (start + r) * C);
         }
     }
 }
 
 static PyObject *aode_block(PyObject *self, PyObject *args) {
     PyObject *obj[13];
-    double min_frequency;
+    double min_frequency, unscale;
     int marginalize;
-    if (!PyArg_ParseTuple(args, "OOOOOOdiOOOOOOO", &obj[0], &obj[1], &obj[2], &obj[3], &obj[4],
+    if (!PyArg_ParseTuple(args, "OOOOOOdiOOOOOOOd", &obj[0], &obj[1], &obj[2], &obj[3], &obj[4],
                           &obj[5], &min_frequency, &marginalize, &obj[6], &obj[7], &obj[8],
-                          &obj[9], &obj[10], &obj[11], &obj[12]))
+                          &obj[9], &obj[10], &obj[11], &obj[12], &unscale))
         return NULL;
     /* codes (n, m) signed integers, any strides: each row's category code of each column, -1
      * missing, -2 left out (neither child nor super-parent); offsets (m + 1) int64: each
@@ -5034,12 +5093,13 @@ static PyObject *aode_block(PyObject *self, PyObject *args) {
      * their weights in the average (0: none); frequency (R) float64: each category's training
      * count; table (S, U, P) float64, S the block's categories, super-parent by super-parent, P
      * the classes padded to a multiple of 4; sp_table (S, P) float64; top, total (n, C) float64
-     * and n_eligible (n) float64, updated in place; pair (R, R, P) and log_totals (S, m, P)
-     * float64: the symmetric form (see aode_job), or both empty: not used */
+     * and n_eligible (n) float64, updated in place; pair (R, R, P) int64, log_totals (S, m, P)
+     * float64 and unscale: the symmetric form (see aode_job; table then (0, 0, P)), or pair and
+     * log_totals empty: not used */
     const char *names[12] = {"offsets", "child_of",   "sp_column", "sp_weight",
                              "frequency", "table",    "sp_table",  "top",
                              "total",   "n_eligible", "pair",      "log_totals"};
-    const int kinds[12] = {0, 0, 0, 1, 1, 4, 3, 3 | 8, 3 | 8, 1 | 8, 4, 4};
+    const int kinds[12] = {0, 0, 0, 1, 1, 4, 3, 3 | 8, 3 | 8, 1 | 8, 6, 4};
     Py_buffer v, b_all[13], *b = b_all + 1;
     int got = 0, have_codes = 0, is_signed = 0;
     PyObject *result = NULL;
@@ -5056,7 +5116,8 @@ static PyObject *aode_block(PyObject *self, PyObject *args) {
     aode_job j;
     j.n = v.shape[0], j.m = v.shape[1], j.B = b[2].shape[0];
     j.U = b[5].shape[1], j.P = b[5].shape[2], j.C = b[7].shape[1];
-    const int64_t n = j.n, m = j.m, R = b[1].shape[0], B = j.B, S = b[5].shape[0];
+    const int64_t n = j.n, m = j.m, R = b[1].shape[0], B = j.B, S = b[6].shape[0];
+    const int sym = b[10].shape[0] > 0;
     const int64_t U = j.U, P = j.P, C = j.C;
     j.codes = v.buf, j.s0 = v.strides[0], j.s1 = v.strides[1], j.width = width, j.bad = 0;
     j.offsets = b[0].buf, j.child_of = b[1].buf, j.sp_column = b[2].buf;
@@ -5065,11 +5126,12 @@ static PyObject *aode_block(PyObject *self, PyObject *args) {
     j.min_frequency = min_frequency, j.marginalize = marginalize;
     const int64_t *offsets = j.offsets;
     int ok = C >= 1 && P >= C && P % 4 == 0 && P - C < 4 && b[0].shape[0] == m + 1 &&
-             b[3].shape[0] == B && b[4].shape[0] == R && b[6].shape[0] == S && b[6].shape[1] == P &&
+             b[3].shape[0] == B && b[4].shape[0] == R && (sym || b[5].shape[0] == S) &&
+             b[6].shape[1] == P &&
              b[8].shape[0] == n && b[8].shape[1] == C && b[7].shape[0] == n && b[9].shape[0] == n &&
              offsets[0] == 0 && offsets[m] == R;
     for (int64_t c = 0; ok && c < m; c++) ok = offsets[c + 1] >= offsets[c];
-    for (int64_t g = 0; ok && g < R; g++) ok = j.child_of[g] >= -1 && j.child_of[g] < U;
+    for (int64_t g = 0; ok && g < R; g++) ok = j.child_of[g] >= -1 && (sym || j.child_of[g] < U);
     int64_t widest = 1, states = 0;
     for (int64_t k = 0; ok && k < B; k++) {
         ok = j.sp_column[k] >= 0 && j.sp_column[k] < m;
@@ -5082,12 +5144,18 @@ static PyObject *aode_block(PyObject *self, PyObject *args) {
     ok = ok && states == S;
     /* the symmetric form: every column a child (of its own table column) and a super-parent, in
      * column order */
-    const int sym = b[10].shape[0] > 0;
     if (sym) {
-        ok = ok && B == m && S == R && U == R && b[10].shape[1] == R && b[10].shape[2] == P &&
-             b[11].shape[0] == S && b[11].shape[1] == m && b[11].shape[2] == P;
+        ok = ok && B == m && S == R && b[5].shape[0] == 0 && b[10].shape[0] == R &&
+             b[10].shape[1] == R && b[10].shape[2] == P && b[11].shape[0] == S &&
+             b[11].shape[1] == m && b[11].shape[2] == P && unscale > 0.0;
         for (int64_t k = 0; ok && k < B; k++) ok = j.sp_column[k] == k;
         for (int64_t g = 0; ok && g < R; g++) ok = j.child_of[g] == g;
+        /* no row's sum of m - 1 pair numbers may leave the 64-bit integers: each at most
+         * 2^62 / (m - 1) in size */
+        const int64_t *pair = b[10].buf, limit = (int64_t)(0x1p62 / (double)(m > 1 ? m - 1 : 1));
+        int inside = 1;
+        for (int64_t q = 0; q < R * R * P; q++) inside &= pair[q] >= -limit && pair[q] <= limit;
+        ok = ok && inside;
     } else
         ok = ok && b[10].shape[0] == 0 && b[11].shape[0] == 0;
     if (!ok) {
@@ -5095,9 +5163,11 @@ static PyObject *aode_block(PyObject *self, PyObject *args) {
         goto done;
     }
     const int64_t chunk = AODE_CHUNK;
-    ints = malloc(sizeof(int64_t) * (size_t)(B + chunk * (2 * m + B + 1) + widest + 1 + 3 * m) +
+    ints = malloc(sizeof(int64_t) * (size_t)(B + chunk * (2 * m + B + 1) + widest + 1 + 3 * m +
+                                             m * P) +
                   (size_t)R);
-    scratch = malloc(sizeof(double) * (size_t)((chunk * B + widest + (sym ? S : 0)) * P + 4));
+    scratch = malloc(sizeof(double) *
+                     (size_t)((chunk * B + widest + (sym ? S : 0)) * P + 4 + (B / 2) * 8));
     if (!ints || !scratch) {
         PyErr_NoMemory();
         goto done;
@@ -5110,11 +5180,15 @@ static PyObject *aode_block(PyObject *self, PyObject *args) {
     j.first = first, j.kid = ints + B, j.state = j.kid + chunk * m, j.n_kids = j.state + chunk * B;
     j.all = j.n_kids + chunk, j.cells = j.all + widest + 1;
     j.score = scratch, j.work = scratch + chunk * B * P;
-    j.obs = j.cells + chunk * m, j.miss = j.obs + m;
+    j.obs = j.cells + chunk * m, j.miss = j.obs + m, j.acc = j.miss + 2 * m;
     j.pair = sym ? b[10].buf : NULL, j.ltot = sym ? b[11].buf : NULL, j.base = NULL;
-    j.takes_part = NULL;
+    j.unscale = unscale, j.takes_part = NULL;
+    double *w8 = scratch + (chunk * B + widest + (sym ? S : 0)) * P + 4;
+    for (int64_t k = 0; k < B / 2; k++)
+        for (int c = 0; c < 8; c++) w8[k * 8 + c] = j.sp_weight[2 * k + c / 4];
+    j.w8 = (const v8d *)w8;
     if (sym) { /* base[a] = sp_table[a] - sum_j ltot[a, j] */
-        char *takes_part = (char *)(j.miss + 2 * m);
+        char *takes_part = (char *)(j.acc + m * P);
         for (int64_t k = 0; k < m; k++)
             for (int64_t g = offsets[k]; g < offsets[k + 1]; g++)
                 takes_part[g] = j.sp_weight[k] > 0.0 && j.frequency[g] >= j.min_frequency;
@@ -7067,7 +7141,8 @@ static PyMethodDef methods[] = {
 #if defined(__GNUC__)
     {"aode_block", aode_block, METH_VARARGS,
      "aode_block(codes, offsets, child_of, sp_column, sp_weight, frequency, min_frequency, "
-     "marginalize, table, sp_table, top, total, n_eligible, pair, log_totals): a block of "
+     "marginalize, table, sp_table, top, total, n_eligible, pair, log_totals, unscale): a block "
+     "of "
      "super-parents' weighted "
      "joints of the averaged one-dependence estimators merged into each row's running "
      "log-sum-exp (see bnclassify/_native)."},
@@ -7098,7 +7173,7 @@ static struct PyModuleDef module = {
 
 /* Raised with every change of a kernel's arguments or results: _native/runtime.py refuses a stale build
  * (an optional build that fails leaves the previous library in place). */
-#define KERNELS_VERSION 38
+#define KERNELS_VERSION 39
 
 PyMODINIT_FUNC PyInit__kernels(void) {
     PyObject *m = PyModule_Create(&module);

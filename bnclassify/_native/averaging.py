@@ -29,7 +29,7 @@ CHUNK_ROWS = 2048
 
 def aode_block(
     codes, offsets, child_of, sp_column, sp_weight, frequency, min_frequency, marginalize,
-    table, sp_table, top, total, n_eligible, pair=None, log_totals=None,
+    table, sp_table, top, total, n_eligible, pair=None, log_totals=None, unscale=1.0,
 ) -> None:  # fmt: skip
     """Merge a block of super-parents' weighted joints into each row's running log-sum-exp.
 
@@ -62,7 +62,7 @@ def aode_block(
         Each category's training count.
     min_frequency : float
     marginalize : bool
-    table : ndarray of float64, shape (S, U, C)
+    table : ndarray of float64, shape (S, U, C), or None with ``pair``
         ``log P(x_u | c, a)`` for the block's categories ``a``, super-parent by
         super-parent (0 at a super-parent's own column's children); ``-inf`` allowed.
     sp_table : ndarray of float64, shape (S, C)
@@ -71,15 +71,20 @@ def aode_block(
         The running log-sum-exp (start: ``-inf`` and 0), updated in place.
     n_eligible : ndarray of float64, shape (n,)
         Added to: each row's eligible super-parents' weights.
-    pair, log_totals : ndarray of float64, shapes (R, R, C) and (S, m, C), optional
-        The same table in its symmetric form, when every column is a child (``child_of``
-        the identity) and a super-parent (``sp_column`` every column in order):
-        ``table[a, u] = pair[a, u] - log_totals[a, j]`` for ``u`` a category of child
-        ``j``, where ``pair[g, h] = log (N(c, g, h) + alpha)`` is symmetric and
-        ``log_totals[a, j]`` is the log of child ``j``'s total at ``a`` (0 at ``a``'s own
-        column). The compiled version then reads each pair of a row's categories once,
-        for both of its super-parents, and adds the totals of the children the row holds
-        as one sum per category less those it misses; the numpy version reads ``table``.
+    pair, log_totals : ndarrays of int64 and float64, shapes (R, R, C) and (S, m, C), optional
+        The table in its symmetric form (``table`` then None), when every column is a child
+        (``child_of`` the identity) and a super-parent (``sp_column`` every column in order):
+        ``table[a, u] = unscale * pair[a, u] - log_totals[a, j]`` for ``u`` a category of
+        child ``j``, where ``unscale * pair[g, h]`` is ``log (N(c, g, h) + alpha)`` in fixed
+        point (:func:`fixed_point`; symmetric, 0 where ``g`` and ``h`` are categories of one
+        column) and ``log_totals[a, j]`` is the log of child ``j``'s total at ``a`` (0 at
+        ``a``'s own column). The compiled version then reads each pair of a row's categories
+        once, for both of its super-parents, summing integers (exact in any order), and adds
+        the totals of the children the row holds as one sum per category less those it
+        misses; the numpy version builds ``table`` from them. Either may have its classes
+        padded (``table``'s ``C`` is ``top``'s).
+    unscale : float
+        ``pair``'s unit (a power of 2).
 
     Examples
     --------
@@ -97,45 +102,109 @@ def aode_block(
     offsets, child_of, sp_column = (
         np.ascontiguousarray(a, dtype=np.int64) for a in (offsets, child_of, sp_column)
     )
-    sp_weight, frequency, table, sp_table = (
-        np.ascontiguousarray(a, dtype=float) for a in (sp_weight, frequency, table, sp_table)
+    sp_weight, frequency, sp_table = (
+        np.ascontiguousarray(a, dtype=float) for a in (sp_weight, frequency, sp_table)
     )
+    n_classes = top.shape[1]
     if not runtime.COMPILED or not hasattr(runtime.kernels, "aode_block"):  # not GCC or clang
-        # the symmetric form is the same table: the matrix product reads ``table``
+        if pair is not None:  # the symmetric form's table, as the matrix product reads it
+            table = _table_from_pair(pair, log_totals, offsets, unscale, n_classes)
         _numpy_aode_block(
             codes, offsets, child_of, sp_column, sp_weight, frequency, min_frequency,
-            marginalize, table, sp_table, top, total, n_eligible,
+            marginalize, np.ascontiguousarray(table[..., :n_classes], dtype=float),
+            sp_table[:, :n_classes], top, total, n_eligible,
         )  # fmt: skip
         return
 
     # the classes padded to a multiple of 4: each child's numbers one vector
-    n_states, n_children, n_classes = table.shape
     padded = -(-n_classes // 4) * 4
-    table, sp_table = _padded(table, padded), _padded(sp_table, padded)
+    sp_table = pad_classes(sp_table, padded)
     if pair is None:
-        pair = log_totals = np.zeros((0, 0, padded))
+        table = pad_classes(table, padded)
+        pair, log_totals = np.zeros((0, 0, padded), dtype=np.int64), np.zeros((0, 0, padded))
     else:
-        pair, log_totals = _padded(pair, padded), _padded(log_totals, padded)
+        table = np.zeros((0, 0, padded))
+        pair = pad_classes(pair, padded, np.int64)
+        log_totals = pad_classes(log_totals, padded)
 
     def share(rows):
         runtime.kernels.aode_block(
             codes[rows], offsets, child_of, sp_column, sp_weight, frequency,
             float(min_frequency), int(bool(marginalize)), table, sp_table, top[rows],
-            total[rows], n_eligible[rows], pair, log_totals,
+            total[rows], n_eligible[rows], pair, log_totals, float(unscale),
         )  # fmt: skip
 
     n, m = codes.shape
     runtime.on_shares(share, n, n * m * max(1, len(sp_column)), align=64)
 
 
-def _padded(array, padded):
-    """``array`` (float64) with its last axis (the classes) padded with zeros to ``padded``."""
-    array = np.ascontiguousarray(array, dtype=float)
+def pad_classes(array, padded, dtype=float):
+    """``array`` (as ``dtype``) with its last axis (the classes) padded with zeros to
+    ``padded``, on a 64-byte boundary (:func:`aligned_zeros`) when copied."""
+    array = np.ascontiguousarray(array, dtype=dtype)
     if array.shape[-1] == padded:
         return array
-    wide = np.zeros(array.shape[:-1] + (padded,))
+    wide = aligned_zeros(array.shape[:-1] + (padded,), dtype)
     wide[..., : array.shape[-1]] = array
     return wide
+
+
+def aligned_zeros(shape, dtype=float):
+    """Zeros whose first byte is on a 64-byte boundary: a table of 32-byte cells (four classes
+    of 8 bytes) then has none across two cache lines (a cell read across two costs about a
+    third more in the pair sums).
+
+    Examples
+    --------
+    >>> aligned_zeros((3, 4), np.int64).ctypes.data % 64
+    0
+    """
+    dtype = np.dtype(dtype)
+    size = int(np.prod(shape)) * dtype.itemsize
+    buffer = np.zeros(size + 64, dtype=np.uint8)
+    start = -buffer.ctypes.data % 64
+    return buffer[start : start + size].view(dtype).reshape(shape)
+
+
+def padded_classes(n_classes) -> int:
+    """The classes padded to a multiple of 4, as the compiled :func:`aode_block` reads them (a
+    caller may pad its tables once, for many calls)."""
+    return -(-n_classes // 4) * 4
+
+
+def fixed_point(pair, n_columns, n_classes=None):
+    """``pair`` (float64, finite) in the fixed point :func:`aode_block` sums: ``(ints,
+    unscale)`` with ``ints * unscale`` within ``unscale / 2`` of ``pair``.
+
+    ``unscale`` is the smallest power of 2 with which ``n_columns - 1`` of the numbers,
+    summed, stay within ``2^61``: a sum's rounding is then below ``(n_columns - 1) *
+    unscale / 2``, at most ``2^-61`` of the largest sum a row may have (a float64 sum's is
+    up to ``2^-53`` of it times the number of terms). With ``n_classes``, the last axis is
+    padded with zeros to that many.
+
+    Examples
+    --------
+    >>> ints, unscale = fixed_point(np.array([[[0.5, -1.25]]]), 3)
+    >>> ints.dtype.name, float(ints[0, 0, 0] * unscale), float(ints[0, 0, 1] * unscale)
+    ('int64', 0.5, -1.25)
+    """
+    pair = np.asarray(pair, dtype=float)
+    largest = float(np.abs(pair).max(initial=0.0)) * max(1, n_columns - 1)
+    # largest * 2^shift < 2^61 (a bit to spare for the rounding), shift at most 900 (a table of
+    # zeros: any unit is exact)
+    shift = 900 if largest == 0.0 else min(900, 61 - int(np.frexp(largest)[1]))
+    ints = aligned_zeros(pair.shape[:-1] + (n_classes or pair.shape[-1],), np.int64)
+    ints[..., : pair.shape[-1]] = np.rint(np.ldexp(pair, shift))
+    return ints, float(np.ldexp(1.0, -shift))
+
+
+def _table_from_pair(pair, log_totals, offsets, unscale, n_classes):
+    """The CPT form ``table[a, u] = unscale * pair[a, u] - log_totals[a, j]`` (``u`` a category
+    of column ``j``) of the symmetric form's arguments, their first ``n_classes`` classes."""
+    column = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))  # each category's column
+    table = pair[..., :n_classes] * unscale - np.asarray(log_totals)[:, column, :n_classes]
+    table[column[:, None] == column[None, :]] = 0.0  # a super-parent is not its own child
+    return table
 
 
 def _numpy_aode_block(

@@ -11,6 +11,7 @@ from scipy.special import logsumexp
 from sklearn.utils.validation import check_is_fitted
 
 from .._native import aode_block
+from .._native.averaging import fixed_point, pad_classes, padded_classes
 from ..data import HANDLE_UNKNOWN, MISSING
 from ..exceptions import InvalidParameterError, WarningsOnceFromCaller, caller_stacklevel
 from ..factors import DISTRIBUTIONS
@@ -456,7 +457,7 @@ class AODE(StatisticsFit, MemberEnsemble):
         fitted here: their statistics are kept (:meth:`_keep_pair_source`) and
         prediction reads them.
         """
-        for name in ("_members", "_pair_source"):
+        for name in ("_members", "_pair_source", "_symmetric_cache"):
             self.__dict__.pop(name, None)
         start = time.perf_counter()
         schema = self.schema_
@@ -522,6 +523,12 @@ class AODE(StatisticsFit, MemberEnsemble):
                 counts, schema.cards, self._hubs, len(self.classes_)
             )
         return self
+
+    def __getstate__(self):
+        # the prediction's prepared tables are rebuilt from the fitted state when needed
+        state = super().__getstate__()
+        state.pop("_symmetric_cache", None)
+        return state
 
     def _fit_hub_weights(self, counts):
         """Learn each super-parent's weight in the average (AODE: none to learn)."""
@@ -636,7 +643,10 @@ class AODE(StatisticsFit, MemberEnsemble):
         super-parent is summed out (log-sum-exp over ``a`` with ``P(a | c)``), and
         the eligible SPODEs' joints are summed into a running log-sum-exp
         (:func:`bnclassify._native.aode_block`: compiled, or one matrix product of
-        the rows' one-hot vectors with the table in numpy).
+        the rows' one-hot vectors with the table in numpy). Where every column is a
+        child and a super-parent the table's symmetric form is read
+        (:func:`_symmetric_tables`), prepared on the model's first prediction and kept
+        (not pickled) until a refit or another ``alpha``.
 
         A one-category child's term is log 1 = 0, so only the children with two or
         more categories enter the product; and the SPODEs of one-category
@@ -689,22 +699,33 @@ class AODE(StatisticsFit, MemberEnsemble):
         symmetric = alpha > 0 and informative.all() and width >= n_total
         symmetric = symmetric and n_total <= CHILD_CATEGORIES  # every category a column of it
         symmetric = symmetric and np.array_equal(superparents, every)
-        for members in column_blocks(cards[superparents], width):
+        if symmetric:  # the fitted model's tables, prepared on its first prediction (per alpha)
+            cached = self.__dict__.get("_symmetric_cache")
+            if cached is None or cached[0] != alpha:
+                tables = _symmetric_tables(
+                    stats, cards, used, alpha, complete, log_single, log_prior
+                )
+                self._symmetric_cache = cached = (alpha, tables)
+            sp_table, parts = cached[1]
+            aode_block(
+                codes, offsets, child_of, every, multiplicity * hub_weight, frequency,
+                self.min_frequency, marginalize, None, sp_table, top, total, n_eligible, **parts,
+            )  # fmt: skip
+            blocks = []
+        else:
+            blocks = column_blocks(cards[superparents], width)
+        for members in blocks:
             block = superparents[members]
             log_cells, log_totals = _log_cpt_parts(
                 stats.pair_table(block, every), cards, block, used, alpha, complete
             )
-            log_cpt = _log_cpt_from_parts(log_cells, log_totals, cards, used)
             # log P(c) + log P(a | c) of every category ``a`` of the block
             sp_table = np.concatenate([log_single[j] for j in block], axis=1) + log_prior[:, None]
-            parts = {}
-            if symmetric:
-                parts = {"pair": log_cells.transpose(1, 2, 0),
-                         "log_totals": log_totals.transpose(1, 2, 0)}  # fmt: skip
+            log_cpt = _log_cpt_from_parts(log_cells, log_totals, cards, used)
             aode_block(
                 codes, offsets, child_of, block, multiplicity[members] * hub_weight[block],
                 frequency, self.min_frequency, marginalize, log_cpt.transpose(1, 2, 0),
-                sp_table.T, top, total, n_eligible, **parts,
+                sp_table.T, top, total, n_eligible,
             )  # fmt: skip
         shift = np.where(np.isfinite(top), top, 0.0)
         with np.errstate(divide="ignore"):
@@ -907,6 +928,27 @@ def _superparent_groups(stats, cards, children, frequencies, min_frequency, n_cl
         superparents.append(j)
         multiplicity.append(1)
     return np.asarray(superparents, dtype=np.intp), np.asarray(multiplicity, dtype=np.intp)
+
+
+def _symmetric_tables(stats, cards, used, alpha, complete, log_single, log_prior):
+    """The symmetric form's tables of :func:`bnclassify._native.aode_block`, every column a
+    super-parent in one block: ``(sp_table, {"pair", "log_totals", "unscale"})``, the classes
+    padded as the compiled kernel reads them (the same for every call on one fitted model)."""
+    every = np.arange(len(cards))
+    log_cells, log_totals = _log_cpt_parts(
+        stats.pair_table(every, every), cards, every, used, alpha, complete
+    )
+    n_classes = len(log_prior)
+    padded = padded_classes(n_classes)
+    # log P(c) + log P(a | c) of every category ``a``
+    sp_table = np.concatenate(log_single, axis=1) + log_prior[:, None]
+    pair, unscale = fixed_point(log_cells.transpose(1, 2, 0), len(cards), padded)
+    parts = {
+        "pair": pair,
+        "log_totals": pad_classes(log_totals.transpose(1, 2, 0), padded),
+        "unscale": unscale,
+    }
+    return pad_classes(sp_table.T, padded), parts
 
 
 def _log_cpt_rows(counts, cards, block, alpha):

@@ -116,8 +116,7 @@ def aode_block(
         )  # fmt: skip
         return
 
-    # the classes padded to a multiple of 4: each child's numbers one vector
-    padded = -(-n_classes // 4) * 4
+    padded = padded_classes(n_classes)  # each child's numbers one vector
     sp_table = pad_classes(sp_table, padded)
     if pair is None:
         table = pad_classes(table, padded)

@@ -24,8 +24,10 @@ smoothing, e.g. ``tan:hdp``, ``kdb2:hls``): ``nb``, ``tan``, ``kdb1`` ..
 ``kdb5``, ``aode``, ``skdb``, ``eskdb10`` (``ESKDB(n_estimators=10,
 random_state=0)``), ``bnc`` (``BayesNetClassifier()``: hill climbing, its default
 score), ``bnc-bdeu1`` and ``bnc10`` (BDeu with the equivalent sample size 1 and 10),
-``bnc-bds10`` (BDs with 10), ``bnc-hc``, ``bnc-iterated`` and ``bnc-iterated40`` (the
-default score with ``search="hill_climbing"``, ``"iterated"``, and ``"iterated"`` with 40
+``bnc-bds10`` (BDs with 10), ``bnc-hc``, ``bnc-iterated``, ``bnc-iterated40``,
+``bnc-hc-iterated`` and ``bnc-hc-iterated40`` (the default score with
+``search="hill_climbing"``, ``"iterated"``, ``"iterated"`` with 40 restarts, and
+``"iterated"`` from hill climbing's graph, ``start="hill_climbing"``, with 10 and 40
 restarts),
 ``forest`` (``RandomForestClassifier(random_state=0, n_jobs=1)`` on the
 state codes) and ``hgb`` (``HistGradientBoostingClassifier(random_state=0)``,
@@ -89,6 +91,10 @@ BASES = {
     "bnc-hc": lambda s: BayesNetClassifier(search="hill_climbing"),
     "bnc-iterated": lambda s: BayesNetClassifier(search="iterated"),
     "bnc-iterated40": lambda s: BayesNetClassifier(search="iterated", restarts=40),
+    "bnc-hc-iterated": lambda s: BayesNetClassifier(search="iterated", start="hill_climbing"),
+    "bnc-hc-iterated40": lambda s: BayesNetClassifier(
+        search="iterated", start="hill_climbing", restarts=40
+    ),
     "forest": lambda s: RandomForestClassifier(random_state=0, n_jobs=1),
     "hgb": lambda s: HistGradientBoostingClassifier(
         categorical_features="from_dtype", random_state=0

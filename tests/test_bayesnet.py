@@ -729,6 +729,34 @@ def test_required_forbidden_start_and_order(car):
         assert position.index(u) < position.index(v)
 
 
+@pytest.mark.parametrize("dataset", ["car", "vote"])
+def test_start_from_hill_climbing(dataset, request):
+    """``start="hill_climbing"``: the default climb's graph, then the search from there; its
+    moves open the path, and a search that keeps its best graph scores at least as high."""
+    X, y = request.getfixturevalue(dataset)
+    climbed = BayesNetClassifier().fit(X, y)
+    again = BayesNetClassifier(start="hill_climbing").fit(X, y)
+    assert set(again.structure_.edges) == set(climbed.structure_.edges)
+    assert again.search_path_ == climbed.search_path_
+    for search in ("tabu", "iterated"):
+        model = BayesNetClassifier(search=search, start="hill_climbing", restarts=3).fit(X, y)
+        assert model.search_path_[: len(climbed.search_path_)] == climbed.search_path_
+        assert model.score_ >= climbed.score_ - 1e-9 * abs(climbed.score_)
+        alone = BayesNetClassifier(search=search, start=climbed.structure_, restarts=3)
+        assert set(alone.fit(X, y).structure_.edges) == set(model.structure_.edges)
+    held = BayesNetClassifier(
+        search="iterated",
+        start="hill_climbing",
+        required=[(X.columns[0], climbed.class_node_)],
+        forbidden=[(climbed.class_node_, X.columns[1])],
+        max_parents=2,
+        restarts=2,
+    ).fit(X, y)
+    assert (X.columns[0], climbed.class_node_) in held.structure_.edges
+    assert (climbed.class_node_, X.columns[1]) not in held.structure_.edges
+    assert max(d for _, d in held.structure_.in_degree) <= 2
+
+
 @pytest.mark.parametrize(
     "params, error, message",
     [
@@ -802,6 +830,9 @@ def test_the_command_line_and_the_uci_benchmark_know_it():
     from bnclassify.study.r_family import OPTIONAL_MODELS
 
     assert isinstance(OPTIONAL_MODELS["bnc"].make(1.0, 0), BayesNetClassifier)
+    large = OPTIONAL_MODELS["bnc-ils"].make(0.5, 3).get_params()
+    assert (large["search"], large["start"], large["restarts"]) == ("iterated", "hill_climbing", 40)
+    assert (large["alpha"], large["random_state"]) == (0.5, 3)
 
 
 def test_a_family_no_row_observes_gains_only_its_penalty():

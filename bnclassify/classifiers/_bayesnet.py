@@ -40,7 +40,7 @@ from ._tan import TAN
 #: The structure searches of :class:`BayesNetClassifier`.
 SEARCHES = ("hill_climbing", "tabu", "iterated", "k2")
 #: The start graphs it names.
-STARTS = ("empty", "naive_bayes", "tan")
+STARTS = ("empty", "naive_bayes", "tan", "hill_climbing")
 
 
 class BayesNetClassifier(StatisticsFit, NetworkClassifier):
@@ -114,12 +114,22 @@ class BayesNetClassifier(StatisticsFit, NetworkClassifier):
     max_parents : int, optional
         Most parents of any node, the class counted as one (pgmpy's
         ``max_indegree``, Weka's ``-P``); default: no limit.
-    start : {"empty", "naive_bayes", "tan"}, DiGraph or list of arcs, default="empty"
+    start : {"empty", "naive_bayes", "tan", "hill_climbing"}, DiGraph or list of arcs, \
+default="empty"
         The graph the search starts from: no arc, the class a parent of every
-        feature, TAN's tree (:class:`~bnclassify.TAN`), or a graph (a
+        feature, TAN's tree (:class:`~bnclassify.TAN`), the local maximum that
+        ``search="hill_climbing"`` reaches from no arc (with the same score and
+        constraints; its moves open ``search_path_``), or a graph (a
         ``networkx.DiGraph``, or ``(parent, child)`` pairs) over the columns'
         names and the class's (the name ``class_node_`` will have: ``y``'s name,
         or ``"class"``). K2 starts each node's parents from it.
+        ``search="iterated", start="hill_climbing", restarts=40`` scores at least
+        as high as the default search on a complete table; on 10^6 rows sampled
+        from expert networks it came within 0.00013 nats of the Bayes limit and
+        below gradient boosting on all six class nodes (the default: 0.00027
+        above the limit on water, gradient boosting 0.00016); on the 22 UCI sets
+        its higher-scoring graphs predict worse than the default's
+        (docs/benchmarks.md, "The iterated search from hill climbing's graph").
     forbidden, required : list of (str, str), optional
         Arcs ``(parent, child)``, named as in ``start``, that the network may never
         have, or must have (added to the start, never removed or reversed).
@@ -605,6 +615,17 @@ class BayesNetClassifier(StatisticsFit, NetworkClassifier):
         forbidden = [(index[u], index[v]) for u, v in banned]
         required = [(index[u], index[v]) for u, v in needed]
         options = {"max_parents": self.max_parents, "forbidden": forbidden, "required": required}
+        start_path = []
+        if isinstance(self.start, str) and self.start == "hill_climbing":
+            found, start_path = hill_climbing(
+                scores,
+                len(ranked),
+                start,
+                reversal=self.reversal,
+                max_iter=self.max_iter,
+                **options,
+            )
+            start = [set(parents) for parents in found]
         if self.search == "k2":
             order = [index[v] for v in self._k2_order(names, unobserved, ranked)]
             found, path = k2(scores, order, start, **options)
@@ -625,6 +646,7 @@ class BayesNetClassifier(StatisticsFit, NetworkClassifier):
             else:
                 climb = tabu_search if self.search == "tabu" else hill_climbing
                 found, path = climb(scores, len(ranked), start, **options)
+        path = [*start_path, *path]
         tests, steps = [], []
         if self.perturb_blanket:
             climbed, before = found, path
@@ -762,8 +784,8 @@ class BayesNetClassifier(StatisticsFit, NetworkClassifier):
 
     def _start_arcs(self, stats, schema, names):
         start, class_node = self.start, names[-1]
-        if isinstance(start, str) and start == "empty":
-            return []
+        if isinstance(start, str) and start in ("empty", "hill_climbing"):
+            return []  # "hill_climbing": the climb from no arc runs in _search
         if isinstance(start, str) and start == "naive_bayes":
             return [
                 (len(names) - 1, j) for j in range(schema.n_features) if j not in schema.unobserved

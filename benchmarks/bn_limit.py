@@ -28,7 +28,7 @@ score), ``bnc-bdeu1`` and ``bnc10`` (BDeu with the equivalent sample size 1 and 
 ``bnc-hc-iterated`` and ``bnc-hc-iterated40`` (the default score with
 ``search="hill_climbing"``, ``"iterated"``, ``"iterated"`` with 40 restarts, and
 ``"iterated"`` from hill climbing's graph, ``start="hill_climbing"``, with 10 and 40
-restarts),
+restarts), ``bnc-ties-first`` (``ties="first"``: the compiled climb),
 ``forest`` (``RandomForestClassifier(random_state=0, n_jobs=1)`` on the
 state codes) and ``hgb`` (``HistGradientBoostingClassifier(random_state=0)``,
 every column a native categorical). ``--caps`` limits the training rows of a
@@ -95,6 +95,7 @@ BASES = {
     "bnc-hc-iterated40": lambda s: BayesNetClassifier(
         search="iterated", start="hill_climbing", restarts=40
     ),
+    "bnc-ties-first": lambda s: BayesNetClassifier(ties="first"),
     "forest": lambda s: RandomForestClassifier(random_state=0, n_jobs=1),
     "hgb": lambda s: HistGradientBoostingClassifier(
         categorical_features="from_dtype", random_state=0

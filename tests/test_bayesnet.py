@@ -757,6 +757,25 @@ def test_start_from_hill_climbing(dataset, request):
     assert max(d for _, d in held.structure_.in_degree) <= 2
 
 
+@pytest.mark.parametrize("dataset", ["car", "vote"])
+def test_ties_first_is_the_iterated_search_s_rule(dataset, request):
+    """``ties="first"``: the iterated search's walk without restarts is the tabu walk by the
+    same rule; the climb by it is a local maximum that tabu only improves on; the column
+    order does not change it."""
+    X, y = request.getfixturevalue(dataset)
+    walked = BayesNetClassifier(search="tabu", ties="first").fit(X, y)
+    iterated = BayesNetClassifier(search="iterated", restarts=0).fit(X, y)
+    assert set(walked.structure_.edges) == set(iterated.structure_.edges)
+    assert walked.score_ == pytest.approx(iterated.score_, rel=1e-12)
+    climbed = BayesNetClassifier(ties="first").fit(X, y)
+    assert climbed.score_ <= walked.score_ + 1e-9 * abs(walked.score_)
+    shuffled = X[list(reversed(X.columns))]
+    again = BayesNetClassifier(ties="first").fit(shuffled, y)
+    assert set(again.structure_.edges) == set(climbed.structure_.edges)
+    started = BayesNetClassifier(search="iterated", start="hill_climbing", ties="first")
+    assert started.fit(X, y).search_path_[: len(climbed.search_path_)] == climbed.search_path_
+
+
 @pytest.mark.parametrize(
     "params, error, message",
     [
@@ -768,6 +787,7 @@ def test_start_from_hill_climbing(dataset, request):
         ({"search": "k2", "order": ["buying", "buying"]}, ValueError, "twice"),
         ({"score_type": "mdl"}, InvalidParameterError, "score_type"),
         ({"start": "forest"}, InvalidParameterError, "start"),
+        ({"ties": "random"}, InvalidParameterError, "ties"),
         ({"distributions": "density"}, InvalidParameterError, "distributions"),
     ],
 )

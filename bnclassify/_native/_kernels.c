@@ -5260,6 +5260,61 @@ done:
     return result;
 }
 
+/* -- aode_proba ----------------------------------------------------------------------------- */
+
+/* P(c | x) from each row's running log-sum-exp (top, total) of aode_block: total[c] exp(top[c] -
+ * T) over their sum, T the row's largest top (the rows' weights of eligible super-parents, a
+ * factor of every class, cancel). Four classes at a time. Returns the rows left as NaN: those
+ * whose sum is not positive and finite (no class possible, e.g. no super-parent eligible). */
+AODE_CLONES static int64_t aode_proba_rows(const double *top, const double *total, double *out,
+                                           int64_t n, int64_t C) {
+    int64_t bad = 0;
+    for (int64_t r = 0; r < n; r++) {
+        const double *t = top + r * C, *w = total + r * C;
+        double *o = out + r * C, peak = -INFINITY, sum = 0.0;
+        for (int64_t c = 0; c < C; c++) peak = t[c] > peak ? t[c] : peak;
+        for (int64_t cb = 0; cb < C; cb += 4) {
+            v4d x = {-INFINITY, -INFINITY, -INFINITY, -INFINITY}, y = {0.0, 0.0, 0.0, 0.0};
+            for (int c = 0; c < 4 && cb + c < C; c++) x[c] = t[cb + c] - peak, y[c] = w[cb + c];
+            const v4d p = y * aode_exp(x);
+            for (int c = 0; c < 4 && cb + c < C; c++) o[cb + c] = p[c], sum += p[c];
+        }
+        if (sum > 0.0 && sum < INFINITY) {
+            for (int64_t c = 0; c < C; c++) o[c] /= sum;
+        } else {
+            for (int64_t c = 0; c < C; c++) o[c] = NAN;
+            bad++;
+        }
+    }
+    return bad;
+}
+
+static PyObject *aode_proba(PyObject *self, PyObject *args) {
+    PyObject *obj[3];
+    if (!PyArg_ParseTuple(args, "OOO", &obj[0], &obj[1], &obj[2])) return NULL;
+    /* top, total (n, C) float64 (aode_block's); out (n, C) float64, written */
+    const char *names[3] = {"top", "total", "out"};
+    const int kinds[3] = {3, 3, 3 | 8};
+    Py_buffer b[3];
+    int got = 0;
+    PyObject *result = NULL;
+    if (!loo_columns(obj, b, &got, "aode_proba", names, 3, kinds)) goto done;
+    const int64_t n = b[0].shape[0], C = b[0].shape[1];
+    for (int k = 1; k < 3; k++)
+        if (b[k].shape[0] != n || b[k].shape[1] != C) {
+            PyErr_SetString(PyExc_ValueError, "aode_proba: inconsistent arguments");
+            goto done;
+        }
+    int64_t bad;
+    Py_BEGIN_ALLOW_THREADS
+    bad = aode_proba_rows(b[0].buf, b[1].buf, b[2].buf, n, C);
+    Py_END_ALLOW_THREADS
+    result = PyLong_FromLongLong((long long)bad);
+done:
+    for (int k = 0; k < got; k++) PyBuffer_Release(&b[k]);
+    return result;
+}
+
 #endif /* __GNUC__ */
 
 /* -- gathered_sums ---------------------------------------------------------------------------- */
@@ -7187,6 +7242,9 @@ static PyMethodDef methods[] = {
      "super-parents' weighted "
      "joints of the averaged one-dependence estimators merged into each row's running "
      "log-sum-exp (see bnclassify/_native)."},
+    {"aode_proba", aode_proba, METH_VARARGS,
+     "aode_proba(top, total, out): P(c | x) from aode_block's running log-sum-exp; returns "
+     "the rows left as NaN (see bnclassify/_native)."},
 #endif
     {"gathered_sums", gathered_sums, METH_VARARGS,
      "gathered_sums(matrix, picks, out): out[r] = the sum, in turn, of matrix's rows picks[r] "
@@ -7214,7 +7272,7 @@ static struct PyModuleDef module = {
 
 /* Raised with every change of a kernel's arguments or results: _native/runtime.py refuses a stale build
  * (an optional build that fails leaves the previous library in place). */
-#define KERNELS_VERSION 39
+#define KERNELS_VERSION 40
 
 PyMODINIT_FUNC PyInit__kernels(void) {
     PyObject *m = PyModule_Create(&module);

@@ -4629,6 +4629,11 @@ typedef struct {
     const char *takes_part; /* the symmetric form: category g's super-parent has a positive weight
                              * and g was seen min_frequency times */
     const v8d *w8;          /* P = 4: the weights of super-parents 2k and 2k + 1, each four times */
+    /* the symmetric form with three classes (P = 4): the weights of super-parents 8g..8g+7 as
+     * their 24 classes' lanes, three vectors a group (0 past the last super-parent), and G the
+     * groups; NULL otherwise */
+    const v8d *w3;
+    int64_t G, SB; /* SB: a row's scores' stride (the symmetric form) */
     int bad; /* a code outside [-2, card): set by aode_rows */
 } aode_job;
 
@@ -4940,6 +4945,56 @@ static inline __attribute__((always_inline)) void aode_merge(const aode_job *j, 
                                                              double *top, double *total) {
     const int64_t P = j->P, C = j->C, B = j->B;
     const v4d none = {-INFINITY, -INFINITY, -INFINITY, -INFINITY}, zero = {0.0, 0.0, 0.0, 0.0};
+    if (P == 4 && j->w3) { /* three classes: eight super-parents' 24 numbers in three vectors */
+        const v8d zero8 = {0.0}, none8 = zero8 - INFINITY;
+        const v4d old = {top[0], top[1], top[2], -INFINITY};
+        v8d peaks[4] = {none8, none8, none8, none8}; /* the rows' tails are -inf: whole groups */
+        for (int64_t g = 0; g < j->G; g++)
+            for (int i = 0; i < 4; i++) {
+                const v8d x = *(const v8d *)(s + (g * 4 + i) * 8);
+                peaks[i] = v8_select(x > peaks[i], x, peaks[i]);
+            }
+        v8d peak8 = v8_select(peaks[1] > peaks[0], peaks[1], peaks[0]);
+        peak8 = v8_select(peaks[2] > peak8, peaks[2], peak8);
+        peak8 = v8_select(peaks[3] > peak8, peaks[3], peak8);
+        const v4d lo = {peak8[0], peak8[1], peak8[2], peak8[3]};
+        const v4d hi = {peak8[4], peak8[5], peak8[6], peak8[7]};
+        v4d peak = v4_select(lo > old, lo, old);
+        peak = v4_select(hi > peak, hi, peak);
+        const v4d shift = v4_select(peak > none, peak, zero);
+        const v8d shift8 = {shift[0], shift[1], shift[2], shift[3],
+                            shift[0], shift[1], shift[2], shift[3]};
+        /* the classes of the three vectors' lanes: 0 1 2 0 1 2 0 1, 2 0 1 2 0 1 2 0, 1 2 0 ... */
+        const v8i class0 = {0, 1, 2, 0, 1, 2, 0, 1}, class1 = {2, 0, 1, 2, 0, 1, 2, 0};
+        const v8i class2 = {1, 2, 0, 1, 2, 0, 1, 2};
+        const v8d shift0 = __builtin_shuffle(shift8, class0);
+        const v8d shift1 = __builtin_shuffle(shift8, class1);
+        const v8d shift2 = __builtin_shuffle(shift8, class2);
+        /* four vectors of two padded super-parents each packed into three (lanes of the pair
+         * a, b: a's 0-7, b's 8-15) */
+        const v8i pack0 = {0, 1, 2, 4, 5, 6, 8, 9}, pack1 = {2, 4, 5, 6, 8, 9, 10, 12};
+        const v8i pack2 = {5, 6, 8, 9, 10, 12, 13, 14};
+        v8d sum0 = zero8, sum1 = zero8, sum2 = zero8;
+        for (int64_t g = 0; g < j->G; g++) {
+            const v8d *x = (const v8d *)(s + g * 32);
+            const v8d *w = j->w3 + g * 3;
+            sum0 += w[0] * aode_exp8(__builtin_shuffle(x[0], x[1], pack0) - shift0);
+            sum1 += w[1] * aode_exp8(__builtin_shuffle(x[1], x[2], pack1) - shift1);
+            sum2 += w[2] * aode_exp8(__builtin_shuffle(x[2], x[3], pack2) - shift2);
+        }
+        /* back to two padded super-parents a vector (lanes 3 and 7 any), added */
+        const v8i back0 = {0, 1, 2, 0, 3, 4, 5, 0}, back1 = {6, 7, 8, 0, 9, 10, 11, 0};
+        const v8i back2 = {4, 5, 6, 0, 7, 8, 9, 0}, back3 = {2, 3, 4, 0, 5, 6, 7, 0};
+        const v8d all = (__builtin_shuffle(sum0, back0) + __builtin_shuffle(sum0, sum1, back1)) +
+                        (__builtin_shuffle(sum1, sum2, back2) + __builtin_shuffle(sum2, back3));
+        const v4d sum = (v4d){all[0], all[1], all[2], all[3]} + (v4d){all[4], all[5], all[6], all[7]};
+        const v4d rescale = aode_exp(old - shift);
+        for (int c = 0; c < 3; c++) {
+            total[c] = total[c] * rescale[c] + sum[c];
+            top[c] = peak[c];
+        }
+        return;
+    }
     if (P == 4) { /* two super-parents in one vector of eight: even ones low, odd high */
         const v8d zero8 = {0.0}, none8 = zero8 - INFINITY;
         const int64_t pairs = B / 2;
@@ -5041,9 +5096,9 @@ AODE_CLONES static void aode_rows(aode_job *j, int64_t lo, int64_t hi) {
              * two stores to one load) */
             for (int64_t r = 0; r <= rows; r++) {
                 if (r < rows)
-                    j->n_eligible[start + r] += aode_triangle(j, j->cells + r, score + (r & 1) * B * P);
+                    j->n_eligible[start + r] += aode_triangle(j, j->cells + r, score + (r & 1) * j->SB);
                 if (r > 0)
-                    aode_merge(j, score + ((r - 1) & 1) * B * P, j->top + (start + r - 1) * C,
+                    aode_merge(j, score + ((r - 1) & 1) * j->SB, j->top + (start + r - 1) * C,
                                j->total + (start + r - 1) * C);
             }
             continue;
@@ -5208,7 +5263,8 @@ static PyObject *aode_block(PyObject *self, PyObject *args) {
                                              m * P) +
                   (size_t)R);
     scratch = malloc(sizeof(double) *
-                     (size_t)((chunk * B + widest + (sym ? S : 0)) * P + 4 + (B / 2) * 8));
+                     (size_t)((chunk * B + widest + (sym ? S : 0)) * P + 4 + (B / 2) * 8 +
+                              (B + 7) / 8 * 24));
     if (!ints || !scratch) {
         PyErr_NoMemory();
         goto done;
@@ -5228,6 +5284,16 @@ static PyObject *aode_block(PyObject *self, PyObject *args) {
     for (int64_t k = 0; k < B / 2; k++)
         for (int c = 0; c < 8; c++) w8[k * 8 + c] = j.sp_weight[2 * k + c / 4];
     j.w8 = (const v8d *)w8;
+    j.w3 = NULL, j.G = (B + 7) / 8, j.SB = B * P;
+    if (sym && P == 4 && C == 3) { /* whole groups of eight super-parents: -inf past the last */
+        double *w3 = w8 + (B / 2) * 8;
+        for (int64_t x = 0; x < j.G * 24; x++) {
+            const int64_t k = x / 24 * 8 + x % 24 / 3;
+            w3[x] = k < B ? j.sp_weight[k] : 0.0;
+        }
+        j.w3 = (const v8d *)w3, j.SB = j.G * 32;
+        for (int64_t x = B * P; x < j.SB; x++) j.score[x] = j.score[j.SB + x] = -INFINITY;
+    }
     if (sym) { /* base[a] = sp_table[a] - sum_j ltot[a, j] */
         char *takes_part = (char *)(j.acc + m * P);
         for (int64_t k = 0; k < m; k++)

@@ -4905,6 +4905,17 @@ AODE_CLONES static double aode_triangle(const aode_job *j, const int64_t *cell, 
         }
     const v4d unscale = {j->unscale, j->unscale, j->unscale, j->unscale};
     const v4d out = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
+    if (P == 4 && M == 0) { /* the common case in a few instructions: one vector a column, no
+                              * column missed (the general loop took about 40) */
+        const char *takes_part = j->takes_part;
+        const double *base = j->base;
+        for (t = 0; t < K; t++) {
+            const int64_t at = pl[t];
+            const v4d v = V4(base + at) + __builtin_convertvector(V4I(acc + t * 4), v4d) * unscale;
+            *(v4d *)(s + oc[t] * 4) = takes_part[at / 4] ? v : out;
+        }
+        return eligible;
+    }
     for (t = 0; t < K; t++) { /* base[a_i], the missed columns' totals, the pair sums */
         double *o = s + oc[t] * P;
         const int64_t g = pl[t] / P;

@@ -4863,8 +4863,10 @@ static inline __attribute__((always_inline)) void aode_summed(const aode_job *j,
  * look-ups of the table's rows, and half the table's lines touched), plus ltot[a_i, j] over the
  * columns j the row misses (their totals were taken off in base); a missing one is summed out
  * (marginalize) or takes no part. */
-AODE_CLONES static double aode_triangle(const aode_job *j, const int64_t *cell, double *s) {
-    const int64_t m = j->m, P = j->P, R = j->offsets[m];
+static inline __attribute__((always_inline)) double aode_triangle_in(const aode_job *j,
+                                                                    const int64_t *cell,
+                                                                    double *s, const int64_t P) {
+    const int64_t m = j->m, R = j->offsets[m];
     const int64_t *pair = j->pair;
     int64_t *oc = j->obs, *miss = j->miss + m, *pl = j->miss, *acc = j->acc, K = 0, M = 0;
     double eligible = 0.0; /* the weights of the super-parents taking part, in column order */
@@ -4947,6 +4949,12 @@ AODE_CLONES static double aode_triangle(const aode_job *j, const int64_t *cell, 
         }
     }
     return eligible;
+}
+
+/* aode_triangle_in with P a constant where it is 4 (three or four classes): the classes' loops
+ * gone, the places' products shifts */
+AODE_CLONES static double aode_triangle(const aode_job *j, const int64_t *cell, double *s) {
+    return j->P == 4 ? aode_triangle_in(j, cell, s, 4) : aode_triangle_in(j, cell, s, j->P);
 }
 
 /* Merge one row's scores s[k * P] of the B super-parents (-inf where one takes no part) into its

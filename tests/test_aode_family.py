@@ -342,9 +342,11 @@ def test_predict_proba_is_the_exp_of_predict_log_proba(cls, params):
         proba = model.predict_proba(some)
         np.testing.assert_allclose(proba, np.exp(model.predict_log_proba(some)), rtol=1e-13)
         np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=1e-14)
-    rows.iloc[0] = np.nan  # no super-parent eligible: naive Bayes's joint
+    rows.iloc[0] = np.nan  # no super-parent eligible (unless summed out): naive Bayes's joint
     proba = model.predict_proba(rows)
     np.testing.assert_allclose(proba, np.exp(model.predict_log_proba(rows)), rtol=1e-13)
+    if model.missing_superparents != "marginalize":  # normalised alone, as before
+        np.testing.assert_array_equal(proba[0], np.exp(model.predict_log_proba(rows))[0])
     naive_bayes = NaiveBayes(alpha=model.alpha, handle_unknown="marginalize").fit(X, y)
     np.testing.assert_allclose(proba[0], naive_bayes.predict_proba(rows.iloc[:1])[0], rtol=1e-12)
 

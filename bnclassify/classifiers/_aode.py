@@ -682,8 +682,9 @@ class AODE(StatisticsFit, MemberEnsemble):
         costs nothing.
 
         With ``proba``, P(c | x) instead: normalised from the running log-sum-exp
-        (:func:`bnclassify._native.aode_proba`) where every row has an eligible SPODE and a
-        possible class, else the ``exp`` of :func:`normalise` of the joint.
+        (:func:`bnclassify._native.aode_proba`), the rows without an eligible SPODE from naive
+        Bayes's joint; where a row has no possible class, the ``exp`` of :func:`normalise` of
+        the whole joint (which names it).
         """
         stats = self._pair_statistics()
         cards = np.asarray(self.schema_.cards)
@@ -757,14 +758,24 @@ class AODE(StatisticsFit, MemberEnsemble):
                 frequency, self.min_frequency, marginalize, log_cpt.transpose(1, 2, 0),
                 sp_table.T, top, total, n_eligible,
             )  # fmt: skip
+        fallback = n_eligible == 0
         if proba:
             out, n_bad = aode_proba(top, total)
             if n_bad == 0:
                 return out
+            if n_bad == np.count_nonzero(fallback) and np.isnan(out[fallback, 0]).all():
+                # only rows without an eligible SPODE: naive Bayes's, normalised row by row as
+                # the whole table's joint would be (an impossible one: through the joint below)
+                joint = self.naive_bayes_.compiled_.joint_log_likelihood(codes[fallback])
+                try:
+                    out[fallback] = np.exp(normalise(joint))
+                except ImpossibleRowsError:
+                    pass
+                else:
+                    return out
         shift = np.where(np.isfinite(top), top, 0.0)
         with np.errstate(divide="ignore"):
             out = shift + np.log(total) - _log_total(n_eligible)
-        fallback = n_eligible == 0
         if fallback.any():
             out[fallback] = self.naive_bayes_.compiled_.joint_log_likelihood(codes[fallback])
         return np.exp(normalise(out)) if proba else out

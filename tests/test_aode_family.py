@@ -10,7 +10,7 @@ from _checks import parametrize_with_checks
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bnclassify import AODE, WAODE, _native
+from bnclassify import AODE, WAODE, NaiveBayes, _native
 from bnclassify.classifiers import SUBSUMPTION_MIN_COUNT, subsumed, value_pair_counts
 from bnclassify.stats import training_statistics
 
@@ -314,6 +314,41 @@ def test_the_compiled_joint_equals_the_numpy_one_and_the_spodes(
     spodes = _through_members(model).predict_proba(rows)
     np.testing.assert_allclose(compiled, numpy, rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(compiled, spodes, rtol=1e-10, atol=1e-13)
+
+
+@pytest.mark.parametrize(
+    ("cls", "params"),
+    [
+        (AODE, {}),
+        (AODE, {"missing_superparents": "marginalize"}),
+        (AODE, {"min_frequency": 30}),
+        (WAODE, {}),
+        (AODE, {"alpha": 0.0}),  # not the symmetric form: blocks of the CPT
+    ],
+)
+def test_predict_proba_is_the_exp_of_predict_log_proba(cls, params):
+    # the streamed joint's probabilities come from the kernel's running log-sum-exp directly
+    # (aode_proba); rows with no eligible super-parent (every cell missing) and impossible rows
+    # go through the normalised joint, as predict_log_proba does
+    rng = np.random.default_rng(3)
+    n, m = 400, 6
+    X = pd.DataFrame({f"x{j}": rng.choice(list("abcde")[: 2 + j % 4], n) for j in range(m)})
+    y = np.where((X["x0"] == "a") ^ (rng.random(n) < 0.2), "yes", "no").astype(object)
+    y[rng.random(n) < 0.3] = "maybe"
+    rows = X.iloc[:60].mask(rng.random((60, m)) < 0.15)
+    rows.iloc[::9, 2] = "unseen"
+    model = cls(handle_unknown="marginalize", **params).fit(X, y)
+    for some in (rows, rows.iloc[1:]):
+        proba = model.predict_proba(some)
+        np.testing.assert_allclose(proba, np.exp(model.predict_log_proba(some)), rtol=1e-13)
+        np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=1e-14)
+    rows.iloc[0] = np.nan  # no super-parent eligible (unless summed out): naive Bayes's joint
+    proba = model.predict_proba(rows)
+    np.testing.assert_allclose(proba, np.exp(model.predict_log_proba(rows)), rtol=1e-13)
+    if model.missing_superparents != "marginalize":  # normalised alone, as before
+        np.testing.assert_array_equal(proba[0], np.exp(model.predict_log_proba(rows))[0])
+    naive_bayes = NaiveBayes(alpha=model.alpha, handle_unknown="marginalize").fit(X, y)
+    np.testing.assert_allclose(proba[0], naive_bayes.predict_proba(rows.iloc[:1])[0], rtol=1e-12)
 
 
 def test_the_prepared_tables_follow_alpha_refits_and_pickles():

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
+import scipy.special
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -1401,6 +1402,48 @@ def test_aode_block_in_its_symmetric_form_equals_the_numpy_version(
     np.testing.assert_array_equal(np.isneginf(joint), np.isneginf(expected))
     np.testing.assert_allclose(joint, expected, rtol=1e-12, atol=1e-11)
     np.testing.assert_allclose(got[2], twin[2], rtol=1e-14)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    n=st.integers(0, 40),
+    n_classes=st.integers(1, 9),
+    spread=st.sampled_from([1.0, 50.0, 800.0]),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_aode_proba_equals_the_numpy_version_and_the_normalised_joint(n, n_classes, spread, seed):
+    # P(c | x) from aode_block's running log-sum-exp: compiled (four classes a vector, padded),
+    # the numpy twin, and exp of the log-sum-exp normalised joint top + log total agree; classes
+    # whose top is -inf or far below the row's (their exp 0), rows with no possible class NaN
+    rng = np.random.default_rng(seed)
+    top = rng.normal(size=(n, n_classes)) * spread - 60.0
+    top[rng.random((n, n_classes)) < 0.2] = -np.inf
+    total = np.where(np.isfinite(top), rng.random((n, n_classes)) * 30.0 + 0.5, 0.0)
+    top[::5] = -np.inf  # no super-parent eligible: every class's total 0
+    total[::5] = 0.0
+    got, twin = compiled_and_numpy(lambda: _native.aode_proba(top, total))
+    with np.errstate(divide="ignore"):
+        joint = top + np.log(total)
+    bad = np.isneginf(joint).all(axis=1)
+    assert got[1] == twin[1] == int(bad.sum())
+    for proba, _ in (got, twin):
+        np.testing.assert_array_equal(np.isnan(proba).all(axis=1), bad)
+        assert not np.isnan(proba[~bad]).any()
+        with np.errstate(invalid="ignore"):
+            expected = np.exp(joint[~bad] - scipy.special.logsumexp(joint[~bad], axis=1)[:, None])
+        # the normalised joint's own rounding grows with the joint's size (2^-52 of it)
+        size = np.abs(joint[np.isfinite(joint)]).max(initial=1.0)
+        np.testing.assert_allclose(proba[~bad], expected, rtol=1e-15 * size + 1e-14, atol=1e-15)
+    np.testing.assert_allclose(got[0], twin[0], rtol=1e-14, atol=1e-16)
+
+
+@needs_extension
+def test_aode_proba_refuses_inconsistent_arguments():
+    kernel = _native.runtime.kernels.aode_proba
+    with pytest.raises(ValueError, match="aode_proba"):
+        kernel(np.zeros((3, 2)), np.zeros((3, 3)), np.zeros((3, 2)))
+    with pytest.raises(TypeError, match="aode_proba"):
+        kernel(np.zeros((3, 2), np.float32), np.zeros((3, 2)), np.zeros((3, 2)))
 
 
 def test_aode_block_refuses_inconsistent_arguments():

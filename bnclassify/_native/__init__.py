@@ -57,7 +57,7 @@ True
 from __future__ import annotations
 
 from . import runtime
-from .averaging import aode_block
+from .averaging import aode_block, aode_proba
 from .counting import OUT_OF_RANGE, count_families, pair_information
 from .encoding import (
     TEXT_MAX_CODES,
@@ -125,6 +125,7 @@ __all__ = [
     "TEXT_MAX_CODES",
     "THREAD_CELLS",
     "aode_block",
+    "aode_proba",
     "cell_counts",
     "dense_families",
     "column_major",

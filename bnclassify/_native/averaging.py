@@ -137,6 +137,52 @@ def aode_block(
     runtime.on_shares(share, n, n * m * max(1, len(sp_column)), align=64)
 
 
+def aode_proba(top, total):
+    """``P(c | x)`` from the running log-sum-exp ``(top, total)`` that :func:`aode_block`
+    leaves: ``total[r, c] exp(top[r, c] - T_r)`` over its sum across the classes, ``T_r`` the
+    row's largest ``top`` (a row's weight of eligible super-parents, a factor of every class,
+    cancels). ``predict_proba`` without the log of the joint and the log-sum-exp over the classes
+    that ``predict_log_proba`` takes.
+
+    Parameters
+    ----------
+    top, total : ndarray of float64, shape (n, C)
+
+    Returns
+    -------
+    proba : ndarray of float64, shape (n, C)
+        NaN in the rows whose sum is not positive and finite (no class possible: none of
+        their super-parents eligible, or every class's joint 0).
+    n_bad : int
+        How many rows those are.
+
+    Examples
+    --------
+    >>> proba, n_bad = aode_proba(np.array([[0.0, np.log(3.0)], [-np.inf, -np.inf]]),
+    ...                           np.array([[1.0, 1.0], [0.0, 0.0]]))
+    >>> proba[0].round(12).tolist(), bool(np.isnan(proba[1]).all()), n_bad
+    ([0.25, 0.75], True, 1)
+    """
+    top = np.ascontiguousarray(top, dtype=float)
+    total = np.ascontiguousarray(total, dtype=float)
+    out = np.empty_like(total)
+    if runtime.COMPILED and hasattr(runtime.kernels, "aode_proba"):
+        return out, runtime.kernels.aode_proba(top, total, out)
+    return _numpy_aode_proba(top, total, out)
+
+
+def _numpy_aode_proba(top, total, out):
+    """:func:`aode_proba` in numpy."""
+    peak = top.max(axis=1, initial=-np.inf, keepdims=True)
+    with np.errstate(invalid="ignore", over="ignore"):
+        np.multiply(total, np.exp(top - peak), out=out)
+        sums = out.sum(axis=1, keepdims=True)
+        out /= sums
+    bad = ~((sums[:, 0] > 0) & (sums[:, 0] < np.inf))
+    out[bad] = np.nan
+    return out, int(bad.sum())
+
+
 def pad_classes(array, padded, dtype=float):
     """``array`` (as ``dtype``) with its last axis (the classes) padded with zeros to
     ``padded``, on a 64-byte boundary (:func:`aligned_zeros`) when copied."""

@@ -18,7 +18,7 @@ import numpy as np
 import threadpoolctl
 
 #: The kernels' interface this module calls (``KERNELS_VERSION`` in ``_kernels.c``).
-KERNELS_VERSION = 39
+KERNELS_VERSION = 40
 
 try:
     from . import _kernels as kernels

@@ -10,7 +10,7 @@ import numpy as np
 from scipy.special import logsumexp
 from sklearn.utils.validation import check_is_fitted
 
-from .._native import aode_block
+from .._native import aode_block, aode_proba
 from .._native.averaging import fixed_point, pad_classes, padded_classes
 from ..data import HANDLE_UNKNOWN, MISSING
 from ..exceptions import InvalidParameterError, WarningsOnceFromCaller, caller_stacklevel
@@ -35,7 +35,7 @@ from ._base import (
     unchanged_on_error,
 )
 from ._ensemble import MemberEnsemble, MemberSequence, fit_member
-from ._predict import normalise
+from ._predict import ImpossibleRowsError, normalise, routes_dask
 from ._tan import ROOT, NaiveBayes
 
 #: Most categories in all for which prediction's table has a column for every informative
@@ -598,18 +598,44 @@ class AODE(StatisticsFit, MemberEnsemble):
         )
         return fit_member(member, *self._fit_args(self._pair_statistics()), self.class_node_)
 
-    def _joint_log_likelihood_codes(self, encoded):
+    @routes_dask
+    def predict_proba(self, X) -> np.ndarray:
+        """P(c | x), columns in the order of ``classes_``; rows sum to 1.
+
+        Where the joint is streamed (:meth:`_streamed_joint`), the probabilities come from the
+        kernel's running log-sum-exp directly (:func:`bnclassify._native.aode_proba`), without
+        the log of the joint and the log-sum-exp over the classes of ``predict_log_proba``
+        (equal to its ``exp`` to rounding); elsewhere they are its ``exp``.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            A lazy dask array, computed partition by partition, for a dask ``X``.
+        """
+        try:
+            return self._joint_log_likelihood_codes(self.encode(X), proba=True)
+        except ImpossibleRowsError as error:
+            raise error.with_cause(self._impossible_cells(X, error.first)) from None
+
+    def _joint_log_likelihood_codes(self, encoded, proba=False):
+        """log P(c, x) of encoded rows; with ``proba``, P(c | x) (raising
+        :class:`ImpossibleRowsError` as :func:`normalise` does)."""
         codes = encoded[0]
         check_is_fitted(self, "naive_bayes_")
         if not self._hubs:  # no categorical feature: naive Bayes
-            return self.naive_bayes_.compiled_.joint_log_likelihood(*encoded)
+            joint = self.naive_bayes_.compiled_.joint_log_likelihood(*encoded)
+            return np.exp(normalise(joint)) if proba else joint
         # a deleted value is no child (missing) and no super-parent (its SPODE left out)
         dropped = self._subsumed(codes)
         if dropped.any():
             codes = np.where(dropped, MISSING, codes)
             encoded = (codes, *encoded[1:])
         if "_members" not in self.__dict__:
-            return self._streamed_joint(codes, dropped)
+            return self._streamed_joint(codes, dropped, proba)
         joint = np.stack(
             [self._member_joint(m, encoded) for m in self._members], axis=1
         )  # (n, n_superparents, C)
@@ -631,9 +657,9 @@ class AODE(StatisticsFit, MemberEnsemble):
             out[fallback] = self.naive_bayes_.compiled_.joint_log_likelihood(
                 codes[fallback], values
             )
-        return out
+        return np.exp(normalise(out)) if proba else out
 
-    def _streamed_joint(self, codes, dropped):
+    def _streamed_joint(self, codes, dropped, proba=False):
         """log P(c, x) of the averaged model, a block of super-parents at a time.
 
         Every feature is categorical and a super-parent. For super-parent ``sp``
@@ -654,6 +680,11 @@ class AODE(StatisticsFit, MemberEnsemble):
         many times under ``missing_superparents="marginalize"``
         (:func:`_superparent_groups`): a binned column with no cut, or a constant one,
         costs nothing.
+
+        With ``proba``, P(c | x) instead: normalised from the running log-sum-exp
+        (:func:`bnclassify._native.aode_proba`), the rows without an eligible SPODE from naive
+        Bayes's joint; where a row has no possible class, the ``exp`` of :func:`normalise` of
+        the whole joint (which names it).
         """
         stats = self._pair_statistics()
         cards = np.asarray(self.schema_.cards)
@@ -727,13 +758,27 @@ class AODE(StatisticsFit, MemberEnsemble):
                 frequency, self.min_frequency, marginalize, log_cpt.transpose(1, 2, 0),
                 sp_table.T, top, total, n_eligible,
             )  # fmt: skip
+        fallback = n_eligible == 0
+        if proba:
+            out, n_bad = aode_proba(top, total)
+            if n_bad == 0:
+                return out
+            if n_bad == np.count_nonzero(fallback) and np.isnan(out[fallback, 0]).all():
+                # only rows without an eligible SPODE: naive Bayes's, normalised row by row as
+                # the whole table's joint would be (an impossible one: through the joint below)
+                joint = self.naive_bayes_.compiled_.joint_log_likelihood(codes[fallback])
+                try:
+                    out[fallback] = np.exp(normalise(joint))
+                except ImpossibleRowsError:
+                    pass
+                else:
+                    return out
         shift = np.where(np.isfinite(top), top, 0.0)
         with np.errstate(divide="ignore"):
             out = shift + np.log(total) - _log_total(n_eligible)
-        fallback = n_eligible == 0
         if fallback.any():
             out[fallback] = self.naive_bayes_.compiled_.joint_log_likelihood(codes[fallback])
-        return out
+        return np.exp(normalise(out)) if proba else out
 
     def _joint_log_likelihood(self, X) -> np.ndarray:
         """log P(c, x) of the averaged model for every row and class."""

@@ -104,10 +104,12 @@ class _Graph:
         if self._reach is not None:  # kept up to date by the additions since the last count
             return self._reach
         # paths of up to 2^k arcs after k squarings (log2(n) matrix products, no Python
-        # loop over the nodes: what each move costs on a small table)
-        reach = self.arcs.astype(np.int64)
+        # loop over the nodes: what each move costs on a small table); the products in
+        # float32, which BLAS multiplies (numpy's integer and bool products do not) and which
+        # counts paths of two steps exactly up to 2^24 nodes
+        reach = self.arcs.astype(np.float32)
         while True:
-            longer = ((reach + reach @ reach) > 0).astype(np.int64)
+            longer = ((reach + reach @ reach) > 0).astype(np.float32)
             if np.array_equal(longer, reach):
                 self._reach = reach.astype(bool)
                 return self._reach
@@ -122,9 +124,13 @@ class _Graph:
         np.copyto(gains[ADD], self.add_gain, where=legal_add)
         legal_remove = arcs & ~self.required
         np.copyto(gains[REMOVE], self.remove_gain, where=legal_remove)
-        # u -> v reverses when no other path leads from u to v and v may parent u
-        other_path = np.matmul(arcs, reach)
-        legal_reverse = legal_remove & ~other_path & self.allowed.T & room[:, None]
+        # u -> v reverses when no other path leads from u to v (an arc u -> w with w reaching
+        # v) and v may parent u; asked of the removable arcs only, not of all n^2 pairs
+        legal_reverse = legal_remove & self.allowed.T & room[:, None]
+        tails, heads = np.nonzero(legal_reverse)
+        if len(tails):
+            other_path = (arcs[tails] & reach[:, heads].T).any(axis=1)
+            legal_reverse[tails[other_path], heads[other_path]] = False
         np.copyto(gains[REVERSE], self.remove_gain + self.add_gain.T, where=legal_reverse)
         for kind, u, v in tabu:
             gains[kind, u, v] = -np.inf

@@ -162,8 +162,8 @@ default="empty"
         bits, which decide), or the first move listed among those within the
         tolerance of the best, the rule of ``"iterated"``, which runs compiled when
         the extension is built. ``"first"`` fitted the 22 UCI sets in 2.0 s
-        against 11.65 s (5x2 CV, one thread; the forest 2.84 s), with no
-        difference in predictions across the sets (log loss lower on 14, higher on
+        against the default's 5.7 s (5x2 CV, one thread; the forest 2.84 s), with
+        no difference in predictions across the sets (log loss lower on 14, higher on
         6, Wilcoxon p 0.11; 0-1 p 0.98), but on hailfinder's 10^6 rows it stopped
         at a lower maximum (0.00123 nats over the Bayes limit against 0.00013):
         docs/benchmarks.md, "Ties broken by the first move: the compiled climb".

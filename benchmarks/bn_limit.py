@@ -103,8 +103,10 @@ BASES = {
 }
 DEFAULT_MODELS = (
     "nb,tan,kdb1,kdb2,kdb3,kdb4,kdb5,aode,skdb,eskdb10,"
-    "nb:hdp,tan:hdp,kdb2:hdp,skdb:hdp,eskdb10:hdp,bnc,forest,hgb"
+    "nb:hdp,tan:hdp,kdb2:hdp,skdb:hdp,eskdb10:hdp,bnc,bnc-hc-iterated40,forest,hgb"
 )
+#: The peers every model of the library is held against in :func:`targets`.
+PEERS = ("forest", "hgb")
 DEFAULT_CAPS = "forest=100000,hgb=1000000"
 
 
@@ -348,6 +350,43 @@ def table(done, rows):
     return "\n".join(lines)
 
 
+def targets(done, rows=1_000_000, within=0.001):
+    """Issue 44's target at ``rows`` training rows, as lines of text: per case, the library's
+    best model, its excess over the Bayes limit and the peers' (each at its largest size up to
+    ``rows``: the forest is capped), met when the best is within ``within`` of the limit and
+    below every peer; then the models that meet it on every case (one setting for all)."""
+    entries = [v for k, v in done.items() if k != "bayes" and "error" not in v]
+    lines, passing = [], None
+    for case in done["bayes"]:
+        mine = {
+            v["model"]: v["excess"]
+            for v in entries
+            if v["case"] == case and v["rows"] == rows and v["model"] not in PEERS
+        }
+        if not mine:
+            continue
+        peers = {}
+        for peer in PEERS:
+            sizes = [v for v in entries if v["case"] == case and v["model"] == peer]
+            sizes = [v for v in sizes if v["rows"] <= rows]
+            if sizes:
+                peers[peer] = max(sizes, key=lambda v: v["rows"])["excess"]
+
+        def meets(excess, peers=peers):
+            return excess <= within and all(excess < e for e in peers.values())
+
+        good = {m for m, e in mine.items() if meets(e)}
+        passing = good if passing is None else passing & good
+        best = min(mine, key=mine.get)
+        lines.append(
+            f"{case}: best {best} {mine[best]:+.5f}; "
+            + ", ".join(f"{p} {e:+.5f}" for p, e in peers.items())
+            + ("; met" if meets(mine[best]) else "; NOT met")
+        )
+    lines.append(f"one setting meeting it on every case: {sorted(passing or []) or 'none'}")
+    return lines
+
+
 def figures(done, directory):
     import matplotlib
 
@@ -424,6 +463,8 @@ def main(argv=None):
         for rows in sorted({v["rows"] for k, v in done.items() if k != "bayes"}):
             print(f"\n{rows} training rows: log loss over Bayes (fit seconds)\n")
             print(table(done, rows))
+        print("\nwithin 0.001 nats of the Bayes limit and below the forest and HGB, 10^6 rows:")
+        print("\n".join(targets(done)))
         if args.figures:
             for path in figures(done, args.figures):
                 print(path)

@@ -35,7 +35,7 @@ from ._base import (
     unchanged_on_error,
 )
 from ._ensemble import MemberEnsemble, MemberSequence, fit_member
-from ._predict import ImpossibleRowsError, normalise, routes_dask
+from ._predict import ImpossibleRowsError, normalise
 from ._tan import ROOT, NaiveBayes
 
 #: Most categories in all for which prediction's table has a column for every informative
@@ -598,24 +598,11 @@ class AODE(StatisticsFit, MemberEnsemble):
         )
         return fit_member(member, *self._fit_args(self._pair_statistics()), self.class_node_)
 
-    @routes_dask
-    def predict_proba(self, X) -> np.ndarray:
-        """P(c | x), columns in the order of ``classes_``; rows sum to 1.
-
-        Where the joint is streamed (:meth:`_streamed_joint`), the probabilities come from the
-        kernel's running log-sum-exp directly (:func:`bnclassify._native.aode_proba`), without
-        the log of the joint and the log-sum-exp over the classes of ``predict_log_proba``
-        (equal to its ``exp`` to rounding); elsewhere they are its ``exp``.
-
-        Parameters
-        ----------
-        X : DataFrame or array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-            A lazy dask array, computed partition by partition, for a dask ``X``.
-        """
+    def _proba(self, X) -> np.ndarray:
+        """P(c | x): where the joint is streamed (:meth:`_streamed_joint`), from the kernel's
+        running log-sum-exp directly (:func:`bnclassify._native.aode_proba`), without the log
+        of the joint and the log-sum-exp over the classes of ``predict_log_proba`` (equal to
+        its ``exp`` to rounding); elsewhere its ``exp``."""
         try:
             return self._joint_log_likelihood_codes(self.encode(X), proba=True)
         except ImpossibleRowsError as error:

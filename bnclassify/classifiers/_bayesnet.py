@@ -631,25 +631,20 @@ default="empty"
         forbidden = [(index[u], index[v]) for u, v in banned]
         required = [(index[u], index[v]) for u, v in needed]
         options = {"max_parents": self.max_parents, "forbidden": forbidden, "required": required}
+        walks = {"tabu_length": self.tabu_length, "reversal": self.reversal}
+        walks["max_iter"] = self.max_iter
         start_path = []
         if isinstance(self.start, str) and self.start == "hill_climbing":
+            # the default search's climb, whatever search follows
             found, start_path = hill_climbing(
-                scores,
-                len(ranked),
-                start,
-                reversal=self.reversal,
-                max_iter=self.max_iter,
-                ties=self.ties,
-                **options,
+                scores, len(ranked), start, ties=self.ties, **walks, **options
             )
             start = [set(parents) for parents in found]
         if self.search == "k2":
             order = [index[v] for v in self._k2_order(names, unobserved, ranked)]
             found, path = k2(scores, order, start, **options)
         else:
-            options.update(
-                tabu_length=self.tabu_length, reversal=self.reversal, max_iter=self.max_iter
-            )
+            options.update(walks)
             if self.search == "iterated":
                 found, path = iterated_search(
                     scores,

@@ -93,6 +93,11 @@ class JointPredictor:
         >>> bool((model.predict_proba(car.frame) == model.predict_proba(car.data)).all())
         True
         """
+        return self._proba(X)
+
+    def _proba(self, X) -> np.ndarray:
+        """:meth:`predict_proba`'s numbers: the ``exp`` of :meth:`predict_log_proba` unless a
+        model has a way to them that skips the logs."""
         return np.exp(self.predict_log_proba(X))
 
     @routes_dask

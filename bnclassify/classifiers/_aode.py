@@ -611,11 +611,16 @@ class AODE(StatisticsFit, MemberEnsemble):
     def _joint_log_likelihood_codes(self, encoded, proba=False):
         """log P(c, x) of encoded rows; with ``proba``, P(c | x) (raising
         :class:`ImpossibleRowsError` as :func:`normalise` does)."""
+        out, normalised = self._joint_or_proba(encoded, proba)
+        return np.exp(normalise(out)) if proba and not normalised else out
+
+    def _joint_or_proba(self, encoded, proba):
+        """``(log P(c, x), False)``, or ``(P(c | x), True)`` where ``proba`` asks for it and
+        the streamed kernel gives it without the joint (:meth:`_streamed_joint`)."""
         codes = encoded[0]
         check_is_fitted(self, "naive_bayes_")
         if not self._hubs:  # no categorical feature: naive Bayes
-            joint = self.naive_bayes_.compiled_.joint_log_likelihood(*encoded)
-            return np.exp(normalise(joint)) if proba else joint
+            return self.naive_bayes_.compiled_.joint_log_likelihood(*encoded), False
         # a deleted value is no child (missing) and no super-parent (its SPODE left out)
         dropped = self._subsumed(codes)
         if dropped.any():
@@ -644,7 +649,7 @@ class AODE(StatisticsFit, MemberEnsemble):
             out[fallback] = self.naive_bayes_.compiled_.joint_log_likelihood(
                 codes[fallback], values
             )
-        return np.exp(normalise(out)) if proba else out
+        return out, False
 
     def _streamed_joint(self, codes, dropped, proba=False):
         """log P(c, x) of the averaged model, a block of super-parents at a time.
@@ -668,10 +673,11 @@ class AODE(StatisticsFit, MemberEnsemble):
         (:func:`_superparent_groups`): a binned column with no cut, or a constant one,
         costs nothing.
 
-        With ``proba``, P(c | x) instead: normalised from the running log-sum-exp
-        (:func:`bnclassify._native.aode_proba`), the rows without an eligible SPODE from naive
-        Bayes's joint; where a row has no possible class, the ``exp`` of :func:`normalise` of
-        the whole joint (which names it).
+        Returns ``(joint, False)``; with ``proba``, ``(P(c | x), True)`` instead:
+        normalised from the running log-sum-exp (:func:`bnclassify._native.aode_proba`), the
+        rows without an eligible SPODE from naive Bayes's joint; where a row has no possible
+        class, ``(joint, False)``, which the caller normalises (and :func:`normalise` names
+        the row).
         """
         stats = self._pair_statistics()
         cards = np.asarray(self.schema_.cards)
@@ -749,7 +755,7 @@ class AODE(StatisticsFit, MemberEnsemble):
         if proba:
             out, n_bad = aode_proba(top, total)
             if n_bad == 0:
-                return out
+                return out, True
             if n_bad == np.count_nonzero(fallback) and np.isnan(out[fallback, 0]).all():
                 # only rows without an eligible SPODE: naive Bayes's, normalised row by row as
                 # the whole table's joint would be (an impossible one: through the joint below)
@@ -759,13 +765,13 @@ class AODE(StatisticsFit, MemberEnsemble):
                 except ImpossibleRowsError:
                     pass
                 else:
-                    return out
+                    return out, True
         shift = np.where(np.isfinite(top), top, 0.0)
         with np.errstate(divide="ignore"):
             out = shift + np.log(total) - _log_total(n_eligible)
         if fallback.any():
             out[fallback] = self.naive_bayes_.compiled_.joint_log_likelihood(codes[fallback])
-        return np.exp(normalise(out)) if proba else out
+        return out, False
 
     def _joint_log_likelihood(self, X) -> np.ndarray:
         """log P(c, x) of the averaged model for every row and class."""

@@ -21,7 +21,7 @@ from ..dag_search import (
     scored_moves,
     tabu_search,
 )
-from ..data import HANDLE_UNKNOWN
+from ..data import HANDLE_UNKNOWN, MISSING
 from ..exceptions import ContinuousFeaturesError
 from ..factors import CUT_TABLE_DISTRIBUTIONS, Categorical, node_from_spec
 from ..network import fit_general_network
@@ -41,6 +41,17 @@ from ._tan import TAN
 SEARCHES = ("hill_climbing", "tabu", "iterated", "k2")
 #: The start graphs it names.
 STARTS = ("empty", "naive_bayes", "tan", "hill_climbing")
+
+
+def _one_state_columns(counts, variables, class_index) -> list:
+    """The feature columns among ``variables`` with at most one state observed (rows of
+    positive weight, missing cells aside): constant on the training rows."""
+    live = counts.codes[counts.weights > 0].astype(np.int64)
+    highest = live.max(axis=0, initial=MISSING)  # MISSING (-1) is below every code
+    lowest = np.where(live == MISSING, np.iinfo(np.int64).max, live).min(
+        axis=0, initial=np.iinfo(np.int64).max
+    )
+    return [v for v in variables if v != class_index and highest[v] <= lowest[v]]
 
 
 class BayesNetClassifier(StatisticsFit, NetworkClassifier):
@@ -134,6 +145,10 @@ default="empty"
         Arcs ``(parent, child)``, named as in ``start``, that the network may never
         have, or must have (added to the start, never removed or reversed).
         ``forbidden=[(f, "class") for f in X.columns]`` keeps the class a root.
+        A column with one state observed in training is never a parent unless
+        required: constant on the rows, it tells nothing, so every score ties with
+        and without its arcs, and a blanket holding it would not be minimal (on rows
+        of water, a tie-accepting step put a constant root into the class's blanket).
     order : list of str, optional
         K2's order of the nodes, each parent before its children; the class
         first unless it is named; default: the class, then the columns by name.
@@ -628,6 +643,18 @@ default="empty"
         if not nx.is_directed_acyclic_graph(graph):
             cycle = [names[u] for u, _ in nx.find_cycle(graph)]
             raise ValueError(f"The start graph with the required arcs has a cycle: {cycle}.")
+        # a column with one observed state tells nothing: as a parent it ties every score,
+        # and a blanket holding it (a tie-accepting step's) would not be minimal
+        needed_arcs = set(needed)
+        banned = [
+            *banned,
+            *(
+                (u, v)
+                for u in _one_state_columns(counts, variables, m)
+                for v in variables
+                if v != u and (u, v) not in needed_arcs
+            ),
+        ]
         forbidden = [(index[u], index[v]) for u, v in banned]
         required = [(index[u], index[v]) for u, v in needed]
         options = {"max_parents": self.max_parents, "forbidden": forbidden, "required": required}

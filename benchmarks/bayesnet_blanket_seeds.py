@@ -26,6 +26,18 @@ tables, not from data:
   test or held-out likelihood can choose). A learnt blanket counts when a one-to-one
   map of its members onto the target's sends each member to itself or its copy.
 
+A fourth judgement reads the distribution itself, with no graph: ``M``, the learnt blanket
+is *a Markov boundary* of the class (Pearl's minimal Markov blanket) in the network's
+distribution, on the 50,000 test rows: **sufficient**, the class's exact posterior given
+the members only (every other column summed out of the true network,
+:func:`bnclassify.io.from_pgmpy`) equals the Bayes-optimal one given every column, to
+1e-9 on every row; and **minimal**, leaving any one member out changes some row's
+posterior by more than 1e-9 (by weak union, a blanket none of whose members can be left
+out has no smaller blanket inside it). Vacuous members and one-to-one copies need no
+rule here: a blanket without insurance's ``MakeModel`` is sufficient, one with
+``CapChange`` for ``CompPlFcst`` equally so. ``--rejudge`` adds it to stored results
+without refitting.
+
 Prints, per seed, the judgement (``G``, ``B``, ``G~``, ``B~`` or the missing and
 extra members), the log loss over the Bayes-optimal one and the fit's CPU seconds;
 then the counts over the issue's five class nodes (all but insurance / Accident).
@@ -113,6 +125,38 @@ def judge(learnt, graph_blanket, boundary, groups) -> str:
     return ""
 
 
+def exact_posterior(truth, X_test, members) -> np.ndarray:
+    """The class's exact posterior from the true network given ``members`` only."""
+    hidden = X_test[list(truth.feature_names_in_)].copy()
+    for column in hidden.columns:
+        if column not in members:
+            hidden[column] = np.nan
+    return truth.predict_proba(hidden)
+
+
+def boundary_check(truth, X_test, bayes, members, tol=1e-9) -> dict:
+    """Whether ``members`` is a Markov boundary of the class on the test rows: ``sufficient``
+    (its posterior is the Bayes-optimal one to ``tol`` on every row), ``needless`` (the
+    members whose absence changes no row's posterior by more than ``tol``), ``gap`` (the
+    largest difference from the Bayes-optimal posterior) and ``M`` (sufficient, nothing
+    needless)."""
+    members = list(members)
+    gap = float(np.abs(exact_posterior(truth, X_test, members) - bayes).max())
+    needless = [
+        m
+        for m in members
+        if np.abs(exact_posterior(truth, X_test, [v for v in members if v != m]) - bayes).max()
+        <= tol
+    ]
+    sufficient = gap <= tol
+    return {
+        "M": sufficient and not needless,
+        "sufficient": sufficient,
+        "gap": gap,
+        "needless": needless,
+    }
+
+
 def run_case(network_name, class_node, specs, seed, train_rows=100_000, test_rows=50_000):
     network, X, y, X_test, y_test, truth = sampled_case(
         network_name, class_node, train_rows, test_rows, seed
@@ -125,7 +169,7 @@ def run_case(network_name, class_node, specs, seed, train_rows=100_000, test_row
     groups = copy_groups(network)
     bayes = truth.predict_proba(X_test[truth.feature_names_in_])
     bayes_loss = log_loss(bayes, [str(c) for c in truth.classes_], y_test)
-    rows = {}
+    rows, checked = {}, {}  # checked: the exact judgement of each blanket learnt
     for spec in specs:
         model = make_model(spec)
         with threadpool_limits(1), warnings.catch_warnings():
@@ -142,6 +186,8 @@ def run_case(network_name, class_node, specs, seed, train_rows=100_000, test_row
             "missing": sorted(set(graph_blanket) - set(learnt)),
             "extra": sorted(set(learnt) - set(graph_blanket)),
             "judged": judge(learnt, graph_blanket, boundary, groups),
+            "distribution": checked.get(tuple(learnt))
+            or checked.setdefault(tuple(learnt), boundary_check(truth, X_test, bayes, learnt)),
             "tests": [[str(t) for t in test] for test in model.blanket_tests_],
             "edges": sorted([list(e) for e in model.structure_.edges()]),
             # blanket_reorient's candidates: (round, held arcs, gain, z, threshold, taken)
@@ -158,6 +204,25 @@ def run_case(network_name, class_node, specs, seed, train_rows=100_000, test_row
     }
 
 
+def rejudge(done, seeds, cases):
+    """Add ``distribution`` (:func:`boundary_check`) to the stored rows without one."""
+    for network_name, class_node in cases:
+        keys = [f"{network_name}:{class_node}|seed {seed}" for seed in seeds]
+        rows = [
+            row
+            for key in keys
+            for row in done.get(key, {}).get("models", {}).values()
+            if "distribution" not in row
+        ]
+        if not rows:
+            continue
+        # the test rows and the truth are the same for every training seed
+        _, _, _, X_test, _, truth = sampled_case(network_name, class_node, 10, 50_000, 0)
+        bayes = truth.predict_proba(X_test[truth.feature_names_in_])
+        for row in rows:
+            row["distribution"] = boundary_check(truth, X_test, bayes, row["blanket"])
+
+
 def in_issue(network_name, class_node):
     return network_name in ISSUE or f"{network_name}:{class_node}" in ISSUE
 
@@ -166,7 +231,7 @@ def report(done, specs, seeds, cases):
     for spec in specs:
         print(f"\n{spec}")
         for seed in seeds:
-            counts = {"G": 0, "B": 0, "~": 0}
+            counts = {"G": 0, "B": 0, "~": 0, "M": 0}
             cells = []
             for network_name, class_node in cases:
                 key = f"{network_name}:{class_node}|seed {seed}"
@@ -175,14 +240,18 @@ def report(done, specs, seeds, cases):
                     cells.append(f"{network_name}/{class_node}: -")
                     continue
                 mark = row["judged"] or f"-{row['missing']} +{row['extra']}"
+                exact = row.get("distribution")
+                if exact is not None:
+                    mark += "; M" if exact["M"] else f"; not M (gap {exact['gap']:.1e})"
                 cells.append(f"{network_name}/{class_node}: {row['excess']:+.4f} {mark}")
                 if in_issue(network_name, class_node):
                     counts["G"] += row["judged"] == "G"
                     counts["B"] += row["judged"] in ("G", "B")
                     counts["~"] += bool(row["judged"])
+                    counts["M"] += bool(exact and exact["M"])
             print(
                 f"  seed {seed}: issue's 5, G {counts['G']}, G or B {counts['B']}, "
-                f"with copies {counts['~']}"
+                f"with copies {counts['~']}, a Markov boundary (M) {counts['M']}"
             )
             for cell in cells:
                 print(f"    {cell}")
@@ -200,12 +269,21 @@ def main(argv=None):
     parser.add_argument("--seeds", default="0,1,2")
     parser.add_argument("--results", type=Path)
     parser.add_argument("--report", action="store_true", help="print the results only")
+    parser.add_argument(
+        "--rejudge",
+        action="store_true",
+        help="add the distribution's judgement (M) to stored results that lack it, no refit",
+    )
     args = parser.parse_args(argv)
     cases = CASES if not args.cases else [tuple(c.split(":")) for c in args.cases.split(",")]
     specs = [s.strip() for s in args.models.split(";")]
     seeds = [int(s) for s in args.seeds.split(",")]
     done = json.loads(args.results.read_text()) if args.results and args.results.exists() else {}
-    if not args.report:
+    if args.rejudge:
+        rejudge(done, seeds, cases)
+        if args.results:
+            args.results.write_text(json.dumps(done, indent=1))
+    elif not args.report:
         for seed in seeds:
             for network_name, class_node in cases:
                 key = f"{network_name}:{class_node}|seed {seed}"

@@ -1582,7 +1582,10 @@ def reorient_blanket(
     - ``target -> p`` for each parent ``p`` of ``target``, each pair of them, and all of
       them at once;
     - ``s -> x`` for each child ``x`` of ``target`` and each child ``s`` of ``x`` not
-      adjacent to ``target`` (it would become a spouse).
+      adjacent to ``target`` (it would become a spouse);
+    - ``y -> x`` for each child ``x`` of ``target`` and each child ``y`` of ``x`` that is
+      also a child of ``target``, and all of them at once (a collider between two children
+      learnt turned round: ``x`` then a false member, child's ``ChestXray``).
 
     The candidate is the current graph with those arcs turned (the arcs that then close a
     cycle, into the new arc's parent from below its child, removed) climbed again by the
@@ -1703,6 +1706,17 @@ def reorient_blanket(
                     and (x, s) not in kept
                 ):
                     out.append(((s, x),))
+        # a collider between two children learnt turned round: x -> y with both children
+        # of the target, y made x's parent (one, or all of x's such children at once)
+        for x in children:
+            below = [
+                y
+                for y in children
+                if x in current[y] and (x, y) not in kept and (y, x) not in banned
+            ]
+            out += [((y, x),) for y in below]
+            if len(below) > 1:
+                out.append(tuple((y, x) for y in below))
         return out
 
     path, refined, tried = [], [], []

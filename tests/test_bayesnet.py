@@ -1555,3 +1555,28 @@ def test_reorient_blanket_breaks_the_cycle_a_turn_closes_and_runs_the_refinement
     # each candidate goes through the refinement with its arc held and the reverse barred
     assert len(calls) == len([t for t in tried if t[0] == 0]) + len([t for t in tried if t[0] == 1])
     assert ([(4, 2)], [(1, 4), (2, 4)]) in calls
+
+
+def test_reorient_blanket_turns_a_collider_between_two_children_of_the_class():
+    """The class's children ``p`` and ``f`` both drive ``x``; a graph with ``x`` the class's
+    child and a parent of both (child seed 9's ``ChestXray``) makes ``x`` a false member.
+    Holding ``p -> x`` turns the collider back: the climb then drops ``class -> x``, and the
+    blanket is ``p`` and ``f`` (fails if the candidate is not listed)."""
+    from bnclassify.dag_search import reorient_blanket
+
+    rng = np.random.default_rng(0)
+    n = 20000
+    c = rng.integers(0, 2, n)
+    p = c ^ (rng.random(n) < 0.2)
+    f = c ^ (rng.random(n) < 0.3)
+    x = np.where(rng.random(n) < 0.1, rng.integers(0, 2, n), p ^ f)
+    counts = VariableCounts.from_rows(np.column_stack([p, f, x]), c, [2, 2, 2], 2)
+    scores = FamilyScores(counts)
+    learnt = [(2, 3), (2, 3), (3,), ()]  # class -> x -> p, x -> f, class -> p, class -> f
+    found, path, _, tried = reorient_blanket(scores, counts, learnt, 3, 0.01)
+    taken = [arcs for _, arcs, _, _, _, ok in tried if ok]
+    assert taken and taken[0][0][1] == 2 and taken[0][0][0] in (0, 1)  # p or f -> x held
+    assert set(found[2]) == {0, 1} and found[0] == (3,) and found[1] == (3,)
+    graph = nx.DiGraph([(u, v) for v, ps in enumerate(found) for u in ps])
+    assert sorted(nx.all_neighbors(graph, 3)) == [0, 1]  # x no longer a member
+    assert ("reverse", 2, taken[0][0][0]) in [step[:3] for step in path]

@@ -227,8 +227,10 @@ default="empty"
         ``blanket_holdout``: turn arcs around the class by re-climbs judged on held-out
         rows, at this level (``bnclassify.dag_search.reorient_blanket``). Each candidate
         holds one arc (required, its reverse forbidden): the class a parent of one of its
-        parents (or of two, or of all at once), or a child of one of the class's children
-        that is not adjacent to the class a parent of it instead (a spouse). The whole
+        parents (or of two, or of all at once), a child of one of the class's children
+        that is not adjacent to the class a parent of it instead (a spouse), or a child
+        of the class below another child of it made that child's parent (one, or all at
+        once: a collider between two children learnt turned round). The whole
         climb is run again from the graph with that arc turned, so the other arcs follow
         it (a move of several arcs), then ``blanket_level``'s tests when set. The
         candidate that raises the held-out conditional log likelihood of the class (5

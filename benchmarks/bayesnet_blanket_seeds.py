@@ -136,19 +136,21 @@ def exact_posterior(truth, X_test, members) -> np.ndarray:
 
 def boundary_check(truth, X_test, bayes, members, tol=1e-9) -> dict:
     """Whether ``members`` is a Markov boundary of the class on the test rows: ``sufficient``
-    (its posterior is the Bayes-optimal one to ``tol`` on every row), ``needless`` (the
-    members whose absence changes no row's posterior by more than ``tol``), ``gap`` (the
+    (its posterior is the Bayes-optimal one to ``tol`` on every row), ``needless`` (of a
+    sufficient set, the members whose absence changes no row's posterior by more than
+    ``tol``; empty otherwise), ``gap`` (the
     largest difference from the Bayes-optimal posterior) and ``M`` (sufficient, nothing
     needless)."""
     members = list(members)
     gap = float(np.abs(exact_posterior(truth, X_test, members) - bayes).max())
+    sufficient = gap <= tol
+    # a set short of a blanket fails already (and its subsets are no blankets either)
     needless = [
         m
-        for m in members
+        for m in (members if sufficient else [])
         if np.abs(exact_posterior(truth, X_test, [v for v in members if v != m]) - bayes).max()
         <= tol
     ]
-    sufficient = gap <= tol
     return {
         "M": sufficient and not needless,
         "sufficient": sufficient,

@@ -44,14 +44,13 @@ STARTS = ("empty", "naive_bayes", "tan", "hill_climbing")
 
 
 def _one_state_columns(counts, variables, class_index) -> list:
-    """The feature columns among ``variables`` with at most one state observed (rows of
-    positive weight, missing cells aside): constant on the training rows."""
+    """The feature columns among ``variables`` constant on the training rows (those of
+    positive weight): one state observed and no missing cell (a column whose cells are one
+    state or missing tells which rows are missing, and a family holding it is counted on
+    fewer rows, so it is left to the search)."""
     live = counts.codes[counts.weights > 0].astype(np.int64)
-    highest = live.max(axis=0, initial=MISSING)  # MISSING (-1) is below every code
-    lowest = np.where(live == MISSING, np.iinfo(np.int64).max, live).min(
-        axis=0, initial=np.iinfo(np.int64).max
-    )
-    return [v for v in variables if v != class_index and highest[v] <= lowest[v]]
+    constant = (live == live[:1]).all(axis=0) & (live[:1] != MISSING).all(axis=0)
+    return [v for v in variables if v != class_index and constant[v]]
 
 
 class BayesNetClassifier(StatisticsFit, NetworkClassifier):
@@ -145,10 +144,11 @@ default="empty"
         Arcs ``(parent, child)``, named as in ``start``, that the network may never
         have, or must have (added to the start, never removed or reversed).
         ``forbidden=[(f, "class") for f in X.columns]`` keeps the class a root.
-        A column with one state observed in training is never a parent unless
-        required: constant on the rows, it tells nothing, so every score ties with
-        and without its arcs, and a blanket holding it would not be minimal (on rows
-        of water, a tie-accepting step put a constant root into the class's blanket).
+        The arcs out of a column constant on the training rows (one state, no
+        missing cell) are removed from the learnt graph unless required: such a
+        column tells nothing and its arcs change no prediction on the values seen,
+        but a tie-accepting step can leave one, and a blanket holding it would not
+        be minimal (on rows of water, a constant root was in the class's blanket).
     order : list of str, optional
         K2's order of the nodes, each parent before its children; the class
         first unless it is named; default: the class, then the columns by name.
@@ -645,18 +645,6 @@ default="empty"
         if not nx.is_directed_acyclic_graph(graph):
             cycle = [names[u] for u, _ in nx.find_cycle(graph)]
             raise ValueError(f"The start graph with the required arcs has a cycle: {cycle}.")
-        # a column with one observed state tells nothing: as a parent it ties every score,
-        # and a blanket holding it (a tie-accepting step's) would not be minimal
-        needed_arcs = set(needed)
-        banned = [
-            *banned,
-            *(
-                (u, v)
-                for u in _one_state_columns(counts, variables, m)
-                for v in variables
-                if v != u and (u, v) not in needed_arcs
-            ),
-        ]
         forbidden = [(index[u], index[v]) for u, v in banned]
         required = [(index[u], index[v]) for u, v in needed]
         options = {"max_parents": self.max_parents, "forbidden": forbidden, "required": required}
@@ -781,6 +769,16 @@ default="empty"
             )
             tests += [(f"cv_{move}", u, v, g, 0, z) for move, u, v, g, z in moves]
             steps += [("remove" if move == "remove" else "add", u, v) for move, u, v, *_ in moves]
+        # a constant column tells nothing: its arcs change no prediction, yet a tie-accepting
+        # step can leave one, and a blanket holding it would not be minimal (the search
+        # itself keeps them, so that its walks are not changed)
+        found = [set(ps) for ps in found]
+        for u in _one_state_columns(counts, variables, m):
+            for v, ps in enumerate(found):
+                if index[u] in ps and (u, ranked[v]) not in needed:
+                    ps.discard(index[u])
+                    steps.append(("remove", index[u], v))
+        found = [tuple(sorted(ps)) for ps in found]
         if steps:
             path = [*path, *scored_moves(scores, found, steps)]
         parents = [() for _ in range(m + 1)]

@@ -181,6 +181,8 @@ def run_case(network_name, class_node, specs, seed, train_rows=100_000, test_row
             cpu = time.process_time() - cpu
             proba = model.predict_proba(X_test)
         learnt = sorted(model.markov_blanket_)
+        if tuple(learnt) not in checked:
+            checked[tuple(learnt)] = boundary_check(truth, X_test, bayes, learnt)
         rows[spec] = {
             "excess": log_loss(proba, [str(c) for c in model.classes_], y_test) - bayes_loss,
             "fit_cpu_s": cpu,
@@ -188,8 +190,7 @@ def run_case(network_name, class_node, specs, seed, train_rows=100_000, test_row
             "missing": sorted(set(graph_blanket) - set(learnt)),
             "extra": sorted(set(learnt) - set(graph_blanket)),
             "judged": judge(learnt, graph_blanket, boundary, groups),
-            "distribution": checked.get(tuple(learnt))
-            or checked.setdefault(tuple(learnt), boundary_check(truth, X_test, bayes, learnt)),
+            "distribution": checked[tuple(learnt)],
             "tests": [[str(t) for t in test] for test in model.blanket_tests_],
             "edges": sorted([list(e) for e in model.structure_.edges()]),
             # blanket_reorient's candidates: (round, held arcs, gain, z, threshold, taken)

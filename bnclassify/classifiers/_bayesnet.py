@@ -43,13 +43,17 @@ SEARCHES = ("hill_climbing", "tabu", "iterated", "k2")
 STARTS = ("empty", "naive_bayes", "tan", "hill_climbing")
 
 
-def _one_state_columns(counts, variables, class_index) -> list:
+def _constant_columns(counts, variables, class_index) -> list:
     """The feature columns among ``variables`` constant on the training rows (those of
     positive weight): one state observed and no missing cell (a column whose cells are one
     state or missing tells which rows are missing, and a family holding it is counted on
     fewer rows, so it is left to the search)."""
-    live = counts.codes[counts.weights > 0].astype(np.int64)
-    constant = (live == live[:1]).all(axis=0) & (live[:1] != MISSING).all(axis=0)
+    positive = counts.weights > 0
+    live = counts.codes if positive.all() else counts.codes[positive]
+    # reductions, not a copy of the table: MISSING (-1) is below every code, so a column
+    # with a missing cell has its least code apart from its largest unless all are missing
+    lowest, highest = live.min(axis=0), live.max(axis=0)
+    constant = (lowest == highest) & (lowest != MISSING)
     return [v for v in variables if v != class_index and constant[v]]
 
 
@@ -773,7 +777,7 @@ default="empty"
         # step can leave one, and a blanket holding it would not be minimal (the search
         # itself keeps them, so that its walks are not changed)
         found = [set(ps) for ps in found]
-        for u in _one_state_columns(counts, variables, m):
+        for u in _constant_columns(counts, variables, m):
             for v, ps in enumerate(found):
                 if index[u] in ps and (u, ranked[v]) not in needed:
                     ps.discard(index[u])
